@@ -1,0 +1,19 @@
+export * from './registration';
+export * from './user';
+export * from './upload';
+export * from './wallet-backup';
+export * from './idempotency-record';
+export * from './refresh-token';
+export * from './kyc-basic-info';
+import { RegistrationEntity } from './registration';
+import { UserEntity } from './user';
+import { UploadEntity } from './upload';
+import { WalletBackupEntity } from './wallet-backup';
+import { IdempotencyRecordEntity } from './idempotency-record';
+import { RefreshTokenEntity } from './refresh-token';
+import { KycBasicInfoEntity } from './kyc-basic-info';
+
+export const ALL_ENTITIES = [
+  RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
+  KycBasicInfoEntity,
+];

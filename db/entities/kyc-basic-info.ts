@@ -1,0 +1,16 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const KycBasicInfoEntity = defineEntity({
+  name: 'KycBasicInfo',
+  tableName: 'kyc_basic_info',
+  properties: (p) => ({
+    userId: p.string().primary().length(64),
+    kycSessionId: p.string().length(128).nullable(),
+    fullNameSealed: p.text(),
+    engSurname: p.string().length(128),
+    engName: p.string().length(128),
+    nationality: p.string().length(2),
+    submittedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type KycBasicInfo = InferEntity<typeof KycBasicInfoEntity>;

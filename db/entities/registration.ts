@@ -1,0 +1,26 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+/** One registration attempt, keyed by the regId derived from the identity provider's passRequestId. */
+export const RegistrationEntity = defineEntity({
+  name: 'Registration',
+  tableName: 'registrations',
+  properties: (p) => ({
+    regId: p.string().primary().length(64),
+    passRequestId: p.string().unique().length(128),
+    status: p.enum(['in_progress', 'completed', 'failed', 'expired'] as const).default('in_progress'),
+    step: p.string().length(32),
+    /** Sealed JSON of the identity result (name, phone, birth date, CI/DI...): PII, encrypted at rest. */
+    passResultSealed: p.text().nullable(),
+    /** Hash of CI, so one person cannot hold two accounts; never the CI itself. */
+    ciHash: p.string().length(64).nullable(),
+    deviceId: p.string().length(64).nullable(),
+    passTokenHash: p.string().length(64).nullable(),
+    passTokenExpiresAt: p.datetime().nullable(),
+    ocrResult: p.json<{ name: string; birthDate: string; verified: boolean }>().nullable(),
+    backupId: p.string().length(64).nullable(),
+    userId: p.string().length(64).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type Registration = InferEntity<typeof RegistrationEntity>;

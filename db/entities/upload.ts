@@ -1,0 +1,17 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+/** An ID-card image, encrypted at rest; referenced by uploadRef. */
+export const UploadEntity = defineEntity({
+  name: 'Upload',
+  tableName: 'uploads',
+  properties: (p) => ({
+    id: p.string().primary().length(64),
+    regId: p.string().length(64).index(),
+    contentType: p.string().length(64),
+    sizeBytes: p.integer(),
+    sha256: p.string().length(64),
+    dataSealed: p.blob(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type Upload = InferEntity<typeof UploadEntity>;

@@ -1,0 +1,21 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+export const UserEntity = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: (p) => ({
+    id: p.string().primary().length(64),
+    regId: p.string().unique().length(64),
+    ciHash: p.string().unique().length(64),
+    /** Sealed name and phone (PII); the masked phone is kept for display. */
+    nameSealed: p.text(),
+    phoneSealed: p.text(),
+    maskedPhone: p.string().length(32),
+    email: p.string().length(255).nullable(),
+    status: p.enum(['active', 'suspended', 'closed'] as const).default('active'),
+    walletType: p.string().length(32),
+    deviceId: p.string().length(64),
+    registeredAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type User = InferEntity<typeof UserEntity>;

@@ -1,0 +1,47 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { MikroORM, type Options } from '@mikro-orm/core';
+import { BetterSqliteDriver } from '@mikro-orm/better-sqlite';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import { ALL_ENTITIES } from './entities';
+import { migrationsFor, type Dialect } from './migrations';
+
+export type Orm = MikroORM;
+
+export function dialectOf(databaseUrl: string): Dialect {
+  if (databaseUrl.startsWith('sqlite:')) return 'sqlite';
+  if (/^postgres(ql)?:\/\//.test(databaseUrl)) return 'postgresql';
+  throw new Error(`DATABASE_URL must start with sqlite: or postgresql:// (got ${databaseUrl.split(':')[0]}:)`);
+}
+
+/** MikroORM options for a DATABASE_URL: `sqlite:<file>` (embedded) or `postgresql://...` (production). */
+export function ormOptions(databaseUrl: string): Options {
+  const dialect = dialectOf(databaseUrl);
+  const common: Options = {
+    entities: ALL_ENTITIES,
+    extensions: [Migrator],
+    discovery: { warnWhenNoEntities: true },
+    migrations: { migrationsList: migrationsFor(dialect), transactional: true, allOrNothing: true },
+    allowGlobalContext: false,
+    debug: false,
+  };
+  if (dialect === 'sqlite') {
+    const file = databaseUrl.slice('sqlite:'.length);
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    return { ...common, driver: BetterSqliteDriver, dbName: file, pool: { min: 1, max: 1 } } as Options;
+  }
+  return { ...common, driver: PostgreSqlDriver, clientUrl: databaseUrl, pool: { min: 0, max: 10 } } as Options;
+}
+
+export async function createOrm(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Orm> {
+  const orm = await MikroORM.init(ormOptions(databaseUrl));
+  if (dialectOf(databaseUrl) === 'sqlite') {
+    // WAL lets the API and the worker (separate processes) share the embedded file safely.
+    const connection = orm.em.getConnection();
+    await connection.execute('pragma journal_mode = WAL');
+    await connection.execute('pragma busy_timeout = 5000');
+  }
+  if (options.migrate) await orm.getMigrator().up();
+  return orm;
+}

@@ -1,0 +1,88 @@
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import Ajv from 'ajv';
+
+/**
+ * The one configuration loader. Every process (api, worker, sandbox) reads its settings from
+ * environment variables only; each bad value gets its own line in the error at start.
+ */
+const Port = (fallback: number) => Type.Integer({ minimum: 1, maximum: 65535, default: fallback });
+const Seconds = (fallback: number) => Type.Integer({ minimum: 1, default: fallback, description: 'whole seconds' });
+const Url = Type.String({ pattern: '^https?://' });
+
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'production' }),
+  LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
+  API_HOST: Type.String({ default: '0.0.0.0' }),
+  API_PORT: Port(3000),
+  PUBLIC_BASE_URL: Type.Optional(Url),
+  DATABASE_URL: Type.String({ pattern: '^(sqlite:|postgres(ql)?://)', description: 'sqlite:<file> or postgresql://user:pass@host:port/db' }),
+  TEMPORAL_ADDRESS: Type.String({ default: 'localhost:7233', pattern: '^[^:/]+:\\d+$' }),
+  TEMPORAL_NAMESPACE: Type.String({ default: 'default', minLength: 1 }),
+  TEMPORAL_TASK_QUEUE: Type.String({ default: 'wallet', minLength: 1 }),
+  JWT_PRIVATE_JWK: Type.String({ minLength: 2, description: 'ES256 private key as a JSON Web Key (must carry a kid)' }),
+  JWT_ISSUER: Type.String({ default: 'wallet-service', minLength: 1 }),
+  JWT_AUDIENCE: Type.String({ default: 'wallet-app', minLength: 1 }),
+  ACCESS_TOKEN_TTL_SECONDS: Seconds(900),
+  REFRESH_TOKEN_TTL_SECONDS: Seconds(30 * 24 * 3600),
+  DATA_ENCRYPTION_KEY: Type.String({ pattern: '^[A-Za-z0-9+/]{43}=$', description: '32 random bytes, base64' }),
+  PASS_CALLBACK_API_KEY: Type.String({ minLength: 16 }),
+  IDENTITY_PROVIDER_URL: Url,
+  IDENTITY_PROVIDER_CLIENT_SECRET: Type.String({ minLength: 8 }),
+  OCR_PROVIDER_URL: Url,
+  PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
+  REGISTRATION_TTL_SECONDS: Seconds(24 * 3600),
+  PASS_RESULT_WAIT_SECONDS: Seconds(20),
+  IDEMPOTENCY_RETENTION_SECONDS: Seconds(24 * 3600),
+  UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 5 * 1024 * 1024 }),
+  JSON_BODY_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 }),
+});
+
+export type Config = Static<typeof ConfigSchema>;
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: true });
+
+/** Validates a subset of the schema, so a process only demands what it uses. */
+export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys: readonly K[]): Pick<Config, K> {
+  const properties: Record<string, TSchema> = {};
+  for (const key of keys) properties[key as string] = ConfigSchema.properties[key];
+  const schema = Type.Object(properties);
+  const candidate: Record<string, unknown> = {};
+  for (const key of keys) {
+    const value = env[key as string];
+    if (value !== undefined && value !== '') candidate[key as string] = value;
+  }
+  const validate = ajv.compile(schema);
+  if (!validate(candidate)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const name = e.instancePath.slice(1) || String(e.params.missingProperty ?? '');
+      const what = e.keyword === 'required' ? 'is required' : e.message;
+      const hint = (ConfigSchema.properties as Record<string, TSchema>)[name]?.description;
+      return `${name} ${what}${hint ? ` (${hint})` : ''}`;
+    });
+    throw new ConfigError([...new Set(problems)]);
+  }
+  return candidate as Pick<Config, K>;
+}
+
+export const API_CONFIG_KEYS = [
+  'NODE_ENV', 'LOG_LEVEL', 'API_HOST', 'API_PORT', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS',
+  'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'JWT_PRIVATE_JWK', 'JWT_ISSUER', 'JWT_AUDIENCE',
+  'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS', 'DATA_ENCRYPTION_KEY', 'PASS_CALLBACK_API_KEY',
+  'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
+  'IDEMPOTENCY_RETENTION_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES',
+] as const;
+export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
+
+export const WORKER_CONFIG_KEYS = [
+  'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
+  'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
+  'PROVIDER_TIMEOUT_MS', 'REGISTRATION_TTL_SECONDS',
+] as const;
+export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;

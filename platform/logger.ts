@@ -1,0 +1,17 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths that may carry secrets or PII; pino replaces them before a line is written. */
+export const REDACTED_PATHS = [
+  'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-pass-token"]', 'req.headers.cookie',
+  '*.passToken', '*.encryptedMnemonic', '*.encryptedDerivationPaths', '*.ci', '*.di', '*.pin', '*.password',
+  '*.refresh_token', '*.access_token', '*.privateKey', '*.idCardImage',
+];
+
+export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
+  return pino(
+    { level: options.level, name: options.name, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    options.destination,
+  );
+}
