@@ -22,7 +22,7 @@ export function ormOptions(databaseUrl: string): Options {
     entities: ALL_ENTITIES,
     extensions: [Migrator],
     discovery: { warnWhenNoEntities: true },
-    migrations: { migrationsList: migrationsFor(dialect), transactional: true, allOrNothing: true },
+    migrations: { migrationsList: migrationsFor(dialect), transactional: true, allOrNothing: true, silent: true },
     allowGlobalContext: false,
     debug: false,
   };

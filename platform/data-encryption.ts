@@ -40,6 +40,11 @@ export class DataEncryption {
     return this.open(Buffer.from(sealed, 'base64'), associatedData).toString('utf8');
   }
 
+  /** A stable identifier derived from `value` that reveals nothing about it (hex, `length` characters). */
+  derivedId(value: string, purpose: string, length = 24): string {
+    return createHmac('sha256', this.macKey).update(`id|${purpose}|${value}`).digest('hex').slice(0, length);
+  }
+
   /** A keyed hash: equal inputs compare equal, the input cannot be recovered without the key. */
   fingerprint(value: string, purpose: string): string {
     return createHmac('sha256', this.macKey).update(`${purpose}|${value}`).digest('base64url');

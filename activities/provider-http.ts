@@ -1,0 +1,30 @@
+import { ApplicationFailure } from '@temporalio/common';
+
+/** Raised when a provider refuses a request for a reason retrying will not fix (4xx). */
+export const PROVIDER_REJECTED = 'ProviderRejected';
+
+export interface ProviderHttpOptions { baseUrl: string; timeoutMs: number; headers?: Record<string, string> }
+
+/**
+ * JSON over HTTP to a third-party provider with a deadline. Network errors, timeouts and 5xx are thrown as plain
+ * errors (Temporal retries them); 4xx become a non-retryable ApplicationFailure carrying the provider's answer.
+ */
+export async function callProvider<T>(
+  options: ProviderHttpOptions, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(new URL(path, options.baseUrl), {
+    method,
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers, ...headers },
+    body: body === undefined ? undefined : JSON.stringify(body),
+    signal: AbortSignal.timeout(options.timeoutMs),
+  });
+  const text = await response.text();
+  const parsed = text ? (JSON.parse(text) as T) : (undefined as T);
+  if (response.status >= 500) throw new Error(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
+  if (response.status >= 400) {
+    throw ApplicationFailure.create({
+      type: PROVIDER_REJECTED, nonRetryable: true, message: `provider rejected ${path} with ${response.status}`, details: [parsed],
+    });
+  }
+  return { status: response.status, body: parsed };
+}

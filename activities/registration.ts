@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Orm } from '../db/orm';
+import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity } from '../db/entities';
+import type { DataEncryption } from '../platform/data-encryption';
+import type { OcrProviderClient } from './ocr';
+import {
+  RegistrationFailure, type PassResult, type RegistrationOutcome, type RegistrationStep, type SubmitBackupRequest,
+  type SubmitEkycResponse,
+} from '../workflows/messages';
+
+export interface RegistrationActivityDeps { orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient }
+
+type SealedPassResult = Omit<PassResult, 'passRequestId' | 'success'>;
+
+const businessFailure = (type: string, message: string): ApplicationFailure =>
+  ApplicationFailure.create({ type, message, nonRetryable: true });
+
+export const maskPhone = (phone: string): string => {
+  const digits = phone.replace(/\D/g, '');
+  if (digits.length < 8) return '***';
+  return `${digits.slice(0, 3)}-****-${digits.slice(-4)}`;
+};
+
+/** Names compare equal when they match after Unicode normalisation and without spaces. */
+const sameName = (a: string, b: string): boolean => a.normalize('NFC').replace(/\s+/g, '') === b.normalize('NFC').replace(/\s+/g, '');
+
+/** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
+export const createRegistrationActivities = ({ orm, encryption, ocr }: RegistrationActivityDeps) => {
+  const sealPassResult = (regId: string, result: PassResult): string => {
+    const { passRequestId: _id, success: _ok, ...pii } = result;
+    return encryption.sealText(JSON.stringify(pii), regId);
+  };
+  const openPassResult = (regId: string, sealed: string | null | undefined): SealedPassResult => {
+    if (!sealed) throw businessFailure(RegistrationFailure.StepOutOfOrder, 'no identity result recorded for this registration');
+    return JSON.parse(encryption.openText(sealed, regId)) as SealedPassResult;
+  };
+  const loadRegistration = async (regId: string) => {
+    const em = orm.em.fork();
+    return { em, registration: await em.findOneOrFail(RegistrationEntity, { regId }) };
+  };
+
+  return {
+    async recordPassResult({ regId, result }: { regId: string; result: PassResult }): Promise<{ name: string; phone: string }> {
+      if (!result.ci || !result.name || !result.phone) {
+        throw businessFailure(RegistrationFailure.PassVerificationFailed, 'identity result lacks ci, name or phone');
+      }
+      const em = orm.em.fork();
+      const ciHash = encryption.fingerprint(result.ci, 'ci');
+      if (await em.count(UserEntity, { ciHash })) {
+        throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person');
+      }
+      const existing = await em.findOne(RegistrationEntity, { regId });
+      if (!existing) {
+        em.create(RegistrationEntity, {
+          regId, passRequestId: result.passRequestId, step: 'pass', ciHash, passResultSealed: sealPassResult(regId, result),
+        });
+        await em.flush();
+      }
+      return { name: result.name, phone: result.phone };
+    },
+
+    async bindRegistrationToDevice(input: { regId: string; deviceId: string; passTokenHash: string; passTokenExpiresAt: string }): Promise<void> {
+      const { em, registration } = await loadRegistration(input.regId);
+      registration.deviceId = input.deviceId;
+      registration.passTokenHash = input.passTokenHash;
+      registration.passTokenExpiresAt = new Date(input.passTokenExpiresAt);
+      registration.step = 'ekyc';
+      await em.flush();
+    },
+
+    async runIdCardOcr(input: { regId: string; uploadRef: string; idCardType: string }): Promise<SubmitEkycResponse['ocrResult']> {
+      const { em, registration } = await loadRegistration(input.regId);
+      const upload = await em.findOne(UploadEntity, { id: input.uploadRef, regId: input.regId });
+      if (!upload) throw businessFailure(RegistrationFailure.UploadNotFound, `no upload ${input.uploadRef} for this registration`);
+      const image = encryption.open(Buffer.from(upload.dataSealed), upload.id);
+      const { workflowExecution, activityId } = Context.current().info;
+      const reading = await ocr.readIdCard({
+        image, contentType: upload.contentType, idCardType: input.idCardType,
+        requestId: `${workflowExecution?.workflowId ?? input.regId}/${activityId}`,
+      });
+      const identity = openPassResult(input.regId, registration.passResultSealed);
+      const verified = reading.confidence >= 0.8 && sameName(reading.name, identity.name ?? '')
+        && reading.birthDate === identity.birthDate;
+      return { name: reading.name, birthDate: reading.birthDate, verified };
+    },
+
+    async recordRegistrationStep(input: { regId: string; step: RegistrationStep; ocrResult?: SubmitEkycResponse['ocrResult'] }): Promise<void> {
+      const { em, registration } = await loadRegistration(input.regId);
+      registration.step = input.step;
+      if (input.ocrResult) registration.ocrResult = input.ocrResult;
+      await em.flush();
+    },
+
+    async storeWalletBackup(input: { regId: string } & SubmitBackupRequest): Promise<string> {
+      const em = orm.em.fork();
+      const existing = await em.findOne(WalletBackupEntity, { regId: input.regId });
+      if (existing) return existing.id;
+      const backup = em.create(WalletBackupEntity, { id: `bkp_${randomUUID()}`, ...input });
+      await em.flush();
+      return backup.id;
+    },
+
+    async createUserFromRegistration({ regId, backupId }: { regId: string; backupId: string }): Promise<string> {
+      const { em, registration } = await loadRegistration(regId);
+      const existing = await em.findOne(UserEntity, { regId });
+      if (existing) return existing.id;
+      const identity = openPassResult(regId, registration.passResultSealed);
+      const userId = `usr_${randomUUID()}`;
+      try {
+        await em.transactional(async (tx) => {
+          tx.create(UserEntity, {
+            id: userId, regId, ciHash: registration.ciHash!, deviceId: registration.deviceId!,
+            nameSealed: encryption.sealText(identity.name ?? '', userId),
+            phoneSealed: encryption.sealText(identity.phone ?? '', userId),
+            maskedPhone: maskPhone(identity.phone ?? ''), walletType: 'smart_account',
+          });
+          const row = await tx.findOneOrFail(RegistrationEntity, { regId });
+          Object.assign(row, { userId, backupId, step: 'completed', status: 'completed' });
+        });
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) {
+          const raced = await orm.em.fork().findOne(UserEntity, { regId });
+          if (raced) return raced.id;
+          throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person');
+        }
+        throw error;
+      }
+      return userId;
+    },
+
+    async closeRegistration({ regId, status }: { regId: string; status: Exclude<RegistrationOutcome['status'], 'completed'> }): Promise<void> {
+      const em = orm.em.fork();
+      const registration = await em.findOne(RegistrationEntity, { regId });
+      if (!registration) return; // the app never started it: nothing was stored
+      registration.status = status;
+      await em.flush();
+    },
+  };
+};
+
+export type RegistrationActivities = ReturnType<typeof createRegistrationActivities>;

@@ -1,0 +1,67 @@
+import Koa from 'koa';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../db/orm';
+import type { ApiConfig } from '../platform/config';
+import type { DataEncryption } from '../platform/data-encryption';
+import type { Logger } from '../platform/logger';
+import type { IdentityProviderClient } from '../activities/identity';
+import { requestContext } from './middleware/request-context';
+import { errorHandler } from './middleware/error-handler';
+import { Authenticator } from './middleware/authenticate';
+import { IdempotencyStore } from './idempotency';
+import { buildRouter } from './router';
+import { buildOpenApi } from './openapi';
+import type { TokenService } from './tokens';
+import type { RouteSpec } from './route-table';
+import { registrationRoutes } from './routes/registration';
+import { authRoutes } from './routes/auth';
+import { accountRoutes } from './routes/account';
+import { systemRoutes } from './routes/system';
+
+export interface AppDeps {
+  config: ApiConfig;
+  orm: Orm;
+  temporal: Client;
+  identity: IdentityProviderClient;
+  encryption: DataEncryption;
+  tokens: TokenService;
+  logger: Logger;
+}
+
+export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore }
+
+const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+  ctx.set('x-content-type-options', 'nosniff');
+  ctx.set('x-frame-options', 'DENY');
+  ctx.set('referrer-policy', 'no-referrer');
+  ctx.set('cache-control', 'no-store');
+  await next();
+};
+
+/** The Koa application, built only from the dependencies it is given. */
+export function createApp(deps: AppDeps): App {
+  const { config, orm, temporal, encryption, tokens } = deps;
+  const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS);
+  const routes: RouteSpec[] = [];
+  let openApi: unknown;
+  routes.push(
+    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: '1.0.0', serverUrl: config.PUBLIC_BASE_URL })) }),
+    ...registrationRoutes({
+      orm, temporal, encryption, identity: deps.identity, taskQueue: config.TEMPORAL_TASK_QUEUE,
+      registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS, passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS,
+      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+    }),
+    ...authRoutes({ orm, encryption, tokens }),
+    ...accountRoutes({ orm, encryption }),
+  );
+  const router = buildRouter(routes, {
+    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
+  });
+  const koa = new Koa({ proxy: false });
+  koa.use(requestContext(orm, deps.logger));
+  koa.use(errorHandler());
+  koa.use(securityHeaders());
+  koa.use(router.routes());
+  koa.use(router.allowedMethods());
+  return { koa, routes, idempotency };
+}

@@ -1,0 +1,38 @@
+/** Typed HTTP errors; the error middleware renders them once, per path family (problem+json or envelope). */
+export interface FieldError { in: 'body' | 'header' | 'path' | 'query'; pointer: string; detail: string }
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly errors?: FieldError[],
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail ?? title);
+    this.name = 'HttpError';
+  }
+}
+
+export const CONTACT_REPRESENTATIVE =
+  'Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요.';
+
+export const problems = {
+  validation: (errors: FieldError[], where = 'request') =>
+    new HttpError(400, 'validation-error', 'Request validation failed', `The ${where} does not match the documented schema`, errors),
+  badHeader: (header: string, detail: string) =>
+    new HttpError(400, 'validation-error', 'Request validation failed', detail, [{ in: 'header', pointer: `/${header.toLowerCase()}`, detail }]),
+  unauthorized: (detail: string) => new HttpError(401, 'unauthorized', 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
+  invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail),
+  forbidden: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail),
+  notFound: (what: string) => new HttpError(404, 'not-found', 'Not found', `${what} was not found`),
+  conflict: (type: string, detail: string, headers?: Record<string, string>) => new HttpError(409, type, 'Conflict', detail, undefined, headers),
+  gone: (type: string, detail: string) => new HttpError(410, type, 'Gone', detail),
+  tooLarge: (detail: string) => new HttpError(413, 'payload-too-large', 'Payload too large', detail),
+  unsupportedMedia: (detail: string) => new HttpError(415, 'unsupported-media-type', 'Unsupported media type', detail),
+  unprocessable: (type: string, detail: string) => new HttpError(422, type, 'Unprocessable request', detail),
+  badGateway: (detail: string) => new HttpError(502, 'provider-error', 'Upstream provider error', detail),
+  unavailable: (detail: string) => new HttpError(503, 'service-unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '5' }),
+  internal: () => new HttpError(500, 'internal-error', 'Internal server error', CONTACT_REPRESENTATIVE),
+};

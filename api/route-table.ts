@@ -1,0 +1,66 @@
+import type { Context } from 'koa';
+import type { Static, TObject, TSchema } from '@sinclair/typebox';
+
+/**
+ * A route is data: method, path, schemas for each part of the request and each response, and a handler.
+ * One table feeds the router (api/router.ts), the validator and the OpenAPI document (api/openapi.ts).
+ */
+export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'passToken';
+
+export interface ResponseSpec {
+  description: string;
+  schema?: TSchema;
+  headers?: Record<string, { description: string; schema: TSchema }>;
+}
+
+export interface UploadedFile { fieldName: string; originalName: string; mimeType: string; size: number; buffer: Buffer }
+
+export interface AuthenticatedUser { userId: string; deviceId: string }
+
+export interface RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema> {
+  params: Static<P>;
+  query: Static<Q>;
+  headers: Static<H>;
+  body: Static<B>;
+  file?: UploadedFile;
+  user?: AuthenticatedUser;
+}
+
+export interface RouteResult { status: number; body?: unknown; headers?: Record<string, string> }
+
+export interface MultipartSpec {
+  /** Text fields of the form, validated like a JSON body. */
+  fields: TObject;
+  /** The single file part. */
+  file: { field: string; maxBytes: number; contentTypes: readonly string[] };
+  /** How the whole form appears in the OpenAPI document. */
+  documentAs: TSchema;
+}
+
+export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, H extends TSchema = TSchema, B extends TSchema = TSchema> {
+  method: 'get' | 'post' | 'put' | 'delete';
+  /** Koa style (`/v1/things/:id`); the OpenAPI document shows `{id}`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  auth: AuthMode;
+  /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
+  idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B>) => string };
+  params?: P;
+  query?: Q;
+  headers?: H;
+  body?: B;
+  /** Accept multipart/form-data as well as (or instead of) a JSON body. */
+  multipart?: MultipartSpec;
+  responses: Record<number, ResponseSpec>;
+  handler: (input: RouteInput<P, Q, H, B>, ctx: Context) => Promise<RouteResult>;
+}
+
+/** Keeps the handler's input typed from the schemas. */
+export const defineRoute = <P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema>(
+  spec: RouteSpec<P, Q, H, B>,
+): RouteSpec => spec as unknown as RouteSpec;
+
+export const usesEnvelope = (path: string): boolean => path.startsWith('/api/');

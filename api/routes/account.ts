@@ -1,0 +1,53 @@
+import type { Orm } from '../../db/orm';
+import { KycBasicInfoEntity, UserEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { defineRoute, type AuthenticatedUser, type RouteSpec } from '../route-table';
+import { problems } from '../errors';
+import * as S from '../schemas/account';
+
+export interface AccountRouteDeps { orm: Orm; encryption: DataEncryption }
+
+export function accountRoutes({ orm, encryption }: AccountRouteDeps): RouteSpec[] {
+  const activeUser = async (user: AuthenticatedUser | undefined) => {
+    const found = user && (await orm.em.fork().findOne(UserEntity, { id: user.userId }));
+    if (!found || found.status !== 'active') throw problems.invalidCredential('invalid-token', 'The access token does not belong to an active user');
+    return found;
+  };
+
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/account/profile', operationId: 'getProfile', tags: ['Account'], auth: 'bearer',
+      summary: "The caller's profile",
+      responses: { 200: { description: 'Profile', schema: S.ProfileResponse } },
+      handler: async ({ user }) => {
+        const found = await activeUser(user);
+        return {
+          status: 200,
+          body: {
+            userId: found.id, name: encryption.openText(found.nameSealed, found.id), maskedPhone: found.maskedPhone,
+            email: found.email ?? null, status: found.status, walletType: found.walletType,
+            registeredAt: found.registeredAt.toISOString(), twoFactorMethods: [],
+          },
+        };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/api/v1/kyc/basic-info', operationId: 'submitKycBasicInfo', tags: ['KYC'], auth: 'bearer',
+      summary: 'Submit basic personal information (legal name, English name, nationality)',
+      body: S.BasicInfoBody,
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      responses: { 200: { description: 'Stored', schema: S.BasicInfoResponse } },
+      handler: async ({ user, body }) => {
+        const found = await activeUser(user);
+        const em = orm.em.fork();
+        const values = {
+          kycSessionId: body.kyc_session_id ?? null, fullNameSealed: encryption.sealText(body.full_name, found.id),
+          engSurname: body.eng_surname, engName: body.eng_name, nationality: body.nationality,
+        };
+        await em.upsert(KycBasicInfoEntity, { userId: found.id, ...values, submittedAt: new Date() });
+        return { status: 200, body: { step: 'basic_info', completed: true } };
+      },
+    }),
+  ];
+}

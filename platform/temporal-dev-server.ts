@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
+import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+
+export interface DevServerOptions {
+  cliPath: string;
+  port: number;
+  uiPort?: number;
+  dbFile?: string;
+  namespace?: string;
+  log?: (line: string) => void;
+}
+
+export interface RunningDevServer { address: string; process: ChildProcess; stop(): Promise<void> }
+
+const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+
+/** Starts `temporal server start-dev` (a real Temporal server) with our search attributes registered. */
+export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningDevServer> {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort)); else args.push('--headless');
+  if (options.dbFile) args.push('--db-filename', options.dbFile);
+  for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type] ?? 'Keyword'}`);
+  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
+  child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
+  const address = `127.0.0.1:${options.port}`;
+  await waitForTemporal(address, child);
+  return {
+    address,
+    process: child,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }),
+  };
+}
+
+export async function waitForTemporal(address: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      await connection.healthService.check({});
+      await connection.close();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`Temporal at ${address} not reachable: ${(error as Error).message}`);
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import { createServer } from 'node:net';
+import { resolveTemporalCli } from '../../platform/temporal-cli';
+import { startTemporalDevServer, type RunningDevServer } from '../../platform/temporal-dev-server';
+
+/** One real Temporal dev server for the whole test run (in memory), on a free port. */
+export default async function globalSetup(): Promise<void> {
+  if (process.env.TEMPORAL_TEST_ADDRESS) return;
+  const cliPath = resolveTemporalCli({ build: true, log: (line) => console.log(line) });
+  const port = await freePort();
+  const server = await startTemporalDevServer({ cliPath, port });
+  process.env.TEMPORAL_TEST_ADDRESS = server.address;
+  (globalThis as { __TEMPORAL__?: RunningDevServer }).__TEMPORAL__ = server;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}

@@ -1,0 +1,69 @@
+import { randomUUID } from 'node:crypto';
+import { makeIdCardPng } from '../../sandbox/id-card-image';
+import type { TestStack } from './stack';
+
+export interface HttpResult<T = any> { status: number; body: T; headers: Headers }
+
+export async function call<T = any>(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; form?: FormData; raw?: string } = {}): Promise<HttpResult<T>> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body: string | FormData | undefined;
+  if (init.json !== undefined) { headers['content-type'] ??= 'application/json'; body = JSON.stringify(init.json); }
+  if (init.raw !== undefined) { headers['content-type'] ??= 'application/json'; body = init.raw; }
+  if (init.form) body = init.form;
+  const response = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+  return { status: response.status, body: parsed as T, headers: response.headers };
+}
+
+export interface Person { name: string; birthDate: string; phone: string }
+let counter = 0;
+/** A distinct person each call (CI differs), so registrations never collide on identity. */
+export const newPerson = (): Person => {
+  counter += 1;
+  return { name: `홍길동${counter}${randomUUID().slice(0, 4)}`, birthDate: '1990-01-15', phone: `010${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}` };
+};
+
+/** Plays the user in the identity provider's UI: creates a verification; the provider then calls our callback. */
+export async function verifyIdentity(stack: TestStack, person: Person, extra: Record<string, unknown> = {}): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
+  const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, { json: { ...person, ...extra } });
+  if (result.status !== 201) throw new Error(`sandbox verification failed: ${result.status}`);
+  return result.body;
+}
+
+export const idCardForm = (person: Person, idCardType = 'resident_id', image = makeIdCardPng(person)): FormData => {
+  const form = new FormData();
+  form.set('idCardType', idCardType);
+  form.set('idCardImage', new Blob([image], { type: 'image/png' }), 'card.png');
+  return form;
+};
+
+export const backupBody = () => ({
+  encryptedMnemonic: Buffer.from(`cipher-${randomUUID()}`).toString('base64'),
+  encryptedDerivationPaths: Buffer.from("m/44'/60'/0'/0/0").toString('base64'),
+  encryptionMethod: 'AES-256-GCM',
+});
+
+export interface RegisteredUser { person: Person; deviceId: string; passToken: string; regId: string; accessToken: string; refreshToken: string; userId: string }
+
+/** Drives a whole registration over HTTP, asserting each step's status; returns the tokens. */
+export async function registerUser(stack: TestStack, person = newPerson()): Promise<RegisteredUser> {
+  const deviceId = randomUUID();
+  const { passToken } = await verifyIdentity(stack, person);
+  const start = await call(`${stack.apiUrl}/v1/account/register`, {
+    headers: { 'idempotency-key': randomUUID(), 'x-device-id': deviceId }, json: { passToken },
+  });
+  expect(start.status).toBe(201);
+  const { regId } = start.body;
+  const headers = (extra: Record<string, string> = {}) => ({ 'idempotency-key': randomUUID(), 'x-pass-token': passToken, ...extra });
+  const ekyc = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, { headers: headers(), form: idCardForm(person) });
+  expect(ekyc.status).toBe(200);
+  const backup = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, { headers: headers(), json: backupBody() });
+  expect(backup.status).toBe(200);
+  const token = await call(`${stack.apiUrl}/v1/auth/token`, {
+    headers: { 'x-device-id': deviceId, 'x-pass-token': passToken }, json: { grantType: 'registration', regId },
+  });
+  expect(token.status).toBe(200);
+  return { person, deviceId, passToken, regId, accessToken: token.body.accessToken, refreshToken: token.body.refreshToken, userId: token.body.userId };
+}

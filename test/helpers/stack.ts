@@ -1,0 +1,120 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { Client } from '@temporalio/client';
+import { createOrm, type Orm } from '../../db/orm';
+import { DataEncryption } from '../../platform/data-encryption';
+import { createDataConverter, createTemporalClient } from '../../platform/temporal';
+import { createLogger } from '../../platform/logger';
+import { loadConfig, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
+import { createActivities } from '../../activities';
+import { IdentityProviderClient } from '../../activities/identity';
+import { OcrProviderClient } from '../../activities/ocr';
+import { TokenService } from '../../api/tokens';
+import { createApp, type App } from '../../api/app';
+import { createSandboxApp } from '../../sandbox/app';
+import type { FaultInjector } from '../../sandbox/faults';
+import type { TestDatabase, TestDatabaseKind } from './databases';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+let runtimeInstalled = false;
+/** Bundling the workflows takes seconds; do it once per test file. */
+const workflowBundle = () => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') }));
+
+const close = (server: Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
+
+export interface TestStack {
+  apiUrl: string;
+  sandboxUrl: string;
+  orm: Orm;
+  temporal: Client;
+  taskQueue: string;
+  encryption: DataEncryption;
+  faults: FaultInjector;
+  config: ApiConfig;
+  app: App;
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const testJwk = (): string => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `test-${randomUUID()}` });
+};
+
+/**
+ * The real stack for one test file: the real Temporal dev server (started by global setup), a real database,
+ * the sandbox providers over HTTP, the API over HTTP and a real worker on its own task queue.
+ */
+export async function startTestStack(kind: TestDatabaseKind, overrides: Record<string, string> = {}): Promise<TestStack> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+    runtimeInstalled = true;
+  }
+  const database: TestDatabase = await kind.create();
+  const taskQueue = `test-${randomUUID()}`;
+  const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };
+  const sandbox = createSandboxApp({ callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret });
+  const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
+  await new Promise((r) => sandboxServer.once('listening', r));
+  const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
+
+  const config = loadConfig({
+    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: database.url,
+    TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
+    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
+    IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
+    UPLOAD_MAX_BYTES: String(256 * 1024), ...overrides,
+  }, API_CONFIG_KEYS);
+  const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
+  const orm = await createOrm(config.DATABASE_URL, { migrate: true });
+  const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
+  const temporal = await createTemporalClient(temporalSettings, encryption);
+  const tokens = await TokenService.create({
+    privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
+    accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  });
+  const identity = new IdentityProviderClient({ baseUrl: sandboxUrl, clientSecret: secrets.clientSecret, timeoutMs: 5000 });
+  const logger = createLogger({ level: config.LOG_LEVEL, name: 'api-test' });
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger });
+  const apiServer = app.koa.listen(0, '127.0.0.1');
+  await new Promise((r) => apiServer.once('listening', r));
+  const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
+  sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
+
+  const ocr = new OcrProviderClient({ baseUrl: sandboxUrl, timeoutMs: 3000 });
+  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+
+  const stack: TestStack = {
+    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app,
+    async startWorker() {
+      if (running) return;
+      const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
+      const worker = await Worker.create({
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr }),
+        dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
+      });
+      running = { worker, connection, done: worker.run() };
+    },
+    async stopWorker() {
+      if (!running) return;
+      const { worker, connection, done } = running;
+      running = undefined;
+      worker.shutdown();
+      await done;
+      await connection.close();
+    },
+    async stop() {
+      await stack.stopWorker();
+      await close(apiServer);
+      await close(sandboxServer);
+      await temporal.connection.close();
+      await orm.close();
+      await database.drop();
+    },
+  };
+  await stack.startWorker();
+  return stack;
+}

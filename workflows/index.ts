@@ -1,0 +1,1 @@
+export { registrationWorkflow } from './registration';

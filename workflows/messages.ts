@@ -1,0 +1,73 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
+
+export const REGISTRATION_STEPS = ['pass', 'ekyc', 'backup', 'completed'] as const;
+export type RegistrationStep = (typeof REGISTRATION_STEPS)[number];
+
+export interface StepDescriptor { step: RegistrationStep; required: boolean; order: number }
+export const ALL_REGISTRATION_STEPS: StepDescriptor[] = [
+  { step: 'pass', required: true, order: 1 },
+  { step: 'ekyc', required: true, order: 2 },
+  { step: 'backup', required: true, order: 3 },
+  { step: 'completed', required: true, order: 4 },
+];
+
+export interface PassResult {
+  passRequestId: string;
+  success: boolean;
+  ci?: string;
+  di?: string;
+  name?: string;
+  birthDate?: string;
+  gender?: string;
+  nationality?: string;
+  phone?: string;
+}
+
+export interface RegistrationInput { regId: string; passRequestId: string; ttlSeconds: number; passResultWaitSeconds: number }
+export interface RegistrationOutcome { status: 'completed' | 'expired' | 'failed'; userId?: string }
+
+export interface StartRegistrationRequest { deviceId: string; passTokenHash: string; passTokenExpiresAt: string }
+export interface StartRegistrationResponse {
+  regId: string;
+  step: RegistrationStep;
+  passInfo: { name: string; phone: string };
+  allSteps: StepDescriptor[];
+  passTokenExpiresAt: string;
+}
+
+export interface SubmitEkycRequest { uploadRef: string; idCardType: string }
+export interface SubmitEkycResponse { step: RegistrationStep; ocrResult: { name: string; birthDate: string; verified: boolean } }
+
+export interface SubmitBackupRequest { encryptedMnemonic: string; encryptedDerivationPaths: string; encryptionMethod: string }
+export interface SubmitBackupResponse { step: RegistrationStep; backupId: string }
+
+export interface RegistrationState { regId: string; step: RegistrationStep; status: 'in_progress' | RegistrationOutcome['status'] }
+
+/** Fire-and-forget: the identity provider's callback (may arrive before or after the app's start call). */
+export const passResultSignal = defineSignal<[PassResult]>('passResult');
+export const startRegistrationUpdate = defineUpdate<StartRegistrationResponse, [StartRegistrationRequest]>('startRegistration');
+export const submitEkycUpdate = defineUpdate<SubmitEkycResponse, [SubmitEkycRequest]>('submitEkyc');
+export const submitBackupUpdate = defineUpdate<SubmitBackupResponse, [SubmitBackupRequest]>('submitBackup');
+export const registrationStateQuery = defineQuery<RegistrationState>('registrationState');
+
+/** Typed failure types raised by workflows; the API maps each to one HTTP status. */
+export const RegistrationFailure = {
+  StepOutOfOrder: 'StepOutOfOrder',
+  AlreadyStarted: 'RegistrationAlreadyStarted',
+  PassResultPending: 'PassResultPending',
+  PassVerificationFailed: 'PassVerificationFailed',
+  DuplicateIdentity: 'DuplicateIdentity',
+  EkycAttemptsExhausted: 'EkycAttemptsExhausted',
+  UploadNotFound: 'UploadNotFound',
+} as const;
+
+export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);
+export const UserIdSA = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
+export const NetworkIdSA = defineSearchAttributeKey('NetworkId', SearchAttributeType.KEYWORD);
+/** Every custom search attribute the service uses, for the dev server flags and the production setup. */
+export const SEARCH_ATTRIBUTES = [RegistrationStepSA, UserIdSA, NetworkIdSA];
+
+export const registrationWorkflowId = (regId: string): string => `registration-${regId}`;
