@@ -50,7 +50,7 @@ export const testJwk = (): string => {
  */
 export async function startTestStack(kind: TestDatabaseKind, overrides: Record<string, string> = {}): Promise<TestStack> {
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+    Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | 'ERROR' | undefined) ?? 'ERROR') });
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();

@@ -1,0 +1,55 @@
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call } from '../helpers/http';
+
+describe('OpenAPI document', () => {
+  let stack: TestStack;
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!); });
+  afterAll(async () => { await stack?.stop(); });
+
+  it('documents every route of the router with its request and response schemas', async () => {
+    const doc = await call(`${stack.apiUrl}/openapi.json`);
+    expect(doc.status).toBe(200);
+    expect(doc.body.openapi).toBe('3.1.0');
+    for (const route of stack.app.routes) {
+      const path = route.path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+      const operation = doc.body.paths[path]?.[route.method];
+      expect(operation).toBeDefined();
+      expect(operation.operationId).toBe(route.operationId);
+      const success = Object.keys(operation.responses).find((s) => Number(s) < 300)!;
+      expect(success).toBeDefined();
+      if (route.body || route.multipart) expect(operation.requestBody.content).toBeDefined();
+      expect(operation.responses['500'].description).toContain('contact a representative');
+    }
+  });
+
+  it('names the interface endpoints with their headers', async () => {
+    const { body } = await call(`${stack.apiUrl}/openapi.json`);
+    const register = body.paths['/v1/account/register'].post;
+    expect(register.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['idempotency-key', 'x-device-id']));
+    expect(register.responses['201'].content['application/json'].schema.required).toEqual(
+      expect.arrayContaining(['regId', 'step', 'passInfo', 'allSteps', 'passTokenExpiresAt']),
+    );
+    const ekyc = body.paths['/v1/account/register/{regId}/ekyc'].post;
+    expect(Object.keys(ekyc.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+    expect(body.paths['/api/v1/kyc/basic-info'].post.responses['200'].content['application/json'].schema.properties.status).toBeDefined();
+  });
+
+  it('serves a docs page and answers unknown paths with problem+json', async () => {
+    const docs = await fetch(`${stack.apiUrl}/docs`);
+    expect(docs.status).toBe(200);
+    expect(docs.headers.get('content-type')).toContain('text/html');
+    const missing = await call(`${stack.apiUrl}/v1/nothing-here`);
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('content-type')).toContain('application/problem+json');
+    const apiMissing = await call(`${stack.apiUrl}/api/v1/nothing-here`);
+    expect(apiMissing.body).toMatchObject({ status: 'error', error: { status: 404 } });
+  });
+
+  it('reports readiness of the database and Temporal', async () => {
+    const ready = await call(`${stack.apiUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(ready.body).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok' } });
+    expect((await call(`${stack.apiUrl}/healthz`)).body).toEqual({ status: 'ok' });
+  });
+});
