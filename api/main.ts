@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, API_CONFIG_KEYS);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
-  const orm = await createOrm(config.DATABASE_URL, { migrate: true });
+  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const temporal = await createTemporalClient(
     { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE }, encryption,
   );

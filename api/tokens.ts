@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID, createHash, timingSafeEqual } from 'node:crypto';
-import { SignJWT, exportJWK, importJWK, jwtVerify, type JWK, type KeyObject } from 'jose';
+import { SignJWT, exportJWK, importJWK, jwtVerify, type JWK, type KeyLike } from 'jose';
 import type { Orm } from '../db/orm';
 import { RefreshTokenEntity } from '../db/entities';
 import { problems } from './errors';
@@ -19,8 +19,8 @@ export class TokenService {
   private constructor(
     private readonly settings: TokenSettings,
     private readonly kid: string,
-    private readonly privateKey: KeyObject | Uint8Array,
-    private readonly publicKey: KeyObject | Uint8Array,
+    private readonly privateKey: KeyLike | Uint8Array,
+    private readonly publicKey: KeyLike | Uint8Array,
     readonly publicJwk: JWK,
   ) {}
 

@@ -34,7 +34,11 @@ export function ormOptions(databaseUrl: string): Options {
   return { ...common, driver: PostgreSqlDriver, clientUrl: databaseUrl, pool: { min: 0, max: 10 } } as Options;
 }
 
-export async function createOrm(databaseUrl: string, options: { migrate?: boolean } = {}): Promise<Orm> {
+/**
+ * Opens the database. `migrate: true` applies pending migrations (tests, the embedded launcher, `db:migrate`);
+ * `requireCurrentSchema: true` refuses to start a process against a schema that is behind the code.
+ */
+export async function createOrm(databaseUrl: string, options: { migrate?: boolean; requireCurrentSchema?: boolean } = {}): Promise<Orm> {
   const orm = await MikroORM.init(ormOptions(databaseUrl));
   if (dialectOf(databaseUrl) === 'sqlite') {
     // WAL lets the API and the worker (separate processes) share the embedded file safely.
@@ -43,5 +47,12 @@ export async function createOrm(databaseUrl: string, options: { migrate?: boolea
     await connection.execute('pragma busy_timeout = 5000');
   }
   if (options.migrate) await orm.getMigrator().up();
+  if (options.requireCurrentSchema) {
+    const pending = await orm.getMigrator().getPendingMigrations();
+    if (pending.length) {
+      await orm.close();
+      throw new Error(`database schema is behind the code (${pending.length} pending migrations): run \`npm run db:migrate\``);
+    }
+  }
   return orm;
 }

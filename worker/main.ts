@@ -1,5 +1,6 @@
 /** The Temporal worker process: the only place (with api/main.ts) that builds real clients. */
 import { loadConfig, WORKER_CONFIG_KEYS, ConfigError } from '../platform/config';
+import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { createOrm } from '../db/orm';
@@ -9,8 +10,17 @@ import { createWorker } from './create-worker';
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
+  // The SDK's own logs go through the same structured logger.
+  const sdkLog = logger.child({ component: 'temporal-sdk' });
+  const sdkLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' } as const)[config.LOG_LEVEL];
+  Runtime.install({
+    logger: new DefaultLogger(sdkLevel as LogLevel, ({ level, message, meta }) => {
+      const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
+      sdkLog[method](meta ?? {}, message);
+    }),
+  });
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
-  const orm = await createOrm(config.DATABASE_URL, { migrate: true });
+  const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const ocr = new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS });
   const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
   const { worker, connection } = await createWorker(settings, { orm, encryption, ocr });

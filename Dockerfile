@@ -1,0 +1,25 @@
+# Production image for the api and worker processes (same image, different command).
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY api ./api
+COPY activities ./activities
+COPY workflows ./workflows
+COPY db ./db
+COPY worker ./worker
+COPY platform ./platform
+COPY sandbox ./sandbox
+RUN npm run build && npm prune --omit=dev
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+USER node
+EXPOSE 3000
+CMD ["node", "dist/api/main.js"]

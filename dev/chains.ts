@@ -1,0 +1,80 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
+import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+
+/** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
+export const LOCAL_NETWORKS = {
+  ETHEREUM: { chainId: 31337, defaultPort: 8545 },
+  POLYGON: { chainId: 31338, defaultPort: 8546 },
+} as const;
+export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
+
+/** anvil's first well-known development account: funded on every local chain, never used outside them. */
+export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
+const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
+const SALT = keccak256(Buffer.from('wallet-service/entrypoint-v0.8'));
+
+const PLATFORM_PACKAGES: Record<string, string> = {
+  'linux-x64': '@foundry-rs/anvil-linux-amd64', 'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64', 'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+};
+
+/** The anvil binary shipped inside the npm package for this platform (no download at install time). */
+export function resolveAnvil(): string {
+  if (process.env.ANVIL_PATH) return process.env.ANVIL_PATH;
+  const pkg = PLATFORM_PACKAGES[`${process.platform}-${process.arch}`];
+  if (!pkg) throw new Error(`no anvil package for ${process.platform}-${process.arch}; set ANVIL_PATH`);
+  return require.resolve(`${pkg}/bin/anvil`);
+}
+
+export interface RunningChain { rpcUrl: string; chainId: number; process: ChildProcess; stop(): Promise<void> }
+
+export async function startAnvil(options: { chainId: number; port: number; stateFile?: string; log?: (line: string) => void }): Promise<RunningChain> {
+  const args = ['--chain-id', String(options.chainId), '--port', String(options.port), '--host', '127.0.0.1', '--silent'];
+  if (options.stateFile) args.push('--state', options.stateFile);
+  const child = spawn(resolveAnvil(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
+  const rpcUrl = `http://127.0.0.1:${options.port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`anvil (chain ${options.chainId}) exited with code ${child.exitCode}; is port ${options.port} free?`);
+    try {
+      const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      if (response.ok) break;
+    } catch { /* not listening yet */ }
+    if (Date.now() > deadline) throw new Error(`anvil on ${rpcUrl} did not start`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return {
+    rpcUrl, chainId: options.chainId, process: child,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM'); // anvil writes --state on SIGTERM
+    }),
+  };
+}
+
+/** Deploys EntryPoint v0.8 through the CREATE2 factory (same address on every chain); a no-op when present. */
+export async function ensureEntryPoint(rpcUrl: string): Promise<string> {
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
+  try {
+    const deployer = new Wallet(ANVIL_DEPLOYER_KEY, provider);
+    const factory = new ContractFactory(EntryPointArtifact.abi as InterfaceAbi, EntryPointArtifact.bytecode, deployer);
+    const initCode = (await factory.getDeployTransaction()).data;
+    const address = getCreate2Address(CREATE2_FACTORY, SALT, keccak256(initCode));
+    if ((await provider.getCode(address)) !== '0x') return address;
+    const tx = await deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([SALT, initCode]), gasLimit: 15_000_000n });
+    const receipt = await tx.wait();
+    if (receipt?.status !== 1) throw new Error(`EntryPoint deployment to ${address} reverted`);
+    // anvil can answer eth_getCode from the previous block for a moment after mining; wait until it shows.
+    for (let attempt = 0; attempt < 50; attempt += 1) {
+      if ((await provider.getCode(address)) !== '0x') return address;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    throw new Error(`EntryPoint deployment to ${address} left no code`);
+  } finally {
+    provider.destroy();
+  }
+}

@@ -1,0 +1,149 @@
+/**
+ * `npm start`: the whole stack on loopback with embedded defaults - Temporal dev server (+ Web UI), SQLite,
+ * two local EVM chains with EntryPoint v0.8, the sandbox providers, the worker and the API.
+ * State lives under .data/; Ctrl-C stops every child.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { resolveTemporalCli } from '../platform/temporal-cli';
+import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
+import { LOCAL_NETWORKS, ensureEntryPoint, startAnvil, type RunningChain } from './chains';
+import { loadOrCreateDevSecrets } from './secrets';
+import { createOrm } from '../db/orm';
+
+const ROOT = join(__dirname, '..');
+const DATA = join(ROOT, '.data');
+const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const PORTS = {
+  api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),
+  sandbox: port('SANDBOX_PORT', 4010), ETHEREUM: port('ETHEREUM_RPC_PORT', 8545), POLYGON: port('POLYGON_RPC_PORT', 8546),
+};
+
+const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
+let stopping = false;
+const started = Date.now();
+const progress = (step: number, total: number, text: string) => process.stdout.write(`[${step}/${total}] ${text}... `);
+const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
+
+function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
+  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const prefix = (d: Buffer) => d.toString().trimEnd().split('\n').map((l) => `  ${name} | ${l}`).join('\n');
+  child.stdout?.on('data', (d: Buffer) => { if (process.env.STACK_VERBOSE) console.log(prefix(d)); });
+  child.stderr?.on('data', (d: Buffer) => console.error(prefix(d)));
+  child.once('exit', (code) => { if (!stopping) { console.error(`\n${name} exited with code ${code}; stopping the stack`); void shutdown(1); } });
+  stoppers.push({
+    name,
+    stop: () => new Promise<void>((resolve) => {
+      if (child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
+    }),
+  });
+  return child;
+}
+
+async function waitForHttp(url: string, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try { if ((await fetch(url)).ok) return; } catch { /* not up yet */ }
+    if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+async function shutdown(code = 0): Promise<void> {
+  if (stopping) return;
+  stopping = true;
+  console.log('\nstopping...');
+  for (const { name, stop } of stoppers.reverse()) {
+    await stop();
+    console.log(`  stopped ${name}`);
+  }
+  process.exit(code);
+}
+
+async function main(): Promise<void> {
+  // A second Ctrl-C while stopping must not kill the launcher before its children are gone.
+  process.on('SIGINT', () => void shutdown());
+  process.on('SIGTERM', () => void shutdown());
+  mkdirSync(DATA, { recursive: true });
+  const total = 7;
+  const secrets = loadOrCreateDevSecrets(join(DATA, 'dev.env'));
+
+  let since = Date.now();
+  progress(1, total, 'Temporal CLI');
+  const cliPath = resolveTemporalCli({ build: true, log: (line) => console.log(`\n  ${line}`) });
+  done(since);
+
+  since = Date.now();
+  progress(2, total, `Temporal dev server on :${PORTS.temporal} (UI :${PORTS.temporalUi})`);
+  const temporal: RunningDevServer = await startTemporalDevServer({
+    cliPath, port: PORTS.temporal, uiPort: PORTS.temporalUi, dbFile: join(DATA, 'temporal.db'),
+  });
+  stoppers.push({ name: 'temporal', stop: temporal.stop });
+  done(since);
+
+  const chains: Record<string, RunningChain & { entryPoint: string }> = {};
+  let step = 3;
+  for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
+    since = Date.now();
+    const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
+    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8`);
+    const chain = await startAnvil({ chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`) });
+    stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
+    chains[networkId] = { ...chain, entryPoint: await ensureEntryPoint(chain.rpcUrl) };
+    done(since);
+  }
+  writeFileSync(join(DATA, 'networks.json'), JSON.stringify(Object.fromEntries(
+    Object.entries(chains).map(([id, c]) => [id, { chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint }]),
+  ), null, 2));
+
+  const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
+  const apiUrl = `http://127.0.0.1:${PORTS.api}`;
+  const env: NodeJS.ProcessEnv = {
+    NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(DATA, 'wallet.db')}`,
+    TEMPORAL_ADDRESS: temporal.address, IDENTITY_PROVIDER_URL: sandboxUrl, OCR_PROVIDER_URL: sandboxUrl,
+    API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl,
+    SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
+    ...secrets,
+  };
+
+  since = Date.now();
+  progress(step++, total, `database migrations (${env.DATABASE_URL})`);
+  await (await createOrm(env.DATABASE_URL!, { migrate: true })).close();
+  done(since);
+
+  since = Date.now();
+  progress(step++, total, `sandbox providers (identity, OCR) on :${PORTS.sandbox}`);
+  startTsProcess('sandbox', 'sandbox/main.ts', env);
+  await waitForHttp(`${sandboxUrl}/ocr/v1/stats`);
+  done(since);
+
+  since = Date.now();
+  progress(step++, total, `worker and API on :${PORTS.api}`);
+  startTsProcess('worker', 'worker/main.ts', env);
+  startTsProcess('api', 'api/main.ts', env);
+  await waitForHttp(`${apiUrl}/readyz`);
+  done(since);
+
+  console.log(`
+Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops everything.
+  API            ${apiUrl}
+  API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
+  Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
+  Temporal gRPC  ${temporal.address}
+  Sandbox        ${sandboxUrl}   (identity: /pass/v1, OCR: /ocr/v1, faults: /_faults)
+  ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}
+  POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}
+  Database       ${env.DATABASE_URL}
+  Secrets        .data/dev.env (operator token: npm run token -- <userId>)
+`);
+}
+
+main().catch(async (error) => {
+  console.error(`\nfailed: ${(error as Error).message}`);
+  await shutdown(1);
+});
