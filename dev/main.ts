@@ -27,11 +27,17 @@ const progress = (step: number, total: number, text: string) => process.stdout.w
 const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
 
 function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
-  const child = spawn(process.execPath, [require.resolve('tsx/cli'), join(ROOT, file)], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  // One process per service (`--import tsx`, not the tsx CLI, which forks), so signals reach the service itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (d: Buffer) => d.toString().trimEnd().split('\n').map((l) => `  ${name} | ${l}`).join('\n');
   child.stdout?.on('data', (d: Buffer) => { if (process.env.STACK_VERBOSE) console.log(prefix(d)); });
   child.stderr?.on('data', (d: Buffer) => console.error(prefix(d)));
-  child.once('exit', (code) => { if (!stopping) { console.error(`\n${name} exited with code ${code}; stopping the stack`); void shutdown(1); } });
+  child.once('exit', (code) => {
+    // Ctrl-C reaches every child of the terminal too; give our own SIGINT handler the first word.
+    setTimeout(() => {
+      if (!stopping) { console.error(`\n${name} exited with code ${code}; stopping the stack`); void shutdown(1); }
+    }, 300);
+  });
   stoppers.push({
     name,
     stop: () => new Promise<void>((resolve) => {

@@ -141,7 +141,9 @@ export function registrationRoutes(deps: RegistrationRouteDeps): RouteSpec[] {
         413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' },
       },
       handler: async ({ params, headers, body, file }, ctx) => {
-        await authorizeRegistration(orm, encryption, params.regId, headers['x-pass-token']);
+        const registration = await authorizeRegistration(orm, encryption, params.regId, headers['x-pass-token']);
+        // The workflow decides; this early check only avoids storing an image for a step that will be refused.
+        if (registration.step !== 'ekyc') throw problems.conflict('step-out-of-order', `registration is at step ${registration.step}, not ekyc`);
         const uploadRef = file ? await storeUpload(params.regId, file) : body.uploadRef;
         const result = await temporal.workflow.getHandle(registrationWorkflowId(params.regId)).executeUpdate(submitEkycUpdate, {
           args: [{ uploadRef, idCardType: body.idCardType }], updateId: `ekyc-${ctx.get('idempotency-key').toLowerCase()}`,

@@ -129,6 +129,18 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(status.body).toMatchObject({ step: 'ekyc', status: 'in_progress' });
   });
 
+  it('answers 409 to a second eKYC once the step has passed, storing no image', async () => {
+    const { person, passToken, regId } = await started();
+    const ekyc = () => call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
+    });
+    expect((await ekyc()).status).toBe(200);
+    const second = await ekyc();
+    expect(second.status).toBe(409);
+    expect(second.body.type).toBe('/problems/step-out-of-order');
+    expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(1);
+  });
+
   it('keeps the step at ekyc when the card does not match the verified identity', async () => {
     const { person, passToken, regId } = await started();
     const result = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {

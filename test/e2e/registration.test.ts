@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { UserEntity, WalletBackupEntity, RegistrationEntity } from '../../db/entities';
-import { registrationWorkflowId } from '../../workflows/messages';
+import { RegistrationStepSA, UserIdSA, registrationWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
@@ -58,6 +58,16 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
     expect(await handle.result()).toEqual({ status: 'completed', userId: token.body.userId });
     const description = await handle.describe();
     expect(description.taskQueue).toBe(stack.taskQueue);
+    expect(description.typedSearchAttributes.get(RegistrationStepSA)).toBe('completed');
+    expect(description.typedSearchAttributes.get(UserIdSA)).toBe(token.body.userId);
+    const found = await stack.temporal.workflow.count(`RegistrationStep = 'completed' AND UserId = '${token.body.userId}'`);
+    expect(found.count).toBe(1);
+
+    const again = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.type).toBe('/problems/registration-completed');
     const em = stack.orm.em.fork();
     const backups = await em.find(WalletBackupEntity, { regId });
     expect(backups).toHaveLength(1);

@@ -48,7 +48,9 @@ export const testJwk = (): string => {
  * The real stack for one test file: the real Temporal dev server (started by global setup), a real database,
  * the sandbox providers over HTTP, the API over HTTP and a real worker on its own task queue.
  */
-export async function startTestStack(kind: TestDatabaseKind, overrides: Record<string, string> = {}): Promise<TestStack> {
+export async function startTestStack(
+  kind: TestDatabaseKind, overrides: Record<string, string> = {}, logSink?: string[],
+): Promise<TestStack> {
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | 'ERROR' | undefined) ?? 'ERROR') });
     runtimeInstalled = true;
@@ -77,7 +79,10 @@ export async function startTestStack(kind: TestDatabaseKind, overrides: Record<s
     accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   });
   const identity = new IdentityProviderClient({ baseUrl: sandboxUrl, clientSecret: secrets.clientSecret, timeoutMs: 5000 });
-  const logger = createLogger({ level: config.LOG_LEVEL, name: 'api-test' });
+  const logger = createLogger({
+    level: logSink ? 'trace' : config.LOG_LEVEL, name: 'api-test',
+    destination: logSink ? { write: (line: string) => { logSink.push(line); } } : undefined,
+  });
   const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger });
   const apiServer = app.koa.listen(0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));

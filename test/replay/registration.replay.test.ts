@@ -1,0 +1,70 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { Worker } from '@temporalio/worker';
+import { execFileSync } from 'node:child_process';
+import { resolveTemporalCli } from '../../platform/temporal-cli';
+import { makeIdCardPng } from '../../sandbox/id-card-image';
+import { DataEncryption } from '../../platform/data-encryption';
+import { createDataConverter } from '../../platform/temporal';
+import { registrationWorkflowId } from '../../workflows/messages';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack } from '../helpers/stack';
+import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
+
+/**
+ * Histories recorded from real runs replay against the current workflow code: a change that would break running
+ * workflows fails here (guard it with patched()). Re-record with RECORD_HISTORIES=1 after an intended change.
+ * The fixtures' payloads are encrypted with this test-only key.
+ */
+const FIXTURE_KEY = 'd2FsbGV0LXNlcnZpY2UtcmVwbGF5LWZpeHR1cmUta2U=';
+const DIR = join(__dirname, 'histories');
+
+describe('registration workflow histories', () => {
+  const files = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.json')) : [];
+
+  it('has recorded histories to replay', () => {
+    expect(files).toEqual(expect.arrayContaining(['registration-completed.json', 'registration-expired.json']));
+  });
+
+  it.each(files)('replays %s without non-determinism', async (file) => {
+    const history: unknown = JSON.parse(readFileSync(join(DIR, file), 'utf8'));
+    await Worker.runReplayHistory({
+      workflowsPath: require.resolve('../../workflows'),
+      dataConverter: createDataConverter(new DataEncryption(FIXTURE_KEY)),
+    }, history, file.replace(/\.json$/, ''));
+  });
+});
+
+if (process.env.RECORD_HISTORIES) {
+  describe('recording histories', () => {
+    it('records a completed registration (with a failed eKYC attempt) and an expired one', async () => {
+      mkdirSync(DIR, { recursive: true });
+      const stack = await startTestStack(testDatabases()[0]!, { DATA_ENCRYPTION_KEY: FIXTURE_KEY, REGISTRATION_TTL_SECONDS: '4' });
+      // Exported as the Temporal CLI does (`temporal workflow show --output json`), the format operators download.
+      const save = async (regId: string, name: string) => {
+        const json = execFileSync(resolveTemporalCli({ build: false }), [
+          'workflow', 'show', '--workflow-id', registrationWorkflowId(regId), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+        ], { encoding: 'utf8' });
+        writeFileSync(join(DIR, `${name}.json`), json);
+      };
+      const start = async () => {
+        const person = newPerson();
+        const { passToken } = await verifyIdentity(stack, person);
+        const begun = await call(`${stack.apiUrl}/v1/account/register`, { headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() }, json: { passToken } });
+        return { person, passToken, regId: begun.body.regId as string };
+      };
+      const done = await start();
+      const headers = () => ({ 'idempotency-key': randomUUID(), 'x-pass-token': done.passToken });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, { headers: headers(), form: idCardForm(done.person, 'resident_id', makeIdCardPng({ name: '김철수', birthDate: '1980-02-02' })) });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, { headers: headers(), form: idCardForm(done.person) });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/backup`, { headers: headers(), json: backupBody() });
+      await stack.temporal.workflow.getHandle(registrationWorkflowId(done.regId)).result();
+      await save(done.regId, 'registration-completed');
+      const abandoned = await start();
+      await stack.temporal.workflow.getHandle(registrationWorkflowId(abandoned.regId)).result();
+      await save(abandoned.regId, 'registration-expired');
+      await stack.stop();
+    });
+  });
+}
