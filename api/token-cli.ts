@@ -2,22 +2,17 @@
  * Operator command: `npm run token -- <userId> [deviceId]` prints an access token for a user.
  * Reads JWT_* from the environment; in the embedded stack it falls back to .data/dev.env written by `npm start`.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadConfig } from '../platform/config';
+import { readEnvFile } from '../platform/env-file';
 import { TokenService } from './tokens';
 
 async function main(): Promise<void> {
   const [userId, deviceId = 'operator'] = process.argv.slice(2);
   if (!userId) throw new Error('usage: npm run token -- <userId> [deviceId]');
   const devEnv = join(__dirname, '..', '.data', 'dev.env');
-  const env = { ...process.env };
-  if (!env.JWT_PRIVATE_JWK && existsSync(devEnv)) {
-    for (const line of readFileSync(devEnv, 'utf8').split('\n')) {
-      const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-      if (match && env[match[1]!] === undefined) env[match[1]!] = JSON.parse(match[2]!) as string;
-    }
-  }
+  const env = !process.env.JWT_PRIVATE_JWK && existsSync(devEnv) ? { ...readEnvFile(devEnv), ...process.env } : process.env;
   const config = loadConfig(env, ['JWT_PRIVATE_JWK', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS']);
   const tokens = await TokenService.create({
     privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,

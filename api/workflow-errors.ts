@@ -11,7 +11,6 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [RegistrationFailure.PassResultPending]: { status: 409, slug: 'pass-result-pending', title: 'Identity verification pending', retryAfter: 2 },
   [RegistrationFailure.PassVerificationFailed]: { status: 422, slug: 'pass-verification-failed', title: 'Identity verification failed' },
   [RegistrationFailure.DuplicateIdentity]: { status: 409, slug: 'duplicate-identity', title: 'Account already exists' },
-  [RegistrationFailure.EkycAttemptsExhausted]: { status: 409, slug: 'ekyc-attempts-exhausted', title: 'eKYC attempts exhausted' },
   [RegistrationFailure.UploadNotFound]: { status: 422, slug: 'upload-not-found', title: 'Unknown uploadRef' },
   [PROVIDER_REJECTED]: { status: 502, slug: 'provider-error', title: 'Upstream provider error' },
 };

@@ -1,19 +1,13 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
+import { formatEnvFile, readEnvFile } from '../platform/env-file';
 
 /**
  * Secrets of the embedded stack, generated once into .data/dev.env (mode 600) so that restarts can still read
  * what was encrypted before. Production passes its own through the environment.
  */
 export function loadOrCreateDevSecrets(file: string): Record<string, string> {
-  if (existsSync(file)) {
-    const values: Record<string, string> = {};
-    for (const line of readFileSync(file, 'utf8').split('\n')) {
-      const match = /^([A-Z0-9_]+)=(.*)$/.exec(line);
-      if (match) values[match[1]!] = JSON.parse(match[2]!) as string;
-    }
-    return values;
-  }
+  if (existsSync(file)) return readEnvFile(file);
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
   const values = {
     JWT_PRIVATE_JWK: JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `dev-${randomUUID()}` }),
@@ -21,6 +15,6 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     PASS_CALLBACK_API_KEY: randomBytes(24).toString('base64url'),
     IDENTITY_PROVIDER_CLIENT_SECRET: randomBytes(24).toString('base64url'),
   };
-  writeFileSync(file, `${Object.entries(values).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join('\n')}\n`, { mode: 0o600 });
+  writeFileSync(file, formatEnvFile(values), { mode: 0o600 });
   return values;
 }

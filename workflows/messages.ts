@@ -60,7 +60,6 @@ export const RegistrationFailure = {
   PassResultPending: 'PassResultPending',
   PassVerificationFailed: 'PassVerificationFailed',
   DuplicateIdentity: 'DuplicateIdentity',
-  EkycAttemptsExhausted: 'EkycAttemptsExhausted',
   UploadNotFound: 'UploadNotFound',
 } as const;
 

@@ -141,6 +141,33 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(1);
   });
 
+  it('takes eKYC as JSON with an uploadRef, and refuses an uploadRef of another registration', async () => {
+    const mine = await started();
+    const theirs = await started();
+    const upload = async (who: typeof mine) => {
+      const form = idCardForm(who.person);
+      form.delete('idCardType');
+      return call(`${stack.apiUrl}/v1/account/register/${who.regId}/uploads`, { headers: { 'x-pass-token': who.passToken }, form });
+    };
+    const theirUpload = await upload(theirs);
+    expect(theirUpload.status).toBe(201);
+    const foreign = await call(`${stack.apiUrl}/v1/account/register/${mine.regId}/ekyc`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken }, json: { uploadRef: theirUpload.body.uploadRef, idCardType: 'resident_id' },
+    });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.type).toBe('/problems/upload-not-found');
+
+    const myUpload = await upload(mine);
+    expect(myUpload.body).toMatchObject({ uploadRef: expect.stringMatching(/^upl_/), contentType: 'image/png' });
+    const ekyc = await call(`${stack.apiUrl}/v1/account/register/${mine.regId}/ekyc`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken }, json: { uploadRef: myUpload.body.uploadRef, idCardType: 'resident_id' },
+    });
+    expect(ekyc.status).toBe(200);
+    expect(ekyc.body).toMatchObject({ step: 'backup', ocrResult: { verified: true } });
+    const stored = await stack.orm.em.fork().findOneOrFail(UploadEntity, { id: myUpload.body.uploadRef });
+    expect(Buffer.from(stored.dataSealed).includes(Buffer.from(mine.person.name))).toBe(false); // encrypted at rest
+  });
+
   it('keeps the step at ekyc when the card does not match the verified identity', async () => {
     const { person, passToken, regId } = await started();
     const result = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
