@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import { loadArtifact } from '../contracts/build';
 
 /** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
 export const LOCAL_NETWORKS = {
@@ -13,7 +14,6 @@ export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
 export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 /** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
 const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
-const SALT = keccak256(Buffer.from('wallet-service/entrypoint-v0.8'));
 
 const PLATFORM_PACKAGES: Record<string, string> = {
   'linux-x64': '@foundry-rs/anvil-linux-amd64', 'linux-arm64': '@foundry-rs/anvil-linux-arm64',
@@ -56,25 +56,38 @@ export async function startAnvil(options: { chainId: number; port: number; state
   };
 }
 
-/** Deploys EntryPoint v0.8 through the CREATE2 factory (same address on every chain); a no-op when present. */
-export async function ensureEntryPoint(rpcUrl: string): Promise<string> {
+/**
+ * Deploys a contract through the CREATE2 factory, so it lands on the same address on every chain;
+ * a no-op when it is already there. Returns the address.
+ */
+export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; bytecode: string }, args: unknown[], saltLabel: string): Promise<string> {
   const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
   try {
     const deployer = new Wallet(ANVIL_DEPLOYER_KEY, provider);
-    const factory = new ContractFactory(EntryPointArtifact.abi as InterfaceAbi, EntryPointArtifact.bytecode, deployer);
-    const initCode = (await factory.getDeployTransaction()).data;
-    const address = getCreate2Address(CREATE2_FACTORY, SALT, keccak256(initCode));
+    const factory = new ContractFactory(artifact.abi as InterfaceAbi, artifact.bytecode, deployer);
+    const initCode = (await factory.getDeployTransaction(...args)).data;
+    const salt = keccak256(Buffer.from(`wallet-service/${saltLabel}`));
+    const address = getCreate2Address(CREATE2_FACTORY, salt, keccak256(initCode));
     if ((await provider.getCode(address)) !== '0x') return address;
-    const tx = await deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([SALT, initCode]), gasLimit: 15_000_000n });
+    const tx = await deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([salt, initCode]), gasLimit: 15_000_000n });
     const receipt = await tx.wait();
-    if (receipt?.status !== 1) throw new Error(`EntryPoint deployment to ${address} reverted`);
+    if (receipt?.status !== 1) throw new Error(`deployment of ${saltLabel} to ${address} reverted`);
     // anvil can answer eth_getCode from the previous block for a moment after mining; wait until it shows.
     for (let attempt = 0; attempt < 50; attempt += 1) {
       if ((await provider.getCode(address)) !== '0x') return address;
       await new Promise((r) => setTimeout(r, 100));
     }
-    throw new Error(`EntryPoint deployment to ${address} left no code`);
+    throw new Error(`deployment of ${saltLabel} to ${address} left no code`);
   } finally {
     provider.destroy();
   }
+}
+
+export interface ChainContracts { entryPoint: string; accountFactory: string }
+
+/** EntryPoint v0.8 (from @account-abstraction/contracts) and our WalletAccountFactory on one chain. */
+export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
+  const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
+  const accountFactory = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountFactory'), [entryPoint], 'wallet-account-factory-v1');
+  return { entryPoint, accountFactory };
 }

@@ -8,7 +8,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from '../platform/temporal-cli';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
-import { LOCAL_NETWORKS, ensureEntryPoint, startAnvil, type RunningChain } from './chains';
+import { LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
+import { buildContracts } from '../contracts/build';
 import { loadOrCreateDevSecrets } from './secrets';
 import { createOrm } from '../db/orm';
 
@@ -91,19 +92,20 @@ async function main(): Promise<void> {
   stoppers.push({ name: 'temporal', stop: temporal.stop });
   done(since);
 
-  const chains: Record<string, RunningChain & { entryPoint: string }> = {};
+  const chains: Record<string, RunningChain & ChainContracts> = {};
+  buildContracts({ log: (line) => console.log(`\n  ${line}`) });
   let step = 3;
   for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
     since = Date.now();
     const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
-    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8`);
+    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory`);
     const chain = await startAnvil({ chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`) });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
-    chains[networkId] = { ...chain, entryPoint: await ensureEntryPoint(chain.rpcUrl) };
+    chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
   }
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(Object.fromEntries(
-    Object.entries(chains).map(([id, c]) => [id, { chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint }]),
+    Object.entries(chains).map(([id, c]) => [id, { chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory }]),
   ), null, 2));
 
   const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
@@ -142,8 +144,8 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
   Sandbox        ${sandboxUrl}   (identity: /pass/v1, OCR: /ocr/v1, faults: /_faults)
-  ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}
-  POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}
+  ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}, factory ${chains.ETHEREUM!.accountFactory}
+  POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}, factory ${chains.POLYGON!.accountFactory}
   Database       ${env.DATABASE_URL}
   Secrets        .data/dev.env (operator token: npm run token -- <userId>)
 `);

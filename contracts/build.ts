@@ -1,0 +1,66 @@
+/**
+ * Compiles contracts/*.sol offline with solc-js (the npm `solc` package) into contracts/build/<Name>.json
+ * ({abi, bytecode}). Imports resolve from node_modules. Skipped when the sources have not changed.
+ * Usage: npm run contracts:build
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import solc from 'solc';
+
+const CONTRACTS = __dirname;
+const BUILD = join(CONTRACTS, 'build');
+const STAMP = join(BUILD, '.sources-hash');
+
+export interface ContractArtifact { contractName: string; abi: unknown[]; bytecode: string }
+
+const sources = (): Record<string, { content: string }> => Object.fromEntries(
+  readdirSync(CONTRACTS).filter((f) => f.endsWith('.sol')).map((f) => [f, { content: readFileSync(join(CONTRACTS, f), 'utf8') }]),
+);
+
+const findImport = (path: string): { contents: string } | { error: string } => {
+  try {
+    return { contents: readFileSync(require.resolve(path), 'utf8') };
+  } catch {
+    return { error: `not found: ${path}` };
+  }
+};
+
+export function buildContracts(options: { force?: boolean; log?: (line: string) => void } = {}): void {
+  const input = sources();
+  const hash = createHash('sha256').update(JSON.stringify(input)).update(solc.version()).digest('hex');
+  if (!options.force && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
+  options.log?.(`compiling ${Object.keys(input).join(', ')} with solc ${solc.version()}`);
+  const output = JSON.parse(solc.compile(JSON.stringify({
+    language: 'Solidity',
+    sources: input,
+    settings: {
+      optimizer: { enabled: true, runs: 1000 },
+      evmVersion: 'cancun',
+      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+    },
+  }), { import: findImport })) as {
+    errors?: Array<{ severity: string; formattedMessage: string }>;
+    contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
+  };
+  const errors = (output.errors ?? []).filter((e) => e.severity === 'error');
+  if (errors.length) throw new Error(`solc failed:\n${errors.map((e) => e.formattedMessage).join('\n')}`);
+  mkdirSync(BUILD, { recursive: true });
+  for (const file of Object.keys(input)) {
+    for (const [contractName, compiled] of Object.entries(output.contracts[file] ?? {})) {
+      const artifact: ContractArtifact = { contractName, abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
+      writeFileSync(join(BUILD, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
+    }
+  }
+  writeFileSync(STAMP, hash);
+}
+
+export function loadArtifact(name: string): ContractArtifact {
+  buildContracts(); // a no-op unless the sources changed
+  return JSON.parse(readFileSync(join(BUILD, `${name}.json`), 'utf8')) as ContractArtifact;
+}
+
+if (require.main === module) {
+  buildContracts({ force: process.argv.includes('--force'), log: (line) => console.log(line) });
+  console.log(`artifacts in ${dirname(STAMP)}`);
+}

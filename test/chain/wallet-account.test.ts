@@ -1,0 +1,116 @@
+import { Contract, Wallet, concat, parseEther, type InterfaceAbi } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
+import { Bundler } from '../../activities/chain/bundler';
+import {
+  USER_OPERATION_TYPES, merkleRootDigest, merkleSignature, packUserOperation, singleSignature, userOperationDomain, userOperationHash,
+  userOperationMerkleTree, type UserOperation,
+} from '../../activities/chain/user-operation';
+import { startTestChain, type TestChain } from '../helpers/chains';
+
+/**
+ * WalletAccount on two real chains: deployment through EntryPoint.handleOps with one EIP-712 signature,
+ * owner rotation on both chains with one merkle-root signature, and the new key in control afterwards.
+ */
+describe('WalletAccount on real chains', () => {
+  const factoryArtifact = loadArtifact('WalletAccountFactory');
+  const accountArtifact = loadArtifact('WalletAccount');
+  let chains: TestChain[];
+  const owner = Wallet.createRandom();
+  const newOwner = Wallet.createRandom();
+  const beneficiary = Wallet.createRandom().address;
+
+  beforeAll(async () => { chains = await Promise.all([startTestChain(31337), startTestChain(31338)]); });
+  afterAll(async () => { await Promise.all((chains ?? []).map((c) => c.stop())); });
+
+  const factoryOf = (chain: TestChain) => new Contract(chain.accountFactory, factoryArtifact.abi as InterfaceAbi, chain.provider);
+  const accountAt = (chain: TestChain, address: string) => new Contract(address, accountArtifact.abi as InterfaceAbi, chain.provider);
+  const bundlerOf = (chain: TestChain) => new Bundler(chain.funder, chain.entryPoint);
+
+  const baseOperation = async (chain: TestChain, sender: string, fields: Partial<UserOperation>): Promise<UserOperation> => {
+    const fees = await chain.provider.getFeeData();
+    return {
+      sender, nonce: await bundlerOf(chain).nonceOf(sender), initCode: '0x', callData: '0x', callGasLimit: 200_000n,
+      verificationGasLimit: 600_000n, preVerificationGas: 60_000n, maxFeePerGas: fees.maxFeePerGas! * 2n,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, paymasterAndData: '0x', signature: '0x', ...fields,
+    };
+  };
+  const changeOwnerCall = (address: string, to: string) => {
+    const account = accountAt(chains[0]!, address);
+    return account.interface.encodeFunctionData('execute', [address, 0n, account.interface.encodeFunctionData('changeOwner', [to])]);
+  };
+
+  it('has the same counterfactual address on both chains', async () => {
+    const addresses = await Promise.all(chains.map((c) => factoryOf(c).getFunction('getAddress')(owner.address, 0n)));
+    expect(addresses[0]).toBe(addresses[1]);
+    for (const chain of chains) expect(await chain.provider.getCode(addresses[0] as string)).toBe('0x');
+  });
+
+  it('computes the userOpHash exactly as EntryPoint v0.8 does, and signs it as an ethers Wallet would', async () => {
+    const chain = chains[0]!;
+    const sender = (await factoryOf(chain).getFunction('getAddress')(owner.address, 7n)) as string;
+    const op = await baseOperation(chain, sender, { callData: '0x1234', nonce: 5n });
+    const hash = userOperationHash(op, chain.chainId, chain.entryPoint);
+    expect(hash).toBe(await bundlerOf(chain).onChainHash(op));
+    const { signature: _unsigned, ...message } = packUserOperation(op);
+    const viaWallet = await owner.signTypedData(userOperationDomain(chain.chainId, chain.entryPoint), USER_OPERATION_TYPES, message);
+    expect(viaWallet).toBe(owner.signingKey.sign(hash).serialized);
+  });
+
+  it('computes the merkle-root digest exactly as the account contract does', async () => {
+    const root = userOperationMerkleTree([`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`]).root;
+    const implementation = (await factoryOf(chains[0]!).getFunction('accountImplementation')()) as string;
+    expect(await accountAt(chains[0]!, implementation).getFunction('merkleRootDigest')(root)).toBe(merkleRootDigest(root));
+  });
+
+  it('deploys the account on both chains, rotates the owner on both with one merkle-root signature, then obeys only the new key', async () => {
+    const sender = (await factoryOf(chains[0]!).getFunction('getAddress')(owner.address, 0n)) as string;
+    for (const chain of chains) {
+      const initCode = concat([chain.accountFactory, factoryOf(chain).interface.encodeFunctionData('createAccount', [owner.address, 0n])]);
+      const op = await baseOperation(chain, sender, { initCode, verificationGasLimit: 1_500_000n });
+      op.signature = singleSignature(owner.signingKey.sign(userOperationHash(op, chain.chainId, chain.entryPoint)).serialized);
+      const outcome = await bundlerOf(chain).submit(op, beneficiary);
+      expect(outcome.success).toBe(true);
+      expect(await chain.provider.getCode(sender)).not.toBe('0x');
+      expect(await accountAt(chain, sender).getFunction('owner')()).toBe(owner.address);
+    }
+
+    // One signature over the root of both networks' rotation operations.
+    const operations = await Promise.all(chains.map((chain) => baseOperation(chain, sender, { callData: changeOwnerCall(sender, newOwner.address) })));
+    const hashes = operations.map((op, i) => userOperationHash(op, chains[i]!.chainId, chains[i]!.entryPoint));
+    const tree = userOperationMerkleTree(hashes);
+    const rootSignature = await owner.signTypedData({ name: 'ERC4337', version: '1' }, { UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }] }, { root: tree.root });
+    for (const [i, chain] of chains.entries()) {
+      const op = { ...operations[i]!, signature: merkleSignature(tree.root, tree.proofOf(hashes[i]!), rootSignature) };
+      expect((await bundlerOf(chain).submit(op, beneficiary)).success).toBe(true);
+      expect(await accountAt(chain, sender).getFunction('owner')()).toBe(newOwner.address);
+    }
+
+    // The old key no longer validates; the new one does.
+    const chain = chains[0]!;
+    const stale = await baseOperation(chain, sender, { callData: changeOwnerCall(sender, owner.address) });
+    stale.signature = singleSignature(owner.signingKey.sign(userOperationHash(stale, chain.chainId, chain.entryPoint)).serialized);
+    await expect(bundlerOf(chain).submit(stale, beneficiary)).rejects.toThrow(/AA24 signature error/);
+    const fresh = await baseOperation(chain, sender, { callData: '0x' });
+    fresh.signature = singleSignature(newOwner.signingKey.sign(userOperationHash(fresh, chain.chainId, chain.entryPoint)).serialized);
+    expect((await bundlerOf(chain).submit(fresh, beneficiary)).success).toBe(true);
+  });
+
+  it('refuses a merkle signature whose proof does not place the operation under the signed root', async () => {
+    const chain = chains[1]!;
+    const sender = (await factoryOf(chain).getFunction('getAddress')(owner.address, 0n)) as string;
+    const op = await baseOperation(chain, sender, { callData: '0x' });
+    const other = userOperationMerkleTree([`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`]);
+    const signature = await newOwner.signTypedData({ name: 'ERC4337', version: '1' }, { UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }] }, { root: other.root });
+    op.signature = merkleSignature(other.root, other.proofOf(`0x${'aa'.repeat(32)}`), signature);
+    await expect(bundlerOf(chain).submit(op, beneficiary)).rejects.toThrow(/AA24 signature error/);
+  });
+
+  it('lets the funder top up deposits only as needed', async () => {
+    const chain = chains[0]!;
+    const someone = Wallet.createRandom().address;
+    await bundlerOf(chain).ensureDeposit(someone, parseEther('0.01'));
+    await bundlerOf(chain).ensureDeposit(someone, parseEther('0.005'));
+    const entryPoint = new Contract(chain.entryPoint, ['function balanceOf(address) view returns (uint256)'], chain.provider);
+    expect(await entryPoint.getFunction('balanceOf')(someone)).toBe(parseEther('0.01'));
+  });
+});
