@@ -1,7 +1,8 @@
 /**
  * Writes the SQL that brings a database from the previous migration to the current entities, for both dialects.
  * Usage: DATABASE_URL=postgresql://... npx tsx db/make-migration.ts <Name>   (run once per dialect)
- * The generated class goes to db/migrations/<dialect>/ and must be added to db/migrations/index.ts.
+ * The generated class goes to db/migrations/<dialect>/ and must be added to db/migrations/index.ts. Review the
+ * SQLite output: its introspection can propose rebuilding unchanged tables; keep only the statements you meant.
  */
 import { writeFileSync } from 'node:fs';
 import { MikroORM } from '@mikro-orm/core';

@@ -35,6 +35,9 @@ export const ConfigSchema = Type.Object({
   IDEMPOTENCY_RETENTION_SECONDS: Seconds(24 * 3600),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 5 * 1024 * 1024 }),
   JSON_BODY_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 }),
+  NETWORKS: Type.String({ minLength: 2, default: '{}', description: 'JSON: {"ETHEREUM":{"kind":"evm","chainId":1,"rpcUrl":"https://…","entryPoint":"0x…","accountFactory":"0x…"}}' }),
+  BUNDLER_PRIVATE_KEY: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'funded key that submits EntryPoint.handleOps' }),
+  DEPLOY_PREPARE_TTL_SECONDS: Seconds(600),
 });
 
 export type Config = Static<typeof ConfigSchema>;

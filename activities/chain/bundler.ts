@@ -1,4 +1,4 @@
-import { Contract, type Signer, type TransactionReceipt, type InterfaceAbi } from 'ethers';
+import { Contract, Transaction, type InterfaceAbi, type TransactionReceipt, type Wallet } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { packUserOperation, type UserOperation } from './user-operation';
 
@@ -10,16 +10,19 @@ export class UserOperationRejected extends Error {
   }
 }
 
-export interface UserOperationOutcome { success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint; revertReason?: string }
+export interface UserOperationOutcome { success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint }
 
 /**
- * The service acts as its own ERC-4337 bundler: it pays for the user operation (topping up the account's EntryPoint
- * deposit when needed) and submits EntryPoint.handleOps from its funded key.
+ * The service acts as its own ERC-4337 bundler: it pays for user operations (topping up the account's EntryPoint
+ * deposit when needed) and submits EntryPoint.handleOps from its funded key. `sign` gives the transaction hash
+ * before anything is broadcast, so a caller can record it first and find the transaction again after a crash.
  */
 export class Bundler {
   private readonly entryPoint: Contract;
+  /** The next nonce this bundler will use: nodes can answer nonce queries from a block behind for a moment. */
+  private nextNonce = 0;
 
-  constructor(signer: Signer, entryPointAddress: string) {
+  constructor(private readonly signer: Wallet, entryPointAddress: string) {
     this.entryPoint = new Contract(entryPointAddress, EntryPointArtifact.abi as InterfaceAbi, signer);
   }
 
@@ -35,26 +38,64 @@ export class Bundler {
   async ensureDeposit(sender: string, required: bigint): Promise<void> {
     const deposit = (await this.entryPoint.getFunction('balanceOf')(sender)) as bigint;
     if (deposit >= required) return;
-    const tx = await this.entryPoint.getFunction('depositTo')(sender, { value: required - deposit });
+    const tx = await this.entryPoint.getFunction('depositTo')(sender, { value: required - deposit, nonce: await this.takeNonce() });
     await tx.wait();
   }
 
-  /** Submits one user operation and waits for its receipt; a validation failure throws (EntryPoint FailedOp). */
-  async submit(op: UserOperation, beneficiary: string): Promise<UserOperationOutcome> {
+  /** Simulates handleOps, as a bundler must: a validation failure costs nothing and names its reason (AA2x/AA3x). */
+  async simulate(op: UserOperation, beneficiary: string): Promise<void> {
     const maxCost = (op.callGasLimit + op.verificationGasLimit + op.preVerificationGas) * op.maxFeePerGas;
     await this.ensureDeposit(op.sender, maxCost);
-    const handleOps = this.entryPoint.getFunction('handleOps');
-    // Simulate first, as a bundler must: a validation failure costs nothing and names its reason (AA2x/AA3x).
     try {
-      await handleOps.staticCall([packUserOperation(op)], beneficiary);
+      await this.entryPoint.getFunction('handleOps').staticCall([packUserOperation(op)], beneficiary);
     } catch (error) {
       const revert = (error as { revert?: { name: string; args: unknown[] } }).revert;
       if (revert?.name === 'FailedOp' || revert?.name === 'FailedOpWithRevert') throw new UserOperationRejected(String(revert.args[1]));
       throw error;
     }
-    const tx = await handleOps([packUserOperation(op)], beneficiary);
-    const receipt = (await tx.wait()) as TransactionReceipt;
+  }
+
+  /** Signs (does not send) the handleOps transaction; its hash is final before broadcast. */
+  async sign(op: UserOperation, beneficiary: string): Promise<{ raw: string; hash: string }> {
+    const request = await this.entryPoint.getFunction('handleOps').populateTransaction([packUserOperation(op)], beneficiary);
+    const populated = await this.signer.populateTransaction({ ...request, nonce: await this.takeNonce() });
+    const raw = await this.signer.signTransaction(populated);
+    return { raw, hash: Transaction.from(raw).hash! };
+  }
+
+  private async takeNonce(): Promise<number> {
+    const pending = await this.signer.getNonce('pending');
+    const nonce = Math.max(pending, this.nextNonce);
+    this.nextNonce = nonce + 1;
+    return nonce;
+  }
+
+  async broadcast(raw: string): Promise<void> {
+    await this.signer.provider!.broadcastTransaction(raw);
+  }
+
+  async waitForOutcome(txHash: string, timeoutMs = 120_000): Promise<UserOperationOutcome> {
+    const receipt = await this.receiptOf(txHash, timeoutMs);
+    if (!receipt) throw new Error(`transaction ${txHash} not mined within ${timeoutMs} ms`);
     return this.outcomeOf(receipt);
+  }
+
+  /** Polls for the receipt (plain polling works the same on every RPC, with no block subscription). */
+  async receiptOf(txHash: string, timeoutMs = 0): Promise<TransactionReceipt | null> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const receipt = await this.signer.provider!.getTransactionReceipt(txHash);
+      if (receipt || Date.now() >= deadline) return receipt;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+  }
+
+  /** simulate, sign, broadcast, wait: for callers that need no crash recovery (tests, scripts). */
+  async submit(op: UserOperation, beneficiary: string): Promise<UserOperationOutcome> {
+    await this.simulate(op, beneficiary);
+    const { raw, hash } = await this.sign(op, beneficiary);
+    await this.broadcast(raw);
+    return this.waitForOutcome(hash);
   }
 
   outcomeOf(receipt: TransactionReceipt): UserOperationOutcome {

@@ -5,6 +5,8 @@ export * from './wallet-backup';
 export * from './idempotency-record';
 export * from './refresh-token';
 export * from './kyc-basic-info';
+export * from './smart-account';
+export * from './deploy-job';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -12,8 +14,10 @@ import { WalletBackupEntity } from './wallet-backup';
 import { IdempotencyRecordEntity } from './idempotency-record';
 import { RefreshTokenEntity } from './refresh-token';
 import { KycBasicInfoEntity } from './kyc-basic-info';
+import { SmartAccountEntity } from './smart-account';
+import { DeployJobEntity } from './deploy-job';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
-  KycBasicInfoEntity,
+  KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity,
 ];

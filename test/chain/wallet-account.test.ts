@@ -24,7 +24,12 @@ describe('WalletAccount on real chains', () => {
 
   const factoryOf = (chain: TestChain) => new Contract(chain.accountFactory, factoryArtifact.abi as InterfaceAbi, chain.provider);
   const accountAt = (chain: TestChain, address: string) => new Contract(address, accountArtifact.abi as InterfaceAbi, chain.provider);
-  const bundlerOf = (chain: TestChain) => new Bundler(chain.funder, chain.entryPoint);
+  const bundlers = new Map<TestChain, Bundler>();
+  /** One bundler per chain, as in the worker: it keeps track of its own transaction nonces. */
+  const bundlerOf = (chain: TestChain) => {
+    if (!bundlers.has(chain)) bundlers.set(chain, new Bundler(chain.funder, chain.entryPoint));
+    return bundlers.get(chain)!;
+  };
 
   const baseOperation = async (chain: TestChain, sender: string, fields: Partial<UserOperation>): Promise<UserOperation> => {
     const fees = await chain.provider.getFeeData();

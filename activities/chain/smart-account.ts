@@ -1,0 +1,66 @@
+import { Contract, JsonRpcProvider, concat, type InterfaceAbi } from 'ethers';
+import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import { loadArtifact } from '../../contracts/build';
+import type { EvmNetwork } from '../../platform/networks';
+import type { UserOperation } from './user-operation';
+
+/** Every user's account is salt 0 of its owner key: one account per owner per network, same address on all. */
+export const ACCOUNT_SALT = 0n;
+const DEPLOY_GAS = { callGasLimit: 100_000n, verificationGasLimit: 1_500_000n, preVerificationGas: 60_000n };
+
+const factoryAbi = (): InterfaceAbi => loadArtifact('WalletAccountFactory').abi as InterfaceAbi;
+
+/** One JSON-RPC provider per network, reused. */
+export class ChainProviders {
+  private readonly providers = new Map<string, JsonRpcProvider>();
+
+  for(network: EvmNetwork): JsonRpcProvider {
+    let provider = this.providers.get(network.networkId);
+    if (!provider) {
+      provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 250 });
+      this.providers.set(network.networkId, provider);
+    }
+    return provider;
+  }
+
+  destroy(): void {
+    for (const provider of this.providers.values()) provider.destroy();
+    this.providers.clear();
+  }
+}
+
+export async function counterfactualAddress(provider: JsonRpcProvider, network: EvmNetwork, owner: string): Promise<string> {
+  const factory = new Contract(network.accountFactory, factoryAbi(), provider);
+  return (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
+}
+
+export async function isDeployed(provider: JsonRpcProvider, address: string): Promise<boolean> {
+  return (await provider.getCode(address)) !== '0x';
+}
+
+/** The user operation that deploys the owner's account (initCode = factory.createAccount(owner, 0), no call). */
+export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string): Promise<UserOperation> {
+  const factory = new Contract(network.accountFactory, factoryAbi(), provider);
+  const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
+  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>, provider.getFeeData()]);
+  return {
+    sender, nonce, initCode: concat([network.accountFactory, factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT])]),
+    callData: '0x', ...DEPLOY_GAS,
+    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    paymasterAndData: '0x', signature: '0x',
+  };
+}
+
+const BIGINT_FIELDS = ['nonce', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const;
+
+/** User operations are stored as JSON with bigints as decimal strings. */
+export const serializeOperation = (op: UserOperation): Record<string, string> =>
+  Object.fromEntries(Object.entries(op).map(([k, v]) => [k, typeof v === 'bigint' ? v.toString() : v]));
+
+export const deserializeOperation = (stored: Record<string, string>): UserOperation => {
+  const op = { ...stored } as unknown as Record<string, unknown>;
+  for (const field of BIGINT_FIELDS) op[field] = BigInt(stored[field]!);
+  return op as unknown as UserOperation;
+};
