@@ -17,6 +17,9 @@ import { registrationRoutes } from './routes/registration';
 import { authRoutes } from './routes/auth';
 import { accountRoutes } from './routes/account';
 import { systemRoutes } from './routes/system';
+import { walletRoutes } from './routes/wallet';
+import type { NetworkRegistry } from '../platform/networks';
+import type { ChainProviders } from '../activities/chain/smart-account';
 
 export interface AppDeps {
   config: ApiConfig;
@@ -26,6 +29,8 @@ export interface AppDeps {
   encryption: DataEncryption;
   tokens: TokenService;
   logger: Logger;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
 }
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore }
@@ -53,6 +58,10 @@ export function createApp(deps: AppDeps): App {
     }),
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({ orm, encryption }),
+    ...walletRoutes({
+      orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
+      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS,
+    }),
   );
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

@@ -5,6 +5,8 @@ import { DataEncryption } from '../platform/data-encryption';
 import { createTemporalClient } from '../platform/temporal';
 import { createOrm } from '../db/orm';
 import { IdentityProviderClient } from '../activities/identity';
+import { ChainProviders } from '../activities/chain/smart-account';
+import { NetworkRegistry } from '../platform/networks';
 import { TokenService } from './tokens';
 import { createApp } from './app';
 
@@ -25,7 +27,9 @@ async function main(): Promise<void> {
   const identity = new IdentityProviderClient({
     baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS,
   });
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger });
+  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const providers = new ChainProviders();
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers });
   const server = app.koa.listen(config.API_PORT, config.API_HOST, () => logger.info({ port: config.API_PORT }, 'api listening'));
   server.requestTimeout = 60_000;
   const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);
@@ -36,6 +40,7 @@ async function main(): Promise<void> {
     clearInterval(sweep);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await temporal.connection.close();
+    providers.destroy();
     await orm.close();
     process.exit(0);
   };

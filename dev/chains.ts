@@ -12,6 +12,8 @@ export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
 
 /** anvil's first well-known development account: funded on every local chain, never used outside them. */
 export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
+/** anvil's third development account: the embedded stack's bundler key (funded on every local chain). */
+export const ANVIL_BUNDLER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 /** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
 const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
 

@@ -8,7 +8,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from '../platform/temporal-cli';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
-import { LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
+import { ANVIL_BUNDLER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
 import { loadOrCreateDevSecrets } from './secrets';
 import { createOrm } from '../db/orm';
@@ -104,9 +104,10 @@ async function main(): Promise<void> {
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
   }
-  writeFileSync(join(DATA, 'networks.json'), JSON.stringify(Object.fromEntries(
-    Object.entries(chains).map(([id, c]) => [id, { chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory }]),
-  ), null, 2));
+  const networks = Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
+    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory,
+  }]));
+  writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
 
   const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
   const apiUrl = `http://127.0.0.1:${PORTS.api}`;
@@ -116,6 +117,7 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: temporal.address, IDENTITY_PROVIDER_URL: sandboxUrl, OCR_PROVIDER_URL: sandboxUrl,
     API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl,
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
+    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
     ...secrets,
   };
 

@@ -5,6 +5,8 @@ import { createLogger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { createOrm } from '../db/orm';
 import { OcrProviderClient } from '../activities/ocr';
+import { ChainProviders } from '../activities/chain/smart-account';
+import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
 
 async function main(): Promise<void> {
@@ -23,11 +25,16 @@ async function main(): Promise<void> {
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const ocr = new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS });
   const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
-  const { worker, connection } = await createWorker(settings, { orm, encryption, ocr });
+  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const providers = new ChainProviders();
+  const { worker, connection } = await createWorker(settings, {
+    orm, encryption, ocr, networks, providers, bundlerPrivateKey: config.BUNDLER_PRIVATE_KEY,
+  });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');
   await worker.run();
   await connection.close();
+  providers.destroy();
   await orm.close();
   logger.info('worker stopped');
 }

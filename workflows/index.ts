@@ -1,1 +1,2 @@
 export { registrationWorkflow } from './registration';
+export { deployWorkflow } from './deploy';

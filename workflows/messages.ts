@@ -63,6 +63,18 @@ export const RegistrationFailure = {
   UploadNotFound: 'UploadNotFound',
 } as const;
 
+export interface DeployInput { jobId: string; userId: string; networkId: string }
+export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
+
+/** Typed failure types of chain work; the API maps each to one HTTP status. */
+export const ChainFailure = {
+  UserOperationRejected: 'UserOperationRejected',
+  UserOperationFailed: 'UserOperationFailed',
+  UnknownNetwork: 'UnknownNetwork',
+} as const;
+
+export const deployWorkflowId = (userId: string, networkId: string, jobId: string): string => `deploy-${userId}-${networkId}-${jobId}`;
+
 export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);
 export const UserIdSA = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
 export const NetworkIdSA = defineSearchAttributeKey('NetworkId', SearchAttributeType.KEYWORD);

@@ -5,7 +5,7 @@ import { call, registerUser } from '../helpers/http';
 describe('logs', () => {
   const lines: string[] = [];
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, {}, lines); });
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { logSink: lines }); });
   afterAll(async () => { await stack?.stop(); });
 
   it('record every request with its id, status and route, and no credential or personal data', async () => {

@@ -83,7 +83,7 @@ describe.each(testDatabases())('registration survives faults on $name', (databas
 
 describe('abandoned registrations', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { REGISTRATION_TTL_SECONDS: '3' }); });
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { env: { REGISTRATION_TTL_SECONDS: '3' } }); });
   afterAll(async () => { await stack?.stop(); });
 
   it('end themselves after the configured time and refuse further steps', async () => {

@@ -8,7 +8,7 @@ import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities'
 import { createSandboxApp } from '../../sandbox/app';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { testJwk, type TestStack } from '../helpers/stack';
+import { TEST_BUNDLER_KEY, testJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
@@ -32,7 +32,7 @@ describe('api and worker processes', () => {
       LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, 'wallet.db')}`, TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS!,
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`, JWT_PRIVATE_JWK: testJwk(), DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       PASS_CALLBACK_API_KEY: secrets.apiKey, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
-      OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port),
+      OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
     };
   });
   afterAll(async () => {

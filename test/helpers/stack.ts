@@ -16,6 +16,10 @@ import { createApp, type App } from '../../api/app';
 import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
+import { startTestChain, type TestChain } from './chains';
+import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
+import { NetworkRegistry } from '../../platform/networks';
+import { ChainProviders } from '../../activities/chain/smart-account';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -34,6 +38,7 @@ export interface TestStack {
   faults: FaultInjector;
   config: ApiConfig;
   app: App;
+  chains: TestChain[];
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -48,14 +53,29 @@ export const testJwk = (): string => {
  * The real stack for one test file: the real Temporal dev server (started by global setup), a real database,
  * the sandbox providers over HTTP, the API over HTTP and a real worker on its own task queue.
  */
-export async function startTestStack(
-  kind: TestDatabaseKind, overrides: Record<string, string> = {}, logSink?: string[],
-): Promise<TestStack> {
+export interface TestStackOptions {
+  /** Environment overrides for the API's configuration. */
+  env?: Record<string, string>;
+  /** Collect the API's log lines here (at trace level). */
+  logSink?: string[];
+  /** Start two real chains (ETHEREUM 31337, POLYGON 31338) with EntryPoint and the account factory. */
+  chains?: boolean;
+}
+
+/** The bundler key of test stacks: anvil's third development account, as in the embedded stack. */
+export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
+
+export async function startTestStack(kind: TestDatabaseKind, options: TestStackOptions = {}): Promise<TestStack> {
+  const { env: overrides = {}, logSink } = options;
   if (!runtimeInstalled) {
     Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | 'ERROR' | undefined) ?? 'ERROR') });
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();
+  const chains = options.chains ? await Promise.all([startTestChain(31337), startTestChain(31338)]) : [];
+  const networksJson = JSON.stringify(Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
+    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.rpcUrl, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory,
+  }])));
   const taskQueue = `test-${randomUUID()}`;
   const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };
   const sandbox = createSandboxApp({ callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret });
@@ -68,7 +88,7 @@ export async function startTestStack(
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
-    UPLOAD_MAX_BYTES: String(256 * 1024), ...overrides,
+    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
@@ -83,7 +103,9 @@ export async function startTestStack(
     level: logSink ? 'trace' : config.LOG_LEVEL, name: 'api-test',
     destination: logSink ? { write: (line: string) => { logSink.push(line); } } : undefined,
   });
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger });
+  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const providers = new ChainProviders();
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers });
   const apiServer = app.koa.listen(0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
@@ -93,12 +115,12 @@ export async function startTestStack(
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
-    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app,
+    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains,
     async startWorker() {
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr }),
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlerPrivateKey: TEST_BUNDLER_KEY }),
         dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };
@@ -116,6 +138,8 @@ export async function startTestStack(
       await close(apiServer);
       await close(sandboxServer);
       await temporal.connection.close();
+      providers.destroy();
+      await Promise.all(chains.map((chain) => chain.stop()));
       await orm.close();
       await database.drop();
     },

@@ -40,7 +40,7 @@ if (process.env.RECORD_HISTORIES) {
   describe('recording histories', () => {
     it('records a completed registration (with a failed eKYC attempt) and an expired one', async () => {
       mkdirSync(DIR, { recursive: true });
-      const stack = await startTestStack(testDatabases()[0]!, { DATA_ENCRYPTION_KEY: FIXTURE_KEY, REGISTRATION_TTL_SECONDS: '4' });
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, REGISTRATION_TTL_SECONDS: '4' } });
       // Exported as the Temporal CLI does (`temporal workflow show --output json`), the format operators download.
       const save = async (regId: string, name: string) => {
         const json = execFileSync(resolveTemporalCli({ build: false }), [

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { getAddress } from 'ethers';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import type { NetworkRegistry } from '../../platform/networks';
+import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, deserializeOperation, type ChainProviders } from '../../activities/chain/smart-account';
+import { userOperationHash, singleSignature } from '../../activities/chain/user-operation';
+import { keyUriOf, recoverSlotSigner, SlotSignatureError } from '../../activities/chain/signing-slots';
+import { deployWorkflow } from '../../workflows/deploy';
+import { deployWorkflowId } from '../../workflows/messages';
+import { defineRoute, type RouteSpec } from '../route-table';
+import { HttpError, problems } from '../errors';
+import * as S from '../schemas/wallet';
+
+export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number }
+
+const ALGORITHM = 'eip712-erc4337-userop-v1';
+const TAGS = ['Wallet'];
+
+export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
+  const { orm, networks, providers } = deps;
+  const networkOr404 = (networkId: string) => {
+    const network = networks.get(networkId);
+    if (!network) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
+    return network;
+  };
+  const slotMismatch = (detail: string) => problems.unprocessable('slot-mismatch', detail);
+
+  return [
+    defineRoute({
+      method: 'post', path: '/v1/wallet/networks/:networkId/deploy/prepare', operationId: 'prepareDeploy', tags: TAGS, auth: 'bearer',
+      summary: 'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
+      params: S.NetworkParams, body: S.DeployPrepareBody,
+      responses: {
+        200: { description: 'Signing container', schema: S.SigningContainer },
+        404: { description: 'Unknown network' }, 409: { description: 'Account already deployed, or another owner key' },
+        422: { description: 'ownerAddress needed on the first prepare' },
+      },
+      handler: async ({ params, body, user }) => {
+        const network = networkOr404(params.networkId);
+        const em = orm.em.fork();
+        const known = await em.find(SmartAccountEntity, { userId: user!.userId }, { limit: 1 });
+        const owner = body.ownerAddress ? getAddress(body.ownerAddress) : known[0]?.ownerAddress;
+        if (!owner) throw problems.unprocessable('owner-address-required', 'Send ownerAddress (the address of your wallet key) on the first prepare');
+        if (known[0] && known[0].ownerAddress !== owner) throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
+        const provider = providers.for(network);
+        const address = await counterfactualAddress(provider, network, owner);
+        const existing = await em.findOne(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId });
+        if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
+          throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
+        }
+        const operation = await buildDeployOperation(provider, network, owner);
+        const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
+        const jobId = `dep_${randomUUID()}`;
+        if (!existing) em.create(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
+        em.create(DeployJobEntity, {
+          jobId, userId: user!.userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
+          userOperation: serializeOperation(operation), userOpHash, status: 'prepared',
+          expiresAt: new Date(Date.now() + deps.prepareTtlSeconds * 1000),
+        });
+        await em.flush();
+        return {
+          status: 200,
+          body: {
+            description: `Deploy smart account ${address} on ${network.networkId}`,
+            items: [{
+              id: jobId,
+              parameter: {
+                algorithm: ALGORITHM, keyUri: keyUriOf(owner),
+                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address },
+              },
+              payload: userOpHash,
+            }],
+          },
+        };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/wallet/networks/:networkId/deploy', operationId: 'executeDeploy', tags: TAGS, auth: 'bearer',
+      summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',
+      params: S.NetworkParams, body: S.DeployExecuteBody,
+      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        202: { description: 'Job accepted', schema: S.DeployAccepted },
+        404: { description: 'Unknown network or slot' }, 409: { description: 'Slot already used' },
+        410: { description: 'Prepared operation expired; prepare again' },
+        422: { description: 'Signature invalid, or slots that do not match what was prepared' },
+      },
+      handler: async ({ params, body, user }) => {
+        const network = networkOr404(params.networkId);
+        const [slot, ...extra] = body.signing.items;
+        if (extra.length) throw slotMismatch('Deployment takes exactly one signed slot');
+        const em = orm.em.fork();
+        const job = await em.findOne(DeployJobEntity, { jobId: slot!.id, userId: user!.userId, networkId: network.networkId });
+        if (!job) throw problems.notFound(`Signing slot ${slot!.id}`);
+        if (job.status !== 'prepared') throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
+        if (job.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared deployment expired; prepare again');
+        if (slot!.parameter.algorithm !== ALGORITHM || slot!.parameter.keyUri !== keyUriOf(job.ownerAddress)) {
+          throw slotMismatch('The slot parameter does not match the prepared slot');
+        }
+        const signature = slot!.signature.authResponse.signature;
+        if (!signature) throw slotMismatch('authResponse.signature is required for an on-chain slot');
+        let signer: string;
+        try {
+          signer = recoverSlotSigner(ALGORITHM, job.userOpHash, signature);
+        } catch (error) {
+          if (error instanceof SlotSignatureError) throw problems.unprocessable('invalid-signature', error.message);
+          throw error;
+        }
+        if (signer !== job.ownerAddress) throw problems.unprocessable('invalid-signature', 'The signature is not by the account owner key');
+        const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
+        // Conditional update: of two concurrent executions, exactly one moves the job on.
+        const moved = await em.nativeUpdate(DeployJobEntity, { jobId: job.jobId, status: 'prepared' }, { status: 'submitted', userOperation: serializeOperation(operation) });
+        if (moved !== 1) throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
+        await deps.temporal.workflow.start(deployWorkflow, {
+          workflowId: deployWorkflowId(user!.userId, network.networkId, job.jobId), taskQueue: deps.taskQueue,
+          args: [{ jobId: job.jobId, userId: user!.userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        });
+        return { status: 202, body: { jobId: job.jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${job.jobId}` } };
+      },
+    }),
+
+    defineRoute({
+      method: 'get', path: '/v1/wallet/deploy-jobs/:jobId', operationId: 'getDeployJob', tags: TAGS, auth: 'bearer',
+      summary: 'Status of a deployment job',
+      params: S.DeployJobParams,
+      responses: { 200: { description: 'Job status', schema: S.DeployJobStatus }, 404: { description: 'No such job for this user' } },
+      handler: async ({ params, user }) => {
+        const job = await orm.em.fork().findOne(DeployJobEntity, { jobId: params.jobId, userId: user!.userId });
+        if (!job) throw problems.notFound(`Deploy job ${params.jobId}`);
+        return {
+          status: 200,
+          body: {
+            jobId: job.jobId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
+            txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
+          },
+        };
+      },
+    }),
+  ];
+}

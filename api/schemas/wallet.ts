@@ -1,0 +1,44 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime } from './common';
+
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address' });
+export const NetworkParams = Type.Object({ networkId: Type.String({ pattern: '^[A-Z][A-Z0-9_]{1,31}$', description: 'e.g. ETHEREUM, POLYGON' }) });
+
+/** interface.md 2.1: a slot is on-chain signing (algorithm + keyUri + domain) or 2FA (authMethod). */
+export const SlotParameter = Type.Object({
+  algorithm: Type.Optional(Type.String({ maxLength: 64 })),
+  keyUri: Type.Optional(Type.String({ maxLength: 256 })),
+  domain: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  authMethod: Type.Optional(Type.String({ maxLength: 32 })),
+});
+export const SigningSlot = Type.Object({ id: Type.String(), parameter: SlotParameter, payload: Type.Optional(Type.String()) });
+export const SigningContainer = Type.Object({ description: Type.Optional(Type.String()), items: Type.Array(SigningSlot) });
+
+export const DeployPrepareBody = Type.Object({
+  ownerAddress: Type.Optional({ ...Address, description: "The account owner's key address; needed on the first prepare only" }),
+}, { additionalProperties: false });
+
+export const SignedSlot = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  parameter: SlotParameter,
+  signature: Type.Object({
+    authResponse: Type.Object({
+      signature: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]*$', description: '65-byte secp256k1 signature for on-chain slots' })),
+    }, { additionalProperties: true }),
+  }),
+});
+export const DeployExecuteBody = Type.Object({
+  signing: Type.Object({ items: Type.Array(SignedSlot, { minItems: 1, maxItems: 8 }) }),
+}, { additionalProperties: false });
+export const DeployAccepted = Type.Object({ jobId: Type.String(), status: Type.String({ description: 'submitted' }) });
+
+export const DeployJobParams = Type.Object({ jobId: Type.String({ pattern: '^dep_[0-9a-f-]{36}$' }) });
+export const DeployJobStatus = Type.Object({
+  jobId: Type.String(),
+  networkId: Type.String(),
+  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  accountAddress: Type.String(),
+  txHash: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: DateTime,
+});

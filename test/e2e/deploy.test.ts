@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { Wallet } from 'ethers';
+import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import { deployWorkflowId } from '../../workflows/messages';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { waitFor } from '../helpers/processes';
+
+describe('smart-account deployment over HTTP on two real chains', () => {
+  let stack: TestStack;
+  let user: RegisteredUser;
+  const owner = Wallet.createRandom();
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
+    user = await registerUser(stack);
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  const auth = (u: RegisteredUser = user) => ({ authorization: `Bearer ${u.accessToken}` });
+  const prepare = (networkId: string, body: object = {}, u: RegisteredUser = user) =>
+    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: auth(u), json: body });
+  const execute = (networkId: string, items: object[], u: RegisteredUser = user, key = randomUUID()) =>
+    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, { headers: { ...auth(u), 'idempotency-key': key }, json: { signing: { items } } });
+  const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: Wallet = owner) =>
+    ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } } });
+  const jobStatus = (jobId: string, u: RegisteredUser = user) => call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, { headers: auth(u) });
+  const completed = async (jobId: string) => {
+    await waitFor(async () => ['completed', 'failed'].includes((await jobStatus(jobId)).body.status), 60_000, `job ${jobId}`);
+    return (await jobStatus(jobId)).body;
+  };
+
+  it('deploys the counterfactual account on ETHEREUM and POLYGON, visible on chain', async () => {
+    const first = await prepare('ETHEREUM', { ownerAddress: owner.address });
+    expect(first.status).toBe(200);
+    const [slot] = first.body.items;
+    expect(slot.parameter).toMatchObject({ algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` });
+    expect(slot.parameter.domain).toMatchObject({ name: 'ERC4337', version: '1', chainId: 31337, verifyingContract: stack.chains[0]!.entryPoint });
+    const address = slot.parameter.domain.accountAddress;
+    expect(await stack.chains[0]!.provider.getCode(address)).toBe('0x');
+
+    const accepted = await execute('ETHEREUM', [signSlot(slot)]);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ jobId: slot.id, status: 'submitted' });
+    expect(accepted.headers.get('location')).toBe(`/v1/wallet/deploy-jobs/${slot.id}`);
+    const job = await completed(slot.id);
+    expect(job).toMatchObject({ status: 'completed', accountAddress: address, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(await stack.chains[0]!.provider.getCode(address)).not.toBe('0x');
+    const description = await stack.temporal.workflow.getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id)).describe();
+    expect(description.status.name).toBe('COMPLETED');
+
+    // The owner is remembered: the second network needs no ownerAddress, and the address is the same.
+    const second = await prepare('POLYGON');
+    expect(second.body.items[0].parameter.domain.accountAddress).toBe(address);
+    expect((await execute('POLYGON', [signSlot(second.body.items[0])])).status).toBe(202);
+    expect((await completed(second.body.items[0].id)).status).toBe('completed');
+    expect(await stack.chains[1]!.provider.getCode(address)).not.toBe('0x');
+    const accounts = await stack.orm.em.fork().find(SmartAccountEntity, { userId: user.userId });
+    expect(accounts.map((a) => [a.networkId, a.status, a.address]).sort()).toEqual([['ETHEREUM', 'deployed', address], ['POLYGON', 'deployed', address]]);
+  });
+
+  it('refuses a second deployment where the account exists, and a replayed slot', async () => {
+    const again = await prepare('ETHEREUM');
+    expect(again.status).toBe(409);
+    expect(again.body.type).toBe('/problems/account-already-deployed');
+    const job = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user.userId, networkId: 'ETHEREUM', status: 'completed' });
+    const replay = await execute('ETHEREUM', [{ id: job.jobId, parameter: { algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` }, signature: { authResponse: { signature: `0x${'11'.repeat(65)}` } } }]);
+    expect(replay.status).toBe(409);
+    expect(replay.body.type).toBe('/problems/slot-already-used');
+  });
+
+  it('refuses a wrong signature, a malformed one, slots that do not match, unknown networks and another user’s job', async () => {
+    const other = await registerUser(stack);
+    const otherOwner = Wallet.createRandom();
+    const prepared = await prepare('ETHEREUM', { ownerAddress: otherOwner.address }, other);
+    const slot = prepared.body.items[0];
+
+    const wrongKey = await execute('ETHEREUM', [signSlot(slot, Wallet.createRandom())], other);
+    expect(wrongKey.status).toBe(422);
+    expect(wrongKey.body.type).toBe('/problems/invalid-signature');
+    const malformed = await execute('ETHEREUM', [{ ...signSlot(slot, otherOwner), signature: { authResponse: { signature: '0x1234' } } }], other);
+    expect(malformed.status).toBe(422);
+    const mismatch = await execute('ETHEREUM', [{ ...signSlot(slot, otherOwner), parameter: { ...slot.parameter, algorithm: 'eip191-personal-sign' } }], other);
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.type).toBe('/problems/slot-mismatch');
+    expect((await execute('POLYGON', [signSlot(slot, otherOwner)], other)).status).toBe(404);
+    expect((await execute('ETHEREUM', [signSlot(slot, otherOwner)])).status).toBe(404); // the first user cannot use it
+    expect((await jobStatus(slot.id)).status).toBe(404);
+    const unknown = await prepare('SOLANA_X');
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.type).toBe('/problems/unknown-network');
+    expect((await prepare('ethereum')).status).toBe(400);
+    expect((await prepare('ETHEREUM', { ownerAddress: 'not-an-address' }, other)).status).toBe(400);
+
+    const stillPrepared = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: slot.id });
+    expect(stillPrepared.status).toBe('prepared');
+    const ok = await execute('ETHEREUM', [signSlot(slot, otherOwner)], other);
+    expect(ok.status).toBe(202);
+  });
+
+  it('needs the owner address on the first prepare', async () => {
+    const fresh = await registerUser(stack);
+    const result = await prepare('ETHEREUM', {}, fresh);
+    expect(result.status).toBe(422);
+    expect(result.body.type).toBe('/problems/owner-address-required');
+  });
+});
