@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Wallet } from 'ethers';
+import { Wallet, type BaseWallet } from 'ethers';
 import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
 import { deployWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
@@ -22,7 +22,7 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: auth(u), json: body });
   const execute = (networkId: string, items: object[], u: RegisteredUser = user, key = randomUUID()) =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, { headers: { ...auth(u), 'idempotency-key': key }, json: { signing: { items } } });
-  const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: Wallet = owner) =>
+  const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: BaseWallet = owner) =>
     ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } } });
   const jobStatus = (jobId: string, u: RegisteredUser = user) => call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, { headers: auth(u) });
   const completed = async (jobId: string) => {

@@ -17,6 +17,7 @@ import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
+import { RpcProxy } from './rpc-proxy';
 import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
 import { NetworkRegistry } from '../../platform/networks';
 import { ChainProviders } from '../../activities/chain/smart-account';
@@ -38,7 +39,7 @@ export interface TestStack {
   faults: FaultInjector;
   config: ApiConfig;
   app: App;
-  chains: TestChain[];
+  chains: StackChain[];
   startWorker(): Promise<void>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
@@ -62,6 +63,9 @@ export interface TestStackOptions {
   chains?: boolean;
 }
 
+/** A chain of a test stack; the service reaches it only through `proxy`, so tests can make its RPC fail. */
+export type StackChain = TestChain & { proxy: RpcProxy };
+
 /** The bundler key of test stacks: anvil's third development account, as in the embedded stack. */
 export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 
@@ -72,9 +76,15 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();
-  const chains = options.chains ? await Promise.all([startTestChain(31337), startTestChain(31338)]) : [];
+  const chains: StackChain[] = [];
+  for (const chainId of options.chains ? [31337, 31338] : []) {
+    const chain = await startTestChain(chainId);
+    const proxy = new RpcProxy(chain.rpcUrl);
+    await proxy.start();
+    chains.push({ ...chain, proxy });
+  }
   const networksJson = JSON.stringify(Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.rpcUrl, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory,
+    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory,
   }])));
   const taskQueue = `test-${randomUUID()}`;
   const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };
@@ -139,7 +149,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await close(sandboxServer);
       await temporal.connection.close();
       providers.destroy();
-      await Promise.all(chains.map((chain) => chain.stop()));
+      await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
       await orm.close();
       await database.drop();
     },
