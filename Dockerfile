@@ -12,7 +12,9 @@ COPY db ./db
 COPY worker ./worker
 COPY platform ./platform
 COPY sandbox ./sandbox
-RUN npm run build && npm prune --omit=dev
+COPY contracts ./contracts
+RUN npm run build && npm run contracts:build && mkdir -p dist/contracts/build && cp contracts/build/*.json dist/contracts/build/ \
+  && npm prune --omit=dev
 
 FROM node:24-bookworm-slim
 ENV NODE_ENV=production
