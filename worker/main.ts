@@ -6,6 +6,7 @@ import { DataEncryption } from '../platform/data-encryption';
 import { createOrm } from '../db/orm';
 import { OcrProviderClient } from '../activities/ocr';
 import { ChainProviders } from '../activities/chain/smart-account';
+import { Bundlers } from '../activities/chain/bundlers';
 import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
 
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const networks = NetworkRegistry.fromJson(config.NETWORKS);
   const providers = new ChainProviders();
   const { worker, connection } = await createWorker(settings, {
-    orm, encryption, ocr, networks, providers, bundlerPrivateKey: config.BUNDLER_PRIVATE_KEY,
+    orm, encryption, ocr, networks, providers, bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');

@@ -7,6 +7,7 @@ export * from './refresh-token';
 export * from './kyc-basic-info';
 export * from './smart-account';
 export * from './deploy-job';
+export * from './key-rotation';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -16,8 +17,9 @@ import { RefreshTokenEntity } from './refresh-token';
 import { KycBasicInfoEntity } from './kyc-basic-info';
 import { SmartAccountEntity } from './smart-account';
 import { DeployJobEntity } from './deploy-job';
+import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
-  KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity,
+  KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
 ];

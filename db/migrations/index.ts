@@ -3,6 +3,8 @@ import { Migration20261122000000Initial as PgInitial } from './postgresql/Migrat
 import { Migration20261122000000Initial as SqliteInitial } from './sqlite/Migration20261122000000Initial';
 import { Migration20261122060000SmartAccounts as PgSmartAccounts } from './postgresql/Migration20261122060000SmartAccounts';
 import { Migration20261122060000SmartAccounts as SqliteSmartAccounts } from './sqlite/Migration20261122060000SmartAccounts';
+import { Migration20261122070000KeyRotation as PgKeyRotation } from './postgresql/Migration20261122070000KeyRotation';
+import { Migration20261122070000KeyRotation as SqliteKeyRotation } from './sqlite/Migration20261122070000KeyRotation';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -11,10 +13,12 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
   postgresql: [
     { name: 'Migration20261122000000Initial', class: PgInitial },
     { name: 'Migration20261122060000SmartAccounts', class: PgSmartAccounts },
+    { name: 'Migration20261122070000KeyRotation', class: PgKeyRotation },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
     { name: 'Migration20261122060000SmartAccounts', class: SqliteSmartAccounts },
+    { name: 'Migration20261122070000KeyRotation', class: SqliteKeyRotation },
   ],
 };
 

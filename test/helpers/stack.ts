@@ -21,6 +21,7 @@ import { RpcProxy } from './rpc-proxy';
 import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
 import { NetworkRegistry } from '../../platform/networks';
 import { ChainProviders } from '../../activities/chain/smart-account';
+import { Bundlers } from '../../activities/chain/bundlers';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -122,6 +123,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
 
   const ocr = new OcrProviderClient({ baseUrl: sandboxUrl, timeoutMs: 3000 });
+  // One set of bundlers for every worker this stack starts, as one long-lived worker process would have.
+  const bundlers = new Bundlers(networks, providers, TEST_BUNDLER_KEY);
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
@@ -130,7 +133,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlerPrivateKey: TEST_BUNDLER_KEY }),
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers }),
         dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };
