@@ -18,6 +18,7 @@ import { authRoutes } from './routes/auth';
 import { accountRoutes } from './routes/account';
 import { systemRoutes } from './routes/system';
 import { walletRoutes } from './routes/wallet';
+import { keyRotationRoutes } from './routes/key-rotation';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../activities/chain/smart-account';
 
@@ -61,6 +62,10 @@ export function createApp(deps: AppDeps): App {
     ...walletRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
       prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS,
+    }),
+    ...keyRotationRoutes({
+      orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
+      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS,
     }),
   );
   const router = buildRouter(routes, {

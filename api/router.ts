@@ -28,7 +28,7 @@ const pickHeaders = (ctx: Context, route: RouteSpec): Record<string, string> => 
 };
 
 async function readBody(ctx: Context, route: RouteSpec, parseJson: ReturnType<typeof bodyParser>): Promise<Pick<RouteInput<never, never, never, never>, 'body' | 'file'>> {
-  if (!HAS_BODY.has(route.method)) return { body: undefined as never };
+  if (!HAS_BODY.has(route.method) || (!route.body && !route.multipart)) return { body: undefined as never };
   if (route.multipart && isMultipart(ctx)) {
     const { fields, file } = await parseMultipart(ctx, route.multipart);
     const body = validatePart<Record<string, unknown>>(route.multipart.fields, fields, 'body');

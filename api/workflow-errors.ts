@@ -12,6 +12,8 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [RegistrationFailure.PassVerificationFailed]: { status: 422, slug: 'pass-verification-failed', title: 'Identity verification failed' },
   [RegistrationFailure.DuplicateIdentity]: { status: 409, slug: 'duplicate-identity', title: 'Account already exists' },
   [RegistrationFailure.UploadNotFound]: { status: 422, slug: 'upload-not-found', title: 'Unknown uploadRef' },
+  NetworkNotInRotation: { status: 404, slug: 'network-not-in-rotation', title: 'Network not in this rotation' },
+  NetworkNotRetryable: { status: 409, slug: 'network-not-retryable', title: 'Network cannot be retried' },
   [PROVIDER_REJECTED]: { status: 502, slug: 'provider-error', title: 'Upstream provider error' },
 };
 

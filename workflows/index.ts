@@ -1,2 +1,3 @@
 export { registrationWorkflow } from './registration';
 export { deployWorkflow } from './deploy';
+export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation';

@@ -73,6 +73,18 @@ export const ChainFailure = {
   UnknownNetwork: 'UnknownNetwork',
 } as const;
 
+export interface KeyRotationInput { taskId: string; userId: string; networkIds: string[]; retryWindowSeconds: number }
+export interface NetworkRotationInput { taskId: string; networkId: string }
+export interface NetworkRotationOutcome { networkId: string; status: 'completed' | 'failed'; txHash?: string; error?: string; retryable: boolean }
+export interface KeyRotationOutcome { status: 'completed' | 'partial_failure'; networks: NetworkRotationOutcome[] }
+
+/** Re-runs one failed network of a key rotation (only when its failure was retryable). */
+export const retryNetworkRotationUpdate = defineUpdate<{ accepted: true }, [string]>('retryNetworkRotation');
+
+export const keyRotationWorkflowId = (taskId: string): string => `key-rotation-${taskId}`;
+export const networkRotationWorkflowId = (taskId: string, networkId: string, attempt: number): string =>
+  `key-rotation-${taskId}-${networkId}${attempt > 1 ? `-retry${attempt - 1}` : ''}`;
+
 export const deployWorkflowId = (userId: string, networkId: string, jobId: string): string => `deploy-${userId}-${networkId}-${jobId}`;
 
 export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);

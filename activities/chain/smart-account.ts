@@ -53,6 +53,25 @@ export async function buildDeployOperation(provider: JsonRpcProvider, network: E
   };
 }
 
+const CALL_GAS = { callGasLimit: 150_000n, verificationGasLimit: 400_000n, preVerificationGas: 60_000n };
+const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
+
+/** A user operation of a deployed account calling itself (owner rotation and other self-administration). */
+export async function buildSelfCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, innerCallData: string): Promise<UserOperation> {
+  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const wallet = new Contract(account, accountAbi(), provider);
+  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>, provider.getFeeData()]);
+  return {
+    sender: account, nonce, initCode: '0x', callData: wallet.interface.encodeFunctionData('execute', [account, 0n, innerCallData]), ...CALL_GAS,
+    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    paymasterAndData: '0x', signature: '0x',
+  };
+}
+
+export const changeOwnerCallData = (newOwner: string): string =>
+  new Contract('0x0000000000000000000000000000000000000000', accountAbi()).interface.encodeFunctionData('changeOwner', [newOwner]);
+
 const BIGINT_FIELDS = ['nonce', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const;
 
 /** User operations are stored as JSON with bigints as decimal strings. */

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import { Contract, Wallet, type BaseWallet } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
+import { keyRotationWorkflowId } from '../../workflows/messages';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { waitFor } from '../helpers/processes';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+
+describe('key rotation over HTTP on two real chains', () => {
+  let stack: TestStack;
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true }); });
+  afterAll(async () => { await stack?.stop(); });
+  afterEach(() => { for (const chain of stack.chains) chain.proxy.down = false; });
+
+  const ownerOf = (chain: StackChain, account: string) =>
+    new Contract(account, loadArtifact('WalletAccount').abi as never, chain.provider).getFunction('owner')() as Promise<string>;
+  const prepare = (user: RegisteredUser, body: object) => call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: body });
+  const execute = (user: RegisteredUser, items: object[]) =>
+    call(`${stack.apiUrl}/v1/wallet/keys/rotate`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items } } });
+  const status = (user: RegisteredUser, taskId: string) => call(`${stack.apiUrl}/v1/wallet/keys/rotate/${taskId}`, { headers: bearer(user) });
+  const settled = async (user: RegisteredUser, taskId: string) => {
+    await waitFor(async () => (await status(user, taskId)).body.status !== 'processing', 90_000, `rotation ${taskId}`);
+    return status(user, taskId);
+  };
+  const setUp = async () => {
+    const user = await registerUser(stack);
+    const owner = Wallet.createRandom();
+    const account = await deployAccount(stack, user, owner, 'ETHEREUM');
+    await deployAccount(stack, user, owner, 'POLYGON');
+    return { user, owner, account };
+  };
+
+  it('rotates the owner on both networks with one merkle-root signature; the new key then controls each account', async () => {
+    const { user, owner, account } = await setUp();
+    const newOwner = Wallet.createRandom();
+    const prepared = await prepare(user, { newOwnerAddress: newOwner.address });
+    expect(prepared.status).toBe(200);
+    const [slot] = prepared.body.items;
+    expect(slot.parameter).toMatchObject({ algorithm: 'eip712-erc4337-merkleroot-v1', keyUri: `key:secp256k1:${owner.address}` });
+    expect(slot.parameter.domain.operations.map((o: { networkId: string }) => o.networkId)).toEqual(['ETHEREUM', 'POLYGON']);
+    // One signature, made by an independent EIP-712 signer over the root the slot names.
+    const rootSignature = await owner.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: slot.parameter.domain.root });
+    const accepted = await execute(user, [{ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: rootSignature } } }]);
+    expect(accepted.status).toBe(202);
+    expect(accepted.body).toEqual({ taskId: slot.id, status: 'processing' });
+
+    const result = await settled(user, slot.id);
+    expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(result.body.status).toBe('completed');
+    for (const network of result.body.networks) {
+      expect(network).toMatchObject({ status: 'completed', error: null, retryable: false, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    }
+    for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
+    const description = await stack.temporal.workflow.getHandle(keyRotationWorkflowId(slot.id)).describe();
+    expect(description.status.name).toBe('COMPLETED');
+
+    // The new key controls the accounts: it can rotate them back; the old key no longer can.
+    const back = await prepare(user, { newOwnerAddress: owner.address });
+    expect(back.body.items[0].parameter.keyUri).toBe(`key:secp256k1:${newOwner.address}`);
+    expect((await execute(user, [signSlot(back.body.items[0], owner)])).status).toBe(422);
+    expect((await execute(user, [signSlot(back.body.items[0], newOwner)])).status).toBe(202);
+    expect((await settled(user, back.body.items[0].id)).body.status).toBe('completed');
+    for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(owner.address);
+  });
+
+  it('reports partial_failure with retryable when a chain is down, then retries that network alone to completed', async () => {
+    const { user, owner, account } = await setUp();
+    const newOwner: BaseWallet = Wallet.createRandom();
+    const prepared = await prepare(user, { newOwnerAddress: newOwner.address });
+    const slot = prepared.body.items[0];
+    stack.chains[1]!.proxy.down = true; // POLYGON's RPC stops answering
+    expect((await execute(user, [signSlot(slot, owner)])).status).toBe(202);
+    const partial = await settled(user, slot.id);
+    expect(partial.body.status).toBe('partial_failure');
+    const [ethereum, polygon] = partial.body.networks;
+    expect(ethereum).toMatchObject({ networkId: 'ETHEREUM', status: 'completed', retryable: false });
+    expect(polygon).toMatchObject({ networkId: 'POLYGON', status: 'failed', retryable: true, txHash: '' });
+    expect(typeof polygon.error).toBe('string');
+    expect((await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/ETHEREUM/retry`, { method: 'POST', headers: bearer(user) })).status).toBe(409);
+
+    stack.chains[1]!.proxy.down = false;
+    const ethereumTx = ethereum.txHash;
+    const retried = await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/POLYGON/retry`, { method: 'POST', headers: bearer(user) });
+    expect(retried.status).toBe(202);
+    const done = await settled(user, slot.id);
+    expect(done.body.status).toBe('completed');
+    expect(done.body.networks[0].txHash).toBe(ethereumTx); // ETHEREUM was not touched again
+    for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
+  });
+
+  it('refuses another user’s task, replays, and rotation without deployed accounts', async () => {
+    const { user, owner } = await setUp();
+    const prepared = await prepare(user, { newOwnerAddress: Wallet.createRandom().address });
+    const slot = prepared.body.items[0];
+    const stranger = await registerUser(stack);
+    expect((await execute(stranger, [signSlot(slot, owner)])).status).toBe(404);
+    expect((await status(stranger, slot.id)).status).toBe(404);
+    expect((await status(user, slot.id)).status).toBe(404); // not executed yet
+    expect((await execute(user, [signSlot(slot, owner)])).status).toBe(202);
+    expect((await status(stranger, slot.id)).status).toBe(404);
+    const replay = await execute(user, [signSlot(slot, owner)]);
+    expect(replay.status).toBe(409);
+    expect((await prepare(stranger, { newOwnerAddress: owner.address })).status).toBe(409);
+    expect((await prepare(user, { newOwnerAddress: 'nope' })).status).toBe(400);
+    expect((await prepare(user, { newOwnerAddress: owner.address, networkIds: ['NOWHERE'] })).status).toBe(404);
+    await settled(user, slot.id);
+  });
+});
