@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { getAddress } from 'ethers';
 import type { Client } from '@temporalio/client';
+import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
@@ -143,7 +144,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
       responses: {
         200: {
           description: 'Key rotation task', schema: S.KeyRotationTaskView,
-          headers: { 'retry-after': { description: 'Recommended polling interval in seconds (>= 1)', schema: { type: 'integer', minimum: 1 } as never } },
+          headers: { 'retry-after': { description: 'Recommended polling interval in seconds (>= 1)', schema: Type.Integer({ minimum: 1 }) } },
         },
         404: { description: 'No such task for this user' },
       },
