@@ -14,6 +14,7 @@ import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 import { SigningContainer } from '../schemas/wallet';
 import * as S from '../schemas/key-rotation';
+import { startOnce } from '../start-once';
 
 export interface KeyRotationRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
@@ -111,7 +112,9 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const task = await em.findOne(KeyRotationTaskEntity, { taskId: slot!.id, userId: user!.userId });
         if (!task) throw problems.notFound(`Signing slot ${slot!.id}`);
-        if (task.status !== 'prepared') throw problems.conflict('slot-already-used', 'This key rotation was already executed');
+        if (task.status !== 'prepared' && !(task.status === 'processing' && task.rootSignature)) {
+          throw problems.conflict('slot-already-used', 'This key rotation was already executed');
+        }
         if (task.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
         if (slot!.parameter.algorithm !== ALGORITHM || slot!.parameter.keyUri !== keyUriOf(task.oldOwnerAddress)) {
           throw problems.unprocessable('slot-mismatch', 'The slot parameter does not match the prepared slot');
@@ -126,13 +129,18 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
           throw error;
         }
         if (signer !== task.oldOwnerAddress) throw problems.unprocessable('invalid-signature', 'The signature is not by the current owner key');
+        // Exactly one execution moves the task on; the same signed slot again while processing only makes sure the
+        // workflow runs (a retry after a lost answer or a crash between these two steps).
         const moved = await em.nativeUpdate(KeyRotationTaskEntity, { taskId: task.taskId, status: 'prepared' }, { status: 'processing', rootSignature: signature });
-        if (moved !== 1) throw problems.conflict('slot-already-used', 'This key rotation was already executed');
+        if (moved !== 1) {
+          const current = await orm.em.fork().findOneOrFail(KeyRotationTaskEntity, { taskId: task.taskId });
+          if (current.rootSignature !== signature) throw problems.conflict('slot-already-used', 'This key rotation was already executed');
+        }
         const rows = await em.find(KeyRotationNetworkEntity, { taskId: task.taskId }, { orderBy: { networkId: 'asc' } });
-        await deps.temporal.workflow.start(keyRotationWorkflow, {
+        await startOnce(() => deps.temporal.workflow.start(keyRotationWorkflow, {
           workflowId: keyRotationWorkflowId(task.taskId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
           args: [{ taskId: task.taskId, userId: user!.userId, networkIds: rows.map((r) => r.networkId), retryWindowSeconds: deps.retryWindowSeconds }],
-        });
+        }));
         return { status: 202, body: { taskId: task.taskId, status: 'processing' }, headers: { location: `/v1/wallet/keys/rotate/${task.taskId}` } };
       },
     }),

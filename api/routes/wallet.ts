@@ -12,6 +12,7 @@ import { deployWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 import * as S from '../schemas/wallet';
+import { startOnce } from '../start-once';
 
 export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number }
 
@@ -95,7 +96,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const job = await em.findOne(DeployJobEntity, { jobId: slot!.id, userId: user!.userId, networkId: network.networkId });
         if (!job) throw problems.notFound(`Signing slot ${slot!.id}`);
-        if (job.status !== 'prepared') throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
+        if (job.status !== 'prepared' && job.status !== 'submitted') throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
         if (job.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared deployment expired; prepare again');
         if (slot!.parameter.algorithm !== ALGORITHM || slot!.parameter.keyUri !== keyUriOf(job.ownerAddress)) {
           throw slotMismatch('The slot parameter does not match the prepared slot');
@@ -111,13 +112,19 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         }
         if (signer !== job.ownerAddress) throw problems.unprocessable('invalid-signature', 'The signature is not by the account owner key');
         const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
-        // Conditional update: of two concurrent executions, exactly one moves the job on.
+        // Conditional update: of two concurrent executions, exactly one moves the job on. The same signed slot sent
+        // again while the job is `submitted` (a retry after a lost answer or a crash) only makes sure the workflow runs.
         const moved = await em.nativeUpdate(DeployJobEntity, { jobId: job.jobId, status: 'prepared' }, { status: 'submitted', userOperation: serializeOperation(operation) });
-        if (moved !== 1) throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
-        await deps.temporal.workflow.start(deployWorkflow, {
+        if (moved !== 1) {
+          const current = await orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: job.jobId });
+          if (current.status !== 'submitted' || current.userOperation.signature !== operation.signature) {
+            throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
+          }
+        }
+        await startOnce(() => deps.temporal.workflow.start(deployWorkflow, {
           workflowId: deployWorkflowId(user!.userId, network.networkId, job.jobId), taskQueue: deps.taskQueue,
           args: [{ jobId: job.jobId, userId: user!.userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        });
+        }));
         return { status: 202, body: { jobId: job.jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${job.jobId}` } };
       },
     }),

@@ -3,6 +3,7 @@ import { Contract, Wallet, type BaseWallet } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
 import { keyRotationWorkflowId } from '../../workflows/messages';
+import { KeyRotationTaskEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -101,11 +102,26 @@ describe('key rotation over HTTP on two real chains', () => {
     expect((await status(user, slot.id)).status).toBe(404); // not executed yet
     expect((await execute(user, [signSlot(slot, owner)])).status).toBe(202);
     expect((await status(stranger, slot.id)).status).toBe(404);
-    const replay = await execute(user, [signSlot(slot, owner)]);
-    expect(replay.status).toBe(409);
     expect((await prepare(stranger, { newOwnerAddress: owner.address })).status).toBe(409);
     expect((await prepare(user, { newOwnerAddress: 'nope' })).status).toBe(400);
     expect((await prepare(user, { newOwnerAddress: owner.address, networkIds: ['NOWHERE'] })).status).toBe(404);
-    await settled(user, slot.id);
+    expect((await settled(user, slot.id)).body.status).toBe('completed');
+    const replay = await execute(user, [signSlot(slot, owner)]);
+    expect(replay.status).toBe(409);
+    expect(replay.body.type).toBe('/problems/slot-already-used');
+  });
+
+  it('starts the workflow when the API died between recording the signature and starting it', async () => {
+    const { user, owner, account } = await setUp();
+    const newOwner = Wallet.createRandom();
+    const slot = (await prepare(user, { newOwnerAddress: newOwner.address })).body.items[0];
+    const signed = signSlot(slot, owner);
+    // What a crash right after the conditional update leaves: processing, signature stored, no workflow.
+    await stack.orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId: slot.id }, { status: 'processing', rootSignature: signed.signature.authResponse.signature });
+    expect((await execute(user, [signSlot(slot, Wallet.createRandom())])).status).toBe(422); // only the owner's slot resumes it
+    const retried = await execute(user, [signed]);
+    expect(retried.status).toBe(202);
+    expect((await settled(user, slot.id)).body.status).toBe('completed');
+    for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
   });
 });
