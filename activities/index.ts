@@ -1,14 +1,16 @@
 import { createRegistrationActivities, type RegistrationActivityDeps } from './registration';
 import { createDeployActivities, type DeployActivityDeps } from './deploy';
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
+import { createDidKeyActivities, type DidKeyActivityDeps } from './did-key';
 
-export type ActivityDeps = RegistrationActivityDeps & DeployActivityDeps & KeyRotationActivityDeps;
+export type ActivityDeps = RegistrationActivityDeps & DeployActivityDeps & KeyRotationActivityDeps & DidKeyActivityDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (deps: ActivityDeps) => ({
   ...createRegistrationActivities(deps),
   ...createDeployActivities(deps),
   ...createKeyRotationActivities(deps),
+  ...createDidKeyActivities(deps),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

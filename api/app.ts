@@ -19,6 +19,7 @@ import { accountRoutes } from './routes/account';
 import { systemRoutes } from './routes/system';
 import { walletRoutes } from './routes/wallet';
 import { keyRotationRoutes } from './routes/key-rotation';
+import { didRoutes } from './routes/did';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../activities/chain/smart-account';
 
@@ -66,6 +67,10 @@ export function createApp(deps: AppDeps): App {
     ...keyRotationRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
       prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS,
+    }),
+    ...didRoutes({
+      orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
+      didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS, prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS,
     }),
   );
   const router = buildRouter(routes, {

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
 
 /** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
@@ -85,11 +86,12 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
   }
 }
 
-export interface ChainContracts { entryPoint: string; accountFactory: string }
+export interface ChainContracts { entryPoint: string; accountFactory: string; didRegistry: string }
 
-/** EntryPoint v0.8 (from @account-abstraction/contracts) and our WalletAccountFactory on one chain. */
+/** EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory and EthereumDIDRegistry (ethr-did-registry). */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
   const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
   const accountFactory = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountFactory'), [entryPoint], 'wallet-account-factory-v1');
-  return { entryPoint, accountFactory };
+  const didRegistry = await ensureDeployed(rpcUrl, EthereumDIDRegistry, [], 'ethereum-did-registry-v1');
+  return { entryPoint, accountFactory, didRegistry };
 }

@@ -98,14 +98,14 @@ async function main(): Promise<void> {
   for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
     since = Date.now();
     const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
-    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory`);
+    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, DID registry`);
     const chain = await startAnvil({ chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`) });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
   }
   const networks = Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
-    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory,
+    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
   }]));
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
 

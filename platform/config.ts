@@ -35,10 +35,12 @@ export const ConfigSchema = Type.Object({
   IDEMPOTENCY_RETENTION_SECONDS: Seconds(24 * 3600),
   UPLOAD_MAX_BYTES: Type.Integer({ minimum: 1024, default: 5 * 1024 * 1024 }),
   JSON_BODY_MAX_BYTES: Type.Integer({ minimum: 1024, default: 64 * 1024 }),
-  NETWORKS: Type.String({ minLength: 2, default: '{}', description: 'JSON: {"ETHEREUM":{"kind":"evm","chainId":1,"rpcUrl":"https://…","entryPoint":"0x…","accountFactory":"0x…"}}' }),
+  NETWORKS: Type.String({ minLength: 2, default: '{}', description: 'JSON: {"ETHEREUM":{"kind":"evm","chainId":1,"rpcUrl":"https://…","entryPoint":"0x…","accountFactory":"0x…","didRegistry":"0x…"}}' }),
   BUNDLER_PRIVATE_KEY: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'funded key that submits EntryPoint.handleOps' }),
   DEPLOY_PREPARE_TTL_SECONDS: Seconds(600),
   KEY_ROTATION_RETRY_WINDOW_SECONDS: Seconds(7 * 24 * 3600),
+  DID_NETWORK_ID: Type.String({ default: 'ETHEREUM', pattern: '^[A-Z][A-Z0-9_]*$', description: 'network whose EthereumDIDRegistry holds user DIDs' }),
+  DID_KEY_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -81,7 +83,7 @@ export const API_CONFIG_KEYS = [
   'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS', 'DATA_ENCRYPTION_KEY', 'PASS_CALLBACK_API_KEY',
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
   'IDEMPOTENCY_RETENTION_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
-  'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS',
+  'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 

@@ -12,6 +12,7 @@ export const EvmNetworkSchema = Type.Object({
   rpcUrl: Type.String({ pattern: '^https?://' }),
   entryPoint: Address,
   accountFactory: Address,
+  didRegistry: Address,
 });
 export const NetworksSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), EvmNetworkSchema);
 export type EvmNetwork = Static<typeof EvmNetworkSchema> & { networkId: string };

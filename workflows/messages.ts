@@ -85,6 +85,9 @@ export const keyRotationWorkflowId = (taskId: string): string => `key-rotation-$
 export const networkRotationWorkflowId = (taskId: string, networkId: string, attempt: number): string =>
   `key-rotation-${taskId}-${networkId}${attempt > 1 ? `-retry${attempt - 1}` : ''}`;
 
+export interface DidKeyInput { opId: string; userId: string; networkId: string }
+export const didKeyWorkflowId = (opId: string): string => `did-key-${opId}`;
+
 export const deployWorkflowId = (userId: string, networkId: string, jobId: string): string => `deploy-${userId}-${networkId}-${jobId}`;
 
 export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);

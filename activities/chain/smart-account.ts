@@ -53,16 +53,16 @@ export async function buildDeployOperation(provider: JsonRpcProvider, network: E
   };
 }
 
-const CALL_GAS = { callGasLimit: 150_000n, verificationGasLimit: 400_000n, preVerificationGas: 60_000n };
+const CALL_GAS = { callGasLimit: 200_000n, verificationGasLimit: 400_000n, preVerificationGas: 60_000n };
 const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
 
-/** A user operation of a deployed account calling itself (owner rotation and other self-administration). */
-export async function buildSelfCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, innerCallData: string): Promise<UserOperation> {
+/** A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...). */
+export async function buildCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, target: string, innerCallData: string): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const wallet = new Contract(account, accountAbi(), provider);
   const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>, provider.getFeeData()]);
   return {
-    sender: account, nonce, initCode: '0x', callData: wallet.interface.encodeFunctionData('execute', [account, 0n, innerCallData]), ...CALL_GAS,
+    sender: account, nonce, initCode: '0x', callData: wallet.interface.encodeFunctionData('execute', [target, 0n, innerCallData]), ...CALL_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
     paymasterAndData: '0x', signature: '0x',

@@ -5,9 +5,10 @@ import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
-import { buildSelfCallOperation, changeOwnerCallData, serializeOperation, type ChainProviders } from '../../activities/chain/smart-account';
+import { buildCallOperation, changeOwnerCallData, serializeOperation, type ChainProviders } from '../../activities/chain/smart-account';
 import { merkleRootDigest, userOperationHash, userOperationMerkleTree } from '../../activities/chain/user-operation';
-import { keyUriOf, recoverSlotSigner, SlotSignatureError } from '../../activities/chain/signing-slots';
+import { keyUriOf } from '../../activities/chain/signing-slots';
+import { verifyOnChainSlot } from '../slot-verification';
 import { keyRotationWorkflow } from '../../workflows/key-rotation';
 import { keyRotationWorkflowId, retryNetworkRotationUpdate } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
@@ -60,7 +61,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
 
         const operations = await Promise.all(accounts.map(async (account) => {
           const network = networks.get(account!.networkId)!;
-          const operation = await buildSelfCallOperation(providers.for(network), network, account!.address, changeOwnerCallData(newOwner));
+          const operation = await buildCallOperation(providers.for(network), network, account!.address, account!.address, changeOwnerCallData(newOwner));
           return { account: account!, network, operation, hash: userOperationHash(operation, network.chainId, network.entryPoint) };
         }));
         const tree = userOperationMerkleTree(operations.map((o) => o.hash));
@@ -116,19 +117,9 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
           throw problems.conflict('slot-already-used', 'This key rotation was already executed');
         }
         if (task.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
-        if (slot!.parameter.algorithm !== ALGORITHM || slot!.parameter.keyUri !== keyUriOf(task.oldOwnerAddress)) {
-          throw problems.unprocessable('slot-mismatch', 'The slot parameter does not match the prepared slot');
-        }
-        const signature = slot!.signature.authResponse.signature;
-        if (!signature) throw problems.unprocessable('slot-mismatch', 'authResponse.signature is required for an on-chain slot');
-        let signer: string;
-        try {
-          signer = recoverSlotSigner(ALGORITHM, merkleRootDigest(task.root), signature);
-        } catch (error) {
-          if (error instanceof SlotSignatureError) throw problems.unprocessable('invalid-signature', error.message);
-          throw error;
-        }
-        if (signer !== task.oldOwnerAddress) throw problems.unprocessable('invalid-signature', 'The signature is not by the current owner key');
+        const signature = verifyOnChainSlot(slot!, {
+          algorithm: ALGORITHM, keyUri: keyUriOf(task.oldOwnerAddress), payload: merkleRootDigest(task.root), signer: task.oldOwnerAddress,
+        });
         // Exactly one execution moves the task on; the same signed slot again while processing only makes sure the
         // workflow runs (a retry after a lost answer or a crash between these two steps).
         const moved = await em.nativeUpdate(KeyRotationTaskEntity, { taskId: task.taskId, status: 'prepared' }, { status: 'processing', rootSignature: signature });

@@ -6,7 +6,8 @@ import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
 import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, deserializeOperation, type ChainProviders } from '../../activities/chain/smart-account';
 import { userOperationHash, singleSignature } from '../../activities/chain/user-operation';
-import { keyUriOf, recoverSlotSigner, SlotSignatureError } from '../../activities/chain/signing-slots';
+import { keyUriOf } from '../../activities/chain/signing-slots';
+import { verifyOnChainSlot } from '../slot-verification';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
@@ -26,7 +27,6 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
     if (!network) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
     return network;
   };
-  const slotMismatch = (detail: string) => problems.unprocessable('slot-mismatch', detail);
 
   return [
     defineRoute({
@@ -92,25 +92,13 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       handler: async ({ params, body, user }) => {
         const network = networkOr404(params.networkId);
         const [slot, ...extra] = body.signing.items;
-        if (extra.length) throw slotMismatch('Deployment takes exactly one signed slot');
+        if (extra.length) throw problems.unprocessable('slot-mismatch', 'Deployment takes exactly one signed slot');
         const em = orm.em.fork();
         const job = await em.findOne(DeployJobEntity, { jobId: slot!.id, userId: user!.userId, networkId: network.networkId });
         if (!job) throw problems.notFound(`Signing slot ${slot!.id}`);
         if (job.status !== 'prepared' && job.status !== 'submitted') throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
         if (job.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared deployment expired; prepare again');
-        if (slot!.parameter.algorithm !== ALGORITHM || slot!.parameter.keyUri !== keyUriOf(job.ownerAddress)) {
-          throw slotMismatch('The slot parameter does not match the prepared slot');
-        }
-        const signature = slot!.signature.authResponse.signature;
-        if (!signature) throw slotMismatch('authResponse.signature is required for an on-chain slot');
-        let signer: string;
-        try {
-          signer = recoverSlotSigner(ALGORITHM, job.userOpHash, signature);
-        } catch (error) {
-          if (error instanceof SlotSignatureError) throw problems.unprocessable('invalid-signature', error.message);
-          throw error;
-        }
-        if (signer !== job.ownerAddress) throw problems.unprocessable('invalid-signature', 'The signature is not by the account owner key');
+        const signature = verifyOnChainSlot(slot!, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
         const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
         // Conditional update: of two concurrent executions, exactly one moves the job on. The same signed slot sent
         // again while the job is `submitted` (a retry after a lost answer or a crash) only makes sure the workflow runs.

@@ -8,6 +8,7 @@ export * from './kyc-basic-info';
 export * from './smart-account';
 export * from './deploy-job';
 export * from './key-rotation';
+export * from './did-key-operation';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -18,8 +19,10 @@ import { KycBasicInfoEntity } from './kyc-basic-info';
 import { SmartAccountEntity } from './smart-account';
 import { DeployJobEntity } from './deploy-job';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
+import { DidKeyOperationEntity } from './did-key-operation';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
+  DidKeyOperationEntity,
 ];

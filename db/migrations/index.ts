@@ -5,6 +5,8 @@ import { Migration20261122060000SmartAccounts as PgSmartAccounts } from './postg
 import { Migration20261122060000SmartAccounts as SqliteSmartAccounts } from './sqlite/Migration20261122060000SmartAccounts';
 import { Migration20261122070000KeyRotation as PgKeyRotation } from './postgresql/Migration20261122070000KeyRotation';
 import { Migration20261122070000KeyRotation as SqliteKeyRotation } from './sqlite/Migration20261122070000KeyRotation';
+import { Migration20261122080000DidKeys as PgDidKeys } from './postgresql/Migration20261122080000DidKeys';
+import { Migration20261122080000DidKeys as SqliteDidKeys } from './sqlite/Migration20261122080000DidKeys';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -14,11 +16,13 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122000000Initial', class: PgInitial },
     { name: 'Migration20261122060000SmartAccounts', class: PgSmartAccounts },
     { name: 'Migration20261122070000KeyRotation', class: PgKeyRotation },
+    { name: 'Migration20261122080000DidKeys', class: PgDidKeys },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
     { name: 'Migration20261122060000SmartAccounts', class: SqliteSmartAccounts },
     { name: 'Migration20261122070000KeyRotation', class: SqliteKeyRotation },
+    { name: 'Migration20261122080000DidKeys', class: SqliteDidKeys },
   ],
 };
 

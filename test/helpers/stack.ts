@@ -85,7 +85,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     chains.push({ ...chain, proxy });
   }
   const networksJson = JSON.stringify(Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory,
+    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
   }])));
   const taskQueue = `test-${randomUUID()}`;
   const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };

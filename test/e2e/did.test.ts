@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import { Wallet, hexlify, randomBytes } from 'ethers';
+import { Resolver } from 'did-resolver';
+import { getResolver } from 'ethr-did-resolver';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { waitFor } from '../helpers/processes';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+
+describe('assertionMethod keys on did:ethr, resolved by ethr-did-resolver', () => {
+  let stack: TestStack;
+  let user: RegisteredUser;
+  const owner = Wallet.createRandom();
+  let account: string;
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
+    user = await registerUser(stack);
+    account = await deployAccount(stack, user, owner, 'ETHEREUM');
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  const prepare = (body: object, u = user) => call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(u), json: body });
+  const execute = (items: object[], u = user) =>
+    call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(u), 'idempotency-key': randomUUID() }, json: { signing: { items } } });
+  const resolver = () => {
+    const chain = stack.chains[0]!;
+    return new Resolver(getResolver({ networks: [{ name: 'local', chainId: chain.chainId, rpcUrl: chain.rpcUrl, registry: chain.didRegistry }] }));
+  };
+
+  it('adds a secp256k1 key that the resolver lists under assertionMethod', async () => {
+    const key = Wallet.createRandom().signingKey;
+    const prepared = await prepare({ keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: key.publicKey });
+    expect(prepared.status).toBe(200);
+    const slot = prepared.body.items[0];
+    expect(slot.parameter).toMatchObject({ algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` });
+    const did = slot.parameter.domain.did as string;
+    expect(did).toBe(`did:ethr:0x7a69:${account}`);
+    const accepted = await execute([signSlot(slot, owner)]);
+    expect(accepted.status).toBe(202);
+    const location = accepted.headers.get('location')!;
+    await waitFor(async () => (await call(`${stack.apiUrl}${location}`, { headers: bearer(user) })).body.status === 'completed', 60_000, 'DID key');
+
+    const { didDocument } = await resolver().resolve(did);
+    const methods = didDocument!.verificationMethod ?? [];
+    const added = methods.find((m) => (m as { publicKeyHex?: string }).publicKeyHex === key.compressedPublicKey.slice(2));
+    expect(added).toBeDefined();
+    expect(didDocument!.assertionMethod).toContain(added!.id);
+  });
+
+  it('refuses invalid keys, a signature by another key, and accounts that are not deployed', async () => {
+    expect((await prepare({ keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: hexlify(randomBytes(33)).replace(/^0x../, '0x05') })).status).toBe(422);
+    expect((await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(31)) })).status).toBe(422);
+    expect((await prepare({ keyType: 'RsaVerificationKey2018', publicKey: '0x01' })).status).toBe(400);
+    const slot = (await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(32)) })).body.items[0];
+    const forged = await execute([signSlot(slot, Wallet.createRandom())]);
+    expect(forged.status).toBe(422);
+    expect(forged.body.type).toBe('/problems/invalid-signature');
+    const stranger = await registerUser(stack);
+    expect((await execute([signSlot(slot, owner)], stranger)).status).toBe(404);
+    expect((await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(32)) }, stranger)).status).toBe(409);
+  });
+});

@@ -1,0 +1,27 @@
+import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import type { DidKeyActivities } from '../activities/did-key';
+import { ChainFailure, NetworkIdSA, UserIdSA, type DeployOutcome, type DidKeyInput } from './messages';
+
+const chain = proxyActivities<Pick<DidKeyActivities, 'submitDidKey'>>({
+  startToCloseTimeout: '3 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
+});
+const storage = proxyActivities<Pick<DidKeyActivities, 'finishDidKey'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 20 },
+});
+
+/** Adds an assertionMethod key to the user's did:ethr document through a user operation of their account. */
+export async function didKeyWorkflow(input: DidKeyInput): Promise<DeployOutcome> {
+  upsertSearchAttributes([{ key: UserIdSA, value: input.userId }, { key: NetworkIdSA, value: input.networkId }]);
+  try {
+    const { txHash } = await chain.submitDidKey({ opId: input.opId });
+    await storage.finishDidKey({ opId: input.opId, status: 'completed', txHash });
+    return { status: 'completed', txHash: txHash ?? undefined };
+  } catch (error) {
+    const cause = error instanceof ActivityFailure ? error.cause : undefined;
+    if (!(cause instanceof ApplicationFailure) || !cause.nonRetryable) throw error;
+    await storage.finishDidKey({ opId: input.opId, status: 'failed', error: cause.message });
+    return { status: 'failed', error: cause.message };
+  }
+}
