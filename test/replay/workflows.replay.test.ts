@@ -7,10 +7,15 @@ import { resolveTemporalCli } from '../../platform/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
-import { registrationWorkflowId } from '../../workflows/messages';
+import { Wallet } from 'ethers';
+import { DeployJobEntity } from '../../db/entities';
+import {
+  deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+} from '../../workflows/messages';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack } from '../helpers/stack';
-import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
+import { backupBody, call, idCardForm, newPerson, registerUser, verifyIdentity } from '../helpers/http';
 
 /**
  * Histories recorded from real runs replay against the current workflow code: a change that would break running
@@ -20,11 +25,14 @@ import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../help
 const FIXTURE_KEY = 'd2FsbGV0LXNlcnZpY2UtcmVwbGF5LWZpeHR1cmUta2U=';
 const DIR = join(__dirname, 'histories');
 
-describe('registration workflow histories', () => {
+describe('workflow histories', () => {
   const files = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.json')) : [];
 
   it('has recorded histories to replay', () => {
-    expect(files).toEqual(expect.arrayContaining(['registration-completed.json', 'registration-expired.json']));
+    expect(files).toEqual(expect.arrayContaining([
+      'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
+      'key-rotation-network-completed.json', 'did-key-completed.json',
+    ]));
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
@@ -64,6 +72,36 @@ if (process.env.RECORD_HISTORIES) {
       const abandoned = await start();
       await stack.temporal.workflow.getHandle(registrationWorkflowId(abandoned.regId)).result();
       await save(abandoned.regId, 'registration-expired');
+      await stack.stop();
+    });
+
+    it('records a deployment, a key rotation (parent and one network) and a DID key addition', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const save = async (workflowId: string, name: string) => {
+        const json = execFileSync(resolveTemporalCli({ build: false }), [
+          'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+        ], { encoding: 'utf8' });
+        writeFileSync(join(DIR, `${name}.json`), json);
+      };
+      const user = await registerUser(stack);
+      const owner = Wallet.createRandom();
+      await deployAccount(stack, user, owner, 'ETHEREUM');
+      const job = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user.userId });
+      await save(deployWorkflowId(user.userId, 'ETHEREUM', job.jobId), 'deploy-completed');
+
+      const slot = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items[0];
+      await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
+      await stack.temporal.workflow.getHandle(keyRotationWorkflowId(slot.id)).result();
+      await save(keyRotationWorkflowId(slot.id), 'key-rotation-completed');
+      await save(networkRotationWorkflowId(slot.id, 'ETHEREUM', 1), 'key-rotation-network-completed');
+
+      const owner2 = Wallet.createRandom();
+      const user2 = await registerUser(stack);
+      await deployAccount(stack, user2, owner2, 'ETHEREUM');
+      const didSlot = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(user2), json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: Wallet.createRandom().signingKey.publicKey } })).body.items[0];
+      await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user2), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(didSlot, owner2)] } } });
+      await stack.temporal.workflow.getHandle(didKeyWorkflowId(didSlot.id)).result();
+      await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
       await stack.stop();
     });
   });
