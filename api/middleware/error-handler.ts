@@ -1,6 +1,19 @@
 import type { Context, Next } from 'koa';
 import { HttpError, problems } from '../errors';
+import { ConnectionException } from '@mikro-orm/core';
 import { httpErrorFromWorkflow } from '../workflow-errors';
+
+/** Error codes of an unreachable or failing dependency (node sockets, ethers), which a retry may get past. */
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET']);
+
+const dependencyUnavailable = (error: unknown): HttpError | undefined => {
+  if (error instanceof ConnectionException) return problems.unavailable('The database is unreachable; retry shortly');
+  for (let current: unknown = error, depth = 0; current && depth < 4; current = (current as { cause?: unknown }).cause, depth += 1) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) return problems.unavailable('A dependency (chain node or provider) is unreachable; retry shortly');
+  }
+  return undefined;
+};
 import { usesEnvelope } from '../route-table';
 
 /** The one place errors become responses: RFC 9457 problem+json on /v1/*, the error envelope on /api/v1/*. */
@@ -10,7 +23,7 @@ export const errorHandler = () => async (ctx: Context, next: Next): Promise<void
     if (ctx.status === 404 && ctx.body === undefined) throw problems.notFound(`${ctx.method} ${ctx.path}`);
     if (ctx.status === 405 && ctx.body === undefined) throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported on ${ctx.path}`);
   } catch (error) {
-    const known = error instanceof HttpError ? error : httpErrorFromWorkflow(error) ?? undefined;
+    const known = error instanceof HttpError ? error : httpErrorFromWorkflow(error) ?? dependencyUnavailable(error);
     const problem = known ?? problems.internal();
     if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
     else if (problem.status >= 500) ctx.state.log?.warn({ err: error, status: problem.status }, 'request failed');

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type BaseWallet } from 'ethers';
+import { DeployJobEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -30,6 +31,18 @@ describe('smart-account deployment under faults', () => {
   /** How many user operations of `sender` the chain executed (the EntryPoint nonce counts them). */
   const executedOperations = async (chain: StackChain, sender: string) =>
     new Contract(chain.entryPoint, ['function getNonce(address,uint192) view returns (uint256)'], chain.provider).getFunction('getNonce')(sender, 0n);
+
+  it('answers 503 with Retry-After when the chain RPC is down at prepare, storing nothing', async () => {
+    const user = await registerUser(stack);
+    stack.chains[0]!.proxy.down = true;
+    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
+      headers: { authorization: `Bearer ${user.accessToken}` }, json: { ownerAddress: Wallet.createRandom().address },
+    });
+    expect(prepared.status).toBe(503);
+    expect(prepared.body.type).toBe('/problems/service-unavailable');
+    expect(prepared.headers.get('retry-after')).toBe('5');
+    expect(await stack.orm.em.fork().count(DeployJobEntity, { userId: user.userId })).toBe(0);
+  });
 
   it('completes once when the chain RPC is down at submission and comes back', async () => {
     const user = await registerUser(stack);
