@@ -13,6 +13,7 @@ import { defineRoute, type RouteSpec } from '../route-table';
 import { problems } from '../errors';
 import { verifyOnChainSlot } from '../slot-verification';
 import { startOnce } from '../start-once';
+import { assertExecutable, claimForSubmission } from '../signed-operation';
 import { SigningContainer } from '../schemas/wallet';
 import * as S from '../schemas/did';
 
@@ -91,18 +92,11 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const op = await em.findOne(DidKeyOperationEntity, { opId: slot!.id, userId: user!.userId });
         if (!op) throw problems.notFound(`Signing slot ${slot!.id}`);
-        if (op.status !== 'prepared' && op.status !== 'submitted') throw problems.conflict('slot-already-used', 'This operation was already executed');
-        if (op.status === 'prepared' && op.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared operation expired; prepare again');
+        assertExecutable(op, 'DID key operation');
         const account = await em.findOneOrFail(SmartAccountEntity, { userId: user!.userId, networkId: op.networkId });
         const signature = verifyOnChainSlot(slot!, { algorithm: ALGORITHM, keyUri: keyUriOf(account.ownerAddress), payload: op.userOpHash, signer: account.ownerAddress });
         const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
-        const moved = await em.nativeUpdate(DidKeyOperationEntity, { opId: op.opId, status: 'prepared' }, { status: 'submitted', userOperation: serializeOperation(operation) });
-        if (moved !== 1) {
-          const current = await orm.em.fork().findOneOrFail(DidKeyOperationEntity, { opId: op.opId });
-          if (current.status !== 'submitted' || current.userOperation.signature !== operation.signature) {
-            throw problems.conflict('slot-already-used', 'This operation was already executed');
-          }
-        }
+        await claimForSubmission(orm, DidKeyOperationEntity, { opId: op.opId }, operation, 'DID key operation');
         await startOnce(() => deps.temporal.workflow.start(didKeyWorkflow, {
           workflowId: didKeyWorkflowId(op.opId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
           args: [{ opId: op.opId, userId: user!.userId, networkId: op.networkId }],

@@ -14,6 +14,7 @@ import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 import * as S from '../schemas/wallet';
 import { startOnce } from '../start-once';
+import { assertExecutable, claimForSubmission } from '../signed-operation';
 
 export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number }
 
@@ -96,19 +97,10 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const job = await em.findOne(DeployJobEntity, { jobId: slot!.id, userId: user!.userId, networkId: network.networkId });
         if (!job) throw problems.notFound(`Signing slot ${slot!.id}`);
-        if (job.status !== 'prepared' && job.status !== 'submitted') throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
-        if (job.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared deployment expired; prepare again');
+        assertExecutable(job, 'deployment');
         const signature = verifyOnChainSlot(slot!, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
         const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
-        // Conditional update: of two concurrent executions, exactly one moves the job on. The same signed slot sent
-        // again while the job is `submitted` (a retry after a lost answer or a crash) only makes sure the workflow runs.
-        const moved = await em.nativeUpdate(DeployJobEntity, { jobId: job.jobId, status: 'prepared' }, { status: 'submitted', userOperation: serializeOperation(operation) });
-        if (moved !== 1) {
-          const current = await orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: job.jobId });
-          if (current.status !== 'submitted' || current.userOperation.signature !== operation.signature) {
-            throw problems.conflict('slot-already-used', 'This prepared deployment was already executed');
-          }
-        }
+        await claimForSubmission(orm, DeployJobEntity, { jobId: job.jobId }, operation, 'deployment');
         await startOnce(() => deps.temporal.workflow.start(deployWorkflow, {
           workflowId: deployWorkflowId(user!.userId, network.networkId, job.jobId), taskQueue: deps.taskQueue,
           args: [{ jobId: job.jobId, userId: user!.userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
