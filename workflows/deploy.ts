@@ -1,12 +1,11 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DeployActivities } from '../activities/deploy';
-import { ChainFailure, NetworkIdSA, UserIdSA, type DeployInput, type DeployOutcome } from './messages';
+import { CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, type DeployInput, type DeployOutcome } from './messages';
 
-const SUBMIT_TIMEOUT = '3 minutes';
 const RECORD_TIMEOUT = '30 seconds';
 
 const chain = proxyActivities<Pick<DeployActivities, 'submitDeployment'>>({
-  startToCloseTimeout: SUBMIT_TIMEOUT,
+  ...CHAIN_SUBMISSION_TIMEOUTS,
   // An RPC that is down or slow is retried until it answers; a rejected operation is final.
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
 });

@@ -1,9 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DidKeyActivities } from '../activities/did-key';
-import { ChainFailure, NetworkIdSA, UserIdSA, type DeployOutcome, type DidKeyInput } from './messages';
+import { CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, type DeployOutcome, type DidKeyInput } from './messages';
 
 const chain = proxyActivities<Pick<DidKeyActivities, 'submitDidKey'>>({
-  startToCloseTimeout: '3 minutes',
+  ...CHAIN_SUBMISSION_TIMEOUTS,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
 });
 const storage = proxyActivities<Pick<DidKeyActivities, 'finishDidKey'>>({

@@ -3,14 +3,14 @@ import {
 } from '@temporalio/workflow';
 import type { KeyRotationActivities } from '../activities/key-rotation';
 import {
-  ChainFailure, NetworkIdSA, UserIdSA, networkRotationWorkflowId, retryNetworkRotationUpdate,
+  CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, networkRotationWorkflowId, retryNetworkRotationUpdate,
   type KeyRotationInput, type KeyRotationOutcome, type NetworkRotationInput, type NetworkRotationOutcome,
 } from './messages';
 
 const MAX_NETWORK_ATTEMPTS = 10;
 
 const chain = proxyActivities<Pick<KeyRotationActivities, 'submitNetworkRotation'>>({
-  startToCloseTimeout: '3 minutes',
+  ...CHAIN_SUBMISSION_TIMEOUTS,
   // A network whose RPC stays down fails after a bounded effort; the user can retry it later (retryable: true).
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: Object.values(ChainFailure) },
 });

@@ -97,3 +97,9 @@ export const NetworkIdSA = defineSearchAttributeKey('NetworkId', SearchAttribute
 export const SEARCH_ATTRIBUTES = [RegistrationStepSA, UserIdSA, NetworkIdSA];
 
 export const registrationWorkflowId = (regId: string): string => `registration-${regId}`;
+
+/**
+ * Timeouts of the activities that submit user operations. They heartbeat every 2 s, so a worker that died is noticed
+ * after the heartbeat timeout and the submission retried elsewhere (finding the transaction it recorded).
+ */
+export const CHAIN_SUBMISSION_TIMEOUTS = { startToCloseTimeout: '3 minutes', heartbeatTimeout: '10 seconds' } as const;

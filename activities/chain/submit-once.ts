@@ -1,9 +1,10 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ChainFailure } from '../../workflows/messages';
 import { UserOperationRejected, type Bundler } from './bundler';
 import type { UserOperation } from './user-operation';
 
 const RECEIPT_TIMEOUT_MS = 90_000;
+const HEARTBEAT_MS = 2_000;
 
 export interface SubmitOnceInput {
   bundler: Bundler;
@@ -24,6 +25,17 @@ export interface SubmitOnceInput {
  * final (non-retryable); RPC failures are thrown for Temporal to retry.
  */
 export async function submitOnce(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
+  // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, instead of the whole start-to-close
+  // timeout, and retry the submission elsewhere (which then finds the recorded transaction).
+  const heartbeat = setInterval(() => Context.current().heartbeat(), HEARTBEAT_MS);
+  try {
+    return await submit(input);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
   const { bundler } = input;
   const reverted = () => ApplicationFailure.create({ type: ChainFailure.UserOperationFailed, message: 'the user operation reverted', nonRetryable: true });
   if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) {
