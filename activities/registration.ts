@@ -2,15 +2,19 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
-import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity } from '../db/entities';
+import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from './ocr';
+import { credentialTime, type CredentialIssuer } from './credentials/issuer';
+import { signedCredentialRow } from './credentials/records';
 import {
   RegistrationFailure, type PassResult, type RegistrationOutcome, type RegistrationStep, type SubmitBackupRequest,
   type SubmitEkycResponse,
 } from '../workflows/messages';
 
-export interface RegistrationActivityDeps { orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient }
+export interface RegistrationActivityDeps {
+  orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient; issuer: CredentialIssuer; credentialValiditySeconds: number;
+}
 
 type SealedPassResult = Omit<PassResult, 'passRequestId' | 'success'>;
 
@@ -27,7 +31,7 @@ export const maskPhone = (phone: string): string => {
 const sameName = (a: string, b: string): boolean => a.normalize('NFC').replace(/\s+/g, '') === b.normalize('NFC').replace(/\s+/g, '');
 
 /** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
-export const createRegistrationActivities = ({ orm, encryption, ocr }: RegistrationActivityDeps) => {
+export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, credentialValiditySeconds }: RegistrationActivityDeps) => {
   const sealPassResult = (regId: string, result: PassResult): string => {
     const { passRequestId: _id, success: _ok, ...pii } = result;
     return encryption.sealText(JSON.stringify(pii), regId);
@@ -108,8 +112,18 @@ export const createRegistrationActivities = ({ orm, encryption, ocr }: Registrat
       if (existing) return existing.id;
       const identity = openPassResult(regId, registration.passResultSealed);
       const userId = `usr_${randomUUID()}`;
+      // Identity is verified (PASS + ID card): the user gets a KYC credential, created with the user or not at all.
+      const credential = await signedCredentialRow(issuer, encryption, {
+        userId, type: 'KycCredential', sourceKey: `kyc:${regId}`, validitySeconds: credentialValiditySeconds,
+        subject: {
+          name: identity.name ?? '', birthDate: identity.birthDate ?? registration.ocrResult?.birthDate ?? '',
+          kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
+          verifiedAt: credentialTime(registration.updatedAt),
+        },
+      });
       try {
         await em.transactional(async (tx) => {
+          tx.create(VerifiableCredentialEntity, credential);
           tx.create(UserEntity, {
             id: userId, regId, ciHash: registration.ciHash!, deviceId: registration.deviceId!,
             nameSealed: encryption.sealText(identity.name ?? '', userId),

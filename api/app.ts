@@ -20,6 +20,10 @@ import { systemRoutes } from './routes/system';
 import { walletRoutes } from './routes/wallet';
 import { keyRotationRoutes } from './routes/key-rotation';
 import { didRoutes } from './routes/did';
+import { passkeyRoutes } from './routes/passkeys';
+import { credentialRoutes } from './routes/credentials';
+import { Passkeys } from './passkeys';
+import { CredentialIssuer } from '../activities/credentials/issuer';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../activities/chain/smart-account';
 
@@ -49,6 +53,10 @@ const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<
 export function createApp(deps: AppDeps): App {
   const { config, orm, temporal, encryption, tokens } = deps;
   const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS);
+  const passkeys = new Passkeys(orm, {
+    rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
+  });
+  const issuer = new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME);
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
@@ -59,19 +67,23 @@ export function createApp(deps: AppDeps): App {
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,
     }),
     ...authRoutes({ orm, encryption, tokens }),
-    ...accountRoutes({ orm, encryption }),
+    ...accountRoutes({ orm, encryption, passkeys, issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
+    ...passkeyRoutes({ orm, encryption, passkeys }),
     ...walletRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
-      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS,
+      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, passkeys,
     }),
     ...keyRotationRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
       prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS,
+      passkeys,
     }),
     ...didRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
       didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS, prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS,
+      passkeys,
     }),
+    ...credentialRoutes({ orm, encryption }),
   );
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

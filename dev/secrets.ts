@@ -7,14 +7,21 @@ import { formatEnvFile, readEnvFile } from '../platform/env-file';
  * what was encrypted before. Production passes its own through the environment.
  */
 export function loadOrCreateDevSecrets(file: string): Record<string, string> {
-  if (existsSync(file)) return readEnvFile(file);
-  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const values = {
-    JWT_PRIVATE_JWK: JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `dev-${randomUUID()}` }),
-    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-    PASS_CALLBACK_API_KEY: randomBytes(24).toString('base64url'),
-    IDENTITY_PROVIDER_CLIENT_SECRET: randomBytes(24).toString('base64url'),
+  const existing = existsSync(file) ? readEnvFile(file) : {};
+  const generators: Record<string, () => string> = {
+    JWT_PRIVATE_JWK: () => {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `dev-${randomUUID()}` });
+    },
+    DATA_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
+    PASS_CALLBACK_API_KEY: () => randomBytes(24).toString('base64url'),
+    IDENTITY_PROVIDER_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
+    VC_ISSUER_KEY: () => randomBytes(32).toString('base64url'),
   };
+  // Secrets added by later versions are generated into an existing file; the ones already there never change.
+  const missing = Object.keys(generators).filter((key) => !existing[key]);
+  if (!missing.length) return existing;
+  const values = { ...existing, ...Object.fromEntries(missing.map((key) => [key, generators[key]!()])) };
   writeFileSync(file, formatEnvFile(values), { mode: 0o600 });
   return values;
 }

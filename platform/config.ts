@@ -41,6 +41,12 @@ export const ConfigSchema = Type.Object({
   KEY_ROTATION_RETRY_WINDOW_SECONDS: Seconds(7 * 24 * 3600),
   DID_NETWORK_ID: Type.String({ default: 'ETHEREUM', pattern: '^[A-Z][A-Z0-9_]*$', description: 'network whose EthereumDIDRegistry holds user DIDs' }),
   DID_KEY_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
+  WEBAUTHN_RP_ID: Type.String({ default: 'localhost', pattern: '^[a-z0-9.-]+$', description: 'WebAuthn relying-party id: the registrable domain passkeys are bound to' }),
+  WEBAUTHN_RP_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 64 }),
+  WEBAUTHN_ORIGINS: Type.String({ default: 'http://localhost:3000', pattern: '^[^,\\s]+(,[^,\\s]+)*$', description: 'comma-separated origins passkey ceremonies may come from (web origins, android:apk-key-hash:…)' }),
+  VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
+  VC_ISSUER_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 128 }),
+  VC_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -84,12 +90,13 @@ export const API_CONFIG_KEYS = [
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
   'IDEMPOTENCY_RETENTION_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
+  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
 export const WORKER_CONFIG_KEYS = [
   'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
-  'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY',
+  'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;

@@ -9,6 +9,7 @@ import { ChainProviders } from '../activities/chain/smart-account';
 import { Bundlers } from '../activities/chain/bundlers';
 import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
+import { CredentialIssuer } from '../activities/credentials/issuer';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -30,6 +31,7 @@ async function main(): Promise<void> {
   const providers = new ChainProviders();
   const { worker, connection } = await createWorker(settings, {
     orm, encryption, ocr, networks, providers, bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
+    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');

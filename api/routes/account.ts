@@ -1,13 +1,19 @@
 import type { Orm } from '../../db/orm';
 import { KycBasicInfoEntity, UserEntity } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
+import { createHash } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { VerifiableCredentialEntity } from '../../db/entities';
+import type { CredentialIssuer } from '../../activities/credentials/issuer';
+import { signedCredentialRow } from '../../activities/credentials/records';
+import type { Passkeys } from '../passkeys';
 import { defineRoute, type AuthenticatedUser, type RouteSpec } from '../route-table';
 import { problems } from '../errors';
 import * as S from '../schemas/account';
 
-export interface AccountRouteDeps { orm: Orm; encryption: DataEncryption }
+export interface AccountRouteDeps { orm: Orm; encryption: DataEncryption; passkeys: Passkeys; issuer: CredentialIssuer; credentialValiditySeconds: number }
 
-export function accountRoutes({ orm, encryption }: AccountRouteDeps): RouteSpec[] {
+export function accountRoutes({ orm, encryption, passkeys, issuer, credentialValiditySeconds }: AccountRouteDeps): RouteSpec[] {
   const activeUser = async (user: AuthenticatedUser | undefined) => {
     const found = user && (await orm.em.fork().findOne(UserEntity, { id: user.userId }));
     if (!found || found.status !== 'active') throw problems.invalidCredential('invalid-token', 'The access token does not belong to an active user');
@@ -26,7 +32,7 @@ export function accountRoutes({ orm, encryption }: AccountRouteDeps): RouteSpec[
           body: {
             userId: found.id, name: encryption.openText(found.nameSealed, found.id), maskedPhone: found.maskedPhone,
             email: found.email ?? null, status: found.status, walletType: found.walletType,
-            registeredAt: found.registeredAt.toISOString(), twoFactorMethods: [],
+            registeredAt: found.registeredAt.toISOString(), twoFactorMethods: await passkeys.methodsOf(found.id),
           },
         };
       },
@@ -45,8 +51,33 @@ export function accountRoutes({ orm, encryption }: AccountRouteDeps): RouteSpec[
           kycSessionId: body.kyc_session_id ?? null, fullNameSealed: encryption.sealText(body.full_name, found.id),
           engSurname: body.eng_surname, engName: body.eng_name, nationality: body.nationality,
         };
-        await em.upsert(KycBasicInfoEntity, { userId: found.id, ...values, submittedAt: new Date() });
-        return { status: 200, body: { step: 'basic_info', completed: true } };
+        // A credential per distinct submission, stored with the details or not at all; the same details sent again
+        // keep the credential they already have.
+        const subject = { name: body.full_name, familyName: body.eng_surname, givenName: body.eng_name, nationality: body.nationality };
+        const digest = createHash('sha256').update(JSON.stringify(subject)).digest('hex');
+        const sourceKey = `basic-info:${found.id}:${digest}`;
+        const basicInfo = { userId: found.id, ...values, submittedAt: new Date() };
+        const known = await em.findOne(VerifiableCredentialEntity, { sourceKey });
+        let vcId: string;
+        if (!known) {
+          const credential = await signedCredentialRow(issuer, encryption, {
+            userId: found.id, type: 'BasicInfoCredential', sourceKey, subject, validitySeconds: credentialValiditySeconds,
+          });
+          try {
+            await orm.em.fork().transactional(async (tx) => {
+              await tx.upsert(KycBasicInfoEntity, basicInfo);
+              await tx.insert(VerifiableCredentialEntity, credential);
+            });
+            vcId = credential.vcId as string;
+          } catch (error) {
+            if (!(error instanceof UniqueConstraintViolationException)) throw error;
+            vcId = (await orm.em.fork().findOneOrFail(VerifiableCredentialEntity, { sourceKey })).vcId; // a concurrent twin won
+          }
+        } else {
+          await em.upsert(KycBasicInfoEntity, basicInfo);
+          vcId = known.vcId;
+        }
+        return { status: 200, body: { step: 'basic_info', completed: true, vcId } };
       },
     }),
   ];

@@ -12,6 +12,7 @@ import { didKeyWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
 import { problems } from '../errors';
 import { verifyOnChainSlot } from '../slot-verification';
+import { optional, splitSignedSlots, type Passkeys } from '../passkeys';
 import { startOnce } from '../start-once';
 import { assertExecutable, claimForSubmission } from '../signed-operation';
 import { SigningContainer } from '../schemas/wallet';
@@ -19,7 +20,7 @@ import * as S from '../schemas/did';
 
 export interface DidRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
-  didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number;
+  didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number; passkeys: Passkeys;
 }
 
 const ALGORITHM = 'eip712-erc4337-userop-v1';
@@ -70,7 +71,7 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
                 domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, did, accountAddress: account.address },
               },
               payload: userOpHash,
-            }],
+            }, ...optional(await deps.passkeys.slotFor(user!.userId, opId, userOpHash))],
           },
         };
       },
@@ -87,14 +88,14 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
         422: { description: 'Signature invalid, or slots that do not match what was prepared' },
       },
       handler: async ({ body, user }) => {
-        const [slot, ...extra] = body.signing.items;
-        if (extra.length) throw problems.unprocessable('slot-mismatch', 'This operation takes exactly one signed slot');
+        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
         const em = orm.em.fork();
-        const op = await em.findOne(DidKeyOperationEntity, { opId: slot!.id, userId: user!.userId });
-        if (!op) throw problems.notFound(`Signing slot ${slot!.id}`);
+        const op = await em.findOne(DidKeyOperationEntity, { opId: slot.id, userId: user!.userId });
+        if (!op) throw problems.notFound(`Signing slot ${slot.id}`);
         assertExecutable(op, 'DID key operation');
         const account = await em.findOneOrFail(SmartAccountEntity, { userId: user!.userId, networkId: op.networkId });
-        const signature = verifyOnChainSlot(slot!, { algorithm: ALGORITHM, keyUri: keyUriOf(account.ownerAddress), payload: op.userOpHash, signer: account.ownerAddress });
+        const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(account.ownerAddress), payload: op.userOpHash, signer: account.ownerAddress });
+        if (op.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, op.opId, op.userOpHash);
         const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
         await claimForSubmission(orm, DidKeyOperationEntity, { opId: op.opId }, operation, 'DID key operation');
         await startOnce(() => deps.temporal.workflow.start(didKeyWorkflow, {

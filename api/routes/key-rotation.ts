@@ -9,6 +9,7 @@ import { buildCallOperation, changeOwnerCallData, serializeOperation, type Chain
 import { merkleRootDigest, userOperationHash, userOperationMerkleTree } from '../../activities/chain/user-operation';
 import { keyUriOf } from '../../activities/chain/signing-slots';
 import { verifyOnChainSlot } from '../slot-verification';
+import { optional, splitSignedSlots, type Passkeys } from '../passkeys';
 import { keyRotationWorkflow } from '../../workflows/key-rotation';
 import { keyRotationWorkflowId, retryNetworkRotationUpdate } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
@@ -19,7 +20,7 @@ import { startOnce } from '../start-once';
 
 export interface KeyRotationRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
-  prepareTtlSeconds: number; retryWindowSeconds: number;
+  prepareTtlSeconds: number; retryWindowSeconds: number; passkeys: Passkeys;
 }
 
 const ALGORITHM = 'eip712-erc4337-merkleroot-v1';
@@ -91,7 +92,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
                 },
               },
               payload: merkleRootDigest(tree.root),
-            }],
+            }, ...optional(await deps.passkeys.slotFor(user!.userId, taskId, merkleRootDigest(tree.root)))],
           },
         };
       },
@@ -108,18 +109,18 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
         422: { description: 'Signature invalid, or a slot that does not match what was prepared' },
       },
       handler: async ({ body, user }) => {
-        const [slot, ...extra] = body.signing.items;
-        if (extra.length) throw problems.unprocessable('slot-mismatch', 'Key rotation takes exactly one signed slot');
+        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
         const em = orm.em.fork();
-        const task = await em.findOne(KeyRotationTaskEntity, { taskId: slot!.id, userId: user!.userId });
-        if (!task) throw problems.notFound(`Signing slot ${slot!.id}`);
+        const task = await em.findOne(KeyRotationTaskEntity, { taskId: slot.id, userId: user!.userId });
+        if (!task) throw problems.notFound(`Signing slot ${slot.id}`);
         if (task.status !== 'prepared' && !(task.status === 'processing' && task.rootSignature)) {
           throw problems.conflict('slot-already-used', 'This key rotation was already executed');
         }
         if (task.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
-        const signature = verifyOnChainSlot(slot!, {
+        const signature = verifyOnChainSlot(slot, {
           algorithm: ALGORITHM, keyUri: keyUriOf(task.oldOwnerAddress), payload: merkleRootDigest(task.root), signer: task.oldOwnerAddress,
         });
+        if (task.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, task.taskId, merkleRootDigest(task.root));
         // Exactly one execution moves the task on; the same signed slot again while processing only makes sure the
         // workflow runs (a retry after a lost answer or a crash between these two steps).
         const moved = await em.nativeUpdate(KeyRotationTaskEntity, { taskId: task.taskId, status: 'prepared' }, { status: 'processing', rootSignature: signature });

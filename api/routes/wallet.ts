@@ -8,6 +8,7 @@ import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOpera
 import { userOperationHash, singleSignature } from '../../activities/chain/user-operation';
 import { keyUriOf } from '../../activities/chain/signing-slots';
 import { verifyOnChainSlot } from '../slot-verification';
+import { optional, splitSignedSlots, type Passkeys } from '../passkeys';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../route-table';
@@ -16,7 +17,7 @@ import * as S from '../schemas/wallet';
 import { startOnce } from '../start-once';
 import { assertExecutable, claimForSubmission } from '../signed-operation';
 
-export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number }
+export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys }
 
 const ALGORITHM = 'eip712-erc4337-userop-v1';
 const TAGS = ['Wallet'];
@@ -73,7 +74,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
                 domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address },
               },
               payload: userOpHash,
-            }],
+            }, ...optional(await deps.passkeys.slotFor(user!.userId, jobId, userOpHash))],
           },
         };
       },
@@ -92,13 +93,14 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       },
       handler: async ({ params, body, user }) => {
         const network = networkOr404(params.networkId);
-        const [slot, ...extra] = body.signing.items;
-        if (extra.length) throw problems.unprocessable('slot-mismatch', 'Deployment takes exactly one signed slot');
+        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
         const em = orm.em.fork();
-        const job = await em.findOne(DeployJobEntity, { jobId: slot!.id, userId: user!.userId, networkId: network.networkId });
-        if (!job) throw problems.notFound(`Signing slot ${slot!.id}`);
+        const job = await em.findOne(DeployJobEntity, { jobId: slot.id, userId: user!.userId, networkId: network.networkId });
+        if (!job) throw problems.notFound(`Signing slot ${slot.id}`);
         assertExecutable(job, 'deployment');
-        const signature = verifyOnChainSlot(slot!, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
+        const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
+        // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
+        if (job.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, job.jobId, job.userOpHash);
         const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
         await claimForSubmission(orm, DeployJobEntity, { jobId: job.jobId }, operation, 'deployment');
         await startOnce(() => deps.temporal.workflow.start(deployWorkflow, {

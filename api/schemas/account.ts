@@ -19,4 +19,7 @@ export const BasicInfoBody = Type.Object({
   nationality: Type.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2 country code' }),
   kyc_session_id: Type.Optional(NonEmpty({ maxLength: 128 })),
 }, { additionalProperties: false });
-export const BasicInfoResponse = Type.Object({ step: Type.String(), completed: Type.Boolean() });
+export const BasicInfoResponse = Type.Object({
+  step: Type.String(), completed: Type.Boolean(),
+  vcId: Type.String({ description: 'The BasicInfoCredential attesting these details (GET /v1/did/vcs/{vcId})' }),
+});

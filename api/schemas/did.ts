@@ -16,3 +16,23 @@ export const DidOperationStatus = Type.Object({
   opId: Type.String(), did: Type.String(), keyType: Type.String(), status: Type.String({ description: 'prepared | submitted | completed | failed' }),
   txHash: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), updatedAt: DateTime,
 });
+
+/** interface.md 2.6: a W3C VC Data Model 2.0 credential; other top-level members are allowed. */
+export const VerifiableCredential = Type.Object({
+  '@context': Type.Array(Type.String()),
+  id: Type.String(),
+  type: Type.Array(Type.String()),
+  issuer: Type.Union([Type.String(), Type.Object({ id: Type.String(), name: Type.String() })]),
+  validFrom: DateTime,
+  validUntil: DateTime,
+  credentialSubject: Type.Record(Type.String(), Type.Unknown()),
+  proof: Type.Record(Type.String(), Type.Unknown()),
+}, { additionalProperties: true });
+export const CredentialParams = Type.Object({ vcId: Type.String({ pattern: '^vc_[0-9a-f-]{36}$' }) });
+export const CredentialList = Type.Object({
+  items: Type.Array(Type.Object({
+    vcId: Type.String(), type: Type.String({ description: 'KycCredential | BasicInfoCredential' }),
+    validFrom: DateTime, validUntil: DateTime, issuedAt: DateTime,
+  })),
+});
+export const JsonLdContext = Type.Object({ '@context': Type.Record(Type.String(), Type.Unknown()) });

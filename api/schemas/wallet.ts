@@ -9,7 +9,10 @@ export const SlotParameter = Type.Object({
   algorithm: Type.Optional(Type.String({ maxLength: 64 })),
   keyUri: Type.Optional(Type.String({ maxLength: 256 })),
   domain: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
-  authMethod: Type.Optional(Type.String({ maxLength: 32 })),
+  authMethod: Type.Optional(Type.String({ maxLength: 32, description: '2FA mode: passkey' })),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
+    description: 'passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation',
+  })),
 });
 export const SigningSlot = Type.Object({ id: Type.String(), parameter: SlotParameter, payload: Type.Optional(Type.String()) });
 export const SigningContainer = Type.Object({ description: Type.Optional(Type.String()), items: Type.Array(SigningSlot) });
@@ -24,7 +27,17 @@ export const SignedSlot = Type.Object({
   signature: Type.Object({
     authResponse: Type.Object({
       signature: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]*$', description: '65-byte secp256k1 signature for on-chain slots' })),
-    }, { additionalProperties: true }),
+      // Passkey slots: the WebAuthn AuthenticationResponseJSON of navigator.credentials.get().
+      id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1400, description: 'passkey slots: credential id' })),
+      rawId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1400 })),
+      type: Type.Optional(Type.Literal('public-key')),
+      response: Type.Optional(Type.Object({
+        clientDataJSON: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
+        authenticatorData: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
+        signature: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1024 }),
+        userHandle: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 1024 })),
+      }, { additionalProperties: true })),
+    }, { additionalProperties: true, description: 'on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON' }),
   }),
 });
 export const DeployExecuteBody = Type.Object({

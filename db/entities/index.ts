@@ -9,6 +9,8 @@ export * from './smart-account';
 export * from './deploy-job';
 export * from './key-rotation';
 export * from './did-key-operation';
+export * from './passkey';
+export * from './verifiable-credential';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -20,9 +22,11 @@ import { SmartAccountEntity } from './smart-account';
 import { DeployJobEntity } from './deploy-job';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
 import { DidKeyOperationEntity } from './did-key-operation';
+import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
+import { VerifiableCredentialEntity } from './verifiable-credential';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
-  DidKeyOperationEntity,
+  DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity,
 ];

@@ -7,6 +7,8 @@ import { Migration20261122070000KeyRotation as PgKeyRotation } from './postgresq
 import { Migration20261122070000KeyRotation as SqliteKeyRotation } from './sqlite/Migration20261122070000KeyRotation';
 import { Migration20261122080000DidKeys as PgDidKeys } from './postgresql/Migration20261122080000DidKeys';
 import { Migration20261122080000DidKeys as SqliteDidKeys } from './sqlite/Migration20261122080000DidKeys';
+import { Migration20261122090000Passkeys as PgPasskeys } from './postgresql/Migration20261122090000Passkeys';
+import { Migration20261122090000Passkeys as SqlitePasskeys } from './sqlite/Migration20261122090000Passkeys';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -17,12 +19,14 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122060000SmartAccounts', class: PgSmartAccounts },
     { name: 'Migration20261122070000KeyRotation', class: PgKeyRotation },
     { name: 'Migration20261122080000DidKeys', class: PgDidKeys },
+    { name: 'Migration20261122090000Passkeys', class: PgPasskeys },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
     { name: 'Migration20261122060000SmartAccounts', class: SqliteSmartAccounts },
     { name: 'Migration20261122070000KeyRotation', class: SqliteKeyRotation },
     { name: 'Migration20261122080000DidKeys', class: SqliteDidKeys },
+    { name: 'Migration20261122090000Passkeys', class: SqlitePasskeys },
   ],
 };
 

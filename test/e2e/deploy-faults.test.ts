@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type BaseWallet } from 'ethers';
 import { DeployJobEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
-import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
+import { startTestStack, TEST_BUNDLER_KEY, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 
 /** Deployment completes exactly once although the chain RPC fails or crawls and the worker dies mid-way. */
 describe('smart-account deployment under faults', () => {
@@ -75,5 +75,45 @@ describe('smart-account deployment under faults', () => {
     expect(job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.provider.getCode(address)).not.toBe('0x');
     expect(await executedOperations(chain, address)).toBe(1n);
+  });
+
+  it('completes once when a worker process is SIGKILLed after recording its transaction, and another process picks it up', async () => {
+    const user = await registerUser(stack);
+    const owner = Wallet.createRandom();
+    const chain = stack.chains[0]!;
+    const { slot, address, execute } = await deployOnce(user, owner, 'ETHEREUM');
+    await stack.stopWorker(); // the deployment runs only in the worker processes below
+    const env = {
+      LOG_LEVEL: 'warn', DATABASE_URL: stack.config.DATABASE_URL, TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
+      TEMPORAL_TASK_QUEUE: stack.taskQueue, DATA_ENCRYPTION_KEY: stack.config.DATA_ENCRYPTION_KEY,
+      IDENTITY_PROVIDER_URL: stack.sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: stack.config.IDENTITY_PROVIDER_CLIENT_SECRET,
+      OCR_PROVIDER_URL: stack.sandboxUrl, NETWORKS: stack.config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
+      VC_ISSUER_KEY: stack.config.VC_ISSUER_KEY,
+    };
+    const workers: ServiceProcess[] = [];
+    try {
+      chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between broadcast and receipt
+      workers.push(runServiceProcess('worker/main.ts', env));
+      expect((await execute()).status).toBe(202);
+      const recorded = async () => (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: slot.id })).txHash;
+      await waitFor(async () => Boolean(await recorded()), 60_000, 'transaction hash recorded by the worker process').catch((error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull(); // killed by the signal, no clean shutdown
+      expect((await jobStatus(user, slot.id)).status).toBe('submitted');
+
+      chain.proxy.delayMs = 0;
+      workers.push(runServiceProcess('worker/main.ts', env));
+      await waitFor(async () => (await jobStatus(user, slot.id)).status === 'completed', 120_000, 'deployment by the second worker process');
+      const job = await jobStatus(user, slot.id);
+      expect(job.txHash).toBe(await recorded());
+      expect(await chain.provider.getCode(address)).not.toBe('0x');
+      expect(await executedOperations(chain, address)).toBe(1n);
+      // The account is the counterfactual one announced at prepare.
+      const account = await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${slot.id}`, { headers: { authorization: `Bearer ${user.accessToken}` } });
+      expect(account.body.accountAddress).toBe(address);
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+    }
   });
 });

@@ -52,7 +52,7 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
       json: { full_name: person.name, eng_surname: 'HONG', eng_name: 'GILDONG', nationality: 'KR', kyc_session_id: 'kyc-1' },
     });
     expect(basicInfo.status).toBe(200);
-    expect(basicInfo.body).toEqual({ status: 'ok', data: { step: 'basic_info', completed: true } });
+    expect(basicInfo.body).toEqual({ status: 'ok', data: { step: 'basic_info', completed: true, vcId: expect.stringMatching(/^vc_/) } });
 
     const handle = stack.temporal.workflow.getHandle(registrationWorkflowId(regId));
     expect(await handle.result()).toEqual({ status: 'completed', userId: token.body.userId });

@@ -33,6 +33,7 @@ describe('api and worker processes', () => {
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`, JWT_PRIVATE_JWK: testJwk(), DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       PASS_CALLBACK_API_KEY: secrets.apiKey, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
       OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
+      VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
     };
   });
   afterAll(async () => {

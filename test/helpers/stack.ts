@@ -9,6 +9,7 @@ import { createDataConverter, createTemporalClient } from '../../platform/tempor
 import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities } from '../../activities';
+import { CredentialIssuer } from '../../activities/credentials/issuer';
 import { IdentityProviderClient } from '../../activities/identity';
 import { OcrProviderClient } from '../../activities/ocr';
 import { TokenService } from '../../api/tokens';
@@ -99,7 +100,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
-    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, ...overrides,
+    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'), ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
@@ -125,6 +126,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const ocr = new OcrProviderClient({ baseUrl: sandboxUrl, timeoutMs: 3000 });
   // One set of bundlers for every worker this stack starts, as one long-lived worker process would have.
   const bundlers = new Bundlers(networks, providers, TEST_BUNDLER_KEY);
+  const issuer = new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME);
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
@@ -133,7 +135,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers }),
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers, issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
         dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };
