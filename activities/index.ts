@@ -2,8 +2,9 @@ import { createRegistrationActivities, type RegistrationActivityDeps } from './r
 import { createDeployActivities, type DeployActivityDeps } from './deploy';
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
 import { createDidKeyActivities, type DidKeyActivityDeps } from './did-key';
+import { createChargeActivities, type ChargeActivityDeps } from './charge';
 
-export type ActivityDeps = RegistrationActivityDeps & DeployActivityDeps & KeyRotationActivityDeps & DidKeyActivityDeps;
+export type ActivityDeps = RegistrationActivityDeps & DeployActivityDeps & KeyRotationActivityDeps & DidKeyActivityDeps & ChargeActivityDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (deps: ActivityDeps) => ({
@@ -11,6 +12,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...createDeployActivities(deps),
   ...createKeyRotationActivities(deps),
   ...createDidKeyActivities(deps),
+  ...createChargeActivities(deps),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -28,7 +28,7 @@ export const maskPhone = (phone: string): string => {
 };
 
 /** Names compare equal when they match after Unicode normalisation and without spaces. */
-const sameName = (a: string, b: string): boolean => a.normalize('NFC').replace(/\s+/g, '') === b.normalize('NFC').replace(/\s+/g, '');
+export const sameName = (a: string, b: string): boolean => a.normalize('NFC').replace(/\s+/g, '') === b.normalize('NFC').replace(/\s+/g, '');
 
 /** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
 export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, credentialValiditySeconds }: RegistrationActivityDeps) => {

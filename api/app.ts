@@ -22,6 +22,8 @@ import { keyRotationRoutes } from './routes/key-rotation';
 import { didRoutes } from './routes/did';
 import { passkeyRoutes } from './routes/passkeys';
 import { credentialRoutes } from './routes/credentials';
+import { bankRoutes } from './routes/bank';
+import type { BankClient } from '../activities/bank';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
 import type { NetworkRegistry } from '../platform/networks';
@@ -37,6 +39,7 @@ export interface AppDeps {
   logger: Logger;
   networks: NetworkRegistry;
   providers: ChainProviders;
+  bank: BankClient;
 }
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore }
@@ -84,6 +87,11 @@ export function createApp(deps: AppDeps): App {
       passkeys,
     }),
     ...credentialRoutes({ orm, encryption }),
+    ...bankRoutes({
+      orm, temporal, encryption, bank: deps.bank, taskQueue: config.TEMPORAL_TASK_QUEUE, webhookSecret: config.BANK_WEBHOOK_SECRET,
+      verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+      chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
+    }),
   );
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

@@ -9,6 +9,7 @@ import { ChainProviders } from '../activities/chain/smart-account';
 import { NetworkRegistry } from '../platform/networks';
 import { TokenService } from './tokens';
 import { createApp } from './app';
+import { BankClient } from '../activities/bank';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -29,7 +30,8 @@ async function main(): Promise<void> {
   });
   const networks = NetworkRegistry.fromJson(config.NETWORKS);
   const providers = new ChainProviders();
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers });
+  const bank = new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS });
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank });
   const server = app.koa.listen(config.API_PORT, config.API_HOST, () => logger.info({ port: config.API_PORT }, 'api listening'));
   server.requestTimeout = 60_000;
   const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);

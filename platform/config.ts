@@ -47,6 +47,12 @@ export const ConfigSchema = Type.Object({
   VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
   VC_ISSUER_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 128 }),
   VC_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
+  BANK_API_URL: Url,
+  BANK_CLIENT_SECRET: Type.String({ minLength: 8, description: 'our client secret at the bank API' }),
+  BANK_WEBHOOK_SECRET: Type.String({ minLength: 16, description: 'HMAC key the bank signs its webhooks with (X-Bank-Signature)' }),
+  BANK_VERIFICATION_TTL_SECONDS: Seconds(600),
+  BANK_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+  CHARGE_MAX_AMOUNT_KRW: Type.Integer({ minimum: 1, default: 2_000_000, description: 'largest single charge, KRW' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -91,6 +97,8 @@ export const API_CONFIG_KEYS = [
   'IDEMPOTENCY_RETENTION_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
   'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
+  'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
+  'CHARGE_MAX_AMOUNT_KRW',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -98,5 +106,6 @@ export const WORKER_CONFIG_KEYS = [
   'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
+  'BANK_API_URL', 'BANK_CLIENT_SECRET',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;

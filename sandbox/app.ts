@@ -4,14 +4,22 @@ import { bodyParser } from '@koa/bodyparser';
 import { FaultInjector, type FaultSettings } from './faults';
 import { identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
 import { ocrProviderRouter } from './ocr-provider';
+import { bankRouter } from './bank';
 
-export type SandboxOptions = IdentityProviderOptions;
+export interface SandboxOptions extends IdentityProviderOptions {
+  bankClientSecret: string;
+  bankWebhookSecret: string;
+  /** Where the bank reports settled withdrawals (the API's /api/v1/bank/webhooks/withdrawals). */
+  bankWebhookUrl?: string;
+}
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
-export function createSandboxApp(options: SandboxOptions): { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void } {
+export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
+
+export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const faults = new FaultInjector();
   const admin = new Router();
   admin.put('/_faults/:target', (ctx) => {
@@ -22,16 +30,25 @@ export function createSandboxApp(options: SandboxOptions): { koa: Koa; faults: F
 
   const identity = identityProviderRouter(options);
   const ocr = ocrProviderRouter();
+  const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
+  const bank = bankRouter(bankOptions);
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
   koa.use(async (ctx, next) => {
     if (ctx.path.startsWith('/pass/')) return faults.middleware('identity')(ctx, next);
     if (ctx.path.startsWith('/ocr/')) return faults.middleware('ocr')(ctx, next);
+    // Sandbox administration (/bank/v1/_…) stays reachable while the bank's API is failing.
+    if (ctx.path.startsWith('/bank/') && !ctx.path.startsWith('/bank/v1/_')) return faults.middleware('bank')(ctx, next);
     return next();
   });
   koa.use(identity.routes());
   koa.use(ocr.routes());
+  koa.use(bank.routes());
   // The identity router reads options.callbackUrl at every delivery, so it can be set after the API starts.
-  return { koa, faults, setCallbackUrl: (url) => { options.callbackUrl = url; } };
+  return {
+    koa, faults,
+    setCallbackUrl: (url) => { options.callbackUrl = url; },
+    setBankWebhookUrl: (url) => { bankOptions.webhookUrl = url; },
+  };
 }

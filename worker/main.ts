@@ -10,6 +10,7 @@ import { Bundlers } from '../activities/chain/bundlers';
 import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
 import { CredentialIssuer } from '../activities/credentials/issuer';
+import { BankClient } from '../activities/bank';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -32,6 +33,7 @@ async function main(): Promise<void> {
   const { worker, connection } = await createWorker(settings, {
     orm, encryption, ocr, networks, providers, bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
+    bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');

@@ -2,3 +2,4 @@ export { registrationWorkflow } from './registration';
 export { deployWorkflow } from './deploy';
 export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation';
 export { didKeyWorkflow } from './did-key';
+export { chargeWorkflow } from './charge';

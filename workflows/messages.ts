@@ -103,3 +103,12 @@ export const registrationWorkflowId = (regId: string): string => `registration-$
  * after the heartbeat timeout and the submission retried elsewhere (finding the transaction it recorded).
  */
 export const CHAIN_SUBMISSION_TIMEOUTS = { startToCloseTimeout: '3 minutes', heartbeatTimeout: '10 seconds' } as const;
+
+// ---- charges
+export interface ChargeInput { chargeId: string; userId: string }
+export interface ChargeOutcome { status: 'completed' | 'failed'; reason?: string }
+/** The bank's answer about a withdrawal: by webhook (signal) or by polling. */
+export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejected'; reason: string | null }
+export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
+export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
+export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;

@@ -11,6 +11,9 @@ export * from './key-rotation';
 export * from './did-key-operation';
 export * from './passkey';
 export * from './verifiable-credential';
+export * from './bank';
+export * from './charge';
+export * from './ledger';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -24,9 +27,13 @@ import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation'
 import { DidKeyOperationEntity } from './did-key-operation';
 import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
 import { VerifiableCredentialEntity } from './verifiable-credential';
+import { BankAccountEntity, BankVerificationEntity } from './bank';
+import { ChargeEntity } from './charge';
+import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
-  DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity,
+  DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
+  BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity,
 ];

@@ -9,6 +9,8 @@ import { Migration20261122080000DidKeys as PgDidKeys } from './postgresql/Migrat
 import { Migration20261122080000DidKeys as SqliteDidKeys } from './sqlite/Migration20261122080000DidKeys';
 import { Migration20261122090000Passkeys as PgPasskeys } from './postgresql/Migration20261122090000Passkeys';
 import { Migration20261122090000Passkeys as SqlitePasskeys } from './sqlite/Migration20261122090000Passkeys';
+import { Migration20261122100000Money as PgMoney } from './postgresql/Migration20261122100000Money';
+import { Migration20261122100000Money as SqliteMoney } from './sqlite/Migration20261122100000Money';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -20,6 +22,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122070000KeyRotation', class: PgKeyRotation },
     { name: 'Migration20261122080000DidKeys', class: PgDidKeys },
     { name: 'Migration20261122090000Passkeys', class: PgPasskeys },
+    { name: 'Migration20261122100000Money', class: PgMoney },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -27,6 +30,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122070000KeyRotation', class: SqliteKeyRotation },
     { name: 'Migration20261122080000DidKeys', class: SqliteDidKeys },
     { name: 'Migration20261122090000Passkeys', class: SqlitePasskeys },
+    { name: 'Migration20261122100000Money', class: SqliteMoney },
   ],
 };
 

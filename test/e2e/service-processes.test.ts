@@ -14,8 +14,14 @@ import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../help
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
 describe('api and worker processes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-proc-'));
-  const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };
-  const sandbox = createSandboxApp({ callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret });
+  const secrets = {
+    apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
+    bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
+  };
+  const sandbox = createSandboxApp({
+    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
+    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
+  });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   const running: ServiceProcess[] = [];
   let env: Record<string, string>;
@@ -33,7 +39,8 @@ describe('api and worker processes', () => {
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`, JWT_PRIVATE_JWK: testJwk(), DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       PASS_CALLBACK_API_KEY: secrets.apiKey, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
       OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
-      VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
+      VC_ISSUER_KEY: randomBytes(32).toString('base64url'), BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret,
+      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     };
   });
   afterAll(async () => {

@@ -10,6 +10,7 @@ import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities } from '../../activities';
 import { CredentialIssuer } from '../../activities/credentials/issuer';
+import { BankClient } from '../../activities/bank';
 import { IdentityProviderClient } from '../../activities/identity';
 import { OcrProviderClient } from '../../activities/ocr';
 import { TokenService } from '../../api/tokens';
@@ -89,8 +90,14 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
   }])));
   const taskQueue = `test-${randomUUID()}`;
-  const secrets = { apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url') };
-  const sandbox = createSandboxApp({ callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret });
+  const secrets = {
+    apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
+    bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
+  };
+  const sandbox = createSandboxApp({
+    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
+    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
+  });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
@@ -100,7 +107,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
-    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'), ...overrides,
+    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
+    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
@@ -117,11 +125,13 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   });
   const networks = NetworkRegistry.fromJson(config.NETWORKS);
   const providers = new ChainProviders();
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers });
+  const bank = new BankClient({ baseUrl: sandboxUrl, clientSecret: secrets.bankClientSecret, timeoutMs: 3000 });
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank });
   const apiServer = app.koa.listen(0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
+  sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
   const ocr = new OcrProviderClient({ baseUrl: sandboxUrl, timeoutMs: 3000 });
   // One set of bundlers for every worker this stack starts, as one long-lived worker process would have.
@@ -135,7 +145,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers, issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers, issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS, bank }),
         dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };

@@ -1,0 +1,59 @@
+import { raw, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity, type LedgerAccount } from '../db/entities';
+
+export interface LedgerLeg {
+  accountId: string;
+  kind: LedgerAccount['kind'];
+  userId?: string | null;
+  currency: string;
+  /** Signed minor units: what the account gains (+) or gives (-). */
+  amount: number;
+}
+
+export interface JournalInput { journalId: string; kind: string; userId: string | null; reference: string; legs: LedgerLeg[] }
+
+export class InsufficientBalance extends Error {
+  constructor(readonly accountId: string) { super(`ledger account ${accountId} would go negative`); this.name = 'InsufficientBalance'; }
+}
+
+export const userBalanceAccount = (userId: string, currency: string): LedgerLeg['accountId'] => `user:${userId}:${currency}`;
+export const bankClearingAccount = (bankCode: string, currency: string): LedgerLeg['accountId'] => `clearing:bank:${bankCode}:${currency}`;
+
+/**
+ * Posts a journal exactly once: in one transaction it inserts the journal (its id is the business event's, so a
+ * second posting is refused by the primary key and answered false), the entries, and the balance changes. Legs must
+ * balance per currency; a user balance may never go negative (checked by the UPDATE itself, so concurrent postings
+ * cannot overdraw).
+ */
+export async function postJournal(em: EntityManager, input: JournalInput): Promise<boolean> {
+  const totals = new Map<string, number>();
+  for (const leg of input.legs) {
+    if (!Number.isSafeInteger(leg.amount) || leg.amount === 0) throw new Error(`ledger leg ${leg.accountId} has an invalid amount`);
+    totals.set(leg.currency, (totals.get(leg.currency) ?? 0) + leg.amount);
+  }
+  if ([...totals.values()].some((total) => total !== 0)) throw new Error(`journal ${input.journalId} does not balance`);
+  try {
+    await em.transactional(async (tx) => {
+      await tx.insert(LedgerJournalEntity, { journalId: input.journalId, kind: input.kind, userId: input.userId, reference: input.reference, postedAt: new Date() });
+      for (const leg of input.legs) {
+        await tx.upsert(LedgerAccountEntity, {
+          accountId: leg.accountId, kind: leg.kind, userId: leg.userId ?? null, currency: leg.currency, balance: 0, updatedAt: new Date(),
+        }, { onConflictAction: 'ignore' });
+        await tx.insert(LedgerEntryEntity, { journalId: input.journalId, accountId: leg.accountId, amount: leg.amount, currency: leg.currency, postedAt: new Date() });
+        const guard = leg.kind === 'user_balance' && leg.amount < 0 ? { balance: { $gte: -leg.amount } } : {};
+        const changed = await tx.nativeUpdate(LedgerAccountEntity, { accountId: leg.accountId, ...guard }, {
+          balance: raw('balance + ?', [leg.amount]), updatedAt: new Date(),
+        });
+        if (changed !== 1) throw new InsufficientBalance(leg.accountId);
+      }
+    });
+    return true;
+  } catch (error) {
+    if (error instanceof UniqueConstraintViolationException && (await em.fork().count(LedgerJournalEntity, { journalId: input.journalId })) === 1) return false;
+    throw error;
+  }
+}
+
+export async function balanceOf(em: EntityManager, accountId: string): Promise<number> {
+  return (await em.fork().findOne(LedgerAccountEntity, { accountId }))?.balance ?? 0;
+}

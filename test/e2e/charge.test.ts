@@ -1,0 +1,235 @@
+import { randomUUID } from 'node:crypto';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { waitFor } from '../helpers/processes';
+import { bearer } from '../helpers/wallet';
+import { UserEntity } from '../../db/entities';
+
+interface BankTransaction { amount: number; remark: string; reference: string }
+
+describe.each(testDatabases())('bank verification and charging on %s', (database) => {
+  let stack: TestStack;
+  beforeAll(async () => { stack = await startTestStack(database); });
+  afterAll(async () => { await stack?.stop(); });
+  afterEach(async () => {
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 300, webhooks: true } });
+    await stack.startWorker();
+  });
+
+  let accountSeq = 0;
+  /** Opens an account at the sandbox bank (as the user would have at their bank). */
+  const openAccount = async (holder: string, balance: number, bankCode = '004') => {
+    const accountNo = `${Date.now()}${accountSeq++}`.slice(-13).padStart(13, '1');
+    const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, { json: { bankCode, accountNo, holder, balance } });
+    expect(opened.status).toBe(201);
+    return { bankCode, accountNo };
+  };
+  const bankAccount = async (bankCode: string, accountNo: string) =>
+    (await call(`${stack.sandboxUrl}/bank/v1/_accounts/${bankCode}/${accountNo}`)).body as { balance: number; transactions: BankTransaction[] };
+  /** What the API answers inside its {status, data} envelope. */
+  const api = async (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) => {
+    const headers: Record<string, string> = { ...bearer(user) };
+    if (init.key) headers['idempotency-key'] = init.key;
+    const answer = await call(`${stack.apiUrl}${path}`, { method: init.method, headers, json: init.json });
+    return { status: answer.status, body: answer.body?.data ?? answer.body?.error ?? answer.body, headers: answer.headers };
+  };
+  /** Sends 1 KRW, reads the code from the deposit text as the user would in their bank app, and confirms it. */
+  const connect = async (user: RegisteredUser, account: { bankCode: string; accountNo: string }) => {
+    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo } });
+    expect(sent.status).toBe(200);
+    const deposit = (await bankAccount(account.bankCode, account.accountNo)).transactions.at(-1)!;
+    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: deposit.remark.slice(2) } });
+    expect(confirmed.status).toBe(200);
+    return confirmed.body.bank_account;
+  };
+  const charge = (user: RegisteredUser, amount: string, key: string | undefined = randomUUID(), source = 'KB국민은행', currency = 'KRW') =>
+    api('/api/v1/charge/execute', user, { json: { source, amount, currency }, key });
+  const settled = async (user: RegisteredUser, chargeId: string) => {
+    let view: { status: string; failure_reason: string | null; amount: string } | undefined;
+    await waitFor(async () => { view = (await api(`/api/v1/charge/${chargeId}`, user)).body; return view!.status !== 'processing'; }, 90_000, `charge ${chargeId}`);
+    return view!;
+  };
+  const balance = async (user: RegisteredUser) => (await api('/api/v1/balance', user)).body.balances.find((b: { currency: string }) => b.currency === 'KRW');
+  const withdrawalsOf = (transactions: BankTransaction[]) => transactions.filter((t) => t.remark === '월렛 충전');
+
+  it('verifies an account with a 1 KRW deposit and connects it', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 50_000);
+    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo.replace(/^(\d{3})/, '$1-') } });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ sent: true, remark: '월렛****', verification_id: expect.stringMatching(/^bv_/) });
+    const log = (await bankAccount('004', account.accountNo));
+    expect(log.balance).toBe(50_001);
+    const deposit = log.transactions.at(-1)!;
+    expect(deposit).toMatchObject({ amount: 1, remark: expect.stringMatching(/^월렛\d{4}$/) });
+    const code = deposit.remark.slice(2);
+
+    const wrong = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: code === '0000' ? '0001' : '0000' } });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.detail).toContain('4 attempts left');
+    const stranger = await registerUser(stack);
+    expect((await api('/api/v1/bank/send-won/confirm', stranger, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(404);
+
+    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } });
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.body.bank_account).toMatchObject({ bank_code: '004', bank_name: 'KB국민은행', currency: 'KRW', account_no: expect.stringMatching(/^\d{3}\*+\d{3}$/) });
+    expect(JSON.stringify(confirmed.body)).not.toContain(account.accountNo);
+    expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(1);
+    expect((await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(409);
+    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } })).status).toBe(409);
+  });
+
+  it('refuses unknown accounts, accounts in another name, and locks after five wrong codes', async () => {
+    const user = await registerUser(stack);
+    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: '99999999999' } })).body.type).toBe('/problems/bank-account-not-found');
+    const foreign = await openAccount('김다른', 1000);
+    const mismatch = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: foreign.accountNo } });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.type).toBe('/problems/account-holder-mismatch');
+    expect((await bankAccount('004', foreign.accountNo)).transactions).toHaveLength(0); // nothing sent to a stranger's account
+    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '4', account_no: 'abc' } })).status).toBe(400);
+
+    const own = await openAccount(user.person.name, 1000);
+    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: own.accountNo } });
+    const code = (await bankAccount('004', own.accountNo)).transactions.at(-1)!.remark.slice(2);
+    const wrongCode = code === '1111' ? '2222' : '1111';
+    const answers = await Promise.all(Array.from({ length: 8 }, () => api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: wrongCode } })));
+    expect(answers.filter((a) => a.status === 422)).toHaveLength(5); // parallel guesses never exceed the limit
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(3);
+    const locked = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } });
+    expect(locked.status).toBe(409); // even the right code, once locked
+    expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(0);
+  });
+
+  it('charges from a connected account: the bank debits once, the ledger credits once', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 100_000);
+    await connect(user, account);
+    const key = randomUUID();
+    const started = await charge(user, '30000', key);
+    expect(started.status).toBe(202);
+    expect(started.body).toEqual({ charge_id: expect.stringMatching(/^chg_/), status: 'processing' });
+    expect(started.headers.get('location')).toBe(`/api/v1/charge/${started.body.charge_id}`);
+    const replay = await charge(user, '30000', key);
+    expect(replay.body.charge_id).toBe(started.body.charge_id);
+
+    const view = await settled(user, started.body.charge_id);
+    expect(view).toMatchObject({ status: 'completed', amount: '30,000 KRW', source: 'KB국민은행', failure_reason: null });
+    expect(await balance(user)).toEqual({ currency: 'KRW', amount: '30000', display: '30,000 KRW' });
+    const log = await bankAccount(account.bankCode, account.accountNo);
+    expect(withdrawalsOf(log.transactions)).toEqual([expect.objectContaining({ amount: -30_000, reference: started.body.charge_id })]);
+    expect(log.balance).toBe(100_001 - 30_000);
+    expect((await api(`/api/v1/charge/${started.body.charge_id}`, await registerUser(stack))).status).toBe(404);
+  });
+
+  it('refuses charges from unconnected sources, in other currencies, over the limit, or with bad amounts', async () => {
+    const user = await registerUser(stack);
+    await connect(user, await openAccount(user.person.name, 10_000));
+    const refused = async (amount: string, source?: string, currency?: string) => {
+      const answer = await charge(user, amount, randomUUID(), source, currency);
+      expect(answer.status).toBe(422);
+      return answer.body.type as string;
+    };
+    expect(await refused('1000', '신한은행')).toBe('/problems/source-not-connected');
+    expect(await refused('1000', 'KB국민은행', 'USD')).toBe('/problems/unsupported-currency');
+    expect(await refused('1000.5')).toBe('/problems/invalid-amount');
+    expect(await refused('-1000')).toBe('/problems/invalid-amount');
+    expect(await refused('0')).toBe('/problems/invalid-amount');
+    expect(await refused('2000001')).toBe('/problems/limit-exceeded');
+    expect((await api('/api/v1/charge/execute', user, { json: { source: 'KB국민은행', amount: 1000, currency: 'KRW' } })).status).toBe(400);
+    expect((await api(`/api/v1/charge/chg_${randomUUID()}`, user)).status).toBe(404);
+    expect(await balance(user)).toMatchObject({ amount: '0' });
+  });
+
+  it('fails a charge the bank rejects for insufficient funds, crediting nothing', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 5_000);
+    await connect(user, account);
+    const started = await charge(user, '10000');
+    expect(await settled(user, started.body.charge_id)).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds' });
+    expect(await balance(user)).toMatchObject({ amount: '0' });
+    expect((await bankAccount(account.bankCode, account.accountNo)).balance).toBe(5_001);
+  });
+
+  it('moves the money exactly once when the bank fails, hangs, loses its webhook, or the worker stops mid-charge', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 1_000_000);
+    await connect(user, account);
+
+    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { failTimes: 3, status: 503 } });
+    const failing = await charge(user, '1000');
+    expect((await settled(user, failing.body.charge_id)).status).toBe('completed');
+
+    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { delayMs: 4000 } }); // longer than the client's 3 s deadline
+    const hanging = await charge(user, '2000');
+    await new Promise((r) => setTimeout(r, 5000));
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    expect((await settled(user, hanging.body.charge_id)).status).toBe('completed');
+
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: false } }); // only polling can tell
+    const unannounced = await charge(user, '4000');
+    expect((await settled(user, unannounced.body.charge_id)).status).toBe('completed');
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: true } });
+
+    // The worker stops while the bank takes its time; a new worker finishes (the webhook or polling).
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 3000 } });
+    const interrupted = await charge(user, '3000');
+    await new Promise((r) => setTimeout(r, 1000));
+    await stack.stopWorker();
+    await new Promise((r) => setTimeout(r, 3000));
+    await stack.startWorker();
+    expect((await settled(user, interrupted.body.charge_id)).status).toBe('completed');
+
+    const log = await bankAccount(account.bankCode, account.accountNo);
+    const charged = withdrawalsOf(log.transactions);
+    expect(charged.map((t) => t.reference).sort()).toEqual([failing, hanging, unannounced, interrupted].map((c) => c.body.charge_id).sort());
+    expect(charged.map((t) => -t.amount).sort()).toEqual([1000, 2000, 3000, 4000]);
+    expect(await balance(user)).toMatchObject({ amount: '10000' });
+  });
+
+  it('gives the money back when the credit cannot be made (compensation)', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 50_000);
+    await connect(user, account);
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 1500 } });
+    const started = await charge(user, '20000');
+    // The account is suspended while the bank settles: the balance cannot be credited.
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
+    let view: { status: string; failure_reason: string | null } | undefined;
+    await waitFor(async () => {
+      const [row] = await stack.orm.em.fork().getConnection().execute('select status, failure_reason from charges where charge_id = ?', [started.body.charge_id]);
+      view = row as typeof view;
+      return view!.status !== 'processing';
+    }, 60_000, 'compensated charge');
+    expect(view).toEqual({ status: 'failed', failure_reason: 'credit_failed_refunded' });
+    const log = await bankAccount(account.bankCode, account.accountNo);
+    expect(log.transactions.filter((t) => t.reference.endsWith(started.body.charge_id)).map((t) => [t.amount, t.remark]))
+      .toEqual([[-20_000, '월렛 충전'], [20_000, '월렛 충전 환불']]);
+    expect(log.balance).toBe(50_001);
+    const [ledger] = await stack.orm.em.fork().getConnection().execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${started.body.charge_id}`]);
+    expect(Number((ledger as { n: number }).n)).toBe(0);
+  });
+
+  it('runs many charges at once on one user without losing or doubling a won', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 1_000_000);
+    await connect(user, account);
+    const amounts = Array.from({ length: 12 }, (_, i) => 1000 * (i + 1));
+    const key = randomUUID();
+    const [started, duplicates] = await Promise.all([
+      Promise.all(amounts.map((a) => charge(user, String(a)))),
+      Promise.all(Array.from({ length: 5 }, () => charge(user, '500', key))),
+    ]);
+    expect(started.every((s) => s.status === 202)).toBe(true);
+    expect(new Set(duplicates.filter((d) => d.status === 202).map((d) => d.body.charge_id)).size).toBe(1);
+    const ids = [...started.map((s) => s.body.charge_id), duplicates.find((d) => d.status === 202)!.body.charge_id];
+    for (const id of ids) expect((await settled(user, id)).status).toBe('completed');
+    const total = amounts.reduce((a, b) => a + b, 0) + 500;
+    expect(await balance(user)).toMatchObject({ amount: String(total) });
+    const log = await bankAccount(account.bankCode, account.accountNo);
+    expect(withdrawalsOf(log.transactions)).toHaveLength(ids.length);
+    expect(log.balance).toBe(1_000_001 - total);
+  });
+});
