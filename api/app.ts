@@ -23,6 +23,7 @@ import { didRoutes } from './routes/did';
 import { passkeyRoutes } from './routes/passkeys';
 import { credentialRoutes } from './routes/credentials';
 import { bankRoutes } from './routes/bank';
+import { transactionRoutes } from './routes/transactions';
 import type { BankClient } from '../activities/bank';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): App {
       verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
       chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
     }),
+    ...transactionRoutes({ orm }),
   );
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

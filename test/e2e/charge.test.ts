@@ -3,10 +3,8 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
-import { bearer } from '../helpers/wallet';
+import { bankAccountLog, callApi, connectBankAccount, openBankAccount, type BankTransaction, type SandboxAccount } from '../helpers/bank';
 import { UserEntity } from '../../db/entities';
-
-interface BankTransaction { amount: number; remark: string; reference: string }
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
@@ -18,32 +16,10 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     await stack.startWorker();
   });
 
-  let accountSeq = 0;
-  /** Opens an account at the sandbox bank (as the user would have at their bank). */
-  const openAccount = async (holder: string, balance: number, bankCode = '004') => {
-    const accountNo = `${Date.now()}${accountSeq++}`.slice(-13).padStart(13, '1');
-    const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, { json: { bankCode, accountNo, holder, balance } });
-    expect(opened.status).toBe(201);
-    return { bankCode, accountNo };
-  };
-  const bankAccount = async (bankCode: string, accountNo: string) =>
-    (await call(`${stack.sandboxUrl}/bank/v1/_accounts/${bankCode}/${accountNo}`)).body as { balance: number; transactions: BankTransaction[] };
-  /** What the API answers inside its {status, data} envelope. */
-  const api = async (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) => {
-    const headers: Record<string, string> = { ...bearer(user) };
-    if (init.key) headers['idempotency-key'] = init.key;
-    const answer = await call(`${stack.apiUrl}${path}`, { method: init.method, headers, json: init.json });
-    return { status: answer.status, body: answer.body?.data ?? answer.body?.error ?? answer.body, headers: answer.headers };
-  };
-  /** Sends 1 KRW, reads the code from the deposit text as the user would in their bank app, and confirms it. */
-  const connect = async (user: RegisteredUser, account: { bankCode: string; accountNo: string }) => {
-    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo } });
-    expect(sent.status).toBe(200);
-    const deposit = (await bankAccount(account.bankCode, account.accountNo)).transactions.at(-1)!;
-    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: deposit.remark.slice(2) } });
-    expect(confirmed.status).toBe(200);
-    return confirmed.body.bank_account;
-  };
+  const openAccount = (holder: string, balance: number) => openBankAccount(stack, holder, balance);
+  const bankAccount = (bankCode: string, accountNo: string) => bankAccountLog(stack, { bankCode, accountNo });
+  const api = (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) => callApi(stack, path, user, init);
+  const connect = (user: RegisteredUser, account: SandboxAccount) => connectBankAccount(stack, user, account);
   const charge = (user: RegisteredUser, amount: string, key: string | undefined = randomUUID(), source = 'KB국민은행', currency = 'KRW') =>
     api('/api/v1/charge/execute', user, { json: { source, amount, currency }, key });
   const settled = async (user: RegisteredUser, chargeId: string) => {
@@ -122,6 +98,22 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(withdrawalsOf(log.transactions)).toEqual([expect.objectContaining({ amount: -30_000, reference: started.body.charge_id })]);
     expect(log.balance).toBe(100_001 - 30_000);
     expect((await api(`/api/v1/charge/${started.body.charge_id}`, await registerUser(stack))).status).toBe(404);
+
+    // The history shows the charge, in this month (Korean time) and not in another.
+    const second = await charge(user, '1500');
+    await settled(user, second.body.charge_id);
+    const month = new Date(Date.now() + 9 * 3600 * 1000).toISOString().slice(0, 7);
+    const history = await api(`/api/v1/transactions?month=${month}&limit=1`, user);
+    expect(history.status).toBe(200);
+    expect(history.body.transactions).toEqual([{
+      id: expect.any(String), type: 'charge', amount: '+1,500 KRW', date: new Date(Date.now() + 9 * 3600 * 1000).toISOString().slice(0, 10), reference: second.body.charge_id,
+    }]);
+    const next = await api(`/api/v1/transactions?month=${month}&limit=1&cursor=${history.body.next_cursor}`, user);
+    expect(next.body.transactions.map((t: { amount: string }) => t.amount)).toEqual(['+30,000 KRW']);
+    expect(next.body.next_cursor).toBeNull();
+    expect((await api('/api/v1/transactions?month=2020-01', user)).body.transactions).toEqual([]);
+    expect((await api('/api/v1/transactions?month=2020-13', user)).status).toBe(400);
+    expect((await api('/api/v1/transactions', await registerUser(stack))).body).toEqual({ transactions: [], next_cursor: null });
   });
 
   it('refuses charges from unconnected sources, in other currencies, over the limit, or with bad amounts', async () => {

@@ -8,9 +8,10 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
-import { DeployJobEntity } from '../../db/entities';
+import { DeployJobEntity, UserEntity } from '../../db/entities';
+import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import {
-  deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  chargeWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -31,7 +32,7 @@ describe('workflow histories', () => {
   it('has recorded histories to replay', () => {
     expect(files).toEqual(expect.arrayContaining([
       'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
-      'key-rotation-network-completed.json', 'did-key-completed.json',
+      'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json',
     ]));
   });
 
@@ -102,6 +103,28 @@ if (process.env.RECORD_HISTORIES) {
       await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user2), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(didSlot, owner2)] } } });
       await stack.temporal.workflow.getHandle(didKeyWorkflowId(didSlot.id)).result();
       await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
+      await stack.stop();
+    });
+
+    it('records charges: completed by webhook, completed by polling (webhook lost), refunded after a failed credit', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const save = async (chargeId: string, name: string) => {
+        await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+        const json = execFileSync(resolveTemporalCli({ build: false }), [
+          'workflow', 'show', '--workflow-id', chargeWorkflowId(chargeId), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+        ], { encoding: 'utf8' });
+        writeFileSync(join(DIR, `${name}.json`), json);
+      };
+      const user = await registerUser(stack);
+      await connectBankAccount(stack, user, await openBankAccount(stack, user.person.name, 100_000));
+      const charge = async (amount: string) => (await callApi(stack, '/api/v1/charge/execute', user, { json: { source: 'KB국민은행', amount, currency: 'KRW' } })).body.charge_id as string;
+      await save(await charge('1000'), 'charge-completed');
+      await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: false } });
+      await save(await charge('2000'), 'charge-polled');
+      await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: true, settleDelayMs: 1500 } });
+      const refunded = await charge('3000');
+      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
+      await save(refunded, 'charge-refunded');
       await stack.stop();
     });
   });
