@@ -24,6 +24,8 @@ import { passkeyRoutes } from './routes/passkeys';
 import { credentialRoutes } from './routes/credentials';
 import { bankRoutes } from './routes/bank';
 import { transactionRoutes } from './routes/transactions';
+import { exchangeRoutes } from './routes/exchange';
+import { QuoteEngine } from '../activities/exchange/quote';
 import type { BankClient } from '../activities/bank';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
@@ -94,6 +96,13 @@ export function createApp(deps: AppDeps): App {
       chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
     }),
     ...transactionRoutes({ orm }),
+    ...exchangeRoutes({
+      orm, networks: deps.networks, providers: deps.providers,
+      engine: QuoteEngine.fromJson(config.EXCHANGE_POOLS, {
+        slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
+        dailyLimits: JSON.parse(config.EXCHANGE_DAILY_LIMITS) as Record<string, string>,
+      }),
+    }),
   );
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

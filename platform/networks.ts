@@ -13,6 +13,8 @@ export const EvmNetworkSchema = Type.Object({
   entryPoint: Address,
   accountFactory: Address,
   didRegistry: Address,
+  nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
+  tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }))),
 });
 export const NetworksSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), EvmNetworkSchema);
 export type EvmNetwork = Static<typeof EvmNetworkSchema> & { networkId: string };

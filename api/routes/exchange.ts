@@ -1,0 +1,70 @@
+import { Contract } from 'ethers';
+import { Type } from '@sinclair/typebox';
+import type { Orm } from '../../db/orm';
+import { SmartAccountEntity } from '../../db/entities';
+import type { NetworkRegistry } from '../../platform/networks';
+import type { ChainProviders } from '../../activities/chain/smart-account';
+import { QuoteError, type QuoteEngine } from '../../activities/exchange/quote';
+import { defineRoute, type RouteSpec } from '../route-table';
+import { HttpError, problems } from '../errors';
+
+export interface ExchangeRouteDeps { orm: Orm; engine: QuoteEngine; networks: NetworkRegistry; providers: ChainProviders }
+
+const Symbol = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' });
+const QuoteBody = Type.Object({
+  source: { ...Symbol, description: 'token sold, e.g. ETH' },
+  target: { ...Symbol, description: 'token bought, e.g. USDT' },
+  networkId: Type.String({ pattern: '^[A-Z][A-Z0-9_]{1,31}$' }),
+  direction: Type.Union([Type.Literal('exactInput'), Type.Literal('exactOutput')]),
+  amount: Type.String({ minLength: 1, maxLength: 64, description: 'decimal in whole tokens of source (exactInput) or target (exactOutput)' }),
+}, { additionalProperties: false });
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Quote = Type.Object({
+  source: Type.String(), target: Type.String(), direction: Type.String(),
+  sourceAmount: Type.String(), targetAmount: Type.String(), sourceDisplayAmount: Type.String(), targetDisplayAmount: Type.String(),
+  exchangeRate: Type.String({ description: 'target tokens per source token' }),
+  priceImpact: Type.String({ description: 'e.g. "0.09%", pool fees excluded' }), priceImpactWarning: Type.Boolean(),
+  route: Type.Array(Type.String()), feeTier: Type.Union([Type.Integer(), Type.Null()]),
+  slippage: Type.String(), minimumReceived: Type.String(), minimumReceivedDisplay: Type.String(), networkId: Type.String(),
+  executable: Type.Boolean(),
+  notExecutableReason: Type.Union([Type.Literal('insufficient_balance'), Type.Literal('limit_exceeded'), Type.Null()]),
+  intermediary: Nullable(Type.String()),
+});
+
+const ERC20 = ['function balanceOf(address) view returns (uint256)'];
+
+export function exchangeRoutes({ orm, engine, networks, providers }: ExchangeRouteDeps): RouteSpec[] {
+  /** The user's balance of a token on a network: their smart account's, on chain (0 without an account). */
+  const balanceOf = async (userId: string, networkId: string, symbol: string): Promise<bigint> => {
+    const network = networks.get(networkId);
+    if (!network) return 0n;
+    const account = await orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });
+    if (!account) return 0n;
+    const provider = providers.for(network);
+    if (symbol === (network.nativeSymbol ?? 'ETH')) return provider.getBalance(account.address);
+    const token = network.tokens?.[symbol];
+    if (!token) return 0n;
+    return (await new Contract(token.address, ERC20, provider).getFunction('balanceOf')(account.address)) as bigint;
+  };
+
+  return [
+    defineRoute({
+      method: 'post', path: '/v1/exchange/quote', operationId: 'exchangeQuote', tags: ['Exchange'], auth: 'bearer',
+      summary: 'Exchange quote (preview): best route over the configured pools, price impact, slippage, executability',
+      body: QuoteBody,
+      responses: {
+        200: { description: 'Quote', schema: Quote },
+        404: { description: 'No exchange on this network' }, 422: { description: 'Unknown token, bad amount, no route or not enough liquidity' },
+      },
+      handler: async ({ body, user }) => {
+        try {
+          return { status: 200, body: await engine.quote(body, () => balanceOf(user!.userId, body.networkId, body.source)) };
+        } catch (error) {
+          if (!(error instanceof QuoteError)) throw error;
+          if (error.code === 'unknown-network') throw new HttpError(404, 'unknown-network', 'Unknown network', error.message);
+          throw problems.unprocessable(error.code, error.message);
+        }
+      },
+    }),
+  ];
+}
