@@ -3,6 +3,12 @@ import { ApplicationFailure } from '@temporalio/common';
 /** Raised when a provider refuses a request for a reason retrying will not fix (4xx). */
 export const PROVIDER_REJECTED = 'ProviderRejected';
 
+/** The provider did not answer in time, could not be reached, or failed (5xx): a retry may succeed. */
+export class ProviderUnavailable extends Error {
+  readonly code = 'PROVIDER_UNAVAILABLE';
+  constructor(message: string, options?: { cause?: unknown }) { super(message, options); this.name = 'ProviderUnavailable'; }
+}
+
 export interface ProviderHttpOptions { baseUrl: string; timeoutMs: number; headers?: Record<string, string> }
 
 /**
@@ -12,15 +18,21 @@ export interface ProviderHttpOptions { baseUrl: string; timeoutMs: number; heade
 export async function callProvider<T>(
   options: ProviderHttpOptions, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {},
 ): Promise<{ status: number; body: T }> {
-  const response = await fetch(new URL(path, options.baseUrl), {
-    method,
-    headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers, ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(options.timeoutMs),
-  });
-  const text = await response.text();
+  let response: Response;
+  let text: string;
+  try {
+    response = await fetch(new URL(path, options.baseUrl), {
+      method,
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...options.headers, ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(options.timeoutMs),
+    });
+    text = await response.text();
+  } catch (error) {
+    throw new ProviderUnavailable(`provider ${options.baseUrl} did not answer ${path}: ${(error as Error).message}`, { cause: error });
+  }
   const parsed = text ? (JSON.parse(text) as T) : (undefined as T);
-  if (response.status >= 500) throw new Error(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
+  if (response.status >= 500) throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
   if (response.status >= 400) {
     throw ApplicationFailure.create({
       type: PROVIDER_REJECTED, nonRetryable: true, message: `provider rejected ${path} with ${response.status}`, details: [parsed],

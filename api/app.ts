@@ -25,6 +25,10 @@ import { credentialRoutes } from './routes/credentials';
 import { bankRoutes } from './routes/bank';
 import { transactionRoutes } from './routes/transactions';
 import { exchangeRoutes } from './routes/exchange';
+import { assetRoutes } from './routes/assets';
+import { PriceFeedClient } from '../activities/prices';
+import { SecuritiesClient } from '../activities/securities';
+import { CexClient } from '../activities/cex';
 import { QuoteEngine } from '../activities/exchange/quote';
 import type { BankClient } from '../activities/bank';
 import { Passkeys } from './passkeys';
@@ -96,6 +100,13 @@ export function createApp(deps: AppDeps): App {
       chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
     }),
     ...transactionRoutes({ orm }),
+    ...assetRoutes({
+      orm, encryption,
+      prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+      securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+      cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+      cexProvider: config.CEX_PROVIDER, cexRedirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
+    }),
     ...exchangeRoutes({
       orm, networks: deps.networks, providers: deps.providers,
       engine: QuoteEngine.fromJson(config.EXCHANGE_POOLS, {

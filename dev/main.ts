@@ -118,6 +118,7 @@ async function main(): Promise<void> {
     API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl,
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
+    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl,
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
     ...secrets,
   };

@@ -19,6 +19,8 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     VC_ISSUER_KEY: () => randomBytes(32).toString('base64url'),
     BANK_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     BANK_WEBHOOK_SECRET: () => randomBytes(24).toString('base64url'),
+    SECURITIES_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
+    CEX_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
   };
   // Secrets added by later versions are generated into an existing file; the ones already there never change.
   const missing = Object.keys(generators).filter((key) => !existing[key]);

@@ -5,16 +5,22 @@ import { FaultInjector, type FaultSettings } from './faults';
 import { identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
 import { ocrProviderRouter } from './ocr-provider';
 import { bankRouter } from './bank';
+import { pricesRouter } from './prices';
+import { securitiesRouter } from './securities';
+import { cexRouter } from './cex';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   bankClientSecret: string;
   bankWebhookSecret: string;
   /** Where the bank reports settled withdrawals (the API's /api/v1/bank/webhooks/withdrawals). */
   bankWebhookUrl?: string;
+  securitiesClientSecret: string;
+  cexClientId: string;
+  cexClientSecret: string;
 }
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
 export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
@@ -32,19 +38,24 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const ocr = ocrProviderRouter();
   const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
   const bank = bankRouter(bankOptions);
+  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret })];
   const koa = new Koa();
-  koa.use(bodyParser({ enableTypes: ['json'], jsonLimit: '20mb' }));
+  koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
   koa.use(async (ctx, next) => {
     if (ctx.path.startsWith('/pass/')) return faults.middleware('identity')(ctx, next);
     if (ctx.path.startsWith('/ocr/')) return faults.middleware('ocr')(ctx, next);
     // Sandbox administration (/bank/v1/_…) stays reachable while the bank's API is failing.
     if (ctx.path.startsWith('/bank/') && !ctx.path.startsWith('/bank/v1/_')) return faults.middleware('bank')(ctx, next);
+    if (ctx.path.startsWith('/prices/')) return faults.middleware('prices')(ctx, next);
+    if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_')) return faults.middleware('securities')(ctx, next);
+    if (ctx.path.startsWith('/cex/') && !ctx.path.startsWith('/cex/_')) return faults.middleware('cex')(ctx, next);
     return next();
   });
   koa.use(identity.routes());
   koa.use(ocr.routes());
   koa.use(bank.routes());
+  for (const router of others) koa.use(router.routes());
   // The identity router reads options.callbackUrl at every delivery, so it can be set after the API starts.
   return {
     koa, faults,

@@ -4,7 +4,7 @@ import { ConnectionException } from '@mikro-orm/core';
 import { httpErrorFromWorkflow } from '../workflow-errors';
 
 /** Error codes of an unreachable or failing dependency (node sockets, ethers), which a retry may get past. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET']);
+const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET', 'PROVIDER_UNAVAILABLE']);
 
 const dependencyUnavailable = (error: unknown): HttpError | undefined => {
   if (error instanceof ConnectionException) return problems.unavailable('The database is unreachable; retry shortly');

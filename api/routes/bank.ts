@@ -51,9 +51,6 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
       if (error instanceof ApplicationFailure && error.type === PROVIDER_REJECTED) {
         throw problems.unprocessable('bank-account-not-found', 'The bank does not know this account number');
       }
-      if (error instanceof Error && (error.name === 'TimeoutError' || /answered 5\d\d|fetch failed/.test(error.message))) {
-        throw problems.unavailable('The bank is not answering; retry shortly');
-      }
       throw error;
     }
   };

@@ -14,6 +14,7 @@ export * from './verifiable-credential';
 export * from './bank';
 export * from './charge';
 export * from './ledger';
+export * from './assets';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -30,10 +31,12 @@ import { VerifiableCredentialEntity } from './verifiable-credential';
 import { BankAccountEntity, BankVerificationEntity } from './bank';
 import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
+import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
-  BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity,
+  BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
+  CexAuthorizationEntity, CexAccountEntity,
 ];

@@ -11,6 +11,8 @@ import { Migration20261122090000Passkeys as PgPasskeys } from './postgresql/Migr
 import { Migration20261122090000Passkeys as SqlitePasskeys } from './sqlite/Migration20261122090000Passkeys';
 import { Migration20261122100000Money as PgMoney } from './postgresql/Migration20261122100000Money';
 import { Migration20261122100000Money as SqliteMoney } from './sqlite/Migration20261122100000Money';
+import { Migration20261122110000Assets as PgAssets } from './postgresql/Migration20261122110000Assets';
+import { Migration20261122110000Assets as SqliteAssets } from './sqlite/Migration20261122110000Assets';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -23,6 +25,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122080000DidKeys', class: PgDidKeys },
     { name: 'Migration20261122090000Passkeys', class: PgPasskeys },
     { name: 'Migration20261122100000Money', class: PgMoney },
+    { name: 'Migration20261122110000Assets', class: PgAssets },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -31,6 +34,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122080000DidKeys', class: SqliteDidKeys },
     { name: 'Migration20261122090000Passkeys', class: SqlitePasskeys },
     { name: 'Migration20261122100000Money', class: SqliteMoney },
+    { name: 'Migration20261122110000Assets', class: SqliteAssets },
   ],
 };
 

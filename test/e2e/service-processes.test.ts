@@ -17,10 +17,12 @@ describe('api and worker processes', () => {
   const secrets = {
     apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
     bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
+    securitiesClientSecret: randomBytes(24).toString('base64url'), cexClientSecret: randomBytes(24).toString('base64url'),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
   });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   const running: ServiceProcess[] = [];
@@ -40,7 +42,8 @@ describe('api and worker processes', () => {
       PASS_CALLBACK_API_KEY: secrets.apiKey, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
       OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'), BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret,
-      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
+      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl,
+      SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,
     };
   });
   afterAll(async () => {

@@ -93,10 +93,12 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const secrets = {
     apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
     bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
+    securitiesClientSecret: randomBytes(24).toString('base64url'), cexClientSecret: randomBytes(24).toString('base64url'),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
   });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
@@ -108,7 +110,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
     UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
-    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, ...overrides,
+    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
+    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
+    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });

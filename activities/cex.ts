@@ -1,0 +1,58 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { callProvider, type ProviderHttpOptions } from './provider-http';
+
+export interface CexTokens { access_token: string; refresh_token?: string; token_type: string; expires_in: number; scope: string }
+export interface CexProfile { accountId: string; name: string; permissions: { read: boolean; withdraw: boolean } }
+
+/** OAuth 2.0 (authorization code + PKCE S256) and the account API of a crypto exchange. */
+export class CexClient {
+  private readonly http: ProviderHttpOptions;
+
+  constructor(private readonly options: { baseUrl: string; clientId: string; clientSecret: string; timeoutMs: number }) {
+    this.http = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs };
+  }
+
+  static pkce(): { verifier: string; challenge: string } {
+    const verifier = randomBytes(32).toString('base64url');
+    return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+  }
+
+  authorizationUrl(input: { state: string; redirectUri: string; scopes: string[]; codeChallenge: string; loginHint?: string }): string {
+    const url = new URL('/cex/oauth/authorize', this.options.baseUrl);
+    url.search = new URLSearchParams({
+      response_type: 'code', client_id: this.options.clientId, redirect_uri: input.redirectUri, state: input.state,
+      scope: input.scopes.join(' '), code_challenge: input.codeChallenge, code_challenge_method: 'S256',
+      ...(input.loginHint ? { login_hint: input.loginHint } : {}),
+    }).toString();
+    return url.toString();
+  }
+
+  /** Exchanges the code (RFC 6749 section 4.1.3, form-encoded). */
+  async exchangeCode(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<CexTokens> {
+    const response = await fetch(new URL('/cex/oauth/token', this.options.baseUrl), {  // form-encoded, so not callProvider
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
+      body: new URLSearchParams({
+        grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier,
+        client_id: this.options.clientId, client_secret: this.options.clientSecret,
+      }),
+      signal: AbortSignal.timeout(this.options.timeoutMs),
+    });
+    const body = (await response.json()) as CexTokens & { error?: string; error_description?: string };
+    if (response.status >= 500) throw new Error(`exchange answered ${response.status} on /cex/oauth/token`);
+    if (!response.ok) throw new CexGrantError(body.error_description ?? body.error ?? 'the exchange refused the code');
+    return body;
+  }
+
+  async profile(accessToken: string): Promise<CexProfile> {
+    return (await callProvider<CexProfile>(this.http, 'GET', '/cex/v1/me', undefined, { authorization: `Bearer ${accessToken}` })).body;
+  }
+
+  async balances(accessToken: string): Promise<{ currency: string; balance: string }[]> {
+    return (await callProvider<{ balances: { currency: string; balance: string }[] }>(this.http, 'GET', '/cex/v1/balances', undefined, { authorization: `Bearer ${accessToken}` })).body.balances;
+  }
+}
+
+export class CexGrantError extends Error {
+  constructor(message: string) { super(message); this.name = 'CexGrantError'; }
+}
