@@ -31,6 +31,8 @@ import { SecuritiesClient } from '../activities/securities';
 import { CexClient } from '../activities/cex';
 import { QuoteEngine } from '../activities/exchange/quote';
 import type { BankClient } from '../activities/bank';
+import type { PinService } from './pin';
+import { pinRoutes } from './routes/pin';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
 import type { NetworkRegistry } from '../platform/networks';
@@ -47,6 +49,7 @@ export interface AppDeps {
   networks: NetworkRegistry;
   providers: ChainProviders;
   bank: BankClient;
+  pins: PinService;
 }
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore }
@@ -100,6 +103,7 @@ export function createApp(deps: AppDeps): App {
       chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
     }),
     ...transactionRoutes({ orm }),
+    ...pinRoutes({ pins: deps.pins }),
     ...assetRoutes({
       orm, encryption,
       prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),

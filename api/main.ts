@@ -10,6 +10,7 @@ import { NetworkRegistry } from '../platform/networks';
 import { TokenService } from './tokens';
 import { createApp } from './app';
 import { BankClient } from '../activities/bank';
+import { PinService } from './pin';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -31,7 +32,8 @@ async function main(): Promise<void> {
   const networks = NetworkRegistry.fromJson(config.NETWORKS);
   const providers = new ChainProviders();
   const bank = new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS });
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank });
+  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS });
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank, pins });
   const server = app.koa.listen(config.API_PORT, config.API_HOST, () => logger.info({ port: config.API_PORT }, 'api listening'));
   server.requestTimeout = 60_000;
   const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);

@@ -21,6 +21,10 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     BANK_WEBHOOK_SECRET: () => randomBytes(24).toString('base64url'),
     SECURITIES_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     CEX_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
+    PIN_ENCRYPTION_JWK: () => {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `pin-${randomUUID()}` });
+    },
   };
   // Secrets added by later versions are generated into an existing file; the ones already there never change.
   const missing = Object.keys(generators).filter((key) => !existing[key]);

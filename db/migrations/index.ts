@@ -13,6 +13,8 @@ import { Migration20261122100000Money as PgMoney } from './postgresql/Migration2
 import { Migration20261122100000Money as SqliteMoney } from './sqlite/Migration20261122100000Money';
 import { Migration20261122110000Assets as PgAssets } from './postgresql/Migration20261122110000Assets';
 import { Migration20261122110000Assets as SqliteAssets } from './sqlite/Migration20261122110000Assets';
+import { Migration20261122120000Pins as PgPins } from './postgresql/Migration20261122120000Pins';
+import { Migration20261122120000Pins as SqlitePins } from './sqlite/Migration20261122120000Pins';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -26,6 +28,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122090000Passkeys', class: PgPasskeys },
     { name: 'Migration20261122100000Money', class: PgMoney },
     { name: 'Migration20261122110000Assets', class: PgAssets },
+    { name: 'Migration20261122120000Pins', class: PgPins },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -35,6 +38,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122090000Passkeys', class: SqlitePasskeys },
     { name: 'Migration20261122100000Money', class: SqliteMoney },
     { name: 'Migration20261122110000Assets', class: SqliteAssets },
+    { name: 'Migration20261122120000Pins', class: SqlitePins },
   ],
 };
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type BaseWallet } from 'ethers';
 import { DeployJobEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
-import { startTestStack, TEST_BUNDLER_KEY, type StackChain, type TestStack } from '../helpers/stack';
+import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 
@@ -83,13 +83,7 @@ describe('smart-account deployment under faults', () => {
     const chain = stack.chains[0]!;
     const { slot, address, execute } = await deployOnce(user, owner, 'ETHEREUM');
     await stack.stopWorker(); // the deployment runs only in the worker processes below
-    const env = {
-      LOG_LEVEL: 'warn', DATABASE_URL: stack.config.DATABASE_URL, TEMPORAL_ADDRESS: stack.config.TEMPORAL_ADDRESS,
-      TEMPORAL_TASK_QUEUE: stack.taskQueue, DATA_ENCRYPTION_KEY: stack.config.DATA_ENCRYPTION_KEY,
-      IDENTITY_PROVIDER_URL: stack.sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: stack.config.IDENTITY_PROVIDER_CLIENT_SECRET,
-      OCR_PROVIDER_URL: stack.sandboxUrl, NETWORKS: stack.config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
-      VC_ISSUER_KEY: stack.config.VC_ISSUER_KEY,
-    };
+    const env = stack.workerProcessEnv();
     const workers: ServiceProcess[] = [];
     try {
       chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between broadcast and receipt

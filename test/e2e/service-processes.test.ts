@@ -8,7 +8,7 @@ import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities'
 import { createSandboxApp } from '../../sandbox/app';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { TEST_BUNDLER_KEY, testJwk, type TestStack } from '../helpers/stack';
+import { TEST_BUNDLER_KEY, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
@@ -44,6 +44,7 @@ describe('api and worker processes', () => {
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'), BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret,
       BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl,
       SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,
+      PIN_ENCRYPTION_JWK: testPinJwk(),
     };
   });
   afterAll(async () => {

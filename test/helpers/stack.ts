@@ -11,6 +11,7 @@ import { loadConfig, API_CONFIG_KEYS, type ApiConfig } from '../../platform/conf
 import { createActivities } from '../../activities';
 import { CredentialIssuer } from '../../activities/credentials/issuer';
 import { BankClient } from '../../activities/bank';
+import { PinService } from '../../api/pin';
 import { IdentityProviderClient } from '../../activities/identity';
 import { OcrProviderClient } from '../../activities/ocr';
 import { TokenService } from '../../api/tokens';
@@ -44,6 +45,8 @@ export interface TestStack {
   app: App;
   chains: StackChain[];
   startWorker(): Promise<void>;
+  /** The environment of a worker process (worker/main.ts) that serves this stack's task queue. */
+  workerProcessEnv(): Record<string, string>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -71,6 +74,12 @@ export type StackChain = TestChain & { proxy: RpcProxy };
 
 /** The bundler key of test stacks: anvil's third development account, as in the embedded stack. */
 export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
+
+/** A fresh P-256 key PINs are encrypted to. */
+export const testPinJwk = (): string => {
+  const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+  return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `pin-${randomUUID()}` });
+};
 
 export async function startTestStack(kind: TestDatabaseKind, options: TestStackOptions = {}): Promise<TestStack> {
   const { env: overrides = {}, logSink } = options;
@@ -112,7 +121,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
-    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, ...overrides,
+    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(), ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
@@ -130,7 +139,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const networks = NetworkRegistry.fromJson(config.NETWORKS);
   const providers = new ChainProviders();
   const bank = new BankClient({ baseUrl: sandboxUrl, clientSecret: secrets.bankClientSecret, timeoutMs: 3000 });
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank });
+  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS });
+  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank, pins });
   const apiServer = app.koa.listen(0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
@@ -145,6 +155,12 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
 
   const stack: TestStack = {
     apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains,
+    workerProcessEnv: () => ({
+      LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
+      DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+      OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: config.VC_ISSUER_KEY,
+      BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET,
+    }),
     async startWorker() {
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });

@@ -1,0 +1,127 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
+import { raw } from '@mikro-orm/core';
+import type { Orm } from '../db/orm';
+import { UserPinEntity } from '../db/entities';
+import { HttpError, problems } from './errors';
+
+const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+
+/** scrypt parameters (RFC 7914): N = 2^15, r = 8, p = 1 — about 32 MiB and tens of milliseconds per check. */
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const KEY_ALGORITHM = 'ECDH-ES+A256KW';
+const CONTENT_ALGORITHM = 'A256GCM';
+/** An encrypted PIN is accepted for this long after its `iat`, so a captured one cannot be replayed later. */
+const MAX_AGE_SECONDS = 300;
+const WEAK = new Set(['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888', '999999', '123456', '654321', '012345', '987654']);
+
+export async function hashPin(pin: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(pin, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+async function pinMatches(pin: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt') return false;
+  const expected = Buffer.from(hash!, 'base64');
+  const actual = await scrypt(pin, Buffer.from(salt!, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return timingSafeEqual(actual, expected);
+}
+
+/**
+ * Transaction PINs. The app encrypts `{"pin": "123456", "iat": <unix seconds>}` as a compact JWE to the service's
+ * public key (ECDH-ES+A256KW, A256GCM; GET /api/v1/pin/public-key), so the PIN is never in clear text on the wire
+ * or in logs. Stored as scrypt; PIN_MAX_ATTEMPTS wrong PINs lock it for PIN_LOCK_SECONDS.
+ */
+export class PinService {
+  private constructor(
+    private readonly orm: Orm, private readonly privateKey: KeyLike | Uint8Array, readonly publicJwk: JWK,
+    private readonly policy: { maxAttempts: number; lockSeconds: number },
+  ) {}
+
+  static async create(orm: Orm, privateJwkJson: string, policy: { maxAttempts: number; lockSeconds: number }): Promise<PinService> {
+    const jwk = JSON.parse(privateJwkJson) as JWK;
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid) throw new Error('PIN_ENCRYPTION_JWK must be a P-256 private JWK with a kid');
+    const privateKey = await importJWK(jwk, KEY_ALGORITHM);
+    const { d: _d, ...publicPart } = jwk;
+    const publicJwk = { ...(await exportJWK(await importJWK(publicPart, KEY_ALGORITHM))), kid: jwk.kid, alg: KEY_ALGORITHM, use: 'enc' };
+    return new PinService(orm, privateKey, publicJwk, policy);
+  }
+
+  /** Opens an encrypted PIN; anything malformed, stale or not 6 digits is a 400. */
+  async open(jwe: string, field: string): Promise<string> {
+    let payload: { pin?: unknown; iat?: unknown };
+    try {
+      const { plaintext } = await compactDecrypt(jwe, this.privateKey, { keyManagementAlgorithms: [KEY_ALGORITHM], contentEncryptionAlgorithms: [CONTENT_ALGORITHM] });
+      payload = JSON.parse(new TextDecoder().decode(plaintext)) as typeof payload;
+    } catch {
+      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key` }]);
+    }
+    const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
+    if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
+      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)` }]);
+    }
+    if (typeof payload.pin !== 'string' || !/^\d{6}$/.test(payload.pin)) {
+      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: 'the PIN is 6 digits' }]);
+    }
+    return payload.pin;
+  }
+
+  async isSet(userId: string): Promise<boolean> {
+    return (await this.orm.em.fork().count(UserPinEntity, { userId })) > 0;
+  }
+
+  async set(userId: string, jwe: string): Promise<void> {
+    const pin = await this.open(jwe, 'pin');
+    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    const em = this.orm.em.fork();
+    if (await em.count(UserPinEntity, { userId })) throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
+    em.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
+    try { await em.flush(); } catch (error) {
+      if ((error as Error).name === 'UniqueConstraintViolationException') throw problems.conflict('pin-already-set', 'A PIN is already set');
+      throw error;
+    }
+  }
+
+  async change(userId: string, currentJwe: string, newJwe: string): Promise<void> {
+    await this.verify(userId, currentJwe, 'current_pin');
+    const pin = await this.open(newJwe, 'new_pin');
+    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    await this.orm.em.fork().nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
+  }
+
+  /**
+   * Checks the PIN. Each check first reserves an attempt atomically (attempts < PIN_MAX_ATTEMPTS and not locked), so
+   * parallel guesses can never exceed the limit; the last wrong one locks the PIN for PIN_LOCK_SECONDS.
+   */
+  async verify(userId: string, jwe: string, field = 'pin'): Promise<void> {
+    const pin = await this.open(jwe, field);
+    const em = this.orm.em.fork();
+    const now = new Date();
+    if (!(await em.count(UserPinEntity, { userId }))) throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
+    await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: { $lte: now } }, { failedAttempts: 0, lockedUntil: null });
+    const reserved = await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: null, failedAttempts: { $lt: this.policy.maxAttempts } }, {
+      failedAttempts: raw('failed_attempts + 1'),
+    });
+    if (reserved !== 1) throw await this.locked(userId);
+    const stored = await this.orm.em.fork().findOneOrFail(UserPinEntity, { userId });
+    if (await pinMatches(pin, stored.pinHash)) {
+      await em.nativeUpdate(UserPinEntity, { userId }, { failedAttempts: 0 });
+      return;
+    }
+    if (stored.failedAttempts >= this.policy.maxAttempts) {
+      await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: null }, { lockedUntil: new Date(Date.now() + this.policy.lockSeconds * 1000) });
+      throw await this.locked(userId);
+    }
+    const left = this.policy.maxAttempts - stored.failedAttempts;
+    throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${left} attempt${left === 1 ? '' : 's'} left before it locks`);
+  }
+
+  private async locked(userId: string): Promise<HttpError> {
+    const row = await this.orm.em.fork().findOne(UserPinEntity, { userId });
+    const seconds = Math.max(1, Math.ceil(((row?.lockedUntil?.getTime() ?? Date.now() + this.policy.lockSeconds * 1000) - Date.now()) / 1000));
+    return new HttpError(423, 'pin-locked', 'PIN locked', `Too many wrong PINs; try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+  }
+}

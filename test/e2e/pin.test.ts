@@ -1,0 +1,56 @@
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { registerUser, type RegisteredUser } from '../helpers/http';
+import { callApi } from '../helpers/bank';
+import { encryptPin } from '../helpers/pin';
+import { UserPinEntity } from '../../db/entities';
+
+describe.each(testDatabases())('transaction PIN on %s', (database) => {
+  let stack: TestStack;
+  beforeAll(async () => { stack = await startTestStack(database, { env: { PIN_LOCK_SECONDS: '2' } }); });
+  afterAll(async () => { await stack?.stop(); });
+  const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) => callApi(stack, path, u, init);
+  const change = async (u: RegisteredUser, current: string, next: string) =>
+    api('/api/v1/pin', u, { method: 'PUT', json: { current_pin: await encryptPin(stack, current), new_pin: await encryptPin(stack, next) } });
+
+  it('sets a PIN sent encrypted, stores only a slow hash, and changes it with the current one', async () => {
+    const user = await registerUser(stack);
+    expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '123456') } })).body.type).toBe('/problems/weak-pin');
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } })).status).toBe(201);
+    expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: true });
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482916') } })).status).toBe(409);
+    const stored = await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId });
+    expect(stored.pinHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    expect(stored.pinHash).not.toContain('482915');
+
+    expect((await change(user, '482915', '731904')).body).toEqual({ changed: true });
+    expect((await change(user, '482915', '111222')).body.type).toBe('/problems/wrong-pin');
+    expect((await change(user, '731904', '590382')).status).toBe(200);
+  });
+
+  it('refuses PINs in clear, stale or malformed encryptions', async () => {
+    const user = await registerUser(stack);
+    expect((await api('/api/v1/pin', user, { json: { pin: '482915' } })).status).toBe(400);
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', Math.floor(Date.now() / 1000) - 3600) } })).status).toBe(400);
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(400);
+    const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
+    expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(400);
+    expect((await change(user, '482915', '590382')).body.type).toBe('/problems/pin-not-set');
+  });
+
+  it('locks after five wrong PINs, even when they arrive at once, and unlocks after the lock time', async () => {
+    const user = await registerUser(stack);
+    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
+    const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => change(user, `90000${i}`, '590382')));
+    // Each guess reserves an attempt atomically: at most four can be told "attempts left"; the rest find it locked.
+    expect(guesses.every((g) => g.status === 422 || g.status === 423)).toBe(true);
+    expect(guesses.filter((g) => g.status === 422).length).toBeLessThanOrEqual(4);
+    expect(guesses.filter((g) => g.status === 423).length).toBeGreaterThanOrEqual(4);
+    const locked = await change(user, '482915', '590382'); // the right PIN, but locked
+    expect(locked.status).toBe(423);
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await change(user, '482915', '590382')).status).toBe(200);
+  });
+});
