@@ -86,12 +86,14 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
   }
 }
 
-export interface ChainContracts { entryPoint: string; accountFactory: string; didRegistry: string }
+export interface ChainContracts { entryPoint: string; accountFactory: string; didRegistry: string; usdt: string }
 
-/** EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory and EthereumDIDRegistry (ethr-did-registry). */
+/** EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory, EthereumDIDRegistry (ethr-did-registry) and a USDT (6 decimals). */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
   const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
   const accountFactory = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountFactory'), [entryPoint], 'wallet-account-factory-v1');
   const didRegistry = await ensureDeployed(rpcUrl, EthereumDIDRegistry, [], 'ethereum-did-registry-v1');
-  return { entryPoint, accountFactory, didRegistry };
+  // The USDT stand-in's minter is the deployer key (the dev faucet).
+  const usdt = await ensureDeployed(rpcUrl, loadArtifact('TestUSDT'), [new Wallet(ANVIL_DEPLOYER_KEY).address], 'test-usdt-v1');
+  return { entryPoint, accountFactory, didRegistry, usdt };
 }

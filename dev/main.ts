@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   }
   const networks = Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
     kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
+    nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
 

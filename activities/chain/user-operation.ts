@@ -79,6 +79,9 @@ const MERKLE = '0x01';
 /** userOp.signature for WalletAccount: 0x00 || owner signature over the userOpHash. */
 export const singleSignature = (ownerSignature: string): string => concat([SINGLE, Signature.from(ownerSignature).serialized]);
 
+/** userOp.signature for WalletAccount: 0x02 || the transfer signer's signature over the userOpHash (transfers only). */
+export const transferSignature = (signerSignature: string): string => concat(['0x02', Signature.from(signerSignature).serialized]);
+
 /** userOp.signature for WalletAccount: 0x01 || abi.encode(root, proof, owner signature over the root). */
 export const merkleSignature = (root: string, proof: string[], ownerSignature: string): string =>
   concat([MERKLE, AbiCoder.defaultAbiCoder().encode(['bytes32', 'bytes32[]', 'bytes'], [root, proof, Signature.from(ownerSignature).serialized])]);

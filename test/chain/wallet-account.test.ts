@@ -1,11 +1,13 @@
-import { Contract, Wallet, concat, parseEther, type InterfaceAbi } from 'ethers';
+import { Contract, HDNodeWallet, Wallet, concat, parseEther, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { Bundler } from '../../activities/chain/bundler';
 import {
-  USER_OPERATION_TYPES, merkleRootDigest, merkleSignature, packUserOperation, singleSignature, userOperationDomain, userOperationHash,
+  USER_OPERATION_TYPES, merkleRootDigest, merkleSignature, packUserOperation, singleSignature, transferSignature, userOperationDomain, userOperationHash,
   userOperationMerkleTree, type UserOperation,
 } from '../../activities/chain/user-operation';
 import { startTestChain, type TestChain } from '../helpers/chains';
+
+const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';
 
 /**
  * WalletAccount on two real chains: deployment through EntryPoint.handleOps with one EIP-712 signature,
@@ -117,5 +119,55 @@ describe('WalletAccount on real chains', () => {
     await bundlerOf(chain).ensureDeposit(someone, parseEther('0.005'));
     const entryPoint = new Contract(chain.entryPoint, ['function balanceOf(address) view returns (uint256)'], chain.provider);
     expect(await entryPoint.getFunction('balanceOf')(someone)).toBe(parseEther('0.01'));
+  });
+
+  it('lets an authorized transfer signer send coins and ERC-20 transfers, and nothing else', async () => {
+    const chain = chains[0]!;
+    const holder = Wallet.createRandom();
+    const signer = Wallet.createRandom();
+    const recipient = Wallet.createRandom().address;
+    const sender = (await factoryOf(chain).getFunction('getAddress')(holder.address, 0n)) as string;
+    const account = accountAt(chain, sender);
+    const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
+    // Its own bundler key (anvil account 4), so the funder can fund and mint without racing the bundler's nonces.
+    const bundler = new Bundler(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/4").connect(chain.provider), chain.entryPoint);
+    const sign = async (op: UserOperation, key: Wallet, mode: 'owner' | 'transfer') => {
+      const digest = userOperationHash(op, chain.chainId, chain.entryPoint);
+      const signature = key.signingKey.sign(digest).serialized;
+      return { ...op, signature: mode === 'owner' ? singleSignature(signature) : transferSignature(signature) };
+    };
+    // Deployment and the signer's authorization in one owner-signed operation.
+    const initCode = concat([chain.accountFactory, factoryOf(chain).interface.encodeFunctionData('createAccount', [holder.address, 0n])]);
+    const authorize = account.interface.encodeFunctionData('execute', [sender, 0n, account.interface.encodeFunctionData('setTransferSigner', [signer.address, 0])]);
+    const deploy = await baseOperation(chain, sender, { initCode, callData: authorize, verificationGasLimit: 1_500_000n });
+    expect((await bundler.submit(await sign(deploy, holder, 'owner'), beneficiary)).success).toBe(true);
+    expect(await account.getFunction('transferSigner')()).toBe(signer.address);
+    const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
+    await (await chain.funder.sendTransaction({ to: sender, value: parseEther('1'), nonce })).wait();
+    await (await usdt.getFunction('mint')(sender, 50_000_000n, { nonce: nonce + 1 })).wait();
+
+    const coin = await baseOperation(chain, sender, { callData: account.interface.encodeFunctionData('execute', [recipient, parseEther('0.25'), '0x']) });
+    expect((await bundler.submit(await sign(coin, signer, 'transfer'), beneficiary)).success).toBe(true);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
+    const token = await baseOperation(chain, sender, {
+      callData: account.interface.encodeFunctionData('execute', [chain.usdt, 0n, usdt.interface.encodeFunctionData('transfer', [recipient, 12_500_000n])]),
+    });
+    expect((await bundler.submit(await sign(token, signer, 'transfer'), beneficiary)).success).toBe(true);
+    expect(await usdt.getFunction('balanceOf')(recipient)).toBe(12_500_000n);
+
+    // Anything but a plain transfer is refused at validation: owner change, approve, calls to itself, value with a token call.
+    const refused = [
+      changeOwnerCall(sender, signer.address),
+      account.interface.encodeFunctionData('execute', [chain.usdt, 0n, usdt.interface.encodeFunctionData('approve', [recipient, 1n])]),
+      account.interface.encodeFunctionData('execute', [sender, 0n, '0x']),
+      account.interface.encodeFunctionData('execute', [chain.usdt, 1n, usdt.interface.encodeFunctionData('transfer', [recipient, 1n])]),
+    ];
+    for (const callData of refused) {
+      const op = await baseOperation(chain, sender, { callData });
+      await expect(bundler.submit(await sign(op, signer, 'transfer'), beneficiary)).rejects.toThrow(/AA24 signature error/);
+    }
+    // Another key cannot use the transfer mode.
+    const forged = await baseOperation(chain, sender, { callData: account.interface.encodeFunctionData('execute', [recipient, 1n, '0x']) });
+    await expect(bundler.submit(await sign(forged, Wallet.createRandom(), 'transfer'), beneficiary)).rejects.toThrow(/AA24 signature error/);
   });
 });

@@ -97,6 +97,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   }
   const networksJson = JSON.stringify(Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
     kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
+    nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
   }])));
   const taskQueue = `test-${randomUUID()}`;
   const secrets = {
