@@ -33,6 +33,9 @@ import { QuoteEngine } from '../activities/exchange/quote';
 import type { BankClient } from '../activities/bank';
 import type { PinService } from './pin';
 import { pinRoutes } from './routes/pin';
+import { transferRoutes } from './routes/transfer';
+import { TransferKeys } from '../activities/transfer-keys';
+import { EnvelopeEncryption } from '../platform/envelope';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
 import type { NetworkRegistry } from '../platform/networks';
@@ -70,6 +73,7 @@ export function createApp(deps: AppDeps): App {
     rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
   });
   const issuer = new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME);
+  const transferKeys = new TransferKeys(orm, new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY));
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
@@ -84,7 +88,7 @@ export function createApp(deps: AppDeps): App {
     ...passkeyRoutes({ orm, encryption, passkeys }),
     ...walletRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
-      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, passkeys,
+      prepareTtlSeconds: config.DEPLOY_PREPARE_TTL_SECONDS, passkeys, transferKeys,
     }),
     ...keyRotationRoutes({
       orm, temporal, networks: deps.networks, providers: deps.providers, taskQueue: config.TEMPORAL_TASK_QUEUE,
@@ -104,6 +108,10 @@ export function createApp(deps: AppDeps): App {
     }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),
+    ...transferRoutes({
+      orm, temporal, networks: deps.networks, providers: deps.providers, pins: deps.pins, transferKeys,
+      taskQueue: config.TEMPORAL_TASK_QUEUE, waitSeconds: config.TRANSFER_WAIT_SECONDS,
+    }),
     ...assetRoutes({
       orm, encryption,
       prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
-import { raw } from '@mikro-orm/core';
+import { LockMode } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { UserPinEntity } from '../db/entities';
 import { HttpError, problems } from './errors';
@@ -93,30 +93,33 @@ export class PinService {
   }
 
   /**
-   * Checks the PIN. Each check first reserves an attempt atomically (attempts < PIN_MAX_ATTEMPTS and not locked), so
-   * parallel guesses can never exceed the limit; the last wrong one locks the PIN for PIN_LOCK_SECONDS.
+   * Checks the PIN. Checks of one user run one at a time (a row lock on their PIN held while the hash is compared),
+   * so parallel guesses are counted exactly and can never exceed the limit, while parallel right PINs simply queue.
+   * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS.
    */
   async verify(userId: string, jwe: string, field = 'pin'): Promise<void> {
     const pin = await this.open(jwe, field);
-    const em = this.orm.em.fork();
-    const now = new Date();
-    if (!(await em.count(UserPinEntity, { userId }))) throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
-    await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: { $lte: now } }, { failedAttempts: 0, lockedUntil: null });
-    const reserved = await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: null, failedAttempts: { $lt: this.policy.maxAttempts } }, {
-      failedAttempts: raw('failed_attempts + 1'),
+    const outcome = await this.orm.em.fork().transactional(async (tx) => {
+      const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!row) return 'not-set' as const;
+      const now = Date.now();
+      if (row.lockedUntil && row.lockedUntil.getTime() > now) return 'locked' as const;
+      if (row.lockedUntil) Object.assign(row, { lockedUntil: null, failedAttempts: 0 });
+      if (await pinMatches(pin, row.pinHash)) {
+        row.failedAttempts = 0;
+        return 'ok' as const;
+      }
+      row.failedAttempts += 1;
+      if (row.failedAttempts >= this.policy.maxAttempts) {
+        Object.assign(row, { failedAttempts: 0, lockedUntil: new Date(now + this.policy.lockSeconds * 1000) });
+        return 'locked' as const;
+      }
+      return this.policy.maxAttempts - row.failedAttempts;
     });
-    if (reserved !== 1) throw await this.locked(userId);
-    const stored = await this.orm.em.fork().findOneOrFail(UserPinEntity, { userId });
-    if (await pinMatches(pin, stored.pinHash)) {
-      await em.nativeUpdate(UserPinEntity, { userId }, { failedAttempts: 0 });
-      return;
-    }
-    if (stored.failedAttempts >= this.policy.maxAttempts) {
-      await em.nativeUpdate(UserPinEntity, { userId, lockedUntil: null }, { lockedUntil: new Date(Date.now() + this.policy.lockSeconds * 1000) });
-      throw await this.locked(userId);
-    }
-    const left = this.policy.maxAttempts - stored.failedAttempts;
-    throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${left} attempt${left === 1 ? '' : 's'} left before it locks`);
+    if (outcome === 'ok') return;
+    if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
+    if (outcome === 'locked') throw await this.locked(userId);
+    throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`);
   }
 
   private async locked(userId: string): Promise<HttpError> {

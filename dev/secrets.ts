@@ -17,6 +17,7 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     PASS_CALLBACK_API_KEY: () => randomBytes(24).toString('base64url'),
     IDENTITY_PROVIDER_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     VC_ISSUER_KEY: () => randomBytes(32).toString('base64url'),
+    KEY_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
     BANK_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     BANK_WEBHOOK_SECRET: () => randomBytes(24).toString('base64url'),
     SECURITIES_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),

@@ -3,3 +3,4 @@ export { deployWorkflow } from './deploy';
 export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation';
 export { didKeyWorkflow } from './did-key';
 export { chargeWorkflow } from './charge';
+export { transferWorkflow } from './transfer';

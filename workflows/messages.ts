@@ -112,3 +112,8 @@ export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejec
 export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
 export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;
+
+// ---- crypto transfers
+export interface TransferInput { transferId: string; userId: string; networkId: string }
+export interface TransferOutcome { status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string }
+export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;

@@ -1,4 +1,4 @@
-import { Contract, JsonRpcProvider, concat, type InterfaceAbi } from 'ethers';
+import { Interface, Contract, JsonRpcProvider, concat, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
@@ -39,14 +39,21 @@ export async function isDeployed(provider: JsonRpcProvider, address: string): Pr
 }
 
 /** The user operation that deploys the owner's account (initCode = factory.createAccount(owner, 0), no call). */
-export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string): Promise<UserOperation> {
+/**
+ * The user operation that deploys the account; with `transferSigner`, its call authorizes that key for transfers
+ * (execute(self, 0, setTransferSigner(signer, 0))), so the owner's one signature covers both.
+ */
+export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string, transferSigner?: string): Promise<UserOperation> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>, provider.getFeeData()]);
   return {
     sender, nonce, initCode: concat([network.accountFactory, factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT])]),
-    callData: '0x', ...DEPLOY_GAS,
+    callData: transferSigner
+      ? new Interface(accountAbi()).encodeFunctionData('execute', [sender, 0n, new Interface(accountAbi()).encodeFunctionData('setTransferSigner', [transferSigner, 0])])
+      : '0x',
+    ...DEPLOY_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
     paymasterAndData: '0x', signature: '0x',
@@ -55,6 +62,23 @@ export async function buildDeployOperation(provider: JsonRpcProvider, network: E
 
 const CALL_GAS = { callGasLimit: 200_000n, verificationGasLimit: 400_000n, preVerificationGas: 60_000n };
 const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
+
+/**
+ * A transfer from a deployed account: execute(to, value, "") for the coin, execute(token, 0, transfer(to, amount))
+ * for an ERC-20. Its nonce uses its own key (2D nonces), so concurrent transfers never wait on each other's sequence.
+ */
+export async function buildTransferOperation(
+  provider: JsonRpcProvider, network: EvmNetwork, account: string, call: { to: string; value: bigint; data: string }, nonceKey: bigint,
+): Promise<UserOperation> {
+  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>, provider.getFeeData()]);
+  return {
+    sender: account, nonce, initCode: '0x', callData: new Interface(accountAbi()).encodeFunctionData('execute', [call.to, call.value, call.data]), ...CALL_GAS,
+    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
+    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    paymasterAndData: '0x', signature: '0x',
+  };
+}
 
 /** A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...). */
 export async function buildCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, target: string, innerCallData: string): Promise<UserOperation> {

@@ -8,6 +8,7 @@ import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOpera
 import { userOperationHash, singleSignature } from '../../activities/chain/user-operation';
 import { keyUriOf } from '../../activities/chain/signing-slots';
 import { verifyOnChainSlot } from '../slot-verification';
+import type { TransferKeys } from '../../activities/transfer-keys';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
@@ -17,7 +18,9 @@ import * as S from '../schemas/wallet';
 import { startOnce } from '../start-once';
 import { assertExecutable, claimForSubmission } from '../signed-operation';
 
-export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys }
+export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys;
+  transferKeys: TransferKeys;
+}
 
 const ALGORITHM = 'eip712-erc4337-userop-v1';
 const TAGS = ['Wallet'];
@@ -53,7 +56,8 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
           throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
         }
-        const operation = await buildDeployOperation(provider, network, owner);
+        const transferSigner = await deps.transferKeys.addressFor(user!.userId);
+        const operation = await buildDeployOperation(provider, network, owner, transferSigner);
         const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
         const jobId = `dep_${randomUUID()}`;
         if (!existing) em.create(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
@@ -66,12 +70,12 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         return {
           status: 200,
           body: {
-            description: `Deploy smart account ${address} on ${network.networkId}`,
+            description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only`,
             items: [{
               id: jobId,
               parameter: {
                 algorithm: ALGORITHM, keyUri: keyUriOf(owner),
-                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address },
+                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address, transferSigner },
               },
               payload: userOpHash,
             }, ...optional(await deps.passkeys.slotFor(user!.userId, jobId, userOpHash))],

@@ -16,6 +16,7 @@ export * from './charge';
 export * from './ledger';
 export * from './assets';
 export * from './pin';
+export * from './transfer';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -34,11 +35,12 @@ import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { UserPinEntity } from './pin';
+import { TransferEntity, TransferKeyEntity } from './transfer';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity,
+  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, TransferKeyEntity, TransferEntity,
 ];

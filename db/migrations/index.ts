@@ -15,6 +15,8 @@ import { Migration20261122110000Assets as PgAssets } from './postgresql/Migratio
 import { Migration20261122110000Assets as SqliteAssets } from './sqlite/Migration20261122110000Assets';
 import { Migration20261122120000Pins as PgPins } from './postgresql/Migration20261122120000Pins';
 import { Migration20261122120000Pins as SqlitePins } from './sqlite/Migration20261122120000Pins';
+import { Migration20261122130000Transfers as PgTransfers } from './postgresql/Migration20261122130000Transfers';
+import { Migration20261122130000Transfers as SqliteTransfers } from './sqlite/Migration20261122130000Transfers';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -29,6 +31,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122100000Money', class: PgMoney },
     { name: 'Migration20261122110000Assets', class: PgAssets },
     { name: 'Migration20261122120000Pins', class: PgPins },
+    { name: 'Migration20261122130000Transfers', class: PgTransfers },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -39,6 +42,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122100000Money', class: SqliteMoney },
     { name: 'Migration20261122110000Assets', class: SqliteAssets },
     { name: 'Migration20261122120000Pins', class: SqlitePins },
+    { name: 'Migration20261122130000Transfers', class: SqliteTransfers },
   ],
 };
 

@@ -1,4 +1,4 @@
-import { Contract, HDNodeWallet, Wallet, concat, parseEther, type InterfaceAbi } from 'ethers';
+import { Contract, HDNodeWallet, Wallet, concat, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { Bundler } from '../../activities/chain/bundler';
 import {
@@ -130,8 +130,8 @@ describe('WalletAccount on real chains', () => {
     const account = accountAt(chain, sender);
     const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
     // Its own bundler key (anvil account 4), so the funder can fund and mint without racing the bundler's nonces.
-    const bundler = new Bundler(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/4").connect(chain.provider), chain.entryPoint);
-    const sign = async (op: UserOperation, key: Wallet, mode: 'owner' | 'transfer') => {
+    const bundler = new Bundler(new Wallet(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/4").privateKey, chain.provider), chain.entryPoint);
+    const sign = async (op: UserOperation, key: BaseWallet, mode: 'owner' | 'transfer') => {
       const digest = userOperationHash(op, chain.chainId, chain.entryPoint);
       const signature = key.signingKey.sign(digest).serialized;
       return { ...op, signature: mode === 'owner' ? singleSignature(signature) : transferSignature(signature) };

@@ -44,7 +44,7 @@ describe('api and worker processes', () => {
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'), BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret,
       BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl,
       SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,
-      PIN_ENCRYPTION_JWK: testPinJwk(),
+      PIN_ENCRYPTION_JWK: testPinJwk(), KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     };
   });
   afterAll(async () => {

@@ -122,7 +122,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
-    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(), ...overrides,
+    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(),
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });

@@ -1,0 +1,188 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { Context } from 'koa';
+import { Contract, Interface, decodeBase58, getAddress, type InterfaceAbi } from 'ethers';
+import { Type } from '@sinclair/typebox';
+import { LockMode } from '@mikro-orm/core';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { SmartAccountEntity, TransferEntity, type Transfer } from '../../db/entities';
+import type { NetworkRegistry, EvmNetwork } from '../../platform/networks';
+import { buildTransferOperation, serializeOperation, type ChainProviders } from '../../activities/chain/smart-account';
+import { transferSignature, userOperationHash } from '../../activities/chain/user-operation';
+import { loadArtifact } from '../../contracts/build';
+import type { TransferKeys } from '../../activities/transfer-keys';
+import { AmountError, formatMoney, parseAmount } from '../../activities/money';
+import { transferWorkflow } from '../../workflows/transfer';
+import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
+import type { PinService } from '../pin';
+import { defineRoute, type RouteSpec } from '../route-table';
+import { HttpError, problems } from '../errors';
+import { startOnce } from '../start-once';
+
+export interface TransferRouteDeps {
+  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; pins: PinService; transferKeys: TransferKeys;
+  taskQueue: string; waitSeconds: number;
+}
+
+const NETWORKS = ['POLYGON', 'ETHEREUM', 'SOLANA'] as const;
+const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)', 'function balanceOf(address) view returns (uint256)']);
+/** Fees are shown to 8 decimals of the coin (truncated). */
+const FEE_DISPLAY_UNIT = 10n ** 10n;
+
+const TransferBody = Type.Object({
+  to_address: Type.String({ minLength: 1, maxLength: 100, description: 'EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key' }),
+  network: Type.Union(NETWORKS.map((n) => Type.Literal(n))),
+  token: Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the network coin (ETH, POL, SOL) or a token such as USDT' }),
+  amount: Type.String({ minLength: 1, maxLength: 64, description: 'decimal in whole tokens, e.g. "0.5"' }),
+  pin: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description: 'the PIN as a JWE to /api/v1/pin/public-key' }),
+}, { additionalProperties: false });
+const TransferView = Type.Object({
+  transfer_id: Type.String(),
+  status: Type.String({ description: 'processing | confirmed | failed' }),
+  tx_hash: Type.Union([Type.String(), Type.Null()]),
+  fee: Type.Union([Type.String({ description: 'paid in the network coin, e.g. "0.0021 ETH"' }), Type.Null()]),
+  amount: Type.String({ description: 'e.g. "12.5 USDT"' }),
+  to_address: Type.String(), network: Type.String(),
+  error: Type.Union([Type.String(), Type.Null()]),
+});
+
+/** The transfer id follows the caller's Idempotency-Key, so a retry after a crash finds the same transfer. */
+const transferIdFor = (userId: string, key: string | undefined): string => {
+  if (!key) return `tr_${randomUUID()}`;
+  const h = createHash('sha256').update(`transfer\n${userId}\n${key.toLowerCase()}`).digest('hex');
+  return `tr_${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+};
+/** A 2D-nonce key of its own per transfer (uint192). */
+const nonceKeyOf = (transferId: string) => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
+
+export function evmAddress(text: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw problems.unprocessable('invalid-address', 'An EVM address is 0x and 40 hex digits');
+  const body = text.slice(2);
+  const checksummed = getAddress(text.toLowerCase());
+  if (body !== body.toLowerCase() && body !== body.toUpperCase() && checksummed !== text) {
+    throw problems.unprocessable('invalid-address', 'The address fails its EIP-55 checksum (a typo?)');
+  }
+  return checksummed;
+}
+
+export function solanaAddress(text: string): string {
+  let bytes = 0;
+  try {
+    if (!/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(text)) throw new Error('alphabet');
+    bytes = (decodeBase58(text).toString(16).length + 1) >> 1;
+  } catch {
+    throw problems.unprocessable('invalid-address', 'A Solana address is a base58 public key');
+  }
+  if (bytes > 32) throw problems.unprocessable('invalid-address', 'A Solana address is a 32-byte public key');
+  return text;
+}
+
+export function transferRoutes(deps: TransferRouteDeps): RouteSpec[] {
+  const { orm, networks, providers } = deps;
+  const view = (t: Transfer, network?: EvmNetwork) => ({
+    transfer_id: t.transferId, status: t.status, tx_hash: t.txHash ?? null,
+    fee: t.fee === null || t.fee === undefined ? null : formatMoney((BigInt(t.fee) / FEE_DISPLAY_UNIT) * FEE_DISPLAY_UNIT, 18, network?.nativeSymbol ?? 'ETH'),
+    amount: formatMoney(BigInt(t.amount), t.decimals, t.token), to_address: t.toAddress, network: t.networkId, error: t.error ?? null,
+  });
+
+  return [
+    defineRoute({
+      method: 'post', path: '/api/v1/transfer/crypto/execute', operationId: 'executeCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
+      summary: 'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs)',
+      body: TransferBody,
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
+        202: { description: 'Still running: poll the Location', schema: TransferView },
+        409: { description: 'No deployed account with transfers enabled on the network, or no PIN set' },
+        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance or wrong PIN' },
+        423: { description: 'PIN locked after too many wrong PINs' }, 501: { description: 'Network not available yet' },
+      },
+      handler: async ({ body, user }, ctx?: Context) => {
+        const userId = user!.userId;
+        if (body.network === 'SOLANA') {
+          solanaAddress(body.to_address);
+          throw new HttpError(501, 'network-not-available', 'Network not available', 'SOLANA transfers are not available yet');
+        }
+        const network = networks.get(body.network);
+        if (!network) throw problems.unavailable(`${body.network} is not configured`);
+        const to = evmAddress(body.to_address);
+        const native = network.nativeSymbol ?? 'ETH';
+        const token = body.token === native ? undefined : network.tokens?.[body.token];
+        if (body.token !== native && !token) {
+          throw problems.unprocessable('unknown-token', `${body.token} is not transferable on ${network.networkId}; tokens: ${[native, ...Object.keys(network.tokens ?? {})].join(', ')}`);
+        }
+        const decimals = token?.decimals ?? 18;
+        let amount: bigint;
+        try { amount = parseAmount(body.amount, decimals, body.token); } catch (error) {
+          if (error instanceof AmountError) throw problems.unprocessable('invalid-amount', error.message);
+          throw error;
+        }
+        await deps.pins.verify(userId, body.pin);
+
+        const transferId = transferIdFor(userId, ctx?.get('idempotency-key') || undefined);
+        let transfer = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
+        if (!transfer) {
+          const account = await orm.em.fork().findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
+          if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
+          if (getAddress(to) === getAddress(account.address)) throw problems.unprocessable('invalid-address', 'That is your own account');
+          const provider = providers.for(network);
+          const signer = await deps.transferKeys.signerFor(userId);
+          const accountContract = new Contract(account.address, loadArtifact('WalletAccount').abi as InterfaceAbi, provider);
+          if (!signer || (await accountContract.getFunction('transferSigner')()) !== signer.address) {
+            throw problems.conflict('transfers-not-enabled', 'This account does not authorize the transfer key (deployed before transfers existed)');
+          }
+          const call = token
+            ? { to: token.address, value: 0n, data: ERC20.encodeFunctionData('transfer', [to, amount]) }
+            : { to, value: amount, data: '0x' };
+          const operation = await buildTransferOperation(provider, network, account.address, call, nonceKeyOf(transferId));
+          const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
+          const signed = { ...operation, signature: transferSignature(signer.signingKey.sign(userOpHash).serialized) };
+          // The balance check and the insert run under a lock on the account, counting transfers still in flight,
+          // so concurrent transfers can never spend the same funds twice.
+          transfer = await orm.em.fork().transactional(async (tx) => {
+            await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+            const onChain = token
+              ? (await new Contract(token.address, ERC20, provider).getFunction('balanceOf')(account.address)) as bigint
+              : await provider.getBalance(account.address);
+            const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: 'processing' }))
+              .reduce((sum, t) => sum + BigInt(t.amount), 0n);
+            if (inFlight + amount > onChain) {
+              throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, body.token)}; asked ${formatMoney(amount, decimals, body.token)}`);
+            }
+            return tx.create(TransferEntity, {
+              transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: account.address, toAddress: to,
+              amount: amount.toString(), userOperation: serializeOperation(signed), userOpHash, status: 'processing',
+            });
+          });
+        }
+        const handle = await (async () => {
+          await startOnce(() => deps.temporal.workflow.start(transferWorkflow, {
+            workflowId: transferWorkflowId(transferId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            args: [{ transferId, userId, networkId: network.networkId }],
+          }));
+          return deps.temporal.workflow.getHandle(transferWorkflowId(transferId));
+        })();
+        const outcome = await Promise.race([
+          handle.result() as Promise<TransferOutcome>,
+          new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), deps.waitSeconds * 1000)),
+        ]);
+        const current = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+        const location = { location: `/api/v1/transfer/crypto/${transferId}` };
+        return outcome ? { status: 200, body: view(current, network), headers: location } : { status: 202, body: view(current, network), headers: location };
+      },
+    }),
+
+    defineRoute({
+      method: 'get', path: '/api/v1/transfer/crypto/:transferId', operationId: 'getCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
+      summary: 'A crypto transfer and its status',
+      params: Type.Object({ transferId: Type.String({ pattern: '^tr_[0-9a-f-]{36}$' }) }),
+      responses: { 200: { description: 'Transfer', schema: TransferView }, 404: { description: 'No such transfer for this user' } },
+      handler: async ({ params, user }) => {
+        const transfer = await orm.em.fork().findOne(TransferEntity, { transferId: params.transferId, userId: user!.userId });
+        if (!transfer) throw problems.notFound(`Transfer ${params.transferId}`);
+        return { status: 200, body: view(transfer, networks.get(transfer.networkId)) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,41 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+/** The service-held key a user's smart accounts authorize for transfers (sealed by envelope encryption). */
+export const TransferKeyEntity = defineEntity({
+  name: 'TransferKey',
+  tableName: 'transfer_keys',
+  properties: (p) => ({
+    userId: p.string().primary().length(64),
+    address: p.string().length(42),
+    keySealed: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type TransferKey = InferEntity<typeof TransferKeyEntity>;
+
+/** A crypto transfer to an external address: a user operation signed by the transfer key, run by transfer-<id>. */
+export const TransferEntity = defineEntity({
+  name: 'Transfer',
+  tableName: 'transfers',
+  properties: (p) => ({
+    transferId: p.string().primary().length(64),
+    userId: p.string().length(64).index(),
+    networkId: p.string().length(32),
+    token: p.string().length(16),
+    decimals: p.integer(),
+    fromAddress: p.string().length(64),
+    toAddress: p.string().length(64),
+    /** Base units, as a decimal string (bigint). */
+    amount: p.string().length(80),
+    userOperation: p.json<Record<string, string>>(),
+    userOpHash: p.string().length(66),
+    status: p.enum(['processing', 'confirmed', 'failed'] as const),
+    txHash: p.string().length(128).nullable(),
+    /** Fee paid, in base units of the network's coin. */
+    fee: p.string().length(80).nullable(),
+    error: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type Transfer = InferEntity<typeof TransferEntity>;

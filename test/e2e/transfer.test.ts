@@ -1,0 +1,122 @@
+import { randomUUID } from 'node:crypto';
+import { Contract, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
+import { registerUser, type RegisteredUser } from '../helpers/http';
+import { callApi } from '../helpers/bank';
+import { encryptPin } from '../helpers/pin';
+import { deployAccount } from '../helpers/wallet';
+import { waitFor } from '../helpers/processes';
+import { TransferEntity } from '../../db/entities';
+
+describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
+  let stack: TestStack;
+  let user: RegisteredUser;
+  const accounts: Record<string, string> = {};
+  const PIN = '482915';
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20' } });
+    user = await registerUser(stack);
+    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    const owner = Wallet.createRandom();
+    for (const [i, networkId] of ['ETHEREUM', 'POLYGON'].entries()) {
+      accounts[networkId] = await deployAccount(stack, user, owner, networkId);
+      const chain = stack.chains[i]!;
+      const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
+      await (await chain.funder.sendTransaction({ to: accounts[networkId], value: parseEther('1'), nonce })).wait();
+      await (await usdtOf(chain).getFunction('mint')(accounts[networkId], parseUnits('100', 6), { nonce: nonce + 1 })).wait();
+    }
+  });
+  afterAll(async () => { await stack?.stop(); });
+  afterEach(() => { for (const chain of stack.chains) { chain.proxy.down = false; chain.proxy.delayMs = 0; } });
+
+  const usdtOf = (chain: StackChain) => new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
+  const transfer = async (body: Record<string, string>, u = user, pin = PIN, key: string = randomUUID()) =>
+    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await encryptPin(stack, pin), ...body }, key });
+
+  it('sends the coin and USDT on ETHEREUM, final on chain, with the fee in ETH', async () => {
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    const before = await chain.provider.getBalance(accounts.ETHEREUM!);
+    const sent = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.25' });
+    expect(sent.status).toBe(200);
+    expect(sent.body).toMatchObject({ status: 'confirmed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: '0.25 ETH', network: 'ETHEREUM', error: null });
+    expect(sent.body.fee).toMatch(/^0\.\d+ ETH$/);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
+    expect(await chain.provider.getBalance(accounts.ETHEREUM!)).toBe(before - parseEther('0.25')); // gas comes from the EntryPoint deposit
+    expect((await chain.provider.getTransactionReceipt(sent.body.tx_hash))!.status).toBe(1);
+
+    const tokens = await transfer({ to_address: recipient.toLowerCase(), network: 'ETHEREUM', token: 'USDT', amount: '12.5' });
+    expect(tokens.body).toMatchObject({ status: 'confirmed', amount: '12.5 USDT' });
+    expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(12_500_000n);
+    expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, user)).body).toEqual(tokens.body);
+    expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, await registerUser(stack))).status).toBe(404);
+  });
+
+  it('sends POL on POLYGON', async () => {
+    const recipient = Wallet.createRandom().address;
+    const sent = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.5' });
+    expect(sent.body).toMatchObject({ status: 'confirmed', amount: '0.5 POL', fee: expect.stringMatching(/ POL$/) });
+    expect(await stack.chains[1]!.provider.getBalance(recipient)).toBe(parseEther('0.5'));
+  });
+
+  it('refuses bad addresses, tokens, amounts, PINs and balances, moving nothing', async () => {
+    const recipient = Wallet.createRandom().address;
+    const badChecksum = recipient.slice(0, 2) + [...recipient.slice(2)].map((c, i) => (i === 0 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join('');
+    const refused = async (body: Record<string, string>, pin = PIN) => { const r = await transfer(body, user, pin); return [r.status, r.body.type]; };
+    if (badChecksum !== recipient && /[a-fA-F]/.test(recipient[2]!)) {
+      expect(await refused({ to_address: badChecksum, network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
+    }
+    expect(await refused({ to_address: '0x1234', network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
+    expect(await refused({ to_address: accounts.ETHEREUM!, network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'DOGE', amount: '1' })).toEqual([422, '/problems/unknown-token']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'USDT', amount: '1.0000001' })).toEqual([422, '/problems/invalid-amount']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '-1' })).toEqual([422, '/problems/invalid-amount']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '500' })).toEqual([422, '/problems/insufficient-balance']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, '999999')).toEqual([422, '/problems/wrong-pin']);
+    expect(await refused({ to_address: 'not-base58-0OIl', network: 'SOLANA', token: 'SOL', amount: '1' })).toEqual([422, '/problems/invalid-address']);
+    expect((await transfer({ to_address: recipient, network: 'BITCOIN' as string, token: 'BTC', amount: '1' })).status).toBe(400);
+    const noPin = await registerUser(stack);
+    expect((await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, noPin)).body.type).toBe('/problems/pin-not-set');
+    expect(await stack.chains[0]!.provider.getBalance(recipient)).toBe(0n);
+    // The PIN is never in the stored transfer or the answers.
+    const { body } = await callApi(stack, '/api/v1/pin', user);
+    expect(body).toEqual({ pin_set: true });
+  });
+
+  it('never overdraws when many transfers run at once', async () => {
+    const chain = stack.chains[1]!;
+    const recipient = Wallet.createRandom().address;
+    const available = await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!) as bigint; // 100 USDT
+    const answers = await Promise.all(Array.from({ length: 8 }, () => transfer({ to_address: recipient, network: 'POLYGON', token: 'USDT', amount: '15' })));
+    const confirmed = answers.filter((a) => a.body.status === 'confirmed');
+    const other = answers.filter((a) => a.body.status !== 'confirmed' && a.body.type !== '/problems/insufficient-balance');
+    expect(other).toEqual([]);
+    expect(confirmed).toHaveLength(Number(available / 15_000_000n)); // 6 of 8
+    expect(answers.filter((a) => a.body.type === '/problems/insufficient-balance')).toHaveLength(8 - confirmed.length);
+    expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(BigInt(confirmed.length) * 15_000_000n);
+    expect(await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!)).toBe(available - BigInt(confirmed.length) * 15_000_000n);
+  });
+
+  it('moves the money once when the chain RPC is down mid-transfer, and a retry with the same key finds it', async () => {
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    const key = randomUUID();
+    // A retry resends the very same request (the same encrypted PIN) with the same Idempotency-Key.
+    const body = { to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.1', pin: await encryptPin(stack, PIN) };
+    const send = () => callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
+    const pending = send();
+    // Once the API has signed and stored the transfer, the chain goes away while the worker submits it.
+    await waitFor(async () => (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient })) === 1, 30_000, 'transfer stored');
+    chain.proxy.down = true;
+    await new Promise((r) => setTimeout(r, 4000));
+    chain.proxy.down = false;
+    const first = await pending;
+    expect([200, 202]).toContain(first.status);
+    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status === 'confirmed', 90_000, 'transfer after the RPC came back');
+    const again = await send();
+    expect(again.body.transfer_id).toBe(first.body.transfer_id);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+  });
+});
