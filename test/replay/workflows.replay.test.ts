@@ -10,8 +10,10 @@ import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
 import { DeployJobEntity, UserEntity } from '../../db/entities';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
+import { encryptPin } from '../helpers/pin';
+import { parseEther } from 'ethers';
 import {
-  chargeWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  chargeWorkflowId, transferWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -32,7 +34,7 @@ describe('workflow histories', () => {
   it('has recorded histories to replay', () => {
     expect(files).toEqual(expect.arrayContaining([
       'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
-      'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json',
+      'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
     ]));
   });
 
@@ -103,6 +105,16 @@ if (process.env.RECORD_HISTORIES) {
       await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user2), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(didSlot, owner2)] } } });
       await stack.temporal.workflow.getHandle(didKeyWorkflowId(didSlot.id)).result();
       await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
+
+      await callApi(stack, '/api/v1/pin', user2, { json: { pin: await encryptPin(stack, '482915') } });
+      const account2 = (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user2.userId })).accountAddress;
+      const chain = stack.chains[0]!;
+      await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
+      const sent = await callApi(stack, '/api/v1/transfer/crypto/execute', user2, {
+        json: { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1', pin: await encryptPin(stack, '482915') },
+      });
+      await stack.temporal.workflow.getHandle(transferWorkflowId(sent.body.transfer_id)).result();
+      await save(transferWorkflowId(sent.body.transfer_id), 'transfer-confirmed');
       await stack.stop();
     });
 
