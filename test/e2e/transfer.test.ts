@@ -52,6 +52,14 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(12_500_000n);
     expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, user)).body).toEqual(tokens.body);
     expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, await registerUser(stack))).status).toBe(404);
+
+    // The history lists them, newest first, one page at a time.
+    const page = await callApi(stack, '/api/v1/transactions?limit=1', user);
+    expect(page.body.transactions).toEqual([{ id: tokens.body.transfer_id, type: 'transfer', amount: '-12.5 USDT', date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), reference: tokens.body.transfer_id }]);
+    const next = await callApi(stack, `/api/v1/transactions?limit=1&cursor=${page.body.next_cursor}`, user);
+    expect(next.body.transactions.map((t: { amount: string }) => t.amount)).toEqual(['-0.25 ETH']);
+    expect(next.body.next_cursor).toBeNull();
+    expect((await callApi(stack, '/api/v1/transactions?cursor=bm90LWEtY3Vyc29y', user)).status).toBe(400);
   });
 
   it('sends POL on POLYGON', async () => {
