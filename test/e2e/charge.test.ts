@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { bankAccountLog, callApi, connectBankAccount, openBankAccount, type BankTransaction, type SandboxAccount } from '../helpers/bank';
-import { UserEntity } from '../../db/entities';
+import { ChargeEntity, UserEntity } from '../../db/entities';
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
@@ -179,6 +179,33 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(charged.map((t) => t.reference).sort()).toEqual([failing, hanging, unannounced, interrupted].map((c) => c.body.charge_id).sort());
     expect(charged.map((t) => -t.amount).sort()).toEqual([1000, 2000, 3000, 4000]);
     expect(await balance(user)).toMatchObject({ amount: '10000' });
+  });
+
+  it('moves the money once when a worker process is SIGKILLed mid-charge and another takes over', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 100_000);
+    await connect(user, account);
+    await stack.stopWorker(); // only the worker processes below serve the charge
+    const workers: ServiceProcess[] = [];
+    try {
+      await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 2500 } });
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const started = await charge(user, '7000');
+      expect(started.status).toBe(202);
+      // The withdrawal was requested and the workflow waits for the bank: kill the worker there.
+      await waitFor(async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).bankStatus === 'pending', 60_000, 'withdrawal requested')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull();
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      expect((await settled(user, started.body.charge_id)).status).toBe('completed');
+      const log = await bankAccount(account.bankCode, account.accountNo);
+      expect(withdrawalsOf(log.transactions).map((t) => [t.amount, t.reference])).toEqual([[-7000, started.body.charge_id]]);
+      expect(await balance(user)).toMatchObject({ amount: '7000' });
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+    }
   });
 
   it('gives the money back when the credit cannot be made (compensation)', async () => {
