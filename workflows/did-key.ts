@@ -1,15 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { DidKeyActivities } from '../activities/did-key';
-import { CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, type DeployOutcome, type DidKeyInput } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, NetworkIdSA, UserIdSA, type DeployOutcome, type DidKeyInput } from './messages';
 
-const chain = proxyActivities<Pick<DidKeyActivities, 'submitDidKey'>>({
-  ...CHAIN_SUBMISSION_TIMEOUTS,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
-});
-const storage = proxyActivities<Pick<DidKeyActivities, 'finishDidKey'>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 20 },
-});
+const chain = proxyActivities<Pick<DidKeyActivities, 'submitDidKey'>>(CHAIN_SUBMISSION_OPTIONS);
+const storage = proxyActivities<Pick<DidKeyActivities, 'finishDidKey'>>(RECORD_OPTIONS);
 
 /** Adds an assertionMethod key to the user's did:ethr document through a user operation of their account. */
 export async function didKeyWorkflow(input: DidKeyInput): Promise<DeployOutcome> {

@@ -1,5 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
@@ -103,6 +103,14 @@ export const registrationWorkflowId = (regId: string): string => `registration-$
  * after the heartbeat timeout and the submission retried elsewhere (finding the transaction it recorded).
  */
 export const CHAIN_SUBMISSION_TIMEOUTS = { startToCloseTimeout: '3 minutes', heartbeatTimeout: '10 seconds' } as const;
+
+/** Activity options of a single-operation submission (deploy, DID key, transfer): an RPC that is down or slow is retried; a rejected operation is final. */
+export const CHAIN_SUBMISSION_OPTIONS: ActivityOptions = {
+  ...CHAIN_SUBMISSION_TIMEOUTS,
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
+};
+/** Activity options of the database steps that record a chain workflow's outcome. */
+export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 20 } };
 
 // ---- charges
 export interface ChargeInput { chargeId: string; userId: string }

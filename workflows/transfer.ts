@@ -1,15 +1,9 @@
 import { ActivityFailure, ApplicationFailure, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
-import { CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
 
-const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
-  ...CHAIN_SUBMISSION_TIMEOUTS,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
-});
-const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer'>>({
-  startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumAttempts: 20 },
-});
+const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>(CHAIN_SUBMISSION_OPTIONS);
+const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer'>>(RECORD_OPTIONS);
 
 /** Sends a signed transfer (a user operation of the user's account) once, waits until it is final, records the fee. */
 export async function transferWorkflow(input: TransferInput): Promise<TransferOutcome> {

@@ -5,25 +5,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrm } from '../../db/orm';
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
-import { createSandboxApp } from '../../sandbox/app';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { TEST_BUNDLER_KEY, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
+import { TEST_BUNDLER_KEY, createTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
 describe('api and worker processes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-proc-'));
-  const secrets = {
-    apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
-    bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
-    securitiesClientSecret: randomBytes(24).toString('base64url'), cexClientSecret: randomBytes(24).toString('base64url'),
-  };
-  const sandbox = createSandboxApp({
-    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
-    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
-  });
+  const { sandbox, secrets } = createTestSandbox();
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   const running: ServiceProcess[] = [];
   let env: Record<string, string>;

@@ -75,6 +75,20 @@ export type StackChain = TestChain & { proxy: RpcProxy };
 /** The bundler key of test stacks: anvil's third development account, as in the embedded stack. */
 export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 
+/** The sandbox (every third-party stand-in) with fresh secrets, which the service under test must be given. */
+export function createTestSandbox() {
+  const secret = () => randomBytes(24).toString('base64url');
+  const secrets = {
+    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(),
+  };
+  const sandbox = createSandboxApp({
+    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
+    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
+  });
+  return { sandbox, secrets };
+}
+
 /** A fresh P-256 key PINs are encrypted to. */
 export const testPinJwk = (): string => {
   const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -100,16 +114,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
   }])));
   const taskQueue = `test-${randomUUID()}`;
-  const secrets = {
-    apiKey: randomBytes(24).toString('base64url'), clientSecret: randomBytes(24).toString('base64url'),
-    bankClientSecret: randomBytes(24).toString('base64url'), bankWebhookSecret: randomBytes(24).toString('base64url'),
-    securitiesClientSecret: randomBytes(24).toString('base64url'), cexClientSecret: randomBytes(24).toString('base64url'),
-  };
-  const sandbox = createSandboxApp({
-    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
-    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
-  });
+  const { sandbox, secrets } = createTestSandbox();
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
