@@ -7,7 +7,7 @@ import { registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { encryptPin } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 
 describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
@@ -126,5 +126,30 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const again = await send();
     expect(again.body.transfer_id).toBe(first.body.transfer_id);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+  });
+
+  it('sends once when the worker process is SIGKILLed after recording the transaction', async () => {
+    const chain = stack.chains[1]!;
+    const recipient = Wallet.createRandom().address;
+    await stack.stopWorker();
+    const workers: ServiceProcess[] = [];
+    try {
+      chain.proxy.delayMs = 400; // the kill lands between broadcast and receipt
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const pending = transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.2' });
+      await waitFor(async () => Boolean((await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.txHash), 60_000, 'transaction recorded')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull();
+      chain.proxy.delayMs = 0;
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const first = await pending;
+      await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status === 'confirmed', 90_000, 'transfer by the second worker');
+      expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      await stack.startWorker();
+    }
   });
 });
