@@ -130,7 +130,7 @@ async function main(): Promise<void> {
   done(since);
 
   since = Date.now();
-  progress(step++, total, `sandbox providers (identity, OCR) on :${PORTS.sandbox}`);
+  progress(step++, total, `sandbox providers (identity, OCR, bank, prices, securities, CEX) on :${PORTS.sandbox}`);
   startTsProcess('sandbox', 'sandbox/main.ts', env);
   await waitForHttp(`${sandboxUrl}/ocr/v1/stats`);
   done(since);
@@ -148,7 +148,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity: /pass/v1, OCR: /ocr/v1, faults: /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}, factory ${chains.ETHEREUM!.accountFactory}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}, factory ${chains.POLYGON!.accountFactory}
   Database       ${env.DATABASE_URL}
