@@ -1,7 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 
-/** Raised when a provider refuses a request for a reason retrying will not fix (4xx). */
-export const PROVIDER_REJECTED = 'ProviderRejected';
+import { PROVIDER_REJECTED } from '../workflows/messages';
+
+export { PROVIDER_REJECTED };
 
 /** The provider did not answer in time, could not be reached, or failed (5xx): a retry may succeed. */
 export class ProviderUnavailable extends Error {

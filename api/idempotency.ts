@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { IdempotencyRecordEntity } from '../db/entities';
@@ -16,6 +16,16 @@ const canonical = (value: unknown): string => {
   }
   return JSON.stringify(value) ?? 'null';
 };
+
+/**
+ * A business id (charge, transfer) that follows the caller's Idempotency-Key, so a retry after a crash finds the same
+ * object; a random one without a key. Formatted as `<prefix>_<uuid-shaped hex>`.
+ */
+export function idForRequest(prefix: string, userId: string, idempotencyKey: string | undefined): string {
+  if (!idempotencyKey) return `${prefix}_${randomUUID()}`;
+  const h = createHash('sha256').update(`${prefix}\n${userId}\n${idempotencyKey.toLowerCase()}`).digest('hex');
+  return `${prefix}_${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
+}
 
 export const requestFingerprint = (parts: unknown): string => createHash('sha256').update(canonical(parts)).digest('hex');
 

@@ -1,8 +1,7 @@
 import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ChargeActivities } from '../activities/charge';
-import { ChargeFailure, UserIdSA, withdrawalSettledSignal, type ChargeInput, type ChargeOutcome, type WithdrawalSettlement } from './messages';
+import { ChargeFailure, PROVIDER_REJECTED, UserIdSA, withdrawalSettledSignal, type ChargeInput, type ChargeOutcome, type WithdrawalSettlement } from './messages';
 
-const PROVIDER_REJECTED = 'ProviderRejected';
 
 /** Calls to the bank: idempotent by reference, so they are retried until the bank answers (a refusal is final). */
 const bank = proxyActivities<Pick<ChargeActivities, 'requestWithdrawal' | 'pollWithdrawal' | 'refundCharge'>>({

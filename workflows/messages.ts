@@ -67,6 +67,9 @@ export interface DeployInput { jobId: string; userId: string; networkId: string 
 export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
 
 /** Typed failure types of chain work; the API maps each to one HTTP status. */
+/** A provider refused a request for a reason retrying will not fix (its 4xx); raised by activities/provider-http.ts. */
+export const PROVIDER_REJECTED = 'ProviderRejected';
+
 export const ChainFailure = {
   UserOperationRejected: 'UserOperationRejected',
   UserOperationFailed: 'UserOperationFailed',

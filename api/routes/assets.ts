@@ -189,6 +189,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       method: 'post', path: '/v1/asset/cex-accounts', operationId: 'connectCexAccount', tags: ['Assets'], auth: 'bearer',
       summary: 'Finish connecting: the code and state the exchange redirected with; balances are synced once',
       body: CexConnectBody,
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
         201: { description: 'Connected', schema: CexAccountView }, 404: { description: 'Unknown state' },
         409: { description: 'State already used, or the account is already connected' }, 410: { description: 'Authorization expired' },

@@ -16,6 +16,7 @@ import { chargeWorkflowId, withdrawalSettledSignal } from '../../workflows/messa
 import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 import { startOnce } from '../start-once';
+import { idForRequest } from '../idempotency';
 import * as S from '../schemas/bank';
 
 export interface BankRouteDeps {
@@ -30,12 +31,6 @@ const accountView = (a: BankAccount) => ({
   bank_account_id: a.bankAccountId, bank_code: a.bankCode, bank_name: a.bankName, account_no: a.maskedAccountNo,
   currency: a.currency, connected_at: a.connectedAt.toISOString(),
 });
-/** A charge id derived from the caller's Idempotency-Key: a retry after a crash finds the same charge. */
-const chargeIdFor = (userId: string, idempotencyKey: string | undefined): string => {
-  if (!idempotencyKey) return `chg_${randomUUID()}`;
-  const h = hashOf('charge', userId, idempotencyKey.toLowerCase());
-  return `chg_${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-};
 
 export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
   const { orm, encryption, bank } = deps;
@@ -206,7 +201,7 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
         if (!source) throw problems.unprocessable('source-not-connected', `${body.source} is not one of your connected accounts; verify it with /api/v1/bank/send-won first`);
         if (source.currency !== body.currency) throw problems.unprocessable('currency-mismatch', `${source.bankName} holds ${source.currency}, not ${body.currency}`);
 
-        const chargeId = chargeIdFor(user!.userId, ctx?.get('idempotency-key') || undefined);
+        const chargeId = idForRequest('chg', user!.userId, ctx?.get('idempotency-key') || undefined);
         const existing = await em.findOne(ChargeEntity, { chargeId });
         if (!existing) {
           em.create(ChargeEntity, {

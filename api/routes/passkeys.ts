@@ -33,6 +33,7 @@ export function passkeyRoutes({ orm, encryption, passkeys }: PasskeyRouteDeps): 
       method: 'post', path: '/v1/auth/passkeys', operationId: 'registerPasskey', tags: TAGS, auth: 'bearer',
       summary: 'Finish registering a passkey with the authenticator response; it then approves chain operations (2FA slots)',
       body: S.RegisterPasskeyBody,
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
         201: { description: 'Passkey registered', schema: S.PasskeyView },
         404: { description: 'Unknown challenge' }, 409: { description: 'Challenge already used, or passkey already registered' },

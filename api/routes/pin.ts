@@ -23,6 +23,7 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       method: 'post', path: '/api/v1/pin', operationId: 'setPin', tags: TAGS, auth: 'bearer',
       summary: 'Set the transaction PIN (6 digits, not repeated or sequential), encrypted',
       body: Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false }),
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: { 201: { description: 'Set', schema: Type.Object({ pin_set: Type.Boolean() }) }, 409: { description: 'Already set' }, 422: { description: 'Weak PIN' } },
       handler: async ({ body, user }) => {
         await pins.set(user!.userId, body.pin);
@@ -33,6 +34,7 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       method: 'put', path: '/api/v1/pin', operationId: 'changePin', tags: TAGS, auth: 'bearer',
       summary: 'Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted',
       body: Type.Object({ current_pin: Jwe('the current PIN, encrypted'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false }),
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
         200: { description: 'Changed', schema: Type.Object({ changed: Type.Boolean() }) }, 409: { description: 'No PIN set' },
         422: { description: 'Wrong current PIN, or weak new PIN' }, 423: { description: 'Locked after too many wrong PINs (Retry-After)' },

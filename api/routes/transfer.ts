@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { Contract, Interface, decodeBase58, getAddress, type InterfaceAbi } from 'ethers';
 import { Type } from '@sinclair/typebox';
@@ -18,6 +18,7 @@ import type { PinService } from '../pin';
 import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 import { startOnce } from '../start-once';
+import { idForRequest } from '../idempotency';
 
 export interface TransferRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; pins: PinService; transferKeys: TransferKeys;
@@ -46,12 +47,6 @@ const TransferView = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
 });
 
-/** The transfer id follows the caller's Idempotency-Key, so a retry after a crash finds the same transfer. */
-const transferIdFor = (userId: string, key: string | undefined): string => {
-  if (!key) return `tr_${randomUUID()}`;
-  const h = createHash('sha256').update(`transfer\n${userId}\n${key.toLowerCase()}`).digest('hex');
-  return `tr_${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
-};
 /** A 2D-nonce key of its own per transfer (uint192). */
 const nonceKeyOf = (transferId: string) => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
 
@@ -120,7 +115,7 @@ export function transferRoutes(deps: TransferRouteDeps): RouteSpec[] {
         }
         await deps.pins.verify(userId, body.pin);
 
-        const transferId = transferIdFor(userId, ctx?.get('idempotency-key') || undefined);
+        const transferId = idForRequest('tr', userId, ctx?.get('idempotency-key') || undefined);
         let transfer = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
         if (!transfer) {
           const account = await orm.em.fork().findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -229,6 +229,19 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(log.balance).toBe(50_001);
     const [ledger] = await stack.orm.em.fork().getConnection().execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${started.body.charge_id}`]);
     expect(Number((ledger as { n: number }).n)).toBe(0);
+  });
+
+  it('accepts the bank webhook only with a valid signature, and only for a known charge', async () => {
+    const url = `${stack.apiUrl}/api/v1/bank/webhooks/withdrawals`;
+    const payload = JSON.stringify({ event: 'withdrawal.settled', reference: `chg_${randomUUID()}`, withdrawalId: 'wd_1', status: 'completed', reason: null });
+    const post = (body: string, signature?: string) => fetch(url, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', ...(signature ? { 'x-bank-signature': signature } : {}) },
+    });
+    const sign = (body: string) => `sha256=${createHmac('sha256', stack.config.BANK_WEBHOOK_SECRET).update(body).digest('hex')}`;
+    expect((await post(payload)).status).toBe(401);
+    expect((await post(payload, sign(`${payload} `))).status).toBe(401);
+    expect((await post(payload, sign(payload))).status).toBe(404); // signed, but no such charge
+    expect((await post('{"event":"withdrawal.settled"}', sign('{"event":"withdrawal.settled"}'))).status).toBe(400);
   });
 
   it('runs many charges at once on one user without losing or doubling a won', async () => {

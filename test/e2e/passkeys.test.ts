@@ -32,8 +32,15 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
     expect(status).toBe(200);
     expect(body.publicKey).toMatchObject({ rp: { id: 'localhost', name: 'Wallet' }, attestation: 'none', authenticatorSelection: { userVerification: 'required' } });
     const passkey = new SoftwarePasskey();
-    const added = await register(user, { challengeId: body.challengeId, name: 'Galaxy S25', credential: passkey.create(body.publicKey) });
+    const request = { challengeId: body.challengeId, name: 'Galaxy S25', credential: passkey.create(body.publicKey) };
+    const key = randomUUID();
+    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: request });
     expect(added.status).toBe(201);
+    // A retry after a lost answer (same key, same body) replays it instead of tripping over the spent challenge.
+    const replayed = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: request });
+    expect(replayed.status).toBe(201);
+    expect(replayed.headers.get('idempotent-replayed')).toBe('true');
+    expect(replayed.body).toEqual(added.body);
     expect(added.body).toMatchObject({ name: 'Galaxy S25', deviceType: 'singleDevice', backedUp: false, lastUsedAt: null });
     expect(added.headers.get('location')).toBe(`/v1/auth/passkeys/${added.body.passkeyId}`);
 

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
@@ -17,7 +18,11 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
     expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '123456') } })).body.type).toBe('/problems/weak-pin');
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } })).status).toBe(201);
+    const setBody = { pin: await encryptPin(stack, '482915') };
+    const key = randomUUID();
+    const set = () => callApi(stack, '/api/v1/pin', user, { json: setBody, key });
+    expect((await set()).status).toBe(201);
+    expect((await set()).headers.get('idempotent-replayed')).toBe('true'); // a retry of the same request, not a second PIN
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: true });
     expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482916') } })).status).toBe(409);
     const stored = await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId });
