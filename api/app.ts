@@ -34,7 +34,10 @@ import type { BankClient } from '../activities/bank';
 import type { PinService } from './pin';
 import { pinRoutes } from './routes/pin';
 import { transferRoutes } from './routes/transfer';
-import { TransferKeys } from '../activities/transfer-keys';
+import { SolanaWallets, TransferKeys } from '../activities/transfer-keys';
+import { SolanaChains } from '../activities/chain/solana';
+import { Holdings } from './holdings';
+import { networkWalletRoutes } from './routes/network-wallets';
 import { EnvelopeEncryption } from '../platform/envelope';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
@@ -73,7 +76,11 @@ export function createApp(deps: AppDeps): App {
     rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
   });
   const issuer = new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME);
-  const transferKeys = new TransferKeys(orm, new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY));
+  const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
+  const transferKeys = new TransferKeys(orm, keyEnvelope);
+  const solanaWallets = new SolanaWallets(orm, keyEnvelope);
+  const solanaChains = new SolanaChains();
+  const holdings = new Holdings({ orm, networks: deps.networks, providers: deps.providers, solanaChains, solanaWallets });
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
@@ -109,7 +116,7 @@ export function createApp(deps: AppDeps): App {
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),
     ...transferRoutes({
-      orm, temporal, networks: deps.networks, providers: deps.providers, pins: deps.pins, transferKeys,
+      orm, temporal, networks: deps.networks, providers: deps.providers, pins: deps.pins, transferKeys, solanaWallets, solanaChains,
       taskQueue: config.TEMPORAL_TASK_QUEUE, waitSeconds: config.TRANSFER_WAIT_SECONDS,
     }),
     ...assetRoutes({
@@ -119,8 +126,9 @@ export function createApp(deps: AppDeps): App {
       cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
       cexProvider: config.CEX_PROVIDER, cexRedirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
     }),
+    ...networkWalletRoutes({ networks: deps.networks, holdings, solanaWallets }),
     ...exchangeRoutes({
-      orm, networks: deps.networks, providers: deps.providers,
+      holdings,
       engine: QuoteEngine.fromJson(config.EXCHANGE_POOLS, {
         slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
         dailyLimits: JSON.parse(config.EXCHANGE_DAILY_LIMITS) as Record<string, string>,

@@ -1,6 +1,6 @@
 /**
  * `npm start`: the whole stack on loopback with embedded defaults - Temporal dev server (+ Web UI), SQLite,
- * two local EVM chains with EntryPoint v0.8, the sandbox providers, the worker and the API.
+ * two local EVM chains with EntryPoint v0.8, a local Solana chain (LiteSVM), the sandbox providers, the worker and the API.
  * State lives under .data/; Ctrl-C stops every child.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -10,6 +10,7 @@ import { resolveTemporalCli } from '../platform/temporal-cli';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
 import { ANVIL_BUNDLER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
+import { startLocalSolana } from './solana-local';
 import { loadOrCreateDevSecrets } from './secrets';
 import { createOrm } from '../db/orm';
 
@@ -19,6 +20,7 @@ const port = (name: string, fallback: number): number => Number(process.env[name
 const PORTS = {
   api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),
   sandbox: port('SANDBOX_PORT', 4010), ETHEREUM: port('ETHEREUM_RPC_PORT', 8545), POLYGON: port('POLYGON_RPC_PORT', 8546),
+  SOLANA: port('SOLANA_RPC_PORT', 8899),
 };
 
 const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -76,7 +78,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
   mkdirSync(DATA, { recursive: true });
-  const total = 7;
+  const total = 8;
   const secrets = loadOrCreateDevSecrets(join(DATA, 'dev.env'));
 
   let since = Date.now();
@@ -104,10 +106,19 @@ async function main(): Promise<void> {
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
   }
-  const networks = Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
-    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
-    nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } },
-  }]));
+  since = Date.now();
+  progress(step++, total, `SOLANA chain (LiteSVM behind Solana JSON-RPC) on :${PORTS.SOLANA} + test USDT mint, dev faucet`);
+  const solana = await startLocalSolana({ port: PORTS.SOLANA, stateFile: join(DATA, 'solana-local.json') });
+  stoppers.push({ name: 'solana', stop: solana.stop });
+  done(since);
+
+  const networks = {
+    ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
+      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
+      nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } },
+    }])),
+    SOLANA: { kind: 'solana', rpcUrl: solana.rpcUrl, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } },
+  };
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
 
   const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
@@ -151,6 +162,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}, factory ${chains.ETHEREUM!.accountFactory}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}, factory ${chains.POLYGON!.accountFactory}
+  SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}
   Database       ${env.DATABASE_URL}
   Secrets        .data/dev.env (operator token: npm run token -- <userId>)
 `);

@@ -3,7 +3,7 @@ import Ajv from 'ajv';
 
 /**
  * The one network registry: maps the ids used on the wire (networkId in paths, the transfer enum) to chain id,
- * RPC URL and contract addresses. Configured by NETWORKS (JSON); the embedded stack writes it for its local chains.
+ * RPC URL, contract addresses and tokens (EVM), or RPC URL and token mints (Solana). Configured by NETWORKS (JSON); the embedded stack writes it for its local chains.
  */
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
 export const EvmNetworkSchema = Type.Object({
@@ -16,13 +16,25 @@ export const EvmNetworkSchema = Type.Object({
   nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
   tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }))),
 });
-export const NetworksSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), EvmNetworkSchema);
+const Base58Key = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' });
+export const SolanaNetworkSchema = Type.Object({
+  kind: Type.Literal('solana'),
+  rpcUrl: Type.String({ pattern: '^https?://' }),
+  tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }) }))),
+  faucetUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'development clusters only: funds each new wallet' })),
+});
+export const NetworksSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.Union([EvmNetworkSchema, SolanaNetworkSchema]));
 export type EvmNetwork = Static<typeof EvmNetworkSchema> & { networkId: string };
+export type SolanaNetwork = Static<typeof SolanaNetworkSchema> & { networkId: string };
+export type Network = EvmNetwork | SolanaNetwork;
+/** The coin every network pays its fees in. */
+export const coinOf = (network: Network): { symbol: string; decimals: number } =>
+  network.kind === 'solana' ? { symbol: 'SOL', decimals: 9 } : { symbol: network.nativeSymbol ?? 'ETH', decimals: 18 };
 
 const validate = new Ajv({ allErrors: true }).compile(NetworksSchema);
 
 export class NetworkRegistry {
-  private constructor(private readonly networks: Map<string, EvmNetwork>) {}
+  private constructor(private readonly networks: Map<string, Network>) {}
 
   static fromJson(json: string): NetworkRegistry {
     let parsed: unknown;
@@ -34,11 +46,26 @@ export class NetworkRegistry {
     return new NetworkRegistry(new Map(entries.map(([networkId, network]) => [networkId, { ...network, networkId }])));
   }
 
+  /** An EVM network (smart accounts, DIDs, quotes); undefined for unknown ids and for other kinds. */
   get(networkId: string): EvmNetwork | undefined {
+    const network = this.networks.get(networkId);
+    return network?.kind === 'evm' ? network : undefined;
+  }
+
+  solana(networkId: string): SolanaNetwork | undefined {
+    const network = this.networks.get(networkId);
+    return network?.kind === 'solana' ? network : undefined;
+  }
+
+  any(networkId: string): Network | undefined {
     return this.networks.get(networkId);
   }
 
   ids(): string[] {
     return [...this.networks.keys()];
+  }
+
+  evmIds(): string[] {
+    return [...this.networks.values()].filter((n) => n.kind === 'evm').map((n) => n.networkId);
   }
 }

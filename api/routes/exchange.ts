@@ -1,14 +1,10 @@
-import { Contract } from 'ethers';
 import { Type } from '@sinclair/typebox';
-import type { Orm } from '../../db/orm';
-import { SmartAccountEntity } from '../../db/entities';
-import type { NetworkRegistry } from '../../platform/networks';
-import type { ChainProviders } from '../../activities/chain/smart-account';
+import type { Holdings } from '../holdings';
 import { QuoteError, type QuoteEngine } from '../../activities/exchange/quote';
 import { defineRoute, type RouteSpec } from '../route-table';
 import { HttpError, problems } from '../errors';
 
-export interface ExchangeRouteDeps { orm: Orm; engine: QuoteEngine; networks: NetworkRegistry; providers: ChainProviders }
+export interface ExchangeRouteDeps { engine: QuoteEngine; holdings: Holdings }
 
 const Symbol = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' });
 const QuoteBody = Type.Object({
@@ -31,22 +27,7 @@ const Quote = Type.Object({
   intermediary: Nullable(Type.String()),
 });
 
-const ERC20 = ['function balanceOf(address) view returns (uint256)'];
-
-export function exchangeRoutes({ orm, engine, networks, providers }: ExchangeRouteDeps): RouteSpec[] {
-  /** The user's balance of a token on a network: their smart account's, on chain (0 without an account). */
-  const balanceOf = async (userId: string, networkId: string, symbol: string): Promise<bigint> => {
-    const network = networks.get(networkId);
-    if (!network) return 0n;
-    const account = await orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });
-    if (!account) return 0n;
-    const provider = providers.for(network);
-    if (symbol === (network.nativeSymbol ?? 'ETH')) return provider.getBalance(account.address);
-    const token = network.tokens?.[symbol];
-    if (!token) return 0n;
-    return (await new Contract(token.address, ERC20, provider).getFunction('balanceOf')(account.address)) as bigint;
-  };
-
+export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'post', path: '/v1/exchange/quote', operationId: 'exchangeQuote', tags: ['Exchange'], auth: 'bearer',
@@ -58,7 +39,7 @@ export function exchangeRoutes({ orm, engine, networks, providers }: ExchangeRou
       },
       handler: async ({ body, user }) => {
         try {
-          return { status: 200, body: await engine.quote(body, () => balanceOf(user!.userId, body.networkId, body.source)) };
+          return { status: 200, body: await engine.quote(body, () => holdings.balanceOf(user!.userId, body.networkId, body.source)) };
         } catch (error) {
           if (!(error instanceof QuoteError)) throw error;
           if (error.code === 'unknown-network') throw new HttpError(404, 'unknown-network', 'Unknown network', error.message);

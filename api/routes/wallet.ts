@@ -29,6 +29,9 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
   const { orm, networks, providers } = deps;
   const networkOr404 = (networkId: string) => {
     const network = networks.get(networkId);
+    if (!network && networks.solana(networkId)) {
+      throw problems.conflict('no-smart-accounts', `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`);
+    }
     if (!network) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
     return network;
   };

@@ -35,12 +35,12 @@ import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { UserPinEntity } from './pin';
-import { TransferEntity, TransferKeyEntity } from './transfer';
+import { SolanaWalletEntity, TransferEntity, TransferKeyEntity } from './transfer';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, TransferKeyEntity, TransferEntity,
+  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity,
 ];

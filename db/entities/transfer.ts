@@ -13,7 +13,27 @@ export const TransferKeyEntity = defineEntity({
 });
 export type TransferKey = InferEntity<typeof TransferKeyEntity>;
 
-/** A crypto transfer to an external address: a user operation signed by the transfer key, run by transfer-<id>. */
+/**
+ * A user's Solana wallet: an ed25519 key the service holds (sealed by envelope encryption). Solana has no smart
+ * accounts here, so this key owns the funds; only the API process opens it, to sign a transfer confirmed by PIN.
+ */
+export const SolanaWalletEntity = defineEntity({
+  name: 'SolanaWallet',
+  tableName: 'solana_wallets',
+  properties: (p) => ({
+    userId: p.string().primary().length(64),
+    address: p.string().length(44).unique(),
+    /** The 32-byte ed25519 seed, base64, sealed. */
+    keySealed: p.text(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type SolanaWallet = InferEntity<typeof SolanaWalletEntity>;
+
+/**
+ * A crypto transfer to an external address, run by transfer-<id>: on EVM a user operation signed by the transfer key,
+ * on Solana a transaction signed by the user's Solana key (its signature is the tx hash, known before it is sent).
+ */
 export const TransferEntity = defineEntity({
   name: 'Transfer',
   tableName: 'transfers',
@@ -27,8 +47,10 @@ export const TransferEntity = defineEntity({
     toAddress: p.string().length(64),
     /** Base units, as a decimal string (bigint). */
     amount: p.string().length(80),
-    userOperation: p.json<Record<string, string>>(),
-    userOpHash: p.string().length(66),
+    userOperation: p.json<Record<string, string>>().nullable(),
+    userOpHash: p.string().length(66).nullable(),
+    /** Solana: the signed wire transaction (base64), its last valid block height and the most SOL it can spend. */
+    solanaTransaction: p.json<{ wire: string; lastValidBlockHeight: string; lamportsCost: string }>().nullable(),
     status: p.enum(['processing', 'confirmed', 'failed'] as const),
     txHash: p.string().length(128).nullable(),
     /** Fee paid, in base units of the network's coin. */

@@ -17,6 +17,8 @@ import { Migration20261122120000Pins as PgPins } from './postgresql/Migration202
 import { Migration20261122120000Pins as SqlitePins } from './sqlite/Migration20261122120000Pins';
 import { Migration20261122130000Transfers as PgTransfers } from './postgresql/Migration20261122130000Transfers';
 import { Migration20261122130000Transfers as SqliteTransfers } from './sqlite/Migration20261122130000Transfers';
+import { Migration20261122140000SolanaWallets as PgSolanaWallets } from './postgresql/Migration20261122140000SolanaWallets';
+import { Migration20261122140000SolanaWallets as SqliteSolanaWallets } from './sqlite/Migration20261122140000SolanaWallets';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -32,6 +34,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122110000Assets', class: PgAssets },
     { name: 'Migration20261122120000Pins', class: PgPins },
     { name: 'Migration20261122130000Transfers', class: PgTransfers },
+    { name: 'Migration20261122140000SolanaWallets', class: PgSolanaWallets },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -43,6 +46,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122110000Assets', class: SqliteAssets },
     { name: 'Migration20261122120000Pins', class: SqlitePins },
     { name: 'Migration20261122130000Transfers', class: SqliteTransfers },
+    { name: 'Migration20261122140000SolanaWallets', class: SqliteSolanaWallets },
   ],
 };
 

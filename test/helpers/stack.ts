@@ -21,6 +21,7 @@ import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { RpcProxy } from './rpc-proxy';
+import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
 import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
 import { NetworkRegistry } from '../../platform/networks';
 import { ChainProviders } from '../../activities/chain/smart-account';
@@ -44,6 +45,7 @@ export interface TestStack {
   config: ApiConfig;
   app: App;
   chains: StackChain[];
+  solana?: StackSolana;
   startWorker(): Promise<void>;
   /** The environment of a worker process (worker/main.ts) that serves this stack's task queue. */
   workerProcessEnv(): Record<string, string>;
@@ -67,7 +69,11 @@ export interface TestStackOptions {
   logSink?: string[];
   /** Start two real chains (ETHEREUM 31337, POLYGON 31338) with EntryPoint and the account factory. */
   chains?: boolean;
+  /** Start the local SOLANA chain (LiteSVM behind Solana JSON-RPC, test USDT, faucet), reached through an RpcProxy. */
+  solana?: boolean;
 }
+
+export type StackSolana = LocalSolana & { proxy: RpcProxy };
 
 /** A chain of a test stack; the service reaches it only through `proxy`, so tests can make its RPC fail. */
 export type StackChain = TestChain & { proxy: RpcProxy };
@@ -109,10 +115,20 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     await proxy.start();
     chains.push({ ...chain, proxy });
   }
-  const networksJson = JSON.stringify(Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-    kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
-    nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
-  }])));
+  let solana: StackSolana | undefined;
+  if (options.solana) {
+    const node = await startLocalSolana();
+    const proxy = new RpcProxy(node.rpcUrl);
+    await proxy.start();
+    solana = { ...node, proxy };
+  }
+  const networksJson = JSON.stringify({
+    ...Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
+      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
+      nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
+    }])),
+    ...(solana ? { SOLANA: { kind: 'solana', rpcUrl: solana.proxy.url, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } } } : {}),
+  });
   const taskQueue = `test-${randomUUID()}`;
   const { sandbox, secrets } = createTestSandbox();
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
@@ -161,7 +177,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
-    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains,
+    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana,
     workerProcessEnv: () => ({
       LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
       DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
@@ -192,6 +208,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await temporal.connection.close();
       providers.destroy();
       await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
+      if (solana) { await solana.proxy.stop(); await solana.stop(); }
       await orm.close();
       await database.drop();
     },
