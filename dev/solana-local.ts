@@ -339,7 +339,8 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     if (!options.stateFile) return;
     const accounts = [...touched].flatMap((a) => {
       const found = svm.getAccount(address(a));
-      return found.exists ? [{ address: a, lamports: found.lamports.toString(), data: Buffer.from(found.data).toString('base64'), owner: found.programAddress, executable: found.executable, space: String(found.data.length) }] : [];
+      // Programs come with LiteSVM itself; only user state is kept.
+      return found.exists && !found.executable ? [{ address: a, lamports: found.lamports.toString(), data: Buffer.from(found.data).toString('base64'), owner: found.programAddress, executable: found.executable, space: String(found.data.length) }] : [];
     });
     const state: StoredState = {
       accounts, funded: [...funded], blockHeight: height.toString(),
