@@ -38,6 +38,8 @@ import { SolanaWallets, TransferKeys } from '../activities/transfer-keys';
 import { SolanaChains } from '../activities/chain/solana';
 import { Holdings } from './holdings';
 import { networkWalletRoutes } from './routes/network-wallets';
+import { RateLimits } from './rate-limits';
+import cors from '@koa/cors';
 import { EnvelopeEncryption } from '../platform/envelope';
 import { Passkeys } from './passkeys';
 import { CredentialIssuer } from '../activities/credentials/issuer';
@@ -58,7 +60,7 @@ export interface AppDeps {
   pins: PinService;
 }
 
-export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore }
+export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore; rateLimits: RateLimits }
 
 const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
   ctx.set('x-content-type-options', 'nosniff');
@@ -72,6 +74,7 @@ const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<
 export function createApp(deps: AppDeps): App {
   const { config, orm, temporal, encryption, tokens } = deps;
   const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS);
+  const rateLimits = RateLimits.create(config.DATABASE_URL, config.RATE_LIMITS);
   const passkeys = new Passkeys(orm, {
     rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
   });
@@ -136,13 +139,23 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   const router = buildRouter(routes, {
-    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
+    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });
-  const koa = new Koa({ proxy: false });
+  // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
+  const koa = new Koa({ proxy: config.TRUST_PROXY });
   koa.use(requestContext(orm, deps.logger));
   koa.use(errorHandler());
   koa.use(securityHeaders());
+  const corsOrigins = new Set(config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean));
+  if (corsOrigins.size) {
+    // Only configured browser origins get CORS headers; without CORS_ORIGINS no cross-origin browser call is allowed.
+    koa.use(cors({
+      origin: (ctx) => (corsOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
+      allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-device-id', 'x-pass-token'],
+      exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed'], maxAge: 600,
+    }));
+  }
   koa.use(router.routes());
   koa.use(router.allowedMethods());
-  return { koa, routes, idempotency };
+  return { koa, routes, idempotency, rateLimits };
 }

@@ -44,6 +44,7 @@ async function main(): Promise<void> {
     clearInterval(sweep);
     await new Promise<void>((resolve) => server.close(() => resolve()));
     await temporal.connection.close();
+    await app.rateLimits.stop();
     providers.destroy();
     await orm.close();
     process.exit(0);

@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import type { RateRuleName } from './rate-limits';
 
 /**
  * A route is data: method, path, schemas for each part of the request and each response, and a handler.
@@ -46,6 +47,8 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   description?: string;
   tags: string[];
   auth: AuthMode;
+  /** Request limits checked after validation: each rule counts one request for the key (user, device, address). */
+  rateLimits?: Array<{ rule: RateRuleName; key: (input: RouteInput<P, Q, H, B>, ctx: Context) => string }>;
   /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
   idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B>) => string };
   params?: P;

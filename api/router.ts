@@ -7,9 +7,10 @@ import { validatePart } from './validation';
 import { isMultipart, parseMultipart } from './middleware/multipart';
 import type { Authenticator } from './middleware/authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
+import type { RateLimits } from './rate-limits';
 import { usesEnvelope, type RouteInput, type RouteResult, type RouteSpec } from './route-table';
 
-export interface RouterDeps { authenticator: Authenticator; idempotency: IdempotencyStore; jsonBodyMaxBytes: number }
+export interface RouterDeps { authenticator: Authenticator; idempotency: IdempotencyStore; rateLimits: RateLimits; jsonBodyMaxBytes: number }
 
 const EMPTY = Type.Object({});
 const IDEMPOTENCY_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -68,6 +69,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router {
         ...(await readBody(ctx, route, parseJson)),
         user,
       };
+      for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(input, ctx));
       const result = route.idempotency ? await runIdempotently(ctx, route, input, deps.idempotency) : await route.handler(input, ctx);
       respond(ctx, route, result);
     });

@@ -24,6 +24,8 @@ export function ormOptions(databaseUrl: string): Options {
     discovery: { warnWhenNoEntities: true },
     migrations: { migrationsList: migrationsFor(dialect), transactional: true, allOrNothing: true, silent: true },
     allowGlobalContext: false,
+    // Tables owned by a library rather than an entity (created by migrations all the same).
+    schemaGenerator: { skipTables: ['rate_limits'] },
     debug: false,
   };
   if (dialect === 'sqlite') {

@@ -70,6 +70,9 @@ export const ConfigSchema = Type.Object({
   CEX_REDIRECT_URIS: Type.String({ default: 'wallet://cex/callback', description: 'comma-separated redirect URIs registered at the exchange' }),
   QUOTE_SLIPPAGE_BPS: Type.Integer({ minimum: 0, maximum: 5000, default: 50 }),
   QUOTE_PRICE_IMPACT_WARNING_BPS: Type.Integer({ minimum: 0, maximum: 10000, default: 300 }),
+  RATE_LIMITS: Type.String({ default: '{}', description: 'JSON: overrides of the default limits by rule name, e.g. {"exchange-quote":{"points":60,"seconds":60}}' }),
+  TRUST_PROXY: Type.Boolean({ default: false, description: 'behind a reverse proxy: take the client address from X-Forwarded-For' }),
+  CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated browser origins allowed by CORS; empty: CORS off' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -117,6 +120,7 @@ export const API_CONFIG_KEYS = [
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'KEY_ENCRYPTION_KEY', 'TRANSFER_WAIT_SECONDS', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
+  'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 

@@ -140,7 +140,9 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/securities/verify', operationId: 'verifySecurities', tags: ['Assets'], auth: 'bearer',
       summary: "Verify a securities account (its trading PIN, or an auth code from the firm's app) and list the user's accounts there",
       body: SecuritiesBody,
-      responses: { 200: { description: 'Verification result', schema: SecuritiesResult } },
+      // Guessing a trading PIN here is as worth stopping as guessing ours.
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
+      responses: { 429: { description: 'Too many requests (Retry-After)' }, 200: { description: 'Verification result', schema: SecuritiesResult } },
       handler: async ({ body, user }) => {
         const found = await orm.em.fork().findOneOrFail(UserEntity, { id: user!.userId });
         const holder = encryption.openText(found.nameSealed, found.id);

@@ -55,8 +55,10 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/bank/send-won', operationId: 'sendWon', tags: ['Bank'], auth: 'bearer',
       summary: "Verify a bank account: 1 KRW is deposited with a 4-digit code in the deposit text, which the user confirms",
       body: S.SendWonBody,
+      rateLimits: [{ rule: 'bank-send-won', key: ({ user }) => user!.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
+        429: { description: 'Too many requests (Retry-After)' }, 
         200: { description: 'Deposit sent', schema: S.SendWonResponse },
         409: { description: 'Account already connected' },
         422: { description: 'Unknown account, or an account held by someone else' }, 503: { description: 'The bank is not answering' },
@@ -90,8 +92,10 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/bank/send-won/confirm', operationId: 'confirmWon', tags: ['Bank'], auth: 'bearer',
       summary: 'Confirm the code from the 1 KRW deposit; the account becomes a connected account (a charge source)',
       body: S.ConfirmWonBody,
+      rateLimits: [{ rule: 'bank-send-won-confirm', key: ({ user }) => user!.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
+        429: { description: 'Too many requests (Retry-After)' }, 
         200: { description: 'Verified and connected', schema: S.ConfirmWonResponse },
         404: { description: 'No such verification for this user' }, 409: { description: 'Already verified, or locked after too many wrong codes' },
         410: { description: 'The code expired; send again' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },

@@ -34,8 +34,10 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       method: 'put', path: '/api/v1/pin', operationId: 'changePin', tags: TAGS, auth: 'bearer',
       summary: 'Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted',
       body: Type.Object({ current_pin: Jwe('the current PIN, encrypted'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false }),
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
+        429: { description: 'Too many requests (Retry-After)' }, 
         200: { description: 'Changed', schema: Type.Object({ changed: Type.Boolean() }) }, 409: { description: 'No PIN set' },
         422: { description: 'Wrong current PIN, or weak new PIN' }, 423: { description: 'Locked after too many wrong PINs (Retry-After)' },
       },

@@ -69,8 +69,13 @@ export function registrationRoutes(deps: RegistrationRouteDeps): RouteSpec[] {
       method: 'post', path: '/v1/account/register', operationId: 'startRegistration', tags: TAG, auth: 'none',
       summary: 'Start registration with the pass token from identity verification; issues regId',
       headers: S.StartRegistrationHeaders, body: S.StartRegistrationBody,
+      rateLimits: [
+        { rule: 'registration-start-device', key: ({ headers }) => headers['x-device-id'].toLowerCase() },
+        { rule: 'registration-start-address', key: (_input, ctx) => ctx.ip },
+      ],
       idempotency: { required: true, scope: ({ headers }) => `device:${headers['x-device-id']}` },
       responses: {
+        429: { description: 'Too many requests (Retry-After)' }, 
         201: { description: 'Registration started', schema: S.StartRegistrationResponse },
         401: { description: 'Invalid or expired pass token' },
         409: { description: 'Identity result pending (retry after Retry-After), already started elsewhere, or completed' },
@@ -171,7 +176,8 @@ export function registrationRoutes(deps: RegistrationRouteDeps): RouteSpec[] {
       method: 'post', path: '/v1/auth/pass/callback', operationId: 'passCallback', tags: ['Identity provider'], auth: 'apiKey',
       summary: 'Result callback from the identity verification service (server to server)',
       headers: S.PassCallbackHeaders, body: S.PassCallbackBody,
-      responses: { 200: { description: 'Received (repeated callbacks are acknowledged and ignored)', schema: S.PassCallbackResponse }, 401: { description: 'Bad X-Api-Key' } },
+      rateLimits: [{ rule: 'pass-callback', key: (_input, ctx) => ctx.ip }],
+      responses: { 429: { description: 'Too many requests (Retry-After)' }, 200: { description: 'Received (repeated callbacks are acknowledged and ignored)', schema: S.PassCallbackResponse }, 401: { description: 'Bad X-Api-Key' } },
       handler: async ({ body }) => {
         const regId = regIdFor(encryption, body.passRequestId);
         try {

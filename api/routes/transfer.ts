@@ -186,8 +186,10 @@ export function transferRoutes(deps: TransferRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/transfer/crypto/execute', operationId: 'executeCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
       summary: 'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs)',
       body: TransferBody,
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
+        429: { description: 'Too many requests (Retry-After)' }, 
         200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
         202: { description: 'Still running: poll the Location', schema: TransferView },
         409: { description: 'EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set' },

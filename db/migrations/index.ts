@@ -19,6 +19,7 @@ import { Migration20261122130000Transfers as PgTransfers } from './postgresql/Mi
 import { Migration20261122130000Transfers as SqliteTransfers } from './sqlite/Migration20261122130000Transfers';
 import { Migration20261122140000SolanaWallets as PgSolanaWallets } from './postgresql/Migration20261122140000SolanaWallets';
 import { Migration20261122140000SolanaWallets as SqliteSolanaWallets } from './sqlite/Migration20261122140000SolanaWallets';
+import { Migration20261122150000RateLimits as PgRateLimits } from './postgresql/Migration20261122150000RateLimits';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -35,6 +36,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122120000Pins', class: PgPins },
     { name: 'Migration20261122130000Transfers', class: PgTransfers },
     { name: 'Migration20261122140000SolanaWallets', class: PgSolanaWallets },
+    { name: 'Migration20261122150000RateLimits', class: PgRateLimits },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },

@@ -12,7 +12,7 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
         // PostgreSQL's introspection is exact: the migrated schema must equal what the entities describe.
         expect((await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim()).toBe('');
       }
-      for (const table of ['registrations', 'users', 'uploads', 'wallet_backups', 'idempotency_records', 'refresh_tokens', 'kyc_basic_info', 'smart_accounts', 'deploy_jobs', 'key_rotation_tasks', 'key_rotation_networks', 'did_key_operations', 'transfers', 'transfer_keys', 'solana_wallets']) {
+      for (const table of ['registrations', 'users', 'uploads', 'wallet_backups', 'idempotency_records', 'refresh_tokens', 'kyc_basic_info', 'smart_accounts', 'deploy_jobs', 'key_rotation_tasks', 'key_rotation_networks', 'did_key_operations', 'transfers', 'transfer_keys', 'solana_wallets', ...(kind.name === 'postgresql' ? ['rate_limits'] : [])]) {
         await expect(orm.em.getConnection().execute(`select count(*) from ${table}`)).resolves.toBeDefined();
       }
       await orm.close();

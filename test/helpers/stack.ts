@@ -12,6 +12,7 @@ import { createActivities } from '../../activities';
 import { CredentialIssuer } from '../../activities/credentials/issuer';
 import { BankClient } from '../../activities/bank';
 import { PinService } from '../../api/pin';
+import { DEFAULT_RATE_LIMITS } from '../../api/rate-limits';
 import { IdentityProviderClient } from '../../activities/identity';
 import { OcrProviderClient } from '../../activities/ocr';
 import { TokenService } from '../../api/tokens';
@@ -49,6 +50,8 @@ export interface TestStack {
   startWorker(): Promise<void>;
   /** The environment of a worker process (worker/main.ts) that serves this stack's task queue. */
   workerProcessEnv(): Record<string, string>;
+  /** The environment of another API process (api/main.ts) of this stack: same database, Temporal, sandbox and keys. */
+  apiProcessEnv(port: number): Record<string, string>;
   stopWorker(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -144,7 +147,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
     CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(),
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'), ...overrides,
+    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    // Suites make many requests as one user; the rate-limit suite sets its own limits.
+    RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]))),
+    ...overrides,
   }, API_CONFIG_KEYS);
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
@@ -184,6 +190,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: config.VC_ISSUER_KEY,
       BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET,
     }),
+    apiProcessEnv: (port) => ({
+      ...Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])),
+      LOG_LEVEL: 'warn', API_HOST: '127.0.0.1', API_PORT: String(port),
+    }),
     async startWorker() {
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
@@ -204,6 +214,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     async stop() {
       await stack.stopWorker();
       await close(apiServer);
+      await app.rateLimits.stop();
       await close(sandboxServer);
       await temporal.connection.close();
       providers.destroy();

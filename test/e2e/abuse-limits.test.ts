@@ -1,0 +1,124 @@
+import { randomUUID } from 'node:crypto';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { freePort } from '../helpers/global-setup';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { encryptPin } from '../helpers/pin';
+
+const LIMITS = {
+  'exchange-quote': { points: 5, seconds: 60 },
+  'registration-start-device': { points: 3, seconds: 3600 },
+  'bank-send-won': { points: 2, seconds: 3600 },
+  'pin-attempt': { points: 4, seconds: 300 },
+  'pass-callback': { points: 5, seconds: 60 },
+};
+
+/**
+ * Abuse limits - on PostgreSQL shared by two API processes on one database (SQLite is the one-process embedded mode)
+ * - and the size limits and headers of every route.
+ */
+describe.each(testDatabases())('abuse limits on $name', (kind) => {
+  let stack: TestStack;
+  let other: ServiceProcess | undefined;
+  let otherUrl: string;
+  let user: RegisteredUser;
+  beforeAll(async () => {
+    stack = await startTestStack(kind, { env: { RATE_LIMITS: JSON.stringify(LIMITS), CORS_ORIGINS: 'https://app.example', TRUST_PROXY: 'true' } });
+    otherUrl = stack.apiUrl;
+    if (kind.name === 'postgresql') {
+      const port = await freePort();
+      otherUrl = `http://127.0.0.1:${port}`;
+      const second = runServiceProcess('api/main.ts', stack.apiProcessEnv(port));
+      other = second;
+      await waitFor(async () => (await fetch(`${otherUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000, 'second API process')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${second.output()}`); });
+    }
+    user = await registerUser(stack);
+  });
+  afterAll(async () => {
+    other?.child.kill('SIGTERM');
+    await other?.exited;
+    await stack?.stop();
+  });
+
+  /** Alternates between the in-process API and the separate API process. */
+  const apiFor = (i: number) => (i % 2 === 0 ? stack.apiUrl : otherUrl);
+  const bearer = (u: RegisteredUser) => ({ authorization: `Bearer ${u.accessToken}` });
+  const statuses = async (count: number, send: (base: string, i: number) => Promise<{ status: number }>) => {
+    const seen: number[] = [];
+    for (let i = 0; i < count; i += 1) seen.push((await send(apiFor(i), i)).status);
+    return seen;
+  };
+
+  it('limits quotes per user (across both API processes on PostgreSQL), with Retry-After, and leaves other users alone', async () => {
+    const quote = (base: string, u = user) => call(`${base}/v1/exchange/quote`, {
+      method: 'POST', headers: bearer(u), json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '1' },
+    });
+    expect(await statuses(5, (base) => quote(base))).toEqual([200, 200, 200, 200, 200]);
+    const limited = await quote(otherUrl);
+    expect(limited.status).toBe(429);
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    expect(limited.body).toMatchObject({ type: '/problems/rate-limited', status: 429, detail: expect.stringContaining('exchange-quote') });
+    expect((await quote(stack.apiUrl)).status).toBe(429);
+    expect((await quote(stack.apiUrl, await registerUser(stack))).status).toBe(200);
+  });
+
+  it('limits registration starts per device, 1-KRW sends per user, PIN-bearing requests per user and identity callbacks', async () => {
+    const deviceId = randomUUID();
+    const start = (base: string) => call(`${base}/v1/account/register`, {
+      method: 'POST', headers: { 'x-device-id': deviceId, 'idempotency-key': randomUUID() }, json: { passToken: `bogus-${randomUUID()}` },
+    });
+    const starts = await statuses(4, start);
+    expect(starts.slice(0, 3).every((s) => s !== 429)).toBe(true);
+    expect(starts[3]).toBe(429);
+
+    const sendWon = (base: string) => call(`${base}/api/v1/bank/send-won`, { method: 'POST', headers: bearer(user), json: { bank_code: '004', account_no: '12345678901' } });
+    const sends = await statuses(3, sendWon);
+    expect(sends.slice(0, 2).every((s) => s !== 429)).toBe(true);
+    expect(sends[2]).toBe(429);
+
+    // A transfer and a PIN change both carry the PIN; together they share one budget.
+    const pinned = async (base: string, i: number) => (i % 2 === 0
+      ? call(`${base}/api/v1/transfer/crypto/execute`, { method: 'POST', headers: bearer(user), json: { to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '0.1', pin: await encryptPin(stack, '135790') } })
+      : call(`${base}/api/v1/pin`, { method: 'PUT', headers: bearer(user), json: { current_pin: await encryptPin(stack, '135790'), new_pin: await encryptPin(stack, '246810') } }));
+    const pins = await statuses(5, pinned);
+    expect(pins.slice(0, 4).every((s) => s !== 429)).toBe(true);
+    expect(pins[4]).toBe(429);
+
+    // Behind the proxy (TRUST_PROXY) the caller is the X-Forwarded-For address: this one has not called before.
+    const callback = (base: string) => call(`${base}/v1/auth/pass/callback`, {
+      method: 'POST', headers: { 'x-api-key': stack.config.PASS_CALLBACK_API_KEY, 'x-forwarded-for': '203.0.113.7' },
+      json: { passRequestId: `unknown-${randomUUID()}`, success: false },
+    });
+    const callbacks = await statuses(6, callback);
+    expect(callbacks.slice(0, 5).every((s) => s !== 429)).toBe(true);
+    expect(callbacks[5]).toBe(429);
+    const elsewhere = await call(`${otherUrl}/v1/auth/pass/callback`, {
+      method: 'POST', headers: { 'x-api-key': stack.config.PASS_CALLBACK_API_KEY, 'x-forwarded-for': '203.0.113.8' },
+      json: { passRequestId: `unknown-${randomUUID()}`, success: false },
+    });
+    expect(elsewhere.status).not.toBe(429);
+  });
+
+  it('refuses oversized bodies and headers, and sends security headers and CORS only for configured origins', async () => {
+    const big = await call(`${stack.apiUrl}/v1/exchange/quote`, { method: 'POST', headers: bearer(user), raw: JSON.stringify({ padding: 'x'.repeat(200 * 1024) }) });
+    expect(big.status).toBe(413);
+    const hugeHeader = await fetch(`${stack.apiUrl}/healthz`, { headers: { 'x-padding': 'x'.repeat(32 * 1024) } });
+    expect(hugeHeader.status).toBe(431);
+
+    const answer = await fetch(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(user) });
+    expect(Object.fromEntries(['x-content-type-options', 'x-frame-options', 'referrer-policy', 'cache-control'].map((h) => [h, answer.headers.get(h)]))).toEqual({
+      'x-content-type-options': 'nosniff', 'x-frame-options': 'DENY', 'referrer-policy': 'no-referrer', 'cache-control': 'no-store',
+    });
+    const preflight = (origin: string) => fetch(`${stack.apiUrl}/v1/account/profile`, {
+      method: 'OPTIONS', headers: { origin, 'access-control-request-method': 'GET', 'access-control-request-headers': 'authorization' },
+    });
+    expect((await preflight('https://app.example')).headers.get('access-control-allow-origin')).toBe('https://app.example');
+    expect((await preflight('https://evil.example')).headers.get('access-control-allow-origin')).toBeNull();
+    expect((await fetch(`${stack.apiUrl}/healthz`, { headers: { origin: 'https://evil.example' } })).headers.get('access-control-allow-origin')).toBeNull();
+    // The second process runs with the same configuration and shows the same.
+    expect((await fetch(`${otherUrl}/healthz`, { headers: { origin: 'https://evil.example' } })).headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
