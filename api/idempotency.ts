@@ -42,11 +42,11 @@ export class IdempotencyStore {
     const em = this.orm.em.fork();
     const now = Date.now();
     try {
-      const record = em.create(IdempotencyRecordEntity, {
-        scope, key, fingerprint, state: 'in_progress', expiresAt: new Date(now + this.retentionSeconds * 1000),
+      // One INSERT (no unit of work, no transaction around it): this runs on every keyed request.
+      const recordId = await em.insert(IdempotencyRecordEntity, {
+        scope, key, fingerprint, state: 'in_progress', createdAt: new Date(now), expiresAt: new Date(now + this.retentionSeconds * 1000),
       });
-      await em.flush();
-      return { kind: 'proceed', recordId: record.id };
+      return { kind: 'proceed', recordId: recordId as number };
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
     }

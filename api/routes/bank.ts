@@ -208,11 +208,11 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
         const chargeId = idForRequest('chg', user!.userId, ctx?.get('idempotency-key') || undefined);
         const existing = await em.findOne(ChargeEntity, { chargeId });
         if (!existing) {
-          em.create(ChargeEntity, {
+          const now = new Date();
+          await em.insert(ChargeEntity, {
             chargeId, userId: user!.userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount: Number(amount),
-            currency: body.currency, status: 'processing',
+            currency: body.currency, status: 'processing', createdAt: now, updatedAt: now,
           });
-          await em.flush();
         }
         await startOnce(() => deps.temporal.workflow.start(chargeWorkflow, {
           workflowId: chargeWorkflowId(chargeId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',

@@ -56,6 +56,12 @@ describe('bearer tokens', () => {
     const [header, payload, signature] = user.accessToken.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'usr_someone' })).toString('base64url');
     expect((await profile(`${header}.${forged}.${signature}`)).status).toBe(401);
+    // A verified token is remembered, but never past its own expiry.
+    const shortLived = await sign(claims({ exp: Math.floor(Date.now() / 1000) + 2 }));
+    expect((await profile(shortLived)).status).toBe(200);
+    expect((await profile(shortLived)).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 2100));
+    expect((await profile(shortLived)).status).toBe(401);
   });
 
   it('rotates refresh tokens and revokes the chain when a rotated token is replayed', async () => {

@@ -8,7 +8,7 @@ export interface SandboxAccount { bankCode: string; accountNo: string }
 let accountSeq = 0;
 
 /** Opens an account at the sandbox bank (as the user would have at their bank). */
-export async function openBankAccount(stack: TestStack, holder: string, balance: number, bankCode = '004'): Promise<SandboxAccount> {
+export async function openBankAccount(stack: Pick<TestStack, 'sandboxUrl'>, holder: string, balance: number, bankCode = '004'): Promise<SandboxAccount> {
   const accountNo = `${Date.now()}${accountSeq++}`.slice(-13).padStart(13, '1');
   const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, { json: { bankCode, accountNo, holder, balance } });
   if (opened.status !== 201) throw new Error(`opening a sandbox account failed: ${opened.status}`);
@@ -16,12 +16,12 @@ export async function openBankAccount(stack: TestStack, holder: string, balance:
 }
 
 /** The sandbox bank's view of an account: balance and transaction log. */
-export async function bankAccountLog(stack: TestStack, account: SandboxAccount): Promise<{ balance: number; transactions: BankTransaction[] }> {
+export async function bankAccountLog(stack: Pick<TestStack, 'sandboxUrl'>, account: SandboxAccount): Promise<{ balance: number; transactions: BankTransaction[] }> {
   return (await call(`${stack.sandboxUrl}/bank/v1/_accounts/${account.bankCode}/${account.accountNo}`)).body;
 }
 
 /** Calls an /api/v1 endpoint as the user and unwraps its {status, data | error} envelope. */
-export async function callApi(stack: TestStack, path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) {
+export async function callApi(stack: Pick<TestStack, 'apiUrl'>, path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) {
   const headers: Record<string, string> = { ...bearer(user) };
   if (init.key) headers['idempotency-key'] = init.key;
   const answer = await call(`${stack.apiUrl}${path}`, { method: init.method, headers, json: init.json });
@@ -29,7 +29,7 @@ export async function callApi(stack: TestStack, path: string, user: RegisteredUs
 }
 
 /** Sends 1 KRW, reads the code in the deposit text as the user would in their bank app, and confirms it. */
-export async function connectBankAccount(stack: TestStack, user: RegisteredUser, account: SandboxAccount) {
+export async function connectBankAccount(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>, user: RegisteredUser, account: SandboxAccount) {
   const sent = await callApi(stack, '/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo } });
   if (sent.status !== 200) throw new Error(`send-won failed: ${sent.status} ${JSON.stringify(sent.body)}`);
   const deposit = (await bankAccountLog(stack, account)).transactions.at(-1)!;

@@ -11,7 +11,7 @@ export const signSlot = (slot: { id: string; parameter: object; payload: string 
   ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } } });
 
 /** Deploys the user's account on a network over HTTP and waits for the job to complete. */
-export async function deployAccount(stack: TestStack, user: RegisteredUser, owner: BaseWallet, networkId: string): Promise<string> {
+export async function deployAccount(stack: Pick<TestStack, 'apiUrl'>, user: RegisteredUser, owner: BaseWallet, networkId: string): Promise<string> {
   const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: bearer(user), json: { ownerAddress: owner.address } });
   if (prepared.status !== 200) throw new Error(`prepare failed: ${prepared.status} ${JSON.stringify(prepared.body)}`);
   const slot = prepared.body.items[0];

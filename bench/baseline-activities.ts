@@ -1,0 +1,3 @@
+export async function noop(): Promise<void> {
+  return undefined;
+}
