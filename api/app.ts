@@ -1,3 +1,4 @@
+import { HttpError, problems } from './errors';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
@@ -68,6 +69,21 @@ const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<
   ctx.set('referrer-policy', 'no-referrer');
   ctx.set('cache-control', 'no-store');
   await next();
+};
+
+/**
+ * OPTIONS and methods a path does not have (TRACE, PATCH, …): `Allow` lists the methods of the routes whose path
+ * parameters the path actually satisfies (so /charge/execute does not offer the GET of /charge/{chargeId}), and a
+ * missing method answers 405 as a problem like every other error.
+ */
+const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+  await next();
+  const fromRouter = ctx.method === 'OPTIONS' ? ctx.status === 200 && ctx.response.get('allow') !== '' : (ctx.status === 501 || ctx.status === 405) && ctx.body === undefined;
+  if (!fromRouter) return;
+  const allow = allowFor(ctx.path);
+  if (!allow.length) throw problems.notFound(`${ctx.path}`);
+  if (ctx.method === 'OPTIONS') { ctx.set('allow', allow.join(', ')); return; }
+  throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') });
 };
 
 /** The Koa application, built only from the dependencies it is given. */
@@ -155,6 +171,7 @@ export function createApp(deps: AppDeps): App {
       exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed'], maxAge: 600,
     }));
   }
+  koa.use(methodNotAllowed(router.allowFor));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
   return { koa, routes, idempotency, rateLimits };

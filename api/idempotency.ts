@@ -38,7 +38,7 @@ export const requestFingerprint = (parts: unknown): string => createHash('sha256
 export class IdempotencyStore {
   constructor(private readonly orm: Orm, private readonly retentionSeconds: number, private readonly lockSeconds = 60) {}
 
-  async begin(scope: string, key: string, fingerprint: string): Promise<IdempotencyBegin> {
+  async begin(scope: string, key: string, fingerprint: string, attempt = 1): Promise<IdempotencyBegin> {
     const em = this.orm.em.fork();
     const now = Date.now();
     try {
@@ -50,7 +50,12 @@ export class IdempotencyStore {
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
     }
-    const existing = await this.orm.em.fork().findOneOrFail(IdempotencyRecordEntity, { scope, key });
+    const existing = await this.orm.em.fork().findOne(IdempotencyRecordEntity, { scope, key });
+    if (!existing) {
+      // The record that blocked the insert was released (its request failed) in between: try again. Found by Schemathesis.
+      if (attempt >= 5) throw new HttpError(409, 'idempotency-request-in-progress', 'Request in progress', 'A request with this Idempotency-Key is being retried concurrently', undefined, { 'retry-after': '1' });
+      return this.begin(scope, key, fingerprint, attempt + 1);
+    }
     const expired = existing.expiresAt.getTime() < now;
     const abandoned = existing.state === 'in_progress' && existing.createdAt.getTime() + this.lockSeconds * 1000 < now;
     if (expired || abandoned) {
@@ -60,7 +65,7 @@ export class IdempotencyStore {
         responseStatus: null, responseBody: null, responseHeaders: null,
       });
       if (taken === 1) return { kind: 'proceed', recordId: existing.id };
-      return this.begin(scope, key, fingerprint);
+      return this.begin(scope, key, fingerprint, attempt + 1);
     }
     if (existing.fingerprint !== fingerprint) {
       throw new HttpError(422, 'idempotency-key-reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request payload');

@@ -1,4 +1,5 @@
 import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { CONTACT_REPRESENTATIVE } from './errors';
 import { EnvelopeErrorSchema, ProblemSchema, envelope } from './schemas/common';
 import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
@@ -48,9 +49,16 @@ const responsesOf = (route: RouteSpec): Json => {
   const all: Record<string, ResponseSpec> = {
     400: { description: 'The request does not match the schema (errors[] lists JSON pointers)' },
     ...(route.auth === 'bearer' ? { 401: { description: 'Missing, invalid or expired access token' } } : {}),
+    ...(route.idempotency ? {
+      409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': { description: 'seconds', schema: Type.Integer({ minimum: 1 }) } } },
+      422: { description: 'This Idempotency-Key was used with another payload' },
+    } : {}),
     ...route.responses,
     500: { description: CONTACT_REPRESENTATIVE },
   };
+  // A route's own 409/422 also covers the Idempotency-Key cases.
+  if (route.idempotency && route.responses[409]) all[409] = { ...route.responses[409], description: `${route.responses[409].description}; or a request with this Idempotency-Key is still running (Retry-After)` };
+  if (route.idempotency && route.responses[422]) all[422] = { ...route.responses[422], description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload` };
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;
     const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;

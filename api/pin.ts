@@ -57,14 +57,14 @@ export class PinService {
       const { plaintext } = await compactDecrypt(jwe, this.privateKey, { keyManagementAlgorithms: [KEY_ALGORITHM], contentEncryptionAlgorithms: [CONTENT_ALGORITHM] });
       payload = JSON.parse(new TextDecoder().decode(plaintext)) as typeof payload;
     } catch {
-      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key` }]);
+      throw problems.unprocessable('invalid-pin-encryption', `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`);
     }
     const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
     if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
-      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)` }]);
+      throw problems.unprocessable('invalid-pin-encryption', `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)`);
     }
     if (typeof payload.pin !== 'string' || !/^\d{6}$/.test(payload.pin)) {
-      throw problems.validation([{ in: 'body', pointer: `/${field}`, detail: 'the PIN is 6 digits' }]);
+      throw problems.unprocessable('invalid-pin', `${field}: the PIN is 6 digits`);
     }
     return payload.pin;
   }

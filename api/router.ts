@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import Bourne from '@hapi/bourne';
 import { Type } from '@sinclair/typebox';
 import { HttpError, problems } from './errors';
 import { validatePart } from './validation';
@@ -46,14 +47,34 @@ async function readBody(ctx: Context, route: RouteSpec, parseJson: ReturnType<ty
   return { body: validatePart(route.body, raw ?? {}, 'body') as never };
 }
 
-/** Builds the Koa router from the route table: auth, parsing, validation, idempotency, handler, response. */
-export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router {
-  const router = new Router();
+/**
+ * Builds the Koa router from the route table: auth, parsing, validation, idempotency, handler, response.
+ * `allowFor(path)` lists the methods of the routes whose path parameters the path satisfies.
+ */
+export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { allowFor: (path: string) => string[] } {
+  const router = new Router() as Router & { allowFor: (path: string) => string[] };
+  const specs = new Map(routes.map((route) => [route.operationId, route]));
+  router.allowFor = (path) => {
+    const methods = new Set<string>();
+    for (const layer of router.match(path, 'GET').path) {
+      const spec = layer.name ? specs.get(layer.name) : undefined;
+      if (!spec) continue;
+      try { if (spec.params) validatePart(spec.params, layer.params(path, layer.captures(path), {}), 'path'); } catch { continue; }
+      for (const method of layer.methods) methods.add(method);
+    }
+    return [...methods];
+  };
   const parseJson = bodyParser({
     enableTypes: ['json'], jsonLimit: deps.jsonBodyMaxBytes, encoding: 'utf-8',
-    onError: (error) => {
+    onError: (error, ctx) => {
       const status = (error as { status?: number }).status;
       if (status === 413) throw problems.tooLarge(`JSON bodies are limited to ${deps.jsonBodyMaxBytes} bytes`);
+      const raw = (error as { body?: unknown }).body;
+      if (/forbidden prototype property/.test((error as Error).message) && typeof raw === 'string') {
+        // Valid JSON with a "__proto__" key: the key is dropped (it could poison prototypes), the rest is validated as usual.
+        (ctx.request as unknown as { body?: unknown }).body = Bourne.parse(raw, { protoAction: 'remove' });
+        return;
+      }
       throw new HttpError(400, 'malformed-json', 'Malformed JSON', 'The request body is not valid JSON');
     },
   });
@@ -63,7 +84,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router {
       const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
       if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
       const input: RouteInput<never, never, never, never> = {
-        params: validatePart(route.params ?? EMPTY, { ...ctx.params }, 'path'),
+        params: pathParams(ctx, route, router.allowFor),
         query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query'),
         headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header'),
         ...(await readBody(ctx, route, parseJson)),
@@ -77,9 +98,23 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router {
   return router;
 }
 
+/** The path parameters; a path that only another method's route can take (GET /charge/execute) is 405, not 400. */
+function pathParams(ctx: Context, route: RouteSpec, allowFor: (path: string) => string[]): never {
+  try {
+    return validatePart(route.params ?? EMPTY, { ...ctx.params }, 'path') as never;
+  } catch (error) {
+    const allow = allowFor(ctx.path);
+    if (allow.length && !allow.includes(ctx.method)) {
+      throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') });
+    }
+    throw error;
+  }
+}
+
 async function runIdempotently(ctx: Context, route: RouteSpec, input: RouteInput<never, never, never, never>, store: IdempotencyStore): Promise<RouteResult> {
   const key = ctx.get('idempotency-key');
-  if (!key) {
+  // A header sent empty is a malformed key, not a missing one.
+  if (!key && ctx.headers['idempotency-key'] === undefined) {
     if (route.idempotency!.required) throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header is required (a fresh UUID per request)');
     return route.handler(input, ctx);
   }

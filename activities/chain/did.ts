@@ -16,7 +16,7 @@ export const didOf = (network: EvmNetwork, account: string): string => `did:ethr
 
 /** Checks the public key for its type and returns its bytes (secp256k1 keys are stored compressed). */
 export function publicKeyBytes(keyType: DidKeyType, publicKey: string): string {
-  if (!isHexString(publicKey)) throw new InvalidDidKey('publicKey must be 0x-prefixed hex');
+  if (!isHexString(publicKey) || publicKey.length % 2 !== 0) throw new InvalidDidKey('publicKey must be 0x-prefixed hex of whole bytes');
   if (keyType === 'Ed25519VerificationKey2018') {
     if (getBytes(publicKey).length !== 32) throw new InvalidDidKey('an Ed25519 public key is 32 bytes');
     return publicKey.toLowerCase();

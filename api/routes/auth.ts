@@ -29,7 +29,8 @@ export function authRoutes({ orm, encryption, tokens }: AuthRouteDeps): RouteSpe
         const deviceId = headers['x-device-id'];
         if (body.grantType === 'refresh_token') return { status: 200, body: await tokens.refresh(orm, body.refreshToken, deviceId) };
         const passToken = headers['x-pass-token'];
-        if (!passToken) throw problems.badHeader('X-Pass-Token', 'X-Pass-Token is required with grantType "registration"');
+        // The pass token is this grant's credential: without it the caller is not authenticated.
+        if (!passToken) throw problems.invalidCredential('pass-token-required', 'X-Pass-Token (the credential of grantType "registration") is required');
         const registration = await authorizeRegistration(orm, encryption, body.regId, passToken, { allowCompleted: true });
         if (!registration.deviceId || !safeEqual(registration.deviceId, deviceId)) throw problems.forbidden('This registration belongs to another device');
         if (registration.status !== 'completed' || !registration.userId) {

@@ -4,6 +4,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
+import type { SqlEntityManager } from '@mikro-orm/knex';
 import { BankAccountEntity, BankVerificationEntity, ChargeEntity, LedgerAccountEntity, UserEntity, type BankAccount } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import type { BankClient, AccountHolder } from '../../activities/bank';
@@ -206,14 +207,12 @@ export function bankRoutes(deps: BankRouteDeps): RouteSpec[] {
         if (source.currency !== body.currency) throw problems.unprocessable('currency-mismatch', `${source.bankName} holds ${source.currency}, not ${body.currency}`);
 
         const chargeId = idForRequest('chg', user!.userId, ctx?.get('idempotency-key') || undefined);
-        const existing = await em.findOne(ChargeEntity, { chargeId });
-        if (!existing) {
-          const now = new Date();
-          await em.insert(ChargeEntity, {
-            chargeId, userId: user!.userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount: Number(amount),
-            currency: body.currency, status: 'processing', createdAt: now, updatedAt: now,
-          });
-        }
+        // Recorded once per charge id (a retry with the same Idempotency-Key finds it): one INSERT … ON CONFLICT DO NOTHING.
+        const now = new Date();
+        await (em as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
+          chargeId, userId: user!.userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount: Number(amount),
+          currency: body.currency, status: 'processing', createdAt: now, updatedAt: now,
+        }).onConflict('chargeId').ignore().execute();
         await startOnce(() => deps.temporal.workflow.start(chargeWorkflow, {
           workflowId: chargeWorkflowId(chargeId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
           args: [{ chargeId, userId: user!.userId }],

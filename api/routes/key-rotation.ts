@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getAddress } from 'ethers';
+import { evmAddress } from '../addresses';
 import type { Client } from '@temporalio/client';
 import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
@@ -44,6 +44,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
       responses: {
         200: { description: 'Signing container with one eip712-erc4337-merkleroot-v1 slot', schema: SigningContainer },
         404: { description: 'Unknown network' }, 409: { description: 'No deployed account on a requested network, or the key is already the owner' },
+        422: { description: 'newOwnerAddress fails its EIP-55 checksum' },
       },
       handler: async ({ body, user }) => {
         const em = orm.em.fork();
@@ -57,7 +58,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
         const owners = new Set(accounts.map((a) => a!.ownerAddress));
         if (owners.size !== 1) throw problems.conflict('owners-differ', 'Your accounts have different owners; rotate them separately');
         const [oldOwner] = [...owners] as [string];
-        const newOwner = getAddress(body.newOwnerAddress);
+        const newOwner = evmAddress(body.newOwnerAddress);
         if (newOwner === oldOwner) throw problems.conflict('already-owner', 'This key already owns your accounts');
 
         const operations = await Promise.all(accounts.map(async (account) => {

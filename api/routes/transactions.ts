@@ -45,7 +45,7 @@ const decodeCursor = (text: string): Cursor => {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
     if (typeof c.t === 'number' && typeof c.k === 'string' && typeof c.id === 'string') return c;
   } catch { /* fall through */ }
-  throw problems.validation([{ in: 'query', pointer: '/cursor', detail: 'not a cursor this API returned' }]);
+  throw problems.unprocessable('invalid-cursor', 'cursor is not one this API returned; start again without it');
 };
 
 /** The user's money movements, newest first: charges (from the ledger) and crypto transfers (not failed ones). */
@@ -55,7 +55,7 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
       method: 'get', path: '/api/v1/transactions', operationId: 'listTransactions', tags: ['Charge'], auth: 'bearer',
       summary: 'Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor',
       query: Query,
-      responses: { 200: { description: 'Transactions', schema: TransactionList } },
+      responses: { 200: { description: 'Transactions', schema: TransactionList }, 422: { description: 'A cursor this API did not return' } },
       handler: async ({ query, user }) => {
         const em = orm.em.fork();
         const limit = query.limit ?? 20;

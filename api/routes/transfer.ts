@@ -21,6 +21,7 @@ import { defineRoute, type RouteSpec } from '../route-table';
 import { problems } from '../errors';
 import { startOnce } from '../start-once';
 import { idForRequest } from '../idempotency';
+import { evmAddress } from '../addresses';
 
 export interface TransferRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; pins: PinService; transferKeys: TransferKeys;
@@ -49,16 +50,6 @@ const TransferView = Type.Object({
 
 /** A 2D-nonce key of its own per transfer (uint192). */
 const nonceKeyOf = (transferId: string) => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
-
-export function evmAddress(text: string): string {
-  if (!/^0x[0-9a-fA-F]{40}$/.test(text)) throw problems.unprocessable('invalid-address', 'An EVM address is 0x and 40 hex digits');
-  const body = text.slice(2);
-  const checksummed = getAddress(text.toLowerCase());
-  if (body !== body.toLowerCase() && body !== body.toUpperCase() && checksummed !== text) {
-    throw problems.unprocessable('invalid-address', 'The address fails its EIP-55 checksum (a typo?)');
-  }
-  return checksummed;
-}
 
 export function solanaAddress(text: string): string {
   if (!isAddress(text)) throw problems.unprocessable('invalid-address', 'A Solana address is a base58 32-byte public key');

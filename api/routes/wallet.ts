@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { getAddress } from 'ethers';
+import { evmAddress } from '../addresses';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
@@ -50,7 +50,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         const network = networkOr404(params.networkId);
         const em = orm.em.fork();
         const known = await em.find(SmartAccountEntity, { userId: user!.userId }, { limit: 1 });
-        const owner = body.ownerAddress ? getAddress(body.ownerAddress) : known[0]?.ownerAddress;
+        const owner = body.ownerAddress ? evmAddress(body.ownerAddress) : known[0]?.ownerAddress;
         if (!owner) throw problems.unprocessable('owner-address-required', 'Send ownerAddress (the address of your wallet key) on the first prepare');
         if (known[0] && known[0].ownerAddress !== owner) throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
         const provider = providers.for(network);

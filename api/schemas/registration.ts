@@ -36,12 +36,12 @@ export const EkycMultipartFields = Type.Object({ idCardType: IdCardType }, { add
 export const EkycMultipartBody = Type.Object({
   idCardImage: Type.String({ format: 'binary', description: 'JPEG or PNG image of the ID card' }),
   idCardType: IdCardType,
-});
+}, { additionalProperties: false });
 export const EkycResponse = Type.Object({
   step: StepSchema,
   ocrResult: Type.Object({ name: Type.String(), birthDate: Type.String(), verified: Type.Boolean() }),
 });
-export const UploadMultipartBody = Type.Object({ idCardImage: EkycMultipartBody.properties.idCardImage });
+export const UploadMultipartBody = Type.Object({ idCardImage: EkycMultipartBody.properties.idCardImage }, { additionalProperties: false });
 export const UploadMultipartFields = Type.Object({}, { additionalProperties: false });
 export const UploadResponse = Type.Object({ uploadRef: Type.String(), sizeBytes: Type.Integer(), contentType: Type.String() });
 

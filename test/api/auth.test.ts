@@ -87,7 +87,7 @@ describe('bearer tokens', () => {
     });
     expect(other.status).toBe(403);
     const noPass = await call(`${stack.apiUrl}/v1/auth/token`, { headers: { 'x-device-id': user.deviceId }, json: { grantType: 'registration', regId: user.regId } });
-    expect(noPass.status).toBe(400);
+    expect(noPass.status).toBe(401); // the pass token is this grant's credential
   });
 
   it('validates basic info: bad nationality and missing names get 400 in the /api/v1 error envelope', async () => {

@@ -1,6 +1,6 @@
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call } from '../helpers/http';
+import { call, registerUser } from '../helpers/http';
 
 describe('OpenAPI document', () => {
   let stack: TestStack;
@@ -44,6 +44,24 @@ describe('OpenAPI document', () => {
     expect(missing.headers.get('content-type')).toContain('application/problem+json');
     const apiMissing = await call(`${stack.apiUrl}/api/v1/nothing-here`);
     expect(apiMissing.body).toMatchObject({ status: 'error', error: { status: 404 } });
+  });
+
+  it('answers methods a path does not have with 405 and an Allow of what the path really offers (found by Schemathesis)', async () => {
+    const patch = await call(`${stack.apiUrl}/.well-known/jwks.json`, { method: 'PATCH' });
+    expect([patch.status, patch.headers.get('allow'), patch.body.type]).toEqual([405, 'HEAD, GET', '/problems/method-not-allowed']);
+    // /charge/execute is POST only, although GET /charge/{chargeId} would match the path if its id were not checked.
+    const options = await fetch(`${stack.apiUrl}/api/v1/charge/execute`, { method: 'OPTIONS' });
+    expect(options.headers.get('allow')).toBe('POST');
+    const user = await registerUser(stack);
+    const get = await call(`${stack.apiUrl}/api/v1/charge/execute`, { headers: { authorization: `Bearer ${user.accessToken}` } });
+    expect([get.status, get.headers.get('allow'), get.body.error?.type]).toEqual([405, 'POST', '/problems/method-not-allowed']);
+    // A JSON body with a "__proto__" key is read without it, never refused as malformed nor merged into prototypes.
+    const poisoned = await call(`${stack.apiUrl}/v1/exchange/quote`, {
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      raw: '{"source":"ETH","target":"USDT","networkId":"ETHEREUM","direction":"exactInput","amount":"1","__proto__":{"admin":true}}',
+    });
+    expect(poisoned.status).toBe(200);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
   });
 
   it('reports readiness of the database and Temporal', async () => {

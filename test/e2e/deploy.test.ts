@@ -103,5 +103,10 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const result = await prepare('ETHEREUM', {}, fresh);
     expect(result.status).toBe(422);
     expect(result.body.type).toBe('/problems/owner-address-required');
+    // Found by Schemathesis: a mixed-case address failing its EIP-55 checksum was a 500.
+    const owner = Wallet.createRandom().address;
+    const flipped = owner.slice(0, 2) + [...owner.slice(2)].map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : /[A-F]/.test(c) ? c.toLowerCase() : c)).join('');
+    const badChecksum = await prepare('ETHEREUM', { ownerAddress: flipped }, fresh);
+    if (/[a-f]/.test(flipped.slice(2)) && /[A-F]/.test(flipped.slice(2))) expect([badChecksum.status, badChecksum.body.type]).toEqual([422, '/problems/invalid-address']);
   });
 });

@@ -52,6 +52,8 @@ describe('assertionMethod keys on did:ethr, resolved by ethr-did-resolver', () =
     expect((await prepare({ keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: hexlify(randomBytes(33)).replace(/^0x../, '0x05') })).status).toBe(422);
     expect((await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(31)) })).status).toBe(422);
     expect((await prepare({ keyType: 'RsaVerificationKey2018', publicKey: '0x01' })).status).toBe(400);
+    // Found by Schemathesis: hex of an odd length was a 500.
+    expect((await prepare({ keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: '0x0' })).status).toBe(422);
     const slot = (await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(32)) })).body.items[0];
     const forged = await execute([signSlot(slot, Wallet.createRandom())]);
     expect(forged.status).toBe(422);

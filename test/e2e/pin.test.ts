@@ -37,10 +37,11 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
   it('refuses PINs in clear, stale or malformed encryptions', async () => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/pin', user, { json: { pin: '482915' } })).status).toBe(400);
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', Math.floor(Date.now() / 1000) - 3600) } })).status).toBe(400);
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(400);
+    // Well-formed but unusable (stale, too short, undecryptable): 422.
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', Math.floor(Date.now() / 1000) - 3600) } })).status).toBe(422);
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(422);
     const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
-    expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(400);
+    expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(422);
     expect((await change(user, '482915', '590382')).body.type).toBe('/problems/pin-not-set');
   });
 
