@@ -110,6 +110,17 @@ export class SolanaChain {
     };
   }
 
+  /** Which of these signatures the cluster has a status for: landed, so already reflected in balances. */
+  async landed(signatures: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < signatures.length; i += 256) {
+      const batch = signatures.slice(i, i + 256);
+      const { value } = await this.rpc.getSignatureStatuses(batch.map((s) => asSignature(s)), { searchTransactionHistory: true }).send();
+      value.forEach((status, j) => { if (status) found.add(batch[j]!); });
+    }
+    return found;
+  }
+
   /** Runs the transaction against current state without sending it: its error, or null when it would succeed. */
   async simulate(wire: string): Promise<string | null> {
     const { value } = await this.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'confirmed' }).send();

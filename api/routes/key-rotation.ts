@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { evmAddress } from '../addresses';
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../../db/entities';
@@ -183,6 +183,8 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
           await deps.temporal.workflow.getHandle(keyRotationWorkflowId(task.taskId)).executeUpdate(retryNetworkRotationUpdate, { args: [params.networkId] });
         } catch (error) {
           await orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId: task.taskId }, { status: task.status });
+          // The task's workflow has closed (its retry window ended, or every network completed): not "not found".
+          if (error instanceof WorkflowNotFoundError) throw problems.conflict('task-closed', 'This rotation has closed; nothing of it can be retried now');
           throw error;
         }
         return { status: 202, body: { taskId: task.taskId, status: 'processing' }, headers: { location: `/v1/wallet/keys/rotate/${task.taskId}` } };

@@ -146,7 +146,12 @@ export function transferRoutes(deps: TransferRouteDeps): RouteSpec[] {
       const signed = await chain.signTransfer({ seed: wallet.seed, to, symbol: token ? body.token : undefined, amount, memo: transferId });
       return orm.em.fork().transactional(async (tx) => {
         await tx.findOneOrFail(SolanaWalletEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        const inFlight = await tx.find(TransferEntity, { userId, networkId: network.networkId, status: 'processing' });
+        // Transfers still recorded as processing whose transaction already landed are in the balance already: only the
+        // others are reserved. Statuses are read before balances, so a landing in between is counted twice (a refusal
+        // to retry), never not at all (an overdraft).
+        const recorded = await tx.find(TransferEntity, { userId, networkId: network.networkId, status: 'processing' });
+        const landed = await chain.landed(recorded.map((t) => t.txHash!));
+        const inFlight = recorded.filter((t) => !landed.has(t.txHash!));
         const lamports = await chain.balance(wallet.address);
         const lamportsLeft = lamports - inFlight.reduce((sum, t) => sum + BigInt(t.solanaTransaction?.lamportsCost ?? '0'), 0n) - BigInt(signed.lamportsCost);
         if (token) {

@@ -1,11 +1,16 @@
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
+import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
+import { encryptPin } from '../helpers/pin';
+import { waitFor } from '../helpers/processes';
+import { SolanaWalletEntity } from '../../db/entities';
+import { EnvelopeEncryption } from '../../platform/envelope';
 
 describe('logs', () => {
   const lines: string[] = [];
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { logSink: lines }); });
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { logSink: lines, solana: true }); });
   afterAll(async () => { await stack?.stop(); });
 
   it('record every request with its id, status and route, and no credential or personal data', async () => {
@@ -18,5 +23,37 @@ describe('logs', () => {
     const secrets = [user.passToken, user.accessToken, user.refreshToken, user.person.name, user.person.phone, user.regId, user.deviceId];
     for (const secret of secrets) expect(log).not.toContain(secret);
     expect(lines.length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('keep PINs, bank account numbers, keys and tokens out of logs and answers through a charge and a transfer', async () => {
+    const user = await registerUser(stack);
+    const answers: string[] = [];
+    const api = async (path: string, init: Parameters<typeof callApi>[3] = {}) => {
+      const answer = await callApi(stack, path, user, init);
+      answers.push(JSON.stringify(answer.body));
+      return answer;
+    };
+    const pin = '918273';
+    const encryptedPin = await encryptPin(stack, pin);
+    await api('/api/v1/pin', { json: { pin: encryptedPin } });
+    const account = await openBankAccount(stack, user.person.name, 1_000_000);
+    await connectBankAccount(stack, user, account);
+    const charge = await api('/api/v1/charge/execute', { json: { source: account.bankCode, amount: '10000', currency: 'KRW' } });
+    await waitFor(async () => (await callApi(stack, `/api/v1/charge/${charge.body.charge_id}`, user)).body.status === 'completed', 30_000, 'charge');
+    await api('/v1/wallet/networks/SOLANA/wallet', { method: 'POST' });
+    const transferPin = await encryptPin(stack, pin);
+    const sent = await api('/api/v1/transfer/crypto/execute', { json: { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01', pin: transferPin } });
+    expect(sent.body.status).toBe('confirmed');
+    await api('/api/v1/transfer/crypto/execute', { json: { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01', pin: await encryptPin(stack, '111111') } });
+
+    const wallet = await stack.orm.em.fork().findOneOrFail(SolanaWalletEntity, { userId: user.userId });
+    const seed = new EnvelopeEncryption(stack.config.KEY_ENCRYPTION_KEY).open(wallet.keySealed, `solana-wallet:${user.userId}`);
+    const secrets = [encryptedPin, transferPin, `"${pin}"`, account.accountNo, seed, wallet.keySealed, user.accessToken, user.refreshToken, user.passToken, user.person.name, user.person.phone];
+    const log = lines.join('');
+    expect(log).toContain('"route":"/api/v1/transfer/crypto/execute"');
+    for (const secret of secrets) {
+      expect(log).not.toContain(secret);
+      for (const answer of answers) expect(answer).not.toContain(secret);
+    }
   });
 });

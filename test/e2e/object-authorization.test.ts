@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import { Wallet } from 'ethers';
+import { generateKeyPairSigner } from '@solana/kit';
+import { DeployJobEntity } from '../../db/entities';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
+import { encryptPin } from '../helpers/pin';
+import { bearer, deployAccount } from '../helpers/wallet';
+
+/** Path parameters that name a network, not something a user owns. */
+const NOT_OWNED = new Set(['networkId']);
+
+/**
+ * Object-level authorization, driven by the route table: every Bearer route that takes the id of something a user
+ * owns is called with the owner's real id by another user (404, nothing revealed) and with no token (401). A new
+ * route with such an id fails this test until it is added here.
+ */
+describe('object-level authorization of every route that takes an id', () => {
+  let stack: TestStack;
+  let owner: RegisteredUser;
+  let stranger: RegisteredUser;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases().at(-1)!, { chains: true, solana: true });
+    [owner, stranger] = [await registerUser(stack), await registerUser(stack)];
+
+    // One of each thing the owner can have, made through the API.
+    const account = await openBankAccount(stack, owner.person.name, 1_000_000);
+    await connectBankAccount(stack, owner, account);
+    ids.chargeId = (await callApi(stack, '/api/v1/charge/execute', owner, { json: { source: account.bankCode, amount: '1000', currency: 'KRW' } })).body.charge_id;
+    ids.assetId = (await callApi(stack, '/api/v1/other-assets', owner, { json: { category: 'cash', name: '비상금', value: 100000 } })).body.assetId;
+    ids.vcId = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(owner) })).body.items[0].vcId;
+    const key = Wallet.createRandom();
+    await deployAccount(stack, owner, key, 'ETHEREUM');
+    ids.jobId = (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: owner.userId })).jobId;
+    ids.opId = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(owner), json: { keyType: 'Ed25519VerificationKey2018', publicKey: `0x${'11'.repeat(32)}` } })).body.items[0].id;
+    const [rotation] = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(owner), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items;
+    const rootSignature = await key.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: rotation.parameter.domain.root });
+    await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, {
+      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { signing: { items: [{ id: rotation.id, parameter: rotation.parameter, signature: { authResponse: { signature: rootSignature } } }] } },
+    });
+    ids.taskId = rotation.id;
+    await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
+    await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
+    ids.transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
+      json: { to_address: (await generateKeyPairSigner()).address, network: 'SOLANA', token: 'SOL', amount: '0.01', pin: await encryptPin(stack, '582046') },
+    })).body.transfer_id;
+    const cexUser = `upbit-${randomUUID().slice(0, 8)}`;
+    await call(`${stack.sandboxUrl}/cex/_users`, { json: { userId: cexUser, name: owner.person.name, balances: { BTC: '0.1' } } });
+    const started = await call(`${stack.apiUrl}/v1/asset/cex-accounts/authorize`, { headers: bearer(owner), json: { redirectUri: 'wallet://cex/callback', loginHint: cexUser } });
+    const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
+    const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
+    ids.cexAccountId = (await call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(owner), json: { state: started.body.state, code } })).body.cexAccountId;
+    for (const [name, value] of Object.entries(ids)) if (!value) throw new Error(`could not create ${name} for the owner`);
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  it('answers another user 404 and no token 401 for each, and the owner 2xx', async () => {
+    const routes = stack.app.routes.filter((r) => r.auth === 'bearer' && /:([A-Za-z]+)/.test(r.path)
+      && [...r.path.matchAll(/:([A-Za-z]+)/g)].some(([, name]) => !NOT_OWNED.has(name!)));
+    expect(routes.length).toBeGreaterThanOrEqual(9);
+    for (const route of routes) {
+      const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
+        if (NOT_OWNED.has(name)) return 'ETHEREUM';
+        if (!ids[name]) throw new Error(`${route.method.toUpperCase()} ${route.path}: add an owned ${name} to this test`);
+        return encodeURIComponent(ids[name]!);
+      });
+      const send = (user?: RegisteredUser) => call(`${stack.apiUrl}${path}`, {
+        method: route.method.toUpperCase(), headers: { ...(user ? bearer(user) : {}), 'idempotency-key': randomUUID() },
+        ...(route.method === 'post' ? { json: {} } : {}),
+      });
+      const what = `${route.method.toUpperCase()} ${route.path}`;
+      expect([what, (await send()).status]).toEqual([what, 401]);
+      const foreign = await send(stranger);
+      expect([what, foreign.status]).toEqual([what, 404]);
+      expect(JSON.stringify(foreign.body)).not.toContain(owner.userId);
+      // The owner is served (or told why not, never "not found") - proof the id was real.
+      if (route.method !== 'delete') expect([what, (await send(owner)).status === 404]).toEqual([what, false]);
+    }
+    // The stranger's DELETE changed nothing.
+    expect((await callApi(stack, '/api/v1/other-assets', owner)).body.assets).toHaveLength(1);
+  });
+});
