@@ -89,7 +89,7 @@ const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: K
 /** The Koa application, built only from the dependencies it is given. */
 export function createApp(deps: AppDeps): App {
   const { config, orm, temporal, encryption, tokens } = deps;
-  const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS);
+  const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
   const rateLimits = RateLimits.create(config.DATABASE_URL, config.RATE_LIMITS);
   const passkeys = new Passkeys(orm, {
     rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,

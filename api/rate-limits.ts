@@ -62,6 +62,9 @@ export class RateLimits {
       close = async () => undefined;
     } else {
       const pool = new Pool({ connectionString: databaseUrl, max: 4 });
+      // An idle connection the server dropped (a restart) must not crash the process; the pool opens a new one.
+      // Found by the PostgreSQL restart drill.
+      pool.on('error', () => undefined);
       make = (name, rule) => new RateLimiterPostgres({ ...common, storeClient: pool, storeType: 'pool', keyPrefix: name, points: rule.points, duration: rule.seconds });
       close = () => pool.end();
     }

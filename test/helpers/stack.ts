@@ -22,6 +22,7 @@ import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { RpcProxy } from './rpc-proxy';
+import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
 import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
 import { NetworkRegistry } from '../../platform/networks';
@@ -47,6 +48,7 @@ export interface TestStack {
   app: App;
   chains: StackChain[];
   solana?: StackSolana;
+  databaseProxy?: TcpProxy;
   startWorker(): Promise<void>;
   /** The environment of a worker process (worker/main.ts) that serves this stack's task queue. */
   workerProcessEnv(): Record<string, string>;
@@ -74,6 +76,8 @@ export interface TestStackOptions {
   chains?: boolean;
   /** Start the local SOLANA chain (LiteSVM behind Solana JSON-RPC, test USDT, faucet), reached through an RpcProxy. */
   solana?: boolean;
+  /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */
+  databaseProxy?: boolean;
 }
 
 export type StackSolana = LocalSolana & { proxy: RpcProxy };
@@ -111,6 +115,14 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();
+  let databaseUrl = database.url;
+  let databaseProxy: TcpProxy | undefined;
+  if (options.databaseProxy) {
+    const url = new URL(database.url);
+    databaseProxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+    url.host = `127.0.0.1:${await databaseProxy.start()}`;
+    databaseUrl = url.toString();
+  }
   const chains: StackChain[] = [];
   for (const chainId of options.chains ? [31337, 31338] : []) {
     const chain = await startTestChain(chainId);
@@ -139,7 +151,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
 
   const config = loadConfig({
-    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: database.url,
+    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
@@ -183,7 +195,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
-    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana,
+    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana, databaseProxy,
     workerProcessEnv: () => ({
       LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
       DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
@@ -221,6 +233,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
       if (solana) { await solana.proxy.stop(); await solana.stop(); }
       await orm.close();
+      await databaseProxy?.stop();
       await database.drop();
     },
   };
