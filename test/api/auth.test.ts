@@ -56,6 +56,11 @@ describe('bearer tokens', () => {
     const [header, payload, signature] = user.accessToken.split('.');
     const forged = Buffer.from(JSON.stringify({ ...JSON.parse(Buffer.from(payload!, 'base64url').toString()), sub: 'usr_someone' })).toString('base64url');
     expect((await profile(`${header}.${forged}.${signature}`)).status).toBe(401);
+    // Algorithm confusion: HS256 with the published public key as the HMAC secret.
+    const publicJwk = (await call(`${stack.apiUrl}/.well-known/jwks.json`)).body.keys[0];
+    const hmac = await new SignJWT({ did: user.deviceId, ...claims() }).setProtectedHeader({ alg: 'HS256', kid, typ: 'at+jwt' }).setSubject(user.userId)
+      .sign(new TextEncoder().encode(JSON.stringify(publicJwk)));
+    expect((await profile(hmac)).status).toBe(401);
     // A verified token is remembered, but never past its own expiry.
     const shortLived = await sign(claims({ exp: Math.floor(Date.now() / 1000) + 2 }));
     expect((await profile(shortLived)).status).toBe(200);
