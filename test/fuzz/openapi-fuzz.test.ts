@@ -24,7 +24,7 @@ describe('API fuzzing from the OpenAPI document (Schemathesis)', () => {
   beforeAll(async () => {
     st = resolveSchemathesis((line) => console.log(line));
     stack = await startTestStack(testDatabases().at(-1)!, { chains: true, solana: true });
-  });
+  }, 600_000); // the first run installs Schemathesis from PyPI
   afterAll(async () => { await stack?.stop(); });
 
   it('finds no failure with every check in every phase', async () => {
