@@ -45,7 +45,11 @@ export const backupBody = () => ({
   encryptionMethod: 'AES-256-GCM',
 });
 
-export interface RegisteredUser { person: Person; deviceId: string; passToken: string; regId: string; accessToken: string; refreshToken: string; userId: string }
+export interface RegisteredUser {
+  person: Person; deviceId: string; passToken: string; regId: string; accessToken: string; refreshToken: string; userId: string;
+  /** The encrypted wallet backup sent at registration. */
+  backup: ReturnType<typeof backupBody>;
+}
 
 const ensure = (result: HttpResult, status: number, step: string): void => {
   if (result.status !== status) throw new Error(`registration ${step} answered ${result.status}, not ${status}: ${JSON.stringify(result.body)}`);
@@ -63,11 +67,12 @@ export async function registerUser(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl
   const headers = (extra: Record<string, string> = {}) => ({ 'idempotency-key': randomUUID(), 'x-pass-token': passToken, ...extra });
   const ekyc = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, { headers: headers(), form: idCardForm(person) });
   ensure(ekyc, 200, 'eKYC');
-  const backup = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, { headers: headers(), json: backupBody() });
+  const backupSent = backupBody();
+  const backup = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, { headers: headers(), json: backupSent });
   ensure(backup, 200, 'backup');
   const token = await call(`${stack.apiUrl}/v1/auth/token`, {
     headers: { 'x-device-id': deviceId, 'x-pass-token': passToken }, json: { grantType: 'registration', regId },
   });
   ensure(token, 200, 'token');
-  return { person, deviceId, passToken, regId, accessToken: token.body.accessToken, refreshToken: token.body.refreshToken, userId: token.body.userId };
+  return { person, deviceId, passToken, regId, accessToken: token.body.accessToken, refreshToken: token.body.refreshToken, userId: token.body.userId, backup: backupSent };
 }
