@@ -1,4 +1,5 @@
 import { getAddress } from 'ethers';
+import { isAddress } from '@solana/kit';
 import { problems } from './errors';
 
 /** An EVM address from a request: 0x and 40 hex digits, EIP-55 checksummed when in mixed case (else 422 invalid-address). */
@@ -10,4 +11,10 @@ export function evmAddress(text: string): string {
     throw problems.unprocessable('invalid-address', 'The address fails its EIP-55 checksum (a typo?)');
   }
   return checksummed;
+}
+
+/** A Solana address from a request: a base58 32-byte public key (else 422 invalid-address). */
+export function solanaAddress(text: string): string {
+  if (!isAddress(text)) throw problems.unprocessable('invalid-address', 'A Solana address is a base58 32-byte public key');
+  return text;
 }

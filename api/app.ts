@@ -1,4 +1,4 @@
-import { HttpError, problems } from './errors';
+import { problems } from './errors';
 import Koa from 'koa';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
@@ -83,7 +83,7 @@ const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: K
   const allow = allowFor(ctx.path);
   if (!allow.length) throw problems.notFound(`${ctx.path}`);
   if (ctx.method === 'OPTIONS') { ctx.set('allow', allow.join(', ')); return; }
-  throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') });
+  throw problems.methodNotAllowed(ctx.method, allow);
 };
 
 /** The Koa application, built only from the dependencies it is given. */

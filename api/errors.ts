@@ -33,6 +33,9 @@ export const problems = {
   unsupportedMedia: (detail: string) => new HttpError(415, 'unsupported-media-type', 'Unsupported media type', detail),
   unprocessable: (type: string, detail: string) => new HttpError(422, type, 'Unprocessable request', detail),
   badGateway: (detail: string) => new HttpError(502, 'provider-error', 'Upstream provider error', detail),
+  /** A method the path does not have: 405 with the methods it does have in Allow. */
+  methodNotAllowed: (method: string, allow: string[]) =>
+    new HttpError(405, 'method-not-allowed', 'Method not allowed', `${method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') }),
   unavailable: (detail: string) => new HttpError(503, 'service-unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '5' }),
   internal: () => new HttpError(500, 'internal-error', 'Internal server error', CONTACT_REPRESENTATIVE),
 };

@@ -105,7 +105,7 @@ function pathParams(ctx: Context, route: RouteSpec, allowFor: (path: string) => 
   } catch (error) {
     const allow = allowFor(ctx.path);
     if (allow.length && !allow.includes(ctx.method)) {
-      throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') });
+      throw problems.methodNotAllowed(ctx.method, allow);
     }
     throw error;
   }

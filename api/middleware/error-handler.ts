@@ -33,7 +33,6 @@ export const errorHandler = () => async (ctx: Context, next: Next): Promise<void
   try {
     await next();
     if (ctx.status === 404 && ctx.body === undefined) throw problems.notFound(`${ctx.method} ${ctx.path}`);
-    if (ctx.status === 405 && ctx.body === undefined) throw new HttpError(405, 'method-not-allowed', 'Method not allowed', `${ctx.method} is not supported on ${ctx.path}`);
   } catch (error) {
     const known = error instanceof HttpError ? error : httpErrorFromWorkflow(error) ?? dependencyUnavailable(error);
     const problem = known ?? problems.internal();

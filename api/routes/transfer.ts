@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import { Contract, Interface, getAddress, type InterfaceAbi } from 'ethers';
-import { isAddress } from '@solana/kit';
 import { Type, type Static } from '@sinclair/typebox';
 import { LockMode } from '@mikro-orm/core';
 import type { Client } from '@temporalio/client';
@@ -21,7 +20,7 @@ import { defineRoute, type RouteSpec } from '../route-table';
 import { problems } from '../errors';
 import { startOnce } from '../start-once';
 import { idForRequest } from '../idempotency';
-import { evmAddress } from '../addresses';
+import { evmAddress, solanaAddress } from '../addresses';
 
 export interface TransferRouteDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; pins: PinService; transferKeys: TransferKeys;
@@ -50,11 +49,6 @@ const TransferView = Type.Object({
 
 /** A 2D-nonce key of its own per transfer (uint192). */
 const nonceKeyOf = (transferId: string) => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
-
-export function solanaAddress(text: string): string {
-  if (!isAddress(text)) throw problems.unprocessable('invalid-address', 'A Solana address is a base58 32-byte public key');
-  return text;
-}
 
 export function transferRoutes(deps: TransferRouteDeps): RouteSpec[] {
   const { orm, networks, providers } = deps;
