@@ -39,7 +39,10 @@ async function main(): Promise<void> {
   const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);
   sweep.unref();
 
+  let stopping = false;
   const stop = async (): Promise<void> => {
+    if (stopping) return; // SIGINT to the process group, then SIGTERM from the launcher
+    stopping = true;
     logger.info('api stopping');
     clearInterval(sweep);
     await new Promise<void>((resolve) => server.close(() => resolve()));
@@ -49,7 +52,7 @@ async function main(): Promise<void> {
     await orm.close();
     process.exit(0);
   };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => void stop());
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop());
 }
 
 main().catch((error) => {

@@ -3,6 +3,7 @@ import { ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, ke
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
+import { hasExited, stopChild } from '../platform/child-process';
 
 /** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
 export const LOCAL_NETWORKS = {
@@ -41,7 +42,7 @@ export async function startAnvil(options: { chainId: number; port: number; state
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`anvil (chain ${options.chainId}) exited with code ${child.exitCode}; is port ${options.port} free?`);
+    if (hasExited(child)) throw new Error(`anvil (chain ${options.chainId}) exited with code ${child.exitCode}; is port ${options.port} free?`);
     try {
       const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
       if (response.ok) break;
@@ -51,11 +52,7 @@ export async function startAnvil(options: { chainId: number; port: number; state
   }
   return {
     rpcUrl, chainId: options.chainId, process: child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM'); // anvil writes --state on SIGTERM
-    }),
+    stop: () => stopChild(child), // anvil writes --state on SIGTERM
   };
 }
 

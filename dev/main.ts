@@ -7,6 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from '../platform/temporal-cli';
+import { stopChild } from '../platform/child-process';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
 import { ANVIL_BUNDLER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
@@ -43,12 +44,7 @@ function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): Chi
   });
   stoppers.push({
     name,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    }),
+    stop: () => stopChild(child),
   });
   return child;
 }

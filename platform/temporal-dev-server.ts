@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { Connection } from '@temporalio/client';
+import { hasExited, stopChild } from './child-process';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 
 export interface DevServerOptions {
@@ -29,19 +30,14 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   return {
     address,
     process: child,
-    stop: () => new Promise<void>((resolve) => {
-      if (child.exitCode !== null) return resolve();
-      child.once('exit', () => resolve());
-      child.kill('SIGTERM');
-      setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
-    }),
+    stop: () => stopChild(child),
   };
 }
 
 export async function waitForTemporal(address: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && child.exitCode !== null) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    if (child && hasExited(child)) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.healthService.check({});

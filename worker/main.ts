@@ -35,7 +35,15 @@ async function main(): Promise<void> {
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
   });
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => worker.shutdown());
+  // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      worker.shutdown();
+    });
+  }
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');
   await worker.run();
   await connection.close();
