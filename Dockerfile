@@ -7,6 +7,7 @@ RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY api ./api
 COPY activities ./activities
+COPY integrations ./integrations
 COPY workflows ./workflows
 COPY db ./db
 COPY worker ./worker

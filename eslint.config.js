@@ -2,6 +2,19 @@
 const tseslint = require('typescript-eslint');
 const { builtinModules } = require('node:module');
 
+/** An import of any module under these top-level folders, from any depth (`../../activities/x`, `../activities`). */
+const under = (...folders) => folders.flatMap((f) => [`**/${f}`, `**/${f}/*`, `**/${f}/**`]);
+
+/**
+ * The layers (README, "Architecture"): data flows api -> workflows (messages and types); worker -> activities ->
+ * integrations and db. Each block is the whole import policy of one layer, so a file that reaches across a boundary
+ * fails the lint.
+ */
+const layer = (files, patterns) => ({
+  files,
+  rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
+});
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'contracts/build/', 'eslint.config.js', 'jest.config.js'] },
   ...tseslint.configs.recommended,
@@ -14,21 +27,39 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
     },
   },
+  // Workflow code runs in Temporal's deterministic sandbox: no I/O libraries, no Node built-ins, and only types from
+  // the rest of the service, except the failure-type names (platform/failures.ts: constants, no imports).
   {
-    // Workflow code runs in Temporal's deterministic sandbox: no I/O libraries, no Node built-ins, and only
-    // type imports from the rest of the service.
     files: ['workflows/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': ['error', {
         paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not available in workflows' })),
         patterns: [
           { group: ['node:*'], message: 'Node built-ins are not available in workflows' },
-          { group: ['ethers', 'ethers/*', '@mikro-orm/*', 'koa', '@koa/*', 'pino', 'jose'], message: 'Side effects belong in activities' },
-          { group: ['../activities/*', '../db/*', '../api/*', '../platform/*', '../worker/*', '../sandbox/*'], allowTypeImports: true, message: 'Workflows may only import types from elsewhere' },
+          { group: ['ethers', 'ethers/*', '@mikro-orm/*', 'koa', '@koa/*', 'pino', 'jose', '@solana/*'], message: 'Side effects belong in activities' },
+          {
+            group: [...under('activities', 'integrations', 'db', 'api', 'worker', 'sandbox', 'dev', 'contracts'), '**/platform/*', '!**/platform/failures'],
+            allowTypeImports: true, message: 'Workflows may only import types from elsewhere (and platform/failures)',
+          },
         ],
       }],
     },
   },
+  // The API validates, authorizes, records intent and reads: it never runs activities and never opens a server-held key.
+  layer(['api/**/*.ts'], [
+    { group: under('activities', 'worker', 'sandbox', 'dev'), message: 'The API starts workflows; only the worker runs activities' },
+    { group: [...under('integrations/custody'), '**/platform/envelope'], message: 'Server-held keys are opened only in the worker' },
+  ]),
+  // Clients of the outside world know nothing of the service around them.
+  layer(['integrations/**/*.ts'], [
+    { group: under('api', 'activities', 'workflows', 'worker', 'sandbox', 'dev'), allowTypeImports: true, message: 'Integrations import only types from the service' },
+  ]),
+  layer(['activities/**/*.ts'], [
+    { group: under('api', 'worker', 'sandbox', 'dev'), message: 'Activities receive their clients; they know nothing of the API or the worker process' },
+  ]),
+  layer(['db/**/*.ts', 'platform/**/*.ts'], [
+    { group: under('api', 'activities', 'integrations', 'worker', 'sandbox', 'dev'), allowTypeImports: true, message: 'db/ and platform/ sit below every layer' },
+  ]),
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

@@ -3,7 +3,7 @@ import type { Orm } from '../db/orm';
 import { BankAccountEntity, ChargeEntity, UserEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages';
-import type { BankClient } from './bank';
+import type { BankClient } from '../integrations/bank';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 
 export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank: BankClient }

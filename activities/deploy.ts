@@ -1,9 +1,9 @@
 import type { Orm } from '../db/orm';
 import { DeployJobEntity, SmartAccountEntity } from '../db/entities';
 import type { NetworkRegistry } from '../platform/networks';
-import type { Bundlers } from './chain/bundlers';
-import { deserializeOperation, isDeployed, type ChainProviders } from './chain/smart-account';
-import { submitOnce } from './chain/submit-once';
+import type { Bundlers } from '../integrations/evm/bundlers';
+import { deserializeOperation, isDeployed, type ChainProviders } from '../integrations/evm/smart-account';
+import { submitOnce } from './submit-once';
 
 export interface DeployActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers }
 

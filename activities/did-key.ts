@@ -1,8 +1,8 @@
 import type { Orm } from '../db/orm';
 import { DidKeyOperationEntity } from '../db/entities';
-import type { Bundlers } from './chain/bundlers';
-import { deserializeOperation, type ChainProviders } from './chain/smart-account';
-import { submitOnce } from './chain/submit-once';
+import type { Bundlers } from '../integrations/evm/bundlers';
+import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
+import { submitOnce } from './submit-once';
 
 export interface DidKeyActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers }
 

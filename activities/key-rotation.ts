@@ -2,10 +2,10 @@ import { Contract, type InterfaceAbi } from 'ethers';
 import type { Orm } from '../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../db/entities';
 import { loadArtifact } from '../contracts/build';
-import type { Bundlers } from './chain/bundlers';
-import { deserializeOperation, type ChainProviders } from './chain/smart-account';
-import { merkleSignature } from './chain/user-operation';
-import { submitOnce } from './chain/submit-once';
+import type { Bundlers } from '../integrations/evm/bundlers';
+import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
+import { merkleSignature } from '../integrations/evm/user-operation';
+import { submitOnce } from './submit-once';
 
 export interface KeyRotationActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers }
 

@@ -4,9 +4,9 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
-import type { OcrProviderClient } from './ocr';
-import { credentialTime, type CredentialIssuer } from './credentials/issuer';
-import { signedCredentialRow } from './credentials/records';
+import type { OcrProviderClient } from '../integrations/ocr';
+import { credentialTime, type CredentialIssuer } from '../integrations/credentials/issuer';
+import { signedCredentialRow } from '../integrations/credentials/records';
 import {
   RegistrationFailure, type PassResult, type RegistrationOutcome, type RegistrationStep, type SubmitBackupRequest,
   type SubmitEkycResponse,

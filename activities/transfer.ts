@@ -1,11 +1,11 @@
 import type { Orm } from '../db/orm';
 import { TransferEntity } from '../db/entities';
 import { Context } from '@temporalio/activity';
-import type { Bundlers } from './chain/bundlers';
-import { SolanaChains } from './chain/solana';
+import type { Bundlers } from '../integrations/evm/bundlers';
+import { SolanaChains } from '../integrations/solana';
 import type { NetworkRegistry } from '../platform/networks';
-import { deserializeOperation } from './chain/smart-account';
-import { submitOnce } from './chain/submit-once';
+import { deserializeOperation } from '../integrations/evm/smart-account';
+import { submitOnce } from './submit-once';
 import type { TransferOutcome } from '../workflows/messages';
 
 export interface TransferActivityDeps { orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; solanaChains?: SolanaChains }

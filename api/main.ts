@@ -4,13 +4,13 @@ import { createLogger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { createTemporalClient } from '../platform/temporal';
 import { createOrm } from '../db/orm';
-import { IdentityProviderClient } from '../activities/identity';
-import { ChainProviders } from '../activities/chain/smart-account';
+import { IdentityProviderClient } from '../integrations/identity';
+import { ChainProviders } from '../integrations/evm/smart-account';
 import { NetworkRegistry } from '../platform/networks';
-import { TokenService } from './tokens';
+import { TokenService } from './auth/tokens';
 import { createApp } from './app';
-import { BankClient } from '../activities/bank';
-import { PinService } from './pin';
+import { BankClient } from '../integrations/bank';
+import { PinService } from './pin/service';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 

@@ -24,8 +24,8 @@ import { ANVIL_BUNDLER_KEY, ensureChainContracts, startAnvil, type RunningChain 
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
 import { createOrm } from '../db/orm';
-import { DEFAULT_RATE_LIMITS } from '../api/rate-limits';
-import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../activities/chain/user-operation';
+import { DEFAULT_RATE_LIMITS } from '../api/http/rate-limits';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../integrations/evm/user-operation';
 import { chargeWorkflowId, keyRotationWorkflowId } from '../workflows/messages';
 import { freePort } from '../test/helpers/global-setup';
 import { call, registerUser, type RegisteredUser } from '../test/helpers/http';

@@ -4,13 +4,13 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { createOrm } from '../db/orm';
-import { OcrProviderClient } from '../activities/ocr';
-import { ChainProviders } from '../activities/chain/smart-account';
-import { Bundlers } from '../activities/chain/bundlers';
+import { OcrProviderClient } from '../integrations/ocr';
+import { ChainProviders } from '../integrations/evm/smart-account';
+import { Bundlers } from '../integrations/evm/bundlers';
 import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
-import { CredentialIssuer } from '../activities/credentials/issuer';
-import { BankClient } from '../activities/bank';
+import { CredentialIssuer } from '../integrations/credentials/issuer';
+import { BankClient } from '../integrations/bank';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);

@@ -3,7 +3,7 @@ import {
 } from '@temporalio/workflow';
 import type { KeyRotationActivities } from '../activities/key-rotation';
 import {
-  CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, NetworkIdSA, UserIdSA, networkRotationWorkflowId, retryNetworkRotationUpdate,
+  CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, KeyRotationFailure, NetworkIdSA, UserIdSA, networkRotationWorkflowId, retryNetworkRotationUpdate,
   type KeyRotationInput, type KeyRotationOutcome, type NetworkRotationInput, type NetworkRotationOutcome,
 } from './messages';
 
@@ -71,7 +71,7 @@ export async function keyRotationWorkflow(input: KeyRotationInput): Promise<KeyR
   }, {
     validator: (networkId) => {
       const outcome = outcomes.get(networkId);
-      if (!outcome) throw ApplicationFailure.create({ type: 'NetworkNotInRotation', message: `${networkId} is not part of this rotation`, nonRetryable: true });
+      if (!outcome) throw ApplicationFailure.create({ type: KeyRotationFailure.NetworkNotInRotation, message: `${networkId} is not part of this rotation`, nonRetryable: true });
       if (outcome.status !== 'failed' || !outcome.retryable) {
         throw ApplicationFailure.create({ type: 'NetworkNotRetryable', message: `${networkId} is ${outcome.status}${outcome.status === 'failed' ? ' and cannot be retried' : ''}`, nonRetryable: true });
       }

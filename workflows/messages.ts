@@ -1,5 +1,8 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
+import { ChainFailure } from '../platform/failures';
+
+export { BankFailure, ChainFailure, ChargeFailure, KeyRotationFailure, PROVIDER_REJECTED, RegistrationFailure, TransferFailure } from '../platform/failures';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
@@ -53,28 +56,8 @@ export const submitEkycUpdate = defineUpdate<SubmitEkycResponse, [SubmitEkycRequ
 export const submitBackupUpdate = defineUpdate<SubmitBackupResponse, [SubmitBackupRequest]>('submitBackup');
 export const registrationStateQuery = defineQuery<RegistrationState>('registrationState');
 
-/** Typed failure types raised by workflows; the API maps each to one HTTP status. */
-export const RegistrationFailure = {
-  StepOutOfOrder: 'StepOutOfOrder',
-  AlreadyStarted: 'RegistrationAlreadyStarted',
-  PassResultPending: 'PassResultPending',
-  PassVerificationFailed: 'PassVerificationFailed',
-  DuplicateIdentity: 'DuplicateIdentity',
-  UploadNotFound: 'UploadNotFound',
-} as const;
-
 export interface DeployInput { jobId: string; userId: string; networkId: string }
 export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
-
-/** Typed failure types of chain work; the API maps each to one HTTP status. */
-/** A provider refused a request for a reason retrying will not fix (its 4xx); raised by activities/provider-http.ts. */
-export const PROVIDER_REJECTED = 'ProviderRejected';
-
-export const ChainFailure = {
-  UserOperationRejected: 'UserOperationRejected',
-  UserOperationFailed: 'UserOperationFailed',
-  UnknownNetwork: 'UnknownNetwork',
-} as const;
 
 export interface KeyRotationInput { taskId: string; userId: string; networkIds: string[]; retryWindowSeconds: number }
 export interface NetworkRotationInput { taskId: string; networkId: string }
@@ -122,7 +105,6 @@ export interface ChargeOutcome { status: 'completed' | 'failed'; reason?: string
 export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejected'; reason: string | null }
 export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
-export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;
 
 // ---- crypto transfers
 export interface TransferInput { transferId: string; userId: string; networkId: string }

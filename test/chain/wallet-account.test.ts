@@ -1,10 +1,10 @@
 import { Contract, HDNodeWallet, Wallet, concat, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { Bundler } from '../../activities/chain/bundler';
+import { Bundler } from '../../integrations/evm/bundler';
 import {
   USER_OPERATION_TYPES, merkleRootDigest, merkleSignature, packUserOperation, singleSignature, transferSignature, userOperationDomain, userOperationHash,
   userOperationMerkleTree, type UserOperation,
-} from '../../activities/chain/user-operation';
+} from '../../integrations/evm/user-operation';
 import { startTestChain, type TestChain } from '../helpers/chains';
 
 const ANVIL_MNEMONIC = 'test test test test test test test test test test test junk';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type BaseWallet } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { keyRotationWorkflowId } from '../../workflows/messages';
 import { KeyRotationTaskEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
 import { DeployJobEntity } from '../../db/entities';
-import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';

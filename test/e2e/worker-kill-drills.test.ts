@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { DidKeyOperationEntity, KeyRotationNetworkEntity } from '../../db/entities';
-import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../activities/chain/user-operation';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';

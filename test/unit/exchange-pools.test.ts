@@ -1,4 +1,4 @@
-import { amountIn, amountOut, bestTrade, hopOf, InsufficientLiquidity, priceImpactPpm, routesBetween, trade, type Pool } from '../../activities/exchange/pools';
+import { amountIn, amountOut, bestTrade, hopOf, InsufficientLiquidity, priceImpactPpm, routesBetween, trade, type Pool } from '../../api/exchange/pools';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;

@@ -1,5 +1,5 @@
 import { makeIdCardPng, readCardText } from '../../sandbox/id-card-image';
-import { sniffImageType } from '../../api/middleware/multipart';
+import { sniffImageType } from '../../api/http/multipart';
 import { maskPhone } from '../../activities/registration';
 
 describe('ID-card images', () => {

@@ -1,4 +1,4 @@
-import { AmountError, formatMoney, parseAmount } from '../../activities/money';
+import { AmountError, formatMoney, parseAmount } from '../../platform/money';
 
 describe('amounts: decimal text to minor units and back', () => {
   it('parses within the decimals of the currency or token', () => {

@@ -1,6 +1,6 @@
 import { Wallet, TypedDataEncoder, keccak256, toUtf8Bytes, hexlify } from 'ethers';
-import { recoverSlotSigner, slotDigest, SlotSignatureError, keyUriOf, addressOfKeyUri } from '../../activities/chain/signing-slots';
-import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, merkleRootDigest, userOperationMerkleTree } from '../../activities/chain/user-operation';
+import { recoverSlotSigner, slotDigest, SlotSignatureError, keyUriOf, addressOfKeyUri } from '../../integrations/evm/signing-slots';
+import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, merkleRootDigest, userOperationMerkleTree } from '../../integrations/evm/user-operation';
 
 // Known-answer vectors: anvil's second development key (address 0x7099…79C8, published with anvil and Hardhat),
 // the UTF-8 payload "wallet-service signing slot", and RFC 6979 deterministic signatures recorded from ethers.

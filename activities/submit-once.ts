@@ -1,0 +1,59 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ChainFailure } from '../workflows/messages';
+import { UserOperationRejected, type Bundler } from '../integrations/evm/bundler';
+import type { UserOperation } from '../integrations/evm/user-operation';
+
+const RECEIPT_TIMEOUT_MS = 90_000;
+const HEARTBEAT_MS = 2_000;
+
+export interface SubmitOnceInput {
+  bundler: Bundler;
+  beneficiary: string;
+  operation: UserOperation;
+  /** The transaction hash recorded by an earlier attempt, if any. */
+  recordedTxHash: string | null | undefined;
+  /** True when the chain already shows the operation's effect (account deployed, owner changed). */
+  alreadyDone: () => Promise<boolean>;
+  /** Stores the transaction hash; called before the transaction is broadcast. */
+  recordTxHash: (hash: string) => Promise<void>;
+}
+
+/**
+ * Submits a signed user operation so that retries at any point never execute it twice: an earlier attempt's
+ * transaction is looked up first, the effect on chain counts as done, the hash is recorded before broadcast, and
+ * the EntryPoint nonce inside the signed operation refuses a second execution anyway. Validation failures are
+ * final (non-retryable); RPC failures are thrown for Temporal to retry.
+ */
+export async function submitOnce(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
+  // Heartbeats let Temporal notice a dead worker within the heartbeat timeout, instead of the whole start-to-close
+  // timeout, and retry the submission elsewhere (which then finds the recorded transaction).
+  const heartbeat = setInterval(() => Context.current().heartbeat(), HEARTBEAT_MS);
+  try {
+    return await submit(input);
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
+
+async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
+  const { bundler } = input;
+  const reverted = () => ApplicationFailure.create({ type: ChainFailure.UserOperationFailed, message: 'the user operation reverted', nonRetryable: true });
+  if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) {
+    if (!(await bundler.waitForOutcome(input.recordedTxHash)).success) throw reverted();
+    return { txHash: input.recordedTxHash };
+  }
+  if (await input.alreadyDone()) return { txHash: input.recordedTxHash ?? null };
+  try {
+    await bundler.simulate(input.operation, input.beneficiary);
+  } catch (error) {
+    if (error instanceof UserOperationRejected) {
+      throw ApplicationFailure.create({ type: ChainFailure.UserOperationRejected, message: error.message, nonRetryable: true });
+    }
+    throw error;
+  }
+  const { raw, hash } = await bundler.sign(input.operation, input.beneficiary);
+  await input.recordTxHash(hash);
+  await bundler.broadcast(raw);
+  if (!(await bundler.waitForOutcome(hash, RECEIPT_TIMEOUT_MS)).success) throw reverted();
+  return { txHash: hash };
+}

@@ -1,0 +1,44 @@
+import type { Orm } from '../../db/orm';
+import { UserEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { defineRoute, type RouteSpec } from '../http/route-table';
+import { problems } from '../http/problems';
+import { authorizeRegistration } from '../registration/guard';
+import type { TokenService } from './tokens';
+import { safeEqual } from './tokens';
+import * as S from './schemas';
+
+export interface AuthRouteDeps { orm: Orm; encryption: DataEncryption; tokens: TokenService }
+
+export function authRoutes({ orm, encryption, tokens }: AuthRouteDeps): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post', path: '/v1/auth/token', operationId: 'issueTokens', tags: ['Auth'], auth: 'none',
+      summary: 'Exchange a completed registration (or a refresh token) for access and refresh tokens bound to the device',
+      description: 'grantType "registration": X-Pass-Token and the X-Device-Id that started the registration. '
+        + 'grantType "refresh_token": the refresh token, which is rotated; presenting a rotated token again revokes the whole chain.',
+      headers: S.TokenHeaders, body: S.TokenBody,
+      responses: {
+        200: { description: 'Tokens issued', schema: S.TokenResponse },
+        401: { description: 'Invalid, expired or revoked credential' },
+        403: { description: 'Another device, or a pass token of another registration' },
+        404: { description: 'Unknown regId' },
+        409: { description: 'Registration not completed yet' },
+      },
+      handler: async ({ headers, body }) => {
+        const deviceId = headers['x-device-id'];
+        if (body.grantType === 'refresh_token') return { status: 200, body: await tokens.refresh(orm, body.refreshToken, deviceId) };
+        const passToken = headers['x-pass-token'];
+        // The pass token is this grant's credential: without it the caller is not authenticated.
+        if (!passToken) throw problems.invalidCredential('pass-token-required', 'X-Pass-Token (the credential of grantType "registration") is required');
+        const registration = await authorizeRegistration(orm, encryption, body.regId, passToken, { allowCompleted: true });
+        if (!registration.deviceId || !safeEqual(registration.deviceId, deviceId)) throw problems.forbidden('This registration belongs to another device');
+        if (registration.status !== 'completed' || !registration.userId) {
+          throw problems.conflict('registration-not-completed', `Registration is at step ${registration.step}; finish it first`);
+        }
+        const user = await orm.em.fork().findOneOrFail(UserEntity, { id: registration.userId });
+        return { status: 200, body: await tokens.issue(orm, { userId: user.id, deviceId }) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,61 @@
+import { Contract } from 'ethers';
+import type { Orm } from '../../db/orm';
+import { SmartAccountEntity } from '../../db/entities';
+import { coinOf, type NetworkRegistry } from '../../platform/networks';
+import type { ChainProviders } from '../../integrations/evm/smart-account';
+import type { SolanaChains } from '../../integrations/solana';
+import type { SolanaWallets } from '../../integrations/custody/key-vault';
+
+const ERC20 = ['function balanceOf(address) view returns (uint256)'];
+
+export interface Holder { networkId: string; kind: 'smart-account' | 'solana-wallet'; address: string; deployed: boolean }
+export interface Holding { token: string; decimals: number; baseUnits: bigint }
+
+/** What a user holds on a network, read from the chain: their smart account (EVM) or their Solana wallet. */
+export class Holdings {
+  constructor(private readonly deps: { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; solanaWallets: SolanaWallets }) {}
+
+  async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
+    const network = this.deps.networks.any(networkId);
+    if (!network) return undefined;
+    if (network.kind === 'solana') {
+      const address = await this.deps.solanaWallets.addressOf(userId);
+      return address ? { networkId, kind: 'solana-wallet', address, deployed: true } : undefined;
+    }
+    const account = await this.deps.orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });
+    return account ? { networkId, kind: 'smart-account', address: account.address, deployed: account.status === 'deployed' } : undefined;
+  }
+
+  /** The network's coin and tokens this service knows. */
+  tokensOf(networkId: string): Array<{ token: string; decimals: number }> {
+    const network = this.deps.networks.any(networkId);
+    if (!network) return [];
+    const coin = coinOf(network);
+    return [{ token: coin.symbol, decimals: coin.decimals }, ...Object.entries(network.tokens ?? {}).map(([token, t]) => ({ token, decimals: t.decimals }))];
+  }
+
+  /** The balance of one token at an address (0 for tokens the network does not list). */
+  async balanceAt(networkId: string, address: string, symbol: string): Promise<bigint> {
+    const network = this.deps.networks.any(networkId);
+    if (!network) return 0n;
+    if (network.kind === 'solana') {
+      const chain = this.deps.solanaChains.for(network);
+      return symbol === 'SOL' ? chain.balance(address) : chain.tokenBalance(address, symbol);
+    }
+    const provider = this.deps.providers.for(network);
+    if (symbol === coinOf(network).symbol) return provider.getBalance(address);
+    const token = network.tokens?.[symbol];
+    if (!token) return 0n;
+    return (await new Contract(token.address, ERC20, provider).getFunction('balanceOf')(address)) as bigint;
+  }
+
+  /** The user's balance of a token on a network (0 without an account or wallet there). */
+  async balanceOf(userId: string, networkId: string, symbol: string): Promise<bigint> {
+    const holder = await this.holderOf(userId, networkId);
+    return holder ? this.balanceAt(networkId, holder.address, symbol) : 0n;
+  }
+
+  async all(networkId: string, address: string): Promise<Holding[]> {
+    return Promise.all(this.tokensOf(networkId).map(async ({ token, decimals }) => ({ token, decimals, baseUnits: await this.balanceAt(networkId, address, token) })));
+  }
+}

@@ -1,0 +1,110 @@
+import type { TSchema } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
+import { CONTACT_REPRESENTATIVE } from './problems';
+import { EnvelopeErrorSchema, ProblemSchema, envelope } from '../common/schemas';
+import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
+
+type Json = Record<string, unknown>;
+
+/** TypeBox schemas are JSON Schema; the round trip drops TypeBox's symbol markers. */
+const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
+
+const parametersOf = (route: RouteSpec): Json[] => {
+  const parameters: Json[] = [];
+  const add = (where: 'path' | 'query' | 'header', schema?: TSchema) => {
+    const object = schema ? plain(schema) : undefined;
+    const required = new Set((object?.required as string[] | undefined) ?? []);
+    for (const [name, property] of Object.entries((object?.properties as Record<string, Json> | undefined) ?? {})) {
+      const { description, ...rest } = property;
+      parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: rest, ...(description ? { description } : {}) });
+    }
+  };
+  add('path', route.params);
+  add('query', route.query);
+  add('header', route.headers);
+  if (route.idempotency && !parameters.some((p) => p.name === 'idempotency-key')) {
+    parameters.push({ name: 'idempotency-key', in: 'header', required: route.idempotency.required, schema: { type: 'string', format: 'uuid' }, description: 'Optional Idempotency-Key (UUID)' });
+  }
+  return parameters;
+};
+
+const requestBodyOf = (route: RouteSpec): Json | undefined => {
+  const content: Json = {};
+  if (route.body) content['application/json'] = { schema: plain(route.body) };
+  if (route.multipart) {
+    content['multipart/form-data'] = {
+      schema: plain(route.multipart.documentAs),
+      encoding: { [route.multipart.file.field]: { contentType: route.multipart.file.contentTypes.join(', ') } },
+    };
+  }
+  return Object.keys(content).length ? { required: true, content } : undefined;
+};
+
+const responsesOf = (route: RouteSpec): Json => {
+  const errorContent = usesEnvelope(route.path)
+    ? { 'application/json': { schema: { $ref: '#/components/schemas/EnvelopeError' } } }
+    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  const responses: Json = {};
+  const all: Record<string, ResponseSpec> = {
+    400: { description: 'The request does not match the schema (errors[] lists JSON pointers)' },
+    ...(route.auth === 'bearer' ? { 401: { description: 'Missing, invalid or expired access token' } } : {}),
+    ...(route.idempotency ? {
+      409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': { description: 'seconds', schema: Type.Integer({ minimum: 1 }) } } },
+      422: { description: 'This Idempotency-Key was used with another payload' },
+    } : {}),
+    ...route.responses,
+    500: { description: CONTACT_REPRESENTATIVE },
+  };
+  // A route's own 409/422 also covers the Idempotency-Key cases.
+  if (route.idempotency && route.responses[409]) all[409] = { ...route.responses[409], description: `${route.responses[409].description}; or a request with this Idempotency-Key is still running (Retry-After)` };
+  if (route.idempotency && route.responses[422]) all[422] = { ...route.responses[422], description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload` };
+  for (const [status, spec] of Object.entries(all)) {
+    const ok = Number(status) < 400;
+    const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;
+    responses[status] = {
+      description: spec.description,
+      ...(ok && schema ? { content: { 'application/json': { schema: plain(schema) } } } : {}),
+      ...(!ok ? { content: errorContent } : {}),
+      headers: {
+        'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
+        ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([n, h]) => [n, { description: h.description, schema: plain(h.schema) }])),
+      },
+    };
+  }
+  return responses;
+};
+
+/** The OpenAPI 3.1 document, generated from the same route table that drives the router and the validator. */
+export function buildOpenApi(routes: RouteSpec[], info: { version: string; serverUrl?: string }): Json {
+  const paths: Record<string, Json> = {};
+  for (const route of routes) {
+    const path = toOpenApiPath(route.path);
+    const security = route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKey: [] }] : [];
+    paths[path] = {
+      ...paths[path],
+      [route.method]: {
+        operationId: route.operationId, summary: route.summary, ...(route.description ? { description: route.description } : {}),
+        tags: route.tags, security, parameters: parametersOf(route),
+        ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route) } : {}),
+        responses: responsesOf(route),
+      },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Wallet, identity and banking service', version: info.version,
+      description: '/v1/* answers bare objects and RFC 9457 problem+json errors; /api/v1/* answers {status:"ok", data} and {status:"error", error}.',
+    },
+    servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
+    paths,
+    components: {
+      securitySchemes: {
+        bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+      },
+      schemas: { Problem: plain(ProblemSchema), EnvelopeError: plain(EnvelopeErrorSchema) },
+    },
+  };
+}

@@ -1,0 +1,89 @@
+import { Pool } from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { dialectOf } from '../../db/orm';
+import { HttpError } from './problems';
+
+/** A limit: at most `points` requests per `seconds`, per key (user, device or client address). */
+export interface RateRule { points: number; seconds: number }
+
+/**
+ * The flows worth abusing and their default limits; RATE_LIMITS (JSON) overrides any of them by name. Each limit
+ * counts every request that passed validation, whatever its outcome.
+ */
+export const DEFAULT_RATE_LIMITS = {
+  /** Starting a registration costs an identity-provider request. */
+  'registration-start-device': { points: 5, seconds: 3600 },
+  'registration-start-address': { points: 30, seconds: 3600 },
+  /** The identity provider's callback, per calling address. */
+  'pass-callback': { points: 600, seconds: 60 },
+  /** Each send moves 1 KRW from our operating account. */
+  'bank-send-won': { points: 5, seconds: 3600 },
+  'bank-send-won-confirm': { points: 20, seconds: 3600 },
+  /** Requests that carry a PIN (besides the PIN lockout itself). */
+  'pin-attempt': { points: 30, seconds: 300 },
+  'exchange-quote': { points: 120, seconds: 60 },
+} satisfies Record<string, RateRule>;
+export type RateRuleName = keyof typeof DEFAULT_RATE_LIMITS;
+
+/** RATE_LIMITS: `{"<rule>": {"points": n, "seconds": s}}` for known rules only; anything else stops the process at start. */
+export function parseOverrides(json: string): Partial<Record<RateRuleName, RateRule>> {
+  let parsed: unknown;
+  try { parsed = JSON.parse(json); } catch { throw new Error('RATE_LIMITS is not valid JSON'); }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('RATE_LIMITS must be a JSON object of rules');
+  for (const [name, rule] of Object.entries(parsed)) {
+    if (!(name in DEFAULT_RATE_LIMITS)) throw new Error(`RATE_LIMITS: unknown rule ${name}; rules: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')}`);
+    const { points, seconds } = (rule ?? {}) as Partial<RateRule>;
+    if (!Number.isInteger(points) || points! < 1 || !Number.isInteger(seconds) || seconds! < 1) {
+      throw new Error(`RATE_LIMITS: ${name} needs whole numbers points >= 1 and seconds >= 1`);
+    }
+  }
+  return parsed as Partial<Record<RateRuleName, RateRule>>;
+}
+
+/** The table the counters live in (migrations create it; rate-limiter-flexible's own layout). */
+export const RATE_LIMIT_TABLE = 'rate_limits';
+
+/**
+ * Request counters. On PostgreSQL they live in the service's database (rate-limiter-flexible's PostgreSQL store on
+ * its own small pool), so every API process shares them. SQLite is the embedded mode with one API process; its
+ * counters are kept in that process (a second synchronous SQLite connection in the same process would block the
+ * event loop while the ORM's connection holds the write lock).
+ */
+export class RateLimits {
+  private constructor(private readonly limiters: Map<RateRuleName, RateLimiterAbstract>, private readonly close: () => Promise<void>) {}
+
+  static create(databaseUrl: string, overridesJson = '{}'): RateLimits {
+    const rules = { ...DEFAULT_RATE_LIMITS, ...parseOverrides(overridesJson) } as Record<RateRuleName, RateRule>;
+    const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: true };
+    let make: (name: RateRuleName, rule: RateRule) => RateLimiterAbstract;
+    let close: () => Promise<void>;
+    if (dialectOf(databaseUrl) === 'sqlite') {
+      make = (name, rule) => new RateLimiterMemory({ keyPrefix: name, points: rule.points, duration: rule.seconds });
+      close = async () => undefined;
+    } else {
+      const pool = new Pool({ connectionString: databaseUrl, max: 4 });
+      // An idle connection the server dropped (a restart) must not crash the process; the pool opens a new one.
+      // Found by the PostgreSQL restart drill.
+      pool.on('error', () => undefined);
+      make = (name, rule) => new RateLimiterPostgres({ ...common, storeClient: pool, storeType: 'pool', keyPrefix: name, points: rule.points, duration: rule.seconds });
+      close = () => pool.end();
+    }
+    return new RateLimits(new Map((Object.keys(rules) as RateRuleName[]).map((name) => [name, make(name, rules[name])])), close);
+  }
+
+  /** Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. */
+  async consume(rule: RateRuleName, key: string): Promise<void> {
+    const limiter = this.limiters.get(rule)!;
+    try {
+      await limiter.consume(key);
+    } catch (rejection) {
+      if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the caller's fault
+      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+      throw new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.close();
+  }
+}

@@ -1,0 +1,147 @@
+import type { Context } from 'koa';
+import Router from '@koa/router';
+import { bodyParser } from '@koa/bodyparser';
+import Bourne from '@hapi/bourne';
+import { Type } from '@sinclair/typebox';
+import { HttpError, problems } from './problems';
+import { validatePart } from './validation';
+import { isMultipart, parseMultipart } from './multipart';
+import type { Authenticator } from './authenticate';
+import { requestFingerprint, type IdempotencyStore } from './idempotency';
+import type { RateLimits } from './rate-limits';
+import { usesEnvelope, type RouteInput, type RouteResult, type RouteSpec } from './route-table';
+
+export interface RouterDeps { authenticator: Authenticator; idempotency: IdempotencyStore; rateLimits: RateLimits; jsonBodyMaxBytes: number }
+
+const EMPTY = Type.Object({});
+const IDEMPOTENCY_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const HAS_BODY = new Set(['post', 'put', 'patch']);
+/** Responses a retry must be able to re-run rather than replay. */
+const NOT_REPLAYED = new Set([409, 429, 503]);
+
+const pickHeaders = (ctx: Context, route: RouteSpec): Record<string, string> => {
+  const wanted = Object.keys((route.headers as { properties?: object } | undefined)?.properties ?? {});
+  const picked: Record<string, string> = {};
+  for (const name of wanted) {
+    const value = ctx.get(name);
+    if (value !== '') picked[name] = value;
+  }
+  return picked;
+};
+
+async function readBody(ctx: Context, route: RouteSpec, parseJson: ReturnType<typeof bodyParser>): Promise<Pick<RouteInput<never, never, never, never>, 'body' | 'file'>> {
+  if (!HAS_BODY.has(route.method) || (!route.body && !route.multipart)) return { body: undefined as never };
+  if (route.multipart && isMultipart(ctx)) {
+    const { fields, file } = await parseMultipart(ctx, route.multipart);
+    const body = validatePart<Record<string, unknown>>(route.multipart.fields, fields, 'body');
+    if (!file) throw problems.validation([{ in: 'body', pointer: `/${route.multipart.file.field}`, detail: `${route.multipart.file.field} (file) is required` }]);
+    return { body: body as never, file };
+  }
+  if (!route.body) throw problems.unsupportedMedia('This endpoint accepts multipart/form-data only');
+  const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
+  if (hasBody && !ctx.is('application/json', 'application/*+json')) {
+    throw problems.unsupportedMedia(route.multipart ? 'Send application/json or multipart/form-data' : 'Send application/json');
+  }
+  await parseJson(ctx, async () => undefined);
+  const raw = (ctx.request as unknown as { body?: unknown }).body;
+  return { body: validatePart(route.body, raw ?? {}, 'body') as never };
+}
+
+/**
+ * Builds the Koa router from the route table: auth, parsing, validation, idempotency, handler, response.
+ * `allowFor(path)` lists the methods of the routes whose path parameters the path satisfies.
+ */
+export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { allowFor: (path: string) => string[] } {
+  const router = new Router() as Router & { allowFor: (path: string) => string[] };
+  const specs = new Map(routes.map((route) => [route.operationId, route]));
+  router.allowFor = (path) => {
+    const methods = new Set<string>();
+    for (const layer of router.match(path, 'GET').path) {
+      const spec = layer.name ? specs.get(layer.name) : undefined;
+      if (!spec) continue;
+      try { if (spec.params) validatePart(spec.params, layer.params(path, layer.captures(path), {}), 'path'); } catch { continue; }
+      for (const method of layer.methods) methods.add(method);
+    }
+    return [...methods];
+  };
+  const parseJson = bodyParser({
+    enableTypes: ['json'], jsonLimit: deps.jsonBodyMaxBytes, encoding: 'utf-8',
+    onError: (error, ctx) => {
+      const status = (error as { status?: number }).status;
+      if (status === 413) throw problems.tooLarge(`JSON bodies are limited to ${deps.jsonBodyMaxBytes} bytes`);
+      const raw = (error as { body?: unknown }).body;
+      if (/forbidden prototype property/.test((error as Error).message) && typeof raw === 'string') {
+        // Valid JSON with a "__proto__" key: the key is dropped (it could poison prototypes), the rest is validated as usual.
+        (ctx.request as unknown as { body?: unknown }).body = Bourne.parse(raw, { protoAction: 'remove' });
+        return;
+      }
+      throw new HttpError(400, 'malformed-json', 'Malformed JSON', 'The request body is not valid JSON');
+    },
+  });
+
+  for (const route of routes) {
+    router[route.method](route.operationId, route.path, async (ctx: Context) => {
+      const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
+      if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
+      const input: RouteInput<never, never, never, never> = {
+        params: pathParams(ctx, route, router.allowFor),
+        query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query'),
+        headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header'),
+        ...(await readBody(ctx, route, parseJson)),
+        user,
+      };
+      for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(input, ctx));
+      const result = route.idempotency ? await runIdempotently(ctx, route, input, deps.idempotency) : await route.handler(input, ctx);
+      respond(ctx, route, result);
+    });
+  }
+  return router;
+}
+
+/** The path parameters; a path that only another method's route can take (GET /charge/execute) is 405, not 400. */
+function pathParams(ctx: Context, route: RouteSpec, allowFor: (path: string) => string[]): never {
+  try {
+    return validatePart(route.params ?? EMPTY, { ...ctx.params }, 'path') as never;
+  } catch (error) {
+    const allow = allowFor(ctx.path);
+    if (allow.length && !allow.includes(ctx.method)) {
+      throw problems.methodNotAllowed(ctx.method, allow);
+    }
+    throw error;
+  }
+}
+
+async function runIdempotently(ctx: Context, route: RouteSpec, input: RouteInput<never, never, never, never>, store: IdempotencyStore): Promise<RouteResult> {
+  const key = ctx.get('idempotency-key');
+  // A header sent empty is a malformed key, not a missing one.
+  if (!key && ctx.headers['idempotency-key'] === undefined) {
+    if (route.idempotency!.required) throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header is required (a fresh UUID per request)');
+    return route.handler(input, ctx);
+  }
+  if (!IDEMPOTENCY_KEY.test(key)) throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header must be a UUID');
+  const fingerprint = requestFingerprint({
+    method: route.method, path: ctx.path, body: input.body,
+    file: input.file ? requestFingerprint(input.file.buffer.toString('base64')) : undefined,
+  });
+  const begun = await store.begin(route.idempotency!.scope(input), key.toLowerCase(), fingerprint);
+  if (begun.kind === 'replay') {
+    ctx.set('idempotent-replayed', 'true');
+    return { status: begun.status, body: begun.body, headers: begun.headers };
+  }
+  let result: RouteResult;
+  try {
+    result = await route.handler(input, ctx);
+  } catch (error) {
+    await store.release(begun.recordId);
+    throw error;
+  }
+  if (NOT_REPLAYED.has(result.status) || result.status >= 500) await store.release(begun.recordId);
+  else await store.complete(begun.recordId, result.status, result.body, result.headers ?? {});
+  return result;
+}
+
+function respond(ctx: Context, route: RouteSpec, result: RouteResult): void {
+  ctx.status = result.status;
+  for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
+  if (result.body !== undefined) ctx.body = usesEnvelope(route.path) ? { status: 'ok', data: result.body } : result.body;
+}

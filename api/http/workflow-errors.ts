@@ -1,0 +1,39 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
+import { KeyRotationFailure, RegistrationFailure } from '../../platform/failures';
+import { PROVIDER_REJECTED } from '../../integrations/provider-http';
+import { HttpError, problems } from './problems';
+
+/** Each typed workflow failure maps to exactly one HTTP answer. */
+const FAILURE_STATUS: Record<string, { status: number; slug: string; title: string; retryAfter?: number }> = {
+  [RegistrationFailure.StepOutOfOrder]: { status: 409, slug: 'step-out-of-order', title: 'Step out of order' },
+  [RegistrationFailure.AlreadyStarted]: { status: 409, slug: 'registration-already-started', title: 'Registration already started' },
+  [RegistrationFailure.PassResultPending]: { status: 409, slug: 'pass-result-pending', title: 'Identity verification pending', retryAfter: 2 },
+  [RegistrationFailure.PassVerificationFailed]: { status: 422, slug: 'pass-verification-failed', title: 'Identity verification failed' },
+  [RegistrationFailure.DuplicateIdentity]: { status: 409, slug: 'duplicate-identity', title: 'Account already exists' },
+  [RegistrationFailure.UploadNotFound]: { status: 422, slug: 'upload-not-found', title: 'Unknown uploadRef' },
+  [KeyRotationFailure.NetworkNotInRotation]: { status: 404, slug: 'network-not-in-rotation', title: 'Network not in this rotation' },
+  NetworkNotRetryable: { status: 409, slug: 'network-not-retryable', title: 'Network cannot be retried' },
+  [PROVIDER_REJECTED]: { status: 502, slug: 'provider-error', title: 'Upstream provider error' },
+};
+
+const applicationFailureIn = (error: unknown): ApplicationFailure | undefined => {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 6; depth += 1) {
+    if (current instanceof ApplicationFailure && current.type && FAILURE_STATUS[current.type]) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+};
+
+/** Turns a Temporal client error into an HttpError, or undefined when it is not one we know. */
+export function httpErrorFromWorkflow(error: unknown): HttpError | undefined {
+  if (error instanceof WorkflowNotFoundError) return problems.notFound('The workflow');
+  if (error instanceof WorkflowExecutionAlreadyStartedError) return problems.conflict('workflow-closed', 'This process has already finished');
+  if (!(error instanceof WorkflowUpdateFailedError) && !(error instanceof TemporalFailure) && !(error as { cause?: unknown })?.cause) return undefined;
+  const failure = applicationFailureIn(error);
+  if (!failure) return undefined;
+  const mapped = FAILURE_STATUS[failure.type!]!;
+  const headers: Record<string, string> = mapped.retryAfter ? { 'retry-after': String(mapped.retryAfter) } : {};
+  return new HttpError(mapped.status, mapped.slug, mapped.title, failure.message, undefined, headers);
+}

@@ -1,0 +1,130 @@
+import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
+import { LockMode } from '@mikro-orm/core';
+import type { Orm } from '../../db/orm';
+import { UserPinEntity } from '../../db/entities';
+import { HttpError, problems } from '../http/problems';
+
+const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
+  new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+
+/** scrypt parameters (RFC 7914): N = 2^15, r = 8, p = 1 — about 32 MiB and tens of milliseconds per check. */
+const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
+const KEY_ALGORITHM = 'ECDH-ES+A256KW';
+const CONTENT_ALGORITHM = 'A256GCM';
+/** An encrypted PIN is accepted for this long after its `iat`, so a captured one cannot be replayed later. */
+const MAX_AGE_SECONDS = 300;
+const WEAK = new Set(['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888', '999999', '123456', '654321', '012345', '987654']);
+
+export async function hashPin(pin: string): Promise<string> {
+  const salt = randomBytes(16);
+  const hash = await scrypt(pin, salt, 32, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+async function pinMatches(pin: string, stored: string): Promise<boolean> {
+  const [scheme, n, r, p, salt, hash] = stored.split('$');
+  if (scheme !== 'scrypt') return false;
+  const expected = Buffer.from(hash!, 'base64');
+  const actual = await scrypt(pin, Buffer.from(salt!, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  return timingSafeEqual(actual, expected);
+}
+
+/**
+ * Transaction PINs. The app encrypts `{"pin": "123456", "iat": <unix seconds>}` as a compact JWE to the service's
+ * public key (ECDH-ES+A256KW, A256GCM; GET /api/v1/pin/public-key), so the PIN is never in clear text on the wire
+ * or in logs. Stored as scrypt; PIN_MAX_ATTEMPTS wrong PINs lock it for PIN_LOCK_SECONDS.
+ */
+export class PinService {
+  private constructor(
+    private readonly orm: Orm, private readonly privateKey: KeyLike | Uint8Array, readonly publicJwk: JWK,
+    private readonly policy: { maxAttempts: number; lockSeconds: number },
+  ) {}
+
+  static async create(orm: Orm, privateJwkJson: string, policy: { maxAttempts: number; lockSeconds: number }): Promise<PinService> {
+    const jwk = JSON.parse(privateJwkJson) as JWK;
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid) throw new Error('PIN_ENCRYPTION_JWK must be a P-256 private JWK with a kid');
+    const privateKey = await importJWK(jwk, KEY_ALGORITHM);
+    const { d: _d, ...publicPart } = jwk;
+    const publicJwk = { ...(await exportJWK(await importJWK(publicPart, KEY_ALGORITHM))), kid: jwk.kid, alg: KEY_ALGORITHM, use: 'enc' };
+    return new PinService(orm, privateKey, publicJwk, policy);
+  }
+
+  /** Opens an encrypted PIN; anything malformed, stale or not 6 digits is a 400. */
+  async open(jwe: string, field: string): Promise<string> {
+    let payload: { pin?: unknown; iat?: unknown };
+    try {
+      const { plaintext } = await compactDecrypt(jwe, this.privateKey, { keyManagementAlgorithms: [KEY_ALGORITHM], contentEncryptionAlgorithms: [CONTENT_ALGORITHM] });
+      payload = JSON.parse(new TextDecoder().decode(plaintext)) as typeof payload;
+    } catch {
+      throw problems.unprocessable('invalid-pin-encryption', `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`);
+    }
+    const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
+    if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
+      throw problems.unprocessable('invalid-pin-encryption', `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)`);
+    }
+    if (typeof payload.pin !== 'string' || !/^\d{6}$/.test(payload.pin)) {
+      throw problems.unprocessable('invalid-pin', `${field}: the PIN is 6 digits`);
+    }
+    return payload.pin;
+  }
+
+  async isSet(userId: string): Promise<boolean> {
+    return (await this.orm.em.fork().count(UserPinEntity, { userId })) > 0;
+  }
+
+  async set(userId: string, jwe: string): Promise<void> {
+    const pin = await this.open(jwe, 'pin');
+    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    const em = this.orm.em.fork();
+    if (await em.count(UserPinEntity, { userId })) throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
+    em.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
+    try { await em.flush(); } catch (error) {
+      if ((error as Error).name === 'UniqueConstraintViolationException') throw problems.conflict('pin-already-set', 'A PIN is already set');
+      throw error;
+    }
+  }
+
+  async change(userId: string, currentJwe: string, newJwe: string): Promise<void> {
+    await this.verify(userId, currentJwe, 'current_pin');
+    const pin = await this.open(newJwe, 'new_pin');
+    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    await this.orm.em.fork().nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
+  }
+
+  /**
+   * Checks the PIN. Checks of one user run one at a time (a row lock on their PIN held while the hash is compared),
+   * so parallel guesses are counted exactly and can never exceed the limit, while parallel right PINs simply queue.
+   * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS.
+   */
+  async verify(userId: string, jwe: string, field = 'pin'): Promise<void> {
+    const pin = await this.open(jwe, field);
+    const outcome = await this.orm.em.fork().transactional(async (tx) => {
+      const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!row) return 'not-set' as const;
+      const now = Date.now();
+      if (row.lockedUntil && row.lockedUntil.getTime() > now) return 'locked' as const;
+      if (row.lockedUntil) Object.assign(row, { lockedUntil: null, failedAttempts: 0 });
+      if (await pinMatches(pin, row.pinHash)) {
+        row.failedAttempts = 0;
+        return 'ok' as const;
+      }
+      row.failedAttempts += 1;
+      if (row.failedAttempts >= this.policy.maxAttempts) {
+        Object.assign(row, { failedAttempts: 0, lockedUntil: new Date(now + this.policy.lockSeconds * 1000) });
+        return 'locked' as const;
+      }
+      return this.policy.maxAttempts - row.failedAttempts;
+    });
+    if (outcome === 'ok') return;
+    if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
+    if (outcome === 'locked') throw await this.locked(userId);
+    throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`);
+  }
+
+  private async locked(userId: string): Promise<HttpError> {
+    const row = await this.orm.em.fork().findOne(UserPinEntity, { userId });
+    const seconds = Math.max(1, Math.ceil(((row?.lockedUntil?.getTime() ?? Date.now() + this.policy.lockSeconds * 1000) - Date.now()) / 1000));
+    return new HttpError(423, 'pin-locked', 'PIN locked', `Too many wrong PINs; try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+  }
+}

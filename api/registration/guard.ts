@@ -1,0 +1,32 @@
+import type { Orm } from '../../db/orm';
+import { RegistrationEntity, type Registration } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { HttpError, problems } from '../http/problems';
+import { safeEqual } from '../auth/tokens';
+
+export const regIdFor = (encryption: DataEncryption, passRequestId: string): string =>
+  `reg_${encryption.derivedId(passRequestId, 'regId')}`;
+export const passTokenHash = (encryption: DataEncryption, passToken: string): string => encryption.fingerprint(passToken, 'pass-token');
+
+/**
+ * X-Pass-Token check for the registration steps: the token must be the one that started this registration and
+ * must not have expired. `allowCompleted` lets the token exchange run after the last step.
+ */
+export async function authorizeRegistration(
+  orm: Orm, encryption: DataEncryption, regId: string, passToken: string, options: { allowCompleted?: boolean } = {},
+): Promise<Registration> {
+  const registration = await orm.em.fork().findOne(RegistrationEntity, { regId });
+  if (!registration || !registration.passTokenHash) throw problems.notFound(`Registration ${regId}`);
+  if (!safeEqual(registration.passTokenHash, passTokenHash(encryption, passToken))) {
+    throw problems.forbidden('The X-Pass-Token does not belong to this registration');
+  }
+  if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < Date.now()) {
+    throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
+  }
+  if (registration.status === 'expired') throw problems.gone('registration-expired', 'This registration expired; start a new one');
+  if (registration.status === 'failed') throw new HttpError(409, 'registration-failed', 'Registration failed', 'This registration failed; start a new one');
+  if (registration.status === 'completed' && !options.allowCompleted) {
+    throw problems.conflict('registration-completed', 'This registration is already completed');
+  }
+  return registration;
+}

@@ -1,0 +1,60 @@
+import { Type } from '@sinclair/typebox';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { defineRoute, type RouteSpec } from '../http/route-table';
+import { problems } from '../http/problems';
+import { JwksResponse } from '../auth/schemas';
+import type { TokenService } from '../auth/tokens';
+import { DOCS_PAGE } from '../http/docs-page';
+
+export interface SystemRouteDeps { orm: Orm; temporal: Client; tokens: TokenService; openApi: () => unknown }
+
+const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
+  Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
+
+export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps): RouteSpec[] {
+  const tags = ['System'];
+  return [
+    defineRoute({
+      method: 'get', path: '/healthz', operationId: 'health', tags, auth: 'none', summary: 'Liveness: the process answers',
+      responses: { 200: { description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      handler: async () => ({ status: 200, body: { status: 'ok' } }),
+    }),
+    defineRoute({
+      method: 'get', path: '/readyz', operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
+      responses: {
+        200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), checks: Type.Object({ database: Type.String(), temporal: Type.String() }) }) },
+        503: { description: 'A dependency is unreachable' },
+      },
+      handler: async () => {
+        const check = async (probe: () => Promise<unknown>) => withTimeout(probe(), 2000).then(() => 'ok', (e: Error) => `unreachable: ${e.message}`);
+        const checks = {
+          database: await check(() => orm.em.getConnection().execute('select 1')),
+          temporal: await check(() => temporal.workflowService.getSystemInfo({})),
+        };
+        if (checks.database !== 'ok' || checks.temporal !== 'ok') {
+          throw problems.unavailable(`Not ready: database ${checks.database}, temporal ${checks.temporal}`);
+        }
+        return { status: 200, body: { status: 'ready', checks } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/.well-known/jwks.json', operationId: 'jwks', tags, auth: 'none', summary: 'Public keys that verify access tokens',
+      responses: { 200: { description: 'JSON Web Key Set', schema: JwksResponse } },
+      handler: async () => ({ status: 200, body: tokens.jwks(), headers: { 'cache-control': 'public, max-age=300' } }),
+    }),
+    defineRoute({
+      method: 'get', path: '/openapi.json', operationId: 'openApiDocument', tags, auth: 'none', summary: 'This OpenAPI 3.1 document',
+      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+      handler: async () => ({ status: 200, body: openApi() }),
+    }),
+    defineRoute({
+      method: 'get', path: '/docs', operationId: 'docsPage', tags, auth: 'none', summary: 'Readable API documentation (HTML)',
+      responses: { 200: { description: 'HTML page' } },
+      handler: async (_input, ctx) => {
+        ctx.type = 'text/html';
+        return { status: 200, body: DOCS_PAGE, headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'" } };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,82 @@
+import type { Context } from 'koa';
+import { Type } from '@sinclair/typebox';
+import type { NetworkRegistry } from '../../platform/networks';
+import type { SolanaWallets } from '../../integrations/custody/key-vault';
+import { formatMoney } from '../../platform/money';
+import type { Logger } from '../../platform/logger';
+import type { Holdings } from '../common/holdings';
+import { defineRoute, type RouteSpec } from '../http/route-table';
+import { HttpError, problems } from '../http/problems';
+import { NetworkParams } from './schemas';
+
+export interface NetworkWalletRouteDeps { networks: NetworkRegistry; holdings: Holdings; solanaWallets: SolanaWallets }
+
+const TAGS = ['Wallet'];
+const WalletView = Type.Object({
+  networkId: Type.String(),
+  kind: Type.Union([Type.Literal('smart-account'), Type.Literal('solana-wallet')], { description: 'EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds' }),
+  address: Type.String({ description: 'where to receive funds: 0x address (EVM) or base58 public key (SOLANA)' }),
+  deployed: Type.Boolean({ description: 'EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA' }),
+  balances: Type.Array(Type.Object({
+    token: Type.String(), amount: Type.String({ description: 'e.g. "2 SOL"' }), baseUnits: Type.String({ description: 'integer in the token\'s smallest unit' }), decimals: Type.Integer(),
+  })),
+});
+
+/** The user's holder on each network (smart account or Solana wallet) with its on-chain balances; opening a Solana wallet. */
+export function networkWalletRoutes({ networks, holdings, solanaWallets }: NetworkWalletRouteDeps): RouteSpec[] {
+  const unknown = (networkId: string) => new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
+  const view = async (holder: NonNullable<Awaited<ReturnType<Holdings['holderOf']>>>) => ({
+    ...holder,
+    balances: (await holdings.all(holder.networkId, holder.address)).map((h) => ({
+      token: h.token, amount: formatMoney(h.baseUnits, h.decimals, h.token), baseUnits: h.baseUnits.toString(), decimals: h.decimals,
+    })),
+  });
+
+  return [
+    defineRoute({
+      method: 'get', path: '/v1/wallet/networks/:networkId/wallet', operationId: 'getNetworkWallet', tags: TAGS, auth: 'bearer',
+      summary: 'Your address on a network and its balances, read from the chain',
+      params: NetworkParams,
+      responses: { 200: { description: 'Address and balances', schema: WalletView }, 404: { description: 'Unknown network, or no account or wallet there yet' } },
+      handler: async ({ params, user }) => {
+        if (!networks.any(params.networkId)) throw unknown(params.networkId);
+        const holder = await holdings.holderOf(user!.userId, params.networkId);
+        if (!holder) {
+          const how = networks.solana(params.networkId) ? `open it with POST /v1/wallet/networks/${params.networkId}/wallet` : `deploy it with /v1/wallet/networks/${params.networkId}/deploy`;
+          throw problems.notFound(`Your wallet on ${params.networkId} (${how})`);
+        }
+        return { status: 200, body: await view(holder) };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/wallet/networks/:networkId/wallet', operationId: 'openNetworkWallet', tags: TAGS, auth: 'bearer',
+      summary: 'Open your wallet on SOLANA (a key the service holds for you); answers the existing one when already open',
+      description: 'On development clusters (a network with faucetUrl) the new wallet is funded by the faucet.',
+      params: NetworkParams,
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        201: { description: 'Wallet opened', schema: WalletView }, 200: { description: 'Already open', schema: WalletView },
+        404: { description: 'Unknown network' }, 409: { description: 'An EVM network: accounts there are deployed smart accounts' },
+      },
+      handler: async ({ params, user }, ctx?: Context) => {
+        const network = networks.any(params.networkId);
+        if (!network) throw unknown(params.networkId);
+        if (network.kind !== 'solana') {
+          throw problems.conflict('smart-account-network', `Accounts on ${network.networkId} are smart accounts: deploy one with /v1/wallet/networks/${network.networkId}/deploy`);
+        }
+        const { address, created } = await solanaWallets.open(user!.userId);
+        if (network.faucetUrl) {
+          // Development clusters only; the faucet funds an address once, so asking again is harmless.
+          try {
+            const response = await fetch(network.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address }), signal: AbortSignal.timeout(10_000) });
+            if (!response.ok) throw new Error(`faucet answered ${response.status}`);
+          } catch (error) {
+            (ctx?.state.log as Logger | undefined)?.warn({ err: error, networkId: network.networkId }, 'faucet did not fund the new wallet');
+          }
+        }
+        return { status: created ? 201 : 200, body: await view({ networkId: network.networkId, kind: 'solana-wallet', address, deployed: true }) };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,139 @@
+import { randomUUID } from 'node:crypto';
+import { evmAddress } from '../common/addresses';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import type { NetworkRegistry } from '../../platform/networks';
+import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, deserializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { userOperationHash, singleSignature } from '../../integrations/evm/user-operation';
+import { keyUriOf } from '../../integrations/evm/signing-slots';
+import { verifyOnChainSlot } from '../common/slot-verification';
+import type { TransferKeys } from '../../integrations/custody/key-vault';
+import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
+import { deployWorkflow } from '../../workflows/deploy';
+import { deployWorkflowId } from '../../workflows/messages';
+import { defineRoute, type RouteSpec } from '../http/route-table';
+import { HttpError, problems } from '../http/problems';
+import * as S from './schemas';
+import { startOnce } from '../http/start-once';
+import { assertExecutable, claimForSubmission } from '../common/signed-operation';
+
+export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys;
+  transferKeys: TransferKeys;
+}
+
+const ALGORITHM = 'eip712-erc4337-userop-v1';
+const TAGS = ['Wallet'];
+
+export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
+  const { orm, networks, providers } = deps;
+  const networkOr404 = (networkId: string) => {
+    const network = networks.get(networkId);
+    if (!network && networks.solana(networkId)) {
+      throw problems.conflict('no-smart-accounts', `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`);
+    }
+    if (!network) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
+    return network;
+  };
+
+  return [
+    defineRoute({
+      method: 'post', path: '/v1/wallet/networks/:networkId/deploy/prepare', operationId: 'prepareDeploy', tags: TAGS, auth: 'bearer',
+      summary: 'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
+      params: S.NetworkParams, body: S.DeployPrepareBody,
+      responses: {
+        200: { description: 'Signing container', schema: S.SigningContainer },
+        404: { description: 'Unknown network' }, 409: { description: 'Account already deployed, or another owner key' },
+        422: { description: 'ownerAddress needed on the first prepare' },
+      },
+      handler: async ({ params, body, user }) => {
+        const network = networkOr404(params.networkId);
+        const em = orm.em.fork();
+        const known = await em.find(SmartAccountEntity, { userId: user!.userId }, { limit: 1 });
+        const owner = body.ownerAddress ? evmAddress(body.ownerAddress) : known[0]?.ownerAddress;
+        if (!owner) throw problems.unprocessable('owner-address-required', 'Send ownerAddress (the address of your wallet key) on the first prepare');
+        if (known[0] && known[0].ownerAddress !== owner) throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
+        const provider = providers.for(network);
+        const address = await counterfactualAddress(provider, network, owner);
+        const existing = await em.findOne(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId });
+        if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
+          throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
+        }
+        const transferSigner = await deps.transferKeys.addressFor(user!.userId);
+        const operation = await buildDeployOperation(provider, network, owner, transferSigner);
+        const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
+        const jobId = `dep_${randomUUID()}`;
+        if (!existing) em.create(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
+        em.create(DeployJobEntity, {
+          jobId, userId: user!.userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
+          userOperation: serializeOperation(operation), userOpHash, status: 'prepared',
+          expiresAt: new Date(Date.now() + deps.prepareTtlSeconds * 1000),
+        });
+        await em.flush();
+        return {
+          status: 200,
+          body: {
+            description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only`,
+            items: [{
+              id: jobId,
+              parameter: {
+                algorithm: ALGORITHM, keyUri: keyUriOf(owner),
+                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address, transferSigner },
+              },
+              payload: userOpHash,
+            }, ...optional(await deps.passkeys.slotFor(user!.userId, jobId, userOpHash))],
+          },
+        };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/wallet/networks/:networkId/deploy', operationId: 'executeDeploy', tags: TAGS, auth: 'bearer',
+      summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',
+      params: S.NetworkParams, body: S.DeployExecuteBody,
+      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        202: { description: 'Job accepted', schema: S.DeployAccepted },
+        404: { description: 'Unknown network or slot' }, 409: { description: 'Slot already used' },
+        410: { description: 'Prepared operation expired; prepare again' },
+        422: { description: 'Signature invalid, or slots that do not match what was prepared' },
+      },
+      handler: async ({ params, body, user }) => {
+        const network = networkOr404(params.networkId);
+        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
+        const em = orm.em.fork();
+        const job = await em.findOne(DeployJobEntity, { jobId: slot.id, userId: user!.userId, networkId: network.networkId });
+        if (!job) throw problems.notFound(`Signing slot ${slot.id}`);
+        assertExecutable(job, 'deployment');
+        const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
+        // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
+        if (job.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, job.jobId, job.userOpHash);
+        const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
+        await claimForSubmission(orm, DeployJobEntity, { jobId: job.jobId }, operation, 'deployment');
+        await startOnce(() => deps.temporal.workflow.start(deployWorkflow, {
+          workflowId: deployWorkflowId(user!.userId, network.networkId, job.jobId), taskQueue: deps.taskQueue,
+          args: [{ jobId: job.jobId, userId: user!.userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        }));
+        return { status: 202, body: { jobId: job.jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${job.jobId}` } };
+      },
+    }),
+
+    defineRoute({
+      method: 'get', path: '/v1/wallet/deploy-jobs/:jobId', operationId: 'getDeployJob', tags: TAGS, auth: 'bearer',
+      summary: 'Status of a deployment job',
+      params: S.DeployJobParams,
+      responses: { 200: { description: 'Job status', schema: S.DeployJobStatus }, 404: { description: 'No such job for this user' } },
+      handler: async ({ params, user }) => {
+        const job = await orm.em.fork().findOne(DeployJobEntity, { jobId: params.jobId, userId: user!.userId });
+        if (!job) throw problems.notFound(`Deploy job ${params.jobId}`);
+        return {
+          status: 200,
+          body: {
+            jobId: job.jobId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
+            txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
+          },
+        };
+      },
+    }),
+  ];
+}

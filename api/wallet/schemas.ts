@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime } from '../common/schemas';
+
+const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address' });
+export const NetworkParams = Type.Object({ networkId: Type.String({ pattern: '^[A-Z][A-Z0-9_]{1,31}$', description: 'e.g. ETHEREUM, POLYGON' }) });
+
+/** interface.md 2.1: a slot is on-chain signing (algorithm + keyUri + domain) or 2FA (authMethod). */
+export const SlotParameter = Type.Object({
+  algorithm: Type.Optional(Type.String({ maxLength: 64 })),
+  keyUri: Type.Optional(Type.String({ maxLength: 256 })),
+  domain: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  authMethod: Type.Optional(Type.String({ maxLength: 32, description: '2FA mode: passkey' })),
+  options: Type.Optional(Type.Record(Type.String(), Type.Unknown(), {
+    description: 'passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation',
+  })),
+});
+export const SigningSlot = Type.Object({ id: Type.String(), parameter: SlotParameter, payload: Type.Optional(Type.String()) });
+export const SigningContainer = Type.Object({ description: Type.Optional(Type.String()), items: Type.Array(SigningSlot) });
+
+export const DeployPrepareBody = Type.Object({
+  ownerAddress: Type.Optional({ ...Address, description: "The account owner's key address; needed on the first prepare only" }),
+}, { additionalProperties: false });
+
+export const SignedSlot = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 128 }),
+  parameter: SlotParameter,
+  signature: Type.Object({
+    authResponse: Type.Object({
+      signature: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]*$', description: '65-byte secp256k1 signature for on-chain slots' })),
+      // Passkey slots: the WebAuthn AuthenticationResponseJSON of navigator.credentials.get().
+      id: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1400, description: 'passkey slots: credential id' })),
+      rawId: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1400 })),
+      type: Type.Optional(Type.Literal('public-key')),
+      response: Type.Optional(Type.Object({
+        clientDataJSON: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
+        authenticatorData: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
+        signature: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1024 }),
+        userHandle: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 1024 })),
+      }, { additionalProperties: true })),
+    }, { additionalProperties: true, description: 'on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON' }),
+  }),
+});
+export const DeployExecuteBody = Type.Object({
+  signing: Type.Object({ items: Type.Array(SignedSlot, { minItems: 1, maxItems: 8 }) }),
+}, { additionalProperties: false });
+export const DeployAccepted = Type.Object({ jobId: Type.String(), status: Type.String({ description: 'submitted' }) });
+
+export const DeployJobParams = Type.Object({ jobId: Type.String({ pattern: '^dep_[0-9a-f-]{36}$' }) });
+export const DeployJobStatus = Type.Object({
+  jobId: Type.String(),
+  networkId: Type.String(),
+  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  accountAddress: Type.String(),
+  txHash: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: DateTime,
+});

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { Wallet } from 'ethers';
+import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Orm } from '../../db/orm';
+import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
+import type { EnvelopeEncryption } from '../../platform/envelope';
+
+/**
+ * One secp256k1 key per user that their smart accounts authorize for transfers (WalletAccount.setTransferSigner,
+ * inside the deployment the owner signs). Stored under envelope encryption; only the API process opens it, to sign a
+ * transfer the user confirmed with their PIN.
+ */
+export class TransferKeys {
+  constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
+
+  /** The user's transfer signer address, created on first use. */
+  async addressFor(userId: string): Promise<string> {
+    const em = this.orm.em.fork();
+    const existing = await em.findOne(TransferKeyEntity, { userId });
+    if (existing) return existing.address;
+    const wallet = Wallet.createRandom();
+    try {
+      await em.insert(TransferKeyEntity, { userId, address: wallet.address, keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`), createdAt: new Date() });
+      return wallet.address;
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return (await this.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId })).address; // a concurrent prepare made it
+    }
+  }
+
+  async signerFor(userId: string): Promise<Wallet | undefined> {
+    const row = await this.orm.em.fork().findOne(TransferKeyEntity, { userId });
+    return row ? new Wallet(this.envelope.open(row.keySealed, `transfer-key:${userId}`)) : undefined;
+  }
+}
+
+/**
+ * One Solana wallet per user: an ed25519 key the service holds under envelope encryption. There is no smart account
+ * on Solana here, so the key owns the funds itself and no on-chain rule limits it; it is opened only in the API
+ * process, to sign a transfer the user confirmed with their PIN.
+ */
+export class SolanaWallets {
+  constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
+
+  async addressOf(userId: string): Promise<string | undefined> {
+    return (await this.orm.em.fork().findOne(SolanaWalletEntity, { userId }))?.address;
+  }
+
+  /** The user's wallet address, created on first use; `created` tells whether this call made it. */
+  async open(userId: string): Promise<{ address: string; created: boolean }> {
+    const existing = await this.addressOf(userId);
+    if (existing) return { address: existing, created: false };
+    const seed = randomBytes(32);
+    const { address } = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(seed));
+    try {
+      await this.orm.em.fork().insert(SolanaWalletEntity, { userId, address, keySealed: this.envelope.seal(seed.toString('base64'), `solana-wallet:${userId}`), createdAt: new Date() });
+      return { address, created: true };
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return { address: (await this.addressOf(userId))!, created: false }; // a concurrent request made it
+    }
+  }
+
+  /** The wallet's address and its ed25519 seed (to sign with), or undefined when the user has not opened one. */
+  async keyOf(userId: string): Promise<{ address: string; seed: Uint8Array } | undefined> {
+    const row = await this.orm.em.fork().findOne(SolanaWalletEntity, { userId });
+    return row ? { address: row.address, seed: new Uint8Array(Buffer.from(this.envelope.open(row.keySealed, `solana-wallet:${userId}`), 'base64')) } : undefined;
+  }
+}

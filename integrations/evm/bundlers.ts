@@ -1,0 +1,32 @@
+import { Wallet } from 'ethers';
+import { ApplicationFailure } from '@temporalio/activity';
+import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
+import { ChainFailure } from '../../platform/failures';
+import { Bundler } from './bundler';
+import type { ChainProviders } from './smart-account';
+
+/** One bundler per network for the worker's key (a bundler tracks its own transaction nonces). */
+export class Bundlers {
+  private readonly bundlers = new Map<string, Bundler>();
+  readonly beneficiary: string;
+
+  constructor(private readonly networks: NetworkRegistry, private readonly providers: ChainProviders, private readonly privateKey: string) {
+    this.beneficiary = new Wallet(privateKey).address;
+  }
+
+  network(networkId: string): EvmNetwork {
+    const network = this.networks.get(networkId);
+    if (!network) throw ApplicationFailure.create({ type: ChainFailure.UnknownNetwork, message: `network ${networkId} is not configured`, nonRetryable: true });
+    return network;
+  }
+
+  for(networkId: string): Bundler {
+    let bundler = this.bundlers.get(networkId);
+    if (!bundler) {
+      const network = this.network(networkId);
+      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint);
+      this.bundlers.set(networkId, bundler);
+    }
+    return bundler;
+  }
+}

@@ -1,0 +1,182 @@
+import {
+  address, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, createTransactionMessage,
+  getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe, setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, signature as asSignature, type Address,
+  type Base64EncodedWireTransaction, type Instruction,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import {
+  TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTokenSize, getTransferCheckedInstruction,
+} from '@solana-program/token';
+import type { SolanaNetwork } from '../platform/networks';
+
+/** The SPL Memo program (v3), deployed on every cluster: each transfer carries its transfer id, so its signature is unique. */
+export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+export const SOL_DECIMALS = 9;
+/** The base fee per signature on Solana clusters; transfers here carry one signature and no priority fee. */
+export const LAMPORTS_PER_SIGNATURE = 5000n;
+
+/** A transfer signed once by the user's Solana key; the same bytes are sent on every retry. */
+export interface SignedSolanaTransfer {
+  /** The wire transaction, base64. */
+  wire: string;
+  signature: string;
+  /** The transaction cannot land once the cluster's block height passes this. */
+  lastValidBlockHeight: string;
+  /** The most SOL the transaction can take from the sender: the amount (for SOL), the fee, a new recipient token account's rent. */
+  lamportsCost: string;
+}
+
+export type SolanaTransferOutcome =
+  | { landed: true; success: boolean; signature: string; fee: string; error?: string }
+  | { landed: false; signature: string; error: string };
+
+export type RecipientKind = 'unused' | 'wallet' | 'token-account' | 'program';
+
+/** A transaction error as JSON, e.g. {"InstructionError":[1,{"Custom":1}]} (the RPC client reads numbers as bigint). */
+const errorText = (err: unknown): string => JSON.stringify(err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+
+/** One Solana cluster over its standard JSON-RPC (a real cluster in production, the LiteSVM node of dev/solana-local.ts here). */
+export class SolanaChain {
+  readonly rpc: ReturnType<typeof createSolanaRpc>;
+
+  constructor(readonly network: SolanaNetwork) {
+    this.rpc = createSolanaRpc(network.rpcUrl);
+  }
+
+  token(symbol: string): { mint: Address; decimals: number } | undefined {
+    const token = this.network.tokens?.[symbol];
+    return token ? { mint: address(token.mint), decimals: token.decimals } : undefined;
+  }
+
+  async balance(owner: string): Promise<bigint> {
+    return (await this.rpc.getBalance(address(owner), { commitment: 'confirmed' }).send()).value;
+  }
+
+  private async tokenAccountOf(owner: string, mint: Address): Promise<Address> {
+    return (await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  }
+
+  /** The owner's balance of a token in its associated token account (0 when it has none). */
+  async tokenBalance(owner: string, symbol: string): Promise<bigint> {
+    const token = this.token(symbol);
+    if (!token) return 0n;
+    const account = await this.tokenAccountOf(owner, token.mint);
+    if (!(await this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()).value) return 0n;
+    return BigInt((await this.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send()).value.amount);
+  }
+
+  /** What an address is on chain: sending tokens to a token account or a program would strand them. */
+  async recipientKind(to: string): Promise<RecipientKind> {
+    const info = (await this.rpc.getAccountInfo(address(to), { encoding: 'base64', commitment: 'confirmed' }).send()).value;
+    if (!info) return 'unused';
+    if (info.executable) return 'program';
+    return info.owner === TOKEN_PROGRAM_ADDRESS ? 'token-account' : 'wallet';
+  }
+
+  /** Builds and signs a transfer of the coin (no symbol) or an SPL token, with the transfer id as its memo. */
+  async signTransfer(input: { seed: Uint8Array; to: string; symbol?: string; amount: bigint; memo: string }): Promise<SignedSolanaTransfer> {
+    const signer = await createKeyPairSignerFromPrivateKeyBytes(input.seed);
+    const to = address(input.to);
+    const instructions: Instruction[] = [getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS })];
+    let lamportsCost = LAMPORTS_PER_SIGNATURE;
+    const token = input.symbol ? this.token(input.symbol) : undefined;
+    if (!token) {
+      instructions.push(getTransferSolInstruction({ source: signer, destination: to, amount: input.amount }));
+      lamportsCost += input.amount;
+    } else {
+      const source = await this.tokenAccountOf(signer.address, token.mint);
+      const destination = await this.tokenAccountOf(to, token.mint);
+      if (!(await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value) {
+        lamportsCost += await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send();
+      }
+      instructions.push(
+        getCreateAssociatedTokenIdempotentInstruction({ payer: signer, owner: to, mint: token.mint, ata: destination }),
+        getTransferCheckedInstruction({ source, mint: token.mint, destination, authority: signer, amount: input.amount, decimals: token.decimals }),
+      );
+    }
+    const { value: lifetime } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const signed = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(signer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
+    return {
+      wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed),
+      lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(), lamportsCost: lamportsCost.toString(),
+    };
+  }
+
+  /** Which of these signatures the cluster has a status for: landed, so already reflected in balances. */
+  async landed(signatures: string[]): Promise<Set<string>> {
+    const found = new Set<string>();
+    for (let i = 0; i < signatures.length; i += 256) {
+      const batch = signatures.slice(i, i + 256);
+      const { value } = await this.rpc.getSignatureStatuses(batch.map((s) => asSignature(s)), { searchTransactionHistory: true }).send();
+      value.forEach((status, j) => { if (status) found.add(batch[j]!); });
+    }
+    return found;
+  }
+
+  /** Runs the transaction against current state without sending it: its error, or null when it would succeed. */
+  async simulate(wire: string): Promise<string | null> {
+    const { value } = await this.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'confirmed' }).send();
+    return value.err ? errorText(value.err) : null;
+  }
+
+  /**
+   * Sends the signed bytes until the transaction is finalized or can no longer land. Resending the same bytes is
+   * safe (a signature executes at most once); a transaction with no status after its blockhash expired never will
+   * land, so that outcome is final too. RPC failures throw, for the caller to retry.
+   */
+  async sendUntilFinal(transfer: Pick<SignedSolanaTransfer, 'wire' | 'signature' | 'lastValidBlockHeight'>, options: { pollMs?: number; resendMs?: number; onPoll?: () => void } = {}): Promise<SolanaTransferOutcome> {
+    const signature = asSignature(transfer.signature);
+    const lastValid = BigInt(transfer.lastValidBlockHeight);
+    const pollMs = options.pollMs ?? 500;
+    let lastSent = 0;
+    let expiredOnce = false;
+    for (;;) {
+      options.onPoll?.();
+      const [status] = (await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send()).value;
+      if (status?.confirmationStatus === 'finalized') {
+        const landed = await this.rpc.getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'finalized' }).send();
+        const fee = landed?.meta?.fee ?? LAMPORTS_PER_SIGNATURE;
+        return status.err
+          ? { landed: true, success: false, signature: transfer.signature, fee: fee.toString(), error: `the transaction failed on chain: ${errorText(status.err)}` }
+          : { landed: true, success: true, signature: transfer.signature, fee: fee.toString() };
+      }
+      if (!status) {
+        const height = await this.rpc.getBlockHeight({ commitment: 'finalized' }).send();
+        if (height > lastValid) {
+          // It may have landed between the status lookup and this one: look once more before calling it expired.
+          if (expiredOnce) return { landed: false, signature: transfer.signature, error: 'the transaction expired before it landed; nothing was transferred' };
+          expiredOnce = true;
+          continue;
+        }
+        if (Date.now() - lastSent >= (options.resendMs ?? 2000)) {
+          await this.rpc.sendTransaction(transfer.wire as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send();
+          lastSent = Date.now();
+          continue;
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  }
+}
+
+/** One client per configured Solana network. */
+export class SolanaChains {
+  private readonly chains = new Map<string, SolanaChain>();
+
+  for(network: SolanaNetwork): SolanaChain {
+    let chain = this.chains.get(network.networkId);
+    if (!chain) {
+      chain = new SolanaChain(network);
+      this.chains.set(network.networkId, chain);
+    }
+    return chain;
+  }
+}

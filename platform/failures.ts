@@ -1,0 +1,37 @@
+/**
+ * Every failure type the service names: the `type` of a Temporal ApplicationFailure raised by an activity or a
+ * workflow, and of a DomainError thrown by a client. Constants only, no imports, so workflows may import it too;
+ * the API maps each type to one HTTP problem (api/http/failure-problems.ts).
+ */
+
+export const RegistrationFailure = {
+  StepOutOfOrder: 'StepOutOfOrder',
+  AlreadyStarted: 'RegistrationAlreadyStarted',
+  PassResultPending: 'PassResultPending',
+  PassVerificationFailed: 'PassVerificationFailed',
+  DuplicateIdentity: 'DuplicateIdentity',
+  UploadNotFound: 'UploadNotFound',
+} as const;
+
+/** A provider refused a request for a reason retrying will not fix (its 4xx); raised by integrations/provider-http.ts. */
+export const PROVIDER_REJECTED = 'ProviderRejected';
+
+export const ChainFailure = {
+  UserOperationRejected: 'UserOperationRejected',
+  UserOperationFailed: 'UserOperationFailed',
+  UnknownNetwork: 'UnknownNetwork',
+} as const;
+
+export const KeyRotationFailure = { NetworkNotInRotation: 'NetworkNotInRotation' } as const;
+
+export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;
+
+export const TransferFailure = {
+  /** Nothing was sent: the transfer could not be signed as asked (its simulation fails, the key no longer matches). */
+  TransferRefused: 'TransferRefused',
+} as const;
+
+export const BankFailure = {
+  /** The bank refused the 1 KRW deposit to this account (closed, frozen, unknown). */
+  DepositRefused: 'DepositRefused',
+} as const;
