@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { BankAccountEntity, ChargeEntity, UserEntity } from '../db/entities';
+import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages';
 import type { BankClient } from '../integrations/bank';
@@ -12,15 +12,13 @@ export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank
 const CHARGE_REMARK = '월렛 충전';
 const REFUND_REMARK = '월렛 충전 환불';
 
-export const accountNoAad = (userId: string) => `bank-account:${userId}`;
-
 /** The bank side and the ledger side of a charge; every step is idempotent by the charge id. */
 export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivityDeps) => {
   const load = async (chargeId: string) => {
     const em = orm.em.fork();
     const charge = await em.findOneOrFail(ChargeEntity, { chargeId });
     const account = await em.findOneOrFail(BankAccountEntity, { bankAccountId: charge.bankAccountId });
-    return { em, charge, account, accountNo: encryption.openText(account.accountNoSealed, accountNoAad(charge.userId)) };
+    return { em, charge, account, accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(charge.userId)) };
   };
 
   return {

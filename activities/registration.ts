@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
+import { sameName } from '../platform/names';
 import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
@@ -27,8 +28,6 @@ export const maskPhone = (phone: string): string => {
   return `${digits.slice(0, 3)}-****-${digits.slice(-4)}`;
 };
 
-/** Names compare equal when they match after Unicode normalisation and without spaces. */
-export const sameName = (a: string, b: string): boolean => a.normalize('NFC').replace(/\s+/g, '') === b.normalize('NFC').replace(/\s+/g, '');
 
 /** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
 export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, credentialValiditySeconds }: RegistrationActivityDeps) => {

@@ -30,9 +30,12 @@ const started = Date.now();
 const progress = (step: number, total: number, text: string) => process.stdout.write(`[${step}/${total}] ${text}... `);
 const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
 
+/** The launcher's own environment, less a KEY_ENCRYPTION_KEY set there: each service gets only what it should. */
+const withoutKeyEncryptionKey = ({ KEY_ENCRYPTION_KEY: _key, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
+
 function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   // One process per service (`--import tsx`, not the tsx CLI, which forks), so signals reach the service itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...withoutKeyEncryptionKey(process.env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (d: Buffer) => d.toString().trimEnd().split('\n').map((l) => `  ${name} | ${l}`).join('\n');
   child.stdout?.on('data', (d: Buffer) => { if (process.env.STACK_VERBOSE) console.log(prefix(d)); });
   child.stderr?.on('data', (d: Buffer) => console.error(prefix(d)));
@@ -145,7 +148,9 @@ async function main(): Promise<void> {
   since = Date.now();
   progress(step++, total, `worker and API on :${PORTS.api}`);
   startTsProcess('worker', 'worker/main.ts', env);
-  startTsProcess('api', 'api/main.ts', env);
+  // The API never holds the key that opens service-held keys: only the worker gets KEY_ENCRYPTION_KEY.
+  const { KEY_ENCRYPTION_KEY: _workerOnly, ...apiEnv } = env;
+  startTsProcess('api', 'api/main.ts', apiEnv);
   await waitForHttp(`${apiUrl}/readyz`);
   done(since);
 

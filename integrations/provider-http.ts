@@ -1,13 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
 
-import { PROVIDER_REJECTED } from '../platform/failures';
+import { PROVIDER_REJECTED, PROVIDER_UNAVAILABLE } from '../platform/failures';
 
 export { PROVIDER_REJECTED };
 
 /** The provider did not answer in time, could not be reached, or failed (5xx): a retry may succeed. */
 export class ProviderUnavailable extends Error {
   readonly code = 'PROVIDER_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) { super(message, options); this.name = 'ProviderUnavailable'; }
+  constructor(message: string, options?: { cause?: unknown }) { super(message, options); this.name = PROVIDER_UNAVAILABLE; }
 }
 
 export interface ProviderHttpOptions { baseUrl: string; timeoutMs: number; headers?: Record<string, string> }

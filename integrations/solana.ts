@@ -75,22 +75,27 @@ export class SolanaChain {
     return info.owner === TOKEN_PROGRAM_ADDRESS ? 'token-account' : 'wallet';
   }
 
+  /** The most SOL a transfer can take from the sender: the fee, the amount (SOL) and a new recipient token account's rent. */
+  async costOf(input: { to: string; symbol?: string; amount: bigint }): Promise<bigint> {
+    const token = input.symbol ? this.token(input.symbol) : undefined;
+    if (!token) return LAMPORTS_PER_SIGNATURE + input.amount;
+    const destination = await this.tokenAccountOf(input.to, token.mint);
+    if ((await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value) return LAMPORTS_PER_SIGNATURE;
+    return LAMPORTS_PER_SIGNATURE + await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send();
+  }
+
   /** Builds and signs a transfer of the coin (no symbol) or an SPL token, with the transfer id as its memo. */
   async signTransfer(input: { seed: Uint8Array; to: string; symbol?: string; amount: bigint; memo: string }): Promise<SignedSolanaTransfer> {
     const signer = await createKeyPairSignerFromPrivateKeyBytes(input.seed);
     const to = address(input.to);
     const instructions: Instruction[] = [getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS })];
-    let lamportsCost = LAMPORTS_PER_SIGNATURE;
+    const lamportsCost = await this.costOf(input);
     const token = input.symbol ? this.token(input.symbol) : undefined;
     if (!token) {
       instructions.push(getTransferSolInstruction({ source: signer, destination: to, amount: input.amount }));
-      lamportsCost += input.amount;
     } else {
       const source = await this.tokenAccountOf(signer.address, token.mint);
       const destination = await this.tokenAccountOf(to, token.mint);
-      if (!(await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value) {
-        lamportsCost += await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send();
-      }
       instructions.push(
         getCreateAssociatedTokenIdempotentInstruction({ payer: signer, owner: to, mint: token.mint, ata: destination }),
         getTransferCheckedInstruction({ source, mint: token.mint, destination, authority: signer, amount: input.amount, decimals: token.decimals }),
@@ -178,5 +183,17 @@ export class SolanaChains {
       this.chains.set(network.networkId, chain);
     }
     return chain;
+  }
+}
+
+/** The faucet of a development cluster (the local chain's `POST /faucet`): funds an address once; asking again is harmless. */
+export class SolanaFaucet {
+  constructor(private readonly timeoutMs = 10_000) {}
+
+  async fund(faucetUrl: string, owner: string): Promise<void> {
+    const response = await fetch(faucetUrl, {
+      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: owner }), signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    if (!response.ok) throw new Error(`faucet ${faucetUrl} answered ${response.status}`);
   }
 }

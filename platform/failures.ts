@@ -35,3 +35,6 @@ export const BankFailure = {
   /** The bank refused the 1 KRW deposit to this account (closed, frozen, unknown). */
   DepositRefused: 'DepositRefused',
 } as const;
+
+/** A provider did not answer in time, could not be reached, or failed (5xx) through every retry. */
+export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';

@@ -1,16 +1,10 @@
-/** The Temporal worker process: the only place (with api/main.ts) that builds real clients. */
+/** The Temporal worker process: reads its configuration, builds every real client (composeWorker) and runs the worker. */
 import { loadConfig, WORKER_CONFIG_KEYS, ConfigError } from '../platform/config';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
-import { DataEncryption } from '../platform/data-encryption';
 import { createOrm } from '../db/orm';
-import { OcrProviderClient } from '../integrations/ocr';
-import { ChainProviders } from '../integrations/evm/smart-account';
-import { Bundlers } from '../integrations/evm/bundlers';
-import { NetworkRegistry } from '../platform/networks';
 import { createWorker } from './create-worker';
-import { CredentialIssuer } from '../integrations/credentials/issuer';
-import { BankClient } from '../integrations/bank';
+import { composeWorker } from './composition';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -24,17 +18,10 @@ async function main(): Promise<void> {
       sdkLog[method](meta ?? {}, message);
     }),
   });
-  const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
-  const ocr = new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS });
   const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
-  const networks = NetworkRegistry.fromJson(config.NETWORKS);
-  const providers = new ChainProviders();
-  const { worker, connection } = await createWorker(settings, {
-    orm, encryption, ocr, networks, providers, bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
-    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
-    bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
-  });
+  const deps = composeWorker(config, orm);
+  const { worker, connection } = await createWorker(settings, deps);
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -47,7 +34,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');
   await worker.run();
   await connection.close();
-  providers.destroy();
+  deps.close();
   await orm.close();
   logger.info('worker stopped');
 }

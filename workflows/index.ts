@@ -4,3 +4,5 @@ export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation'
 export { didKeyWorkflow } from './did-key';
 export { chargeWorkflow } from './charge';
 export { transferWorkflow } from './transfer';
+export { custodyKeyWorkflow } from './custody';
+export { bankVerificationWorkflow } from './bank-verification';

@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
 import { ChainFailure } from '../platform/failures';
 
-export { BankFailure, ChainFailure, ChargeFailure, KeyRotationFailure, PROVIDER_REJECTED, RegistrationFailure, TransferFailure } from '../platform/failures';
+export { BankFailure, ChainFailure, ChargeFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../platform/failures';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
@@ -108,5 +108,17 @@ export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId
 
 // ---- crypto transfers
 export interface TransferInput { transferId: string; userId: string; networkId: string }
-export interface TransferOutcome { status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string }
+export interface TransferOutcome {
+  status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;
+  /** Nothing was sent: the worker could not sign the transfer as recorded (e.g. its simulation fails). */
+  refused?: boolean;
+}
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
+
+export interface BankVerificationInput { verificationId: string; remark: string }
+export const bankVerificationWorkflowId = (verificationId: string): string => `bank-verification-${verificationId}`;
+
+/** Keys the service holds for a user: the EVM transfer key its smart accounts authorize, or its Solana wallet. */
+export interface CustodyKeyInput { userId: string; kind: 'evm-transfer-key' | 'solana-wallet'; networkId?: string }
+export interface CustodyKeyOutcome { address: string; created: boolean }
+export const custodyKeyWorkflowId = (input: CustodyKeyInput): string => `custody-key-${input.kind}-${input.userId}`;

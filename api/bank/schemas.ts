@@ -22,32 +22,3 @@ export const BankAccountView = Type.Object({
 });
 export const ConfirmWonResponse = Type.Object({ verified: Type.Boolean(), bank_account: BankAccountView });
 export const BankAccountList = Type.Object({ accounts: Type.Array(BankAccountView) });
-export const WithdrawalWebhookBody = Type.Object({
-  event: Type.Literal('withdrawal.settled'),
-  reference: Type.String({ minLength: 1, maxLength: 64 }),
-  withdrawalId: Type.String({ maxLength: 64 }),
-  status: Type.Union([Type.Literal('completed'), Type.Literal('rejected')]),
-  reason: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]),
-}, { additionalProperties: true });
-export const WebhookAck = Type.Object({ received: Type.Boolean() });
-
-export const ChargeBody = Type.Object({
-  source: Type.String({ minLength: 1, maxLength: 64, description: 'The source institution: a connected bank by name (KB국민은행) or code (004)' }),
-  amount: Type.String({ minLength: 1, maxLength: 40, description: 'Decimal string in the currency, e.g. "10000"' }),
-  currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'KRW' }),
-}, { additionalProperties: false });
-export const ChargeAccepted = Type.Object({ charge_id: Type.String(), status: Type.String({ description: 'processing' }) });
-export const ChargeParams = Type.Object({ chargeId: Type.String({ pattern: '^chg_[0-9a-f-]{36}$' }) });
-export const ChargeView = Type.Object({
-  charge_id: Type.String(),
-  status: Type.String({ description: 'processing | completed | failed' }),
-  amount: Type.String({ description: 'e.g. "10,000 KRW"' }),
-  currency: Type.String(),
-  source: Type.String({ description: 'bank name' }),
-  failure_reason: Type.Union([Type.String(), Type.Null()]),
-  created_at: DateTime,
-  completed_at: Type.Union([DateTime, Type.Null()]),
-});
-export const BalanceView = Type.Object({
-  balances: Type.Array(Type.Object({ currency: Type.String(), amount: Type.String({ description: 'decimal, e.g. "10000"' }), display: Type.String({ description: 'e.g. "10,000 KRW"' }) })),
-});

@@ -1,10 +1,9 @@
 import { Contract } from 'ethers';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity } from '../../db/entities';
+import { SmartAccountEntity, SolanaWalletEntity } from '../../db/entities';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
-import type { SolanaWallets } from '../../integrations/custody/key-vault';
 
 const ERC20 = ['function balanceOf(address) view returns (uint256)'];
 
@@ -13,13 +12,13 @@ export interface Holding { token: string; decimals: number; baseUnits: bigint }
 
 /** What a user holds on a network, read from the chain: their smart account (EVM) or their Solana wallet. */
 export class Holdings {
-  constructor(private readonly deps: { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; solanaWallets: SolanaWallets }) {}
+  constructor(private readonly deps: { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains }) {}
 
   async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
     const network = this.deps.networks.any(networkId);
     if (!network) return undefined;
     if (network.kind === 'solana') {
-      const address = await this.deps.solanaWallets.addressOf(userId);
+      const address = (await this.deps.orm.em.fork().findOne(SolanaWalletEntity, { userId }))?.address;
       return address ? { networkId, kind: 'solana-wallet', address, deployed: true } : undefined;
     }
     const account = await this.deps.orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });

@@ -79,6 +79,10 @@ export class QuoteEngine {
     return new QuoteEngine(parsed as PoolsConfig, policy);
   }
 
+  networkIds(): string[] {
+    return [...this.pools.keys()];
+  }
+
   tokensOf(networkId: string): string[] {
     return [...new Set((this.pools.get(networkId) ?? []).flatMap((p) => [p.tokenA, p.tokenB]))].sort();
   }

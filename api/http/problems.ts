@@ -25,6 +25,11 @@ export const problems = {
     new HttpError(400, 'validation-error', 'Request validation failed', detail, [{ in: 'header', pointer: `/${header.toLowerCase()}`, detail }]),
   unauthorized: (detail: string) => new HttpError(401, 'unauthorized', 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
   invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail),
+  /** The token is valid but its user is suspended, closed or gone: one problem wherever it is checked. */
+  inactiveUser: () => new HttpError(401, 'invalid-token', 'Invalid credential', 'The access token does not belong to an active user'),
+  /** A network id the registry does not know: one problem for every route that takes one. */
+  unknownNetwork: (networkId: string, supported: string[]) =>
+    new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${supported.join(', ')}`),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail),
   notFound: (what: string) => new HttpError(404, 'not-found', 'Not found', `${what} was not found`),
   conflict: (type: string, detail: string, headers?: Record<string, string>) => new HttpError(409, type, 'Conflict', detail, undefined, headers),

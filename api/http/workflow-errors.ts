@@ -1,7 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { KeyRotationFailure, RegistrationFailure } from '../../platform/failures';
-import { PROVIDER_REJECTED } from '../../integrations/provider-http';
+import { BankFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
 import { HttpError, problems } from './problems';
 
 /** Each typed workflow failure maps to exactly one HTTP answer. */
@@ -15,6 +14,10 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [KeyRotationFailure.NetworkNotInRotation]: { status: 404, slug: 'network-not-in-rotation', title: 'Network not in this rotation' },
   NetworkNotRetryable: { status: 409, slug: 'network-not-retryable', title: 'Network cannot be retried' },
   [PROVIDER_REJECTED]: { status: 502, slug: 'provider-error', title: 'Upstream provider error' },
+  // A provider that stayed down through the activity's retries: the caller may try again shortly.
+  [PROVIDER_UNAVAILABLE]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
+  [BankFailure.DepositRefused]: { status: 422, slug: 'bank-account-not-found', title: 'The bank refused the deposit' },
+  [TransferFailure.TransferRefused]: { status: 422, slug: 'transfer-would-fail', title: 'The transfer would fail' },
 };
 
 const applicationFailureIn = (error: unknown): ApplicationFailure | undefined => {

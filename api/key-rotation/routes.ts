@@ -13,7 +13,7 @@ import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
 import { keyRotationWorkflow } from '../../workflows/key-rotation';
 import { keyRotationWorkflowId, retryNetworkRotationUpdate } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { HttpError, problems } from '../http/problems';
+import { problems } from '../http/problems';
 import { SigningContainer } from '../wallet/schemas';
 import * as S from './schemas';
 import { startOnce } from '../http/start-once';
@@ -51,7 +51,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
         const deployed = await em.find(SmartAccountEntity, { userId: user!.userId, status: 'deployed' }, { orderBy: { networkId: 'asc' } });
         const wanted = body.networkIds ?? deployed.map((a) => a.networkId);
         for (const networkId of wanted) {
-          if (!networks.get(networkId)) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported`);
+          if (!networks.get(networkId)) throw problems.unknownNetwork(networkId, networks.ids());
         }
         const accounts = wanted.map((networkId) => deployed.find((a) => a.networkId === networkId));
         if (!accounts.length || accounts.some((a) => !a)) throw problems.conflict('account-not-deployed', 'Deploy your account on every network you rotate');

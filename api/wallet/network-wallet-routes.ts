@@ -1,15 +1,13 @@
-import type { Context } from 'koa';
 import { Type } from '@sinclair/typebox';
 import type { NetworkRegistry } from '../../platform/networks';
-import type { SolanaWallets } from '../../integrations/custody/key-vault';
+import type { CustodyKeys } from '../common/custody';
 import { formatMoney } from '../../platform/money';
-import type { Logger } from '../../platform/logger';
 import type { Holdings } from '../common/holdings';
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { HttpError, problems } from '../http/problems';
+import { problems } from '../http/problems';
 import { NetworkParams } from './schemas';
 
-export interface NetworkWalletRouteDeps { networks: NetworkRegistry; holdings: Holdings; solanaWallets: SolanaWallets }
+export interface NetworkWalletRouteDeps { networks: NetworkRegistry; holdings: Holdings; custody: CustodyKeys }
 
 const TAGS = ['Wallet'];
 const WalletView = Type.Object({
@@ -23,8 +21,8 @@ const WalletView = Type.Object({
 });
 
 /** The user's holder on each network (smart account or Solana wallet) with its on-chain balances; opening a Solana wallet. */
-export function networkWalletRoutes({ networks, holdings, solanaWallets }: NetworkWalletRouteDeps): RouteSpec[] {
-  const unknown = (networkId: string) => new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
+export function networkWalletRoutes({ networks, holdings, custody }: NetworkWalletRouteDeps): RouteSpec[] {
+  const unknown = (networkId: string) => problems.unknownNetwork(networkId, networks.ids());
   const view = async (holder: NonNullable<Awaited<ReturnType<Holdings['holderOf']>>>) => ({
     ...holder,
     balances: (await holdings.all(holder.networkId, holder.address)).map((h) => ({
@@ -59,22 +57,14 @@ export function networkWalletRoutes({ networks, holdings, solanaWallets }: Netwo
         201: { description: 'Wallet opened', schema: WalletView }, 200: { description: 'Already open', schema: WalletView },
         404: { description: 'Unknown network' }, 409: { description: 'An EVM network: accounts there are deployed smart accounts' },
       },
-      handler: async ({ params, user }, ctx?: Context) => {
+      handler: async ({ params, user }) => {
         const network = networks.any(params.networkId);
         if (!network) throw unknown(params.networkId);
         if (network.kind !== 'solana') {
           throw problems.conflict('smart-account-network', `Accounts on ${network.networkId} are smart accounts: deploy one with /v1/wallet/networks/${network.networkId}/deploy`);
         }
-        const { address, created } = await solanaWallets.open(user!.userId);
-        if (network.faucetUrl) {
-          // Development clusters only; the faucet funds an address once, so asking again is harmless.
-          try {
-            const response = await fetch(network.faucetUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address }), signal: AbortSignal.timeout(10_000) });
-            if (!response.ok) throw new Error(`faucet answered ${response.status}`);
-          } catch (error) {
-            (ctx?.state.log as Logger | undefined)?.warn({ err: error, networkId: network.networkId }, 'faucet did not fund the new wallet');
-          }
-        }
+        // The worker creates the key (and, on a development cluster, has the faucet fund it).
+        const { address, created } = await custody.openSolanaWallet(user!.userId, network.networkId);
         return { status: created ? 201 : 200, body: await view({ networkId: network.networkId, kind: 'solana-wallet', address, deployed: true }) };
       },
     }),

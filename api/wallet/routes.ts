@@ -8,18 +8,18 @@ import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOpera
 import { userOperationHash, singleSignature } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
 import { verifyOnChainSlot } from '../common/slot-verification';
-import type { TransferKeys } from '../../integrations/custody/key-vault';
+import type { CustodyKeys } from '../common/custody';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { HttpError, problems } from '../http/problems';
+import { problems } from '../http/problems';
 import * as S from './schemas';
 import { startOnce } from '../http/start-once';
 import { assertExecutable, claimForSubmission } from '../common/signed-operation';
 
 export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys;
-  transferKeys: TransferKeys;
+  custody: CustodyKeys;
 }
 
 const ALGORITHM = 'eip712-erc4337-userop-v1';
@@ -32,7 +32,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
     if (!network && networks.solana(networkId)) {
       throw problems.conflict('no-smart-accounts', `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`);
     }
-    if (!network) throw new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${networks.ids().join(', ')}`);
+    if (!network) throw problems.unknownNetwork(networkId, networks.ids());
     return network;
   };
 
@@ -59,7 +59,7 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
         if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
           throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
         }
-        const transferSigner = await deps.transferKeys.addressFor(user!.userId);
+        const transferSigner = await deps.custody.transferKeyAddress(user!.userId);
         const operation = await buildDeployOperation(provider, network, owner, transferSigner);
         const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
         const jobId = `dep_${randomUUID()}`;

@@ -39,3 +39,6 @@ export const BankAccountEntity = defineEntity({
   }),
 });
 export type BankAccount = InferEntity<typeof BankAccountEntity>;
+
+/** The associated data a bank account number is sealed with (verifications and connected accounts alike). */
+export const bankAccountNoAad = (userId: string): string => `bank-account:${userId}`;

@@ -15,7 +15,7 @@ export type TransferKey = InferEntity<typeof TransferKeyEntity>;
 
 /**
  * A user's Solana wallet: an ed25519 key the service holds (sealed by envelope encryption). Solana has no smart
- * accounts here, so this key owns the funds; only the API process opens it, to sign a transfer confirmed by PIN.
+ * accounts here, so this key owns the funds; only the worker process opens it, to sign a transfer confirmed by PIN.
  */
 export const SolanaWalletEntity = defineEntity({
   name: 'SolanaWallet',
@@ -49,8 +49,11 @@ export const TransferEntity = defineEntity({
     amount: p.string().length(80),
     userOperation: p.json<Record<string, string>>().nullable(),
     userOpHash: p.string().length(66).nullable(),
-    /** Solana: the signed wire transaction (base64), its last valid block height and the most SOL it can spend. */
-    solanaTransaction: p.json<{ wire: string; lastValidBlockHeight: string; lamportsCost: string }>().nullable(),
+    /**
+     * Solana: the most SOL the transfer can spend (reserved by the API when it records the intent), then, once the
+     * worker signed it, the wire transaction (base64) and its last valid block height.
+     */
+    solanaTransaction: p.json<{ lamportsCost: string; wire?: string; lastValidBlockHeight?: string }>().nullable(),
     status: p.enum(['processing', 'confirmed', 'failed'] as const),
     txHash: p.string().length(128).nullable(),
     /** Fee paid, in base units of the network's coin. */

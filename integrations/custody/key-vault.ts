@@ -8,8 +8,8 @@ import type { EnvelopeEncryption } from '../../platform/envelope';
 
 /**
  * One secp256k1 key per user that their smart accounts authorize for transfers (WalletAccount.setTransferSigner,
- * inside the deployment the owner signs). Stored under envelope encryption; only the API process opens it, to sign a
- * transfer the user confirmed with their PIN.
+ * inside the deployment the owner signs). Stored under envelope encryption; only the worker process has the key that
+ * opens it (KEY_ENCRYPTION_KEY), to sign a transfer the user confirmed with their PIN.
  */
 export class TransferKeys {
   constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
@@ -37,7 +37,7 @@ export class TransferKeys {
 
 /**
  * One Solana wallet per user: an ed25519 key the service holds under envelope encryption. There is no smart account
- * on Solana here, so the key owns the funds itself and no on-chain rule limits it; it is opened only in the API
+ * on Solana here, so the key owns the funds itself and no on-chain rule limits it; it is opened only in the worker
  * process, to sign a transfer the user confirmed with their PIN.
  */
 export class SolanaWallets {

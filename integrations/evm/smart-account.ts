@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Interface, Contract, JsonRpcProvider, concat, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
@@ -79,6 +80,15 @@ export async function buildTransferOperation(
     paymasterAndData: '0x', signature: '0x',
   };
 }
+
+const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
+
+/** The call a transfer makes: the coin straight to the recipient, or the token contract's transfer(). */
+export const transferCall = (to: string, amount: bigint, token?: { address: string }): { to: string; value: bigint; data: string } =>
+  token ? { to: token.address, value: 0n, data: ERC20.encodeFunctionData('transfer', [to, amount]) } : { to, value: amount, data: '0x' };
+
+/** A 2D-nonce key of its own per transfer (uint192). */
+export const transferNonceKey = (transferId: string): bigint => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
 
 /** A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...). */
 export async function buildCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, target: string, innerCallData: string): Promise<UserOperation> {

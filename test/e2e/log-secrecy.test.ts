@@ -54,7 +54,7 @@ describe('logs', () => {
     await api('/api/v1/transfer/crypto/execute', { json: { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01', pin: await encryptPin(stack, '111111') } });
 
     const wallet = await stack.orm.em.fork().findOneOrFail(SolanaWalletEntity, { userId: user.userId });
-    const seed = new EnvelopeEncryption(stack.config.KEY_ENCRYPTION_KEY).open(wallet.keySealed, `solana-wallet:${user.userId}`);
+    const seed = new EnvelopeEncryption(stack.workerProcessEnv().KEY_ENCRYPTION_KEY!).open(wallet.keySealed, `solana-wallet:${user.userId}`);
     const secrets = [encryptedPin, transferPin, `"${pin}"`, account.accountNo, seed, wallet.keySealed, user.accessToken, user.refreshToken, user.passToken, user.person.name, user.person.phone];
     const log = lines.join('');
     expect(log).toContain('"route":"/api/v1/transfer/crypto/execute"');

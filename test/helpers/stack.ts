@@ -7,16 +7,12 @@ import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter, createTemporalClient } from '../../platform/temporal';
 import { createLogger } from '../../platform/logger';
-import { loadConfig, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
+import { loadConfig, API_CONFIG_KEYS, WORKER_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities } from '../../activities';
-import { CredentialIssuer } from '../../integrations/credentials/issuer';
-import { BankClient } from '../../integrations/bank';
-import { PinService } from '../../api/pin/service';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
-import { IdentityProviderClient } from '../../integrations/identity';
-import { OcrProviderClient } from '../../integrations/ocr';
-import { TokenService } from '../../api/auth/tokens';
 import { createApp, type App } from '../../api/app';
+import { composeApi } from '../../api/composition';
+import { composeWorker } from '../../worker/composition';
 import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
@@ -25,9 +21,6 @@ import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
 import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
-import { NetworkRegistry } from '../../platform/networks';
-import { ChainProviders } from '../../integrations/evm/smart-account';
-import { Bundlers } from '../../integrations/evm/bundlers';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -159,49 +152,41 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
     CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(),
-    KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     // Suites make many requests as one user; the rate-limit suite sets its own limits.
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]))),
     ...overrides,
   }, API_CONFIG_KEYS);
+  // Only the worker gets the key-encryption key: the API of every test stack runs without one, as in production.
+  const keyEncryptionKey = randomBytes(32).toString('base64');
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
   const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
   const temporal = await createTemporalClient(temporalSettings, encryption);
-  const tokens = await TokenService.create({
-    privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
-    accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
-  });
-  const identity = new IdentityProviderClient({ baseUrl: sandboxUrl, clientSecret: secrets.clientSecret, timeoutMs: 5000 });
   const logger = createLogger({
     level: logSink ? 'trace' : config.LOG_LEVEL, name: 'api-test',
     destination: logSink ? { write: (line: string) => { logSink.push(line); } } : undefined,
   });
-  const networks = NetworkRegistry.fromJson(config.NETWORKS);
-  const providers = new ChainProviders();
-  const bank = new BankClient({ baseUrl: sandboxUrl, clientSecret: secrets.bankClientSecret, timeoutMs: 3000 });
-  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS });
-  const app = createApp({ config, orm, temporal, identity, encryption, tokens, logger, networks, providers, bank, pins });
+  const apiDeps = await composeApi(config, orm, logger, temporal);
+  const app = createApp(apiDeps);
   const apiServer = app.koa.listen(0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
   sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
-  const ocr = new OcrProviderClient({ baseUrl: sandboxUrl, timeoutMs: 3000 });
-  // One set of bundlers for every worker this stack starts, as one long-lived worker process would have.
-  const bundlers = new Bundlers(networks, providers, TEST_BUNDLER_KEY);
-  const issuer = new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME);
+  const workerEnv = {
+    LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
+    DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+    OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: config.VC_ISSUER_KEY,
+    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
+  };
+  // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
+  const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
     apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana, databaseProxy,
-    workerProcessEnv: () => ({
-      LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
-      DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
-      OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: config.VC_ISSUER_KEY,
-      BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET,
-    }),
+    workerProcessEnv: () => ({ ...workerEnv }),
     apiProcessEnv: (port) => ({
       ...Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])),
       LOG_LEVEL: 'warn', API_HOST: '127.0.0.1', API_PORT: String(port),
@@ -210,7 +195,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities({ orm, encryption, ocr, networks, providers, bundlers, issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS, bank }),
+        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities(workerDeps),
         dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };
@@ -226,10 +211,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     async stop() {
       await stack.stopWorker();
       await close(apiServer);
-      await app.rateLimits.stop();
+      await apiDeps.close();
+      workerDeps.close();
       await close(sandboxServer);
       await temporal.connection.close();
-      providers.destroy();
       await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
       if (solana) { await solana.proxy.stop(); await solana.stop(); }
       await orm.close();

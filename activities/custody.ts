@@ -1,0 +1,23 @@
+import type { TransferKeys, SolanaWallets } from '../integrations/custody/key-vault';
+import type { SolanaFaucet } from '../integrations/solana';
+import type { NetworkRegistry } from '../platform/networks';
+import type { CustodyKeyInput, CustodyKeyOutcome } from '../workflows/messages';
+
+export interface CustodyActivityDeps { transferKeys: TransferKeys; solanaWallets: SolanaWallets; networks: NetworkRegistry; faucet: SolanaFaucet }
+
+/**
+ * Creates the keys the service holds for a user. Only the worker has KEY_ENCRYPTION_KEY, so only here can a key be
+ * sealed (created) or opened (signing, in the transfer activities). Each call is idempotent: a key is made once.
+ */
+export const createCustodyActivities = ({ transferKeys, solanaWallets, networks, faucet }: CustodyActivityDeps) => ({
+  async openCustodyKey(input: CustodyKeyInput): Promise<CustodyKeyOutcome> {
+    if (input.kind === 'evm-transfer-key') return { address: await transferKeys.addressFor(input.userId), created: false };
+    const opened = await solanaWallets.open(input.userId);
+    const network = input.networkId ? networks.solana(input.networkId) : undefined;
+    // Development clusters only; the faucet funds an address once, so asking again (a retry) is harmless.
+    if (network?.faucetUrl) await faucet.fund(network.faucetUrl, opened.address);
+    return opened;
+  },
+});
+
+export type CustodyActivities = ReturnType<typeof createCustodyActivities>;

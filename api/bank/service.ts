@@ -1,0 +1,121 @@
+import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Orm } from '../../db/orm';
+import { BankAccountEntity, BankVerificationEntity, bankAccountNoAad, type BankAccount, type BankVerification, type User } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { sameName } from '../../platform/names';
+import { PROVIDER_REJECTED } from '../../platform/failures';
+import type { BankClient, AccountHolder } from '../../integrations/bank';
+import { bankVerificationWorkflow } from '../../workflows/bank-verification';
+import { bankVerificationWorkflowId } from '../../workflows/messages';
+import { HttpError, problems } from '../http/problems';
+
+export interface BankServiceDeps {
+  orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string;
+  verificationTtlSeconds: number; verificationMaxAttempts: number;
+}
+
+const REMARK_PREFIX = '월렛';
+const mask = (accountNo: string) => `${accountNo.slice(0, 3)}${'*'.repeat(Math.max(accountNo.length - 6, 0))}${accountNo.slice(-3)}`;
+const hashOf = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
+
+export const bankAccountView = (a: BankAccount) => ({
+  bank_account_id: a.bankAccountId, bank_code: a.bankCode, bank_name: a.bankName, account_no: a.maskedAccountNo,
+  currency: a.currency, connected_at: a.connectedAt.toISOString(),
+});
+
+/**
+ * Bank account verification by a 1 KRW deposit whose text carries a 4-digit code: the API checks the holder (a read),
+ * records the verification and runs the deposit as the workflow bank-verification-<id> (the worker moves the money).
+ */
+export class BankVerificationService {
+  constructor(private readonly deps: BankServiceDeps) {}
+
+  async send(user: User, input: { bankCode: string; accountNo: string; sessionId?: string }) {
+    const { orm, encryption } = this.deps;
+    const accountNo = input.accountNo.replace(/-/g, '');
+    const accountNoHash = hashOf(input.bankCode, accountNo);
+    if (await orm.em.fork().count(BankAccountEntity, { userId: user.id, bankCode: input.bankCode, accountNoHash })) {
+      throw problems.conflict('bank-account-already-connected', 'This account is already connected');
+    }
+    const holder = await this.holderOf(input.bankCode, accountNo);
+    if (!sameName(holder.holder, encryption.openText(user.nameSealed, user.id))) {
+      throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
+    }
+    const verificationId = `bv_${randomUUID()}`;
+    const code = String(randomInt(0, 10_000)).padStart(4, '0');
+    const expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
+    const em = orm.em.fork();
+    em.create(BankVerificationEntity, {
+      verificationId, userId: user.id, bankCode: input.bankCode, accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
+      accountNoHash, codeHash: hashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
+    });
+    await em.flush();
+    // The code travels only in the workflow's (encrypted) input; the database keeps its hash.
+    await this.deps.temporal.workflow.execute(bankVerificationWorkflow, {
+      workflowId: bankVerificationWorkflowId(verificationId), taskQueue: this.deps.taskQueue, args: [{ verificationId, remark: `${REMARK_PREFIX}${code}` }],
+    });
+    return { sent: true, remark: `${REMARK_PREFIX}****`, verification_id: verificationId, expires_at: expiresAt.toISOString() };
+  }
+
+  async confirm(userId: string, verificationId: string, code: string) {
+    const verification = await this.countAttempt(userId, verificationId);
+    if (!timingSafeEqual(Buffer.from(verification.codeHash, 'hex'), Buffer.from(hashOf(verification.verificationId, code), 'hex'))) {
+      const remaining = this.deps.verificationMaxAttempts - verification.attempts;
+      if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(BankVerificationEntity, { verificationId }, { status: 'failed' });
+      throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
+        ? `The code does not match; ${remaining} attempt${remaining === 1 ? '' : 's'} left`
+        : 'The code does not match; the verification is now locked');
+    }
+    return { verified: true, bank_account: bankAccountView(await this.connect(verification)) };
+  }
+
+  async accounts(userId: string) {
+    const accounts = await this.deps.orm.em.fork().find(BankAccountEntity, { userId }, { orderBy: { connectedAt: 'asc' } });
+    return { accounts: accounts.map(bankAccountView) };
+  }
+
+  /** Counts the attempt before comparing, atomically, so parallel guesses cannot exceed the limit. */
+  private async countAttempt(userId: string, verificationId: string): Promise<BankVerification> {
+    const em = this.deps.orm.em.fork();
+    const verification = await em.findOne(BankVerificationEntity, { verificationId, userId });
+    if (!verification) throw problems.notFound(`Verification ${verificationId}`);
+    if (verification.status === 'verified') throw problems.conflict('already-verified', 'This account was already verified');
+    if (verification.status === 'failed') throw problems.conflict('verification-locked', 'Too many wrong codes; start a new verification');
+    if (verification.expiresAt.getTime() < Date.now()) throw problems.gone('verification-expired', 'The code expired; send 1 KRW again');
+    const counted = await em.nativeUpdate(BankVerificationEntity,
+      { verificationId, status: 'pending', attempts: { $lt: this.deps.verificationMaxAttempts } }, { attempts: raw('attempts + 1') });
+    const fresh = await this.deps.orm.em.fork().findOneOrFail(BankVerificationEntity, { verificationId });
+    if (counted !== 1 || fresh.attempts > this.deps.verificationMaxAttempts) throw problems.conflict('verification-locked', 'Too many wrong codes; start a new verification');
+    return fresh;
+  }
+
+  private async connect(verification: BankVerification): Promise<BankAccount> {
+    const accountNo = this.deps.encryption.openText(verification.accountNoSealed, bankAccountNoAad(verification.userId));
+    const holder = await this.holderOf(verification.bankCode, accountNo);
+    try {
+      return await this.deps.orm.em.fork().transactional(async (tx) => {
+        const moved = await tx.nativeUpdate(BankVerificationEntity, { verificationId: verification.verificationId, status: 'pending' }, { status: 'verified' });
+        if (moved !== 1) throw problems.conflict('already-verified', 'This account was already verified');
+        return tx.create(BankAccountEntity, {
+          bankAccountId: `ba_${randomUUID()}`, userId: verification.userId, bankCode: verification.bankCode, bankName: holder.bankName,
+          accountNoSealed: verification.accountNoSealed, accountNoHash: verification.accountNoHash, maskedAccountNo: mask(accountNo), currency: 'KRW',
+        });
+      });
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('bank-account-already-connected', 'This account is already connected');
+      throw error;
+    }
+  }
+
+  /** The real-name inquiry (a read): an account the bank does not know is the caller's mistake, not an outage. */
+  private async holderOf(bankCode: string, accountNo: string): Promise<AccountHolder> {
+    try {
+      return await this.deps.bank.accountHolder(bankCode, accountNo);
+    } catch (error) {
+      if ((error as { type?: unknown }).type === PROVIDER_REJECTED) throw problems.unprocessable('bank-account-not-found', 'The bank does not know this account number');
+      throw error;
+    }
+  }
+}

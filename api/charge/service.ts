@@ -1,0 +1,87 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { SqlEntityManager } from '@mikro-orm/knex';
+import type { Orm } from '../../db/orm';
+import { BankAccountEntity, ChargeEntity, LedgerAccountEntity } from '../../db/entities';
+import { AmountError, FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
+import { chargeWorkflow } from '../../workflows/charge';
+import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } from '../../workflows/messages';
+import { problems } from '../http/problems';
+import { startOnce } from '../http/start-once';
+
+export interface ChargeServiceDeps { orm: Orm; temporal: Client; taskQueue: string; webhookSecret: string; chargeMaxAmountKrw: number }
+
+/** Charging the user's balance from a connected bank account: the API records the charge and starts charge-<id>. */
+export class ChargeService {
+  constructor(private readonly deps: ChargeServiceDeps) {}
+
+  async start(userId: string, chargeId: string, input: { source: string; amount: string; currency: string }) {
+    const amount = this.amountOf(input.amount, input.currency);
+    const em = this.deps.orm.em.fork();
+    const source = (await em.find(BankAccountEntity, { userId })).find((a) => a.bankName === input.source || a.bankCode === input.source);
+    if (!source) throw problems.unprocessable('source-not-connected', `${input.source} is not one of your connected accounts; verify it with /api/v1/bank/send-won first`);
+    if (source.currency !== input.currency) throw problems.unprocessable('currency-mismatch', `${source.bankName} holds ${source.currency}, not ${input.currency}`);
+    // Recorded once per charge id (a retry with the same Idempotency-Key finds it): one INSERT … ON CONFLICT DO NOTHING.
+    const now = new Date();
+    await (em as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
+      chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount: Number(amount),
+      currency: input.currency, status: 'processing', createdAt: now, updatedAt: now,
+    }).onConflict('chargeId').ignore().execute();
+    await startOnce(() => this.deps.temporal.workflow.start(chargeWorkflow, {
+      workflowId: chargeWorkflowId(chargeId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ chargeId, userId }],
+    }));
+    return { charge_id: chargeId, status: 'processing' };
+  }
+
+  async view(userId: string, chargeId: string) {
+    const em = this.deps.orm.em.fork();
+    const charge = await em.findOne(ChargeEntity, { chargeId, userId });
+    if (!charge) throw problems.notFound(`Charge ${chargeId}`);
+    const account = await em.findOneOrFail(BankAccountEntity, { bankAccountId: charge.bankAccountId });
+    return {
+      charge_id: charge.chargeId, status: charge.status, amount: formatMoney(BigInt(charge.amount), FIAT_DECIMALS[charge.currency] ?? 0, charge.currency),
+      currency: charge.currency, source: account.bankName, failure_reason: charge.failureReason ?? null,
+      created_at: charge.createdAt.toISOString(), completed_at: charge.completedAt?.toISOString() ?? null,
+    };
+  }
+
+  async balances(userId: string) {
+    const accounts = await this.deps.orm.em.fork().find(LedgerAccountEntity, { userId, kind: 'user_balance' }, { orderBy: { currency: 'asc' } });
+    const krw = accounts.some((a) => a.currency === 'KRW') ? [] : [{ currency: 'KRW', balance: 0 }];
+    return {
+      balances: [...accounts, ...krw].map((a) => {
+        const decimals = FIAT_DECIMALS[a.currency] ?? 0;
+        return { currency: a.currency, amount: formatDecimal(BigInt(a.balance), decimals).replace(/,/g, ''), display: formatMoney(BigInt(a.balance), decimals, a.currency) };
+      }),
+    };
+  }
+
+  /** The bank's settlement webhook: checked against its HMAC, then told to the charge's workflow. */
+  async settle(rawBody: string, signature: string, report: { reference: string } & WithdrawalSettlement) {
+    const expected = `sha256=${createHmac('sha256', this.deps.webhookSecret).update(rawBody).digest('hex')}`;
+    if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+      throw problems.invalidCredential('invalid-signature', 'The X-Bank-Signature header is missing or does not match the body');
+    }
+    const charge = await this.deps.orm.em.fork().findOne(ChargeEntity, { chargeId: report.reference });
+    if (!charge) throw problems.notFound(`Charge ${report.reference}`);
+    try {
+      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.chargeId)).signal(withdrawalSettledSignal, { status: report.status, reason: report.reason });
+    } catch (error) {
+      if (!(error instanceof WorkflowNotFoundError)) throw error; // the charge already finished (it polled): nothing to tell it
+    }
+    return { received: true };
+  }
+
+  private amountOf(text: string, currency: string): bigint {
+    const decimals = FIAT_DECIMALS[currency];
+    if (decimals === undefined) throw problems.unprocessable('unsupported-currency', `Charges in ${currency} are not supported; supported: ${Object.keys(FIAT_DECIMALS).join(', ')}`);
+    let amount: bigint;
+    try { amount = parseAmount(text, decimals, currency); } catch (error) {
+      if (error instanceof AmountError) throw problems.unprocessable('invalid-amount', error.message);
+      throw error;
+    }
+    const max = BigInt(this.deps.chargeMaxAmountKrw);
+    if (amount > max) throw problems.unprocessable('limit-exceeded', `A single charge is limited to ${formatMoney(max, decimals, currency)}`);
+    return amount;
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * The API process's composition root: every real client and service the app needs, built once from the validated
+ * configuration. api/main.ts uses it; so do tests that run the real API in-process. Settings given as JSON (NETWORKS,
+ * EXCHANGE_POOLS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
+ */
+import type { Client } from '@temporalio/client';
+import type { ApiConfig } from '../platform/config';
+import type { Logger } from '../platform/logger';
+import { DataEncryption } from '../platform/data-encryption';
+import { NetworkRegistry } from '../platform/networks';
+import { createTemporalClient } from '../platform/temporal';
+import type { Orm } from '../db/orm';
+import { IdentityProviderClient } from '../integrations/identity';
+import { BankClient } from '../integrations/bank';
+import { PriceFeedClient } from '../integrations/prices';
+import { SecuritiesClient } from '../integrations/securities';
+import { CexClient } from '../integrations/cex';
+import { CredentialIssuer } from '../integrations/credentials/issuer';
+import { ChainProviders } from '../integrations/evm/smart-account';
+import { SolanaChains } from '../integrations/solana';
+import { TokenService } from './auth/tokens';
+import { PinService } from './pin/service';
+import { QuoteEngine } from './exchange/quote';
+import { RateLimits } from './http/rate-limits';
+import type { AppDeps } from './app';
+
+export type ApiDeps = AppDeps & { close(): Promise<void> };
+
+export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, temporal?: Client): Promise<ApiDeps> {
+  const providerHttp = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
+  const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
+  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const quotes = QuoteEngine.fromJson(config.EXCHANGE_POOLS, {
+    slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
+    dailyLimits: parseDailyLimits(config.EXCHANGE_DAILY_LIMITS),
+  });
+  const rateLimits = RateLimits.create(config.DATABASE_URL, config.RATE_LIMITS);
+  const tokens = await TokenService.create({
+    privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
+    accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+  });
+  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS });
+  const temporalClient = temporal ?? await createTemporalClient(
+    { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE }, encryption,
+  );
+  const providers = new ChainProviders();
+  return {
+    config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, temporal: temporalClient,
+    identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
+    bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
+    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp }),
+    securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, ...providerHttp }),
+    cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
+    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME),
+    solanaChains: new SolanaChains(),
+    async close() {
+      if (!temporal) await temporalClient.connection.close();
+      await rateLimits.stop();
+      providers.destroy();
+    },
+  };
+}
+
+/** EXCHANGE_DAILY_LIMITS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
+function parseDailyLimits(json: string): Record<string, string> {
+  let parsed: unknown;
+  try { parsed = JSON.parse(json); } catch { throw new Error('EXCHANGE_DAILY_LIMITS is not valid JSON'); }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)
+    || !Object.values(parsed).every((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v))) {
+    throw new Error('EXCHANGE_DAILY_LIMITS must be a JSON object of token -> decimal string, e.g. {"ETH":"10"}');
+  }
+  return parsed as Record<string, string>;
+}

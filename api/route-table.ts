@@ -1,0 +1,83 @@
+/** Every route of the API, area by area, with the services each area's routes are built on. */
+import type { AppDeps } from './app';
+import type { RouteSpec } from './http/route-table';
+import { buildOpenApi } from './http/openapi';
+import { Holdings } from './common/holdings';
+import { CustodyKeys } from './common/custody';
+import { Passkeys } from './passkeys/service';
+import { BankVerificationService } from './bank/service';
+import { ChargeService } from './charge/service';
+import { TransferService } from './transfer/service';
+import { systemRoutes } from './system/routes';
+import { registrationRoutes } from './registration/routes';
+import { authRoutes } from './auth/routes';
+import { accountRoutes } from './account/routes';
+import { passkeyRoutes } from './passkeys/routes';
+import { walletRoutes } from './wallet/routes';
+import { networkWalletRoutes } from './wallet/network-wallet-routes';
+import { keyRotationRoutes } from './key-rotation/routes';
+import { didRoutes } from './did/routes';
+import { credentialRoutes } from './credentials/routes';
+import { bankRoutes } from './bank/routes';
+import { chargeRoutes } from './charge/routes';
+import { transactionRoutes } from './transactions/routes';
+import { pinRoutes } from './pin/routes';
+import { transferRoutes } from './transfer/routes';
+import { assetRoutes } from './assets/routes';
+import { exchangeRoutes } from './exchange/routes';
+
+export function routeTable(deps: AppDeps): RouteSpec[] {
+  const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
+  const taskQueue = config.TEMPORAL_TASK_QUEUE;
+  const passkeys = new Passkeys(orm, {
+    rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
+  });
+  const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
+  const custody = new CustodyKeys({ orm, temporal, taskQueue });
+  const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
+  const routes: RouteSpec[] = [];
+  let openApi: unknown;
+  routes.push(
+    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: '1.0.0', serverUrl: config.PUBLIC_BASE_URL })) }),
+    ...registrationRoutes({
+      orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
+      passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+    }),
+    ...authRoutes({ orm, encryption, tokens }),
+    ...accountRoutes({ orm, encryption, passkeys, issuer: deps.issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
+    ...passkeyRoutes({ orm, encryption, passkeys }),
+    ...walletRoutes({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }),
+    ...keyRotationRoutes({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys,
+    }),
+    ...didRoutes({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys,
+      didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
+    }),
+    ...credentialRoutes({ orm, encryption }),
+    ...bankRoutes({
+      orm,
+      verifications: new BankVerificationService({
+        orm, temporal, encryption, bank: deps.bank, taskQueue,
+        verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+      }),
+    }),
+    ...chargeRoutes({
+      orm, charges: new ChargeService({ orm, temporal, taskQueue, webhookSecret: config.BANK_WEBHOOK_SECRET, chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW }),
+    }),
+    ...transactionRoutes({ orm }),
+    ...pinRoutes({ pins: deps.pins }),
+    ...transferRoutes({
+      transfers: new TransferService({
+        orm, temporal, networks, providers, solanaChains: deps.solanaChains, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS,
+      }),
+    }),
+    ...assetRoutes({
+      orm, encryption, prices: deps.prices, securities: deps.securities, cex: deps.cex,
+      cexProvider: config.CEX_PROVIDER, cexRedirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
+    }),
+    ...networkWalletRoutes({ networks, holdings, custody }),
+    ...exchangeRoutes({ holdings, engine: deps.quotes }),
+  );
+  return routes;
+}

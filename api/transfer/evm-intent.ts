@@ -1,0 +1,61 @@
+import { Contract, Interface, getAddress, type InterfaceAbi } from 'ethers';
+import { LockMode } from '@mikro-orm/core';
+import type { Static } from '@sinclair/typebox';
+import type { Orm } from '../../db/orm';
+import { SmartAccountEntity, TransferEntity, TransferKeyEntity, type Transfer } from '../../db/entities';
+import type { EvmNetwork } from '../../platform/networks';
+import { formatMoney } from '../../platform/money';
+import type { ChainProviders } from '../../integrations/evm/smart-account';
+import { loadArtifact } from '../../contracts/build';
+import { problems } from '../http/problems';
+import { evmAddress } from '../common/addresses';
+import { amountOf, unknownToken, type TransferIntent } from './intent';
+import type { TransferBody } from './schemas';
+
+const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)']);
+
+/**
+ * Validates an EVM transfer; `record` checks the account, that it authorizes the user's transfer key (a read: the
+ * key's address, never the key), and the balance, and records the intent. The worker signs it.
+ */
+export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders }, network: EvmNetwork, body: Static<typeof TransferBody>, userId: string): TransferIntent {
+  const { orm, providers } = deps;
+  const to = evmAddress(body.to_address);
+  const native = network.nativeSymbol ?? 'ETH';
+  const token = body.token === native ? undefined : network.tokens?.[body.token];
+  if (body.token !== native && !token) throw unknownToken(body.token, network.networkId, [native, ...Object.keys(network.tokens ?? {})]);
+  const decimals = token?.decimals ?? 18;
+  const amount = amountOf(body.amount, decimals, body.token);
+  const provider = providers.for(network);
+  const balance = (address: string) => (token
+    ? new Contract(token.address, ERC20, provider).getFunction('balanceOf')(address) as Promise<bigint>
+    : provider.getBalance(address));
+
+  const record = async (transferId: string): Promise<Transfer> => {
+    const em = orm.em.fork();
+    const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
+    if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
+    if (getAddress(to) === getAddress(account.address)) throw problems.unprocessable('invalid-address', 'That is your own account');
+    const key = await em.findOne(TransferKeyEntity, { userId });
+    const accountContract = new Contract(account.address, loadArtifact('WalletAccount').abi as InterfaceAbi, provider);
+    if (!key || (await accountContract.getFunction('transferSigner')()) !== key.address) {
+      throw problems.conflict('transfers-not-enabled', 'This account does not authorize the transfer key (deployed before transfers existed)');
+    }
+    // The balance check and the insert run under a lock on the account, counting transfers still in flight,
+    // so concurrent transfers can never spend the same funds twice.
+    return orm.em.fork().transactional(async (tx) => {
+      await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const onChain = await balance(account.address);
+      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: 'processing' }))
+        .reduce((sum, t) => sum + BigInt(t.amount), 0n);
+      if (inFlight + amount > onChain) {
+        throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, body.token)}; asked ${formatMoney(amount, decimals, body.token)}`);
+      }
+      return tx.create(TransferEntity, {
+        transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: account.address, toAddress: to,
+        amount: amount.toString(), status: 'processing',
+      });
+    });
+  };
+  return { record };
+}

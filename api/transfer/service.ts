@@ -1,0 +1,81 @@
+import type { Static } from '@sinclair/typebox';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { TransferEntity, type Transfer } from '../../db/entities';
+import { coinOf, type NetworkRegistry } from '../../platform/networks';
+import { formatMoney } from '../../platform/money';
+import type { ChainProviders } from '../../integrations/evm/smart-account';
+import type { SolanaChains } from '../../integrations/solana';
+import { transferWorkflow } from '../../workflows/transfer';
+import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
+import type { PinService } from '../pin/service';
+import { problems } from '../http/problems';
+import { startOnce } from '../http/start-once';
+import { solanaAddress } from '../common/addresses';
+import { evmTransferIntent } from './evm-intent';
+import { solanaTransferIntent } from './solana-intent';
+import type { TransferBody } from './schemas';
+
+export interface TransferServiceDeps {
+  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; pins: PinService;
+  taskQueue: string; waitSeconds: number;
+}
+
+/**
+ * Crypto transfers: the API validates, checks the PIN, the balance and what is in flight, records the intent and
+ * starts transfer-<id>; the worker signs and submits. The answer waits for the outcome up to `waitSeconds`.
+ */
+export class TransferService {
+  constructor(private readonly deps: TransferServiceDeps) {}
+
+  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
+    const { orm, networks } = this.deps;
+    const network = networks.any(body.network);
+    if (!network) {
+      if (body.network === 'SOLANA') solanaAddress(body.to_address); // still tell a bad address apart
+      throw problems.unavailable(`${body.network} is not configured`);
+    }
+    const intent = network.kind === 'solana' ? solanaTransferIntent(this.deps, network, body, userId) : evmTransferIntent(this.deps, network, body, userId);
+    await this.deps.pins.verify(userId, body.pin);
+    if (!(await orm.em.fork().findOne(TransferEntity, { transferId, userId }))) await intent.record(transferId);
+    await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
+      workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      args: [{ transferId, userId, networkId: network.networkId }],
+    }));
+    const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
+    if (outcome?.refused) throw problems.unprocessable('transfer-would-fail', outcome.error ?? 'The transfer would fail on chain');
+    const current = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    return { final: outcome !== undefined, transfer: this.view(current) };
+  }
+
+  async get(userId: string, transferId: string) {
+    const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId, userId });
+    if (!transfer) throw problems.notFound(`Transfer ${transferId}`);
+    return this.view(transfer);
+  }
+
+  view(t: Transfer) {
+    const network = this.deps.networks.any(t.networkId);
+    const coin = network ? coinOf(network) : { symbol: 'ETH', decimals: 18 };
+    // Fees are shown to at most 8 decimals of the coin (truncated).
+    const unit = 10n ** BigInt(Math.max(0, coin.decimals - 8));
+    return {
+      transfer_id: t.transferId, status: t.status, tx_hash: t.txHash ?? null,
+      fee: t.fee === null || t.fee === undefined ? null : formatMoney((BigInt(t.fee) / unit) * unit, coin.decimals, coin.symbol),
+      amount: formatMoney(BigInt(t.amount), t.decimals, t.token), to_address: t.toAddress, network: t.networkId, error: t.error ?? null,
+    };
+  }
+
+  private async outcomeWithin(transferId: string, ms: number): Promise<TransferOutcome | undefined> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        this.deps.temporal.workflow.getHandle(transferWorkflowId(transferId)).result() as Promise<TransferOutcome>,
+        new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); }),
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}
+

@@ -1,0 +1,37 @@
+/**
+ * The worker process's composition root: every real client the activities need, built once from the validated
+ * configuration (worker/main.ts, and tests that run a real worker in-process). Only here is KEY_ENCRYPTION_KEY turned
+ * into the envelope that creates and opens service-held keys.
+ */
+import type { WorkerConfig } from '../platform/config';
+import { DataEncryption } from '../platform/data-encryption';
+import { EnvelopeEncryption } from '../platform/envelope';
+import { NetworkRegistry } from '../platform/networks';
+import type { Orm } from '../db/orm';
+import type { ActivityDeps } from '../activities';
+import { OcrProviderClient } from '../integrations/ocr';
+import { BankClient } from '../integrations/bank';
+import { CredentialIssuer } from '../integrations/credentials/issuer';
+import { ChainProviders } from '../integrations/evm/smart-account';
+import { Bundlers } from '../integrations/evm/bundlers';
+import { SolanaChains, SolanaFaucet } from '../integrations/solana';
+import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
+
+export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): void };
+
+export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
+  const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
+  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const providers = new ChainProviders();
+  const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
+  return {
+    orm, encryption, networks, providers,
+    ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
+    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
+    solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
+    transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),
+    close: () => providers.destroy(),
+  };
+}
