@@ -16,7 +16,8 @@ import { loadOrCreateDevSecrets } from './secrets';
 import { createOrm } from '../db/orm';
 
 const ROOT = join(__dirname, '..');
-const DATA = join(ROOT, '.data');
+/** State of the embedded stack; STACK_DATA_DIR moves it (the Ctrl-C test runs a second stack in a scratch folder). */
+const DATA = process.env.STACK_DATA_DIR ?? join(ROOT, '.data');
 const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const PORTS = {
   api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),

@@ -1,0 +1,62 @@
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { waitFor } from '../helpers/processes';
+
+const ROOT = join(__dirname, '../..');
+/** Ports of its own, so this stack never meets the test run's Temporal server or a developer's `npm start`. */
+const PORTS = {
+  API_PORT: 13_100, TEMPORAL_PORT: 17_433, TEMPORAL_UI_PORT: 18_433, SANDBOX_PORT: 14_110,
+  ETHEREUM_RPC_PORT: 18_645, POLYGON_RPC_PORT: 18_646, SOLANA_RPC_PORT: 18_999,
+};
+
+/** Every live process whose process group is `pgid` (the launcher and everything it started). */
+const processesInGroup = (pgid: number): number[] => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
+  try {
+    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(pgrp) === pgid && state !== 'Z' ? [Number(pid)] : [];
+  } catch { return []; }
+});
+
+const portIsFree = (port: number): Promise<boolean> => new Promise((resolve) => {
+  const server = createServer();
+  server.once('error', () => resolve(false));
+  server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+});
+
+describe('npm start', () => {
+  it('stops every child on Ctrl-C: within 10 s no process of the stack is left and every port is free', async () => {
+    const data = mkdtempSync(join(tmpdir(), 'stack-'));
+    // `npm start` is `tsx dev/main.ts`; `--import tsx` keeps the launcher one process, the leader of its own group,
+    // so a signal to the group reaches it and every child as a terminal's Ctrl-C would.
+    const launcher = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'dev/main.ts')], {
+      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])), STACK_DATA_DIR: data, LOG_LEVEL: 'warn' },
+    });
+    let output = '';
+    launcher.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+    launcher.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
+    try {
+      await waitFor(() => output.includes('Stack is up') || launcher.exitCode !== null, 240_000, 'the stack to come up');
+      expect(output).toContain('Stack is up');
+      const pgid = launcher.pid!;
+      expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
+
+      process.kill(-pgid, 'SIGINT');
+      const stoppedBy = Date.now() + 10_000;
+      await waitFor(() => processesInGroup(pgid).length === 0, 10_000, `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`);
+      expect(await exited).toBe(0);
+      for (const port of Object.values(PORTS)) expect(await portIsFree(port)).toBe(true);
+      expect(Date.now()).toBeLessThanOrEqual(stoppedBy);
+      expect(output).not.toMatch(/IllegalStateError|exited with code [1-9]/);
+    } finally {
+      if (launcher.exitCode === null) { try { process.kill(-launcher.pid!, 'SIGKILL'); } catch { /* gone */ } }
+      rmSync(data, { recursive: true, force: true });
+    }
+  }, 300_000);
+});
