@@ -48,11 +48,9 @@ describe('npm start', () => {
       expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
 
       process.kill(-pgid, 'SIGINT');
-      const stoppedBy = Date.now() + 10_000;
       await waitFor(() => processesInGroup(pgid).length === 0, 10_000, `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`);
       expect(await exited).toBe(0);
       for (const port of Object.values(PORTS)) expect(await portIsFree(port)).toBe(true);
-      expect(Date.now()).toBeLessThanOrEqual(stoppedBy);
       expect(output).not.toMatch(/IllegalStateError|exited with code [1-9]/);
     } finally {
       if (launcher.exitCode === null) { try { process.kill(-launcher.pid!, 'SIGKILL'); } catch { /* gone */ } }

@@ -153,19 +153,20 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
   it('fails a transfer whose blockhash expired before it was sent, moving nothing', async () => {
     const recipient = await newAddress();
     const before = sol().balance(wallet);
-    await stack.stopWorker();
+    // The worker signs, but cannot send or look the signature up until the blockhash has expired.
+    sol().proxy.refuse = new Set(['sendTransaction', 'getSignatureStatuses']);
     try {
       const pending = transfer({ to_address: recipient, network: 'SOLANA', token: 'SOL', amount: '0.05' });
-      await waitFor(async () => (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient })) === 1, 30_000, 'transfer stored');
+      await waitFor(async () => Boolean((await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.solanaTransaction?.wire), 30_000, 'transfer signed');
       sol().advanceBlocks(200); // ~80 s of blocks on a real cluster: the signed transaction can never land now
-      await stack.startWorker();
+      sol().proxy.refuse = new Set();
       const first = await pending;
       await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status !== 'processing', 60_000, 'transfer outcome');
       expect((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body).toMatchObject({
         status: 'failed', tx_hash: null, fee: null, error: 'the transaction expired before it landed; nothing was transferred',
       });
     } finally {
-      await stack.startWorker();
+      sol().proxy.refuse = new Set();
     }
     expect(sol().balance(recipient)).toBe(0n);
     expect(sol().balance(wallet)).toBe(before);

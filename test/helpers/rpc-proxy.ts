@@ -3,10 +3,11 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A JSON-RPC pass-through in front of a real chain, for fault drills: `down` refuses every call (connections are
- * dropped), `delayMs` makes every call slow. The chain behind it keeps running.
+ * dropped), `refuse` only calls of those JSON-RPC methods, `delayMs` makes every call slow. The chain behind it keeps running.
  */
 export class RpcProxy {
   down = false;
+  refuse = new Set<string>();
   delayMs = 0;
   calls = 0;
   private readonly sockets = new Set<Socket>();
@@ -22,7 +23,7 @@ export class RpcProxy {
       req.on('end', async () => {
         this.calls += 1;
         if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
-        if (this.down) { req.socket.destroy(); return; }
+        if (this.down || (this.refuse.size && this.methodsOf(Buffer.concat(chunks)).some((m) => this.refuse.has(m)))) { req.socket.destroy(); return; }
         try {
           const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
@@ -36,6 +37,13 @@ export class RpcProxy {
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
+  }
+
+  private methodsOf(body: Buffer): string[] {
+    try {
+      const parsed = JSON.parse(body.toString()) as { method?: string } | Array<{ method?: string }>;
+      return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method ?? '');
+    } catch { return []; }
   }
 
   async stop(): Promise<void> {
