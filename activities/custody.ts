@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { TransferKeys, SolanaWallets } from '../integrations/custody/key-vault';
 import type { SolanaFaucet } from '../integrations/solana';
 import type { NetworkRegistry } from '../platform/networks';
@@ -11,11 +12,16 @@ export interface CustodyActivityDeps { transferKeys: TransferKeys; solanaWallets
  */
 export const createCustodyActivities = ({ transferKeys, solanaWallets, networks, faucet }: CustodyActivityDeps) => ({
   async openCustodyKey(input: CustodyKeyInput): Promise<CustodyKeyOutcome> {
-    if (input.kind === 'evm-transfer-key') return { address: await transferKeys.addressFor(input.userId), created: false };
+    if (input.kind === 'evm-transfer-key') return transferKeys.open(input.userId);
     const opened = await solanaWallets.open(input.userId);
     const network = input.networkId ? networks.solana(input.networkId) : undefined;
-    // Development clusters only; the faucet funds an address once, so asking again (a retry) is harmless.
-    if (network?.faucetUrl) await faucet.fund(network.faucetUrl, opened.address);
+    if (network?.faucetUrl) {
+      // Development clusters only, and a convenience: the faucet funds an address once (so a retry asking again is
+      // harmless), and a faucet that does not answer leaves the wallet open, unfunded.
+      try { await faucet.fund(network.faucetUrl, opened.address); } catch (error) {
+        Context.current().log.warn('the faucet did not fund the new wallet', { networkId: network.networkId, error: (error as Error).message });
+      }
+    }
     return opened;
   },
 });

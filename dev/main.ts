@@ -12,6 +12,7 @@ import { startTemporalDevServer, type RunningDevServer } from '../platform/tempo
 import { ANVIL_BUNDLER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
+import { startEvmFaucet } from './evm-faucet';
 import { loadOrCreateDevSecrets } from './secrets';
 import { createOrm } from '../db/orm';
 
@@ -22,7 +23,7 @@ const port = (name: string, fallback: number): number => Number(process.env[name
 const PORTS = {
   api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),
   sandbox: port('SANDBOX_PORT', 4010), ETHEREUM: port('ETHEREUM_RPC_PORT', 8545), POLYGON: port('POLYGON_RPC_PORT', 8546),
-  SOLANA: port('SOLANA_RPC_PORT', 8899),
+  SOLANA: port('SOLANA_RPC_PORT', 8899), evmFaucet: port('EVM_FAUCET_PORT', 8547),
 };
 
 const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -112,6 +113,11 @@ async function main(): Promise<void> {
   stoppers.push({ name: 'solana', stop: solana.stop });
   done(since);
 
+  const evmFaucet = await startEvmFaucet(Object.entries(chains).map(([networkId, c]) => ({
+    networkId, rpcUrl: c.rpcUrl, usdt: c.usdt, nativeSymbol: networkId === 'POLYGON' ? 'POL' : 'ETH',
+  })), PORTS.evmFaucet);
+  stoppers.push({ name: 'EVM faucet', stop: evmFaucet.stop });
+
   const networks = {
     ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
       kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
@@ -162,8 +168,11 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
   Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
-  ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}, EntryPoint ${chains.ETHEREUM!.entryPoint}, factory ${chains.ETHEREUM!.accountFactory}
-  POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}, EntryPoint ${chains.POLYGON!.entryPoint}, factory ${chains.POLYGON!.accountFactory}
+  ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
+  POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
+                 (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory},
+                 DID registry ${chains.ETHEREUM!.didRegistry}, USDT ${chains.ETHEREUM!.usdt}
+  EVM faucet     ${evmFaucet.url}   POST {"network":"ETHEREUM"|"POLYGON","address":"0x…"}: 1 ETH/POL + 1,000 USDT, once
   SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}
   Database       ${env.DATABASE_URL}
   Secrets        .data/dev.env (operator token: npm run token -- <userId>)

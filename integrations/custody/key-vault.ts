@@ -14,18 +14,18 @@ import type { EnvelopeEncryption } from '../../platform/envelope';
 export class TransferKeys {
   constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
 
-  /** The user's transfer signer address, created on first use. */
-  async addressFor(userId: string): Promise<string> {
+  /** The user's transfer signer address, created on first use; `created` tells whether this call made it. */
+  async open(userId: string): Promise<{ address: string; created: boolean }> {
     const em = this.orm.em.fork();
     const existing = await em.findOne(TransferKeyEntity, { userId });
-    if (existing) return existing.address;
+    if (existing) return { address: existing.address, created: false };
     const wallet = Wallet.createRandom();
     try {
       await em.insert(TransferKeyEntity, { userId, address: wallet.address, keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`), createdAt: new Date() });
-      return wallet.address;
+      return { address: wallet.address, created: true };
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      return (await this.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId })).address; // a concurrent prepare made it
+      return { address: (await this.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId })).address, created: false }; // a concurrent prepare made it
     }
   }
 

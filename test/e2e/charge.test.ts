@@ -16,7 +16,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     await stack.startWorker();
   });
 
-  const openAccount = (holder: string, balance: number) => openBankAccount(stack, holder, balance);
+  const openAccount = (holder: string, balance: number, bankCode = '004') => openBankAccount(stack, holder, balance, bankCode);
   const bankAccount = (bankCode: string, accountNo: string) => bankAccountLog(stack, { bankCode, accountNo });
   const api = (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) => callApi(stack, path, user, init);
   const connect = (user: RegisteredUser, account: SandboxAccount) => connectBankAccount(stack, user, account);
@@ -55,6 +55,27 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(1);
     expect((await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(409);
     expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } })).status).toBe(409);
+  });
+
+  it('deposits the 1 KRW once through a bank that fails twice, and answers 503 (nothing deposited) when it stays down', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 10_000);
+    const deposits = async () => (await bankAccount('004', account.accountNo)).transactions.filter((t) => t.amount === 1);
+    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { failTimes: 2, status: 503, paths: ['/deposits'] } });
+    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } });
+    expect(sent.status).toBe(200);
+    expect(await deposits()).toHaveLength(1);
+
+    const other = await openAccount(user.person.name, 10_000, '088');
+    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { errorRate: 1, status: 503, paths: ['/deposits'] } });
+    try {
+      const down = await api('/api/v1/bank/send-won', user, { json: { bank_code: '088', account_no: other.accountNo } });
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('5');
+    } finally {
+      await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    }
+    expect((await bankAccount('088', other.accountNo)).transactions).toHaveLength(0);
   });
 
   it('refuses unknown accounts, accounts in another name, and locks after five wrong codes', async () => {

@@ -9,7 +9,7 @@ const ROOT = join(__dirname, '../..');
 /** Ports of its own, so this stack never meets the test run's Temporal server or a developer's `npm start`. */
 const PORTS = {
   API_PORT: 13_100, TEMPORAL_PORT: 17_433, TEMPORAL_UI_PORT: 18_433, SANDBOX_PORT: 14_110,
-  ETHEREUM_RPC_PORT: 18_645, POLYGON_RPC_PORT: 18_646, SOLANA_RPC_PORT: 18_999,
+  ETHEREUM_RPC_PORT: 18_645, POLYGON_RPC_PORT: 18_646, SOLANA_RPC_PORT: 18_999, EVM_FAUCET_PORT: 18_647,
 };
 
 /** Every live process whose process group is `pgid` (the launcher and everything it started). */
@@ -28,8 +28,30 @@ const portIsFree = (port: number): Promise<boolean> => new Promise((resolve) => 
   server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 });
 
+/**
+ * The README's walk-through, as a new user runs it: every ```bash block marked `<!-- walkthrough -->`, in order, in
+ * one shell, with the ports moved to this stack's. Any call answering 4xx/5xx stops it (curl --fail-with-body).
+ */
+export function readmeWalkthrough(): string {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const blocks = [...readme.matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const script = blocks.join('\n')
+    .replaceAll('http://127.0.0.1:4010', `http://127.0.0.1:${PORTS.SANDBOX_PORT}`)
+    .replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${PORTS.API_PORT}`)
+    .replaceAll('http://127.0.0.1:8547', `http://127.0.0.1:${PORTS.EVM_FAUCET_PORT}`);
+  return `set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 60 "$@"; }\n${script}\necho WALKTHROUGH-DONE\n`;
+}
+
+const runBash = (script: string): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
+  const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, npm_config_loglevel: 'silent' }, timeout: 300_000 });
+  let output = '';
+  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+  child.on('close', (code) => resolve({ code, output }));
+});
+
 describe('npm start', () => {
-  it('stops every child on Ctrl-C: within 10 s no process of the stack is left and every port is free', async () => {
+  it('serves the README walk-through, then stops every child on Ctrl-C: within 10 s no process is left and every port is free', async () => {
     const data = mkdtempSync(join(tmpdir(), 'stack-'));
     // `npm start` is `tsx dev/main.ts`; `--import tsx` keeps the launcher one process, the leader of its own group,
     // so a signal to the group reaches it and every child as a terminal's Ctrl-C would.
@@ -44,9 +66,18 @@ describe('npm start', () => {
     try {
       await waitFor(() => output.includes('Stack is up') || launcher.exitCode !== null, 240_000, 'the stack to come up');
       expect(output).toContain('Stack is up');
+      expect(output).toMatch(/DID registry 0x[0-9a-fA-F]{40}, USDT 0x[0-9a-fA-F]{40}/);
+
+      const walk = await runBash(readmeWalkthrough());
+      if (walk.code !== 0 || !walk.output.includes('WALKTHROUGH-DONE')) throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
+      expect(walk.output).toContain('"twoFactorMethods"'); // the profile
+      expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.1 ETH"/);
+      expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.5 SOL"/);
+      expect(walk.output).toMatch(/"verified":true,"firm_name"/);
+      expect(walk.output).toMatch(/"cexAccountId":"cex_/);
+
       const pgid = launcher.pid!;
       expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
-
       process.kill(-pgid, 'SIGINT');
       await waitFor(() => processesInGroup(pgid).length === 0, 10_000, `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`);
       expect(await exited).toBe(0);
@@ -56,5 +87,5 @@ describe('npm start', () => {
       if (launcher.exitCode === null) { try { process.kill(-launcher.pid!, 'SIGKILL'); } catch { /* gone */ } }
       rmSync(data, { recursive: true, force: true });
     }
-  }, 300_000);
+  }, 600_000);
 });
