@@ -14,7 +14,7 @@ export const createBankVerificationActivities = ({ orm, encryption, bank }: Bank
     const verification = await orm.em.fork().findOne(BankVerificationEntity, { verificationId });
     if (!verification) throw ApplicationFailure.create({ type: BankFailure.DepositRefused, message: `no verification ${verificationId}`, nonRetryable: true });
     const accountNo = encryption.openText(verification.accountNoSealed, bankAccountNoAad(verification.userId));
-    await bank.deposit({ bankCode: verification.bankCode, accountNo, amount: 1, remark, reference: verificationId });
+    await bank.deposit({ bankCode: verification.bankCode, accountNo, amount: 1n, remark, reference: verificationId });
   },
 });
 

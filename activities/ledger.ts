@@ -7,7 +7,7 @@ export interface LedgerLeg {
   userId?: string | null;
   currency: string;
   /** Signed minor units: what the account gains (+) or gives (-). */
-  amount: number;
+  amount: bigint;
 }
 
 export interface JournalInput { journalId: string; kind: string; userId: string | null; reference: string; legs: LedgerLeg[] }
@@ -26,21 +26,21 @@ export const bankClearingAccount = (bankCode: string, currency: string): LedgerL
  * cannot overdraw).
  */
 export async function postJournal(em: EntityManager, input: JournalInput): Promise<boolean> {
-  const totals = new Map<string, number>();
+  const totals = new Map<string, bigint>();
   for (const leg of input.legs) {
-    if (!Number.isSafeInteger(leg.amount) || leg.amount === 0) throw new Error(`ledger leg ${leg.accountId} has an invalid amount`);
-    totals.set(leg.currency, (totals.get(leg.currency) ?? 0) + leg.amount);
+    if (leg.amount === 0n) throw new Error(`ledger leg ${leg.accountId} has no amount`);
+    totals.set(leg.currency, (totals.get(leg.currency) ?? 0n) + leg.amount);
   }
-  if ([...totals.values()].some((total) => total !== 0)) throw new Error(`journal ${input.journalId} does not balance`);
+  if ([...totals.values()].some((total) => total !== 0n)) throw new Error(`journal ${input.journalId} does not balance`);
   try {
     await em.transactional(async (tx) => {
       await tx.insert(LedgerJournalEntity, { journalId: input.journalId, kind: input.kind, userId: input.userId, reference: input.reference, postedAt: new Date() });
       for (const leg of input.legs) {
         await tx.upsert(LedgerAccountEntity, {
-          accountId: leg.accountId, kind: leg.kind, userId: leg.userId ?? null, currency: leg.currency, balance: 0, updatedAt: new Date(),
+          accountId: leg.accountId, kind: leg.kind, userId: leg.userId ?? null, currency: leg.currency, balance: 0n, updatedAt: new Date(),
         }, { onConflictAction: 'ignore' });
         await tx.insert(LedgerEntryEntity, { journalId: input.journalId, accountId: leg.accountId, amount: leg.amount, currency: leg.currency, postedAt: new Date() });
-        const guard = leg.kind === 'user_balance' && leg.amount < 0 ? { balance: { $gte: -leg.amount } } : {};
+        const guard = leg.kind === 'user_balance' && leg.amount < 0n ? { balance: { $gte: -leg.amount } } : {};
         const changed = await tx.nativeUpdate(LedgerAccountEntity, { accountId: leg.accountId, ...guard }, {
           balance: raw('balance + ?', [leg.amount]), updatedAt: new Date(),
         });
@@ -52,8 +52,4 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
     if (error instanceof UniqueConstraintViolationException && (await em.fork().count(LedgerJournalEntity, { journalId: input.journalId })) === 1) return false;
     throw error;
   }
-}
-
-export async function balanceOf(em: EntityManager, accountId: string): Promise<number> {
-  return (await em.fork().findOne(LedgerAccountEntity, { accountId }))?.balance ?? 0;
 }

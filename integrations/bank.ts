@@ -5,6 +5,15 @@ export interface BankWithdrawal {
   withdrawalId: string; reference: string; amount: number; status: 'pending' | 'completed' | 'rejected'; reason: string | null;
 }
 
+/** A movement of money at the bank: `amount` in won (minor units of KRW), like every amount in the service. */
+export interface BankTransferInput { bankCode: string; accountNo: string; amount: bigint; remark: string; reference: string }
+
+/** The bank's API takes whole won as a JSON number: exact up to 2^53 won, far beyond any transfer it accepts. */
+const onTheWire = (input: BankTransferInput) => {
+  if (input.amount <= 0n || input.amount > BigInt(Number.MAX_SAFE_INTEGER)) throw new Error(`bank amount out of range: ${input.amount}`);
+  return { ...input, amount: Number(input.amount) };
+};
+
 /**
  * HTTP client of the bank's corporate API (the sandbox's /bank/v1 speaks the same). Every money-moving call carries
  * our `reference`, which the bank uses to answer a repeated call with the first result instead of moving money again.
@@ -22,13 +31,13 @@ export class BankClient {
   }
 
   /** Deposits from our operating account (1-KRW verification, refunds). */
-  async deposit(input: { bankCode: string; accountNo: string; amount: number; remark: string; reference: string }): Promise<{ depositId: string }> {
-    return (await callProvider<{ depositId: string }>(this.http, 'POST', '/bank/v1/deposits', input)).body;
+  async deposit(input: BankTransferInput): Promise<{ depositId: string }> {
+    return (await callProvider<{ depositId: string }>(this.http, 'POST', '/bank/v1/deposits', onTheWire(input))).body;
   }
 
   /** Debits a user's account into our operating account; settles later (webhook or polling). */
-  async withdraw(input: { bankCode: string; accountNo: string; amount: number; remark: string; reference: string }): Promise<BankWithdrawal> {
-    return (await callProvider<BankWithdrawal>(this.http, 'POST', '/bank/v1/withdrawals', input)).body;
+  async withdraw(input: BankTransferInput): Promise<BankWithdrawal> {
+    return (await callProvider<BankWithdrawal>(this.http, 'POST', '/bank/v1/withdrawals', onTheWire(input))).body;
   }
 
   async withdrawal(reference: string): Promise<BankWithdrawal> {

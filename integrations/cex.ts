@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { DomainError } from '../platform/domain-error';
 import { callProvider, type ProviderHttpOptions } from './provider-http';
 
 export interface CexTokens { access_token: string; refresh_token?: string; token_type: string; expires_in: number; scope: string }
@@ -53,6 +54,7 @@ export class CexClient {
   }
 }
 
-export class CexGrantError extends Error {
-  constructor(message: string) { super(message); this.name = 'CexGrantError'; }
+/** The exchange refused the authorization code (expired, used, mismatched): the API answers 422 cex-grant-refused. */
+export class CexGrantError extends DomainError {
+  constructor(message: string) { super('cex-grant-refused', message); }
 }

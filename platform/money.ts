@@ -1,9 +1,11 @@
+import { DomainError } from './domain-error';
+
 /** Amounts are integers of minor units (bigint); text on the wire is a plain decimal ("10000", "0.0021"). */
 
-export class AmountError extends Error {
+/** A malformed, non-positive or over-precise amount: the API answers 422 invalid-amount. */
+export class AmountError extends DomainError {
   constructor(readonly reason: 'malformed' | 'not-positive' | 'too-many-decimals', message: string) {
-    super(message);
-    this.name = 'AmountError';
+    super('invalid-amount', message);
   }
 }
 

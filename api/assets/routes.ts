@@ -8,7 +8,7 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { PROVIDER_REJECTED } from '../../integrations/provider-http';
 import { priceStatistics, WINDOWS, type PriceFeedClient, type PriceWindow } from '../../integrations/prices';
 import type { SecuritiesClient } from '../../integrations/securities';
-import { CexClient, CexGrantError } from '../../integrations/cex';
+import { CexClient } from '../../integrations/cex';
 import { formatMoney } from '../../platform/money';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
@@ -204,13 +204,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
         if (authorization.expiresAt.getTime() < Date.now()) throw problems.gone('authorization-expired', 'The authorization expired; start again');
         const claimed = await em.nativeUpdate(CexAuthorizationEntity, { state: body.state, usedAt: null }, { usedAt: new Date() });
         if (claimed !== 1) throw problems.conflict('authorization-used', 'This authorization was already used');
-        let tokens;
-        try {
-          tokens = await deps.cex.exchangeCode({ code: body.code, redirectUri: authorization.redirectUri, codeVerifier: encryption.openText(authorization.codeVerifierSealed, body.state) });
-        } catch (error) {
-          if (error instanceof CexGrantError) throw problems.unprocessable('cex-grant-refused', error.message);
-          throw error;
-        }
+        const tokens = await deps.cex.exchangeCode({ code: body.code, redirectUri: authorization.redirectUri, codeVerifier: encryption.openText(authorization.codeVerifierSealed, body.state) });
         const profile = await deps.cex.profile(tokens.access_token);
         const balances = profile.permissions.read ? await deps.cex.balances(tokens.access_token) : [];
         const cexAccountId = `cex_${randomUUID()}`;

@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { Orm } from '../../db/orm';
 import { BankAccountEntity, ChargeEntity, LedgerAccountEntity } from '../../db/entities';
-import { AmountError, FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
+import { FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
 import { chargeWorkflow } from '../../workflows/charge';
 import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } from '../../workflows/messages';
 import { problems } from '../http/problems';
@@ -24,7 +24,7 @@ export class ChargeService {
     // Recorded once per charge id (a retry with the same Idempotency-Key finds it): one INSERT … ON CONFLICT DO NOTHING.
     const now = new Date();
     await (em as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
-      chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount: Number(amount),
+      chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount,
       currency: input.currency, status: 'processing', createdAt: now, updatedAt: now,
     }).onConflict('chargeId').ignore().execute();
     await startOnce(() => this.deps.temporal.workflow.start(chargeWorkflow, {
@@ -39,7 +39,7 @@ export class ChargeService {
     if (!charge) throw problems.notFound(`Charge ${chargeId}`);
     const account = await em.findOneOrFail(BankAccountEntity, { bankAccountId: charge.bankAccountId });
     return {
-      charge_id: charge.chargeId, status: charge.status, amount: formatMoney(BigInt(charge.amount), FIAT_DECIMALS[charge.currency] ?? 0, charge.currency),
+      charge_id: charge.chargeId, status: charge.status, amount: formatMoney(charge.amount, FIAT_DECIMALS[charge.currency] ?? 0, charge.currency),
       currency: charge.currency, source: account.bankName, failure_reason: charge.failureReason ?? null,
       created_at: charge.createdAt.toISOString(), completed_at: charge.completedAt?.toISOString() ?? null,
     };
@@ -47,11 +47,11 @@ export class ChargeService {
 
   async balances(userId: string) {
     const accounts = await this.deps.orm.em.fork().find(LedgerAccountEntity, { userId, kind: 'user_balance' }, { orderBy: { currency: 'asc' } });
-    const krw = accounts.some((a) => a.currency === 'KRW') ? [] : [{ currency: 'KRW', balance: 0 }];
+    const krw = accounts.some((a) => a.currency === 'KRW') ? [] : [{ currency: 'KRW', balance: 0n }];
     return {
       balances: [...accounts, ...krw].map((a) => {
         const decimals = FIAT_DECIMALS[a.currency] ?? 0;
-        return { currency: a.currency, amount: formatDecimal(BigInt(a.balance), decimals).replace(/,/g, ''), display: formatMoney(BigInt(a.balance), decimals, a.currency) };
+        return { currency: a.currency, amount: formatDecimal(a.balance, decimals).replace(/,/g, ''), display: formatMoney(a.balance, decimals, a.currency) };
       }),
     };
   }
@@ -75,11 +75,7 @@ export class ChargeService {
   private amountOf(text: string, currency: string): bigint {
     const decimals = FIAT_DECIMALS[currency];
     if (decimals === undefined) throw problems.unprocessable('unsupported-currency', `Charges in ${currency} are not supported; supported: ${Object.keys(FIAT_DECIMALS).join(', ')}`);
-    let amount: bigint;
-    try { amount = parseAmount(text, decimals, currency); } catch (error) {
-      if (error instanceof AmountError) throw problems.unprocessable('invalid-amount', error.message);
-      throw error;
-    }
+    const amount = parseAmount(text, decimals, currency);
     const max = BigInt(this.deps.chargeMaxAmountKrw);
     if (amount > max) throw problems.unprocessable('limit-exceeded', `A single charge is limited to ${formatMoney(max, decimals, currency)}`);
     return amount;

@@ -6,7 +6,7 @@ import type { NetworkRegistry } from '../../platform/networks';
 import { buildCallOperation, deserializeOperation, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
 import { singleSignature, userOperationHash } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
-import { InvalidDidKey, didOf, publicKeyBytes, setAttributeCallData } from '../../integrations/evm/did-registry';
+import { didOf, publicKeyBytes, setAttributeCallData } from '../../integrations/evm/did-registry';
 import { didKeyWorkflow } from '../../workflows/did-key';
 import { didKeyWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
@@ -43,11 +43,7 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const account = await em.findOne(SmartAccountEntity, { userId: user!.userId, networkId: network.networkId, status: 'deployed' });
         if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first; your DID lives there`);
-        let keyBytes: string;
-        try { keyBytes = publicKeyBytes(body.keyType, body.publicKey); } catch (error) {
-          if (error instanceof InvalidDidKey) throw problems.unprocessable('invalid-public-key', error.message);
-          throw error;
-        }
+        const keyBytes = publicKeyBytes(body.keyType, body.publicKey);
         const operation = await buildCallOperation(
           deps.providers.for(network), network, account.address, network.didRegistry,
           setAttributeCallData(account.address, body.keyType, keyBytes, deps.keyValiditySeconds),

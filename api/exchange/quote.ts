@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import Ajv from 'ajv';
-import { AmountError, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
+import { formatDecimal, formatMoney, parseAmount } from '../../platform/money';
+import { DomainError } from '../../platform/domain-error';
 import { bestTrade, FEE_TIERS, priceImpactPpm, routesBetween, type Direction, type FeeTier, type Pool } from './pools';
 
 /** Decimals of the tokens quotes may name. */
@@ -34,10 +35,9 @@ export const DEFAULT_POOLS: PoolsConfig = {
   ],
 };
 
-export class QuoteError extends Error {
-  constructor(readonly code: 'unknown-network' | 'unknown-token' | 'same-token' | 'invalid-amount' | 'no-route' | 'insufficient-liquidity', message: string) {
-    super(message);
-    this.name = 'QuoteError';
+export class QuoteError extends DomainError {
+  constructor(type: 'unknown-network' | 'unknown-token' | 'same-token' | 'no-route' | 'insufficient-liquidity', message: string) {
+    super(type, message);
   }
 }
 
@@ -90,7 +90,7 @@ export class QuoteEngine {
   /** A quote; the user's balance of the source token (read only once the request is valid) decides executability. */
   async quote(request: QuoteRequest, balanceOfSource: () => Promise<bigint>) {
     const pools = this.pools.get(request.networkId);
-    if (!pools) throw new QuoteError('unknown-network', `No exchange pools on ${request.networkId}; networks: ${[...this.pools.keys()].join(', ')}`);
+    if (!pools) throw new QuoteError('unknown-network', `Network ${request.networkId} is not supported; supported: ${this.networkIds().join(', ')}`);
     for (const token of [request.source, request.target]) {
       if (!this.tokensOf(request.networkId).includes(token)) {
         throw new QuoteError('unknown-token', `${token} is not traded on ${request.networkId}; tokens: ${this.tokensOf(request.networkId).join(', ')}`);
@@ -98,11 +98,7 @@ export class QuoteEngine {
     }
     if (request.source === request.target) throw new QuoteError('same-token', 'source and target must differ');
     const fixedToken = request.direction === 'exactInput' ? request.source : request.target;
-    let amount: bigint;
-    try { amount = parseAmount(request.amount, TOKEN_DECIMALS[fixedToken]!, fixedToken); } catch (error) {
-      if (error instanceof AmountError) throw new QuoteError('invalid-amount', error.message);
-      throw error;
-    }
+    const amount = parseAmount(request.amount, TOKEN_DECIMALS[fixedToken]!, fixedToken);
     if (!routesBetween(pools, request.source, request.target).length) {
       throw new QuoteError('no-route', `No route from ${request.source} to ${request.target} on ${request.networkId} (direct or through one token)`);
     }

@@ -1,7 +1,6 @@
 import type { Holdings } from '../common/holdings';
-import { QuoteError, type QuoteEngine } from './quote';
+import type { QuoteEngine } from './quote';
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { problems } from '../http/problems';
 import { Quote, QuoteBody } from './schemas';
 
 export interface ExchangeRouteDeps { engine: QuoteEngine; holdings: Holdings }
@@ -19,13 +18,7 @@ export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSp
         404: { description: 'No exchange on this network' }, 422: { description: 'Unknown token, bad amount, no route or not enough liquidity' },
       },
       handler: async ({ body, user }) => {
-        try {
-          return { status: 200, body: await engine.quote(body, () => holdings.balanceOf(user!.userId, body.networkId, body.source)) };
-        } catch (error) {
-          if (!(error instanceof QuoteError)) throw error;
-          if (error.code === 'unknown-network') throw problems.unknownNetwork(body.networkId, engine.networkIds());
-          throw problems.unprocessable(error.code, error.message);
-        }
+        return { status: 200, body: await engine.quote(body, () => holdings.balanceOf(user!.userId, body.networkId, body.source)) };
       },
     }),
   ];

@@ -2,6 +2,7 @@ import type { Context, Next } from 'koa';
 import { HttpError, problems } from './problems';
 import { ConnectionException } from '@mikro-orm/core';
 import { httpErrorFromWorkflow } from './workflow-errors';
+import { httpErrorFromDomain } from './domain-problems';
 
 /** Error codes of an unreachable or failing dependency (node sockets, ethers), which a retry may get past. */
 const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET', 'PROVIDER_UNAVAILABLE']);
@@ -34,7 +35,7 @@ export const errorHandler = () => async (ctx: Context, next: Next): Promise<void
     await next();
     if (ctx.status === 404 && ctx.body === undefined) throw problems.notFound(`${ctx.method} ${ctx.path}`);
   } catch (error) {
-    const known = error instanceof HttpError ? error : httpErrorFromWorkflow(error) ?? dependencyUnavailable(error);
+    const known = error instanceof HttpError ? error : httpErrorFromDomain(error) ?? httpErrorFromWorkflow(error) ?? dependencyUnavailable(error);
     const problem = known ?? problems.internal();
     if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
     else if (problem.status >= 500) ctx.state.log?.warn({ err: error, status: problem.status }, 'request failed');

@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
-import { LockMode } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { UserPinEntity } from '../../db/entities';
 import { HttpError, problems } from '../http/problems';
@@ -80,7 +80,7 @@ export class PinService {
     if (await em.count(UserPinEntity, { userId })) throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
     em.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
     try { await em.flush(); } catch (error) {
-      if ((error as Error).name === 'UniqueConstraintViolationException') throw problems.conflict('pin-already-set', 'A PIN is already set');
+      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('pin-already-set', 'A PIN is already set');
       throw error;
     }
   }

@@ -10,7 +10,8 @@ export const ChargeEntity = defineEntity({
     bankAccountId: p.string().length(64),
     bankCode: p.string().length(3),
     /** Minor units of `currency` (KRW has none). */
-    amount: p.bigint('number'),
+    /** Minor units of `currency` (KRW: whole won). */
+    amount: p.bigint('bigint'),
     currency: p.string().length(3),
     status: p.enum(['processing', 'completed', 'failed'] as const),
     /** The bank's view of the withdrawal: pending | completed | rejected, and for a compensated charge, refunded. */

@@ -13,7 +13,7 @@ export const LedgerAccountEntity = defineEntity({
     userId: p.string().length(64).nullable().index(),
     kind: p.enum(['user_balance', 'bank_clearing'] as const),
     currency: p.string().length(8),
-    balance: p.bigint('number').default(0),
+    balance: p.bigint('bigint').default(0),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
 });
@@ -41,7 +41,7 @@ export const LedgerEntryEntity = defineEntity({
     id: p.integer().primary().autoincrement(),
     journalId: p.string().length(128).index(),
     accountId: p.string().length(128).index(),
-    amount: p.bigint('number'),
+    amount: p.bigint('bigint'),
     currency: p.string().length(8),
     postedAt: p.datetime().onCreate(() => new Date()),
   }),

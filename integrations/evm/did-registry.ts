@@ -1,6 +1,7 @@
 import { Interface, SigningKey, encodeBytes32String, getBytes, isHexString, type InterfaceAbi } from 'ethers';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import type { EvmNetwork } from '../../platform/networks';
+import { DomainError } from '../../platform/domain-error';
 
 /** Key types accepted for assertionMethod keys, with the did:ethr attribute each is stored under. */
 export const DID_KEY_TYPES = {
@@ -9,7 +10,10 @@ export const DID_KEY_TYPES = {
 } as const;
 export type DidKeyType = keyof typeof DID_KEY_TYPES;
 
-export class InvalidDidKey extends Error {}
+/** A public key that is not of its key type's form: the API answers 422 invalid-public-key. */
+export class InvalidDidKey extends DomainError {
+  constructor(message: string) { super('invalid-public-key', message); }
+}
 
 /** did:ethr of a user's smart account: the account is its own DID controller in the registry. */
 export const didOf = (network: EvmNetwork, account: string): string => `did:ethr:0x${network.chainId.toString(16)}:${account}`;
