@@ -15,6 +15,11 @@ const layer = (files, patterns) => ({
   rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns }] },
 });
 
+const API_BOUNDARIES = [
+  { group: under('activities', 'worker', 'sandbox', 'dev'), message: 'The API starts workflows; only the worker runs activities' },
+  { group: [...under('integrations/custody'), '**/platform/envelope'], message: 'Server-held keys are opened only in the worker' },
+];
+
 module.exports = tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'contracts/build/', 'eslint.config.js', 'jest.config.js'] },
   ...tseslint.configs.recommended,
@@ -46,9 +51,11 @@ module.exports = tseslint.config(
     },
   },
   // The API validates, authorizes, records intent and reads: it never runs activities and never opens a server-held key.
-  layer(['api/**/*.ts'], [
-    { group: under('activities', 'worker', 'sandbox', 'dev'), message: 'The API starts workflows; only the worker runs activities' },
-    { group: [...under('integrations/custody'), '**/platform/envelope'], message: 'Server-held keys are opened only in the worker' },
+  layer(['api/**/*.ts'], API_BOUNDARIES),
+  // A route file declares routes; its schemas live in the area's schemas.ts (one source for validation and OpenAPI).
+  layer(['api/**/routes.ts', 'api/**/*-routes.ts'], [
+    ...API_BOUNDARIES,
+    { group: ['@sinclair/typebox'], allowTypeImports: true, message: "Schemas belong in the area's schemas.ts, not in a route file" },
   ]),
   // Clients of the outside world know nothing of the service around them.
   layer(['integrations/**/*.ts'], [

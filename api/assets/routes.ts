@@ -1,75 +1,27 @@
 import { randomUUID } from 'node:crypto';
-import { Type } from '@sinclair/typebox';
 import { ApplicationFailure } from '@temporalio/common';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity, UserEntity, type CexAccount } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { PROVIDER_REJECTED } from '../../integrations/provider-http';
-import { priceStatistics, WINDOWS, type PriceFeedClient, type PriceWindow } from '../../integrations/prices';
+import { priceStatistics, WINDOWS, type PriceFeedClient } from '../../integrations/prices';
 import type { SecuritiesClient } from '../../integrations/securities';
 import { CexClient } from '../../integrations/cex';
 import { formatMoney } from '../../platform/money';
+import { MarketQuery, MarketPrice, OtherAssetBody, OtherAssetView, OtherAssetList, SecuritiesBody, SecuritiesResult, CexAuthorizeBody, CexAuthorization, CexConnectBody, CexAccountView, CexAccountList, CexAccountParams, OtherAssetParams } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
-import { DateTime } from '../common/schemas';
 
 export interface AssetRouteDeps {
   orm: Orm; encryption: DataEncryption; prices: PriceFeedClient; securities: SecuritiesClient; cex: CexClient;
   cexProvider: string; cexRedirectUris: string[];
 }
 
-const CATEGORIES = ['gold', 'cash', 'deposit', 'real_estate', 'vehicle', 'other'] as const;
 const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
 const isRejection = (error: unknown) => error instanceof ApplicationFailure && error.type === PROVIDER_REJECTED;
 const mask = (no: string) => (no.length <= 4 ? '****' : `${'*'.repeat(no.length - 4)}${no.slice(-4)}`);
 
-const MarketQuery = Type.Object({
-  asset: Type.String({ pattern: '^[A-Z]{2,10}$', description: 'e.g. BTC, ETH, SOL, GOLD' }),
-  window: Type.Optional(Type.Union((Object.keys(WINDOWS) as PriceWindow[]).map((w) => Type.Literal(w)), { default: '24h', description: '24h (default), 7d or 30d of hourly prices' })),
-}, { additionalProperties: false });
-const MarketPrice = Type.Object({
-  asset: Type.String(), currency: Type.String(), window: Type.String(),
-  current: Type.Number(), average: Type.Number(), high: Type.Number(), low: Type.Number(),
-  change: Type.String({ description: 'current − first price of the window, with its percentage: "+52,000 (1.25%)"' }),
-});
-const OtherAssetBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
-  value: Type.Integer({ minimum: 0, maximum: 1e15, description: 'KRW, whole won' }),
-}, { additionalProperties: false });
-const OtherAssetView = Type.Object({ assetId: Type.String(), name: Type.String(), category: Type.String(), value: Type.Number() });
-const OtherAssetList = Type.Object({ totalValue: Type.Number({ description: 'KRW' }), assets: Type.Array(OtherAssetView) });
-const SecuritiesBody = Type.Union([
-  Type.Object({
-    firm_code: Type.String({ pattern: '^\\d{3}$', description: 'securities firm code, e.g. 240 (삼성증권)' }), method: Type.Literal('pin'),
-    account_no: Type.String({ pattern: '^[0-9-]{6,20}$' }), pin: Type.String({ pattern: '^\\d{4,6}$', description: 'the account\'s trading PIN (never stored or logged)' }),
-  }, { additionalProperties: false }),
-  Type.Object({
-    firm_code: Type.String({ pattern: '^\\d{3}$' }), method: Type.Literal('auth_code'),
-    auth_code: Type.String({ pattern: '^[A-Za-z0-9]{6,32}$', description: 'one-time code issued by the firm\'s app' }),
-  }, { additionalProperties: false }),
-]);
-const SecuritiesResult = Type.Object({
-  verified: Type.Boolean(), firm_name: Type.Union([Type.String(), Type.Null()]),
-  accounts: Type.Array(Type.Object({ no: Type.String({ description: 'masked account number' }), balance: Type.String({ description: 'e.g. "12,345,678 KRW"' }) })),
-});
-const Scope = Type.Union([Type.Literal('read'), Type.Literal('withdraw')]);
-const CexAuthorizeBody = Type.Object({
-  redirectUri: Type.String({ minLength: 1, maxLength: 512, description: 'one of the redirect URIs registered at the exchange (CEX_REDIRECT_URIS)' }),
-  label: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-  scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 2, uniqueItems: true, default: ['read'] })),
-  loginHint: Type.Optional(Type.String({ maxLength: 128, description: 'the user\'s id at the exchange, if known' })),
-}, { additionalProperties: false });
-const CexAuthorization = Type.Object({ authorizationUrl: Type.String(), state: Type.String(), expiresAt: DateTime });
-const CexConnectBody = Type.Object({
-  state: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }), code: Type.String({ minLength: 1, maxLength: 512 }),
-}, { additionalProperties: false });
-const CexAccountView = Type.Object({
-  cexAccountId: Type.String(), provider: Type.String(), label: Type.String(), authMethod: Type.String({ description: 'oauth2' }),
-  permissions: Type.Object({ read: Type.Boolean(), withdraw: Type.Boolean() }),
-  lastSyncAt: Type.Union([DateTime, Type.Null()]), registeredAt: DateTime,
-});
 const cexView = (a: CexAccount) => ({
   cexAccountId: a.cexAccountId, provider: a.provider, label: a.label, authMethod: 'oauth2',
   permissions: { read: a.canRead, withdraw: a.canWithdraw }, lastSyncAt: a.lastSyncAt?.toISOString() ?? null, registeredAt: a.registeredAt.toISOString(),
@@ -127,7 +79,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
     defineRoute({
       method: 'delete', path: '/api/v1/other-assets/:assetId', operationId: 'removeOtherAsset', tags: ['Assets'], auth: 'bearer',
       summary: 'Remove a registered asset',
-      params: Type.Object({ assetId: Type.String({ pattern: '^oa_[0-9a-f-]{36}$' }) }),
+      params: OtherAssetParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such asset for this user' } },
       handler: async ({ params, user }) => {
         const removed = await orm.em.fork().nativeDelete(OtherAssetEntity, { assetId: params.assetId, userId: user!.userId });
@@ -224,7 +176,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
     defineRoute({
       method: 'get', path: '/v1/asset/cex-accounts', operationId: 'listCexAccounts', tags: ['Assets'], auth: 'bearer',
       summary: 'Connected exchange accounts',
-      responses: { 200: { description: 'Accounts', schema: Type.Object({ items: Type.Array(CexAccountView) }) } },
+      responses: { 200: { description: 'Accounts', schema: CexAccountList } },
       handler: async ({ user }) => ({
         status: 200,
         body: { items: (await orm.em.fork().find(CexAccountEntity, { userId: user!.userId }, { orderBy: { registeredAt: 'asc' } })).map(cexView) },
@@ -233,7 +185,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
     defineRoute({
       method: 'get', path: '/v1/asset/cex-accounts/:cexAccountId', operationId: 'getCexAccount', tags: ['Assets'], auth: 'bearer',
       summary: 'One connected exchange account',
-      params: Type.Object({ cexAccountId: Type.String({ pattern: '^cex_[0-9a-f-]{36}$' }) }),
+      params: CexAccountParams,
       responses: { 200: { description: 'CEX account', schema: CexAccountView }, 404: { description: 'No such account for this user' } },
       handler: async ({ params, user }) => {
         const account = await orm.em.fork().findOne(CexAccountEntity, { cexAccountId: params.cexAccountId, userId: user!.userId });

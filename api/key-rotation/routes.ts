@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { evmAddress } from '../common/addresses';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
@@ -145,7 +144,7 @@ export function keyRotationRoutes(deps: KeyRotationRouteDeps): RouteSpec[] {
       responses: {
         200: {
           description: 'Key rotation task', schema: S.KeyRotationTaskView,
-          headers: { 'retry-after': { description: 'Recommended polling interval in seconds (>= 1)', schema: Type.Integer({ minimum: 1 }) } },
+          headers: { 'retry-after': { description: 'Recommended polling interval in seconds (>= 1)', schema: S.RetryAfterSeconds } },
         },
         404: { description: 'No such task for this user' },
       },

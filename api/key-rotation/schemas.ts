@@ -22,3 +22,5 @@ export const KeyRotationTaskView = Type.Object({
     retryable: Type.Boolean(),
   })),
 });
+
+export const RetryAfterSeconds = Type.Integer({ minimum: 1 });

@@ -1,8 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { PinService } from './service';
+import { ChangePinBody, PinChanged, PinPublicKey, PinStatus, SetPinBody } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 
-const Jwe = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description });
 const TAGS = ['PIN'];
 
 export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
@@ -10,21 +9,21 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
     defineRoute({
       method: 'get', path: '/api/v1/pin/public-key', operationId: 'pinPublicKey', tags: TAGS, auth: 'none',
       summary: 'The key PINs are encrypted to: a compact JWE (ECDH-ES+A256KW, A256GCM) of {"pin":"123456","iat":<unix seconds>}',
-      responses: { 200: { description: 'Public key', schema: Type.Object({ alg: Type.String(), enc: Type.String(), jwk: Type.Record(Type.String(), Type.Unknown()) }) } },
+      responses: { 200: { description: 'Public key', schema: PinPublicKey } },
       handler: async () => ({ status: 200, body: { alg: 'ECDH-ES+A256KW', enc: 'A256GCM', jwk: pins.publicJwk as unknown as Record<string, unknown> } }),
     }),
     defineRoute({
       method: 'get', path: '/api/v1/pin', operationId: 'pinStatus', tags: TAGS, auth: 'bearer',
       summary: 'Whether the caller has set a PIN',
-      responses: { 200: { description: 'PIN status', schema: Type.Object({ pin_set: Type.Boolean() }) } },
+      responses: { 200: { description: 'PIN status', schema: PinStatus } },
       handler: async ({ user }) => ({ status: 200, body: { pin_set: await pins.isSet(user!.userId) } }),
     }),
     defineRoute({
       method: 'post', path: '/api/v1/pin', operationId: 'setPin', tags: TAGS, auth: 'bearer',
       summary: 'Set the transaction PIN (6 digits, not repeated or sequential), encrypted',
-      body: Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false }),
+      body: SetPinBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
-      responses: { 201: { description: 'Set', schema: Type.Object({ pin_set: Type.Boolean() }) }, 409: { description: 'Already set' }, 422: { description: 'Weak PIN' } },
+      responses: { 201: { description: 'Set', schema: PinStatus }, 409: { description: 'Already set' }, 422: { description: 'Weak PIN' } },
       handler: async ({ body, user }) => {
         await pins.set(user!.userId, body.pin);
         return { status: 201, body: { pin_set: true } };
@@ -33,12 +32,12 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
     defineRoute({
       method: 'put', path: '/api/v1/pin', operationId: 'changePin', tags: TAGS, auth: 'bearer',
       summary: 'Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted',
-      body: Type.Object({ current_pin: Jwe('the current PIN, encrypted'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false }),
+      body: ChangePinBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' }, 
-        200: { description: 'Changed', schema: Type.Object({ changed: Type.Boolean() }) }, 409: { description: 'No PIN set' },
+        200: { description: 'Changed', schema: PinChanged }, 409: { description: 'No PIN set' },
         422: { description: 'Wrong current PIN, or weak new PIN' }, 423: { description: 'Locked after too many wrong PINs (Retry-After)' },
       },
       handler: async ({ body, user }) => {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { Health, OpenApiDocument, Readiness } from './schemas';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { defineRoute, type RouteSpec } from '../http/route-table';
@@ -17,13 +17,13 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
   return [
     defineRoute({
       method: 'get', path: '/healthz', operationId: 'health', tags, auth: 'none', summary: 'Liveness: the process answers',
-      responses: { 200: { description: 'Alive', schema: Type.Object({ status: Type.Literal('ok') }) } },
+      responses: { 200: { description: 'Alive', schema: Health } },
       handler: async () => ({ status: 200, body: { status: 'ok' } }),
     }),
     defineRoute({
       method: 'get', path: '/readyz', operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
       responses: {
-        200: { description: 'Ready', schema: Type.Object({ status: Type.Literal('ready'), checks: Type.Object({ database: Type.String(), temporal: Type.String() }) }) },
+        200: { description: 'Ready', schema: Readiness },
         503: { description: 'A dependency is unreachable' },
       },
       handler: async () => {
@@ -45,7 +45,7 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
     }),
     defineRoute({
       method: 'get', path: '/openapi.json', operationId: 'openApiDocument', tags, auth: 'none', summary: 'This OpenAPI 3.1 document',
-      responses: { 200: { description: 'OpenAPI document', schema: Type.Object({}, { additionalProperties: true }) } },
+      responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocument } },
       handler: async () => ({ status: 200, body: openApi() }),
     }),
     defineRoute({

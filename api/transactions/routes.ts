@@ -1,7 +1,7 @@
-import { Type } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity, TransferEntity } from '../../db/entities';
 import { FIAT_DECIMALS, formatMoney } from '../../platform/money';
+import { Query, TransactionList } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 
@@ -13,21 +13,6 @@ const kstMonthRange = (month: string): { from: Date; to: Date } => {
   return { from: new Date(Date.UTC(year, mon - 1, 1) - KST_OFFSET_MS), to: new Date(Date.UTC(year, mon, 1) - KST_OFFSET_MS) };
 };
 
-const Query = Type.Object({
-  month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM, a calendar month in Korean time' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'next_cursor of the previous page' })),
-}, { additionalProperties: false });
-const TransactionList = Type.Object({
-  transactions: Type.Array(Type.Object({
-    id: Type.String(),
-    type: Type.String({ description: 'charge | transfer' }),
-    amount: Type.String({ description: 'signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW"' }),
-    date: Type.String({ description: 'calendar date (Korean time), YYYY-MM-DD' }),
-    reference: Type.String({ description: 'the charge or transfer id' }),
-  })),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
-});
 
 interface Item { at: Date; kind: 'ledger' | 'transfer'; id: string; type: string; amount: string; reference: string }
 interface Cursor { t: number; k: string; id: string }

@@ -1,8 +1,8 @@
-import { Type } from '@sinclair/typebox';
 import type { NetworkRegistry } from '../../platform/networks';
 import type { CustodyKeys } from '../common/custody';
 import { formatMoney } from '../../platform/money';
 import type { Holdings } from '../common/holdings';
+import { WalletView } from './network-wallet-schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import { NetworkParams } from './schemas';
@@ -10,15 +10,6 @@ import { NetworkParams } from './schemas';
 export interface NetworkWalletRouteDeps { networks: NetworkRegistry; holdings: Holdings; custody: CustodyKeys }
 
 const TAGS = ['Wallet'];
-const WalletView = Type.Object({
-  networkId: Type.String(),
-  kind: Type.Union([Type.Literal('smart-account'), Type.Literal('solana-wallet')], { description: 'EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds' }),
-  address: Type.String({ description: 'where to receive funds: 0x address (EVM) or base58 public key (SOLANA)' }),
-  deployed: Type.Boolean({ description: 'EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA' }),
-  balances: Type.Array(Type.Object({
-    token: Type.String(), amount: Type.String({ description: 'e.g. "2 SOL"' }), baseUnits: Type.String({ description: 'integer in the token\'s smallest unit' }), decimals: Type.Integer(),
-  })),
-});
 
 /** The user's holder on each network (smart account or Solana wallet) with its on-chain balances; opening a Solana wallet. */
 export function networkWalletRoutes({ networks, holdings, custody }: NetworkWalletRouteDeps): RouteSpec[] {

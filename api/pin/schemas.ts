@@ -1,0 +1,9 @@
+import { Type } from '@sinclair/typebox';
+
+export const Jwe = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description });
+
+export const PinPublicKey = Type.Object({ alg: Type.String(), enc: Type.String(), jwk: Type.Record(Type.String(), Type.Unknown()) });
+export const PinStatus = Type.Object({ pin_set: Type.Boolean() });
+export const SetPinBody = Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
+export const ChangePinBody = Type.Object({ current_pin: Jwe('the current PIN, encrypted'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
+export const PinChanged = Type.Object({ changed: Type.Boolean() });
