@@ -3,18 +3,15 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { DidKeyOperationEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
-import { buildCallOperation, deserializeOperation, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
-import { singleSignature, userOperationHash } from '../../integrations/evm/user-operation';
-import { keyUriOf } from '../../integrations/evm/signing-slots';
+import { buildCallOperation, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { userOperationHash } from '../../integrations/evm/user-operation';
 import { didOf, publicKeyBytes, setAttributeCallData } from '../../integrations/evm/did-registry';
 import { didKeyWorkflow } from '../../workflows/did-key';
 import { didKeyWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
-import { verifyOnChainSlot } from '../common/slot-verification';
-import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
-import { startOnce } from '../http/start-once';
-import { assertExecutable, claimForSubmission } from '../common/signed-operation';
+import type { Passkeys } from '../passkeys/service';
+import { executeSingleOperation, preparedSlots } from '../common/signed-operation';
 import { SigningContainer } from '../wallet/schemas';
 import * as S from './schemas';
 
@@ -23,7 +20,6 @@ export interface DidRouteDeps {
   didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number; passkeys: Passkeys;
 }
 
-const ALGORITHM = 'eip712-erc4337-userop-v1';
 const TAGS = ['Decentralized identity'];
 
 export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
@@ -60,14 +56,9 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
           status: 200,
           body: {
             description: `Add ${body.keyType} as an assertionMethod key of ${did}`,
-            items: [{
-              id: opId,
-              parameter: {
-                algorithm: ALGORITHM, keyUri: keyUriOf(account.ownerAddress),
-                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, did, accountAddress: account.address },
-              },
-              payload: userOpHash,
-            }, ...optional(await deps.passkeys.slotFor(user!.userId, opId, userOpHash))],
+            items: await preparedSlots(deps.passkeys, user!.userId, {
+              id: opId, owner: account.ownerAddress, network, domain: { did, accountAddress: account.address }, userOpHash,
+            }),
           },
         };
       },
@@ -84,21 +75,22 @@ export function didRoutes(deps: DidRouteDeps): RouteSpec[] {
         422: { description: 'Signature invalid, or slots that do not match what was prepared' },
       },
       handler: async ({ body, user }) => {
-        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
-        const em = orm.em.fork();
-        const op = await em.findOne(DidKeyOperationEntity, { opId: slot.id, userId: user!.userId });
-        if (!op) throw problems.notFound(`Signing slot ${slot.id}`);
-        assertExecutable(op, 'DID key operation');
-        const account = await em.findOneOrFail(SmartAccountEntity, { userId: user!.userId, networkId: op.networkId });
-        const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(account.ownerAddress), payload: op.userOpHash, signer: account.ownerAddress });
-        if (op.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, op.opId, op.userOpHash);
-        const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
-        await claimForSubmission(orm, DidKeyOperationEntity, { opId: op.opId }, operation, 'DID key operation');
-        await startOnce(() => deps.temporal.workflow.start(didKeyWorkflow, {
-          workflowId: didKeyWorkflowId(op.opId), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [{ opId: op.opId, userId: user!.userId, networkId: op.networkId }],
-        }));
-        return { status: 202, body: { opId: op.opId, status: 'submitted' }, headers: { location: `/v1/did/keys/operations/${op.opId}` } };
+        const userId = user!.userId;
+        const op = await executeSingleOperation({ orm, passkeys: deps.passkeys }, userId, body.signing.items, {
+          what: 'DID key operation', entity: DidKeyOperationEntity, where: (opId) => ({ opId }),
+          load: async (opId) => {
+            const em = orm.em.fork();
+            const row = await em.findOne(DidKeyOperationEntity, { opId, userId });
+            // The account signs as its current owner (a rotation since prepare makes the old owner's signature useless).
+            const account = row && await em.findOneOrFail(SmartAccountEntity, { userId, networkId: row.networkId });
+            return row && account && { ...row, id: row.opId, ownerAddress: account.ownerAddress };
+          },
+          start: ({ id, networkId }) => deps.temporal.workflow.start(didKeyWorkflow, {
+            workflowId: didKeyWorkflowId(id), taskQueue: deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            args: [{ opId: id, userId, networkId }],
+          }),
+        });
+        return { status: 202, body: { opId: op.id, status: 'submitted' }, headers: { location: `/v1/did/keys/operations/${op.id}` } };
       },
     }),
 

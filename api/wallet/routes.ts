@@ -4,25 +4,21 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
-import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, deserializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
-import { userOperationHash, singleSignature } from '../../integrations/evm/user-operation';
-import { keyUriOf } from '../../integrations/evm/signing-slots';
-import { verifyOnChainSlot } from '../common/slot-verification';
+import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { userOperationHash } from '../../integrations/evm/user-operation';
 import type { CustodyKeys } from '../common/custody';
-import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
+import type { Passkeys } from '../passkeys/service';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from './schemas';
-import { startOnce } from '../http/start-once';
-import { assertExecutable, claimForSubmission } from '../common/signed-operation';
+import { executeSingleOperation, preparedSlots } from '../common/signed-operation';
 
 export interface WalletRouteDeps { orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number; passkeys: Passkeys;
   custody: CustodyKeys;
 }
 
-const ALGORITHM = 'eip712-erc4337-userop-v1';
 const TAGS = ['Wallet'];
 
 export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
@@ -74,14 +70,9 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
           status: 200,
           body: {
             description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only`,
-            items: [{
-              id: jobId,
-              parameter: {
-                algorithm: ALGORITHM, keyUri: keyUriOf(owner),
-                domain: { name: 'ERC4337', version: '1', chainId: network.chainId, verifyingContract: network.entryPoint, accountAddress: address, transferSigner },
-              },
-              payload: userOpHash,
-            }, ...optional(await deps.passkeys.slotFor(user!.userId, jobId, userOpHash))],
+            items: await preparedSlots(deps.passkeys, user!.userId, {
+              id: jobId, owner, network, domain: { accountAddress: address, transferSigner }, userOpHash,
+            }),
           },
         };
       },
@@ -100,21 +91,19 @@ export function walletRoutes(deps: WalletRouteDeps): RouteSpec[] {
       },
       handler: async ({ params, body, user }) => {
         const network = networkOr404(params.networkId);
-        const { onChain: slot, passkey } = splitSignedSlots(body.signing.items);
-        const em = orm.em.fork();
-        const job = await em.findOne(DeployJobEntity, { jobId: slot.id, userId: user!.userId, networkId: network.networkId });
-        if (!job) throw problems.notFound(`Signing slot ${slot.id}`);
-        assertExecutable(job, 'deployment');
-        const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(job.ownerAddress), payload: job.userOpHash, signer: job.ownerAddress });
-        // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
-        if (job.status === 'prepared') await deps.passkeys.verifyApproval(user!.userId, passkey, job.jobId, job.userOpHash);
-        const operation = { ...deserializeOperation(job.userOperation), signature: singleSignature(signature) };
-        await claimForSubmission(orm, DeployJobEntity, { jobId: job.jobId }, operation, 'deployment');
-        await startOnce(() => deps.temporal.workflow.start(deployWorkflow, {
-          workflowId: deployWorkflowId(user!.userId, network.networkId, job.jobId), taskQueue: deps.taskQueue,
-          args: [{ jobId: job.jobId, userId: user!.userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        }));
-        return { status: 202, body: { jobId: job.jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${job.jobId}` } };
+        const userId = user!.userId;
+        const job = await executeSingleOperation({ orm, passkeys: deps.passkeys }, userId, body.signing.items, {
+          what: 'deployment', entity: DeployJobEntity, where: (jobId) => ({ jobId }),
+          load: async (jobId) => {
+            const row = await orm.em.fork().findOne(DeployJobEntity, { jobId, userId, networkId: network.networkId });
+            return row && { ...row, id: row.jobId };
+          },
+          start: ({ id }) => deps.temporal.workflow.start(deployWorkflow, {
+            workflowId: deployWorkflowId(userId, network.networkId, id), taskQueue: deps.taskQueue,
+            args: [{ jobId: id, userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          }),
+        });
+        return { status: 202, body: { jobId: job.id, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${job.id}` } };
       },
     }),
 
