@@ -24,6 +24,9 @@ import { transactionRoutes } from './transactions/routes';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
 import { assetRoutes } from './assets/routes';
+import { securitiesRoutes } from './assets/securities-routes';
+import { cexRoutes } from './cex/routes';
+import { CexAccountService } from './cex/service';
 import { exchangeRoutes } from './exchange/routes';
 
 export function routeTable(deps: AppDeps): RouteSpec[] {
@@ -72,9 +75,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         orm, temporal, networks, providers, solanaChains: deps.solanaChains, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS,
       }),
     }),
-    ...assetRoutes({
-      orm, encryption, prices: deps.prices, securities: deps.securities, cex: deps.cex,
-      cexProvider: config.CEX_PROVIDER, cexRedirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
+    ...assetRoutes({ orm, prices: deps.prices }),
+    ...securitiesRoutes({ orm, encryption, securities: deps.securities }),
+    ...cexRoutes({
+      accounts: new CexAccountService({
+        orm, encryption, cex: deps.cex, provider: config.CEX_PROVIDER, redirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
+      }),
     }),
     ...networkWalletRoutes({ networks, holdings, custody }),
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
