@@ -16,6 +16,7 @@ import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
 import { networkWalletRoutes } from './wallet/network-wallet-routes';
 import { keyRotationRoutes } from './key-rotation/routes';
+import { KeyRotationService } from './key-rotation/service';
 import { didRoutes } from './did/routes';
 import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
@@ -51,7 +52,9 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...passkeyRoutes({ orm, encryption, passkeys }),
     ...walletRoutes({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }),
     ...keyRotationRoutes({
-      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys,
+      rotations: new KeyRotationService({
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys,
+      }),
     }),
     ...didRoutes({
       orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys,
