@@ -10,6 +10,7 @@ import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
+import { RegistrationService } from './registration/service';
 import { authRoutes } from './auth/routes';
 import { accountRoutes } from './account/routes';
 import { passkeyRoutes } from './passkeys/routes';
@@ -44,8 +45,11 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
   routes.push(
     ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: '1.0.0', serverUrl: config.PUBLIC_BASE_URL })) }),
     ...registrationRoutes({
-      orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
-      passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+      registrations: new RegistrationService({
+        orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
+        passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS,
+      }),
     }),
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({ orm, encryption, passkeys, issuer: deps.issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),

@@ -1,0 +1,115 @@
+import { randomUUID, createHash } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { UploadEntity, RegistrationEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import type { IdentityProviderClient } from '../../integrations/identity';
+import { registrationWorkflow } from '../../workflows/registration';
+import {
+  ALL_REGISTRATION_STEPS, RegistrationStepSA, passResultSignal, registrationWorkflowId, startRegistrationUpdate,
+  submitBackupUpdate, submitEkycUpdate, type PassResult, type RegistrationInput, type SubmitBackupRequest,
+} from '../../workflows/messages';
+import type { UploadedFile } from '../http/route-table';
+import { problems } from '../http/problems';
+import { authorizeRegistration, passTokenHash, regIdFor } from './guard';
+
+export interface RegistrationServiceDeps {
+  orm: Orm; temporal: Client; identity: IdentityProviderClient; encryption: DataEncryption; taskQueue: string;
+  registrationTtlSeconds: number; passResultWaitSeconds: number;
+}
+
+/**
+ * Registration as the workflow registration-<regId> runs it: the API checks the pass token and the step, stores
+ * uploads sealed, and passes each step to the workflow as an update (start with update-with-start, the identity
+ * provider's callback with signal-with-start); the workflow decides and answers.
+ */
+export class RegistrationService {
+  constructor(private readonly deps: RegistrationServiceDeps) {}
+
+  async start(deviceId: string, passToken: string) {
+    const { identity, encryption, orm } = this.deps;
+    const introspection = await identity.introspectPassToken(passToken).catch(() => {
+      throw problems.badGateway('The identity verification service could not be reached');
+    });
+    const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
+    if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
+      throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
+    }
+    const regId = regIdFor(encryption, introspection.passRequestId);
+    const existing = await orm.em.fork().findOne(RegistrationEntity, { regId });
+    if (existing && existing.status !== 'in_progress') {
+      throw problems.conflict(`registration-${existing.status}`, `This registration is ${existing.status}; verify your identity again to start a new one`);
+    }
+    const response = await this.deps.temporal.workflow.executeUpdateWithStart(startRegistrationUpdate, {
+      args: [{ deviceId, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() }],
+      startWorkflowOperation: new WithStartWorkflowOperation(registrationWorkflow, {
+        ...this.startOptions(regId, introspection.passRequestId), workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+    return { regId, response };
+  }
+
+  async status(regId: string, passToken: string) {
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+    return {
+      regId: registration.regId, step: registration.step, status: registration.status, allSteps: ALL_REGISTRATION_STEPS,
+      passTokenExpiresAt: registration.passTokenExpiresAt?.toISOString() ?? null,
+    };
+  }
+
+  async upload(regId: string, passToken: string, file: UploadedFile) {
+    await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken);
+    return { uploadRef: await this.storeUpload(regId, file), sizeBytes: file.size, contentType: file.mimeType };
+  }
+
+  async submitEkyc(regId: string, passToken: string, idempotencyKey: string, input: { idCardType: string; uploadRef?: string; file?: UploadedFile }) {
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken);
+    // The workflow decides; this early check only avoids storing an image for a step that will be refused.
+    if (registration.step !== 'ekyc') throw problems.conflict('step-out-of-order', `registration is at step ${registration.step}, not ekyc`);
+    const uploadRef = input.file ? await this.storeUpload(regId, input.file) : input.uploadRef!;
+    return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitEkycUpdate, {
+      args: [{ uploadRef, idCardType: input.idCardType }], updateId: `ekyc-${idempotencyKey.toLowerCase()}`,
+    });
+  }
+
+  async submitBackup(regId: string, passToken: string, idempotencyKey: string, backup: SubmitBackupRequest) {
+    await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken);
+    return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitBackupUpdate, {
+      args: [backup], updateId: `backup-${idempotencyKey.toLowerCase()}`,
+    });
+  }
+
+  /** The identity provider's result; it may arrive before the app's start call, or again after the end. */
+  async passResult(result: PassResult): Promise<void> {
+    const regId = regIdFor(this.deps.encryption, result.passRequestId);
+    try {
+      await this.deps.temporal.workflow.signalWithStart(registrationWorkflow, {
+        ...this.startOptions(regId, result.passRequestId), signal: passResultSignal, signalArgs: [result],
+      });
+    } catch (error) {
+      // The registration already finished: this is a late repeat of a callback we acted on.
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
+  private startOptions(regId: string, passRequestId: string) {
+    const args: [RegistrationInput] = [{
+      regId, passRequestId, ttlSeconds: this.deps.registrationTtlSeconds, passResultWaitSeconds: this.deps.passResultWaitSeconds,
+    }];
+    return {
+      workflowId: registrationWorkflowId(regId), taskQueue: this.deps.taskQueue, args, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+      typedSearchAttributes: [{ key: RegistrationStepSA, value: 'pass' }],
+    };
+  }
+
+  private async storeUpload(regId: string, file: UploadedFile): Promise<string> {
+    const em = this.deps.orm.em.fork();
+    const id = `upl_${randomUUID()}`;
+    em.create(UploadEntity, {
+      id, regId, contentType: file.mimeType, sizeBytes: file.size,
+      sha256: createHash('sha256').update(file.buffer).digest('hex'), dataSealed: this.deps.encryption.seal(file.buffer, id),
+    });
+    await em.flush();
+    return id;
+  }
+}
