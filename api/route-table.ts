@@ -15,10 +15,12 @@ import { authRoutes } from './auth/routes';
 import { accountRoutes } from './account/routes';
 import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
+import { DeploymentService } from './wallet/deploy-service';
 import { networkWalletRoutes } from './wallet/network-wallet-routes';
 import { keyRotationRoutes } from './key-rotation/routes';
 import { KeyRotationService } from './key-rotation/service';
 import { didRoutes } from './did/routes';
+import { DidKeyService } from './did/service';
 import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
 import { chargeRoutes } from './charge/routes';
@@ -54,15 +56,17 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({ orm, encryption, passkeys, issuer: deps.issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
     ...passkeyRoutes({ orm, encryption, passkeys }),
-    ...walletRoutes({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }),
+    ...walletRoutes({ deployments: new DeploymentService({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }) }),
     ...keyRotationRoutes({
       rotations: new KeyRotationService({
         orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys,
       }),
     }),
     ...didRoutes({
-      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys,
-      didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
+      keys: new DidKeyService({
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys,
+        didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
+      }),
     }),
     ...credentialRoutes({ orm, encryption }),
     ...bankRoutes({

@@ -1,0 +1,76 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { DidKeyOperationEntity, SmartAccountEntity } from '../../db/entities';
+import type { NetworkRegistry } from '../../platform/networks';
+import { buildCallOperation, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { userOperationHash } from '../../integrations/evm/user-operation';
+import { didOf, publicKeyBytes, setAttributeCallData, type DidKeyType } from '../../integrations/evm/did-registry';
+import { didKeyWorkflow } from '../../workflows/did-key';
+import { didKeyWorkflowId } from '../../workflows/messages';
+import { problems } from '../http/problems';
+import { executeSingleOperation, preparedSlots, type SignedSlot } from '../common/signed-operation';
+import type { Passkeys } from '../passkeys/service';
+
+export interface DidKeyServiceDeps {
+  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
+  didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number; passkeys: Passkeys;
+}
+
+/**
+ * assertionMethod keys of the user's did:ethr (their smart account on DID_NETWORK_ID, its own controller): prepare a
+ * user operation calling the registry's setAttribute, execute it once signed (workflow did-key-<opId>).
+ */
+export class DidKeyService {
+  constructor(private readonly deps: DidKeyServiceDeps) {}
+
+  async prepare(userId: string, input: { keyType: DidKeyType; publicKey: string }) {
+    const { orm, networks, didNetworkId } = this.deps;
+    const network = networks.get(didNetworkId);
+    if (!network) throw problems.unavailable(`The DID network ${didNetworkId} is not configured`);
+    const em = orm.em.fork();
+    const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
+    if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first; your DID lives there`);
+    const keyBytes = publicKeyBytes(input.keyType, input.publicKey);
+    const operation = await buildCallOperation(
+      this.deps.providers.for(network), network, account.address, network.didRegistry,
+      setAttributeCallData(account.address, input.keyType, keyBytes, this.deps.keyValiditySeconds),
+    );
+    const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
+    const opId = `didop_${randomUUID()}`;
+    const did = didOf(network, account.address);
+    em.create(DidKeyOperationEntity, {
+      opId, userId, networkId: network.networkId, did, keyType: input.keyType, publicKey: keyBytes,
+      userOperation: serializeOperation(operation), userOpHash, status: 'prepared', expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+    });
+    await em.flush();
+    return {
+      description: `Add ${input.keyType} as an assertionMethod key of ${did}`,
+      items: await preparedSlots(this.deps.passkeys, userId, { id: opId, owner: account.ownerAddress, network, domain: { did, accountAddress: account.address }, userOpHash }),
+    };
+  }
+
+  async execute(userId: string, items: SignedSlot[]): Promise<string> {
+    const { orm, temporal, taskQueue } = this.deps;
+    const op = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
+      what: 'DID key operation', entity: DidKeyOperationEntity, where: (opId) => ({ opId }),
+      load: async (opId) => {
+        const em = orm.em.fork();
+        const row = await em.findOne(DidKeyOperationEntity, { opId, userId });
+        // The account signs as its current owner (a rotation since prepare makes the old owner's signature useless).
+        const account = row && await em.findOneOrFail(SmartAccountEntity, { userId, networkId: row.networkId });
+        return row && account && { ...row, id: row.opId, ownerAddress: account.ownerAddress };
+      },
+      start: ({ id, networkId }) => temporal.workflow.start(didKeyWorkflow, {
+        workflowId: didKeyWorkflowId(id), taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ opId: id, userId, networkId }],
+      }),
+    });
+    return op.id;
+  }
+
+  async status(userId: string, opId: string) {
+    const op = await this.deps.orm.em.fork().findOne(DidKeyOperationEntity, { opId, userId });
+    if (!op) throw problems.notFound(`DID key operation ${opId}`);
+    return { opId: op.opId, did: op.did, keyType: op.keyType, status: op.status, txHash: op.txHash ?? null, error: op.error ?? null, updatedAt: op.updatedAt.toISOString() };
+  }
+}

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
+import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { userOperationHash } from '../../integrations/evm/user-operation';
+import { deployWorkflow } from '../../workflows/deploy';
+import { deployWorkflowId } from '../../workflows/messages';
+import { problems } from '../http/problems';
+import { evmAddress } from '../common/addresses';
+import type { CustodyKeys } from '../common/custody';
+import { executeSingleOperation, preparedSlots, type SignedSlot } from '../common/signed-operation';
+import type { Passkeys } from '../passkeys/service';
+
+export interface DeploymentServiceDeps {
+  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number;
+  passkeys: Passkeys; custody: CustodyKeys;
+}
+
+/**
+ * Smart-account deployment: prepare the deploy user operation (the account's counterfactual address, the owner key,
+ * and the service's transfer key it authorizes), execute it once signed (workflow deploy-<userId>-<networkId>-<jobId>).
+ */
+export class DeploymentService {
+  constructor(private readonly deps: DeploymentServiceDeps) {}
+
+  async prepare(userId: string, networkId: string, ownerAddress?: string) {
+    const network = this.networkOf(networkId);
+    const em = this.deps.orm.em.fork();
+    const known = await em.find(SmartAccountEntity, { userId }, { limit: 1 });
+    const owner = ownerAddress ? evmAddress(ownerAddress) : known[0]?.ownerAddress;
+    if (!owner) throw problems.unprocessable('owner-address-required', 'Send ownerAddress (the address of your wallet key) on the first prepare');
+    if (known[0] && known[0].ownerAddress !== owner) throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
+    const provider = this.deps.providers.for(network);
+    const address = await counterfactualAddress(provider, network, owner);
+    const existing = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId });
+    if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
+      throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
+    }
+    const transferSigner = await this.deps.custody.transferKeyAddress(userId);
+    const operation = await buildDeployOperation(provider, network, owner, transferSigner);
+    const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
+    const jobId = `dep_${randomUUID()}`;
+    if (!existing) em.create(SmartAccountEntity, { userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
+    em.create(DeployJobEntity, {
+      jobId, userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
+      userOperation: serializeOperation(operation), userOpHash, status: 'prepared', expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+    });
+    await em.flush();
+    return {
+      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only`,
+      items: await preparedSlots(this.deps.passkeys, userId, { id: jobId, owner, network, domain: { accountAddress: address, transferSigner }, userOpHash }),
+    };
+  }
+
+  async execute(userId: string, networkId: string, items: SignedSlot[]): Promise<string> {
+    const network = this.networkOf(networkId);
+    const { orm, temporal, taskQueue } = this.deps;
+    const job = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
+      what: 'deployment', entity: DeployJobEntity, where: (jobId) => ({ jobId }),
+      load: async (jobId) => {
+        const row = await orm.em.fork().findOne(DeployJobEntity, { jobId, userId, networkId: network.networkId });
+        return row && { ...row, id: row.jobId };
+      },
+      start: ({ id }) => temporal.workflow.start(deployWorkflow, {
+        workflowId: deployWorkflowId(userId, network.networkId, id), taskQueue,
+        args: [{ jobId: id, userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      }),
+    });
+    return job.id;
+  }
+
+  async job(userId: string, jobId: string) {
+    const job = await this.deps.orm.em.fork().findOne(DeployJobEntity, { jobId, userId });
+    if (!job) throw problems.notFound(`Deploy job ${jobId}`);
+    return {
+      jobId: job.jobId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
+      txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
+    };
+  }
+
+  private networkOf(networkId: string): EvmNetwork {
+    const { networks } = this.deps;
+    const network = networks.get(networkId);
+    if (!network && networks.solana(networkId)) {
+      throw problems.conflict('no-smart-accounts', `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`);
+    }
+    if (!network) throw problems.unknownNetwork(networkId, networks.ids());
+    return network;
+  }
+}
