@@ -4,7 +4,7 @@
  * EXCHANGE_POOLS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
  */
 import type { Client } from '@temporalio/client';
-import type { ApiConfig } from '../platform/config';
+import { parseJsonSettings, type ApiConfig } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { NetworkRegistry } from '../platform/networks';
@@ -21,7 +21,7 @@ import { SolanaChains } from '../integrations/solana';
 import { TokenService } from './auth/tokens';
 import { PinService } from './pin/service';
 import { QuoteEngine } from './exchange/quote';
-import { RateLimits } from './http/rate-limits';
+import { RateLimits, parseOverrides } from './http/rate-limits';
 import type { AppDeps } from './app';
 
 export type ApiDeps = AppDeps & { close(): Promise<void> };
@@ -29,12 +29,17 @@ export type ApiDeps = AppDeps & { close(): Promise<void> };
 export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, temporal?: Client): Promise<ApiDeps> {
   const providerHttp = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
-  const networks = NetworkRegistry.fromJson(config.NETWORKS);
-  const quotes = QuoteEngine.fromJson(config.EXCHANGE_POOLS, {
-    slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
-    dailyLimits: parseDailyLimits(config.EXCHANGE_DAILY_LIMITS),
+  const settings = parseJsonSettings({
+    networks: () => NetworkRegistry.fromJson(config.NETWORKS),
+    pools: () => QuoteEngine.poolsFromJson(config.EXCHANGE_POOLS),
+    dailyLimits: () => parseDailyLimits(config.EXCHANGE_DAILY_LIMITS),
+    rateLimits: () => parseOverrides(config.RATE_LIMITS),
   });
-  const rateLimits = RateLimits.create(config.DATABASE_URL, config.RATE_LIMITS);
+  const { networks } = settings;
+  const quotes = new QuoteEngine(settings.pools, {
+    slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100, dailyLimits: settings.dailyLimits,
+  });
+  const rateLimits = RateLimits.create(config.DATABASE_URL, settings.rateLimits);
   const tokens = await TokenService.create({
     privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
     accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,

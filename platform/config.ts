@@ -132,3 +132,17 @@ export const WORKER_CONFIG_KEYS = [
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
+
+/**
+ * Parses the settings given as JSON (NETWORKS, EXCHANGE_POOLS, RATE_LIMITS, ...) at start, with the parser of each;
+ * every bad one is named in one ConfigError, a line each, as loadConfig does for the others.
+ */
+export function parseJsonSettings<T extends Record<string, () => unknown>>(parsers: T): { [K in keyof T]: ReturnType<T[K]> } {
+  const problems: string[] = [];
+  const parsed: Record<string, unknown> = {};
+  for (const [name, parse] of Object.entries(parsers)) {
+    try { parsed[name] = parse(); } catch (error) { problems.push((error as Error).message); }
+  }
+  if (problems.length) throw new ConfigError(problems);
+  return parsed as { [K in keyof T]: ReturnType<T[K]> };
+}

@@ -3,7 +3,7 @@
  * configuration (worker/main.ts, and tests that run a real worker in-process). Only here is KEY_ENCRYPTION_KEY turned
  * into the envelope that creates and opens service-held keys.
  */
-import type { WorkerConfig } from '../platform/config';
+import { parseJsonSettings, type WorkerConfig } from '../platform/config';
 import { DataEncryption } from '../platform/data-encryption';
 import { EnvelopeEncryption } from '../platform/envelope';
 import { NetworkRegistry } from '../platform/networks';
@@ -21,7 +21,7 @@ export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): v
 
 export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
-  const networks = NetworkRegistry.fromJson(config.NETWORKS);
+  const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
   const providers = new ChainProviders();
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
   return {

@@ -71,12 +71,14 @@ export class QuoteEngine {
     }
   }
 
-  static fromJson(json: string | undefined, policy: QuotePolicy): QuoteEngine {
-    if (!json) return new QuoteEngine(DEFAULT_POOLS, policy);
-    const parsed: unknown = JSON.parse(json);
+  /** EXCHANGE_POOLS (the built-in pools when unset), validated: a bad value stops the process at start. */
+  static poolsFromJson(json: string | undefined): PoolsConfig {
+    if (!json) return DEFAULT_POOLS;
+    let parsed: unknown;
+    try { parsed = JSON.parse(json); } catch { throw new Error('EXCHANGE_POOLS is not valid JSON'); }
     const validate = new Ajv({ allErrors: true }).compile(PoolsConfigSchema);
     if (!validate(parsed)) throw new Error(`EXCHANGE_POOLS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
-    return new QuoteEngine(parsed as PoolsConfig, policy);
+    return parsed as PoolsConfig;
   }
 
   networkIds(): string[] {

@@ -52,8 +52,9 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
 export class RateLimits {
   private constructor(private readonly limiters: Map<RateRuleName, RateLimiterAbstract>, private readonly close: () => Promise<void>) {}
 
-  static create(databaseUrl: string, overridesJson = '{}'): RateLimits {
-    const rules = { ...DEFAULT_RATE_LIMITS, ...parseOverrides(overridesJson) } as Record<RateRuleName, RateRule>;
+  /** `overrides` as parseOverrides answers them for RATE_LIMITS. */
+  static create(databaseUrl: string, overrides: Partial<Record<RateRuleName, RateRule>> = {}): RateLimits {
+    const rules = { ...DEFAULT_RATE_LIMITS, ...overrides } as Record<RateRuleName, RateRule>;
     const common = { tableName: RATE_LIMIT_TABLE, tableCreated: true, clearExpiredByTimeout: true };
     let make: (name: RateRuleName, rule: RateRule) => RateLimiterAbstract;
     let close: () => Promise<void>;

@@ -1,4 +1,7 @@
-import { loadConfig, ConfigError, API_CONFIG_KEYS } from '../../platform/config';
+import { loadConfig, ConfigError, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
+import { createLogger } from '../../platform/logger';
+import { composeApi } from '../../api/composition';
+import type { Orm } from '../../db/orm';
 
 describe('loadConfig', () => {
   it('names every bad or missing value in one error', () => {
@@ -18,5 +21,22 @@ describe('loadConfig', () => {
   it('applies defaults and converts numbers', () => {
     const config = loadConfig({ API_PORT: '8080' }, ['API_PORT', 'TEMPORAL_ADDRESS', 'REGISTRATION_TTL_SECONDS']);
     expect(config).toEqual({ API_PORT: 8080, TEMPORAL_ADDRESS: 'localhost:7233', REGISTRATION_TTL_SECONDS: 86400 });
+  });
+});
+
+describe('the API composition root', () => {
+  it('names every bad JSON setting in one error, a line each, before it opens anything', async () => {
+    const config = {
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), PROVIDER_TIMEOUT_MS: 1000,
+      NETWORKS: '{"ETHEREUM":', EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}', EXCHANGE_DAILY_LIMITS: '{"ETH":10}', RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
+    } as unknown as ApiConfig;
+    const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).problems).toEqual([
+      'NETWORKS is not valid JSON',
+      expect.stringMatching(/^EXCHANGE_POOLS is invalid: /),
+      expect.stringMatching(/^EXCHANGE_DAILY_LIMITS must be a JSON object/),
+      expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
+    ]);
   });
 });
