@@ -6,9 +6,10 @@ import { createChargeActivities, type ChargeActivityDeps } from './charge';
 import { createBankVerificationActivities, type BankVerificationActivityDeps } from './bank-verification';
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
+import { createKycActivities, type KycActivityDeps } from './kyc';
 
 export type ActivityDeps = RegistrationActivityDeps & DeployActivityDeps & KeyRotationActivityDeps & DidKeyActivityDeps & ChargeActivityDeps
-  & BankVerificationActivityDeps & TransferActivityDeps & CustodyActivityDeps;
+  & BankVerificationActivityDeps & TransferActivityDeps & CustodyActivityDeps & KycActivityDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (deps: ActivityDeps) => ({
@@ -20,6 +21,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...createBankVerificationActivities(deps),
   ...createTransferActivities(deps),
   ...createCustodyActivities(deps),
+  ...createKycActivities(deps),
 });
 
 export type Activities = ReturnType<typeof createActivities>;

@@ -23,7 +23,6 @@ import type { PinService } from './pin/service';
 import type { SolanaChains } from '../integrations/solana';
 import type { RateLimits } from './http/rate-limits';
 import cors from '@koa/cors';
-import type { CredentialIssuer } from '../integrations/credentials/issuer';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../integrations/evm/smart-account';
 
@@ -45,7 +44,6 @@ export interface AppDeps {
   prices: PriceFeedClient;
   securities: SecuritiesClient;
   cex: CexClient;
-  issuer: CredentialIssuer;
 }
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore; rateLimits: RateLimits }

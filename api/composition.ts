@@ -15,7 +15,6 @@ import { BankClient } from '../integrations/bank';
 import { PriceFeedClient } from '../integrations/prices';
 import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
-import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { SolanaChains } from '../integrations/solana';
 import { TokenService } from './auth/tokens';
@@ -56,7 +55,6 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp }),
     securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, ...providerHttp }),
     cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
-    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME),
     solanaChains: new SolanaChains(),
     async close() {
       if (!temporal) await temporalClient.connection.close();

@@ -54,7 +54,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       }),
     }),
     ...authRoutes({ orm, encryption, tokens }),
-    ...accountRoutes({ orm, encryption, passkeys, issuer: deps.issuer, credentialValiditySeconds: config.VC_VALIDITY_SECONDS }),
+    ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }),
     ...passkeyRoutes({ orm, encryption, passkeys }),
     ...walletRoutes({ deployments: new DeploymentService({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }) }),
     ...keyRotationRoutes({

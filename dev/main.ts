@@ -32,8 +32,8 @@ const started = Date.now();
 const progress = (step: number, total: number, text: string) => process.stdout.write(`[${step}/${total}] ${text}... `);
 const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
 
-/** The launcher's own environment, less a KEY_ENCRYPTION_KEY set there: each service gets only what it should. */
-const withoutKeyEncryptionKey = ({ KEY_ENCRYPTION_KEY: _key, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
+/** The launcher's own environment, less server-held keys set there: each service gets only what it should. */
+const withoutKeyEncryptionKey = ({ KEY_ENCRYPTION_KEY: _key, VC_ISSUER_KEY: _issuer, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
 
 function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   // One process per service (`--import tsx`, not the tsx CLI, which forks), so signals reach the service itself.
@@ -155,8 +155,8 @@ async function main(): Promise<void> {
   since = Date.now();
   progress(step++, total, `worker and API on :${PORTS.api}`);
   startTsProcess('worker', 'worker/main.ts', env);
-  // The API never holds the key that opens service-held keys: only the worker gets KEY_ENCRYPTION_KEY.
-  const { KEY_ENCRYPTION_KEY: _workerOnly, ...apiEnv } = env;
+  // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY and VC_ISSUER_KEY.
+  const { KEY_ENCRYPTION_KEY: _sealingKey, VC_ISSUER_KEY: _issuerKey, ...apiEnv } = env;
   startTsProcess('api', 'api/main.ts', apiEnv);
   await waitForHttp(`${apiUrl}/readyz`);
   done(since);

@@ -6,3 +6,4 @@ export { chargeWorkflow } from './charge';
 export { transferWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
+export { basicInfoWorkflow } from './kyc';

@@ -122,3 +122,7 @@ export const bankVerificationWorkflowId = (verificationId: string): string => `b
 export interface CustodyKeyInput { userId: string; kind: 'evm-transfer-key' | 'solana-wallet'; networkId?: string }
 export interface CustodyKeyOutcome { address: string; created: boolean }
 export const custodyKeyWorkflowId = (input: CustodyKeyInput): string => `custody-key-${input.kind}-${input.userId}`;
+
+/** Basic KYC information as submitted (personal data: workflow payloads are encrypted). */
+export interface BasicInfoInput { userId: string; kycSessionId?: string; fullName: string; engSurname: string; engName: string; nationality: string }
+export const basicInfoWorkflowId = (userId: string, submissionId: string): string => `basic-info-${userId}-${submissionId}`;

@@ -12,13 +12,12 @@ const ERRORS = {
   422: { description: 'Idempotency-Key reused with another payload' },
 };
 
-export function registrationRoutes({ registrations, uploadMaxBytes }: { registrations: RegistrationService; uploadMaxBytes: number }): RouteSpec[] {
-  const multipartImage = {
-    fields: S.EkycMultipartFields,
-    file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
-    documentAs: S.EkycMultipartBody,
-  };
+/** Registration: start and status, the steps (upload, eKYC, backup), and the identity provider's callback. */
+export function registrationRoutes(deps: { registrations: RegistrationService; uploadMaxBytes: number }): RouteSpec[] {
+  return [...startRoutes(deps.registrations), ...stepRoutes(deps.registrations, deps.uploadMaxBytes), ...providerRoutes(deps.registrations)];
+}
 
+function startRoutes(registrations: RegistrationService): RouteSpec[] {
   return [
     defineRoute({
       method: 'post', path: '/v1/account/register', operationId: 'startRegistration', tags: TAG, auth: 'none',
@@ -49,7 +48,17 @@ export function registrationRoutes({ registrations, uploadMaxBytes }: { registra
       responses: { 200: { description: 'Registration status', schema: S.RegistrationStatusResponse }, ...ERRORS },
       handler: async ({ params, headers }) => ({ status: 200, body: await registrations.status(params.regId, headers['x-pass-token']) }),
     }),
+  ];
+}
 
+function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number): RouteSpec[] {
+  const multipartImage = {
+    fields: S.EkycMultipartFields,
+    file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
+    documentAs: S.EkycMultipartBody,
+  };
+
+  return [
     defineRoute({
       method: 'post', path: '/v1/account/register/:regId/uploads', operationId: 'uploadIdCardImage', tags: TAG, auth: 'passToken',
       summary: 'Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form',
@@ -88,7 +97,11 @@ export function registrationRoutes({ registrations, uploadMaxBytes }: { registra
         status: 200, body: await registrations.submitBackup(params.regId, headers['x-pass-token'], ctx.get('idempotency-key'), body),
       }),
     }),
+  ];
+}
 
+function providerRoutes(registrations: RegistrationService): RouteSpec[] {
+  return [
     defineRoute({
       method: 'post', path: '/v1/auth/pass/callback', operationId: 'passCallback', tags: ['Identity provider'], auth: 'apiKey',
       summary: 'Result callback from the identity verification service (server to server)',

@@ -11,8 +11,9 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
 import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
 
 /**
- * The API process holds no key-encryption key, so it cannot create or open a server-held key: transfer keys, Solana
- * wallets, transfer signatures and the 1 KRW deposit all happen in the worker. Driven through api/main.ts started
+ * The API process holds no key-encryption key and no credential issuer key, so it cannot create, open or use a
+ * server-held key: transfer keys, Solana wallets, transfer signatures, credentials and the 1 KRW deposit all happen in
+ * the worker. Driven through api/main.ts started
  * from the same environment a production api gets (no KEY_ENCRYPTION_KEY at all).
  */
 describe('an API process without KEY_ENCRYPTION_KEY', () => {
@@ -28,6 +29,7 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     const port = await freePort();
     const env = stack.apiProcessEnv(port);
     expect(env.KEY_ENCRYPTION_KEY).toBeUndefined();
+    expect(env.VC_ISSUER_KEY).toBeUndefined();
     expect(stack.workerProcessEnv().KEY_ENCRYPTION_KEY).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     api = runServiceProcess('api/main.ts', env);
     apiUrl = `http://127.0.0.1:${port}`;
@@ -69,6 +71,15 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ status: 'confirmed', amount: '0.5 SOL', fee: '0.000005 SOL', error: null });
     expect(stack.solana!.balance(to) - before).toBe(500_000_000n);
+  });
+
+  it('records basic KYC information with a credential the worker signs', async () => {
+    const body = { full_name: user.person.name, eng_surname: 'HONG', eng_name: 'GILDONG', nationality: 'KR' };
+    const first = await callApi(viaProcess(), '/api/v1/kyc/basic-info', user, { json: body });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ step: 'basic_info', completed: true, vcId: expect.stringMatching(/^vc_/) });
+    expect((await callApi(viaProcess(), '/api/v1/kyc/basic-info', user, { json: body })).body.vcId).toBe(first.body.vcId);
+    expect((await callApi(viaProcess(), `/v1/did/vcs/${first.body.vcId}`, user)).status).toBe(200);
   });
 
   it('verifies a bank account by a 1 KRW deposit the worker makes', async () => {

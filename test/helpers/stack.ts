@@ -148,7 +148,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
-    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson, VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
+    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson,
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
     CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(),
@@ -156,8 +156,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]))),
     ...overrides,
   }, API_CONFIG_KEYS);
-  // Only the worker gets the key-encryption key: the API of every test stack runs without one, as in production.
+  // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
+  // without them, as in production.
   const keyEncryptionKey = randomBytes(32).toString('base64');
+  const issuerKey = randomBytes(32).toString('base64url');
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
   const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
@@ -177,7 +179,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const workerEnv = {
     LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
-    OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: config.VC_ISSUER_KEY,
+    OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
