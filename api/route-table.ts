@@ -83,7 +83,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...pinRoutes({ pins: deps.pins }),
     ...transferRoutes({
       transfers: new TransferService({
-        orm, temporal, networks, providers, solanaChains: deps.solanaChains, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS,
+        orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS,
       }),
     }),
     ...assetRoutes({ orm, prices: deps.prices }),

@@ -1,4 +1,4 @@
-import { Contract, Interface, getAddress, type InterfaceAbi } from 'ethers';
+import { Contract, getAddress, type InterfaceAbi } from 'ethers';
 import { LockMode } from '@mikro-orm/core';
 import type { Static } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
@@ -9,16 +9,15 @@ import type { ChainProviders } from '../../integrations/evm/smart-account';
 import { loadArtifact } from '../../contracts/build';
 import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
+import type { Holdings } from '../common/holdings';
 import { amountOf, unknownToken, type TransferIntent } from './intent';
 import type { TransferBody } from './schemas';
-
-const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)']);
 
 /**
  * Validates an EVM transfer; `record` checks the account, that it authorizes the user's transfer key (a read: the
  * key's address, never the key), and the balance, and records the intent. The worker signs it.
  */
-export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders }, network: EvmNetwork, body: Static<typeof TransferBody>, userId: string): TransferIntent {
+export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings }, network: EvmNetwork, body: Static<typeof TransferBody>, userId: string): TransferIntent {
   const { orm, providers } = deps;
   const to = evmAddress(body.to_address);
   const native = network.nativeSymbol ?? 'ETH';
@@ -27,9 +26,6 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders },
   const decimals = token?.decimals ?? 18;
   const amount = amountOf(body.amount, decimals, body.token);
   const provider = providers.for(network);
-  const balance = (address: string) => (token
-    ? new Contract(token.address, ERC20, provider).getFunction('balanceOf')(address) as Promise<bigint>
-    : provider.getBalance(address));
 
   const record = async (transferId: string): Promise<Transfer> => {
     const em = orm.em.fork();
@@ -45,7 +41,7 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders },
     // so concurrent transfers can never spend the same funds twice.
     return orm.em.fork().transactional(async (tx) => {
       await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const onChain = await balance(account.address);
+      const onChain = await deps.holdings.balanceAt(network.networkId, account.address, body.token);
       const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: 'processing' }))
         .reduce((sum, t) => sum + BigInt(t.amount), 0n);
       if (inFlight + amount > onChain) {

@@ -9,6 +9,7 @@ import type { SolanaChains } from '../../integrations/solana';
 import { transferWorkflow } from '../../workflows/transfer';
 import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
 import type { PinService } from '../pin/service';
+import type { Holdings } from '../common/holdings';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { solanaAddress } from '../common/addresses';
@@ -17,7 +18,7 @@ import { solanaTransferIntent } from './solana-intent';
 import type { TransferBody } from './schemas';
 
 export interface TransferServiceDeps {
-  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; pins: PinService;
+  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
   taskQueue: string; waitSeconds: number;
 }
 
