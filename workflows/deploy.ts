@@ -1,10 +1,10 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { DeployActivities } from '../activities/deploy';
+import type { SignedOperationActivities } from '../activities/signed-operation';
 import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, type DeployInput, type DeployOutcome } from './messages';
 import { submitSignedOperation } from './signed-operation';
 
-const chain = proxyActivities<Pick<DeployActivities, 'submitDeployment'>>(CHAIN_SUBMISSION_OPTIONS);
-const storage = proxyActivities<Pick<DeployActivities, 'completeDeployment' | 'failDeployment'>>(RECORD_OPTIONS);
+const chain = proxyActivities<Pick<SignedOperationActivities, 'submitDeployment'>>(CHAIN_SUBMISSION_OPTIONS);
+const storage = proxyActivities<Pick<SignedOperationActivities, 'completeDeployment' | 'failDeployment'>>(RECORD_OPTIONS);
 
 /** Deploys a user's smart account on one network: submit the signed user operation, then record the account. */
 export async function deployWorkflow(input: DeployInput): Promise<DeployOutcome> {

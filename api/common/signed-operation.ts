@@ -1,5 +1,5 @@
-import type { EntityData, EntityName, FilterQuery } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
+import { SignedOperationEntity, type SignedOperation, type SignedOperationDetails, type SignedOperationKind } from '../../db/entities';
 import { deserializeOperation, serializeOperation } from '../../integrations/evm/smart-account';
 import { singleSignature } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
@@ -9,29 +9,24 @@ import { verifyOnChainSlot } from './slot-verification';
 import type { UserOperation } from '../../integrations/evm/user-operation';
 import { problems } from '../http/problems';
 
-/** A prepared user operation waiting for its signature (deploy jobs, DID key operations). */
-export interface PreparedOperationRow { status: string; expiresAt: Date; userOperation: Record<string, string> }
-
 /** Refuses a slot that was already used (409) or expired before it was ever executed (410). */
-export function assertExecutable(row: PreparedOperationRow, what: string): void {
-  if (row.status !== 'prepared' && row.status !== 'submitted') throw problems.conflict('slot-already-used', `This ${what} was already executed`);
-  if (row.status === 'prepared' && row.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
+function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, what: string): void {
+  if (op.status !== 'prepared' && op.status !== 'submitted') throw problems.conflict('slot-already-used', `This ${what} was already executed`);
+  if (op.status === 'prepared' && op.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
 }
 
 /**
- * Stores the signed operation and moves the row from prepared to submitted. Of two concurrent executions exactly one
+ * Stores the signed operation and moves it from prepared to submitted. Of two concurrent executions exactly one
  * wins; the same signed slot sent again while submitted (a retry after a lost answer, or after a crash before the
  * workflow started) is accepted so the caller can make sure the workflow runs. Anything else is 409.
  */
-export async function claimForSubmission<T extends object>(
-  orm: Orm, entity: EntityName<T>, where: FilterQuery<T>, signed: UserOperation, what: string,
-): Promise<void> {
+async function claimForSubmission(orm: Orm, operationId: string, signed: UserOperation, what: string): Promise<void> {
   const em = orm.em.fork();
-  const moved = await em.nativeUpdate(entity, { ...(where as object), status: 'prepared' } as unknown as FilterQuery<T>, {
+  const moved = await em.nativeUpdate(SignedOperationEntity, { operationId, status: 'prepared' }, {
     status: 'submitted', userOperation: serializeOperation(signed),
-  } as unknown as EntityData<T>);
+  });
   if (moved === 1) return;
-  const current = (await em.findOneOrFail(entity, where)) as unknown as PreparedOperationRow;
+  const current = await em.findOneOrFail(SignedOperationEntity, { operationId });
   if (current.status !== 'submitted' || current.userOperation.signature !== signed.signature) {
     throw problems.conflict('slot-already-used', `This ${what} was already executed`);
   }
@@ -43,36 +38,54 @@ export interface SignedSlot {
   signature: { authResponse: Record<string, unknown> & { signature?: string } };
 }
 
-/** A prepared single user operation (a deploy job, a DID key operation) as the execute path needs it. */
-export interface PreparedSingleOperation extends PreparedOperationRow { id: string; networkId: string; userOpHash: string; ownerAddress: string }
+/** What prepare records: one user operation of the user's account, waiting for the owner's signature. */
+export interface PreparedOperationInput {
+  operationId: string; kind: SignedOperationKind; userId: string; networkId: string; accountAddress: string; ownerAddress: string;
+  details?: SignedOperationDetails; userOperation: UserOperation; userOpHash: string; expiresAt: Date;
+}
+
+/** Records a prepared operation; the caller's entity manager flushes it with whatever else prepare changes. */
+export function recordPreparedOperation(em: Orm['em'], input: PreparedOperationInput): void {
+  em.create(SignedOperationEntity, {
+    ...input, details: input.details ?? {}, userOperation: serializeOperation(input.userOperation), status: 'prepared',
+  });
+}
+
+/** The user's operation of this kind, or null (another user's or another kind's id is not theirs to see). */
+export async function findOperation(orm: Orm, userId: string, kind: SignedOperationKind, operationId: string): Promise<SignedOperation | null> {
+  return orm.em.fork().findOne(SignedOperationEntity, { operationId, userId, kind });
+}
 
 /**
  * The one execute path of "prepare, sign, execute, submit" for a single user operation: the slot must be the one
  * prepared (same algorithm and owner key) and signed by the owner; a user with a passkey must approve this very
  * operation; the signed operation is claimed once (a resent identical slot resumes) and its workflow started once.
  */
-export async function executeSingleOperation<T extends object>(
+export async function executeSingleOperation(
   deps: { orm: Orm; passkeys: Passkeys }, userId: string, items: SignedSlot[],
   spec: {
-    what: string;
-    load: (slotId: string) => Promise<PreparedSingleOperation | null>;
-    entity: EntityName<T>; where: (id: string) => FilterQuery<T>;
-    start: (prepared: PreparedSingleOperation) => Promise<unknown>;
+    kind: SignedOperationKind; what: string;
+    /** Only an operation on this network may be executed here (the deploy path names its network). */
+    networkId?: string;
+    /** The key that must sign; by default the owner it was prepared for. */
+    signer?: (op: SignedOperation) => Promise<string>;
+    start: (op: SignedOperation) => Promise<unknown>;
   },
-): Promise<PreparedSingleOperation> {
+): Promise<SignedOperation> {
   const { onChain: slot, passkey } = splitSignedSlots(items);
-  const prepared = await spec.load(slot.id);
-  if (!prepared) throw problems.notFound(`Signing slot ${slot.id}`);
-  assertExecutable(prepared, spec.what);
+  const op = await findOperation(deps.orm, userId, spec.kind, slot.id);
+  if (!op || (spec.networkId && op.networkId !== spec.networkId)) throw problems.notFound(`Signing slot ${slot.id}`);
+  assertExecutable(op, spec.what);
+  const signer = spec.signer ? await spec.signer(op) : op.ownerAddress;
   const signature = verifyOnChainSlot(slot, {
-    algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(prepared.ownerAddress), payload: prepared.userOpHash, signer: prepared.ownerAddress,
+    algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(signer), payload: op.userOpHash, signer,
   });
   // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
-  if (prepared.status === 'prepared') await deps.passkeys.verifyApproval(userId, passkey, prepared.id, prepared.userOpHash);
-  const operation = { ...deserializeOperation(prepared.userOperation), signature: singleSignature(signature) };
-  await claimForSubmission(deps.orm, spec.entity, spec.where(prepared.id), operation, spec.what);
-  await startOnce(() => spec.start(prepared));
-  return prepared;
+  if (op.status === 'prepared') await deps.passkeys.verifyApproval(userId, passkey, op.operationId, op.userOpHash);
+  const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
+  await claimForSubmission(deps.orm, op.operationId, operation, spec.what);
+  await startOnce(() => spec.start(op));
+  return op;
 }
 
 /** The slot a single user operation is signed in: the owner's signature over its EIP-712 userOpHash. */

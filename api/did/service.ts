@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { DidKeyOperationEntity, SmartAccountEntity } from '../../db/entities';
+import { SmartAccountEntity } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
-import { buildCallOperation, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { buildCallOperation, type ChainProviders } from '../../integrations/evm/smart-account';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { didOf, publicKeyBytes, setAttributeCallData, type DidKeyType } from '../../integrations/evm/did-registry';
 import { didKeyWorkflow } from '../../workflows/did-key';
 import { didKeyWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
-import { executeSingleOperation, preparedSlots, type SignedSlot } from '../common/signed-operation';
+import { executeSingleOperation, findOperation, preparedSlots, recordPreparedOperation, type SignedSlot } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 
 export interface DidKeyServiceDeps {
@@ -39,9 +39,10 @@ export class DidKeyService {
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
     const opId = `didop_${randomUUID()}`;
     const did = didOf(network, account.address);
-    em.create(DidKeyOperationEntity, {
-      opId, userId, networkId: network.networkId, did, keyType: input.keyType, publicKey: keyBytes,
-      userOperation: serializeOperation(operation), userOpHash, status: 'prepared', expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+    recordPreparedOperation(em, {
+      operationId: opId, kind: 'did_key', userId, networkId: network.networkId, accountAddress: account.address,
+      ownerAddress: account.ownerAddress, details: { did, keyType: input.keyType, publicKey: keyBytes },
+      userOperation: operation, userOpHash, expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
     });
     await em.flush();
     return {
@@ -53,24 +54,19 @@ export class DidKeyService {
   async execute(userId: string, items: SignedSlot[]): Promise<string> {
     const { orm, temporal, taskQueue } = this.deps;
     const op = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
-      what: 'DID key operation', entity: DidKeyOperationEntity, where: (opId) => ({ opId }),
-      load: async (opId) => {
-        const em = orm.em.fork();
-        const row = await em.findOne(DidKeyOperationEntity, { opId, userId });
-        // The account signs as its current owner (a rotation since prepare makes the old owner's signature useless).
-        const account = row && await em.findOneOrFail(SmartAccountEntity, { userId, networkId: row.networkId });
-        return row && account && { ...row, id: row.opId, ownerAddress: account.ownerAddress };
-      },
-      start: ({ id, networkId }) => temporal.workflow.start(didKeyWorkflow, {
-        workflowId: didKeyWorkflowId(id), taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ opId: id, userId, networkId }],
+      kind: 'did_key', what: 'DID key operation',
+      // The account signs as its current owner (a rotation since prepare makes the old owner's signature useless).
+      signer: async ({ networkId }) => (await orm.em.fork().findOneOrFail(SmartAccountEntity, { userId, networkId })).ownerAddress,
+      start: ({ operationId, networkId }) => temporal.workflow.start(didKeyWorkflow, {
+        workflowId: didKeyWorkflowId(operationId), taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ opId: operationId, userId, networkId }],
       }),
     });
-    return op.id;
+    return op.operationId;
   }
 
   async status(userId: string, opId: string) {
-    const op = await this.deps.orm.em.fork().findOne(DidKeyOperationEntity, { opId, userId });
+    const op = await findOperation(this.deps.orm, userId, 'did_key', opId);
     if (!op) throw problems.notFound(`DID key operation ${opId}`);
-    return { opId: op.opId, did: op.did, keyType: op.keyType, status: op.status, txHash: op.txHash ?? null, error: op.error ?? null, updatedAt: op.updatedAt.toISOString() };
+    return { opId: op.operationId, did: op.details.did, keyType: op.details.keyType, status: op.status, txHash: op.txHash ?? null, error: op.error ?? null, updatedAt: op.updatedAt.toISOString() };
   }
 }

@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import { SmartAccountEntity } from '../../db/entities';
 import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
-import { buildDeployOperation, counterfactualAddress, isDeployed, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { buildDeployOperation, counterfactualAddress, isDeployed, type ChainProviders } from '../../integrations/evm/smart-account';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { CustodyKeys } from '../common/custody';
-import { executeSingleOperation, preparedSlots, type SignedSlot } from '../common/signed-operation';
+import { executeSingleOperation, findOperation, preparedSlots, recordPreparedOperation, type SignedSlot } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 
 export interface DeploymentServiceDeps {
@@ -43,9 +43,9 @@ export class DeploymentService {
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
     const jobId = `dep_${randomUUID()}`;
     if (!existing) em.create(SmartAccountEntity, { userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
-    em.create(DeployJobEntity, {
-      jobId, userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
-      userOperation: serializeOperation(operation), userOpHash, status: 'prepared', expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+    recordPreparedOperation(em, {
+      operationId: jobId, kind: 'deploy', userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
+      userOperation: operation, userOpHash, expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
     });
     await em.flush();
     return {
@@ -58,24 +58,20 @@ export class DeploymentService {
     const network = this.networkOf(networkId);
     const { orm, temporal, taskQueue } = this.deps;
     const job = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
-      what: 'deployment', entity: DeployJobEntity, where: (jobId) => ({ jobId }),
-      load: async (jobId) => {
-        const row = await orm.em.fork().findOne(DeployJobEntity, { jobId, userId, networkId: network.networkId });
-        return row && { ...row, id: row.jobId };
-      },
-      start: ({ id }) => temporal.workflow.start(deployWorkflow, {
-        workflowId: deployWorkflowId(userId, network.networkId, id), taskQueue,
-        args: [{ jobId: id, userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      kind: 'deploy', what: 'deployment', networkId: network.networkId,
+      start: ({ operationId: jobId }) => temporal.workflow.start(deployWorkflow, {
+        workflowId: deployWorkflowId(userId, network.networkId, jobId), taskQueue,
+        args: [{ jobId, userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
       }),
     });
-    return job.id;
+    return job.operationId;
   }
 
   async job(userId: string, jobId: string) {
-    const job = await this.deps.orm.em.fork().findOne(DeployJobEntity, { jobId, userId });
+    const job = await findOperation(this.deps.orm, userId, 'deploy', jobId);
     if (!job) throw problems.notFound(`Deploy job ${jobId}`);
     return {
-      jobId: job.jobId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
+      jobId: job.operationId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
       txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
     };
   }

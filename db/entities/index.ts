@@ -6,9 +6,8 @@ export * from './idempotency-record';
 export * from './refresh-token';
 export * from './kyc-basic-info';
 export * from './smart-account';
-export * from './deploy-job';
+export * from './signed-operation';
 export * from './key-rotation';
-export * from './did-key-operation';
 export * from './passkey';
 export * from './verifiable-credential';
 export * from './bank';
@@ -25,9 +24,8 @@ import { IdempotencyRecordEntity } from './idempotency-record';
 import { RefreshTokenEntity } from './refresh-token';
 import { KycBasicInfoEntity } from './kyc-basic-info';
 import { SmartAccountEntity } from './smart-account';
-import { DeployJobEntity } from './deploy-job';
+import { SignedOperationEntity } from './signed-operation';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
-import { DidKeyOperationEntity } from './did-key-operation';
 import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
 import { VerifiableCredentialEntity } from './verifiable-credential';
 import { BankAccountEntity, BankVerificationEntity } from './bank';
@@ -39,8 +37,8 @@ import { SolanaWalletEntity, TransferEntity, TransferKeyEntity } from './transfe
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
-  KycBasicInfoEntity, SmartAccountEntity, DeployJobEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
-  DidKeyOperationEntity, PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
+  KycBasicInfoEntity, SmartAccountEntity, SignedOperationEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
+  PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity,
 ];

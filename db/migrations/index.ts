@@ -20,6 +20,8 @@ import { Migration20261122130000Transfers as SqliteTransfers } from './sqlite/Mi
 import { Migration20261122140000SolanaWallets as PgSolanaWallets } from './postgresql/Migration20261122140000SolanaWallets';
 import { Migration20261122140000SolanaWallets as SqliteSolanaWallets } from './sqlite/Migration20261122140000SolanaWallets';
 import { Migration20261122150000RateLimits as PgRateLimits } from './postgresql/Migration20261122150000RateLimits';
+import { Migration20261123000000SignedOperations as PgSignedOperations } from './postgresql/Migration20261123000000SignedOperations';
+import { Migration20261123000000SignedOperations as SqliteSignedOperations } from './sqlite/Migration20261123000000SignedOperations';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -37,6 +39,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122130000Transfers', class: PgTransfers },
     { name: 'Migration20261122140000SolanaWallets', class: PgSolanaWallets },
     { name: 'Migration20261122150000RateLimits', class: PgRateLimits },
+    { name: 'Migration20261123000000SignedOperations', class: PgSignedOperations },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -49,6 +52,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122120000Pins', class: SqlitePins },
     { name: 'Migration20261122130000Transfers', class: SqliteTransfers },
     { name: 'Migration20261122140000SolanaWallets', class: SqliteSolanaWallets },
+    { name: 'Migration20261123000000SignedOperations', class: SqliteSignedOperations },
   ],
 };
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type BaseWallet } from 'ethers';
-import { DeployJobEntity } from '../../db/entities';
+import { SignedOperationEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -41,7 +41,7 @@ describe('smart-account deployment under faults', () => {
     expect(prepared.status).toBe(503);
     expect(prepared.body.type).toBe('/problems/service-unavailable');
     expect(prepared.headers.get('retry-after')).toBe('5');
-    expect(await stack.orm.em.fork().count(DeployJobEntity, { userId: user.userId })).toBe(0);
+    expect(await stack.orm.em.fork().count(SignedOperationEntity, { userId: user.userId, kind: 'deploy' })).toBe(0);
   });
 
   it('completes once when the chain RPC is down at submission and comes back', async () => {
@@ -89,7 +89,7 @@ describe('smart-account deployment under faults', () => {
       chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between broadcast and receipt
       workers.push(runServiceProcess('worker/main.ts', env));
       expect((await execute()).status).toBe(202);
-      const recorded = async () => (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: slot.id })).txHash;
+      const recorded = async () => (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash;
       await waitFor(async () => Boolean(await recorded()), 60_000, 'transaction hash recorded by the worker process').catch((error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull(); // killed by the signal, no clean shutdown

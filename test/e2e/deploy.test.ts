@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Wallet, type BaseWallet } from 'ethers';
-import { DeployJobEntity, SmartAccountEntity } from '../../db/entities';
+import { SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
 import { deployWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -63,8 +63,8 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const again = await prepare('ETHEREUM');
     expect(again.status).toBe(409);
     expect(again.body.type).toBe('/problems/account-already-deployed');
-    const job = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user.userId, networkId: 'ETHEREUM', status: 'completed' });
-    const replay = await execute('ETHEREUM', [{ id: job.jobId, parameter: { algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` }, signature: { authResponse: { signature: `0x${'11'.repeat(65)}` } } }]);
+    const job = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user.userId, networkId: 'ETHEREUM', status: 'completed' });
+    const replay = await execute('ETHEREUM', [{ id: job.operationId, parameter: { algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` }, signature: { authResponse: { signature: `0x${'11'.repeat(65)}` } } }]);
     expect(replay.status).toBe(409);
     expect(replay.body.type).toBe('/problems/slot-already-used');
   });
@@ -92,7 +92,7 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect((await prepare('ethereum')).status).toBe(400);
     expect((await prepare('ETHEREUM', { ownerAddress: 'not-an-address' }, other)).status).toBe(400);
 
-    const stillPrepared = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { jobId: slot.id });
+    const stillPrepared = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id });
     expect(stillPrepared.status).toBe('prepared');
     const ok = await execute('ETHEREUM', [signSlot(slot, otherOwner)], other);
     expect(ok.status).toBe(202);

@@ -62,4 +62,14 @@ describe('assertionMethod keys on did:ethr, resolved by ethr-did-resolver', () =
     expect((await execute([signSlot(slot, owner)], stranger)).status).toBe(404);
     expect((await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(32)) }, stranger)).status).toBe(409);
   });
+
+  it('keeps the kinds of signed operations apart: a DID slot cannot be executed as a deployment', async () => {
+    const slot = (await prepare({ keyType: 'Ed25519VerificationKey2018', publicKey: hexlify(randomBytes(32)) })).body.items[0];
+    const asDeploy = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy`, {
+      headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } },
+    });
+    expect(asDeploy.status).toBe(404);
+    // The slot is still the DID operation's to execute.
+    expect((await execute([signSlot(slot, owner)])).status).toBe(202);
+  });
 });

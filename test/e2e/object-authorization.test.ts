@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
-import { DeployJobEntity } from '../../db/entities';
+import { SignedOperationEntity } from '../../db/entities';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -35,7 +35,7 @@ describe('object-level authorization of every route that takes an id', () => {
     ids.vcId = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(owner) })).body.items[0].vcId;
     const key = Wallet.createRandom();
     await deployAccount(stack, owner, key, 'ETHEREUM');
-    ids.jobId = (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: owner.userId })).jobId;
+    ids.jobId = (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: owner.userId, kind: 'deploy' })).operationId;
     ids.opId = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(owner), json: { keyType: 'Ed25519VerificationKey2018', publicKey: `0x${'11'.repeat(32)}` } })).body.items[0].id;
     const [rotation] = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(owner), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items;
     const rootSignature = await key.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: rotation.parameter.domain.root });

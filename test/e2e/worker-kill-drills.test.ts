@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
-import { DidKeyOperationEntity, KeyRotationNetworkEntity } from '../../db/entities';
+import { SignedOperationEntity, KeyRotationNetworkEntity } from '../../db/entities';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
@@ -81,7 +81,7 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
         const accepted = await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
         expect(accepted.status).toBe(202);
       },
-      async () => Boolean((await stack.orm.em.fork().findOneOrFail(DidKeyOperationEntity, { opId: slot.id })).txHash),
+      async () => Boolean((await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash),
       async () => (await call(`${stack.apiUrl}/v1/did/keys/operations/${slot.id}`, { headers: bearer(user) })).body.status === 'completed',
     );
     expect(await executed(stack.chains[0]!, account)).toBe(2n); // the deployment and the key, each once

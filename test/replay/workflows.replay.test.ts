@@ -8,7 +8,7 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
-import { DeployJobEntity, UserEntity } from '../../db/entities';
+import { SignedOperationEntity, UserEntity } from '../../db/entities';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { encryptPin } from '../helpers/pin';
 import { parseEther } from 'ethers';
@@ -89,8 +89,8 @@ if (process.env.RECORD_HISTORIES) {
       const user = await registerUser(stack);
       const owner = Wallet.createRandom();
       await deployAccount(stack, user, owner, 'ETHEREUM');
-      const job = await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user.userId });
-      await save(deployWorkflowId(user.userId, 'ETHEREUM', job.jobId), 'deploy-completed');
+      const job = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user.userId, kind: 'deploy' });
+      await save(deployWorkflowId(user.userId, 'ETHEREUM', job.operationId), 'deploy-completed');
 
       const slot = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items[0];
       await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
@@ -107,7 +107,7 @@ if (process.env.RECORD_HISTORIES) {
       await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
 
       await callApi(stack, '/api/v1/pin', user2, { json: { pin: await encryptPin(stack, '482915') } });
-      const account2 = (await stack.orm.em.fork().findOneOrFail(DeployJobEntity, { userId: user2.userId })).accountAddress;
+      const account2 = (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user2.userId, kind: 'deploy' })).accountAddress;
       const chain = stack.chains[0]!;
       await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
       const sent = await callApi(stack, '/api/v1/transfer/crypto/execute', user2, {

@@ -1,0 +1,63 @@
+import type { EntityManager } from '@mikro-orm/core';
+import type { Orm } from '../db/orm';
+import { SignedOperationEntity, SmartAccountEntity, type SignedOperation } from '../db/entities';
+import type { NetworkRegistry } from '../platform/networks';
+import type { Bundlers } from '../integrations/evm/bundlers';
+import { deserializeOperation, isDeployed, type ChainProviders } from '../integrations/evm/smart-account';
+import { submitOnce } from './submit-once';
+
+export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers }
+
+type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'failed'; error: string };
+
+/**
+ * Chain and storage side of signed operations (deployments, DID keys): one submit and one finish over the one table.
+ * Each kind keeps its activity names, which the deploy and DID key workflow histories record.
+ */
+export const createSignedOperationActivities = ({ orm, providers, bundlers }: SignedOperationActivityDeps) => {
+  /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
+  async function submit(operationId: string, alreadyDone: (op: SignedOperation) => Promise<boolean>): Promise<{ txHash: string | null }> {
+    const em = orm.em.fork();
+    const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
+    return submitOnce({
+      bundler: bundlers.for(op.networkId), beneficiary: bundlers.beneficiary, operation: deserializeOperation(op.userOperation),
+      recordedTxHash: op.txHash,
+      alreadyDone: () => alreadyDone(op),
+      recordTxHash: async (hash) => { op.txHash = hash; await em.flush(); },
+    });
+  }
+
+  /** Records the outcome, with what a completed operation of this kind changes, in one transaction. */
+  async function finish(operationId: string, outcome: Outcome, onCompleted?: (em: EntityManager, op: SignedOperation) => Promise<void>): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
+      if (outcome.status === 'completed') {
+        Object.assign(op, { status: 'completed', txHash: outcome.txHash ?? op.txHash ?? null, error: null });
+        await onCompleted?.(em, op);
+      } else {
+        Object.assign(op, { status: 'failed', error: outcome.error });
+      }
+    });
+  }
+
+  const accountDeployed = async (em: EntityManager, op: SignedOperation) => {
+    const account = await em.findOneOrFail(SmartAccountEntity, { userId: op.userId, networkId: op.networkId });
+    Object.assign(account, { status: 'deployed', deployTxHash: op.txHash, deployedAt: account.deployedAt ?? new Date() });
+  };
+
+  return {
+    submitDeployment: ({ jobId }: { jobId: string }) =>
+      submit(jobId, (op) => isDeployed(providers.for(bundlers.network(op.networkId)), op.accountAddress)),
+    completeDeployment: ({ jobId, txHash }: { jobId: string; txHash: string | null }) =>
+      finish(jobId, { status: 'completed', txHash }, accountDeployed),
+    failDeployment: ({ jobId, error }: { jobId: string; error: string }) => finish(jobId, { status: 'failed', error }),
+
+    // Attributes can be set again, so the chain shows no unique effect: a transaction that landed is found through
+    // its recorded hash, and an operation whose nonce was used otherwise is refused by the EntryPoint (AA25).
+    submitDidKey: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    finishDidKey: (input: { opId: string; status: 'completed' | 'failed'; txHash?: string | null; error?: string }) =>
+      finish(input.opId, input.status === 'completed' ? { status: 'completed', txHash: input.txHash } : { status: 'failed', error: input.error ?? 'failed' }),
+  };
+};
+
+export type SignedOperationActivities = ReturnType<typeof createSignedOperationActivities>;

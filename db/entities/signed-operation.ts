@@ -1,0 +1,38 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+
+/** What a signed operation does; the workflow that submits it and the answers that show it depend on it. */
+export type SignedOperationKind = 'deploy' | 'did_key';
+
+/** Kind-specific facts: `did_key` records the DID, key type and public key; `deploy` needs none beyond the columns. */
+export interface SignedOperationDetails { did?: string; keyType?: string; publicKey?: string }
+
+/**
+ * One user operation of a smart account, prepared for the owner's signature (the slot id is the operation id), then
+ * signed, claimed once and submitted by its workflow: a deployment (`dep_…`) or a DID key addition (`didop_…`). Key
+ * rotation is not one of these: one owner signature over a merkle root authorizes several networks' operations
+ * (key_rotation_tasks / key_rotation_networks).
+ */
+export const SignedOperationEntity = defineEntity({
+  name: 'SignedOperation',
+  tableName: 'signed_operations',
+  properties: (p) => ({
+    operationId: p.string().primary().length(64),
+    kind: p.enum(['deploy', 'did_key'] as const),
+    userId: p.string().length(64).index(),
+    networkId: p.string().length(32),
+    accountAddress: p.string().length(42),
+    /** The owner key the operation was prepared for. */
+    ownerAddress: p.string().length(42),
+    details: p.json<SignedOperationDetails>(),
+    /** The user operation (bigints as decimal strings); its signature field is set at execute. */
+    userOperation: p.json<Record<string, string>>(),
+    userOpHash: p.string().length(66),
+    status: p.enum(['prepared', 'submitted', 'completed', 'failed'] as const),
+    txHash: p.string().length(66).nullable(),
+    error: p.text().nullable(),
+    expiresAt: p.datetime(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type SignedOperation = InferEntity<typeof SignedOperationEntity>;
