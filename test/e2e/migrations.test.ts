@@ -1,4 +1,5 @@
 import { MikroORM } from '@mikro-orm/core';
+import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { createOrm, dialectOf, ormOptions } from '../../db/orm';
 import { SignedOperationEntity } from '../../db/entities';
 import { migrationsFor } from '../../db/migrations';
@@ -31,7 +32,7 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
       const before = names[names.indexOf('Migration20261123000000SignedOperations') - 1];
       const orm = await MikroORM.init(ormOptions(database.url));
       await orm.getMigrator().up({ to: before });
-      const knex = orm.em.getConnection().getKnex();
+      const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
       const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
       const account = '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5';
       const owner = '0x00000000000000000000000000000000000000A1';
