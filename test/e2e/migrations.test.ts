@@ -31,38 +31,40 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
       const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
       const before = names[names.indexOf('Migration20261123000000SignedOperations') - 1];
       const orm = await MikroORM.init(ormOptions(database.url));
-      await orm.getMigrator().up({ to: before });
-      const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
-      const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
-      const account = '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5';
-      const owner = '0x00000000000000000000000000000000000000A1';
-      const operation = (sig: string) => JSON.stringify({ sender: account, nonce: '1', callData: '0xb61d27f6', signature: sig });
-      const common = { user_id: 'usr_1', network_id: 'ETHEREUM', user_op_hash: `0x${'ab'.repeat(32)}`, expires_at: time(1795403215073), created_at: time(1795402615074), updated_at: time(1795402622911) };
-      await knex('smart_accounts').insert({ user_id: 'usr_1', network_id: 'ETHEREUM', address: account, owner_address: owner, status: 'deployed', created_at: time(1795402615074) });
-      await knex('deploy_jobs').insert({ ...common, job_id: 'dep_1', account_address: account, owner_address: owner, user_operation: operation('0x01'), status: 'completed', tx_hash: `0x${'cd'.repeat(32)}` });
-      await knex('deploy_jobs').insert({ ...common, job_id: 'dep_2', account_address: account, owner_address: owner, user_operation: operation('0x'), status: 'prepared' });
-      await knex('did_key_operations').insert({
-        ...common, op_id: 'didop_1', did: `did:ethr:0x7a69:${account}`, key_type: 'EcdsaSecp256k1VerificationKey2019', public_key: `0x02${'11'.repeat(32)}`,
-        user_operation: operation('0x02'), status: 'submitted', tx_hash: null,
-      });
-      await orm.getMigrator().up();
+      try {
+        await orm.getMigrator().up({ to: before });
+        const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
+        const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
+        const account = '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5';
+        const owner = '0x00000000000000000000000000000000000000A1';
+        const operation = (sig: string) => JSON.stringify({ sender: account, nonce: '1', callData: '0xb61d27f6', signature: sig });
+        const common = { user_id: 'usr_1', network_id: 'ETHEREUM', user_op_hash: `0x${'ab'.repeat(32)}`, expires_at: time(1795403215073), created_at: time(1795402615074), updated_at: time(1795402622911) };
+        await knex('smart_accounts').insert({ user_id: 'usr_1', network_id: 'ETHEREUM', address: account, owner_address: owner, status: 'deployed', created_at: time(1795402615074) });
+        await knex('deploy_jobs').insert({ ...common, job_id: 'dep_1', account_address: account, owner_address: owner, user_operation: operation('0x01'), status: 'completed', tx_hash: `0x${'cd'.repeat(32)}` });
+        await knex('deploy_jobs').insert({ ...common, job_id: 'dep_2', account_address: account, owner_address: owner, user_operation: operation('0x'), status: 'prepared' });
+        await knex('did_key_operations').insert({
+          ...common, op_id: 'didop_1', did: `did:ethr:0x7a69:${account}`, key_type: 'EcdsaSecp256k1VerificationKey2019', public_key: `0x02${'11'.repeat(32)}`,
+          user_operation: operation('0x02'), status: 'submitted', tx_hash: null,
+        });
+        await orm.getMigrator().up();
 
-      const rows = await orm.em.fork().find(SignedOperationEntity, {}, { orderBy: { operationId: 'asc' } });
-      expect(rows.map((r) => [r.operationId, r.kind, r.status, r.txHash ?? null])).toEqual([
-        ['dep_1', 'deploy', 'completed', `0x${'cd'.repeat(32)}`], ['dep_2', 'deploy', 'prepared', null], ['didop_1', 'did_key', 'submitted', null],
-      ]);
-      const did = rows[2]!;
-      expect(did).toMatchObject({
-        accountAddress: account, ownerAddress: owner, userId: 'usr_1', networkId: 'ETHEREUM', userOpHash: `0x${'ab'.repeat(32)}`,
-        details: { did: `did:ethr:0x7a69:${account}`, keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: `0x02${'11'.repeat(32)}` },
-        userOperation: { sender: account, nonce: '1', callData: '0xb61d27f6', signature: '0x02' },
-      });
-      expect([did.expiresAt.getTime(), did.createdAt.getTime(), did.updatedAt.getTime()]).toEqual([1795403215073, 1795402615074, 1795402622911]);
-      expect(rows[0]!.details).toEqual({});
-      for (const gone of ['deploy_jobs', 'did_key_operations']) {
-        await expect(orm.em.getConnection().execute(`select count(*) from ${gone}`)).rejects.toThrow();
+        const rows = await orm.em.fork().find(SignedOperationEntity, {}, { orderBy: { operationId: 'asc' } });
+        expect(rows.map((r) => [r.operationId, r.kind, r.status, r.txHash ?? null])).toEqual([
+          ['dep_1', 'deploy', 'completed', `0x${'cd'.repeat(32)}`], ['dep_2', 'deploy', 'prepared', null], ['didop_1', 'did_key', 'submitted', null],
+        ]);
+        const did = rows[2]!;
+        expect(did).toMatchObject({
+          accountAddress: account, ownerAddress: owner, userId: 'usr_1', networkId: 'ETHEREUM', userOpHash: `0x${'ab'.repeat(32)}`,
+          details: { did: `did:ethr:0x7a69:${account}`, keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: `0x02${'11'.repeat(32)}` },
+          userOperation: { sender: account, nonce: '1', callData: '0xb61d27f6', signature: '0x02' },
+        });
+        expect([did.expiresAt.getTime(), did.createdAt.getTime(), did.updatedAt.getTime()]).toEqual([1795403215073, 1795402615074, 1795402622911]);
+        expect(rows[0]!.details).toEqual({});
+        const tables = { deployJobs: await knex.schema.hasTable('deploy_jobs'), didKeyOperations: await knex.schema.hasTable('did_key_operations'), signedOperations: await knex.schema.hasTable('signed_operations') };
+        expect(tables).toEqual({ deployJobs: false, didKeyOperations: false, signedOperations: true });
+      } finally {
+        await orm.close();
       }
-      await orm.close();
     } finally {
       await database.drop();
     }
