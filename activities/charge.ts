@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad } from '../db/entities';
+import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad, type Charge } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages';
-import type { BankClient } from '../integrations/bank';
+import type { BankClient, BankWithdrawal } from '../integrations/bank';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 
 export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank: BankClient }
@@ -11,6 +11,18 @@ export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank
 /** Text the bank shows on the user's statement (the bank allows 20 characters). */
 const CHARGE_REMARK = '월렛 충전';
 const REFUND_REMARK = '월렛 충전 환불';
+
+/**
+ * What the bank's answer means for this charge. A settlement of another reference or another amount is not this
+ * charge's, whatever its status says: it is unknown, and the charge waits for review.
+ */
+function settlementOf(charge: Charge, withdrawal: BankWithdrawal): WithdrawalSettlement {
+  if (withdrawal.status === 'unknown') return { status: 'unknown', reason: withdrawal.reason };
+  if (withdrawal.reference !== charge.chargeId || withdrawal.amount !== charge.amount) {
+    return { status: 'unknown', reason: `the bank's answer is for ${withdrawal.reference} of ${withdrawal.amount}, not ${charge.chargeId} of ${charge.amount}` };
+  }
+  return { status: withdrawal.status, reason: withdrawal.reason };
+}
 
 /** The bank side and the ledger side of a charge; every step is idempotent by the charge id. */
 export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivityDeps) => {
@@ -25,14 +37,22 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     async requestWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
       const { em, charge, account, accountNo } = await load(chargeId);
       const withdrawal = await bank.withdraw({ bankCode: account.bankCode, accountNo, amount: charge.amount, remark: CHARGE_REMARK, reference: chargeId });
-      charge.bankStatus = withdrawal.status;
+      const settlement = settlementOf(charge, withdrawal);
+      charge.bankStatus = settlement.status;
       await em.flush();
-      return { status: withdrawal.status, reason: withdrawal.reason };
+      return settlement;
     },
 
     async pollWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
-      const withdrawal = await bank.withdrawal(chargeId);
-      return { status: withdrawal.status, reason: withdrawal.reason };
+      const charge = await orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
+      return settlementOf(charge, await bank.withdrawal(chargeId));
+    },
+
+    /** The charge waits for an operator or for the bank to say something documented; nothing is credited meanwhile. */
+    async holdChargeForReview({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
+      await orm.em.fork().nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, {
+        status: 'needs_review', failureReason: reason.slice(0, 255), bankStatus: bankStatus.slice(0, 16),
+      });
     },
 
     /** Credits the user's balance and completes the charge in one transaction; a second call finds it done. */
@@ -52,7 +72,7 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
             { accountId: bankClearingAccount(charge.bankCode, charge.currency), kind: 'bank_clearing', currency: charge.currency, amount: -charge.amount },
           ],
         });
-        await tx.nativeUpdate(ChargeEntity, { chargeId }, { status: 'completed', bankStatus: 'completed', completedAt: new Date() });
+        await tx.nativeUpdate(ChargeEntity, { chargeId }, { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: new Date() });
       });
     },
 
@@ -63,7 +83,7 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     },
 
     async failCharge({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
-      await orm.em.fork().nativeUpdate(ChargeEntity, { chargeId, status: 'processing' }, { status: 'failed', failureReason: reason, bankStatus });
+      await orm.em.fork().nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, { status: 'failed', failureReason: reason, bankStatus });
     },
   };
 };

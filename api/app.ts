@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
 import type { ApiConfig } from '../platform/config';
 import type { DataEncryption } from '../platform/data-encryption';
+import { authorizeRegistration } from './registration/guard';
 import type { Logger } from '../platform/logger';
 import type { IdentityProviderClient } from '../integrations/identity';
 import { requestContext } from './http/request-context';
@@ -77,7 +78,7 @@ export function createApp(deps: AppDeps): App {
   const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
   const routes = routeTable(deps);
   const router = buildRouter(routes, {
-    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
+    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true })), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });

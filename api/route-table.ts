@@ -77,7 +77,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       }),
     }),
     ...chargeRoutes({
-      orm, charges: new ChargeService({ orm, temporal, taskQueue, webhookSecret: config.BANK_WEBHOOK_SECRET, chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW }),
+      charges: new ChargeService({ orm, temporal, taskQueue, webhookSecret: config.BANK_WEBHOOK_SECRET, chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW }),
     }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),

@@ -33,13 +33,23 @@ interface Withdrawal {
 const WEBHOOK_ATTEMPTS = 6;
 const keyOf = (bankCode: string, accountNo: string) => `${bankCode}:${accountNo}`;
 
-export function bankRouter(options: BankOptions): Router & { settleDelayMs: number; webhooks: boolean } {
+/**
+ * How the bank misbehaves, for tests of the service's caution: `reportStatus` replaces the status of every withdrawal
+ * answer and webhook (a status the bank's documentation does not list, e.g. CANCELLED); `malformed` makes withdrawal
+ * answers something that is not a withdrawal. Money moves as usual underneath.
+ */
+interface Misbehaviour { reportStatus: string | null; malformed: boolean }
+type BankRouter = Router & { settleDelayMs: number; webhooks: boolean; misbehaviour: Misbehaviour };
+
+export function bankRouter(options: BankOptions): BankRouter {
   const accounts = new Map<string, Account>();
   const deposits = new Map<string, { depositId: string; reference: string; transactionId: string }>();
   const withdrawals = new Map<string, Withdrawal>();
-  const router = new Router({ prefix: '/bank/v1' }) as Router & { settleDelayMs: number; webhooks: boolean };
+  const settleTimers = new Map<string, NodeJS.Timeout>();
+  const router = new Router({ prefix: '/bank/v1' }) as BankRouter;
   router.settleDelayMs = options.settleDelayMs ?? 300;
   router.webhooks = true;
+  router.misbehaviour = { reportStatus: null, malformed: false };
 
   const open = (bankCode: string, accountNo: string, holder: string, balance: number): Account => {
     const account = { bankCode, accountNo, holder, balance, transactions: [] };
@@ -64,7 +74,8 @@ export function bankRouter(options: BankOptions): Router & { settleDelayMs: numb
   const positiveInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
   const deliver = async (withdrawal: Withdrawal): Promise<void> => {
-    const payload = JSON.stringify({ event: 'withdrawal.settled', reference: withdrawal.reference, withdrawalId: withdrawal.withdrawalId, status: withdrawal.status, reason: withdrawal.reason });
+    const reported = router.misbehaviour.reportStatus ?? withdrawal.status;
+    const payload = JSON.stringify({ event: 'withdrawal.settled', reference: withdrawal.reference, withdrawalId: withdrawal.withdrawalId, status: reported, reason: withdrawal.reason });
     for (let attempt = 0; attempt < WEBHOOK_ATTEMPTS; attempt += 1) {
       withdrawal.webhookDeliveries += 1;
       const signature = createHmac('sha256', options.webhookSecret).update(payload).digest('hex');
@@ -78,6 +89,9 @@ export function bankRouter(options: BankOptions): Router & { settleDelayMs: numb
     }
   };
   const settle = (withdrawal: Withdrawal) => {
+    clearTimeout(settleTimers.get(withdrawal.reference));
+    settleTimers.delete(withdrawal.reference);
+    if (withdrawal.status !== 'pending') return;
     const account = accounts.get(keyOf(withdrawal.bankCode, withdrawal.accountNo));
     // Balance check and both bookings happen in one synchronous step: concurrent withdrawals never overdraw.
     if (!account || account.balance < withdrawal.amount) {
@@ -108,10 +122,19 @@ export function bankRouter(options: BankOptions): Router & { settleDelayMs: numb
   });
   router.get('/_operating-account', (ctx) => { ctx.body = { ...view(operating()), transactions: operating().transactions }; });
   router.put('/_settings', (ctx) => {
-    const { settleDelayMs, webhooks } = body(ctx) as { settleDelayMs?: number; webhooks?: boolean };
+    const { settleDelayMs, webhooks, reportStatus, malformed } = body(ctx) as { settleDelayMs?: number; webhooks?: boolean; reportStatus?: string | null; malformed?: boolean };
     if (Number.isSafeInteger(settleDelayMs) && settleDelayMs! >= 0) router.settleDelayMs = settleDelayMs!;
     if (typeof webhooks === 'boolean') router.webhooks = webhooks;
-    ctx.body = { settleDelayMs: router.settleDelayMs, webhooks: router.webhooks };
+    if (reportStatus === null || typeof reportStatus === 'string') router.misbehaviour.reportStatus = reportStatus || null;
+    if (typeof malformed === 'boolean') router.misbehaviour.malformed = malformed;
+    ctx.body = { settleDelayMs: router.settleDelayMs, webhooks: router.webhooks, ...router.misbehaviour };
+  });
+  /** Settles a pending withdrawal now instead of after the delay. */
+  router.post('/_withdrawals/:reference/settle', (ctx) => {
+    const withdrawal = withdrawals.get(ctx.params.reference!);
+    if (!withdrawal) return fail(ctx, 404, 'withdrawal_not_found', 'no such withdrawal');
+    settle(withdrawal);
+    ctx.body = withdrawal;
   });
 
   // --- the bank's API as the service calls it
@@ -156,11 +179,14 @@ export function bankRouter(options: BankOptions): Router & { settleDelayMs: numb
       status: 'pending', reason: null, requestedAt: new Date().toISOString(), settledAt: null, webhookDeliveries: 0,
     };
     withdrawals.set(reference, withdrawal);
-    setTimeout(() => settle(withdrawal), router.settleDelayMs);
+    settleTimers.set(reference, setTimeout(() => settle(withdrawal), router.settleDelayMs));
     ctx.status = 202;
     ctx.body = withdrawalView(withdrawal);
   });
-  const withdrawalView = ({ webhookDeliveries: _d, ...w }: Withdrawal) => w;
+  const withdrawalView = ({ webhookDeliveries: _d, ...w }: Withdrawal) => {
+    if (router.misbehaviour.malformed) return { result: 'accepted', ref: w.reference };
+    return router.misbehaviour.reportStatus ? { ...w, status: router.misbehaviour.reportStatus } : w;
+  };
   router.get('/withdrawals/:reference', (ctx) => {
     if (!authorized(ctx)) return;
     const withdrawal = withdrawals.get(ctx.params.reference!);

@@ -1,6 +1,8 @@
-import { condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ChargeActivities } from '../activities/charge';
-import { ChargeFailure, PROVIDER_REJECTED, UserIdSA, withdrawalSettledSignal, type ChargeInput, type ChargeOutcome, type WithdrawalSettlement } from './messages';
+import {
+  ChargeFailure, NeedsReviewSA, PROVIDER_REJECTED, UserIdSA, withdrawalSettledSignal, type ChargeInput, type ChargeOutcome, type WithdrawalSettlement,
+} from './messages';
 
 
 /** Calls to the bank: idempotent by reference, so they are retried until the bank answers (a refusal is final). */
@@ -8,7 +10,7 @@ const bank = proxyActivities<Pick<ChargeActivities, 'requestWithdrawal' | 'pollW
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: [PROVIDER_REJECTED] },
 });
-const storage = proxyActivities<Pick<ChargeActivities, 'creditCharge' | 'failCharge'>>({
+const storage = proxyActivities<Pick<ChargeActivities, 'creditCharge' | 'failCharge' | 'holdChargeForReview'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: Object.values(ChargeFailure) },
 });
@@ -20,40 +22,66 @@ const MAX_POLL_SECONDS = 300;
  * A charge: debit the user's connected bank account (withdrawal referenced by the charge id), wait for the bank to
  * settle it (its webhook signals us; polling with growing timers covers a lost webhook), then credit the user's
  * balance in the ledger. If the credit cannot be made, the money goes back to the bank account (compensation).
+ *
+ * Only a documented settlement is acted on. A status the bank does not document, or an answer that is not a
+ * withdrawal, puts the charge in `needs_review` (search attribute NeedsReview) while the same loop keeps asking the
+ * bank; a documented answer later resumes the charge. A refund the bank refuses leaves the charge in `needs_review`
+ * for an operator: the money is in our operating account, neither credited nor returned.
  */
 export async function chargeWorkflow(input: ChargeInput): Promise<ChargeOutcome> {
   upsertSearchAttributes([{ key: UserIdSA, value: input.userId }]);
-  let settlement: WithdrawalSettlement | undefined;
-  setHandler(withdrawalSettledSignal, (update) => { if (update.status !== 'pending') settlement ??= update; });
+  let reported: WithdrawalSettlement | undefined;
+  setHandler(withdrawalSettledSignal, (update) => { if (update.status !== 'pending') reported ??= update; });
 
-  let requested: WithdrawalSettlement;
+  let state: WithdrawalSettlement;
   try {
-    requested = await bank.requestWithdrawal({ chargeId: input.chargeId });
+    state = await bank.requestWithdrawal({ chargeId: input.chargeId });
   } catch {
     // The bank refused the request itself (unknown account, invalid amount): nothing was debited.
     await storage.failCharge({ chargeId: input.chargeId, reason: 'bank_refused_withdrawal', bankStatus: 'rejected' });
     return { status: 'failed', reason: 'bank_refused_withdrawal' };
   }
-  if (requested.status !== 'pending') settlement ??= requested;
+  state = takeReport() ?? state;
 
-  for (let wait = FIRST_POLL_SECONDS; !settlement; wait = Math.min(wait * 2, MAX_POLL_SECONDS)) {
-    if (await condition(() => settlement !== undefined, `${wait} seconds`)) break;
-    const polled = await bank.pollWithdrawal({ chargeId: input.chargeId });
-    if (polled.status !== 'pending') settlement ??= polled;
+  let inReview = false;
+  for (let wait = FIRST_POLL_SECONDS; state.status === 'pending' || state.status === 'unknown'; wait = Math.min(wait * 2, MAX_POLL_SECONDS)) {
+    if (state.status === 'unknown' && !inReview) {
+      inReview = true;
+      wait = FIRST_POLL_SECONDS;
+      await holdForReview('unknown_bank_status', state.reason ?? 'the bank answered something undocumented', 'unknown');
+    }
+    state = (await condition(() => reported !== undefined, `${wait} seconds`)) ? takeReport()! : await bank.pollWithdrawal({ chargeId: input.chargeId });
   }
+  if (inReview) upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
 
-  const settled = settlement as WithdrawalSettlement;
-  if (settled.status === 'rejected') {
-    const reason = settled.reason ?? 'withdrawal_rejected';
+  if (state.status === 'rejected') {
+    const reason = state.reason ?? 'withdrawal_rejected';
     await storage.failCharge({ chargeId: input.chargeId, reason, bankStatus: 'rejected' });
     return { status: 'failed', reason };
   }
   try {
     await storage.creditCharge({ chargeId: input.chargeId });
   } catch {
-    await bank.refundCharge({ chargeId: input.chargeId });
+    try {
+      await bank.refundCharge({ chargeId: input.chargeId });
+    } catch (error) {
+      const refusal = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
+      await holdForReview('refund_refused', `the credit failed and the bank refused the refund: ${refusal}`, 'refund_refused');
+      return { status: 'needs_review', reason: 'refund_refused' };
+    }
     await storage.failCharge({ chargeId: input.chargeId, reason: 'credit_failed_refunded', bankStatus: 'refunded' });
     return { status: 'failed', reason: 'credit_failed_refunded' };
   }
   return { status: 'completed' };
+
+  function takeReport(): WithdrawalSettlement | undefined {
+    const report = reported;
+    reported = undefined;
+    return report;
+  }
+
+  async function holdForReview(kind: string, reason: string, bankStatus: string): Promise<void> {
+    await storage.holdChargeForReview({ chargeId: input.chargeId, reason: `${kind}: ${reason}`, bankStatus });
+    upsertSearchAttributes([{ key: NeedsReviewSA, value: kind }]);
+  }
 }

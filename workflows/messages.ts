@@ -79,8 +79,10 @@ export const deployWorkflowId = (userId: string, networkId: string, jobId: strin
 export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);
 export const UserIdSA = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
 export const NetworkIdSA = defineSearchAttributeKey('NetworkId', SearchAttributeType.KEYWORD);
+/** Set (to the reason) while a workflow waits for an operator's eyes: `NeedsReview IS NOT NULL` lists them all. */
+export const NeedsReviewSA = defineSearchAttributeKey('NeedsReview', SearchAttributeType.KEYWORD);
 /** Every custom search attribute the service uses, for the dev server flags and the production setup. */
-export const SEARCH_ATTRIBUTES = [RegistrationStepSA, UserIdSA, NetworkIdSA];
+export const SEARCH_ATTRIBUTES = [RegistrationStepSA, UserIdSA, NetworkIdSA, NeedsReviewSA];
 
 export const registrationWorkflowId = (regId: string): string => `registration-${regId}`;
 
@@ -100,9 +102,12 @@ export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '30 second
 
 // ---- charges
 export interface ChargeInput { chargeId: string; userId: string }
-export interface ChargeOutcome { status: 'completed' | 'failed'; reason?: string }
-/** The bank's answer about a withdrawal: by webhook (signal) or by polling. */
-export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejected'; reason: string | null }
+export interface ChargeOutcome { status: 'completed' | 'failed' | 'needs_review'; reason?: string }
+/**
+ * The bank's answer about a withdrawal: by webhook (signal) or by polling. `unknown`: a status the bank does not
+ * document or an answer that is not a withdrawal; the charge then waits for review and is never credited on it.
+ */
+export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejected' | 'unknown'; reason: string | null }
 export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
 

@@ -1,5 +1,5 @@
 import type { Orm } from '../../db/orm';
-import { UserEntity } from '../../db/entities';
+import { assertActive } from '../common/active-user';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
@@ -36,8 +36,8 @@ export function authRoutes({ orm, encryption, tokens }: AuthRouteDeps): RouteSpe
         if (registration.status !== 'completed' || !registration.userId) {
           throw problems.conflict('registration-not-completed', `Registration is at step ${registration.step}; finish it first`);
         }
-        const user = await orm.em.fork().findOneOrFail(UserEntity, { id: registration.userId });
-        return { status: 200, body: await tokens.issue(orm, { userId: user.id, deviceId }) };
+        await assertActive(orm, registration.userId);
+        return { status: 200, body: await tokens.issue(orm, { userId: registration.userId, deviceId }) };
       },
     }),
   ];

@@ -4,6 +4,7 @@ import { LRUCache } from 'lru-cache';
 import type { Orm } from '../../db/orm';
 import { RefreshTokenEntity } from '../../db/entities';
 import { problems } from '../http/problems';
+import { assertActive } from '../common/active-user';
 import type { AuthenticatedUser } from '../http/route-table';
 
 const ALGORITHM = 'ES256';
@@ -97,6 +98,7 @@ export class TokenService {
       throw invalid;
     }
     if (stored.expiresAt.getTime() < Date.now()) throw invalid;
+    await assertActive(orm, stored.userId); // a suspended or closed user gets no new tokens (the token stays unused)
     const revoked = await em.nativeUpdate(RefreshTokenEntity, { id: stored.id, revokedAt: null }, { revokedAt: new Date() });
     if (revoked !== 1) throw invalid; // a concurrent refresh won the race
     return this.issue(orm, { userId: stored.userId, deviceId }, stored.familyId);

@@ -41,7 +41,6 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
         410: { description: 'The code expired; send again' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },
       },
       handler: async ({ body, user }) => {
-        await activeUser(orm, user!.userId);
         return { status: 200, body: await verifications.confirm(user!.userId, body.verification_id, body.code) };
       },
     }),

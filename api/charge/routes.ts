@@ -1,15 +1,13 @@
 import type { Context } from 'koa';
-import type { Orm } from '../../db/orm';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { idForRequest } from '../http/idempotency';
-import { activeUser } from '../common/active-user';
 import type { ChargeService } from './service';
 import * as S from './schemas';
 
-export interface ChargeRouteDeps { orm: Orm; charges: ChargeService }
+export interface ChargeRouteDeps { charges: ChargeService }
 
 /** Charging from a connected bank account, its status, the bank's settlement webhook and the ledger balances. */
-export function chargeRoutes({ orm, charges }: ChargeRouteDeps): RouteSpec[] {
+export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'post', path: '/api/v1/charge/execute', operationId: 'executeCharge', tags: ['Charge'], auth: 'bearer',
@@ -21,7 +19,6 @@ export function chargeRoutes({ orm, charges }: ChargeRouteDeps): RouteSpec[] {
         422: { description: 'Source not connected, unsupported currency, invalid amount or over the limit' },
       },
       handler: async ({ body, user }, ctx?: Context) => {
-        await activeUser(orm, user!.userId);
         const chargeId = idForRequest('chg', user!.userId, ctx?.get('idempotency-key') || undefined);
         const accepted = await charges.start(user!.userId, chargeId, body);
         return { status: 202, body: accepted, headers: { location: `/api/v1/charge/${chargeId}` } };

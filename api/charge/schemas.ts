@@ -5,7 +5,7 @@ export const WithdrawalWebhookBody = Type.Object({
   event: Type.Literal('withdrawal.settled'),
   reference: Type.String({ minLength: 1, maxLength: 64 }),
   withdrawalId: Type.String({ maxLength: 64 }),
-  status: Type.Union([Type.Literal('completed'), Type.Literal('rejected')]),
+  status: Type.String({ minLength: 1, maxLength: 32, description: 'completed | rejected; any other status puts the charge in review, never credits it' }),
   reason: Type.Union([Type.String({ maxLength: 64 }), Type.Null()]),
 }, { additionalProperties: true });
 export const WebhookAck = Type.Object({ received: Type.Boolean() });
@@ -19,7 +19,7 @@ export const ChargeAccepted = Type.Object({ charge_id: Type.String(), status: Ty
 export const ChargeParams = Type.Object({ chargeId: Type.String({ pattern: '^chg_[0-9a-f-]{36}$' }) });
 export const ChargeView = Type.Object({
   charge_id: Type.String(),
-  status: Type.String({ description: 'processing | completed | failed' }),
+  status: Type.String({ description: 'processing | completed | failed | needs_review (the bank answered something undocumented, or refused a refund; never credited, an operator is looking)' }),
   amount: Type.String({ description: 'e.g. "10,000 KRW"' }),
   currency: Type.String(),
   source: Type.String({ description: 'bank name' }),

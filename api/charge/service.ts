@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { Orm } from '../../db/orm';
@@ -6,6 +6,7 @@ import { BankAccountEntity, ChargeEntity, LedgerAccountEntity } from '../../db/e
 import { FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
 import { chargeWorkflow } from '../../workflows/charge';
 import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } from '../../workflows/messages';
+import { safeEqual } from '../auth/tokens';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 
@@ -57,15 +58,16 @@ export class ChargeService {
   }
 
   /** The bank's settlement webhook: checked against its HMAC, then told to the charge's workflow. */
-  async settle(rawBody: string, signature: string, report: { reference: string } & WithdrawalSettlement) {
+  async settle(rawBody: string, signature: string, report: { reference: string; status: string; reason: string | null }) {
     const expected = `sha256=${createHmac('sha256', this.deps.webhookSecret).update(rawBody).digest('hex')}`;
-    if (signature.length !== expected.length || !timingSafeEqual(Buffer.from(signature), Buffer.from(expected))) {
+    // Compared as fixed-length digests: a header of any length or alphabet (latin-1 bytes too) is just a wrong one.
+    if (!safeEqual(signature, expected)) {
       throw problems.invalidCredential('invalid-signature', 'The X-Bank-Signature header is missing or does not match the body');
     }
     const charge = await this.deps.orm.em.fork().findOne(ChargeEntity, { chargeId: report.reference });
     if (!charge) throw problems.notFound(`Charge ${report.reference}`);
     try {
-      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.chargeId)).signal(withdrawalSettledSignal, { status: report.status, reason: report.reason });
+      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.chargeId)).signal(withdrawalSettledSignal, settlementReported(report));
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error; // the charge already finished (it polled): nothing to tell it
     }
@@ -80,4 +82,10 @@ export class ChargeService {
     if (amount > max) throw problems.unprocessable('limit-exceeded', `A single charge is limited to ${formatMoney(max, decimals, currency)}`);
     return amount;
   }
+}
+
+/** A status the bank does not document is told to the workflow as unknown: it holds the charge for review. */
+function settlementReported(report: { status: string; reason: string | null }): WithdrawalSettlement {
+  if (report.status === 'completed' || report.status === 'rejected' || report.status === 'pending') return { status: report.status, reason: report.reason };
+  return { status: 'unknown', reason: `the bank's webhook reported the undocumented status "${report.status}"` };
 }

@@ -8,3 +8,9 @@ export async function activeUser(orm: Orm, userId: string): Promise<User> {
   if (user?.status !== 'active') throw problems.inactiveUser();
   return user;
 }
+
+/** The auth layer's check: one indexed read of the user's status, nothing loaded into an identity map. */
+export async function assertActive(orm: Orm, userId: string): Promise<void> {
+  const found = await orm.em.fork().findOne(UserEntity, { id: userId }, { fields: ['status'] });
+  if (found?.status !== 'active') throw problems.inactiveUser();
+}

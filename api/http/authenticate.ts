@@ -3,17 +3,35 @@ import { problems } from './problems';
 import type { TokenService } from '../auth/tokens';
 import { safeEqual } from '../auth/tokens';
 import type { AuthenticatedUser } from './route-table';
+import type { Orm } from '../../db/orm';
+import { assertActive } from '../common/active-user';
 
-/** Bearer access tokens (JWT) and the identity provider's X-Api-Key. */
+/**
+ * Bearer access tokens (JWT) and the identity provider's X-Api-Key. A valid token of a user who is no longer active
+ * (suspended, closed, gone) is refused here, once for every Bearer route: no handler has to remember it.
+ */
 export class Authenticator {
-  constructor(private readonly tokens: TokenService, private readonly passCallbackApiKey: string) {}
+  constructor(
+    private readonly tokens: TokenService, private readonly passCallbackApiKey: string, private readonly orm: Orm,
+    /** The registration's own check of its X-Pass-Token (api/registration/guard.ts). */
+    private readonly verifyPassToken: (regId: string, passToken: string) => Promise<unknown>,
+  ) {}
 
   async bearer(ctx: Context): Promise<AuthenticatedUser> {
     const header = ctx.get('authorization');
     const match = /^Bearer ([A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+\.[A-Za-z0-9\-_]+)$/.exec(header);
     if (!header) throw problems.unauthorized('An Authorization: Bearer <access token> header is required');
     if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <access token>"');
-    return this.tokens.verifyAccessToken(match[1]!);
+    const user = await this.tokens.verifyAccessToken(match[1]!);
+    await assertActive(this.orm, user.userId);
+    return user;
+  }
+
+  /** A registration step's X-Pass-Token, checked before anything else of the request is read. */
+  async passToken(ctx: Context, regId: string): Promise<void> {
+    const token = ctx.get('x-pass-token');
+    if (!token) throw problems.badHeader('x-pass-token', 'X-Pass-Token (from the identity verification) is required');
+    await this.verifyPassToken(regId, token);
   }
 
   apiKey(ctx: Context): void {

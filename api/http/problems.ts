@@ -9,6 +9,8 @@ export class HttpError extends Error {
     readonly detail?: string,
     readonly errors?: FieldError[],
     readonly headers: Record<string, string> = {},
+    /** The caller presented a credential that is wrong (not merely one of an inactive user): counted per address. */
+    readonly credentialRefused = false,
   ) {
     super(detail ?? title);
     this.name = 'HttpError';
@@ -23,8 +25,10 @@ export const problems = {
     new HttpError(400, 'validation-error', 'Request validation failed', `The ${where} does not match the documented schema`, errors),
   badHeader: (header: string, detail: string) =>
     new HttpError(400, 'validation-error', 'Request validation failed', detail, [{ in: 'header', pointer: `/${header.toLowerCase()}`, detail }]),
+  /** No usable credential at all (missing or not in the form asked): not counted as a wrong one. */
   unauthorized: (detail: string) => new HttpError(401, 'unauthorized', 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
-  invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail),
+  /** A credential that is wrong, expired or revoked: counted per client address (rule failed-credentials). */
+  invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail, undefined, {}, true),
   /** The token is valid but its user is suspended, closed or gone: one problem wherever it is checked. */
   inactiveUser: () => new HttpError(401, 'invalid-token', 'Invalid credential', 'The access token does not belong to an active user'),
   /** A network id the registry does not know: one problem for every route that takes one. */

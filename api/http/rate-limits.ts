@@ -14,6 +14,8 @@ export const DEFAULT_RATE_LIMITS = {
   /** Starting a registration costs an identity-provider request. */
   'registration-start-device': { points: 5, seconds: 3600 },
   'registration-start-address': { points: 30, seconds: 3600 },
+  /** ID-card images (upload and multipart eKYC), per registration: each is stored, and eKYC costs an OCR reading. */
+  'registration-upload': { points: 20, seconds: 3600 },
   /** The identity provider's callback, per calling address. */
   'pass-callback': { points: 600, seconds: 60 },
   /** Each send moves 1 KRW from our operating account. */
@@ -22,6 +24,11 @@ export const DEFAULT_RATE_LIMITS = {
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },
+  /**
+   * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
+   * address: over the limit, every request from that address is refused until the window passes.
+   */
+  'failed-credentials': { points: 30, seconds: 300 },
 } satisfies Record<string, RateRule>;
 export type RateRuleName = keyof typeof DEFAULT_RATE_LIMITS;
 
@@ -82,6 +89,20 @@ export class RateLimits {
       const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
       throw new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
     }
+  }
+
+  /** Refuses (429) a key that is already over `rule`, without counting this request. */
+  async assertUnder(rule: RateRuleName, key: string): Promise<void> {
+    const limiter = this.limiters.get(rule)!;
+    const state = await limiter.get(key);
+    if (!state || state.consumedPoints < limiter.points) return;
+    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
+    throw new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+  }
+
+  /** Counts one request for `key` under `rule` without refusing this one (the next is refused by assertUnder). */
+  async count(rule: RateRuleName, key: string): Promise<void> {
+    await this.limiters.get(rule)!.penalty(key, 1);
   }
 
   async stop(): Promise<void> {

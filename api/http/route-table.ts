@@ -47,8 +47,11 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   description?: string;
   tags: string[];
   auth: AuthMode;
-  /** Request limits checked after validation: each rule counts one request for the key (user, device, address). */
-  rateLimits?: Array<{ rule: RateRuleName; key: (input: RouteInput<P, Q, H, B>, ctx: Context) => string }>;
+  /**
+   * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
+   * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.
+   */
+  rateLimits?: Array<{ rule: RateRuleName; key: (input: Omit<RouteInput<P, Q, H, B>, 'body' | 'file'>, ctx: Context) => string }>;
   /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
   idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B>) => string };
   params?: P;

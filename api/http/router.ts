@@ -79,20 +79,35 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     },
   });
 
+  /** Auth, parsing, validation, the route's own limits, idempotency, the handler and the response. */
+  const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
+    const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
+    if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
+    const params = pathParams(ctx, route, router.allowFor);
+    // A registration step's pass token is checked before its body (an ID-card image) is read.
+    if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, (params as { regId: string }).regId);
+    const head = {
+      params,
+      query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query') as never,
+      headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header') as never,
+      user,
+    };
+    for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
+    const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };
+    const result = route.idempotency ? await runIdempotently(ctx, route, input, deps.idempotency) : await route.handler(input, ctx);
+    respond(ctx, route, result);
+  };
+
   for (const route of routes) {
     router[route.method](route.operationId, route.path, async (ctx: Context) => {
-      const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
-      if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
-      const input: RouteInput<never, never, never, never> = {
-        params: pathParams(ctx, route, router.allowFor),
-        query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query'),
-        headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header'),
-        ...(await readBody(ctx, route, parseJson)),
-        user,
-      };
-      for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(input, ctx));
-      const result = route.idempotency ? await runIdempotently(ctx, route, input, deps.idempotency) : await route.handler(input, ctx);
-      respond(ctx, route, result);
+      // An address that keeps presenting wrong credentials is refused before it can try another one.
+      await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
+      try {
+        await handle(route, ctx);
+      } catch (error) {
+        if (error instanceof HttpError && error.credentialRefused) await deps.rateLimits.count('failed-credentials', ctx.ip);
+        throw error;
+      }
     });
   }
   return router;

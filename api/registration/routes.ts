@@ -64,6 +64,7 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       summary: 'Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form',
       params: S.RegistrationParams, headers: S.PassTokenOnlyHeaders,
       multipart: { ...multipartImage, fields: S.UploadMultipartFields, documentAs: S.UploadMultipartBody },
+      rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
       idempotency: { required: false, scope: ({ params }) => `reg:${params.regId}` },
       responses: {
         201: { description: 'Stored', schema: S.UploadResponse }, ...ERRORS,
@@ -76,6 +77,7 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       method: 'post', path: '/v1/account/register/:regId/ekyc', operationId: 'submitEkyc', tags: TAG, auth: 'passToken',
       summary: 'Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result',
       params: S.RegistrationParams, headers: S.PassTokenHeaders, body: S.EkycJsonBody, multipart: multipartImage,
+      rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
       idempotency: { required: true, scope: ({ params }) => `reg:${params.regId}` },
       responses: {
         200: { description: 'OCR result; step stays ekyc when not verified', schema: S.EkycResponse }, ...ERRORS,

@@ -9,12 +9,15 @@ export const ChargeEntity = defineEntity({
     userId: p.string().length(64).index(),
     bankAccountId: p.string().length(64),
     bankCode: p.string().length(3),
-    /** Minor units of `currency` (KRW has none). */
     /** Minor units of `currency` (KRW: whole won). */
     amount: p.bigint('bigint'),
     currency: p.string().length(3),
-    status: p.enum(['processing', 'completed', 'failed'] as const),
-    /** The bank's view of the withdrawal: pending | completed | rejected, and for a compensated charge, refunded. */
+    /**
+     * needs_review: the bank answered something undocumented (the workflow keeps asking it), or refused the refund of
+     * a charge that could not be credited; `failureReason` says which. Never credited while in review.
+     */
+    status: p.enum(['processing', 'completed', 'failed', 'needs_review'] as const),
+    /** The bank's view: pending | completed | rejected | unknown, refunded (compensated), refund_refused. */
     bankStatus: p.string().length(16).nullable(),
     failureReason: p.string().length(255).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -22,6 +22,8 @@ import { Migration20261122140000SolanaWallets as SqliteSolanaWallets } from './s
 import { Migration20261122150000RateLimits as PgRateLimits } from './postgresql/Migration20261122150000RateLimits';
 import { Migration20261123000000SignedOperations as PgSignedOperations } from './postgresql/Migration20261123000000SignedOperations';
 import { Migration20261123000000SignedOperations as SqliteSignedOperations } from './sqlite/Migration20261123000000SignedOperations';
+import { Migration20261123010000ChargeReview as PgChargeReview } from './postgresql/Migration20261123010000ChargeReview';
+import { Migration20261123010000ChargeReview as SqliteChargeReview } from './sqlite/Migration20261123010000ChargeReview';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -40,6 +42,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122140000SolanaWallets', class: PgSolanaWallets },
     { name: 'Migration20261122150000RateLimits', class: PgRateLimits },
     { name: 'Migration20261123000000SignedOperations', class: PgSignedOperations },
+    { name: 'Migration20261123010000ChargeReview', class: PgChargeReview },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -53,6 +56,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122130000Transfers', class: SqliteTransfers },
     { name: 'Migration20261122140000SolanaWallets', class: SqliteSolanaWallets },
     { name: 'Migration20261123000000SignedOperations', class: SqliteSignedOperations },
+    { name: 'Migration20261123010000ChargeReview', class: SqliteChargeReview },
   ],
 };
 

@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { call, idCardForm, newPerson, registerUser, verifyIdentity, type RegisteredUser } from '../helpers/http';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { encryptPin } from '../helpers/pin';
+import { UserEntity } from '../../db/entities';
 
 const LIMITS = {
   'exchange-quote': { points: 5, seconds: 60 },
@@ -12,6 +13,8 @@ const LIMITS = {
   'bank-send-won': { points: 2, seconds: 3600 },
   'pin-attempt': { points: 4, seconds: 300 },
   'pass-callback': { points: 5, seconds: 60 },
+  'failed-credentials': { points: 9, seconds: 60 },
+  'registration-upload': { points: 2, seconds: 3600 },
 };
 
 /**
@@ -102,8 +105,48 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     expect(elsewhere.status).not.toBe(429);
   });
 
+  it('counts wrong credentials per address (bearer token, API key, webhook signature) across processes, then refuses the address', async () => {
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const webhook = JSON.stringify({ event: 'withdrawal.settled', reference: `chg_${randomUUID()}`, withdrawalId: 'wd_1', status: 'completed', reason: null });
+    const wrong = [
+      (base: string) => call(`${base}/v1/account/profile`, { headers: { ...from('198.51.100.1'), authorization: 'Bearer e30.e30.forged' } }),
+      (base: string) => call(`${base}/v1/auth/pass/callback`, {
+        method: 'POST', headers: { ...from('198.51.100.1'), 'x-api-key': 'guessed' }, json: { passRequestId: `unknown-${randomUUID()}`, success: false },
+      }),
+      (base: string) => call(`${base}/api/v1/bank/webhooks/withdrawals`, { headers: { ...from('198.51.100.1'), 'x-bank-signature': `sha256=${'0'.repeat(64)}` }, raw: webhook }),
+    ];
+    expect(await statuses(9, (base, i) => wrong[i % 3]!(base))).toEqual(Array(9).fill(401));
+    // Over the limit, the address is refused whatever it presents, a valid token included, on either process.
+    for (const base of [stack.apiUrl, otherUrl]) {
+      const refused = await call(`${base}/v1/account/profile`, { headers: { ...from('198.51.100.1'), ...bearer(user) } });
+      expect(refused.status).toBe(429);
+      expect(refused.body.detail).toContain('failed-credentials');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: { ...from('198.51.100.2'), ...bearer(user) } })).status).toBe(200);
+    // A missing credential is not a wrong one.
+    expect(await statuses(12, (base) => call(`${base}/v1/account/profile`, { headers: from('198.51.100.3') }))).toEqual(Array(12).fill(401));
+    // Nor is the valid token of a user who was suspended: refused every time, never counted.
+    const suspended = await registerUser(stack);
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
+    expect(await statuses(12, (base) => call(`${base}/v1/account/profile`, { headers: { ...from('198.51.100.4'), ...bearer(suspended) } }))).toEqual(Array(12).fill(401));
+  });
+
+  it('limits ID-card uploads per registration, before the image is read', async () => {
+    const person = newPerson();
+    const { passToken } = await verifyIdentity(stack, person);
+    const started = await call(`${stack.apiUrl}/v1/account/register`, { headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() }, json: { passToken } });
+    const upload = (base: string) => {
+      const form = idCardForm(person);
+      form.delete('idCardType');
+      return call(`${base}/v1/account/register/${started.body.regId}/uploads`, { headers: { 'x-pass-token': passToken }, form });
+    };
+    expect(await statuses(3, upload)).toEqual([201, 201, 429]);
+  });
+
   it('refuses oversized bodies and headers, and sends security headers and CORS only for configured origins', async () => {
-    const big = await call(`${stack.apiUrl}/v1/exchange/quote`, { method: 'POST', headers: bearer(user), raw: JSON.stringify({ padding: 'x'.repeat(200 * 1024) }) });
+    // A user who has not used their quote budget: limits are counted before the body is read.
+    const big = await call(`${stack.apiUrl}/v1/exchange/quote`, { method: 'POST', headers: bearer(await registerUser(stack)), raw: JSON.stringify({ padding: 'x'.repeat(200 * 1024) }) });
     expect(big.status).toBe(413);
     const hugeHeader = await fetch(`${stack.apiUrl}/healthz`, { headers: { 'x-padding': 'x'.repeat(32 * 1024) } });
     expect(hugeHeader.status).toBe(431);

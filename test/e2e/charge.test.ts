@@ -5,6 +5,7 @@ import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { bankAccountLog, callApi, connectBankAccount, openBankAccount, type BankTransaction, type SandboxAccount } from '../helpers/bank';
 import { ChargeEntity, UserEntity } from '../../db/entities';
+import { NeedsReviewSA, chargeWorkflowId } from '../../workflows/messages';
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
@@ -12,7 +13,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
   afterAll(async () => { await stack?.stop(); });
   afterEach(async () => {
     await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 300, webhooks: true } });
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 300, webhooks: true, reportStatus: null, malformed: false } });
     await stack.startWorker();
   });
 
@@ -22,9 +23,10 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
   const connect = (user: RegisteredUser, account: SandboxAccount) => connectBankAccount(stack, user, account);
   const charge = (user: RegisteredUser, amount: string, key: string | undefined = randomUUID(), source = 'KB국민은행', currency = 'KRW') =>
     api('/api/v1/charge/execute', user, { json: { source, amount, currency }, key });
+  /** Waits until the charge is completed or failed (a charge in review is not settled yet). */
   const settled = async (user: RegisteredUser, chargeId: string) => {
     let view: { status: string; failure_reason: string | null; amount: string } | undefined;
-    await waitFor(async () => { view = (await api(`/api/v1/charge/${chargeId}`, user)).body; return view!.status !== 'processing'; }, 90_000, `charge ${chargeId}`);
+    await waitFor(async () => { view = (await api(`/api/v1/charge/${chargeId}`, user)).body; return !['processing', 'needs_review'].includes(view!.status); }, 90_000, `charge ${chargeId}`);
     return view!;
   };
   const balance = async (user: RegisteredUser) => (await api('/api/v1/balance', user)).body.balances.find((b: { currency: string }) => b.currency === 'KRW');
@@ -252,6 +254,85 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(Number((ledger as { n: number }).n)).toBe(0);
   });
 
+  describe('bank answers it does not document', () => {
+    const bankSettings = (json: object) => call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json });
+    const settleNow = (chargeId: string) => call(`${stack.sandboxUrl}/bank/v1/_withdrawals/${chargeId}/settle`, { method: 'POST' });
+    const chargeRow = async (chargeId: string) => stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
+    const reviewFlag = async (chargeId: string) => (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(NeedsReviewSA);
+    const inReview = async (user: RegisteredUser, chargeId: string) => {
+      await waitFor(async () => (await api(`/api/v1/charge/${chargeId}`, user)).body.status === 'needs_review', 60_000, `charge ${chargeId} in review`);
+      return (await api(`/api/v1/charge/${chargeId}`, user)).body;
+    };
+
+    it('holds a charge the bank reports with an undocumented status for review, credits nothing, then reconciles it by asking again', async () => {
+      const user = await registerUser(stack);
+      const account = await openAccount(user.person.name, 50_000);
+      await connect(user, account);
+      await bankSettings({ settleDelayMs: 600_000 });
+      const started = await charge(user, '20000');
+      const chargeId = started.body.charge_id as string;
+      await waitFor(async () => (await chargeRow(chargeId)).bankStatus === 'pending', 30_000, 'withdrawal requested');
+      // The bank debits the account but reports (webhook and polling) a status its documentation does not list.
+      await bankSettings({ reportStatus: 'CANCELLED' });
+      expect((await settleNow(chargeId)).status).toBe(200);
+      const view = await inReview(user, chargeId);
+      expect(view.failure_reason).toContain('"CANCELLED"');
+      expect(await balance(user)).toMatchObject({ amount: '0' });
+      expect(await reviewFlag(chargeId)).toBe('unknown_bank_status');
+      expect((await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`)).count).toBe(1);
+      const ledgerLines = await stack.orm.em.fork().getConnection().execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${chargeId}`]);
+      expect(Number((ledgerLines[0] as { n: number }).n)).toBe(0);
+
+      // The bank answers as documented again: the reconciliation loop learns "completed" and credits once.
+      await bankSettings({ reportStatus: null });
+      expect((await settled(user, chargeId)).status).toBe('completed');
+      expect(await balance(user)).toMatchObject({ amount: '20000' });
+      expect(await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result()).toEqual({ status: 'completed' });
+      expect(await reviewFlag(chargeId)).toBeUndefined();
+      const log = await bankAccount(account.bankCode, account.accountNo);
+      expect(withdrawalsOf(log.transactions)).toHaveLength(1);
+      expect(log.balance).toBe(50_001 - 20_000);
+    });
+
+    it('holds a charge whose withdrawal answer is malformed, and never credits a failed one', async () => {
+      const user = await registerUser(stack);
+      const account = await openAccount(user.person.name, 10_000);
+      await connect(user, account);
+      await bankSettings({ settleDelayMs: 600_000, malformed: true });
+      const started = await charge(user, '30000'); // more than the account holds: the bank will reject it
+      const chargeId = started.body.charge_id as string;
+      const view = await inReview(user, chargeId);
+      expect(view.failure_reason).toMatch(/^unknown_bank_status: unexpected answer to a withdrawal/);
+      expect(await balance(user)).toMatchObject({ amount: '0' });
+
+      await bankSettings({ malformed: false });
+      await settleNow(chargeId); // rejected for insufficient funds; the webhook tells the workflow
+      const final = await settled(user, chargeId);
+      expect(final).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds' });
+      expect(await balance(user)).toMatchObject({ amount: '0' });
+      expect((await bankAccount(account.bankCode, account.accountNo)).balance).toBe(10_001);
+    });
+
+    it('holds for review a charge whose credit failed and whose refund the bank refuses, instead of processing forever', async () => {
+      const user = await registerUser(stack);
+      const account = await openAccount(user.person.name, 50_000);
+      await connect(user, account);
+      await bankSettings({ settleDelayMs: 1500 });
+      const started = await charge(user, '20000');
+      const chargeId = started.body.charge_id as string;
+      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
+      await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { errorRate: 1, status: 403, paths: ['/deposits'] } });
+      const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      expect(outcome).toEqual({ status: 'needs_review', reason: 'refund_refused' });
+      const row = await chargeRow(chargeId);
+      expect(row).toMatchObject({ status: 'needs_review', bankStatus: 'refund_refused' });
+      expect(row.failureReason).toMatch(/^refund_refused: /);
+      expect(await reviewFlag(chargeId)).toBe('refund_refused');
+      const log = await bankAccount(account.bankCode, account.accountNo);
+      expect(log.transactions.filter((t) => t.reference.endsWith(chargeId)).map((t) => t.amount)).toEqual([-20_000]);
+    });
+  });
+
   it('accepts the bank webhook only with a valid signature, and only for a known charge', async () => {
     const url = `${stack.apiUrl}/api/v1/bank/webhooks/withdrawals`;
     const payload = JSON.stringify({ event: 'withdrawal.settled', reference: `chg_${randomUUID()}`, withdrawalId: 'wd_1', status: 'completed', reason: null });
@@ -261,6 +342,9 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     const sign = (body: string) => `sha256=${createHmac('sha256', stack.config.BANK_WEBHOOK_SECRET).update(body).digest('hex')}`;
     expect((await post(payload)).status).toBe(401);
     expect((await post(payload, sign(`${payload} `))).status).toBe(401);
+    // Found by review: a signature header of the right length in latin-1 characters was a 500 (timingSafeEqual threw).
+    const latin1 = await post(payload, `sha256=${'é'.repeat(64)}`);
+    expect([latin1.status, ((await latin1.json()) as { error: { type: string } }).error.type]).toEqual([401, '/problems/invalid-signature']);
     expect((await post(payload, sign(payload))).status).toBe(404); // signed, but no such charge
     expect((await post('{"event":"withdrawal.settled"}', sign('{"event":"withdrawal.settled"}'))).status).toBe(400);
   });

@@ -87,6 +87,17 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(await stack.orm.em.fork().count(UploadEntity, { regId: mine.regId })).toBe(0);
   });
 
+  it('checks X-Pass-Token before it reads the body: a foreign or missing token gets its answer, not the image\'s', async () => {
+    const mine = await started();
+    const theirs = await started();
+    const url = `${stack.apiUrl}/v1/account/register/${mine.regId}/uploads`;
+    const oversized = () => idCardForm(mine.person, 'resident_id', makeIdCardPng(mine.person, stack.config.UPLOAD_MAX_BYTES + 1));
+    // Were the multipart body parsed first, each of these would be 413 (the image is over the limit).
+    expect((await call(url, { headers: { 'x-pass-token': theirs.passToken }, form: oversized() })).status).toBe(403);
+    expect((await call(url, { headers: {}, form: oversized() })).status).toBe(400);
+    expect((await call(url, { headers: { 'x-pass-token': mine.passToken }, form: oversized() })).status).toBe(413);
+  });
+
   it('answers 401 once the pass token has expired mid-registration', async () => {
     const person = newPerson();
     const { passToken } = await verifyIdentity(stack, person, { tokenTtlSeconds: 2 });
