@@ -51,9 +51,7 @@ async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }
     }
     throw error;
   }
-  const { raw, hash } = await bundler.sign(input.operation, input.beneficiary);
-  await input.recordTxHash(hash);
-  await bundler.broadcast(raw);
+  const hash = await bundler.send(input.operation, input.beneficiary, input.recordTxHash);
   if (!(await bundler.waitForOutcome(hash, RECEIPT_TIMEOUT_MS)).success) throw reverted();
   return { txHash: hash };
 }

@@ -8,6 +8,7 @@ import { DataEncryption } from '../platform/data-encryption';
 import { EnvelopeEncryption } from '../platform/envelope';
 import { NetworkRegistry } from '../platform/networks';
 import type { Orm } from '../db/orm';
+import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
 import { OcrProviderClient } from '../integrations/ocr';
 import { BankClient } from '../integrations/bank';
@@ -28,7 +29,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
     orm, encryption, networks, providers,
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
-    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY),
+    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm)),
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
     transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),

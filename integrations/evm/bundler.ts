@@ -1,6 +1,7 @@
-import { Contract, Transaction, type InterfaceAbi, type TransactionReceipt, type Wallet } from 'ethers';
+import { Contract, Transaction, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { packUserOperation, type UserOperation } from './user-operation';
+import { ProcessNonceLock, type NonceLock } from './nonce-lock';
 
 /** The EntryPoint refused the operation during validation (bad signature, nonce, funds): never sent, no gas spent. */
 export class UserOperationRejected extends Error {
@@ -22,8 +23,12 @@ export class Bundler {
   /** The next nonce this bundler will use: nodes can answer nonce queries from a block behind for a moment. */
   private nextNonce = 0;
 
-  constructor(private readonly signer: Wallet, entryPointAddress: string) {
+  private readonly lockKey: string;
+
+  /** `nonces`: shared by every process that sends with this key (the worker's composition passes one on PostgreSQL). */
+  constructor(private readonly signer: Wallet, entryPointAddress: string, private readonly nonces: NonceLock = new ProcessNonceLock()) {
     this.entryPoint = new Contract(entryPointAddress, EntryPointArtifact.abi as InterfaceAbi, signer);
+    this.lockKey = `${entryPointAddress.toLowerCase()}:${signer.address.toLowerCase()}`;
   }
 
   async nonceOf(sender: string, key = 0n): Promise<bigint> {
@@ -38,7 +43,8 @@ export class Bundler {
   async ensureDeposit(sender: string, required: bigint): Promise<void> {
     const deposit = (await this.entryPoint.getFunction('balanceOf')(sender)) as bigint;
     if (deposit >= required) return;
-    const tx = await this.entryPoint.getFunction('depositTo')(sender, { value: required - deposit, nonce: await this.takeNonce() });
+    const tx = await this.nonces.exclusive(this.lockKey, async () =>
+      this.entryPoint.getFunction('depositTo')(sender, { value: required - deposit, nonce: await this.takeNonce() }));
     await tx.wait();
   }
 
@@ -55,8 +61,21 @@ export class Bundler {
     }
   }
 
+  /**
+   * Signs the handleOps transaction, hands its hash to `record` (so a caller can store it before anything is sent),
+   * then broadcasts it: all under the key's nonce lock, so no other sender takes the same nonce meanwhile.
+   */
+  async send(op: UserOperation, beneficiary: string, record: (hash: string) => Promise<void>): Promise<string> {
+    return this.nonces.exclusive(this.lockKey, async () => {
+      const { raw, hash } = await this.sign(op, beneficiary);
+      await record(hash);
+      await this.broadcast(raw);
+      return hash;
+    });
+  }
+
   /** Signs (does not send) the handleOps transaction; its hash is final before broadcast. */
-  async sign(op: UserOperation, beneficiary: string): Promise<{ raw: string; hash: string }> {
+  private async sign(op: UserOperation, beneficiary: string): Promise<{ raw: string; hash: string }> {
     const request = await this.entryPoint.getFunction('handleOps').populateTransaction([packUserOperation(op)], beneficiary);
     const populated = await this.signer.populateTransaction({ ...request, nonce: await this.takeNonce() });
     const raw = await this.signer.signTransaction(populated);
@@ -64,13 +83,16 @@ export class Bundler {
   }
 
   private async takeNonce(): Promise<number> {
-    const pending = await this.signer.getNonce('pending');
+    // Straight from the node: ethers answers repeated identical calls from a 250 ms cache, which another process
+    // sending with this key in between makes stale (found by the two-worker test: NONCE_EXPIRED).
+    const provider = this.signer.provider as JsonRpcProvider;
+    const pending = Number(BigInt(await provider.send('eth_getTransactionCount', [this.signer.address, 'pending']) as string));
     const nonce = Math.max(pending, this.nextNonce);
     this.nextNonce = nonce + 1;
     return nonce;
   }
 
-  async broadcast(raw: string): Promise<void> {
+  private async broadcast(raw: string): Promise<void> {
     await this.signer.provider!.broadcastTransaction(raw);
   }
 
@@ -93,8 +115,7 @@ export class Bundler {
   /** simulate, sign, broadcast, wait: for callers that need no crash recovery (tests, scripts). */
   async submit(op: UserOperation, beneficiary: string): Promise<UserOperationOutcome> {
     await this.simulate(op, beneficiary);
-    const { raw, hash } = await this.sign(op, beneficiary);
-    await this.broadcast(raw);
+    const hash = await this.send(op, beneficiary, async () => undefined);
     return this.waitForOutcome(hash);
   }
 

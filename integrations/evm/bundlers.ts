@@ -4,13 +4,17 @@ import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
 import { ChainFailure } from '../../platform/failures';
 import { Bundler } from './bundler';
 import type { ChainProviders } from './smart-account';
+import type { NonceLock } from './nonce-lock';
 
 /** One bundler per network for the worker's key (a bundler tracks its own transaction nonces). */
 export class Bundlers {
   private readonly bundlers = new Map<string, Bundler>();
   readonly beneficiary: string;
 
-  constructor(private readonly networks: NetworkRegistry, private readonly providers: ChainProviders, private readonly privateKey: string) {
+  constructor(
+    private readonly networks: NetworkRegistry, private readonly providers: ChainProviders, private readonly privateKey: string,
+    private readonly nonces: NonceLock,
+  ) {
     this.beneficiary = new Wallet(privateKey).address;
   }
 
@@ -24,7 +28,7 @@ export class Bundlers {
     let bundler = this.bundlers.get(networkId);
     if (!bundler) {
       const network = this.network(networkId);
-      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint);
+      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint, this.nonces);
       this.bundlers.set(networkId, bundler);
     }
     return bundler;
