@@ -17,7 +17,7 @@ export const createKycActivities = ({ orm, encryption, issuer, credentialValidit
    */
   async recordBasicInfo({ userId, kycSessionId, fullName, engSurname, engName, nationality }: BasicInfoInput): Promise<{ vcId: string }> {
     const basicInfo = {
-      userId, kycSessionId: kycSessionId ?? null, fullNameSealed: encryption.sealText(fullName, userId), engSurname, engName, nationality, submittedAt: new Date(),
+      userId, kycSessionId: kycSessionId ?? null, fullNameSealed: encryption.sealText(fullName, userId), engSurnameSealed: encryption.sealText(engSurname, `eng-name:${userId}`), engNameSealed: encryption.sealText(engName, `eng-name:${userId}`), nationality, submittedAt: new Date(),
     };
     const subject = { name: fullName, familyName: engSurname, givenName: engName, nationality };
     const sourceKey = `basic-info:${userId}:${createHash('sha256').update(JSON.stringify(subject)).digest('hex')}`;

@@ -3,7 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { sameName } from '../platform/names';
-import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity } from '../db/entities';
+import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity, openOcrResult, sealOcrResult } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime, type CredentialIssuer } from '../integrations/credentials/issuer';
@@ -92,7 +92,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
     async recordRegistrationStep(input: { regId: string; step: RegistrationStep; ocrResult?: SubmitEkycResponse['ocrResult'] }): Promise<void> {
       const { em, registration } = await loadRegistration(input.regId);
       registration.step = input.step;
-      if (input.ocrResult) registration.ocrResult = input.ocrResult;
+      if (input.ocrResult) registration.ocrResult = sealOcrResult(encryption, input.regId, input.ocrResult);
       await em.flush();
     },
 
@@ -115,7 +115,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
       const credential = await signedCredentialRow(issuer, encryption, {
         userId, type: 'KycCredential', sourceKey: `kyc:${regId}`, validitySeconds: credentialValiditySeconds,
         subject: {
-          name: identity.name ?? '', birthDate: identity.birthDate ?? registration.ocrResult?.birthDate ?? '',
+          name: identity.name ?? '', birthDate: identity.birthDate ?? (registration.ocrResult ? openOcrResult(encryption, regId, registration.ocrResult).birthDate : ''),
           kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
           verifiedAt: credentialTime(registration.updatedAt),
         },

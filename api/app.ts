@@ -75,7 +75,7 @@ const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: K
 /** The Koa application, built only from the dependencies it is given. */
 export function createApp(deps: AppDeps): App {
   const { config, orm, tokens, rateLimits } = deps;
-  const idempotency = new IdempotencyStore(orm, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
+  const idempotency = new IdempotencyStore(orm, deps.encryption, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
   const routes = routeTable(deps);
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true })), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,

@@ -5,6 +5,7 @@ import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
 import { createWorker } from './create-worker';
 import { composeWorker } from './composition';
+import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -21,6 +22,8 @@ async function main(): Promise<void> {
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
   const deps = composeWorker(config, orm);
+  const upgraded = { rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption), sealed: await sealLegacyPersonalData(orm, deps.encryption) };
+  if (upgraded.rekeyed || upgraded.sealed) logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
   const { worker, connection } = await createWorker(settings, deps);
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;

@@ -1,8 +1,8 @@
-import { createHash, randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { BankAccountEntity, BankVerificationEntity, bankAccountNoAad, type BankAccount, type BankVerification, type User } from '../../db/entities';
+import { BankAccountEntity, BankVerificationEntity, LEGACY_ACCOUNT_NO_HASH, bankAccountNoAad, bankAccountNoFingerprint, type BankAccount, type BankVerification, type User } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { sameName } from '../../platform/names';
 import { PROVIDER_REJECTED } from '../../platform/failures';
@@ -10,6 +10,7 @@ import type { BankClient, AccountHolder } from '../../integrations/bank';
 import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { bankVerificationWorkflowId } from '../../workflows/messages';
 import { HttpError, problems } from '../http/problems';
+import { safeEqual } from '../auth/tokens';
 
 export interface BankServiceDeps {
   orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string;
@@ -18,7 +19,8 @@ export interface BankServiceDeps {
 
 const REMARK_PREFIX = '월렛';
 const mask = (accountNo: string) => `${accountNo.slice(0, 3)}${'*'.repeat(Math.max(accountNo.length - 6, 0))}${accountNo.slice(-3)}`;
-const hashOf = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
+/** How the first versions hashed account numbers and codes (bare SHA-256); only compared against, never written. */
+const legacyHashOf = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
 
 export const bankAccountView = (a: BankAccount) => ({
   bank_account_id: a.bankAccountId, bank_code: a.bankCode, bank_name: a.bankName, account_no: a.maskedAccountNo,
@@ -35,8 +37,9 @@ export class BankVerificationService {
   async send(user: User, input: { bankCode: string; accountNo: string; sessionId?: string }) {
     const { orm, encryption } = this.deps;
     const accountNo = input.accountNo.replace(/-/g, '');
-    const accountNoHash = hashOf(input.bankCode, accountNo);
-    if (await orm.em.fork().count(BankAccountEntity, { userId: user.id, bankCode: input.bankCode, accountNoHash })) {
+    const accountNoHash = bankAccountNoFingerprint(encryption, input.bankCode, accountNo);
+    const known = { $in: [accountNoHash, legacyHashOf(input.bankCode, accountNo)] };
+    if (await orm.em.fork().count(BankAccountEntity, { userId: user.id, bankCode: input.bankCode, accountNoHash: known })) {
       throw problems.conflict('bank-account-already-connected', 'This account is already connected');
     }
     const holder = await this.holderOf(input.bankCode, accountNo);
@@ -49,7 +52,7 @@ export class BankVerificationService {
     const em = orm.em.fork();
     em.create(BankVerificationEntity, {
       verificationId, userId: user.id, bankCode: input.bankCode, accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
-      accountNoHash, codeHash: hashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
+      accountNoHash, codeHash: this.codeHashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
     });
     await em.flush();
     // The code travels only in the workflow's (encrypted) input; the database keeps its hash.
@@ -61,7 +64,8 @@ export class BankVerificationService {
 
   async confirm(userId: string, verificationId: string, code: string) {
     const verification = await this.countAttempt(userId, verificationId);
-    if (!timingSafeEqual(Buffer.from(verification.codeHash, 'hex'), Buffer.from(hashOf(verification.verificationId, code), 'hex'))) {
+    const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash) ? legacyHashOf(verification.verificationId, code) : this.codeHashOf(verification.verificationId, code);
+    if (!safeEqual(verification.codeHash, expected)) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(BankVerificationEntity, { verificationId }, { status: 'failed' });
       throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
@@ -69,6 +73,11 @@ export class BankVerificationService {
         : 'The code does not match; the verification is now locked');
     }
     return { verified: true, bank_account: bankAccountView(await this.connect(verification)) };
+  }
+
+  /** A keyed hash: a copy of the table cannot be tried against the 10 000 possible codes. */
+  private codeHashOf(verificationId: string, code: string): string {
+    return this.deps.encryption.fingerprint(`${verificationId}\n${code}`, 'bank-verification-code');
   }
 
   async accounts(userId: string) {
@@ -100,7 +109,7 @@ export class BankVerificationService {
         if (moved !== 1) throw problems.conflict('already-verified', 'This account was already verified');
         return tx.create(BankAccountEntity, {
           bankAccountId: `ba_${randomUUID()}`, userId: verification.userId, bankCode: verification.bankCode, bankName: holder.bankName,
-          accountNoSealed: verification.accountNoSealed, accountNoHash: verification.accountNoHash, maskedAccountNo: mask(accountNo), currency: 'KRW',
+          accountNoSealed: verification.accountNoSealed, accountNoHash: bankAccountNoFingerprint(this.deps.encryption, verification.bankCode, accountNo), maskedAccountNo: mask(accountNo), currency: 'KRW',
         });
       });
     } catch (error) {

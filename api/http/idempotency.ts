@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
+import type { DataEncryption } from '../../platform/data-encryption';
 import { IdempotencyRecordEntity } from '../../db/entities';
 import { HttpError } from './problems';
 
@@ -36,7 +37,8 @@ export const requestFingerprint = (parts: unknown): string => createHash('sha256
  * process is taken over after `lockSeconds`; records are kept for `retentionSeconds`.
  */
 export class IdempotencyStore {
-  constructor(private readonly orm: Orm, private readonly retentionSeconds: number, private readonly lockSeconds = 60) {}
+  /** Stored answers are sealed: a replayed registration step or eKYC answer carries personal data. */
+  constructor(private readonly orm: Orm, private readonly encryption: DataEncryption, private readonly retentionSeconds: number, private readonly lockSeconds = 60) {}
 
   async begin(scope: string, key: string, fingerprint: string, attempt = 1): Promise<IdempotencyBegin> {
     const em = this.orm.em.fork();
@@ -76,15 +78,22 @@ export class IdempotencyStore {
     return {
       kind: 'replay',
       status: existing.responseStatus ?? 200,
-      body: existing.responseBody ? JSON.parse(existing.responseBody) : undefined,
+      body: existing.responseBody ? this.openBody(existing.id, existing.responseBody) : undefined,
       headers: existing.responseHeaders ?? {},
     };
   }
 
   async complete(recordId: number, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
     await this.orm.em.fork().nativeUpdate(IdempotencyRecordEntity, { id: recordId }, {
-      state: 'completed', responseStatus: status, responseBody: body === undefined ? null : JSON.stringify(body), responseHeaders: headers,
+      state: 'completed', responseStatus: status, responseHeaders: headers,
+      responseBody: body === undefined ? null : this.encryption.sealText(JSON.stringify(body), `idempotency-response:${recordId}`),
     });
+  }
+
+  /** Records written before answers were sealed hold plain JSON; they expire within the retention period. */
+  private openBody(recordId: number, stored: string): unknown {
+    if (stored.startsWith('{') || stored.startsWith('[') || stored.startsWith('"')) return JSON.parse(stored);
+    return JSON.parse(this.encryption.openText(stored, `idempotency-response:${recordId}`));
   }
 
   /** The request failed before producing a result worth replaying: let a retry run it again. */

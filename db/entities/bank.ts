@@ -9,6 +9,7 @@ export const BankVerificationEntity = defineEntity({
     userId: p.string().length(64).index(),
     bankCode: p.string().length(3),
     accountNoSealed: p.text(),
+    /** bankAccountNoFingerprint (a keyed hash); rows from before it held bare SHA-256 until the worker re-keyed them. */
     accountNoHash: p.string().length(64),
     codeHash: p.string().length(64),
     attempts: p.integer().default(0),
@@ -42,3 +43,13 @@ export type BankAccount = InferEntity<typeof BankAccountEntity>;
 
 /** The associated data a bank account number is sealed with (verifications and connected accounts alike). */
 export const bankAccountNoAad = (userId: string): string => `bank-account:${userId}`;
+
+/**
+ * The keyed hash (HMAC under DATA_ENCRYPTION_KEY) an account number is looked up by: a copy of the table does not
+ * give the numbers away (a bare hash of a 10-14 digit number is reversed by trying them all).
+ */
+export const bankAccountNoFingerprint = (encryption: { fingerprint(value: string, purpose: string): string }, bankCode: string, accountNo: string): string =>
+  encryption.fingerprint(`${bankCode}\n${accountNo}`, 'bank-account-no');
+
+/** The form the first service versions stored (bare SHA-256, hex); recognised until re-keyed. */
+export const LEGACY_ACCOUNT_NO_HASH = /^[0-9a-f]{64}$/;

@@ -7,8 +7,9 @@ export const KycBasicInfoEntity = defineEntity({
     userId: p.string().primary().length(64),
     kycSessionId: p.string().length(128).nullable(),
     fullNameSealed: p.text(),
-    engSurname: p.string().length(128),
-    engName: p.string().length(128),
+    /** The English names, sealed (AAD `eng-name:<userId>`); plain only in rows the worker has not sealed yet. */
+    engSurnameSealed: p.text().fieldName('eng_surname'),
+    engNameSealed: p.text().fieldName('eng_name'),
     nationality: p.string().length(2),
     submittedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),

@@ -16,7 +16,8 @@ export const RegistrationEntity = defineEntity({
     deviceId: p.string().length(64).nullable(),
     passTokenHash: p.string().length(64).nullable(),
     passTokenExpiresAt: p.datetime().nullable(),
-    ocrResult: p.json<{ name: string; birthDate: string; verified: boolean }>().nullable(),
+    /** What the ID card read: sealed (a JSON string); a plain object only in rows the worker has not sealed yet. */
+    ocrResult: p.json<StoredOcrResult>().nullable(),
     backupId: p.string().length(64).nullable(),
     userId: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
@@ -24,3 +25,11 @@ export const RegistrationEntity = defineEntity({
   }),
 });
 export type Registration = InferEntity<typeof RegistrationEntity>;
+
+export interface OcrResult { name: string; birthDate: string; verified: boolean }
+export type StoredOcrResult = string | OcrResult;
+
+interface Sealer { sealText(plain: string, associatedData?: string): string; openText(sealed: string, associatedData?: string): string }
+export const sealOcrResult = (encryption: Sealer, regId: string, result: OcrResult): string => encryption.sealText(JSON.stringify(result), `ocr:${regId}`);
+export const openOcrResult = (encryption: Sealer, regId: string, stored: StoredOcrResult): OcrResult =>
+  (typeof stored === 'string' ? JSON.parse(encryption.openText(stored, `ocr:${regId}`)) as OcrResult : stored);

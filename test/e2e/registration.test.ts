@@ -30,13 +30,19 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
     });
     expect(ekyc.status).toBe(200);
     expect(ekyc.body).toEqual({ step: 'backup', ocrResult: { name: person.name, birthDate: person.birthDate, verified: true } });
+    // What is kept for Idempotency-Key replays and the OCR result are sealed: no name, phone or birth date in the clear.
+    const stored = JSON.stringify([
+      await stack.orm.em.getConnection().execute('select response_body from idempotency_records'),
+      await stack.orm.em.getConnection().execute('select ocr_result from registrations where reg_id = ?', [regId]),
+    ]);
+    for (const personal of [person.name, person.phone, person.birthDate]) expect(stored).not.toContain(personal);
 
     const backup = backupBody();
-    const stored = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
+    const backupStored = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backup,
     });
-    expect(stored.status).toBe(200);
-    expect(stored.body).toEqual({ step: 'completed', backupId: expect.stringMatching(/^bkp_/) });
+    expect(backupStored.status).toBe(200);
+    expect(backupStored.body).toEqual({ step: 'completed', backupId: expect.stringMatching(/^bkp_/) });
 
     const token = await call(`${stack.apiUrl}/v1/auth/token`, {
       headers: { 'x-device-id': deviceId, 'x-pass-token': passToken }, json: { grantType: 'registration', regId },
