@@ -92,6 +92,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       return { success: outcome.success, txHash: hash, fee: outcome.actualGasCost.toString() };
     },
 
+    /** Whether anything of this transfer may be on its way: a transaction hash is recorded before any broadcast. */
+    async transferMaybeSent({ transferId }: { transferId: string }): Promise<boolean> {
+      return Boolean((await orm.em.fork().findOneOrFail(TransferEntity, { transferId })).txHash);
+    },
+
     async finishTransfer(input: { transferId: string } & TransferOutcome): Promise<void> {
       await orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: 'processing' }, {
         status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,

@@ -43,7 +43,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
     accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   });
-  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS });
+  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS }, encryption);
   const temporalClient = temporal ?? await createTemporalClient(
     { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE }, encryption,
   );

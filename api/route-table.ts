@@ -83,7 +83,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...pinRoutes({ pins: deps.pins }),
     ...transferRoutes({
       transfers: new TransferService({
-        orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS,
+        orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
       }),
     }),
     ...assetRoutes({ orm, prices: deps.prices }),

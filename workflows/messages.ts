@@ -112,7 +112,11 @@ export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('wit
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
 
 // ---- crypto transfers
-export interface TransferInput { transferId: string; userId: string; networkId: string }
+export interface TransferInput {
+  transferId: string; userId: string; networkId: string;
+  /** Submission attempts before a transfer that may have been broadcast is held for review (default 30). */
+  reviewAfterAttempts?: number;
+}
 export interface TransferOutcome {
   status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;
   /** Nothing was sent: the worker could not sign the transfer as recorded (e.g. its simulation fails). */

@@ -1,29 +1,61 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
-import { TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
+import { ChainFailure, TransferFailure } from '../platform/failures';
+import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
 
-const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>(CHAIN_SUBMISSION_OPTIONS);
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
 });
-const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer'>>(RECORD_OPTIONS);
+const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent'>>(RECORD_OPTIONS);
+/** After the first attempts ran out: no limit, every few minutes, until the chain says what happened. */
+const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
+  ...CHAIN_SUBMISSION_TIMEOUTS,
+  // No maximumAttempts: retried until it succeeds or fails for a reason the chain proves.
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: Object.values(ChainFailure) },
+});
+
+/** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
+const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
+const provenFailure = (error: unknown): boolean =>
+  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && (error.cause.nonRetryable || PROVEN.has(error.cause.type ?? ''));
 
 /**
  * A crypto transfer the API recorded: the worker signs it (EVM: a user operation of the user's account; Solana: a
  * signed transaction), sends it once, waits until it is final and records the fee.
+ *
+ * A transfer that may have been broadcast is never recorded failed unless the chain proves it (a revert, a refusal by
+ * the EntryPoint, a Solana blockhash that expired without it). When the chain cannot be reached for all the first
+ * attempts, the transfer stays processing, is flagged (search attribute NeedsReview = transfer_unconfirmed) and is
+ * asked about patiently until the chain answers; it is confirmed (once) or proven failed then.
  */
 export async function transferWorkflow(input: TransferInput): Promise<TransferOutcome> {
   upsertSearchAttributes([{ key: UserIdSA, value: input.userId }, { key: NetworkIdSA, value: input.networkId }]);
+  const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
+    ...CHAIN_SUBMISSION_OPTIONS, retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
+  });
   try {
     // Transfers started before signing moved to the worker arrive signed by the API.
     if (patched('transfer-signed-in-worker')) await signing.signTransfer({ transferId: input.transferId });
-    const sent = await chain.submitTransfer({ transferId: input.transferId });
+    let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
+    try {
+      sent = await chain.submitTransfer({ transferId: input.transferId });
+    } catch (error) {
+      if (provenFailure(error) || !patched('transfer-held-until-chain-proves') || !(await storage.transferMaybeSent({ transferId: input.transferId }))) throw error;
+      upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
+      try {
+        sent = await patient.submitTransfer({ transferId: input.transferId });
+      } finally {
+        upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
+      }
+    }
     const outcome: TransferOutcome = { status: sent.success ? 'confirmed' : 'failed', txHash: sent.txHash, fee: sent.fee, ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }) };
     await storage.finishTransfer({ transferId: input.transferId, ...outcome });
     return outcome;
   } catch (error) {
-    const cause = error instanceof ActivityFailure && error.cause instanceof ApplicationFailure ? error.cause : undefined;
+    // Only what an activity reported (a proven failure, or nothing was sent) is recorded failed; an error of this
+    // code itself fails the workflow task instead, so it is retried once fixed rather than recorded as a failure.
+    if (!(error instanceof ActivityFailure)) throw error;
+    const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;
     const refused = cause?.type === TransferFailure.TransferRefused;
     await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: message });

@@ -40,8 +40,8 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
         200: { description: 'Changed', schema: PinChanged }, 409: { description: 'No PIN set' },
         422: { description: 'Wrong current PIN, or weak new PIN' }, 423: { description: 'Locked after too many wrong PINs (Retry-After)' },
       },
-      handler: async ({ body, user }) => {
-        await pins.change(user!.userId, body.current_pin, body.new_pin);
+      handler: async ({ body, user }, ctx) => {
+        await pins.change(user!.userId, body.current_pin, body.new_pin, ctx.get('idempotency-key') || null);
         return { status: 200, body: { changed: true } };
       },
     }),

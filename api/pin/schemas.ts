@@ -5,5 +5,5 @@ export const Jwe = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_
 export const PinPublicKey = Type.Object({ alg: Type.String(), enc: Type.String(), jwk: Type.Record(Type.String(), Type.Unknown()) });
 export const PinStatus = Type.Object({ pin_set: Type.Boolean() });
 export const SetPinBody = Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
-export const ChangePinBody = Type.Object({ current_pin: Jwe('the current PIN, encrypted'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
+export const ChangePinBody = Type.Object({ current_pin: Jwe('the current PIN, encrypted, approving this change: {"pin","iat","jti","request":{"action":"pin_change"}}'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
 export const PinChanged = Type.Object({ changed: Type.Boolean() });

@@ -2,7 +2,8 @@ import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOpti
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { UserPinEntity } from '../../db/entities';
+import { PinApprovalEntity, UserPinEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
@@ -30,29 +31,42 @@ async function pinMatches(pin: string, stored: string): Promise<boolean> {
   return timingSafeEqual(actual, expected);
 }
 
+/** What an encrypted PIN that approves a request must name: the request itself (compared field by field). */
+export type PinBinding = Record<string, string | null>;
+
+interface PinPayload { pin: string; jti?: string; request?: unknown }
+
 /**
  * Transaction PINs. The app encrypts `{"pin": "123456", "iat": <unix seconds>}` as a compact JWE to the service's
  * public key (ECDH-ES+A256KW, A256GCM; GET /api/v1/pin/public-key), so the PIN is never in clear text on the wire
  * or in logs. Stored as scrypt; PIN_MAX_ATTEMPTS wrong PINs lock it for PIN_LOCK_SECONDS.
+ *
+ * A PIN that approves something (a transfer, a PIN change) also carries `jti` (a random id) and `request` (what it
+ * approves, e.g. the transfer's recipient, amount, token, network and Idempotency-Key): it approves that request only,
+ * and only once (the same request retried with its Idempotency-Key may present it again).
  */
 export class PinService {
   private constructor(
     private readonly orm: Orm, private readonly privateKey: KeyLike | Uint8Array, readonly publicJwk: JWK,
-    private readonly policy: { maxAttempts: number; lockSeconds: number },
+    private readonly policy: { maxAttempts: number; lockSeconds: number }, private readonly encryption: DataEncryption,
   ) {}
 
-  static async create(orm: Orm, privateJwkJson: string, policy: { maxAttempts: number; lockSeconds: number }): Promise<PinService> {
+  static async create(orm: Orm, privateJwkJson: string, policy: { maxAttempts: number; lockSeconds: number }, encryption: DataEncryption): Promise<PinService> {
     const jwk = JSON.parse(privateJwkJson) as JWK;
     if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid) throw new Error('PIN_ENCRYPTION_JWK must be a P-256 private JWK with a kid');
     const privateKey = await importJWK(jwk, KEY_ALGORITHM);
     const { d: _d, ...publicPart } = jwk;
     const publicJwk = { ...(await exportJWK(await importJWK(publicPart, KEY_ALGORITHM))), kid: jwk.kid, alg: KEY_ALGORITHM, use: 'enc' };
-    return new PinService(orm, privateKey, publicJwk, policy);
+    return new PinService(orm, privateKey, publicJwk, policy, encryption);
   }
 
-  /** Opens an encrypted PIN; anything malformed, stale or not 6 digits is a 400. */
+  /** Opens an encrypted PIN; anything malformed, stale or not 6 digits is a 422. */
   async open(jwe: string, field: string): Promise<string> {
-    let payload: { pin?: unknown; iat?: unknown };
+    return (await this.openPayload(jwe, field)).pin;
+  }
+
+  private async openPayload(jwe: string, field: string): Promise<PinPayload> {
+    let payload: { pin?: unknown; iat?: unknown; jti?: unknown; request?: unknown };
     try {
       const { plaintext } = await compactDecrypt(jwe, this.privateKey, { keyManagementAlgorithms: [KEY_ALGORITHM], contentEncryptionAlgorithms: [CONTENT_ALGORITHM] });
       payload = JSON.parse(new TextDecoder().decode(plaintext)) as typeof payload;
@@ -66,7 +80,54 @@ export class PinService {
     if (typeof payload.pin !== 'string' || !/^\d{6}$/.test(payload.pin)) {
       throw problems.unprocessable('invalid-pin', `${field}: the PIN is 6 digits`);
     }
-    return payload.pin;
+    return { pin: payload.pin, jti: typeof payload.jti === 'string' ? payload.jti : undefined, request: payload.request };
+  }
+
+  /** The approval must name this very request and carry a fresh jti; answers the jti. */
+  private approvalOf(payload: PinPayload, field: string, request: PinBinding): string {
+    const shape = `{${Object.keys(request).map((k) => `"${k}"`).join(', ')}}`;
+    if (typeof payload.request !== 'object' || payload.request === null || Array.isArray(payload.request)) {
+      throw problems.unprocessable('pin-not-bound', `${field} must name the request it approves: "request": ${shape}, and a random "jti"`);
+    }
+    const named = payload.request as Record<string, unknown>;
+    const differing = Object.keys(request).filter((key) => (named[key] ?? null) !== request[key]);
+    if (differing.length) {
+      throw problems.unprocessable('pin-not-for-this-request', `${field} approves another request: ${differing.join(', ')} differ${differing.length === 1 ? 's' : ''}`);
+    }
+    if (!payload.jti || payload.jti.length < 16 || payload.jti.length > 128) {
+      throw problems.unprocessable('pin-not-bound', `${field} needs a random "jti" of 16 to 128 characters`);
+    }
+    return payload.jti;
+  }
+
+  /** Refuses (409) an approval already used, unless it is the same request retried with its Idempotency-Key. */
+  private async assertUnused(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
+    const earlier = await this.orm.em.fork().findOne(PinApprovalEntity, { jtiHash: this.encryption.fingerprint(jti, 'pin-jti') });
+    if (!earlier || (earlier.userId === userId && idempotencyKey !== null && earlier.idempotencyKey === idempotencyKey)) return;
+    throw problems.conflict('pin-already-used', 'This encrypted PIN already approved a request; encrypt it again for this one');
+  }
+
+  /**
+   * Records that this approval was used, for this Idempotency-Key. A second use is refused (409), unless it is the
+   * same request retried with the same Idempotency-Key.
+   */
+  private async spend(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
+    const jtiHash = this.encryption.fingerprint(jti, 'pin-jti');
+    const em = this.orm.em.fork();
+    const retry = (row: { userId: string; idempotencyKey?: string | null } | null) =>
+      row !== null && row.userId === userId && idempotencyKey !== null && row.idempotencyKey === idempotencyKey;
+    // Of two requests racing with one approval, the insert lets exactly one through.
+    em.create(PinApprovalEntity, { jtiHash, userId, idempotencyKey, expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000) });
+    try {
+      await em.flush();
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      if (!retry(await this.orm.em.fork().findOne(PinApprovalEntity, { jtiHash }))) {
+        throw problems.conflict('pin-already-used', 'This encrypted PIN already approved a request; encrypt it again for this one');
+      }
+    }
+    // Approvals older than any acceptable iat can never match again.
+    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: new Date() } });
   }
 
   async isSet(userId: string): Promise<boolean> {
@@ -85,8 +146,8 @@ export class PinService {
     }
   }
 
-  async change(userId: string, currentJwe: string, newJwe: string): Promise<void> {
-    await this.verify(userId, currentJwe, 'current_pin');
+  async change(userId: string, currentJwe: string, newJwe: string, idempotencyKey: string | null): Promise<void> {
+    await this.verify(userId, currentJwe, { field: 'current_pin', request: { action: 'pin_change' }, idempotencyKey });
     const pin = await this.open(newJwe, 'new_pin');
     if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
     await this.orm.em.fork().nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
@@ -97,8 +158,12 @@ export class PinService {
    * so parallel guesses are counted exactly and can never exceed the limit, while parallel right PINs simply queue.
    * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS.
    */
-  async verify(userId: string, jwe: string, field = 'pin'): Promise<void> {
-    const pin = await this.open(jwe, field);
+  async verify(userId: string, jwe: string, approval: { field?: string; request: PinBinding; idempotencyKey: string | null }): Promise<void> {
+    const field = approval.field ?? 'pin';
+    const payload = await this.openPayload(jwe, field);
+    const jti = this.approvalOf(payload, field, approval.request);
+    await this.assertUnused(userId, jti, approval.idempotencyKey);
+    const { pin } = payload;
     const outcome = await this.orm.em.fork().transactional(async (tx) => {
       const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) return 'not-set' as const;
@@ -116,7 +181,7 @@ export class PinService {
       }
       return this.policy.maxAttempts - row.failedAttempts;
     });
-    if (outcome === 'ok') return;
+    if (outcome === 'ok') return this.spend(userId, jti, approval.idempotencyKey);
     if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
     if (outcome === 'locked') throw await this.locked(userId);
     throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`);

@@ -21,8 +21,9 @@ export function transferRoutes({ transfers }: { transfers: TransferService }): R
         423: { description: 'PIN locked after too many wrong PINs' }, 503: { description: 'Network not configured or its RPC unavailable' },
       },
       handler: async ({ body, user }, ctx?: Context) => {
-        const transferId = idForRequest('tr', user!.userId, ctx?.get('idempotency-key') || undefined);
-        const { final, transfer } = await transfers.execute(user!.userId, transferId, body);
+        const key = ctx?.get('idempotency-key') || null;
+        const transferId = idForRequest('tr', user!.userId, key ?? undefined);
+        const { final, transfer } = await transfers.execute(user!.userId, transferId, body, key);
         return { status: final ? 200 : 202, body: transfer, headers: { location: `/api/v1/transfer/crypto/${transferId}` } };
       },
     }),

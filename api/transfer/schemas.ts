@@ -7,7 +7,7 @@ export const TransferBody = Type.Object({
   network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
   token: Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the network coin (ETH, POL, SOL) or a token such as USDT' }),
   amount: Type.String({ minLength: 1, maxLength: 64, description: 'decimal in whole tokens, e.g. "0.5"' }),
-  pin: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description: 'the PIN as a JWE to /api/v1/pin/public-key' }),
+  pin: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description: 'the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}}' }),
 }, { additionalProperties: false });
 
 export const TransferView = Type.Object({

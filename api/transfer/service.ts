@@ -8,7 +8,7 @@ import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 import { transferWorkflow } from '../../workflows/transfer';
 import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
-import type { PinService } from '../pin/service';
+import type { PinBinding, PinService } from '../pin/service';
 import type { Holdings } from '../common/holdings';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
@@ -19,17 +19,22 @@ import type { TransferBody } from './schemas';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
-  taskQueue: string; waitSeconds: number;
+  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number;
 }
 
 /**
  * Crypto transfers: the API validates, checks the PIN, the balance and what is in flight, records the intent and
  * starts transfer-<id>; the worker signs and submits. The answer waits for the outcome up to `waitSeconds`.
  */
+/** What the encrypted PIN of a transfer must name: this very transfer (and its Idempotency-Key, or null). */
+export const transferApproval = (body: Static<typeof TransferBody>, idempotencyKey: string | null): PinBinding => ({
+  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount, idempotency_key: idempotencyKey,
+});
+
 export class TransferService {
   constructor(private readonly deps: TransferServiceDeps) {}
 
-  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
+  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, networks } = this.deps;
     const network = networks.any(body.network);
     if (!network) {
@@ -37,11 +42,11 @@ export class TransferService {
       throw problems.unavailable(`${body.network} is not configured`);
     }
     const intent = network.kind === 'solana' ? solanaTransferIntent(this.deps, network, body, userId) : evmTransferIntent(this.deps, network, body, userId);
-    await this.deps.pins.verify(userId, body.pin);
+    await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
     if (!(await orm.em.fork().findOne(TransferEntity, { transferId, userId }))) await intent.record(transferId);
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
       workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ transferId, userId, networkId: network.networkId }],
+      args: [{ transferId, userId, networkId: network.networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],
     }));
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
     if (outcome?.refused) throw problems.unprocessable('transfer-would-fail', outcome.error ?? 'The transfer would fail on chain');

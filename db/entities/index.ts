@@ -32,7 +32,7 @@ import { BankAccountEntity, BankVerificationEntity } from './bank';
 import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
-import { UserPinEntity } from './pin';
+import { PinApprovalEntity, UserPinEntity } from './pin';
 import { SolanaWalletEntity, TransferEntity, TransferKeyEntity } from './transfer';
 
 export const ALL_ENTITIES = [
@@ -40,5 +40,5 @@ export const ALL_ENTITIES = [
   KycBasicInfoEntity, SmartAccountEntity, SignedOperationEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity,
+  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity,
 ];

@@ -13,3 +13,20 @@ export const UserPinEntity = defineEntity({
   }),
 });
 export type UserPin = InferEntity<typeof UserPinEntity>;
+
+/**
+ * An encrypted PIN that approved a request: its `jti` (keyed hash) is usable once. The same request retried with the
+ * same Idempotency-Key may present it again; anything else is refused. Rows are useless after `expiresAt`.
+ */
+export const PinApprovalEntity = defineEntity({
+  name: 'PinApproval',
+  tableName: 'pin_approvals',
+  properties: (p) => ({
+    jtiHash: p.string().primary().length(64),
+    userId: p.string().length(64).index(),
+    idempotencyKey: p.string().length(64).nullable(),
+    expiresAt: p.datetime().index(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  }),
+});
+export type PinApproval = InferEntity<typeof PinApprovalEntity>;

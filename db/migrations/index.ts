@@ -24,6 +24,9 @@ import { Migration20261123000000SignedOperations as PgSignedOperations } from '.
 import { Migration20261123000000SignedOperations as SqliteSignedOperations } from './sqlite/Migration20261123000000SignedOperations';
 import { Migration20261123010000ChargeReview as PgChargeReview } from './postgresql/Migration20261123010000ChargeReview';
 import { Migration20261123010000ChargeReview as SqliteChargeReview } from './sqlite/Migration20261123010000ChargeReview';
+import { Migration20261123020000PinApprovals as PgPinApprovals } from './postgresql/Migration20261123020000PinApprovals';
+import { Migration20261123020000PinApprovals as SqlitePinApprovals } from './sqlite/Migration20261123020000PinApprovals';
+import { Migration20261123030000SealedNames as PgSealedNames } from './postgresql/Migration20261123030000SealedNames';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -43,6 +46,9 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122150000RateLimits', class: PgRateLimits },
     { name: 'Migration20261123000000SignedOperations', class: PgSignedOperations },
     { name: 'Migration20261123010000ChargeReview', class: PgChargeReview },
+    { name: 'Migration20261123020000PinApprovals', class: PgPinApprovals },
+    // SQLite stores every string as text already: the sealed names need no change there.
+    { name: 'Migration20261123030000SealedNames', class: PgSealedNames },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -57,6 +63,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261122140000SolanaWallets', class: SqliteSolanaWallets },
     { name: 'Migration20261123000000SignedOperations', class: SqliteSignedOperations },
     { name: 'Migration20261123010000ChargeReview', class: SqliteChargeReview },
+    { name: 'Migration20261123020000PinApprovals', class: SqlitePinApprovals },
   ],
 };
 

@@ -5,7 +5,7 @@ import { freePort } from '../helpers/global-setup';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { bankAccountLog, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
@@ -43,8 +43,8 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     await stack?.stop();
   });
 
-  const transfer = async (body: Record<string, string>) =>
-    callApi(viaProcess(), '/api/v1/transfer/crypto/execute', user, { json: { pin: await encryptPin(stack, PIN), ...body }, key: randomUUID() });
+  const transfer = async (body: Record<string, string>, key = randomUUID()) =>
+    callApi(viaProcess(), '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, PIN, body as unknown as TransferFields, key), ...body }, key });
 
   it('deploys an account whose transfer key the worker made, and sends ETH signed by the worker', async () => {
     const accountAddress = await deployAccount(viaProcess(), user, Wallet.createRandom(), 'ETHEREUM');

@@ -4,7 +4,7 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
 import { SolanaWalletEntity } from '../../db/entities';
 import { EnvelopeEncryption } from '../../platform/envelope';
@@ -48,14 +48,15 @@ describe('logs', () => {
     const charge = await api('/api/v1/charge/execute', { json: { source: account.bankCode, amount: '10000', currency: 'KRW' } });
     await waitFor(async () => (await callApi(stack, `/api/v1/charge/${charge.body.charge_id}`, user)).body.status === 'completed', 30_000, 'charge');
     await api('/v1/wallet/networks/SOLANA/wallet', { method: 'POST' });
-    const transferPin = await encryptPin(stack, pin);
-    const sent = await api('/api/v1/transfer/crypto/execute', { json: { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01', pin: transferPin } });
+    const transfer = { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01' };
+    const approvingPin = await transferPin(stack, pin, transfer);
+    const sent = await api('/api/v1/transfer/crypto/execute', { json: { ...transfer, pin: approvingPin } });
     expect(sent.body.status).toBe('confirmed');
-    await api('/api/v1/transfer/crypto/execute', { json: { to_address: '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM', network: 'SOLANA', token: 'SOL', amount: '0.01', pin: await encryptPin(stack, '111111') } });
+    await api('/api/v1/transfer/crypto/execute', { json: { ...transfer, pin: await transferPin(stack, '111111', transfer) } });
 
     const wallet = await stack.orm.em.fork().findOneOrFail(SolanaWalletEntity, { userId: user.userId });
     const seed = new EnvelopeEncryption(stack.workerProcessEnv().KEY_ENCRYPTION_KEY!).open(wallet.keySealed, `solana-wallet:${user.userId}`);
-    const secrets = [encryptedPin, transferPin, `"${pin}"`, account.accountNo, seed, wallet.keySealed, user.accessToken, user.refreshToken, user.passToken, user.person.name, user.person.phone];
+    const secrets = [encryptedPin, approvingPin, `"${pin}"`, account.accountNo, seed, wallet.keySealed, user.accessToken, user.refreshToken, user.passToken, user.person.name, user.person.phone];
     const log = lines.join('');
     expect(log).toContain('"route":"/api/v1/transfer/crypto/execute"');
     for (const secret of secrets) {

@@ -7,7 +7,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin } from '../helpers/pin';
 import { bearer, deployAccount } from '../helpers/wallet';
 
 /** Path parameters that name a network, not something a user owns. */
@@ -46,7 +46,10 @@ describe('object-level authorization of every route that takes an id', () => {
     await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     ids.transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
-      json: { to_address: (await generateKeyPairSigner()).address, network: 'SOLANA', token: 'SOL', amount: '0.01', pin: await encryptPin(stack, '582046') },
+      json: await (async () => {
+        const fields = { to_address: (await generateKeyPairSigner()).address, network: 'SOLANA', token: 'SOL', amount: '0.01' };
+        return { ...fields, pin: await transferPin(stack, '582046', fields) };
+      })(),
     })).body.transfer_id;
     const cexUser = `upbit-${randomUUID().slice(0, 8)}`;
     await call(`${stack.sandboxUrl}/cex/_users`, { json: { userId: cexUser, name: owner.person.name, balances: { BTC: '0.1' } } });

@@ -3,7 +3,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, pinChangePin } from '../helpers/pin';
 import { UserPinEntity } from '../../db/entities';
 
 describe.each(testDatabases())('transaction PIN on %s', (database) => {
@@ -12,7 +12,7 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
   afterAll(async () => { await stack?.stop(); });
   const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) => callApi(stack, path, u, init);
   const change = async (u: RegisteredUser, current: string, next: string) =>
-    api('/api/v1/pin', u, { method: 'PUT', json: { current_pin: await encryptPin(stack, current), new_pin: await encryptPin(stack, next) } });
+    api('/api/v1/pin', u, { method: 'PUT', json: { current_pin: await pinChangePin(stack, current), new_pin: await encryptPin(stack, next) } });
 
   it('sets a PIN sent encrypted, stores only a slow hash, and changes it with the current one', async () => {
     const user = await registerUser(stack);
@@ -38,7 +38,7 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/pin', user, { json: { pin: '482915' } })).status).toBe(400);
     // Well-formed but unusable (stale, too short, undecryptable): 422.
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', Math.floor(Date.now() / 1000) - 3600) } })).status).toBe(422);
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', { iat: Math.floor(Date.now() / 1000) - 3600 }) } })).status).toBe(422);
     expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(422);
     const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
     expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(422);
@@ -57,5 +57,29 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 2100));
     expect((await change(user, '482915', '590382')).status).toBe(200);
+  });
+
+  it('takes an encrypted PIN as approval of the request it names, once', async () => {
+    const user = await registerUser(stack);
+    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
+    const changeWith = async (current: string, key?: string) =>
+      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: await encryptPin(stack, '590382') }, key });
+    // Not bound at all, or bound to another request (a transfer's PIN replayed as a PIN change): refused, nothing counted.
+    expect((await changeWith(await encryptPin(stack, '482915'))).body.type).toBe('/problems/pin-not-bound');
+    const transferApproval = await encryptPin(stack, '482915', { request: { action: 'transfer', to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '1', idempotency_key: null } });
+    const misused = await changeWith(transferApproval);
+    expect([misused.status, misused.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
+    expect(misused.body.detail).toContain('action');
+    expect((await changeWith(await encryptPin(stack, '482915', { request: { action: 'pin_change' }, jti: 'short' }))).body.type).toBe('/problems/pin-not-bound');
+    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
+
+    // Used once; the same JWE for another request (another Idempotency-Key, or none) is refused; the same request
+    // retried with its key is answered from the first (the idempotency layer).
+    const approval = await pinChangePin(stack, '482915');
+    const key = randomUUID();
+    expect((await changeWith(approval, key)).status).toBe(200);
+    const again = await changeWith(approval, randomUUID());
+    expect([again.status, again.body.type]).toEqual([409, '/problems/pin-already-used']);
+    expect((await changeWith(approval)).body.type).toBe('/problems/pin-already-used');
   });
 });

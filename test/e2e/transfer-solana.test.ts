@@ -4,7 +4,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 
@@ -30,7 +30,7 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
   afterEach(() => { sol().proxy.down = false; sol().proxy.delayMs = 0; });
 
   const transfer = async (body: Record<string, string>, u = user, pin = PIN, key: string = randomUUID()) =>
-    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await encryptPin(stack, pin), ...body }, key });
+    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await transferPin(stack, pin, body as unknown as TransferFields, key), ...body }, key });
 
   it('opens a wallet once, funded by the dev faucet, and shows its on-chain balances', async () => {
     expect((await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', user)).status).toBe(404);
@@ -133,7 +133,8 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
   it('moves the money once when the RPC is down mid-transfer, and a retry with the same key finds it', async () => {
     const recipient = await newAddress();
     const key = randomUUID();
-    const body = { to_address: recipient, network: 'SOLANA', token: 'SOL', amount: '0.1', pin: await encryptPin(stack, PIN) };
+    const fields = { to_address: recipient, network: 'SOLANA', token: 'SOL', amount: '0.1' };
+    const body = { ...fields, pin: await transferPin(stack, PIN, fields, key) };
     const send = () => callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
     const before = sol().balance(wallet);
     const pending = send();

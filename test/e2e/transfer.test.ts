@@ -5,10 +5,11 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
+import { NeedsReviewSA } from '../../workflows/messages';
 
 describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   let stack: TestStack;
@@ -16,7 +17,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   const accounts: Record<string, string> = {};
   const PIN = '482915';
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20' } });
+    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRANSFER_REVIEW_AFTER_ATTEMPTS: '3' } });
     user = await registerUser(stack);
     await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
     const owner = Wallet.createRandom();
@@ -29,11 +30,11 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     }
   });
   afterAll(async () => { await stack?.stop(); });
-  afterEach(() => { for (const chain of stack.chains) { chain.proxy.down = false; chain.proxy.delayMs = 0; } });
+  afterEach(() => { for (const chain of stack.chains) { chain.proxy.down = false; chain.proxy.delayMs = 0; chain.proxy.downAfter = null; } });
 
   const usdtOf = (chain: StackChain) => new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
   const transfer = async (body: Record<string, string>, u = user, pin = PIN, key: string = randomUUID()) =>
-    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await encryptPin(stack, pin), ...body }, key });
+    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await transferPin(stack, pin, body as unknown as TransferFields, key), ...body }, key });
 
   it('sends the coin and USDT on ETHEREUM, final on chain, with the fee in ETH', async () => {
     const chain = stack.chains[0]!;
@@ -112,7 +113,8 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const recipient = Wallet.createRandom().address;
     const key = randomUUID();
     // A retry resends the very same request (the same encrypted PIN) with the same Idempotency-Key.
-    const body = { to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.1', pin: await encryptPin(stack, PIN) };
+    const fields = { to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+    const body = { ...fields, pin: await transferPin(stack, PIN, fields, key) };
     const send = () => callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
     const pending = send();
     // Once the API has signed and stored the transfer, the chain goes away while the worker submits it.
@@ -126,6 +128,29 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const again = await send();
     expect(again.body.transfer_id).toBe(first.body.transfer_id);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+  });
+
+  it('never records a broadcast transfer failed while the RPC is gone past every attempt: held for review, then confirmed once', async () => {
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    // The handleOps transaction (selector 0x765e827f inside the signed raw transaction) reaches the chain, then the RPC is gone.
+    chain.proxy.downAfter = (body) => body.includes('eth_sendRawTransaction') && body.includes('765e827f');
+    const started = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.05' });
+    expect(started.status).toBe(202);
+    const transferId = started.body.transfer_id as string;
+    const workflow = stack.temporal.workflow.getHandle(`transfer-${transferId}`);
+    // Three attempts (TRANSFER_REVIEW_AFTER_ATTEMPTS) fail; the transfer is flagged, not failed.
+    await waitFor(async () => (await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA) === 'transfer_unconfirmed', 90_000, 'transfer held for review');
+    expect((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status).toBe('processing');
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05')); // it did land, unseen by the worker
+
+    chain.proxy.down = false;
+    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status === 'confirmed', 90_000, 'transfer once the RPC is back');
+    expect(await workflow.result()).toMatchObject({ status: 'confirmed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect((await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA)).toBeUndefined();
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
+    const history = (await callApi(stack, '/api/v1/transactions', user)).body.transactions as Array<{ id: string }>;
+    expect(history.filter((t) => t.id === transferId)).toHaveLength(1);
   });
 
   it('sends once when the worker process is SIGKILLed after recording the transaction', async () => {

@@ -1,11 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { TestStack } from './stack';
 import { call } from './http';
 
-/** Encrypts a PIN as the app does: a compact JWE of {pin, iat} to the service's published key. */
-export async function encryptPin(stack: TestStack, pin: string, iat = Math.floor(Date.now() / 1000)): Promise<string> {
+/**
+ * Encrypts a PIN as the app does: a compact JWE of {pin, iat} to the service's published key; with `request`, it
+ * approves that request only, once (a random `jti` is added).
+ */
+export async function encryptPin(
+  stack: Pick<TestStack, 'apiUrl'>, pin: string, options: { iat?: number; request?: Record<string, string | null>; jti?: string } = {},
+): Promise<string> {
   const { jwk } = (await call(`${stack.apiUrl}/api/v1/pin/public-key`)).body.data as { jwk: JWK };
-  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify({ pin, iat })))
+  const payload = { pin, iat: options.iat ?? Math.floor(Date.now() / 1000), ...(options.request ? { request: options.request, jti: options.jti ?? randomUUID() } : {}) };
+  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
     .setProtectedHeader({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', kid: jwk.kid })
     .encrypt(await importJWK(jwk, 'ECDH-ES+A256KW'));
 }
+
+export interface TransferFields { to_address: string; network: string; token: string; amount: string }
+
+/** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
+export const transferRequest = (body: TransferFields, idempotencyKey?: string) => ({
+  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount, idempotency_key: idempotencyKey ?? null,
+});
+
+/** The encrypted PIN approving this transfer. */
+export const transferPin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, body: TransferFields, idempotencyKey?: string) =>
+  encryptPin(stack, pin, { request: transferRequest(body, idempotencyKey) });
+
+/** The encrypted current PIN approving a PIN change. */
+export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string) => encryptPin(stack, pin, { request: { action: 'pin_change' } });

@@ -3,10 +3,13 @@ import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * A JSON-RPC pass-through in front of a real chain, for fault drills: `down` refuses every call (connections are
- * dropped), `refuse` only calls of those JSON-RPC methods, `delayMs` makes every call slow. The chain behind it keeps running.
+ * dropped), `refuse` only calls of those JSON-RPC methods, `delayMs` makes every call slow, `downAfter` goes down
+ * right after passing on the first call whose body it matches (a broadcast reaches the chain, then the RPC is gone).
+ * The chain behind it keeps running.
  */
 export class RpcProxy {
   down = false;
+  downAfter: ((body: string) => boolean) | null = null;
   refuse = new Set<string>();
   delayMs = 0;
   calls = 0;
@@ -26,6 +29,12 @@ export class RpcProxy {
         if (this.down || (this.refuse.size && this.methodsOf(Buffer.concat(chunks)).some((m) => this.refuse.has(m)))) { req.socket.destroy(); return; }
         try {
           const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+          if (this.downAfter?.(Buffer.concat(chunks).toString())) {
+            this.down = true;
+            this.downAfter = null;
+            req.socket.destroy(); // the broadcast reached the chain; its answer never reaches the caller
+            return;
+          }
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
           res.end(Buffer.from(await upstream.arrayBuffer()));
         } catch {

@@ -10,7 +10,7 @@ import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
 import { SignedOperationEntity, UserEntity } from '../../db/entities';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin } from '../helpers/pin';
+import { encryptPin, transferPin } from '../helpers/pin';
 import { parseEther } from 'ethers';
 import {
   chargeWorkflowId, transferWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
@@ -111,7 +111,10 @@ if (process.env.RECORD_HISTORIES) {
       const chain = stack.chains[0]!;
       await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
       const sent = await callApi(stack, '/api/v1/transfer/crypto/execute', user2, {
-        json: { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1', pin: await encryptPin(stack, '482915') },
+        json: await (async () => {
+          const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+          return { ...fields, pin: await transferPin(stack, '482915', fields) };
+        })(),
       });
       await stack.temporal.workflow.getHandle(transferWorkflowId(sent.body.transfer_id)).result();
       await save(transferWorkflowId(sent.body.transfer_id), 'transfer-confirmed');
