@@ -8,6 +8,7 @@ import { Passkeys } from './passkeys/service';
 import { BankVerificationService } from './bank/service';
 import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
+import { SpendingPolicy } from './transfer/spending-policy';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
@@ -81,11 +82,18 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),
-    ...transferRoutes({
-      transfers: new TransferService({
-        orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
-      }),
-    }),
+    ...transferRoutes((() => {
+      const policy = new SpendingPolicy({
+        orm, prices: deps.prices, defaults: { perTransferKrw: BigInt(config.TRANSFER_LIMIT_PER_TRANSFER_KRW), dailyKrw: BigInt(config.TRANSFER_LIMIT_DAILY_KRW) },
+      });
+      return {
+        policy,
+        transfers: new TransferService({
+          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy,
+          waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
+        }),
+      };
+    })()),
     ...assetRoutes({ orm, prices: deps.prices }),
     ...securitiesRoutes({ orm, encryption, securities: deps.securities }),
     ...cexRoutes({

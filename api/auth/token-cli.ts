@@ -11,7 +11,7 @@ import { TokenService } from './tokens';
 async function main(): Promise<void> {
   const [userId, deviceId = 'operator'] = process.argv.slice(2);
   if (!userId) throw new Error('usage: npm run token -- <userId> [deviceId]');
-  const devEnv = join(__dirname, '..', '.data', 'dev.env');
+  const devEnv = join(__dirname, '..', '..', '.data', 'dev.env');
   const env = !process.env.JWT_PRIVATE_JWK && existsSync(devEnv) ? { ...readEnvFile(devEnv), ...process.env } : process.env;
   const config = loadConfig(env, ['JWT_PRIVATE_JWK', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS']);
   const tokens = await TokenService.create({

@@ -10,7 +10,7 @@ import { loadArtifact } from '../../contracts/build';
 import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { Holdings } from '../common/holdings';
-import { amountOf, unknownToken, type TransferIntent } from './intent';
+import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
 import type { TransferBody } from './schemas';
 
 /**
@@ -27,7 +27,7 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
   const amount = amountOf(body.amount, decimals, body.token);
   const provider = providers.for(network);
 
-  const record = async (transferId: string): Promise<Transfer> => {
+  const record = async (transferId: string, policy: PolicyCheck): Promise<Transfer> => {
     const em = orm.em.fork();
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
@@ -40,6 +40,7 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
     // The balance check and the insert run under a lock on the account, counting transfers still in flight,
     // so concurrent transfers can never spend the same funds twice.
     return orm.em.fork().transactional(async (tx) => {
+      await policy.guard(tx);
       await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const onChain = await deps.holdings.balanceAt(network.networkId, account.address, body.token);
       const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: 'processing' }))
@@ -49,9 +50,9 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
       }
       return tx.create(TransferEntity, {
         transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: account.address, toAddress: to,
-        amount: amount.toString(), status: 'processing',
+        amount: amount.toString(), valueKrw: policy.valueKrw, status: 'processing',
       });
     });
   };
-  return { record };
+  return { amount, decimals, record };
 }

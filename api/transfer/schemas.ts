@@ -21,3 +21,11 @@ export const TransferView = Type.Object({
 });
 
 export const TransferParams = Type.Object({ transferId: Type.String({ pattern: '^tr_[0-9a-f-]{36}$' }) });
+
+export const TransferLimits = Type.Object({
+  per_transfer_krw: Type.String({ description: 'largest single transfer, won' }),
+  daily_krw: Type.String({ description: 'transfers per Korean day, won' }),
+  used_today_krw: Type.String({ description: "today's transfers that did not fail, valued at their request-time price" }),
+  remaining_today_krw: Type.String(),
+  resets_at: Type.String({ format: 'date-time', description: 'next 00:00 KST' }),
+});

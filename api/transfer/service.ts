@@ -9,6 +9,7 @@ import type { SolanaChains } from '../../integrations/solana';
 import { transferWorkflow } from '../../workflows/transfer';
 import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
 import type { PinBinding, PinService } from '../pin/service';
+import type { SpendingPolicy } from './spending-policy';
 import type { Holdings } from '../common/holdings';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
@@ -19,7 +20,7 @@ import type { TransferBody } from './schemas';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
-  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number;
+  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy;
 }
 
 /**
@@ -42,8 +43,13 @@ export class TransferService {
       throw problems.unavailable(`${body.network} is not configured`);
     }
     const intent = network.kind === 'solana' ? solanaTransferIntent(this.deps, network, body, userId) : evmTransferIntent(this.deps, network, body, userId);
+    const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
+    const { policy } = this.deps;
+    // Valued and checked against the per-transfer limit before the PIN, so a transfer that cannot pass costs no attempt.
+    const valueKrw = recorded ? undefined : await policy.valueInWon(body.token, intent.amount, intent.decimals);
+    if (valueKrw !== undefined) await policy.assertPerTransfer(userId, valueKrw);
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
-    if (!(await orm.em.fork().findOne(TransferEntity, { transferId, userId }))) await intent.record(transferId);
+    if (valueKrw !== undefined) await intent.record(transferId, { valueKrw, guard: (tx) => policy.assertDaily(tx, userId, valueKrw) });
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
       workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
       args: [{ transferId, userId, networkId: network.networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],

@@ -8,7 +8,7 @@ import { LAMPORTS_PER_SIGNATURE, SOL_DECIMALS, type SolanaChain, type SolanaChai
 import type { EntityManager } from '@mikro-orm/core';
 import { problems } from '../http/problems';
 import { solanaAddress } from '../common/addresses';
-import { amountOf, unknownToken, type TransferIntent } from './intent';
+import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
 import type { TransferBody } from './schemas';
 
 const sol = (lamports: bigint) => formatMoney(lamports > 0n ? lamports : 0n, SOL_DECIMALS, 'SOL');
@@ -62,12 +62,13 @@ export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChain
     }
   };
 
-  const record = async (transferId: string): Promise<Transfer> => {
+  const record = async (transferId: string, policy: PolicyCheck): Promise<Transfer> => {
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
     if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`);
     const rentMinimum = await checkRecipient(wallet.address);
     const cost = await chain.costOf({ to, symbol: token ? body.token : undefined, amount });
     return deps.orm.em.fork().transactional(async (tx) => {
+      await policy.guard(tx);
       await tx.findOneOrFail(SolanaWalletEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const inFlight = await reserved(tx, chain, userId, network.networkId, body.token);
       const lamportsLeft = (await chain.balance(wallet.address)) - inFlight.lamports - cost;
@@ -75,9 +76,9 @@ export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChain
       checkBalance(lamportsLeft, cost, tokensAvailable, rentMinimum);
       return tx.create(TransferEntity, {
         transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: wallet.address, toAddress: to,
-        amount: amount.toString(), status: 'processing', solanaTransaction: { lamportsCost: cost.toString() },
+        amount: amount.toString(), valueKrw: policy.valueKrw, status: 'processing', solanaTransaction: { lamportsCost: cost.toString() },
       });
     });
   };
-  return { record };
+  return { amount, decimals, record };
 }

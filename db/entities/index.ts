@@ -33,12 +33,12 @@ import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { PinApprovalEntity, UserPinEntity } from './pin';
-import { SolanaWalletEntity, TransferEntity, TransferKeyEntity } from './transfer';
+import { SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
   KycBasicInfoEntity, SmartAccountEntity, SignedOperationEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity,
+  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity,
 ];

@@ -56,6 +56,8 @@ export const TransferEntity = defineEntity({
     solanaTransaction: p.json<{ lamportsCost: string; wire?: string; lastValidBlockHeight?: string }>().nullable(),
     status: p.enum(['processing', 'confirmed', 'failed'] as const),
     txHash: p.string().length(128).nullable(),
+    /** What the transfer was worth in won at request time (the spending policy counts it); null before the policy. */
+    valueKrw: p.bigint('bigint').nullable(),
     /** Fee paid, in base units of the network's coin. */
     fee: p.string().length(80).nullable(),
     error: p.text().nullable(),
@@ -64,3 +66,16 @@ export const TransferEntity = defineEntity({
   }),
 });
 export type Transfer = InferEntity<typeof TransferEntity>;
+
+/** A user's transfer limits in won, set by an operator (npm run limits); users without a row have the defaults. */
+export const SpendingLimitsEntity = defineEntity({
+  name: 'SpendingLimits',
+  tableName: 'spending_limits',
+  properties: (p) => ({
+    userId: p.string().primary().length(64),
+    perTransferKrw: p.bigint('bigint'),
+    dailyKrw: p.bigint('bigint'),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type SpendingLimits = InferEntity<typeof SpendingLimitsEntity>;

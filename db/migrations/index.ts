@@ -27,6 +27,8 @@ import { Migration20261123010000ChargeReview as SqliteChargeReview } from './sql
 import { Migration20261123020000PinApprovals as PgPinApprovals } from './postgresql/Migration20261123020000PinApprovals';
 import { Migration20261123020000PinApprovals as SqlitePinApprovals } from './sqlite/Migration20261123020000PinApprovals';
 import { Migration20261123030000SealedNames as PgSealedNames } from './postgresql/Migration20261123030000SealedNames';
+import { Migration20261123040000SpendingLimits as PgSpendingLimits } from './postgresql/Migration20261123040000SpendingLimits';
+import { Migration20261123040000SpendingLimits as SqliteSpendingLimits } from './sqlite/Migration20261123040000SpendingLimits';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -49,6 +51,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123020000PinApprovals', class: PgPinApprovals },
     // SQLite stores every string as text already: the sealed names need no change there.
     { name: 'Migration20261123030000SealedNames', class: PgSealedNames },
+    { name: 'Migration20261123040000SpendingLimits', class: PgSpendingLimits },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -64,6 +67,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123000000SignedOperations', class: SqliteSignedOperations },
     { name: 'Migration20261123010000ChargeReview', class: SqliteChargeReview },
     { name: 'Migration20261123020000PinApprovals', class: SqlitePinApprovals },
+    { name: 'Migration20261123040000SpendingLimits', class: SqliteSpendingLimits },
   ],
 };
 
