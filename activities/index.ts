@@ -6,20 +6,27 @@ import { createBankVerificationActivities, type BankVerificationActivityDeps } f
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
+import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
-export type ActivityDeps = RegistrationActivityDeps & SignedOperationActivityDeps & KeyRotationActivityDeps & ChargeActivityDeps
-  & BankVerificationActivityDeps & TransferActivityDeps & CustodyActivityDeps & KycActivityDeps;
+type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
+export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
+  & ChargeActivityDeps & BankVerificationActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
+  & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
-export const createActivities = (deps: ActivityDeps) => ({
-  ...createRegistrationActivities(deps),
-  ...createSignedOperationActivities(deps),
-  ...createKeyRotationActivities(deps),
-  ...createChargeActivities(deps),
-  ...createBankVerificationActivities(deps),
-  ...createTransferActivities(deps),
-  ...createCustodyActivities(deps),
-  ...createKycActivities(deps),
-});
+export const createActivities = (clients: ActivityDeps) => {
+  const deps = { ...clients, gasSponsor: new GasSponsor(clients) };
+  return {
+    ...createRegistrationActivities(deps),
+    ...createSignedOperationActivities(deps),
+    ...createKeyRotationActivities(deps),
+    ...createChargeActivities(deps),
+    ...createBankVerificationActivities(deps),
+    ...createTransferActivities(deps),
+    ...createCustodyActivities(deps),
+    ...createKycActivities(deps),
+    ...createGasSponsorshipActivities(deps),
+  };
+};
 
 export type Activities = ReturnType<typeof createActivities>;

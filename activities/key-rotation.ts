@@ -6,11 +6,12 @@ import type { Bundlers } from '../integrations/evm/bundlers';
 import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
 import { merkleSignature } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
+import type { GasSponsor } from './gas-sponsorship';
 
-export interface KeyRotationActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers }
+export interface KeyRotationActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
 
 /** Chain and storage side of key rotation; submitNetworkRotation is safe to retry at any point (see submitOnce). */
-export const createKeyRotationActivities = ({ orm, providers, bundlers }: KeyRotationActivityDeps) => ({
+export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSponsor }: KeyRotationActivityDeps) => ({
   async submitNetworkRotation({ taskId, networkId }: { taskId: string; networkId: string }): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
     const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
@@ -22,6 +23,7 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers }: KeyRot
       bundler: bundlers.for(networkId), beneficiary: bundlers.beneficiary, operation, recordedTxHash: row.txHash,
       alreadyDone: async () => (await account.getFunction('owner')()) === task.newOwnerAddress,
       recordTxHash: async (hash) => { row.txHash = hash; await em.flush(); },
+      settle: (outcome) => gasSponsor.settle(outcome),
     });
   },
 

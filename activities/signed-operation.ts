@@ -5,8 +5,9 @@ import type { NetworkRegistry } from '../platform/networks';
 import type { Bundlers } from '../integrations/evm/bundlers';
 import { deserializeOperation, isDeployed, type ChainProviders } from '../integrations/evm/smart-account';
 import { submitOnce } from './submit-once';
+import type { GasSponsor } from './gas-sponsorship';
 
-export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers }
+export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
 
 type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'failed'; error: string };
 
@@ -14,7 +15,7 @@ type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'fail
  * Chain and storage side of signed operations (deployments, DID keys): one submit and one finish over the one table.
  * Each kind keeps its activity names, which the deploy and DID key workflow histories record.
  */
-export const createSignedOperationActivities = ({ orm, providers, bundlers }: SignedOperationActivityDeps) => {
+export const createSignedOperationActivities = ({ orm, providers, bundlers, gasSponsor }: SignedOperationActivityDeps) => {
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
   async function submit(operationId: string, alreadyDone: (op: SignedOperation) => Promise<boolean>): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
@@ -24,6 +25,7 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers }: Si
       recordedTxHash: op.txHash,
       alreadyDone: () => alreadyDone(op),
       recordTxHash: async (hash) => { op.txHash = hash; await em.flush(); },
+      settle: (outcome) => gasSponsor.settle(outcome),
     });
   }
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ChainFailure } from '../workflows/messages';
-import { UserOperationRejected, type Bundler } from '../integrations/evm/bundler';
+import { UserOperationRejected, type Bundler, type UserOperationOutcome } from '../integrations/evm/bundler';
 import type { UserOperation } from '../integrations/evm/user-operation';
 
 const RECEIPT_TIMEOUT_MS = 90_000;
@@ -16,6 +16,8 @@ export interface SubmitOnceInput {
   alreadyDone: () => Promise<boolean>;
   /** Stores the transaction hash; called before the transaction is broadcast. */
   recordTxHash: (hash: string) => Promise<void>;
+  /** Told what the operation cost once it ran (the gas budget settles its sponsorship). */
+  settle: (outcome: UserOperationOutcome) => Promise<void>;
 }
 
 /**
@@ -38,10 +40,13 @@ export async function submitOnce(input: SubmitOnceInput): Promise<{ txHash: stri
 async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
   const { bundler } = input;
   const reverted = () => ApplicationFailure.create({ type: ChainFailure.UserOperationFailed, message: 'the user operation reverted', nonRetryable: true });
-  if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) {
-    if (!(await bundler.waitForOutcome(input.recordedTxHash)).success) throw reverted();
-    return { txHash: input.recordedTxHash };
-  }
+  const ran = async (hash: string, timeoutMs?: number) => {
+    const outcome = await bundler.waitForOutcome(hash, timeoutMs);
+    await input.settle(outcome);
+    if (!outcome.success) throw reverted();
+    return { txHash: hash };
+  };
+  if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) return ran(input.recordedTxHash);
   if (await input.alreadyDone()) return { txHash: input.recordedTxHash ?? null };
   try {
     await bundler.simulate(input.operation, input.beneficiary);
@@ -52,6 +57,5 @@ async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }
     throw error;
   }
   const hash = await bundler.send(input.operation, input.beneficiary, input.recordTxHash);
-  if (!(await bundler.waitForOutcome(hash, RECEIPT_TIMEOUT_MS)).success) throw reverted();
-  return { txHash: hash };
+  return ran(hash, RECEIPT_TIMEOUT_MS);
 }

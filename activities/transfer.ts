@@ -9,12 +9,16 @@ import { TransferFailure } from '../platform/failures';
 import { buildTransferOperation, deserializeOperation, serializeOperation, transferCall, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
+import type { GasSponsor } from './gas-sponsorship';
 import type { TransferOutcome } from '../workflows/messages';
 
 export interface TransferActivityDeps {
   orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
-  transferKeys: TransferKeys; solanaWallets: SolanaWallets;
+  transferKeys: TransferKeys; solanaWallets: SolanaWallets; gasSponsor: GasSponsor;
 }
+
+/** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
+const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
 
 const refused = (message: string) => ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
 
@@ -34,7 +38,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (!signer) throw refused('the user has no transfer key');
     const token = network.tokens?.[transfer.token];
     const call = transferCall(transfer.toAddress, BigInt(transfer.amount), token);
-    const operation = await buildTransferOperation(deps.providers.for(network), network, transfer.fromAddress, call, transferNonceKey(transfer.transferId));
+    const built = await buildTransferOperation(deps.providers.for(network), network, transfer.fromAddress, call, transferNonceKey(transfer.transferId));
+    // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
+    const [paymasterAndData] = await deps.gasSponsor.sponsor(transfer.userId, [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
+      new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000));
+    const operation = { ...built, paymasterAndData: paymasterAndData! };
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
     return { userOperation: serializeOperation({ ...operation, signature: transferSignature(signer.signingKey.sign(userOpHash).serialized) }), userOpHash };
   };
@@ -85,6 +93,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         // Each transfer has its own nonce key, so its operation has executed exactly when that key's sequence moved on.
         alreadyDone: async () => (await bundler.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce,
         recordTxHash: async (hash) => { transfer.txHash = hash; await em.flush(); },
+        settle: (outcome) => deps.gasSponsor.settle(outcome),
       });
       const hash = txHash ?? transfer.txHash;
       if (!hash) return { success: true, txHash: null, fee: null };

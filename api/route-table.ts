@@ -33,6 +33,7 @@ import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
 import { CexAccountService } from './cex/service';
 import { exchangeRoutes } from './exchange/routes';
+import { GasSponsorships } from './common/gas-sponsorship';
 
 export function routeTable(deps: AppDeps): RouteSpec[] {
   const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
@@ -43,6 +44,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
   const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
   const custody = new CustodyKeys({ orm, temporal, taskQueue });
   const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
+  const gas = new GasSponsorships({ orm, temporal, taskQueue, dailyBudgetKrw: config.GAS_BUDGET_DAILY_KRW });
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
@@ -57,15 +59,15 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }),
     ...passkeyRoutes({ orm, encryption, passkeys }),
-    ...walletRoutes({ deployments: new DeploymentService({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody }) }),
+    ...walletRoutes({ gas, deployments: new DeploymentService({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas }) }),
     ...keyRotationRoutes({
       rotations: new KeyRotationService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys,
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys, gas,
       }),
     }),
     ...didRoutes({
       keys: new DidKeyService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys,
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
         didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
       }),
     }),
@@ -89,7 +91,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       return {
         policy,
         transfers: new TransferService({
-          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy,
+          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };

@@ -20,7 +20,7 @@ import { createDataConverter } from '../platform/temporal';
 import { DataEncryption } from '../platform/data-encryption';
 import { resolveTemporalCli } from '../platform/temporal-cli';
 import { startTemporalDevServer } from '../platform/temporal-dev-server';
-import { ANVIL_BUNDLER_KEY, ensureChainContracts, startAnvil, type RunningChain } from '../dev/chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ensureChainContracts, startAnvil, type RunningChain } from '../dev/chains';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
 import { createOrm } from '../db/orm';
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
     chains.push({ ...chain, ...(await ensureChainContracts(chain.rpcUrl)) });
   }
   const networks = Object.fromEntries(chains.map((c, i) => [NETWORK_IDS[i], {
-    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
+    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry,
     tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   const secret = () => randomBytes(24).toString('base64url');
@@ -156,7 +156,7 @@ async function main(): Promise<void> {
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.client, OCR_PROVIDER_URL: sandboxUrl,
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bank, BANK_WEBHOOK_SECRET: secrets.webhook, PRICE_FEED_URL: sandboxUrl,
     SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securities, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cex,
-    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
+    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // The load comes from one user and one address; the limits are not what is measured here.
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]))),
   };

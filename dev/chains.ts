@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
+import { Contract, ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
@@ -16,6 +16,10 @@ export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
 export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
 /** anvil's third development account: the embedded stack's bundler key (funded on every local chain). */
 export const ANVIL_BUNDLER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
+/** anvil's fourth development account: the embedded stack's paymaster sponsor key (signs paymasterAndData). */
+export const ANVIL_PAYMASTER_SIGNER_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+/** What the paymaster keeps deposited at the EntryPoint on a local chain (topped up at every start). */
+const LOCAL_PAYMASTER_DEPOSIT = 1_000n * 10n ** 18n;
 /** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
 const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
 
@@ -83,14 +87,33 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
   }
 }
 
-export interface ChainContracts { entryPoint: string; accountFactory: string; didRegistry: string; usdt: string }
+export interface ChainContracts { entryPoint: string; accountFactory: string; paymaster: string; didRegistry: string; usdt: string }
 
-/** EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory, EthereumDIDRegistry (ethr-did-registry) and a USDT (6 decimals). */
+/** Our verifying paymaster (owner: the deployer key; sponsor: the dev sponsor key), its EntryPoint deposit topped up. */
+async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<string> {
+  const owner = new Wallet(ANVIL_DEPLOYER_KEY).address;
+  const paymaster = await ensureDeployed(rpcUrl, loadArtifact('WalletPaymaster'), [entryPoint, owner, new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address], 'wallet-paymaster-v1');
+  const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
+  try {
+    const contract = new Contract(paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, new Wallet(ANVIL_DEPLOYER_KEY, provider));
+    const deposit = (await contract.getFunction('getDeposit')()) as bigint;
+    if (deposit < LOCAL_PAYMASTER_DEPOSIT) await (await contract.getFunction('deposit')({ value: LOCAL_PAYMASTER_DEPOSIT - deposit })).wait();
+    return paymaster;
+  } finally {
+    provider.destroy();
+  }
+}
+
+/**
+ * EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory and WalletPaymaster (funded),
+ * EthereumDIDRegistry (ethr-did-registry) and a USDT (6 decimals).
+ */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
   const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
   const accountFactory = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountFactory'), [entryPoint], 'wallet-account-factory-v1');
+  const paymaster = await ensurePaymaster(rpcUrl, entryPoint);
   const didRegistry = await ensureDeployed(rpcUrl, EthereumDIDRegistry, [], 'ethereum-did-registry-v1');
   // The USDT stand-in's minter is the deployer key (the dev faucet).
   const usdt = await ensureDeployed(rpcUrl, loadArtifact('TestUSDT'), [new Wallet(ANVIL_DEPLOYER_KEY).address], 'test-usdt-v1');
-  return { entryPoint, accountFactory, didRegistry, usdt };
+  return { entryPoint, accountFactory, paymaster, didRegistry, usdt };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { resolveTemporalCli } from '../platform/temporal-cli';
 import { stopChild } from '../platform/child-process';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
-import { ANVIL_BUNDLER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
 import { startEvmFaucet } from './evm-faucet';
@@ -32,12 +32,12 @@ const started = Date.now();
 const progress = (step: number, total: number, text: string) => process.stdout.write(`[${step}/${total}] ${text}... `);
 const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
 
-/** The launcher's own environment, less server-held keys set there: each service gets only what it should. */
-const withoutKeyEncryptionKey = ({ KEY_ENCRYPTION_KEY: _key, VC_ISSUER_KEY: _issuer, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
+/** An environment less the server-held keys (key encryption, credential issuer, paymaster sponsor): only the worker has them. */
+const withoutServerKeys = ({ KEY_ENCRYPTION_KEY: _key, VC_ISSUER_KEY: _issuer, PAYMASTER_SIGNER_KEY: _sponsor, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
 
 function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   // One process per service (`--import tsx`, not the tsx CLI, which forks), so signals reach the service itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...withoutKeyEncryptionKey(process.env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...withoutServerKeys(process.env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const prefix = (d: Buffer) => d.toString().trimEnd().split('\n').map((l) => `  ${name} | ${l}`).join('\n');
   child.stdout?.on('data', (d: Buffer) => { if (process.env.STACK_VERBOSE) console.log(prefix(d)); });
   child.stderr?.on('data', (d: Buffer) => console.error(prefix(d)));
@@ -120,7 +120,7 @@ async function main(): Promise<void> {
 
   const networks = {
     ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
-      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, didRegistry: c.didRegistry,
+      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry,
       nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } },
     }])),
     SOLANA: { kind: 'solana', rpcUrl: solana.rpcUrl, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } },
@@ -137,7 +137,7 @@ async function main(): Promise<void> {
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl,
-    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
+    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     ...secrets,
   };
 
@@ -155,9 +155,8 @@ async function main(): Promise<void> {
   since = Date.now();
   progress(step++, total, `worker and API on :${PORTS.api}`);
   startTsProcess('worker', 'worker/main.ts', env);
-  // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY and VC_ISSUER_KEY.
-  const { KEY_ENCRYPTION_KEY: _sealingKey, VC_ISSUER_KEY: _issuerKey, ...apiEnv } = env;
-  startTsProcess('api', 'api/main.ts', apiEnv);
+  // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY, VC_ISSUER_KEY, PAYMASTER_SIGNER_KEY.
+  startTsProcess('api', 'api/main.ts', withoutServerKeys(env));
   await waitForHttp(`${apiUrl}/readyz`);
   done(since);
 

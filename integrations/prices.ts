@@ -14,6 +14,18 @@ export class PriceFeedClient {
     const { body } = await callProvider<{ points: PricePoint[] }>(this.http, 'GET', `/prices/v1/${encodeURIComponent(asset)}/history?fromHour=${fromHour}&toHour=${toHour}`);
     return body.points;
   }
+
+  /** The asset's won price ×100 at the last full hour, or undefined when the feed cannot give one (never a guess). */
+  async wonPriceCenti(asset: string): Promise<bigint | undefined> {
+    const hour = Math.floor(Date.now() / 3_600_000);
+    let price: number | undefined;
+    try {
+      price = (await this.hourly(asset, hour - 1, hour)).at(-1)?.price;
+    } catch {
+      return undefined;
+    }
+    return price !== undefined && Number.isFinite(price) && price > 0 ? BigInt(Math.round(price * 100)) : undefined;
+  }
 }
 
 export const WINDOWS = { '24h': 24, '7d': 24 * 7, '30d': 24 * 30 } as const;

@@ -31,6 +31,13 @@ export const TransferFailure = {
   TransferRefused: 'TransferRefused',
 } as const;
 
+export const GasFailure = {
+  /** Sponsoring this operation would take the user's gas over the day's budget: nothing was signed. */
+  BudgetExceeded: 'GasBudgetExceeded',
+  /** No price of the network's coin in won can be had, so the budget cannot be checked: nothing was signed. */
+  PriceUnavailable: 'GasPriceUnavailable',
+} as const;
+
 export const BankFailure = {
   /** The bank refused the 1 KRW deposit to this account (closed, frozen, unknown). */
   DepositRefused: 'DepositRefused',

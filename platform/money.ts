@@ -39,3 +39,9 @@ export function formatMoney(minor: bigint, decimals: number, symbol: string, opt
 
 /** Currencies the ledger keeps, with their minor-unit places. */
 export const FIAT_DECIMALS: Record<string, number> = { KRW: 0 };
+
+/** What `amount` base units of an asset with `decimals` are worth in won at `priceKrwCenti` (won ×100), rounded up. */
+export function wonValue(amount: bigint, decimals: number, priceKrwCenti: bigint): bigint {
+  const unit = 10n ** BigInt(decimals) * 100n;
+  return (amount * priceKrwCenti + unit - 1n) / unit;
+}

@@ -12,6 +12,7 @@ export const EvmNetworkSchema = Type.Object({
   rpcUrl: Type.String({ pattern: '^https?://' }),
   entryPoint: Address,
   accountFactory: Address,
+  paymaster: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'our WalletPaymaster: pays for the user operations the service sponsors' }),
   didRegistry: Address,
   nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
   tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }))),

@@ -1,7 +1,7 @@
 /**
  * The worker process's composition root: every real client the activities need, built once from the validated
  * configuration (worker/main.ts, and tests that run a real worker in-process). Only here is KEY_ENCRYPTION_KEY turned
- * into the envelope that creates and opens service-held keys.
+ * into the envelope that creates and opens service-held keys, and only here is the paymaster's sponsor key loaded.
  */
 import { parseJsonSettings, type WorkerConfig } from '../platform/config';
 import { DataEncryption } from '../platform/data-encryption';
@@ -17,6 +17,8 @@ import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
 import { SolanaChains, SolanaFaucet } from '../integrations/solana';
 import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
+import { PaymasterSigner } from '../integrations/evm/paymaster';
+import { PriceFeedClient } from '../integrations/prices';
 
 export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): void };
 
@@ -31,6 +33,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm)),
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
+    paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,
+    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
     transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),
     close: () => providers.destroy(),

@@ -7,3 +7,4 @@ export { transferWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
 export { basicInfoWorkflow } from './kyc';
+export { gasSponsorshipWorkflow } from './gas-sponsorship';

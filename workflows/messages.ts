@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
 import { ChainFailure } from '../platform/failures';
 
-export { BankFailure, ChainFailure, ChargeFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../platform/failures';
+export { BankFailure, ChainFailure, ChargeFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../platform/failures';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
@@ -121,6 +121,10 @@ export interface TransferOutcome {
   status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;
   /** Nothing was sent: the worker could not sign the transfer as recorded (e.g. its simulation fails). */
   refused?: boolean;
+  /** The failure type of a refusal (e.g. GasBudgetExceeded), so the API answers the right problem. */
+  refusalType?: string;
+  /** What the refusal said beyond its message (a gas budget and when it resets). */
+  refusalDetails?: unknown;
 }
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
 
@@ -131,6 +135,16 @@ export const bankVerificationWorkflowId = (verificationId: string): string => `b
 export interface CustodyKeyInput { userId: string; kind: 'evm-transfer-key' | 'solana-wallet'; networkId?: string }
 export interface CustodyKeyOutcome { address: string; created: boolean }
 export const custodyKeyWorkflowId = (input: CustodyKeyInput): string => `custody-key-${input.kind}-${input.userId}`;
+
+/**
+ * Gas the service sponsors for operations the owner will sign: the worker checks the user's budget and signs each
+ * operation's paymasterAndData (valid until `validUntil`, epoch ms); user operations travel serialized (strings).
+ */
+export interface GasSponsorshipInput {
+  userId: string; validUntil: number;
+  operations: Array<{ sponsorshipId: string; networkId: string; userOperation: Record<string, string> }>;
+}
+export const gasSponsorshipWorkflowId = (requestId: string): string => `gas-sponsorship-${requestId}`;
 
 /** Basic KYC information as submitted (personal data: workflow payloads are encrypted). */
 export interface BasicInfoInput { userId: string; kycSessionId?: string; fullName: string; engSurname: string; engName: string; nationality: string }

@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
-import { ChainFailure, TransferFailure } from '../platform/failures';
+import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
 import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
@@ -13,6 +13,9 @@ const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
   // No maximumAttempts: retried until it succeeds or fails for a reason the chain proves.
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: Object.values(ChainFailure) },
 });
+
+/** Nothing was signed or sent, for a reason the caller is told (the transfer as asked, its gas budget, a price). */
+const REFUSALS = new Set<string>([TransferFailure.TransferRefused, ...Object.values(GasFailure)]);
 
 /** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
 const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
@@ -57,8 +60,8 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     if (!(error instanceof ActivityFailure)) throw error;
     const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;
-    const refused = cause?.type === TransferFailure.TransferRefused;
+    const refused = REFUSALS.has(cause?.type ?? '');
     await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: message });
-    return { status: 'failed', txHash: null, fee: null, error: message, ...(refused ? { refused: true } : {}) };
+    return { status: 'failed', txHash: null, fee: null, error: message, ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}) };
   }
 }

@@ -9,12 +9,13 @@ import { didOf, publicKeyBytes, setAttributeCallData, type DidKeyType } from '..
 import { didKeyWorkflow } from '../../workflows/did-key';
 import { didKeyWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
+import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
 import { executeSingleOperation, findOperation, preparedSlots, recordPreparedOperation, type SignedSlot } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 
 export interface DidKeyServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
-  didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number; passkeys: Passkeys;
+  didNetworkId: string; keyValiditySeconds: number; prepareTtlSeconds: number; passkeys: Passkeys; gas: GasSponsorships;
 }
 
 /**
@@ -32,22 +33,26 @@ export class DidKeyService {
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first; your DID lives there`);
     const keyBytes = publicKeyBytes(input.keyType, input.publicKey);
-    const operation = await buildCallOperation(
-      this.deps.providers.for(network), network, account.address, network.didRegistry,
-      setAttributeCallData(account.address, input.keyType, keyBytes, this.deps.keyValiditySeconds),
-    );
-    const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
     const opId = `didop_${randomUUID()}`;
+    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const [operation] = await this.deps.gas.sponsor(userId, opId, [{
+      networkId: network.networkId,
+      operation: await buildCallOperation(
+        this.deps.providers.for(network), network, account.address, network.didRegistry,
+        setAttributeCallData(account.address, input.keyType, keyBytes, this.deps.keyValiditySeconds),
+      ),
+    }], sponsoredUntil(expiresAt));
+    const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);
     const did = didOf(network, account.address);
     recordPreparedOperation(em, {
       operationId: opId, kind: 'did_key', userId, networkId: network.networkId, accountAddress: account.address,
       ownerAddress: account.ownerAddress, details: { did, keyType: input.keyType, publicKey: keyBytes },
-      userOperation: operation, userOpHash, expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+      userOperation: operation!, userOpHash, expiresAt,
     });
     await em.flush();
     return {
       description: `Add ${input.keyType} as an assertionMethod key of ${did}`,
-      items: await preparedSlots(this.deps.passkeys, userId, { id: opId, owner: account.ownerAddress, network, domain: { did, accountAddress: account.address }, userOpHash }),
+      items: await preparedSlots(this.deps.passkeys, userId, { id: opId, owner: account.ownerAddress, network, domain: { did, accountAddress: account.address, paymaster: network.paymaster }, userOpHash }),
     };
   }
 

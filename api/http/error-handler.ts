@@ -40,6 +40,7 @@ export const errorHandler = () => async (ctx: Context, next: Next): Promise<void
     if (!known) ctx.state.log?.error({ err: error }, 'unhandled error');
     else if (problem.status >= 500) ctx.state.log?.warn({ err: error, status: problem.status }, 'request failed');
     const body = {
+      ...problem.extensions,
       type: `/problems/${problem.type}`, title: problem.title, status: problem.status,
       ...(problem.detail ? { detail: problem.detail } : {}),
       ...(ctx.state.requestId ? { instance: `urn:request:${ctx.state.requestId}` } : {}),

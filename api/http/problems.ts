@@ -11,6 +11,8 @@ export class HttpError extends Error {
     readonly headers: Record<string, string> = {},
     /** The caller presented a credential that is wrong (not merely one of an inactive user): counted per address. */
     readonly credentialRefused = false,
+    /** RFC 9457 extension members: what a rule allows and when it resets, say. */
+    readonly extensions: Record<string, unknown> = {},
   ) {
     super(detail ?? title);
     this.name = 'HttpError';

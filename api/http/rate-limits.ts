@@ -24,6 +24,8 @@ export const DEFAULT_RATE_LIMITS = {
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },
+  /** Preparing an operation the service pays gas for (deploy, key rotation, DID key): each asks the worker to sponsor. */
+  'sponsored-prepare': { points: 30, seconds: 3600 },
   /**
    * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
    * address: over the limit, every request from that address is refused until the window passes.

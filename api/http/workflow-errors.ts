@@ -1,6 +1,6 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { BankFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
+import { BankFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
 import { HttpError, problems } from './problems';
 
 /** Each typed workflow failure maps to exactly one HTTP answer. */
@@ -18,6 +18,8 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [PROVIDER_UNAVAILABLE]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
   [BankFailure.DepositRefused]: { status: 422, slug: 'bank-account-not-found', title: 'The bank refused the deposit' },
   [TransferFailure.TransferRefused]: { status: 422, slug: 'transfer-would-fail', title: 'The transfer would fail' },
+  [GasFailure.BudgetExceeded]: { status: 422, slug: 'gas-budget-exceeded', title: 'Gas budget exceeded' },
+  [GasFailure.PriceUnavailable]: { status: 503, slug: 'price-unavailable', title: 'Price unavailable', retryAfter: 60 },
 };
 
 const applicationFailureIn = (error: unknown): ApplicationFailure | undefined => {
@@ -35,8 +37,16 @@ export function httpErrorFromWorkflow(error: unknown): HttpError | undefined {
   if (error instanceof WorkflowExecutionAlreadyStartedError) return problems.conflict('workflow-closed', 'This process has already finished');
   if (!(error instanceof WorkflowUpdateFailedError) && !(error instanceof TemporalFailure) && !(error as { cause?: unknown })?.cause) return undefined;
   const failure = applicationFailureIn(error);
-  if (!failure) return undefined;
-  const mapped = FAILURE_STATUS[failure.type!]!;
+  return failure ? httpErrorOfFailure(failure.type!, failure.message, failure.details?.[0]) : undefined;
+}
+
+/**
+ * The one HTTP answer of a failure type, also for outcomes that report a failure instead of throwing it (a refused
+ * transfer); `details` (an object) become extension members of the problem, e.g. a gas budget and when it resets.
+ */
+export function httpErrorOfFailure(type: string, message: string, details?: unknown): HttpError {
+  const mapped = FAILURE_STATUS[type] ?? FAILURE_STATUS[TransferFailure.TransferRefused]!;
   const headers: Record<string, string> = mapped.retryAfter ? { 'retry-after': String(mapped.retryAfter) } : {};
-  return new HttpError(mapped.status, mapped.slug, mapped.title, failure.message, undefined, headers);
+  const extensions = details && typeof details === 'object' ? details as Record<string, unknown> : undefined;
+  return new HttpError(mapped.status, mapped.slug, mapped.title, message, undefined, headers, false, extensions);
 }

@@ -14,10 +14,11 @@ import { evmAddress } from '../common/addresses';
 import { verifyOnChainSlot } from '../common/slot-verification';
 import type { SignedSlot } from '../common/signed-operation';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
+import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
 
 export interface KeyRotationServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
-  prepareTtlSeconds: number; retryWindowSeconds: number; passkeys: Passkeys;
+  prepareTtlSeconds: number; retryWindowSeconds: number; passkeys: Passkeys; gas: GasSponsorships;
 }
 
 const ALGORITHM = 'eip712-erc4337-merkleroot-v1';
@@ -36,17 +37,22 @@ export class KeyRotationService {
     const { accounts, oldOwner } = await this.accountsToRotate(userId, input.networkIds);
     const newOwner = evmAddress(input.newOwnerAddress);
     if (newOwner === oldOwner) throw problems.conflict('already-owner', 'This key already owns your accounts');
-    const operations = await Promise.all(accounts.map(async (account) => {
-      const network = networks.get(account.networkId)!;
-      const operation = await buildCallOperation(providers.for(network), network, account.address, account.address, changeOwnerCallData(newOwner));
-      return { account, network, operation, hash: userOperationHash(operation, network.chainId, network.entryPoint) };
-    }));
-    const tree = userOperationMerkleTree(operations.map((o) => o.hash));
     const taskId = `rot_${randomUUID()}`;
+    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const built = await Promise.all(accounts.map(async (account) => {
+      const network = networks.get(account.networkId)!;
+      return { networkId: network.networkId, operation: await buildCallOperation(providers.for(network), network, account.address, account.address, changeOwnerCallData(newOwner)) };
+    }));
+    // Sponsored for as long as a failed network may be retried (the owner's one signature covers the paymaster data).
+    const sponsored = await this.deps.gas.sponsor(userId, taskId, built, sponsoredUntil(expiresAt, this.deps.retryWindowSeconds));
+    const operations = accounts.map((account, i) => {
+      const network = networks.get(account.networkId)!;
+      return { account, network, operation: sponsored[i]!, hash: userOperationHash(sponsored[i]!, network.chainId, network.entryPoint) };
+    });
+    const tree = userOperationMerkleTree(operations.map((o) => o.hash));
     const em = orm.em.fork();
     em.create(KeyRotationTaskEntity, {
-      taskId, userId, oldOwnerAddress: oldOwner, newOwnerAddress: newOwner, root: tree.root, status: 'prepared',
-      expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+      taskId, userId, oldOwnerAddress: oldOwner, newOwnerAddress: newOwner, root: tree.root, status: 'prepared', expiresAt,
     });
     for (const o of operations) {
       em.create(KeyRotationNetworkEntity, {
@@ -58,7 +64,7 @@ export class KeyRotationService {
     const digest = merkleRootDigest(tree.root);
     const domain = {
       name: 'ERC4337', version: '1', root: tree.root,
-      operations: operations.map((o) => ({ networkId: o.network.networkId, chainId: o.network.chainId, entryPoint: o.network.entryPoint, userOpHash: o.hash })),
+      operations: operations.map((o) => ({ networkId: o.network.networkId, chainId: o.network.chainId, entryPoint: o.network.entryPoint, paymaster: o.network.paymaster, userOpHash: o.hash })),
     };
     return {
       description: `Rotate the owner key to ${newOwner} on ${accounts.map((a) => a.networkId).join(', ')} with one signature`,

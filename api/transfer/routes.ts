@@ -25,7 +25,7 @@ export function transferRoutes({ transfers, policy }: { transfers: TransferServi
         200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
         202: { description: 'Still running: poll the Location', schema: TransferView },
         409: { description: 'EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set' },
-        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a transfer that would fail, or wrong PIN' },
+        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), no sponsored gas left today (gas-budget-exceeded), a transfer that would fail, or wrong PIN' },
         423: { description: 'PIN locked after too many wrong PINs' }, 503: { description: 'Network not configured, its RPC unavailable, or no price in won for the token (price-unavailable)' },
       },
       handler: async ({ body, user }, ctx?: Context) => {

@@ -14,7 +14,10 @@ export const TransferView = Type.Object({
   transfer_id: Type.String(),
   status: Type.String({ description: 'processing | confirmed | failed' }),
   tx_hash: Type.Union([Type.String(), Type.Null()]),
-  fee: Type.Union([Type.String({ description: 'paid in the network coin, e.g. "0.0021 ETH"' }), Type.Null()]),
+  fee: Type.Union([Type.String({ description: 'what the transaction cost, in the network coin, e.g. "0.0021 ETH"' }), Type.Null()]),
+  fee_paid_by: Type.Union([Type.Literal('service'), Type.Literal('user')], {
+    description: 'service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet',
+  }),
   amount: Type.String({ description: 'e.g. "12.5 USDT"' }),
   to_address: Type.String(), network: Type.String(),
   error: Type.Union([Type.String(), Type.Null()]),

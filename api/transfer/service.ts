@@ -10,9 +10,12 @@ import { transferWorkflow } from '../../workflows/transfer';
 import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
 import type { PinBinding, PinService } from '../pin/service';
 import type { SpendingPolicy } from './spending-policy';
+import type { GasSponsorships } from '../common/gas-sponsorship';
 import type { Holdings } from '../common/holdings';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
+import { httpErrorOfFailure } from '../http/workflow-errors';
+import { TransferFailure } from '../../platform/failures';
 import { solanaAddress } from '../common/addresses';
 import { evmTransferIntent } from './evm-intent';
 import { solanaTransferIntent } from './solana-intent';
@@ -20,7 +23,7 @@ import type { TransferBody } from './schemas';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
-  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy;
+  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
 }
 
 /**
@@ -48,6 +51,8 @@ export class TransferService {
     // Valued and checked against the per-transfer limit before the PIN, so a transfer that cannot pass costs no attempt.
     const valueKrw = recorded ? undefined : await policy.valueInWon(body.token, intent.amount, intent.decimals);
     if (valueKrw !== undefined) await policy.assertPerTransfer(userId, valueKrw);
+    // EVM gas is sponsored: with nothing of today's budget left, refuse before the PIN (the worker checks exactly).
+    if (!recorded && network.kind === 'evm') await this.deps.gas.assertBudgetLeft(userId);
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
     if (valueKrw !== undefined) await intent.record(transferId, { valueKrw, guard: (tx) => policy.assertDaily(tx, userId, valueKrw) });
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
@@ -55,7 +60,7 @@ export class TransferService {
       args: [{ transferId, userId, networkId: network.networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],
     }));
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
-    if (outcome?.refused) throw problems.unprocessable('transfer-would-fail', outcome.error ?? 'The transfer would fail on chain');
+    if (outcome?.refused) throw httpErrorOfFailure(outcome.refusalType ?? TransferFailure.TransferRefused, outcome.error ?? 'The transfer would fail on chain', outcome.refusalDetails);
     const current = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
     return { final: outcome !== undefined, transfer: this.view(current) };
   }
@@ -74,6 +79,7 @@ export class TransferService {
     return {
       transfer_id: t.transferId, status: t.status, tx_hash: t.txHash ?? null,
       fee: t.fee === null || t.fee === undefined ? null : formatMoney((BigInt(t.fee) / unit) * unit, coin.decimals, coin.symbol),
+      fee_paid_by: network?.kind === 'solana' ? 'user' as const : 'service' as const,
       amount: formatMoney(BigInt(t.amount), t.decimals, t.token), to_address: t.toAddress, network: t.networkId, error: t.error ?? null,
     };
   }

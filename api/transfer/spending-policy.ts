@@ -1,19 +1,12 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { SpendingLimitsEntity, TransferEntity, UserEntity } from '../../db/entities';
-import { formatMoney } from '../../platform/money';
+import { formatMoney, wonValue } from '../../platform/money';
+import { koreanDay } from '../../platform/korean-day';
 import type { PriceFeedClient } from '../../integrations/prices';
 import { HttpError, problems } from '../http/problems';
 
-const KST_OFFSET_MS = 9 * 3600 * 1000;
-const DAY_MS = 24 * 3600 * 1000;
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
-
-/** The Korean day `at` falls in: [from, to). Daily limits reset at 00:00 KST. */
-export function koreanDay(at = new Date()): { from: Date; to: Date } {
-  const start = Math.floor((at.getTime() + KST_OFFSET_MS) / DAY_MS) * DAY_MS - KST_OFFSET_MS;
-  return { from: new Date(start), to: new Date(start + DAY_MS) };
-}
 
 export interface Limits { perTransferKrw: bigint; dailyKrw: bigint }
 
@@ -27,19 +20,11 @@ export class SpendingPolicy {
 
   /** The transfer's value in won, rounded up; a price that cannot be had refuses the transfer (503). */
   async valueInWon(token: string, amount: bigint, decimals: number): Promise<bigint> {
-    const hour = Math.floor(Date.now() / 3_600_000);
-    let price: number | undefined;
-    try {
-      price = (await this.deps.prices.hourly(token, hour - 1, hour)).at(-1)?.price;
-    } catch {
-      price = undefined;
-    }
-    if (price === undefined || !Number.isFinite(price) || price <= 0) {
+    const price = await this.deps.prices.wonPriceCenti(token);
+    if (price === undefined) {
       throw new HttpError(503, 'price-unavailable', 'Price unavailable', `No ${token} price in won can be had now, so no transfer is made; try again later`, undefined, { 'retry-after': '60' });
     }
-    const scaled = amount * BigInt(Math.round(price * 100));
-    const unit = 10n ** BigInt(decimals) * 100n;
-    return (scaled + unit - 1n) / unit;
+    return wonValue(amount, decimals, price);
   }
 
   async limitsOf(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<Limits> {

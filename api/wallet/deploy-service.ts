@@ -10,12 +10,13 @@ import { deployWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { CustodyKeys } from '../common/custody';
+import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
 import { executeSingleOperation, findOperation, preparedSlots, recordPreparedOperation, type SignedSlot } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 
 export interface DeploymentServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number;
-  passkeys: Passkeys; custody: CustodyKeys;
+  passkeys: Passkeys; custody: CustodyKeys; gas: GasSponsorships;
 }
 
 /**
@@ -39,18 +40,23 @@ export class DeploymentService {
       throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
     }
     const transferSigner = await this.deps.custody.transferKeyAddress(userId);
-    const operation = await buildDeployOperation(provider, network, owner, transferSigner);
-    const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
     const jobId = `dep_${randomUUID()}`;
+    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const [operation] = await this.deps.gas.sponsor(userId, jobId, [{
+      networkId: network.networkId, operation: await buildDeployOperation(provider, network, owner, transferSigner),
+    }], sponsoredUntil(expiresAt));
+    const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);
     if (!existing) em.create(SmartAccountEntity, { userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
     recordPreparedOperation(em, {
       operationId: jobId, kind: 'deploy', userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
-      userOperation: operation, userOpHash, expiresAt: new Date(Date.now() + this.deps.prepareTtlSeconds * 1000),
+      userOperation: operation!, userOpHash, expiresAt,
     });
     await em.flush();
     return {
-      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only`,
-      items: await preparedSlots(this.deps.passkeys, userId, { id: jobId, owner, network, domain: { accountAddress: address, transferSigner }, userOpHash }),
+      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only; gas paid by the service`,
+      items: await preparedSlots(this.deps.passkeys, userId, {
+        id: jobId, owner, network, domain: { accountAddress: address, transferSigner, paymaster: network.paymaster }, userOpHash,
+      }),
     };
   }
 

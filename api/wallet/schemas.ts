@@ -55,3 +55,12 @@ export const DeployJobStatus = Type.Object({
   error: Type.Union([Type.String(), Type.Null()]),
   updatedAt: DateTime,
 });
+
+const Won = Type.String({ pattern: '^[0-9]+$', description: 'whole won, as a decimal string' });
+export const GasBudget = Type.Object({
+  dailyBudgetKrw: Won,
+  usedTodayKrw: { ...Won, description: 'gas sponsored today: what landed operations cost, and the most that prepared or in-flight ones can' },
+  remainingTodayKrw: Won,
+  resetsAt: { ...DateTime, description: 'the next 00:00 KST' },
+  paidBy: Type.Literal('service', { description: 'gas is paid by the service\'s paymaster, never from the account' }),
+}, { additionalProperties: false });

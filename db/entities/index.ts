@@ -16,6 +16,7 @@ export * from './ledger';
 export * from './assets';
 export * from './pin';
 export * from './transfer';
+export * from './gas-sponsorship';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -34,6 +35,7 @@ import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './l
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { PinApprovalEntity, UserPinEntity } from './pin';
 import { SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
+import { GasSponsorshipEntity } from './gas-sponsorship';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -41,4 +43,5 @@ export const ALL_ENTITIES = [
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity,
+  GasSponsorshipEntity,
 ];

@@ -29,6 +29,8 @@ import { Migration20261123020000PinApprovals as SqlitePinApprovals } from './sql
 import { Migration20261123030000SealedNames as PgSealedNames } from './postgresql/Migration20261123030000SealedNames';
 import { Migration20261123040000SpendingLimits as PgSpendingLimits } from './postgresql/Migration20261123040000SpendingLimits';
 import { Migration20261123040000SpendingLimits as SqliteSpendingLimits } from './sqlite/Migration20261123040000SpendingLimits';
+import { Migration20261123050000GasSponsorships as PgGasSponsorships } from './postgresql/Migration20261123050000GasSponsorships';
+import { Migration20261123050000GasSponsorships as SqliteGasSponsorships } from './sqlite/Migration20261123050000GasSponsorships';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -52,6 +54,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     // SQLite stores every string as text already: the sealed names need no change there.
     { name: 'Migration20261123030000SealedNames', class: PgSealedNames },
     { name: 'Migration20261123040000SpendingLimits', class: PgSpendingLimits },
+    { name: 'Migration20261123050000GasSponsorships', class: PgGasSponsorships },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -68,6 +71,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123010000ChargeReview', class: SqliteChargeReview },
     { name: 'Migration20261123020000PinApprovals', class: SqlitePinApprovals },
     { name: 'Migration20261123040000SpendingLimits', class: SqliteSpendingLimits },
+    { name: 'Migration20261123050000GasSponsorships', class: SqliteGasSponsorships },
   ],
 };
 

@@ -14,9 +14,9 @@ export class UserOperationRejected extends Error {
 export interface UserOperationOutcome { success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint }
 
 /**
- * The service acts as its own ERC-4337 bundler: it pays for user operations (topping up the account's EntryPoint
- * deposit when needed) and submits EntryPoint.handleOps from its funded key. `sign` gives the transaction hash
- * before anything is broadcast, so a caller can record it first and find the transaction again after a crash.
+ * The service acts as its own ERC-4337 bundler: it submits EntryPoint.handleOps from its funded key and is repaid
+ * by the EntryPoint out of the paymaster's deposit (the beneficiary). It never deposits for an account. `sign` gives
+ * the transaction hash before anything is broadcast, so a caller can record it first and find it after a crash.
  */
 export class Bundler {
   private readonly entryPoint: Contract;
@@ -39,19 +39,13 @@ export class Bundler {
     return (await this.entryPoint.getFunction('getUserOpHash')(packUserOperation(op))) as string;
   }
 
-  /** Deposits to the EntryPoint for `sender` so its deposit covers `required` wei. */
-  async ensureDeposit(sender: string, required: bigint): Promise<void> {
-    const deposit = (await this.entryPoint.getFunction('balanceOf')(sender)) as bigint;
-    if (deposit >= required) return;
-    const tx = await this.nonces.exclusive(this.lockKey, async () =>
-      this.entryPoint.getFunction('depositTo')(sender, { value: required - deposit, nonce: await this.takeNonce() }));
-    await tx.wait();
+  /** The EntryPoint deposit of `address` (the paymaster's pays for sponsored operations; an account's stays 0). */
+  async depositOf(address: string): Promise<bigint> {
+    return (await this.entryPoint.getFunction('balanceOf')(address)) as bigint;
   }
 
   /** Simulates handleOps, as a bundler must: a validation failure costs nothing and names its reason (AA2x/AA3x). */
   async simulate(op: UserOperation, beneficiary: string): Promise<void> {
-    const maxCost = (op.callGasLimit + op.verificationGasLimit + op.preVerificationGas) * op.maxFeePerGas;
-    await this.ensureDeposit(op.sender, maxCost);
     try {
       await this.entryPoint.getFunction('handleOps').staticCall([packUserOperation(op)], beneficiary);
     } catch (error) {

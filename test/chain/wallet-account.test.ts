@@ -1,6 +1,8 @@
 import { Contract, HDNodeWallet, Wallet, concat, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { Bundler } from '../../integrations/evm/bundler';
+import { PaymasterSigner, sponsorshipHash } from '../../integrations/evm/paymaster';
+import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 import {
   USER_OPERATION_TYPES, merkleRootDigest, merkleSignature, packUserOperation, singleSignature, transferSignature, userOperationDomain, userOperationHash,
   userOperationMerkleTree, type UserOperation,
@@ -33,13 +35,19 @@ describe('WalletAccount on real chains', () => {
     return bundlers.get(chain)!;
   };
 
+  /** eth_getCode straight from the node (ethers answers a repeated call from a 250 ms cache). */
+  const codeAt = (chain: TestChain, address: string) => chain.provider.send('eth_getCode', [address, 'latest']) as Promise<string>;
+  const sponsor = new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY);
+  const inAnHour = () => Math.floor(Date.now() / 1000) + 3600;
+  /** An operation with the given fields, its gas sponsored by our paymaster (as the worker does before anyone signs). */
   const baseOperation = async (chain: TestChain, sender: string, fields: Partial<UserOperation>): Promise<UserOperation> => {
     const fees = await chain.provider.getFeeData();
-    return {
+    const op: UserOperation = {
       sender, nonce: await bundlerOf(chain).nonceOf(sender), initCode: '0x', callData: '0x', callGasLimit: 200_000n,
       verificationGasLimit: 600_000n, preVerificationGas: 60_000n, maxFeePerGas: fees.maxFeePerGas! * 2n,
       maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, paymasterAndData: '0x', signature: '0x', ...fields,
     };
+    return { ...op, paymasterAndData: sponsor.sign(op, chain, inAnHour()) };
   };
   const changeOwnerCall = (address: string, to: string) => {
     const account = accountAt(chains[0]!, address);
@@ -77,7 +85,7 @@ describe('WalletAccount on real chains', () => {
       op.signature = singleSignature(owner.signingKey.sign(userOperationHash(op, chain.chainId, chain.entryPoint)).serialized);
       const outcome = await bundlerOf(chain).submit(op, beneficiary);
       expect(outcome.success).toBe(true);
-      expect(await chain.provider.getCode(sender)).not.toBe('0x');
+      expect(await codeAt(chain, sender)).not.toBe('0x');
       expect(await accountAt(chain, sender).getFunction('owner')()).toBe(owner.address);
     }
 
@@ -112,13 +120,39 @@ describe('WalletAccount on real chains', () => {
     await expect(bundlerOf(chain).submit(op, beneficiary)).rejects.toThrow(/AA24 signature error/);
   });
 
-  it('lets the funder top up deposits only as needed', async () => {
+  it('computes the sponsorship hash exactly as WalletPaymaster.getHash does', async () => {
     const chain = chains[0]!;
-    const someone = Wallet.createRandom().address;
-    await bundlerOf(chain).ensureDeposit(someone, parseEther('0.01'));
-    await bundlerOf(chain).ensureDeposit(someone, parseEther('0.005'));
-    const entryPoint = new Contract(chain.entryPoint, ['function balanceOf(address) view returns (uint256)'], chain.provider);
-    expect(await entryPoint.getFunction('balanceOf')(someone)).toBe(parseEther('0.01'));
+    const op = await baseOperation(chain, Wallet.createRandom().address, { callData: '0xabcd', nonce: 3n });
+    const paymaster = new Contract(chain.paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, chain.provider);
+    const validUntil = inAnHour();
+    expect(await paymaster.getFunction('getHash')(packUserOperation(op), validUntil, 0))
+      .toBe(sponsorshipHash(op, chain.chainId, chain.paymaster, validUntil, 0));
+  });
+
+  it('pays only for operations its sponsor key signed, unchanged and unexpired; the account never needs a deposit', async () => {
+    const chain = chains[1]!;
+    const holder = Wallet.createRandom();
+    const sender = (await factoryOf(chain).getFunction('getAddress')(holder.address, 0n)) as string;
+    const initCode = concat([chain.accountFactory, factoryOf(chain).interface.encodeFunctionData('createAccount', [holder.address, 0n])]);
+    const signed = (op: UserOperation) => ({ ...op, signature: singleSignature(holder.signingKey.sign(userOperationHash(op, chain.chainId, chain.entryPoint)).serialized) });
+    const deploy = await baseOperation(chain, sender, { initCode, verificationGasLimit: 1_500_000n });
+
+    // Another key's sponsorship, an expired one, and one whose operation was changed after signing are refused.
+    const forged = { ...deploy, paymasterAndData: new PaymasterSigner(Wallet.createRandom().privateKey).sign(deploy, chain, inAnHour()) };
+    await expect(bundlerOf(chain).submit(signed(forged), beneficiary)).rejects.toThrow(/AA34 signature error/);
+    const expired = { ...deploy, paymasterAndData: sponsor.sign(deploy, chain, Math.floor(Date.now() / 1000) - 60) };
+    await expect(bundlerOf(chain).submit(signed(expired), beneficiary)).rejects.toThrow(/AA32 paymaster expired/);
+    const altered = { ...deploy, callGasLimit: deploy.callGasLimit + 1n };
+    await expect(bundlerOf(chain).submit(signed(altered), beneficiary)).rejects.toThrow(/AA34 signature error/);
+
+    const paymaster = new Contract(chain.paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, chain.provider);
+    const before = (await paymaster.getFunction('getDeposit')()) as bigint;
+    const outcome = await bundlerOf(chain).submit(signed(deploy), beneficiary);
+    expect(outcome.success).toBe(true);
+    expect(await codeAt(chain, sender)).not.toBe('0x');
+    // The paymaster paid exactly what the operation cost; the account holds no deposit at all.
+    expect(await paymaster.getFunction('getDeposit')()).toBe(before - outcome.actualGasCost);
+    expect(await bundlerOf(chain).depositOf(sender)).toBe(0n);
   });
 
   it('lets an authorized transfer signer send coins and ERC-20 transfers, and nothing else', async () => {

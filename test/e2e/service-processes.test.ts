@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrm } from '../../db/orm';
+import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
@@ -30,7 +31,7 @@ describe('api and worker processes', () => {
       LOG_LEVEL: 'warn', DATABASE_URL: `sqlite:${join(dir, 'wallet.db')}`, TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS!,
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`, JWT_PRIVATE_JWK: testJwk(), DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       PASS_CALLBACK_API_KEY: secrets.apiKey, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
-      OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
+      OCR_PROVIDER_URL: sandboxUrl, API_HOST: '127.0.0.1', API_PORT: String(port), BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'), BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret,
       BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl,
       SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,

@@ -20,7 +20,7 @@ import { startTestChain, type TestChain } from './chains';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
-import { ANVIL_BUNDLER_KEY } from '../../dev/chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -132,7 +132,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   }
   const networksJson = JSON.stringify({
     ...Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, didRegistry: chain.didRegistry,
+      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry,
       nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
     }])),
     ...(solana ? { SOLANA: { kind: 'solana', rpcUrl: solana.proxy.url, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } } } : {}),
@@ -182,6 +182,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
     OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
+    PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.

@@ -1,0 +1,143 @@
+import { LockMode } from '@mikro-orm/core';
+import { ApplicationFailure } from '@temporalio/activity';
+import { Interface, type InterfaceAbi } from 'ethers';
+import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import type { Orm } from '../db/orm';
+import { GasSponsorshipEntity, UserEntity, gasUsedKrw, type GasSponsorship } from '../db/entities';
+import type { EvmNetwork, NetworkRegistry } from '../platform/networks';
+import { coinOf } from '../platform/networks';
+import { formatMoney, wonValue } from '../platform/money';
+import { koreanDay } from '../platform/korean-day';
+import { ChainFailure, GasFailure } from '../platform/failures';
+import type { PriceFeedClient } from '../integrations/prices';
+import { PaymasterSigner, maxCostOf } from '../integrations/evm/paymaster';
+import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
+import { userOperationHash, type UserOperation } from '../integrations/evm/user-operation';
+import type { UserOperationOutcome } from '../integrations/evm/bundler';
+import type { GasSponsorshipInput } from '../workflows/messages';
+
+export interface GasSponsorDeps {
+  orm: Orm; networks: NetworkRegistry; providers: ChainProviders; paymaster: PaymasterSigner; prices: PriceFeedClient; gasBudgetDailyKrw: number;
+}
+
+/** One operation to sponsor: its business id (the same id again returns the same signature), network and operation. */
+export interface SponsorItem { sponsorshipId: string; networkId: string; operation: UserOperation }
+
+const entryPointEvents = new Interface(EntryPointArtifact.abi as InterfaceAbi);
+const USER_OPERATION_EVENT = entryPointEvents.getEvent('UserOperationEvent')!.topicHash;
+const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
+
+/**
+ * The service pays gas through its paymaster, within a daily budget per user in won. The sponsor key signs an
+ * operation's paymasterAndData only after the budget check; each sponsorship counts at its most until the chain says
+ * what it cost. No deposit is ever put on a user's account.
+ */
+export class GasSponsor {
+  constructor(private readonly deps: GasSponsorDeps) {}
+
+  /** paymasterAndData for each item, in order; items sponsored before answer what they got then. */
+  async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
+    const { orm } = this.deps;
+    const known = new Map((await orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } }))
+      .map((row) => [row.sponsorshipId, row.paymasterAndData]));
+    const fresh = items.filter((item) => !known.has(item.sponsorshipId));
+    if (fresh.length) {
+      await this.settleReserved(userId);
+      for (const [id, data] of await this.signWithinBudget(userId, fresh, validUntil)) known.set(id, data);
+    }
+    return items.map((item) => known.get(item.sponsorshipId)!);
+  }
+
+  /** Records what the chain charged for a sponsored operation (its UserOperationEvent). */
+  async settle(outcome: UserOperationOutcome): Promise<void> {
+    await this.deps.orm.em.fork().nativeUpdate(GasSponsorshipEntity, { userOpHash: outcome.userOpHash, status: 'reserved' }, {
+      status: 'settled', actualCostWei: outcome.actualGasCost.toString(), txHash: outcome.txHash,
+    });
+  }
+
+  private async signWithinBudget(userId: string, items: SponsorItem[], validUntil: Date): Promise<Array<[string, string]>> {
+    const { orm, paymaster } = this.deps;
+    const priced = await Promise.all(items.map(async (item) => {
+      const network = this.network(item.networkId);
+      const provider = this.deps.providers.for(network);
+      const sponsored = { ...item.operation, paymasterAndData: paymaster.sign(item.operation, network, 0) }; // for its gas limits
+      return { item, network, price: await this.coinPrice(network), maxCost: maxCostOf(sponsored), fromBlock: await provider.getBlockNumber() };
+    }));
+    const budget = BigInt(this.deps.gasBudgetDailyKrw);
+    return orm.em.fork().transactional(async (tx) => {
+      // One budget check at a time per user, so two operations at once cannot both fit what is left.
+      await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      const day = koreanDay();
+      const used = await gasUsedKrw(tx, userId, day);
+      const needed = priced.reduce((sum, p) => sum + wonValue(p.maxCost, 18, p.price), 0n);
+      if (used + needed > budget) {
+        const left = budget > used ? budget - used : 0n;
+        throw ApplicationFailure.create({
+          type: GasFailure.BudgetExceeded, nonRetryable: true,
+          message: `Gas is sponsored up to ${won(budget)} a day; ${won(used)} used today, ${won(left)} left until ${day.to.toISOString()}; this needs up to ${won(needed)}.`,
+          details: [{ budgetKrw: budget.toString(), usedKrw: used.toString(), neededKrw: needed.toString(), resetsAt: day.to.toISOString() }],
+        });
+      }
+      return priced.map(({ item, network, price, maxCost, fromBlock }) => {
+        const paymasterAndData = paymaster.sign(item.operation, network, Math.floor(validUntil.getTime() / 1000));
+        tx.create(GasSponsorshipEntity, {
+          sponsorshipId: item.sponsorshipId, userId, networkId: network.networkId, paymasterAndData,
+          userOpHash: userOperationHash({ ...item.operation, paymasterAndData }, network.chainId, network.entryPoint),
+          maxCostWei: maxCost.toString(), priceKrwCenti: price, status: 'reserved', fromBlock, validUntil,
+        });
+        return [item.sponsorshipId, paymasterAndData] as [string, string];
+      });
+    });
+  }
+
+  /** Asks the chain about the user's reservations: landed ones count what they cost, expired unlanded ones nothing. */
+  private async settleReserved(userId: string): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    const reserved = await em.find(GasSponsorshipEntity, { userId, status: 'reserved', createdAt: { $gte: koreanDay().from } });
+    for (const row of reserved) await this.settleFromChain(row);
+    await em.flush();
+  }
+
+  private async settleFromChain(row: GasSponsorship): Promise<void> {
+    const network = this.network(row.networkId);
+    const provider = this.deps.providers.for(network);
+    const latest = await provider.getBlock('latest');
+    const [log] = await provider.getLogs({ address: network.entryPoint, topics: [USER_OPERATION_EVENT, row.userOpHash], fromBlock: row.fromBlock });
+    if (log) {
+      const event = entryPointEvents.parseLog(log)!;
+      Object.assign(row, { status: 'settled', actualCostWei: (event.args.actualGasCost as bigint).toString(), txHash: log.transactionHash });
+    } else if (latest && latest.timestamp * 1000 > row.validUntil.getTime()) {
+      // The chain is past the sponsorship's validity and the operation never ran: the EntryPoint refuses it from now on.
+      row.status = 'released';
+    }
+  }
+
+  private async coinPrice(network: EvmNetwork): Promise<bigint> {
+    const { symbol } = coinOf(network);
+    const price = await this.deps.prices.wonPriceCenti(symbol);
+    if (price === undefined) {
+      throw ApplicationFailure.create({
+        type: GasFailure.PriceUnavailable, nonRetryable: true,
+        message: `No ${symbol} price in won can be had now, so gas cannot be sponsored; try again later`,
+      });
+    }
+    return price;
+  }
+
+  private network(networkId: string): EvmNetwork {
+    const network = this.deps.networks.get(networkId);
+    if (!network) throw ApplicationFailure.create({ type: ChainFailure.UnknownNetwork, message: `network ${networkId} is not configured`, nonRetryable: true });
+    return network;
+  }
+}
+
+/** The activity behind gas-sponsorship-<id>: the API asks for paymasterAndData before the owner signs. */
+export const createGasSponsorshipActivities = ({ gasSponsor }: { gasSponsor: GasSponsor }) => ({
+  async sponsorOperations(input: GasSponsorshipInput): Promise<string[]> {
+    return gasSponsor.sponsor(input.userId, input.operations.map((o) => ({
+      sponsorshipId: o.sponsorshipId, networkId: o.networkId, operation: deserializeOperation(o.userOperation),
+    })), new Date(input.validUntil));
+  },
+});
+
+export type GasSponsorshipActivities = ReturnType<typeof createGasSponsorshipActivities>;

@@ -1,0 +1,45 @@
+import { defineEntity, type EntityManager, type InferEntity } from '@mikro-orm/core';
+import { wonValue } from '../../platform/money';
+
+/**
+ * Gas the service sponsored for one user operation through its paymaster. Counted against the user's daily budget
+ * (the Korean day it was signed in) at its most until the chain says what it cost: `reserved` (max cost), then
+ * `settled` (the UserOperationEvent's actualGasCost) or `released` (expired without landing: it can never land).
+ */
+export const GasSponsorshipEntity = defineEntity({
+  name: 'GasSponsorship',
+  tableName: 'gas_sponsorships',
+  properties: (p) => ({
+    /** Business id of what was sponsored: `transfer:<transferId>`, `<operation id>:<networkId>`. */
+    sponsorshipId: p.string().primary().length(128),
+    userId: p.string().length(64).index(),
+    networkId: p.string().length(32),
+    userOpHash: p.string().length(66),
+    paymasterAndData: p.text(),
+    /** Wei, decimal strings: the most the EntryPoint can take from the paymaster, and what it took. */
+    maxCostWei: p.string().length(80),
+    actualCostWei: p.string().length(80).nullable(),
+    /** The coin's price in won ×100 when it was sponsored: the budget counts every cost at this rate. */
+    priceKrwCenti: p.bigint('bigint'),
+    status: p.enum(['reserved', 'settled', 'released'] as const),
+    /** Block the search for its UserOperationEvent starts at. */
+    fromBlock: p.integer(),
+    validUntil: p.datetime(),
+    txHash: p.string().length(66).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()).index(),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  }),
+});
+export type GasSponsorship = InferEntity<typeof GasSponsorshipEntity>;
+
+/** The won a sponsorship counts for: its actual cost once settled, nothing once released, else its most. */
+export function sponsorshipKrw(s: Pick<GasSponsorship, 'status' | 'maxCostWei' | 'actualCostWei' | 'priceKrwCenti'>): bigint {
+  if (s.status === 'released') return 0n;
+  return wonValue(BigInt(s.status === 'settled' ? s.actualCostWei ?? '0' : s.maxCostWei), 18, s.priceKrwCenti);
+}
+
+/** Won of gas sponsored for a user in [from, to): what the daily budget is checked against. */
+export async function gasUsedKrw(em: EntityManager, userId: string, day: { from: Date; to: Date }): Promise<bigint> {
+  const rows = await em.find(GasSponsorshipEntity, { userId, createdAt: { $gte: day.from, $lt: day.to } });
+  return rows.reduce((sum, row) => sum + sponsorshipKrw(row), 0n);
+}

@@ -1,0 +1,54 @@
+import { AbiCoder, Wallet, concat, getBytes, hashMessage, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import { packUserOperation, type UserOperation } from './user-operation';
+
+/** Gas the paymaster's validation may use (an ecrecover and hashing the operation); it returns no context, so no postOp. */
+export const PAYMASTER_VERIFICATION_GAS = 60_000n;
+export const PAYMASTER_POST_OP_GAS = 0n;
+
+const uint128 = (value: bigint): string => zeroPadValue(toBeHex(value), 16);
+const uint48 = (value: number): string => zeroPadValue(toBeHex(value), 6);
+
+/** The first 52 bytes of paymasterAndData: the paymaster and its gas limits, which its signature also covers. */
+const staticFields = (paymaster: string): string => concat([paymaster, uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)]);
+
+/** The most an operation can cost in wei (every gas limit at its maximum fee), what the EntryPoint takes from a deposit. */
+export function maxCostOf(op: UserOperation): bigint {
+  const paymasterGas = op.paymasterAndData.length > 2 ? PAYMASTER_VERIFICATION_GAS + PAYMASTER_POST_OP_GAS : 0n;
+  return (op.verificationGasLimit + op.callGasLimit + op.preVerificationGas + paymasterGas) * op.maxFeePerGas;
+}
+
+/** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain. */
+export function sponsorshipHash(op: UserOperation, chainId: bigint | number, paymaster: string, validUntil: number, validAfter: number): string {
+  const packed = packUserOperation({ ...op, paymasterAndData: staticFields(paymaster) });
+  return keccak256(AbiCoder.defaultAbiCoder().encode(
+    ['address', 'uint256', 'bytes32', 'bytes32', 'bytes32', 'uint256', 'uint256', 'bytes32', 'uint256', 'address', 'uint48', 'uint48'],
+    [
+      packed.sender, packed.nonce, keccak256(packed.initCode), keccak256(packed.callData), packed.accountGasLimits,
+      BigInt(concat([uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)])),
+      packed.preVerificationGas, packed.gasFees, chainId, paymaster, validUntil, validAfter,
+    ],
+  ));
+}
+
+/**
+ * The service's sponsor key: signs paymasterAndData for an operation so WalletPaymaster pays for it. Held by the
+ * worker only; whoever calls `sign` must have checked the user's gas budget first.
+ */
+export class PaymasterSigner {
+  private readonly key: Wallet;
+
+  constructor(privateKey: string) {
+    this.key = new Wallet(privateKey);
+  }
+
+  get address(): string {
+    return this.key.address;
+  }
+
+  /** paymasterAndData for `op` (its own paymasterAndData is ignored), valid in [validAfter, validUntil] (unix seconds). */
+  sign(op: UserOperation, network: { chainId: number; paymaster: string }, validUntil: number, validAfter = 0): string {
+    const hash = sponsorshipHash(op, network.chainId, network.paymaster, validUntil, validAfter);
+    const signature = this.key.signingKey.sign(hashMessage(getBytes(hash))).serialized; // EIP-191, as the contract recovers
+    return concat([staticFields(network.paymaster), uint48(validUntil), uint48(validAfter), signature]);
+  }
+}
