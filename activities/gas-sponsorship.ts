@@ -60,8 +60,7 @@ export class GasSponsor {
     const priced = await Promise.all(items.map(async (item) => {
       const network = this.network(item.networkId);
       const provider = this.deps.providers.for(network);
-      const sponsored = { ...item.operation, paymasterAndData: paymaster.sign(item.operation, network, 0) }; // for its gas limits
-      return { item, network, price: await this.coinPrice(network), maxCost: maxCostOf(sponsored), fromBlock: await provider.getBlockNumber() };
+      return { item, network, price: await this.coinPrice(network), maxCost: maxCostOf(item.operation), fromBlock: await provider.getBlockNumber() };
     }));
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {

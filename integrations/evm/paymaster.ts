@@ -11,10 +11,10 @@ const uint48 = (value: number): string => zeroPadValue(toBeHex(value), 6);
 /** The first 52 bytes of paymasterAndData: the paymaster and its gas limits, which its signature also covers. */
 const staticFields = (paymaster: string): string => concat([paymaster, uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)]);
 
-/** The most an operation can cost in wei (every gas limit at its maximum fee), what the EntryPoint takes from a deposit. */
+/** The most a sponsored operation can cost in wei (every gas limit at its maximum fee): what the paymaster may pay. */
 export function maxCostOf(op: UserOperation): bigint {
-  const paymasterGas = op.paymasterAndData.length > 2 ? PAYMASTER_VERIFICATION_GAS + PAYMASTER_POST_OP_GAS : 0n;
-  return (op.verificationGasLimit + op.callGasLimit + op.preVerificationGas + paymasterGas) * op.maxFeePerGas;
+  const gas = op.verificationGasLimit + op.callGasLimit + op.preVerificationGas + PAYMASTER_VERIFICATION_GAS + PAYMASTER_POST_OP_GAS;
+  return gas * op.maxFeePerGas;
 }
 
 /** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain. */
