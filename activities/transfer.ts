@@ -6,7 +6,7 @@ import type { SolanaChains } from '../integrations/solana';
 import type { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import type { NetworkRegistry } from '../platform/networks';
 import { TransferFailure } from '../platform/failures';
-import { buildTransferOperation, deserializeOperation, serializeOperation, transferCall, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
+import { buildTransferOperation, deserializeOperation, serializeOperation, transferCallData, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
@@ -37,8 +37,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const signer = await deps.transferKeys.signerFor(transfer.userId);
     if (!signer) throw refused('the user has no transfer key');
     const token = network.tokens?.[transfer.token];
-    const call = transferCall(transfer.toAddress, BigInt(transfer.amount), token);
-    const built = await buildTransferOperation(deps.providers.for(network), network, transfer.fromAddress, call, transferNonceKey(transfer.transferId));
+    const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
+    const built = await buildTransferOperation(deps.providers.for(network), network, transfer.fromAddress, callData, transferNonceKey(transfer.transferId));
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
     const [paymasterAndData] = await deps.gasSponsor.sponsor(transfer.userId, [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
       new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000));

@@ -34,6 +34,8 @@ export interface AppDeps {
   logger: Logger;
   encryption: DataEncryption;
   networks: NetworkRegistry;
+  /** TRANSFER_SIGNER_DAILY_CAPS: per token symbol, whole tokens the transfer key may send per day (on chain). */
+  transferSignerCaps: Record<string, string>;
   tokens: TokenService;
   pins: PinService;
   quotes: QuoteEngine;

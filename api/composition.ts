@@ -31,7 +31,8 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const settings = parseJsonSettings({
     networks: () => NetworkRegistry.fromJson(config.NETWORKS),
     pools: () => QuoteEngine.poolsFromJson(config.EXCHANGE_POOLS),
-    dailyLimits: () => parseDailyLimits(config.EXCHANGE_DAILY_LIMITS),
+    dailyLimits: () => parseTokenAmounts('EXCHANGE_DAILY_LIMITS', config.EXCHANGE_DAILY_LIMITS),
+    transferSignerCaps: () => parseTokenAmounts('TRANSFER_SIGNER_DAILY_CAPS', config.TRANSFER_SIGNER_DAILY_CAPS),
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
   });
   const { networks } = settings;
@@ -50,6 +51,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const providers = new ChainProviders();
   return {
     config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, temporal: temporalClient,
+    transferSignerCaps: settings.transferSignerCaps,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp }),
@@ -64,13 +66,13 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   };
 }
 
-/** EXCHANGE_DAILY_LIMITS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
-function parseDailyLimits(json: string): Record<string, string> {
+/** EXCHANGE_DAILY_LIMITS, TRANSFER_SIGNER_DAILY_CAPS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
+function parseTokenAmounts(name: string, json: string): Record<string, string> {
   let parsed: unknown;
-  try { parsed = JSON.parse(json); } catch { throw new Error('EXCHANGE_DAILY_LIMITS is not valid JSON'); }
+  try { parsed = JSON.parse(json); } catch { throw new Error(`${name} is not valid JSON`); }
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)
     || !Object.values(parsed).every((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v))) {
-    throw new Error('EXCHANGE_DAILY_LIMITS must be a JSON object of token -> decimal string, e.g. {"ETH":"10"}');
+    throw new Error(`${name} must be a JSON object of token -> decimal string, e.g. {"ETH":"10"}`);
   }
   return parsed as Record<string, string>;
 }

@@ -59,7 +59,13 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }),
     ...passkeyRoutes({ orm, encryption, passkeys }),
-    ...walletRoutes({ gas, deployments: new DeploymentService({ orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas }) }),
+    ...walletRoutes({
+      gas,
+      deployments: new DeploymentService({
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas,
+        transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
+      }),
+    }),
     ...keyRotationRoutes({
       rotations: new KeyRotationService({
         orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys, gas,

@@ -3,6 +3,7 @@ pragma solidity ^0.8.28;
 
 import "@account-abstraction/contracts/accounts/SimpleAccount.sol";
 import "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
+import "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 
 /**
  * The user's ERC-4337 smart account: SimpleAccount (owner key, EntryPoint v0.8, UUPS) plus
@@ -18,12 +19,15 @@ import "@openzeppelin/contracts/utils/cryptography/MerkleProof.sol";
  *        leaf(h) = keccak256(bytes.concat(keccak256(abi.encode(h)))) (OpenZeppelin StandardMerkleTree, type bytes32).
  *   0x02 || ecdsa(65)                                  transfer-signer signature over the EIP-712 userOpHash
  *
- * The transfer signer is a key the owner authorizes (setTransferSigner, through a user operation) so the service can
- * send transfers the user confirmed with their PIN. Its limits, enforced here during validation:
- *   - the call must be execute(dest, value, func) with dest != the account itself, and func either empty (a plain
- *     coin transfer of `value`) or exactly ERC-20 transfer(address,uint256) with value 0;
- *   - so it can never change the owner or the signer, upgrade the account, approve allowances or call anything else;
- *   - it expires at transferSignerValidUntil (0 = no expiry), and the owner can replace or remove it at any time.
+ * The transfer signer is a key the owner authorizes (configureTransferSigner, through a user operation) so the
+ * service can send transfers the user confirmed with their PIN. Bounded here, so a leaked server key cannot empty the
+ * account:
+ *   - its only call is transferWithinCap(token, to, amount) (validated), never to the account itself, so it can never
+ *     change the owner or the signer, upgrade the account, approve allowances or call anything else;
+ *   - each token (address(0): the coin) has a daily cap per UTC day, counted when the transfer executes; a token
+ *     without a cap cannot be sent by it at all;
+ *   - it expires at transferSignerValidUntil (the EntryPoint refuses it after), and the owner can replace, renew or
+ *     remove it, and change any cap, at any time.
  */
 contract WalletAccount is SimpleAccount {
     bytes1 internal constant SIGNATURE_SINGLE = 0x00;
@@ -31,13 +35,17 @@ contract WalletAccount is SimpleAccount {
     bytes32 internal constant DOMAIN_TYPEHASH = keccak256("EIP712Domain(string name,string version)");
     bytes32 internal constant MERKLE_ROOT_TYPEHASH = keccak256("UserOperationMerkleRoot(bytes32 root)");
     bytes1 internal constant SIGNATURE_TRANSFER = 0x02;
-    bytes4 internal constant ERC20_TRANSFER = 0xa9059cbb; // transfer(address,uint256)
 
     address public transferSigner;
     uint48 public transferSignerValidUntil;
 
+    /// What the transfer signer may send of a token per UTC day, and what it sent on `day`.
+    struct TransferAllowance { uint128 dailyCap; uint128 spent; uint64 day; }
+    mapping(address token => TransferAllowance) public transferAllowances;
+
     event OwnerChanged(address indexed previousOwner, address indexed newOwner);
     event TransferSignerChanged(address indexed signer, uint48 validUntil);
+    event TransferCapChanged(address indexed token, uint128 dailyCap);
 
     constructor(IEntryPoint anEntryPoint) SimpleAccount(anEntryPoint) {}
 
@@ -48,11 +56,45 @@ contract WalletAccount is SimpleAccount {
         owner = newOwner;
     }
 
-    /// Authorize (or, with address(0), remove) the key that may sign plain transfers. Owner only.
-    function setTransferSigner(address signer, uint48 validUntil) external onlyOwner {
+    /// Authorize (or, with address(0), remove) the key that may sign capped transfers, until `validUntil`. Owner only.
+    function setTransferSigner(address signer, uint48 validUntil) public onlyOwner {
         transferSigner = signer;
         transferSignerValidUntil = validUntil;
         emit TransferSignerChanged(signer, validUntil);
+    }
+
+    /// The most the transfer signer may send of `token` (address(0): the coin) per UTC day; 0 stops it. Owner only.
+    function setTransferCap(address token, uint128 dailyCap) public onlyOwner {
+        transferAllowances[token].dailyCap = dailyCap;
+        emit TransferCapChanged(token, dailyCap);
+    }
+
+    /// The signer, its expiry and its caps in one owner call (the deploy operation makes it).
+    function configureTransferSigner(address signer, uint48 validUntil, address[] calldata tokens, uint128[] calldata caps)
+    external onlyOwner {
+        require(tokens.length == caps.length, "transfer: caps do not match tokens");
+        setTransferSigner(signer, validUntil);
+        for (uint256 i = 0; i < tokens.length; i++) setTransferCap(tokens[i], caps[i]);
+    }
+
+    /**
+     * The one call a transfer-signer operation may make: `amount` of `token` (address(0): the coin) to `to`, refused
+     * past the token's cap for the day. Only through the EntryPoint (an owner-signed operation may call it too).
+     */
+    function transferWithinCap(address token, address to, uint256 amount) external {
+        _requireFromEntryPoint();
+        require(to != address(this) && to != address(0), "transfer: bad recipient");
+        TransferAllowance storage allowance = transferAllowances[token];
+        uint64 today = uint64(block.timestamp / 1 days);
+        if (allowance.day != today) (allowance.day, allowance.spent) = (today, 0);
+        require(amount <= allowance.dailyCap && allowance.spent <= allowance.dailyCap - amount, "transfer: over the daily cap");
+        allowance.spent += uint128(amount);
+        if (token == address(0)) {
+            (bool sent,) = payable(to).call{value: amount}("");
+            require(sent, "transfer: coin not sent");
+        } else {
+            SafeERC20.safeTransfer(IERC20(token), to, amount);
+        }
     }
 
     /// The digest the owner signs in merkle mode (eth_signTypedData_v4 of UserOperationMerkleRoot).
@@ -83,14 +125,11 @@ contract WalletAccount is SimpleAccount {
         return SIG_VALIDATION_FAILED;
     }
 
-    /// execute(dest, value, "") or execute(token, 0, transfer(to, amount)), never to the account itself.
+    /// transferWithinCap(token, to, amount) and nothing else, never to the account itself.
     function _isTransferCall(bytes calldata callData) internal view returns (bool) {
-        if (callData.length < 4 || bytes4(callData[:4]) != this.execute.selector) return false;
-        (address dest, uint256 value, bytes memory func) = abi.decode(callData[4:], (address, uint256, bytes));
-        if (dest == address(this)) return false;
-        if (func.length == 0) return true;
-        if (value != 0 || func.length != 68) return false;
-        return bytes4(func) == ERC20_TRANSFER;
+        if (callData.length != 4 + 3 * 32 || bytes4(callData[:4]) != this.transferWithinCap.selector) return false;
+        (, address to,) = abi.decode(callData[4:], (address, address, uint256));
+        return to != address(this);
     }
 
     function _isOwner(bytes32 digest, bytes memory signature) internal view returns (bool) {

@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { SmartAccountEntity } from '../../db/entities';
-import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
+import { ZeroAddress } from 'ethers';
+import { coinOf, type EvmNetwork, type NetworkRegistry } from '../../platform/networks';
+import { parseAmount } from '../../platform/money';
 import { buildDeployOperation, counterfactualAddress, isDeployed, type ChainProviders } from '../../integrations/evm/smart-account';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { deployWorkflow } from '../../workflows/deploy';
@@ -17,6 +19,8 @@ import type { Passkeys } from '../passkeys/service';
 export interface DeploymentServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number;
   passkeys: Passkeys; custody: CustodyKeys; gas: GasSponsorships;
+  /** How long the owner's grant to the transfer key lasts, and its daily caps per token symbol (whole tokens). */
+  transferSigner: { validitySeconds: number; dailyCaps: Record<string, string> };
 }
 
 /**
@@ -39,11 +43,11 @@ export class DeploymentService {
     if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
       throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
     }
-    const transferSigner = await this.deps.custody.transferKeyAddress(userId);
+    const grant = this.transferSignerGrant(network, await this.deps.custody.transferKeyAddress(userId));
     const jobId = `dep_${randomUUID()}`;
     const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
     const [operation] = await this.deps.gas.sponsor(userId, jobId, [{
-      networkId: network.networkId, operation: await buildDeployOperation(provider, network, owner, transferSigner),
+      networkId: network.networkId, operation: await buildDeployOperation(provider, network, owner, grant),
     }], sponsoredUntil(expiresAt));
     const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);
     if (!existing) em.create(SmartAccountEntity, { userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
@@ -53,9 +57,13 @@ export class DeploymentService {
     });
     await em.flush();
     return {
-      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${transferSigner} for PIN-confirmed transfers only; gas paid by the service`,
+      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${grant.signer} for PIN-confirmed transfers only, `
+        + `until ${new Date(grant.validUntil * 1000).toISOString()}, at most ${grant.caps.map((c) => c.text).join(', ')} a day; gas paid by the service`,
       items: await preparedSlots(this.deps.passkeys, userId, {
-        id: jobId, owner, network, domain: { accountAddress: address, transferSigner, paymaster: network.paymaster }, userOpHash,
+        id: jobId, owner, network, userOpHash, domain: {
+          accountAddress: address, transferSigner: grant.signer, transferSignerValidUntil: grant.validUntil,
+          transferSignerDailyCaps: Object.fromEntries(grant.caps.map((c) => [c.symbol, c.dailyCap.toString()])), paymaster: network.paymaster,
+        },
       }),
     };
   }
@@ -80,6 +88,19 @@ export class DeploymentService {
       jobId: job.operationId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
       txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
     };
+  }
+
+  /** The grant the deploy operation gives the transfer key: an expiry, and a daily cap for the coin and each token. */
+  private transferSignerGrant(network: EvmNetwork, signer: string) {
+    const { validitySeconds, dailyCaps } = this.deps.transferSigner;
+    const coin = coinOf(network);
+    const assets = [{ symbol: coin.symbol, token: ZeroAddress, decimals: coin.decimals },
+      ...Object.entries(network.tokens ?? {}).map(([symbol, t]) => ({ symbol, token: t.address, decimals: t.decimals }))];
+    // A token without a cap (or a cap of 0) is left out: the transfer key cannot send it at all.
+    const caps = assets.filter((a) => /[1-9]/.test(dailyCaps[a.symbol] ?? '')).map((a) => ({
+      ...a, dailyCap: parseAmount(dailyCaps[a.symbol]!, a.decimals, a.symbol), text: `${dailyCaps[a.symbol]} ${a.symbol}`,
+    }));
+    return { signer, validUntil: Math.floor(Date.now() / 1000) + validitySeconds, caps };
   }
 
   private networkOf(networkId: string): EvmNetwork {

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Interface, Contract, JsonRpcProvider, concat, type InterfaceAbi } from 'ethers';
+import { Interface, Contract, JsonRpcProvider, ZeroAddress, concat, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
@@ -39,20 +39,27 @@ export async function isDeployed(provider: JsonRpcProvider, address: string): Pr
   return (await provider.getCode(address)) !== '0x';
 }
 
-/** The user operation that deploys the owner's account (initCode = factory.createAccount(owner, 0), no call). */
 /**
- * The user operation that deploys the account; with `transferSigner`, its call authorizes that key for transfers
- * (execute(self, 0, setTransferSigner(signer, 0))), so the owner's one signature covers both.
+ * What the owner grants the service's transfer key on an account: until when, and per token (address(0): the coin)
+ * the most it may send in a UTC day (WalletAccount enforces both; a token left out cannot be sent by it).
  */
-export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string, transferSigner?: string): Promise<UserOperation> {
+export interface TransferSignerGrant { signer: string; validUntil: number; caps: Array<{ token: string; dailyCap: bigint }> }
+
+/**
+ * The user operation that deploys the account; with a transfer-signer grant, its call also configures that key
+ * (execute(self, 0, configureTransferSigner(signer, validUntil, tokens, caps))), so the owner's one signature covers both.
+ */
+export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string, grant?: TransferSignerGrant): Promise<UserOperation> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>, provider.getFeeData()]);
   return {
     sender, nonce, initCode: concat([network.accountFactory, factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT])]),
-    callData: transferSigner
-      ? new Interface(accountAbi()).encodeFunctionData('execute', [sender, 0n, new Interface(accountAbi()).encodeFunctionData('setTransferSigner', [transferSigner, 0])])
+    callData: grant
+      ? new Interface(accountAbi()).encodeFunctionData('execute', [sender, 0n, new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
+        grant.signer, grant.validUntil, grant.caps.map((c) => c.token), grant.caps.map((c) => c.dailyCap),
+      ])])
       : '0x',
     ...DEPLOY_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
@@ -65,27 +72,26 @@ const CALL_GAS = { callGasLimit: 200_000n, verificationGasLimit: 400_000n, preVe
 const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
 
 /**
- * A transfer from a deployed account: execute(to, value, "") for the coin, execute(token, 0, transfer(to, amount))
- * for an ERC-20. Its nonce uses its own key (2D nonces), so concurrent transfers never wait on each other's sequence.
+ * A transfer from a deployed account by its transfer signer: transferWithinCap(token or address(0), to, amount), which
+ * the account refuses past the token's daily cap. Its nonce uses its own key (2D nonces), so concurrent transfers never
+ * wait on each other's sequence.
  */
 export async function buildTransferOperation(
-  provider: JsonRpcProvider, network: EvmNetwork, account: string, call: { to: string; value: bigint; data: string }, nonceKey: bigint,
+  provider: JsonRpcProvider, network: EvmNetwork, account: string, callData: string, nonceKey: bigint,
 ): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>, provider.getFeeData()]);
   return {
-    sender: account, nonce, initCode: '0x', callData: new Interface(accountAbi()).encodeFunctionData('execute', [call.to, call.value, call.data]), ...CALL_GAS,
+    sender: account, nonce, initCode: '0x', callData, ...CALL_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
     paymasterAndData: '0x', signature: '0x',
   };
 }
 
-const ERC20 = new Interface(['function transfer(address to, uint256 amount) returns (bool)']);
-
-/** The call a transfer makes: the coin straight to the recipient, or the token contract's transfer(). */
-export const transferCall = (to: string, amount: bigint, token?: { address: string }): { to: string; value: bigint; data: string } =>
-  token ? { to: token.address, value: 0n, data: ERC20.encodeFunctionData('transfer', [to, amount]) } : { to, value: amount, data: '0x' };
+/** The account's call for a transfer by its transfer signer: the coin (token address(0)) or an ERC-20, within its cap. */
+export const transferCallData = (to: string, amount: bigint, token?: { address: string }): string =>
+  new Interface(accountAbi()).encodeFunctionData('transferWithinCap', [token?.address ?? ZeroAddress, to, amount]);
 
 /** A 2D-nonce key of its own per transfer (uint192). */
 export const transferNonceKey = (transferId: string): bigint => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);

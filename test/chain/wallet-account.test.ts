@@ -1,4 +1,4 @@
-import { Contract, HDNodeWallet, Wallet, concat, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
+import { Contract, HDNodeWallet, Wallet, ZeroAddress, concat, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { Bundler } from '../../integrations/evm/bundler';
 import { PaymasterSigner, sponsorshipHash } from '../../integrations/evm/paymaster';
@@ -155,7 +155,7 @@ describe('WalletAccount on real chains', () => {
     expect(await bundlerOf(chain).depositOf(sender)).toBe(0n);
   });
 
-  it('lets an authorized transfer signer send coins and ERC-20 transfers, and nothing else', async () => {
+  it('lets an authorized transfer signer send coins and tokens within their daily caps until it expires, and nothing else', async () => {
     const chain = chains[0]!;
     const holder = Wallet.createRandom();
     const signer = Wallet.createRandom();
@@ -170,38 +170,51 @@ describe('WalletAccount on real chains', () => {
       const signature = key.signingKey.sign(digest).serialized;
       return { ...op, signature: mode === 'owner' ? singleSignature(signature) : transferSignature(signature) };
     };
-    // Deployment and the signer's authorization in one owner-signed operation.
+    const byOwner = (call: string) => account.interface.encodeFunctionData('execute', [sender, 0n, call]);
+    const capped = (token: string, to: string, amount: bigint) => account.interface.encodeFunctionData('transferWithinCap', [token, to, amount]);
+    // Deployment and the signer's grant (an expiry, 1 ETH and 20 USDT a day) in one owner-signed operation.
     const initCode = concat([chain.accountFactory, factoryOf(chain).interface.encodeFunctionData('createAccount', [holder.address, 0n])]);
-    const authorize = account.interface.encodeFunctionData('execute', [sender, 0n, account.interface.encodeFunctionData('setTransferSigner', [signer.address, 0])]);
-    const deploy = await baseOperation(chain, sender, { initCode, callData: authorize, verificationGasLimit: 1_500_000n });
+    const grant = account.interface.encodeFunctionData('configureTransferSigner', [signer.address, inAnHour(), [ZeroAddress, chain.usdt], [parseEther('1'), 20_000_000n]]);
+    const deploy = await baseOperation(chain, sender, { initCode, callData: byOwner(grant), verificationGasLimit: 1_500_000n });
     expect((await bundler.submit(await sign(deploy, holder, 'owner'), beneficiary)).success).toBe(true);
     expect(await account.getFunction('transferSigner')()).toBe(signer.address);
     const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
-    await (await chain.funder.sendTransaction({ to: sender, value: parseEther('1'), nonce })).wait();
+    await (await chain.funder.sendTransaction({ to: sender, value: parseEther('5'), nonce })).wait();
     await (await usdt.getFunction('mint')(sender, 50_000_000n, { nonce: nonce + 1 })).wait();
+    const send = async (callData: string, key: BaseWallet = signer) => bundler.submit(await sign(await baseOperation(chain, sender, { callData }), key, 'transfer'), beneficiary);
 
-    const coin = await baseOperation(chain, sender, { callData: account.interface.encodeFunctionData('execute', [recipient, parseEther('0.25'), '0x']) });
-    expect((await bundler.submit(await sign(coin, signer, 'transfer'), beneficiary)).success).toBe(true);
+    expect((await send(capped(ZeroAddress, recipient, parseEther('0.25')))).success).toBe(true);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
-    const token = await baseOperation(chain, sender, {
-      callData: account.interface.encodeFunctionData('execute', [chain.usdt, 0n, usdt.interface.encodeFunctionData('transfer', [recipient, 12_500_000n])]),
-    });
-    expect((await bundler.submit(await sign(token, signer, 'transfer'), beneficiary)).success).toBe(true);
+    expect((await send(capped(chain.usdt, recipient, 12_500_000n))).success).toBe(true);
     expect(await usdt.getFunction('balanceOf')(recipient)).toBe(12_500_000n);
 
-    // Anything but a plain transfer is refused at validation: owner change, approve, calls to itself, value with a token call.
+    // Past the day's cap the account itself refuses: the operation runs and reverts, nothing moves.
+    expect((await send(capped(chain.usdt, recipient, 7_500_001n))).success).toBe(false);
+    expect((await send(capped(ZeroAddress, recipient, parseEther('0.75') + 1n))).success).toBe(false);
+    expect(await usdt.getFunction('balanceOf')(recipient)).toBe(12_500_000n);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
+    // Up to the cap exactly is fine; a token it has no cap for cannot be sent at all.
+    expect((await send(capped(chain.usdt, recipient, 7_500_000n))).success).toBe(true);
+    const otherToken = chain.paymaster; // any address that is not a capped token
+    expect((await send(capped(otherToken, recipient, 1n))).success).toBe(false);
+
+    // Anything but transferWithinCap is refused at validation: execute() of any kind, owner change, a transfer to itself.
     const refused = [
+      account.interface.encodeFunctionData('execute', [recipient, 1n, '0x']),
+      account.interface.encodeFunctionData('execute', [chain.usdt, 0n, usdt.interface.encodeFunctionData('transfer', [recipient, 1n])]),
       changeOwnerCall(sender, signer.address),
-      account.interface.encodeFunctionData('execute', [chain.usdt, 0n, usdt.interface.encodeFunctionData('approve', [recipient, 1n])]),
-      account.interface.encodeFunctionData('execute', [sender, 0n, '0x']),
-      account.interface.encodeFunctionData('execute', [chain.usdt, 1n, usdt.interface.encodeFunctionData('transfer', [recipient, 1n])]),
+      capped(ZeroAddress, sender, 1n),
     ];
-    for (const callData of refused) {
-      const op = await baseOperation(chain, sender, { callData });
-      await expect(bundler.submit(await sign(op, signer, 'transfer'), beneficiary)).rejects.toThrow(/AA24 signature error/);
-    }
+    for (const callData of refused) await expect(send(callData)).rejects.toThrow(/AA24 signature error/);
     // Another key cannot use the transfer mode.
-    const forged = await baseOperation(chain, sender, { callData: account.interface.encodeFunctionData('execute', [recipient, 1n, '0x']) });
-    await expect(bundler.submit(await sign(forged, Wallet.createRandom(), 'transfer'), beneficiary)).rejects.toThrow(/AA24 signature error/);
+    await expect(send(capped(ZeroAddress, recipient, 1n), Wallet.createRandom())).rejects.toThrow(/AA24 signature error/);
+
+    // Once expired, the EntryPoint refuses the key; the owner renews it.
+    const expire = account.interface.encodeFunctionData('setTransferSigner', [signer.address, Math.floor(Date.now() / 1000) - 60]);
+    expect((await bundler.submit(await sign(await baseOperation(chain, sender, { callData: byOwner(expire) }), holder, 'owner'), beneficiary)).success).toBe(true);
+    await expect(send(capped(ZeroAddress, recipient, 1n))).rejects.toThrow(/AA22 expired or not due/);
+    const renew = account.interface.encodeFunctionData('setTransferSigner', [signer.address, inAnHour()]);
+    expect((await bundler.submit(await sign(await baseOperation(chain, sender, { callData: byOwner(renew) }), holder, 'owner'), beneficiary)).success).toBe(true);
+    expect((await send(capped(ZeroAddress, recipient, 1n))).success).toBe(true);
   });
 });

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Wallet, type BaseWallet } from 'ethers';
+import { Contract, Wallet, ZeroAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
 import { SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
 import { deployWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
@@ -48,6 +49,15 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect(await stack.chains[0]!.provider.getCode(address)).not.toBe('0x');
     const description = await stack.temporal.workflow.getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id)).describe();
     expect(description.status.name).toBe('COMPLETED');
+    // The transfer key is bounded on chain as the prepare answer said: an expiry, and a daily cap per token.
+    const { transferSigner, transferSignerValidUntil, transferSignerDailyCaps } = slot.parameter.domain;
+    expect(transferSignerDailyCaps).toEqual({ ETH: parseEther('5').toString(), USDT: '10000000000' });
+    expect(transferSignerValidUntil).toBeGreaterThan(Date.now() / 1000 + 364 * 24 * 3600);
+    const account = new Contract(address, loadArtifact('WalletAccount').abi as InterfaceAbi, stack.chains[0]!.provider);
+    expect(await account.getFunction('transferSigner')()).toBe(transferSigner);
+    expect(await account.getFunction('transferSignerValidUntil')()).toBe(BigInt(transferSignerValidUntil));
+    expect((await account.getFunction('transferAllowances')(ZeroAddress)).dailyCap).toBe(parseEther('5'));
+    expect((await account.getFunction('transferAllowances')(stack.chains[0]!.usdt)).dailyCap).toBe(10_000_000_000n);
 
     // The owner is remembered: the second network needs no ownerAddress, and the address is the same.
     const second = await prepare('POLYGON');

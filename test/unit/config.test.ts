@@ -28,7 +28,7 @@ describe('the API composition root', () => {
   it('names every bad JSON setting in one error, a line each, before it opens anything', async () => {
     const config = {
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), PROVIDER_TIMEOUT_MS: 1000,
-      NETWORKS: '{"ETHEREUM":', EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}', EXCHANGE_DAILY_LIMITS: '{"ETH":10}', RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
+      NETWORKS: '{"ETHEREUM":', EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}', EXCHANGE_DAILY_LIMITS: '{"ETH":10}', TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"-1"}', RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
     } as unknown as ApiConfig;
     const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
@@ -36,6 +36,7 @@ describe('the API composition root', () => {
       'NETWORKS is not valid JSON',
       expect.stringMatching(/^EXCHANGE_POOLS is invalid: /),
       expect.stringMatching(/^EXCHANGE_DAILY_LIMITS must be a JSON object/),
+      expect.stringMatching(/^TRANSFER_SIGNER_DAILY_CAPS must be a JSON object/),
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
     ]);
   });
