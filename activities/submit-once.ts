@@ -39,11 +39,13 @@ export async function submitOnce(input: SubmitOnceInput): Promise<{ txHash: stri
 
 async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
   const { bundler } = input;
-  const reverted = () => ApplicationFailure.create({ type: ChainFailure.UserOperationFailed, message: 'the user operation reverted', nonRetryable: true });
+  const reverted = (reason?: string) => ApplicationFailure.create({
+    type: ChainFailure.UserOperationFailed, nonRetryable: true, message: `the user operation reverted${reason ? `: ${reason}` : ''}`,
+  });
   const ran = async (hash: string, timeoutMs?: number) => {
     const outcome = await bundler.waitForOutcome(hash, timeoutMs);
     await input.settle(outcome);
-    if (!outcome.success) throw reverted();
+    if (!outcome.success) throw reverted(outcome.revertReason);
     return { txHash: hash };
   };
   if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) return ran(input.recordedTxHash);

@@ -98,7 +98,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       const hash = txHash ?? transfer.txHash;
       if (!hash) return { success: true, txHash: null, fee: null };
       const outcome = await bundler.waitForOutcome(hash);
-      return { success: outcome.success, txHash: hash, fee: outcome.actualGasCost.toString() };
+      return { success: outcome.success, txHash: hash, fee: outcome.actualGasCost.toString(), ...(outcome.revertReason ? { error: `the account refused it: ${outcome.revertReason}` } : {}) };
     },
 
     /** Whether anything of this transfer may be on its way: a transaction hash is recorded before any broadcast. */

@@ -169,7 +169,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
-                 (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory},
+                 (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory}, paymaster ${chains.ETHEREUM!.paymaster},
                  DID registry ${chains.ETHEREUM!.didRegistry}, USDT ${chains.ETHEREUM!.usdt}
   EVM faucet     ${evmFaucet.url}   POST {"network":"ETHEREUM"|"POLYGON","address":"0x…"}: 1 ETH/POL + 1,000 USDT, once
   SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}

@@ -1,4 +1,4 @@
-import { Contract, Transaction, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
+import { AbiCoder, Contract, Transaction, dataSlice, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { packUserOperation, type UserOperation } from './user-operation';
 import { ProcessNonceLock, type NonceLock } from './nonce-lock';
@@ -11,7 +11,19 @@ export class UserOperationRejected extends Error {
   }
 }
 
-export interface UserOperationOutcome { success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint }
+export interface UserOperationOutcome {
+  success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint;
+  /** Why the account's call reverted, when it said (Error(string)), e.g. "transfer: over the daily cap". */
+  revertReason?: string;
+}
+
+/** The text of an Error(string) revert, or the raw data. */
+function revertText(data: string): string {
+  if (data.startsWith('0x08c379a0')) {
+    try { return AbiCoder.defaultAbiCoder().decode(['string'], dataSlice(data, 4))[0] as string; } catch { /* not a well-formed Error(string) */ }
+  }
+  return data;
+}
 
 /**
  * The service acts as its own ERC-4337 bundler: it submits EntryPoint.handleOps from its funded key and is repaid
@@ -114,10 +126,15 @@ export class Bundler {
   }
 
   outcomeOf(receipt: TransactionReceipt): UserOperationOutcome {
+    let revertReason: string | undefined;
     for (const log of receipt.logs) {
       const parsed = this.entryPoint.interface.parseLog(log);
+      if (parsed?.name === 'UserOperationRevertReason') revertReason = revertText(parsed.args.revertReason as string);
       if (parsed?.name === 'UserOperationEvent') {
-        return { success: parsed.args.success as boolean, userOpHash: parsed.args.userOpHash as string, txHash: receipt.hash, actualGasCost: parsed.args.actualGasCost as bigint };
+        return {
+          success: parsed.args.success as boolean, userOpHash: parsed.args.userOpHash as string, txHash: receipt.hash,
+          actualGasCost: parsed.args.actualGasCost as bigint, ...(revertReason ? { revertReason } : {}),
+        };
       }
     }
     throw new Error(`transaction ${receipt.hash} carries no UserOperationEvent`);
