@@ -35,11 +35,18 @@ const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 export class GasSponsor {
   constructor(private readonly deps: GasSponsorDeps) {}
 
-  /** paymasterAndData for each item, in order; items sponsored before answer what they got then. */
+  /**
+   * paymasterAndData for each item, in order. An item sponsored before answers what it got then, as long as it is the
+   * same operation; one rebuilt since (a retry after a crash before anything was signed with it, with fresh fees) is
+   * sponsored anew, replacing that unused reservation: the old signature covers the old fees and would be refused.
+   */
   async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
-    const { orm } = this.deps;
-    const known = new Map((await orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } }))
-      .map((row) => [row.sponsorshipId, row.paymasterAndData]));
+    const rows = await this.deps.orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
+    const known = new Map<string, string>();
+    for (const row of rows) {
+      const item = items.find((i) => i.sponsorshipId === row.sponsorshipId)!;
+      if (this.hashOf(item, row.paymasterAndData) === row.userOpHash) known.set(row.sponsorshipId, row.paymasterAndData);
+    }
     const fresh = items.filter((item) => !known.has(item.sponsorshipId));
     if (fresh.length) {
       await this.settleReserved(userId);
@@ -66,6 +73,8 @@ export class GasSponsor {
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
       await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
+      await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) }, status: 'reserved' });
       const day = koreanDay();
       const used = await gasUsedKrw(tx, userId, day);
       const needed = priced.reduce((sum, p) => sum + wonValue(p.maxCost, 18, p.price), 0n);
@@ -81,7 +90,7 @@ export class GasSponsor {
         const paymasterAndData = paymaster.sign(item.operation, network, Math.floor(validUntil.getTime() / 1000));
         tx.create(GasSponsorshipEntity, {
           sponsorshipId: item.sponsorshipId, userId, networkId: network.networkId, paymasterAndData,
-          userOpHash: userOperationHash({ ...item.operation, paymasterAndData }, network.chainId, network.entryPoint),
+          userOpHash: this.hashOf(item, paymasterAndData),
           maxCostWei: maxCost.toString(), priceKrwCenti: price, status: 'reserved', fromBlock, validUntil,
         });
         return [item.sponsorshipId, paymasterAndData] as [string, string];
@@ -109,6 +118,11 @@ export class GasSponsor {
       // The chain is past the sponsorship's validity and the operation never ran: the EntryPoint refuses it from now on.
       row.status = 'released';
     }
+  }
+
+  private hashOf(item: SponsorItem, paymasterAndData: string): string {
+    const network = this.network(item.networkId);
+    return userOperationHash({ ...item.operation, paymasterAndData }, network.chainId, network.entryPoint);
   }
 
   private async coinPrice(network: EvmNetwork): Promise<bigint> {

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Contract, Wallet, parseEther, type InterfaceAbi } from 'ethers';
+import { Contract, Wallet, dataSlice, getBytes, parseEther, verifyMessage, type InterfaceAbi } from 'ethers';
+import { GasSponsor } from '../../activities/gas-sponsorship';
+import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
+import { NetworkRegistry } from '../../platform/networks';
+import { PaymasterSigner } from '../../integrations/evm/paymaster';
+import { PriceFeedClient } from '../../integrations/prices';
+import { ChainProviders } from '../../integrations/evm/smart-account';
+import { packUserOperation, userOperationHash, type UserOperation } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
 import { GasSponsorshipEntity, UserPinEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
@@ -80,6 +87,36 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     // Another user has their own budget.
     const other = await registerUser(stack);
     expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(other) })).body.usedTodayKrw).toBe('0');
+  });
+
+  it('sponsors an operation rebuilt after a crash anew, replacing its unused reservation, and the same one again as before', async () => {
+    const sponsor = new GasSponsor({
+      orm: stack.orm, networks: NetworkRegistry.fromJson(stack.config.NETWORKS), providers: new ChainProviders(),
+      paymaster: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY), prices: new PriceFeedClient({ baseUrl: stack.sandboxUrl, timeoutMs: 5_000 }),
+      gasBudgetDailyKrw: 200_000,
+    });
+    const fees = await chain().provider.getFeeData();
+    const built: UserOperation = {
+      sender: account, nonce: 5n, initCode: '0x', callData: '0x', callGasLimit: 100_000n, verificationGasLimit: 100_000n, preVerificationGas: 50_000n,
+      maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, paymasterAndData: '0x', signature: '0x',
+    };
+    const id = `transfer:${randomUUID()}`;
+    const inAnHour = new Date(Date.now() + 3_600_000);
+    const [first] = await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }], inAnHour);
+    expect(await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }], inAnHour)).toEqual([first]);
+    const rebuilt = { ...built, maxFeePerGas: built.maxFeePerGas + 1n };
+    const [second] = await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: rebuilt }], inAnHour);
+    expect(second).not.toBe(first);
+    // One reservation, for the operation as rebuilt; the paymaster's own hash of it is what the new signature signs.
+    const rows = await stack.orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: id });
+    expect(rows.map((r) => [r.status, r.userOpHash, r.paymasterAndData])).toEqual([
+      ['reserved', userOperationHash({ ...rebuilt, paymasterAndData: second! }, chain().chainId, chain().entryPoint), second],
+    ]);
+    const paymaster = new Contract(chain().paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, chain().provider);
+    const validUntil = Math.floor(inAnHour.getTime() / 1000);
+    const digest = await paymaster.getFunction('getHash')(packUserOperation({ ...rebuilt, paymasterAndData: second! }), validUntil, 0) as string;
+    expect(verifyMessage(getBytes(digest), dataSlice(second!, 64))).toBe(new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address);
+    await stack.orm.em.fork().nativeDelete(GasSponsorshipEntity, { sponsorshipId: id });
   });
 
   it('refuses a transfer (before its PIN is checked) and a DID key once the day\'s budget is spent', async () => {
