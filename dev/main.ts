@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
     since = Date.now();
     const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
-    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, DID registry`);
+    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry`);
     const chain = await startAnvil({ chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`) });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
