@@ -9,6 +9,7 @@ import { BankVerificationService } from './bank/service';
 import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
 import { SpendingPolicy } from './transfer/spending-policy';
+import { AddressBook } from './transfer/address-book';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
@@ -91,13 +92,18 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),
     ...transferRoutes((() => {
+      const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
       const policy = new SpendingPolicy({
-        orm, prices: deps.prices, defaults: { perTransferKrw: BigInt(config.TRANSFER_LIMIT_PER_TRANSFER_KRW), dailyKrw: BigInt(config.TRANSFER_LIMIT_DAILY_KRW) },
+        orm, prices: deps.prices, addressBook,
+        defaults: {
+          perTransferKrw: BigInt(config.TRANSFER_LIMIT_PER_TRANSFER_KRW), dailyKrw: BigInt(config.TRANSFER_LIMIT_DAILY_KRW),
+          passkeyAboveKrw: BigInt(config.TRANSFER_PASSKEY_ABOVE_KRW),
+        },
       });
       return {
-        policy,
+        policy, addressBook,
         transfers: new TransferService({
-          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas,
+          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };

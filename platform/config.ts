@@ -70,6 +70,11 @@ export const ConfigSchema = Type.Object({
   }),
   TRANSFER_LIMIT_PER_TRANSFER_KRW: Type.Integer({ minimum: 1, default: 5_000_000, description: 'default largest single crypto transfer, in won at the request-time price' }),
   TRANSFER_LIMIT_DAILY_KRW: Type.Integer({ minimum: 1, default: 10_000_000, description: 'default crypto transfers per user per Korean day, in won' }),
+  TRANSFER_PASSKEY_ABOVE_KRW: Type.Integer({ minimum: 0, default: 1_000_000, description: 'default: a crypto transfer worth more than this (won) needs a passkey approval bound to it' }),
+  ADDRESS_COOLING_OFF_SECONDS: Type.Integer({
+    minimum: 0, maximum: 30 * 24 * 3600, default: 24 * 3600,
+    description: 'how long a recipient added to the address book waits before it can receive without a passkey approval; 0: new recipients are usable at once (still recorded)',
+  }),
   TRANSFER_WAIT_SECONDS: Type.Integer({ minimum: 0, maximum: 120, default: 30, description: 'how long a transfer request waits for finality before answering 202' }),
   PIN_ENCRYPTION_JWK: Type.String({ minLength: 2, description: 'P-256 private JWK with a kid: PINs arrive as JWEs to its public key' }),
   PIN_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
@@ -132,7 +137,7 @@ export const API_CONFIG_KEYS = [
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'GAS_BUDGET_DAILY_KRW', 'TRANSFER_SIGNER_VALIDITY_SECONDS', 'TRANSFER_SIGNER_DAILY_CAPS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
   'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
-  'TRANSFER_WAIT_SECONDS', 'TRANSFER_REVIEW_AFTER_ATTEMPTS', 'TRANSFER_LIMIT_PER_TRANSFER_KRW', 'TRANSFER_LIMIT_DAILY_KRW', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
+  'TRANSFER_WAIT_SECONDS', 'TRANSFER_REVIEW_AFTER_ATTEMPTS', 'TRANSFER_LIMIT_PER_TRANSFER_KRW', 'TRANSFER_LIMIT_DAILY_KRW', 'TRANSFER_PASSKEY_ABOVE_KRW', 'ADDRESS_COOLING_OFF_SECONDS', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS',
 ] as const;

@@ -24,6 +24,9 @@ export const DEFAULT_RATE_LIMITS = {
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },
+  /** Adding a recipient to the address book (each starts a cooling-off), and preparing a transfer (a price lookup). */
+  'address-book': { points: 30, seconds: 3600 },
+  'transfer-prepare': { points: 120, seconds: 3600 },
   /** Preparing an operation the service pays gas for (deploy, key rotation, DID key): each asks the worker to sponsor. */
   'sponsored-prepare': { points: 30, seconds: 3600 },
   /**

@@ -49,6 +49,13 @@ export function splitSignedSlots<T extends SignedSlotInput>(items: T[]): { onCha
   return { onChain: onChain[0]!, passkey: twoFactor[0] };
 }
 
+/** The passkey slot of a request whose only signing item is a passkey approval (a transfer's). */
+export function splitPasskeySlot<T extends SignedSlotInput>(items: T[]): T {
+  const [slot] = items;
+  if (items.length !== 1 || slot!.parameter.authMethod !== 'passkey') throw problems.unprocessable('slot-mismatch', 'Send exactly one slot, the passkey slot of the prepare answer');
+  return slot!;
+}
+
 /** WebAuthn passkeys: registration ceremonies, and passkey approval of chain operations (the 2FA slot). */
 export class Passkeys {
   constructor(private readonly orm: Orm, private readonly config: PasskeyConfig) {}

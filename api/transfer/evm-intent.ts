@@ -1,6 +1,5 @@
 import { Contract, getAddress, type InterfaceAbi } from 'ethers';
 import { LockMode } from '@mikro-orm/core';
-import type { Static } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { SmartAccountEntity, TransferEntity, TransferKeyEntity, type Transfer } from '../../db/entities';
 import type { EvmNetwork } from '../../platform/networks';
@@ -11,13 +10,13 @@ import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { Holdings } from '../common/holdings';
 import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
-import type { TransferBody } from './schemas';
+import type { TransferFields } from './schemas';
 
 /**
  * Validates an EVM transfer; `record` checks the account, that it authorizes the user's transfer key (a read: the
  * key's address, never the key), and the balance, and records the intent. The worker signs it.
  */
-export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings }, network: EvmNetwork, body: Static<typeof TransferBody>, userId: string): TransferIntent {
+export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings }, network: EvmNetwork, body: TransferFields, userId: string): TransferIntent {
   const { orm, providers } = deps;
   const to = evmAddress(body.to_address);
   const native = network.nativeSymbol ?? 'ETH';

@@ -2,11 +2,68 @@ import type { Context } from 'koa';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { idForRequest } from '../http/idempotency';
 import type { TransferService } from './service';
-import { TransferBody, TransferLimits, TransferParams, TransferView } from './schemas';
+import * as S from './schemas';
 import type { SpendingPolicy } from './spending-policy';
+import type { AddressBook } from './address-book';
 
-export function transferRoutes({ transfers, policy }: { transfers: TransferService; policy: SpendingPolicy }): RouteSpec[] {
+const { TransferBody, TransferLimits, TransferParams, TransferView } = S;
+
+export function transferRoutes({ transfers, policy, addressBook }: { transfers: TransferService; policy: SpendingPolicy; addressBook: AddressBook }): RouteSpec[] {
   return [
+    defineRoute({
+      method: 'get', path: '/api/v1/transfer/address-book', operationId: 'listAddressBook', tags: ['Transfer'], auth: 'bearer',
+      summary: "The caller's recipients: trusted ones receive with the PIN alone, new ones wait out their cooling-off or need a passkey approval",
+      responses: { 200: { description: 'Address book, newest first', schema: S.AddressBookList } },
+      handler: async ({ user }) => ({ status: 200, body: { items: (await addressBook.list(user!.userId)).map((e) => addressBook.view(e)) } }),
+    }),
+
+    defineRoute({
+      method: 'post', path: '/api/v1/transfer/address-book', operationId: 'addRecipient', tags: ['Transfer'], auth: 'bearer',
+      summary: 'Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed',
+      body: S.AddressBookBody,
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      responses: {
+        201: { description: 'Added, cooling off until usable_from', schema: S.AddressBookEntryView },
+        200: { description: 'Already in the address book (unchanged)', schema: S.AddressBookEntryView },
+        409: { description: 'Address book full (200 recipients)' }, 422: { description: 'Invalid address for the network' },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured' },
+      },
+      handler: async ({ user, body }) => {
+        const address = addressBook.normalize(body.network, body.address);
+        const { entry, created } = await addressBook.add(user!.userId, body.network, address);
+        return { status: created ? 201 : 200, body: addressBook.view(entry) };
+      },
+    }),
+
+    defineRoute({
+      method: 'delete', path: '/api/v1/transfer/address-book/:network/:address', operationId: 'removeRecipient', tags: ['Transfer'], auth: 'bearer',
+      summary: 'Remove a recipient; adding it again starts a new cooling-off',
+      params: S.AddressBookParams,
+      responses: {
+        204: { description: 'Removed' }, 404: { description: 'Not in the address book' }, 422: { description: 'Invalid address for the network' },
+        503: { description: 'Network not configured' },
+      },
+      handler: async ({ user, params }) => {
+        await addressBook.remove(user!.userId, params.network, addressBook.normalize(params.network, params.address));
+        return { status: 204 };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/api/v1/transfer/crypto/prepare', operationId: 'prepareCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
+      summary: 'Before a transfer: its value in won, whether a passkey approval is required (new recipient, above the threshold) and the passkey slot bound to it',
+      description: 'Send the same fields to execute with the same Idempotency-Key, the PIN and, when required, `signing.items` holding this slot signed by a passkey. Nothing is recorded.',
+      headers: S.TransferPrepareHeaders,
+      body: S.TransferPrepareBody,
+      rateLimits: [{ rule: 'transfer-prepare', key: ({ user }) => user!.userId }],
+      responses: {
+        200: { description: 'What the transfer needs', schema: S.TransferPrepared },
+        422: { description: 'Invalid address, unknown token, bad amount, over the per-transfer limit' },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured, or no price in won (price-unavailable)' },
+      },
+      handler: async ({ user, body, headers }) => ({ status: 200, body: await transfers.prepare(user!.userId, body, headers['idempotency-key']) }),
+    }),
+
     defineRoute({
       method: 'get', path: '/api/v1/transfer/limits', operationId: 'getTransferLimits', tags: ['Transfer'], auth: 'bearer',
       summary: "The caller's crypto transfer limits in won, what today's transfers used and when the day resets (00:00 KST)",
@@ -25,7 +82,7 @@ export function transferRoutes({ transfers, policy }: { transfers: TransferServi
         200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
         202: { description: 'Still running: poll the Location', schema: TransferView },
         409: { description: 'EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set' },
-        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), no sponsored gas left today (gas-budget-exceeded), a transfer that would fail, or wrong PIN' },
+        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a transfer that would fail, or wrong PIN' },
         423: { description: 'PIN locked after too many wrong PINs' }, 503: { description: 'Network not configured, its RPC unavailable, or no price in won for the token (price-unavailable)' },
       },
       handler: async ({ body, user }, ctx?: Context) => {

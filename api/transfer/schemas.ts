@@ -1,13 +1,22 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { SignedSlot, SigningSlot } from '../wallet/schemas';
+import { IdempotencyKeyHeader } from '../common/schemas';
 
 export const TRANSFER_NETWORKS = ['POLYGON', 'ETHEREUM', 'SOLANA'] as const;
 
-export const TransferBody = Type.Object({
+const transferFields = {
   to_address: Type.String({ minLength: 1, maxLength: 100, description: 'EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key' }),
   network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
   token: Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the network coin (ETH, POL, SOL) or a token such as USDT' }),
   amount: Type.String({ minLength: 1, maxLength: 64, description: 'decimal in whole tokens, e.g. "0.5"' }),
+};
+
+export const TransferBody = Type.Object({
+  ...transferFields,
   pin: Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description: 'the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}}' }),
+  signing: Type.Optional(Type.Object({
+    items: Type.Array(SignedSlot, { minItems: 1, maxItems: 1, description: 'the passkey slot of POST /api/v1/transfer/crypto/prepare, signed (a WebAuthn assertion)' }),
+  }, { description: 'a passkey approval bound to this transfer: needed for a recipient not yet usable and above the passkey threshold' })),
 }, { additionalProperties: false });
 
 export const TransferView = Type.Object({
@@ -28,7 +37,48 @@ export const TransferParams = Type.Object({ transferId: Type.String({ pattern: '
 export const TransferLimits = Type.Object({
   per_transfer_krw: Type.String({ description: 'largest single transfer, won' }),
   daily_krw: Type.String({ description: 'transfers per Korean day, won' }),
+  passkey_above_krw: Type.String({ description: 'a transfer worth more needs a passkey approval bound to it, won' }),
   used_today_krw: Type.String({ description: "today's transfers that did not fail, valued at their request-time price" }),
   remaining_today_krw: Type.String(),
   resets_at: Type.String({ format: 'date-time', description: 'next 00:00 KST' }),
+  recipient_cooling_off_seconds: Type.Integer({ description: 'how long a new recipient waits before it can receive without a passkey approval' }),
 });
+
+export const TransferPrepareBody = Type.Object(transferFields, { additionalProperties: false });
+export const TransferPrepareHeaders = Type.Object({ 'idempotency-key': IdempotencyKeyHeader });
+
+const ApprovalReason = Type.Union([Type.Literal('new-recipient'), Type.Literal('recipient-cooling-off'), Type.Literal('above-passkey-threshold')]);
+
+export const TransferPrepared = Type.Object({
+  transfer_id: Type.String({ description: 'the id the transfer will have when executed with the same Idempotency-Key' }),
+  value_krw: Type.String({ description: 'its value in won now' }),
+  passkey_above_krw: Type.String({ description: "the caller's passkey threshold, won" }),
+  recipient: Type.Object({
+    network: Type.String(), address: Type.String({ description: 'as stored (EVM: EIP-55 checksummed)' }),
+    status: Type.Union([Type.Literal('trusted'), Type.Literal('cooling_off'), Type.Literal('unknown')]),
+    usable_from: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  }),
+  passkey_approval: Type.Union([Type.Literal('required'), Type.Literal('optional')]),
+  reasons: Type.Array(ApprovalReason, { description: 'why a passkey approval is required (empty when optional)' }),
+  items: Type.Array(SigningSlot, { description: 'the passkey slot (authMethod passkey, WebAuthn request options whose challenge binds this transfer); empty when the caller has no passkey' }),
+});
+
+export const AddressBookBody = Type.Object({
+  network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
+  address: Type.String({ minLength: 1, maxLength: 100, description: 'EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key' }),
+}, { additionalProperties: false });
+export const AddressBookParams = Type.Object({
+  network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
+  address: Type.String({ minLength: 1, maxLength: 100 }),
+});
+export const AddressBookEntryView = Type.Object({
+  network: Type.String(), address: Type.String(),
+  status: Type.Union([Type.Literal('trusted'), Type.Literal('cooling_off')]),
+  approved_by: Type.Union([Type.Literal('cooling-off'), Type.Literal('passkey'), Type.Literal('history')], { description: 'history: a recipient of transfers made before the address book' }),
+  added_at: Type.String({ format: 'date-time' }),
+  usable_from: Type.String({ format: 'date-time', description: 'from when transfers to it need no passkey approval' }),
+});
+export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryView) });
+
+/** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
+export type TransferFields = Pick<Static<typeof TransferBody>, 'to_address' | 'network' | 'token' | 'amount'>;

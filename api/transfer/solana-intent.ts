@@ -1,5 +1,4 @@
 import { LockMode } from '@mikro-orm/core';
-import type { Static } from '@sinclair/typebox';
 import type { Orm } from '../../db/orm';
 import { SolanaWalletEntity, TransferEntity, type Transfer } from '../../db/entities';
 import type { SolanaNetwork } from '../../platform/networks';
@@ -9,7 +8,7 @@ import type { EntityManager } from '@mikro-orm/core';
 import { problems } from '../http/problems';
 import { solanaAddress } from '../common/addresses';
 import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
-import type { TransferBody } from './schemas';
+import type { TransferFields } from './schemas';
 
 const sol = (lamports: bigint) => formatMoney(lamports > 0n ? lamports : 0n, SOL_DECIMALS, 'SOL');
 
@@ -32,7 +31,7 @@ async function reserved(tx: EntityManager, chain: SolanaChain, userId: string, n
  * Validates a Solana transfer; `record` checks the recipient, rent and the balance (amount, fee and a new token
  * account's rent, counting transfers in flight) under the wallet lock and records the intent. The worker signs it.
  */
-export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChains }, network: SolanaNetwork, body: Static<typeof TransferBody>, userId: string): TransferIntent {
+export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChains }, network: SolanaNetwork, body: TransferFields, userId: string): TransferIntent {
   const to = solanaAddress(body.to_address);
   const chain = deps.solanaChains.for(network);
   const token = body.token === 'SOL' ? undefined : chain.token(body.token);

@@ -5,10 +5,16 @@ import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
 import type { PriceFeedClient } from '../../integrations/prices';
 import { HttpError, problems } from '../http/problems';
+import type { AddressBook, RecipientStanding } from './address-book';
 
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 
-export interface Limits { perTransferKrw: bigint; dailyKrw: bigint }
+export interface Limits { perTransferKrw: bigint; dailyKrw: bigint; passkeyAboveKrw: bigint }
+
+/** Why a transfer needs the user's passkey: a recipient not (yet) usable, or a value over the user's threshold. */
+export type ApprovalReason = 'new-recipient' | 'recipient-cooling-off' | 'above-passkey-threshold';
+
+export interface ApprovalCheck { reasons: ApprovalReason[]; recipient: RecipientStanding; thresholdKrw: bigint; valueKrw: bigint; networkId: string; address: string }
 
 /**
  * Deny by default beyond limits: every crypto transfer is valued in won at the price of the request's hour (no price,
@@ -16,7 +22,7 @@ export interface Limits { perTransferKrw: bigint; dailyKrw: bigint }
  * daily limit. Limits are per user (an operator sets them with `npm run limits`), else the configured defaults.
  */
 export class SpendingPolicy {
-  constructor(private readonly deps: { orm: Orm; prices: PriceFeedClient; defaults: Limits }) {}
+  constructor(private readonly deps: { orm: Orm; prices: PriceFeedClient; defaults: Limits; addressBook: AddressBook }) {}
 
   /** The transfer's value in won, rounded up; a price that cannot be had refuses the transfer (503). */
   async valueInWon(token: string, amount: bigint, decimals: number): Promise<bigint> {
@@ -29,7 +35,8 @@ export class SpendingPolicy {
 
   async limitsOf(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<Limits> {
     const row = await em.findOne(SpendingLimitsEntity, { userId });
-    return row ? { perTransferKrw: row.perTransferKrw, dailyKrw: row.dailyKrw } : this.deps.defaults;
+    if (!row) return this.deps.defaults;
+    return { perTransferKrw: row.perTransferKrw, dailyKrw: row.dailyKrw, passkeyAboveKrw: row.passkeyAboveKrw ?? this.deps.defaults.passkeyAboveKrw };
   }
 
   /** Won spent today by transfers that did not fail (in flight ones count). */
@@ -61,12 +68,49 @@ export class SpendingPolicy {
     }
   }
 
+  /**
+   * What a transfer needs beyond the PIN: a passkey approval bound to it when its recipient is not a usable entry of
+   * the address book (unless no cooling-off is configured) or its value is over the user's passkey threshold.
+   */
+  async approvalFor(userId: string, networkId: string, address: string, valueKrw: bigint): Promise<ApprovalCheck> {
+    const { addressBook } = this.deps;
+    const recipient = await addressBook.standing(userId, networkId, address);
+    const { passkeyAboveKrw } = await this.limitsOf(userId);
+    const reasons: ApprovalReason[] = [];
+    if (recipient.state === 'unknown' && addressBook.coolingOffSeconds > 0) reasons.push('new-recipient');
+    if (recipient.state === 'cooling-off') reasons.push('recipient-cooling-off');
+    if (valueKrw > passkeyAboveKrw) reasons.push('above-passkey-threshold');
+    return { reasons, recipient, thresholdKrw: passkeyAboveKrw, valueKrw, networkId, address };
+  }
+
+  /** The refusal of a transfer that needs a passkey approval and came without one: which rule, and what would pass. */
+  approvalRefusal(check: ApprovalCheck, hasPasskey: boolean): HttpError {
+    const how = hasPasskey
+      ? 'approve this transfer with your passkey: POST /api/v1/transfer/crypto/prepare with the same fields and Idempotency-Key, sign its passkey slot and send it as signing.items'
+      : 'register a passkey (POST /v1/auth/passkeys) to approve transfers';
+    const common = { rule: check.reasons[0], reasons: check.reasons, passkeyRegistered: hasPasskey };
+    if (check.reasons.includes('above-passkey-threshold')) {
+      return new HttpError(422, 'passkey-required', 'Unprocessable request',
+        `Transfers worth more than ${won(check.thresholdKrw)} need your passkey approval; this one is worth ${won(check.valueKrw)} now. To send it, ${how}; or send at most ${won(check.thresholdKrw)}.`,
+        undefined, {}, false, { ...common, thresholdKrw: check.thresholdKrw.toString(), valueKrw: check.valueKrw.toString() });
+    }
+    const usableFrom = check.recipient.state === 'cooling-off' ? check.recipient.usableFrom.toISOString() : undefined;
+    const wait = usableFrom
+      ? `it is in your address book and can receive from ${usableFrom}`
+      : `add it to your address book (POST /api/v1/transfer/address-book); it can receive ${this.deps.addressBook.coolingOffSeconds} seconds later`;
+    return new HttpError(422, 'recipient-cooling-off', 'Unprocessable request',
+      `${check.address} is a new recipient on ${check.networkId}: ${wait}. To send now, ${how}.`,
+      undefined, {}, false, { ...common, network: check.networkId, address: check.address, ...(usableFrom ? { usableFrom } : {}) });
+  }
+
   async view(userId: string) {
     const limits = await this.limitsOf(userId);
     const used = await this.usedToday(userId);
     return {
-      per_transfer_krw: limits.perTransferKrw.toString(), daily_krw: limits.dailyKrw.toString(), used_today_krw: used.toString(),
+      per_transfer_krw: limits.perTransferKrw.toString(), daily_krw: limits.dailyKrw.toString(), passkey_above_krw: limits.passkeyAboveKrw.toString(),
+      used_today_krw: used.toString(),
       remaining_today_krw: (limits.dailyKrw > used ? limits.dailyKrw - used : 0n).toString(), resets_at: koreanDay().to.toISOString(),
+      recipient_cooling_off_seconds: this.deps.addressBook.coolingOffSeconds,
     };
   }
 }

@@ -54,8 +54,15 @@ export const TransferEntity = defineEntity({
      * worker signed it, the wire transaction (base64) and its last valid block height.
      */
     solanaTransaction: p.json<{ lamportsCost: string; wire?: string; lastValidBlockHeight?: string }>().nullable(),
-    status: p.enum(['processing', 'confirmed', 'failed'] as const),
+    /**
+     * processing: recorded, not yet sent; submitted: broadcast, not yet included; confirmed: included in a block;
+     * finalized: past the network's confirmations (EVM) or at `finalized` commitment (Solana); failed: proven.
+     */
+    status: p.enum(['processing', 'submitted', 'confirmed', 'finalized', 'failed'] as const),
     txHash: p.string().length(128).nullable(),
+    /** The block (EVM) or slot (Solana) that included it, and the EVM block's hash: a reorg changes or removes it. */
+    blockNumber: p.bigint('number').nullable(),
+    blockHash: p.string().length(66).nullable(),
     /** What the transfer was worth in won at request time (the spending policy counts it); null before the policy. */
     valueKrw: p.bigint('bigint').nullable(),
     /** Fee paid, in base units of the network's coin. */
@@ -75,7 +82,28 @@ export const SpendingLimitsEntity = defineEntity({
     userId: p.string().primary().length(64),
     perTransferKrw: p.bigint('bigint'),
     dailyKrw: p.bigint('bigint'),
+    /** Transfers worth more than this need a passkey approval; null: TRANSFER_PASSKEY_ABOVE_KRW. */
+    passkeyAboveKrw: p.bigint('bigint').nullable(),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),
 });
 export type SpendingLimits = InferEntity<typeof SpendingLimitsEntity>;
+
+/**
+ * A recipient a user may send to: added by the user (usable once its cooling-off has passed), approved at once by a
+ * passkey-approved transfer, or carried over from transfers made before the address book existed.
+ */
+export const AddressBookEntryEntity = defineEntity({
+  name: 'AddressBookEntry',
+  tableName: 'address_book',
+  properties: (p) => ({
+    userId: p.string().primary().length(64),
+    networkId: p.string().primary().length(32),
+    /** EVM: EIP-55 checksummed; Solana: base58. */
+    address: p.string().primary().length(64),
+    approvedBy: p.enum(['cooling-off', 'passkey', 'history'] as const),
+    addedAt: p.datetime(),
+    usableFrom: p.datetime(),
+  }),
+});
+export type AddressBookEntry = InferEntity<typeof AddressBookEntryEntity>;

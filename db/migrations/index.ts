@@ -31,6 +31,8 @@ import { Migration20261123040000SpendingLimits as PgSpendingLimits } from './pos
 import { Migration20261123040000SpendingLimits as SqliteSpendingLimits } from './sqlite/Migration20261123040000SpendingLimits';
 import { Migration20261123050000GasSponsorships as PgGasSponsorships } from './postgresql/Migration20261123050000GasSponsorships';
 import { Migration20261123050000GasSponsorships as SqliteGasSponsorships } from './sqlite/Migration20261123050000GasSponsorships';
+import { Migration20261123060000TransferPolicy as PgTransferPolicy } from './postgresql/Migration20261123060000TransferPolicy';
+import { Migration20261123060000TransferPolicy as SqliteTransferPolicy } from './sqlite/Migration20261123060000TransferPolicy';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -55,6 +57,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123030000SealedNames', class: PgSealedNames },
     { name: 'Migration20261123040000SpendingLimits', class: PgSpendingLimits },
     { name: 'Migration20261123050000GasSponsorships', class: PgGasSponsorships },
+    { name: 'Migration20261123060000TransferPolicy', class: PgTransferPolicy },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -72,6 +75,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123020000PinApprovals', class: SqlitePinApprovals },
     { name: 'Migration20261123040000SpendingLimits', class: SqliteSpendingLimits },
     { name: 'Migration20261123050000GasSponsorships', class: SqliteGasSponsorships },
+    { name: 'Migration20261123060000TransferPolicy', class: SqliteTransferPolicy },
   ],
 };
 

@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { createOrm, dialectOf, ormOptions } from '../../db/orm';
-import { SignedOperationEntity } from '../../db/entities';
+import { AddressBookEntryEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
 import { migrationsFor } from '../../db/migrations';
 import { testDatabases } from '../helpers/databases';
 
@@ -62,6 +62,40 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
         expect(rows[0]!.details).toEqual({});
         const tables = { deployJobs: await knex.schema.hasTable('deploy_jobs'), didKeyOperations: await knex.schema.hasTable('did_key_operations'), signedOperations: await knex.schema.hasTable('signed_operations') };
         expect(tables).toEqual({ deployJobs: false, didKeyOperations: false, signedOperations: true });
+      } finally {
+        await orm.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('carries the recipients of earlier confirmed transfers into the address book, trusted, and keeps every transfer', async () => {
+    const database = await kind.create();
+    try {
+      const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
+      const before = names[names.indexOf('Migration20261123060000TransferPolicy') - 1];
+      const orm = await MikroORM.init(ormOptions(database.url));
+      try {
+        await orm.getMigrator().up({ to: before });
+        const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
+        const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
+        const transfer = (id: string, to: string, status: string, at: number) => ({
+          transfer_id: id, user_id: 'usr_1', network_id: 'ETHEREUM', token: 'USDT', decimals: 6, from_address: '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5',
+          to_address: to, amount: '1000000', status, created_at: time(at), updated_at: time(at),
+        });
+        const a = '0x000000000000000000000000000000000000dEaD';
+        const b = '0x00000000000000000000000000000000000000b2';
+        await knex('transfers').insert([
+          transfer('tr_1', a, 'confirmed', 1795402615000), transfer('tr_2', a, 'confirmed', 1795402616000),
+          transfer('tr_3', b, 'failed', 1795402617000), transfer('tr_4', b, 'processing', 1795402618000),
+        ]);
+        await orm.getMigrator().up();
+
+        const entries = await orm.em.fork().find(AddressBookEntryEntity, {});
+        expect(entries.map((e) => [e.userId, e.networkId, e.address, e.approvedBy, e.usableFrom.getTime()])).toEqual([['usr_1', 'ETHEREUM', a, 'history', 1795402615000]]);
+        const transfers = await orm.em.fork().find(TransferEntity, {}, { orderBy: { transferId: 'asc' } });
+        expect(transfers.map((t) => [t.transferId, t.status, t.blockNumber ?? null])).toEqual([['tr_1', 'confirmed', null], ['tr_2', 'confirmed', null], ['tr_3', 'failed', null], ['tr_4', 'processing', null]]);
       } finally {
         await orm.close();
       }

@@ -91,7 +91,7 @@ describe.each(testDatabases())('spending policy on $name: transfer limits in won
     const user = await fundedUser();
     const set = limitsCommand(user.userId, '3000000', '5000000');
     expect(await set.exited).toBe(0);
-    expect(JSON.parse(set.output().trim().split('\n').at(-1)!)).toEqual({ userId: user.userId, source: 'set for this user', perTransferKrw: '3000000', dailyKrw: '5000000' });
+    expect(JSON.parse(set.output().trim().split('\n').at(-1)!)).toEqual({ userId: user.userId, source: 'set for this user', perTransferKrw: '3000000', dailyKrw: '5000000', passkeyAboveKrw: '1000000' });
     expect((await send(user, '2000')).body.status).toBe('confirmed'); // 2,800,000 won
     expect(await limits(user)).toMatchObject({ per_transfer_krw: '3000000', daily_krw: '5000000', used_today_krw: '2800000' });
     const reset = limitsCommand(user.userId, 'default');

@@ -155,7 +155,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     // Suites make many requests as one user; the rate-limit suite sets its own limits.
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]))),
     // Likewise for transfer limits in won; the spending-policy suite sets its own.
+    // Likewise for the passkey threshold and the recipients' cooling-off.
     TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000', TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
+    TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
     ...overrides,
   }, API_CONFIG_KEYS);
   // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
