@@ -13,6 +13,7 @@ export interface CustodyActivityDeps { transferKeys: TransferKeys; solanaWallets
 export const createCustodyActivities = ({ transferKeys, solanaWallets, networks, faucet }: CustodyActivityDeps) => ({
   async openCustodyKey(input: CustodyKeyInput): Promise<CustodyKeyOutcome> {
     if (input.kind === 'evm-transfer-key') return transferKeys.open(input.userId);
+    if (input.kind === 'evm-transfer-key-rotation') return transferKeys.rotate(input.userId, input.replacing!);
     const opened = await solanaWallets.open(input.userId);
     const network = input.networkId ? networks.solana(input.networkId) : undefined;
     if (network?.faucetUrl) {

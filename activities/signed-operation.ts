@@ -12,7 +12,7 @@ export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegist
 type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'failed'; error: string };
 
 /**
- * Chain and storage side of signed operations (deployments, DID keys): one submit and one finish over the one table.
+ * Chain and storage side of signed operations (deployments, DID keys, transfer key changes): one submit and one finish over the one table.
  * Each kind keeps its activity names, which the deploy and DID key workflow histories record.
  */
 export const createSignedOperationActivities = ({ orm, providers, bundlers, gasSponsor }: SignedOperationActivityDeps) => {
@@ -42,6 +42,10 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
     });
   }
 
+  /** The outcome of an operation whose completion changes nothing else (DID key, transfer key change). */
+  const finishOperation = (input: { opId: string; status: 'completed' | 'failed'; txHash?: string | null; error?: string }) =>
+    finish(input.opId, input.status === 'completed' ? { status: 'completed', txHash: input.txHash } : { status: 'failed', error: input.error ?? 'failed' });
+
   const accountDeployed = async (em: EntityManager, op: SignedOperation) => {
     const account = await em.findOneOrFail(SmartAccountEntity, { userId: op.userId, networkId: op.networkId });
     Object.assign(account, { status: 'deployed', deployTxHash: op.txHash, deployedAt: account.deployedAt ?? new Date() });
@@ -57,8 +61,11 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
     // Attributes can be set again, so the chain shows no unique effect: a transaction that landed is found through
     // its recorded hash, and an operation whose nonce was used otherwise is refused by the EntryPoint (AA25).
     submitDidKey: ({ opId }: { opId: string }) => submit(opId, async () => false),
-    finishDidKey: (input: { opId: string; status: 'completed' | 'failed'; txHash?: string | null; error?: string }) =>
-      finish(input.opId, input.status === 'completed' ? { status: 'completed', txHash: input.txHash } : { status: 'failed', error: input.error ?? 'failed' }),
+    finishDidKey: finishOperation,
+
+    // The grant can be set again to the same values: like DID keys, found through the recorded hash or refused (AA25).
+    submitTransferKeyChange: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    finishTransferKeyChange: finishOperation,
   };
 };
 

@@ -4,9 +4,9 @@ import { TransferEntity, type Transfer } from '../db/entities';
 import type { Bundlers } from '../integrations/evm/bundlers';
 import type { SolanaChains } from '../integrations/solana';
 import type { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
-import type { NetworkRegistry } from '../platform/networks';
+import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
 import { TransferFailure } from '../platform/failures';
-import { buildTransferOperation, deserializeOperation, serializeOperation, transferCallData, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
+import { buildTransferOperation, transferKeyGrantOf, deserializeOperation, serializeOperation, transferCallData, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
@@ -16,6 +16,13 @@ export interface TransferActivityDeps {
   orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
   transferKeys: TransferKeys; solanaWallets: SolanaWallets; gasSponsor: GasSponsor;
 }
+
+/** What a submission found on chain: the transaction, its fee, and the block (EVM) or slot (Solana) that included it. */
+export interface SubmittedTransfer { success: boolean; txHash: string | null; fee: string | null; error?: string; block?: { number: string; hash: string | null } }
+
+const FINALITY_POLL_MS = 1_000;
+/** How far back a reorged operation is looked for in other blocks. */
+const REORG_LOOKBACK_BLOCKS = 128;
 
 /** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
 const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
@@ -34,11 +41,14 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   const signEvm = async (transfer: Transfer): Promise<Partial<Transfer>> => {
     const network = networks.get(transfer.networkId);
     if (!network) throw refused(`${transfer.networkId} is not a configured EVM network`);
-    const signer = await deps.transferKeys.signerFor(transfer.userId);
-    if (!signer) throw refused('the user has no transfer key');
+    // The key this account authorizes now: the current one, or one a rotation retired that the account still names.
+    const provider = deps.providers.for(network);
+    const { signer: authorized } = await transferKeyGrantOf(provider, transfer.fromAddress, []);
+    const signer = authorized ? await deps.transferKeys.signerFor(transfer.userId, authorized) : undefined;
+    if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
-    const built = await buildTransferOperation(deps.providers.for(network), network, transfer.fromAddress, callData, transferNonceKey(transfer.transferId));
+    const built = await buildTransferOperation(provider, network, transfer.fromAddress, callData, transferNonceKey(transfer.transferId));
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
     const [paymasterAndData] = await deps.gasSponsor.sponsor(transfer.userId, [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
       new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000));
@@ -62,6 +72,40 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return { txHash: signed.signature, solanaTransaction: { wire: signed.wire, lastValidBlockHeight: signed.lastValidBlockHeight, lamportsCost: signed.lamportsCost } };
   };
 
+  /** One look at a confirmed transfer: finalized, still pending, or removed by a reorg. */
+  const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged'> => {
+    const em = orm.em.fork();
+    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    if (transfer.status === 'finalized') return 'finalized';
+    if (transfer.status !== 'confirmed') return 'reorged';
+    const finalize = async (): Promise<'finalized'> => {
+      await em.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'finalized' });
+      return 'finalized';
+    };
+    const solana = networks.solana(transfer.networkId);
+    if (solana) {
+      const finality = await deps.solanaChains.for(solana).finalityOf(transfer.txHash!);
+      if (finality === 'finalized') return finalize();
+      return finality === 'dropped' ? 'reorged' : 'pending';
+    }
+    const network = networks.get(transfer.networkId)!;
+    const bundler = bundlers.for(transfer.networkId);
+    const receipt = await bundler.receiptOf(transfer.txHash!);
+    const found = receipt ? { receipt } : await bundler.findOperation(transfer.userOpHash!, Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS));
+    if (!found) return 'reorged';
+    const { blockNumber, blockHash, hash } = found.receipt;
+    if (blockHash !== transfer.blockHash || hash !== transfer.txHash) {
+      // Included again in another block (or by another transaction): count its confirmations from there.
+      await em.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { blockNumber, blockHash, txHash: hash });
+    }
+    const provider = deps.providers.for(network);
+    const head = Number(BigInt(await provider.send('eth_blockNumber', []) as string));
+    if (head - blockNumber + 1 < confirmationsOf(network)) return 'pending';
+    // Deep enough: final only if that block is still the canonical one at its height.
+    const canonical = await provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]) as { hash: string } | null;
+    return canonical?.hash === blockHash ? finalize() : 'pending';
+  };
+
   return {
     /** Signs the recorded transfer once; a retry (or a second worker) finds the signed form and leaves it. */
     async signTransfer({ transferId }: { transferId: string }): Promise<void> {
@@ -72,19 +116,20 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
     },
 
-    async submitTransfer({ transferId }: { transferId: string }): Promise<{ success: boolean; txHash: string | null; fee: string | null; error?: string }> {
+    async submitTransfer({ transferId }: { transferId: string }): Promise<SubmittedTransfer> {
       const em = orm.em.fork();
       const transfer = await em.findOneOrFail(TransferEntity, { transferId });
       if (transfer.solanaTransaction?.wire) {
         const network = networks.solana(transfer.networkId);
         if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
+        await em.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' });
         // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
         const outcome = await deps.solanaChains.for(network).sendUntilFinal(
           { wire: transfer.solanaTransaction.wire, lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!, signature: transfer.txHash! },
           { onPoll: () => Context.current().heartbeat() },
         );
         if (!outcome.landed) return { success: false, txHash: null, fee: null, error: outcome.error };
-        return { success: outcome.success, txHash: outcome.signature, fee: outcome.fee, ...(outcome.error ? { error: outcome.error } : {}) };
+        return { success: outcome.success, txHash: outcome.signature, fee: outcome.fee, block: { number: outcome.slot, hash: null }, ...(outcome.error ? { error: outcome.error } : {}) };
       }
       const bundler = bundlers.for(transfer.networkId);
       const operation = deserializeOperation(transfer.userOperation!);
@@ -92,13 +137,42 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         bundler, beneficiary: bundlers.beneficiary, operation, recordedTxHash: transfer.txHash,
         // Each transfer has its own nonce key, so its operation has executed exactly when that key's sequence moved on.
         alreadyDone: async () => (await bundler.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce,
-        recordTxHash: async (hash) => { transfer.txHash = hash; await em.flush(); },
+        recordTxHash: async (hash) => {
+          await em.nativeUpdate(TransferEntity, { transferId, status: { $in: ['processing', 'submitted'] } }, { txHash: hash, status: 'submitted' });
+        },
         settle: (outcome) => deps.gasSponsor.settle(outcome),
       });
       const hash = txHash ?? transfer.txHash;
       if (!hash) return { success: true, txHash: null, fee: null };
-      const outcome = await bundler.waitForOutcome(hash);
-      return { success: outcome.success, txHash: hash, fee: outcome.actualGasCost.toString(), ...(outcome.revertReason ? { error: `the account refused it: ${outcome.revertReason}` } : {}) };
+      // Where the operation ran: normally in our transaction; after a reorg possibly in another one.
+      const receipt = await bundler.receiptOf(hash, 5_000);
+      const found = receipt ? { outcome: bundler.outcomeOf(receipt), receipt } : await bundler.findOperation(transfer.userOpHash!);
+      if (!found) throw new Error(`user operation ${transfer.userOpHash} of transfer ${transferId} is not on chain yet`);
+      const { outcome } = found;
+      return {
+        success: outcome.success, txHash: found.receipt.hash, fee: outcome.actualGasCost.toString(),
+        block: { number: String(found.receipt.blockNumber), hash: found.receipt.blockHash },
+        ...(outcome.revertReason ? { error: `the account refused it: ${outcome.revertReason}` } : {}),
+      };
+    },
+
+    /**
+     * Waits (heartbeating) until the confirmed transfer is final: EVM, `confirmations` blocks deep (the including one
+     * counted) in the canonical chain; Solana, at `finalized` commitment. `reorged`: the chain no longer shows it,
+     * so it is in flight again and must be sent again (the same signed operation or bytes).
+     */
+    async awaitFinality({ transferId }: { transferId: string }): Promise<'finalized' | 'reorged'> {
+      for (;;) {
+        Context.current().heartbeat();
+        const state = await finalityOnce(transferId);
+        if (state !== 'pending') return state;
+        await new Promise((r) => setTimeout(r, FINALITY_POLL_MS));
+      }
+    },
+
+    /** A reorg removed the confirmed transfer: in flight again (its amount reserved again), its block forgotten. */
+    async transferReorged({ transferId }: { transferId: string }): Promise<void> {
+      await orm.em.fork().nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'submitted', blockNumber: null, blockHash: null });
     },
 
     /** Whether anything of this transfer may be on its way: a transaction hash is recorded before any broadcast. */
@@ -106,9 +180,10 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       return Boolean((await orm.em.fork().findOneOrFail(TransferEntity, { transferId })).txHash);
     },
 
-    async finishTransfer(input: { transferId: string } & TransferOutcome): Promise<void> {
-      await orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: 'processing' }, {
+    async finishTransfer(input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome): Promise<void> {
+      await orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['processing', 'submitted'] } }, {
         status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,
+        blockNumber: input.block ? Number(input.block.number) : null, blockHash: input.block?.hash ?? null,
       });
     },
   };

@@ -10,6 +10,8 @@ import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
 import { SpendingPolicy } from './transfer/spending-policy';
 import { AddressBook } from './transfer/address-book';
+import { TransferKeyService } from './wallet/transfer-key-service';
+import { transferKeyRoutes } from './wallet/transfer-key-routes';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
@@ -67,6 +69,11 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
       }),
     }),
+    ...transferKeyRoutes({
+      transferKeys: new TransferKeyService({
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas, maxValiditySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS,
+      }),
+    }),
     ...keyRotationRoutes({
       rotations: new KeyRotationService({
         orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys, gas,
@@ -103,7 +110,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       return {
         policy, addressBook,
         transfers: new TransferService({
-          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys,
+          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };

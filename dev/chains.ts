@@ -38,8 +38,13 @@ export function resolveAnvil(): string {
 
 export interface RunningChain { rpcUrl: string; chainId: number; process: ChildProcess; stop(): Promise<void> }
 
-export async function startAnvil(options: { chainId: number; port: number; stateFile?: string; log?: (line: string) => void }): Promise<RunningChain> {
+/**
+ * `blockTimeSeconds`: besides mining every transaction at once, a block every so many seconds, as a live chain makes
+ * them, so transfers reach their confirmations.
+ */
+export async function startAnvil(options: { chainId: number; port: number; stateFile?: string; blockTimeSeconds?: number; log?: (line: string) => void }): Promise<RunningChain> {
   const args = ['--chain-id', String(options.chainId), '--port', String(options.port), '--host', '127.0.0.1', '--silent'];
+  if (options.blockTimeSeconds) args.push('--mixed-mining', '--block-time', String(options.blockTimeSeconds));
   if (options.stateFile) args.push('--state', options.stateFile);
   const child = spawn(resolveAnvil(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));

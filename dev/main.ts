@@ -18,6 +18,9 @@ import { createOrm } from '../db/orm';
 
 const ROOT = join(__dirname, '..');
 /** State of the embedded stack; STACK_DATA_DIR moves it (the Ctrl-C test runs a second stack in a scratch folder). */
+/** The local chains make a block every 2 s (and one per transaction); a transfer is finalized 3 blocks deep. */
+const LOCAL_BLOCK_SECONDS = 2;
+const LOCAL_CONFIRMATIONS = 3;
 const DATA = process.env.STACK_DATA_DIR ?? join(ROOT, '.data');
 const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const PORTS = {
@@ -102,7 +105,9 @@ async function main(): Promise<void> {
     since = Date.now();
     const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
     progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry`);
-    const chain = await startAnvil({ chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`) });
+    const chain = await startAnvil({
+      chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`), blockTimeSeconds: LOCAL_BLOCK_SECONDS,
+    });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
@@ -121,7 +126,7 @@ async function main(): Promise<void> {
   const networks = {
     ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
       kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry,
-      nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } },
+      nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } }, confirmations: LOCAL_CONFIRMATIONS,
     }])),
     SOLANA: { kind: 'solana', rpcUrl: solana.rpcUrl, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } },
   };

@@ -29,7 +29,7 @@ export interface SignedSolanaTransfer {
 }
 
 export type SolanaTransferOutcome =
-  | { landed: true; success: boolean; signature: string; fee: string; error?: string }
+  | { landed: true; success: boolean; signature: string; fee: string; slot: string; error?: string }
   | { landed: false; signature: string; error: string };
 
 export type RecipientKind = 'unused' | 'wallet' | 'token-account' | 'program';
@@ -137,6 +137,17 @@ export class SolanaChain {
    * safe (a signature executes at most once); a transaction with no status after its blockhash expired never will
    * land, so that outcome is final too. RPC failures throw, for the caller to retry.
    */
+  /**
+   * Where a transaction that landed at `confirmed` stands: `finalized` (rooted, cannot be rolled back), still
+   * `pending`, or `dropped` (the chain no longer shows it, e.g. its fork was abandoned: send the same bytes again
+   * while its blockhash is valid).
+   */
+  async finalityOf(signature: string): Promise<SolanaFinality> {
+    const [status] = (await this.rpc.getSignatureStatuses([asSignature(signature)], { searchTransactionHistory: true }).send()).value;
+    if (!status) return 'dropped';
+    return status.confirmationStatus === 'finalized' ? 'finalized' : 'pending';
+  }
+
   async sendUntilFinal(transfer: Pick<SignedSolanaTransfer, 'wire' | 'signature' | 'lastValidBlockHeight'>, options: { pollMs?: number; resendMs?: number; onPoll?: () => void } = {}): Promise<SolanaTransferOutcome> {
     const signature = asSignature(transfer.signature);
     const lastValid = BigInt(transfer.lastValidBlockHeight);
@@ -146,12 +157,14 @@ export class SolanaChain {
     for (;;) {
       options.onPoll?.();
       const [status] = (await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send()).value;
-      if (status?.confirmationStatus === 'finalized') {
-        const landed = await this.rpc.getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'finalized' }).send();
+      // Included at `confirmed` commitment (a supermajority voted for its block); `finalityOf` then waits for `finalized`.
+      if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
+        const landed = await this.rpc.getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
         const fee = landed?.meta?.fee ?? LAMPORTS_PER_SIGNATURE;
+        const slot = status.slot.toString();
         return status.err
-          ? { landed: true, success: false, signature: transfer.signature, fee: fee.toString(), error: `the transaction failed on chain: ${errorText(status.err)}` }
-          : { landed: true, success: true, signature: transfer.signature, fee: fee.toString() };
+          ? { landed: true, success: false, signature: transfer.signature, fee: fee.toString(), slot, error: `the transaction failed on chain: ${errorText(status.err)}` }
+          : { landed: true, success: true, signature: transfer.signature, fee: fee.toString(), slot };
       }
       if (!status) {
         const height = await this.rpc.getBlockHeight({ commitment: 'finalized' }).send();
@@ -171,6 +184,8 @@ export class SolanaChain {
     }
   }
 }
+
+export type SolanaFinality = 'finalized' | 'pending' | 'dropped';
 
 /** One client per configured Solana network. */
 export class SolanaChains {

@@ -6,6 +6,9 @@ import Ajv from 'ajv';
  * RPC URL, contract addresses and tokens (EVM), or RPC URL and token mints (Solana). Configured by NETWORKS (JSON); the embedded stack writes it for its local chains.
  */
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+/** EVM blocks (the including one counted) before a transfer is finalized, when a network does not say. */
+export const DEFAULT_CONFIRMATIONS = 12;
+export const confirmationsOf = (network: EvmNetwork): number => network.confirmations ?? DEFAULT_CONFIRMATIONS;
 export const EvmNetworkSchema = Type.Object({
   kind: Type.Literal('evm'),
   chainId: Type.Integer({ minimum: 1 }),
@@ -15,6 +18,9 @@ export const EvmNetworkSchema = Type.Object({
   paymaster: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'our WalletPaymaster: pays for the user operations the service sponsors' }),
   didRegistry: Address,
   nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
+  confirmations: Type.Optional(Type.Integer({
+    minimum: 1, maximum: 10_000, description: `blocks, the including one counted, after which a transfer is finalized (default ${DEFAULT_CONFIRMATIONS})`,
+  })),
   tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }))),
 });
 const Base58Key = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' });

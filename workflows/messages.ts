@@ -127,14 +127,24 @@ export interface TransferOutcome {
   refusalDetails?: unknown;
 }
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
+export const transferFinalityWorkflowId = (transferId: string): string => `transfer-finality-${transferId}`;
 
 export interface BankVerificationInput { verificationId: string; remark: string }
 export const bankVerificationWorkflowId = (verificationId: string): string => `bank-verification-${verificationId}`;
 
 /** Keys the service holds for a user: the EVM transfer key its smart accounts authorize, or its Solana wallet. */
-export interface CustodyKeyInput { userId: string; kind: 'evm-transfer-key' | 'solana-wallet'; networkId?: string }
+export interface CustodyKeyInput {
+  userId: string; kind: 'evm-transfer-key' | 'solana-wallet' | 'evm-transfer-key-rotation'; networkId?: string;
+  /** Rotation: the key being replaced (rotating from it again answers the key that replaced it). */
+  replacing?: string;
+}
 export interface CustodyKeyOutcome { address: string; created: boolean }
-export const custodyKeyWorkflowId = (input: CustodyKeyInput): string => `custody-key-${input.kind}-${input.userId}`;
+export const custodyKeyWorkflowId = (input: CustodyKeyInput): string =>
+  `custody-key-${input.kind}-${input.userId}${input.replacing ? `-${input.replacing.toLowerCase()}` : ''}`;
+
+// ---- the transfer key's grant on an account (renew, rotate, remove, caps)
+export interface TransferKeyOperationInput { opId: string; userId: string; networkId: string }
+export const transferKeyWorkflowId = (opId: string): string => `transfer-key-${opId}`;
 
 /**
  * Gas the service sponsors for operations the owner will sign: the worker checks the user's budget and signs each

@@ -1,12 +1,16 @@
-import { ActivityFailure, ApplicationFailure, patched, proxyActivities, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, log, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, type TransferInput, type TransferOutcome } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, type TransferInput, type TransferOutcome } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
 });
-const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent'>>(RECORD_OPTIONS);
+const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged'>>(RECORD_OPTIONS);
+/** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
+const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
+  startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
 /** After the first attempts ran out: no limit, every few minutes, until the chain says what happened. */
 const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
@@ -52,7 +56,13 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       }
     }
     const outcome: TransferOutcome = { status: sent.success ? 'confirmed' : 'failed', txHash: sent.txHash, fee: sent.fee, ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }) };
-    await storage.finishTransfer({ transferId: input.transferId, ...outcome });
+    await storage.finishTransfer({ transferId: input.transferId, ...outcome, ...(sent.block ? { block: sent.block } : {}) });
+    // The answer goes out at inclusion; transfer-finality-<id> follows it to finality (and through a reorg) after.
+    if (sent.success && sent.block && patched('transfer-finality')) {
+      await startChild(transferFinalityWorkflow, {
+        workflowId: transferFinalityWorkflowId(input.transferId), args: [input], parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    }
     return outcome;
   } catch (error) {
     // Only what an activity reported (a proven failure, or nothing was sent) is recorded failed; an error of this
@@ -63,5 +73,35 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     const refused = REFUSALS.has(cause?.type ?? '');
     await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: message });
     return { status: 'failed', txHash: null, fee: null, error: message, ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}) };
+  }
+}
+
+/**
+ * A confirmed transfer until it is final: `finalized` once deep enough (EVM: the network's confirmations in the
+ * canonical chain; Solana: `finalized` commitment). A reorg that removes it puts it back in flight (`submitted`, its
+ * amount reserved again) and the same signed operation or bytes are sent again: the EntryPoint nonce (EVM) or the
+ * signature (Solana) lets it execute at most once, so it is never counted twice. Sent again and refused by the chain
+ * (or its Solana blockhash expired), it is failed: the reorg undid it and nothing moved.
+ */
+export async function transferFinalityWorkflow(input: TransferInput): Promise<void> {
+  upsertSearchAttributes([{ key: UserIdSA, value: input.userId }, { key: NetworkIdSA, value: input.networkId }]);
+  for (;;) {
+    if ((await finality.awaitFinality({ transferId: input.transferId })) === 'finalized') return;
+    log.warn('a reorg removed the confirmed transfer; sending it again', { transferId: input.transferId });
+    await storage.transferReorged({ transferId: input.transferId });
+    let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
+    try {
+      sent = await patient.submitTransfer({ transferId: input.transferId });
+    } catch (error) {
+      if (!provenFailure(error)) throw error;
+      const message = error instanceof ActivityFailure && error.cause ? error.cause.message : 'the transfer was refused when sent again';
+      await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: `removed by a reorg, then refused: ${message}` });
+      return;
+    }
+    await storage.finishTransfer({
+      transferId: input.transferId, status: sent.success ? 'confirmed' : 'failed', txHash: sent.txHash, fee: sent.fee,
+      ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }), ...(sent.block ? { block: sent.block } : {}),
+    });
+    if (!sent.success) return;
   }
 }

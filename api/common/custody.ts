@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
+import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
 import { custodyKeyWorkflow } from '../../workflows/custody';
 import { custodyKeyWorkflowId, type CustodyKeyInput, type CustodyKeyOutcome } from '../../workflows/messages';
 
@@ -14,6 +14,19 @@ export class CustodyKeys {
   async transferKeyAddress(userId: string): Promise<string> {
     const existing = await this.deps.orm.em.fork().findOne(TransferKeyEntity, { userId });
     return existing?.address ?? (await this.create({ userId, kind: 'evm-transfer-key' })).address;
+  }
+
+  /** A new transfer key replacing `replacing` (made once by the worker; asking again answers the same new key). */
+  async rotateTransferKey(userId: string, replacing: string): Promise<string> {
+    return (await this.create({ userId, kind: 'evm-transfer-key-rotation', replacing })).address;
+  }
+
+  /** The addresses of every transfer key the service holds for the user: the current one first, then retired ones. */
+  async transferKeyAddresses(userId: string): Promise<string[]> {
+    const em = this.deps.orm.em.fork();
+    const current = await em.findOne(TransferKeyEntity, { userId });
+    const retired = await em.find(RetiredTransferKeyEntity, { userId }, { orderBy: { retiredAt: 'desc' } });
+    return [...(current ? [current.address] : []), ...retired.map((r) => r.address)];
   }
 
   async openSolanaWallet(userId: string, networkId: string): Promise<CustodyKeyOutcome> {

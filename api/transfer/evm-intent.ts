@@ -1,22 +1,23 @@
-import { Contract, getAddress, type InterfaceAbi } from 'ethers';
+import { getAddress } from 'ethers';
 import { LockMode } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity, TransferEntity, TransferKeyEntity, type Transfer } from '../../db/entities';
+import { SmartAccountEntity, TransferEntity, type Transfer } from '../../db/entities';
 import type { EvmNetwork } from '../../platform/networks';
 import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
-import { loadArtifact } from '../../contracts/build';
 import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { Holdings } from '../common/holdings';
-import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
+import type { CustodyKeys } from '../common/custody';
+import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
+import { IN_FLIGHT, amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
 import type { TransferFields } from './schemas';
 
 /**
  * Validates an EVM transfer; `record` checks the account, that it authorizes the user's transfer key (a read: the
  * key's address, never the key), and the balance, and records the intent. The worker signs it.
  */
-export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings }, network: EvmNetwork, body: TransferFields, userId: string): TransferIntent {
+export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings; custody: CustodyKeys }, network: EvmNetwork, body: TransferFields, userId: string): TransferIntent {
   const { orm, providers } = deps;
   const to = evmAddress(body.to_address);
   const native = network.nativeSymbol ?? 'ETH';
@@ -31,10 +32,12 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address)) throw problems.unprocessable('invalid-address', 'That is your own account');
-    const key = await em.findOne(TransferKeyEntity, { userId });
-    const accountContract = new Contract(account.address, loadArtifact('WalletAccount').abi as InterfaceAbi, provider);
-    if (!key || (await accountContract.getFunction('transferSigner')()) !== key.address) {
-      throw problems.conflict('transfers-not-enabled', 'This account does not authorize the transfer key (deployed before transfers existed)');
+    const grant = await transferKeyGrantOf(provider, account.address, []);
+    if (!grant.signer) {
+      throw problems.conflict('transfers-not-enabled', `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`);
+    }
+    if (!(await deps.custody.transferKeyAddresses(userId)).includes(grant.signer)) {
+      throw problems.conflict('transfers-not-enabled', 'This account does not authorize a transfer key the service holds for you');
     }
     // The balance check and the insert run under a lock on the account, counting transfers still in flight,
     // so concurrent transfers can never spend the same funds twice.
@@ -42,7 +45,7 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
       await policy.guard(tx);
       await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       const onChain = await deps.holdings.balanceAt(network.networkId, account.address, body.token);
-      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: 'processing' }))
+      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: { $in: IN_FLIGHT } }))
         .reduce((sum, t) => sum + BigInt(t.amount), 0n);
       if (inFlight + amount > onChain) {
         throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, body.token)}; asked ${formatMoney(amount, decimals, body.token)}`);

@@ -13,3 +13,6 @@ export const amountOf = parseAmount;
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>
   problems.unprocessable('unknown-token', `${symbol} is not transferable on ${networkId}; tokens: ${known.join(', ')}`);
+
+/** Transfers whose amount the chain balance may not show yet: recorded, or sent and not yet included (again, after a reorg). */
+export const IN_FLIGHT: Array<'processing' | 'submitted'> = ['processing', 'submitted'];

@@ -12,6 +12,7 @@ import { transferWorkflowId, type TransferOutcome } from '../../workflows/messag
 import type { PinBinding, PinService } from '../pin/service';
 import type { ApprovalCheck, SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
+import type { CustodyKeys } from '../common/custody';
 import { optional, splitPasskeySlot, type Passkeys } from '../passkeys/service';
 import { idForRequest } from '../http/idempotency';
 import type { GasSponsorships } from '../common/gas-sponsorship';
@@ -29,7 +30,7 @@ import type { PolicyCheck } from './intent';
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
   taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
-  addressBook: AddressBook; passkeys: Passkeys;
+  addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys;
 }
 
 /**

@@ -7,7 +7,7 @@ import { LAMPORTS_PER_SIGNATURE, SOL_DECIMALS, type SolanaChain, type SolanaChai
 import type { EntityManager } from '@mikro-orm/core';
 import { problems } from '../http/problems';
 import { solanaAddress } from '../common/addresses';
-import { amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
+import { IN_FLIGHT, amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
 import type { TransferFields } from './schemas';
 
 const sol = (lamports: bigint) => formatMoney(lamports > 0n ? lamports : 0n, SOL_DECIMALS, 'SOL');
@@ -18,7 +18,7 @@ const sol = (lamports: bigint) => formatMoney(lamports > 0n ? lamports : 0n, SOL
  * balances, so a landing in between is counted twice (a refusal to retry), never not at all (an overdraft).
  */
 async function reserved(tx: EntityManager, chain: SolanaChain, userId: string, networkId: string, symbol: string) {
-  const recorded = await tx.find(TransferEntity, { userId, networkId, status: 'processing' });
+  const recorded = await tx.find(TransferEntity, { userId, networkId, status: { $in: IN_FLIGHT } });
   const landed = await chain.landed(recorded.flatMap((t) => (t.txHash ? [t.txHash] : [])));
   const inFlight = recorded.filter((t) => !t.txHash || !landed.has(t.txHash));
   return {

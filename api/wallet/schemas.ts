@@ -64,3 +64,35 @@ export const GasBudget = Type.Object({
   resetsAt: { ...DateTime, description: 'the next 00:00 KST' },
   paidBy: Type.Literal('service', { description: 'gas is paid by the service\'s paymaster, never from the account' }),
 }, { additionalProperties: false });
+
+const TokenAmount = Type.String({ pattern: '^\\d{1,30}(\\.\\d{1,36})?$', description: 'whole tokens, e.g. "2.5"; "0" stops the key from sending that token' });
+export const TransferKeyPrepareBody = Type.Object({
+  action: Type.Union([Type.Literal('renew'), Type.Literal('rotate'), Type.Literal('revoke'), Type.Literal('set-caps')], {
+    description: 'renew: authorize the current service key with a new expiry; rotate: a new service key replaces the one the account names (that one is retired); revoke: no service key at all; set-caps: change daily caps',
+  }),
+  validForSeconds: Type.Optional(Type.Integer({ minimum: 3600, description: 'renew, rotate: how long the grant lasts (default and most: TRANSFER_SIGNER_VALIDITY_SECONDS)' })),
+  caps: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), TokenAmount, { description: 'daily caps per token symbol to set (others unchanged), e.g. {"ETH":"1","USDT":"500"}', maxProperties: 16 })),
+}, { additionalProperties: false });
+
+export const TransferKeyView = Type.Object({
+  networkId: Type.String(), accountAddress: Type.String(),
+  signer: Type.Union([Type.String(), Type.Null()], { description: 'the key the account authorizes for capped transfers, or null' }),
+  signerStatus: Type.Union([Type.Literal('current'), Type.Literal('retired'), Type.Literal('none'), Type.Literal('unknown')], {
+    description: "current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked",
+  }),
+  validUntil: Type.Union([DateTime, Type.Null()]),
+  expired: Type.Boolean(),
+  caps: Type.Array(Type.Object({ symbol: Type.String(), dailyCap: Type.String(), spentToday: Type.String(), remainingToday: Type.String() }), {
+    description: 'per token, as the account counts it (per UTC day): a cap of 0 means the key cannot send it',
+  }),
+  capsResetAt: DateTime,
+});
+export const TransferKeyExecuteBody = DeployExecuteBody;
+export const TransferKeyAccepted = Type.Object({ opId: Type.String(), status: Type.String({ description: 'submitted' }) });
+export const TransferKeyOperationParams = Type.Object({ opId: Type.String({ pattern: '^tkop_[0-9a-f-]{36}$' }) });
+export const TransferKeyOperationStatus = Type.Object({
+  opId: Type.String(), networkId: Type.String(), action: Type.String(),
+  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  signer: Type.Union([Type.String(), Type.Null()]), txHash: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]),
+  updatedAt: DateTime,
+});

@@ -34,7 +34,7 @@ import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { PinApprovalEntity, UserPinEntity } from './pin';
-import { AddressBookEntryEntity, SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
+import { AddressBookEntryEntity, RetiredTransferKeyEntity, SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
 import { GasSponsorshipEntity } from './gas-sponsorship';
 
 export const ALL_ENTITIES = [
@@ -42,6 +42,6 @@ export const ALL_ENTITIES = [
   KycBasicInfoEntity, SmartAccountEntity, SignedOperationEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity,
+  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity,
 ];

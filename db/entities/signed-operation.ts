@@ -1,14 +1,21 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 /** What a signed operation does; the workflow that submits it and the answers that show it depend on it. */
-export type SignedOperationKind = 'deploy' | 'did_key';
+export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key';
 
-/** Kind-specific facts: `did_key` records the DID, key type and public key; `deploy` needs none beyond the columns. */
-export interface SignedOperationDetails { did?: string; keyType?: string; publicKey?: string }
+/**
+ * Kind-specific facts: `did_key` records the DID, key type and public key; `transfer_key` the action and what the
+ * account will authorize (signer, until when, caps in base units per symbol); `deploy` needs none beyond the columns.
+ */
+export interface SignedOperationDetails {
+  did?: string; keyType?: string; publicKey?: string;
+  action?: string; signer?: string; validUntil?: number; caps?: Record<string, string>;
+}
 
 /**
  * One user operation of a smart account, prepared for the owner's signature (the slot id is the operation id), then
- * signed, claimed once and submitted by its workflow: a deployment (`dep_…`) or a DID key addition (`didop_…`). Key
+ * signed, claimed once and submitted by its workflow: a deployment (`dep_…`), a DID key addition (`didop_…`) or a
+ * change of the transfer key's grant (`tkop_…`). Key
  * rotation is not one of these: one owner signature over a merkle root authorizes several networks' operations
  * (key_rotation_tasks / key_rotation_networks).
  */
@@ -17,7 +24,7 @@ export const SignedOperationEntity = defineEntity({
   tableName: 'signed_operations',
   properties: (p) => ({
     operationId: p.string().primary().length(64),
-    kind: p.enum(['deploy', 'did_key'] as const),
+    kind: p.enum(['deploy', 'did_key', 'transfer_key'] as const),
     userId: p.string().length(64).index(),
     networkId: p.string().length(32),
     accountAddress: p.string().length(42),

@@ -14,6 +14,23 @@ export const TransferKeyEntity = defineEntity({
 export type TransferKey = InferEntity<typeof TransferKeyEntity>;
 
 /**
+ * Transfer keys a rotation replaced. One still signs on a network whose account authorizes it until the owner moves
+ * that network to the current key (or removes it); the worker signs with the key the account authorizes.
+ */
+export const RetiredTransferKeyEntity = defineEntity({
+  name: 'RetiredTransferKey',
+  tableName: 'retired_transfer_keys',
+  properties: (p) => ({
+    address: p.string().primary().length(42),
+    userId: p.string().length(64).index(),
+    keySealed: p.text(),
+    createdAt: p.datetime(),
+    retiredAt: p.datetime(),
+  }),
+});
+export type RetiredTransferKey = InferEntity<typeof RetiredTransferKeyEntity>;
+
+/**
  * A user's Solana wallet: an ed25519 key the service holds (sealed by envelope encryption). Solana has no smart
  * accounts here, so this key owns the funds; only the worker process opens it, to sign a transfer confirmed by PIN.
  */

@@ -33,6 +33,8 @@ import { Migration20261123050000GasSponsorships as PgGasSponsorships } from './p
 import { Migration20261123050000GasSponsorships as SqliteGasSponsorships } from './sqlite/Migration20261123050000GasSponsorships';
 import { Migration20261123060000TransferPolicy as PgTransferPolicy } from './postgresql/Migration20261123060000TransferPolicy';
 import { Migration20261123060000TransferPolicy as SqliteTransferPolicy } from './sqlite/Migration20261123060000TransferPolicy';
+import { Migration20261123070000TransferKeyRotation as PgTransferKeyRotation } from './postgresql/Migration20261123070000TransferKeyRotation';
+import { Migration20261123070000TransferKeyRotation as SqliteTransferKeyRotation } from './sqlite/Migration20261123070000TransferKeyRotation';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -58,6 +60,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123040000SpendingLimits', class: PgSpendingLimits },
     { name: 'Migration20261123050000GasSponsorships', class: PgGasSponsorships },
     { name: 'Migration20261123060000TransferPolicy', class: PgTransferPolicy },
+    { name: 'Migration20261123070000TransferKeyRotation', class: PgTransferKeyRotation },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -76,6 +79,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123040000SpendingLimits', class: SqliteSpendingLimits },
     { name: 'Migration20261123050000GasSponsorships', class: SqliteGasSponsorships },
     { name: 'Migration20261123060000TransferPolicy', class: SqliteTransferPolicy },
+    { name: 'Migration20261123070000TransferKeyRotation', class: SqliteTransferKeyRotation },
   ],
 };
 

@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
+import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
 import type { EnvelopeEncryption } from '../../platform/envelope';
 
 /**
@@ -29,8 +29,28 @@ export class TransferKeys {
     }
   }
 
-  async signerFor(userId: string): Promise<Wallet | undefined> {
-    const row = await this.orm.em.fork().findOne(TransferKeyEntity, { userId });
+  /**
+   * Replaces the user's current key (when it is still `replacing`) with a new one and keeps the old one retired: it
+   * still signs where an account authorizes it, until the owner moves that account to the new key. Idempotent: once
+   * rotated, asking again answers the current key.
+   */
+  async rotate(userId: string, replacing: string): Promise<{ address: string; created: boolean }> {
+    return this.orm.em.fork().transactional(async (em) => {
+      const current = await em.findOne(TransferKeyEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!current) throw new Error(`user ${userId} has no transfer key to rotate`);
+      if (current.address !== replacing) return { address: current.address, created: false };
+      em.create(RetiredTransferKeyEntity, { address: current.address, userId, keySealed: current.keySealed, createdAt: current.createdAt, retiredAt: new Date() });
+      const wallet = Wallet.createRandom();
+      Object.assign(current, { address: wallet.address, keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`), createdAt: new Date() });
+      return { address: wallet.address, created: true };
+    });
+  }
+
+  /** The user's key with this address (the one an account authorizes): the current one or a retired one. */
+  async signerFor(userId: string, address?: string): Promise<Wallet | undefined> {
+    const em = this.orm.em.fork();
+    const current = await em.findOne(TransferKeyEntity, { userId });
+    const row = !address || current?.address === address ? current : await em.findOne(RetiredTransferKeyEntity, { userId, address });
     return row ? new Wallet(this.envelope.open(row.keySealed, `transfer-key:${userId}`)) : undefined;
   }
 }

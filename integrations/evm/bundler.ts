@@ -34,6 +34,8 @@ export class Bundler {
   private readonly entryPoint: Contract;
   /** The next nonce this bundler will use: nodes can answer nonce queries from a block behind for a moment. */
   private nextNonce = 0;
+  /** The transaction that took the nonce before `nextNonce`: if the node no longer knows it (a reorg dropped it), the cache is stale. */
+  private lastSent: string | undefined;
 
   private readonly lockKey: string;
 
@@ -85,7 +87,9 @@ export class Bundler {
     const request = await this.entryPoint.getFunction('handleOps').populateTransaction([packUserOperation(op)], beneficiary);
     const populated = await this.signer.populateTransaction({ ...request, nonce: await this.takeNonce() });
     const raw = await this.signer.signTransaction(populated);
-    return { raw, hash: Transaction.from(raw).hash! };
+    const hash = Transaction.from(raw).hash!;
+    this.lastSent = hash;
+    return { raw, hash };
   }
 
   private async takeNonce(): Promise<number> {
@@ -93,7 +97,10 @@ export class Bundler {
     // sending with this key in between makes stale (found by the two-worker test: NONCE_EXPIRED).
     const provider = this.signer.provider as JsonRpcProvider;
     const pending = Number(BigInt(await provider.send('eth_getTransactionCount', [this.signer.address, 'pending']) as string));
-    const nonce = Math.max(pending, this.nextNonce);
+    // Ahead of the node only while our last transaction is still known to it: one a reorg removed (or the pool
+    // dropped) frees its nonce again, and a nonce past the gap would never be mined.
+    const cacheHolds = pending < this.nextNonce && this.lastSent !== undefined && (await provider.send('eth_getTransactionByHash', [this.lastSent])) !== null;
+    const nonce = cacheHolds ? this.nextNonce : pending;
     this.nextNonce = nonce + 1;
     return nonce;
   }
@@ -116,6 +123,19 @@ export class Bundler {
       if (receipt || Date.now() >= deadline) return receipt;
       await new Promise((r) => setTimeout(r, 250));
     }
+  }
+
+  /**
+   * Where the chain executed a user operation, found by its UserOperationEvent (whichever transaction carried it: ours,
+   * a resubmission, or another bundler's); null when the chain does not show it (not yet, or a reorg removed it).
+   */
+  async findOperation(userOpHash: string, fromBlock = 0): Promise<{ outcome: UserOperationOutcome; receipt: TransactionReceipt } | null> {
+    const topic = this.entryPoint.interface.getEvent('UserOperationEvent')!.topicHash;
+    const provider = this.signer.provider!;
+    const [log] = await provider.getLogs({ address: await this.entryPoint.getAddress(), topics: [topic, userOpHash], fromBlock });
+    if (!log) return null;
+    const receipt = await provider.getTransactionReceipt(log.transactionHash);
+    return receipt ? { outcome: this.outcomeOf(receipt), receipt } : null;
   }
 
   /** simulate, sign, broadcast, wait: for callers that need no crash recovery (tests, scripts). */

@@ -123,3 +123,29 @@ export const deserializeOperation = (stored: Record<string, string>): UserOperat
   for (const field of BIGINT_FIELDS) op[field] = BigInt(stored[field]!);
   return op as unknown as UserOperation;
 };
+
+/** What an account grants the service's transfer key, read from the chain (a read: no key is involved). */
+export interface TransferKeyGrant {
+  signer: string | null; validUntil: number;
+  /** Per token address (address(0): the coin): the daily cap, and what was sent on `day` (UTC days since 1970). */
+  allowances: Map<string, { dailyCap: bigint; spent: bigint; day: number }>;
+}
+
+export async function transferKeyGrantOf(provider: JsonRpcProvider, account: string, tokens: string[]): Promise<TransferKeyGrant> {
+  const wallet = new Contract(account, accountAbi(), provider);
+  const [signer, validUntil, ...allowances] = await Promise.all([
+    wallet.getFunction('transferSigner')() as Promise<string>, wallet.getFunction('transferSignerValidUntil')() as Promise<bigint>,
+    ...tokens.map((token) => wallet.getFunction('transferAllowances')(token) as Promise<[bigint, bigint, bigint]>),
+  ]);
+  return {
+    signer: signer === ZeroAddress ? null : signer, validUntil: Number(validUntil),
+    allowances: new Map(tokens.map((token, i) => {
+      const [dailyCap, spent, day] = allowances[i] as unknown as [bigint, bigint, bigint];
+      return [token, { dailyCap, spent, day: Number(day) }];
+    })),
+  };
+}
+
+/** The owner call that sets the transfer key (address(0) removes it), its expiry and caps (token addresses, base units). */
+export const configureTransferSignerCallData = (signer: string, validUntil: number, caps: Array<{ token: string; dailyCap: bigint }>): string =>
+  new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [signer, validUntil, caps.map((c) => c.token), caps.map((c) => c.dailyCap)]);

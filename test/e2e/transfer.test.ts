@@ -4,6 +4,7 @@ import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
+import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
@@ -42,14 +43,14 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const before = await chain.provider.getBalance(accounts.ETHEREUM!);
     const sent = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.25' });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ status: 'confirmed', tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: '0.25 ETH', network: 'ETHEREUM', error: null });
+    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: '0.25 ETH', network: 'ETHEREUM', error: null });
     expect(sent.body.fee).toMatch(/^0\.\d+ ETH$/);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
     expect(await chain.provider.getBalance(accounts.ETHEREUM!)).toBe(before - parseEther('0.25')); // gas comes from the EntryPoint deposit
     expect((await chain.provider.getTransactionReceipt(sent.body.tx_hash))!.status).toBe(1);
 
     const tokens = await transfer({ to_address: recipient.toLowerCase(), network: 'ETHEREUM', token: 'USDT', amount: '12.5' });
-    expect(tokens.body).toMatchObject({ status: 'confirmed', amount: '12.5 USDT' });
+    expect(tokens.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '12.5 USDT' });
     expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(12_500_000n);
     expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, user)).body).toEqual(tokens.body);
     expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, await registerUser(stack))).status).toBe(404);
@@ -66,7 +67,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   it('sends POL on POLYGON', async () => {
     const recipient = Wallet.createRandom().address;
     const sent = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.5' });
-    expect(sent.body).toMatchObject({ status: 'confirmed', amount: '0.5 POL', fee: expect.stringMatching(/ POL$/) });
+    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '0.5 POL', fee: expect.stringMatching(/ POL$/) });
     expect(await stack.chains[1]!.provider.getBalance(recipient)).toBe(parseEther('0.5'));
   });
 
@@ -99,8 +100,8 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const recipient = Wallet.createRandom().address;
     const available = await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!) as bigint; // 100 USDT
     const answers = await Promise.all(Array.from({ length: 8 }, () => transfer({ to_address: recipient, network: 'POLYGON', token: 'USDT', amount: '15' })));
-    const confirmed = answers.filter((a) => a.body.status === 'confirmed');
-    const other = answers.filter((a) => a.body.status !== 'confirmed' && a.body.type !== '/problems/insufficient-balance');
+    const confirmed = answers.filter((a) => INCLUDED.test(a.body.status));
+    const other = answers.filter((a) => !INCLUDED.test(a.body.status) && a.body.type !== '/problems/insufficient-balance');
     expect(other).toEqual([]);
     expect(confirmed).toHaveLength(Number(available / 15_000_000n)); // 6 of 8
     expect(answers.filter((a) => a.body.type === '/problems/insufficient-balance')).toHaveLength(8 - confirmed.length);
@@ -124,7 +125,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     chain.proxy.down = false;
     const first = await pending;
     expect([200, 202]).toContain(first.status);
-    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status === 'confirmed', 90_000, 'transfer after the RPC came back');
+    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status), 90_000, 'transfer after the RPC came back');
     const again = await send();
     expect(again.body.transfer_id).toBe(first.body.transfer_id);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
@@ -141,11 +142,11 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const workflow = stack.temporal.workflow.getHandle(`transfer-${transferId}`);
     // Three attempts (TRANSFER_REVIEW_AFTER_ATTEMPTS) fail; the transfer is flagged, not failed.
     await waitFor(async () => (await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA) === 'transfer_unconfirmed', 90_000, 'transfer held for review');
-    expect((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status).toBe('processing');
+    expect((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status).toBe('submitted'); // sent, not seen included
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05')); // it did land, unseen by the worker
 
     chain.proxy.down = false;
-    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status === 'confirmed', 90_000, 'transfer once the RPC is back');
+    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status), 90_000, 'transfer once the RPC is back');
     expect(await workflow.result()).toMatchObject({ status: 'confirmed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect((await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA)).toBeUndefined();
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
@@ -169,7 +170,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       chain.proxy.delayMs = 0;
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       const first = await pending;
-      await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status === 'confirmed', 90_000, 'transfer by the second worker');
+      await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status), 90_000, 'transfer by the second worker');
       expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');

@@ -67,6 +67,10 @@ export interface TestStackOptions {
   logSink?: string[];
   /** Start two real chains (ETHEREUM 31337, POLYGON 31338) with EntryPoint and the account factory. */
   chains?: boolean;
+  /** Besides a block per transaction, a block every so many seconds (anvil mixed mining): for finality. */
+  chainBlockSeconds?: number;
+  /** EVM confirmations before a transfer is finalized (default 1: at inclusion, as the chains mine only on demand). */
+  confirmations?: number;
   /** Start the local SOLANA chain (LiteSVM behind Solana JSON-RPC, test USDT, faucet), reached through an RpcProxy. */
   solana?: boolean;
   /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */
@@ -118,7 +122,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   }
   const chains: StackChain[] = [];
   for (const chainId of options.chains ? [31337, 31338] : []) {
-    const chain = await startTestChain(chainId);
+    const chain = await startTestChain(chainId, options.chainBlockSeconds);
     const proxy = new RpcProxy(chain.rpcUrl);
     await proxy.start();
     chains.push({ ...chain, proxy });
@@ -133,7 +137,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const networksJson = JSON.stringify({
     ...Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
       kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry,
-      nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } },
+      nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } }, confirmations: options.confirmations ?? 1,
     }])),
     ...(solana ? { SOLANA: { kind: 'solana', rpcUrl: solana.proxy.url, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } } } : {}),
   });

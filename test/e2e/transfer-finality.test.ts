@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { registerUser, type RegisteredUser } from '../helpers/http';
+import { callApi } from '../helpers/bank';
+import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { deployAccount } from '../helpers/wallet';
+import { waitFor } from '../helpers/processes';
+import { TransferEntity } from '../../db/entities';
+import { transferFinalityWorkflowId } from '../../workflows/messages';
+
+const CONFIRMATIONS = 5;
+
+/**
+ * Transfer finality on a chain that makes a block every second (anvil mixed mining): confirmed at inclusion, finalized
+ * CONFIRMATIONS blocks deep; a reorg (anvil_reorg) that removes the including block puts the transfer back in flight,
+ * the same signed operation is sent again, and the money moves exactly once.
+ */
+describe.each(testDatabases())('transfer finality and reorgs on $name', (database) => {
+  let stack: TestStack;
+  const PIN = '482915';
+  beforeAll(async () => {
+    stack = await startTestStack(database, { chains: true, chainBlockSeconds: 1, confirmations: CONFIRMATIONS });
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  const fundedUser = async (): Promise<{ user: RegisteredUser; account: string }> => {
+    const user = await registerUser(stack);
+    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
+    const chain = stack.chains[0]!;
+    await (await chain.funder.sendTransaction({ to: account, value: parseEther('1') })).wait();
+    return { user, account };
+  };
+  const send = async (user: RegisteredUser, to: string, amount: string) => {
+    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
+    const key = randomUUID();
+    return callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, PIN, fields, key) }, key });
+  };
+  const rpc = () => new JsonRpcProvider(stack.chains[0]!.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
+  const balance = async (address: string) => BigInt(await rpc().send('eth_getBalance', [address, 'latest']) as string);
+  const row = (transferId: string) => stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+
+  it('answers confirmed at inclusion, then finalizes once the block is deep enough and still canonical', async () => {
+    const { user } = await fundedUser();
+    const to = Wallet.createRandom().address;
+    const sent = await send(user, to, '0.1');
+    expect([sent.status, sent.body.status]).toEqual([200, 'confirmed']);
+    const included = await row(sent.body.transfer_id);
+    expect(included.blockNumber).toEqual(expect.any(Number));
+    expect(included.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
+
+    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${sent.body.transfer_id}`, user)).body.status === 'finalized', 60_000, 'finalized');
+    const head = Number(await rpc().send('eth_blockNumber', []));
+    expect(head - included.blockNumber! + 1).toBeGreaterThanOrEqual(CONFIRMATIONS);
+    expect((await row(sent.body.transfer_id)).blockHash).toBe(included.blockHash);
+    expect(await balance(to)).toBe(parseEther('0.1'));
+  });
+
+  it('sends a transfer again when a reorg removes its block: moved once, counted once, finalized in the new chain', async () => {
+    const { user, account } = await fundedUser();
+    const to = Wallet.createRandom().address;
+    const sent = await send(user, to, '0.25');
+    expect([sent.status, sent.body.status]).toEqual([200, 'confirmed']);
+    const transferId = sent.body.transfer_id as string;
+    const before = await row(transferId);
+    expect(await balance(to)).toBe(parseEther('0.25'));
+
+    // The chain drops the block that included it (and those after): the transfer is gone from the chain.
+    const chain = rpc();
+    const head = Number(await chain.send('eth_blockNumber', []));
+    await chain.send('anvil_reorg', [head - before.blockNumber! + 1, []]);
+    expect(await balance(to)).toBe(0n);
+    expect(await chain.send('eth_getTransactionReceipt', [before.txHash])).toBeNull();
+
+    await waitFor(async () => (await row(transferId)).status === 'finalized', 90_000, 'finalized after the reorg');
+    const after = await row(transferId);
+    expect(after.txHash).not.toBe(before.txHash); // sent again, in a new transaction
+    const canonical = await chain.send('eth_getBlockByNumber', [`0x${after.blockNumber!.toString(16)}`, false]) as { hash: string };
+    expect(canonical.hash).toBe(after.blockHash);
+
+    // Moved exactly once: the recipient has the amount, the account paid it once (gas is sponsored).
+    expect(await balance(to)).toBe(parseEther('0.25'));
+    expect(await balance(account)).toBe(parseEther('0.75'));
+    // Counted once: one transfer, once in the history, once against today's limits.
+    expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(1);
+    const history = (await callApi(stack, '/api/v1/transactions?limit=50', user)).body.transactions as Array<Record<string, unknown>>;
+    expect(history.filter((t) => JSON.stringify(t).includes(transferId) || JSON.stringify(t).includes(to))).toHaveLength(1);
+    const view = await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user);
+    expect(view.body).toMatchObject({ status: 'finalized', tx_hash: after.txHash, amount: '0.25 ETH' });
+    // The finality workflow followed it through the reorg and is done.
+    await stack.temporal.workflow.getHandle(transferFinalityWorkflowId(transferId)).result();
+  });
+});
