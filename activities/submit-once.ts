@@ -48,8 +48,23 @@ async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }
     if (!outcome.success) throw reverted(outcome.revertReason);
     return { txHash: hash };
   };
-  if (input.recordedTxHash && (await bundler.receiptOf(input.recordedTxHash, 5_000))) return ran(input.recordedTxHash);
-  if (await input.alreadyDone()) return { txHash: input.recordedTxHash ?? null };
+  if (input.recordedTxHash) {
+    if (await bundler.receiptOf(input.recordedTxHash, 5_000)) return ran(input.recordedTxHash);
+    // Still in the pool after an attempt's wait ran out: priced under what blocks now ask. Replace it (same nonce,
+    // higher fees); whichever of the two is mined, the operation runs once.
+    const stuck = await bundler.pendingTransaction(input.recordedTxHash);
+    if (stuck) return ran(await bundler.replace(stuck, input.operation, input.beneficiary, input.recordTxHash), RECEIPT_TIMEOUT_MS);
+  }
+  if (await input.alreadyDone()) {
+    // Done by a transaction other than the recorded one (a replaced one mined after all, or one a reorg moved).
+    const found = await bundler.findOperation(await bundler.onChainHash(input.operation));
+    if (found) {
+      await input.settle(found.outcome);
+      if (!found.outcome.success) throw reverted(found.outcome.revertReason);
+      return { txHash: found.receipt.hash };
+    }
+    return { txHash: input.recordedTxHash ?? null };
+  }
   try {
     await bundler.simulate(input.operation, input.beneficiary);
   } catch (error) {

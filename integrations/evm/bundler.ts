@@ -11,6 +11,9 @@ export class UserOperationRejected extends Error {
   }
 }
 
+/** A transaction of ours the node holds unmined, with what it offered to pay. */
+export interface PendingTransaction { hash: string; nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+
 export interface UserOperationOutcome {
   success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint;
   /** Why the account's call reverted, when it said (Error(string)), e.g. "transfer: over the daily cap". */
@@ -82,10 +85,40 @@ export class Bundler {
     });
   }
 
+  /** Our transaction `hash` when the node still holds it unmined (in its pool), else null. */
+  async pendingTransaction(hash: string): Promise<PendingTransaction | null> {
+    const tx = await (this.signer.provider as JsonRpcProvider).send('eth_getTransactionByHash', [hash]) as
+      { blockNumber: string | null; nonce: string; maxFeePerGas?: string; maxPriorityFeePerGas?: string; gasPrice: string } | null;
+    if (!tx || tx.blockNumber) return null;
+    return {
+      hash, nonce: Number(BigInt(tx.nonce)),
+      maxFeePerGas: BigInt(tx.maxFeePerGas ?? tx.gasPrice), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas ?? tx.gasPrice),
+    };
+  }
+
+  /**
+   * Replaces a transaction stuck in the pool (priced under what blocks now ask) with the same handleOps at the same
+   * nonce and fees raised by at least the 12.5% nodes require, or to the market's if higher; its hash goes to `record`
+   * before it is broadcast. Only one of the two can be mined: the nonce is the same.
+   */
+  async replace(stuck: PendingTransaction, op: UserOperation, beneficiary: string, record: (hash: string) => Promise<void>): Promise<string> {
+    return this.nonces.exclusive(this.lockKey, async () => {
+      const market = await this.signer.provider!.getFeeData();
+      const bump = (fee: bigint) => (fee * 1125n) / 1000n + 1n;
+      const max = (a: bigint, b: bigint | null) => (b !== null && b > a ? b : a);
+      const { raw, hash } = await this.sign(op, beneficiary, {
+        nonce: stuck.nonce, maxFeePerGas: max(bump(stuck.maxFeePerGas), market.maxFeePerGas), maxPriorityFeePerGas: max(bump(stuck.maxPriorityFeePerGas), market.maxPriorityFeePerGas),
+      });
+      await record(hash);
+      await this.broadcast(raw);
+      return hash;
+    });
+  }
+
   /** Signs (does not send) the handleOps transaction; its hash is final before broadcast. */
-  private async sign(op: UserOperation, beneficiary: string): Promise<{ raw: string; hash: string }> {
+  private async sign(op: UserOperation, beneficiary: string, replacing?: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ raw: string; hash: string }> {
     const request = await this.entryPoint.getFunction('handleOps').populateTransaction([packUserOperation(op)], beneficiary);
-    const populated = await this.signer.populateTransaction({ ...request, nonce: await this.takeNonce() });
+    const populated = await this.signer.populateTransaction({ ...request, ...(replacing ?? { nonce: await this.takeNonce() }) });
     const raw = await this.signer.signTransaction(populated);
     const hash = Transaction.from(raw).hash!;
     this.lastSent = hash;
