@@ -36,7 +36,7 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
     }),
 
     defineRoute({
-      method: 'delete', path: '/api/v1/transfer/address-book/:network/:address', operationId: 'removeRecipient', tags: ['Transfer'], auth: 'bearer',
+      method: 'delete', path: '/api/v1/transfer/address-book/:networkId/:address', operationId: 'removeRecipient', tags: ['Transfer'], auth: 'bearer',
       summary: 'Remove a recipient; adding it again starts a new cooling-off',
       params: S.AddressBookParams,
       responses: {
@@ -44,7 +44,7 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
         503: { description: 'Network not configured' },
       },
       handler: async ({ user, params }) => {
-        await addressBook.remove(user!.userId, params.network, addressBook.normalize(params.network, params.address));
+        await addressBook.remove(user!.userId, params.networkId, addressBook.normalize(params.networkId, params.address));
         return { status: 204 };
       },
     }),

@@ -68,7 +68,7 @@ export const AddressBookBody = Type.Object({
   address: Type.String({ minLength: 1, maxLength: 100, description: 'EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key' }),
 }, { additionalProperties: false });
 export const AddressBookParams = Type.Object({
-  network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
+  networkId: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
   address: Type.String({ minLength: 1, maxLength: 100 }),
 });
 export const AddressBookEntryView = Type.Object({

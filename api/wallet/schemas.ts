@@ -89,7 +89,7 @@ export const TransferKeyView = Type.Object({
 });
 export const TransferKeyExecuteBody = DeployExecuteBody;
 export const TransferKeyAccepted = Type.Object({ opId: Type.String(), status: Type.String({ description: 'submitted' }) });
-export const TransferKeyOperationParams = Type.Object({ opId: Type.String({ pattern: '^tkop_[0-9a-f-]{36}$' }) });
+export const TransferKeyOperationParams = Type.Object({ keyOpId: Type.String({ pattern: '^tkop_[0-9a-f-]{36}$' }) });
 export const TransferKeyOperationStatus = Type.Object({
   opId: Type.String(), networkId: Type.String(), action: Type.String(),
   status: Type.String({ description: 'prepared | submitted | completed | failed' }),

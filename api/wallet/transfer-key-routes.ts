@@ -49,11 +49,11 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/wallet/transfer-key-operations/:opId', operationId: 'getTransferKeyOperation', tags: TAGS, auth: 'bearer',
+      method: 'get', path: '/v1/wallet/transfer-key-operations/:keyOpId', operationId: 'getTransferKeyOperation', tags: TAGS, auth: 'bearer',
       summary: 'Status of a transfer-key change',
       params: S.TransferKeyOperationParams,
       responses: { 200: { description: 'Operation status', schema: S.TransferKeyOperationStatus }, 404: { description: 'No such operation for this user' } },
-      handler: async ({ params, user }) => ({ status: 200, body: await transferKeys.status(user!.userId, params.opId) }),
+      handler: async ({ params, user }) => ({ status: 200, body: await transferKeys.status(user!.userId, params.keyOpId) }),
     }),
   ];
 }

@@ -43,6 +43,8 @@ describe('object-level authorization of every route that takes an id', () => {
       headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { signing: { items: [{ id: rotation.id, parameter: rotation.parameter, signature: { authResponse: { signature: rootSignature } } }] } },
     });
     ids.taskId = rotation.id;
+    ids.keyOpId = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(owner), json: { action: 'set-caps', caps: { ETH: '1' } } })).body.items[0].id;
+    ids.address = (await callApi(stack, '/api/v1/transfer/address-book', owner, { json: { network: 'ETHEREUM', address: Wallet.createRandom().address } })).body.address;
     await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     ids.transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
@@ -85,5 +87,6 @@ describe('object-level authorization of every route that takes an id', () => {
     }
     // The stranger's DELETE changed nothing.
     expect((await callApi(stack, '/api/v1/other-assets', owner)).body.assets).toHaveLength(1);
+    expect((await callApi(stack, '/api/v1/transfer/address-book', owner)).body.items.map((e: { address: string }) => e.address)).toContain(ids.address);
   });
 });

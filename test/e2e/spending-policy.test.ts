@@ -1,15 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { Contract, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
-import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { INCLUDED } from '../helpers/transfers';
+import { call, type RegisteredUser } from '../helpers/http';
+import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin } from '../helpers/pin';
-import { deployAccount } from '../helpers/wallet';
+import { transferPin } from '../helpers/pin';
 import { TransferEntity, UserPinEntity } from '../../db/entities';
 
 const ROOT = join(__dirname, '..', '..');
@@ -25,17 +22,7 @@ describe.each(testDatabases())('spending policy on $name: transfer limits in won
   afterAll(async () => { await stack?.stop(); });
   afterEach(async () => { await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' }); });
 
-  const fundedUser = async (): Promise<RegisteredUser> => {
-    const user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
-    const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
-    const chain = stack.chains[0]!;
-    const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
-    const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
-    await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
-    await (await usdt.getFunction('mint')(account, parseUnits('10000', 6), { nonce: nonce + 1 })).wait();
-    return user;
-  };
+  const fundedUser = async (): Promise<RegisteredUser> => (await fundedUserWith(stack, PIN)).user;
   const send = async (user: RegisteredUser, amount: string, pin = PIN) => {
     const fields = { to_address: RECIPIENT, network: 'ETHEREUM', token: 'USDT', amount };
     const key = randomUUID();

@@ -1,13 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { Contract, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
-import { loadArtifact } from '../../contracts/build';
+import { Wallet } from 'ethers';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { INCLUDED } from '../helpers/transfers';
+import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
-import { bearer, deployAccount } from '../helpers/wallet';
+import { transferPin, type TransferFields } from '../helpers/pin';
+import { bearer } from '../helpers/wallet';
 import { SoftwarePasskey, approveSlot } from '../helpers/software-passkey';
 import { AddressBookEntryEntity, TransferEntity, UserPinEntity } from '../../db/entities';
 
@@ -28,17 +27,7 @@ describe.each(testDatabases())('transfer approvals on $name: address book with c
   });
   afterAll(async () => { await stack?.stop(); });
 
-  const fundedUser = async (): Promise<RegisteredUser> => {
-    const user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
-    const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
-    const chain = stack.chains[0]!;
-    const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
-    const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
-    await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
-    await (await usdt.getFunction('mint')(account, parseUnits('10000', 6), { nonce: nonce + 1 })).wait();
-    return user;
-  };
+  const fundedUser = async (): Promise<RegisteredUser> => (await fundedUserWith(stack, PIN)).user;
   const addPasskey = async (user: RegisteredUser): Promise<SoftwarePasskey> => {
     const passkey = new SoftwarePasskey();
     const { body } = await call(`${stack.apiUrl}/v1/auth/passkeys/registration/options`, { method: 'POST', headers: bearer(user) });

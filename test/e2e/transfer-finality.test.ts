@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
 import { testDatabases } from '../helpers/databases';
+import { fundedUser as fundedUserWith } from '../helpers/transfers';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { registerUser, type RegisteredUser } from '../helpers/http';
+import type { RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
-import { deployAccount } from '../helpers/wallet';
+import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 import { transferFinalityWorkflowId } from '../../workflows/messages';
@@ -25,14 +25,7 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
   });
   afterAll(async () => { await stack?.stop(); });
 
-  const fundedUser = async (): Promise<{ user: RegisteredUser; account: string }> => {
-    const user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
-    const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
-    const chain = stack.chains[0]!;
-    await (await chain.funder.sendTransaction({ to: account, value: parseEther('1') })).wait();
-    return { user, account };
-  };
+  const fundedUser = () => fundedUserWith(stack, PIN, '0');
   const send = async (user: RegisteredUser, to: string, amount: string) => {
     const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
     const key = randomUUID();

@@ -1,5 +1,26 @@
+import { Contract, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
+import type { TestStack } from './stack';
+import { registerUser, type RegisteredUser } from './http';
+import { callApi } from './bank';
+import { encryptPin } from './pin';
+import { deployAccount } from './wallet';
+
 /**
  * The status of a transfer the chain included: `confirmed`, or already `finalized` (with one confirmation, as the
  * test chains are configured, finality follows inclusion at once).
  */
 export const INCLUDED = /^(confirmed|finalized)$/;
+
+/** A registered user with a transaction PIN and a deployed ETHEREUM account holding 1 ETH and `usdt` test USDT. */
+export async function fundedUser(stack: TestStack, pin: string, usdt = '10000'): Promise<{ user: RegisteredUser; account: string }> {
+  const user = await registerUser(stack);
+  await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, pin) } });
+  const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
+  const chain = stack.chains[0]!;
+  const token = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
+  const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
+  await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
+  if (usdt !== '0') await (await token.getFunction('mint')(account, parseUnits(usdt, 6), { nonce: nonce + 1 })).wait();
+  return { user, account };
+}

@@ -8,12 +8,13 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
-import { SignedOperationEntity, UserEntity } from '../../db/entities';
+import { SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
+import { fundedUser } from '../helpers/transfers';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { encryptPin, transferPin } from '../helpers/pin';
 import { parseEther } from 'ethers';
 import {
-  chargeWorkflowId, transferWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -35,6 +36,7 @@ describe('workflow histories', () => {
     expect(files).toEqual(expect.arrayContaining([
       'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
       'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
+      'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
     ]));
   });
 
@@ -118,6 +120,39 @@ if (process.env.RECORD_HISTORIES) {
       });
       await stack.temporal.workflow.getHandle(transferWorkflowId(sent.body.transfer_id)).result();
       await save(transferWorkflowId(sent.body.transfer_id), 'transfer-confirmed');
+      await stack.stop();
+    });
+
+    it('records a transfer followed to finality, one sent again after a reorg, and a transfer key change', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, chainBlockSeconds: 1, confirmations: 3, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const save = async (workflowId: string, name: string) => {
+        await stack.temporal.workflow.getHandle(workflowId).result();
+        const json = execFileSync(resolveTemporalCli({ build: false }), [
+          'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+        ], { encoding: 'utf8' });
+        writeFileSync(join(DIR, `${name}.json`), json);
+      };
+      const { user } = await fundedUser(stack, '482915', '0');
+      const send = async () => {
+        const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+        const key = randomUUID();
+        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+      };
+      const finalized = await send();
+      await save(transferWorkflowId(finalized), 'transfer-finalized');
+      await save(transferFinalityWorkflowId(finalized), 'transfer-finality-finalized');
+      const reorged = await send();
+      const { blockNumber } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: reorged });
+      const head = Number(await stack.chains[0]!.provider.send('eth_blockNumber', []));
+      await stack.chains[0]!.provider.send('anvil_reorg', [head - blockNumber! + 1, []]);
+      await save(transferFinalityWorkflowId(reorged), 'transfer-finality-reorged');
+
+      const owner = Wallet.createRandom();
+      const holder = await registerUser(stack);
+      await deployAccount(stack, holder, owner, 'ETHEREUM');
+      const slot = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(holder), json: { action: 'set-caps', caps: { ETH: '1' } } })).body.items[0];
+      const accepted = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, { headers: { ...bearer(holder), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
+      await save(transferKeyWorkflowId(accepted.body.opId), 'transfer-key-completed');
       await stack.stop();
     });
 
