@@ -23,6 +23,7 @@ import type { BankClient } from '../integrations/bank';
 import type { PinService } from './pin/service';
 import type { SolanaChains } from '../integrations/solana';
 import type { RateLimits } from './http/rate-limits';
+import type { ApiMetrics } from './http/metrics';
 import cors from '@koa/cors';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../integrations/evm/smart-account';
@@ -40,6 +41,8 @@ export interface AppDeps {
   pins: PinService;
   quotes: QuoteEngine;
   rateLimits: RateLimits;
+  /** Request, rate-limit and dependency metrics (served by api/main.ts on METRICS_PORT). */
+  metrics: ApiMetrics;
   providers: ChainProviders;
   solanaChains: SolanaChains;
   identity: IdentityProviderClient;
@@ -84,8 +87,10 @@ export function createApp(deps: AppDeps): App {
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });
+  koa.use(deps.metrics.requestsMiddleware());
   koa.use(requestContext(orm, deps.logger));
   koa.use(errorHandler());
+  koa.use(deps.metrics.dependencyErrorsMiddleware());
   koa.use(securityHeaders());
   const corsOrigins = new Set(config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean));
   if (corsOrigins.size) {

@@ -21,6 +21,8 @@ import { TokenService } from './auth/tokens';
 import { PinService } from './pin/service';
 import { QuoteEngine } from './exchange/quote';
 import { RateLimits, parseOverrides } from './http/rate-limits';
+import { ApiMetrics } from './http/metrics';
+import { createMetricsRegistry } from '../platform/metrics';
 import type { AppDeps } from './app';
 
 export type ApiDeps = AppDeps & { close(): Promise<void> };
@@ -40,6 +42,8 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100, dailyLimits: settings.dailyLimits,
   });
   const rateLimits = RateLimits.create(config.DATABASE_URL, settings.rateLimits);
+  const metrics = new ApiMetrics(createMetricsRegistry('api'));
+  rateLimits.onRefused = (rule) => metrics.rateLimited(rule);
   const tokens = await TokenService.create({
     privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
     accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
@@ -50,7 +54,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   );
   const providers = new ChainProviders();
   return {
-    config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, temporal: temporalClient,
+    config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, metrics, temporal: temporalClient,
     transferSignerCaps: settings.transferSignerCaps,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),

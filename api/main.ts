@@ -4,6 +4,7 @@ import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
 import { composeApi } from './composition';
 import { createApp } from './app';
+import { serveMetrics } from '../platform/metrics';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -13,6 +14,9 @@ async function main(): Promise<void> {
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const deps = await composeApi(config, orm, logger);
   const app = createApp(deps);
+  // Prometheus metrics on their own (private) address, when METRICS_PORT is set.
+  const metrics = config.METRICS_PORT === undefined ? undefined : await serveMetrics(deps.metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
+  if (metrics) logger.info({ url: metrics.url }, 'metrics listening');
   const server = app.koa.listen(config.API_PORT, config.API_HOST, () => logger.info({ port: config.API_PORT }, 'api listening'));
   server.requestTimeout = 60_000;
   const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);
@@ -25,6 +29,7 @@ async function main(): Promise<void> {
     logger.info('api stopping');
     clearInterval(sweep);
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));
     await deps.close();
     await orm.close();
     process.exit(0);

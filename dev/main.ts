@@ -27,6 +27,7 @@ const PORTS = {
   api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),
   sandbox: port('SANDBOX_PORT', 4010), ETHEREUM: port('ETHEREUM_RPC_PORT', 8545), POLYGON: port('POLYGON_RPC_PORT', 8546),
   SOLANA: port('SOLANA_RPC_PORT', 8899), evmFaucet: port('EVM_FAUCET_PORT', 8547),
+  apiMetrics: port('API_METRICS_PORT', 9464), workerMetrics: port('WORKER_METRICS_PORT', 9465), temporalMetrics: port('TEMPORAL_METRICS_PORT', 9466),
 };
 
 const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -161,9 +162,9 @@ async function main(): Promise<void> {
 
   since = Date.now();
   progress(step++, total, `worker and API on :${PORTS.api}`);
-  startTsProcess('worker', 'worker/main.ts', env);
+  startTsProcess('worker', 'worker/main.ts', { ...env, METRICS_PORT: String(PORTS.workerMetrics), TEMPORAL_METRICS_PORT: String(PORTS.temporalMetrics) });
   // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY, VC_ISSUER_KEY, PAYMASTER_SIGNER_KEY.
-  startTsProcess('api', 'api/main.ts', withoutServerKeys(env));
+  startTsProcess('api', 'api/main.ts', { ...withoutServerKeys(env), METRICS_PORT: String(PORTS.apiMetrics) });
   await waitForHttp(`${apiUrl}/readyz`);
   done(since);
 
@@ -180,6 +181,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
                  DID registry ${chains.ETHEREUM!.didRegistry}, USDT ${chains.ETHEREUM!.usdt}
   EVM faucet     ${evmFaucet.url}   POST {"network":"ETHEREUM"|"POLYGON","address":"0x…"}: 1 ETH/POL + 1,000 USDT, once
   SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}
+  Metrics        api http://127.0.0.1:${PORTS.apiMetrics}/metrics, worker http://127.0.0.1:${PORTS.workerMetrics}/metrics, Temporal SDK http://127.0.0.1:${PORTS.temporalMetrics}/metrics
   Database       ${env.DATABASE_URL}
   Secrets        .data/dev.env (operator token: npm run token -- <userId>)
 `);

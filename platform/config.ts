@@ -11,6 +11,9 @@ const Url = Type.String({ pattern: '^https?://' });
 
 export const ConfigSchema = Type.Object({
   NODE_ENV: Type.Union([Type.Literal('development'), Type.Literal('production'), Type.Literal('test')], { default: 'production' }),
+  METRICS_PORT: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535, description: 'serve Prometheus /metrics on this port (0: a free one); unset: no metrics server' })),
+  METRICS_HOST: Type.String({ default: '127.0.0.1', description: 'the private address /metrics listens on (reach it from the scraper only)' }),
+  TEMPORAL_METRICS_PORT: Type.Optional(Type.Integer({ minimum: 1, maximum: 65535, description: 'worker: the Temporal SDK (core) serves its Prometheus metrics here, on METRICS_HOST' })),
   LOG_LEVEL: Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)), { default: 'info' }),
   API_HOST: Type.String({ default: '0.0.0.0' }),
   API_PORT: Port(3000),
@@ -129,7 +132,7 @@ export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys:
 }
 
 export const API_CONFIG_KEYS = [
-  'NODE_ENV', 'LOG_LEVEL', 'API_HOST', 'API_PORT', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS',
+  'NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'METRICS_HOST', 'API_HOST', 'API_PORT', 'PUBLIC_BASE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE', 'JWT_PRIVATE_JWK', 'JWT_ISSUER', 'JWT_AUDIENCE',
   'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS', 'DATA_ENCRYPTION_KEY', 'PASS_CALLBACK_API_KEY',
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
@@ -144,7 +147,7 @@ export const API_CONFIG_KEYS = [
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
 export const WORKER_CONFIG_KEYS = [
-  'NODE_ENV', 'LOG_LEVEL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
+  'NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'METRICS_HOST', 'TEMPORAL_METRICS_PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY',

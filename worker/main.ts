@@ -4,6 +4,8 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
 import { createWorker } from './create-worker';
+import { WorkerMetrics } from './metrics';
+import { createMetricsRegistry, serveMetrics } from '../platform/metrics';
 import { composeWorker } from './composition';
 import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
 
@@ -14,6 +16,8 @@ async function main(): Promise<void> {
   const sdkLog = logger.child({ component: 'temporal-sdk' });
   const sdkLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' } as const)[config.LOG_LEVEL];
   Runtime.install({
+    // The SDK's own metrics (task slots, polls, workflow and activity latencies and failures) in Prometheus format.
+    ...(config.TEMPORAL_METRICS_PORT ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`, countersTotalSuffix: true } } } } : {}),
     logger: new DefaultLogger(sdkLevel as LogLevel, ({ level, message, meta }) => {
       const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
       sdkLog[method](meta ?? {}, message);
@@ -24,7 +28,10 @@ async function main(): Promise<void> {
   const deps = composeWorker(config, orm);
   const upgraded = { rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption), sealed: await sealLegacyPersonalData(orm, deps.encryption) };
   if (upgraded.rekeyed || upgraded.sealed) logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
-  const { worker, connection } = await createWorker(settings, deps);
+  const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
+  const served = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
+  if (served) logger.info({ url: served.url }, 'metrics listening');
+  const { worker, connection } = await createWorker(settings, deps, metrics);
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -37,6 +44,7 @@ async function main(): Promise<void> {
   logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');
   await worker.run();
   await connection.close();
+  if (served) await new Promise<void>((resolve) => served.server.close(() => resolve()));
   deps.close();
   await orm.close();
   logger.info('worker stopped');

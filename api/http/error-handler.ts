@@ -5,7 +5,7 @@ import { httpErrorFromWorkflow } from './workflow-errors';
 import { httpErrorFromDomain } from './domain-problems';
 
 /** Error codes of an unreachable or failing dependency (node sockets, ethers), which a retry may get past. */
-const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET', 'PROVIDER_UNAVAILABLE']);
+export const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'TIMEOUT', 'SERVER_ERROR', 'NETWORK_ERROR', 'UND_ERR_SOCKET', 'PROVIDER_UNAVAILABLE']);
 
 /** PostgreSQL's connection-exception (08…) and operator-intervention (57P…) SQLSTATEs: the server went away or is starting. */
 const DATABASE_GONE_STATE = /^(08|57P)/;

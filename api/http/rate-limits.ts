@@ -62,6 +62,9 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
  * event loop while the ORM's connection holds the write lock).
  */
 export class RateLimits {
+  /** Told of every refusal (the API counts them per rule). */
+  onRefused: (rule: RateRuleName) => void = () => undefined;
+
   private constructor(private readonly limiters: Map<RateRuleName, RateLimiterAbstract>, private readonly close: () => Promise<void>) {}
 
   /** `overrides` as parseOverrides answers them for RATE_LIMITS. */
@@ -84,6 +87,12 @@ export class RateLimits {
     return new RateLimits(new Map((Object.keys(rules) as RateRuleName[]).map((name) => [name, make(name, rules[name])])), close);
   }
 
+  /** The 429 of a refusal, with Retry-After; the refusal is reported to `onRefused`. */
+  private refusal(rule: RateRuleName, limiter: RateLimiterAbstract, seconds: number): HttpError {
+    this.onRefused(rule);
+    return new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+  }
+
   /** Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. */
   async consume(rule: RateRuleName, key: string): Promise<void> {
     const limiter = this.limiters.get(rule)!;
@@ -92,7 +101,7 @@ export class RateLimits {
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the caller's fault
       const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+      throw this.refusal(rule, limiter, seconds);
     }
   }
 
@@ -101,8 +110,7 @@ export class RateLimits {
     const limiter = this.limiters.get(rule)!;
     const state = await limiter.get(key);
     if (!state || state.consumedPoints < limiter.points) return;
-    const seconds = Math.max(1, Math.ceil(state.msBeforeNext / 1000));
-    throw new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+    throw this.refusal(rule, limiter, Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
   }
 
   /** Counts one request for `key` under `rule` without refusing this one (the next is refused by assertUnder). */

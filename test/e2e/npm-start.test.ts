@@ -10,6 +10,7 @@ const ROOT = join(__dirname, '../..');
 const PORTS = {
   API_PORT: 13_100, TEMPORAL_PORT: 17_433, TEMPORAL_UI_PORT: 18_433, SANDBOX_PORT: 14_110,
   ETHEREUM_RPC_PORT: 18_645, POLYGON_RPC_PORT: 18_646, SOLANA_RPC_PORT: 18_999, EVM_FAUCET_PORT: 18_647,
+  API_METRICS_PORT: 19_464, WORKER_METRICS_PORT: 19_465, TEMPORAL_METRICS_PORT: 19_466,
 };
 
 /** Every live process whose process group is `pgid` (the launcher and everything it started). */

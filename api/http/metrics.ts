@@ -1,0 +1,60 @@
+import type Koa from 'koa';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { UNAVAILABLE_CODES } from './error-handler';
+
+/**
+ * What the API counts: requests per route template and status with their latency, rate-limit refusals per rule, and
+ * errors of the dependencies it calls itself (chain RPC, price feed, identity provider, securities, CEX) per code.
+ */
+export class ApiMetrics {
+  private readonly requests: Counter<'method' | 'route' | 'status'>;
+  private readonly duration: Histogram<'method' | 'route'>;
+  private readonly refused: Counter<'rule'>;
+  private readonly dependencyErrors: Counter<'code'>;
+
+  constructor(readonly registry: Registry) {
+    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+    this.duration = new Histogram({
+      name: 'http_request_duration_seconds', help: 'HTTP request latency by route template', labelNames: ['method', 'route'], registers: [registry],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    });
+    this.refused = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by rule', labelNames: ['rule'], registers: [registry] });
+    this.dependencyErrors = new Counter({
+      name: 'dependency_errors_total', help: 'Errors of dependencies the API calls directly (unreachable, timed out, failing, malformed answer), by code',
+      labelNames: ['code'], registers: [registry],
+    });
+  }
+
+  rateLimited(rule: string): void {
+    this.refused.inc({ rule });
+  }
+
+  /**
+   * Outermost: times every request and labels it with the route template it matched (never the raw path, so ids do
+   * not multiply the series). Next inside the error handler: sees a dependency's error before it becomes a 503.
+   */
+  requestsMiddleware() {
+    return async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+      const end = this.duration.startTimer();
+      try {
+        await next();
+      } finally {
+        const route = (ctx as Koa.Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
+        end({ method: ctx.method, route });
+        this.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
+      }
+    };
+  }
+
+  dependencyErrorsMiddleware() {
+    return async (_ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+      try {
+        await next();
+      } catch (error) {
+        const code = (error as { code?: unknown }).code;
+        if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) this.dependencyErrors.inc({ code });
+        throw error;
+      }
+    };
+  }
+}

@@ -1,0 +1,42 @@
+import type { Context as ActivityContext } from '@temporalio/activity';
+import type { ActivityInterceptors } from '@temporalio/worker';
+import { Counter, Histogram, type Registry } from 'prom-client';
+
+/**
+ * What the worker counts besides the Temporal SDK's own metrics (TEMPORAL_METRICS_PORT): every activity execution
+ * by type and outcome (`failed` includes attempts Temporal will retry) and how long it took. Chain submissions are the
+ * activities named submit* (their duration runs from the first broadcast to the receipt).
+ */
+export class WorkerMetrics {
+  private readonly executions: Counter<'activity' | 'outcome'>;
+  private readonly duration: Histogram<'activity' | 'outcome'>;
+
+  constructor(readonly registry: Registry) {
+    this.executions = new Counter({
+      name: 'activity_executions_total', help: 'Activity attempts by type and outcome (completed, failed)', labelNames: ['activity', 'outcome'], registers: [registry],
+    });
+    this.duration = new Histogram({
+      name: 'activity_duration_seconds', help: 'Activity attempt duration by type and outcome', labelNames: ['activity', 'outcome'], registers: [registry],
+      buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    });
+  }
+
+  /** The activity interceptor that counts and times each attempt. */
+  readonly interceptor = (ctx: ActivityContext): ActivityInterceptors => ({
+    inbound: {
+      execute: async (input, next) => {
+        const activity = ctx.info.activityType;
+        const end = this.duration.startTimer({ activity });
+        let outcome = 'failed';
+        try {
+          const result = await next(input);
+          outcome = 'completed';
+          return result;
+        } finally {
+          end({ outcome });
+          this.executions.inc({ activity, outcome });
+        }
+      },
+    },
+  });
+}
