@@ -1,4 +1,5 @@
-# Production image for the api and worker processes (same image, different command).
+# Production image for the api and worker processes (same image, different command). It holds neither the sandbox
+# stand-ins (sandbox/) nor the embedded stack (dev/): production talks to the real providers.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
@@ -12,7 +13,6 @@ COPY workflows ./workflows
 COPY db ./db
 COPY worker ./worker
 COPY platform ./platform
-COPY sandbox ./sandbox
 COPY contracts ./contracts
 RUN npm run build && npm run contracts:build && mkdir -p dist/contracts/build && cp contracts/build/*.json dist/contracts/build/ \
   && npm prune --omit=dev

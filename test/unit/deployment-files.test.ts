@@ -25,9 +25,45 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs PostgreSQL, Temporal with its schema setup and UI, and separate api and worker processes', () => {
-    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'api', 'worker', 'migrate']));
+    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'proxy', 'api', 'worker-1', 'worker-2', 'migrate']));
     expect(compose.services.api.command).toEqual(['node', 'dist/api/main.js']);
-    expect(compose.services.worker.command).toEqual(['node', 'dist/worker/main.js']);
+    for (const worker of ['worker-1', 'worker-2']) expect(compose.services[worker].command).toEqual(['node', 'dist/worker/main.js']);
+  });
+
+  it('puts a proxy in front of the api replicas, which publish no host port of their own and trust its X-Forwarded-For', () => {
+    expect(compose.services.api.ports).toBeUndefined();
+    expect(compose.services.api.deploy.replicas).toBeGreaterThan(1);
+    expect(compose.services.api.environment.TRUST_PROXY).toBe('true');
+    expect(compose.services.proxy.ports).toEqual(['80:80', '443:443']);
+    const mount = (compose.services.proxy.volumes as string[]).find((v) => v.endsWith(':/etc/caddy/Caddyfile:ro'))!;
+    const caddyfile = readFileSync(join(ROOT, mount.split(':')[0]!), 'utf8');
+    expect(caddyfile).toMatch(/dynamic a api 3000/);
+    expect(caddyfile).toMatch(/health_uri \/readyz/);
+    expect(caddyfile).toMatch(/header_up X-Forwarded-For \{remote_host\}/); // a client cannot choose its rate-limit key
+  });
+
+  it('gives each worker its own bundler key, and the server-held keys to workers only', () => {
+    const keys = ['worker-1', 'worker-2'].map((w) => compose.services[w].environment.BUNDLER_PRIVATE_KEY as string);
+    expect(new Set(keys).size).toBe(2);
+    for (const key of keys) expect(key).toMatch(/^\$\{BUNDLER_PRIVATE_KEY_\d:\?/);
+    for (const secret of ['KEY_ENCRYPTION_KEY', 'VC_ISSUER_KEY', 'PAYMASTER_SIGNER_KEY', 'BUNDLER_PRIVATE_KEY']) {
+      expect(compose.services.api.environment[secret]).toBeUndefined();
+      for (const w of ['worker-1', 'worker-2']) expect(compose.services[w].environment[secret]).toBeDefined();
+    }
+  });
+
+  it('publishes neither the Temporal frontend nor its UI beyond the host itself', () => {
+    expect(compose.services.temporal.ports).toBeUndefined();
+    expect(compose.services['temporal-ui'].ports).toEqual(['127.0.0.1:8233:8080']);
+    const published = Object.entries(compose.services as Record<string, { ports?: string[] }>).filter(([, s]) => s.ports).map(([name]) => name);
+    expect(published.sort()).toEqual(['proxy', 'temporal-ui']);
+  });
+
+  it('builds a production image without the sandbox stand-ins or the embedded stack', () => {
+    const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).not.toMatch(/COPY (sandbox|dev|test|bench)\b/);
+    const build = JSON.parse(readFileSync(join(ROOT, 'tsconfig.build.json'), 'utf8')) as { exclude: string[] };
+    expect(build.exclude).toEqual(expect.arrayContaining(['sandbox', 'dev', 'test', 'bench']));
   });
 
   it('registers every search attribute the workflows use', () => {
