@@ -149,7 +149,7 @@ export class Passkeys {
   async verifyApproval(userId: string, slot: SignedSlotInput | undefined, operationId: string, digest: string): Promise<void> {
     const passkeys = await this.list(userId);
     if (!passkeys.length) {
-      if (slot) throw problems.unprocessable('slot-mismatch', 'You have no passkey; send only the on-chain slot');
+      if (slot) throw problems.unprocessable('slot-mismatch', 'You have no passkey: send no passkey slot');
       return;
     }
     if (!slot) throw problems.unprocessable('passkey-required', 'Approve this operation with your passkey: prepare again and sign its passkey slot');

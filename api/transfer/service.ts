@@ -124,7 +124,6 @@ export class TransferService {
       return 'cooling-off';
     }
     if (!idempotencyKey) throw problems.unprocessable('idempotency-key-required', 'A passkey-approved transfer needs the Idempotency-Key it was prepared with (its transfer id is bound into the challenge)');
-    if ((await this.deps.passkeys.list(userId)).length === 0) throw problems.unprocessable('slot-mismatch', 'You have no passkey; send the transfer without signing items');
     await this.deps.passkeys.verifyApproval(userId, slot, transferId, transferDigest(body, idempotencyKey));
     return 'passkey';
   }

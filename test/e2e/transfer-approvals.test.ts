@@ -123,6 +123,8 @@ describe.each(testDatabases())('transfer approvals on $name: address book with c
     expect([noPasskey.status, noPasskey.body.type]).toEqual([422, '/problems/passkey-required']);
     expect(noPasskey.body).toMatchObject({ rule: 'above-passkey-threshold', thresholdKrw: '100000', valueKrw: '112000', passkeyRegistered: false });
     expect(noPasskey.body.detail).toContain('register a passkey');
+    const unregistered = await execute(user, fields(to, '80'), randomUUID(), [approveSlot({ id: 'tr_x.passkey', parameter: { options: { challenge: 'AAAA', rpId: 'localhost' } } }, new SoftwarePasskey())]);
+    expect([unregistered.status, unregistered.body.type, unregistered.body.detail]).toEqual([422, '/problems/slot-mismatch', 'You have no passkey: send no passkey slot']);
 
     const passkey = await addPasskey(user);
     const big = fields(to, '80');
