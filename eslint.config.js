@@ -23,6 +23,8 @@ const API_BOUNDARIES = [
 module.exports = tseslint.config(
   { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'contracts/build/', 'eslint.config.js', 'jest.config.js'] },
   ...tseslint.configs.recommended,
+  // npm's install step runs scripts/*.cjs with the plain Node that runs npm: CommonJS, no TypeScript.
+  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },

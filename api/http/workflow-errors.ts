@@ -1,4 +1,4 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { NamespaceNotFoundError, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
 import { BankFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
 import { HttpError, problems } from './problems';
@@ -31,8 +31,21 @@ const applicationFailureIn = (error: unknown): ApplicationFailure | undefined =>
   return undefined;
 };
 
+/** gRPC codes of a Temporal frontend that is down, restarting or overloaded: UNAVAILABLE, DEADLINE_EXCEEDED, RESOURCE_EXHAUSTED. */
+const TEMPORAL_UNAVAILABLE = new Set([14, 4, 8]);
+
+/**
+ * A Temporal service that cannot serve now. Its frontend answers "namespace not found" while it cannot read its own
+ * store (found by the cluster drill: a PostgreSQL restart under the cluster), so that one is a 503 too; a namespace
+ * that really is missing (a deployment fault) then shows as every start failing with 503, its cause in the warn log.
+ */
+const temporalUnavailable = (error: unknown): boolean =>
+  error instanceof NamespaceNotFoundError
+  || (error instanceof ServiceError && TEMPORAL_UNAVAILABLE.has((error.cause as { code?: number } | undefined)?.code ?? -1));
+
 /** Turns a Temporal client error into an HttpError, or undefined when it is not one we know. */
 export function httpErrorFromWorkflow(error: unknown): HttpError | undefined {
+  if (temporalUnavailable(error)) return problems.unavailable('The workflow service is unavailable; retry shortly');
   if (error instanceof WorkflowNotFoundError) return problems.notFound('The workflow');
   if (error instanceof WorkflowExecutionAlreadyStartedError) return problems.conflict('workflow-closed', 'This process has already finished');
   if (!(error instanceof WorkflowUpdateFailedError) && !(error instanceof TemporalFailure) && !(error as { cause?: unknown })?.cause) return undefined;

@@ -16,7 +16,7 @@ const sqlite: TestDatabaseKind = {
 };
 
 /** A fresh PostgreSQL database per stack, created on the server named by TEST_DATABASE_URL. */
-const postgres = (adminUrl: string): TestDatabaseKind => ({
+export const postgres = (adminUrl: string): TestDatabaseKind => ({
   name: 'postgresql',
   async create() {
     const name = `wallet_test_${randomBytes(6).toString('hex')}`;

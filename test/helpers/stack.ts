@@ -48,6 +48,8 @@ export interface TestStack {
   /** The environment of another API process (api/main.ts) of this stack: same database, Temporal, sandbox and keys. */
   apiProcessEnv(port: number): Record<string, string>;
   stopWorker(): Promise<void>;
+  /** Sends the sandbox's identity callbacks and bank webhooks to another API (a balancer in front of API processes). */
+  pointSandboxAt(apiUrl: string): void;
   stop(): Promise<void>;
 }
 
@@ -198,6 +200,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const stack: TestStack = {
     apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana, databaseProxy,
     workerProcessEnv: () => ({ ...workerEnv }),
+    pointSandboxAt(url) {
+      sandbox.setCallbackUrl(`${url}/v1/auth/pass/callback`);
+      sandbox.setBankWebhookUrl(`${url}/api/v1/bank/webhooks/withdrawals`);
+    },
     apiProcessEnv: (port) => ({
       ...Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])),
       LOG_LEVEL: 'warn', API_HOST: '127.0.0.1', API_PORT: String(port),

@@ -40,3 +40,54 @@ export class TcpProxy {
     await new Promise((resolve) => this.server?.close(resolve));
   }
 }
+
+/**
+ * A TCP load balancer in front of several servers (API processes here), as Caddy is in production: connections go
+ * round robin, and one whose server refuses it (a killed process) is tried on the next, so clients only see the
+ * connections that were open on a process when it died.
+ */
+export class TcpBalancer {
+  private server?: Server;
+  private next = 0;
+  private readonly sockets = new Set<Socket>();
+  port = 0;
+
+  constructor(private readonly targets: Array<{ host: string; port: number }>) {}
+
+  get url(): string { return `http://127.0.0.1:${this.port}`; }
+
+  async start(): Promise<number> {
+    this.server = createServer((client) => {
+      client.pause();
+      this.sockets.add(client);
+      client.on('close', () => this.sockets.delete(client));
+      client.on('error', () => client.destroy());
+      const attempt = (tries: number) => {
+        const target = this.targets[this.next++ % this.targets.length]!;
+        const upstream = connect(target.port, target.host);
+        upstream.once('error', () => {
+          upstream.destroy();
+          if (tries + 1 < this.targets.length && !client.destroyed) attempt(tries + 1); else client.destroy();
+        });
+        upstream.once('connect', () => {
+          this.sockets.add(upstream);
+          upstream.on('close', () => { this.sockets.delete(upstream); client.destroy(); });
+          upstream.on('error', () => client.destroy());
+          client.on('close', () => upstream.destroy());
+          client.pipe(upstream);
+          upstream.pipe(client);
+          client.resume();
+        });
+      };
+      attempt(0);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    this.port = (this.server.address() as AddressInfo).port;
+    return this.port;
+  }
+
+  async stop(): Promise<void> {
+    for (const socket of this.sockets) socket.destroy();
+    await new Promise((resolve) => this.server?.close(resolve));
+  }
+}
