@@ -25,6 +25,7 @@ import type { SolanaChains } from '../integrations/solana';
 import type { RateLimits } from './http/rate-limits';
 import type { ApiMetrics } from './http/metrics';
 import cors from '@koa/cors';
+import type { Operators } from './operators/operators';
 import type { NetworkRegistry } from '../platform/networks';
 import type { ChainProviders } from '../integrations/evm/smart-account';
 
@@ -50,6 +51,8 @@ export interface AppDeps {
   prices: PriceFeedClient;
   securities: SecuritiesClient;
   cex: CexClient;
+  /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
+  operators: Operators;
 }
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore; rateLimits: RateLimits }
@@ -83,7 +86,7 @@ export function createApp(deps: AppDeps): App {
   const idempotency = new IdempotencyStore(orm, deps.encryption, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
   const routes = routeTable(deps);
   const router = buildRouter(routes, {
-    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true })), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
+    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }), deps.operators), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });
@@ -92,14 +95,23 @@ export function createApp(deps: AppDeps): App {
   koa.use(errorHandler());
   koa.use(deps.metrics.dependencyErrorsMiddleware());
   koa.use(securityHeaders());
-  const corsOrigins = new Set(config.CORS_ORIGINS.split(',').map((o) => o.trim()).filter(Boolean));
+  const origins = (list: string) => new Set(list.split(',').map((o) => o.trim()).filter(Boolean));
+  const codecOrigins = origins(config.CODEC_CORS_ORIGINS);
+  const codecCors = cors({
+    // The Temporal UI's codec calls: only the UI's origins, with the operator's session cookie (credentials).
+    origin: (ctx) => (codecOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
+    credentials: true, allowMethods: ['POST'], allowHeaders: ['content-type', 'x-namespace', 'authorization'], maxAge: 600,
+  });
+  koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? codecCors(ctx, next) : next()));
+  const corsOrigins = origins(config.CORS_ORIGINS);
   if (corsOrigins.size) {
     // Only configured browser origins get CORS headers; without CORS_ORIGINS no cross-origin browser call is allowed.
-    koa.use(cors({
+    const appCors = cors({
       origin: (ctx) => (corsOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
       allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-device-id', 'x-pass-token'],
       exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed'], maxAge: 600,
-    }));
+    });
+    koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? next() : appCors(ctx, next)));
   }
   koa.use(methodNotAllowed(router.allowFor));
   koa.use(router.routes());

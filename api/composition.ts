@@ -24,6 +24,7 @@ import { RateLimits, parseOverrides } from './http/rate-limits';
 import { ApiMetrics } from './http/metrics';
 import { createMetricsRegistry } from '../platform/metrics';
 import type { AppDeps } from './app';
+import { Operators } from './operators/operators';
 
 export type ApiDeps = AppDeps & { close(): Promise<void> };
 
@@ -36,6 +37,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     dailyLimits: () => parseTokenAmounts('EXCHANGE_DAILY_LIMITS', config.EXCHANGE_DAILY_LIMITS),
     transferSignerCaps: () => parseTokenAmounts('TRANSFER_SIGNER_DAILY_CAPS', config.TRANSFER_SIGNER_DAILY_CAPS),
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
+    operators: () => Operators.fromJson(config.OPERATOR_TOKENS),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -55,7 +57,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const providers = new ChainProviders();
   return {
     config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, metrics, temporal: temporalClient,
-    transferSignerCaps: settings.transferSignerCaps,
+    transferSignerCaps: settings.transferSignerCaps, operators: settings.operators,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp }),

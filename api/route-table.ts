@@ -29,6 +29,8 @@ import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
 import { chargeRoutes } from './charge/routes';
 import { transactionRoutes } from './transactions/routes';
+import { operatorRoutes } from './operators/routes';
+import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
 import { assetRoutes } from './assets/routes';
@@ -124,6 +126,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     }),
     ...networkWalletRoutes({ networks, holdings, custody }),
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
+    ...operatorRoutes({ operators: deps.operators, tokens, codec: new OperatorCodec(encryption), logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
   );
   return routes;
 }

@@ -14,6 +14,7 @@ import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
 import { startEvmFaucet } from './evm-faucet';
 import { loadOrCreateDevSecrets } from './secrets';
+import { operatorTokenHash } from '../api/operators/operators';
 import { createOrm } from '../db/orm';
 
 const ROOT = join(__dirname, '..');
@@ -95,6 +96,8 @@ async function main(): Promise<void> {
   progress(2, total, `Temporal dev server on :${PORTS.temporal} (UI :${PORTS.temporalUi})`);
   const temporal: RunningDevServer = await startTemporalDevServer({
     cliPath, port: PORTS.temporal, uiPort: PORTS.temporalUi, dbFile: join(DATA, 'temporal.db'),
+    // The UI decodes payloads through the API's codec endpoint, for a signed-in operator (README: "Operators").
+    uiCodecEndpoint: `http://127.0.0.1:${PORTS.api}/codec`,
   });
   stoppers.push({ name: 'temporal', stop: temporal.stop });
   done(since);
@@ -148,6 +151,10 @@ async function main(): Promise<void> {
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',
     ...secrets,
   };
+  // The operator `dev` (its token stays in .data/dev.env; the API gets its hash); the UI's own origins may call the codec.
+  env.OPERATOR_TOKENS = JSON.stringify({ dev: operatorTokenHash(secrets.OPERATOR_TOKEN!) });
+  env.CODEC_CORS_ORIGINS = `http://127.0.0.1:${PORTS.temporalUi},http://localhost:${PORTS.temporalUi}`;
+  delete env.OPERATOR_TOKEN;
 
   since = Date.now();
   progress(step++, total, `database migrations (${env.DATABASE_URL})`);
@@ -183,7 +190,8 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}
   Metrics        api http://127.0.0.1:${PORTS.apiMetrics}/metrics, worker http://127.0.0.1:${PORTS.workerMetrics}/metrics, Temporal SDK http://127.0.0.1:${PORTS.temporalMetrics}/metrics
   Database       ${env.DATABASE_URL}
-  Secrets        .data/dev.env (operator token: npm run token -- <userId>)
+  Secrets        .data/dev.env (a user's access token: npm run token -- <userId>)
+  Operators      sign in at ${apiUrl}/codec/login with OPERATOR_TOKEN from .data/dev.env; the Temporal UI then shows payloads decoded
 `);
 }
 

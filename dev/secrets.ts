@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { formatEnvFile, readEnvFile } from '../platform/env-file';
+import { newOperatorToken } from '../api/operators/operators';
 
 /**
  * Secrets of the embedded stack, generated once into .data/dev.env (mode 600) so that restarts can still read
@@ -22,6 +23,8 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     BANK_WEBHOOK_SECRET: () => randomBytes(24).toString('base64url'),
     SECURITIES_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     CEX_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
+    // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (README).
+    OPERATOR_TOKEN: () => newOperatorToken(),
     PIN_ENCRYPTION_JWK: () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `pin-${randomUUID()}` });

@@ -95,6 +95,9 @@ export const ConfigSchema = Type.Object({
   RATE_LIMITS: Type.String({ default: '{}', description: 'JSON: overrides of the default limits by rule name, e.g. {"exchange-quote":{"points":60,"seconds":60}}' }),
   TRUST_PROXY: Type.Boolean({ default: false, description: 'behind a reverse proxy: take the client address from X-Forwarded-For' }),
   CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated browser origins allowed by CORS; empty: CORS off' }),
+  OPERATOR_TOKENS: Type.String({ default: '{}', description: 'JSON: operator name -> SHA-256 (hex) of their token (npm run operator:token); {}: no operator' }),
+  OPERATOR_SESSION_SECONDS: Seconds(8 * 3600),
+  CODEC_CORS_ORIGINS: Type.String({ default: '', description: 'comma-separated origins of the Temporal UI, the only ones whose browsers may call /codec/*' }),
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -142,7 +145,7 @@ export const API_CONFIG_KEYS = [
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'TRANSFER_WAIT_SECONDS', 'TRANSFER_REVIEW_AFTER_ATTEMPTS', 'TRANSFER_LIMIT_PER_TRANSFER_KRW', 'TRANSFER_LIMIT_DAILY_KRW', 'TRANSFER_PASSKEY_ABOVE_KRW', 'ADDRESS_COOLING_OFF_SECONDS', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
-  'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS',
+  'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 

@@ -9,6 +9,8 @@ export interface DevServerOptions {
   uiPort?: number;
   dbFile?: string;
   namespace?: string;
+  /** The UI's codec endpoint (the API's /codec): payloads shown decoded to a signed-in operator. */
+  uiCodecEndpoint?: string;
   log?: (line: string) => void;
 }
 
@@ -21,6 +23,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
   if (options.uiPort) args.push('--ui-port', String(options.uiPort)); else args.push('--headless');
   if (options.dbFile) args.push('--db-filename', options.dbFile);
+  if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type] ?? 'Keyword'}`);
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));

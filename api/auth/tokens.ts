@@ -8,6 +8,7 @@ import { assertActive } from '../common/active-user';
 import type { AuthenticatedUser } from '../http/route-table';
 
 const ALGORITHM = 'ES256';
+const OPERATOR_SESSION_TYPE = 'operator+jwt';
 
 export interface TokenSettings { privateJwk: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number }
 export interface IssuedTokens { tokenType: 'Bearer'; accessToken: string; expiresIn: number; refreshToken: string; refreshTokenExpiresIn: number; userId: string }
@@ -53,6 +54,31 @@ export class TokenService {
       .setJti(randomUUID())
       .setExpirationTime(`${this.settings.accessTtlSeconds}s`)
       .sign(this.privateKey);
+  }
+
+  /** An operator's browser session (the cookie of /codec/session): its own type and audience, never an access token. */
+  async signOperatorSession(operator: string, ttlSeconds: number): Promise<string> {
+    return new SignJWT({})
+      .setProtectedHeader({ alg: ALGORITHM, kid: this.kid, typ: OPERATOR_SESSION_TYPE })
+      .setSubject(operator)
+      .setIssuer(this.settings.issuer)
+      .setAudience(`${this.settings.audience}:operator`)
+      .setIssuedAt()
+      .setJti(randomUUID())
+      .setExpirationTime(`${ttlSeconds}s`)
+      .sign(this.privateKey);
+  }
+
+  /** The operator of a session cookie; an access token, an expired or a forged session is refused. */
+  async verifyOperatorSession(token: string): Promise<string> {
+    try {
+      const { payload } = await jwtVerify(token, this.publicKey, {
+        algorithms: [ALGORITHM], issuer: this.settings.issuer, audience: `${this.settings.audience}:operator`, typ: OPERATOR_SESSION_TYPE, requiredClaims: ['sub', 'exp'],
+      });
+      return String(payload.sub);
+    } catch {
+      throw problems.invalidCredential('invalid-operator-session', 'The operator session is invalid or expired: sign in again at /codec/login');
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import { safeEqual } from '../auth/tokens';
 import type { AuthenticatedUser } from './route-table';
 import type { Orm } from '../../db/orm';
 import { assertActive } from '../common/active-user';
+import { OPERATOR_COOKIE, type Operators } from '../operators/operators';
 
 /**
  * Bearer access tokens (JWT) and the identity provider's X-Api-Key. A valid token of a user who is no longer active
@@ -15,7 +16,27 @@ export class Authenticator {
     private readonly tokens: TokenService, private readonly passCallbackApiKey: string, private readonly orm: Orm,
     /** The registration's own check of its X-Pass-Token (api/registration/guard.ts). */
     private readonly verifyPassToken: (regId: string, passToken: string) => Promise<unknown>,
+    private readonly operators: Operators,
   ) {}
+
+  /**
+   * An operator: a token (`Authorization: Bearer op_…`, scripts) or a session cookie from /codec/session (a browser:
+   * the Temporal UI's codec calls). Answers the operator's name.
+   */
+  async operator(ctx: Context): Promise<string> {
+    const header = ctx.get('authorization');
+    if (header) {
+      const token = /^Bearer (\S+)$/.exec(header)?.[1] ?? '';
+      const name = this.operators.byToken(token);
+      if (!name) throw problems.invalidCredential('invalid-operator-token', 'The operator token is not valid');
+      return name;
+    }
+    const session = ctx.cookies.get(OPERATOR_COOKIE);
+    if (!session) throw problems.unauthorized('An operator token (Authorization: Bearer op_…) or an operator session (sign in at /codec/login) is required');
+    const name = await this.tokens.verifyOperatorSession(session);
+    if (!this.operators.has(name)) throw problems.invalidCredential('invalid-operator-session', 'This operator is no longer configured');
+    return name;
+  }
 
   async bearer(ctx: Context): Promise<AuthenticatedUser> {
     const header = ctx.get('authorization');

@@ -49,6 +49,7 @@ const responsesOf = (route: RouteSpec): Json => {
   const all: Record<string, ResponseSpec> = {
     400: { description: 'The request does not match the schema (errors[] lists JSON pointers)' },
     ...(route.auth === 'bearer' ? { 401: { description: 'Missing, invalid or expired access token' } } : {}),
+    ...(route.auth === 'operator' ? { 401: { description: 'Missing or invalid operator token or session' } } : {}),
     ...(route.idempotency ? {
       409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': { description: 'seconds', schema: Type.Integer({ minimum: 1 }) } } },
       422: { description: 'This Idempotency-Key was used with another payload' },
@@ -80,7 +81,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; serve
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
-    const security = route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKey: [] }] : [];
+    const security = route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKey: [] }]
+      : route.auth === 'operator' ? [{ operatorToken: [] }, { operatorSession: [] }] : [];
     paths[path] = {
       ...paths[path],
       [route.method]: {
@@ -103,6 +105,8 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; serve
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
         apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key' },
+        operatorToken: { type: 'http', scheme: 'bearer', bearerFormat: 'op_ token (npm run operator:token)' },
+        operatorSession: { type: 'apiKey', in: 'cookie', name: 'wallet_operator' },
       },
       schemas: { Problem: plain(ProblemSchema), EnvelopeError: plain(EnvelopeErrorSchema) },
     },

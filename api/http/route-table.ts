@@ -6,7 +6,7 @@ import type { RateRuleName } from './rate-limits';
  * A route is data: method, path, schemas for each part of the request and each response, and a handler.
  * One table feeds the router (api/router.ts), the validator and the OpenAPI document (api/openapi.ts).
  */
-export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'passToken';
+export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'passToken' | 'operator';
 
 export interface ResponseSpec {
   description: string;
@@ -25,6 +25,8 @@ export interface RouteInput<P extends TSchema, Q extends TSchema, H extends TSch
   body: Static<B>;
   file?: UploadedFile;
   user?: AuthenticatedUser;
+  /** The operator's name, on `operator` routes. */
+  operator?: string;
 }
 
 export interface RouteResult { status: number; body?: unknown; headers?: Record<string, string> }

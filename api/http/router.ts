@@ -83,6 +83,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
   const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
     const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
+    const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;
     const params = pathParams(ctx, route, router.allowFor);
     // A registration step's pass token is checked before its body (an ID-card image) is read.
     if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, (params as { regId: string }).regId);
@@ -91,6 +92,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
       query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query') as never,
       headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header') as never,
       user,
+      operator,
     };
     for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
     const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };

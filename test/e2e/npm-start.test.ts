@@ -39,12 +39,13 @@ export function readmeWalkthrough(): string {
   const script = blocks.join('\n')
     .replaceAll('http://127.0.0.1:4010', `http://127.0.0.1:${PORTS.SANDBOX_PORT}`)
     .replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${PORTS.API_PORT}`)
-    .replaceAll('http://127.0.0.1:8547', `http://127.0.0.1:${PORTS.EVM_FAUCET_PORT}`);
+    .replaceAll('http://127.0.0.1:8547', `http://127.0.0.1:${PORTS.EVM_FAUCET_PORT}`)
+    .replaceAll('127.0.0.1:7233', `127.0.0.1:${PORTS.TEMPORAL_PORT}`);
   return `set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 60 "$@"; }\n${script}\necho WALKTHROUGH-DONE\n`;
 }
 
-const runBash = (script: string): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
-  const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, npm_config_loglevel: 'silent' }, timeout: 300_000 });
+const runBash = (script: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
+  const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, npm_config_loglevel: 'silent', ...env }, timeout: 300_000 });
   let output = '';
   child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
   child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
@@ -69,13 +70,14 @@ describe('npm start', () => {
       expect(output).toContain('Stack is up');
       expect(output).toMatch(/DID registry 0x[0-9a-fA-F]{40}, USDT 0x[0-9a-fA-F]{40}/);
 
-      const walk = await runBash(readmeWalkthrough());
+      const walk = await runBash(readmeWalkthrough(), { STACK_DATA_DIR: data });
       if (walk.code !== 0 || !walk.output.includes('WALKTHROUGH-DONE')) throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
       expect(walk.output).toContain('"twoFactorMethods"'); // the profile
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.1 ETH"/);
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.5 SOL"/);
       expect(walk.output).toMatch(/"verified":true,"firm_name"/);
       expect(walk.output).toMatch(/"cexAccountId":"cex_/);
+      expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 
       const pgid = launcher.pid!;
       expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
