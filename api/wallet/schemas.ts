@@ -34,7 +34,8 @@ export const SignedSlot = Type.Object({
       response: Type.Optional(Type.Object({
         clientDataJSON: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
         authenticatorData: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
-        signature: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 1024 }),
+        // Up to an ML-DSA-87 signature (4627 bytes): Chromium's authenticators sign with ML-DSA-44 when it is offered.
+        signature: Type.String({ pattern: '^[A-Za-z0-9_-]+$', maxLength: 8192 }),
         userHandle: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength: 1024 })),
       }, { additionalProperties: true })),
     }, { additionalProperties: true, description: 'on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON' }),

@@ -77,6 +77,8 @@ export interface TestStackOptions {
   solana?: boolean;
   /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */
   databaseProxy?: boolean;
+  /** The API's port, when a test must name it before the stack starts (a browser origin, the UI's codec endpoint). */
+  apiPort?: number;
 }
 
 export type StackSolana = LocalSolana & { proxy: RpcProxy };
@@ -180,7 +182,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   });
   const apiDeps = await composeApi(config, orm, logger, temporal);
   const app = createApp(apiDeps);
-  const apiServer = app.koa.listen(0, '127.0.0.1');
+  const apiServer = app.koa.listen(options.apiPort ?? 0, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
