@@ -2,6 +2,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import { TransferEntity, type Transfer } from '../db/entities';
 import type { Bundlers } from '../integrations/evm/bundlers';
+import type { ConfirmationObserver } from '../integrations/evm/bundler';
 import type { SolanaChains } from '../integrations/solana';
 import type { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
@@ -15,6 +16,8 @@ import type { TransferOutcome } from '../workflows/messages';
 export interface TransferActivityDeps {
   orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
   transferKeys: TransferKeys; solanaWallets: SolanaWallets; gasSponsor: GasSponsor;
+  /** The worker's metrics: how long a Solana transfer took from its first send to finality (EVM: the bundler's). */
+  confirmations?: ConfirmationObserver;
 }
 
 /** What a submission found on chain: the transaction, its fee, and the block (EVM) or slot (Solana) that included it. */
@@ -124,10 +127,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
         await em.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' });
         // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
+        const sentAt = Date.now();
         const outcome = await deps.solanaChains.for(network).sendUntilFinal(
           { wire: transfer.solanaTransaction.wire, lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!, signature: transfer.txHash! },
           { onPoll: () => Context.current().heartbeat() },
         );
+        if (outcome.landed) deps.confirmations?.confirmed(transfer.networkId, (Date.now() - sentAt) / 1000, outcome.success ? 'success' : 'reverted');
         if (!outcome.landed) return { success: false, txHash: null, fee: null, error: outcome.error };
         return { success: outcome.success, txHash: outcome.signature, fee: outcome.fee, block: { number: outcome.slot, hash: null }, ...(outcome.error ? { error: outcome.error } : {}) };
       }

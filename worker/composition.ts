@@ -15,6 +15,7 @@ import { BankClient } from '../integrations/bank';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
+import type { ConfirmationObserver } from '../integrations/evm/bundler';
 import { SolanaChains, SolanaFaucet } from '../integrations/solana';
 import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { PaymasterSigner } from '../integrations/evm/paymaster';
@@ -22,7 +23,8 @@ import { PriceFeedClient } from '../integrations/prices';
 
 export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): void };
 
-export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
+/** `confirmations`: the worker's metrics of chain confirmation times (worker/main.ts passes them). */
+export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: ConfirmationObserver): WorkerDeps {
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
   const providers = new ChainProviders();
@@ -31,7 +33,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm): WorkerDeps {
     orm, encryption, networks, providers,
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
-    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm)),
+    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations), confirmations,
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),

@@ -25,10 +25,10 @@ async function main(): Promise<void> {
   });
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
   const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
-  const deps = composeWorker(config, orm);
+  const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
+  const deps = composeWorker(config, orm, metrics.confirmations);
   const upgraded = { rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption), sealed: await sealLegacyPersonalData(orm, deps.encryption) };
   if (upgraded.rekeyed || upgraded.sealed) logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
-  const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
   const served = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
   const { worker, connection } = await createWorker(settings, deps, metrics);

@@ -1,6 +1,7 @@
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityInterceptors } from '@temporalio/worker';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import type { ConfirmationObserver } from '../integrations/evm/bundler';
 
 /**
  * What the worker counts besides the Temporal SDK's own metrics (TEMPORAL_METRICS_PORT): every activity execution
@@ -10,6 +11,7 @@ import { Counter, Histogram, type Registry } from 'prom-client';
 export class WorkerMetrics {
   private readonly executions: Counter<'activity' | 'outcome'>;
   private readonly duration: Histogram<'activity' | 'outcome'>;
+  private readonly confirmation: Histogram<'network' | 'outcome'>;
 
   constructor(readonly registry: Registry) {
     this.executions = new Counter({
@@ -19,7 +21,16 @@ export class WorkerMetrics {
       name: 'activity_duration_seconds', help: 'Activity attempt duration by type and outcome', labelNames: ['activity', 'outcome'], registers: [registry],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     });
+    this.confirmation = new Histogram({
+      name: 'chain_confirmation_seconds', help: 'From broadcast to the receipt (EVM) or to finality (Solana), per network and outcome (success, reverted)',
+      labelNames: ['network', 'outcome'], registers: [registry], buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600],
+    });
   }
+
+  /** Chain confirmation times, given to the bundlers and the Solana transfer activity (composeWorker). */
+  readonly confirmations: ConfirmationObserver = {
+    confirmed: (network, seconds, outcome) => this.confirmation.observe({ network, outcome }, seconds),
+  };
 
   /** The activity interceptor that counts and times each attempt. */
   readonly interceptor = (ctx: ActivityContext): ActivityInterceptors => ({

@@ -1,4 +1,4 @@
-import { AbiCoder, Contract, Transaction, dataSlice, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
+import { AbiCoder, Contract, Transaction, dataSlice, keccak256, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { packUserOperation, type UserOperation } from './user-operation';
 import { ProcessNonceLock, type NonceLock } from './nonce-lock';
@@ -33,8 +33,13 @@ function revertText(data: string): string {
  * by the EntryPoint out of the paymaster's deposit (the beneficiary). It never deposits for an account. `sign` gives
  * the transaction hash before anything is broadcast, so a caller can record it first and find it after a crash.
  */
+/** Told how long each transaction this process broadcast took to its receipt (the worker's metrics). */
+export interface ConfirmationObserver { confirmed(networkId: string, seconds: number, outcome: 'success' | 'reverted'): void }
+
 export class Bundler {
   private readonly entryPoint: Contract;
+  /** When this process broadcast each transaction still awaited (a receipt observes and forgets it). */
+  private readonly broadcastAt = new Map<string, number>();
   /** The next nonce this bundler will use: nodes can answer nonce queries from a block behind for a moment. */
   private nextNonce = 0;
   /** The transaction that took the nonce before `nextNonce`: if the node no longer knows it (a reorg dropped it), the cache is stale. */
@@ -43,7 +48,10 @@ export class Bundler {
   private readonly lockKey: string;
 
   /** `nonces`: shared by every process that sends with this key (the worker's composition passes one on PostgreSQL). */
-  constructor(private readonly signer: Wallet, entryPointAddress: string, private readonly nonces: NonceLock = new ProcessNonceLock()) {
+  constructor(
+    private readonly signer: Wallet, entryPointAddress: string, private readonly nonces: NonceLock = new ProcessNonceLock(),
+    private readonly observer?: { networkId: string; observer: ConfirmationObserver },
+  ) {
     this.entryPoint = new Contract(entryPointAddress, EntryPointArtifact.abi as InterfaceAbi, signer);
     this.lockKey = `${entryPointAddress.toLowerCase()}:${signer.address.toLowerCase()}`;
   }
@@ -139,13 +147,21 @@ export class Bundler {
   }
 
   private async broadcast(raw: string): Promise<void> {
+    const hash = keccak256(raw);
+    if (this.observer && this.broadcastAt.size < 10_000) this.broadcastAt.set(hash, Date.now());
     await this.signer.provider!.broadcastTransaction(raw);
   }
 
   async waitForOutcome(txHash: string, timeoutMs = 120_000): Promise<UserOperationOutcome> {
     const receipt = await this.receiptOf(txHash, timeoutMs);
     if (!receipt) throw new Error(`transaction ${txHash} not mined within ${timeoutMs} ms`);
-    return this.outcomeOf(receipt);
+    const outcome = this.outcomeOf(receipt);
+    const sentAt = this.broadcastAt.get(txHash);
+    if (sentAt !== undefined && this.observer) {
+      this.broadcastAt.delete(txHash);
+      this.observer.observer.confirmed(this.observer.networkId, (Date.now() - sentAt) / 1000, outcome.success ? 'success' : 'reverted');
+    }
+    return outcome;
   }
 
   /** Polls for the receipt (plain polling works the same on every RPC, with no block subscription). */

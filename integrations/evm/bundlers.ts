@@ -2,7 +2,7 @@ import { Wallet } from 'ethers';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
 import { ChainFailure } from '../../platform/failures';
-import { Bundler } from './bundler';
+import { Bundler, type ConfirmationObserver } from './bundler';
 import type { ChainProviders } from './smart-account';
 import type { NonceLock } from './nonce-lock';
 
@@ -13,7 +13,7 @@ export class Bundlers {
 
   constructor(
     private readonly networks: NetworkRegistry, private readonly providers: ChainProviders, private readonly privateKey: string,
-    private readonly nonces: NonceLock,
+    private readonly nonces: NonceLock, private readonly observer?: ConfirmationObserver,
   ) {
     this.beneficiary = new Wallet(privateKey).address;
   }
@@ -28,7 +28,7 @@ export class Bundlers {
     let bundler = this.bundlers.get(networkId);
     if (!bundler) {
       const network = this.network(networkId);
-      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint, this.nonces);
+      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint, this.nonces, this.observer && { networkId, observer: this.observer });
       this.bundlers.set(networkId, bundler);
     }
     return bundler;

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { Wallet } from 'ethers';
 import { testDatabases } from '../helpers/databases';
+import { deployAccount } from '../helpers/wallet';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
@@ -26,7 +28,7 @@ describe('metrics of the api and worker processes', () => {
   const metricsOf = async (port: number) => (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
 
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!);
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
     await stack.stopWorker();
     for (const name of Object.keys(ports) as Array<keyof typeof ports>) ports[name] = await freePort();
     // Quotes limited to 2 a minute, so the third is refused and counted.
@@ -70,6 +72,14 @@ describe('metrics of the api and worker processes', () => {
     expect((await fetch(`http://127.0.0.1:${ports.apiMetrics}/other`)).status).toBe(404);
     // The public API does not serve them.
     expect((await fetch(`${apiUrl}/metrics`)).status).toBe(404);
+  });
+
+  it('times each chain submission from broadcast to receipt, per network', async () => {
+    const user = await registerUser({ apiUrl, sandboxUrl: stack.sandboxUrl });
+    await deployAccount({ apiUrl }, user, Wallet.createRandom(), 'POLYGON');
+    const text = await metricsOf(ports.workerMetrics);
+    expect(sample(text, 'chain_confirmation_seconds_count', { network: 'POLYGON', outcome: 'success' })).toBe(1);
+    expect(sample(text, 'chain_confirmation_seconds_count', { network: 'ETHEREUM', outcome: 'success' })).toBeUndefined();
   });
 
   it('counts the worker\'s activities by type and outcome, and the Temporal SDK serves its own metrics', async () => {
