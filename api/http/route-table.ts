@@ -50,6 +50,11 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   tags: string[];
   auth: AuthMode;
   /**
+   * `false` for a route that reads no credential of any kind (health, documents, public keys): it skips the
+   * failed-credentials check, a database read per request that only guards routes where a credential can be wrong.
+   */
+  credentials?: false;
+  /**
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.
    */

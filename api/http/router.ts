@@ -103,7 +103,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
   for (const route of routes) {
     router[route.method](route.operationId, route.path, async (ctx: Context) => {
       // An address that keeps presenting wrong credentials is refused before it can try another one.
-      await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
+      if (route.credentials !== false) await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
       try {
         await handle(route, ctx);
       } catch (error) {

@@ -16,12 +16,12 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
   const tags = ['System'];
   return [
     defineRoute({
-      method: 'get', path: '/healthz', operationId: 'health', tags, auth: 'none', summary: 'Liveness: the process answers',
+      method: 'get', path: '/healthz', credentials: false, operationId: 'health', tags, auth: 'none', summary: 'Liveness: the process answers',
       responses: { 200: { description: 'Alive', schema: Health } },
       handler: async () => ({ status: 200, body: { status: 'ok' } }),
     }),
     defineRoute({
-      method: 'get', path: '/readyz', operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
+      method: 'get', path: '/readyz', credentials: false, operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
       responses: {
         200: { description: 'Ready', schema: Readiness },
         503: { description: 'A dependency is unreachable' },
@@ -39,17 +39,17 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       },
     }),
     defineRoute({
-      method: 'get', path: '/.well-known/jwks.json', operationId: 'jwks', tags, auth: 'none', summary: 'Public keys that verify access tokens',
+      method: 'get', path: '/.well-known/jwks.json', credentials: false, operationId: 'jwks', tags, auth: 'none', summary: 'Public keys that verify access tokens',
       responses: { 200: { description: 'JSON Web Key Set', schema: JwksResponse } },
       handler: async () => ({ status: 200, body: tokens.jwks(), headers: { 'cache-control': 'public, max-age=300' } }),
     }),
     defineRoute({
-      method: 'get', path: '/openapi.json', operationId: 'openApiDocument', tags, auth: 'none', summary: 'This OpenAPI 3.1 document',
+      method: 'get', path: '/openapi.json', credentials: false, operationId: 'openApiDocument', tags, auth: 'none', summary: 'This OpenAPI 3.1 document',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocument } },
       handler: async () => ({ status: 200, body: openApi() }),
     }),
     defineRoute({
-      method: 'get', path: '/docs', operationId: 'docsPage', tags, auth: 'none', summary: 'Readable API documentation (HTML)',
+      method: 'get', path: '/docs', credentials: false, operationId: 'docsPage', tags, auth: 'none', summary: 'Readable API documentation (HTML)',
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';

@@ -125,6 +125,9 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
       expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     }
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: { ...from('198.51.100.2'), ...bearer(user) } })).status).toBe(200);
+    // Routes that read no credential (health, documents, public keys) still answer the refused address: a health check
+    // through the proxy is never taken down by one client's guessing, and they skip the database read of the check.
+    for (const path of ['/healthz', '/openapi.json', '/.well-known/jwks.json']) expect((await call(`${stack.apiUrl}${path}`, { headers: from('198.51.100.1') })).status).toBe(200);
     // A missing credential is not a wrong one.
     expect(await statuses(12, (base) => call(`${base}/v1/account/profile`, { headers: from('198.51.100.3') }))).toEqual(Array(12).fill(401));
     // Nor is the valid token of a user who was suspended: refused every time, never counted.
