@@ -40,7 +40,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
 export async function waitForTemporal(address: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && hasExited(child)) throw new Error(`Temporal dev server exited with code ${child.exitCode}`);
+    if (child && hasExited(child)) throw new Error(`the Temporal server exited with code ${child.exitCode ?? child.signalCode}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.healthService.check({});

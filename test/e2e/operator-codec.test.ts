@@ -4,13 +4,13 @@ import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { registrationWorkflowId } from '../../workflows/messages';
 
-export const UI_ORIGIN = 'http://127.0.0.1:8233';
+const UI_ORIGIN = 'http://127.0.0.1:8233';
 
 /**
  * Every payload of a workflow's history as Temporal stores it (encrypted), in the codec protocol's JSON form; less
  * search attributes, which Temporal keeps plain to index them (ours hold steps and statuses, never personal data).
  */
-export async function historyPayloads(stack: TestStack, workflowId: string): Promise<Array<{ metadata: Record<string, string>; data: string }>> {
+async function historyPayloads(stack: TestStack, workflowId: string): Promise<Array<{ metadata: Record<string, string>; data: string }>> {
   const { history } = await stack.temporal.workflowService.getWorkflowExecutionHistory({ namespace: 'default', execution: { workflowId } });
   const found: Array<{ metadata: Record<string, string>; data: string }> = [];
   const walk = (value: unknown): void => {
@@ -86,6 +86,15 @@ describe('operator codec for the Temporal UI', () => {
     expect((await decode({ authorization: `Bearer ${user.accessToken}` })).status).toBe(401);
     expect((await decode({ cookie: `wallet_operator=${user.accessToken}` })).body.type).toBe('/problems/invalid-operator-session');
     expect((await decode({ authorization: `Bearer ${token}` }, { payloads: [{ data: '!!not base64!!' }] })).status).toBe(400);
+    // Malformed requests: a body that is not JSON, a missing or unknown field, the wrong method.
+    const malformed = await call(`${stack.apiUrl}/codec/decode`, { headers: { authorization: `Bearer ${token}` }, raw: '{"payloads": [' });
+    expect([malformed.status, malformed.body.type]).toEqual([400, '/problems/malformed-json']);
+    expect((await decode({ authorization: `Bearer ${token}` }, {})).body.errors[0].detail).toMatch(/payloads/);
+    expect((await decode({ authorization: `Bearer ${token}` }, { payloads: [], extra: 1 })).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/codec/session`, { json: {} })).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/codec/session`, { raw: 'token=op_x' })).status).toBe(400);
+    const wrongMethod = await call(`${stack.apiUrl}/codec/decode`, { headers: { authorization: `Bearer ${token}` } });
+    expect([wrongMethod.status, wrongMethod.headers.get('allow')]).toEqual([405, 'POST']);
   });
 
   it('signs an operator in with an HttpOnly, SameSite=Strict cookie on /codec that decodes, and out again', async () => {
