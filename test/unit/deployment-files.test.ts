@@ -66,6 +66,12 @@ describe('docker-compose.yml', () => {
     expect(build.exclude).toEqual(expect.arrayContaining(['sandbox', 'dev', 'test', 'bench']));
   });
 
+  it('wires the Temporal UI to the api\'s codec, with credentials, and the api to its operators', () => {
+    expect(compose.services['temporal-ui'].environment).toMatchObject({ TEMPORAL_CODEC_ENDPOINT: expect.any(String), TEMPORAL_CODEC_INCLUDE_CREDENTIALS: 'true' });
+    expect(compose.services.api.environment.OPERATOR_TOKENS).toMatch(/^\$\{OPERATOR_TOKENS:\?/);
+    expect(compose.services.api.environment.CODEC_CORS_ORIGINS).toBe('${TEMPORAL_UI_ORIGIN:-}');
+  });
+
   it('registers every search attribute the workflows use', () => {
     const setup = compose.services['temporal-setup'].command.join(' ');
     for (const attribute of SEARCH_ATTRIBUTES) expect(setup).toContain(`--name ${attribute.name} --type Keyword`);
