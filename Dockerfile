@@ -26,4 +26,6 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 USER node
 EXPOSE 3000
-CMD ["node", "dist/api/main.js"]
+# A young generation of 8 MiB semi-spaces (V8's default on this Node is larger): the api's resident memory under load
+# drops by about a third for a few percent more CPU (BENCHMARKS.md). npm run bench runs the api with these flags.
+CMD ["node", "--max-semi-space-size=8", "dist/api/main.js"]

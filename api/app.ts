@@ -91,7 +91,7 @@ export function createApp(deps: AppDeps): App {
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });
   koa.use(deps.metrics.requestsMiddleware());
-  koa.use(requestContext(orm, deps.logger));
+  koa.use(requestContext(deps.logger));
   koa.use(errorHandler());
   koa.use(deps.metrics.dependencyErrorsMiddleware());
   koa.use(securityHeaders());

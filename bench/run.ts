@@ -6,7 +6,9 @@
  * PostgreSQL: BENCH_DATABASE_URL or TEST_DATABASE_URL (an admin URL; a fresh database is created and dropped), else a
  * PostgreSQL server of its own (the machine's PostgreSQL binaries, as `bash .ci/run` installs them) in a scratch folder.
  * The cluster row runs the Temporal server (npm run temporal:cluster) on a PostgreSQL server of its own too.
- * Options: BENCH_SECONDS (load duration per measurement, 10), BENCH_CONNECTIONS (10), BENCH_CHARGES (40).
+ * Options: BENCH_SECONDS (load duration per measurement, 10), BENCH_CONNECTIONS (10), BENCH_CHARGES (40),
+ * BENCH_ONLY=overhead (the API-overhead rows only, printed; BENCHMARKS.md untouched), BENCH_CPU_PROF=1 (V8 CPU profiles),
+ * BENCH_API_FLAGS (node flags for the api process instead of the Dockerfile CMD's).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -90,7 +92,10 @@ function cpuPerRequest(before: CpuSnapshot, after: CpuSnapshot, requests: number
 }
 
 /** Peak resident set size of a process so far (VmHWM), in MiB. */
-const peakRssMiB = (pid: number): number => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+const statusKiB = (pid: number, field: string): number => Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+const peakRssMiB = (pid: number): number => statusKiB(pid, 'VmHWM') / 1024;
+/** Resident memory now: the process's own (anonymous: heap, stacks) and mapped files (the node binary, native modules). */
+const rssNow = (pid: number) => ({ anonMiB: Math.round(statusKiB(pid, 'RssAnon') / 1024), fileMiB: Math.round(statusKiB(pid, 'RssFile') / 1024) });
 
 interface Load { rps: number; p50: number; p99: number; errors: number; non2xx: number; cpu?: ReturnType<typeof cpuPerRequest> }
 let watched: Record<string, number | undefined> = {};
@@ -179,7 +184,11 @@ async function main(): Promise<void> {
   log('api and worker (node dist/…, NODE_ENV=production), bare Koa baseline, baseline worker');
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the api and worker to .data/cpu-profiles (open them in Chrome DevTools).
   const profiling = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.data/cpu-profiles')}`] : [];
-  const api = spawnService('api', [...profiling, 'dist/api/main.js'], env);
+  // The api runs with the node flags of the image's command (Dockerfile CMD), or BENCH_API_FLAGS for tuning experiments.
+  const imageCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[];
+  const apiFlags = process.env.BENCH_API_FLAGS !== undefined ? process.env.BENCH_API_FLAGS.split(' ').filter(Boolean) : imageCmd.slice(1, -1);
+  log(`api node flags: ${apiFlags.join(' ') || '(none)'}`);
+  const api = spawnService('api', [...profiling, ...apiFlags, 'dist/api/main.js'], env);
   const worker = spawnService('worker', [...profiling, 'dist/worker/main.js'], env);
   spawnService('baseline-worker', ['--import', 'tsx', 'bench/baseline-worker.ts', temporal.address, 'bench-baseline'], {});
   await waitForHttp(`${apiUrl}/readyz`);
@@ -187,6 +196,8 @@ async function main(): Promise<void> {
   const bareKoa = spawnService('bare-koa', ['--import', 'tsx', 'bench/bare-koa.ts', String(barePort), `${apiUrl}/.well-known/jwks.json`, databaseUrl], { NODE_ENV: 'production' });
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
   watched = { api: api.pid, worker: worker.pid, temporal: temporal.process.pid, 'bare Koa': bareKoa.pid };
+  await new Promise((r) => setTimeout(r, 1000));
+  const idleMemory = { api: rssNow(api.pid!), bareKoa: rssNow(bareKoa.pid!) };
 
   const stack = { apiUrl, sandboxUrl };
   const user: RegisteredUser = await registerUser(stack);
@@ -204,6 +215,15 @@ async function main(): Promise<void> {
   });
   const profile = await load({ url: `${apiUrl}/v1/account/profile`, headers: bearer(user) });
   results.apiOverhead = { bare, bareJwt, bareJwtDb, health, quote, profile };
+  if (process.env.BENCH_ONLY === 'overhead') {
+    // A quick loop for hot-path work: the API-overhead rows only, printed, BENCHMARKS.md left as it is.
+    for (const [name, l, base] of [['healthz / bare', health, bare], ['profile / jwt-db', profile, bareJwtDb], ['quote / jwt-db', quote, bareJwtDb]] as const) {
+      log(`${name}: ${l.rps.toFixed(0)} / ${base.rps.toFixed(0)} = ${ratio(l.rps, base.rps)}; cpu ms/req ${JSON.stringify(l.cpu?.perRequest)}`);
+    }
+    log(`api peak RSS ${Math.round(peakRssMiB(api.pid!))} MiB (idle ${JSON.stringify(idleMemory.api)}, now ${JSON.stringify(rssNow(api.pid!))}); bare Koa peak ${Math.round(peakRssMiB(bareKoa.pid!))} MiB (idle ${JSON.stringify(idleMemory.bareKoa)})`);
+    await shutdown(chains, temporal, sandboxServer, admin, dbName);
+    return;
+  }
 
   // ---- End to end: charge completion vs. a workflow with as many no-op activities
   log(`end to end: ${CHARGES} charges, one at a time, against ${CHARGES} baseline workflows`);
@@ -292,7 +312,10 @@ async function main(): Promise<void> {
     apiStartsPerSecond: viaApi.rps, apiNon2xx: viaApi.non2xx, apiP99: viaApi.p99, apiCpu: viaApi.cpu,
     plainStartsPerSecond: plain.started / plain.seconds, plainCpu: cpuPerRequest(loopBefore, loopAfter, plain.started),
   };
-  results.memory = { apiPeakRssMiB: Math.round(peakRssMiB(api.pid!)), workerPeakRssMiB: Math.round(workerPeak) };
+  results.memory = {
+    apiPeakRssMiB: Math.round(peakRssMiB(api.pid!)), workerPeakRssMiB: Math.round(workerPeak), bareKoaPeakRssMiB: Math.round(peakRssMiB(bareKoa.pid!)),
+    apiIdle: idleMemory.api, apiAfterLoad: rssNow(api.pid!), bareKoaIdle: idleMemory.bareKoa,
+  };
 
   // ---- Cluster: charge starts through 1 and 2 api processes on the Temporal server on PostgreSQL (part of issue 12)
   log('cluster: the Temporal server on PostgreSQL, charge starts through one api process, then two');
@@ -341,7 +364,8 @@ async function main(): Promise<void> {
   const e = results.endToEnd as { charge: { p50: number; p99: number }; baseline: { p50: number; p99: number } };
   const f = results.fanOut as { oneNetworkMs: number; fiveNetworksMs: number };
   const o = results.orchestration as { apiStartsPerSecond: number; plainStartsPerSecond: number; apiNon2xx: number; apiCpu: Load['cpu']; plainCpu: Load['cpu'] };
-  const m = results.memory as { apiPeakRssMiB: number; workerPeakRssMiB: number };
+  type Rss = { anonMiB: number; fileMiB: number };
+  const m = results.memory as { apiPeakRssMiB: number; workerPeakRssMiB: number; bareKoaPeakRssMiB: number; apiIdle: Rss; apiAfterLoad: Rss; bareKoaIdle: Rss };
   const c = results.cluster as { oneApiStartsPerSecond: number; twoApisStartsPerSecond: number; non2xx: number };
   const rows: Array<[string, string, string, string, boolean | null]> = [
     ['API /healthz (our middleware, no auth, no database) req/s vs bare Koa', `${a.health.rps.toFixed(0)} / ${a.bare.rps.toFixed(0)}`, String(ratio(a.health.rps, a.bare.rps)), '>= 0.7', ratio(a.health.rps, a.bare.rps) >= 0.7],
@@ -372,7 +396,7 @@ baseline measured in the same run on the same machine, so it can be compared acr
 next to it are only for reading the ratio.
 
 Machine: ${cpu.length} × ${cpu[0]?.model ?? 'unknown CPU'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Linux ${release()}, Node ${process.version}.
-Set-up: api and worker compiled (\`node dist/…\`, \`NODE_ENV=production\`, log level warn), PostgreSQL (local server), Temporal
+Set-up: api and worker compiled (\`node dist/…\`, \`NODE_ENV=production\`, log level warn; the api with the image's flags: \`${apiFlags.join(' ') || 'none'}\`), PostgreSQL (local server), Temporal
 dev server, sandbox bank settling at once, five local anvil chains; load by autocannon with ${CONNECTIONS} connections for
 ${SECONDS} s after a 2 s warm-up, all on loopback (the load generator shares the machine).
 
@@ -387,7 +411,9 @@ machine's ${cpu.length} cores were during each load:
 | --- | --- | --- |
 ${cpuRows.map(([name, c]) => `| ${name} | ${c?.machineBusyPercent ?? '?'} % | ${Object.entries(c?.perRequest ?? {}).filter(([, v]) => v >= 0.01).map(([k, v]) => `${k} ${v}`).join(', ')} |`).join('\n')}
 
-Peak RSS under this load: api ${m.apiPeakRssMiB} MiB, worker ${m.workerPeakRssMiB} MiB.
+Peak RSS under this load: api ${m.apiPeakRssMiB} MiB, worker ${m.workerPeakRssMiB} MiB, bare Koa ${m.bareKoaPeakRssMiB} MiB. Resident
+memory of the api at rest after start: ${m.apiIdle.anonMiB} MiB its own (heap, stacks) + ${m.apiIdle.fileMiB} MiB mapped files (node binary, native
+modules); after all loads: ${m.apiAfterLoad.anonMiB} + ${m.apiAfterLoad.fileMiB} MiB; bare Koa at rest: ${m.bareKoaIdle.anonMiB} + ${m.bareKoaIdle.fileMiB} MiB.
 Errors: quote ${a.quote.errors}/${a.quote.non2xx} (errors/non-2xx), profile ${a.profile.errors}/${a.profile.non2xx}, charge starts non-2xx ${o.apiNon2xx}, cluster charge starts non-2xx ${c.non2xx}.
 
 Baselines: a bare Koa app answering a constant (\`bench/bare-koa.ts\`); a plain script starting the charge workflow with
@@ -404,6 +430,10 @@ to the workflow's result.
   console.log(`\n${report}`);
 
   await temporalClient.connection.close();
+  await shutdown(chains, temporal, sandboxServer, admin, dbName);
+}
+
+async function shutdown(chains: RunningChain[], temporal: { stop(): Promise<void> }, sandboxServer: { close(): void }, admin: PgClient, dbName: string): Promise<void> {
   for (const child of children) child.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 1500));
   for (const chain of chains) await chain.stop();

@@ -52,6 +52,11 @@ export function parseOverrides(json: string): Partial<Record<RateRuleName, RateR
   return parsed as Partial<Record<RateRuleName, RateRule>>;
 }
 
+/** How long this process trusts a "not over the limit" answer of the shared store (assertUnder). */
+const CHECK_CACHE_MS = 1000;
+/** At most this many keys' answers are kept (the oldest go first). */
+const CHECK_CACHE_ENTRIES = 10_000;
+
 /** The table the counters live in (migrations create it; rate-limiter-flexible's own layout). */
 export const RATE_LIMIT_TABLE = 'rate_limits';
 
@@ -64,6 +69,9 @@ export const RATE_LIMIT_TABLE = 'rate_limits';
 export class RateLimits {
   /** Told of every refusal (the API counts them per rule). */
   onRefused: (rule: RateRuleName) => void = () => undefined;
+
+  /** assertUnder's answers kept in this process, by rule and key. */
+  private readonly checks = new Map<string, { over: boolean; until: number }>();
 
   private constructor(private readonly limiters: Map<RateRuleName, RateLimiterAbstract>, private readonly close: () => Promise<void>) {}
 
@@ -105,17 +113,42 @@ export class RateLimits {
     }
   }
 
-  /** Refuses (429) a key that is already over `rule`, without counting this request. */
+  /**
+   * Refuses (429) a key that is already over `rule`, without counting this request. Asked on every request that may
+   * carry a credential, so the answer is kept in this process: "under" for CHECK_CACHE_MS, "over" until the window
+   * passes. Every count this process makes drops the "under" answer, so the next request reads the shared store
+   * again; a key that went over on another process is seen here within CHECK_CACHE_MS, and then its first counted
+   * refusal here sees it at once (count answers the shared total). What may slip through is bounded: the requests
+   * already under way on each process when the key went over.
+   */
   async assertUnder(rule: RateRuleName, key: string): Promise<void> {
     const limiter = this.limiters.get(rule)!;
+    const cacheKey = `${rule}\u0000${key}`;
+    const now = Date.now();
+    const known = this.checks.get(cacheKey);
+    if (known && now < known.until) {
+      if (!known.over) return;
+      throw this.refusal(rule, limiter, Math.max(1, Math.ceil((known.until - now) / 1000)));
+    }
     const state = await limiter.get(key);
-    if (!state || state.consumedPoints < limiter.points) return;
-    throw this.refusal(rule, limiter, Math.max(1, Math.ceil(state.msBeforeNext / 1000)));
+    const over = !!state && state.consumedPoints >= limiter.points;
+    this.remember(cacheKey, over, over ? now + state!.msBeforeNext : now + CHECK_CACHE_MS);
+    if (over) throw this.refusal(rule, limiter, Math.max(1, Math.ceil(state!.msBeforeNext / 1000)));
   }
 
   /** Counts one request for `key` under `rule` without refusing this one (the next is refused by assertUnder). */
   async count(rule: RateRuleName, key: string): Promise<void> {
-    await this.limiters.get(rule)!.penalty(key, 1);
+    const cacheKey = `${rule}\u0000${key}`;
+    this.checks.delete(cacheKey);
+    const state = await this.limiters.get(rule)!.penalty(key, 1);
+    if (state.consumedPoints >= this.limiters.get(rule)!.points) this.remember(cacheKey, true, Date.now() + state.msBeforeNext);
+  }
+
+  private remember(cacheKey: string, over: boolean, until: number): void {
+    this.checks.delete(cacheKey);
+    // Oldest first (a Map keeps insertion order): a flood of addresses cannot grow the process without bound.
+    if (this.checks.size >= CHECK_CACHE_ENTRIES) this.checks.delete(this.checks.keys().next().value!);
+    this.checks.set(cacheKey, { over, until });
   }
 
   async stop(): Promise<void> {

@@ -1,25 +1,45 @@
 import { randomUUID } from 'node:crypto';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Context, Next } from 'koa';
-import { RequestContext } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import type { Logger } from '../../platform/logger';
 
 const REQUEST_ID = /^[A-Za-z0-9\-_.]{8,128}$/;
 
-/** Request id (echoed as X-Request-Id), a child logger, an entity-manager fork, and one access-log line. */
-export const requestContext = (orm: Orm, logger: Logger) => async (ctx: Context, next: Next): Promise<void> => {
+/** The request's entity manager, forked on first use (health checks and documents never need one). */
+const requestScope = new AsyncLocalStorage<{ em?: ReturnType<Orm['em']['fork']> }>();
+
+/**
+ * The entity manager of the request under way (one per request, so a row read twice in a request is read once), or a
+ * fork of its own outside a request.
+ */
+export const requestEntityManager = (orm: Orm): ReturnType<Orm['em']['fork']> => {
+  const scope = requestScope.getStore();
+  if (!scope) return orm.em.fork();
+  return (scope.em ??= orm.em.fork());
+};
+
+/**
+ * Request id (echoed as X-Request-Id), a child logger, the request's entity manager, and one access-log line. The child
+ * logger (`ctx.state.log`) is made on first use: with the access log off (LOG_LEVEL above info) a request that logs
+ * nothing does not pay for it.
+ */
+export const requestContext = (logger: Logger) => async (ctx: Context, next: Next): Promise<void> => {
   const incoming = ctx.get('x-request-id');
   const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  const log = logger.child({ requestId });
+  let log: Logger | undefined;
+  const requestLog = (): Logger => (log ??= logger.child({ requestId }));
   ctx.state.requestId = requestId;
-  ctx.state.log = log;
+  Object.defineProperty(ctx.state, 'log', { get: requestLog, enumerable: true, configurable: true });
   ctx.set('x-request-id', requestId);
   const started = process.hrtime.bigint();
   try {
-    await RequestContext.create(orm.em, next);
+    await requestScope.run({}, next);
   } finally {
-    const ms = Number(process.hrtime.bigint() - started) / 1e6;
-    // Only the route pattern is logged, never ids in the path, bodies or credentials.
-    log.info({ method: ctx.method, route: ctx._matchedRoute ?? 'unmatched', status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    if (logger.isLevelEnabled('info')) {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      // Only the route pattern is logged, never ids in the path, bodies or credentials.
+      requestLog().info({ method: ctx.method, route: ctx._matchedRoute ?? 'unmatched', status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+    }
   }
 };

@@ -136,6 +136,30 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     expect(await statuses(12, (base) => call(`${base}/v1/account/profile`, { headers: { ...from('198.51.100.4'), ...bearer(suspended) } }))).toEqual(Array(12).fill(401));
   });
 
+  it('an address refused on one process is refused by the other after at most one more wrong credential, or within a second', async () => {
+    if (kind.name !== 'postgresql') return; // one process only in the embedded mode
+    const from = (address: string) => ({ 'x-forwarded-for': address });
+    const forged = { authorization: 'Bearer e30.e30.forged' };
+    const profile = (base: string, address: string, headers: Record<string, string>) => call(`${base}/v1/account/profile`, { headers: { ...from(address), ...headers } });
+    // Each process keeps "under the limit" answers for a second. Make this process hold one for each address.
+    for (const address of ['198.51.100.21', '198.51.100.22']) expect((await profile(stack.apiUrl, address, bearer(user))).status).toBe(200);
+    // Both addresses go over the limit on the other process only.
+    for (const address of ['198.51.100.21', '198.51.100.22']) {
+      for (let i = 0; i < 9; i += 1) expect((await profile(otherUrl, address, forged)).status).toBe(401);
+      expect((await profile(otherUrl, address, bearer(user))).status).toBe(429);
+    }
+    // A guess on this process is counted in the shared store, which answers the total: the next request is refused.
+    const guess = await profile(stack.apiUrl, '198.51.100.21', forged);
+    expect([401, 429]).toContain(guess.status);
+    expect((await profile(stack.apiUrl, '198.51.100.21', bearer(user))).status).toBe(429);
+    expect((await profile(stack.apiUrl, '198.51.100.21', forged)).status).toBe(429);
+    // Without a guess here, the kept answer expires within a second and the shared store refuses the address.
+    await new Promise((r) => setTimeout(r, 1100));
+    const refused = await profile(stack.apiUrl, '198.51.100.22', bearer(user));
+    expect(refused.status).toBe(429);
+    expect(refused.body.detail).toContain('failed-credentials');
+  });
+
   it('limits ID-card uploads per registration, before the image is read', async () => {
     const person = newPerson();
     const { passToken } = await verifyIdentity(stack, person);

@@ -26,7 +26,10 @@ describe('docker-compose.yml', () => {
 
   it('runs PostgreSQL, Temporal with its schema setup and UI, and separate api and worker processes', () => {
     expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'proxy', 'api', 'worker-1', 'worker-2', 'migrate']));
-    expect(compose.services.api.command).toEqual(['node', 'dist/api/main.js']);
+    // The api runs as the image's default command does (with its V8 memory flag), which is what npm run bench measures.
+    const dockerfileCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[];
+    expect(dockerfileCmd).toEqual(['node', '--max-semi-space-size=8', 'dist/api/main.js']);
+    expect(compose.services.api.command).toEqual(dockerfileCmd);
     for (const worker of ['worker-1', 'worker-2']) expect(compose.services[worker].command).toEqual(['node', 'dist/worker/main.js']);
   });
 
