@@ -20,6 +20,7 @@ import autocannon from 'autocannon';
 import { Client as PgClient } from 'pg';
 import { Wallet } from 'ethers';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { createDataConverter } from '../platform/temporal';
 import { DataEncryption } from '../platform/data-encryption';
 import { resolveTemporalCli } from '../platform/temporal-cli';
@@ -111,6 +112,38 @@ const percentile = (values: number[], p: number) => {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
 };
+/**
+ * Where a key rotation's time went, from the histories of its workflow and its per-network children: how long each
+ * child took to start, how long activity tasks waited in the task queue, and how long each activity ran.
+ */
+async function rotationBreakdown(client: Client, workflowId: string): Promise<{ childStartMs: number[]; queueWaitMs: number[]; runMs: Record<string, number[]> }> {
+  const E = temporal.api.enums.v1.EventType;
+  const at = (e: temporal.api.history.v1.IHistoryEvent) => Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+  const parent = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+  const initiated = new Map(parent.filter((e) => e.eventType === E.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED).map((e) => [Number(e.eventId), e]));
+  const childStartMs: number[] = [];
+  const children: string[] = [];
+  for (const e of parent.filter((x) => x.eventType === E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED)) {
+    const attrs = e.childWorkflowExecutionStartedEventAttributes!;
+    childStartMs.push(at(e) - at(initiated.get(Number(attrs.initiatedEventId))!));
+    children.push(attrs.workflowExecution!.workflowId!);
+  }
+  const queueWaitMs: number[] = [];
+  const runMs: Record<string, number[]> = {};
+  for (const id of [workflowId, ...children]) {
+    const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+    const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+    for (const done of events.filter((e) => e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED)) {
+      const { scheduledEventId, startedEventId } = done.activityTaskCompletedEventAttributes!;
+      const scheduled = byId.get(Number(scheduledEventId))!;
+      const started = byId.get(Number(startedEventId))!;
+      queueWaitMs.push(at(started) - at(scheduled));
+      (runMs[scheduled.activityTaskScheduledEventAttributes!.activityType!.name!] ??= []).push(at(done) - at(started));
+    }
+  }
+  return { childStartMs, queueWaitMs, runMs };
+}
+
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** A PostgreSQL server of the bench's own, in a scratch folder (removed at the end). */
@@ -255,6 +288,7 @@ async function main(): Promise<void> {
   log(`fan-out: deploying the user's account on ${NETWORK_IDS.length} networks, then ${ROTATIONS} rotations of 1 and of ${NETWORK_IDS.length} networks`);
   let owner: Wallet = Wallet.createRandom() as unknown as Wallet;
   for (const networkId of NETWORK_IDS) await deployAccount(stack, user, owner, networkId);
+  const breakdowns: Record<'one' | 'five', Array<Awaited<ReturnType<typeof rotationBreakdown>>>> = { one: [], five: [] };
   const rotate = async (networkIds: string[]): Promise<number> => {
     const next = Wallet.createRandom() as unknown as Wallet;
     const prepared = await call(`${apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: { newOwnerAddress: next.address, networkIds } });
@@ -269,6 +303,7 @@ async function main(): Promise<void> {
     const outcome = await temporalClient.workflow.getHandle(keyRotationWorkflowId(slot.id)).result() as { status: string };
     if (outcome.status !== 'completed') throw new Error(`rotation ${outcome.status}`);
     const elapsed = performance.now() - t0;
+    breakdowns[networkIds.length === 1 ? 'one' : 'five'].push(await rotationBreakdown(temporalClient, keyRotationWorkflowId(slot.id)));
     // Accounts not in this rotation keep the old owner; rotate them too (unmeasured) so one key owns them all again.
     const rest = NETWORK_IDS.filter((id) => !networkIds.includes(id));
     if (rest.length) {
@@ -287,7 +322,22 @@ async function main(): Promise<void> {
     one.push(await rotate(['ETHEREUM']));
     five.push(await rotate(NETWORK_IDS));
   }
-  results.fanOut = { oneNetworkMs: Math.round(percentile(one, 50)), fiveNetworksMs: Math.round(percentile(five, 50)), runs: ROTATIONS };
+  // Medians over the measured rotations of each kind: child start, activity queue wait, and each activity's run time.
+  const med = (values: number[]) => (values.length ? Math.round(percentile(values, 50)) : 0);
+  const breakdown = (kind: 'one' | 'five') => {
+    const all = breakdowns[kind];
+    const activities = [...new Set(all.flatMap((b) => Object.keys(b.runMs)))];
+    return {
+      childStartMs: med(all.flatMap((b) => b.childStartMs)), queueWaitMs: med(all.flatMap((b) => b.queueWaitMs)),
+      maxQueueWaitMs: Math.round(Math.max(0, ...all.flatMap((b) => b.queueWaitMs))),
+      runMs: Object.fromEntries(activities.map((name) => [name, med(all.flatMap((b) => b.runMs[name] ?? []))])),
+    };
+  };
+  results.fanOut = {
+    oneNetworkMs: Math.round(percentile(one, 50)), fiveNetworksMs: Math.round(percentile(five, 50)), runs: ROTATIONS,
+    oneNetwork: breakdown('one'), fiveNetworks: breakdown('five'),
+  };
+  log(`fan-out breakdown: ${JSON.stringify(results.fanOut)}`);
 
   // ---- Orchestration: workflow starts through the API vs. a plain client script (no worker, only starts count)
   log('orchestration: charge starts through the API vs. client.workflow.start');
@@ -362,7 +412,9 @@ async function main(): Promise<void> {
   // ---- Report
   const a = results.apiOverhead as { bare: Load; bareJwt: Load; bareJwtDb: Load; health: Load; quote: Load; profile: Load };
   const e = results.endToEnd as { charge: { p50: number; p99: number }; baseline: { p50: number; p99: number } };
-  const f = results.fanOut as { oneNetworkMs: number; fiveNetworksMs: number };
+  type Breakdown = { childStartMs: number; queueWaitMs: number; maxQueueWaitMs: number; runMs: Record<string, number> };
+  const f = results.fanOut as { oneNetworkMs: number; fiveNetworksMs: number; oneNetwork: Breakdown; fiveNetworks: Breakdown };
+  const breakdownRow = (b: Breakdown) => `child start ${b.childStartMs} ms, activity queue wait ${b.queueWaitMs} ms (max ${b.maxQueueWaitMs}), activity run ${Object.entries(b.runMs).map(([k, v]) => `${k} ${v} ms`).join(', ')}`;
   const o = results.orchestration as { apiStartsPerSecond: number; plainStartsPerSecond: number; apiNon2xx: number; apiCpu: Load['cpu']; plainCpu: Load['cpu'] };
   type Rss = { anonMiB: number; fileMiB: number };
   const m = results.memory as { apiPeakRssMiB: number; workerPeakRssMiB: number; bareKoaPeakRssMiB: number; apiIdle: Rss; apiAfterLoad: Rss; bareKoaIdle: Rss };
@@ -415,6 +467,9 @@ Peak RSS under this load: api ${m.apiPeakRssMiB} MiB, worker ${m.workerPeakRssMi
 memory of the api at rest after start: ${m.apiIdle.anonMiB} MiB its own (heap, stacks) + ${m.apiIdle.fileMiB} MiB mapped files (node binary, native
 modules); after all loads: ${m.apiAfterLoad.anonMiB} + ${m.apiAfterLoad.fileMiB} MiB; bare Koa at rest: ${m.bareKoaIdle.anonMiB} + ${m.bareKoaIdle.fileMiB} MiB.
 Errors: quote ${a.quote.errors}/${a.quote.non2xx} (errors/non-2xx), profile ${a.profile.errors}/${a.profile.non2xx}, charge starts non-2xx ${o.apiNon2xx}, cluster charge starts non-2xx ${c.non2xx}.
+
+Key rotation, where the time went (medians from the workflow histories): 1 network: ${breakdownRow(f.oneNetwork)};
+5 networks: ${breakdownRow(f.fiveNetworks)}.
 
 Baselines: a bare Koa app answering a constant (\`bench/bare-koa.ts\`); a plain script starting the charge workflow with
 \`client.workflow.start\` (\`bench/start-loop.ts\`; both start measurements run with the worker stopped, so only starts
