@@ -3,6 +3,7 @@ import { createSignedOperationActivities, type SignedOperationActivityDeps } fro
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
 import { createChargeActivities, type ChargeActivityDeps } from './charge';
 import { createBankVerificationActivities, type BankVerificationActivityDeps } from './bank-verification';
+import { createEmailVerificationActivities, type EmailVerificationActivityDeps } from './email-verification';
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
@@ -10,7 +11,7 @@ import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from 
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
-  & ChargeActivityDeps & BankVerificationActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
+  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -22,6 +23,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createKeyRotationActivities(deps),
     ...createChargeActivities(deps),
     ...createBankVerificationActivities(deps),
+    ...createEmailVerificationActivities(deps),
     ...createTransferActivities(deps),
     ...createCustodyActivities(deps),
     ...createKycActivities(deps),

@@ -17,6 +17,7 @@ import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
 import { authRoutes } from './auth/routes';
 import { accountRoutes } from './account/routes';
+import { EmailVerificationService } from './account/email-service';
 import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
 import { DeploymentService } from './wallet/deploy-service';
@@ -62,7 +63,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       }),
     }),
     ...authRoutes({ orm, encryption, tokens }),
-    ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }),
+    ...accountRoutes({
+      orm, temporal, taskQueue, encryption, passkeys,
+      emails: new EmailVerificationService({
+        orm, temporal, encryption, taskQueue, verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
+      }),
+    }),
     ...passkeyRoutes({ orm, encryption, passkeys }),
     ...walletRoutes({
       gas,

@@ -8,6 +8,7 @@ import { bankRouter } from './bank';
 import { pricesRouter } from './prices';
 import { securitiesRouter } from './securities';
 import { cexRouter } from './cex';
+import { mailRouter } from './mail';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   bankClientSecret: string;
@@ -17,10 +18,12 @@ export interface SandboxOptions extends IdentityProviderOptions {
   securitiesClientSecret: string;
   cexClientId: string;
   cexClientSecret: string;
+  /** The mail provider's API key (MAIL_API_KEY of the worker). */
+  mailApiKey: string;
 }
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
 export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
@@ -38,7 +41,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const ocr = ocrProviderRouter();
   const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
   const bank = bankRouter(bankOptions);
-  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret })];
+  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey })];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
@@ -50,6 +53,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     if (ctx.path.startsWith('/prices/')) return faults.middleware('prices')(ctx, next);
     if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_')) return faults.middleware('securities')(ctx, next);
     if (ctx.path.startsWith('/cex/') && !ctx.path.startsWith('/cex/_')) return faults.middleware('cex')(ctx, next);
+    if (ctx.path.startsWith('/mail/') && !ctx.path.startsWith('/mail/v1/_')) return faults.middleware('mail')(ctx, next);
     return next();
   });
   koa.use(identity.routes());

@@ -12,6 +12,7 @@ import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
 import { OcrProviderClient } from '../integrations/ocr';
 import { BankClient } from '../integrations/bank';
+import { MailClient } from '../integrations/mail';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
@@ -33,6 +34,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     orm, encryption, networks, providers,
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    mail: new MailClient({ baseUrl: config.MAIL_API_URL, apiKey: config.MAIL_API_KEY, from: config.MAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations), confirmations,
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,

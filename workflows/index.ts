@@ -6,6 +6,7 @@ export { chargeWorkflow } from './charge';
 export { transferWorkflow, transferFinalityWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
+export { emailVerificationWorkflow } from './email-verification';
 export { basicInfoWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';

@@ -132,6 +132,10 @@ export const transferFinalityWorkflowId = (transferId: string): string => `trans
 export interface BankVerificationInput { verificationId: string; remark: string }
 export const bankVerificationWorkflowId = (verificationId: string): string => `bank-verification-${verificationId}`;
 
+/** The code travels only in this (encrypted) input; the database keeps a keyed hash of it. */
+export interface EmailVerificationInput { verificationId: string; code: string }
+export const emailVerificationWorkflowId = (verificationId: string): string => `email-verification-${verificationId}`;
+
 /** Keys the service holds for a user: the EVM transfer key its smart accounts authorize, or its Solana wallet. */
 export interface CustodyKeyInput {
   userId: string; kind: 'evm-transfer-key' | 'solana-wallet' | 'evm-transfer-key-rotation'; networkId?: string;

@@ -8,15 +8,20 @@ import type { Passkeys } from '../passkeys/service';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
+import { emailView, type EmailVerificationService } from './email-service';
 
-export interface AccountRouteDeps { orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys }
+export interface AccountRouteDeps { orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; emails: EmailVerificationService }
 
-/** The caller's profile, and basic KYC information (recorded with its credential by the worker, which holds the issuer's key). */
-export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }: AccountRouteDeps): RouteSpec[] {
+/**
+ * The caller's profile, their email address (verified by a mailed code), and basic KYC information (recorded with its
+ * credential by the worker, which holds the issuer's key).
+ */
+export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, emails }: AccountRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get', path: '/v1/account/profile', operationId: 'getProfile', tags: ['Account'], auth: 'bearer',
       summary: "The caller's profile",
+      description: '`email` is a string as the interface types it: the verified address, or an empty string until one is confirmed (`emailVerified` says which).',
       responses: { 200: { description: 'Profile', schema: S.ProfileResponse } },
       handler: async ({ user }) => {
         const found = await activeUser(orm, user!.userId);
@@ -24,11 +29,40 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys }
           status: 200,
           body: {
             userId: found.id, name: encryption.openText(found.nameSealed, found.id), maskedPhone: found.maskedPhone,
-            email: found.email ?? null, status: found.status, walletType: found.walletType,
+            ...emailView(encryption, found), status: found.status, walletType: found.walletType,
             registeredAt: found.registeredAt.toISOString(), twoFactorMethods: await passkeys.methodsOf(found.id),
           },
         };
       },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/account/email', operationId: 'requestEmailVerification', tags: ['Account'], auth: 'bearer',
+      summary: 'Verify an email address: a 6-digit code is mailed to it, which the user sends back',
+      description: 'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
+      body: S.EmailBody,
+      rateLimits: [{ rule: 'email-send', key: ({ user }) => user!.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        200: { description: 'Code mailed', schema: S.EmailVerificationStarted },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'The mail provider is not answering' },
+      },
+      handler: async ({ body, user }) => ({ status: 200, body: await emails.request(await activeUser(orm, user!.userId), body.email) }),
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/account/email/confirm', operationId: 'confirmEmail', tags: ['Account'], auth: 'bearer',
+      summary: 'Confirm the code from the mail; the address becomes the profile\'s email',
+      body: S.EmailConfirmBody,
+      rateLimits: [{ rule: 'email-confirm', key: ({ user }) => user!.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      responses: {
+        200: { description: 'Verified', schema: S.EmailConfirmed },
+        404: { description: 'No such verification for this user' }, 409: { description: 'Already verified, or locked after too many wrong codes' },
+        410: { description: 'The code expired; ask for a new one' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },
+        429: { description: 'Too many requests (Retry-After)' },
+      },
+      handler: async ({ body, user }) => ({ status: 200, body: await emails.confirm(user!.userId, body.verificationId, body.code) }),
     }),
 
     defineRoute({

@@ -5,7 +5,9 @@ export const ProfileResponse = Type.Object({
   userId: Type.String(),
   name: Type.String(),
   maskedPhone: Type.String(),
-  email: Type.Union([Type.String(), Type.Null()]),
+  email: Type.String({ description: 'The verified email address; an empty string until the user confirms one (POST /v1/account/email, then /confirm)' }),
+  emailVerified: Type.Boolean({ description: 'Whether `email` holds a verified address' }),
+  emailVerifiedAt: Type.Union([DateTime, Type.Null()], { description: 'When the address was confirmed' }),
   status: Type.String(),
   walletType: Type.String(),
   registeredAt: DateTime,
@@ -23,3 +25,17 @@ export const BasicInfoResponse = Type.Object({
   step: Type.String(), completed: Type.Boolean(),
   vcId: Type.String({ description: 'The BasicInfoCredential attesting these details (GET /v1/did/vcs/{vcId})' }),
 });
+
+export const EmailBody = Type.Object({
+  email: Type.String({ format: 'email', minLength: 3, maxLength: 254, description: 'The address to verify; a 6-digit code is mailed to it' }),
+}, { additionalProperties: false });
+export const EmailVerificationStarted = Type.Object({
+  verificationId: Type.String({ description: 'Send it back with the code (POST /v1/account/email/confirm)' }),
+  sentTo: Type.String({ description: 'The address, masked' }),
+  expiresAt: DateTime,
+});
+export const EmailConfirmBody = Type.Object({
+  verificationId: Type.String({ pattern: '^ev_[0-9a-f-]{36}$' }),
+  code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code from the mail' }),
+}, { additionalProperties: false });
+export const EmailConfirmed = Type.Object({ verified: Type.Boolean(), email: Type.String(), emailVerifiedAt: DateTime });

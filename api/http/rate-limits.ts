@@ -21,6 +21,9 @@ export const DEFAULT_RATE_LIMITS = {
   /** Each send moves 1 KRW from our operating account. */
   'bank-send-won': { points: 5, seconds: 3600 },
   'bank-send-won-confirm': { points: 20, seconds: 3600 },
+  /** Each request mails a code to an address the user names. */
+  'email-send': { points: 5, seconds: 3600 },
+  'email-confirm': { points: 20, seconds: 3600 },
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },

@@ -1,4 +1,5 @@
 export * from './registration';
+export * from './email';
 export * from './user';
 export * from './upload';
 export * from './wallet-backup';
@@ -36,6 +37,7 @@ import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './as
 import { PinApprovalEntity, UserPinEntity } from './pin';
 import { AddressBookEntryEntity, RetiredTransferKeyEntity, SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
 import { GasSponsorshipEntity } from './gas-sponsorship';
+import { EmailVerificationEntity } from './email';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -43,5 +45,5 @@ export const ALL_ENTITIES = [
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
-  GasSponsorshipEntity,
+  GasSponsorshipEntity, EmailVerificationEntity,
 ];

@@ -11,7 +11,9 @@ export const UserEntity = defineEntity({
     nameSealed: p.text(),
     phoneSealed: p.text(),
     maskedPhone: p.string().length(32),
-    email: p.string().length(255).nullable(),
+    /** The verified email address, sealed (emailAad); null until the user confirms one (POST /v1/account/email/confirm). */
+    emailSealed: p.text().nullable(),
+    emailVerifiedAt: p.datetime().nullable(),
     status: p.enum(['active', 'suspended', 'closed'] as const).default('active'),
     walletType: p.string().length(32),
     deviceId: p.string().length(64),

@@ -34,7 +34,9 @@ import { Migration20261123050000GasSponsorships as SqliteGasSponsorships } from 
 import { Migration20261123060000TransferPolicy as PgTransferPolicy } from './postgresql/Migration20261123060000TransferPolicy';
 import { Migration20261123060000TransferPolicy as SqliteTransferPolicy } from './sqlite/Migration20261123060000TransferPolicy';
 import { Migration20261123070000TransferKeyRotation as PgTransferKeyRotation } from './postgresql/Migration20261123070000TransferKeyRotation';
+import { Migration20261124090102EmailVerification as PgEmailVerification } from './postgresql/Migration20261124090102EmailVerification';
 import { Migration20261123070000TransferKeyRotation as SqliteTransferKeyRotation } from './sqlite/Migration20261123070000TransferKeyRotation';
+import { Migration20261124090102EmailVerification as SqliteEmailVerification } from './sqlite/Migration20261124090102EmailVerification';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -61,6 +63,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123050000GasSponsorships', class: PgGasSponsorships },
     { name: 'Migration20261123060000TransferPolicy', class: PgTransferPolicy },
     { name: 'Migration20261123070000TransferKeyRotation', class: PgTransferKeyRotation },
+    { name: 'Migration20261124090102EmailVerification', class: PgEmailVerification },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -80,6 +83,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123050000GasSponsorships', class: SqliteGasSponsorships },
     { name: 'Migration20261123060000TransferPolicy', class: SqliteTransferPolicy },
     { name: 'Migration20261123070000TransferKeyRotation', class: SqliteTransferKeyRotation },
+    { name: 'Migration20261124090102EmailVerification', class: SqliteEmailVerification },
   ],
 };
 

@@ -15,6 +15,7 @@ const LIMITS = {
   'pass-callback': { points: 5, seconds: 60 },
   'failed-credentials': { points: 9, seconds: 60 },
   'registration-upload': { points: 2, seconds: 3600 },
+  'email-send': { points: 2, seconds: 3600 },
 };
 
 /**
@@ -158,6 +159,13 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     const refused = await profile(stack.apiUrl, '198.51.100.22', bearer(user));
     expect(refused.status).toBe(429);
     expect(refused.body.detail).toContain('failed-credentials');
+  });
+
+  it('limits email codes per user (each mails an address the user names), across both API processes', async () => {
+    // (No new user here: the sandbox's identity callbacks all come from one address, limited to 5 a minute above.)
+    const send = (base: string) => call(`${base}/v1/account/email`, { headers: bearer(user), json: { email: `limit.${randomUUID().slice(0, 8)}@example.com` } });
+    const seen = await statuses(3, send);
+    expect(seen).toEqual([200, 200, 429]);
   });
 
   it('limits ID-card uploads per registration, before the image is read', async () => {

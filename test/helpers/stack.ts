@@ -93,12 +93,12 @@ export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 export function createTestSandbox() {
   const secret = () => randomBytes(24).toString('base64url');
   const secrets = {
-    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(),
+    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey,
   });
   return { sandbox, secrets };
 }
@@ -194,6 +194,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
+    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey,
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
   const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);

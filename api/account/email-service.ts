@@ -1,0 +1,98 @@
+import { randomInt, randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import { raw } from '@mikro-orm/core';
+import type { Orm } from '../../db/orm';
+import { EmailVerificationEntity, UserEntity, emailAad, type EmailVerification, type User } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { emailVerificationWorkflow } from '../../workflows/email-verification';
+import { emailVerificationWorkflowId } from '../../workflows/messages';
+import { HttpError, problems } from '../http/problems';
+import { safeEqual } from '../auth/tokens';
+
+export interface EmailServiceDeps {
+  orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; verificationTtlSeconds: number; verificationMaxAttempts: number;
+}
+
+/** `j***@example.com`: enough for the user to recognise their address, not enough to harvest it. */
+export const maskEmail = (email: string): string => {
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, 1)}***${email.slice(at)}`;
+};
+
+/** The address as it is kept and compared: the domain is case-insensitive (the local part is kept as typed). */
+const normalise = (email: string): string => {
+  const at = email.lastIndexOf('@');
+  return `${email.slice(0, at)}@${email.slice(at + 1).toLowerCase()}`;
+};
+
+/** The profile's view of a user's email (see ProfileResponse). */
+export function emailView(encryption: DataEncryption, user: User): { email: string; emailVerified: boolean; emailVerifiedAt: string | null } {
+  if (!user.emailSealed || !user.emailVerifiedAt) return { email: '', emailVerified: false, emailVerifiedAt: null };
+  return { email: encryption.openText(user.emailSealed, emailAad(user.id)), emailVerified: true, emailVerifiedAt: user.emailVerifiedAt.toISOString() };
+}
+
+/**
+ * Email verification: the API records the verification (the address sealed, a keyed hash of a 6-digit code) and runs
+ * the mail as the workflow email-verification-<id> (the worker calls the mail provider); the user sends the code back.
+ */
+export class EmailVerificationService {
+  constructor(private readonly deps: EmailServiceDeps) {}
+
+  async request(user: User, address: string) {
+    const { orm, encryption } = this.deps;
+    const email = normalise(address);
+    const verificationId = `ev_${randomUUID()}`;
+    const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
+    const expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
+    await orm.em.fork().insert(EmailVerificationEntity, {
+      verificationId, userId: user.id, emailSealed: encryption.sealText(email, emailAad(user.id)), codeHash: this.codeHashOf(verificationId, code),
+      status: 'pending', expiresAt, createdAt: new Date(),
+    });
+    // The code travels only in the workflow's (encrypted) input; the database keeps its keyed hash.
+    await this.deps.temporal.workflow.execute(emailVerificationWorkflow, {
+      workflowId: emailVerificationWorkflowId(verificationId), taskQueue: this.deps.taskQueue, args: [{ verificationId, code }],
+    });
+    return { verificationId, sentTo: maskEmail(email), expiresAt: expiresAt.toISOString() };
+  }
+
+  async confirm(userId: string, verificationId: string, code: string) {
+    const verification = await this.countAttempt(userId, verificationId);
+    if (!safeEqual(verification.codeHash, this.codeHashOf(verificationId, code))) {
+      const remaining = this.deps.verificationMaxAttempts - verification.attempts;
+      if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(EmailVerificationEntity, { verificationId }, { status: 'failed' });
+      throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
+        ? `The code does not match; ${remaining} attempt${remaining === 1 ? '' : 's'} left`
+        : 'The code does not match; the verification is now locked');
+    }
+    const verifiedAt = new Date();
+    const email = this.deps.encryption.openText(verification.emailSealed, emailAad(userId));
+    await this.deps.orm.em.fork().transactional(async (tx) => {
+      const moved = await tx.nativeUpdate(EmailVerificationEntity, { verificationId, status: 'pending' }, { status: 'verified' });
+      if (moved !== 1) throw problems.conflict('already-verified', 'This address was already verified');
+      // The newest confirmed address is the user's; it was sealed for this user, so it is stored as it is.
+      await tx.nativeUpdate(UserEntity, { id: userId }, { emailSealed: verification.emailSealed, emailVerifiedAt: verifiedAt });
+    });
+    return { verified: true, email, emailVerifiedAt: verifiedAt.toISOString() };
+  }
+
+  /** A keyed hash: a copy of the table cannot be tried against the million possible codes. */
+  private codeHashOf(verificationId: string, code: string): string {
+    return this.deps.encryption.fingerprint(`${verificationId}\n${code}`, 'email-verification-code');
+  }
+
+  /** Counts the attempt before comparing, atomically, so parallel guesses cannot exceed the limit. */
+  private async countAttempt(userId: string, verificationId: string): Promise<EmailVerification> {
+    const em = this.deps.orm.em.fork();
+    // Another user's verification id is answered exactly like one that does not exist.
+    const verification = await em.findOne(EmailVerificationEntity, { verificationId, userId });
+    if (!verification) throw problems.notFound(`Email verification ${verificationId}`);
+    if (verification.status === 'verified') throw problems.conflict('already-verified', 'This address was already verified');
+    if (verification.status === 'failed') throw problems.conflict('verification-locked', 'Too many wrong codes; ask for a new code');
+    if (verification.expiresAt.getTime() < Date.now()) throw problems.gone('verification-expired', 'The code expired; ask for a new one');
+    const counted = await em.nativeUpdate(EmailVerificationEntity,
+      { verificationId, status: 'pending', attempts: { $lt: this.deps.verificationMaxAttempts } }, { attempts: raw('attempts + 1') });
+    const fresh = await this.deps.orm.em.fork().findOneOrFail(EmailVerificationEntity, { verificationId });
+    if (counted !== 1 || fresh.attempts > this.deps.verificationMaxAttempts) throw problems.conflict('verification-locked', 'Too many wrong codes; ask for a new code');
+    return fresh;
+  }
+}
