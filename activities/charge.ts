@@ -5,6 +5,7 @@ import type { DataEncryption } from '../platform/data-encryption';
 import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages';
 import type { BankClient, BankWithdrawal } from '../integrations/bank';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
+import { appendEvent } from '../db/events';
 
 export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank: BankClient }
 
@@ -50,8 +51,15 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
 
     /** The charge waits for an operator or for the bank to say something documented; nothing is credited meanwhile. */
     async holdChargeForReview({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
-      await orm.em.fork().nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, {
-        status: 'needs_review', failureReason: reason.slice(0, 255), bankStatus: bankStatus.slice(0, 16),
+      await orm.em.fork().transactional(async (tx) => {
+        const held = { failureReason: reason.slice(0, 255), bankStatus: bankStatus.slice(0, 16) };
+        // The event goes out once, when the charge enters review; a later reason only updates the row.
+        if (await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'processing' }, { status: 'needs_review', ...held }) === 1) {
+          const charge = await tx.findOneOrFail(ChargeEntity, { chargeId });
+          await appendEvent(tx, { type: 'charge.needs_review', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason: held.failureReason } });
+        } else {
+          await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'needs_review' }, held);
+        }
       });
     },
 
@@ -73,6 +81,7 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
           ],
         });
         await tx.nativeUpdate(ChargeEntity, { chargeId }, { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: new Date() });
+        await appendEvent(tx, { type: 'charge.completed', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW' } });
       });
     },
 
@@ -83,7 +92,11 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     },
 
     async failCharge({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
-      await orm.em.fork().nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, { status: 'failed', failureReason: reason, bankStatus });
+      await orm.em.fork().transactional(async (tx) => {
+        if (await tx.nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, { status: 'failed', failureReason: reason, bankStatus }) !== 1) return;
+        const charge = await tx.findOneOrFail(ChargeEntity, { chargeId });
+        await appendEvent(tx, { type: 'charge.failed', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason } });
+      });
     },
   };
 };

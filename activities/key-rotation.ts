@@ -7,6 +7,7 @@ import { deserializeOperation, type ChainProviders } from '../integrations/evm/s
 import { merkleSignature } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
+import { appendEvent } from '../db/events';
 
 export interface KeyRotationActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
 
@@ -32,6 +33,13 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
   }): Promise<void> {
     await orm.em.fork().transactional(async (em) => {
       const row = await em.findOneOrFail(KeyRotationNetworkEntity, { taskId: input.taskId, networkId: input.networkId });
+      if (row.status !== input.status && input.status !== 'processing') {
+        const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId: input.taskId });
+        const subject = { taskId: input.taskId, networkId: input.networkId };
+        await appendEvent(em, input.status === 'completed'
+          ? { type: 'key_rotation.network_completed', resourceId: input.taskId, userId: task.userId, data: { ...subject, txHash: input.txHash ?? row.txHash ?? null } }
+          : { type: 'key_rotation.network_failed', resourceId: input.taskId, userId: task.userId, data: { ...subject, error: input.error ?? 'failed', retryable: input.retryable ?? false } });
+      }
       Object.assign(row, {
         status: input.status, txHash: input.txHash ?? row.txHash ?? null, error: input.error ?? null, retryable: input.retryable ?? false,
       });
@@ -44,7 +52,11 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
   },
 
   async recordKeyRotationStatus({ taskId, status }: { taskId: string; status: 'completed' | 'partial_failure' }): Promise<void> {
-    await orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId }, { status });
+    await orm.em.fork().transactional(async (em) => {
+      const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
+      if (await em.nativeUpdate(KeyRotationTaskEntity, { taskId, status: { $ne: status } }, { status }) !== 1) return;
+      await appendEvent(em, { type: `key_rotation.${status}`, resourceId: taskId, userId: task.userId, data: { taskId } });
+    });
   },
 });
 

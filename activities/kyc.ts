@@ -6,6 +6,7 @@ import type { DataEncryption } from '../platform/data-encryption';
 import type { CredentialIssuer } from '../integrations/credentials/issuer';
 import { signedCredentialRow } from '../integrations/credentials/records';
 import type { BasicInfoInput } from '../workflows/messages';
+import { appendEvent } from '../db/events';
 
 export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; issuer: CredentialIssuer; credentialValiditySeconds: number }
 
@@ -31,6 +32,7 @@ export const createKycActivities = ({ orm, encryption, issuer, credentialValidit
       await orm.em.fork().transactional(async (tx) => {
         await tx.upsert(KycBasicInfoEntity, basicInfo);
         await tx.insert(VerifiableCredentialEntity, credential);
+        await appendEvent(tx, { type: 'credential.issued', resourceId: credential.vcId as string, userId, data: { vcId: credential.vcId as string, credentialType: 'BasicInfoCredential' } });
       });
       return { vcId: credential.vcId as string };
     } catch (error) {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { appendEvent } from '../db/events';
 import type { Orm } from '../db/orm';
 import { sameName } from '../platform/names';
 import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity, openOcrResult, sealOcrResult } from '../db/entities';
@@ -56,21 +57,26 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
       }
       const existing = await em.findOne(RegistrationEntity, { regId });
       if (!existing) {
-        em.create(RegistrationEntity, {
-          regId, passRequestId: result.passRequestId, step: 'pass', ciHash, passResultSealed: sealPassResult(regId, result),
+        await em.transactional(async (tx) => {
+          tx.create(RegistrationEntity, {
+            regId, passRequestId: result.passRequestId, step: 'pass', ciHash, passResultSealed: sealPassResult(regId, result),
+          });
+          await appendEvent(tx, { type: 'registration.step_changed', resourceId: regId, userId: null, data: { regId, step: 'pass' } });
         });
-        await em.flush();
       }
       return { name: result.name, phone: result.phone };
     },
 
     async bindRegistrationToDevice(input: { regId: string; deviceId: string; passTokenHash: string; passTokenExpiresAt: string }): Promise<void> {
-      const { em, registration } = await loadRegistration(input.regId);
-      registration.deviceId = input.deviceId;
-      registration.passTokenHash = input.passTokenHash;
-      registration.passTokenExpiresAt = new Date(input.passTokenExpiresAt);
-      registration.step = 'ekyc';
-      await em.flush();
+      await orm.em.fork().transactional(async (tx) => {
+        const registration = await tx.findOneOrFail(RegistrationEntity, { regId: input.regId });
+        const moved = registration.step !== 'ekyc';
+        registration.deviceId = input.deviceId;
+        registration.passTokenHash = input.passTokenHash;
+        registration.passTokenExpiresAt = new Date(input.passTokenExpiresAt);
+        registration.step = 'ekyc';
+        if (moved) await appendEvent(tx, { type: 'registration.step_changed', resourceId: input.regId, userId: null, data: { regId: input.regId, step: 'ekyc' } });
+      });
     },
 
     async runIdCardOcr(input: { regId: string; uploadRef: string; idCardType: string }): Promise<SubmitEkycResponse['ocrResult']> {
@@ -90,10 +96,14 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
     },
 
     async recordRegistrationStep(input: { regId: string; step: RegistrationStep; ocrResult?: SubmitEkycResponse['ocrResult'] }): Promise<void> {
-      const { em, registration } = await loadRegistration(input.regId);
-      registration.step = input.step;
-      if (input.ocrResult) registration.ocrResult = sealOcrResult(encryption, input.regId, input.ocrResult);
-      await em.flush();
+      await orm.em.fork().transactional(async (tx) => {
+        const registration = await tx.findOneOrFail(RegistrationEntity, { regId: input.regId });
+        if (registration.step !== input.step) {
+          await appendEvent(tx, { type: 'registration.step_changed', resourceId: input.regId, userId: null, data: { regId: input.regId, step: input.step } });
+        }
+        registration.step = input.step;
+        if (input.ocrResult) registration.ocrResult = sealOcrResult(encryption, input.regId, input.ocrResult);
+      });
     },
 
     async storeWalletBackup(input: { regId: string } & SubmitBackupRequest): Promise<string> {
@@ -131,6 +141,8 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
           });
           const row = await tx.findOneOrFail(RegistrationEntity, { regId });
           Object.assign(row, { userId, backupId, step: 'completed', status: 'completed' });
+          await appendEvent(tx, { type: 'registration.completed', resourceId: regId, userId, data: { regId, userId } });
+          await appendEvent(tx, { type: 'credential.issued', resourceId: credential.vcId as string, userId, data: { vcId: credential.vcId as string, credentialType: 'KycCredential' } });
         });
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) {

@@ -6,6 +6,7 @@ import type { Bundlers } from '../integrations/evm/bundlers';
 import { deserializeOperation, isDeployed, type ChainProviders } from '../integrations/evm/smart-account';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
+import { appendEvent } from '../db/events';
 
 export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
 
@@ -29,10 +30,19 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
     });
   }
 
-  /** Records the outcome, with what a completed operation of this kind changes, in one transaction. */
+  /**
+   * Records the outcome, with what a completed operation of this kind changes and its event (deploy.completed,
+   * did_key.failed, ...: the first time only), in one transaction.
+   */
   async function finish(operationId: string, outcome: Outcome, onCompleted?: (em: EntityManager, op: SignedOperation) => Promise<void>): Promise<void> {
     await orm.em.fork().transactional(async (em) => {
       const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
+      if (op.status !== outcome.status) {
+        const subject = { opId: operationId, networkId: op.networkId, accountAddress: op.accountAddress };
+        await appendEvent(em, outcome.status === 'completed'
+          ? { type: `${op.kind}.completed`, resourceId: operationId, userId: op.userId, data: { ...subject, txHash: outcome.txHash ?? op.txHash ?? null } }
+          : { type: `${op.kind}.failed`, resourceId: operationId, userId: op.userId, data: { ...subject, error: outcome.error } });
+      }
       if (outcome.status === 'completed') {
         Object.assign(op, { status: 'completed', txHash: outcome.txHash ?? op.txHash ?? null, error: null });
         await onCompleted?.(em, op);

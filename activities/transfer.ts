@@ -12,6 +12,8 @@ import { transferSignature, userOperationHash } from '../integrations/evm/user-o
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import type { TransferOutcome } from '../workflows/messages';
+import type { EntityManager } from '@mikro-orm/core';
+import { appendEvent } from '../db/events';
 
 export interface TransferActivityDeps {
   orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
@@ -75,6 +77,15 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return { txHash: signed.signature, solanaTransaction: { wire: signed.wire, lastValidBlockHeight: signed.lastValidBlockHeight, lamportsCost: signed.lamportsCost } };
   };
 
+  /** The transfer's event, written with the entity manager of the transaction that changed its status. */
+  const transferEvent = async (tx: EntityManager, transferId: string, type: 'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed', extra: { txHash?: string | null; error?: string }) => {
+    const t = await tx.findOneOrFail(TransferEntity, { transferId }, { disableIdentityMap: true });
+    const subject = { transferId, networkId: t.networkId, token: t.token, amount: t.amount, decimals: t.decimals };
+    await appendEvent(tx, type === 'transfer.failed'
+      ? { type, resourceId: transferId, userId: t.userId, data: { ...subject, error: extra.error ?? 'failed' } }
+      : { type, resourceId: transferId, userId: t.userId, data: { ...subject, txHash: extra.txHash ?? t.txHash ?? null } });
+  };
+
   /** One look at a confirmed transfer: finalized, still pending, or removed by a reorg. */
   const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged'> => {
     const em = orm.em.fork();
@@ -82,7 +93,9 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (transfer.status === 'finalized') return 'finalized';
     if (transfer.status !== 'confirmed') return 'reorged';
     const finalize = async (): Promise<'finalized'> => {
-      await em.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'finalized' });
+      await em.transactional(async (tx) => {
+        if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'finalized' }) === 1) await transferEvent(tx, transferId, 'transfer.finalized', {});
+      });
       return 'finalized';
     };
     const solana = networks.solana(transfer.networkId);
@@ -125,7 +138,9 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       if (transfer.solanaTransaction?.wire) {
         const network = networks.solana(transfer.networkId);
         if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
-        await em.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' });
+        await em.transactional(async (tx) => {
+          if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' }) === 1) await transferEvent(tx, transferId, 'transfer.submitted', {});
+        });
         // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
         const sentAt = Date.now();
         const outcome = await deps.solanaChains.for(network).sendUntilFinal(
@@ -143,7 +158,13 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         // Each transfer has its own nonce key, so its operation has executed exactly when that key's sequence moved on.
         alreadyDone: async () => (await bundler.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce,
         recordTxHash: async (hash) => {
-          await em.nativeUpdate(TransferEntity, { transferId, status: { $in: ['processing', 'submitted'] } }, { txHash: hash, status: 'submitted' });
+          await em.transactional(async (tx) => {
+            if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { txHash: hash, status: 'submitted' }) === 1) {
+              await transferEvent(tx, transferId, 'transfer.submitted', { txHash: hash });
+            } else {
+              await tx.nativeUpdate(TransferEntity, { transferId, status: 'submitted' }, { txHash: hash });
+            }
+          });
         },
         settle: (outcome) => deps.gasSponsor.settle(outcome),
       });
@@ -177,7 +198,10 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
 
     /** A reorg removed the confirmed transfer: in flight again (its amount reserved again), its block forgotten. */
     async transferReorged({ transferId }: { transferId: string }): Promise<void> {
-      await orm.em.fork().nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'submitted', blockNumber: null, blockHash: null });
+      await orm.em.fork().transactional(async (tx) => {
+        if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'submitted', blockNumber: null, blockHash: null }) !== 1) return;
+        await transferEvent(tx, transferId, 'transfer.submitted', {});
+      });
     },
 
     /** Whether anything of this transfer may be on its way: a transaction hash is recorded before any broadcast. */
@@ -186,9 +210,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     },
 
     async finishTransfer(input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome): Promise<void> {
-      await orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['processing', 'submitted'] } }, {
-        status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,
-        blockNumber: input.block ? Number(input.block.number) : null, blockHash: input.block?.hash ?? null,
+      await orm.em.fork().transactional(async (tx) => {
+        const finished = await tx.nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['processing', 'submitted'] } }, {
+          status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,
+          blockNumber: input.block ? Number(input.block.number) : null, blockHash: input.block?.hash ?? null,
+        });
+        if (finished === 1) await transferEvent(tx, input.transferId, `transfer.${input.status}`, { txHash: input.txHash, error: input.error });
       });
     },
   };

@@ -31,6 +31,7 @@ import { bankRoutes } from './bank/routes';
 import { chargeRoutes } from './charge/routes';
 import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
+import { eventRoutes } from './events/routes';
 import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
@@ -132,6 +133,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     }),
     ...networkWalletRoutes({ networks, holdings, custody }),
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
+    ...eventRoutes({ orm }),
     ...operatorRoutes({ operators: deps.operators, tokens, codec: new OperatorCodec(encryption), logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
   );
   return routes;

@@ -8,6 +8,7 @@ import { emailVerificationWorkflow } from '../../workflows/email-verification';
 import { emailVerificationWorkflowId } from '../../workflows/messages';
 import { HttpError, problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
+import { appendEvent } from '../../db/events';
 
 export interface EmailServiceDeps {
   orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; verificationTtlSeconds: number; verificationMaxAttempts: number;
@@ -71,6 +72,7 @@ export class EmailVerificationService {
       if (moved !== 1) throw problems.conflict('already-verified', 'This address was already verified');
       // The newest confirmed address is the user's; it was sealed for this user, so it is stored as it is.
       await tx.nativeUpdate(UserEntity, { id: userId }, { emailSealed: verification.emailSealed, emailVerifiedAt: verifiedAt });
+      await appendEvent(tx, { type: 'email.verified', resourceId: userId, userId, data: { userId } });
     });
     return { verified: true, email, emailVerifiedAt: verifiedAt.toISOString() };
   }

@@ -11,6 +11,7 @@ import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { bankVerificationWorkflowId } from '../../workflows/messages';
 import { HttpError, problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
+import { appendEvent } from '../../db/events';
 
 export interface BankServiceDeps {
   orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string;
@@ -67,7 +68,12 @@ export class BankVerificationService {
     const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash) ? legacyHashOf(verification.verificationId, code) : this.codeHashOf(verification.verificationId, code);
     if (!safeEqual(verification.codeHash, expected)) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
-      if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(BankVerificationEntity, { verificationId }, { status: 'failed' });
+      if (remaining <= 0) {
+        await this.deps.orm.em.fork().transactional(async (tx) => {
+          if (await tx.nativeUpdate(BankVerificationEntity, { verificationId, status: 'pending' }, { status: 'failed' }) !== 1) return;
+          await appendEvent(tx, { type: 'bank_verification.locked', resourceId: verificationId, userId, data: { verificationId } });
+        });
+      }
       throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
         ? `The code does not match; ${remaining} attempt${remaining === 1 ? '' : 's'} left`
         : 'The code does not match; the verification is now locked');
@@ -107,10 +113,15 @@ export class BankVerificationService {
       return await this.deps.orm.em.fork().transactional(async (tx) => {
         const moved = await tx.nativeUpdate(BankVerificationEntity, { verificationId: verification.verificationId, status: 'pending' }, { status: 'verified' });
         if (moved !== 1) throw problems.conflict('already-verified', 'This account was already verified');
-        return tx.create(BankAccountEntity, {
+        const account = tx.create(BankAccountEntity, {
           bankAccountId: `ba_${randomUUID()}`, userId: verification.userId, bankCode: verification.bankCode, bankName: holder.bankName,
           accountNoSealed: verification.accountNoSealed, accountNoHash: bankAccountNoFingerprint(this.deps.encryption, verification.bankCode, accountNo), maskedAccountNo: mask(accountNo), currency: 'KRW',
         });
+        await appendEvent(tx, {
+          type: 'bank_verification.verified', resourceId: verification.verificationId, userId: verification.userId,
+          data: { verificationId: verification.verificationId, bankAccountId: account.bankAccountId },
+        });
+        return account;
       });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) throw problems.conflict('bank-account-already-connected', 'This account is already connected');

@@ -9,6 +9,7 @@ import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } 
 import { safeEqual } from '../auth/tokens';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
+import { appendEvent } from '../../db/events';
 
 export interface ChargeServiceDeps { orm: Orm; temporal: Client; taskQueue: string; webhookSecret: string; chargeMaxAmountKrw: number }
 
@@ -22,12 +23,18 @@ export class ChargeService {
     const source = (await em.find(BankAccountEntity, { userId })).find((a) => a.bankName === input.source || a.bankCode === input.source);
     if (!source) throw problems.unprocessable('source-not-connected', `${input.source} is not one of your connected accounts; verify it with /api/v1/bank/send-won first`);
     if (source.currency !== input.currency) throw problems.unprocessable('currency-mismatch', `${source.bankName} holds ${source.currency}, not ${input.currency}`);
-    // Recorded once per charge id (a retry with the same Idempotency-Key finds it): one INSERT … ON CONFLICT DO NOTHING.
+    // Recorded once per charge id (a retry with the same Idempotency-Key finds it): INSERT … ON CONFLICT DO NOTHING,
+    // and its charge.processing event in the same transaction when the row is new.
     const now = new Date();
-    await (em as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
-      chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount,
-      currency: input.currency, status: 'processing', createdAt: now, updatedAt: now,
-    }).onConflict('chargeId').ignore().execute();
+    await em.transactional(async (tx) => {
+      const inserted = await (tx as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
+        chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount,
+        currency: input.currency, status: 'processing', createdAt: now, updatedAt: now,
+      }).onConflict('chargeId').ignore().execute('run');
+      if (inserted.affectedRows === 1) {
+        await appendEvent(tx, { type: 'charge.processing', resourceId: chargeId, userId, data: { chargeId, amount: amount.toString(), currency: 'KRW' } });
+      }
+    });
     await startOnce(() => this.deps.temporal.workflow.start(chargeWorkflow, {
       workflowId: chargeWorkflowId(chargeId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ chargeId, userId }],
     }));

@@ -1,5 +1,6 @@
 export * from './registration';
 export * from './email';
+export * from './event';
 export * from './user';
 export * from './upload';
 export * from './wallet-backup';
@@ -38,6 +39,7 @@ import { PinApprovalEntity, UserPinEntity } from './pin';
 import { AddressBookEntryEntity, RetiredTransferKeyEntity, SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
 import { GasSponsorshipEntity } from './gas-sponsorship';
 import { EmailVerificationEntity } from './email';
+import { EventEntity, EventStreamEntity } from './event';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -45,5 +47,5 @@ export const ALL_ENTITIES = [
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
-  GasSponsorshipEntity, EmailVerificationEntity,
+  GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity,
 ];

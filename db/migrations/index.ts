@@ -35,8 +35,10 @@ import { Migration20261123060000TransferPolicy as PgTransferPolicy } from './pos
 import { Migration20261123060000TransferPolicy as SqliteTransferPolicy } from './sqlite/Migration20261123060000TransferPolicy';
 import { Migration20261123070000TransferKeyRotation as PgTransferKeyRotation } from './postgresql/Migration20261123070000TransferKeyRotation';
 import { Migration20261124090102EmailVerification as PgEmailVerification } from './postgresql/Migration20261124090102EmailVerification';
+import { Migration20261124091556Events as PgEvents } from './postgresql/Migration20261124091556Events';
 import { Migration20261123070000TransferKeyRotation as SqliteTransferKeyRotation } from './sqlite/Migration20261123070000TransferKeyRotation';
 import { Migration20261124090102EmailVerification as SqliteEmailVerification } from './sqlite/Migration20261124090102EmailVerification';
+import { Migration20261124091556Events as SqliteEvents } from './sqlite/Migration20261124091556Events';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -64,6 +66,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123060000TransferPolicy', class: PgTransferPolicy },
     { name: 'Migration20261123070000TransferKeyRotation', class: PgTransferKeyRotation },
     { name: 'Migration20261124090102EmailVerification', class: PgEmailVerification },
+    { name: 'Migration20261124091556Events', class: PgEvents },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -84,6 +87,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261123060000TransferPolicy', class: SqliteTransferPolicy },
     { name: 'Migration20261123070000TransferKeyRotation', class: SqliteTransferKeyRotation },
     { name: 'Migration20261124090102EmailVerification', class: SqliteEmailVerification },
+    { name: 'Migration20261124091556Events', class: SqliteEvents },
   ],
 };
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, ZeroAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
+import { EventEntity, SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
 import { deployWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -67,6 +67,9 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect(await stack.chains[1]!.provider.getCode(address)).not.toBe('0x');
     const accounts = await stack.orm.em.fork().find(SmartAccountEntity, { userId: user.userId });
     expect(accounts.map((a) => [a.networkId, a.status, a.address]).sort()).toEqual([['ETHEREUM', 'deployed', address], ['POLYGON', 'deployed', address]]);
+    // One deploy.completed per job, written with the job's completion.
+    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: slot.id });
+    expect(events.map((e) => [e.type, e.sequence, e.data])).toEqual([['deploy.completed', 1, { opId: slot.id, networkId: 'ETHEREUM', accountAddress: address, txHash: job.txHash }]]);
   });
 
   it('refuses a second deployment where the account exists, and a replayed slot', async () => {

@@ -3,7 +3,7 @@ import { Contract, Wallet, type BaseWallet } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { keyRotationWorkflowId } from '../../workflows/messages';
-import { KeyRotationTaskEntity } from '../../db/entities';
+import { EventEntity, KeyRotationTaskEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -95,6 +95,16 @@ describe('key rotation over HTTP on two real chains', () => {
     expect(done.body.status).toBe('completed');
     expect(done.body.networks[0].txHash).toBe(ethereumTx); // ETHEREUM was not touched again
     for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
+    // The events tell the same story, in order: POLYGON failed (retryable), the rotation ended partial, POLYGON
+    // then completed and so did the rotation; ETHEREUM completed once.
+    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: slot.id }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
+    const story = events.map((e) => `${e.type}${e.data.networkId ? `:${e.data.networkId as string}` : ''}`);
+    expect(story.filter((s) => s.endsWith(':ETHEREUM'))).toEqual(['key_rotation.network_completed:ETHEREUM']);
+    expect(story.filter((s) => !s.endsWith(':ETHEREUM'))).toEqual([
+      'key_rotation.network_failed:POLYGON', 'key_rotation.partial_failure', 'key_rotation.network_completed:POLYGON', 'key_rotation.completed',
+    ]);
+    expect(events.find((e) => e.type === 'key_rotation.network_failed')!.data).toMatchObject({ retryable: true });
   });
 
   it('refuses another user’s task, replays, and rotation without deployed accounts', async () => {

@@ -7,7 +7,7 @@ import type { RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
-import { TransferEntity } from '../../db/entities';
+import { EventEntity, TransferEntity } from '../../db/entities';
 import { transferFinalityWorkflowId } from '../../workflows/messages';
 
 const CONFIRMATIONS = 5;
@@ -84,5 +84,11 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     expect(view.body).toMatchObject({ status: 'finalized', tx_hash: after.txHash, amount: '0.25 ETH' });
     // The finality workflow followed it through the reorg and is done.
     await stack.temporal.workflow.getHandle(transferFinalityWorkflowId(transferId)).result();
+    // Its events, in sequence: sent, included, back in flight after the reorg, included again, final.
+    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => [e.type, e.sequence])).toEqual([
+      ['transfer.submitted', 1], ['transfer.confirmed', 2], ['transfer.submitted', 3], ['transfer.confirmed', 4], ['transfer.finalized', 5],
+    ]);
+    expect(events.at(-1)!.data).toMatchObject({ transferId, networkId: 'ETHEREUM', token: 'ETH', amount: parseEther('0.25').toString(), decimals: 18, txHash: after.txHash });
   });
 });

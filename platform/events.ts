@@ -1,0 +1,101 @@
+import { Type, type Static, type TObject } from '@sinclair/typebox';
+
+/**
+ * The events an app can follow (the events API, and webhooks): one data schema per type. An event describes a state
+ * change that has been committed; it never carries personal data (names, phone numbers, addresses of mail, account
+ * numbers), only ids, statuses and amounts. Amounts are decimal strings in the unit their field names.
+ */
+const Id = (description: string) => Type.String({ description });
+const TxHash = Type.Union([Type.String(), Type.Null()], { description: 'The transaction hash on chain, when there is one' });
+
+const transfer = {
+  transferId: Type.String(), networkId: Type.String(), token: Type.String(),
+  amount: Type.String({ description: 'In base units of the token (see decimals)' }), decimals: Type.Integer(),
+};
+
+const signedOperation = {
+  opId: Id('The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...)'),
+  networkId: Type.String(), accountAddress: Type.String(),
+};
+
+export const EVENT_TYPES = {
+  'registration.step_changed': {
+    resource: 'registration', summary: 'A registration moved to its next step',
+    data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it is at now (GET /v1/account/register/{regId})' }) }),
+  },
+  'registration.completed': {
+    resource: 'registration', summary: 'A registration completed: the user exists',
+    data: Type.Object({ regId: Type.String(), userId: Type.String() }),
+  },
+  'deploy.completed': { resource: 'signed_operation', summary: 'A smart account was deployed', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
+  'deploy.failed': { resource: 'signed_operation', summary: 'A deployment failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'did_key.completed': { resource: 'signed_operation', summary: 'A DID key operation was written on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
+  'did_key.failed': { resource: 'signed_operation', summary: 'A DID key operation failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'transfer_key.completed': { resource: 'signed_operation', summary: 'A transfer key was authorized on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
+  'transfer_key.failed': { resource: 'signed_operation', summary: 'A transfer key authorization failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'key_rotation.network_completed': {
+    resource: 'key_rotation', summary: 'The owner key was rotated on one network',
+    data: Type.Object({ taskId: Type.String(), networkId: Type.String(), txHash: TxHash }),
+  },
+  'key_rotation.network_failed': {
+    resource: 'key_rotation', summary: 'Rotating the owner key failed on one network (retryable says whether it can be retried)',
+    data: Type.Object({ taskId: Type.String(), networkId: Type.String(), error: Type.String(), retryable: Type.Boolean() }),
+  },
+  'key_rotation.completed': { resource: 'key_rotation', summary: 'A key rotation completed on every network', data: Type.Object({ taskId: Type.String() }) },
+  'key_rotation.partial_failure': {
+    resource: 'key_rotation', summary: 'A key rotation ended with at least one network failed',
+    data: Type.Object({ taskId: Type.String() }),
+  },
+  'charge.processing': {
+    resource: 'charge', summary: 'A charge was accepted: the withdrawal at the bank is under way',
+    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW') }),
+  },
+  'charge.completed': {
+    resource: 'charge', summary: 'The bank settled the withdrawal and the balance was credited',
+    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW') }),
+  },
+  'charge.failed': {
+    resource: 'charge', summary: 'The bank refused or cancelled the withdrawal; nothing was credited',
+    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW'), reason: Type.String() }),
+  },
+  'charge.needs_review': {
+    resource: 'charge', summary: "The bank's answer could not be acted on; an operator reviews the charge",
+    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW'), reason: Type.String() }),
+  },
+  'bank_verification.verified': {
+    resource: 'bank_verification', summary: 'A 1 KRW verification was confirmed: the bank account is connected',
+    data: Type.Object({ verificationId: Type.String(), bankAccountId: Type.String() }),
+  },
+  'bank_verification.locked': {
+    resource: 'bank_verification', summary: 'A 1 KRW verification was locked after too many wrong codes',
+    data: Type.Object({ verificationId: Type.String() }),
+  },
+  'transfer.submitted': {
+    resource: 'transfer', summary: 'A transfer was sent to the chain (again after a reorg removed it from its block)',
+    data: Type.Object({ ...transfer, txHash: TxHash }),
+  },
+  'transfer.confirmed': {
+    resource: 'transfer', summary: 'A transfer was included in a block',
+    data: Type.Object({ ...transfer, txHash: TxHash }),
+  },
+  'transfer.finalized': {
+    resource: 'transfer', summary: 'A transfer is final (deep enough to stay)',
+    data: Type.Object({ ...transfer, txHash: TxHash }),
+  },
+  'transfer.failed': {
+    resource: 'transfer', summary: 'A transfer failed (proven by the chain, or never sent)',
+    data: Type.Object({ ...transfer, error: Type.String() }),
+  },
+  'credential.issued': {
+    resource: 'credential', summary: 'A verifiable credential was issued to the user',
+    data: Type.Object({ vcId: Type.String(), credentialType: Type.String() }),
+  },
+  'email.verified': {
+    resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",
+    data: Type.Object({ userId: Type.String() }),
+  },
+} satisfies Record<string, { resource: string; summary: string; data: TObject }>;
+
+export type EventType = keyof typeof EVENT_TYPES;
+export type EventData<T extends EventType> = Static<(typeof EVENT_TYPES)[T]['data']>;
+export const EVENT_TYPE_NAMES = Object.keys(EVENT_TYPES) as EventType[];
