@@ -4,6 +4,7 @@ import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key
 import { createChargeActivities, type ChargeActivityDeps } from './charge';
 import { createBankVerificationActivities, type BankVerificationActivityDeps } from './bank-verification';
 import { createEmailVerificationActivities, type EmailVerificationActivityDeps } from './email-verification';
+import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
@@ -11,7 +12,7 @@ import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from 
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
-  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
+  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -24,6 +25,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createChargeActivities(deps),
     ...createBankVerificationActivities(deps),
     ...createEmailVerificationActivities(deps),
+    ...createWebhookActivities(deps),
     ...createTransferActivities(deps),
     ...createCustodyActivities(deps),
     ...createKycActivities(deps),

@@ -32,6 +32,8 @@ import { chargeRoutes } from './charge/routes';
 import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
 import { eventRoutes } from './events/routes';
+import { webhookRoutes } from './webhooks/routes';
+import { WebhookService } from './webhooks/service';
 import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
@@ -134,6 +136,14 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...networkWalletRoutes({ networks, holdings, custody }),
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
     ...eventRoutes({ orm }),
+    ...webhookRoutes({
+      webhooks: new WebhookService({
+        orm, temporal, encryption, taskQueue,
+        policy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+        retry: { initialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, maximumSeconds: config.WEBHOOK_RETRY_MAX_SECONDS, giveUpSeconds: config.WEBHOOK_GIVE_UP_SECONDS },
+        pollSeconds: config.WEBHOOK_POLL_SECONDS,
+      }),
+    }),
     ...operatorRoutes({ operators: deps.operators, tokens, codec: new OperatorCodec(encryption), logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
   );
   return routes;

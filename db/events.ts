@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { EVENT_TYPES, type EventData, type EventType } from '../platform/events';
-import { EventEntity } from './entities/event';
+import { EventEntity, type Event } from './entities/event';
 
 export interface NewEvent<T extends EventType> { type: T; resourceId: string; userId: string | null; data: EventData<T> }
 
@@ -24,3 +24,9 @@ export async function appendEvent<T extends EventType>(em: EntityManager, event:
   });
   return { eventId, sequence };
 }
+
+/** An event as apps read it (the events API) and receive it (the body of a webhook). */
+export const eventPayload = (e: Event) => ({
+  id: e.eventId, type: e.type, createdAt: e.createdAt.toISOString(), resource: { type: e.resourceType, id: e.resourceId },
+  sequence: e.sequence, userId: e.userId ?? null, data: e.data,
+});

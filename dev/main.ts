@@ -146,6 +146,8 @@ async function main(): Promise<void> {
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl,
+    // The sandbox's webhook receiver is on loopback; production refuses private addresses.
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',

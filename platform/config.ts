@@ -68,6 +68,12 @@ export const ConfigSchema = Type.Object({
   MAIL_FROM: Type.String({ default: 'Wallet <no-reply@wallet.example>', minLength: 3, maxLength: 254, description: 'the sender of verification mails' }),
   EMAIL_VERIFICATION_TTL_SECONDS: Seconds(900),
   EMAIL_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false, description: 'let webhook endpoints be on private or loopback addresses (development, tests, a receiver inside your own network)' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'how long a receiver has to answer a delivery' }),
+  WEBHOOK_RETRY_INITIAL_SECONDS: Seconds(5),
+  WEBHOOK_RETRY_MAX_SECONDS: Seconds(3600),
+  WEBHOOK_GIVE_UP_SECONDS: Type.Integer({ minimum: 1, default: 3 * 24 * 3600 + 3600, description: 'how long one event is retried before its endpoint is disabled (default 3 days and an hour)' }),
+  WEBHOOK_POLL_SECONDS: Type.Number({ minimum: 0.1, maximum: 60, default: 2, description: 'how often an idle endpoint looks for new events' }),
   CHARGE_MAX_AMOUNT_KRW: Type.Integer({ minimum: 1, default: 2_000_000, description: 'largest single charge, KRW' }),
   EXCHANGE_POOLS: Type.Optional(Type.String({ minLength: 2, description: 'JSON: {"ETHEREUM":[{"pair":["ETH","USDT"],"reserves":["2000","6000000"],"fee":500}]} (default: the built-in pools)' })),
   EXCHANGE_DAILY_LIMITS: Type.String({ default: '{"ETH":"10","WBTC":"0.5","POL":"50000","SOL":"200","USDT":"30000","USDC":"30000"}', description: 'JSON: per source token, the most one quote may spend (whole tokens)' }),
@@ -149,6 +155,7 @@ export const API_CONFIG_KEYS = [
   'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'EMAIL_VERIFICATION_TTL_SECONDS', 'EMAIL_VERIFICATION_MAX_ATTEMPTS',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_RETRY_INITIAL_SECONDS', 'WEBHOOK_RETRY_MAX_SECONDS', 'WEBHOOK_GIVE_UP_SECONDS', 'WEBHOOK_POLL_SECONDS',
   'TRANSFER_WAIT_SECONDS', 'TRANSFER_REVIEW_AFTER_ATTEMPTS', 'TRANSFER_LIMIT_PER_TRANSFER_KRW', 'TRANSFER_LIMIT_DAILY_KRW', 'TRANSFER_PASSKEY_ABOVE_KRW', 'ADDRESS_COOLING_OFF_SECONDS', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
@@ -160,6 +167,7 @@ export const WORKER_CONFIG_KEYS = [
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

@@ -9,6 +9,7 @@ import { pricesRouter } from './prices';
 import { securitiesRouter } from './securities';
 import { cexRouter } from './cex';
 import { mailRouter } from './mail';
+import { webhookReceiverRouter } from './webhook-receiver';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   bankClientSecret: string;
@@ -23,7 +24,7 @@ export interface SandboxOptions extends IdentityProviderOptions {
 }
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /receiver/v1 (an app's webhook receiver), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
 export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
@@ -41,7 +42,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const ocr = ocrProviderRouter();
   const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
   const bank = bankRouter(bankOptions);
-  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey })];
+  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), webhookReceiverRouter()];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());

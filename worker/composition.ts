@@ -35,6 +35,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     mail: new MailClient({ baseUrl: config.MAIL_API_URL, apiKey: config.MAIL_API_KEY, from: config.MAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    webhookPolicy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations), confirmations,
     issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,

@@ -7,6 +7,7 @@ export { transferWorkflow, transferFinalityWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
 export { emailVerificationWorkflow } from './email-verification';
+export { webhookEndpointWorkflow } from './webhooks';
 export { basicInfoWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';

@@ -163,3 +163,11 @@ export const gasSponsorshipWorkflowId = (requestId: string): string => `gas-spon
 /** Basic KYC information as submitted (personal data: workflow payloads are encrypted). */
 export interface BasicInfoInput { userId: string; kycSessionId?: string; fullName: string; engSurname: string; engName: string; nationality: string }
 export const basicInfoWorkflowId = (userId: string, submissionId: string): string => `basic-info-${userId}-${submissionId}`;
+
+/** How one event is retried to one endpoint before the endpoint is disabled (from the API's WEBHOOK_* settings). */
+export interface WebhookRetry { initialSeconds: number; maximumSeconds: number; giveUpSeconds: number }
+export interface WebhookEndpointInput { endpointId: string; retry: WebhookRetry; pollSeconds: number }
+export type WebhookEndpointOutcome = { status: 'disabled' | 'deleted' };
+export const webhookEndpointWorkflowId = (endpointId: string): string => `webhook-endpoint-${endpointId}`;
+/** New events, a replay or a changed subscription: look again now rather than at the next poll. */
+export const webhookWakeSignal = defineSignal('webhookWake');

@@ -1,5 +1,6 @@
 import type { Orm } from '../../db/orm';
-import { EventEntity, type Event } from '../../db/entities';
+import { EventEntity } from '../../db/entities';
+import { eventPayload } from '../../db/events';
 import { EVENT_TYPES, type EventType } from '../../platform/events';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
@@ -9,11 +10,6 @@ export interface EventRouteDeps { orm: Orm }
 
 const TAGS = ['Events'];
 
-/** An event as apps read it (the events API) and receive it (webhooks). */
-export const eventView = (e: Event) => ({
-  id: e.eventId, type: e.type, createdAt: e.createdAt.toISOString(), resource: { type: e.resourceType, id: e.resourceId },
-  sequence: e.sequence, userId: e.userId ?? null, data: e.data,
-});
 
 /**
  * The events API for the app's server (an operator credential): every event in the order it was committed, after a
@@ -40,7 +36,7 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
           ...(query.userId ? { userId: query.userId } : {}),
         }, { orderBy: { position: 'asc' }, limit: limit + 1 });
         const page = rows.slice(0, limit);
-        return { status: 200, body: { items: page.map(eventView), nextCursor: String(page.at(-1)?.position ?? after), hasMore: rows.length > limit } };
+        return { status: 200, body: { items: page.map(eventPayload), nextCursor: String(page.at(-1)?.position ?? after), hasMore: rows.length > limit } };
       },
     }),
     defineRoute({
@@ -51,7 +47,7 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
       handler: async ({ params }) => {
         const event = await orm.em.fork().findOne(EventEntity, { eventId: params.eventId });
         if (!event) throw problems.notFound(`Event ${params.eventId}`);
-        return { status: 200, body: eventView(event) };
+        return { status: 200, body: eventPayload(event) };
       },
     }),
   ];

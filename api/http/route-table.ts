@@ -41,7 +41,7 @@ export interface MultipartSpec {
 }
 
 export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, H extends TSchema = TSchema, B extends TSchema = TSchema> {
-  method: 'get' | 'post' | 'put' | 'delete';
+  method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style (`/v1/things/:id`); the OpenAPI document shows `{id}`. */
   path: string;
   operationId: string;

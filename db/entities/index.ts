@@ -1,6 +1,7 @@
 export * from './registration';
 export * from './email';
 export * from './event';
+export * from './webhook';
 export * from './user';
 export * from './upload';
 export * from './wallet-backup';
@@ -40,6 +41,7 @@ import { AddressBookEntryEntity, RetiredTransferKeyEntity, SolanaWalletEntity, S
 import { GasSponsorshipEntity } from './gas-sponsorship';
 import { EmailVerificationEntity } from './email';
 import { EventEntity, EventStreamEntity } from './event';
+import { WebhookEndpointEntity } from './webhook';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -47,5 +49,5 @@ export const ALL_ENTITIES = [
   PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
-  GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity,
+  GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
 ];

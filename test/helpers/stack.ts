@@ -189,12 +189,14 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
   const workerEnv = {
-    LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
+    NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
     OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
     MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey,
+    // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
+    WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
   const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);
