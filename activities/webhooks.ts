@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import { EventEntity, WebhookEndpointEntity, webhookSecretAad } from '../db/entities';
 import { eventPayload } from '../db/events';
@@ -40,6 +40,7 @@ export const createWebhookActivities = ({ orm, encryption, webhookPolicy, webhoo
       await orm.em.fork().nativeUpdate(WebhookEndpointEntity, { endpointId }, { lastError: error.slice(0, 1000), lastAttemptAt: now, failingSince: endpoint.failingSince ?? now });
     };
     let answer: { status: number; body: string };
+    const beat = setInterval(() => Context.current().heartbeat(), 1000);
     try {
       answer = await deliverWebhook({ url: endpoint.url, webhookId: event.eventId, secrets, body: JSON.stringify(eventPayload(event)) }, webhookPolicy, webhookTimeoutMs);
     } catch (error) {
@@ -47,6 +48,8 @@ export const createWebhookActivities = ({ orm, encryption, webhookPolicy, webhoo
       // An address the policy refuses stays refused: no retry changes it.
       if (error instanceof WebhookUrlRefused) throw ApplicationFailure.create({ type: 'WebhookUrlRefused', message: error.message, nonRetryable: true });
       throw error;
+    } finally {
+      clearInterval(beat);
     }
     if (answer.status < 200 || answer.status > 299) {
       await failed(`HTTP ${answer.status}${answer.body ? `: ${answer.body}` : ''}`);

@@ -69,7 +69,7 @@ export const ConfigSchema = Type.Object({
   EMAIL_VERIFICATION_TTL_SECONDS: Seconds(900),
   EMAIL_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: Type.Boolean({ default: false, description: 'let webhook endpoints be on private or loopback addresses (development, tests, a receiver inside your own network)' }),
-  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000, description: 'how long a receiver has to answer a delivery' }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 100_000, default: 10_000, description: 'how long a receiver has to answer a delivery' }),
   WEBHOOK_RETRY_INITIAL_SECONDS: Seconds(5),
   WEBHOOK_RETRY_MAX_SECONDS: Seconds(3600),
   WEBHOOK_GIVE_UP_SECONDS: Type.Integer({ minimum: 1, default: 3 * 24 * 3600 + 3600, description: 'how long one event is retried before its endpoint is disabled (default 3 days and an hour)' }),

@@ -17,7 +17,8 @@ export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Prom
     startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const delivery = proxyActivities<Pick<WebhookActivities, 'deliverWebhookEvent'>>({
-    startToCloseTimeout: '1 minute', scheduleToCloseTimeout: `${input.retry.giveUpSeconds} seconds`,
+    // The delivery heartbeats while it waits for the receiver: a worker that dies mid-delivery is noticed in seconds.
+    startToCloseTimeout: '2 minutes', heartbeatTimeout: '5 seconds', scheduleToCloseTimeout: `${input.retry.giveUpSeconds} seconds`,
     retry: { initialInterval: `${input.retry.initialSeconds} seconds`, backoffCoefficient: 2, maximumInterval: `${input.retry.maximumSeconds} seconds` },
   });
   let woken = false;

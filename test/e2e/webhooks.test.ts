@@ -4,7 +4,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { connectBankAccount, openBankAccount, type SandboxAccount } from '../helpers/bank';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 
 interface Attempt { webhookId: string; timestamp: string; signature: string; body: string; verified: boolean; answered: number | null }
@@ -155,6 +155,35 @@ describe.each(testDatabases())('webhooks on $name', (kind) => {
     }
     await waitFor(async () => (await delivered('no-worker')).length === 1, 30_000, 'the delivery');
     expect((await delivered('no-worker')).map((a) => a.webhookId)).toEqual((await expectedEvents(cursor, ['charge.processing'])).map((e) => e.id));
+  });
+
+  it('delivers an event whose worker process was SIGKILLed mid-delivery (the receiver hanging), once the receiver answers, under the same webhook-id', async () => {
+    if (kind.name !== 'postgresql') return; // one worker process at a time on the embedded database is the other suites' business
+    const { cursor } = await register('killed', ['charge.processing']);
+    await setReceiver('killed', { mode: 'hang' });
+    await stack.stopWorker();
+    const workers: ServiceProcess[] = [];
+    try {
+      // The first process waits a minute for an answer: the delivery is under way when it dies.
+      workers.push(runServiceProcess('worker/main.ts', { ...stack.workerProcessEnv(), WEBHOOK_TIMEOUT_MS: '60000' }));
+      await charge();
+      await waitFor(async () => (await attempts('killed')).length === 1, 60_000, 'a delivery under way')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull();
+      await setReceiver('killed', { mode: 'ok' });
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      await waitFor(async () => (await delivered('killed')).length === 1, 90_000, 'delivered by the second process');
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      await stack.startWorker();
+    }
+    const seen = await attempts('killed');
+    const [event] = await expectedEvents(cursor, ['charge.processing']);
+    // The hung attempt and the one that got through carry the same id: the receiver processes it once.
+    expect(seen.map((a) => a.webhookId)).toEqual(seen.map(() => event!.id));
+    expect(seen.filter((a) => a.answered === 204)).toHaveLength(1);
   });
 
   it('is for operators, and refuses bad input with a pointer', async () => {
