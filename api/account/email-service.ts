@@ -1,13 +1,13 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { raw } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { EmailVerificationEntity, UserEntity, emailAad, type EmailVerification, type User } from '../../db/entities';
+import { EmailVerificationEntity, UserEntity, emailAad, type User } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { emailVerificationWorkflow } from '../../workflows/email-verification';
 import { emailVerificationWorkflowId } from '../../workflows/messages';
-import { HttpError, problems } from '../http/problems';
+import { problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
+import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
 
 export interface EmailServiceDeps {
@@ -57,13 +57,11 @@ export class EmailVerificationService {
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
-    const verification = await this.countAttempt(userId, verificationId);
+    const verification = await countCodeAttempt(this.deps.orm, EmailVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'ask for a new code');
     if (!safeEqual(verification.codeHash, this.codeHashOf(verificationId, code))) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(EmailVerificationEntity, { verificationId }, { status: 'failed' });
-      throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
-        ? `The code does not match; ${remaining} attempt${remaining === 1 ? '' : 's'} left`
-        : 'The code does not match; the verification is now locked');
+      throw wrongCode(remaining);
     }
     const verifiedAt = new Date();
     const email = this.deps.encryption.openText(verification.emailSealed, emailAad(userId));
@@ -80,21 +78,5 @@ export class EmailVerificationService {
   /** A keyed hash: a copy of the table cannot be tried against the million possible codes. */
   private codeHashOf(verificationId: string, code: string): string {
     return this.deps.encryption.fingerprint(`${verificationId}\n${code}`, 'email-verification-code');
-  }
-
-  /** Counts the attempt before comparing, atomically, so parallel guesses cannot exceed the limit. */
-  private async countAttempt(userId: string, verificationId: string): Promise<EmailVerification> {
-    const em = this.deps.orm.em.fork();
-    // Another user's verification id is answered exactly like one that does not exist.
-    const verification = await em.findOne(EmailVerificationEntity, { verificationId, userId });
-    if (!verification) throw problems.notFound(`Email verification ${verificationId}`);
-    if (verification.status === 'verified') throw problems.conflict('already-verified', 'This address was already verified');
-    if (verification.status === 'failed') throw problems.conflict('verification-locked', 'Too many wrong codes; ask for a new code');
-    if (verification.expiresAt.getTime() < Date.now()) throw problems.gone('verification-expired', 'The code expired; ask for a new one');
-    const counted = await em.nativeUpdate(EmailVerificationEntity,
-      { verificationId, status: 'pending', attempts: { $lt: this.deps.verificationMaxAttempts } }, { attempts: raw('attempts + 1') });
-    const fresh = await this.deps.orm.em.fork().findOneOrFail(EmailVerificationEntity, { verificationId });
-    if (counted !== 1 || fresh.attempts > this.deps.verificationMaxAttempts) throw problems.conflict('verification-locked', 'Too many wrong codes; ask for a new code');
-    return fresh;
   }
 }

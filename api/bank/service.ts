@@ -1,6 +1,6 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import { raw, UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { BankAccountEntity, BankVerificationEntity, LEGACY_ACCOUNT_NO_HASH, bankAccountNoAad, bankAccountNoFingerprint, type BankAccount, type BankVerification, type User } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
@@ -9,8 +9,9 @@ import { PROVIDER_REJECTED } from '../../platform/failures';
 import type { BankClient, AccountHolder } from '../../integrations/bank';
 import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { bankVerificationWorkflowId } from '../../workflows/messages';
-import { HttpError, problems } from '../http/problems';
+import { problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
+import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
 
 export interface BankServiceDeps {
@@ -64,7 +65,7 @@ export class BankVerificationService {
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
-    const verification = await this.countAttempt(userId, verificationId);
+    const verification = await countCodeAttempt(this.deps.orm, BankVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'send 1 KRW again');
     const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash) ? legacyHashOf(verification.verificationId, code) : this.codeHashOf(verification.verificationId, code);
     if (!safeEqual(verification.codeHash, expected)) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
@@ -74,9 +75,7 @@ export class BankVerificationService {
           await appendEvent(tx, { type: 'bank_verification.locked', resourceId: verificationId, userId, data: { verificationId } });
         });
       }
-      throw new HttpError(422, 'wrong-code', 'Wrong code', remaining > 0
-        ? `The code does not match; ${remaining} attempt${remaining === 1 ? '' : 's'} left`
-        : 'The code does not match; the verification is now locked');
+      throw wrongCode(remaining);
     }
     return { verified: true, bank_account: bankAccountView(await this.connect(verification)) };
   }
@@ -89,21 +88,6 @@ export class BankVerificationService {
   async accounts(userId: string) {
     const accounts = await this.deps.orm.em.fork().find(BankAccountEntity, { userId }, { orderBy: { connectedAt: 'asc' } });
     return { accounts: accounts.map(bankAccountView) };
-  }
-
-  /** Counts the attempt before comparing, atomically, so parallel guesses cannot exceed the limit. */
-  private async countAttempt(userId: string, verificationId: string): Promise<BankVerification> {
-    const em = this.deps.orm.em.fork();
-    const verification = await em.findOne(BankVerificationEntity, { verificationId, userId });
-    if (!verification) throw problems.notFound(`Verification ${verificationId}`);
-    if (verification.status === 'verified') throw problems.conflict('already-verified', 'This account was already verified');
-    if (verification.status === 'failed') throw problems.conflict('verification-locked', 'Too many wrong codes; start a new verification');
-    if (verification.expiresAt.getTime() < Date.now()) throw problems.gone('verification-expired', 'The code expired; send 1 KRW again');
-    const counted = await em.nativeUpdate(BankVerificationEntity,
-      { verificationId, status: 'pending', attempts: { $lt: this.deps.verificationMaxAttempts } }, { attempts: raw('attempts + 1') });
-    const fresh = await this.deps.orm.em.fork().findOneOrFail(BankVerificationEntity, { verificationId });
-    if (counted !== 1 || fresh.attempts > this.deps.verificationMaxAttempts) throw problems.conflict('verification-locked', 'Too many wrong codes; start a new verification');
-    return fresh;
   }
 
   private async connect(verification: BankVerification): Promise<BankAccount> {
