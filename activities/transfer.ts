@@ -1,6 +1,6 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { TransferEntity, type Transfer } from '../db/entities';
+import { EventEntity, TransferEntity, type Transfer } from '../db/entities';
 import type { Bundlers } from '../integrations/evm/bundlers';
 import type { ConfirmationObserver } from '../integrations/evm/bundler';
 import type { SolanaChains } from '../integrations/solana';
@@ -78,7 +78,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   };
 
   /** The transfer's event, written with the entity manager of the transaction that changed its status. */
-  const transferEvent = async (tx: EntityManager, transferId: string, type: 'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed', extra: { txHash?: string | null; error?: string }) => {
+  const transferEvent = async (tx: EntityManager, transferId: string, type: 'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed' | 'transfer.needs_review', extra: { txHash?: string | null; error?: string }) => {
     const t = await tx.findOneOrFail(TransferEntity, { transferId }, { disableIdentityMap: true });
     const subject = { transferId, networkId: t.networkId, token: t.token, amount: t.amount, decimals: t.decimals };
     await appendEvent(tx, type === 'transfer.failed'
@@ -201,6 +201,14 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       await orm.em.fork().transactional(async (tx) => {
         if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'submitted', blockNumber: null, blockHash: null }) !== 1) return;
         await transferEvent(tx, transferId, 'transfer.submitted', {});
+      });
+    },
+
+    /** The transfer is held for review (search attribute NeedsReview): its event, once per transfer. */
+    async recordTransferNeedsReview({ transferId }: { transferId: string }): Promise<void> {
+      await orm.em.fork().transactional(async (tx) => {
+        if (await tx.count(EventEntity, { resourceId: transferId, type: 'transfer.needs_review' })) return;
+        await transferEvent(tx, transferId, 'transfer.needs_review', {});
       });
     },
 

@@ -86,6 +86,10 @@ export const EVENT_TYPES = {
     resource: 'transfer', summary: 'A transfer failed (proven by the chain, or never sent)',
     data: Type.Object({ ...transfer, error: Type.String() }),
   },
+  'transfer.needs_review': {
+    resource: 'transfer', summary: 'A transfer that may have been broadcast could not be seen on chain through every first attempt: held (not failed), asked about patiently; confirmed or failed follows',
+    data: Type.Object({ ...transfer, txHash: TxHash }),
+  },
   'credential.issued': {
     resource: 'credential', summary: 'A verifiable credential was issued to the user',
     data: Type.Object({ vcId: Type.String(), credentialType: Type.String() }),

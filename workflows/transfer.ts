@@ -6,7 +6,7 @@ import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, Ne
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
 });
-const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged'>>(RECORD_OPTIONS);
+const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>>(RECORD_OPTIONS);
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
 const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
   startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
@@ -49,6 +49,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     } catch (error) {
       if (provenFailure(error) || !patched('transfer-held-until-chain-proves') || !(await storage.transferMaybeSent({ transferId: input.transferId }))) throw error;
       upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
+      if (patched('transfer-needs-review-event')) await storage.recordTransferNeedsReview({ transferId: input.transferId });
       try {
         sent = await patient.submitTransfer({ transferId: input.transferId });
       } finally {

@@ -9,7 +9,7 @@ import { callApi } from '../helpers/bank';
 import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { TransferEntity } from '../../db/entities';
+import { EventEntity, TransferEntity } from '../../db/entities';
 import { NeedsReviewSA } from '../../workflows/messages';
 
 describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
@@ -153,6 +153,10 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
     const history = (await callApi(stack, '/api/v1/transactions', user)).body.transactions as Array<{ id: string }>;
     expect(history.filter((t) => t.id === transferId)).toHaveLength(1);
+    // The app heard it the same way: sent, held for review, then confirmed (and finalized, once deep enough).
+    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type).slice(0, 3)).toEqual(['transfer.submitted', 'transfer.needs_review', 'transfer.confirmed']);
+    expect(events.slice(3).map((e) => e.type)).toEqual(events.length > 3 ? ['transfer.finalized'] : []);
   });
 
   it('sends once when the worker process is SIGKILLed after recording the transaction', async () => {
