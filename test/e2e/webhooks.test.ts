@@ -203,6 +203,14 @@ describe.each(testDatabases())('webhooks on $name', (kind) => {
     expect((await call(`${stack.apiUrl}/v1/webhooks/endpoints/${unknown}`, { headers: asOperator })).status).toBe(404);
     expect((await call(`${stack.apiUrl}/v1/webhooks/endpoints/${unknown}/replay`, { headers: asOperator, json: { after: '0' } })).status).toBe(404);
     expect((await call(`${stack.apiUrl}/v1/webhooks/endpoints/we_1`, { headers: asOperator })).status).toBe(400);
+    // A retried registration (same Idempotency-Key) answers the first one and registers nothing more.
+    const key = randomUUID();
+    const once = await call(`${stack.apiUrl}/v1/webhooks/endpoints`, { headers: { ...asOperator, 'idempotency-key': key }, json: { url: receiverUrl('retried'), eventTypes: ['*'] } });
+    const twice = await call(`${stack.apiUrl}/v1/webhooks/endpoints`, { headers: { ...asOperator, 'idempotency-key': key }, json: { url: receiverUrl('retried'), eventTypes: ['*'] } });
+    expect([once.status, twice.status, twice.headers.get('idempotent-replayed')]).toEqual([201, 201, 'true']);
+    expect(twice.body.endpointId).toBe(once.body.endpointId);
+    const listed = (await call(`${stack.apiUrl}/v1/webhooks/endpoints`, { headers: asOperator })).body.items as Array<{ url: string }>;
+    expect(listed.filter((e) => e.url === receiverUrl('retried'))).toHaveLength(1);
     const { endpointId } = await register('to-delete');
     expect((await call(`${stack.apiUrl}/v1/webhooks/endpoints/${endpointId}`, { method: 'PATCH', headers: asOperator, json: {} })).status).toBe(400);
     expect((await call(`${stack.apiUrl}/v1/webhooks/endpoints/${endpointId}`, { method: 'DELETE', headers: asOperator })).status).toBe(204);
