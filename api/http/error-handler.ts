@@ -9,8 +9,12 @@ export const UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDO
 
 /** PostgreSQL's connection-exception (08…) and operator-intervention (57P…) SQLSTATEs: the server went away or is starting. */
 const DATABASE_GONE_STATE = /^(08|57P)/;
-/** What node-postgres says when the server closed a connection under it (a restart). */
-const DATABASE_GONE_MESSAGE = /Connection terminated|not queryable|terminating connection/i;
+/**
+ * What node-postgres says when the server closed a connection under it (a restart), and what knex says of a
+ * transaction whose connection failed before the statement could run in it (found by the cluster drill: a flush that
+ * began while PostgreSQL restarted answered 500).
+ */
+const DATABASE_GONE_MESSAGE = /Connection terminated|not queryable|terminating connection|Transaction query already complete/i;
 
 const dependencyUnavailable = (error: unknown): HttpError | undefined => {
   if (error instanceof ConnectionException) return problems.unavailable('The database is unreachable; retry shortly');
