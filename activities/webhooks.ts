@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { raw } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { EventEntity, WebhookEndpointEntity, webhookSecretAad } from '../db/entities';
 import { eventPayload } from '../db/events';
@@ -56,7 +57,7 @@ export const createWebhookActivities = ({ orm, encryption, webhookPolicy, webhoo
       throw new Error(`the receiver answered ${answer.status}`);
     }
     await orm.em.fork().nativeUpdate(WebhookEndpointEntity, { endpointId, generation, cursor: { $lt: position } }, {
-      cursor: position, delivered: endpoint.delivered + 1, lastAttemptAt: new Date(), lastError: null, failingSince: null,
+      cursor: position, delivered: raw('delivered + 1'), lastAttemptAt: new Date(), lastError: null, failingSince: null,
     });
   },
 

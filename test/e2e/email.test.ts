@@ -46,8 +46,16 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(JSON.stringify(stored)).not.toContain(codeIn(delivered[0]!));
     expect(JSON.stringify(stored).toLowerCase()).not.toContain('example.com');
 
-    const confirmed = await confirm(user, started.body.verificationId, codeIn(delivered[0]!));
+    const confirmKey = randomUUID();
+    const confirmed = await call(`${stack.apiUrl}/v1/account/email/confirm`, {
+      headers: { ...bearer(user), 'idempotency-key': confirmKey }, json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
+    });
     expect(confirmed.status).toBe(200);
+    // A retry of the same confirmation (same key, the answer lost on the way) gets the same answer, not a 409.
+    const replayed = await call(`${stack.apiUrl}/v1/account/email/confirm`, {
+      headers: { ...bearer(user), 'idempotency-key': confirmKey }, json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
+    });
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body]).toEqual([200, 'true', confirmed.body]);
     expect(confirmed.body).toMatchObject({ verified: true, email: `${email.split('@')[0]}@example.com` });
     const after = await profile(user);
     expect(after).toMatchObject({ email: `${email.split('@')[0]}@example.com`, emailVerified: true, emailVerifiedAt: confirmed.body.emailVerifiedAt });

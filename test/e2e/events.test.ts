@@ -52,10 +52,14 @@ describe.each(testDatabases())('events on $name', (kind) => {
     await connectBankAccount(stack, user, account);
     const chargeIds: string[] = [];
     for (let i = 0; i < 2; i += 1) {
-      const accepted = await call(`${stack.apiUrl}/api/v1/charge/execute`, {
-        headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': randomUUID() }, json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
+      const key = randomUUID();
+      const execute = () => call(`${stack.apiUrl}/api/v1/charge/execute`, {
+        headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': key }, json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
       });
+      const accepted = await execute();
       expect(accepted.status).toBe(202);
+      // A retry with the same key is the same charge: no second charge.processing.
+      expect((await execute()).body.data.charge_id).toBe(accepted.body.data.charge_id);
       chargeIds.push(accepted.body.data.charge_id);
       await settled(accepted.body.data.charge_id);
     }
