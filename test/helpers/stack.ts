@@ -231,11 +231,14 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await connection.close();
     },
     async stop() {
-      await stack.stopWorker();
+      // Requests still under way (a sandbox callback retried into the API, a handler waiting for a workflow) finish
+      // before what they need goes away: no more callbacks, the API drained while the worker still runs, then the rest.
+      // (Found by a fresh-clone run under load: a Temporal call retrying after the API's connection closed.)
+      await close(sandboxServer);
       await close(apiServer);
+      await stack.stopWorker();
       await apiDeps.close();
       workerDeps.close();
-      await close(sandboxServer);
       await temporal.connection.close();
       await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
       if (solana) { await solana.proxy.stop(); await solana.stop(); }
