@@ -8,11 +8,12 @@ import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
+import { createAccountActivities, type AccountActivityDeps } from './account';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
-  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps
+  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -29,6 +30,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createTransferActivities(deps),
     ...createCustodyActivities(deps),
     ...createKycActivities(deps),
+    ...createAccountActivities(deps),
     ...createGasSponsorshipActivities(deps),
   };
 };

@@ -1,20 +1,18 @@
 import { createHash } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
-import { KycBasicInfoEntity, VerifiableCredentialEntity } from '../db/entities';
+import { KycBasicInfoEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
-import type { CredentialIssuer } from '../integrations/credentials/issuer';
-import { signedCredentialRow } from '../integrations/credentials/records';
 import type { BasicInfoInput } from '../workflows/messages';
-import { appendEvent } from '../db/events';
+import type { CredentialBook } from './credentials';
 
-export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; issuer: CredentialIssuer; credentialValiditySeconds: number }
+export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; credentials: CredentialBook }
 
 /** Only the worker holds the issuer's key (VC_ISSUER_KEY): credentials are signed here. */
-export const createKycActivities = ({ orm, encryption, issuer, credentialValiditySeconds }: KycActivityDeps) => ({
+export const createKycActivities = ({ orm, encryption, credentials }: KycActivityDeps) => ({
   /**
    * Stores the user's basic information with a BasicInfoCredential for it, in one transaction: a credential per
-   * distinct submission (the same details again keep the credential they have), so a retry never issues twice.
+   * distinct submission (the same details again keep the credential they have), so a retry never issues twice. New
+   * details supersede the old: the user's earlier BasicInfoCredentials are revoked in the same transaction.
    */
   async recordBasicInfo({ userId, kycSessionId, fullName, engSurname, engName, nationality }: BasicInfoInput): Promise<{ vcId: string }> {
     const basicInfo = {
@@ -22,23 +20,15 @@ export const createKycActivities = ({ orm, encryption, issuer, credentialValidit
     };
     const subject = { name: fullName, familyName: engSurname, givenName: engName, nationality };
     const sourceKey = `basic-info:${userId}:${createHash('sha256').update(JSON.stringify(subject)).digest('hex')}`;
-    const known = await orm.em.fork().findOne(VerifiableCredentialEntity, { sourceKey });
-    if (known) {
-      await orm.em.fork().upsert(KycBasicInfoEntity, basicInfo);
-      return { vcId: known.vcId };
-    }
-    const credential = await signedCredentialRow(issuer, encryption, { userId, type: 'BasicInfoCredential', sourceKey, subject, validitySeconds: credentialValiditySeconds });
-    try {
-      await orm.em.fork().transactional(async (tx) => {
+    const { credential, issued } = await credentials.issueOnce(
+      { userId, type: 'BasicInfoCredential', sourceKey, subject, holder: await credentials.holderOf(orm.em.fork(), userId) },
+      async (tx, credential) => {
+        await credentials.revoke(tx, { userId, type: 'BasicInfoCredential', vcId: { $ne: credential.vcId } }, 'superseded');
         await tx.upsert(KycBasicInfoEntity, basicInfo);
-        await tx.insert(VerifiableCredentialEntity, credential);
-        await appendEvent(tx, { type: 'credential.issued', resourceId: credential.vcId as string, userId, data: { vcId: credential.vcId as string, credentialType: 'BasicInfoCredential' } });
-      });
-      return { vcId: credential.vcId as string };
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      return { vcId: (await orm.em.fork().findOneOrFail(VerifiableCredentialEntity, { sourceKey })).vcId }; // a concurrent twin won
-    }
+      },
+    );
+    if (!issued) await orm.em.fork().upsert(KycBasicInfoEntity, basicInfo);
+    return { vcId: credential.vcId };
   },
 });
 

@@ -4,18 +4,18 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import type { Orm } from '../db/orm';
 import { sameName } from '../platform/names';
-import { RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, WalletBackupEntity, openOcrResult, sealOcrResult } from '../db/entities';
+import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity, openOcrResult, sealOcrResult } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
-import { credentialTime, type CredentialIssuer } from '../integrations/credentials/issuer';
-import { signedCredentialRow } from '../integrations/credentials/records';
+import { credentialTime } from '../integrations/credentials/issuer';
+import type { CredentialBook } from './credentials';
 import {
   RegistrationFailure, type PassResult, type RegistrationOutcome, type RegistrationStep, type SubmitBackupRequest,
   type SubmitEkycResponse,
 } from '../workflows/messages';
 
 export interface RegistrationActivityDeps {
-  orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient; issuer: CredentialIssuer; credentialValiditySeconds: number;
+  orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient; credentials: CredentialBook;
 }
 
 type SealedPassResult = Omit<PassResult, 'passRequestId' | 'success'>;
@@ -31,7 +31,7 @@ export const maskPhone = (phone: string): string => {
 
 
 /** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
-export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, credentialValiditySeconds }: RegistrationActivityDeps) => {
+export const createRegistrationActivities = ({ orm, encryption, ocr, credentials }: RegistrationActivityDeps) => {
   const sealPassResult = (regId: string, result: PassResult): string => {
     const { passRequestId: _id, success: _ok, ...pii } = result;
     return encryption.sealText(JSON.stringify(pii), regId);
@@ -122,17 +122,18 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
       const identity = openPassResult(regId, registration.passResultSealed);
       const userId = `usr_${randomUUID()}`;
       // Identity is verified (PASS + ID card): the user gets a KYC credential, created with the user or not at all.
-      const credential = await signedCredentialRow(issuer, encryption, {
-        userId, type: 'KycCredential', sourceKey: `kyc:${regId}`, validitySeconds: credentialValiditySeconds,
+      // It names no holder yet: the user's did:ethr exists once their account is deployed (then a new one names it).
+      const kyc = {
+        userId, type: 'KycCredential', sourceKey: `kyc:${regId}`,
         subject: {
           name: identity.name ?? '', birthDate: identity.birthDate ?? (registration.ocrResult ? openOcrResult(encryption, regId, registration.ocrResult).birthDate : ''),
           kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
           verifiedAt: credentialTime(registration.updatedAt),
         },
-      });
+      };
+      const statusList = await credentials.openList();
       try {
         await em.transactional(async (tx) => {
-          tx.create(VerifiableCredentialEntity, credential);
           tx.create(UserEntity, {
             id: userId, regId, ciHash: registration.ciHash!, deviceId: registration.deviceId!,
             nameSealed: encryption.sealText(identity.name ?? '', userId),
@@ -142,7 +143,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, issuer, cre
           const row = await tx.findOneOrFail(RegistrationEntity, { regId });
           Object.assign(row, { userId, backupId, step: 'completed', status: 'completed' });
           await appendEvent(tx, { type: 'registration.completed', resourceId: regId, userId, data: { regId, userId } });
-          await appendEvent(tx, { type: 'credential.issued', resourceId: credential.vcId as string, userId, data: { vcId: credential.vcId as string, credentialType: 'KycCredential' } });
+          await credentials.issue(tx, statusList, kyc);
         });
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) {

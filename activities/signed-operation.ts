@@ -7,8 +7,9 @@ import { deserializeOperation, isDeployed, type ChainProviders } from '../integr
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
+import type { CredentialBook } from './credentials';
 
-export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
+export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor; credentials: CredentialBook }
 
 type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'failed'; error: string };
 
@@ -16,7 +17,7 @@ type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'fail
  * Chain and storage side of signed operations (deployments, DID keys, transfer key changes): one submit and one finish over the one table.
  * Each kind keeps its activity names, which the deploy and DID key workflow histories record.
  */
-export const createSignedOperationActivities = ({ orm, providers, bundlers, gasSponsor }: SignedOperationActivityDeps) => {
+export const createSignedOperationActivities = ({ orm, providers, bundlers, gasSponsor, credentials }: SignedOperationActivityDeps) => {
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
   async function submit(operationId: string, alreadyDone: (op: SignedOperation) => Promise<boolean>): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
@@ -64,8 +65,14 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
   return {
     submitDeployment: ({ jobId }: { jobId: string }) =>
       submit(jobId, (op) => isDeployed(providers.for(bundlers.network(op.networkId)), op.accountAddress)),
-    completeDeployment: ({ jobId, txHash }: { jobId: string; txHash: string | null }) =>
-      finish(jobId, { status: 'completed', txHash }, accountDeployed),
+    // On the DID network, the deployment makes the user's did:ethr: their KYC credential is issued again naming them.
+    completeDeployment: async ({ jobId, txHash }: { jobId: string; txHash: string | null }) => {
+      const statusList = await credentials.openList();
+      await finish(jobId, { status: 'completed', txHash }, async (em, op) => {
+        await accountDeployed(em, op);
+        await credentials.bindKycToHolder(em, statusList, { userId: op.userId, networkId: op.networkId, accountAddress: op.accountAddress });
+      });
+    },
     failDeployment: ({ jobId, error }: { jobId: string; error: string }) => finish(jobId, { status: 'failed', error }),
 
     // Attributes can be set again, so the chain shows no unique effect: a transaction that landed is found through

@@ -96,7 +96,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
       }),
     }),
-    ...credentialRoutes({ orm, encryption }),
+    ...credentialRoutes({ orm, encryption, temporal, taskQueue }),
     ...bankRoutes({
       orm,
       verifications: new BankVerificationService({

@@ -142,7 +142,7 @@ async function main(): Promise<void> {
     NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(DATA, 'wallet.db')}`,
     TEMPORAL_ADDRESS: temporal.address, IDENTITY_PROVIDER_URL: sandboxUrl, OCR_PROVIDER_URL: sandboxUrl,
-    API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl,
+    API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl, VC_STATUS_BASE_URL: apiUrl,
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl,

@@ -58,6 +58,7 @@ export const ConfigSchema = Type.Object({
   VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
   VC_ISSUER_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 128 }),
   VC_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
+  VC_STATUS_BASE_URL: Type.String({ pattern: '^https?://[^/?#]+(/[^?#]*)?$', description: 'the API\'s public address as verifiers reach it (https://api.example.com): credentials name their status list under it, <url>/v1/credentials/status/<n>' }),
   BANK_API_URL: Url,
   BANK_CLIENT_SECRET: Type.String({ minLength: 8, description: 'our client secret at the bank API' }),
   BANK_WEBHOOK_SECRET: Type.String({ minLength: 16, description: 'HMAC key the bank signs its webhooks with (X-Bank-Signature)' }),
@@ -165,7 +166,7 @@ export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 export const WORKER_CONFIG_KEYS = [
   'NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'METRICS_HOST', 'TEMPORAL_METRICS_PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
-  'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS',
+  'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS', 'VC_STATUS_BASE_URL', 'DID_NETWORK_ID',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS',
 ] as const;

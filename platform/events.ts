@@ -92,7 +92,19 @@ export const EVENT_TYPES = {
   },
   'credential.issued': {
     resource: 'credential', summary: 'A verifiable credential was issued to the user',
-    data: Type.Object({ vcId: Type.String(), credentialType: Type.String() }),
+    data: Type.Object({ vcId: Type.String(), credentialType: Type.String(), holder: Type.Union([Type.String(), Type.Null()], { description: "credentialSubject.id: the user's did:ethr once their account is deployed, else null" }) }),
+  },
+  'credential.revoked': {
+    resource: 'credential', summary: 'A verifiable credential was revoked: its bit in the issuer\'s status list is set',
+    data: Type.Object({
+      vcId: Type.String(), credentialType: Type.String(),
+      reason: Type.String({ description: 'superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason>' }),
+      statusListCredential: Type.String(), statusListIndex: Type.String(),
+    }),
+  },
+  'account.closed': {
+    resource: 'user', summary: 'The user closed their account: their tokens stop working and their credentials are revoked',
+    data: Type.Object({ userId: Type.String() }),
   },
   'email.verified': {
     resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",

@@ -14,6 +14,7 @@ import { OcrProviderClient } from '../integrations/ocr';
 import { BankClient } from '../integrations/bank';
 import { MailClient } from '../integrations/mail';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
+import { CredentialBook } from '../activities/credentials';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
 import type { ConfirmationObserver } from '../integrations/evm/bundler';
@@ -37,7 +38,10 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     mail: new MailClient({ baseUrl: config.MAIL_API_URL, apiKey: config.MAIL_API_KEY, from: config.MAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     webhookPolicy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations), confirmations,
-    issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
+    credentials: new CredentialBook({
+      orm, encryption, issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,
+      statusBaseUrl: config.VC_STATUS_BASE_URL, didNetwork: networks.get(config.DID_NETWORK_ID),
+    }),
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),

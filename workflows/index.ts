@@ -11,3 +11,4 @@ export { webhookEndpointWorkflow } from './webhooks';
 export { basicInfoWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
+export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';

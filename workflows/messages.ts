@@ -171,3 +171,17 @@ export type WebhookEndpointOutcome = { status: 'disabled' | 'deleted' };
 export const webhookEndpointWorkflowId = (endpointId: string): string => `webhook-endpoint-${endpointId}`;
 /** New events, a replay or a changed subscription: look again now rather than at the next poll. */
 export const webhookWakeSignal = defineSignal('webhookWake');
+
+/** An operator's revocation of one credential (POST /v1/credentials/{vcId}/revoke): credential-revocation-<vcId>. */
+export interface CredentialRevocationInput { vcId: string; reason: string; operator: string }
+export interface CredentialRevocationOutcome { vcId: string; revokedAt: string; reason: string }
+export const credentialRevocationWorkflowId = (vcId: string): string => `credential-revocation-${vcId}`;
+
+/** Closing a user's account (POST /v1/account/close): account-closure-<userId>. */
+export interface AccountClosureInput { userId: string }
+/** What stops a closure: money the service holds or moves for the user. */
+export interface ClosureBlocker { reason: 'won-balance' | 'charge-in-progress' | 'transfer-in-progress' | 'custodial-balance'; detail: string }
+export type AccountClosureOutcome =
+  | { closed: true; closedAt: string; revokedCredentials: string[] }
+  | { closed: false; blockers: ClosureBlocker[] };
+export const accountClosureWorkflowId = (userId: string): string => `account-closure-${userId}`;

@@ -3,7 +3,9 @@ import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { basicInfoWorkflow } from '../../workflows/kyc';
-import { basicInfoWorkflowId } from '../../workflows/messages';
+import { accountClosureWorkflowId, basicInfoWorkflowId } from '../../workflows/messages';
+import { accountClosureWorkflow } from '../../workflows/account';
+import { HttpError } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
@@ -80,6 +82,27 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
           args: [{ userId, kycSessionId: body.kyc_session_id, fullName: body.full_name, engSurname: body.eng_surname, engName: body.eng_name, nationality: body.nationality }],
         });
         return { status: 200, body: { step: 'basic_info', completed: true, vcId } };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/account/close', operationId: 'closeAccount', tags: ['Account'], auth: 'bearer',
+      summary: 'Close the account: every token stops working and every credential is revoked',
+      description: 'Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
+      body: S.CloseAccountBody,
+      responses: {
+        200: { description: 'Closed', schema: S.AccountClosed },
+        409: { description: 'account-not-closable: `blockers` lists what to finish first ({reason, detail})' },
+      },
+      handler: async ({ user }) => {
+        const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
+          workflowId: accountClosureWorkflowId(user!.userId), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          args: [{ userId: user!.userId }],
+        });
+        if (!outcome.closed) {
+          throw new HttpError(409, 'account-not-closable', 'Conflict', outcome.blockers.map((b) => b.detail).join('; '), undefined, {}, false, { blockers: outcome.blockers });
+        }
+        return { status: 200, body: { status: 'closed', closedAt: outcome.closedAt, revokedCredentials: outcome.revokedCredentials } };
       },
     }),
   ];

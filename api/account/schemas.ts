@@ -39,3 +39,11 @@ export const EmailConfirmBody = Type.Object({
   code: Type.String({ pattern: '^[0-9]{6}$', description: 'The 6-digit code from the mail' }),
 }, { additionalProperties: false });
 export const EmailConfirmed = Type.Object({ verified: Type.Boolean(), email: Type.String(), emailVerifiedAt: DateTime });
+
+export const CloseAccountBody = Type.Object({
+  confirm: Type.Literal('CLOSE', { description: 'Spelled out, so that no client closes an account by accident' }),
+}, { additionalProperties: false });
+export const AccountClosed = Type.Object({
+  status: Type.Literal('closed'), closedAt: DateTime,
+  revokedCredentials: Type.Array(Type.String(), { description: 'The credentials revoked by the closure (account-closed)' }),
+});

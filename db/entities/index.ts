@@ -31,7 +31,7 @@ import { SmartAccountEntity } from './smart-account';
 import { SignedOperationEntity } from './signed-operation';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
 import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
-import { VerifiableCredentialEntity } from './verifiable-credential';
+import { CredentialStatusListEntity, VerifiableCredentialEntity } from './verifiable-credential';
 import { BankAccountEntity, BankVerificationEntity } from './bank';
 import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
@@ -50,4 +50,5 @@ export const ALL_ENTITIES = [
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
+  CredentialStatusListEntity,
 ];

@@ -15,6 +15,8 @@ export const UserEntity = defineEntity({
     emailSealed: p.text().nullable(),
     emailVerifiedAt: p.datetime().nullable(),
     status: p.enum(['active', 'suspended', 'closed'] as const).default('active'),
+    /** When the user closed the account (POST /v1/account/close): kept, not deleted, for the records the law requires. */
+    closedAt: p.datetime().nullable(),
     walletType: p.string().length(32),
     deviceId: p.string().length(64),
     registeredAt: p.datetime().onCreate(() => new Date()),

@@ -36,10 +36,12 @@ import { Migration20261123060000TransferPolicy as SqliteTransferPolicy } from '.
 import { Migration20261123070000TransferKeyRotation as PgTransferKeyRotation } from './postgresql/Migration20261123070000TransferKeyRotation';
 import { Migration20261124090102EmailVerification as PgEmailVerification } from './postgresql/Migration20261124090102EmailVerification';
 import { Migration20261124091556Events as PgEvents } from './postgresql/Migration20261124091556Events';
+import { Migration20261124115358CredentialStatus as PgCredentialStatus } from './postgresql/Migration20261124115358CredentialStatus';
 import { Migration20261124092537WebhookEndpoints as PgWebhookEndpoints } from './postgresql/Migration20261124092537WebhookEndpoints';
 import { Migration20261123070000TransferKeyRotation as SqliteTransferKeyRotation } from './sqlite/Migration20261123070000TransferKeyRotation';
 import { Migration20261124090102EmailVerification as SqliteEmailVerification } from './sqlite/Migration20261124090102EmailVerification';
 import { Migration20261124091556Events as SqliteEvents } from './sqlite/Migration20261124091556Events';
+import { Migration20261124115358CredentialStatus as SqliteCredentialStatus } from './sqlite/Migration20261124115358CredentialStatus';
 import { Migration20261124092537WebhookEndpoints as SqliteWebhookEndpoints } from './sqlite/Migration20261124092537WebhookEndpoints';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -70,6 +72,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124090102EmailVerification', class: PgEmailVerification },
     { name: 'Migration20261124091556Events', class: PgEvents },
     { name: 'Migration20261124092537WebhookEndpoints', class: PgWebhookEndpoints },
+    { name: 'Migration20261124115358CredentialStatus', class: PgCredentialStatus },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -92,6 +95,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124090102EmailVerification', class: SqliteEmailVerification },
     { name: 'Migration20261124091556Events', class: SqliteEvents },
     { name: 'Migration20261124092537WebhookEndpoints', class: SqliteWebhookEndpoints },
+    { name: 'Migration20261124115358CredentialStatus', class: SqliteCredentialStatus },
   ],
 };
 

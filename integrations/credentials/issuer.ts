@@ -32,7 +32,17 @@ export interface VerifiableCredential {
   validFrom: string;
   validUntil: string;
   credentialSubject: Record<string, unknown>;
+  credentialStatus?: BitstringStatusListEntry;
   proof: Record<string, string>;
+}
+
+/** W3C Bitstring Status List v1.0, section 2.1: where a credential's status bit is. */
+export interface BitstringStatusListEntry {
+  id: string;
+  type: 'BitstringStatusListEntry';
+  statusPurpose: 'revocation';
+  statusListIndex: string;
+  statusListCredential: string;
 }
 
 export type UnsignedCredential = Omit<VerifiableCredential, 'proof' | 'issuer' | '@context'>;
@@ -75,11 +85,15 @@ export class CredentialIssuer {
   }
 
   async issue(unsigned: UnsignedCredential, created: Date = new Date()): Promise<VerifiableCredential> {
-    const document = {
-      '@context': [CREDENTIALS_V2_URL, WALLET_CONTEXT_URL], id: unsigned.id, type: unsigned.type,
-      issuer: { id: this.did, name: this.name }, validFrom: unsigned.validFrom, validUntil: unsigned.validUntil,
-      credentialSubject: unsigned.credentialSubject,
-    };
+    const { id, type, validFrom, validUntil, credentialSubject, credentialStatus } = unsigned;
+    return this.sign({
+      '@context': [CREDENTIALS_V2_URL, WALLET_CONTEXT_URL], id, type, issuer: { id: this.did, name: this.name },
+      validFrom, validUntil, credentialSubject, ...(credentialStatus ? { credentialStatus } : {}),
+    }, created) as Promise<VerifiableCredential>;
+  }
+
+  /** Adds the issuer's Data Integrity proof to a complete document (its @context, issuer and all). */
+  async sign<T extends { '@context': string[] }>(document: T, created: Date = new Date()): Promise<T & { proof: Record<string, string> }> {
     const options = {
       type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', created: credentialTime(created),
       verificationMethod: this.verificationMethod, proofPurpose: 'assertionMethod',

@@ -1,32 +1,26 @@
-import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { bearer } from '../helpers/wallet';
-import { VerifiableCredentialEntity } from '../../db/entities';
-
-const WALLET_CONTEXT_URL = 'https://w3id.org/wallet-kr/credentials/v1';
+import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
+import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
+import { waitFor } from '../helpers/processes';
+import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
+import { CredentialStatusListEntity, VerifiableCredentialEntity } from '../../db/entities';
 
 describe.each(testDatabases())('verifiable credentials on %s', (database) => {
   let stack: TestStack;
   let user: RegisteredUser;
-  let context: object;
+  const operatorToken = newOperatorToken();
+  const asOperator = { authorization: `Bearer ${operatorToken}` };
   beforeAll(async () => {
-    stack = await startTestStack(database);
+    stack = await startTestStack(database, { env: { OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) } });
     user = await registerUser(stack);
-    context = (await call(`${stack.apiUrl}/contexts/credentials/v1`)).body;
   });
   afterAll(async () => { await stack?.stop(); });
 
-  /** Verifies with Digital Bazaar's VC libraries in their own (ESM) process, against the context the API publishes. */
-  const verify = (credential: object): Promise<{ verified: boolean; errors: string[] }> => new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [join(__dirname, '..', 'helpers', 'verify-credential.mjs')], { timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`)); else resolve(JSON.parse(stdout));
-    });
-    child.stdin!.end(JSON.stringify({ credential, contexts: { [WALLET_CONTEXT_URL]: context } }));
-  });
+  const verify = (credential: object) => verifyCredential(stack.apiUrl, credential);
   const list = (u = user) => call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(u) });
   const get = (vcId: string, u = user) => call(`${stack.apiUrl}/v1/did/vcs/${vcId}`, { headers: bearer(u) });
   const basicInfo = async (body: object) => {
@@ -50,7 +44,14 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     });
     expect(vc.proof.verificationMethod.startsWith(`${vc.issuer.id}#`)).toBe(true);
     expect(Date.parse(vc.validUntil)).toBeGreaterThan(Date.parse(vc.validFrom));
-    await expect(verify(vc)).resolves.toEqual({ verified: true, errors: [] });
+    // Before deployment it names no holder (no credentialSubject.id): see did.test.ts for the one that does.
+    expect(vc.credentialSubject.id).toBeUndefined();
+    expect(body.items[0]).toMatchObject({ status: 'active', holder: null, revokedAt: null, statusListCredential: vc.credentialStatus.statusListCredential });
+    expect(vc.credentialStatus).toEqual({
+      id: `${vc.credentialStatus.statusListCredential}#${vc.credentialStatus.statusListIndex}`, type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation', statusListIndex: expect.stringMatching(/^\d+$/), statusListCredential: expect.stringMatching(new RegExp(`^${stack.apiUrl}/v1/credentials/status/\\d+$`)),
+    });
+    await expect(verify(vc)).resolves.toEqual({ verified: true, errors: [], status: { checked: true, revoked: false, listUrl: vc.credentialStatus.statusListCredential } });
 
     // Any change to what was signed breaks the proof.
     const tampered = { ...vc, credentialSubject: { ...vc.credentialSubject, kycLevel: 'enhanced' } };
@@ -58,20 +59,139 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await verify({ ...vc, validUntil: '2099-01-01T00:00:00Z' })).verified).toBe(false);
   });
 
-  it('issues a credential per distinct basic-info submission, never twice for the same details', async () => {
+  it('issues a credential per distinct basic-info submission, never twice for the same details, and revokes the one superseded', async () => {
     const details = { full_name: user.person.name, eng_surname: 'Hong', eng_name: 'Gildong', nationality: 'KR' };
     const first = await basicInfo(details);
     expect(first.status).toBe(200);
     expect(first.body.vcId).toMatch(/^vc_/);
     expect((await basicInfo(details)).body.vcId).toBe(first.body.vcId);
+    const firstVc = (await get(first.body.vcId)).body;
+    await expect(verify(firstVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+
     const corrected = await basicInfo({ ...details, eng_name: 'Gil-dong' });
     expect(corrected.body.vcId).not.toBe(first.body.vcId);
-
     const vc = (await get(corrected.body.vcId)).body;
     expect(vc.type).toEqual(['VerifiableCredential', 'BasicInfoCredential']);
     expect(vc.credentialSubject).toEqual({ name: user.person.name, familyName: 'Hong', givenName: 'Gil-dong', nationality: 'KR' });
-    await expect(verify(vc)).resolves.toMatchObject({ verified: true });
-    expect((await list()).body.items.map((i: { type: string }) => i.type).sort()).toEqual(['BasicInfoCredential', 'BasicInfoCredential', 'KycCredential']);
+    await expect(verify(vc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+
+    // The superseded credential is revoked: the same signed document now fails its status check.
+    const superseded = await verify(firstVc);
+    expect(superseded).toMatchObject({ verified: false, status: { checked: true, revoked: true } });
+    expect(superseded.errors.join(' ')).toContain('revoked');
+    const items = (await list()).body.items as Array<{ vcId: string; type: string; status: string; revocationReason: string | null; revokedAt: string | null }>;
+    expect(items.find((i) => i.vcId === first.body.vcId)).toMatchObject({ status: 'revoked', revocationReason: 'superseded', revokedAt: expect.any(String) });
+    expect(items.find((i) => i.vcId === corrected.body.vcId)).toMatchObject({ status: 'active', revokedAt: null });
+
+    // The first details again: attested anew (a revoked credential is never handed out again).
+    const again = await basicInfo(details);
+    expect([first.body.vcId, corrected.body.vcId]).not.toContain(again.body.vcId);
+    await expect(verify((await get(again.body.vcId)).body)).resolves.toMatchObject({ verified: true });
+    expect((await verify(vc)).status!.revoked).toBe(true);
+    const statuses = (await list()).body.items.map((i: { type: string; status: string }) => `${i.type}:${i.status}`).sort();
+    expect(statuses).toEqual(['BasicInfoCredential:active', 'BasicInfoCredential:revoked', 'BasicInfoCredential:revoked', 'KycCredential:active']);
+  });
+
+  it('serves the issuer-signed status list publicly, cacheable, and nothing else under its path', async () => {
+    const [kyc] = (await list()).body.items as Array<{ statusListCredential: string }>;
+    const answer = await call(kyc!.statusListCredential);
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('cache-control')).toBe('public, max-age=60');
+    expect(answer.body).toMatchObject({
+      '@context': ['https://www.w3.org/ns/credentials/v2'], id: kyc!.statusListCredential, type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      credentialSubject: { id: `${kyc!.statusListCredential}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: expect.stringMatching(/^u[A-Za-z0-9_-]+$/), ttl: 60_000 },
+      proof: { cryptosuite: 'eddsa-rdfc-2022' },
+    });
+    // The list is itself a credential of the same issuer, verified on its own.
+    await expect(verify(answer.body)).resolves.toMatchObject({ verified: true });
+    const tampered = { ...answer.body, credentialSubject: { ...answer.body.credentialSubject, encodedList: 'uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA' } };
+    expect((await verify(tampered)).verified).toBe(false);
+    expect((await call(`${stack.apiUrl}/v1/credentials/status/999999`)).status).toBe(404);
+    expect((await call(`${stack.apiUrl}/v1/credentials/status/0`)).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/v1/credentials/status/abc`)).status).toBe(400);
+  });
+
+  it('lets an operator revoke a credential over HTTP: its status check fails, others on the list still pass, credential.revoked is told once', async () => {
+    const holder = await registerUser(stack);
+    const bystander = await registerUser(stack);
+    const [target] = (await list(holder)).body.items;
+    const [other] = (await list(bystander)).body.items;
+    const targetVc = (await get(target.vcId, holder)).body;
+    const otherVc = (await get(other.vcId, bystander)).body;
+    expect(targetVc.credentialStatus.statusListCredential).toBe(otherVc.credentialStatus.statusListCredential);
+    await expect(verify(targetVc)).resolves.toMatchObject({ verified: true });
+
+    const revoke = (vcId: string, body: object, headers: Record<string, string> = asOperator) => call(`${stack.apiUrl}/v1/credentials/${vcId}/revoke`, { headers, json: body });
+    // Not a user's to do, nor anyone's without a credential; malformed requests are refused before anything runs.
+    expect((await revoke(target.vcId, { reason: 'fraud report' }, bearer(holder))).status).toBe(401);
+    expect((await revoke(target.vcId, { reason: 'fraud report' }, {})).status).toBe(401);
+    expect((await revoke(target.vcId, {})).status).toBe(400);
+    expect((await revoke(target.vcId, { reason: '   ' })).status).toBe(400);
+    expect((await revoke(target.vcId, { reason: 'fraud report', extra: 1 })).status).toBe(400);
+    expect((await revoke('vc_not-an-id', { reason: 'fraud report' })).status).toBe(400);
+    expect((await revoke(`vc_${randomUUID()}`, { reason: 'fraud report' })).status).toBe(404);
+    await expect(verify(targetVc)).resolves.toMatchObject({ verified: true });
+
+    const revoked = await revoke(target.vcId, { reason: 'fraud report' });
+    expect(revoked.status).toBe(200);
+    expect(revoked.body).toEqual({ vcId: target.vcId, status: 'revoked', revokedAt: expect.any(String), reason: 'operator: fraud report' });
+    expect((await verify(targetVc))).toMatchObject({ verified: false, status: { checked: true, revoked: true } });
+    await expect(verify(otherVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+    expect((await list(holder)).body.items[0]).toMatchObject({ status: 'revoked', revocationReason: 'operator: fraud report' });
+
+    // Again: the same revocation, nothing more.
+    const again = await revoke(target.vcId, { reason: 'another reason' });
+    expect(again.body).toEqual(revoked.body);
+    const events = (await call(`${stack.apiUrl}/v1/events?type=credential.revoked&resourceId=${target.vcId}`, { headers: asOperator })).body.items;
+    expect(events).toHaveLength(1);
+    expect(events[0].data).toEqual({
+      vcId: target.vcId, credentialType: 'KycCredential', reason: 'operator: fraud report',
+      statusListCredential: targetVc.credentialStatus.statusListCredential, statusListIndex: targetVc.credentialStatus.statusListIndex,
+    });
+  });
+
+  it('revokes concurrently without losing a bit: every credential revoked at once fails its status check', async () => {
+    const users = await Promise.all([1, 2, 3, 4].map(() => registerUser(stack)));
+    const credentials = await Promise.all(users.map(async (u) => (await get((await list(u)).body.items[0].vcId, u)).body));
+    const answers = await Promise.all(credentials.map((vc) => call(`${stack.apiUrl}/v1/credentials/vc_${vc.id.slice('urn:uuid:'.length)}/revoke`, { headers: asOperator, json: { reason: 'batch review' } })));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
+    for (const vc of credentials) expect((await verify(vc)).status).toMatchObject({ revoked: true });
+    const [list1] = await stack.orm.em.fork().find(CredentialStatusListEntity, {}, { orderBy: { id: 'asc' } });
+    expect(list1!.allocated).toBeGreaterThanOrEqual(credentials.length);
+  });
+
+  it('closes an account over HTTP: refused while the service holds won for the user; once closed, tokens stop and credentials are revoked', async () => {
+    const saver = await registerUser(stack);
+    const bank = await openBankAccount(stack, saver.person.name, 100_000);
+    await connectBankAccount(stack, saver, bank);
+    const charged = await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '5000', currency: 'KRW' }, key: randomUUID() });
+    expect(charged.status).toBe(202);
+    await waitFor(async () => (await callApi(stack, `/api/v1/charge/${charged.body.charge_id}`, saver)).body.status === 'completed', 60_000, 'charge');
+    const close = (u: RegisteredUser, body: object = { confirm: 'CLOSE' }, headers: Record<string, string> = {}) =>
+      call(`${stack.apiUrl}/v1/account/close`, { headers: { ...bearer(u), ...headers }, json: body });
+    const refused = await close(saver);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ type: expect.stringContaining('account-not-closable'), blockers: [{ reason: 'won-balance', detail: expect.stringContaining('5000 KRW') }] });
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(saver) })).body.status).toBe('active');
+    expect((await list(saver)).body.items[0].status).toBe('active');
+
+    const leaving = await registerUser(stack);
+    const kyc = (await get((await list(leaving)).body.items[0].vcId, leaving)).body;
+    expect((await close(leaving, {})).status).toBe(400);
+    expect((await close(leaving, { confirm: 'close' })).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/v1/account/close`, { json: { confirm: 'CLOSE' } })).status).toBe(401);
+    // Sent twice at once (a double tap, a retry): one closure (account-closure-<userId>), the same answer or, for a
+    // request that arrives after it, 401: the token stopped working.
+    const [closed, twin] = await Promise.all([close(leaving), close(leaving)]);
+    expect(closed.status).toBe(200);
+    expect(closed.body).toEqual({ status: 'closed', closedAt: expect.any(String), revokedCredentials: [kyc.id.replace('urn:uuid:', 'vc_')] });
+    if (twin.status === 200) expect(twin.body.closedAt).toBe(closed.body.closedAt); else expect(twin.status).toBe(401);
+    expect((await close(leaving)).status).toBe(401);
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(leaving) })).status).toBe(401);
+    expect((await call(`${stack.apiUrl}/v1/auth/token`, { headers: { 'x-device-id': leaving.deviceId }, json: { grantType: 'refresh_token', refreshToken: leaving.refreshToken } })).status).toBe(401);
+    await expect(verify(kyc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
+    const closedEvents = (await call(`${stack.apiUrl}/v1/events?userId=${leaving.userId}&type=account.closed,credential.revoked`, { headers: asOperator })).body.items;
+    expect(closedEvents.map((e: { type: string; data: { reason?: string } }) => [e.type, e.data.reason ?? null])).toEqual([['credential.revoked', 'account-closed'], ['account.closed', null]]);
   });
 
   it('returns a credential to its owner only', async () => {

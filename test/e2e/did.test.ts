@@ -7,6 +7,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+import { verifyCredential } from '../helpers/credentials';
 
 describe('assertionMethod keys on did:ethr, resolved by ethr-did-resolver', () => {
   let stack: TestStack;
@@ -27,6 +28,24 @@ describe('assertionMethod keys on did:ethr, resolved by ethr-did-resolver', () =
     const chain = stack.chains[0]!;
     return new Resolver(getResolver({ networks: [{ name: 'local', chainId: chain.chainId, rpcUrl: chain.rpcUrl, registry: chain.didRegistry }] }));
   };
+
+  it('binds the KYC credential to the holder once deployed: a new one names their did:ethr, the bearer one is revoked', async () => {
+    const did = `did:ethr:0x7a69:${account}`;
+    const items = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(user) })).body.items as Array<{ vcId: string; type: string; status: string; holder: string | null; revocationReason: string | null }>;
+    expect(items.map((i) => [i.type, i.status, i.holder, i.revocationReason])).toEqual([
+      ['KycCredential', 'active', did, null], ['KycCredential', 'revoked', null, 'superseded'],
+    ]);
+    const [bound, bearerVc] = await Promise.all(items.map(async (i) => (await call(`${stack.apiUrl}/v1/did/vcs/${i.vcId}`, { headers: bearer(user) })).body));
+    expect(bound.credentialSubject).toEqual({ ...bearerVc.credentialSubject, id: did });
+    await expect(verifyCredential(stack.apiUrl, bound)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+    await expect(verifyCredential(stack.apiUrl, bearerVc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
+    // The holder is a DID anyone resolves: the account's own did:ethr document.
+    const { didDocument } = await resolver().resolve(did);
+    expect(didDocument!.id).toBe(did);
+    // Told once each, after the deployment.
+    const kinds = await stack.orm.em.fork().getConnection().execute<Array<{ type: string }>>('select type from events where user_id = ? and type in (?, ?, ?) order by position', [user.userId, 'deploy.completed', 'credential.issued', 'credential.revoked']);
+    expect(kinds.map((k: { type: string }) => k.type)).toEqual(['credential.issued', 'deploy.completed', 'credential.issued', 'credential.revoked']);
+  });
 
   it('adds a secp256k1 key that the resolver lists under assertionMethod', async () => {
     const key = Wallet.createRandom().signingKey;

@@ -194,7 +194,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
-    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey,
+    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, VC_STATUS_BASE_URL: apiUrl,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
