@@ -157,11 +157,12 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
     },
 
     async closeRegistration({ regId, status }: { regId: string; status: Exclude<RegistrationOutcome['status'], 'completed'> }): Promise<void> {
-      const em = orm.em.fork();
-      const registration = await em.findOne(RegistrationEntity, { regId });
-      if (!registration) return; // the app never started it: nothing was stored
-      registration.status = status;
-      await em.flush();
+      await orm.em.fork().transactional(async (tx) => {
+        const registration = await tx.findOne(RegistrationEntity, { regId });
+        if (!registration || registration.status === status) return; // never started by the app (nothing stored), or closed already
+        registration.status = status;
+        await appendEvent(tx, { type: `registration.${status}`, resourceId: regId, userId: null, data: { regId, step: registration.step } });
+      });
     },
   };
 };

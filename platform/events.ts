@@ -27,6 +27,14 @@ export const EVENT_TYPES = {
     resource: 'registration', summary: 'A registration completed: the user exists',
     data: Type.Object({ regId: Type.String(), userId: Type.String() }),
   },
+  'registration.failed': {
+    resource: 'registration', summary: 'A registration ended without a user (the identity could not be verified, or the person has an account)',
+    data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it had reached' }) }),
+  },
+  'registration.expired': {
+    resource: 'registration', summary: 'A registration was not finished in time (REGISTRATION_TTL_SECONDS): start again',
+    data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it had reached' }) }),
+  },
   'deploy.completed': { resource: 'signed_operation', summary: 'A smart account was deployed', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
   'deploy.failed': { resource: 'signed_operation', summary: 'A deployment failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
   'did_key.completed': { resource: 'signed_operation', summary: 'A DID key operation was written on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
@@ -105,6 +113,10 @@ export const EVENT_TYPES = {
   'account.closed': {
     resource: 'user', summary: 'The user closed their account: their tokens stop working and their credentials are revoked',
     data: Type.Object({ userId: Type.String() }),
+  },
+  'email.locked': {
+    resource: 'email_verification', summary: 'An email verification was locked after too many wrong codes: ask for a new code',
+    data: Type.Object({ verificationId: Type.String() }),
   },
   'email.verified': {
     resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",

@@ -60,7 +60,12 @@ export class EmailVerificationService {
     const verification = await countCodeAttempt(this.deps.orm, EmailVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'ask for a new code');
     if (!safeEqual(verification.codeHash, this.codeHashOf(verificationId, code))) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
-      if (remaining <= 0) await this.deps.orm.em.fork().nativeUpdate(EmailVerificationEntity, { verificationId }, { status: 'failed' });
+      if (remaining <= 0) {
+        await this.deps.orm.em.fork().transactional(async (tx) => {
+          if (await tx.nativeUpdate(EmailVerificationEntity, { verificationId, status: 'pending' }, { status: 'failed' }) !== 1) return;
+          await appendEvent(tx, { type: 'email.locked', resourceId: verificationId, userId, data: { verificationId } });
+        });
+      }
       throw wrongCode(remaining);
     }
     const verifiedAt = new Date();

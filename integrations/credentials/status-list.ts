@@ -13,8 +13,8 @@ export const STATUS_LIST_TTL_MS = 60_000;
 
 export const statusListUrl = (baseUrl: string, listId: number): string => `${baseUrl.replace(/\/+$/, '')}/v1/credentials/status/${listId}`;
 
-/** Random parameters of a new list's position bijection: an odd multiplier and an offset, both below the length. */
-export const newListParameters = (length = STATUS_LIST_LENGTH) => ({ multiplier: randomInt(0, length / 2) * 2 + 1, offset: randomInt(0, length) });
+/** Random parameters of a new list's position bijection: an odd multiplier (not 1: neighbours stay apart) and an offset, both below the length. */
+export const newListParameters = (length = STATUS_LIST_LENGTH) => ({ multiplier: randomInt(1, length / 2) * 2 + 1, offset: randomInt(0, length) });
 
 /** The position of the n-th credential in a list: a bijection on [0, length) since the multiplier is odd and length a power of two. */
 export const statusIndex = (list: { length: number; multiplier: number; offset: number }, allocation: number): number =>

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { UserEntity } from '../../db/entities';
+import { UserEntity, EventEntity } from '../../db/entities';
 
 /** The email step over HTTP: a code mailed through the mail provider (the sandbox's stand-in), confirmed by the user. */
 describe.each(testDatabases())('email verification on $name', (kind) => {
@@ -107,6 +107,9 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(locked.status).toBe(409);
     expect(locked.body.type).toBe('/problems/verification-locked');
     expect((await profile(u)).emailVerified).toBe(false);
+    // Told once, by the request that locked it.
+    const lockedEvents = await stack.orm.em.fork().find(EventEntity, { resourceId: started.body.verificationId });
+    expect(lockedEvents.map((e) => [e.type, e.userId, e.data])).toEqual([['email.locked', u.userId, { verificationId: started.body.verificationId }]]);
 
     const fresh = await requestCode(u, email);
     const freshCode = codeIn((await inbox(email))[0]!);

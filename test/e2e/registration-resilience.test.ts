@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { UploadEntity, UserEntity, WalletBackupEntity, RegistrationEntity } from '../../db/entities';
+import { UploadEntity, UserEntity, WalletBackupEntity, RegistrationEntity, EventEntity } from '../../db/entities';
 import { registrationWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -93,6 +93,8 @@ describe('abandoned registrations', () => {
     expect(start.status).toBe(201);
     const handle = stack.temporal.workflow.getHandle(registrationWorkflowId(start.body.regId));
     expect(await handle.result()).toEqual({ status: 'expired' });
+    const told = await stack.orm.em.fork().find(EventEntity, { resourceId: start.body.regId }, { orderBy: { sequence: 'asc' } });
+    expect(told.map((e) => [e.type, e.data.step])).toEqual([['registration.step_changed', 'pass'], ['registration.step_changed', 'ekyc'], ['registration.expired', 'ekyc']]);
     const ekyc = await call(`${stack.apiUrl}/v1/account/register/${start.body.regId}/ekyc`, {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
     });
