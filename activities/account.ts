@@ -11,6 +11,16 @@ import type { CredentialBook } from './credentials';
 
 export interface AccountActivityDeps { orm: Orm; credentials: CredentialBook; networks: NetworkRegistry; solanaChains: SolanaChains }
 
+/**
+ * The fence between a closure and money about to move: whether the user is still active, read with a no-op write
+ * that waits for a closure under way to commit or roll back (its row lock). Called before a charge asks the bank for
+ * money and before a transfer is signed: either the closure committed first (and nothing moves), or it comes after
+ * and sees the charge or transfer in progress, and is refused.
+ */
+export async function userIsActive(orm: Orm, userId: string): Promise<boolean> {
+  return await orm.em.fork().nativeUpdate(UserEntity, { id: userId, status: 'active' }, { status: 'active' }) === 1;
+}
+
 /** Raised inside the closing transaction to roll it back with what stopped it. */
 class ClosureRefused extends Error {
   constructor(readonly blockers: ClosureBlocker[]) { super('the account cannot be closed'); }

@@ -6,6 +6,7 @@ import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages'
 import type { BankClient, BankWithdrawal } from '../integrations/bank';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 import { appendEvent } from '../db/events';
+import { userIsActive } from './account';
 
 export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank: BankClient }
 
@@ -37,6 +38,8 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
   return {
     async requestWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
       const { em, charge, account, accountNo } = await load(chargeId);
+      // Never for an account closed (or suspended) since the charge was asked for: the bank is not called.
+      if (charge.bankStatus === null && !(await userIsActive(orm, charge.userId))) return { status: 'rejected', reason: 'account_not_active' };
       const withdrawal = await bank.withdraw({ bankCode: account.bankCode, accountNo, amount: charge.amount, remark: CHARGE_REMARK, reference: chargeId });
       const settlement = settlementOf(charge, withdrawal);
       charge.bankStatus = settlement.status;

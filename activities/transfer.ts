@@ -14,6 +14,7 @@ import type { GasSponsor } from './gas-sponsorship';
 import type { TransferOutcome } from '../workflows/messages';
 import type { EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
+import { userIsActive } from './account';
 
 export interface TransferActivityDeps {
   orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
@@ -128,6 +129,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       const em = orm.em.fork();
       const transfer = await em.findOneOrFail(TransferEntity, { transferId });
       if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
+      // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for.
+      if (!(await userIsActive(orm, transfer.userId))) throw refused('the account is no longer active');
       const signed = networks.solana(transfer.networkId) ? await signSolana(transfer) : await signEvm(transfer);
       await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
     },

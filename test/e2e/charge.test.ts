@@ -30,6 +30,9 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     return view!;
   };
   const balance = async (user: RegisteredUser) => (await api('/api/v1/balance', user)).body.balances.find((b: { currency: string }) => b.currency === 'KRW');
+  /** Until the bank has been asked for the charge's money (a suspension before that would stop the charge there). */
+  const withdrawalRequested = (chargeId: string) =>
+    waitFor(async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId }))?.bankStatus != null, 60_000, 'withdrawal requested');
   const withdrawalsOf = (transactions: BankTransaction[]) => transactions.filter((t) => t.remark === '월렛 충전');
 
   it('verifies an account with a 1 KRW deposit and connects it', async () => {
@@ -231,13 +234,30 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     }
   });
 
+  it('asks the bank for nothing when the account was closed between the request and the withdrawal', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 50_000);
+    await connect(user, account);
+    await stack.stopWorker();
+    const started = await charge(user, '6000');
+    expect(started.status).toBe(202);
+    // A closure committed in that window (closed while no worker had the charge yet): the fence sees it.
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'closed', closedAt: new Date() });
+    await stack.startWorker();
+    await waitFor(async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).status !== 'processing', 60_000, 'charge settled');
+    const row = await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id });
+    expect([row.status, row.failureReason]).toEqual(['failed', 'account_not_active']);
+    expect(withdrawalsOf((await bankAccount(account.bankCode, account.accountNo)).transactions)).toEqual([]);
+  });
+
   it('gives the money back when the credit cannot be made (compensation)', async () => {
     const user = await registerUser(stack);
     const account = await openAccount(user.person.name, 50_000);
     await connect(user, account);
     await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 1500 } });
     const started = await charge(user, '20000');
-    // The account is suspended while the bank settles: the balance cannot be credited.
+    // The account is suspended while the bank settles (after the withdrawal was asked for): the balance cannot be credited.
+    await withdrawalRequested(started.body.charge_id);
     await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
     let view: { status: string; failure_reason: string | null } | undefined;
     await waitFor(async () => {
@@ -320,6 +340,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       await bankSettings({ settleDelayMs: 1500 });
       const started = await charge(user, '20000');
       const chargeId = started.body.charge_id as string;
+      await withdrawalRequested(chargeId);
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
       await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { errorRate: 1, status: 403, paths: ['/deposits'] } });
       const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
