@@ -8,13 +8,15 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
-import { SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
+import { ChargeEntity, SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
+import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
+import { waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { encryptPin, transferPin } from '../helpers/pin';
 import { parseEther } from 'ethers';
 import {
-  chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId, credentialRevocationWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -37,6 +39,7 @@ describe('workflow histories', () => {
       'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
       'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
       'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
+      'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json',
     ]));
   });
 
@@ -173,8 +176,35 @@ if (process.env.RECORD_HISTORIES) {
       await save(await charge('2000'), 'charge-polled');
       await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: true, settleDelayMs: 1500 } });
       const refunded = await charge('3000');
+      // Suspended once the bank was asked (before that, the charge would stop without asking it).
+      await waitFor(async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId: refunded }))?.bankStatus != null, 60_000, 'withdrawal requested');
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
       await save(refunded, 'charge-refunded');
+      await stack.stop();
+    });
+
+    it('records an operator revocation of a credential and an account closure, refused and then done', async () => {
+      const token = newOperatorToken();
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, OPERATOR_TOKENS: JSON.stringify({ replay: operatorTokenHash(token) }) } });
+      const save = async (workflowId: string, name: string, runId?: string) => {
+        const json = execFileSync(resolveTemporalCli({ build: false }), [
+          'workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+        ], { encoding: 'utf8' });
+        writeFileSync(join(DIR, `${name}.json`), json);
+      };
+      const user = await registerUser(stack);
+      const [kyc] = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(user) })).body.items;
+      await call(`${stack.apiUrl}/v1/credentials/${kyc.vcId}/revoke`, { headers: { authorization: `Bearer ${token}` }, json: { reason: 'replay fixture' } });
+      await save(credentialRevocationWorkflowId(kyc.vcId), 'credential-revocation-completed');
+
+      const saver = await registerUser(stack);
+      await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person.name, 100_000));
+      const chargeId = (await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' } })).body.charge_id as string;
+      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(saver), json: { confirm: 'CLOSE' } })).status).toBe(409);
+      await save(accountClosureWorkflowId(saver.userId), 'account-closure-refused');
+      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: { confirm: 'CLOSE' } })).status).toBe(200);
+      await save(accountClosureWorkflowId(user.userId), 'account-closure-completed');
       await stack.stop();
     });
   });
