@@ -83,7 +83,7 @@ export class CredentialBook {
     const row = tx.create(VerifiableCredentialEntity, {
       vcId: `vc_${uuid}`, userId: request.userId, type: request.type, sourceKey: request.sourceKey, holder,
       documentSealed: this.deps.encryption.sealText(JSON.stringify(credential), credentialAad(request.userId)),
-      statusListId: listId, statusListIndex: index, validFrom, validUntil, issuedAt: validFrom,
+      statusListId: listId, statusListIndex: index, validFrom, validUntil, issuedAt: new Date(), // to the millisecond: the list is newest first
     });
     await appendEvent(tx, { type: 'credential.issued', resourceId: row.vcId, userId: request.userId, data: { vcId: row.vcId, credentialType: request.type, holder } });
     return row;
