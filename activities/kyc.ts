@@ -1,14 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { Orm } from '../db/orm';
-import { KycBasicInfoEntity } from '../db/entities';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { KycBasicInfoEntity, UploadEntity, UserEntity, VerifiableCredentialEntity } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
-import type { BasicInfoInput } from '../workflows/messages';
+import { sameName } from '../platform/names';
+import { RegistrationFailure, type BasicInfoInput, type KycRenewalInput, type KycRenewalOutcome } from '../workflows/messages';
+import type { OcrProviderClient } from '../integrations/ocr';
+import { credentialTime } from '../integrations/credentials/issuer';
+import { openCredential } from '../integrations/credentials/records';
 import type { CredentialBook } from './credentials';
 
-export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; credentials: CredentialBook }
+export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; credentials: CredentialBook; ocr: OcrProviderClient }
 
 /** Only the worker holds the issuer's key (VC_ISSUER_KEY): credentials are signed here. */
-export const createKycActivities = ({ orm, encryption, credentials }: KycActivityDeps) => ({
+export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycActivityDeps) => ({
   /**
    * Stores the user's basic information with a BasicInfoCredential for it, in one transaction: a credential per
    * distinct submission (the same details again keep the credential they have), so a retry never issues twice. New
@@ -29,6 +34,38 @@ export const createKycActivities = ({ orm, encryption, credentials }: KycActivit
     );
     if (!issued) await orm.em.fork().upsert(KycBasicInfoEntity, basicInfo);
     return { vcId: credential.vcId };
+  },
+
+  /**
+   * KYC again for a registered user: the ID card (upload owned by kyc-renewal:<userId>) is read by the OCR provider
+   * and must show the name and birth date verified at registration (the user's sealed name, and the birth date their
+   * KYC credentials attest). A match issues a new KycCredential (naming the holder once deployed) and revokes every
+   * other live one as superseded, in one transaction; the source key is the upload, so a retry issues once.
+   */
+  async renewKyc({ userId, uploadRef, idCardType }: KycRenewalInput): Promise<KycRenewalOutcome> {
+    const em = orm.em.fork();
+    const upload = await em.findOne(UploadEntity, { id: uploadRef, regId: `kyc-renewal:${userId}` });
+    if (!upload) throw ApplicationFailure.create({ type: RegistrationFailure.UploadNotFound, message: `no upload ${uploadRef} for this user's KYC renewal`, nonRetryable: true });
+    const user = await em.findOneOrFail(UserEntity, { id: userId });
+    const [latest] = await em.find(VerifiableCredentialEntity, { userId, type: 'KycCredential' }, { orderBy: { issuedAt: 'desc' }, limit: 1 });
+    if (!latest) throw ApplicationFailure.create({ type: RegistrationFailure.StepOutOfOrder, message: 'the user has no KYC credential to renew', nonRetryable: true });
+    const name = encryption.openText(user.nameSealed, userId);
+    const birthDate = String(openCredential(encryption, latest).credentialSubject.birthDate ?? '');
+    const { workflowExecution } = Context.current().info;
+    const reading = await ocr.readIdCard({
+      image: encryption.open(Buffer.from(upload.dataSealed), upload.id), contentType: upload.contentType, idCardType,
+      requestId: `${workflowExecution?.workflowId ?? uploadRef}/ocr`,
+    });
+    const verified = reading.confidence >= 0.8 && sameName(reading.name, name) && reading.birthDate === birthDate;
+    const ocrResult = { name: reading.name, birthDate: reading.birthDate, verified };
+    if (!verified) return { verified: false, ocrResult, vcId: null };
+    const { credential } = await credentials.issueOnce({
+      userId, type: 'KycCredential', sourceKey: `kyc-renewal:${uploadRef}`, holder: await credentials.holderOf(em, userId),
+      subject: { name, birthDate, kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'], verifiedAt: credentialTime(new Date()) },
+    }, async (tx, issued) => {
+      await credentials.revoke(tx, { userId, type: 'KycCredential', vcId: { $ne: issued.vcId } }, 'superseded');
+    });
+    return { verified: true, ocrResult, vcId: credential.vcId };
   },
 });
 

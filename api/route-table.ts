@@ -67,7 +67,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     }),
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({
-      orm, temporal, taskQueue, encryption, passkeys,
+      orm, temporal, taskQueue, encryption, passkeys, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       emails: new EmailVerificationService({
         orm, temporal, encryption, taskQueue, verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
       }),

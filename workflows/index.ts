@@ -8,7 +8,7 @@ export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
 export { emailVerificationWorkflow } from './email-verification';
 export { webhookEndpointWorkflow } from './webhooks';
-export { basicInfoWorkflow } from './kyc';
+export { basicInfoWorkflow, kycRenewalWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';

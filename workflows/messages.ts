@@ -185,3 +185,13 @@ export type AccountClosureOutcome =
   | { closed: true; closedAt: string; revokedCredentials: string[] }
   | { closed: false; blockers: ClosureBlocker[] };
 export const accountClosureWorkflowId = (userId: string): string => `account-closure-${userId}`;
+
+/** A registered user's KYC done again with a new ID-card image (POST /v1/account/kyc/renew): kyc-renewal-<userId>-<request>. */
+export interface KycRenewalInput { userId: string; uploadRef: string; idCardType: string }
+export interface KycRenewalOutcome {
+  verified: boolean;
+  ocrResult: { name: string; birthDate: string; verified: boolean };
+  /** The new KycCredential when verified (the earlier ones are revoked as superseded), else null. */
+  vcId: string | null;
+}
+export const kycRenewalWorkflowId = (userId: string, requestId: string): string => `kyc-renewal-${userId}-${requestId}`;

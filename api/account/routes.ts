@@ -1,24 +1,30 @@
+import type { Static } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { basicInfoWorkflow } from '../../workflows/kyc';
-import { accountClosureWorkflowId, basicInfoWorkflowId } from '../../workflows/messages';
+import { accountClosureWorkflowId, basicInfoWorkflowId, kycRenewalWorkflowId } from '../../workflows/messages';
+import { kycRenewalWorkflow } from '../../workflows/kyc';
+import { kycRenewalUploadOwner, storeIdCardImage } from '../common/uploads';
+import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import { accountClosureWorkflow } from '../../workflows/account';
-import { HttpError } from '../http/problems';
+import { HttpError, problems } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
 import { emailView, type EmailVerificationService } from './email-service';
 
-export interface AccountRouteDeps { orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; emails: EmailVerificationService }
+export interface AccountRouteDeps {
+  orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; emails: EmailVerificationService; uploadMaxBytes: number;
+}
 
 /**
  * The caller's profile, their email address (verified by a mailed code), and basic KYC information (recorded with its
  * credential by the worker, which holds the issuer's key).
  */
-export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, emails }: AccountRouteDeps): RouteSpec[] {
+export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, emails, uploadMaxBytes }: AccountRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get', path: '/v1/account/profile', operationId: 'getProfile', tags: ['Account'], auth: 'bearer',
@@ -82,6 +88,27 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
           args: [{ userId, kycSessionId: body.kyc_session_id, fullName: body.full_name, engSurname: body.eng_surname, engName: body.eng_name, nationality: body.nationality }],
         });
         return { status: 200, body: { step: 'basic_info', completed: true, vcId } };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/v1/account/kyc/renew', operationId: 'renewKyc', tags: ['KYC'], auth: 'bearer',
+      summary: 'Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones',
+      description: 'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes.',
+      multipart: { fields: S.KycRenewalFields, file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES }, documentAs: S.KycRenewalForm },
+      rateLimits: [{ rule: 'kyc-renewal', key: ({ user }) => user!.userId }],
+      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      responses: { 200: { description: 'Read and compared', schema: S.KycRenewed }, 413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' } },
+      handler: async ({ user, body, file }, ctx) => {
+        const { id: userId } = await activeUser(orm, user!.userId);
+        if (!file) throw problems.validation([{ in: 'body', pointer: '/idCardImage', detail: 'the ID-card image is required' }]);
+        const uploadRef = await storeIdCardImage(orm, encryption, kycRenewalUploadOwner(userId), file);
+        const request = createHash('sha256').update(ctx.get('idempotency-key')).digest('hex').slice(0, 32);
+        const outcome = await temporal.workflow.execute(kycRenewalWorkflow, {
+          workflowId: kycRenewalWorkflowId(userId, request), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          args: [{ userId, uploadRef, idCardType: (body as Static<typeof S.KycRenewalFields>).idCardType }],
+        });
+        return { status: 200, body: outcome };
       },
     }),
 

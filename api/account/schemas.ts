@@ -1,3 +1,4 @@
+import { EkycMultipartBody, EkycMultipartFields } from '../registration/schemas';
 import { Type } from '@sinclair/typebox';
 import { DateTime, NonEmpty } from '../common/schemas';
 
@@ -46,4 +47,12 @@ export const CloseAccountBody = Type.Object({
 export const AccountClosed = Type.Object({
   status: Type.Literal('closed'), closedAt: DateTime,
   revokedCredentials: Type.Array(Type.String(), { description: 'The credentials revoked by the closure (account-closed)' }),
+});
+
+export const KycRenewalFields = Type.Object({ idCardType: EkycMultipartFields.properties.idCardType }, { additionalProperties: false });
+export const KycRenewalForm = EkycMultipartBody;
+export const KycRenewed = Type.Object({
+  verified: Type.Boolean({ description: 'Whether the ID card shows the identity verified at registration' }),
+  ocrResult: Type.Object({ name: Type.String(), birthDate: Type.String(), verified: Type.Boolean() }),
+  vcId: Type.Union([Type.String(), Type.Null()], { description: 'The new KycCredential (the earlier ones are now revoked: superseded); null when not verified' }),
 });

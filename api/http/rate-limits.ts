@@ -21,6 +21,8 @@ export const DEFAULT_RATE_LIMITS = {
   /** Each send moves 1 KRW from our operating account. */
   'bank-send-won': { points: 5, seconds: 3600 },
   'bank-send-won-confirm': { points: 20, seconds: 3600 },
+  /** KYC renewal by a registered user: each stores an ID-card image and costs an OCR reading. */
+  'kyc-renewal': { points: 5, seconds: 24 * 3600 },
   /** Each request mails a code to an address the user names. */
   'email-send': { points: 5, seconds: 3600 },
   'email-confirm': { points: 20, seconds: 3600 },

@@ -2,7 +2,7 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { RegistrationService } from './service';
 import * as S from './schemas';
 
-const ID_CARD_IMAGE_TYPES = ['image/jpeg', 'image/png'] as const;
+export const ID_CARD_IMAGE_TYPES = ['image/jpeg', 'image/png'] as const;
 const TAG = ['Registration'];
 const ERRORS = {
   401: { description: 'Pass token expired' },

@@ -1,7 +1,7 @@
-import { randomUUID, createHash } from 'node:crypto';
 import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { UploadEntity, RegistrationEntity } from '../../db/entities';
+import { RegistrationEntity } from '../../db/entities';
+import { storeIdCardImage } from '../common/uploads';
 import type { DataEncryption } from '../../platform/data-encryption';
 import type { IdentityProviderClient } from '../../integrations/identity';
 import { registrationWorkflow } from '../../workflows/registration';
@@ -102,14 +102,7 @@ export class RegistrationService {
     };
   }
 
-  private async storeUpload(regId: string, file: UploadedFile): Promise<string> {
-    const em = this.deps.orm.em.fork();
-    const id = `upl_${randomUUID()}`;
-    em.create(UploadEntity, {
-      id, regId, contentType: file.mimeType, sizeBytes: file.size,
-      sha256: createHash('sha256').update(file.buffer).digest('hex'), dataSealed: this.deps.encryption.seal(file.buffer, id),
-    });
-    await em.flush();
-    return id;
+  private storeUpload(regId: string, file: UploadedFile): Promise<string> {
+    return storeIdCardImage(this.deps.orm, this.deps.encryption, regId, file);
   }
 }

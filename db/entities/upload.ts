@@ -6,6 +6,7 @@ export const UploadEntity = defineEntity({
   tableName: 'uploads',
   properties: (p) => ({
     id: p.string().primary().length(64),
+    /** Who may use it: a registration's regId, or kyc-renewal:<userId> (api/common/uploads.ts). */
     regId: p.string().length(64).index(),
     contentType: p.string().length(64),
     sizeBytes: p.integer(),

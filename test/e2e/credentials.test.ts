@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { call, idCardForm, newPerson, registerUser, type RegisteredUser } from '../helpers/http';
 import { bearer } from '../helpers/wallet';
 import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
 import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
@@ -192,6 +192,56 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     await expect(verify(kyc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
     const closedEvents = (await call(`${stack.apiUrl}/v1/events?userId=${leaving.userId}&type=account.closed,credential.revoked`, { headers: asOperator })).body.items;
     expect(closedEvents.map((e: { type: string; data: { reason?: string } }) => [e.type, e.data.reason ?? null])).toEqual([['credential.revoked', 'account-closed'], ['account.closed', null]]);
+  });
+
+  it('renews KYC with a new ID-card image: a match issues a new KycCredential and revokes the old one; a mismatch changes nothing', async () => {
+    const u = await registerUser(stack);
+    const [oldKyc] = (await list(u)).body.items;
+    const oldVc = (await get(oldKyc.vcId, u)).body;
+    const renew = (form: FormData | undefined, key: string | undefined = randomUUID(), headers: Record<string, string> = bearer(u)) =>
+      call(`${stack.apiUrl}/v1/account/kyc/renew`, { headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, form });
+
+    // Someone else's ID card: read, not verified, nothing issued or revoked.
+    const other = await renew(idCardForm(newPerson()));
+    expect(other.status).toBe(200);
+    expect(other.body).toMatchObject({ verified: false, vcId: null, ocrResult: { verified: false } });
+    await expect(verify(oldVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+    // Malformed requests: no image, a JSON body, no Idempotency-Key, an unknown card type, no token.
+    const noImage = new FormData(); noImage.set('idCardType', 'resident_id');
+    expect((await renew(noImage)).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/v1/account/kyc/renew`, { headers: { ...bearer(u), 'idempotency-key': randomUUID() }, json: { idCardType: 'resident_id' } })).status).toBe(415);
+    expect((await renew(idCardForm(u.person), '')).status).toBe(400);
+    expect((await renew(idCardForm(u.person, 'library_card'))).status).toBe(400);
+    expect((await renew(idCardForm(u.person), randomUUID(), {})).status).toBe(401);
+
+    // The OCR provider fails twice, then answers: the renewal goes through, billed once.
+    const billed = async () => (await call(`${stack.sandboxUrl}/ocr/v1/stats`)).body.billedReadings as number;
+    const billedBefore = await billed();
+    stack.faults.set('ocr', { failTimes: 2, status: 503 });
+    const key = randomUUID();
+    const renewed = await renew(idCardForm(u.person), key);
+    expect(await billed()).toBe(billedBefore + 1);
+    expect(renewed.status).toBe(200);
+    expect(renewed.body).toMatchObject({ verified: true, ocrResult: { name: u.person.name, birthDate: u.person.birthDate, verified: true }, vcId: expect.stringMatching(/^vc_/) });
+    // The same request again (a retry): the same answer, one credential.
+    const retried = await renew(idCardForm(u.person), key);
+    expect([retried.status, retried.body]).toEqual([200, renewed.body]);
+    const items = (await list(u)).body.items as Array<{ vcId: string; status: string; revocationReason: string | null }>;
+    expect(items.map((i) => [i.vcId, i.status, i.revocationReason])).toEqual([[renewed.body.vcId, 'active', null], [oldKyc.vcId, 'revoked', 'superseded']]);
+    const newVc = (await get(renewed.body.vcId, u)).body;
+    expect(newVc.credentialSubject).toMatchObject({ name: u.person.name, birthDate: u.person.birthDate, kycLevel: 'identity-verified' });
+    await expect(verify(newVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
+    await expect(verify(oldVc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
+
+    // A provider that stays down: 503 once the retries are spent, and the credential stands.
+    stack.faults.set('ocr', { failTimes: 1000, status: 503 });
+    try {
+      const down = await renew(idCardForm(u.person));
+      expect(down.status).toBe(503);
+    } finally {
+      stack.faults.set('ocr', {});
+    }
+    expect((await list(u)).body.items.map((i: { status: string }) => i.status)).toEqual(['active', 'revoked']);
   });
 
   it('returns a credential to its owner only', async () => {
