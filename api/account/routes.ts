@@ -1,6 +1,6 @@
 import type { Static } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { basicInfoWorkflow } from '../../workflows/kyc';
@@ -104,9 +104,14 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
         if (!file) throw problems.validation([{ in: 'body', pointer: '/idCardImage', detail: 'the ID-card image is required' }]);
         const uploadRef = await storeIdCardImage(orm, encryption, kycRenewalUploadOwner(userId), file);
         const request = createHash('sha256').update(ctx.get('idempotency-key')).digest('hex').slice(0, 32);
+        const workflowId = kycRenewalWorkflowId(userId, request);
+        // A retry whose first answer was lost finds the renewal done (or under way) for its Idempotency-Key.
         const outcome = await temporal.workflow.execute(kycRenewalWorkflow, {
-          workflowId: kycRenewalWorkflowId(userId, request), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          workflowId, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
           args: [{ userId, uploadRef, idCardType: (body as Static<typeof S.KycRenewalFields>).idCardType }],
+        }).catch((error: unknown) => {
+          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+          return temporal.workflow.getHandle<typeof kycRenewalWorkflow>(workflowId).result();
         });
         return { status: 200, body: outcome };
       },

@@ -22,9 +22,10 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
         409: { description: 'Account already connected' },
         422: { description: 'Unknown account, or an account held by someone else' }, 503: { description: 'The bank is not answering' },
       },
-      handler: async ({ body, user }) => {
+      handler: async ({ body, user }, ctx) => {
         const found = await activeUser(orm, user!.userId);
-        return { status: 200, body: await verifications.send(found, { bankCode: body.bank_code, accountNo: body.account_no, sessionId: body.session_id }) };
+        const idempotencyKey = ctx.get('idempotency-key') || undefined;
+        return { status: 200, body: await verifications.send(found, { bankCode: body.bank_code, accountNo: body.account_no, sessionId: body.session_id, idempotencyKey }) };
       },
     }),
 

@@ -1,5 +1,5 @@
 import { createHash, randomInt, randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { BankAccountEntity, BankVerificationEntity, LEGACY_ACCOUNT_NO_HASH, bankAccountNoAad, bankAccountNoFingerprint, type BankAccount, type BankVerification, type User } from '../../db/entities';
@@ -10,6 +10,7 @@ import type { BankClient, AccountHolder } from '../../integrations/bank';
 import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { bankVerificationWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
+import { idForRequest } from '../http/idempotency';
 import { safeEqual } from '../auth/tokens';
 import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
@@ -36,7 +37,7 @@ export const bankAccountView = (a: BankAccount) => ({
 export class BankVerificationService {
   constructor(private readonly deps: BankServiceDeps) {}
 
-  async send(user: User, input: { bankCode: string; accountNo: string; sessionId?: string }) {
+  async send(user: User, input: { bankCode: string; accountNo: string; sessionId?: string; idempotencyKey?: string }) {
     const { orm, encryption } = this.deps;
     const accountNo = input.accountNo.replace(/-/g, '');
     const accountNoHash = bankAccountNoFingerprint(encryption, input.bankCode, accountNo);
@@ -48,19 +49,37 @@ export class BankVerificationService {
     if (!sameName(holder.holder, encryption.openText(user.nameSealed, user.id))) {
       throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
     }
-    const verificationId = `bv_${randomUUID()}`;
-    const code = String(randomInt(0, 10_000)).padStart(4, '0');
-    const expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
-    const em = orm.em.fork();
-    em.create(BankVerificationEntity, {
-      verificationId, userId: user.id, bankCode: input.bankCode, accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
-      accountNoHash, codeHash: this.codeHashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
-    });
-    await em.flush();
-    // The code travels only in the workflow's (encrypted) input; the database keeps its hash.
-    await this.deps.temporal.workflow.execute(bankVerificationWorkflow, {
-      workflowId: bankVerificationWorkflowId(verificationId), taskQueue: this.deps.taskQueue, args: [{ verificationId, remark: `${REMARK_PREFIX}${code}` }],
-    });
+    // With an Idempotency-Key, a retry whose first attempt sent the deposit but lost its answer (a process or the
+    // database going away) finds the same verification, code and workflow: 1 KRW goes once (found by the cluster drill).
+    const verificationId = idForRequest('bv', user.id, input.idempotencyKey);
+    const code = input.idempotencyKey
+      ? String(parseInt(encryption.derivedId(verificationId, 'bank-verification-code', 8), 16) % 10_000).padStart(4, '0')
+      : String(randomInt(0, 10_000)).padStart(4, '0');
+    let expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
+    try {
+      await orm.em.fork().insert(BankVerificationEntity, {
+        verificationId, userId: user.id, bankCode: input.bankCode, accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
+        accountNoHash, codeHash: this.codeHashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
+        attempts: 0, createdAt: new Date(), updatedAt: new Date(),
+      });
+    } catch (error) {
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      const first = await orm.em.fork().findOneOrFail(BankVerificationEntity, { verificationId });
+      if (first.userId !== user.id || first.accountNoHash !== accountNoHash) throw problems.unprocessable('idempotency-key-reused', 'This Idempotency-Key was already used with a different request');
+      expiresAt = first.expiresAt;
+    }
+    // The code travels only in the workflow's (encrypted) input; the database keeps its hash. A run that finished
+    // already is not started again: its outcome is awaited.
+    const workflowId = bankVerificationWorkflowId(verificationId);
+    try {
+      await this.deps.temporal.workflow.execute(bankVerificationWorkflow, {
+        workflowId, taskQueue: this.deps.taskQueue, args: [{ verificationId, remark: `${REMARK_PREFIX}${code}` }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING',
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      await this.deps.temporal.workflow.getHandle(workflowId).result();
+    }
     return { sent: true, remark: `${REMARK_PREFIX}****`, verification_id: verificationId, expires_at: expiresAt.toISOString() };
   }
 

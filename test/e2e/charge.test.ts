@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { bankAccountLog, callApi, connectBankAccount, openBankAccount, type BankTransaction, type SandboxAccount } from '../helpers/bank';
-import { ChargeEntity, UserEntity } from '../../db/entities';
+import { ChargeEntity, IdempotencyRecordEntity, UserEntity } from '../../db/entities';
 import { NeedsReviewSA, chargeWorkflowId } from '../../workflows/messages';
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
@@ -232,6 +232,26 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       for (const worker of workers) worker.child.kill('SIGKILL');
       await Promise.all(workers.map((w) => w.exited));
     }
+  });
+
+  it('sends 1 KRW once when send-won is retried with its Idempotency-Key after the first answer was lost', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person.name, 10_000);
+    const key = randomUUID();
+    const send = () => api('/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo }, key });
+    const first = await send();
+    expect(first.status).toBe(200);
+    // The answer was lost and its record released (a process or the database went away after the deposit): the
+    // retry runs the handler again, and finds the same verification and deposit.
+    await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key });
+    const retried = await send();
+    expect(retried.status).toBe(200);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    expect(retried.body.verification_id).toBe(first.body.verification_id);
+    const deposits = (await bankAccount(account.bankCode, account.accountNo)).transactions.filter((t) => t.amount === 1);
+    expect(deposits).toHaveLength(1);
+    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: first.body.verification_id, code: deposits[0]!.remark.slice(2) } });
+    expect(confirmed.status).toBe(200);
   });
 
   it('asks the bank for nothing when the account was closed between the request and the withdrawal', async () => {

@@ -7,7 +7,7 @@ import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
 import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
 import { waitFor } from '../helpers/processes';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
-import { CredentialStatusListEntity, VerifiableCredentialEntity } from '../../db/entities';
+import { CredentialStatusListEntity, IdempotencyRecordEntity, VerifiableCredentialEntity } from '../../db/entities';
 
 describe.each(testDatabases())('verifiable credentials on %s', (database) => {
   let stack: TestStack;
@@ -226,6 +226,10 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     // The same request again (a retry): the same answer, one credential.
     const retried = await renew(idCardForm(u.person), key);
     expect([retried.status, retried.body]).toEqual([200, renewed.body]);
+    // Even with the stored answer gone (released after a lost answer), the retry finds the same renewal.
+    await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key });
+    const rerun = await renew(idCardForm(u.person), key);
+    expect([rerun.status, rerun.body]).toEqual([200, renewed.body]);
     const items = (await list(u)).body.items as Array<{ vcId: string; status: string; revocationReason: string | null }>;
     expect(items.map((i) => [i.vcId, i.status, i.revocationReason])).toEqual([[renewed.body.vcId, 'active', null], [oldKyc.vcId, 'revoked', 'superseded']]);
     const newVc = (await get(renewed.body.vcId, u)).body;
