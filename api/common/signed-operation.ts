@@ -75,6 +75,14 @@ export async function executeSingleOperation(
   const { onChain: slot, passkey } = splitSignedSlots(items);
   const op = await findOperation(deps.orm, userId, spec.kind, slot.id);
   if (!op || (spec.networkId && op.networkId !== spec.networkId)) throw problems.notFound(`Signing slot ${slot.id}`);
+  if (op.status === 'completed' || op.status === 'failed') {
+    // The same signed slot again after the operation finished: a retry whose first answer was lost (found by the
+    // cluster drill). It gets the same acceptance and starts nothing; any other signature is a reuse (409).
+    if (!sameSignedSlot(op, slot, spec.signer ? await spec.signer(op).catch(() => op.ownerAddress) : op.ownerAddress)) {
+      throw problems.conflict('slot-already-used', `This ${spec.what} was already executed`);
+    }
+    return op;
+  }
   assertExecutable(op, spec.what);
   const signer = spec.signer ? await spec.signer(op) : op.ownerAddress;
   const signature = verifyOnChainSlot(slot, {
@@ -86,6 +94,16 @@ export async function executeSingleOperation(
   await claimForSubmission(deps.orm, op.operationId, operation, spec.what);
   await startOnce(() => spec.start(op));
   return op;
+}
+
+/** Whether a slot carries the signature the finished operation was executed with. */
+function sameSignedSlot(op: SignedOperation, slot: ReturnType<typeof splitSignedSlots>['onChain'], signer: string): boolean {
+  try {
+    const signature = verifyOnChainSlot(slot, { algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(signer), payload: op.userOpHash, signer });
+    return deserializeOperation(op.userOperation).signature === singleSignature(signature);
+  } catch {
+    return false;
+  }
 }
 
 /** The slot a single user operation is signed in: the owner's signature over its EIP-712 userOpHash. */

@@ -47,6 +47,11 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const job = await completed(slot.id);
     expect(job).toMatchObject({ status: 'completed', accountAddress: address, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
     expect(await stack.chains[0]!.provider.getCode(address)).not.toBe('0x');
+    // The same signed slot again (a retry whose answer was lost, with a new Idempotency-Key): the same acceptance,
+    // nothing started again (found by the cluster drill, where it answered 409).
+    const retried = await execute('ETHEREUM', [signSlot(slot)]);
+    expect([retried.status, retried.body]).toEqual([202, { jobId: slot.id, status: 'submitted' }]);
+    expect((await jobStatus(slot.id)).body.status).toBe('completed');
     const description = await stack.temporal.workflow.getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id)).describe();
     expect(description.status.name).toBe('COMPLETED');
     // The transfer key is bounded on chain as the prepare answer said: an expiry, and a daily cap per token.
