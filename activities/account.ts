@@ -56,8 +56,8 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
     async closeAccount({ userId }: AccountClosureInput): Promise<AccountClosureOutcome> {
       const user = await orm.em.fork().findOneOrFail(UserEntity, { id: userId });
       if (user.status === 'closed') return { closed: true, closedAt: user.closedAt!.toISOString(), revokedCredentials: [] };
+      // Every blocker is told at once (the chain's and the database's), so the user fixes them in one go.
       const onChain = await custodialBalances(userId);
-      if (onChain.length) return { closed: false, blockers: onChain };
       try {
         return await orm.em.fork().transactional(async (tx) => {
           const closedAt = new Date();
@@ -65,7 +65,7 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
           if (await tx.nativeUpdate(UserEntity, { id: userId, status: { $ne: 'closed' } }, { status: 'closed', closedAt }) !== 1) {
             throw ApplicationFailure.retryable('the account changed while it was being closed');
           }
-          const blockers: ClosureBlocker[] = [];
+          const blockers: ClosureBlocker[] = [...onChain];
           for (const account of await tx.find(LedgerAccountEntity, { userId, kind: 'user_balance', balance: { $ne: 0n } })) {
             blockers.push({ reason: 'won-balance', detail: `${account.balance} ${account.currency} held for the user: withdraw it first` });
           }

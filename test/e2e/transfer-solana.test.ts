@@ -200,4 +200,15 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
       await stack.startWorker();
     }
   });
+
+  it('refuses to close an account while its custodial Solana wallet holds anything, naming what', async () => {
+    const owner = await registerUser(stack);
+    const opened = await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
+    expect([200, 201]).toContain(opened.status);
+    const closing = await callApi(stack, '/v1/account/close', owner, { json: { confirm: 'CLOSE' } });
+    expect(closing.status).toBe(409);
+    const held = (closing.body.blockers as Array<{ reason: string; detail: string }>).filter((b) => b.reason === 'custodial-balance');
+    expect(held.map((b) => b.detail.split(' ')[0])).toContain('SOL');
+    expect((await callApi(stack, '/v1/account/profile', owner)).body.status).toBe('active');
+  });
 });
