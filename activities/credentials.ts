@@ -178,4 +178,3 @@ export class CredentialBook {
   }
 }
 
-export { StatusListFull };
