@@ -24,6 +24,8 @@ import "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
  * account:
  *   - its only call is transferWithinCap(token, to, amount) (validated), never to the account itself, so it can never
  *     change the owner or the signer, upgrade the account, approve allowances or call anything else;
+ *   - its operations name a paymaster, which pays their gas: the account prefunds nothing, so gas and fees the signer
+ *     chooses cannot move the account's coin to whoever bundles them;
  *   - each token (address(0): the coin) has a daily cap per UTC day, counted when the transfer executes; a token
  *     without a cap cannot be sent by it at all;
  *   - it expires at transferSignerValidUntil (the EntryPoint refuses it after), and the owner can replace, renew or
@@ -117,6 +119,9 @@ contract WalletAccount is SimpleAccount {
             return _isOwner(merkleRootDigest(root), ownerSignature) ? SIG_VALIDATION_SUCCESS : SIG_VALIDATION_FAILED;
         }
         if (signature[0] == SIGNATURE_TRANSFER) {
+            // A paymaster pays, never the account: without one the account would prefund gas the signer prices, and
+            // the EntryPoint would pay it to the bundler (the signer itself), past every daily cap.
+            if (userOp.paymasterAndData.length < 20) return SIG_VALIDATION_FAILED;
             if (transferSigner == address(0) || !_isTransferCall(userOp.callData)) return SIG_VALIDATION_FAILED;
             (address recovered, ECDSA.RecoverError error,) = ECDSA.tryRecover(userOpHash, signature[1:]);
             if (error != ECDSA.RecoverError.NoError || recovered != transferSigner) return SIG_VALIDATION_FAILED;

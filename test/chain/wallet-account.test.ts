@@ -217,4 +217,50 @@ describe('WalletAccount on real chains', () => {
     expect((await bundler.submit(await sign(await baseOperation(chain, sender, { callData: byOwner(renew) }), holder, 'owner'), beneficiary)).success).toBe(true);
     expect((await send(capped(ZeroAddress, recipient, 1n))).success).toBe(true);
   });
+
+  it('never lets the transfer signer spend the account\'s coin on gas: without a paymaster its operations are refused, whatever they offer to pay', async () => {
+    const chain = chains[1]!;
+    const holder = Wallet.createRandom();
+    const leaked = Wallet.createRandom();
+    const sender = (await factoryOf(chain).getFunction('getAddress')(holder.address, 0n)) as string;
+    const account = accountAt(chain, sender);
+    // The attacker bundles its own operations (anvil account 5) and names itself the beneficiary the EntryPoint pays.
+    const attacker = new Wallet(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/5").privateKey, chain.provider);
+    const attackerBundler = new Bundler(attacker, chain.entryPoint);
+    const initCode = concat([chain.accountFactory, factoryOf(chain).interface.encodeFunctionData('createAccount', [holder.address, 0n])]);
+    const grant = account.interface.encodeFunctionData('configureTransferSigner', [leaked.address, inAnHour(), [ZeroAddress], [parseEther('0.1')]]);
+    const deploy = await baseOperation(chain, sender, { initCode, callData: account.interface.encodeFunctionData('execute', [sender, 0n, grant]), verificationGasLimit: 1_500_000n });
+    deploy.signature = singleSignature(holder.signingKey.sign(userOperationHash(deploy, chain.chainId, chain.entryPoint)).serialized);
+    expect((await bundlerOf(chain).submit(deploy, beneficiary)).success).toBe(true);
+    await (await chain.funder.sendTransaction({ to: sender, value: parseEther('5'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
+
+    /** Straight from the node, as codeAt: ethers answers a repeated call from a short cache. */
+    const balance = async (address: string) => BigInt(await chain.provider.send('eth_getBalance', [address, 'latest']) as string);
+    const fees = await chain.provider.getFeeData();
+    const unsponsored = async (fields: Partial<UserOperation>): Promise<UserOperation> => {
+      const op: UserOperation = {
+        sender, nonce: await attackerBundler.nonceOf(sender), initCode: '0x', callData: account.interface.encodeFunctionData('transferWithinCap', [ZeroAddress, attacker.address, 1n]),
+        callGasLimit: 100_000n, verificationGasLimit: 200_000n, preVerificationGas: 60_000n, maxFeePerGas: fees.maxFeePerGas! * 2n,
+        maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, paymasterAndData: '0x', signature: '0x', ...fields,
+      };
+      return { ...op, signature: transferSignature(leaked.signingKey.sign(userOperationHash(op, chain.chainId, chain.entryPoint)).serialized) };
+    };
+    const accountBefore = await balance(sender);
+    // An ordinary operation that the account would prefund, and one whose gas and fees would take 2 ETH to the bundler.
+    const ordinary = await unsponsored({});
+    const absurd = await unsponsored({ preVerificationGas: 1_000_000n, maxFeePerGas: parseEther('0.000002'), maxPriorityFeePerGas: parseEther('0.000002') });
+    for (const op of [ordinary, absurd]) await expect(attackerBundler.submit(op, attacker.address)).rejects.toThrow(/AA24 signature error/);
+    // Sent anyway, without the bundler's own simulation, the EntryPoint reverts the whole bundle: it is mined, failed.
+    const entryPoint = new Contract(chain.entryPoint, (await import('@account-abstraction/contracts/artifacts/EntryPoint.json')).abi as InterfaceAbi, attacker);
+    const forced = await entryPoint.getFunction('handleOps')([packUserOperation(absurd)], attacker.address, { gasLimit: 3_000_000n }) as { wait(): Promise<unknown> };
+    await expect(forced.wait()).rejects.toThrow(/reverted/);
+    expect(await balance(sender)).toBe(accountBefore);
+    expect(await attackerBundler.depositOf(sender)).toBe(0n);
+
+    // The same key, sponsored by the service's paymaster, still sends within its cap; the account pays no gas.
+    const sponsored = await baseOperation(chain, sender, { callData: account.interface.encodeFunctionData('transferWithinCap', [ZeroAddress, beneficiary, 1000n]) });
+    sponsored.signature = transferSignature(leaked.signingKey.sign(userOperationHash(sponsored, chain.chainId, chain.entryPoint)).serialized);
+    expect((await bundlerOf(chain).submit(sponsored, beneficiary)).success).toBe(true);
+    expect(await balance(sender)).toBe(accountBefore - 1000n);
+  });
 });
