@@ -1,4 +1,4 @@
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
@@ -33,6 +33,11 @@ async function pinMatches(pin: string, stored: string): Promise<boolean> {
 
 /** What an encrypted PIN that approves a request must name: the request itself (compared field by field). */
 export type PinBinding = Record<string, string | null>;
+
+/** What the current PIN of a PIN change approves: that change, to that new PIN (its JWE's digest). */
+export const pinChangeApproval = (newPinJwe: string): PinBinding => ({
+  action: 'pin_change', new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url'),
+});
 
 interface PinPayload { pin: string; jti?: string; request?: unknown }
 
@@ -146,8 +151,12 @@ export class PinService {
     }
   }
 
+  /**
+   * The current PIN approves this change only: it names the new PIN's digest (`new_pin_sha256`, base64url SHA-256 of
+   * the `new_pin` JWE as sent), so an intercepted change cannot be raced with another new PIN.
+   */
   async change(userId: string, currentJwe: string, newJwe: string, idempotencyKey: string | null): Promise<void> {
-    await this.verify(userId, currentJwe, { field: 'current_pin', request: { action: 'pin_change' }, idempotencyKey });
+    await this.verify(userId, currentJwe, { field: 'current_pin', request: pinChangeApproval(newJwe), idempotencyKey });
     const pin = await this.open(newJwe, 'new_pin');
     if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
     await this.orm.em.fork().nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });

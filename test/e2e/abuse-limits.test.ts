@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, idCardForm, newPerson, registerUser, verifyIdentity, type RegisteredUser } from '../helpers/http';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { encryptPin, pinChangePin, transferPin } from '../helpers/pin';
+import { pinChangeBody, transferPin } from '../helpers/pin';
 import { UserEntity } from '../../db/entities';
 
 const LIMITS = {
@@ -87,7 +87,7 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     const sample = { to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
     const pinned = async (base: string, i: number) => (i % 2 === 0
       ? call(`${base}/api/v1/transfer/crypto/execute`, { method: 'POST', headers: bearer(user), json: { ...sample, pin: await transferPin(stack, '135790', sample) } })
-      : call(`${base}/api/v1/pin`, { method: 'PUT', headers: bearer(user), json: { current_pin: await pinChangePin(stack, '135790'), new_pin: await encryptPin(stack, '246810') } }));
+      : call(`${base}/api/v1/pin`, { method: 'PUT', headers: bearer(user), json: await pinChangeBody(stack, '135790', '246810') }));
     const pins = await statuses(5, pinned);
     expect(pins.slice(0, 4).every((s) => s !== 429)).toBe(true);
     expect(pins[4]).toBe(429);

@@ -3,7 +3,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin, pinChangePin } from '../helpers/pin';
+import { encryptPin, pinChangeBody, pinChangePin } from '../helpers/pin';
 import { UserPinEntity } from '../../db/entities';
 
 describe.each(testDatabases())('transaction PIN on %s', (database) => {
@@ -11,8 +11,7 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
   beforeAll(async () => { stack = await startTestStack(database, { env: { PIN_LOCK_SECONDS: '2' } }); });
   afterAll(async () => { await stack?.stop(); });
   const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) => callApi(stack, path, u, init);
-  const change = async (u: RegisteredUser, current: string, next: string) =>
-    api('/api/v1/pin', u, { method: 'PUT', json: { current_pin: await pinChangePin(stack, current), new_pin: await encryptPin(stack, next) } });
+  const change = async (u: RegisteredUser, current: string, next: string) => api('/api/v1/pin', u, { method: 'PUT', json: await pinChangeBody(stack, current, next) });
 
   it('sets a PIN sent encrypted, stores only a slow hash, and changes it with the current one', async () => {
     const user = await registerUser(stack);
@@ -62,24 +61,42 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
   it('takes an encrypted PIN as approval of the request it names, once', async () => {
     const user = await registerUser(stack);
     await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
+    const newPin = await encryptPin(stack, '590382');
     const changeWith = async (current: string, key?: string) =>
-      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: await encryptPin(stack, '590382') }, key });
+      callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: newPin }, key });
     // Not bound at all, or bound to another request (a transfer's PIN replayed as a PIN change): refused, nothing counted.
     expect((await changeWith(await encryptPin(stack, '482915'))).body.type).toBe('/problems/pin-not-bound');
     const transferApproval = await encryptPin(stack, '482915', { request: { action: 'transfer', to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '1', idempotency_key: null } });
     const misused = await changeWith(transferApproval);
     expect([misused.status, misused.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
     expect(misused.body.detail).toContain('action');
-    expect((await changeWith(await encryptPin(stack, '482915', { request: { action: 'pin_change' }, jti: 'short' }))).body.type).toBe('/problems/pin-not-bound');
+    // A PIN change's approval names the new PIN it approves; one for another new PIN does not approve this one.
+    const forOther = await pinChangePin(stack, '482915', await encryptPin(stack, '590382'));
+    expect((await changeWith(forOther)).body.type).toBe('/problems/pin-not-for-this-request');
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
 
     // Used once; the same JWE for another request (another Idempotency-Key, or none) is refused; the same request
     // retried with its key is answered from the first (the idempotency layer).
-    const approval = await pinChangePin(stack, '482915');
+    const approval = await pinChangePin(stack, '482915', newPin);
     const key = randomUUID();
     expect((await changeWith(approval, key)).status).toBe(200);
     const again = await changeWith(approval, randomUUID());
     expect([again.status, again.body.type]).toEqual([409, '/problems/pin-already-used']);
     expect((await changeWith(approval)).body.type).toBe('/problems/pin-already-used');
+  });
+
+  it('an intercepted PIN change cannot be raced with another new PIN: the current PIN approves the new PIN it names only', async () => {
+    const user = await registerUser(stack);
+    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
+    const usersNewPin = await encryptPin(stack, '590382');
+    const approval = await pinChangePin(stack, '482915', usersNewPin);
+    // An attacker who sees the request in flight sends the user's approval first, with a new PIN of their own.
+    const raced = await api('/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: await encryptPin(stack, '713904') } });
+    expect([raced.status, raced.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
+    expect(raced.body.detail).toContain('new_pin_sha256');
+    expect((await change(user, '713904', '246813')).body.type).toBe('/problems/wrong-pin');
+    // The user's own request still goes through, and only the PIN they chose works afterwards.
+    expect((await api('/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: usersNewPin } })).status).toBe(200);
+    expect((await change(user, '590382', '246813')).status).toBe(200);
   });
 });

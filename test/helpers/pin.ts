@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { CompactEncrypt, importJWK, type JWK } from 'jose';
 import type { TestStack } from './stack';
 import { call } from './http';
@@ -28,5 +28,24 @@ export const transferRequest = (body: TransferFields, idempotencyKey?: string) =
 export const transferPin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, body: TransferFields, idempotencyKey?: string) =>
   encryptPin(stack, pin, { request: transferRequest(body, idempotencyKey) });
 
-/** The encrypted current PIN approving a PIN change. */
-export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string) => encryptPin(stack, pin, { request: { action: 'pin_change' } });
+/** The encrypted current PIN approving a change to the new PIN `newPinJwe` (as sent in new_pin). */
+export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, newPinJwe: string) =>
+  encryptPin(stack, pin, { request: { action: 'pin_change', new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url') } });
+
+/** The body of a PIN change from `current` to `next`, the current PIN approving that new one. */
+export async function pinChangeBody(stack: Pick<TestStack, 'apiUrl'>, current: string, next: string): Promise<{ current_pin: string; new_pin: string }> {
+  const newPin = await encryptPin(stack, next);
+  return { current_pin: await pinChangePin(stack, current, newPin), new_pin: newPin };
+}
+
+/** Sets the user's PIN unless one is set already. */
+export async function ensurePin(stack: Pick<TestStack, 'apiUrl'>, user: { accessToken: string }, pin: string): Promise<void> {
+  const headers = { authorization: `Bearer ${user.accessToken}` };
+  if ((await call(`${stack.apiUrl}/api/v1/pin`, { headers })).body.data.pin_set) return;
+  const set = await call(`${stack.apiUrl}/api/v1/pin`, { headers, json: { pin: await encryptPin(stack, pin) } });
+  if (set.status !== 201) throw new Error(`setting the PIN failed: ${set.status} ${JSON.stringify(set.body)}`);
+}
+
+/** The body of an account closure approved by the PIN. */
+export const closeAccountBody = async (stack: Pick<TestStack, 'apiUrl'>, pin: string) =>
+  ({ confirm: 'CLOSE', pin: await encryptPin(stack, pin, { request: { action: 'account_close' } }) });
