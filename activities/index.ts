@@ -9,11 +9,13 @@ import { createTransferActivities, type TransferActivityDeps } from './transfer'
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
 import { createAccountActivities, type AccountActivityDeps } from './account';
+import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from './security-notice';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
   & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
+  & SecurityNoticeActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -31,6 +33,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createCustodyActivities(deps),
     ...createKycActivities(deps),
     ...createAccountActivities(deps),
+    ...createSecurityNoticeActivities(deps),
     ...createGasSponsorshipActivities(deps),
   };
 };

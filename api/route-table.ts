@@ -5,6 +5,8 @@ import { buildOpenApi } from './http/openapi';
 import { Holdings } from './common/holdings';
 import { CustodyKeys } from './common/custody';
 import { Passkeys } from './passkeys/service';
+import { StepUp } from './passkeys/step-up';
+import { SecurityNotices } from './common/security-notices';
 import { BankVerificationService } from './bank/service';
 import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
@@ -49,7 +51,9 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
   const passkeys = new Passkeys(orm, {
     rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
-  });
+    holdSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
+  }, new SecurityNotices({ temporal, taskQueue }));
+  const stepUp = new StepUp(deps.pins, passkeys);
   const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
   const custody = new CustodyKeys({ orm, temporal, taskQueue });
   const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
@@ -67,12 +71,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     }),
     ...authRoutes({ orm, encryption, tokens }),
     ...accountRoutes({
-      orm, temporal, taskQueue, encryption, passkeys, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
+      orm, temporal, taskQueue, encryption, passkeys, stepUp, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       emails: new EmailVerificationService({
         orm, temporal, encryption, taskQueue, verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
       }),
     }),
-    ...passkeyRoutes({ orm, encryption, passkeys }),
+    ...passkeyRoutes({ orm, encryption, passkeys, stepUp }),
     ...walletRoutes({
       gas,
       deployments: new DeploymentService({

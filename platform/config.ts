@@ -53,6 +53,10 @@ export const ConfigSchema = Type.Object({
   DID_NETWORK_ID: Type.String({ default: 'ETHEREUM', pattern: '^[A-Z][A-Z0-9_]*$', description: 'network whose EthereumDIDRegistry holds user DIDs' }),
   DID_KEY_VALIDITY_SECONDS: Seconds(365 * 24 * 3600),
   WEBAUTHN_RP_ID: Type.String({ default: 'localhost', pattern: '^[a-z0-9.-]+$', description: 'WebAuthn relying-party id: the registrable domain passkeys are bound to' }),
+  NEW_PASSKEY_HOLD_SECONDS: Type.Integer({
+    minimum: 0, maximum: 30 * 24 * 3600, default: 24 * 3600,
+    description: 'how long a newly added passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold',
+  }),
   WEBAUTHN_RP_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 64 }),
   WEBAUTHN_ORIGINS: Type.String({ default: 'http://localhost:3000', pattern: '^[^,\\s]+(,[^,\\s]+)*$', description: 'comma-separated origins passkey ceremonies may come from (web origins, android:apk-key-hash:…)' }),
   VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
@@ -63,7 +67,7 @@ export const ConfigSchema = Type.Object({
   BANK_CLIENT_SECRET: Type.String({ minLength: 8, description: 'our client secret at the bank API' }),
   BANK_WEBHOOK_SECRET: Type.String({ minLength: 16, description: 'HMAC key the bank signs its webhooks with (X-Bank-Signature)' }),
   BANK_VERIFICATION_TTL_SECONDS: Seconds(600),
-  BANK_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
+  BANK_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'wrong 1 KRW codes before a verification locks (a code is 4 digits)' }),
   MAIL_API_URL: Url,
   MAIL_API_KEY: Type.String({ minLength: 8, description: 'our API key at the transactional mail provider' }),
   MAIL_FROM: Type.String({ default: 'Wallet <no-reply@wallet.example>', minLength: 3, maxLength: 254, description: 'the sender of verification mails' }),
@@ -95,6 +99,11 @@ export const ConfigSchema = Type.Object({
   PIN_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
   PIN_LOCK_SECONDS: Seconds(1800),
   PRICE_FEED_URL: Url,
+  PRICE_MAX_AGE_SECONDS: Type.Integer({ minimum: 60, default: 2 * 3600, description: 'a price point older than this is stale: no won value, no transfer or sponsorship' }),
+  PRICE_BAND_PERCENT: Type.Integer({
+    minimum: 1, maximum: 1000, default: 20,
+    description: 'a price further than this from the previous hour\'s, or from the last one accepted in the last 2 hours, is implausible: refused',
+  }),
   SECURITIES_API_URL: Url,
   SECURITIES_CLIENT_SECRET: Type.String({ minLength: 8 }),
   CEX_API_URL: Url,
@@ -153,7 +162,7 @@ export const API_CONFIG_KEYS = [
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
   'IDEMPOTENCY_RETENTION_SECONDS', 'IDEMPOTENCY_LOCK_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'GAS_BUDGET_DAILY_KRW', 'TRANSFER_SIGNER_VALIDITY_SECONDS', 'TRANSFER_SIGNER_DAILY_CAPS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
-  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS',
+  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'EMAIL_VERIFICATION_TTL_SECONDS', 'EMAIL_VERIFICATION_MAX_ATTEMPTS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_RETRY_INITIAL_SECONDS', 'WEBHOOK_RETRY_MAX_SECONDS', 'WEBHOOK_GIVE_UP_SECONDS', 'WEBHOOK_POLL_SECONDS',
@@ -168,7 +177,7 @@ export const WORKER_CONFIG_KEYS = [
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS', 'VC_STATUS_BASE_URL', 'DID_NETWORK_ID',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM',
-  'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS',
+  'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

@@ -118,6 +118,14 @@ export const EVENT_TYPES = {
     resource: 'email_verification', summary: 'An email verification was locked after too many wrong codes: ask for a new code',
     data: Type.Object({ verificationId: Type.String() }),
   },
+  'passkey.added': {
+    resource: 'passkey', summary: 'A passkey was added to the account (approved by the PIN or another passkey; the person is mailed)',
+    data: Type.Object({ passkeyId: Type.String() }),
+  },
+  'passkey.removed': {
+    resource: 'passkey', summary: 'A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)',
+    data: Type.Object({ passkeyId: Type.String() }),
+  },
   'email.verified': {
     resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",
     data: Type.Object({ userId: Type.String() }),

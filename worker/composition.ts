@@ -37,6 +37,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     mail: new MailClient({ baseUrl: config.MAIL_API_URL, apiKey: config.MAIL_API_KEY, from: config.MAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     webhookPolicy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }, webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    newPasskeyHoldSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
     bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations), confirmations,
     credentials: new CredentialBook({
       orm, encryption, issuer: new CredentialIssuer(config.VC_ISSUER_KEY, config.VC_ISSUER_NAME), credentialValiditySeconds: config.VC_VALIDITY_SECONDS,

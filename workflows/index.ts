@@ -12,3 +12,4 @@ export { basicInfoWorkflow, kycRenewalWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';
+export { securityNoticeWorkflow } from './security-notice';

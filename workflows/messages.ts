@@ -195,3 +195,13 @@ export interface KycRenewalOutcome {
   vcId: string | null;
 }
 export const kycRenewalWorkflowId = (userId: string, requestId: string): string => `kyc-renewal-${userId}-${requestId}`;
+
+/**
+ * A change to how an account is protected (a passkey added or removed), told to the person by mail:
+ * security-notice-<eventType>-<resourceId>. Started before the change commits, so a crash in between loses no mail;
+ * a change that never committed mails nothing.
+ */
+export type SecurityEventType = 'passkey.added' | 'passkey.removed';
+export interface SecurityNoticeInput { userId: string; eventType: SecurityEventType; resourceId: string }
+export type SecurityNoticeOutcome = { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
+export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string => `security-notice-${eventType.replace('.', '-')}-${resourceId}`;

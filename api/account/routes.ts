@@ -11,20 +11,21 @@ import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import { accountClosureWorkflow } from '../../workflows/account';
 import { HttpError, problems } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
+import type { StepUp } from '../passkeys/step-up';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
 import { emailView, type EmailVerificationService } from './email-service';
 
 export interface AccountRouteDeps {
-  orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; emails: EmailVerificationService; uploadMaxBytes: number;
+  orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; stepUp: StepUp; emails: EmailVerificationService; uploadMaxBytes: number;
 }
 
 /**
  * The caller's profile, their email address (verified by a mailed code), and basic KYC information (recorded with its
  * credential by the worker, which holds the issuer's key).
  */
-export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, emails, uploadMaxBytes }: AccountRouteDeps): RouteSpec[] {
+export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, stepUp, emails, uploadMaxBytes }: AccountRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'get', path: '/v1/account/profile', operationId: 'getProfile', tags: ['Account'], auth: 'bearer',
@@ -120,13 +121,20 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
     defineRoute({
       method: 'post', path: '/v1/account/close', operationId: 'closeAccount', tags: ['Account'], auth: 'bearer',
       summary: 'Close the account: every token stops working and every credential is revoked',
-      description: 'Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
+      description: 'The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
       body: S.CloseAccountBody,
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
       responses: {
         200: { description: 'Closed', schema: S.AccountClosed },
-        409: { description: 'account-not-closable: `blockers` lists what to finish first ({reason, detail})' },
+        404: { description: 'Unknown approval challenge' },
+        409: { description: 'account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used' },
+        410: { description: 'Approval challenge expired' },
+        422: { description: 'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request' },
+        423: { description: 'PIN locked after too many wrong PINs (Retry-After)' }, 429: { description: 'Too many requests (Retry-After)' },
       },
-      handler: async ({ user }) => {
+      handler: async ({ user, body }, ctx) => {
+        await stepUp.verify(user!.userId, body, { action: 'account_close' }, ctx.get('idempotency-key') || null);
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
           workflowId: accountClosureWorkflowId(user!.userId), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           args: [{ userId: user!.userId }],

@@ -1,6 +1,7 @@
 import { EkycMultipartBody, EkycMultipartFields } from '../registration/schemas';
 import { Type } from '@sinclair/typebox';
 import { DateTime, NonEmpty } from '../common/schemas';
+import { stepUpFields } from '../passkeys/schemas';
 
 export const ProfileResponse = Type.Object({
   userId: Type.String(),
@@ -43,6 +44,7 @@ export const EmailConfirmed = Type.Object({ verified: Type.Boolean(), email: Typ
 
 export const CloseAccountBody = Type.Object({
   confirm: Type.Literal('CLOSE', { description: 'Spelled out, so that no client closes an account by accident' }),
+  ...stepUpFields('{"action":"account_close"}'),
 }, { additionalProperties: false });
 export const AccountClosed = Type.Object({
   status: Type.Literal('closed'), closedAt: DateTime,

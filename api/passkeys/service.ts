@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
   generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
   type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
@@ -7,9 +7,13 @@ import {
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { PasskeyEntity, WebauthnChallengeEntity, type Passkey } from '../../db/entities';
+import { appendEvent } from '../../db/events';
 import { problems } from '../http/problems';
+import type { SecurityNotices } from '../common/security-notices';
+import type { StepUpRequest } from './step-up';
 
-export interface PasskeyConfig { rpId: string; rpName: string; origins: string[]; challengeTtlSeconds: number }
+/** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
+export interface PasskeyConfig { rpId: string; rpName: string; origins: string[]; challengeTtlSeconds: number; holdSeconds: number }
 
 /** A 2FA slot as answered in prepare responses (interface.md 2.1), with the WebAuthn request options to sign. */
 export interface PasskeySlot {
@@ -56,9 +60,22 @@ export function splitPasskeySlot<T extends SignedSlotInput>(items: T[]): T {
   return slot!;
 }
 
-/** WebAuthn passkeys: registration ceremonies, and passkey approval of chain operations (the 2FA slot). */
+/** The canonical form of a step-up request, as a challenge's purpose: the same request gives the same text. */
+const purposeOf = (request: StepUpRequest): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b))));
+
+/**
+ * WebAuthn passkeys: registration ceremonies (each approved by the PIN or an existing passkey, each told to the person
+ * by mail and event), removal, passkey approval of chain operations (the 2FA slot) and of account changes (step-up).
+ */
 export class Passkeys {
-  constructor(private readonly orm: Orm, private readonly config: PasskeyConfig) {}
+  constructor(private readonly orm: Orm, private readonly config: PasskeyConfig, private readonly notices: SecurityNotices) {}
+
+  /** Until when a passkey is too new to waive a cooling-off or approve above the threshold; null once past. */
+  heldUntil(passkey: Passkey, now = Date.now()): Date | null {
+    const until = passkey.createdAt.getTime() + this.config.holdSeconds * 1000;
+    return until > now ? new Date(until) : null;
+  }
 
   async list(userId: string): Promise<Passkey[]> {
     return this.orm.em.fork().find(PasskeyEntity, { userId }, { orderBy: { createdAt: 'asc' } });
@@ -81,21 +98,24 @@ export class Passkeys {
     const em = this.orm.em.fork();
     em.create(WebauthnChallengeEntity, {
       challengeId, userId: user.userId, challenge: publicKey.challenge,
-      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000), purpose: null,
     });
     await em.flush();
     return { challengeId, publicKey };
   }
 
-  /** Verifies a registration response against its one-time challenge and stores the passkey. */
-  async register(userId: string, input: { challengeId: string; name?: string; credential: RegistrationResponseJSON }): Promise<Passkey> {
+  /**
+   * Verifies a registration response against its one-time challenge and stores the passkey, once `approve` (the
+   * step-up: the PIN or an existing passkey, bound to this challenge) passes. The passkey and its passkey.added event
+   * commit together; the person is mailed.
+   */
+  async register(userId: string, input: { challengeId: string; name?: string; credential: RegistrationResponseJSON }, approve: () => Promise<unknown>): Promise<Passkey> {
     const em = this.orm.em.fork();
-    const challenge = await em.findOne(WebauthnChallengeEntity, { challengeId: input.challengeId, userId });
+    const challenge = await em.findOne(WebauthnChallengeEntity, { challengeId: input.challengeId, userId, purpose: null });
     if (!challenge) throw problems.notFound(`Registration challenge ${input.challengeId}`);
-    if (challenge.usedAt) throw problems.conflict('challenge-used', 'This registration challenge was already used; ask for new options');
-    if (challenge.expiresAt.getTime() < Date.now()) throw problems.gone('challenge-expired', 'The registration challenge expired; ask for new options');
-    const used = await em.nativeUpdate(WebauthnChallengeEntity, { challengeId: challenge.challengeId, usedAt: null }, { usedAt: new Date() });
-    if (used !== 1) throw problems.conflict('challenge-used', 'This registration challenge was already used; ask for new options');
+    this.assertUsable(challenge, 'registration');
+    await approve();
+    await this.consume(challenge.challengeId);
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
@@ -110,19 +130,76 @@ export class Passkeys {
       throw problems.unprocessable('invalid-passkey-registration', 'The passkey registration could not be verified');
     }
     const info = verification.registrationInfo;
-    const passkey = em.create(PasskeyEntity, {
-      passkeyId: `pk_${randomUUID()}`, userId, credentialId: info.credential.id,
-      publicKey: Buffer.from(info.credential.publicKey).toString('base64url'), signCount: info.credential.counter,
-      transports: info.credential.transports ?? input.credential.response.transports ?? [],
-      deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp, name: input.name ?? 'Passkey',
-    });
+    const passkeyId = `pk_${randomUUID()}`;
     try {
-      await em.flush();
+      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, () => this.orm.em.fork().transactional(async (tx) => {
+        const passkey = tx.create(PasskeyEntity, {
+          passkeyId, userId, credentialId: info.credential.id,
+          publicKey: Buffer.from(info.credential.publicKey).toString('base64url'), signCount: info.credential.counter,
+          transports: info.credential.transports ?? input.credential.response.transports ?? [],
+          deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp, name: input.name ?? 'Passkey', createdAt: new Date(),
+        });
+        await tx.flush();
+        await appendEvent(tx, { type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
+        return passkey;
+      }));
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException) throw problems.conflict('passkey-exists', 'This passkey is already registered');
       throw error;
     }
-    return passkey;
+  }
+
+  /** Removes one of the user's passkeys once `approve` passes; the removal and passkey.removed commit together. */
+  async remove(userId: string, passkeyId: string, approve: () => Promise<unknown>): Promise<void> {
+    if (!await this.orm.em.fork().count(PasskeyEntity, { passkeyId, userId })) throw problems.notFound(`Passkey ${passkeyId}`);
+    await approve();
+    await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, () => this.orm.em.fork().transactional(async (tx) => {
+      if (await tx.nativeDelete(PasskeyEntity, { passkeyId, userId }) !== 1) throw problems.notFound(`Passkey ${passkeyId}`);
+      await appendEvent(tx, { type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
+    }));
+  }
+
+  /** A one-time challenge for one of the user's passkeys to approve `request` (a step-up), valid for 5 minutes. */
+  async approvalOptions(userId: string, request: StepUpRequest): Promise<{ challengeId: string; publicKey: PublicKeyCredentialRequestOptionsJSON }> {
+    const passkeys = await this.list(userId);
+    if (!passkeys.length) throw problems.conflict('no-passkey', 'You have no passkey: approve with your PIN instead');
+    const challenge = randomBytes(32).toString('base64url');
+    const challengeId = `wsc_${randomUUID()}`;
+    const em = this.orm.em.fork();
+    em.create(WebauthnChallengeEntity, {
+      challengeId, userId, challenge, purpose: purposeOf(request), expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+    });
+    await em.flush();
+    return {
+      challengeId,
+      publicKey: {
+        challenge, rpId: this.config.rpId, timeout: TIMEOUT_MS, userVerification: 'required',
+        allowCredentials: passkeys.map((p) => ({ id: p.credentialId, type: 'public-key', transports: p.transports as never })),
+      },
+    };
+  }
+
+  /** Checks a passkey's approval of `request` against the challenge issued for it, and spends the challenge. */
+  async verifyStepUp(userId: string, challengeId: string, response: AuthenticationResponseJSON, request: StepUpRequest): Promise<Passkey> {
+    const challenge = await this.orm.em.fork().findOne(WebauthnChallengeEntity, { challengeId, userId, purpose: { $ne: null } });
+    if (!challenge) throw problems.notFound(`Approval challenge ${challengeId}`);
+    if (challenge.purpose !== purposeOf(request)) {
+      throw problems.unprocessable('passkey-approval-not-for-this-request', `This approval challenge was issued for another request: ${challenge.purpose}`);
+    }
+    this.assertUsable(challenge, 'approval');
+    await this.consume(challengeId);
+    return this.verifyAssertion(await this.list(userId), response, challenge.challenge);
+  }
+
+  private assertUsable(challenge: { usedAt?: Date | null; expiresAt: Date }, kind: 'registration' | 'approval'): void {
+    if (challenge.usedAt) throw problems.conflict('challenge-used', `This ${kind} challenge was already used; ask for new options`);
+    if (challenge.expiresAt.getTime() < Date.now()) throw problems.gone('challenge-expired', `The ${kind} challenge expired; ask for new options`);
+  }
+
+  /** Of two requests racing with one challenge, exactly one spends it. */
+  private async consume(challengeId: string): Promise<void> {
+    const used = await this.orm.em.fork().nativeUpdate(WebauthnChallengeEntity, { challengeId, usedAt: null }, { usedAt: new Date() });
+    if (used !== 1) throw problems.conflict('challenge-used', 'This challenge was already used; ask for new options');
   }
 
   /** The 2FA slot to add to a prepare answer, when the user has passkeys. */
@@ -145,23 +222,27 @@ export class Passkeys {
   /**
    * Checks the passkey approval of an operation at execute time. A user who has passkeys now must approve with one
    * (even when the operation was prepared before the passkey was registered); a user without passkeys sends none.
+   * Answers the passkey that approved, if any.
    */
-  async verifyApproval(userId: string, slot: SignedSlotInput | undefined, operationId: string, digest: string): Promise<void> {
+  async verifyApproval(userId: string, slot: SignedSlotInput | undefined, operationId: string, digest: string): Promise<Passkey | undefined> {
     const passkeys = await this.list(userId);
     if (!passkeys.length) {
       if (slot) throw problems.unprocessable('slot-mismatch', 'You have no passkey: send no passkey slot');
-      return;
+      return undefined;
     }
     if (!slot) throw problems.unprocessable('passkey-required', 'Approve this operation with your passkey: prepare again and sign its passkey slot');
     if (slot.id !== passkeySlotId(operationId)) throw problems.unprocessable('slot-mismatch', 'The passkey slot does not belong to this operation');
-    const response = slot.signature.authResponse as unknown as AuthenticationResponseJSON;
+    return this.verifyAssertion(passkeys, slot.signature.authResponse as unknown as AuthenticationResponseJSON, approvalChallenge(operationId, digest));
+  }
+
+  /** Verifies an assertion of one of `passkeys` over `expectedChallenge` (user verification required); counts its use. */
+  private async verifyAssertion(passkeys: Passkey[], response: AuthenticationResponseJSON, expectedChallenge: string): Promise<Passkey> {
     const passkey = passkeys.find((p) => p.credentialId === response.id);
     if (!passkey) throw problems.unprocessable('unknown-passkey', 'The assertion is not from one of your passkeys');
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verification = await verifyAuthenticationResponse({
-        response, expectedChallenge: approvalChallenge(operationId, digest), expectedOrigin: this.config.origins,
-        expectedRPID: this.config.rpId, requireUserVerification: true,
+        response, expectedChallenge, expectedOrigin: this.config.origins, expectedRPID: this.config.rpId, requireUserVerification: true,
         credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
       });
     } catch (error) {
@@ -171,5 +252,6 @@ export class Passkeys {
     await this.orm.em.fork().nativeUpdate(PasskeyEntity, { passkeyId: passkey.passkeyId }, {
       signCount: verification.authenticationInfo.newCounter, lastUsedAt: new Date(),
     });
+    return passkey;
   }
 }

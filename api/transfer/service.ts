@@ -124,7 +124,10 @@ export class TransferService {
       return 'cooling-off';
     }
     if (!idempotencyKey) throw problems.unprocessable('idempotency-key-required', 'A passkey-approved transfer needs the Idempotency-Key it was prepared with (its transfer id is bound into the challenge)');
-    await this.deps.passkeys.verifyApproval(userId, slot, transferId, transferDigest(body, idempotencyKey));
+    const passkey = await this.deps.passkeys.verifyApproval(userId, slot, transferId, transferDigest(body, idempotencyKey));
+    // A passkey added moments ago may be a thief's (a stolen token and PIN enrol one): it waives nothing until its hold ends.
+    const heldUntil = passkey && approval.reasons.length ? this.deps.passkeys.heldUntil(passkey) : null;
+    if (heldUntil) throw this.deps.policy.heldPasskeyRefusal(approval, heldUntil);
     return 'passkey';
   }
 

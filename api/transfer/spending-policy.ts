@@ -103,6 +103,14 @@ export class SpendingPolicy {
       undefined, {}, false, { ...common, network: check.networkId, address: check.address, ...(usableFrom ? { usableFrom } : {}) });
   }
 
+  /** The refusal of a passkey approval by a passkey still in its hold (NEW_PASSKEY_HOLD_SECONDS after it was added). */
+  heldPasskeyRefusal(check: ApprovalCheck, heldUntil: Date): HttpError {
+    const waived = check.reasons.includes('above-passkey-threshold') ? `approve a transfer worth more than ${won(check.thresholdKrw)}` : `waive ${check.address}'s cooling-off`;
+    return new HttpError(422, 'passkey-on-hold', 'Unprocessable request',
+      `This passkey was added recently: until ${heldUntil.toISOString()} it cannot ${waived}. Approve with a passkey you had before, or wait.`,
+      undefined, {}, false, { rule: check.reasons[0], reasons: check.reasons, heldUntil: heldUntil.toISOString() });
+  }
+
   async view(userId: string) {
     const limits = await this.limitsOf(userId);
     const used = await this.usedToday(userId);

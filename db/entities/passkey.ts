@@ -22,7 +22,10 @@ export const PasskeyEntity = defineEntity({
 });
 export type Passkey = InferEntity<typeof PasskeyEntity>;
 
-/** A one-time WebAuthn registration challenge (answered with the options, consumed by the registration). */
+/**
+ * A one-time WebAuthn challenge: of a passkey registration (answered with the creation options, consumed by the
+ * registration; no purpose), or of a passkey approval of one request (`purpose`: the request it approves, as JSON).
+ */
 export const WebauthnChallengeEntity = defineEntity({
   name: 'WebauthnChallenge',
   tableName: 'webauthn_challenges',
@@ -32,6 +35,7 @@ export const WebauthnChallengeEntity = defineEntity({
     challenge: p.string().length(128),
     expiresAt: p.datetime(),
     usedAt: p.datetime().nullable(),
+    purpose: p.string().length(512).nullable(),
   }),
 });
 export type WebauthnChallenge = InferEntity<typeof WebauthnChallengeEntity>;

@@ -43,6 +43,8 @@ import { Migration20261124090102EmailVerification as SqliteEmailVerification } f
 import { Migration20261124091556Events as SqliteEvents } from './sqlite/Migration20261124091556Events';
 import { Migration20261124115358CredentialStatus as SqliteCredentialStatus } from './sqlite/Migration20261124115358CredentialStatus';
 import { Migration20261124092537WebhookEndpoints as SqliteWebhookEndpoints } from './sqlite/Migration20261124092537WebhookEndpoints';
+import { Migration20261125090000StepUpChallenges as PgStepUpChallenges } from './postgresql/Migration20261125090000StepUpChallenges';
+import { Migration20261125090000StepUpChallenges as SqliteStepUpChallenges } from './sqlite/Migration20261125090000StepUpChallenges';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -73,6 +75,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124091556Events', class: PgEvents },
     { name: 'Migration20261124092537WebhookEndpoints', class: PgWebhookEndpoints },
     { name: 'Migration20261124115358CredentialStatus', class: PgCredentialStatus },
+    { name: 'Migration20261125090000StepUpChallenges', class: PgStepUpChallenges },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -96,6 +99,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124091556Events', class: SqliteEvents },
     { name: 'Migration20261124092537WebhookEndpoints', class: SqliteWebhookEndpoints },
     { name: 'Migration20261124115358CredentialStatus', class: SqliteCredentialStatus },
+    { name: 'Migration20261125090000StepUpChallenges', class: SqliteStepUpChallenges },
   ],
 };
 

@@ -9,6 +9,7 @@ import { testDatabases } from '../helpers/databases';
 import { freePort } from '../helpers/global-setup';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { encryptPin, ensurePin } from '../helpers/pin';
 import { bearer, signSlot } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
 
@@ -142,7 +143,10 @@ describe('in a real browser (headless Chromium)', () => {
       const created = await web.navigator.credentials.create({ publicKey: web.PublicKeyCredential.parseCreationOptionsFromJSON(publicKey) });
       return created.toJSON() as { id: string };
     }, options.body.publicKey);
-    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: options.body.challengeId, name: 'Chromium', credential } });
+    // The enrolment is approved by the user's PIN, bound to this registration challenge.
+    await ensurePin(stack, user, '482913');
+    const pin = await encryptPin(stack, '482913', { request: { action: 'passkey_enrol', challenge_id: options.body.challengeId } });
+    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: options.body.challengeId, name: 'Chromium', credential, pin } });
     expect(added.status).toBe(201);
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(user) })).body.twoFactorMethods).toEqual(['passkey']);
 

@@ -7,7 +7,10 @@ import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
 import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
 import { waitFor } from '../helpers/processes';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
-import { CredentialStatusListEntity, IdempotencyRecordEntity, VerifiableCredentialEntity } from '../../db/entities';
+import { CredentialStatusListEntity, EventEntity, IdempotencyRecordEntity, VerifiableCredentialEntity } from '../../db/entities';
+import { closeAccountBody, encryptPin, ensurePin } from '../helpers/pin';
+
+const CLOSING_PIN = '482913';
 
 describe.each(testDatabases())('verifiable credentials on %s', (database) => {
   let stack: TestStack;
@@ -167,8 +170,9 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const charged = await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '5000', currency: 'KRW' }, key: randomUUID() });
     expect(charged.status).toBe(202);
     await waitFor(async () => (await callApi(stack, `/api/v1/charge/${charged.body.charge_id}`, saver)).body.status === 'completed', 60_000, 'charge');
-    const close = (u: RegisteredUser, body: object = { confirm: 'CLOSE' }, headers: Record<string, string> = {}) =>
-      call(`${stack.apiUrl}/v1/account/close`, { headers: { ...bearer(u), ...headers }, json: body });
+    const close = async (u: RegisteredUser, body?: object, headers: Record<string, string> = {}) =>
+      call(`${stack.apiUrl}/v1/account/close`, { headers: { ...bearer(u), ...headers }, json: body ?? await closeAccountBody(stack, CLOSING_PIN) });
+    await ensurePin(stack, saver, CLOSING_PIN);
     const refused = await close(saver);
     expect(refused.status).toBe(409);
     expect(refused.body).toMatchObject({ type: expect.stringContaining('account-not-closable'), blockers: [{ reason: 'won-balance', detail: expect.stringContaining('5000 KRW') }] });
@@ -176,15 +180,28 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await list(saver)).body.items[0].status).toBe('active');
 
     const leaving = await registerUser(stack);
+    await ensurePin(stack, leaving, CLOSING_PIN);
     const kyc = (await get((await list(leaving)).body.items[0].vcId, leaving)).body;
     expect((await close(leaving, {})).status).toBe(400);
     expect((await close(leaving, { confirm: 'close' })).status).toBe(400);
     expect((await call(`${stack.apiUrl}/v1/account/close`, { json: { confirm: 'CLOSE' } })).status).toBe(401);
+    // A stolen access token alone closes nothing: the PIN bound to the closure (or a passkey) is needed.
+    const tokenOnly = await close(leaving, { confirm: 'CLOSE' });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    const forOther = await close(leaving, { confirm: 'CLOSE', pin: await encryptPin(stack, CLOSING_PIN, { request: { action: 'pin_change' } }) });
+    expect([forOther.status, forOther.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
+    const wrongPin = await close(leaving, { confirm: 'CLOSE', pin: await encryptPin(stack, '864213', { request: { action: 'account_close' } }) });
+    expect([wrongPin.status, wrongPin.body.type]).toEqual([422, '/problems/wrong-pin']);
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(leaving) })).body.status).toBe('active');
+    expect(await stack.orm.em.fork().count(EventEntity, { userId: leaving.userId, type: 'account.closed' })).toBe(0);
     // Sent twice at once (a double tap, a retry): one closure (account-closure-<userId>), the same answer or, for a
     // request that arrives after it, 401: the token stopped working.
-    const [closed, twin] = await Promise.all([close(leaving), close(leaving)]);
-    expect(closed.status).toBe(200);
+    // (Each carries its own PIN approval: one approval approves one request.)
+    const answers = await Promise.all([close(leaving), close(leaving)]);
+    const closed = answers.find((a) => a.status === 200 && a.body.revokedCredentials.length)!;
+    const twin = answers[answers.indexOf(closed) === 0 ? 1 : 0]!;
     expect(closed.body).toEqual({ status: 'closed', closedAt: expect.any(String), revokedCredentials: [kyc.id.replace('urn:uuid:', 'vc_')] });
+    // The twin shares the closure (its answer, or the closed account's answer) or arrives after it (401).
     if (twin.status === 200) expect(twin.body.closedAt).toBe(closed.body.closedAt); else expect(twin.status).toBe(401);
     expect((await close(leaving)).status).toBe(401);
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(leaving) })).status).toBe(401);

@@ -5,21 +5,25 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+import { EventEntity } from '../../db/entities';
 import { SoftwarePasskey, approveSlot } from '../helpers/software-passkey';
+import { ENROLMENT_PIN, enrolPasskey } from '../helpers/passkeys';
+import { encryptPin, ensurePin } from '../helpers/pin';
+import { inbox, verifyEmail } from '../helpers/mail';
 
 describe('passkeys: WebAuthn registration and passkey approval of chain operations', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true }); });
+  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { NEW_PASSKEY_HOLD_SECONDS: '86400' } }); });
   afterAll(async () => { await stack?.stop(); });
 
   const options = (user: RegisteredUser) => call(`${stack.apiUrl}/v1/auth/passkeys/registration/options`, { method: 'POST', headers: bearer(user) });
-  const register = (user: RegisteredUser, body: object) => call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: body });
-  async function addPasskey(user: RegisteredUser, passkey = new SoftwarePasskey()): Promise<SoftwarePasskey> {
-    const { body } = await options(user);
-    const added = await register(user, { challengeId: body.challengeId, name: 'Test phone', credential: passkey.create(body.publicKey) });
-    if (added.status !== 201) throw new Error(`passkey registration failed: ${added.status} ${JSON.stringify(added.body)}`);
-    return passkey;
-  }
+  /** A registration approved by the user's PIN bound to its challenge (the PIN is set first when the user has none). */
+  const register = async (user: RegisteredUser, body: { challengeId: string } & Record<string, unknown>, headers: Record<string, string> = {}) => {
+    await ensurePin(stack, user, ENROLMENT_PIN);
+    const pin = await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_enrol', challenge_id: body.challengeId } });
+    return call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), ...headers }, json: { pin, ...body } });
+  };
+  const addPasskey = async (user: RegisteredUser): Promise<SoftwarePasskey> => (await enrolPasskey(stack, user)).passkey;
   const deployPrepare = (user: RegisteredUser, owner: BaseWallet, networkId = 'ETHEREUM') =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: bearer(user), json: { ownerAddress: owner.address } });
   const deployExecute = (user: RegisteredUser, items: object[], networkId = 'ETHEREUM') =>
@@ -34,14 +38,17 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
     const passkey = new SoftwarePasskey();
     const request = { challengeId: body.challengeId, name: 'Galaxy S25', credential: passkey.create(body.publicKey) };
     const key = randomUUID();
-    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: request });
+    await ensurePin(stack, user, ENROLMENT_PIN);
+    const approved = { ...request, pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_enrol', challenge_id: body.challengeId } }) };
+    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: approved });
     expect(added.status).toBe(201);
     // A retry after a lost answer (same key, same body) replays it instead of tripping over the spent challenge.
-    const replayed = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: request });
+    const replayed = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: { ...bearer(user), 'idempotency-key': key }, json: approved });
     expect(replayed.status).toBe(201);
     expect(replayed.headers.get('idempotent-replayed')).toBe('true');
     expect(replayed.body).toEqual(added.body);
     expect(added.body).toMatchObject({ name: 'Galaxy S25', deviceType: 'singleDevice', backedUp: false, lastUsedAt: null });
+    expect(new Date(added.body.heldUntil).getTime() - new Date(added.body.createdAt).getTime()).toBe(86_400_000);
     expect(added.headers.get('location')).toBe(`/v1/auth/passkeys/${added.body.passkeyId}`);
 
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(user) })).body.twoFactorMethods).toEqual(['passkey']);
@@ -157,5 +164,100 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
     const refused = await deployExecute(user, [signSlot(prepared.body.items[0], owner), bogus]);
     expect(refused.status).toBe(422);
     expect(refused.body.type).toBe('/problems/slot-mismatch');
+  });
+  describe('a stolen access token alone changes no passkey', () => {
+    const approvalOptions = (user: RegisteredUser, request: object) =>
+      call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, { headers: bearer(user), json: { request } });
+    const remove = (user: RegisteredUser, passkeyId: string, body: object = {}) =>
+      call(`${stack.apiUrl}/v1/auth/passkeys/${passkeyId}/remove`, { headers: bearer(user), json: body });
+    const listed = async (user: RegisteredUser) => (await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user) })).body.items as Array<{ passkeyId: string }>;
+
+    it('refuses an enrolment with the token alone, or with a PIN for another enrolment; the PIN bound to it, or an existing passkey, approves it', async () => {
+      const user = await registerUser(stack);
+      const attacker = new SoftwarePasskey();
+      // No PIN set yet: nothing can approve, so nothing is added.
+      const first = (await options(user)).body;
+      const unset = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: first.challengeId, credential: attacker.create(first.publicKey), pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_enrol', challenge_id: first.challengeId } }) } });
+      expect([unset.status, unset.body.type]).toEqual([409, '/problems/pin-not-set']);
+      await ensurePin(stack, user, ENROLMENT_PIN);
+
+      const challenge = (await options(user)).body;
+      const credential = attacker.create(challenge.publicKey);
+      const tokenOnly = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: challenge.challengeId, credential } });
+      expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+      const otherEnrolment = await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_enrol', challenge_id: first.challengeId } });
+      const misbound = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: challenge.challengeId, credential, pin: otherEnrolment } });
+      expect([misbound.status, misbound.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
+      const closing = await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'account_close' } });
+      expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: challenge.challengeId, credential, pin: closing } })).body.type).toBe('/problems/pin-not-for-this-request');
+      const wrong = await encryptPin(stack, '864213', { request: { action: 'passkey_enrol', challenge_id: challenge.challengeId } });
+      expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: challenge.challengeId, credential, pin: wrong } })).body.type).toBe('/problems/wrong-pin');
+      expect(await listed(user)).toEqual([]);
+      expect(await stack.orm.em.fork().count(EventEntity, { userId: user.userId, type: 'passkey.added' })).toBe(0);
+
+      // The person's own enrolment, with the PIN bound to it; then a second passkey approved by the first.
+      const { passkey } = await enrolPasskey(stack, user, { name: 'Galaxy' });
+      const next = (await options(user)).body;
+      const second = new SoftwarePasskey();
+      const forClosing = (await approvalOptions(user, { action: 'account_close' })).body;
+      const wrongPurpose = await call(`${stack.apiUrl}/v1/auth/passkeys`, {
+        headers: bearer(user), json: { challengeId: next.challengeId, credential: second.create(next.publicKey), passkeyAssertion: { challengeId: forClosing.challengeId, credential: passkey.get(forClosing.publicKey) } },
+      });
+      expect([wrongPurpose.status, wrongPurpose.body.type]).toEqual([422, '/problems/passkey-approval-not-for-this-request']);
+      const approval = await approvalOptions(user, { action: 'passkey_enrol', challenge_id: next.challengeId });
+      expect(approval.status).toBe(200);
+      expect(approval.body.publicKey).toMatchObject({ rpId: 'localhost', userVerification: 'required', allowCredentials: [expect.objectContaining({ id: passkey.id })] });
+      const byStranger = await call(`${stack.apiUrl}/v1/auth/passkeys`, {
+        headers: bearer(user), json: { challengeId: next.challengeId, credential: second.create(next.publicKey), passkeyAssertion: { challengeId: approval.body.challengeId, credential: second.get(approval.body.publicKey) } },
+      });
+      expect(byStranger.body.type).toBe('/problems/unknown-passkey');
+      const approval2 = (await approvalOptions(user, { action: 'passkey_enrol', challenge_id: next.challengeId })).body;
+      const both = { challengeId: next.challengeId, credential: second.create(next.publicKey), passkeyAssertion: { challengeId: approval2.challengeId, credential: passkey.get(approval2.publicKey) } };
+      expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { ...both, pin: closing } })).body.type).toBe('/problems/step-up-ambiguous');
+      const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: both });
+      expect(added.status).toBe(201);
+      // The approval challenge is spent: it approves nothing else.
+      const third = (await options(user)).body;
+      const replayed = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { ...both, challengeId: third.challengeId, credential: new SoftwarePasskey().create(third.publicKey) } });
+      expect(replayed.status).toBeGreaterThanOrEqual(409);
+      expect(await listed(user)).toHaveLength(2);
+      // A user without a passkey gets no approval challenge: the PIN is their proof.
+      expect((await approvalOptions(await registerUser(stack), { action: 'account_close' })).body.type).toBe('/problems/no-passkey');
+      expect((await approvalOptions(user, { action: 'transfer' })).status).toBe(400);
+    });
+
+    it('removes a passkey only with the same proof; every change is mailed to the person and written as an event', async () => {
+      const user = await registerUser(stack);
+      const email = `pk.${randomUUID().slice(0, 8)}@example.com`;
+      await verifyEmail(stack, user, email);
+      const { passkey, passkeyId } = await enrolPasskey(stack, user, { name: 'Pixel' });
+      const other = await registerUser(stack);
+      const othersKey = await enrolPasskey(stack, other);
+
+      expect((await remove(user, passkeyId)).body.type).toBe('/problems/step-up-required');
+      const bound = await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_remove', passkey_id: passkeyId } });
+      expect((await remove(user, othersKey.passkeyId, { pin: bound })).status).toBe(404);
+      expect((await remove(other, passkeyId, { pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_remove', passkey_id: passkeyId } }) })).status).toBe(404);
+      expect((await remove(user, 'not-an-id', { pin: bound })).status).toBe(400);
+      expect((await remove(user, passkeyId, { pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'passkey_remove', passkey_id: othersKey.passkeyId } }) })).body.type).toBe('/problems/pin-not-for-this-request');
+      expect(await listed(user)).toHaveLength(1);
+
+      // Removed with the passkey's own approval (or the PIN): gone, and the profile no longer offers it.
+      const approval = (await approvalOptions(user, { action: 'passkey_remove', passkey_id: passkeyId })).body;
+      const removed = await remove(user, passkeyId, { passkeyAssertion: { challengeId: approval.challengeId, credential: passkey.get(approval.publicKey) } });
+      expect([removed.status, removed.body]).toEqual([200, { passkeyId, removed: true }]);
+      expect(await listed(user)).toEqual([]);
+      expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(user) })).body.twoFactorMethods).toEqual([]);
+      expect((await remove(user, passkeyId, { pin: bound })).status).toBe(404);
+
+      const events = (await stack.orm.em.fork().find(EventEntity, { userId: user.userId, type: { $in: ['passkey.added', 'passkey.removed'] } }, { orderBy: { position: 'asc' } }))
+        .map((e) => [e.type, e.resourceId]);
+      expect(events).toEqual([['passkey.added', passkeyId], ['passkey.removed', passkeyId]]);
+      // The worker mails each change once (the notice waits for the change to commit; the event id is the message key).
+      await waitFor(async () => (await inbox(stack, email)).filter((m) => /passkey/.test(m.subject)).length === 2, 60_000, 'two passkey notices');
+      const notices = (await inbox(stack, email)).filter((m) => /passkey/.test(m.subject)).map((m) => m.subject).reverse();
+      expect(notices).toEqual(['A passkey was added to your account', 'A passkey was removed from your account']);
+      expect((await inbox(stack, email)).find((m) => m.subject.includes('added'))!.text).toContain('"Pixel"');
+    });
   });
 });

@@ -8,9 +8,11 @@ import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { bearer } from '../helpers/wallet';
 import { SoftwarePasskey, approveSlot } from '../helpers/software-passkey';
-import { AddressBookEntryEntity, TransferEntity, UserPinEntity } from '../../db/entities';
+import { enrolPasskey } from '../helpers/passkeys';
+import { AddressBookEntryEntity, PasskeyEntity, TransferEntity, UserPinEntity } from '../../db/entities';
 
 const COOLING_OFF_SECONDS = 4;
+const HOLD_SECONDS = 3600;
 const PIN = '482915';
 
 /**
@@ -22,17 +24,19 @@ describe.each(testDatabases())('transfer approvals on $name: address book with c
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack(database, {
-      chains: true, env: { ADDRESS_COOLING_OFF_SECONDS: String(COOLING_OFF_SECONDS), TRANSFER_PASSKEY_ABOVE_KRW: '100000' },
+      chains: true, env: { ADDRESS_COOLING_OFF_SECONDS: String(COOLING_OFF_SECONDS), TRANSFER_PASSKEY_ABOVE_KRW: '100000', NEW_PASSKEY_HOLD_SECONDS: String(HOLD_SECONDS) },
     });
   });
   afterAll(async () => { await stack?.stop(); });
 
   const fundedUser = async (): Promise<RegisteredUser> => (await fundedUserWith(stack, PIN)).user;
+  /** Lets a passkey's hold pass, as if it had been added HOLD_SECONDS and a minute ago. */
+  const ageOut = (passkeyId: string) =>
+    stack.orm.em.fork().nativeUpdate(PasskeyEntity, { passkeyId }, { createdAt: new Date(Date.now() - (HOLD_SECONDS + 60) * 1000) });
+  /** A passkey the user has had for longer than its hold (NEW_PASSKEY_HOLD_SECONDS). */
   const addPasskey = async (user: RegisteredUser): Promise<SoftwarePasskey> => {
-    const passkey = new SoftwarePasskey();
-    const { body } = await call(`${stack.apiUrl}/v1/auth/passkeys/registration/options`, { method: 'POST', headers: bearer(user) });
-    const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user), json: { challengeId: body.challengeId, credential: passkey.create(body.publicKey) } });
-    if (added.status !== 201) throw new Error(`passkey registration failed: ${added.status} ${JSON.stringify(added.body)}`);
+    const { passkey, passkeyId } = await enrolPasskey(stack, user, { pin: PIN });
+    await ageOut(passkeyId);
     return passkey;
   };
   const fields = (to: string, amount: string): TransferFields => ({ to_address: to, network: 'ETHEREUM', token: 'USDT', amount });
@@ -146,5 +150,36 @@ describe.each(testDatabases())('transfer approvals on $name: address book with c
     expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
     expect(await transfersOf(user)).toBe(2);
     expect((await callApi(stack, '/api/v1/transfer/limits', user)).body).toMatchObject({ passkey_above_krw: '100000', recipient_cooling_off_seconds: COOLING_OFF_SECONDS });
+  });
+
+  it('a passkey added with a stolen token and PIN waives no cooling-off and approves nothing above the threshold until its hold ends', async () => {
+    const user = await fundedUser();
+    const trusted = Wallet.createRandom().address;
+    await stack.orm.em.fork().insert(AddressBookEntryEntity, { userId: user.userId, networkId: 'ETHEREUM', address: trusted, approvedBy: 'cooling-off', addedAt: new Date(0), usableFrom: new Date(0) });
+    // The thief holds the access token and knows the PIN: they enrol a software passkey of their own.
+    const { passkey: thiefs, passkeyId } = await enrolPasskey(stack, user, { pin: PIN, name: 'attacker' });
+    const listed = (await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user) })).body.items;
+    expect(new Date(listed[0].heldUntil).getTime()).toBeGreaterThan(Date.now() + (HOLD_SECONDS - 60) * 1000);
+
+    const own = Wallet.createRandom().address;
+    const attempts: Array<[TransferFields, string]> = [[fields(own, '10'), 'new-recipient'], [fields(trusted, '80'), 'above-passkey-threshold']];
+    for (const [f, rule] of attempts) {
+      const key = randomUUID();
+      const [slot] = (await prepare(user, f, key)).body.items;
+      const refused = await execute(user, f, key, [approveSlot(slot, thiefs)]);
+      expect([refused.status, refused.body.type, refused.body.rule]).toEqual([422, '/problems/passkey-on-hold', rule]);
+      expect(new Date(refused.body.heldUntil).getTime()).toBeGreaterThan(Date.now());
+    }
+    expect(await transfersOf(user)).toBe(0);
+    expect(await addressBook(user)).toEqual([expect.objectContaining({ address: trusted })]);
+    // What the PIN alone allows stays allowed: a trusted recipient under the threshold.
+    expect((await execute(user, fields(trusted, '10'), randomUUID())).body.status).toMatch(INCLUDED);
+
+    // Once the hold has passed (the person was mailed and told by event meanwhile), the passkey approves as any other.
+    await ageOut(passkeyId);
+    const key = randomUUID();
+    const f = fields(own, '10');
+    const [slot] = (await prepare(user, f, key)).body.items;
+    expect((await execute(user, f, key, [approveSlot(slot, thiefs)])).body.status).toMatch(INCLUDED);
   });
 });

@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { closeAccountBody, encryptPin, ensurePin, transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 
@@ -205,7 +205,8 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
     const owner = await registerUser(stack);
     const opened = await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     expect([200, 201]).toContain(opened.status);
-    const closing = await callApi(stack, '/v1/account/close', owner, { json: { confirm: 'CLOSE' } });
+    await ensurePin(stack, owner, '482913');
+    const closing = await callApi(stack, '/v1/account/close', owner, { json: await closeAccountBody(stack, '482913') });
     expect(closing.status).toBe(409);
     const held = (closing.body.blockers as Array<{ reason: string; detail: string }>).filter((b) => b.reason === 'custodial-balance');
     expect(held.map((b) => b.detail.split(' ')[0])).toContain('SOL');

@@ -13,10 +13,12 @@ import { newOperatorToken, operatorTokenHash } from '../../api/operators/operato
 import { waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin, transferPin } from '../helpers/pin';
+import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
+import { enrolPasskey } from '../helpers/passkeys';
+import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
 import {
-  accountClosureWorkflowId, credentialRevocationWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -39,7 +41,7 @@ describe('workflow histories', () => {
       'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
       'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
       'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
-      'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json',
+      'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json', 'security-notice-mailed.json',
     ]));
   });
 
@@ -201,10 +203,26 @@ if (process.env.RECORD_HISTORIES) {
       await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person.name, 100_000));
       const chargeId = (await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' } })).body.charge_id as string;
       await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(saver), json: { confirm: 'CLOSE' } })).status).toBe(409);
+      await ensurePin(stack, saver, '482913');
+      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(saver), json: await closeAccountBody(stack, '482913') })).status).toBe(409);
       await save(accountClosureWorkflowId(saver.userId), 'account-closure-refused');
-      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: { confirm: 'CLOSE' } })).status).toBe(200);
+      await ensurePin(stack, user, '482913');
+      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: await closeAccountBody(stack, '482913') })).status).toBe(200);
       await save(accountClosureWorkflowId(user.userId), 'account-closure-completed');
+      await stack.stop();
+    });
+
+    it('records the mailed notice of a passkey added', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const user = await registerUser(stack);
+      await verifyEmail(stack, user, `replay.${randomUUID().slice(0, 8)}@example.com`);
+      const { passkeyId } = await enrolPasskey(stack, user);
+      const workflowId = securityNoticeWorkflowId('passkey.added', passkeyId);
+      await stack.temporal.workflow.getHandle(workflowId).result();
+      const json = execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      writeFileSync(join(DIR, 'security-notice-mailed.json'), json);
       await stack.stop();
     });
   });
