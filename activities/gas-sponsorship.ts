@@ -127,14 +127,14 @@ export class GasSponsor {
 
   private async coinPrice(network: EvmNetwork): Promise<bigint> {
     const { symbol } = coinOf(network);
-    const price = await this.deps.prices.wonPriceCenti(symbol);
-    if (price === undefined) {
+    const price = await this.deps.prices.wonPrice(symbol);
+    if ('refused' in price) {
       throw ApplicationFailure.create({
         type: GasFailure.PriceUnavailable, nonRetryable: true,
-        message: `No ${symbol} price in won can be had now, so gas cannot be sponsored; try again later`,
+        message: `No ${symbol} price in won can be had now (${price.refused}), so gas cannot be sponsored; try again later`,
       });
     }
-    return price;
+    return price.centi;
   }
 
   private network(networkId: string): EvmNetwork {

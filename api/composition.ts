@@ -60,7 +60,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     transferSignerCaps: settings.transferSignerCaps, operators: settings.operators,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
-    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp }),
+    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp, checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT } }),
     securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, ...providerHttp }),
     cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
     solanaChains: new SolanaChains(),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DomainError } from '../platform/domain-error';
-import { callProvider, type ProviderHttpOptions } from './provider-http';
+import { PROVIDER_REJECTED, callProvider, type ProviderHttpOptions } from './provider-http';
 
 export interface CexTokens { access_token: string; refresh_token?: string; token_type: string; expires_in: number; scope: string }
 export interface CexProfile { accountId: string; name: string; permissions: { read: boolean; withdraw: boolean } }
@@ -28,21 +28,19 @@ export class CexClient {
     return url.toString();
   }
 
-  /** Exchanges the code (RFC 6749 section 4.1.3, form-encoded). */
+  /** Exchanges the code (RFC 6749 section 4.1.3, form-encoded); a refusal (4xx) is CexGrantError. */
   async exchangeCode(input: { code: string; redirectUri: string; codeVerifier: string }): Promise<CexTokens> {
-    const response = await fetch(new URL('/cex/oauth/token', this.options.baseUrl), {  // form-encoded, so not callProvider
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
-      body: new URLSearchParams({
-        grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier,
-        client_id: this.options.clientId, client_secret: this.options.clientSecret,
-      }),
-      signal: AbortSignal.timeout(this.options.timeoutMs),
+    const form = new URLSearchParams({
+      grant_type: 'authorization_code', code: input.code, redirect_uri: input.redirectUri, code_verifier: input.codeVerifier,
+      client_id: this.options.clientId, client_secret: this.options.clientSecret,
     });
-    const body = (await response.json()) as CexTokens & { error?: string; error_description?: string };
-    if (response.status >= 500) throw new Error(`exchange answered ${response.status} on /cex/oauth/token`);
-    if (!response.ok) throw new CexGrantError(body.error_description ?? body.error ?? 'the exchange refused the code');
-    return body;
+    try {
+      return (await callProvider<CexTokens>(this.http, 'POST', '/cex/oauth/token', form)).body;
+    } catch (error) {
+      if ((error as { type?: unknown }).type !== PROVIDER_REJECTED) throw error;
+      const [answer] = ((error as { details?: unknown[] }).details ?? []) as Array<{ error?: string; error_description?: string } | undefined>;
+      throw new CexGrantError(answer?.error_description ?? answer?.error ?? 'the exchange refused the code');
+    }
   }
 
   async profile(accessToken: string): Promise<CexProfile> {

@@ -45,3 +45,8 @@ export const BankFailure = {
 
 /** A provider did not answer in time, could not be reached, or failed (5xx) through every retry. */
 export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';
+/**
+ * A provider answered, but not as its API promises (another shape, a redirect, an answer too long), through every
+ * retry: the failure type an activity's ProviderAnswerInvalid carries (its class name). Answered like an outage.
+ */
+export const PROVIDER_ANSWER_INVALID = 'ProviderAnswerInvalid';

@@ -36,6 +36,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     faults.set(ctx.params.target!, ((ctx.request as unknown as { body?: FaultSettings }).body ?? {}));
     ctx.body = faults.get(ctx.params.target!);
   });
+  admin.get('/_faults/:target', (ctx) => { ctx.body = faults.get(ctx.params.target!) ?? {}; });
   admin.delete('/_faults', (ctx) => { faults.clear(); ctx.status = 204; });
 
   const identity = identityProviderRouter(options);

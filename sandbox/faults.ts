@@ -1,8 +1,18 @@
+import { Readable } from 'node:stream';
 import type { Context, Next } from 'koa';
 
-/** Fault injection for a sandbox service: delay every call, fail a share of calls, or fail the next N calls. */
-/** `paths`: only calls whose path ends with one of these (e.g. ["/deposits"]); every call of the target otherwise. */
-export interface FaultSettings { delayMs?: number; errorRate?: number; failTimes?: number; status?: number; paths?: string[] }
+/**
+ * Fault injection for a sandbox service: delay every call, fail a share of calls, or fail the next N calls; or answer
+ * as a compromised or broken provider would: `answer` (this status and JSON body instead of the real one),
+ * `redirectTo` (307 to that address), `bodyBytes` (200 with a body that long). `paths`: only calls whose path ends
+ * with one of these (e.g. ["/deposits"]); every call of the target otherwise.
+ */
+export interface FaultSettings {
+  delayMs?: number; errorRate?: number; failTimes?: number; status?: number; paths?: string[];
+  answer?: { status?: number; body: unknown }; redirectTo?: string; bodyBytes?: number;
+  /** Reported: how many bytes of `bodyBytes` answers the clients have taken so far. */
+  bytesServed?: number;
+}
 
 export class FaultInjector {
   private readonly settings = new Map<string, FaultSettings>();
@@ -31,7 +41,38 @@ export class FaultInjector {
         ctx.body = { error: 'injected_fault' };
         return;
       }
+      if (faults?.redirectTo) {
+        ctx.status = 307;
+        ctx.set('location', faults.redirectTo);
+        return;
+      }
+      if (faults?.answer) {
+        ctx.status = faults.answer.status ?? 200;
+        ctx.body = faults.answer.body;
+        return;
+      }
+      if (faults?.bodyBytes) {
+        ctx.type = 'application/json';
+        faults.bytesServed ??= 0;
+        ctx.body = Readable.from(oversized(faults.bodyBytes, (n) => { faults.bytesServed! += n; }));
+        return;
+      }
       await next();
     };
   }
+}
+
+/**
+ * A JSON string `bytes` long, in chunks made as the client reads (no Content-Length: the reader must count), each
+ * told to `taken`: a client that stops reading takes little of it.
+ */
+function* oversized(bytes: number, taken: (n: number) => void): Generator<Buffer> {
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  yield Buffer.from('"');
+  for (let left = bytes - 2; left > 0; left -= chunk.length) {
+    const next = left >= chunk.length ? chunk : chunk.subarray(0, left);
+    taken(next.length);
+    yield next;
+  }
+  yield Buffer.from('"');
 }

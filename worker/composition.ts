@@ -44,7 +44,9 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
       statusBaseUrl: config.VC_STATUS_BASE_URL, didNetwork: networks.get(config.DID_NETWORK_ID),
     }),
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY), gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,
-    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    prices: new PriceFeedClient({
+      baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
+    }),
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
     transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),
     close: () => providers.destroy(),

@@ -24,13 +24,13 @@ export interface ApprovalCheck { reasons: ApprovalReason[]; recipient: Recipient
 export class SpendingPolicy {
   constructor(private readonly deps: { orm: Orm; prices: PriceFeedClient; defaults: Limits; addressBook: AddressBook }) {}
 
-  /** The transfer's value in won, rounded up; a price that cannot be had refuses the transfer (503). */
+  /** The transfer's value in won, rounded up; a price that cannot be had, or fails its checks, refuses the transfer (503). */
   async valueInWon(token: string, amount: bigint, decimals: number): Promise<bigint> {
-    const price = await this.deps.prices.wonPriceCenti(token);
-    if (price === undefined) {
-      throw new HttpError(503, 'price-unavailable', 'Price unavailable', `No ${token} price in won can be had now, so no transfer is made; try again later`, undefined, { 'retry-after': '60' });
+    const price = await this.deps.prices.wonPrice(token);
+    if ('refused' in price) {
+      throw new HttpError(503, 'price-unavailable', 'Price unavailable', `No ${token} price in won can be had now (${price.refused}), so no transfer is made; try again later`, undefined, { 'retry-after': '60' });
     }
-    return wonValue(amount, decimals, price);
+    return wonValue(amount, decimals, price.centi);
   }
 
   async limitsOf(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<Limits> {

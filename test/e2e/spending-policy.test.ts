@@ -75,6 +75,33 @@ describe.each(testDatabases())('spending policy on $name: transfer limits in won
     expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
   });
 
+  it('values nothing with a price answer that is malformed, stale, rounds to zero, jumps past the band or runs too long: 503, no transfer', async () => {
+    const user = await fundedUser();
+    const hour = Math.floor(Date.now() / 3_600_000);
+    const at = (h: number) => new Date(h * 3_600_000).toISOString();
+    const answers: Array<[string, object]> = [
+      ['malformed', { answer: { body: { points: 'none' } } }],
+      ['a price that rounds to 0 won', { answer: { body: { points: [{ at: at(hour - 1), price: 0.001 }, { at: at(hour), price: 0.001 }] } } }],
+      ['a negative price', { answer: { body: { points: [{ at: at(hour), price: -1400 }] } } }],
+      ['stale', { answer: { body: { points: [{ at: at(hour - 5), price: 1400 }] } } }],
+      ['from the future', { answer: { body: { points: [{ at: at(hour + 3), price: 1400 }] } } }],
+      ['a hundredfold drop in an hour', { answer: { body: { points: [{ at: at(hour - 1), price: 1400 }, { at: at(hour), price: 14 }] } } }],
+      ['a drop from the last accepted price', { answer: { body: { points: [{ at: at(hour), price: 14 }] } } }],
+      ['larger than the client reads', { bodyBytes: 6 * 1024 * 1024 }],
+    ];
+    // 800 USDT is 1,120,000 won at the real price, over the per-transfer limit: a bad price must not let it through.
+    expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
+    for (const [what, fault] of answers) {
+      await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: fault });
+      const refused = await send(user, '800');
+      expect([what, refused.status, refused.body.type]).toEqual([what, 503, '/problems/price-unavailable']);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    }
+    expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
+  });
+
   it('takes the limits an operator sets with npm run limits', async () => {
     const user = await fundedUser();
     const set = limitsCommand(user.userId, '3000000', '5000000');
