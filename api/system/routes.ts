@@ -2,7 +2,8 @@ import { Health, OpenApiDocument, Readiness } from './schemas';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { problems } from '../http/problems';
+import { HttpError } from '../http/problems';
+import type { Logger } from '../../platform/logger';
 import { JwksResponse } from '../auth/schemas';
 import type { TokenService } from '../auth/tokens';
 import { DOCS_PAGE } from '../http/docs-page';
@@ -22,18 +23,23 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
     }),
     defineRoute({
       method: 'get', path: '/readyz', credentials: false, operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
+      description: 'Public, so it says only which check failed; why (error texts that may name internal addresses or logins) goes to the log.',
       responses: {
         200: { description: 'Ready', schema: Readiness },
-        503: { description: 'A dependency is unreachable' },
+        503: { description: 'A dependency is unreachable: `checks` says which' },
       },
-      handler: async () => {
-        const check = async (probe: () => Promise<unknown>) => withTimeout(probe(), 2000).then(() => 'ok', (e: Error) => `unreachable: ${e.message}`);
+      handler: async (_input, ctx) => {
+        const check = async (name: string, probe: () => Promise<unknown>) => withTimeout(probe(), 2000).then(() => 'ok' as const, (error: Error) => {
+          (ctx.state.log as Logger).warn({ check: name, err: error }, 'readiness check failed');
+          return 'unreachable' as const;
+        });
         const checks = {
-          database: await check(() => orm.em.getConnection().execute('select 1')),
-          temporal: await check(() => temporal.workflowService.getSystemInfo({})),
+          database: await check('database', () => orm.em.getConnection().execute('select 1')),
+          temporal: await check('temporal', () => temporal.workflowService.getSystemInfo({})),
         };
         if (checks.database !== 'ok' || checks.temporal !== 'ok') {
-          throw problems.unavailable(`Not ready: database ${checks.database}, temporal ${checks.temporal}`);
+          const failed = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k]) => k);
+          throw new HttpError(503, 'not-ready', 'Service unavailable', `Not ready: ${failed.join(' and ')} unreachable`, undefined, { 'retry-after': '5' }, false, { checks });
         }
         return { status: 200, body: { status: 'ready', checks } };
       },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 
 export const Health = Type.Object({ status: Type.Literal('ok') });
-export const Readiness = Type.Object({ status: Type.Literal('ready'), checks: Type.Object({ database: Type.String(), temporal: Type.String() }) });
+const Check = Type.Union([Type.Literal('ok'), Type.Literal('unreachable')]);
+export const Readiness = Type.Object({ status: Type.Literal('ready'), checks: Type.Object({ database: Check, temporal: Check }) });
 export const OpenApiDocument = Type.Object({}, { additionalProperties: true });

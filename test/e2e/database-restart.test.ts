@@ -71,4 +71,15 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     expect((await callApi(stack, '/api/v1/balance', user)).body).toMatchObject({ balances: [{ currency: 'KRW', amount: String(chargeIds.size * 1000) }] });
     expect(await stack.orm.em.fork().count(IdempotencyRecordEntity, { state: 'in_progress' })).toBe(0);
   }, 240_000);
+
+  it('tells the public only which readiness check failed, never the error text (addresses, logins): that goes to the log', async () => {
+    stack.databaseProxy!.restart(3000);
+    const answer = await fetch(`${stack.apiUrl}/readyz`);
+    const text = await answer.text();
+    expect(answer.status).toBe(503);
+    expect(JSON.parse(text)).toMatchObject({ type: '/problems/not-ready', detail: 'Not ready: database unreachable', checks: { database: 'unreachable', temporal: 'ok' } });
+    const { hostname, port, username } = new URL(stack.config.DATABASE_URL);
+    for (const secret of [hostname, port, username, 'ECONNREFUSED', 'ECONNRESET', 'connect', 'password']) expect(text).not.toContain(secret);
+    await waitFor(async () => (await fetch(`${stack.apiUrl}/readyz`)).status === 200, 30_000, 'ready again');
+  });
 });
