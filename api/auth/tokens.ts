@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID, createHash, timingSafeEqual } from 'node:crypto';
-import { SignJWT, exportJWK, importJWK, jwtVerify, type JWK, type KeyLike } from 'jose';
+import { SignJWT, errors, exportJWK, importJWK, jwtVerify, type JWK, type KeyLike } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Orm } from '../../db/orm';
 import { RefreshTokenEntity } from '../../db/entities';
@@ -95,7 +95,9 @@ export class TokenService {
       const user = { userId: String(payload.sub), deviceId: String(payload.did ?? '') };
       this.verified.set(token, { user, expiresAt: payload.exp! * 1000 }, { ttl: Math.max(1, payload.exp! * 1000 - Date.now()) });
       return user;
-    } catch {
+    } catch (error) {
+      // Our own signature over a token that has run out is not a guess: told apart, and not counted as a failed credential.
+      if (error instanceof errors.JWTExpired) throw problems.unauthorized('The access token expired: get a new one with the refresh token (POST /v1/auth/token)', 'token-expired');
       throw problems.invalidCredential('invalid-token', 'The access token is invalid or expired');
     }
   }

@@ -27,8 +27,8 @@ export const problems = {
     new HttpError(400, 'validation-error', 'Request validation failed', `The ${where} does not match the documented schema`, errors),
   badHeader: (header: string, detail: string) =>
     new HttpError(400, 'validation-error', 'Request validation failed', detail, [{ in: 'header', pointer: `/${header.toLowerCase()}`, detail }]),
-  /** No usable credential at all (missing or not in the form asked): not counted as a wrong one. */
-  unauthorized: (detail: string) => new HttpError(401, 'unauthorized', 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
+  /** No usable credential at all (missing, not in the form asked, or one of ours that expired): not counted as a wrong one. */
+  unauthorized: (detail: string, type = 'unauthorized') => new HttpError(401, type, 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
   /** A credential that is wrong, expired or revoked: counted per client address (rule failed-credentials). */
   invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail, undefined, {}, true),
   /** The token is valid but its user is suspended, closed or gone: one problem wherever it is checked. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { SignJWT, importJWK, type JWK } from 'jose';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, idCardForm, newPerson, registerUser, verifyIdentity, type RegisteredUser } from '../helpers/http';
@@ -131,6 +132,15 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     for (const path of ['/healthz', '/openapi.json', '/.well-known/jwks.json']) expect((await call(`${stack.apiUrl}${path}`, { headers: from('198.51.100.1') })).status).toBe(200);
     // A missing credential is not a wrong one.
     expect(await statuses(12, (base) => call(`${base}/v1/account/profile`, { headers: from('198.51.100.3') }))).toEqual(Array(12).fill(401));
+    // Nor is one of our own tokens that expired (an app that slept past the 15 minutes): told apart, never counted.
+    const jwk = JSON.parse(stack.config.JWT_PRIVATE_JWK) as JWK;
+    const expired = await new SignJWT({ did: user.deviceId }).setProtectedHeader({ alg: 'ES256', kid: jwk.kid, typ: 'at+jwt' }).setSubject(user.userId)
+      .setIssuer(stack.config.JWT_ISSUER).setAudience(stack.config.JWT_AUDIENCE).setIssuedAt(Math.floor(Date.now() / 1000) - 1000)
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 100).sign(await importJWK(jwk, 'ES256'));
+    const answers = [];
+    for (let i = 0; i < 12; i += 1) answers.push(await call(`${apiFor(i)}/v1/account/profile`, { headers: { ...from('198.51.100.5'), authorization: `Bearer ${expired}` } }));
+    expect(answers.map((a) => [a.status, a.body.type])).toEqual(Array(12).fill([401, '/problems/token-expired']));
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: { ...from('198.51.100.5'), ...bearer(user) } })).status).toBe(200);
     // Nor is the valid token of a user who was suspended: refused every time, never counted.
     const suspended = await registerUser(stack);
     await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
