@@ -104,7 +104,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...bankRoutes({
       orm,
       verifications: new BankVerificationService({
-        orm, temporal, encryption, bank: deps.bank, taskQueue,
+        orm, temporal, encryption, bank: deps.bank, taskQueue, rateLimits: deps.rateLimits,
         verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
       }),
     }),

@@ -14,9 +14,10 @@ import { idForRequest } from '../http/idempotency';
 import { safeEqual } from '../auth/tokens';
 import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
+import type { RateLimits } from '../http/rate-limits';
 
 export interface BankServiceDeps {
-  orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string;
+  orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string; rateLimits: RateLimits;
   verificationTtlSeconds: number; verificationMaxAttempts: number;
 }
 
@@ -49,6 +50,10 @@ export class BankVerificationService {
     if (!sameName(holder.holder, encryption.openText(user.nameSealed, user.id))) {
       throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
     }
+    // Names are not unique: the holder check lets anyone of the same name try. Guesses at one account are bounded
+    // across every user: a few sends a day, and no send at all once too many wrong codes were tried at it.
+    await this.deps.rateLimits.assertUnder('bank-account-wrong-code', accountNoHash);
+    await this.deps.rateLimits.consume('bank-account-send-won', accountNoHash);
     // With an Idempotency-Key, a retry whose first attempt sent the deposit but lost its answer (a process or the
     // database going away) finds the same verification, code and workflow: 1 KRW goes once (found by the cluster drill).
     const verificationId = idForRequest('bv', user.id, input.idempotencyKey);
@@ -84,9 +89,12 @@ export class BankVerificationService {
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
+    const pending = await this.deps.orm.em.fork().findOne(BankVerificationEntity, { verificationId, userId }, { fields: ['accountNoHash'] });
+    if (pending) await this.deps.rateLimits.assertUnder('bank-account-wrong-code', pending.accountNoHash);
     const verification = await countCodeAttempt(this.deps.orm, BankVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'send 1 KRW again');
     const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash) ? legacyHashOf(verification.verificationId, code) : this.codeHashOf(verification.verificationId, code);
     if (!safeEqual(verification.codeHash, expected)) {
+      await this.deps.rateLimits.count('bank-account-wrong-code', verification.accountNoHash);
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) {
         await this.deps.orm.em.fork().transactional(async (tx) => {

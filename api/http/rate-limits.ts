@@ -21,6 +21,13 @@ export const DEFAULT_RATE_LIMITS = {
   /** Each send moves 1 KRW from our operating account. */
   'bank-send-won': { points: 5, seconds: 3600 },
   'bank-send-won-confirm': { points: 20, seconds: 3600 },
+  /**
+   * Per bank account, whoever asks: 1 KRW sends a day, and wrong codes in 20 days (over it, the account can be neither
+   * sent to nor confirmed). A code is 4 digits: with 3 attempts per verification, no one has more than 10 guesses in
+   * 20 days at one account, however many accounts of their own (in a name like the holder's) they use.
+   */
+  'bank-account-send-won': { points: 3, seconds: 24 * 3600 },
+  'bank-account-wrong-code': { points: 10, seconds: 20 * 24 * 3600 },
   /** KYC renewal by a registered user: each stores an ID-card image and costs an OCR reading. */
   'kyc-renewal': { points: 5, seconds: 24 * 3600 },
   /** Each request mails a code to an address the user names. */
@@ -42,6 +49,12 @@ export const DEFAULT_RATE_LIMITS = {
 } satisfies Record<string, RateRule>;
 export type RateRuleName = keyof typeof DEFAULT_RATE_LIMITS;
 
+/**
+ * The longest window a rule may have: the in-process store (SQLite mode) expires a key with a Node timer, and a timer
+ * longer than 2^31 - 1 ms (24.8 days) fires at once, which would forget every count (found by the 1 KRW guessing test).
+ */
+export const MAX_WINDOW_SECONDS = 24 * 24 * 3600;
+
 /** RATE_LIMITS: `{"<rule>": {"points": n, "seconds": s}}` for known rules only; anything else stops the process at start. */
 export function parseOverrides(json: string): Partial<Record<RateRuleName, RateRule>> {
   let parsed: unknown;
@@ -50,8 +63,8 @@ export function parseOverrides(json: string): Partial<Record<RateRuleName, RateR
   for (const [name, rule] of Object.entries(parsed)) {
     if (!(name in DEFAULT_RATE_LIMITS)) throw new Error(`RATE_LIMITS: unknown rule ${name}; rules: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')}`);
     const { points, seconds } = (rule ?? {}) as Partial<RateRule>;
-    if (!Number.isInteger(points) || points! < 1 || !Number.isInteger(seconds) || seconds! < 1) {
-      throw new Error(`RATE_LIMITS: ${name} needs whole numbers points >= 1 and seconds >= 1`);
+    if (!Number.isInteger(points) || points! < 1 || !Number.isInteger(seconds) || seconds! < 1 || seconds! > MAX_WINDOW_SECONDS) {
+      throw new Error(`RATE_LIMITS: ${name} needs whole numbers points >= 1 and seconds from 1 to ${MAX_WINDOW_SECONDS}`);
     }
   }
   return parsed as Partial<Record<RateRuleName, RateRule>>;

@@ -49,7 +49,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
 
     const wrong = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: code === '0000' ? '0001' : '0000' } });
     expect(wrong.status).toBe(422);
-    expect(wrong.body.detail).toContain('4 attempts left');
+    expect(wrong.body.detail).toContain('2 attempts left');
     const stranger = await registerUser(stack);
     expect((await api('/api/v1/bank/send-won/confirm', stranger, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(404);
 
@@ -83,7 +83,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await bankAccount('088', other.accountNo)).transactions).toHaveLength(0);
   });
 
-  it('refuses unknown accounts, accounts in another name, and locks after five wrong codes', async () => {
+  it('refuses unknown accounts, accounts in another name, and locks after three wrong codes', async () => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: '99999999999' } })).body.type).toBe('/problems/bank-account-not-found');
     const foreign = await openAccount('김다른', 1000);
@@ -98,8 +98,8 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     const code = (await bankAccount('004', own.accountNo)).transactions.at(-1)!.remark.slice(2);
     const wrongCode = code === '1111' ? '2222' : '1111';
     const answers = await Promise.all(Array.from({ length: 8 }, () => api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: wrongCode } })));
-    expect(answers.filter((a) => a.status === 422)).toHaveLength(5); // parallel guesses never exceed the limit
-    expect(answers.filter((a) => a.status === 409)).toHaveLength(3);
+    expect(answers.filter((a) => a.status === 422)).toHaveLength(3); // parallel guesses never exceed the limit
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
     const locked = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } });
     expect(locked.status).toBe(409); // even the right code, once locked
     expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(0);

@@ -1,4 +1,5 @@
 import { loadConfig, ConfigError, API_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
+import { DEFAULT_RATE_LIMITS, MAX_WINDOW_SECONDS, parseOverrides } from '../../api/http/rate-limits';
 import { createLogger } from '../../platform/logger';
 import { composeApi } from '../../api/composition';
 import type { Orm } from '../../db/orm';
@@ -41,5 +42,13 @@ describe('the API composition root', () => {
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
       'OPERATOR_TOKENS: the value for alice must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)',
     ]);
+  });
+});
+
+describe('rate limit windows', () => {
+  it('keeps every window within what the in-process store can time (a longer Node timer fires at once)', () => {
+    for (const [rule, { seconds }] of Object.entries(DEFAULT_RATE_LIMITS)) expect([rule, seconds <= MAX_WINDOW_SECONDS]).toEqual([rule, true]);
+    expect(() => parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 30 * 24 * 3600 } }))).toThrow(/seconds from 1 to 2073600/);
+    expect(parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 24 * 24 * 3600 } }))).toEqual({ 'bank-account-wrong-code': { points: 10, seconds: 2073600 } });
   });
 });
