@@ -25,6 +25,8 @@ export interface CredentialRequest {
   /** What is attested; one live credential per source key, so retries never issue twice. */
   sourceKey: string;
   subject: Record<string, unknown>;
+  /** VC Data Model 2.0 `evidence`: how the claims were established (which verified, which only self-asserted). */
+  evidence?: Array<Record<string, unknown>>;
   /** credentialSubject.id: the holder's DID, when the credential names them. */
   holder?: string | null;
 }
@@ -79,6 +81,7 @@ export class CredentialBook {
       validFrom: credentialTime(validFrom), validUntil: credentialTime(validUntil),
       credentialSubject: holder ? { id: holder, ...request.subject } : request.subject,
       credentialStatus: statusEntry(this.deps.statusBaseUrl, listId, index),
+      ...(request.evidence ? { evidence: request.evidence } : {}),
     }, validFrom);
     const row = tx.create(VerifiableCredentialEntity, {
       vcId: `vc_${uuid}`, userId: request.userId, type: request.type, sourceKey: request.sourceKey, holder,

@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import type { Orm } from '../db/orm';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { KycBasicInfoEntity, UploadEntity, UserEntity, VerifiableCredentialEntity } from '../db/entities';
+import { KycBasicInfoEntity, RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, openPassResult } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { sameName } from '../platform/names';
 import { RegistrationFailure, type BasicInfoInput, type KycRenewalInput, type KycRenewalOutcome } from '../workflows/messages';
+import { KycFailure } from '../platform/failures';
 import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime } from '../integrations/credentials/issuer';
 import { openCredential } from '../integrations/credentials/records';
@@ -18,15 +19,34 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
    * Stores the user's basic information with a BasicInfoCredential for it, in one transaction: a credential per
    * distinct submission (the same details again keep the credential they have), so a retry never issues twice. New
    * details supersede the old: the user's earlier BasicInfoCredentials are revoked in the same transaction.
+   * The legal name must be the one the identity provider verified at registration, and the nationality too when the
+   * provider gave one (the service signs nothing that contradicts it); the credential's `evidence` says which claims
+   * were verified and which only self-asserted (the English names always are).
    */
   async recordBasicInfo({ userId, kycSessionId, fullName, engSurname, engName, nationality }: BasicInfoInput): Promise<{ vcId: string }> {
+    const em = orm.em.fork();
+    const user = await em.findOneOrFail(UserEntity, { id: userId });
+    if (!sameName(fullName, encryption.openText(user.nameSealed, userId))) {
+      throw ApplicationFailure.create({ type: KycFailure.NameMismatch, nonRetryable: true, message: 'full_name must be the name verified with the identity provider at registration' });
+    }
+    const registration = await em.findOne(RegistrationEntity, { regId: user.regId });
+    const identity = registration?.passResultSealed ? openPassResult(encryption, user.regId, registration.passResultSealed) : {};
+    // Only an ISO 3166-1 code the provider gave is comparable (some report a domestic/foreign flag instead).
+    const verifiedNationality = /^[A-Z]{2}$/.test(identity.nationality ?? '') ? identity.nationality : undefined;
+    if (verifiedNationality && verifiedNationality !== nationality) {
+      throw ApplicationFailure.create({ type: KycFailure.NationalityMismatch, nonRetryable: true, message: `nationality must be the one verified with the identity provider at registration (${verifiedNationality})` });
+    }
     const basicInfo = {
       userId, kycSessionId: kycSessionId ?? null, fullNameSealed: encryption.sealText(fullName, userId), engSurnameSealed: encryption.sealText(engSurname, `eng-name:${userId}`), engNameSealed: encryption.sealText(engName, `eng-name:${userId}`), nationality, submittedAt: new Date(),
     };
     const subject = { name: fullName, familyName: engSurname, givenName: engName, nationality };
+    const evidence = [
+      { type: ['IdentityProviderEvidence'], checkedBy: 'mobile-carrier-pass', claims: ['name', ...(verifiedNationality ? ['nationality'] : [])] },
+      { type: ['SelfAssertedEvidence'], claims: ['familyName', 'givenName', ...(verifiedNationality ? [] : ['nationality'])] },
+    ];
     const sourceKey = `basic-info:${userId}:${createHash('sha256').update(JSON.stringify(subject)).digest('hex')}`;
     const { credential, issued } = await credentials.issueOnce(
-      { userId, type: 'BasicInfoCredential', sourceKey, subject, holder: await credentials.holderOf(orm.em.fork(), userId) },
+      { userId, type: 'BasicInfoCredential', sourceKey, subject, evidence, holder: await credentials.holderOf(orm.em.fork(), userId) },
       async (tx, credential) => {
         await credentials.revoke(tx, { userId, type: 'BasicInfoCredential', vcId: { $ne: credential.vcId } }, 'superseded');
         await tx.upsert(KycBasicInfoEntity, basicInfo);

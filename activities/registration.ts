@@ -4,7 +4,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import type { Orm } from '../db/orm';
 import { sameName } from '../platform/names';
-import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity, openOcrResult, sealOcrResult } from '../db/entities';
+import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity, openOcrResult, openPassResult as openVerifiedIdentity, sealOcrResult } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime } from '../integrations/credentials/issuer';
@@ -38,7 +38,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
   };
   const openPassResult = (regId: string, sealed: string | null | undefined): SealedPassResult => {
     if (!sealed) throw businessFailure(RegistrationFailure.StepOutOfOrder, 'no identity result recorded for this registration');
-    return JSON.parse(encryption.openText(sealed, regId)) as SealedPassResult;
+    return openVerifiedIdentity(encryption, regId, sealed);
   };
   const loadRegistration = async (regId: string) => {
     const em = orm.em.fork();

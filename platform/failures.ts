@@ -13,6 +13,12 @@ export const RegistrationFailure = {
   UploadNotFound: 'UploadNotFound',
 } as const;
 
+/** Basic KYC details that contradict the identity verified at registration: nothing is recorded or signed. */
+export const KycFailure = {
+  NameMismatch: 'KycNameMismatch',
+  NationalityMismatch: 'KycNationalityMismatch',
+} as const;
+
 /** A provider refused a request for a reason retrying will not fix (its 4xx); raised by integrations/provider-http.ts. */
 export const PROVIDER_REJECTED = 'ProviderRejected';
 

@@ -1,6 +1,6 @@
 import { NamespaceNotFoundError, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { BankFailure, GasFailure, KeyRotationFailure, PROVIDER_ANSWER_INVALID, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
+import { BankFailure, GasFailure, KeyRotationFailure, KycFailure, PROVIDER_ANSWER_INVALID, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
 import { HttpError, problems } from './problems';
 
 /** Each typed workflow failure maps to exactly one HTTP answer. */
@@ -17,6 +17,8 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   // A provider that stayed down through the activity's retries: the caller may try again shortly.
   [PROVIDER_UNAVAILABLE]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
   [PROVIDER_ANSWER_INVALID]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
+  [KycFailure.NameMismatch]: { status: 422, slug: 'name-mismatch', title: 'Not the verified name' },
+  [KycFailure.NationalityMismatch]: { status: 422, slug: 'nationality-mismatch', title: 'Not the verified nationality' },
   [BankFailure.DepositRefused]: { status: 422, slug: 'bank-account-not-found', title: 'The bank refused the deposit' },
   [TransferFailure.TransferRefused]: { status: 422, slug: 'transfer-would-fail', title: 'The transfer would fail' },
   [GasFailure.BudgetExceeded]: { status: 422, slug: 'gas-budget-exceeded', title: 'Gas budget exceeded' },

@@ -33,3 +33,8 @@ interface Sealer { sealText(plain: string, associatedData?: string): string; ope
 export const sealOcrResult = (encryption: Sealer, regId: string, result: OcrResult): string => encryption.sealText(JSON.stringify(result), `ocr:${regId}`);
 export const openOcrResult = (encryption: Sealer, regId: string, stored: StoredOcrResult): OcrResult =>
   (typeof stored === 'string' ? JSON.parse(encryption.openText(stored, `ocr:${regId}`)) as OcrResult : stored);
+
+/** The identity provider's result as a registration keeps it (sealed, bound to its regId): who was verified. */
+export interface VerifiedIdentity { ci?: string; di?: string; name?: string; birthDate?: string; gender?: string; nationality?: string; phone?: string }
+export const openPassResult = (encryption: Sealer, regId: string, sealed: string): VerifiedIdentity =>
+  JSON.parse(encryption.openText(sealed, regId)) as VerifiedIdentity;

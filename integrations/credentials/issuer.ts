@@ -20,6 +20,11 @@ export const WALLET_CONTEXT = {
     familyName: 'https://schema.org/familyName',
     givenName: 'https://schema.org/givenName',
     nationality: 'https://schema.org/nationality',
+    // evidence (VC Data Model 2.0, section 5.6): which claims the identity provider verified, which the holder only asserted
+    IdentityProviderEvidence: `${VOCAB}IdentityProviderEvidence`,
+    SelfAssertedEvidence: `${VOCAB}SelfAssertedEvidence`,
+    checkedBy: `${VOCAB}checkedBy`,
+    claims: { '@id': `${VOCAB}claims`, '@container': '@set' },
   },
 } as const;
 
@@ -33,6 +38,7 @@ export interface VerifiableCredential {
   validUntil: string;
   credentialSubject: Record<string, unknown>;
   credentialStatus?: BitstringStatusListEntry;
+  evidence?: Array<Record<string, unknown>>;
   proof: Record<string, string>;
 }
 
@@ -85,10 +91,10 @@ export class CredentialIssuer {
   }
 
   async issue(unsigned: UnsignedCredential, created: Date = new Date()): Promise<VerifiableCredential> {
-    const { id, type, validFrom, validUntil, credentialSubject, credentialStatus } = unsigned;
+    const { id, type, validFrom, validUntil, credentialSubject, credentialStatus, evidence } = unsigned;
     return this.sign({
       '@context': [CREDENTIALS_V2_URL, WALLET_CONTEXT_URL], id, type, issuer: { id: this.did, name: this.name },
-      validFrom, validUntil, credentialSubject, ...(credentialStatus ? { credentialStatus } : {}),
+      validFrom, validUntil, credentialSubject, ...(credentialStatus ? { credentialStatus } : {}), ...(evidence ? { evidence } : {}),
     }, created) as Promise<VerifiableCredential>;
   }
 

@@ -76,6 +76,11 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const vc = (await get(corrected.body.vcId)).body;
     expect(vc.type).toEqual(['VerifiableCredential', 'BasicInfoCredential']);
     expect(vc.credentialSubject).toEqual({ name: user.person.name, familyName: 'Hong', givenName: 'Gil-dong', nationality: 'KR' });
+    // The name and nationality were verified by the identity provider at registration; the English names only asserted.
+    expect(vc.evidence).toEqual([
+      { type: ['IdentityProviderEvidence'], checkedBy: 'mobile-carrier-pass', claims: ['name', 'nationality'] },
+      { type: ['SelfAssertedEvidence'], claims: ['familyName', 'givenName'] },
+    ]);
     await expect(verify(vc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
 
     // The superseded credential is revoked: the same signed document now fails its status check.
@@ -93,6 +98,23 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await verify(vc)).status!.revoked).toBe(true);
     const statuses = (await list()).body.items.map((i: { type: string; status: string }) => `${i.type}:${i.status}`).sort();
     expect(statuses).toEqual(['BasicInfoCredential:active', 'BasicInfoCredential:revoked', 'BasicInfoCredential:revoked', 'KycCredential:active']);
+  });
+
+  it('signs no basic-info credential stating another name or nationality than the identity verified at registration', async () => {
+    const someone = await registerUser(stack);
+    const submit = async (body: object) => {
+      const answer = await call(`${stack.apiUrl}/api/v1/kyc/basic-info`, { headers: bearer(someone), json: body });
+      return { status: answer.status, body: answer.body.data ?? answer.body.error };
+    };
+    const details = { full_name: someone.person.name, eng_surname: 'Kim', eng_name: 'Minsu', nationality: 'KR' };
+    const impostor = await submit({ ...details, full_name: user.person.name });
+    expect([impostor.status, impostor.body.type]).toEqual([422, '/problems/name-mismatch']);
+    const foreign = await submit({ ...details, nationality: 'US' });
+    expect([foreign.status, foreign.body.type]).toEqual([422, '/problems/nationality-mismatch']);
+    expect((await list(someone)).body.items.map((i: { type: string }) => i.type)).toEqual(['KycCredential']);
+    // Spacing and Unicode normalisation do not matter; the verified name itself is accepted.
+    const spaced = await submit({ ...details, full_name: ` ${someone.person.name.normalize('NFD').split('').join('')} ` });
+    expect(spaced.status).toBe(200);
   });
 
   it('serves the issuer-signed status list publicly, cacheable, and nothing else under its path', async () => {
