@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
 
 import { PROVIDER_ANSWER_INVALID, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE } from '../platform/failures';
@@ -21,7 +22,7 @@ export class ProviderAnswerInvalid extends ProviderUnavailable {
   constructor(message: string, readonly answer: string) { super(message); this.name = PROVIDER_ANSWER_INVALID; }
 }
 
-const ajv = new Ajv({ allErrors: true, strict: false });
+const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
 const validators = new WeakMap<TSchema, ValidateFunction>();
 
 /** Checks a provider's answer against the schema of its API; a mismatch is ProviderAnswerInvalid naming the fields. */

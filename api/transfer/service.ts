@@ -150,16 +150,19 @@ export class TransferService {
     };
   }
 
+  /**
+   * The transfer's outcome if it comes within `ms`, else undefined. The long poll for it is cancelled when the time is
+   * up: left running, it would hold a call on the Temporal connection until the workflow ends (and fail, retrying,
+   * when the connection closes first at shutdown).
+   */
   private async outcomeWithin(transferId: string, ms: number): Promise<TransferOutcome | undefined> {
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      return await Promise.race([
-        this.deps.temporal.workflow.getHandle(transferWorkflowId(transferId)).result() as Promise<TransferOutcome>,
-        new Promise<undefined>((resolve) => { timer = setTimeout(() => resolve(undefined), ms); }),
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+    const { temporal } = this.deps;
+    const timeUp = AbortSignal.timeout(ms);
+    return temporal.withAbortSignal(timeUp, () => temporal.workflow.getHandle(transferWorkflowId(transferId)).result() as Promise<TransferOutcome>)
+      .catch((error: unknown) => {
+        if (timeUp.aborted) return undefined;
+        throw error;
+      });
   }
 }
 

@@ -9,6 +9,7 @@ import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { encryptPin, transferPin } from '../helpers/pin';
 import { bearer, deployAccount } from '../helpers/wallet';
+import { enrolPasskey } from '../helpers/passkeys';
 
 /** Path parameters that name a network, not something a user owns. */
 const NOT_OWNED = new Set(['networkId']);
@@ -46,6 +47,7 @@ describe('object-level authorization of every route that takes an id', () => {
     ids.keyOpId = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(owner), json: { action: 'set-caps', caps: { ETH: '1' } } })).body.items[0].id;
     ids.address = (await callApi(stack, '/api/v1/transfer/address-book', owner, { json: { network: 'ETHEREUM', address: Wallet.createRandom().address } })).body.address;
     await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
+    ids.passkeyId = (await enrolPasskey(stack, owner, { pin: '582046' })).passkeyId;
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     ids.transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
       json: await (async () => {
