@@ -43,7 +43,8 @@ export const DEFAULT_RATE_LIMITS = {
   'sponsored-prepare': { points: 30, seconds: 3600 },
   /**
    * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
-   * address: over the limit, every request from that address is refused until the window passes.
+   * address: over the limit, every further wrong credential from that address answers 429 until the window passes.
+   * A valid credential from the same address is still served (other callers' guesses lock out no one).
    */
   'failed-credentials': { points: 30, seconds: 300 },
 } satisfies Record<string, RateRule>;

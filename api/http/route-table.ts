@@ -50,8 +50,8 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   tags: string[];
   auth: AuthMode;
   /**
-   * `false` for a route that reads no credential of any kind (health, documents, public keys): it skips the
-   * failed-credentials check, a database read per request that only guards routes where a credential can be wrong.
+   * `false` for a route that reads no credential of any kind (health, documents, public keys): its refusals are never
+   * counted as failed credentials.
    */
   credentials?: false;
   /**

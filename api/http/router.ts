@@ -102,12 +102,18 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
 
   for (const route of routes) {
     router[route.method](route.operationId, route.path, async (ctx: Context) => {
-      // An address that keeps presenting wrong credentials is refused before it can try another one.
-      if (route.credentials !== false) await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
       try {
         await handle(route, ctx);
       } catch (error) {
-        if (error instanceof HttpError && error.credentialRefused) await deps.rateLimits.count('failed-credentials', ctx.ip);
+        // A refused credential is a guess: an address over its budget of them gets 429 (Retry-After) instead of the
+        // answer, and every refusal is counted. A valid credential is served whatever others behind the same address
+        // (a carrier's NAT puts thousands of phones behind one) have guessed: every credential the service issues has
+        // at least 128 random bits, so the budget slows and flags an address; it never has to stand between a user and
+        // their own account.
+        if (error instanceof HttpError && error.credentialRefused && route.credentials !== false) {
+          await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
+          await deps.rateLimits.count('failed-credentials', ctx.ip);
+        }
         throw error;
       }
     });
