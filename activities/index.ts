@@ -10,12 +10,13 @@ import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
 import { createAccountActivities, type AccountActivityDeps } from './account';
 import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from './security-notice';
+import { createSignInActivities, type SignInActivityDeps } from './sign-in';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
   & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
-  & SecurityNoticeActivityDeps
+  & SecurityNoticeActivityDeps & SignInActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -34,6 +35,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createKycActivities(deps),
     ...createAccountActivities(deps),
     ...createSecurityNoticeActivities(deps),
+    ...createSignInActivities(deps),
     ...createGasSponsorshipActivities(deps),
   };
 };

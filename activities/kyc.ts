@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Orm } from '../db/orm';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { KycBasicInfoEntity, RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, openPassResult } from '../db/entities';
+import { KycBasicInfoEntity, RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, openPassResult, idCardFingerprint } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { sameName } from '../platform/names';
 import { RegistrationFailure, type BasicInfoInput, type KycRenewalInput, type KycRenewalOutcome } from '../workflows/messages';
@@ -84,6 +84,8 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
       subject: { name, birthDate, kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'], verifiedAt: credentialTime(new Date()) },
     }, async (tx, issued) => {
       await credentials.revoke(tx, { userId, type: 'KycCredential', vcId: { $ne: issued.vcId } }, 'superseded');
+      // An account registered before cards were kept gets its card on file now (a sign-in by ID card compares with it).
+      if (reading.idNumber) await tx.nativeUpdate(UserEntity, { id: userId, idCardHash: null }, { idCardHash: idCardFingerprint(encryption, reading.idNumber) });
     });
     return { verified: true, ocrResult, vcId: credential.vcId };
   },

@@ -4,7 +4,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import type { Orm } from '../db/orm';
 import { sameName } from '../platform/names';
-import { RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity, openOcrResult, openPassResult as openVerifiedIdentity, sealOcrResult } from '../db/entities';
+import { AccountBackupEntity, RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity, idCardFingerprint, openOcrResult, openPassResult as openVerifiedIdentity, sealOcrResult } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime } from '../integrations/credentials/issuer';
@@ -53,7 +53,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
       const em = orm.em.fork();
       const ciHash = encryption.fingerprint(result.ci, 'ci');
       if (await em.count(UserEntity, { ciHash })) {
-        throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person');
+        throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person: sign in on this device instead (POST /v1/auth/sign-in)');
       }
       const existing = await em.findOne(RegistrationEntity, { regId });
       if (!existing) {
@@ -79,7 +79,8 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
       });
     },
 
-    async runIdCardOcr(input: { regId: string; uploadRef: string; idCardType: string }): Promise<SubmitEkycResponse['ocrResult']> {
+    /** The reading, and the fingerprint of the card's number when it verified and shows one (kept for a later sign-in). */
+    async runIdCardOcr(input: { regId: string; uploadRef: string; idCardType: string }): Promise<SubmitEkycResponse['ocrResult'] & { idCardHash?: string }> {
       const { em, registration } = await loadRegistration(input.regId);
       const upload = await em.findOne(UploadEntity, { id: input.uploadRef, regId: input.regId });
       if (!upload) throw businessFailure(RegistrationFailure.UploadNotFound, `no upload ${input.uploadRef} for this registration`);
@@ -92,10 +93,10 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
       const identity = openPassResult(input.regId, registration.passResultSealed);
       const verified = reading.confidence >= 0.8 && sameName(reading.name, identity.name ?? '')
         && reading.birthDate === identity.birthDate;
-      return { name: reading.name, birthDate: reading.birthDate, verified };
+      return { name: reading.name, birthDate: reading.birthDate, verified, ...(verified && reading.idNumber ? { idCardHash: idCardFingerprint(encryption, reading.idNumber) } : {}) };
     },
 
-    async recordRegistrationStep(input: { regId: string; step: RegistrationStep; ocrResult?: SubmitEkycResponse['ocrResult'] }): Promise<void> {
+    async recordRegistrationStep(input: { regId: string; step: RegistrationStep; ocrResult?: SubmitEkycResponse['ocrResult'] & { idCardHash?: string } }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
         const registration = await tx.findOneOrFail(RegistrationEntity, { regId: input.regId });
         if (registration.step !== input.step) {
@@ -120,13 +121,15 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
       const existing = await em.findOne(UserEntity, { regId });
       if (existing) return existing.id;
       const identity = openPassResult(regId, registration.passResultSealed);
+      const ocr = registration.ocrResult ? openOcrResult(encryption, regId, registration.ocrResult) : undefined;
+      const backup = await em.findOneOrFail(WalletBackupEntity, { id: backupId });
       const userId = `usr_${randomUUID()}`;
       // Identity is verified (PASS + ID card): the user gets a KYC credential, created with the user or not at all.
       // It names no holder yet: the user's did:ethr exists once their account is deployed (then a new one names it).
       const kyc = {
         userId, type: 'KycCredential', sourceKey: `kyc:${regId}`,
         subject: {
-          name: identity.name ?? '', birthDate: identity.birthDate ?? (registration.ocrResult ? openOcrResult(encryption, regId, registration.ocrResult).birthDate : ''),
+          name: identity.name ?? '', birthDate: identity.birthDate ?? ocr?.birthDate ?? '',
           kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
           verifiedAt: credentialTime(registration.updatedAt),
         },
@@ -138,7 +141,12 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
             id: userId, regId, ciHash: registration.ciHash!, deviceId: registration.deviceId!,
             nameSealed: encryption.sealText(identity.name ?? '', userId),
             phoneSealed: encryption.sealText(identity.phone ?? '', userId),
-            maskedPhone: maskPhone(identity.phone ?? ''), walletType: 'smart_account',
+            maskedPhone: maskPhone(identity.phone ?? ''), walletType: 'smart_account', idCardHash: ocr?.idCardHash ?? null,
+          });
+          // The registration's backup is version 1 of the account's backup (GET /v1/account/backup reads it back).
+          tx.create(AccountBackupEntity, {
+            id: backup.id, userId, version: 1, encryptedMnemonic: backup.encryptedMnemonic, encryptedDerivationPaths: backup.encryptedDerivationPaths,
+            encryptionMethod: backup.encryptionMethod, deviceId: null, createdAt: backup.createdAt,
           });
           const row = await tx.findOneOrFail(RegistrationEntity, { regId });
           Object.assign(row, { userId, backupId, step: 'completed', status: 'completed' });
@@ -149,7 +157,7 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
         if (error instanceof UniqueConstraintViolationException) {
           const raced = await orm.em.fork().findOne(UserEntity, { regId });
           if (raced) return raced.id;
-          throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person');
+          throw businessFailure(RegistrationFailure.DuplicateIdentity, 'an account already exists for this person: sign in on this device instead (POST /v1/auth/sign-in)');
         }
         throw error;
       }

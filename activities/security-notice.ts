@@ -1,6 +1,7 @@
 import { Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { EventEntity, PasskeyEntity, UserEntity, emailAad } from '../db/entities';
+import type { EntityManager } from '@mikro-orm/core';
+import { DeviceEntity, EventEntity, PasskeyEntity, UserEntity, emailAad, type Event } from '../db/entities';
 import type { MailClient } from '../integrations/mail';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { SecurityNoticeInput, SecurityNoticeOutcome } from '../workflows/messages';
@@ -30,21 +31,50 @@ export const createSecurityNoticeActivities = ({ orm, encryption, mail, newPassk
     const event = await em.findOneOrFail(EventEntity, { eventId });
     const user = await em.findOneOrFail(UserEntity, { id: event.userId! });
     if (!user.emailSealed) return { mailed: false, reason: 'no-verified-email' };
-    const at = event.createdAt.toISOString();
-    let text: string;
-    if (event.type === 'passkey.added') {
-      const passkey = await em.findOne(PasskeyEntity, { passkeyId: event.resourceId });
-      const usableFrom = new Date(event.createdAt.getTime() + newPasskeyHoldSeconds * 1000).toISOString();
-      text = `A passkey${passkey ? ` named "${passkey.name}"` : ''} was added to your wallet account at ${at}. `
-        + `Until ${usableFrom} it cannot approve new recipients or transfers above your passkey threshold. `
-        + 'If you did not add it, remove it in the app (Security > Passkeys) and contact us at once.';
-    } else {
-      text = `A passkey was removed from your wallet account at ${at}. If you did not remove it, contact us at once.`;
-    }
-    const subject = event.type === 'passkey.added' ? 'A passkey was added to your account' : 'A passkey was removed from your account';
+    const { subject, text } = await noticeText(em, event, newPasskeyHoldSeconds);
     await mail.send({ to: encryption.openText(user.emailSealed, emailAad(user.id)), subject, text }, eventId);
     return { mailed: true, eventId };
   },
 });
 
 export type SecurityNoticeActivities = ReturnType<typeof createSecurityNoticeActivities>;
+
+/** What a notice says, by the change it tells of. No secret, no link: the person acts in the app they hold. */
+async function noticeText(em: EntityManager, event: Event, newPasskeyHoldSeconds: number): Promise<{ subject: string; text: string }> {
+  const at = event.createdAt.toISOString();
+  const data = event.data as Record<string, unknown>;
+  switch (event.type) {
+    case 'passkey.added': {
+      const passkey = await em.findOne(PasskeyEntity, { passkeyId: event.resourceId });
+      const usableFrom = new Date(event.createdAt.getTime() + newPasskeyHoldSeconds * 1000).toISOString();
+      return {
+        subject: 'A passkey was added to your account',
+        text: `A passkey${passkey ? ` named "${passkey.name}"` : ''} was added to your wallet account at ${at}. `
+          + `Until ${usableFrom} it cannot approve new recipients or transfers above your passkey threshold. `
+          + 'If you did not add it, remove it in the app (Security > Passkeys) and contact us at once.',
+      };
+    }
+    case 'passkey.removed':
+      return { subject: 'A passkey was removed from your account', text: `A passkey was removed from your wallet account at ${at}. If you did not remove it, contact us at once.` };
+    case 'device.added': {
+      const device = await em.findOne(DeviceEntity, { sessionId: event.resourceId });
+      const how = data.signInMethod === 'passkey' ? 'your identity verification and a passkey' : 'your identity verification and your ID card';
+      const hold = data.holdUntil ? ` Until ${String(data.holdUntil)} it cannot send funds, change your PIN, email or address book, or read your wallet backup.` : '';
+      return {
+        subject: 'A new device signed in to your account',
+        text: `A device${device?.label ? ` ("${device.label}")` : ''} signed in to your wallet account at ${at} with ${how}.${hold} `
+          + 'If this was not you, sign it out in the app (Security > Devices) with your PIN, and cancel any recovery you did not ask for.',
+      };
+    }
+    case 'device.revoked':
+      return { subject: 'A device was signed out of your account', text: `A device was signed out of your wallet account at ${at}. If you did not do this, contact us at once.` };
+    case 'backup.read':
+      return {
+        subject: 'Your wallet backup was read',
+        text: `Your encrypted wallet backup (version ${String(data.version)}) was downloaded by one of your signed-in devices at ${at}. `
+          + 'If this was not you, sign that device out in the app (Security > Devices) and move your funds with a new key.',
+      };
+    default:
+      throw new Error(`no notice text for ${event.type}`);
+  }
+}

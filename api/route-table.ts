@@ -18,7 +18,12 @@ import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { RegistrationService } from './registration/service';
 import { authRoutes } from './auth/routes';
+import { signInRoutes } from './auth/sign-in-routes';
+import { MAX_SIGN_IN_ID_CARD_ATTEMPTS, SignInService } from './auth/sign-in-service';
 import { accountRoutes } from './account/routes';
+import { deviceRoutes } from './account/device-routes';
+import { Devices } from './account/devices';
+import { WalletBackups } from './account/backups';
 import { EmailVerificationService } from './account/email-service';
 import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
@@ -54,6 +59,13 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     holdSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
   }, new SecurityNotices({ temporal, taskQueue }));
   const stepUp = new StepUp(deps.pins, passkeys);
+  const notices = new SecurityNotices({ temporal, taskQueue });
+  const devices = new Devices({ orm, notices });
+  const signIns = new SignInService({
+    orm, temporal, identity: deps.identity, encryption, taskQueue, rateLimits: deps.rateLimits, tokens, devices, passkeys,
+    ttlSeconds: config.SIGN_IN_TTL_SECONDS, passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, maxIdCardAttempts: MAX_SIGN_IN_ID_CARD_ATTEMPTS,
+    holdSeconds: config.NEW_DEVICE_HOLD_SECONDS, unnotifiedHoldSeconds: config.NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS,
+  });
   const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
   const custody = new CustodyKeys({ orm, temporal, taskQueue });
   const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
@@ -66,10 +78,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       registrations: new RegistrationService({
         orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
-        passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS,
+        passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, signIns,
       }),
     }),
-    ...authRoutes({ orm, encryption, tokens }),
+    ...authRoutes({ orm, encryption, tokens, devices, signIns }),
+    ...signInRoutes({ signIns, uploadMaxBytes: config.UPLOAD_MAX_BYTES }),
+    ...deviceRoutes({ devices, stepUp, passkeys, backups: new WalletBackups({ orm, notices }) }),
     ...accountRoutes({
       orm, temporal, taskQueue, encryption, passkeys, stepUp, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       emails: new EmailVerificationService({

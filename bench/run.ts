@@ -185,10 +185,10 @@ async function main(): Promise<void> {
     tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   const secret = () => randomBytes(24).toString('base64url');
-  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret() };
+  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret(), idCheck: secret() };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.client, bankClientSecret: secrets.bank, bankWebhookSecret: secrets.webhook,
-    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail,
+    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail, idCardCheckApiKey: secrets.idCheck,
   });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     VC_ISSUER_KEY: randomBytes(32).toString('base64url'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.client, OCR_PROVIDER_URL: sandboxUrl,
-    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bank, MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mail, VC_STATUS_BASE_URL: apiUrl, BANK_WEBHOOK_SECRET: secrets.webhook, PRICE_FEED_URL: sandboxUrl,
+    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bank, MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mail, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCheck, VC_STATUS_BASE_URL: apiUrl, BANK_WEBHOOK_SECRET: secrets.webhook, PRICE_FEED_URL: sandboxUrl,
     SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securities, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cex,
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // The load comes from one user and one address; the limits are not what is measured here.

@@ -145,7 +145,7 @@ async function main(): Promise<void> {
     API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl, VC_STATUS_BASE_URL: apiUrl,
     SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
-    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl,
+    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl, ID_CARD_CHECK_URL: sandboxUrl,
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
@@ -183,7 +183,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, ID-card check /idcheck/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
                  (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory}, paymaster ${chains.ETHEREUM!.paymaster},

@@ -1,6 +1,7 @@
 import { callProvider, type ProviderHttpOptions } from './provider-http';
 
-export interface IdCardReading { name: string; birthDate: string; confidence: number }
+/** What the OCR read; `idNumber` and `issueDate` when the card shows them (a resident card's number, its issue date). */
+export interface IdCardReading { name: string; birthDate: string; confidence: number; idNumber?: string; issueDate?: string | null }
 
 /** HTTP client of the OCR provider that reads Korean ID cards. */
 export class OcrProviderClient {

@@ -58,6 +58,15 @@ export const ConfigSchema = Type.Object({
     description: 'how long a newly added passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold',
   }),
   WEBAUTHN_RP_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 64 }),
+  NEW_DEVICE_HOLD_SECONDS: Type.Integer({
+    minimum: 0, maximum: 30 * 24 * 3600, default: 24 * 3600,
+    description: 'after a sign-in proved by the ID card only, how long the device cannot send funds, change the PIN, email or address book, change transfer keys or read the backup (unless an older passkey approves)',
+  }),
+  NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS: Type.Integer({
+    minimum: 0, maximum: 30 * 24 * 3600, default: 72 * 3600,
+    description: 'the same hold for a person the service cannot tell at once (no verified email)',
+  }),
+  SIGN_IN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 24 * 3600, default: 1800, description: 'how long a sign-in on a new device may take before it expires' }),
   WEBAUTHN_ORIGINS: Type.String({ default: 'http://localhost:3000', pattern: '^[^,\\s]+(,[^,\\s]+)*$', description: 'comma-separated origins passkey ceremonies may come from (web origins, android:apk-key-hash:…)' }),
   VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
   VC_ISSUER_NAME: Type.String({ default: 'Wallet', minLength: 1, maxLength: 128 }),
@@ -70,6 +79,8 @@ export const ConfigSchema = Type.Object({
   BANK_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 3, description: 'wrong 1 KRW codes before a verification locks (a code is 4 digits)' }),
   MAIL_API_URL: Url,
   MAIL_API_KEY: Type.String({ minLength: 8, description: 'our API key at the transactional mail provider' }),
+  ID_CARD_CHECK_URL: Type.String({ pattern: '^https?://', description: 'the ID-card authenticity service (asks the issuing authority whether a card is valid and current)' }),
+  ID_CARD_CHECK_API_KEY: Type.String({ minLength: 8, description: 'our API key at the ID-card authenticity service' }),
   MAIL_FROM: Type.String({ default: 'Wallet <no-reply@wallet.example>', minLength: 3, maxLength: 254, description: 'the sender of verification mails' }),
   EMAIL_VERIFICATION_TTL_SECONDS: Seconds(900),
   EMAIL_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
@@ -162,7 +173,7 @@ export const API_CONFIG_KEYS = [
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
   'IDEMPOTENCY_RETENTION_SECONDS', 'IDEMPOTENCY_LOCK_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'GAS_BUDGET_DAILY_KRW', 'TRANSFER_SIGNER_VALIDITY_SECONDS', 'TRANSFER_SIGNER_DAILY_CAPS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
-  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
+  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'NEW_PASSKEY_HOLD_SECONDS', 'NEW_DEVICE_HOLD_SECONDS', 'NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS', 'SIGN_IN_TTL_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'EMAIL_VERIFICATION_TTL_SECONDS', 'EMAIL_VERIFICATION_MAX_ATTEMPTS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_RETRY_INITIAL_SECONDS', 'WEBHOOK_RETRY_MAX_SECONDS', 'WEBHOOK_GIVE_UP_SECONDS', 'WEBHOOK_POLL_SECONDS',
@@ -176,7 +187,7 @@ export const WORKER_CONFIG_KEYS = [
   'NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'METRICS_HOST', 'TEMPORAL_METRICS_PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS', 'VC_STATUS_BASE_URL', 'DID_NETWORK_ID',
-  'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM',
+  'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM', 'ID_CARD_CHECK_URL', 'ID_CARD_CHECK_API_KEY',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;

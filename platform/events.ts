@@ -126,6 +126,27 @@ export const EVENT_TYPES = {
     resource: 'passkey', summary: 'A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)',
     data: Type.Object({ passkeyId: Type.String() }),
   },
+  'device.added': {
+    resource: 'device_session',
+    summary: 'A device signed in to the account (a new phone: after identity verification and a passkey or the ID card; the person is mailed). No label or other personal data',
+    data: Type.Object({
+      deviceId: Type.String({ description: "The app's X-Device-Id" }),
+      signInMethod: Type.Union([Type.Literal('passkey'), Type.Literal('id_card')]),
+      holdUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS)' }),
+    }),
+  },
+  'device.revoked': {
+    resource: 'device_session', summary: "A device was signed out or revoked: its tokens are refused from now on",
+    data: Type.Object({ deviceId: Type.String(), by: Type.Union([Type.Literal('itself'), Type.Literal('another_device')]) }),
+  },
+  'backup.read': {
+    resource: 'backup_read', summary: 'The encrypted wallet backup was read by a signed-in device (the person is mailed)',
+    data: Type.Object({ deviceId: Type.String(), version: Type.Integer() }),
+  },
+  'backup.stored': {
+    resource: 'user', summary: 'A new version of the encrypted wallet backup was stored (earlier versions are kept)',
+    data: Type.Object({ version: Type.Integer() }),
+  },
   'email.verified': {
     resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",
     data: Type.Object({ userId: Type.String() }),

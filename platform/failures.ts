@@ -13,6 +13,24 @@ export const RegistrationFailure = {
   UploadNotFound: 'UploadNotFound',
 } as const;
 
+/** Refusals of a sign-in on a new device (issue 24), each its own problem type. */
+export const SignInFailure = {
+  /** The verified person has no account here (register instead). */
+  NotRegistered: 'SignInNotRegistered',
+  /** The card is readable and genuine but is not the card verified at registration (another person's card). */
+  IdCardMismatch: 'SignInIdCardMismatch',
+  /** The authority says the card is not valid: reported lost or stolen, replaced, never issued as read. */
+  IdCardInvalid: 'SignInIdCardInvalid',
+  /** The card's name, birth date or number could not be read, or are not the verified person's. */
+  IdCardUnreadable: 'SignInIdCardUnreadable',
+  /** The account has no card on file to compare with (registered before cards were kept): use a passkey. */
+  IdCardNotOnFile: 'SignInIdCardNotOnFile',
+  /** Too many ID cards tried: this sign-in failed; verify again to start a new one. */
+  TooManyAttempts: 'SignInTooManyAttempts',
+  /** A step of a sign-in that is not in progress (completed, failed, expired) or still waiting for the identity result. */
+  NotInProgress: 'SignInNotInProgress',
+} as const;
+
 /** Basic KYC details that contradict the identity verified at registration: nothing is recorded or signed. */
 export const KycFailure = {
   NameMismatch: 'KycNameMismatch',

@@ -10,6 +10,7 @@ import { securitiesRouter } from './securities';
 import { cexRouter } from './cex';
 import { mailRouter } from './mail';
 import { webhookReceiverRouter } from './webhook-receiver';
+import { idCardCheckRouter } from './id-card-check';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   bankClientSecret: string;
@@ -21,10 +22,12 @@ export interface SandboxOptions extends IdentityProviderOptions {
   cexClientSecret: string;
   /** The mail provider's API key (MAIL_API_KEY of the worker). */
   mailApiKey: string;
+  /** The ID-card authenticity service's API key (ID_CARD_CHECK_API_KEY of the worker). */
+  idCardCheckApiKey: string;
 }
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /receiver/v1 (an app's webhook receiver), and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /idcheck/v1 (ID-card authenticity), /receiver/v1 (an app's webhook receiver), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
 export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
@@ -43,7 +46,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const ocr = ocrProviderRouter();
   const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
   const bank = bankRouter(bankOptions);
-  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), webhookReceiverRouter()];
+  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), idCardCheckRouter({ apiKey: options.idCardCheckApiKey }), webhookReceiverRouter()];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
@@ -56,6 +59,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_')) return faults.middleware('securities')(ctx, next);
     if (ctx.path.startsWith('/cex/') && !ctx.path.startsWith('/cex/_')) return faults.middleware('cex')(ctx, next);
     if (ctx.path.startsWith('/mail/') && !ctx.path.startsWith('/mail/v1/_')) return faults.middleware('mail')(ctx, next);
+    if (ctx.path.startsWith('/idcheck/') && !ctx.path.startsWith('/idcheck/v1/_')) return faults.middleware('idcheck')(ctx, next);
     return next();
   });
   koa.use(identity.routes());

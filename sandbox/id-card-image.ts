@@ -2,9 +2,10 @@ import { crc32, deflateSync } from 'node:zlib';
 
 /**
  * The sandbox OCR cannot read pixels; it reads what a card "says" from a PNG tEXt chunk named `ocr`
- * (JSON {name, birthDate}). Real images without the chunk read as unrecognised (confidence 0).
+ * (JSON {name, birthDate, idNumber?, issueDate?}). Real images without the chunk read as unrecognised (confidence 0).
+ * `idNumber`: the resident registration number on a resident card (13 digits, the first six the birth date).
  */
-export interface CardText { name: string; birthDate: string }
+export interface CardText { name: string; birthDate: string; idNumber?: string; issueDate?: string }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 

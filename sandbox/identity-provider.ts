@@ -55,8 +55,10 @@ export function identityProviderRouter(options: IdentityProviderOptions): Router
       return;
     }
     const passRequestId = `pr_${randomUUID()}`;
-    // CI is stable per person (same name, birth date and phone), as a real CI is.
-    const ci = (body.ci as string | undefined) ?? createHash('sha256').update(`${name}|${birthDate}|${phone}`).digest('base64');
+    // CI belongs to the person, not the phone: derived from the resident registration number when given (as the
+    // carrier and the provider know it), else from name and birth date. A new phone number gives the same CI.
+    const residentNumber = typeof body.residentNumber === 'string' ? body.residentNumber.replace(/\D/g, '') : '';
+    const ci = (body.ci as string | undefined) ?? createHash('sha256').update(residentNumber ? `rrn|${residentNumber}` : `${name}|${birthDate}`).digest('base64');
     const verification: Verification = {
       passRequestId,
       passToken: randomBytes(32).toString('base64url'),

@@ -13,3 +13,4 @@ export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';
 export { securityNoticeWorkflow } from './security-notice';
+export { signInWorkflow } from './sign-in';

@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
 import { ChainFailure } from '../platform/failures';
 
-export { BankFailure, ChainFailure, ChargeFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../platform/failures';
+export { BankFailure, ChainFailure, ChargeFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, SignInFailure, TransferFailure } from '../platform/failures';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
@@ -55,6 +55,24 @@ export const startRegistrationUpdate = defineUpdate<StartRegistrationResponse, [
 export const submitEkycUpdate = defineUpdate<SubmitEkycResponse, [SubmitEkycRequest]>('submitEkyc');
 export const submitBackupUpdate = defineUpdate<SubmitBackupResponse, [SubmitBackupRequest]>('submitBackup');
 export const registrationStateQuery = defineQuery<RegistrationState>('registrationState');
+
+/** Sign-in on a new device (workflow sign-in-<signInId>): identity verified again, then a second proof, then tokens. */
+export type SignInProof = 'passkey' | 'id_card';
+export interface SignInInput { signInId: string; passRequestId: string; ttlSeconds: number; passResultWaitSeconds: number; maxIdCardAttempts: number }
+export interface SignInOutcome { status: 'completed' | 'expired' | 'failed'; method?: SignInProof }
+export interface StartSignInRequest { deviceId: string; deviceLabel: string | null; passTokenHash: string; passTokenExpiresAt: string }
+export interface StartSignInResponse { signInId: string; status: 'in_progress'; proofs: SignInProof[]; passTokenExpiresAt: string }
+export interface IdCardProofRequest { uploadRef: string; idCardType: string }
+export interface PasskeyProofRequest { passkeyId: string }
+export interface SignInProofResponse { signInId: string; status: 'completed'; method: SignInProof }
+export interface SignInState { signInId: string; status: 'in_progress' | SignInOutcome['status']; method: SignInProof | null; idCardAttemptsLeft: number }
+export const startSignInUpdate = defineUpdate<StartSignInResponse, [StartSignInRequest]>('startSignIn');
+export const idCardProofUpdate = defineUpdate<SignInProofResponse, [IdCardProofRequest]>('proveWithIdCard');
+export const passkeyProofUpdate = defineUpdate<SignInProofResponse, [PasskeyProofRequest]>('proveWithPasskey');
+export const signInStateQuery = defineQuery<SignInState>('signInState');
+export const signInWorkflowId = (signInId: string): string => `sign-in-${signInId}`;
+/** The owner key of a sign-in's card images (uploads.reg_id). */
+export const signInUploadOwner = (signInId: string): string => `sign-in:${signInId}`;
 
 export interface DeployInput { jobId: string; userId: string; networkId: string }
 export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
@@ -201,7 +219,7 @@ export const kycRenewalWorkflowId = (userId: string, requestId: string): string 
  * security-notice-<eventType>-<resourceId>. Started before the change commits, so a crash in between loses no mail;
  * a change that never committed mails nothing.
  */
-export type SecurityEventType = 'passkey.added' | 'passkey.removed';
+export type SecurityEventType = 'passkey.added' | 'passkey.removed' | 'device.added' | 'device.revoked' | 'backup.read';
 export interface SecurityNoticeInput { userId: string; eventType: SecurityEventType; resourceId: string }
 export type SecurityNoticeOutcome = { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
 export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string => `security-notice-${eventType.replace('.', '-')}-${resourceId}`;

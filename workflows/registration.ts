@@ -86,10 +86,11 @@ export async function registrationWorkflow(input: RegistrationInput): Promise<Re
 
   setHandler(submitEkycUpdate, (request) => exclusively(async () => {
     ekycAttempts += 1;
-    const ocrResult = await activities.runIdCardOcr({ regId: input.regId, ...request });
+    // The card number's fingerprint is kept with the reading (for a sign-in by ID card later), never answered.
+    const { idCardHash, ...ocrResult } = await activities.runIdCardOcr({ regId: input.regId, ...request });
     if (ocrResult.verified) {
       moveTo('backup');
-      await activities.recordRegistrationStep({ regId: input.regId, step, ocrResult });
+      await activities.recordRegistrationStep({ regId: input.regId, step, ocrResult: { ...ocrResult, ...(idCardHash ? { idCardHash } : {}) } });
     } else if (ekycAttempts >= MAX_EKYC_ATTEMPTS) {
       status = 'failed';
       await activities.closeRegistration({ regId: input.regId, status });

@@ -12,7 +12,7 @@ const mail = proxyActivities<Pick<SecurityNoticeActivities, 'mailSecurityNotice'
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 
-/** Tells the person of a passkey added to or removed from their account, at their verified email address. */
+/** Tells the person of a change to how their account is protected (passkeys, devices, a backup read), at their verified email address. */
 export async function securityNoticeWorkflow(input: SecurityNoticeInput): Promise<SecurityNoticeOutcome> {
   const eventId = await events.committedSecurityEvent(input);
   if (!eventId) return { mailed: false, reason: 'not-committed' };

@@ -46,7 +46,7 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/email', operationId: 'requestEmailVerification', tags: ['Account'], auth: 'bearer',
+      method: 'post', path: '/v1/account/email', operationId: 'requestEmailVerification', deviceHold: 'change the email address', tags: ['Account'], auth: 'bearer',
       summary: 'Verify an email address: a 6-digit code is mailed to it, which the user sends back',
       description: 'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
       body: S.EmailBody,
@@ -60,7 +60,7 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/email/confirm', operationId: 'confirmEmail', tags: ['Account'], auth: 'bearer',
+      method: 'post', path: '/v1/account/email/confirm', operationId: 'confirmEmail', deviceHold: 'change the email address', tags: ['Account'], auth: 'bearer',
       summary: 'Confirm the code from the mail; the address becomes the profile\'s email',
       body: S.EmailConfirmBody,
       rateLimits: [{ rule: 'email-confirm', key: ({ user }) => user!.userId }],

@@ -2,9 +2,9 @@ import { randomBytes, randomUUID, createHash, timingSafeEqual } from 'node:crypt
 import { SignJWT, errors, exportJWK, importJWK, jwtVerify, type JWK, type KeyLike } from 'jose';
 import { LRUCache } from 'lru-cache';
 import type { Orm } from '../../db/orm';
-import { RefreshTokenEntity } from '../../db/entities';
+import { DeviceEntity, RefreshTokenEntity } from '../../db/entities';
 import { problems } from '../http/problems';
-import { assertActive } from '../common/active-user';
+import { LEGACY_SESSION, assertActive } from '../common/active-user';
 import type { AuthenticatedUser } from '../http/route-table';
 
 const ALGORITHM = 'ES256';
@@ -44,8 +44,8 @@ export class TokenService {
     return { keys: [this.publicJwk] };
   }
 
-  async signAccessToken(user: AuthenticatedUser): Promise<string> {
-    return new SignJWT({ did: user.deviceId })
+  async signAccessToken(user: Pick<AuthenticatedUser, 'userId' | 'deviceId' | 'sessionId'>): Promise<string> {
+    return new SignJWT({ did: user.deviceId, sid: user.sessionId })
       .setProtectedHeader({ alg: ALGORITHM, kid: this.kid, typ: 'at+jwt' })
       .setSubject(user.userId)
       .setIssuer(this.settings.issuer)
@@ -92,7 +92,7 @@ export class TokenService {
       const { payload } = await jwtVerify(token, this.publicKey, {
         algorithms: [ALGORITHM], issuer: this.settings.issuer, audience: this.settings.audience, typ: 'at+jwt', requiredClaims: ['sub', 'exp'],
       });
-      const user = { userId: String(payload.sub), deviceId: String(payload.did ?? '') };
+      const user: AuthenticatedUser = { userId: String(payload.sub), deviceId: String(payload.did ?? ''), ...(payload.sid ? { sessionId: String(payload.sid) } : {}) };
       this.verified.set(token, { user, expiresAt: payload.exp! * 1000 }, { ttl: Math.max(1, payload.exp! * 1000 - Date.now()) });
       return user;
     } catch (error) {
@@ -102,7 +102,8 @@ export class TokenService {
     }
   }
 
-  async issue(orm: Orm, user: AuthenticatedUser, familyId: string = randomUUID()): Promise<IssuedTokens> {
+  /** Tokens for a signed-in device session (`user.sessionId`: its row in `devices`; undefined for a legacy session). */
+  async issue(orm: Orm, user: { userId: string; deviceId: string; sessionId: string | undefined }, familyId: string = randomUUID()): Promise<IssuedTokens> {
     const refreshToken = randomBytes(32).toString('base64url');
     const em = orm.em.fork();
     em.create(RefreshTokenEntity, {
@@ -127,9 +128,15 @@ export class TokenService {
     }
     if (stored.expiresAt.getTime() < Date.now()) throw invalid;
     await assertActive(orm, stored.userId); // a suspended or closed user gets no new tokens (the token stays unused)
+    // A signed-out device's refresh tokens were revoked with it; this also covers one issued while the revocation ran.
+    const device = await em.findOne(DeviceEntity, { userId: stored.userId, deviceId, revokedAt: null });
+    if (!device) throw invalid;
     const revoked = await em.nativeUpdate(RefreshTokenEntity, { id: stored.id, revokedAt: null }, { revokedAt: new Date() });
     if (revoked !== 1) throw invalid; // a concurrent refresh won the race
-    return this.issue(orm, { userId: stored.userId, deviceId }, stored.familyId);
+    await em.nativeUpdate(DeviceEntity, { id: device.id }, { lastUsedAt: new Date() });
+    // A legacy session (tokens from before devices existed) keeps naming none, so its access tokens stay valid.
+    const sessionId = device.sessionId === LEGACY_SESSION ? undefined : device.sessionId;
+    return this.issue(orm, { userId: stored.userId, deviceId, sessionId }, stored.familyId);
   }
 }
 

@@ -2,6 +2,7 @@ import type { Orm } from '../../db/orm';
 import { UserEntity, type User } from '../../db/entities';
 import { problems } from '../http/problems';
 import { requestEntityManager } from '../http/request-context';
+import type { AuthenticatedUser, DeviceSession } from '../http/route-table';
 
 /**
  * The caller's user row, or the one "inactive user" problem when it is suspended, closed or gone. Read through the
@@ -13,7 +14,37 @@ export async function activeUser(orm: Orm, userId: string): Promise<User> {
   return user;
 }
 
-/** The auth layer's check, once per Bearer request: one indexed read of the user, kept for the handler (activeUser). */
+/** An active user's check where no access token is involved (issuing tokens). */
 export async function assertActive(orm: Orm, userId: string): Promise<void> {
   await activeUser(orm, userId);
+}
+
+/** A legacy session: access tokens issued before devices existed name none (migration 20261125110000). */
+export const LEGACY_SESSION = 'legacy';
+
+const SESSION_SQL = 'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, '
+  + 'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at '
+  + 'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
+
+interface SessionRow extends Record<string, unknown> {
+  device_session_id: string | null; device_revoked_at: unknown; device_hold_until: unknown; device_sign_in_method: DeviceSession['signInMethod'] | null; device_signed_in_at: unknown;
+}
+const dateOf = (value: unknown): Date | null => (value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string | number));
+
+/**
+ * The auth layer's check, once per Bearer request and in one statement: the user is active, and the token's device
+ * is signed in with the token's session (a revoked device, or one that signed in again since, is refused at once, in
+ * every api process: the row is read on every request, the token cache saves only the signature check). The user row
+ * goes to the request's identity map for the handler (activeUser).
+ */
+export async function activeSession(orm: Orm, user: AuthenticatedUser): Promise<DeviceSession> {
+  const em = requestEntityManager(orm);
+  const [row] = await em.getConnection().execute<SessionRow[]>(SESSION_SQL, [user.deviceId, user.userId]);
+  if (!row) throw problems.inactiveUser();
+  const { device_session_id: sessionId, device_revoked_at: revokedAt, device_hold_until: holdUntil, device_sign_in_method: signInMethod, device_signed_in_at: signedInAt, ...columns } = row;
+  const found = em.map(UserEntity, columns);
+  if (found.status !== 'active') throw problems.inactiveUser();
+  const current = sessionId !== null && revokedAt === null && (user.sessionId ? user.sessionId === sessionId : sessionId === LEGACY_SESSION);
+  if (!current) throw problems.unauthorized('This device was signed out (or signed in again since this token was issued): sign in again', 'device-signed-out');
+  return { holdUntil: dateOf(holdUntil), signInMethod: signInMethod!, signedInAt: dateOf(signedInAt)! };
 }

@@ -4,12 +4,12 @@ import type { TokenService } from '../auth/tokens';
 import { safeEqual } from '../auth/tokens';
 import type { AuthenticatedUser } from './route-table';
 import type { Orm } from '../../db/orm';
-import { assertActive } from '../common/active-user';
+import { activeSession } from '../common/active-user';
 import { OPERATOR_COOKIE, type Operators } from '../operators/operators';
 
 /**
  * Bearer access tokens (JWT) and the identity provider's X-Api-Key. A valid token of a user who is no longer active
- * (suspended, closed, gone) is refused here, once for every Bearer route: no handler has to remember it.
+ * (suspended, closed, gone), or of a device that was signed out, is refused here, once for every Bearer route: no handler has to remember it.
  */
 export class Authenticator {
   constructor(
@@ -44,8 +44,7 @@ export class Authenticator {
     if (!header) throw problems.unauthorized('An Authorization: Bearer <access token> header is required');
     if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <access token>"');
     const user = await this.tokens.verifyAccessToken(match[1]!);
-    await assertActive(this.orm, user.userId);
-    return user;
+    return { ...user, session: await activeSession(this.orm, user) };
   }
 
   /** A registration step's X-Pass-Token, checked before anything else of the request is read. */

@@ -54,6 +54,7 @@ const responsesOf = (route: RouteSpec): Json => {
       409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': { description: 'seconds', schema: Type.Integer({ minimum: 1 }) } } },
       422: { description: 'This Idempotency-Key was used with another payload' },
     } : {}),
+    ...(route.deviceHold ? { 403: { description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)` } } : {}),
     ...route.responses,
     500: { description: CONTACT_REPRESENTATIVE },
   };

@@ -37,6 +37,11 @@ export const problems = {
   unknownNetwork: (networkId: string, supported: string[]) =>
     new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${supported.join(', ')}`),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail),
+  forbiddenAs: (type: string, detail: string) => new HttpError(403, type, 'Forbidden', detail),
+  /** A risky action from a device still in its new-device hold (issue 24): when it ends, and how to approve it now. */
+  deviceOnHold: (until: Date, action: string) => new HttpError(403, 'device-on-hold', 'New device on hold',
+    `This device signed in with the ID card only; until ${until.toISOString()} it cannot ${action} unless a passkey registered before the sign-in approves it (passkeyAssertion)`,
+    undefined, undefined, false, { holdUntil: until.toISOString() }),
   notFound: (what: string) => new HttpError(404, 'not-found', 'Not found', `${what} was not found`),
   conflict: (type: string, detail: string, headers?: Record<string, string>) => new HttpError(409, type, 'Conflict', detail, undefined, headers),
   gone: (type: string, detail: string) => new HttpError(410, type, 'Gone', detail),

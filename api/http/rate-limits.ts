@@ -28,6 +28,12 @@ export const DEFAULT_RATE_LIMITS = {
    */
   'bank-account-send-won': { points: 3, seconds: 24 * 3600 },
   'bank-account-wrong-code': { points: 10, seconds: 20 * 24 * 3600 },
+  /** Sign-in on a new device: starts per device and per calling address; proofs (passkey, ID card) per person. */
+  'sign-in-device': { points: 10, seconds: 3600 },
+  'sign-in-address': { points: 30, seconds: 3600 },
+  'sign-in-person': { points: 10, seconds: 24 * 3600 },
+  /** Reading the encrypted wallet backup back, per user (each read is mailed). */
+  'backup-read': { points: 10, seconds: 24 * 3600 },
   /** KYC renewal by a registered user: each stores an ID-card image and costs an OCR reading. */
   'kyc-renewal': { points: 5, seconds: 24 * 3600 },
   /** Each request mails a code to an address the user names. */

@@ -16,7 +16,10 @@ export interface ResponseSpec {
 
 export interface UploadedFile { fieldName: string; originalName: string; mimeType: string; size: number; buffer: Buffer }
 
-export interface AuthenticatedUser { userId: string; deviceId: string }
+/** The device session an access token was issued to: how it signed in, and until when its risky actions are held. */
+export interface DeviceSession { signInMethod: 'registration' | 'passkey' | 'id_card'; signedInAt: Date; holdUntil: Date | null }
+/** The caller of a Bearer route: the token's user, device and session (`sid`; none in tokens issued before devices existed). */
+export interface AuthenticatedUser { userId: string; deviceId: string; sessionId?: string; session?: DeviceSession }
 
 export interface RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema> {
   params: Static<P>;
@@ -54,6 +57,11 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
    * counted as failed credentials.
    */
   credentials?: false;
+  /**
+   * A risky action a device in its new-device hold may not take (a sign-in by ID card only; issue 24): what it does,
+   * as the refusal names it ("send funds"). Checked right after authentication: 403 device-on-hold with holdUntil.
+   */
+  deviceHold?: string;
   /**
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.

@@ -15,7 +15,8 @@ export interface RouterDeps { authenticator: Authenticator; idempotency: Idempot
 
 const EMPTY = Type.Object({});
 const IDEMPOTENCY_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
-const HAS_BODY = new Set(['post', 'put', 'patch']);
+/** Methods whose routes may read a body (DELETE only where its route declares one: revoking another device's proof). */
+const HAS_BODY = new Set(['post', 'put', 'patch', 'delete']);
 /** Responses a retry must be able to re-run rather than replay. */
 const NOT_REPLAYED = new Set([409, 429, 503]);
 
@@ -65,7 +66,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     return [...methods];
   };
   const parseJson = bodyParser({
-    enableTypes: ['json'], jsonLimit: deps.jsonBodyMaxBytes, encoding: 'utf-8',
+    enableTypes: ['json'], jsonLimit: deps.jsonBodyMaxBytes, encoding: 'utf-8', parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
     onError: (error, ctx) => {
       const status = (error as { status?: number }).status;
       if (status === 413) throw problems.tooLarge(`JSON bodies are limited to ${deps.jsonBodyMaxBytes} bytes`);
@@ -82,6 +83,8 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
   /** Auth, parsing, validation, the route's own limits, idempotency, the handler and the response. */
   const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
     const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
+    const held = route.deviceHold && user?.session?.holdUntil;
+    if (held && held.getTime() > Date.now()) throw problems.deviceOnHold(held, route.deviceHold!);
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
     const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;
     const params = pathParams(ctx, route, router.allowFor);

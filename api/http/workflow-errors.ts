@@ -1,6 +1,6 @@
 import { NamespaceNotFoundError, ServiceError, WorkflowNotFoundError, WorkflowUpdateFailedError, WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { ApplicationFailure, TemporalFailure } from '@temporalio/common';
-import { BankFailure, GasFailure, KeyRotationFailure, KycFailure, PROVIDER_ANSWER_INVALID, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
+import { BankFailure, GasFailure, KeyRotationFailure, KycFailure, SignInFailure, PROVIDER_ANSWER_INVALID, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, TransferFailure } from '../../platform/failures';
 import { HttpError, problems } from './problems';
 
 /** Each typed workflow failure maps to exactly one HTTP answer. */
@@ -11,6 +11,13 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [RegistrationFailure.PassVerificationFailed]: { status: 422, slug: 'pass-verification-failed', title: 'Identity verification failed' },
   [RegistrationFailure.DuplicateIdentity]: { status: 409, slug: 'duplicate-identity', title: 'Account already exists' },
   [RegistrationFailure.UploadNotFound]: { status: 422, slug: 'upload-not-found', title: 'Unknown uploadRef' },
+  [SignInFailure.NotRegistered]: { status: 404, slug: 'not-registered', title: 'No account for this person' },
+  [SignInFailure.IdCardMismatch]: { status: 422, slug: 'id-card-mismatch', title: 'Not the ID card verified at registration' },
+  [SignInFailure.IdCardInvalid]: { status: 422, slug: 'id-card-invalid', title: 'ID card not valid' },
+  [SignInFailure.IdCardUnreadable]: { status: 422, slug: 'id-card-unreadable', title: 'ID card not readable as the verified person' },
+  [SignInFailure.IdCardNotOnFile]: { status: 422, slug: 'id-card-not-on-file', title: 'No ID card on file' },
+  [SignInFailure.TooManyAttempts]: { status: 422, slug: 'sign-in-failed', title: 'Too many attempts' },
+  [SignInFailure.NotInProgress]: { status: 409, slug: 'sign-in-not-in-progress', title: 'Sign-in not in progress' },
   [KeyRotationFailure.NetworkNotInRotation]: { status: 404, slug: 'network-not-in-rotation', title: 'Network not in this rotation' },
   NetworkNotRetryable: { status: 409, slug: 'network-not-retryable', title: 'Network cannot be retried' },
   [PROVIDER_REJECTED]: { status: 502, slug: 'provider-error', title: 'Upstream provider error' },

@@ -9,7 +9,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
   const accepted = (taskId: string) => ({ status: 202, body: { taskId, status: 'processing' }, headers: { location: `/v1/wallet/keys/rotate/${taskId}` } });
   return [
     defineRoute({
-      method: 'post', path: '/v1/wallet/keys/rotate/prepare', operationId: 'prepareKeyRotation', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/wallet/keys/rotate/prepare', operationId: 'prepareKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
       summary: 'Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot',
       body: S.RotatePrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user!.userId }],
@@ -24,7 +24,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/keys/rotate', operationId: 'executeKeyRotation', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/wallet/keys/rotate', operationId: 'executeKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
       summary: 'Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll)',
       body: S.RotateExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },

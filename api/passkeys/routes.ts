@@ -10,7 +10,7 @@ import * as S from './schemas';
 export interface PasskeyRouteDeps { orm: Orm; encryption: DataEncryption; passkeys: Passkeys; stepUp: StepUp }
 
 const TAGS = ['Passkeys'];
-const STEP_UP_REFUSALS = {
+export const STEP_UP_REFUSALS = {
   404: { description: 'Unknown challenge' }, 409: { description: 'Challenge already used, no PIN set, or the PIN approval already used' },
   410: { description: 'Challenge expired' }, 422: { description: 'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request' },
   423: { description: 'PIN locked after too many wrong PINs (Retry-After)' }, 429: { description: 'Too many requests (Retry-After)' },
@@ -23,7 +23,7 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
   });
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys/registration/options', operationId: 'passkeyRegistrationOptions', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/auth/passkeys/registration/options', operationId: 'passkeyRegistrationOptions', deviceHold: 'add a passkey', tags: TAGS, auth: 'bearer',
       summary: 'Start registering a passkey: WebAuthn creation options with a one-time challenge',
       responses: { 200: { description: 'Creation options', schema: S.RegistrationOptionsResponse }, 409: { description: 'Too many passkeys' } },
       handler: async ({ user }) => {
@@ -35,7 +35,7 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys', operationId: 'registerPasskey', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/auth/passkeys', operationId: 'registerPasskey', deviceHold: 'add a passkey', tags: TAGS, auth: 'bearer',
       summary: 'Finish registering a passkey, approved by the PIN or an existing passkey; it then approves chain operations (2FA slots)',
       description: 'The access token alone is not enough: send `pin` (bound to `{"action":"passkey_enrol","challenge_id":"<challengeId>"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options with that request). The person is mailed and `passkey.added` is written. For NEW_PASSKEY_HOLD_SECONDS the new passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold (`heldUntil`).',
       body: S.RegisterPasskeyBody,

@@ -82,6 +82,8 @@ export const ApprovalOptionsBody = Type.Object({
     Type.Object({ action: Type.Literal('passkey_enrol'), challenge_id: Type.String({ pattern: '^wac_[0-9a-f-]{36}$', description: 'the registration challenge of the passkey to add' }) }, { additionalProperties: false }),
     Type.Object({ action: Type.Literal('passkey_remove'), passkey_id: Type.String({ pattern: '^pk_[0-9a-f-]{36}$' }) }, { additionalProperties: false }),
     Type.Object({ action: Type.Literal('account_close') }, { additionalProperties: false }),
+    Type.Object({ action: Type.Literal('device_revoke'), device_id: Type.String({ format: 'uuid', description: 'The device to sign out' }) }, { additionalProperties: false }),
+    Type.Object({ action: Type.Literal('device_release'), device_id: Type.String({ format: 'uuid', description: 'The device to release from its new-device hold' }) }, { additionalProperties: false }),
   ], { description: 'The request the passkey will approve, exactly as its PIN would name it' }),
 }, { additionalProperties: false });
 export const ApprovalOptionsResponse = Type.Object({

@@ -7,7 +7,11 @@ import type { Passkeys } from './service';
 export type StepUpRequest =
   | { action: 'passkey_enrol'; challenge_id: string }
   | { action: 'passkey_remove'; passkey_id: string }
-  | { action: 'account_close' };
+  | { action: 'account_close' }
+  | { action: 'device_revoke'; device_id: string }
+  | { action: 'device_release'; device_id: string }
+  /** A sign-in on a new device, proved with a passkey of the account (no access token yet: asked with the pass token). */
+  | { action: 'sign_in'; sign_in_id: string };
 
 export interface StepUpProof {
   pin?: string;

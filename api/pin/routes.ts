@@ -19,7 +19,7 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       handler: async ({ user }) => ({ status: 200, body: { pin_set: await pins.isSet(user!.userId) } }),
     }),
     defineRoute({
-      method: 'post', path: '/api/v1/pin', operationId: 'setPin', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/api/v1/pin', operationId: 'setPin', deviceHold: 'set or change the PIN', tags: TAGS, auth: 'bearer',
       summary: 'Set the transaction PIN (6 digits, not repeated or sequential), encrypted',
       body: SetPinBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
@@ -30,7 +30,7 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'put', path: '/api/v1/pin', operationId: 'changePin', tags: TAGS, auth: 'bearer',
+      method: 'put', path: '/api/v1/pin', operationId: 'changePin', deviceHold: 'set or change the PIN', tags: TAGS, auth: 'bearer',
       summary: 'Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted',
       body: ChangePinBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],

@@ -10,12 +10,15 @@ import {
   submitBackupUpdate, submitEkycUpdate, type PassResult, type RegistrationInput, type SubmitBackupRequest,
 } from '../../workflows/messages';
 import type { UploadedFile } from '../http/route-table';
-import { problems } from '../http/problems';
+import { HttpError, problems } from '../http/problems';
 import { authorizeRegistration, passTokenHash, regIdFor } from './guard';
+import { SIGN_IN_ROUTE, type SignInService } from '../auth/sign-in-service';
 
 export interface RegistrationServiceDeps {
   orm: Orm; temporal: Client; identity: IdentityProviderClient; encryption: DataEncryption; taskQueue: string;
   registrationTtlSeconds: number; passResultWaitSeconds: number;
+  /** Where the identity results of people who have an account go (a sign-in on a new device). */
+  signIns: SignInService;
 }
 
 /**
@@ -35,6 +38,8 @@ export class RegistrationService {
     if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
       throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
     }
+    // The verified person has an account: their identity result went to a sign-in.
+    if (await this.deps.signIns.isSignIn(introspection.passRequestId)) throw duplicateIdentity();
     const regId = regIdFor(encryption, introspection.passRequestId);
     const existing = await orm.em.fork().findOne(RegistrationEntity, { regId });
     if (existing && existing.status !== 'in_progress') {
@@ -81,6 +86,8 @@ export class RegistrationService {
 
   /** The identity provider's result; it may arrive before the app's start call, or again after the end. */
   async passResult(result: PassResult): Promise<void> {
+    // A person who has an account is signing in on a new device: no registration is started for them.
+    if (await this.deps.signIns.routePassResult(result)) return;
     const regId = regIdFor(this.deps.encryption, result.passRequestId);
     try {
       await this.deps.temporal.workflow.signalWithStart(registrationWorkflow, {
@@ -106,3 +113,7 @@ export class RegistrationService {
     return storeIdCardImage(this.deps.orm, this.deps.encryption, regId, file);
   }
 }
+
+/** Registering again as a registered person: the problem names the sign-in route. */
+export const duplicateIdentity = (): HttpError => new HttpError(409, 'duplicate-identity', 'Account already exists',
+  `An account already exists for this person: sign in on this device instead (POST ${SIGN_IN_ROUTE})`, undefined, {}, false, { signIn: SIGN_IN_ROUTE });

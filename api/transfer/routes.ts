@@ -18,7 +18,7 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/transfer/address-book', operationId: 'addRecipient', tags: ['Transfer'], auth: 'bearer',
+      method: 'post', path: '/api/v1/transfer/address-book', operationId: 'addRecipient', deviceHold: 'add recipients to the address book', tags: ['Transfer'], auth: 'bearer',
       summary: 'Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed',
       body: S.AddressBookBody,
       rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
@@ -50,7 +50,7 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/transfer/crypto/prepare', operationId: 'prepareCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
+      method: 'post', path: '/api/v1/transfer/crypto/prepare', operationId: 'prepareCryptoTransfer', deviceHold: 'send funds', tags: ['Transfer'], auth: 'bearer',
       summary: 'Before a transfer: its value in won, whether a passkey approval is required (new recipient, above the threshold) and the passkey slot bound to it',
       description: 'Send the same fields to execute with the same Idempotency-Key, the PIN and, when required, `signing.items` holding this slot signed by a passkey. Nothing is recorded.',
       headers: S.TransferPrepareHeaders,
@@ -72,7 +72,7 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/transfer/crypto/execute', operationId: 'executeCryptoTransfer', tags: ['Transfer'], auth: 'bearer',
+      method: 'post', path: '/api/v1/transfer/crypto/execute', operationId: 'executeCryptoTransfer', deviceHold: 'send funds', tags: ['Transfer'], auth: 'bearer',
       summary: 'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs)',
       body: TransferBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],

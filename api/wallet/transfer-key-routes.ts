@@ -19,7 +19,7 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/transfer-key/prepare', operationId: 'prepareTransferKeyChange', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/wallet/networks/:networkId/transfer-key/prepare', operationId: 'prepareTransferKeyChange', deviceHold: 'change transfer keys', tags: TAGS, auth: 'bearer',
       summary: 'Prepare an owner-signed change of the transfer key: renew, rotate (a new service key), revoke, or set daily caps',
       params: S.NetworkParams, body: S.TransferKeyPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user!.userId }],
@@ -33,7 +33,7 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/transfer-key', operationId: 'executeTransferKeyChange', tags: TAGS, auth: 'bearer',
+      method: 'post', path: '/v1/wallet/networks/:networkId/transfer-key', operationId: 'executeTransferKeyChange', deviceHold: 'change transfer keys', tags: TAGS, auth: 'bearer',
       summary: 'Execute a prepared transfer-key change with the signed slots (asynchronous: 202 and an operation to poll)',
       params: S.NetworkParams, body: S.TransferKeyExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },

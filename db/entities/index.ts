@@ -18,6 +18,7 @@ export * from './charge';
 export * from './ledger';
 export * from './assets';
 export * from './pin';
+export * from './device';
 export * from './transfer';
 export * from './gas-sponsorship';
 import { RegistrationEntity } from './registration';
@@ -42,6 +43,7 @@ import { GasSponsorshipEntity } from './gas-sponsorship';
 import { EmailVerificationEntity } from './email';
 import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
+import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -50,5 +52,5 @@ export const ALL_ENTITIES = [
   BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
-  CredentialStatusListEntity,
+  CredentialStatusListEntity, DeviceEntity, SignInEntity, AccountBackupEntity,
 ];

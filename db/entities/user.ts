@@ -18,7 +18,14 @@ export const UserEntity = defineEntity({
     /** When the user closed the account (POST /v1/account/close): kept, not deleted, for the records the law requires. */
     closedAt: p.datetime().nullable(),
     walletType: p.string().length(32),
+    /** The device that registered (every signed-in device, this one included, is a row of `devices`). */
     deviceId: p.string().length(64),
+    /**
+     * Fingerprint of the ID card's number read at registration (the resident registration number on a resident card):
+     * a sign-in proved by ID card must show a card of this number, so another person's card with the same name and
+     * birth date proves nothing. Null for accounts registered before it was kept.
+     */
+    idCardHash: p.string().length(64).nullable(),
     registeredAt: p.datetime().onCreate(() => new Date()),
   }),
 });

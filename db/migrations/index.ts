@@ -45,6 +45,8 @@ import { Migration20261124115358CredentialStatus as SqliteCredentialStatus } fro
 import { Migration20261124092537WebhookEndpoints as SqliteWebhookEndpoints } from './sqlite/Migration20261124092537WebhookEndpoints';
 import { Migration20261125090000StepUpChallenges as PgStepUpChallenges } from './postgresql/Migration20261125090000StepUpChallenges';
 import { Migration20261125090000StepUpChallenges as SqliteStepUpChallenges } from './sqlite/Migration20261125090000StepUpChallenges';
+import { Migration20261125110000Devices as PgDevices } from './postgresql/Migration20261125110000Devices';
+import { Migration20261125110000Devices as SqliteDevices } from './sqlite/Migration20261125110000Devices';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -76,6 +78,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124092537WebhookEndpoints', class: PgWebhookEndpoints },
     { name: 'Migration20261124115358CredentialStatus', class: PgCredentialStatus },
     { name: 'Migration20261125090000StepUpChallenges', class: PgStepUpChallenges },
+    { name: 'Migration20261125110000Devices', class: PgDevices },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -100,6 +103,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124092537WebhookEndpoints', class: SqliteWebhookEndpoints },
     { name: 'Migration20261124115358CredentialStatus', class: SqliteCredentialStatus },
     { name: 'Migration20261125090000StepUpChallenges', class: SqliteStepUpChallenges },
+    { name: 'Migration20261125110000Devices', class: SqliteDevices },
   ],
 };
 

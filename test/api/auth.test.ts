@@ -45,8 +45,11 @@ describe('bearer tokens', () => {
 
   it('answers 401 for a wrong issuer, audience, expiry, signing key, or a tampered token', async () => {
     const { key, kid } = await serviceKey();
+    // The device session the service signed in (the token's sid): a token naming none is refused once the device has one.
+    const { sid } = JSON.parse(Buffer.from(user.accessToken.split('.')[1]!, 'base64url').toString()) as { sid: string };
+    expect((await profile(await new SignJWT({ did: user.deviceId, ...claims() }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).setSubject(user.userId).sign(key))).status).toBe(401);
     const sign = (payload: Record<string, unknown>, signingKey = key) =>
-      new SignJWT({ did: user.deviceId, ...payload }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).setSubject(user.userId).sign(signingKey);
+      new SignJWT({ did: user.deviceId, sid, ...payload }).setProtectedHeader({ alg: 'ES256', kid, typ: 'at+jwt' }).setSubject(user.userId).sign(signingKey);
     expect((await profile(await sign(claims()))).status).toBe(200);
     expect((await profile(await sign(claims({ iss: 'someone-else' })))).status).toBe(401);
     expect((await profile(await sign(claims({ aud: 'another-app' })))).status).toBe(401);

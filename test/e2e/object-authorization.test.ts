@@ -61,6 +61,7 @@ describe('object-level authorization of every route that takes an id', () => {
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
     ids.cexAccountId = (await call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(owner), json: { state: started.body.state, code } })).body.cexAccountId;
+    ids.deviceId = owner.deviceId;
     for (const [name, value] of Object.entries(ids)) if (!value) throw new Error(`could not create ${name} for the owner`);
   });
   afterAll(async () => { await stack?.stop(); });

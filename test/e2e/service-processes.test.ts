@@ -36,7 +36,7 @@ describe('api and worker processes', () => {
       BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret, PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl,
       SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,
       PIN_ENCRYPTION_JWK: testPinJwk(), KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, VC_STATUS_BASE_URL: apiUrl,
+      MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
     };
   });
   afterAll(async () => {

@@ -17,22 +17,37 @@ export async function call<T = any>(url: string, init: { method?: string; header
   return { status: response.status, body: parsed as T, headers: response.headers };
 }
 
-export interface Person { name: string; birthDate: string; phone: string }
+/**
+ * A person: `residentNumber` is who they are (13 digits, the first six their birth date): the identity provider derives
+ * the CI from it (not from the phone), and their resident card shows it with `cardIssueDate`.
+ */
+export interface Person { name: string; birthDate: string; phone: string; residentNumber: string; cardIssueDate: string }
 let counter = 0;
+/** A resident number for a birth date: YYMMDD, a gender digit, six random digits. */
+export const residentNumberFor = (birthDate: string): string =>
+  `${birthDate.replace(/-/g, '').slice(2)}1${String(Math.floor(Math.random() * 1e6)).padStart(6, '0')}`;
 /** A distinct person each call (CI differs), so registrations never collide on identity. */
 export const newPerson = (): Person => {
   counter += 1;
-  return { name: `홍길동${counter}${randomUUID().slice(0, 4)}`, birthDate: '1990-01-15', phone: `010${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}` };
+  const birthDate = '1990-01-15';
+  return {
+    name: `홍길동${counter}${randomUUID().slice(0, 4)}`, birthDate, phone: `010${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+    residentNumber: residentNumberFor(birthDate), cardIssueDate: '2019-06-03',
+  };
 };
+
+/** What the person's resident card says (the sandbox OCR reads it from the image). */
+export const cardOf = (person: Person) => ({ name: person.name, birthDate: person.birthDate, idNumber: person.residentNumber, issueDate: person.cardIssueDate });
 
 /** Plays the user in the identity provider's UI: creates a verification; the provider then calls our callback. */
 export async function verifyIdentity(stack: Pick<TestStack, 'sandboxUrl'>, person: Person, extra: Record<string, unknown> = {}): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
-  const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, { json: { ...person, ...extra } });
+  const { name, birthDate, phone, residentNumber } = person;
+  const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, { json: { name, birthDate, phone, residentNumber, ...extra } });
   if (result.status !== 201) throw new Error(`sandbox verification failed: ${result.status}`);
   return result.body;
 }
 
-export const idCardForm = (person: Person, idCardType = 'resident_id', image = makeIdCardPng(person)): FormData => {
+export const idCardForm = (person: Person, idCardType = 'resident_id', image = makeIdCardPng(cardOf(person))): FormData => {
   const form = new FormData();
   form.set('idCardType', idCardType);
   form.set('idCardImage', new Blob([image], { type: 'image/png' }), 'card.png');

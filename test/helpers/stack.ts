@@ -93,12 +93,12 @@ export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 export function createTestSandbox() {
   const secret = () => randomBytes(24).toString('base64url');
   const secrets = {
-    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(),
+    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey,
   });
   return { sandbox, secrets };
 }
@@ -194,7 +194,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
-    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, VC_STATUS_BASE_URL: apiUrl,
+    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };

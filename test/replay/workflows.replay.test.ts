@@ -8,7 +8,7 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet } from 'ethers';
-import { ChargeEntity, SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
+import { ChargeEntity, DeviceEntity, SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
@@ -18,12 +18,13 @@ import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
 import {
-  accountClosureWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack } from '../helpers/stack';
-import { backupBody, call, idCardForm, newPerson, registerUser, verifyIdentity } from '../helpers/http';
+import { backupBody, call, cardOf, idCardForm, newPerson, registerUser, verifyIdentity } from '../helpers/http';
+import { idCardProof, signInTokens, startSignIn, verifyOnNewDevice } from '../helpers/sign-in';
 
 /**
  * Histories recorded from real runs replay against the current workflow code: a change that would break running
@@ -42,6 +43,7 @@ describe('workflow histories', () => {
       'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
       'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
       'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json', 'security-notice-mailed.json',
+      'sign-in-by-id-card.json', 'security-notice-device-added.json',
     ]));
   });
 
@@ -223,6 +225,28 @@ if (process.env.RECORD_HISTORIES) {
         'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
       ], { encoding: 'utf8' });
       writeFileSync(join(DIR, 'security-notice-mailed.json'), json);
+      await stack.stop();
+    });
+
+    it('records a sign-in on a new device proved by ID card after a refused card, and its mailed notice', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const user = await registerUser(stack);
+      await verifyEmail(stack, user, `replay.${randomUUID().slice(0, 8)}@example.com`);
+      const device = await verifyOnNewDevice(stack, user.person);
+      const { signInId } = (await startSignIn(stack, device)).body;
+      expect((await idCardProof(stack, device, signInId, { name: user.person.name, birthDate: user.person.birthDate })).status).toBe(422);
+      expect((await idCardProof(stack, device, signInId, cardOf(user.person))).status).toBe(200);
+      const tokens = await signInTokens(stack, device, signInId);
+      expect(tokens.status).toBe(200);
+      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      await stack.temporal.workflow.getHandle(signInWorkflowId(signInId)).result();
+      writeFileSync(join(DIR, 'sign-in-by-id-card.json'), show(signInWorkflowId(signInId)));
+      const [session] = await stack.orm.em.fork().find(DeviceEntity, { userId: user.userId, deviceId: device.deviceId });
+      const noticeId = securityNoticeWorkflowId('device.added', session!.sessionId);
+      await stack.temporal.workflow.getHandle(noticeId).result();
+      writeFileSync(join(DIR, 'security-notice-device-added.json'), show(noticeId));
       await stack.stop();
     });
   });
