@@ -3,11 +3,18 @@
  *   GET /          a bare Koa route answering a constant
  *   GET /jwt       + verifying the ES256 bearer token with jose (the API's public key)
  *   GET /jwt-db    + one PostgreSQL round trip (`select 1`, node-postgres pool)
+ *   GET /jwt-user  + reading the token's user row (what the API's status check read before devices existed)
+ *   GET /jwt-session + the API's statement of today: the user row and the token's device session (revocation), joined
+ *   The last two differ only by the revocation check: their ratio is its cost.
  * node --import tsx bench/bare-koa.ts <port> <jwks url> <database url>
  */
 import Koa from 'koa';
 import { Pool } from 'pg';
 import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
+import { SESSION_SQL } from '../api/common/active-user';
+
+/** The API's statement in node-postgres' placeholders. */
+const sessionSql = (() => { let n = 0; return SESSION_SQL.replace(/\?/g, () => `$${++n}`); })();
 
 async function main(): Promise<void> {
   const [port, jwksUrl, databaseUrl] = process.argv.slice(2);
@@ -18,8 +25,10 @@ async function main(): Promise<void> {
     if (ctx.path !== '/') {
       const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
       if (!token) { ctx.status = 401; return; }
-      await jwtVerify(token, jwks, { algorithms: ['ES256'] });
+      const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
       if (ctx.path === '/jwt-db') await pool.query('select 1');
+      if (ctx.path === '/jwt-user') await pool.query('select * from users where id = $1', [payload.sub]);
+      if (ctx.path === '/jwt-session') await pool.query(sessionSql, [payload.did, payload.sub]);
     }
     ctx.body = { status: 'ok', data: { constant: true } };
   });

@@ -22,7 +22,8 @@ export async function assertActive(orm: Orm, userId: string): Promise<void> {
 /** A legacy session: access tokens issued before devices existed name none (migration 20261125110000). */
 export const LEGACY_SESSION = 'legacy';
 
-const SESSION_SQL = 'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, '
+/** The per-request check (users and the token's device in one statement); the bench times it against the user read alone. */
+export const SESSION_SQL = 'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, '
   + 'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at '
   + 'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
 

@@ -7,6 +7,8 @@ import { inbox, verifyEmail } from '../helpers/mail';
 import { enrolPasskey, ENROLMENT_PIN } from '../helpers/passkeys';
 import { callbackDelivered, idCardProof, signInTokens, signInWithIdCard, startSignIn, verifyOnNewDevice } from '../helpers/sign-in';
 import { EventEntity, RegistrationEntity, SignInEntity } from '../../db/entities';
+import { freePort } from '../helpers/global-setup';
+import { runServiceProcess, waitFor } from '../helpers/processes';
 
 /**
  * Issue 24: a person, not a phone. The person verifies again on a new phone and proves it a second time (a passkey
@@ -201,5 +203,25 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     // A stranger's device id is no device of this account.
     const other = await registerUser(stack);
     expect((await call(`${stack.apiUrl}/v1/account/devices/${randomUUID()}`, { method: 'DELETE', headers: bearer(other), json: {} })).status).toBe(404);
+  });
+
+  it('a device revoked through one api process is refused at once by another (PostgreSQL: several api processes share the database)', async () => {
+    if (kind.name !== 'postgresql') return; // the embedded mode runs one api process
+    const port = await freePort();
+    const other = runServiceProcess('api/main.ts', stack.apiProcessEnv(port));
+    try {
+      const otherUrl = `http://127.0.0.1:${port}`;
+      await waitFor(async () => (await fetch(`${otherUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000, 'second API process')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${other.output()}`); });
+      const person = await registerUser(stack);
+      // The other process has verified (and cached) the token before the revocation.
+      expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
+      expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(200);
+      const refused = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) });
+      expect([refused.status, refused.body.type]).toEqual([401, '/problems/device-signed-out']);
+    } finally {
+      other.child.kill('SIGTERM');
+      await other.exited;
+    }
   });
 });
