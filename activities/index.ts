@@ -11,12 +11,13 @@ import { createKycActivities, type KycActivityDeps } from './kyc';
 import { createAccountActivities, type AccountActivityDeps } from './account';
 import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from './security-notice';
 import { createSignInActivities, type SignInActivityDeps } from './sign-in';
+import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
   & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
-  & SecurityNoticeActivityDeps & SignInActivityDeps
+  & SecurityNoticeActivityDeps & SignInActivityDeps & RecoveryActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -36,6 +37,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createAccountActivities(deps),
     ...createSecurityNoticeActivities(deps),
     ...createSignInActivities(deps),
+    ...createRecoveryActivities(deps),
     ...createGasSponsorshipActivities(deps),
   };
 };

@@ -74,6 +74,16 @@ async function noticeText(em: EntityManager, event: Event, newPasskeyHoldSeconds
         text: `Your encrypted wallet backup (version ${String(data.version)}) was downloaded by one of your signed-in devices at ${at}. `
           + 'If this was not you, sign that device out in the app (Security > Devices) and move your funds with a new key.',
       };
+    case 'recovery.scheduled':
+      return {
+        subject: 'A recovery of your wallet was requested',
+        text: `A recovery of your wallet's owner key was requested at ${at} from one of your signed-in devices. It takes effect after ${String(data.executeAfter)}. `
+          + 'If you did not ask for it, cancel it now in the app with your current key (Security > Recovery), and sign out any device you do not know.',
+      };
+    case 'recovery.executed':
+      return { subject: 'Your wallet was recovered', text: `The recovery of your wallet's owner key took effect at ${at}: the new key you chose now controls your account.` };
+    case 'recovery.cancelled':
+      return { subject: 'A recovery of your wallet was cancelled', text: `The recovery of your wallet's owner key was cancelled at ${at} with your current key. Nothing changed.` };
     default:
       throw new Error(`no notice text for ${event.type}`);
   }

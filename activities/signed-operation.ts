@@ -83,6 +83,12 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
     // The grant can be set again to the same values: like DID keys, found through the recorded hash or refused (AA25).
     submitTransferKeyChange: ({ opId }: { opId: string }) => submit(opId, async () => false),
     finishTransferKeyChange: finishOperation,
+
+    // An upgrade or a cancellation that landed is found through the recorded hash; otherwise its nonce is refused (AA25).
+    submitAccountUpgrade: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    finishAccountUpgrade: finishOperation,
+    submitRecoveryCancel: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    finishRecoveryCancel: finishOperation,
   };
 };
 

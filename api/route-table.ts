@@ -24,6 +24,8 @@ import { accountRoutes } from './account/routes';
 import { deviceRoutes } from './account/device-routes';
 import { Devices } from './account/devices';
 import { WalletBackups } from './account/backups';
+import { recoveryRoutes } from './account/recovery-routes';
+import { RecoveryService } from './account/recovery-service';
 import { EmailVerificationService } from './account/email-service';
 import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
@@ -84,6 +86,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...authRoutes({ orm, encryption, tokens, devices, signIns }),
     ...signInRoutes({ signIns, uploadMaxBytes: config.UPLOAD_MAX_BYTES }),
     ...deviceRoutes({ devices, stepUp, passkeys, backups: new WalletBackups({ orm, notices }) }),
+    ...recoveryRoutes({
+      recoveries: new RecoveryService({
+        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
+        recoveryAddress: config.RECOVERY_ADDRESS, recoveryDelaySeconds: config.RECOVERY_DELAY_SECONDS, pollSeconds: config.RECOVERY_POLL_SECONDS,
+      }),
+    }),
     ...accountRoutes({
       orm, temporal, taskQueue, encryption, passkeys, stepUp, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       emails: new EmailVerificationService({

@@ -27,7 +27,7 @@ import { resolveTemporalCli } from '../platform/temporal-cli';
 import { startTemporalDevServer } from '../platform/temporal-dev-server';
 import { startPostgresInstance, POSTGRES_SUPERUSER, type PostgresInstance } from '../dev/postgres-instance';
 import { startTemporalCluster } from '../dev/temporal-cluster';
-import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ensureChainContracts, startAnvil, type RunningChain } from '../dev/chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY, ensureChainContracts, startAnvil, type RunningChain } from '../dev/chains';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
 import { createOrm } from '../db/orm';
@@ -181,7 +181,7 @@ async function main(): Promise<void> {
     chains.push({ ...chain, ...(await ensureChainContracts(chain.rpcUrl)) });
   }
   const networks = Object.fromEntries(chains.map((c, i) => [NETWORK_IDS[i], {
-    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry,
+    kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry, recoverableImplementation: c.recoverableImplementation,
     tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   const secret = () => randomBytes(24).toString('base64url');
@@ -208,6 +208,7 @@ async function main(): Promise<void> {
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bank, MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mail, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCheck, VC_STATUS_BASE_URL: apiUrl, BANK_WEBHOOK_SECRET: secrets.webhook, PRICE_FEED_URL: sandboxUrl,
     SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securities, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cex,
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
+    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
     // The load comes from one user and one address; the limits are not what is measured here.
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]))),
   };

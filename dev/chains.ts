@@ -18,6 +18,9 @@ export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbe
 export const ANVIL_BUNDLER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 /** anvil's fourth development account: the embedded stack's paymaster sponsor key (signs paymasterAndData). */
 export const ANVIL_PAYMASTER_SIGNER_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
+/** anvil's seventh development account: the embedded stack's recovery key (schedules and executes owner recoveries). */
+export const ANVIL_RECOVERY_KEY = '0x92db14e403b83dfe3df233f83dfa3a0d7096f21ca9b0d6d6b8d88b2b4ec1564e';
+export const ANVIL_RECOVERY_ADDRESS = '0x976EA74026E726554dB657fA54763abd0C3a0aa9';
 /** What the paymaster keeps deposited at the EntryPoint on a local chain (topped up at every start). */
 const LOCAL_PAYMASTER_DEPOSIT = 1_000n * 10n ** 18n;
 /** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
@@ -92,7 +95,7 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
   }
 }
 
-export interface ChainContracts { entryPoint: string; accountFactory: string; paymaster: string; didRegistry: string; usdt: string }
+export interface ChainContracts { entryPoint: string; accountFactory: string; paymaster: string; didRegistry: string; usdt: string; recoverableImplementation: string }
 
 /** Our verifying paymaster (owner: the deployer key; sponsor: the dev sponsor key), its EntryPoint deposit topped up. */
 async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<string> {
@@ -120,5 +123,7 @@ export async function ensureChainContracts(rpcUrl: string): Promise<ChainContrac
   const didRegistry = await ensureDeployed(rpcUrl, EthereumDIDRegistry, [], 'ethereum-did-registry-v1');
   // The USDT stand-in's minter is the deployer key (the dev faucet).
   const usdt = await ensureDeployed(rpcUrl, loadArtifact('TestUSDT'), [new Wallet(ANVIL_DEPLOYER_KEY).address], 'test-usdt-v1');
-  return { entryPoint, accountFactory, paymaster, didRegistry, usdt };
+  // The implementation accounts upgrade to for owner recovery (the factory keeps deploying today's WalletAccount).
+  const recoverableImplementation = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountRecoverable'), [entryPoint], 'wallet-account-recoverable-v1');
+  return { entryPoint, accountFactory, paymaster, didRegistry, usdt, recoverableImplementation };
 }

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { resolveTemporalCli } from '../platform/temporal-cli';
 import { stopChild } from '../platform/child-process';
 import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
-import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
 import { startEvmFaucet } from './evm-faucet';
@@ -129,7 +129,7 @@ async function main(): Promise<void> {
 
   const networks = {
     ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
-      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry,
+      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry, recoverableImplementation: c.recoverableImplementation,
       nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } }, confirmations: LOCAL_CONFIRMATIONS,
     }])),
     SOLANA: { kind: 'solana', rpcUrl: solana.rpcUrl, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } },
@@ -149,6 +149,10 @@ async function main(): Promise<void> {
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
+    // The recovery key (anvil's, funded); a recovery waits 2 minutes here (move the chains' clock with evm_increaseTime to see
+    // an early execution refused), 72 h in production; a waiting recovery looks for a cancellation every 5 s.
+    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
+    RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '120', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',
     ...secrets,

@@ -66,6 +66,10 @@ export const ConfigSchema = Type.Object({
     minimum: 0, maximum: 30 * 24 * 3600, default: 72 * 3600,
     description: 'the same hold for a person the service cannot tell at once (no verified email)',
   }),
+  RECOVERY_ADDRESS: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the address of the recovery key (RECOVERY_PRIVATE_KEY of the worker): owner upgrades name it' }),
+  RECOVERY_PRIVATE_KEY: Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'the service\'s recovery key (worker only), funded on every network: schedules and executes owner recoveries, can do nothing else' }),
+  RECOVERY_DELAY_SECONDS: Type.Integer({ minimum: 10, maximum: 30 * 24 * 3600, default: 72 * 3600, description: 'how long a recovery waits for the owner to cancel it (written on chain by the upgrade)' }),
+  RECOVERY_POLL_SECONDS: Type.Integer({ minimum: 1, maximum: 3600, default: 300, description: 'how often a waiting recovery looks on chain for the owner\'s cancellation' }),
   SIGN_IN_TTL_SECONDS: Type.Integer({ minimum: 60, maximum: 24 * 3600, default: 1800, description: 'how long a sign-in on a new device may take before it expires' }),
   WEBAUTHN_ORIGINS: Type.String({ default: 'http://localhost:3000', pattern: '^[^,\\s]+(,[^,\\s]+)*$', description: 'comma-separated origins passkey ceremonies may come from (web origins, android:apk-key-hash:…)' }),
   VC_ISSUER_KEY: Type.String({ pattern: '^[A-Za-z0-9_-]{43}$', description: 'Ed25519 private key seed of the credential issuer (32 bytes, base64url); its did:key is the issuer' }),
@@ -173,7 +177,7 @@ export const API_CONFIG_KEYS = [
   'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'PROVIDER_TIMEOUT_MS', 'PASS_RESULT_WAIT_SECONDS',
   'IDEMPOTENCY_RETENTION_SECONDS', 'IDEMPOTENCY_LOCK_SECONDS', 'UPLOAD_MAX_BYTES', 'JSON_BODY_MAX_BYTES', 'REGISTRATION_TTL_SECONDS', 'NETWORKS',
   'DEPLOY_PREPARE_TTL_SECONDS', 'KEY_ROTATION_RETRY_WINDOW_SECONDS', 'GAS_BUDGET_DAILY_KRW', 'TRANSFER_SIGNER_VALIDITY_SECONDS', 'TRANSFER_SIGNER_DAILY_CAPS', 'DID_NETWORK_ID', 'DID_KEY_VALIDITY_SECONDS',
-  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'NEW_PASSKEY_HOLD_SECONDS', 'NEW_DEVICE_HOLD_SECONDS', 'NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS', 'SIGN_IN_TTL_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
+  'WEBAUTHN_RP_ID', 'WEBAUTHN_RP_NAME', 'WEBAUTHN_ORIGINS', 'NEW_PASSKEY_HOLD_SECONDS', 'NEW_DEVICE_HOLD_SECONDS', 'NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS', 'SIGN_IN_TTL_SECONDS', 'RECOVERY_ADDRESS', 'RECOVERY_DELAY_SECONDS', 'RECOVERY_POLL_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'BANK_VERIFICATION_TTL_SECONDS', 'BANK_VERIFICATION_MAX_ATTEMPTS',
   'EMAIL_VERIFICATION_TTL_SECONDS', 'EMAIL_VERIFICATION_MAX_ATTEMPTS',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_RETRY_INITIAL_SECONDS', 'WEBHOOK_RETRY_MAX_SECONDS', 'WEBHOOK_GIVE_UP_SECONDS', 'WEBHOOK_POLL_SECONDS',
@@ -187,7 +191,7 @@ export const WORKER_CONFIG_KEYS = [
   'NODE_ENV', 'LOG_LEVEL', 'METRICS_PORT', 'METRICS_HOST', 'TEMPORAL_METRICS_PORT', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE',
   'DATA_ENCRYPTION_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET', 'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS', 'VC_STATUS_BASE_URL', 'DID_NETWORK_ID',
-  'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM', 'ID_CARD_CHECK_URL', 'ID_CARD_CHECK_API_KEY',
+  'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM', 'ID_CARD_CHECK_URL', 'ID_CARD_CHECK_API_KEY', 'RECOVERY_PRIVATE_KEY',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;

@@ -41,6 +41,28 @@ export const EVENT_TYPES = {
   'did_key.failed': { resource: 'signed_operation', summary: 'A DID key operation failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
   'transfer_key.completed': { resource: 'signed_operation', summary: 'A transfer key was authorized on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
   'transfer_key.failed': { resource: 'signed_operation', summary: 'A transfer key authorization failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'account_upgrade.completed': {
+    resource: 'signed_operation', summary: 'The account was upgraded on one network to the recoverable implementation (owner recovery with a time lock)',
+    data: Type.Object({ ...signedOperation, txHash: TxHash }),
+  },
+  'account_upgrade.failed': { resource: 'signed_operation', summary: 'An account upgrade failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'recovery_cancel.completed': {
+    resource: 'signed_operation', summary: 'The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)',
+    data: Type.Object({ ...signedOperation, txHash: TxHash }),
+  },
+  'recovery_cancel.failed': { resource: 'signed_operation', summary: "The owner's cancellation of a recovery failed on one network", data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'recovery.scheduled': {
+    resource: 'recovery', summary: 'A recovery of the owner key was scheduled on one network: the owner can cancel it until executeAfter (the person is mailed)',
+    data: Type.Object({ recoveryId: Type.String(), networkId: Type.String(), executeAfter: Type.String({ format: 'date-time' }), txHash: TxHash }),
+  },
+  'recovery.executed': {
+    resource: 'recovery', summary: 'A recovery executed on one network: the new owner key controls the account there',
+    data: Type.Object({ recoveryId: Type.String(), networkId: Type.String(), txHash: TxHash }),
+  },
+  'recovery.cancelled': {
+    resource: 'recovery', summary: 'A recovery was cancelled by the owner on one network (through the API or directly on chain)',
+    data: Type.Object({ recoveryId: Type.String(), networkId: Type.String() }),
+  },
   'key_rotation.network_completed': {
     resource: 'key_rotation', summary: 'The owner key was rotated on one network',
     data: Type.Object({ taskId: Type.String(), networkId: Type.String(), txHash: TxHash }),

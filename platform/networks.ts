@@ -17,6 +17,9 @@ export const EvmNetworkSchema = Type.Object({
   accountFactory: Address,
   paymaster: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'our WalletPaymaster: pays for the user operations the service sponsors' }),
   didRegistry: Address,
+  recoverableImplementation: Type.Optional(Type.String({
+    pattern: '^0x[0-9a-fA-F]{40}$', description: 'WalletAccountRecoverable: what accounts upgrade to for owner recovery (none: no recovery on this network)',
+  })),
   nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
   confirmations: Type.Optional(Type.Integer({
     minimum: 1, maximum: 10_000, description: `blocks, the including one counted, after which a transfer is finalized (default ${DEFAULT_CONFIRMATIONS})`,

@@ -12,6 +12,7 @@ import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
 import { OcrProviderClient } from '../integrations/ocr';
 import { IdCardCheckClient } from '../integrations/id-card-check';
+import { RecoveryKey } from '../integrations/evm/recovery';
 import { BankClient } from '../integrations/bank';
 import { MailClient } from '../integrations/mail';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
@@ -35,6 +36,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
   return {
     orm, encryption, networks, providers,
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    recoveryKey: new RecoveryKey(config.RECOVERY_PRIVATE_KEY, providers, nonceLockFor(orm)),
     idCardCheck: new IdCardCheckClient({ baseUrl: config.ID_CARD_CHECK_URL, apiKey: config.ID_CARD_CHECK_API_KEY, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     mail: new MailClient({ baseUrl: config.MAIL_API_URL, apiKey: config.MAIL_API_KEY, from: config.MAIL_FROM, timeoutMs: config.PROVIDER_TIMEOUT_MS }),

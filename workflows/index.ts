@@ -14,3 +14,5 @@ export { transferKeyWorkflow } from './transfer-key';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';
 export { securityNoticeWorkflow } from './security-notice';
 export { signInWorkflow } from './sign-in';
+export { accountRecoveryWorkflow } from './account-recovery';
+export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';

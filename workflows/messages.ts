@@ -74,6 +74,16 @@ export const signInWorkflowId = (signInId: string): string => `sign-in-${signInI
 /** The owner key of a sign-in's card images (uploads.reg_id). */
 export const signInUploadOwner = (signInId: string): string => `sign-in:${signInId}`;
 
+/** Recovery of the owner key with a time lock (workflow account-recovery-<recoveryId>). */
+export interface AccountRecoveryInput { recoveryId: string; userId: string; pollSeconds: number }
+export interface AccountRecoveryOutcome { status: 'executed' | 'cancelled' | 'partial' | 'failed' }
+/** "Look on chain now": sent when the owner's cancellation through the API has landed. */
+export const recoveryCheckSignal = defineSignal('checkRecovery');
+export const accountRecoveryWorkflowId = (recoveryId: string): string => `account-recovery-${recoveryId}`;
+export const accountUpgradeWorkflowId = (opId: string): string => `account-upgrade-${opId}`;
+export const recoveryCancelWorkflowId = (opId: string): string => `recovery-cancel-${opId}`;
+export interface RecoveryCancelInput { opId: string; userId: string; networkId: string; recoveryId: string }
+
 export interface DeployInput { jobId: string; userId: string; networkId: string }
 export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
 
@@ -219,7 +229,7 @@ export const kycRenewalWorkflowId = (userId: string, requestId: string): string 
  * security-notice-<eventType>-<resourceId>. Started before the change commits, so a crash in between loses no mail;
  * a change that never committed mails nothing.
  */
-export type SecurityEventType = 'passkey.added' | 'passkey.removed' | 'device.added' | 'device.revoked' | 'backup.read';
+export type SecurityEventType = 'passkey.added' | 'passkey.removed' | 'device.added' | 'device.revoked' | 'backup.read' | 'recovery.scheduled' | 'recovery.executed' | 'recovery.cancelled';
 export interface SecurityNoticeInput { userId: string; eventType: SecurityEventType; resourceId: string }
 export type SecurityNoticeOutcome = { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
 export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string => `security-notice-${eventType.replace('.', '-')}-${resourceId}`;

@@ -19,6 +19,7 @@ export * from './ledger';
 export * from './assets';
 export * from './pin';
 export * from './device';
+export * from './recovery';
 export * from './transfer';
 export * from './gas-sponsorship';
 import { RegistrationEntity } from './registration';
@@ -44,6 +45,7 @@ import { EmailVerificationEntity } from './email';
 import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
 import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
+import { RecoveryEntity, RecoveryNetworkEntity } from './recovery';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -53,4 +55,5 @@ export const ALL_ENTITIES = [
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
   CredentialStatusListEntity, DeviceEntity, SignInEntity, AccountBackupEntity,
+  RecoveryEntity, RecoveryNetworkEntity,
 ];

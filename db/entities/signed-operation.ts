@@ -1,7 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 /** What a signed operation does; the workflow that submits it and the answers that show it depend on it. */
-export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key';
+export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key' | 'account_upgrade' | 'recovery_cancel';
 
 /**
  * Kind-specific facts: `did_key` records the DID, key type and public key; `transfer_key` the action and what the
@@ -10,12 +10,15 @@ export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key';
 export interface SignedOperationDetails {
   did?: string; keyType?: string; publicKey?: string;
   action?: string; signer?: string; validUntil?: number; caps?: Record<string, string>;
+  /** account_upgrade: the implementation, the recovery key and delay it configures; recovery_cancel: the recovery. */
+  implementation?: string; recoveryKey?: string; recoveryDelay?: number; recoveryId?: string;
 }
 
 /**
  * One user operation of a smart account, prepared for the owner's signature (the slot id is the operation id), then
- * signed, claimed once and submitted by its workflow: a deployment (`dep_…`), a DID key addition (`didop_…`) or a
- * change of the transfer key's grant (`tkop_…`). Key
+ * signed, claimed once and submitted by its workflow: a deployment (`dep_…`), a DID key addition (`didop_…`), a
+ * change of the transfer key's grant (`tkop_…`), an upgrade to the recoverable implementation (`upg_…`) or the owner's
+ * cancellation of a recovery on one network (`rcx_…`). Key
  * rotation is not one of these: one owner signature over a merkle root authorizes several networks' operations
  * (key_rotation_tasks / key_rotation_networks).
  */
@@ -24,7 +27,7 @@ export const SignedOperationEntity = defineEntity({
   tableName: 'signed_operations',
   properties: (p) => ({
     operationId: p.string().primary().length(64),
-    kind: p.enum(['deploy', 'did_key', 'transfer_key'] as const),
+    kind: p.enum(['deploy', 'did_key', 'transfer_key', 'account_upgrade', 'recovery_cancel'] as const),
     userId: p.string().length(64).index(),
     networkId: p.string().length(32),
     accountAddress: p.string().length(42),

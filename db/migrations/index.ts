@@ -47,6 +47,8 @@ import { Migration20261125090000StepUpChallenges as PgStepUpChallenges } from '.
 import { Migration20261125090000StepUpChallenges as SqliteStepUpChallenges } from './sqlite/Migration20261125090000StepUpChallenges';
 import { Migration20261125110000Devices as PgDevices } from './postgresql/Migration20261125110000Devices';
 import { Migration20261125110000Devices as SqliteDevices } from './sqlite/Migration20261125110000Devices';
+import { Migration20261125120000Recovery as PgRecovery } from './postgresql/Migration20261125120000Recovery';
+import { Migration20261125120000Recovery as SqliteRecovery } from './sqlite/Migration20261125120000Recovery';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -79,6 +81,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124115358CredentialStatus', class: PgCredentialStatus },
     { name: 'Migration20261125090000StepUpChallenges', class: PgStepUpChallenges },
     { name: 'Migration20261125110000Devices', class: PgDevices },
+    { name: 'Migration20261125120000Recovery', class: PgRecovery },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -104,6 +107,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261124115358CredentialStatus', class: SqliteCredentialStatus },
     { name: 'Migration20261125090000StepUpChallenges', class: SqliteStepUpChallenges },
     { name: 'Migration20261125110000Devices', class: SqliteDevices },
+    { name: 'Migration20261125120000Recovery', class: SqliteRecovery },
   ],
 };
 

@@ -8,7 +8,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { encryptPin, transferPin } from '../helpers/pin';
-import { bearer, deployAccount } from '../helpers/wallet';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { enrolPasskey } from '../helpers/passkeys';
 
 /** Path parameters that name a network, not something a user owns. */
@@ -37,6 +37,14 @@ describe('object-level authorization of every route that takes an id', () => {
     const key = Wallet.createRandom();
     await deployAccount(stack, owner, key, 'ETHEREUM');
     ids.jobId = (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: owner.userId, kind: 'deploy' })).operationId;
+    // An upgrade of the account for recovery, and a recovery (it schedules on the upgraded account).
+    const upgrade = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade/prepare`, { method: 'POST', headers: bearer(owner) })).body.items[0];
+    ids.accountOpId = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade`, {
+      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(upgrade, key)] } },
+    })).body.opId;
+    ids.recoveryId = (await call(`${stack.apiUrl}/v1/account/recovery`, {
+      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { newOwnerAddress: Wallet.createRandom().address },
+    })).body.recoveryId;
     ids.opId = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(owner), json: { keyType: 'Ed25519VerificationKey2018', publicKey: `0x${'11'.repeat(32)}` } })).body.items[0].id;
     const [rotation] = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(owner), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items;
     const rootSignature = await key.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: rotation.parameter.domain.root });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createOrm } from '../../db/orm';
-import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
+import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
@@ -37,6 +37,7 @@ describe('api and worker processes', () => {
       SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret,
       PIN_ENCRYPTION_JWK: testPinJwk(), KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
+      RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
     };
   });
   afterAll(async () => {

@@ -20,7 +20,7 @@ import { startTestChain, type TestChain } from './chains';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
-import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
+import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -140,7 +140,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   }
   const networksJson = JSON.stringify({
     ...Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry,
+      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry, recoverableImplementation: chain.recoverableImplementation,
       nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } }, confirmations: options.confirmations ?? 1,
     }])),
     ...(solana ? { SOLANA: { kind: 'solana', rpcUrl: solana.proxy.url, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } } } : {}),
@@ -166,6 +166,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     // Likewise for the passkey threshold and the recipients' cooling-off.
     TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000', TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
     TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
+    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
     ...overrides,
   }, API_CONFIG_KEYS);
   // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
@@ -195,6 +196,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
     MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
+    RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
