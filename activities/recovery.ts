@@ -73,16 +73,25 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
       return { scheduled, waitSeconds: Math.max(0, waitSeconds) };
     },
 
-    /** Looks on chain for the owner's cancellations; answers how many networks still wait for the new owner. */
-    async checkRecoveryCancellations({ recoveryId }: { recoveryId: string }): Promise<{ pending: number }> {
+    /**
+     * Looks on chain for the owner's cancellations; answers how many networks still wait for the new owner, and whether
+     * every one of them is due by its chain's clock (which the delay is counted in: a chain whose clock is ahead of the
+     * workflow's, as a local one moved forward, executes then).
+     */
+    async checkRecoveryCancellations({ recoveryId }: { recoveryId: string }): Promise<{ pending: number; due: boolean }> {
       const { recovery, rows } = await load(recoveryId);
       let pending = 0;
+      let due = true;
       for (const row of rows.filter((r) => r.status === 'scheduled')) {
         const state = await recoveryKey.state(networkOf(row), row.accountAddress);
-        if (same(state.pendingOwner, recovery.newOwnerAddress) || same(state.owner, recovery.newOwnerAddress)) pending += 1;
-        else await markCancelled(row, recovery.userId);
+        if (same(state.pendingOwner, recovery.newOwnerAddress) || same(state.owner, recovery.newOwnerAddress)) {
+          pending += 1;
+          if (state.executeAfter !== null && state.chainTime < state.executeAfter) due = false;
+        } else {
+          await markCancelled(row, recovery.userId);
+        }
       }
-      return { pending };
+      return { pending, due };
     },
 
     /**

@@ -149,10 +149,10 @@ async function main(): Promise<void> {
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
-    // The recovery key (anvil's, funded); a recovery waits 2 minutes here (move the chains' clock with evm_increaseTime to see
-    // an early execution refused), 72 h in production; a waiting recovery looks for a cancellation every 5 s.
+    // The recovery key (anvil's, funded); a recovery waits 30 s here (72 h in production) and looks on chain every 5 s
+    // for the owner's cancellation, or for a chain clock moved forward past the delay (README, "A new phone").
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '120', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
+    RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '30', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',
     ...secrets,

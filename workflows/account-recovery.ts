@@ -33,10 +33,11 @@ export async function accountRecoveryWorkflow(input: AccountRecoveryInput): Prom
 
   const deadline = Date.now() + (waitSeconds + MARGIN_SECONDS) * 1000;
   let pending = scheduled;
-  while (pending > 0 && Date.now() < deadline) {
+  let due = false;
+  while (pending > 0 && !due && Date.now() < deadline) {
     await condition(() => check, Math.max(1, Math.min(input.pollSeconds * 1000, deadline - Date.now())));
     check = false;
-    ({ pending } = await chain.checkRecoveryCancellations({ recoveryId: input.recoveryId }));
+    ({ pending, due } = await chain.checkRecoveryCancellations({ recoveryId: input.recoveryId }));
   }
   if (pending > 0) await chain.executeRecoveryNetworks({ recoveryId: input.recoveryId });
   const outcome = await storage.finishRecovery({ recoveryId: input.recoveryId });

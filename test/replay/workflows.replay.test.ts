@@ -7,7 +7,7 @@ import { resolveTemporalCli } from '../../platform/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
-import { Wallet } from 'ethers';
+import { Wallet, type BaseWallet } from 'ethers';
 import { ChargeEntity, DeviceEntity, SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { waitFor } from '../helpers/processes';
@@ -18,7 +18,7 @@ import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
 import {
-  accountClosureWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId, accountRecoveryWorkflowId, accountUpgradeWorkflowId, recoveryCancelWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -44,6 +44,7 @@ describe('workflow histories', () => {
       'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
       'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json', 'security-notice-mailed.json',
       'sign-in-by-id-card.json', 'security-notice-device-added.json',
+      'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
     ]));
   });
 
@@ -225,6 +226,42 @@ if (process.env.RECORD_HISTORIES) {
         'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
       ], { encoding: 'utf8' });
       writeFileSync(join(DIR, 'security-notice-mailed.json'), json);
+      await stack.stop();
+    });
+
+    it('records an account upgrade, a recovery executed after its delay, and one the owner cancelled', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, RECOVERY_DELAY_SECONDS: '10' } });
+      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      const signed = async (user: Awaited<ReturnType<typeof registerUser>>, prepare: string, execute: string, key: BaseWallet) => {
+        const slot = (await call(`${stack.apiUrl}${prepare}`, { method: 'POST', headers: bearer(user) })).body.items[0];
+        return (await call(`${stack.apiUrl}${execute}`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, key)] } } })).body.opId as string;
+      };
+      const recoverable = async () => {
+        const user = await registerUser(stack);
+        const owner = Wallet.createRandom();
+        await deployAccount(stack, user, owner, 'ETHEREUM');
+        const opId = await signed(user, '/v1/wallet/networks/ETHEREUM/upgrade/prepare', '/v1/wallet/networks/ETHEREUM/upgrade', owner);
+        await stack.temporal.workflow.getHandle(accountUpgradeWorkflowId(opId)).result();
+        return { user, owner, opId };
+      };
+      const recover = async (user: Awaited<ReturnType<typeof registerUser>>) => (await call(`${stack.apiUrl}/v1/account/recovery`, {
+        headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { newOwnerAddress: Wallet.createRandom().address },
+      })).body.recoveryId as string;
+      const first = await recoverable();
+      writeFileSync(join(DIR, 'account-upgrade-completed.json'), show(accountUpgradeWorkflowId(first.opId)));
+      const executed = await recover(first.user);
+      await stack.temporal.workflow.getHandle(accountRecoveryWorkflowId(executed)).result();
+      writeFileSync(join(DIR, 'account-recovery-executed.json'), show(accountRecoveryWorkflowId(executed)));
+      const second = await recoverable();
+      const cancelled = await recover(second.user);
+      await waitFor(async () => (await call(`${stack.apiUrl}/v1/account/recovery/${cancelled}`, { headers: bearer(second.user) })).body.status === 'scheduled', 30_000, 'scheduled');
+      const cancelOp = await signed(second.user, `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel/prepare`, `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel`, second.owner);
+      await stack.temporal.workflow.getHandle(recoveryCancelWorkflowId(cancelOp)).result();
+      await stack.temporal.workflow.getHandle(accountRecoveryWorkflowId(cancelled)).result();
+      writeFileSync(join(DIR, 'recovery-cancel-completed.json'), show(recoveryCancelWorkflowId(cancelOp)));
+      writeFileSync(join(DIR, 'account-recovery-cancelled.json'), show(accountRecoveryWorkflowId(cancelled)));
       await stack.stop();
     });
 
