@@ -34,7 +34,7 @@ export function signInRoutes({ signIns, uploadMaxBytes }: { signIns: SignInServi
         201: { description: 'Sign-in started', schema: S.StartSignInResponse },
         401: { description: 'Invalid or expired pass token' },
         404: { description: 'No account for the verified person (not-registered): register instead' },
-        409: { description: 'Identity result pending (retry after Retry-After), or this sign-in was started from another device' },
+        409: { description: 'Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used)' },
         422: { description: 'Identity verification failed, or Idempotency-Key reused with another payload' },
         429: { description: 'Too many requests (Retry-After)' },
       },

@@ -14,7 +14,7 @@ import { HttpError, problems } from '../http/problems';
 import type { RateLimits } from '../http/rate-limits';
 import type { Passkeys } from '../passkeys/service';
 import type { Devices } from '../account/devices';
-import { passTokenHash, regIdFor } from '../registration/guard';
+import { activePassToken, passTokenHash, regIdFor } from '../registration/guard';
 import { safeEqual, type IssuedTokens, type TokenService } from './tokens';
 
 export const SIGN_IN_ROUTE = '/v1/auth/sign-in';
@@ -41,24 +41,25 @@ export class SignInService {
 
   async start(deviceId: string, passToken: string, deviceLabel: string | null) {
     const { identity, encryption, temporal } = this.deps;
-    const introspection = await identity.introspectPassToken(passToken).catch(() => {
-      throw problems.badGateway('The identity verification service could not be reached');
-    });
-    const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
-    if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
-      throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
-    }
-    const { passRequestId } = introspection;
+    const { passRequestId, expiresAt } = await activePassToken(identity, passToken);
     // The identity result of a person without an account went to a registration.
     if (await exists(temporal, registrationWorkflowId(regIdFor(encryption, passRequestId)))) {
       throw new HttpError(404, 'not-registered', 'No account for this person', 'No account exists for the person verified: register instead (POST /v1/account/register)');
     }
     const signInId = signInIdFor(encryption, passRequestId);
-    const response = await temporal.workflow.executeUpdateWithStart(startSignInUpdate, {
-      args: [{ deviceId, deviceLabel, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() }],
-      startWorkflowOperation: new WithStartWorkflowOperation(signInWorkflow, { ...this.startOptions(signInId, passRequestId), workflowIdConflictPolicy: 'USE_EXISTING' }),
-    });
-    return { signInId, response };
+    try {
+      const response = await temporal.workflow.executeUpdateWithStart(startSignInUpdate, {
+        args: [{ deviceId, deviceLabel, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() }],
+        startWorkflowOperation: new WithStartWorkflowOperation(signInWorkflow, { ...this.startOptions(signInId, passRequestId), workflowIdConflictPolicy: 'USE_EXISTING' }),
+      });
+      return { signInId, response };
+    } catch (error) {
+      // The sign-in of this verification ended (completed, failed or expired): a verification signs in once.
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        throw problems.conflict('pass-token-used', 'This identity verification was used for a sign-in already: verify your identity again');
+      }
+      throw error;
+    }
   }
 
   /**

@@ -3,6 +3,7 @@ import { RegistrationEntity, type Registration } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
+import type { IdentityProviderClient } from '../../integrations/identity';
 
 export const regIdFor = (encryption: DataEncryption, passRequestId: string): string =>
   `reg_${encryption.derivedId(passRequestId, 'regId')}`;
@@ -29,4 +30,16 @@ export async function authorizeRegistration(
     throw problems.conflict('registration-completed', 'This registration is already completed');
   }
   return registration;
+}
+
+/** The identity provider's word on a pass token (introspection): active, for which verification, until when. */
+export async function activePassToken(identity: IdentityProviderClient, passToken: string): Promise<{ passRequestId: string; expiresAt: Date }> {
+  const introspection = await identity.introspectPassToken(passToken).catch(() => {
+    throw problems.badGateway('The identity verification service could not be reached');
+  });
+  const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
+  if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
+    throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
+  }
+  return { passRequestId: introspection.passRequestId, expiresAt };
 }

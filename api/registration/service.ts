@@ -11,7 +11,7 @@ import {
 } from '../../workflows/messages';
 import type { UploadedFile } from '../http/route-table';
 import { HttpError, problems } from '../http/problems';
-import { authorizeRegistration, passTokenHash, regIdFor } from './guard';
+import { activePassToken, authorizeRegistration, passTokenHash, regIdFor } from './guard';
 import { SIGN_IN_ROUTE, type SignInService } from '../auth/sign-in-service';
 
 export interface RegistrationServiceDeps {
@@ -31,13 +31,8 @@ export class RegistrationService {
 
   async start(deviceId: string, passToken: string) {
     const { identity, encryption, orm } = this.deps;
-    const introspection = await identity.introspectPassToken(passToken).catch(() => {
-      throw problems.badGateway('The identity verification service could not be reached');
-    });
-    const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
-    if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
-      throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
-    }
+    const introspection = await activePassToken(identity, passToken);
+    const { expiresAt } = introspection;
     // The verified person has an account: their identity result went to a sign-in.
     if (await this.deps.signIns.isSignIn(introspection.passRequestId)) throw duplicateIdentity();
     const regId = regIdFor(encryption, introspection.passRequestId);

@@ -17,6 +17,7 @@ const LIMITS = {
   'failed-credentials': { points: 9, seconds: 60 },
   'registration-upload': { points: 2, seconds: 3600 },
   'email-send': { points: 2, seconds: 3600 },
+  'sign-in-device': { points: 3, seconds: 3600 },
 };
 
 /**
@@ -70,7 +71,7 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     expect((await quote(stack.apiUrl, await registerUser(stack))).status).toBe(200);
   });
 
-  it('limits registration starts per device, 1-KRW sends per user, PIN-bearing requests per user and identity callbacks', async () => {
+  it('limits registration and sign-in starts per device, 1-KRW sends per user, PIN-bearing requests per user and identity callbacks', async () => {
     const deviceId = randomUUID();
     const start = (base: string) => call(`${base}/v1/account/register`, {
       method: 'POST', headers: { 'x-device-id': deviceId, 'idempotency-key': randomUUID() }, json: { passToken: `bogus-${randomUUID()}` },
@@ -78,6 +79,15 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     const starts = await statuses(4, start);
     expect(starts.slice(0, 3).every((s) => s !== 429)).toBe(true);
     expect(starts[3]).toBe(429);
+
+    // Sign-in starts on a new device share the same kind of budget, per device, across processes.
+    const signInDevice = randomUUID();
+    const signIn = (base: string) => call(`${base}/v1/auth/sign-in`, {
+      method: 'POST', headers: { 'x-device-id': signInDevice, 'idempotency-key': randomUUID() }, json: { passToken: `bogus-${randomUUID()}` },
+    });
+    const signIns = await statuses(4, signIn);
+    expect(signIns.slice(0, 3).every((s) => s !== 429)).toBe(true);
+    expect(signIns[3]).toBe(429);
 
     const sendWon = (base: string) => call(`${base}/api/v1/bank/send-won`, { method: 'POST', headers: bearer(user), json: { bank_code: '004', account_no: '12345678901' } });
     const sends = await statuses(3, sendWon);

@@ -61,6 +61,9 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     expect((await idCardProof(stack, attacker, signInId, cardOf(owner.person))).status).toBe(409);
     expect((await signInTokens(stack, attacker, signInId)).status).toBe(409);
     expect((await stack.orm.em.fork().findOneOrFail(SignInEntity, { signInId })).status).toBe('failed');
+    // The same verification starts no second sign-in: verify again.
+    const again = await startSignIn(stack, attacker);
+    expect([again.status, again.body.type]).toEqual([409, '/problems/pass-token-used']);
   });
 
   it('another person with the same name and birth date proves nothing with their own genuine card; a card reported lost proves nothing', async () => {
