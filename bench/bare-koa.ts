@@ -27,8 +27,9 @@ async function main(): Promise<void> {
       if (!token) { ctx.status = 401; return; }
       const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
       if (ctx.path === '/jwt-db') await pool.query('select 1');
-      if (ctx.path === '/jwt-user') await pool.query('select * from users where id = $1', [payload.sub]);
-      if (ctx.path === '/jwt-session') await pool.query(sessionSql, [payload.did, payload.sub]);
+      // Both prepared (named), as the API runs the session statement.
+      if (ctx.path === '/jwt-user') await pool.query({ name: 'user', text: 'select * from users where id = $1', values: [payload.sub] });
+      if (ctx.path === '/jwt-session') await pool.query({ name: 'session', text: sessionSql, values: [payload.did, payload.sub] });
     }
     ctx.body = { status: 'ok', data: { constant: true } };
   });
