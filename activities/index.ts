@@ -12,12 +12,13 @@ import { createAccountActivities, type AccountActivityDeps } from './account';
 import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from './security-notice';
 import { createSignInActivities, type SignInActivityDeps } from './sign-in';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
+import { createComplianceActivities, type ComplianceActivityDeps } from './compliance';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
 export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
   & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
-  & SecurityNoticeActivityDeps & SignInActivityDeps & RecoveryActivityDeps
+  & SecurityNoticeActivityDeps & SignInActivityDeps & RecoveryActivityDeps & ComplianceActivityDeps
   & GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -39,6 +40,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createSignInActivities(deps),
     ...createRecoveryActivities(deps),
     ...createGasSponsorshipActivities(deps),
+    ...createComplianceActivities(deps),
   };
 };
 

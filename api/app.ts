@@ -18,6 +18,7 @@ import type { RouteSpec } from './http/route-table';
 import type { PriceFeedClient } from '../integrations/prices';
 import type { SecuritiesClient } from '../integrations/securities';
 import type { CexClient } from '../integrations/cex';
+import type { SanctionsScreening } from '../integrations/sanctions';
 import type { QuoteEngine } from './exchange/quote';
 import type { BankClient } from '../integrations/bank';
 import type { PinService } from './pin/service';
@@ -51,6 +52,8 @@ export interface AppDeps {
   prices: PriceFeedClient;
   securities: SecuritiesClient;
   cex: CexClient;
+  /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
+  sanctions: SanctionsScreening;
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
 }

@@ -13,6 +13,8 @@ import type { Orm } from '../db/orm';
 import { IdentityProviderClient } from '../integrations/identity';
 import { BankClient } from '../integrations/bank';
 import { PriceFeedClient } from '../integrations/prices';
+import { sanctionsScreeningFrom } from '../integrations/sanctions';
+import { storedSanctionsList } from '../db/compliance';
 import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
 import { ChainProviders } from '../integrations/evm/smart-account';
@@ -64,6 +66,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, ...providerHttp }),
     cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
     solanaChains: new SolanaChains(),
+    sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
     async close() {
       if (!temporal) await temporalClient.connection.close();
       await rateLimits.stop();

@@ -46,6 +46,9 @@ import { WebhookService } from './webhooks/service';
 import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
+import { Screening } from './compliance/screening';
+import { complianceRoutes } from './compliance/routes';
+import { ComplianceService } from './compliance/service';
 import { assetRoutes } from './assets/routes';
 import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
@@ -137,6 +140,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...pinRoutes({ pins: deps.pins }),
     ...transferRoutes((() => {
       const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
+      const screening = new Screening({ orm, screening: deps.sanctions });
       const policy = new SpendingPolicy({
         orm, prices: deps.prices, addressBook,
         defaults: {
@@ -145,9 +149,9 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         },
       });
       return {
-        policy, addressBook,
+        policy, addressBook, screening,
         transfers: new TransferService({
-          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody,
+          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody, screening,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };
@@ -162,6 +166,11 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...networkWalletRoutes({ networks, holdings, custody }),
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
     ...eventRoutes({ orm }),
+    ...complianceRoutes({
+      compliance: new ComplianceService({
+        orm, temporal, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
+      }),
+    }),
     ...webhookRoutes({
       webhooks: new WebhookService({
         orm, temporal, encryption, taskQueue,

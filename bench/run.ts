@@ -185,10 +185,10 @@ async function main(): Promise<void> {
     tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   const secret = () => randomBytes(24).toString('base64url');
-  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret(), idCheck: secret() };
+  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret(), idCheck: secret(), screening: secret() };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.client, bankClientSecret: secrets.bank, bankWebhookSecret: secrets.webhook,
-    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail, idCardCheckApiKey: secrets.idCheck,
+    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail, idCardCheckApiKey: secrets.idCheck, screeningApiKey: secrets.screening,
   });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
@@ -209,6 +209,7 @@ async function main(): Promise<void> {
     SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securities, CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cex,
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
+    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screening,
     // The load comes from one user and one address; the limits are not what is measured here.
     RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]))),
   };

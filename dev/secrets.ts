@@ -25,6 +25,7 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     CEX_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     MAIL_API_KEY: () => randomBytes(24).toString('base64url'),
     ID_CARD_CHECK_API_KEY: () => randomBytes(24).toString('base64url'),
+    SCREENING_PROVIDER_API_KEY: () => randomBytes(24).toString('base64url'),
     // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (README).
     OPERATOR_TOKEN: () => newOperatorToken(),
     PIN_ENCRYPTION_JWK: () => {

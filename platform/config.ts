@@ -119,6 +119,18 @@ export const ConfigSchema = Type.Object({
     minimum: 1, maximum: 1000, default: 20,
     description: 'a price further than this from the previous hour\'s, or from the last one accepted in the last 2 hours, is implausible: refused',
   }),
+  SANCTIONS_LIST_URL: Type.String({
+    pattern: '^https?://', default: 'https://www.treasury.gov/ofac/downloads/sanctions/1.0/sdn_advanced.xml',
+    description: 'the OFAC SDN advanced XML: its digital currency addresses are the sanctions list (read on a schedule)',
+  }),
+  SANCTIONS_LIST_REFRESH_MINUTES: Type.Integer({ minimum: 1, maximum: 7 * 24 * 60, default: 360, description: 'how often the sanctions-list-refresh schedule reads the list' }),
+  SANCTIONS_LIST_MAX_AGE_HOURS: Type.Number({
+    exclusiveMinimum: 0, maximum: 30 * 24, default: 48,
+    description: 'a sanctions list not refreshed for longer fails closed: no transfer and no new recipient until a refresh succeeds',
+  }),
+  SCREENING_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'a sanctions screening API of the shape of Chainalysis\' (GET /api/v1/address/{address}); unset: the SDN list alone' })),
+  SCREENING_PROVIDER_API_KEY: Type.Optional(Type.String({ minLength: 8, description: 'our X-API-Key at the screening provider' })),
+  SCREENING_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 3000, description: 'how long the screening provider has to answer before screening fails closed (503 screening-unavailable)' }),
   SECURITIES_API_URL: Url,
   SECURITIES_CLIENT_SECRET: Type.String({ minLength: 8 }),
   CEX_API_URL: Url,
@@ -184,6 +196,7 @@ export const API_CONFIG_KEYS = [
   'TRANSFER_WAIT_SECONDS', 'TRANSFER_REVIEW_AFTER_ATTEMPTS', 'TRANSFER_LIMIT_PER_TRANSFER_KRW', 'TRANSFER_LIMIT_DAILY_KRW', 'TRANSFER_PASSKEY_ABOVE_KRW', 'ADDRESS_COOLING_OFF_SECONDS', 'PIN_ENCRYPTION_JWK', 'PIN_MAX_ATTEMPTS', 'PIN_LOCK_SECONDS', 'PRICE_FEED_URL', 'SECURITIES_API_URL', 'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_PROVIDER', 'CEX_CLIENT_ID', 'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
+  'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -193,6 +206,7 @@ export const WORKER_CONFIG_KEYS = [
   'PROVIDER_TIMEOUT_MS', 'NETWORKS', 'BUNDLER_PRIVATE_KEY', 'PAYMASTER_SIGNER_KEY', 'GAS_BUDGET_DAILY_KRW', 'PRICE_FEED_URL', 'VC_ISSUER_KEY', 'VC_ISSUER_NAME', 'VC_VALIDITY_SECONDS', 'VC_STATUS_BASE_URL', 'DID_NETWORK_ID',
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM', 'ID_CARD_CHECK_URL', 'ID_CARD_CHECK_API_KEY', 'RECOVERY_PRIVATE_KEY',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
+  'SANCTIONS_LIST_URL', 'SANCTIONS_LIST_REFRESH_MINUTES', 'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

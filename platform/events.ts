@@ -173,6 +173,14 @@ export const EVENT_TYPES = {
     resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",
     data: Type.Object({ userId: Type.String() }),
   },
+  'compliance.case_opened': {
+    resource: 'compliance_case',
+    summary: 'A compliance case was opened for an operator to decide (a sanctions hit, or a monitoring rule); it names no list entry, only the kind and programme',
+    data: Type.Object({
+      caseId: Type.String(), kind: Type.String({ description: 'sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large' }),
+      transferId: Type.Union([Type.String(), Type.Null()]), programme: Type.Union([Type.String(), Type.Null()]),
+    }),
+  },
 } satisfies Record<string, { resource: string; summary: string; data: TObject }>;
 
 export type EventType = keyof typeof EVENT_TYPES;

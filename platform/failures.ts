@@ -53,6 +53,10 @@ export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;
 export const TransferFailure = {
   /** Nothing was sent: the transfer could not be signed as asked (its simulation fails, the key no longer matches). */
   TransferRefused: 'TransferRefused',
+  /** The recipient is on a sanctions list or named by the screening provider: nothing was signed, a case is open. */
+  RecipientSanctioned: 'RecipientSanctioned',
+  /** The recipient could not be screened (no current list, the provider down) through every attempt: nothing was signed. */
+  ScreeningUnavailable: 'ScreeningUnavailable',
 } as const;
 
 export const GasFailure = {

@@ -12,6 +12,12 @@ import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
 import { OcrProviderClient } from '../integrations/ocr';
 import { IdCardCheckClient } from '../integrations/id-card-check';
+import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
+import { storedSanctionsList } from '../db/compliance';
+
+/** The SDN advanced XML is about 100 MB: ten minutes to read it, and no more than 1 GiB. */
+const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
+const SDN_LIST_MAX_BYTES = 1024 * 1024 * 1024;
 import { RecoveryKey } from '../integrations/evm/recovery';
 import { BankClient } from '../integrations/bank';
 import { MailClient } from '../integrations/mail';
@@ -52,6 +58,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
       baseUrl: config.PRICE_FEED_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS, checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
     }),
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
+    sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
+    sdnList: new SdnListClient({ url: config.SANCTIONS_LIST_URL, timeoutMs: SDN_LIST_TIMEOUT_MS, maxBytes: SDN_LIST_MAX_BYTES }),
     transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),
     close: () => providers.destroy(),
   };

@@ -8,6 +8,10 @@ import { WorkerMetrics } from './metrics';
 import { createMetricsRegistry, serveMetrics } from '../platform/metrics';
 import { composeWorker } from './composition';
 import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
+import { createTemporalClient } from '../platform/temporal';
+import { sanctionsListState } from '../db/compliance';
+import { OFAC_SDN } from '../integrations/sanctions';
+import { ensureSanctionsListSchedule } from './schedules';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -32,6 +36,13 @@ async function main(): Promise<void> {
   const served = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
   const { worker, connection } = await createWorker(settings, deps, metrics);
+  // The sanctions list's schedule (created once; read at once when no current list is stored).
+  const client = await createTemporalClient(settings, deps.encryption);
+  const list = await sanctionsListState(orm, OFAC_SDN.source);
+  const listStored = list !== null && Date.now() - list.refreshedAt.getTime() < config.SANCTIONS_LIST_REFRESH_MINUTES * 60_000;
+  const schedule = await ensureSanctionsListSchedule(client, { taskQueue: settings.taskQueue, everyMinutes: config.SANCTIONS_LIST_REFRESH_MINUTES, listStored });
+  logger.info({ schedule, listDate: list?.listDate ?? null, refreshNow: !listStored }, 'sanctions-list-refresh schedule ensured');
+  await client.connection.close();
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {

@@ -233,3 +233,7 @@ export type SecurityEventType = 'passkey.added' | 'passkey.removed' | 'device.ad
 export interface SecurityNoticeInput { userId: string; eventType: SecurityEventType; resourceId: string }
 export type SecurityNoticeOutcome = { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
 export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string => `security-notice-${eventType.replace('.', '-')}-${resourceId}`;
+
+// ---- compliance
+/** The sanctions list's schedule: `sanctions-list-refresh` on the default task queue, suffixed elsewhere (test stacks share a server). */
+export const sanctionsScheduleId = (taskQueue: string): string => (taskQueue === 'wallet' ? 'sanctions-list-refresh' : `sanctions-list-refresh-${taskQueue}`);

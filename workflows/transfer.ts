@@ -1,10 +1,16 @@
 import { ActivityFailure, ApplicationFailure, ParentClosePolicy, log, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
+import type { ComplianceActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
 import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, type TransferInput, type TransferOutcome } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
+});
+/** The last sanctions screening before signing: a provider or list that cannot answer is retried for about two minutes. */
+const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8, nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned] },
 });
 const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>>(RECORD_OPTIONS);
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
@@ -19,7 +25,7 @@ const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
 });
 
 /** Nothing was signed or sent, for a reason the caller is told (the transfer as asked, its gas budget, a price). */
-const REFUSALS = new Set<string>([TransferFailure.TransferRefused, ...Object.values(GasFailure)]);
+const REFUSALS = new Set<string>([TransferFailure.TransferRefused, TransferFailure.RecipientSanctioned, TransferFailure.ScreeningUnavailable, ...Object.values(GasFailure)]);
 
 /** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
 const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
@@ -41,6 +47,8 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     ...CHAIN_SUBMISSION_OPTIONS, retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
   try {
+    // Screened once more just before signing: the list may have changed since the API screened the recipient.
+    if (patched('transfer-screened-before-signing')) await screening.screenTransferRecipient({ transferId: input.transferId });
     // Transfers started before signing moved to the worker arrive signed by the API.
     if (patched('transfer-signed-in-worker')) await signing.signTransfer({ transferId: input.transferId });
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;

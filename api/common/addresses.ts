@@ -18,3 +18,8 @@ export function solanaAddress(text: string): string {
   if (!isAddress(text)) throw problems.unprocessable('invalid-address', 'A Solana address is a base58 32-byte public key');
   return text;
 }
+
+/** An address from a request for this network: Solana base58, else EVM (checksummed). The one place that tells them apart. */
+export function addressOn(network: { kind: string }, text: string): string {
+  return network.kind === 'solana' ? solanaAddress(text) : evmAddress(text);
+}

@@ -28,6 +28,8 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [KycFailure.NationalityMismatch]: { status: 422, slug: 'nationality-mismatch', title: 'Not the verified nationality' },
   [BankFailure.DepositRefused]: { status: 422, slug: 'bank-account-not-found', title: 'The bank refused the deposit' },
   [TransferFailure.TransferRefused]: { status: 422, slug: 'transfer-would-fail', title: 'The transfer would fail' },
+  [TransferFailure.RecipientSanctioned]: { status: 422, slug: 'recipient-sanctioned', title: 'Recipient sanctioned' },
+  [TransferFailure.ScreeningUnavailable]: { status: 503, slug: 'screening-unavailable', title: 'Screening unavailable', retryAfter: 30 },
   [GasFailure.BudgetExceeded]: { status: 422, slug: 'gas-budget-exceeded', title: 'Gas budget exceeded' },
   [GasFailure.PriceUnavailable]: { status: 503, slug: 'price-unavailable', title: 'Price unavailable', retryAfter: 60 },
 };

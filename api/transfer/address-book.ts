@@ -3,7 +3,7 @@ import type { Orm } from '../../db/orm';
 import { AddressBookEntryEntity, type AddressBookEntry } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
 import { problems } from '../http/problems';
-import { evmAddress, solanaAddress } from '../common/addresses';
+import { addressOn } from '../common/addresses';
 
 const MAX_ENTRIES = 200;
 
@@ -22,7 +22,7 @@ export class AddressBook {
   normalize(networkId: string, address: string): string {
     const network = this.deps.networks.any(networkId);
     if (!network) throw problems.unavailable(`${networkId} is not configured`);
-    return network.kind === 'solana' ? solanaAddress(address) : evmAddress(address);
+    return addressOn(network, address);
   }
 
   async list(userId: string): Promise<AddressBookEntry[]> {

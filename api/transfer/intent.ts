@@ -1,18 +1,77 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Transfer } from '../../db/entities';
+import type { EvmNetwork, NetworkRegistry, SolanaNetwork } from '../../platform/networks';
 import { parseAmount } from '../../platform/money';
 import { problems } from '../http/problems';
+import { solanaAddress, addressOn } from '../common/addresses';
+import type { TransferFields } from './schemas';
 
-/** What the spending policy adds to recording a transfer: its value, and its check inside the same transaction. */
-export interface PolicyCheck { valueKrw: bigint; guard(tx: EntityManager): Promise<void> }
+/**
+ * One transfer request, parsed once: the network, the recipient as stored (EVM checksummed, Solana base58), the token,
+ * the amount in base units and its value in won at the request's price. Every check, the approvals and the record read
+ * this; `requested` is the request as sent, which the PIN and passkey approvals bind.
+ */
+export interface TransferIntent {
+  readonly userId: string;
+  readonly network: EvmNetwork | SolanaNetwork;
+  readonly recipient: string;
+  readonly token: string;
+  readonly decimals: number;
+  readonly amount: bigint;
+  readonly valueKrw: bigint;
+  readonly requested: TransferFields;
+}
 
-/** A validated transfer request; `record` stores it (after the PIN check) with its funds reserved. */
-export interface TransferIntent { amount: bigint; decimals: number; record(transferId: string, policy: PolicyCheck): Promise<Transfer> }
+/** Where a check runs: `prepare` (nothing recorded) and `execute` (before the PIN or passkey approval is checked). */
+export type CheckStage = 'prepare' | 'execute';
 
-export const amountOf = parseAmount;
+/**
+ * One rule a transfer must pass before any credential is checked, so a transfer that cannot pass costs no PIN attempt.
+ * Checks run in their list's order and refuse with a typed problem; each is a small unit with its own tests.
+ */
+export interface TransferCheck {
+  readonly name: string;
+  readonly stages: readonly CheckStage[];
+  run(intent: TransferIntent, stage: CheckStage): Promise<void>;
+}
+
+export async function runChecks(checks: readonly TransferCheck[], stage: CheckStage, intent: TransferIntent): Promise<void> {
+  for (const check of checks) if (check.stages.includes(stage)) await check.run(intent, stage);
+}
+
+/** What recording adds inside its own transaction: the rules that need the lock (the daily limit, trusting the recipient). */
+export interface RecordGuard { guard(tx: EntityManager): Promise<void> }
+
+/** The chain side of transfers on one network: its tokens, and recording a transfer with its funds reserved. */
+export interface TransferLedger {
+  /** The token's decimals; an unknown token is 422 unknown-token naming those there are. */
+  decimalsOf(symbol: string): number;
+  record(intent: TransferIntent, transferId: string, guard: RecordGuard): Promise<Transfer>;
+}
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>
   problems.unprocessable('unknown-token', `${symbol} is not transferable on ${networkId}; tokens: ${known.join(', ')}`);
 
 /** Transfers whose amount the chain balance may not show yet: recorded, or sent and not yet included (again, after a reorg). */
 export const IN_FLIGHT: Array<'processing' | 'submitted'> = ['processing', 'submitted'];
+
+/**
+ * Parses a request into its intent: the network (503 when not configured), the recipient (422 invalid-address), the
+ * token (422 unknown-token), the amount (422 invalid-amount) and, from `value`, its worth in won now.
+ */
+export async function parseTransfer(
+  deps: { networks: NetworkRegistry; ledgerFor(network: EvmNetwork | SolanaNetwork): TransferLedger; value(token: string, amount: bigint, decimals: number): Promise<bigint> },
+  userId: string, requested: TransferFields,
+): Promise<{ intent: TransferIntent; ledger: TransferLedger }> {
+  const network = deps.networks.any(requested.network);
+  if (!network) {
+    if (requested.network === 'SOLANA') solanaAddress(requested.to_address); // still tell a bad address apart
+    throw problems.unavailable(`${requested.network} is not configured`);
+  }
+  const recipient = addressOn(network, requested.to_address);
+  const ledger = deps.ledgerFor(network);
+  const decimals = ledger.decimalsOf(requested.token);
+  const amount = parseAmount(requested.amount, decimals, requested.token);
+  const valueKrw = await deps.value(requested.token, amount, decimals);
+  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, requested }, ledger };
+}

@@ -5,10 +5,11 @@ import type { TransferService } from './service';
 import * as S from './schemas';
 import type { SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
+import type { Screening } from '../compliance/screening';
 
 const { TransferBody, TransferLimits, TransferParams, TransferView } = S;
 
-export function transferRoutes({ transfers, policy, addressBook }: { transfers: TransferService; policy: SpendingPolicy; addressBook: AddressBook }): RouteSpec[] {
+export function transferRoutes({ transfers, policy, addressBook, screening }: { transfers: TransferService; policy: SpendingPolicy; addressBook: AddressBook; screening: Screening }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get', path: '/api/v1/transfer/address-book', operationId: 'listAddressBook', tags: ['Transfer'], auth: 'bearer',
@@ -25,11 +26,13 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
       responses: {
         201: { description: 'Added, cooling off until usable_from', schema: S.AddressBookEntryView },
         200: { description: 'Already in the address book (unchanged)', schema: S.AddressBookEntryView },
-        409: { description: 'Address book full (200 recipients)' }, 422: { description: 'Invalid address for the network' },
-        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured' },
+        409: { description: 'Address book full (200 recipients)' },
+        422: { description: 'Invalid address for the network, or a sanctioned address (recipient-sanctioned: screened against the OFAC SDN list and the screening provider)' },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured, or the address cannot be screened now (screening-unavailable, Retry-After)' },
       },
       handler: async ({ user, body }) => {
         const address = addressBook.normalize(body.network, body.address);
+        await screening.assertNotSanctioned(user!.userId, body.network, address, { context: 'address-book' });
         const { entry, created } = await addressBook.add(user!.userId, body.network, address);
         return { status: created ? 201 : 200, body: addressBook.view(entry) };
       },
@@ -58,8 +61,8 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
       rateLimits: [{ rule: 'transfer-prepare', key: ({ user }) => user!.userId }],
       responses: {
         200: { description: 'What the transfer needs', schema: S.TransferPrepared },
-        422: { description: 'Invalid address, unknown token, bad amount, over the per-transfer limit' },
-        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured, or no price in won (price-unavailable)' },
+        422: { description: 'Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned)' },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable)' },
       },
       handler: async ({ user, body, headers }) => ({ status: 200, body: await transfers.prepare(user!.userId, body, headers['idempotency-key']) }),
     }),
@@ -82,8 +85,8 @@ export function transferRoutes({ transfers, policy, addressBook }: { transfers: 
         200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
         202: { description: 'Still running: poll the Location', schema: TransferView },
         409: { description: 'EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set' },
-        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a transfer that would fail, or wrong PIN' },
-        423: { description: 'PIN locked after too many wrong PINs' }, 503: { description: 'Network not configured, its RPC unavailable, or no price in won for the token (price-unavailable)' },
+        422: { description: 'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN' },
+        423: { description: 'PIN locked after too many wrong PINs' }, 503: { description: 'Network not configured, its RPC unavailable, no price in won for the token (price-unavailable), or the recipient cannot be screened now (screening-unavailable, Retry-After)' },
       },
       handler: async ({ body, user }, ctx?: Context) => {
         const key = ctx?.get('idempotency-key') || null;

@@ -21,16 +21,17 @@ import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { httpErrorOfFailure } from '../http/workflow-errors';
 import { TransferFailure } from '../../platform/failures';
-import { solanaAddress } from '../common/addresses';
-import { evmTransferIntent } from './evm-intent';
-import { solanaTransferIntent } from './solana-intent';
+import { evmLedger } from './evm-ledger';
+import { solanaLedger } from './solana-ledger';
 import type { TransferBody, TransferFields } from './schemas';
-import type { PolicyCheck } from './intent';
+import { parseTransfer, runChecks, type TransferCheck } from './intent';
+import { transferChecks } from './checks';
+import type { Screening } from '../compliance/screening';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
   taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
-  addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys;
+  addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys; screening: Screening;
 }
 
 /**
@@ -47,34 +48,36 @@ export const transferDigest = (body: TransferFields, idempotencyKey: string): st
   `0x${createHash('sha256').update(JSON.stringify(transferApproval(body, idempotencyKey))).digest('hex')}`;
 
 export class TransferService {
-  constructor(private readonly deps: TransferServiceDeps) {}
+  private readonly checks: TransferCheck[];
+
+  constructor(private readonly deps: TransferServiceDeps) {
+    this.checks = transferChecks(deps);
+  }
 
   async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, policy } = this.deps;
-    const { network, intent, to } = this.validate(body, userId);
     const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
-    let guard: PolicyCheck | undefined;
+    let record: (() => Promise<unknown>) | undefined;
+    let networkId = recorded?.networkId ?? body.network;
     if (!recorded) {
-      // Valued and checked against the per-transfer limit before the PIN, so a transfer that cannot pass costs no attempt.
-      const valueKrw = await policy.valueInWon(body.token, intent.amount, intent.decimals);
-      await policy.assertPerTransfer(userId, valueKrw);
-      // EVM gas is sponsored: with nothing of today's budget left, refuse before the PIN (the worker checks exactly).
-      if (network.kind === 'evm') await this.deps.gas.assertBudgetLeft(userId);
-      const approval = await policy.approvalFor(userId, network.networkId, to, valueKrw);
+      const { intent, ledger } = await this.parse(userId, body);
+      networkId = intent.network.networkId;
+      // Every check runs before the PIN and the passkey approval, so a transfer that cannot pass costs no attempt.
+      await runChecks(this.checks, 'execute', intent);
+      const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
       const approvedBy = await this.approve(userId, transferId, body, idempotencyKey, approval);
-      guard = {
-        valueKrw,
+      record = () => ledger.record(intent, transferId, {
         guard: async (tx) => {
-          await policy.assertDaily(tx, userId, valueKrw);
-          if (approval.recipient.state !== 'trusted') await this.deps.addressBook.trust(tx, userId, network.networkId, to, approvedBy);
+          await policy.assertDaily(tx, userId, intent.valueKrw);
+          if (approval.recipient.state !== 'trusted') await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
         },
-      };
+      });
     }
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
-    if (guard) await intent.record(transferId, guard);
+    if (record) await record();
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
       workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ transferId, userId, networkId: network.networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],
+      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],
     }));
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
     if (outcome?.refused) throw httpErrorOfFailure(outcome.refusalType ?? TransferFailure.TransferRefused, outcome.error ?? 'The transfer would fail on chain', outcome.refusalDetails);
@@ -87,30 +90,28 @@ export class TransferService {
    * which rules want a passkey approval, and the passkey slot whose challenge is bound to this very transfer.
    */
   async prepare(userId: string, body: TransferFields, idempotencyKey: string) {
-    const { policy } = this.deps;
-    const { network, intent, to } = this.validate(body, userId);
-    const valueKrw = await policy.valueInWon(body.token, intent.amount, intent.decimals);
-    await policy.assertPerTransfer(userId, valueKrw);
-    const approval = await policy.approvalFor(userId, network.networkId, to, valueKrw);
+    const { intent } = await this.parse(userId, body);
+    await runChecks(this.checks, 'prepare', intent);
+    const networkId = intent.network.networkId;
+    const approval = await this.deps.policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
     const transferId = idForRequest('tr', userId, idempotencyKey);
     const slot = await this.deps.passkeys.slotFor(userId, transferId, transferDigest(body, idempotencyKey));
     return {
-      transfer_id: transferId, value_krw: valueKrw.toString(), passkey_above_krw: approval.thresholdKrw.toString(),
-      recipient: { network: network.networkId, address: to, status: approval.recipient.state === 'cooling-off' ? 'cooling_off' : approval.recipient.state,
+      transfer_id: transferId, value_krw: intent.valueKrw.toString(), passkey_above_krw: approval.thresholdKrw.toString(),
+      recipient: { network: networkId, address: intent.recipient, status: approval.recipient.state === 'cooling-off' ? 'cooling_off' : approval.recipient.state,
         usable_from: approval.recipient.state === 'cooling-off' ? approval.recipient.usableFrom.toISOString() : null },
       passkey_approval: approval.reasons.length ? 'required' as const : 'optional' as const, reasons: approval.reasons,
       items: optional(slot),
     };
   }
 
-  private validate(body: TransferFields, userId: string) {
-    const network = this.deps.networks.any(body.network);
-    if (!network) {
-      if (body.network === 'SOLANA') solanaAddress(body.to_address); // still tell a bad address apart
-      throw problems.unavailable(`${body.network} is not configured`);
-    }
-    const intent = network.kind === 'solana' ? solanaTransferIntent(this.deps, network, body, userId) : evmTransferIntent(this.deps, network, body, userId);
-    return { network, intent, to: this.deps.addressBook.normalize(network.networkId, body.to_address) };
+  /** The request, parsed once into its intent (and the ledger of its network that records it). */
+  private parse(userId: string, body: TransferFields) {
+    return parseTransfer({
+      networks: this.deps.networks,
+      ledgerFor: (network) => (network.kind === 'solana' ? solanaLedger(this.deps, network) : evmLedger(this.deps, network)),
+      value: (token, amount, decimals) => this.deps.policy.valueInWon(token, amount, decimals),
+    }, userId, body);
   }
 
   /**

@@ -22,6 +22,7 @@ export * from './device';
 export * from './recovery';
 export * from './transfer';
 export * from './gas-sponsorship';
+export * from './compliance';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -46,6 +47,7 @@ import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
 import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
 import { RecoveryEntity, RecoveryNetworkEntity } from './recovery';
+import { ComplianceCaseEntity, SanctionedAddressEntity, SanctionsListEntity } from './compliance';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -55,5 +57,5 @@ export const ALL_ENTITIES = [
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
   CredentialStatusListEntity, DeviceEntity, SignInEntity, AccountBackupEntity,
-  RecoveryEntity, RecoveryNetworkEntity,
+  RecoveryEntity, RecoveryNetworkEntity, SanctionsListEntity, SanctionedAddressEntity, ComplianceCaseEntity,
 ];

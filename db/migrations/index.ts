@@ -49,6 +49,8 @@ import { Migration20261125110000Devices as PgDevices } from './postgresql/Migrat
 import { Migration20261125110000Devices as SqliteDevices } from './sqlite/Migration20261125110000Devices';
 import { Migration20261125120000Recovery as PgRecovery } from './postgresql/Migration20261125120000Recovery';
 import { Migration20261125120000Recovery as SqliteRecovery } from './sqlite/Migration20261125120000Recovery';
+import { Migration20261125140000Compliance as PgCompliance } from './postgresql/Migration20261125140000Compliance';
+import { Migration20261125140000Compliance as SqliteCompliance } from './sqlite/Migration20261125140000Compliance';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -82,6 +84,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125090000StepUpChallenges', class: PgStepUpChallenges },
     { name: 'Migration20261125110000Devices', class: PgDevices },
     { name: 'Migration20261125120000Recovery', class: PgRecovery },
+    { name: 'Migration20261125140000Compliance', class: PgCompliance },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -108,6 +111,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125090000StepUpChallenges', class: SqliteStepUpChallenges },
     { name: 'Migration20261125110000Devices', class: SqliteDevices },
     { name: 'Migration20261125120000Recovery', class: SqliteRecovery },
+    { name: 'Migration20261125140000Compliance', class: SqliteCompliance },
   ],
 };
 

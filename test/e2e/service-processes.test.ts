@@ -38,6 +38,7 @@ describe('api and worker processes', () => {
       PIN_ENCRYPTION_JWK: testPinJwk(), KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
       MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
       RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
+      SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     };
   });
   afterAll(async () => {

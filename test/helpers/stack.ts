@@ -9,6 +9,7 @@ import { createDataConverter, createTemporalClient } from '../../platform/tempor
 import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, WORKER_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities } from '../../activities';
+import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 import { createApp, type App } from '../../api/app';
 import { composeApi } from '../../api/composition';
@@ -93,12 +94,12 @@ export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 export function createTestSandbox() {
   const secret = () => randomBytes(24).toString('base64url');
   const secrets = {
-    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(),
+    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(), screeningApiKey: secret(),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey, screeningApiKey: secrets.screeningApiKey,
   });
   return { sandbox, secrets };
 }
@@ -167,6 +168,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000', TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
     TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
+    SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     ...overrides,
   }, API_CONFIG_KEYS);
   // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
@@ -197,6 +199,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
     MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
+    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
@@ -250,5 +253,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     },
   };
   await stack.startWorker();
+  // The sanctions list, read as the schedule would (the worker process creates the schedule; a test stack runs once).
+  await temporal.workflow.execute(sanctionsListRefreshWorkflow, { taskQueue, workflowId: `sanctions-list-refresh-${taskQueue}`, args: [] });
   return stack;
 }

@@ -6,33 +6,32 @@ import type { EvmNetwork } from '../../platform/networks';
 import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import { problems } from '../http/problems';
-import { evmAddress } from '../common/addresses';
 import type { Holdings } from '../common/holdings';
 import type { CustodyKeys } from '../common/custody';
 import { transferKeyGrantOf } from '../../integrations/evm/smart-account';
-import { IN_FLIGHT, amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
-import type { TransferFields } from './schemas';
+import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
 
 /**
- * Validates an EVM transfer; `record` checks the account, that it authorizes the user's transfer key (a read: the
- * key's address, never the key), and the balance, and records the intent. The worker signs it.
+ * The EVM side of transfers on one network: its tokens; `record` checks the account, that it authorizes the user's
+ * transfer key (a read: the key's address, never the key), and the balance, and records the intent. The worker signs it.
  */
-export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings; custody: CustodyKeys }, network: EvmNetwork, body: TransferFields, userId: string): TransferIntent {
+export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings; custody: CustodyKeys }, network: EvmNetwork): TransferLedger {
   const { orm, providers } = deps;
-  const to = evmAddress(body.to_address);
   const native = network.nativeSymbol ?? 'ETH';
-  const token = body.token === native ? undefined : network.tokens?.[body.token];
-  if (body.token !== native && !token) throw unknownToken(body.token, network.networkId, [native, ...Object.keys(network.tokens ?? {})]);
-  const decimals = token?.decimals ?? 18;
-  const amount = amountOf(body.amount, decimals, body.token);
-  const provider = providers.for(network);
+  const decimalsOf = (symbol: string): number => {
+    if (symbol === native) return 18;
+    const token = network.tokens?.[symbol];
+    if (!token) throw unknownToken(symbol, network.networkId, [native, ...Object.keys(network.tokens ?? {})]);
+    return token.decimals;
+  };
 
-  const record = async (transferId: string, policy: PolicyCheck): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard): Promise<Transfer> => {
+    const { userId, recipient: to, amount, decimals, token } = intent;
     const em = orm.em.fork();
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
     if (getAddress(to) === getAddress(account.address)) throw problems.unprocessable('invalid-address', 'That is your own account');
-    const grant = await transferKeyGrantOf(provider, account.address, []);
+    const grant = await transferKeyGrantOf(providers.for(network), account.address, []);
     if (!grant.signer) {
       throw problems.conflict('transfers-not-enabled', `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`);
     }
@@ -44,17 +43,17 @@ export function evmTransferIntent(deps: { orm: Orm; providers: ChainProviders; h
     return orm.em.fork().transactional(async (tx) => {
       await policy.guard(tx);
       await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const onChain = await deps.holdings.balanceAt(network.networkId, account.address, body.token);
-      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token: body.token, status: { $in: IN_FLIGHT } }))
+      const onChain = await deps.holdings.balanceAt(network.networkId, account.address, token);
+      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token, status: { $in: IN_FLIGHT } }))
         .reduce((sum, t) => sum + BigInt(t.amount), 0n);
       if (inFlight + amount > onChain) {
-        throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, body.token)}; asked ${formatMoney(amount, decimals, body.token)}`);
+        throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, token)}; asked ${formatMoney(amount, decimals, token)}`);
       }
       return tx.create(TransferEntity, {
-        transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: account.address, toAddress: to,
-        amount: amount.toString(), valueKrw: policy.valueKrw, status: 'processing',
+        transferId, userId, networkId: network.networkId, token, decimals, fromAddress: account.address, toAddress: to,
+        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing',
       });
     });
   };
-  return { amount, decimals, record };
+  return { decimalsOf, record };
 }

@@ -6,9 +6,7 @@ import { formatMoney } from '../../platform/money';
 import { LAMPORTS_PER_SIGNATURE, SOL_DECIMALS, type SolanaChain, type SolanaChains } from '../../integrations/solana';
 import type { EntityManager } from '@mikro-orm/core';
 import { problems } from '../http/problems';
-import { solanaAddress } from '../common/addresses';
-import { IN_FLIGHT, amountOf, unknownToken, type PolicyCheck, type TransferIntent } from './intent';
-import type { TransferFields } from './schemas';
+import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type TransferLedger } from './intent';
 
 const sol = (lamports: bigint) => formatMoney(lamports > 0n ? lamports : 0n, SOL_DECIMALS, 'SOL');
 
@@ -28,18 +26,21 @@ async function reserved(tx: EntityManager, chain: SolanaChain, userId: string, n
 }
 
 /**
- * Validates a Solana transfer; `record` checks the recipient, rent and the balance (amount, fee and a new token
- * account's rent, counting transfers in flight) under the wallet lock and records the intent. The worker signs it.
+ * The Solana side of transfers: its tokens; `record` checks the recipient, rent and the balance (amount, fee and a new
+ * token account's rent, counting transfers in flight) under the wallet lock and records the intent. The worker signs it.
  */
-export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChains }, network: SolanaNetwork, body: TransferFields, userId: string): TransferIntent {
-  const to = solanaAddress(body.to_address);
+export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, network: SolanaNetwork): TransferLedger {
   const chain = deps.solanaChains.for(network);
-  const token = body.token === 'SOL' ? undefined : chain.token(body.token);
-  if (body.token !== 'SOL' && !token) throw unknownToken(body.token, network.networkId, ['SOL', ...Object.keys(network.tokens ?? {})]);
-  const decimals = token?.decimals ?? SOL_DECIMALS;
-  const amount = amountOf(body.amount, decimals, body.token);
+  const decimalsOf = (symbol: string): number => {
+    if (symbol === 'SOL') return SOL_DECIMALS;
+    const token = chain.token(symbol);
+    if (!token) throw unknownToken(symbol, network.networkId, ['SOL', ...Object.keys(network.tokens ?? {})]);
+    return token.decimals;
+  };
 
-  const checkRecipient = async (wallet: string): Promise<bigint> => {
+  const checkRecipient = async (intent: TransferIntent, wallet: string): Promise<bigint> => {
+    const { recipient: to, amount } = intent;
+    const token = intent.token === 'SOL' ? undefined : chain.token(intent.token);
     if (to === wallet) throw problems.unprocessable('invalid-address', 'That is your own wallet');
     const recipient = await chain.recipientKind(to);
     if (recipient === 'program') throw problems.unprocessable('invalid-address', 'That address is a program, not a wallet');
@@ -49,9 +50,10 @@ export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChain
     return rentMinimum;
   };
 
-  const checkBalance = (lamportsLeft: bigint, cost: bigint, tokensAvailable: bigint, rentMinimum: bigint) => {
-    if (token) {
-      if (amount > tokensAvailable) throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(tokensAvailable > 0n ? tokensAvailable : 0n, decimals, body.token)}; asked ${formatMoney(amount, decimals, body.token)}`);
+  const checkBalance = (intent: TransferIntent, lamportsLeft: bigint, cost: bigint, tokensAvailable: bigint, rentMinimum: bigint) => {
+    const { amount, decimals, token: symbol } = intent;
+    if (symbol !== 'SOL') {
+      if (amount > tokensAvailable) throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(tokensAvailable > 0n ? tokensAvailable : 0n, decimals, symbol)}; asked ${formatMoney(amount, decimals, symbol)}`);
       if (lamportsLeft < 0n) throw problems.unprocessable('insufficient-balance', `The network fee${cost > LAMPORTS_PER_SIGNATURE ? ' and the recipient\'s new token account' : ''} need ${sol(cost)}; available ${sol(lamportsLeft + cost)}`);
     } else if (lamportsLeft < 0n) {
       throw problems.unprocessable('insufficient-balance', `Available ${sol(lamportsLeft + amount)} after the ${sol(LAMPORTS_PER_SIGNATURE)} fee; asked ${sol(amount)}`);
@@ -61,23 +63,25 @@ export function solanaTransferIntent(deps: { orm: Orm; solanaChains: SolanaChain
     }
   };
 
-  const record = async (transferId: string, policy: PolicyCheck): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard): Promise<Transfer> => {
+    const { userId, recipient: to, amount, decimals, token: symbol } = intent;
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
     if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`);
-    const rentMinimum = await checkRecipient(wallet.address);
-    const cost = await chain.costOf({ to, symbol: token ? body.token : undefined, amount });
+    const rentMinimum = await checkRecipient(intent, wallet.address);
+    const token = symbol === 'SOL' ? undefined : chain.token(symbol);
+    const cost = await chain.costOf({ to, symbol: token ? symbol : undefined, amount });
     return deps.orm.em.fork().transactional(async (tx) => {
       await policy.guard(tx);
       await tx.findOneOrFail(SolanaWalletEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      const inFlight = await reserved(tx, chain, userId, network.networkId, body.token);
+      const inFlight = await reserved(tx, chain, userId, network.networkId, symbol);
       const lamportsLeft = (await chain.balance(wallet.address)) - inFlight.lamports - cost;
-      const tokensAvailable = token ? (await chain.tokenBalance(wallet.address, body.token)) - inFlight.tokens : 0n;
-      checkBalance(lamportsLeft, cost, tokensAvailable, rentMinimum);
+      const tokensAvailable = token ? (await chain.tokenBalance(wallet.address, symbol)) - inFlight.tokens : 0n;
+      checkBalance(intent, lamportsLeft, cost, tokensAvailable, rentMinimum);
       return tx.create(TransferEntity, {
-        transferId, userId, networkId: network.networkId, token: body.token, decimals, fromAddress: wallet.address, toAddress: to,
-        amount: amount.toString(), valueKrw: policy.valueKrw, status: 'processing', solanaTransaction: { lamportsCost: cost.toString() },
+        transferId, userId, networkId: network.networkId, token: symbol, decimals, fromAddress: wallet.address, toAddress: to,
+        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', solanaTransaction: { lamportsCost: cost.toString() },
       });
     });
   };
-  return { amount, decimals, record };
+  return { decimalsOf, record };
 }

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const SanctionsListView = Type.Object({
+  source: Type.Literal('ofac-sdn'),
+  listDate: Nullable(Type.String({ description: "The list's own date (SDN: DateOfIssue), YYYY-MM-DD; null before the first refresh" })),
+  refreshedAt: Nullable(Type.String({ format: 'date-time', description: 'When the list was last read successfully' })),
+  addressCount: Type.Integer({ description: 'Digital currency addresses on the stored list' }),
+  sourceUrl: Nullable(Type.String()),
+  status: Type.Union([Type.Literal('current'), Type.Literal('stale'), Type.Literal('missing')], {
+    description: 'stale or missing: screening fails closed (503 screening-unavailable) until a refresh succeeds',
+  }),
+  staleAfter: Nullable(Type.String({ format: 'date-time', description: 'refreshedAt + SANCTIONS_LIST_MAX_AGE_HOURS' })),
+  scheduleId: Type.String({ description: 'The Temporal schedule that refreshes it (Temporal UI, Schedules)' }),
+  provider: Type.Union([Type.Literal('configured'), Type.Literal('none')], { description: 'Whether a screening provider (SCREENING_PROVIDER_URL) is asked too' }),
+});
+
+export const RefreshStarted = Type.Object({ workflowId: Type.String(), runId: Type.String() });
+
+export const CaseView = Type.Object({
+  caseId: Type.String(), userId: Type.String(),
+  kind: Type.String({ description: 'sanctions_hit (more kinds come with transaction monitoring)' }),
+  status: Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')]),
+  transferId: Nullable(Type.String()), networkId: Nullable(Type.String()), address: Nullable(Type.String()),
+  source: Type.String({ description: 'ofac-sdn or screening-provider' }), programme: Nullable(Type.String()),
+  foundAt: Type.String({ description: 'prepare, execute, address-book (the API) or workflow (just before signing)' }),
+  openedAt: Type.String({ format: 'date-time' }),
+  decidedAt: Nullable(Type.String({ format: 'date-time' })), decidedBy: Nullable(Type.String()), reason: Nullable(Type.String()),
+});
+export const CaseList = Type.Object({ items: Type.Array(CaseView) });
+export const CaseQuery = Type.Object({
+  status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')])),
+  userId: Type.Optional(Type.String({ pattern: '^usr_[0-9a-f-]{36}$' })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+}, { additionalProperties: false });
+export const CaseParams = Type.Object({ caseId: Type.String({ pattern: '^case_[0-9a-f-]{36}$' }) });

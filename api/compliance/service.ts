@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { ComplianceCaseEntity } from '../../db/entities';
+import { caseView, sanctionsListState } from '../../db/compliance';
+import { OFAC_SDN } from '../../integrations/sanctions';
+import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
+import { sanctionsScheduleId } from '../../workflows/messages';
+import { problems } from '../http/problems';
+
+/** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
+export class ComplianceService {
+  constructor(private readonly deps: { orm: Orm; temporal: Client; taskQueue: string; maxListAgeHours: number; providerConfigured: boolean }) {}
+
+  /** The schedule's id as the worker creates it (worker/schedules.ts). */
+  get scheduleId(): string {
+    return sanctionsScheduleId(this.deps.taskQueue);
+  }
+
+  async sanctionsList() {
+    const state = await sanctionsListState(this.deps.orm, OFAC_SDN.source);
+    const staleAfter = state ? new Date(state.refreshedAt.getTime() + this.deps.maxListAgeHours * 3600_000) : null;
+    return {
+      source: 'ofac-sdn' as const, listDate: state?.listDate ?? null, refreshedAt: state?.refreshedAt.toISOString() ?? null,
+      addressCount: state?.addressCount ?? 0, sourceUrl: state?.sourceUrl ?? null,
+      status: !state ? 'missing' as const : staleAfter!.getTime() < Date.now() ? 'stale' as const : 'current' as const,
+      staleAfter: staleAfter?.toISOString() ?? null, scheduleId: this.scheduleId,
+      provider: this.deps.providerConfigured ? 'configured' as const : 'none' as const,
+    };
+  }
+
+  /** Starts one refresh now (besides the schedule's): the worker reads SANCTIONS_LIST_URL and replaces the stored list. */
+  async refresh(operator: string) {
+    const workflowId = `${this.scheduleId}-by-${operator}-${randomUUID()}`;
+    const handle = await this.deps.temporal.workflow.start(sanctionsListRefreshWorkflow, { workflowId, taskQueue: this.deps.taskQueue, args: [] });
+    return { workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string; limit?: number }) {
+    const where = { ...(query.status ? { status: query.status } : {}), ...(query.userId ? { userId: query.userId } : {}) };
+    const rows = await this.deps.orm.em.fork().find(ComplianceCaseEntity, where, { orderBy: { openedAt: 'desc' }, limit: query.limit ?? 100 });
+    return { items: rows.map(caseView) };
+  }
+
+  async case(caseId: string) {
+    const row = await this.deps.orm.em.fork().findOne(ComplianceCaseEntity, { caseId });
+    if (!row) throw problems.notFound(`Case ${caseId}`);
+    return caseView(row);
+  }
+}
