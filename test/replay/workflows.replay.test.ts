@@ -45,6 +45,7 @@ describe('workflow histories', () => {
       'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json', 'security-notice-mailed.json',
       'sign-in-by-id-card.json', 'security-notice-device-added.json',
       'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
+      'sanctions-list-refresh.json', 'transfer-screened-sent.json', 'transfer-screened-refused.json',
     ]));
   });
 
@@ -284,6 +285,31 @@ if (process.env.RECORD_HISTORIES) {
       const noticeId = securityNoticeWorkflowId('device.added', session!.sessionId);
       await stack.temporal.workflow.getHandle(noticeId).result();
       writeFileSync(join(DIR, 'security-notice-device-added.json'), show(noticeId));
+      await stack.stop();
+    });
+
+    it('records a transfer screened before signing (sent), one refused by that screening, and a sanctions list refresh', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2' } });
+      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      writeFileSync(join(DIR, 'sanctions-list-refresh.json'), show(`sanctions-list-refresh-${stack.taskQueue}`));
+      const { user } = await fundedUser(stack, '482915', '0');
+      const send = async (to: string) => {
+        const fields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+        const key = randomUUID();
+        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+      };
+      const sent = await send(Wallet.createRandom().address);
+      await stack.temporal.workflow.getHandle(transferWorkflowId(sent)).result();
+      writeFileSync(join(DIR, 'transfer-screened-sent.json'), show(transferWorkflowId(sent)));
+      const named = Wallet.createRandom().address;
+      await stack.stopWorker();
+      const refused = await send(named);
+      await call(`${stack.sandboxUrl}/chainalysis/_addresses/${named}`, { method: 'PUT', json: { category: 'sanctions' } });
+      await stack.startWorker();
+      expect((await stack.temporal.workflow.getHandle(transferWorkflowId(refused)).result()).refusalType).toBe('RecipientSanctioned');
+      writeFileSync(join(DIR, 'transfer-screened-refused.json'), show(transferWorkflowId(refused)));
       await stack.stop();
     });
   });
