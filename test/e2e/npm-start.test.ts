@@ -77,6 +77,9 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.5 SOL"/);
       expect(walk.output).toMatch(/"verified":true,"firm_name"/);
       expect(walk.output).toMatch(/"cexAccountId":"cex_/);
+      expect(walk.output).toMatch(/"listDate":"2024-09-27".*"status":"current"/); // the sanctions list the worker read
+      expect(walk.output.match(/recipient-sanctioned/g)?.length).toBeGreaterThanOrEqual(3); // list hit (prepare, address book), provider hit
+      expect(walk.output).toMatch(/"kind":"sanctions_hit"/);
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 
       const pgid = launcher.pid!;
