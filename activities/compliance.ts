@@ -1,11 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { TransferEntity } from '../db/entities';
+import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity } from '../db/entities';
 import { openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
+import { travelRuleMessage, type PersonName, type TravelRuleClient } from '../integrations/travel-rule';
+import type { DataEncryption } from '../platform/data-encryption';
+import { formatMoney } from '../platform/money';
 import { TransferFailure } from '../platform/failures';
 
-export interface ComplianceActivityDeps { orm: Orm; sanctions: SanctionsScreening; sdnList: SdnListClient }
+export interface ComplianceActivityDeps {
+  orm: Orm; sanctions: SanctionsScreening; sdnList: SdnListClient; encryption: DataEncryption; travelRule: TravelRuleClient;
+  /** Who we are in Travel Rule messages (TRAVEL_RULE_VASP_ID, TRAVEL_RULE_VASP_NAME), and how long records are kept. */
+  vasp: { id: string; name: string }; retentionDays: number;
+}
 
 /** Heartbeats when run as an activity (the list download can take minutes); nothing otherwise. */
 const beat = (details: unknown) => { try { Context.current().heartbeat(details); } catch { /* not in an activity */ } };
@@ -46,5 +54,65 @@ export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
     });
   },
 });
+
+/** The Travel Rule's side of a transfer: the inquiry to the receiving provider, and what it answered. */
+export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
+  const { orm, encryption } = deps;
+
+  /** The originator's name: the verified Korean name, and the romanized one from basic-info when the user gave it. */
+  const originatorName = async (userId: string): Promise<PersonName> => {
+    const user = await orm.em.fork().findOneOrFail(UserEntity, { id: userId });
+    const local = encryption.openText(user.nameSealed, userId);
+    const info = await orm.em.fork().findOne(KycBasicInfoEntity, { userId });
+    try {
+      if (info) return { local, latin: { surname: encryption.openText(info.engSurnameSealed, `eng-name:${userId}`), given: encryption.openText(info.engNameSealed, `eng-name:${userId}`) } };
+    } catch { /* a row not sealed yet: the local name alone */ }
+    return { local };
+  };
+
+  return {
+    /**
+     * Sends the transfer's Travel Rule inquiry (TRP, IVMS101 validated) to the provider that hosts the recipient and
+     * records it (payload sealed). Once per transfer: a retry finds the record and sends the same request again (the
+     * same request-identifier), which the receiving provider takes as a repeat.
+     */
+    async sendTravelRuleInquiry(input: { transferId: string }): Promise<{ recordId: string; sent: boolean; reason?: string }> {
+      const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
+      const rule = transfer.travelRule;
+      if (!rule) throw ApplicationFailure.create({ type: TransferFailure.TransferRefused, nonRetryable: true, message: 'the Travel Rule was not recorded for this transfer' });
+      const em = orm.em.fork();
+      let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
+      const message = record
+        ? JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`))
+        : travelRuleMessage({
+          originator: { name: await originatorName(transfer.userId), customerId: transfer.userId, address: transfer.fromAddress },
+          beneficiary: { name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`), address: transfer.toAddress },
+          originatingVasp: deps.vasp, beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
+        });
+      if (!record) {
+        const recordId = `trr_${randomUUID()}`;
+        const now = new Date();
+        record = em.create(TravelRuleRecordEntity, {
+          recordId, direction: 'outbound', userId: transfer.userId, transferId: transfer.transferId, counterpartVaspId: rule.vaspId, counterpartVaspName: rule.vaspName,
+          networkId: transfer.networkId, address: transfer.toAddress, status: 'pending', payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+          reason: null, requestIdentifier: randomUUID(), requestedAt: now, decidedAt: null, retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
+        });
+        await em.flush();
+      }
+      const answer = await deps.travelRule.sendInquiry(rule.trpUrl, {
+        requestIdentifier: record.requestIdentifier, asset: { network: transfer.networkId, symbol: transfer.token },
+        amount: formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim(), callback: rule.callbackUrl, ivms101: message,
+      });
+      return answer.accepted ? { recordId: record.recordId, sent: true } : { recordId: record.recordId, sent: false, reason: answer.reason };
+    },
+
+    /** What became of the inquiry: approved, rejected (with the provider's reason) or timed out. Written once. */
+    async recordTravelRuleOutcome(input: { transferId: string; status: 'approved' | 'rejected' | 'timed_out'; reason: string | null }): Promise<void> {
+      await orm.em.fork().nativeUpdate(TravelRuleRecordEntity, { transferId: input.transferId, status: 'pending' }, { status: input.status, reason: input.reason, decidedAt: new Date() });
+    },
+  };
+};
+
+export type TravelRuleActivities = ReturnType<typeof createTravelRuleActivities>;
 
 export type ComplianceActivities = ReturnType<typeof createComplianceActivities>;

@@ -12,7 +12,7 @@ import { createAccountActivities, type AccountActivityDeps } from './account';
 import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from './security-notice';
 import { createSignInActivities, type SignInActivityDeps } from './sign-in';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
-import { createComplianceActivities, type ComplianceActivityDeps } from './compliance';
+import { createComplianceActivities, createTravelRuleActivities, type ComplianceActivityDeps } from './compliance';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
@@ -41,6 +41,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createRecoveryActivities(deps),
     ...createGasSponsorshipActivities(deps),
     ...createComplianceActivities(deps),
+    ...createTravelRuleActivities(deps),
   };
 };
 

@@ -19,6 +19,7 @@ import type { PriceFeedClient } from '../integrations/prices';
 import type { SecuritiesClient } from '../integrations/securities';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
+import type { VaspDirectoryClient } from '../integrations/travel-rule';
 import type { QuoteEngine } from './exchange/quote';
 import type { BankClient } from '../integrations/bank';
 import type { PinService } from './pin/service';
@@ -54,6 +55,8 @@ export interface AppDeps {
   cex: CexClient;
   /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
   sanctions: SanctionsScreening;
+  /** The VASP directory (VASP_DIRECTORY_URL): who hosts an address, for the Travel Rule; absent: not configured. */
+  vaspDirectory?: VaspDirectoryClient;
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
 }

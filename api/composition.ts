@@ -14,6 +14,7 @@ import { IdentityProviderClient } from '../integrations/identity';
 import { BankClient } from '../integrations/bank';
 import { PriceFeedClient } from '../integrations/prices';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
+import { VaspDirectoryClient } from '../integrations/travel-rule';
 import { storedSanctionsList } from '../db/compliance';
 import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
@@ -67,6 +68,9 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
     solanaChains: new SolanaChains(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
+    vaspDirectory: config.VASP_DIRECTORY_URL
+      ? new VaspDirectoryClient({ baseUrl: config.VASP_DIRECTORY_URL, apiKey: config.VASP_DIRECTORY_API_KEY ?? '', ...providerHttp })
+      : undefined,
     async close() {
       if (!temporal) await temporalClient.connection.close();
       await rateLimits.stop();

@@ -47,6 +47,7 @@ import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
 import { Screening } from './compliance/screening';
+import { TravelRule } from './compliance/travel-rule';
 import { complianceRoutes } from './compliance/routes';
 import { ComplianceService } from './compliance/service';
 import { assetRoutes } from './assets/routes';
@@ -141,6 +142,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...transferRoutes((() => {
       const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
       const screening = new Screening({ orm, screening: deps.sanctions });
+      const travelRule = new TravelRule({ directory: deps.vaspDirectory, thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW), addressBook });
       const policy = new SpendingPolicy({
         orm, prices: deps.prices, addressBook,
         defaults: {
@@ -152,6 +154,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         policy, addressBook, screening,
         transfers: new TransferService({
           orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody, screening,
+          travelRule, encryption, travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`, travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };
@@ -168,7 +171,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...eventRoutes({ orm }),
     ...complianceRoutes({
       compliance: new ComplianceService({
-        orm, temporal, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
+        orm, temporal, encryption, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
       }),
     }),
     ...webhookRoutes({

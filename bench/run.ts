@@ -185,10 +185,10 @@ async function main(): Promise<void> {
     tokens: { USDT: { address: c.usdt, decimals: 6 } },
   }]));
   const secret = () => randomBytes(24).toString('base64url');
-  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret(), idCheck: secret(), screening: secret() };
+  const secrets = { apiKey: secret(), client: secret(), bank: secret(), webhook: secret(), securities: secret(), cex: secret(), mail: secret(), idCheck: secret(), screening: secret(), vasps: secret() };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.client, bankClientSecret: secrets.bank, bankWebhookSecret: secrets.webhook,
-    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail, idCardCheckApiKey: secrets.idCheck, screeningApiKey: secrets.screening,
+    securitiesClientSecret: secrets.securities, cexClientId: 'wallet-service', cexClientSecret: secrets.cex, mailApiKey: secrets.mail, idCardCheckApiKey: secrets.idCheck, screeningApiKey: secrets.screening, vaspDirectoryApiKey: secrets.vasps,
   });
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));

@@ -149,6 +149,8 @@ async function main(): Promise<void> {
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
     // screening provider of Chainalysis' shape (README, "Compliance").
     SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl,
+    // The Travel Rule: the sandbox's VASP directory and its two exchanges (README, "Compliance").
+    VASP_DIRECTORY_URL: sandboxUrl,
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,

@@ -26,6 +26,7 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     MAIL_API_KEY: () => randomBytes(24).toString('base64url'),
     ID_CARD_CHECK_API_KEY: () => randomBytes(24).toString('base64url'),
     SCREENING_PROVIDER_API_KEY: () => randomBytes(24).toString('base64url'),
+    VASP_DIRECTORY_API_KEY: () => randomBytes(24).toString('base64url'),
     // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (README).
     OPERATOR_TOKEN: () => newOperatorToken(),
     PIN_ENCRYPTION_JWK: () => {

@@ -131,6 +131,13 @@ export const ConfigSchema = Type.Object({
   SCREENING_PROVIDER_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'a sanctions screening API of the shape of Chainalysis\' (GET /api/v1/address/{address}); unset: the SDN list alone' })),
   SCREENING_PROVIDER_API_KEY: Type.Optional(Type.String({ minLength: 8, description: 'our X-API-Key at the screening provider' })),
   SCREENING_TIMEOUT_MS: Type.Integer({ minimum: 100, maximum: 60_000, default: 3000, description: 'how long the screening provider has to answer before screening fails closed (503 screening-unavailable)' }),
+  TRAVEL_RULE_THRESHOLD_KRW: Type.Integer({ minimum: 0, default: 1_000_000, description: 'a crypto transfer valued at this or more (won, at the request\'s price) falls under the Travel Rule' }),
+  VASP_DIRECTORY_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'the VASP directory: which provider hosts an address, and its Travel Rule (TRP) endpoint; unset: transfers at or above the threshold are refused' })),
+  VASP_DIRECTORY_API_KEY: Type.Optional(Type.String({ minLength: 8, description: 'our X-API-Key at the VASP directory' })),
+  TRAVEL_RULE_VASP_ID: Type.String({ default: 'wallet-kr', minLength: 2, maxLength: 128, description: 'our provider id in Travel Rule messages' }),
+  TRAVEL_RULE_VASP_NAME: Type.String({ default: 'Wallet Korea Co., Ltd.', minLength: 2, maxLength: 300, description: 'our legal name in Travel Rule messages (IVMS101 originatingVASP)' }),
+  TRAVEL_RULE_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 7 * 24 * 3600, default: 3600, description: 'how long a transfer waits for the receiving provider\'s approval before it fails (nothing signed)' }),
+  COMPLIANCE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 5 * 366, description: 'how long Travel Rule records and compliance cases are kept (five years), account closed or not' }),
   SECURITIES_API_URL: Url,
   SECURITIES_CLIENT_SECRET: Type.String({ minLength: 8 }),
   CEX_API_URL: Url,
@@ -197,6 +204,7 @@ export const API_CONFIG_KEYS = [
   'CEX_REDIRECT_URIS', 'CHARGE_MAX_AMOUNT_KRW', 'EXCHANGE_POOLS', 'EXCHANGE_DAILY_LIMITS', 'QUOTE_SLIPPAGE_BPS', 'QUOTE_PRICE_IMPACT_WARNING_BPS',
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
   'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
+  'TRAVEL_RULE_THRESHOLD_KRW', 'VASP_DIRECTORY_URL', 'VASP_DIRECTORY_API_KEY', 'TRAVEL_RULE_VASP_ID', 'TRAVEL_RULE_TIMEOUT_SECONDS', 'COMPLIANCE_RETENTION_DAYS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -207,6 +215,7 @@ export const WORKER_CONFIG_KEYS = [
   'BANK_API_URL', 'BANK_CLIENT_SECRET', 'KEY_ENCRYPTION_KEY', 'MAIL_API_URL', 'MAIL_API_KEY', 'MAIL_FROM', 'ID_CARD_CHECK_URL', 'ID_CARD_CHECK_API_KEY', 'RECOVERY_PRIVATE_KEY',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS', 'WEBHOOK_TIMEOUT_MS', 'NEW_PASSKEY_HOLD_SECONDS', 'PRICE_MAX_AGE_SECONDS', 'PRICE_BAND_PERCENT',
   'SANCTIONS_LIST_URL', 'SANCTIONS_LIST_REFRESH_MINUTES', 'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
+  'TRAVEL_RULE_VASP_ID', 'TRAVEL_RULE_VASP_NAME', 'COMPLIANCE_RETENTION_DAYS',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

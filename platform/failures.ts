@@ -57,6 +57,10 @@ export const TransferFailure = {
   RecipientSanctioned: 'RecipientSanctioned',
   /** The recipient could not be screened (no current list, the provider down) through every attempt: nothing was signed. */
   ScreeningUnavailable: 'ScreeningUnavailable',
+  /** The receiving provider rejected the Travel Rule inquiry (e.g. the beneficiary's name does not match): nothing signed. */
+  TravelRuleRejected: 'TravelRuleRejected',
+  /** The receiving provider did not answer the Travel Rule inquiry within TRAVEL_RULE_TIMEOUT_SECONDS: nothing signed. */
+  TravelRuleTimedOut: 'TravelRuleTimedOut',
 } as const;
 
 export const GasFailure = {

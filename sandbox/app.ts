@@ -12,6 +12,7 @@ import { mailRouter } from './mail';
 import { webhookReceiverRouter } from './webhook-receiver';
 import { idCardCheckRouter } from './id-card-check';
 import { sanctionsRouter } from './sanctions';
+import { vaspsRouter } from './vasps';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   bankClientSecret: string;
@@ -27,10 +28,12 @@ export interface SandboxOptions extends IdentityProviderOptions {
   idCardCheckApiKey: string;
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
+  /** The VASP directory's API key (VASP_DIRECTORY_API_KEY). */
+  vaspDirectoryApiKey: string;
 }
 
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /idcheck/v1 (ID-card authenticity), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening), and /_faults to inject
+ * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /idcheck/v1 (ID-card authenticity), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening), /vasps/v1 (VASP directory), /trp (two exchanges' Travel Rule endpoints), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
 export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
@@ -49,7 +52,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const ocr = ocrProviderRouter();
   const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
   const bank = bankRouter(bankOptions);
-  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), idCardCheckRouter({ apiKey: options.idCardCheckApiKey }), webhookReceiverRouter(), sanctionsRouter({ apiKey: options.screeningApiKey })];
+  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), idCardCheckRouter({ apiKey: options.idCardCheckApiKey }), webhookReceiverRouter(), sanctionsRouter({ apiKey: options.screeningApiKey }), vaspsRouter({ apiKey: options.vaspDirectoryApiKey })];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
@@ -65,6 +68,8 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     if (ctx.path.startsWith('/idcheck/') && !ctx.path.startsWith('/idcheck/v1/_')) return faults.middleware('idcheck')(ctx, next);
     if (ctx.path.startsWith('/api/v1/address/')) return faults.middleware('chainalysis')(ctx, next);
     if (ctx.path === '/ofac/sdn_advanced.xml') return faults.middleware('ofac')(ctx, next);
+    if (ctx.path.startsWith('/vasps/') && !ctx.path.startsWith('/vasps/v1/_')) return faults.middleware('vasps')(ctx, next);
+    if (ctx.path.startsWith('/trp/') && !ctx.path.startsWith('/trp/_')) return faults.middleware('trp')(ctx, next);
     return next();
   });
   koa.use(identity.routes());

@@ -14,6 +14,7 @@ import { OcrProviderClient } from '../integrations/ocr';
 import { IdCardCheckClient } from '../integrations/id-card-check';
 import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
 import { storedSanctionsList } from '../db/compliance';
+import { TravelRuleClient } from '../integrations/travel-rule';
 
 /** The SDN advanced XML is about 100 MB: ten minutes to read it, and no more than 1 GiB. */
 const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
@@ -59,6 +60,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     }),
     solanaChains: new SolanaChains(), faucet: new SolanaFaucet(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
+    travelRule: new TravelRuleClient({ timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    vasp: { id: config.TRAVEL_RULE_VASP_ID, name: config.TRAVEL_RULE_VASP_NAME }, retentionDays: config.COMPLIANCE_RETENTION_DAYS,
     sdnList: new SdnListClient({ url: config.SANCTIONS_LIST_URL, timeoutMs: SDN_LIST_TIMEOUT_MS, maxBytes: SDN_LIST_MAX_BYTES }),
     transferKeys: new TransferKeys(orm, keyEnvelope), solanaWallets: new SolanaWallets(orm, keyEnvelope),
     close: () => providers.destroy(),

@@ -144,7 +144,12 @@ export interface TransferInput {
   transferId: string; userId: string; networkId: string;
   /** Submission attempts before a transfer that may have been broadcast is held for review (default 30). */
   reviewAfterAttempts?: number;
+  /** Set when the Travel Rule applies: how long to wait for the receiving provider's decision before failing. */
+  travelRuleTimeoutSeconds?: number;
 }
+/** The receiving provider's answer to a Travel Rule inquiry (TRP), as its callback reached the API. */
+export interface TravelRuleDecision { approved: boolean; reason: string | null }
+export const travelRuleDecisionSignal = defineSignal<[TravelRuleDecision]>('travelRuleDecision');
 export interface TransferOutcome {
   status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;
   /** Nothing was sent: the worker could not sign the transfer as recorded (e.g. its simulation fails). */

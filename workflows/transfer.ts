@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, log, patched, proxyActivities, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ParentClosePolicy, condition, log, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
-import type { ComplianceActivities } from '../activities/compliance';
+import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, type TransferInput, type TransferOutcome } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleDecisionSignal, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
@@ -11,6 +11,10 @@ const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
 const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8, nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned] },
+});
+/** The Travel Rule inquiry: a provider that cannot be reached is retried for about ten minutes, then the transfer fails. */
+const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>>({
+  startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
 });
 const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>>(RECORD_OPTIONS);
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
@@ -47,6 +51,14 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     ...CHAIN_SUBMISSION_OPTIONS, retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
   try {
+    // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
+    if (input.travelRuleTimeoutSeconds && patched('transfer-travel-rule')) {
+      const refusal = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
+      if (refusal) {
+        await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: refusal.message });
+        return { status: 'failed', txHash: null, fee: null, error: refusal.message, refused: true, refusalType: refusal.type };
+      }
+    }
     // Screened once more just before signing: the list may have changed since the API screened the recipient.
     if (patched('transfer-screened-before-signing')) await screening.screenTransferRecipient({ transferId: input.transferId });
     // Transfers started before signing moved to the worker arrive signed by the API.
@@ -83,6 +95,24 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: message });
     return { status: 'failed', txHash: null, fee: null, error: message, ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}) };
   }
+}
+
+/**
+ * Sends the Travel Rule inquiry and waits durably (a worker may die meanwhile) for the receiving provider's decision,
+ * which its TRP callback signals; the first decision counts. Answers why the transfer must fail, or null to go on.
+ */
+async function travelRuleExchange(transferId: string, timeoutSeconds: number): Promise<{ type: string; message: string } | null> {
+  let decision: TravelRuleDecision | undefined;
+  setHandler(travelRuleDecisionSignal, (d) => { decision ??= d; });
+  const sent = await travelRule.sendTravelRuleInquiry({ transferId });
+  if (!sent.sent) decision = { approved: false, reason: sent.reason ?? 'the receiving provider refused the inquiry' };
+  const decided = await condition(() => decision !== undefined, `${timeoutSeconds} seconds`);
+  if (!decided) {
+    await travelRule.recordTravelRuleOutcome({ transferId, status: 'timed_out', reason: null });
+    return { type: TransferFailure.TravelRuleTimedOut, message: `The receiving provider did not answer the Travel Rule inquiry within ${timeoutSeconds} seconds; nothing was sent` };
+  }
+  await travelRule.recordTravelRuleOutcome({ transferId, status: decision!.approved ? 'approved' : 'rejected', reason: decision!.reason });
+  return decision!.approved ? null : { type: TransferFailure.TravelRuleRejected, message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent` };
 }
 
 /**

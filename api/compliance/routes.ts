@@ -20,6 +20,17 @@ export function complianceRoutes({ compliance }: { compliance: ComplianceService
       handler: async ({ operator }) => ({ status: 202, body: await compliance.refresh(operator!) }),
     }),
     defineRoute({
+      method: 'post', path: '/trp/v3/callbacks/:transferId/:token', operationId: 'travelRuleCallback', tags: ['Travel Rule'], auth: 'none',
+      summary: "TRP v3: the receiving provider's decision on our inquiry ({approved: {address, callback}} or {rejected: reason}), at the callback URL the inquiry named",
+      params: S.TrpCallbackParams, body: S.TrpCallbackBody,
+      responses: {
+        200: { description: 'Received (the first decision counts)', schema: S.TrpCallbackAnswer }, 400: { description: 'Not a TRP resolution' },
+        404: { description: 'No such inquiry (or not this callback URL)' }, 409: { description: 'The transfer no longer waits for a decision (travel-rule-decided)' },
+        422: { description: 'An approval naming another address' },
+      },
+      handler: async ({ params, body }) => ({ status: 200, body: await compliance.travelRuleCallback(params.transferId, params.token, body) }),
+    }),
+    defineRoute({
       method: 'get', path: '/v1/compliance/cases', operationId: 'listComplianceCases', tags: TAGS, auth: 'operator',
       summary: 'Compliance cases, newest first: by status and by user', query: S.CaseQuery,
       responses: { 200: { description: 'Cases', schema: S.CaseList } },

@@ -35,3 +35,14 @@ export const CaseQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
 }, { additionalProperties: false });
 export const CaseParams = Type.Object({ caseId: Type.String({ pattern: '^case_[0-9a-f-]{36}$' }) });
+
+export const TrpCallbackParams = Type.Object({
+  transferId: Type.String({ pattern: '^tr_[0-9a-f-]{36}$' }),
+  token: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'the unguessable part of the callback URL we sent with the inquiry' }),
+});
+/** TRP v3: the beneficiary provider's resolution of a transfer inquiry. */
+export const TrpCallbackBody = Type.Union([
+  Type.Object({ approved: Type.Object({ address: Type.String({ minLength: 1, maxLength: 128 }), callback: Type.Optional(Type.String({ maxLength: 2048 })) }) }),
+  Type.Object({ rejected: Type.String({ minLength: 1, maxLength: 1000 }) }),
+]);
+export const TrpCallbackAnswer = Type.Object({ received: Type.Literal(true) });

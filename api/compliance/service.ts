@@ -1,16 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { timingSafeEqual } from 'node:crypto';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { ComplianceCaseEntity } from '../../db/entities';
+import { ComplianceCaseEntity, TransferEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
 import { caseView, sanctionsListState } from '../../db/compliance';
 import { OFAC_SDN } from '../../integrations/sanctions';
 import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
-import { sanctionsScheduleId } from '../../workflows/messages';
+import { sanctionsScheduleId, transferWorkflowId, travelRuleDecisionSignal } from '../../workflows/messages';
 import { problems } from '../http/problems';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
 export class ComplianceService {
-  constructor(private readonly deps: { orm: Orm; temporal: Client; taskQueue: string; maxListAgeHours: number; providerConfigured: boolean }) {}
+  constructor(private readonly deps: { orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; maxListAgeHours: number; providerConfigured: boolean }) {}
 
   /** The schedule's id as the worker creates it (worker/schedules.ts). */
   get scheduleId(): string {
@@ -34,6 +36,30 @@ export class ComplianceService {
     const workflowId = `${this.scheduleId}-by-${operator}-${randomUUID()}`;
     const handle = await this.deps.temporal.workflow.start(sanctionsListRefreshWorkflow, { workflowId, taskQueue: this.deps.taskQueue, args: [] });
     return { workflowId, runId: handle.firstExecutionRunId };
+  }
+
+  /**
+   * The receiving provider's decision on our Travel Rule inquiry (TRP callback): the URL's token proves it is the one
+   * we sent; the decision signals the waiting transfer workflow, where the first decision counts (a repeat changes
+   * nothing). A transfer no longer waiting answers 409.
+   */
+  async travelRuleCallback(transferId: string, token: string, body: { approved: { address: string } } | { rejected: string }) {
+    const expected = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
+    const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId });
+    if (!transfer?.travelRule || token.length !== expected.length || !timingSafeEqual(Buffer.from(token), Buffer.from(expected))) throw problems.notFound('Travel Rule inquiry');
+    const decision = 'approved' in body
+      ? { approved: true, reason: null }
+      : { approved: false, reason: body.rejected };
+    if ('approved' in body && body.approved.address.toLowerCase() !== transfer.toAddress.toLowerCase()) {
+      throw problems.unprocessable('travel-rule-address-mismatch', `The approval names ${body.approved.address}, not the address of this transfer`);
+    }
+    try {
+      await this.deps.temporal.workflow.getHandle(transferWorkflowId(transferId)).signal(travelRuleDecisionSignal, decision);
+    } catch (error) {
+      if (error instanceof WorkflowNotFoundError) throw problems.conflict('travel-rule-decided', 'This transfer is no longer waiting for a Travel Rule decision');
+      throw error;
+    }
+    return { received: true as const };
   }
 
   async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string; limit?: number }) {

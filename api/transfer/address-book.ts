@@ -1,4 +1,7 @@
+import { createPublicKey, randomBytes, verify as cryptoVerify } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
+import { getAddress, verifyMessage } from 'ethers';
+import { address as solanaAddressOf, getAddressEncoder, getBase58Encoder } from '@solana/kit';
 import type { Orm } from '../../db/orm';
 import { AddressBookEntryEntity, type AddressBookEntry } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
@@ -6,6 +9,22 @@ import { problems } from '../http/problems';
 import { addressOn } from '../common/addresses';
 
 const MAX_ENTRIES = 200;
+/** How long an ownership challenge can be signed. */
+const OWNERSHIP_CHALLENGE_SECONDS = 15 * 60;
+
+function verifyEip191(address: string, message: string, signature: string): boolean {
+  try { return getAddress(verifyMessage(message, signature)) === getAddress(address); } catch { return false; }
+}
+
+function verifyEd25519(address: string, message: string, signature: string): boolean {
+  try {
+    const publicKey = Buffer.from(getAddressEncoder().encode(solanaAddressOf(address)));
+    const bytes = /^[A-Za-z0-9+/]+=*$/.test(signature) && signature.length === 88 ? Buffer.from(signature, 'base64') : Buffer.from(getBase58Encoder().encode(signature));
+    if (bytes.length !== 64) return false;
+    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') }, format: 'jwk' });
+    return cryptoVerify(null, Buffer.from(message, 'utf8'), key, bytes);
+  } catch { return false; }
+}
 
 /** Where a recipient stands: trusted (usable now), cooling off until a time, or not in the address book. */
 export type RecipientStanding = { state: 'trusted' } | { state: 'cooling-off'; usableFrom: Date } | { state: 'unknown' };
@@ -27,6 +46,49 @@ export class AddressBook {
 
   async list(userId: string): Promise<AddressBookEntry[]> {
     return this.deps.orm.em.fork().find(AddressBookEntryEntity, { userId }, { orderBy: { addedAt: 'desc' } });
+  }
+
+  async entry(userId: string, networkId: string, address: string): Promise<AddressBookEntry | null> {
+    return this.deps.orm.em.fork().findOne(AddressBookEntryEntity, { userId, networkId, address });
+  }
+
+  /**
+   * A challenge proving control of a self-custody address in the address book: a message naming the user, the network,
+   * the address, a random nonce and an expiry (OWNERSHIP_CHALLENGE_SECONDS), to be signed by the address's key.
+   */
+  async ownershipChallenge(userId: string, networkId: string, address: string): Promise<{ message: string; expiresAt: Date }> {
+    const em = this.deps.orm.em.fork();
+    const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
+    if (!entry) throw problems.notFound(`Recipient ${address} on ${networkId}`);
+    const expiresAt = new Date(Date.now() + OWNERSHIP_CHALLENGE_SECONDS * 1000);
+    const message = [
+      'I control this address and use it with my wallet service account.',
+      `Network: ${networkId}`, `Address: ${address}`, `Account: ${userId}`, `Nonce: ${randomBytes(16).toString('hex')}`, `Expires: ${expiresAt.toISOString()}`,
+    ].join('\n');
+    Object.assign(entry, { ownershipChallenge: message, ownershipChallengeExpiresAt: expiresAt });
+    await em.flush();
+    return { message, expiresAt };
+  }
+
+  /** Verifies the signed challenge (EVM: EIP-191 by the address; SOLANA: ed25519 by its key) and keeps the proof. */
+  async proveOwnership(userId: string, networkId: string, address: string, signature: string | undefined): Promise<AddressBookEntry> {
+    const em = this.deps.orm.em.fork();
+    const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
+    if (!entry) throw problems.notFound(`Recipient ${address} on ${networkId}`);
+    if (!signature) throw problems.unprocessable('ownership-proof-invalid', 'signature is required: the challenge message signed by the address');
+    const message = entry.ownershipChallenge;
+    if (!message || !entry.ownershipChallengeExpiresAt || entry.ownershipChallengeExpiresAt.getTime() < Date.now()) {
+      throw problems.conflict('ownership-challenge-expired', `No current challenge: ask for one (POST /api/v1/transfer/address-book/${networkId}/${address}/ownership/challenge)`);
+    }
+    const solana = this.deps.networks.any(networkId)?.kind === 'solana';
+    if (!(solana ? verifyEd25519(address, message, signature) : verifyEip191(address, message, signature))) {
+      throw problems.unprocessable('ownership-proof-invalid', `The signature is not ${address}'s over the challenge (${solana ? 'ed25519, base64 or base58' : 'EIP-191 personal_sign, 0x-hex'})`);
+    }
+    Object.assign(entry, {
+      ownershipProvedAt: new Date(), ownershipProof: { message, signature, scheme: solana ? 'ed25519' : 'eip191' }, ownershipChallenge: null, ownershipChallengeExpiresAt: null,
+    });
+    await em.flush();
+    return entry;
   }
 
   async standing(userId: string, networkId: string, address: string, em: EntityManager = this.deps.orm.em.fork()): Promise<RecipientStanding> {
@@ -81,6 +143,7 @@ export class AddressBook {
       network: entry.networkId, address: entry.address,
       status: entry.usableFrom.getTime() <= Date.now() ? 'trusted' as const : 'cooling_off' as const,
       approved_by: entry.approvedBy, added_at: entry.addedAt.toISOString(), usable_from: entry.usableFrom.toISOString(),
+      ownership_proved_at: entry.ownershipProvedAt?.toISOString() ?? null,
     };
   }
 }

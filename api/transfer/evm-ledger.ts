@@ -25,7 +25,7 @@ export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings:
     return token.decimals;
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule'>> = {}): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
     const em = orm.em.fork();
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
@@ -51,7 +51,7 @@ export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings:
       }
       return tx.create(TransferEntity, {
         transferId, userId, networkId: network.networkId, token, decimals, fromAddress: account.address, toAddress: to,
-        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing',
+        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', ...extra,
       });
     });
   };

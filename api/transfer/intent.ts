@@ -19,8 +19,13 @@ export interface TransferIntent {
   readonly decimals: number;
   readonly amount: bigint;
   readonly valueKrw: bigint;
+  /** The recipient's name the user gave (trimmed), for the Travel Rule. */
+  readonly beneficiaryName?: string;
   readonly requested: TransferFields;
 }
+
+/** What checks found that the record keeps: the Travel Rule's counterpart when the rule applies. */
+export interface CheckFindings { travelRule?: { vaspId: string; vaspName: string; trpUrl: string } }
 
 /** Where a check runs: `prepare` (nothing recorded) and `execute` (before the PIN or passkey approval is checked). */
 export type CheckStage = 'prepare' | 'execute';
@@ -32,11 +37,13 @@ export type CheckStage = 'prepare' | 'execute';
 export interface TransferCheck {
   readonly name: string;
   readonly stages: readonly CheckStage[];
-  run(intent: TransferIntent, stage: CheckStage): Promise<void>;
+  run(intent: TransferIntent, stage: CheckStage): Promise<CheckFindings | void>;
 }
 
-export async function runChecks(checks: readonly TransferCheck[], stage: CheckStage, intent: TransferIntent): Promise<void> {
-  for (const check of checks) if (check.stages.includes(stage)) await check.run(intent, stage);
+export async function runChecks(checks: readonly TransferCheck[], stage: CheckStage, intent: TransferIntent): Promise<CheckFindings> {
+  let findings: CheckFindings = {};
+  for (const check of checks) if (check.stages.includes(stage)) findings = { ...findings, ...(await check.run(intent, stage)) };
+  return findings;
 }
 
 /** What recording adds inside its own transaction: the rules that need the lock (the daily limit, trusting the recipient). */
@@ -46,7 +53,7 @@ export interface RecordGuard { guard(tx: EntityManager): Promise<void> }
 export interface TransferLedger {
   /** The token's decimals; an unknown token is 422 unknown-token naming those there are. */
   decimalsOf(symbol: string): number;
-  record(intent: TransferIntent, transferId: string, guard: RecordGuard): Promise<Transfer>;
+  record(intent: TransferIntent, transferId: string, guard: RecordGuard, extra?: Partial<Pick<Transfer, 'travelRule'>>): Promise<Transfer>;
 }
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>
@@ -73,5 +80,6 @@ export async function parseTransfer(
   const decimals = ledger.decimalsOf(requested.token);
   const amount = parseAmount(requested.amount, decimals, requested.token);
   const valueKrw = await deps.value(requested.token, amount, decimals);
-  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, requested }, ledger };
+  const beneficiaryName = requested.beneficiary_name?.trim() || undefined;
+  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, beneficiaryName, requested }, ledger };
 }

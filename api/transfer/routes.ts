@@ -53,6 +53,39 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
     }),
 
     defineRoute({
+      method: 'post', path: '/api/v1/transfer/address-book/:networkId/:address/ownership/challenge', operationId: 'ownershipChallenge', tags: ['Transfer'], auth: 'bearer',
+      summary: 'A message to sign with a self-custody address\'s key, proving control of it (needed under the Travel Rule for addresses no provider hosts)',
+      params: S.AddressBookParams,
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      responses: {
+        200: { description: 'The challenge (valid 15 minutes)', schema: S.OwnershipChallenge }, 404: { description: 'Not in the address book' },
+        422: { description: 'Invalid address for the network' }, 429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured' },
+      },
+      handler: async ({ user, params }) => {
+        const address = addressBook.normalize(params.networkId, params.address);
+        const { message, expiresAt } = await addressBook.ownershipChallenge(user!.userId, params.networkId, address);
+        return { status: 200, body: { network: params.networkId, address, message, expires_at: expiresAt.toISOString() } };
+      },
+    }),
+
+    defineRoute({
+      method: 'post', path: '/api/v1/transfer/address-book/:networkId/:address/ownership', operationId: 'proveOwnership', tags: ['Transfer'], auth: 'bearer',
+      summary: 'Prove control of a self-custody address: the challenge signed by its key; kept with the entry',
+      params: S.AddressBookParams, body: S.OwnershipProofBody,
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      responses: {
+        200: { description: 'Proved (ownership_proved_at set)', schema: S.AddressBookEntryView }, 404: { description: 'Not in the address book' },
+        409: { description: 'No current challenge (ownership-challenge-expired)' },
+        422: { description: 'Invalid address, or a signature that is not the address\'s over the challenge (ownership-proof-invalid)' },
+        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured' },
+      },
+      handler: async ({ user, params, body }) => {
+        const address = addressBook.normalize(params.networkId, params.address);
+        return { status: 200, body: addressBook.view(await addressBook.proveOwnership(user!.userId, params.networkId, address, body.signature)) };
+      },
+    }),
+
+    defineRoute({
       method: 'post', path: '/api/v1/transfer/crypto/prepare', operationId: 'prepareCryptoTransfer', deviceHold: 'send funds', tags: ['Transfer'], auth: 'bearer',
       summary: 'Before a transfer: its value in won, whether a passkey approval is required (new recipient, above the threshold) and the passkey slot bound to it',
       description: 'Send the same fields to execute with the same Idempotency-Key, the PIN and, when required, `signing.items` holding this slot signed by a passkey. Nothing is recorded.',

@@ -9,6 +9,10 @@ const transferFields = {
   network: Type.Union(TRANSFER_NETWORKS.map((n) => Type.Literal(n))),
   token: Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the network coin (ETH, POL, SOL) or a token such as USDT' }),
   amount: Type.String({ minLength: 1, maxLength: 64, description: 'decimal in whole tokens, e.g. "0.5"' }),
+  beneficiary_name: Type.Optional(Type.String({
+    minLength: 1, maxLength: 140, pattern: '\\S',
+    description: "the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given",
+  })),
 };
 
 export const TransferBody = Type.Object({
@@ -60,6 +64,11 @@ export const TransferPrepared = Type.Object({
   }),
   passkey_approval: Type.Union([Type.Literal('required'), Type.Literal('optional')]),
   reasons: Type.Array(ApprovalReason, { description: 'why a passkey approval is required (empty when optional)' }),
+  travel_rule: Type.Object({
+    applies: Type.Boolean({ description: 'valued at threshold_krw or more: the receiving provider is told originator and beneficiary (hosted), or the address must be proved yours (self-custody)' }),
+    counterpart: Type.Union([Type.Object({ id: Type.String(), name: Type.String() }), Type.Null()], { description: 'the provider that hosts the address, when the rule applies to a hosted one' }),
+    threshold_krw: Type.String(),
+  }),
   items: Type.Array(SigningSlot, { description: 'the passkey slot (authMethod passkey, WebAuthn request options whose challenge binds this transfer); empty when the caller has no passkey' }),
 });
 
@@ -77,8 +86,17 @@ export const AddressBookEntryView = Type.Object({
   approved_by: Type.Union([Type.Literal('cooling-off'), Type.Literal('passkey'), Type.Literal('history')], { description: 'history: a recipient of transfers made before the address book' }),
   added_at: Type.String({ format: 'date-time' }),
   usable_from: Type.String({ format: 'date-time', description: 'from when transfers to it need no passkey approval' }),
+  ownership_proved_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts' }),
 });
+export const OwnershipChallenge = Type.Object({
+  network: Type.String(), address: Type.String(),
+  message: Type.String({ description: 'sign exactly this text with the address\'s key: EVM personal_sign (EIP-191), SOLANA ed25519 over its UTF-8 bytes' }),
+  expires_at: Type.String({ format: 'date-time' }),
+});
+export const OwnershipProofBody = Type.Object({
+  signature: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'EVM: 0x-hex 65-byte signature; SOLANA: the 64-byte signature in base64 or base58' })),
+}, { additionalProperties: false });
 export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryView) });
 
 /** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
-export type TransferFields = Pick<Static<typeof TransferBody>, 'to_address' | 'network' | 'token' | 'amount'>;
+export type TransferFields = Pick<Static<typeof TransferBody>, 'to_address' | 'network' | 'token' | 'amount' | 'beneficiary_name'>;

@@ -27,11 +27,16 @@ import type { TransferBody, TransferFields } from './schemas';
 import { parseTransfer, runChecks, type TransferCheck } from './intent';
 import { transferChecks } from './checks';
 import type { Screening } from '../compliance/screening';
+import type { TravelRule } from '../compliance/travel-rule';
+import type { DataEncryption } from '../../platform/data-encryption';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
   taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
   addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys; screening: Screening;
+  travelRule: TravelRule; encryption: DataEncryption;
+  /** Where counterparts post their Travel Rule decisions: the API's public address, and how long a transfer waits for one. */
+  travelRuleCallbackBase: string; travelRuleTimeoutSeconds: number;
 }
 
 /**
@@ -40,7 +45,10 @@ export interface TransferServiceDeps {
  */
 /** What the encrypted PIN of a transfer must name: this very transfer (and its Idempotency-Key, or null). */
 export const transferApproval = (body: TransferFields, idempotencyKey: string | null): PinBinding => ({
-  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount, idempotency_key: idempotencyKey,
+  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
+  // Named only when given, so approvals of transfers without one keep their shape.
+  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
+  idempotency_key: idempotencyKey,
 });
 
 /** What a passkey approval of a transfer signs (inside its challenge, with the transfer id): the same binding as the PIN's. */
@@ -51,7 +59,7 @@ export class TransferService {
   private readonly checks: TransferCheck[];
 
   constructor(private readonly deps: TransferServiceDeps) {
-    this.checks = transferChecks(deps);
+    this.checks = [...transferChecks(deps), deps.travelRule.check()];
   }
 
   async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
@@ -59,11 +67,13 @@ export class TransferService {
     const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
     let record: (() => Promise<unknown>) | undefined;
     let networkId = recorded?.networkId ?? body.network;
+    let travelRule = Boolean(recorded?.travelRule);
     if (!recorded) {
       const { intent, ledger } = await this.parse(userId, body);
       networkId = intent.network.networkId;
       // Every check runs before the PIN and the passkey approval, so a transfer that cannot pass costs no attempt.
-      await runChecks(this.checks, 'execute', intent);
+      const findings = await runChecks(this.checks, 'execute', intent);
+      travelRule = findings.travelRule !== undefined;
       const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
       const approvedBy = await this.approve(userId, transferId, body, idempotencyKey, approval);
       record = () => ledger.record(intent, transferId, {
@@ -71,13 +81,13 @@ export class TransferService {
           await policy.assertDaily(tx, userId, intent.valueKrw);
           if (approval.recipient.state !== 'trusted') await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
         },
-      });
+      }, findings.travelRule ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) } : {});
     }
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
     if (record) await record();
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
       workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts }],
+      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts, ...(travelRule ? { travelRuleTimeoutSeconds: this.deps.travelRuleTimeoutSeconds } : {}) }],
     }));
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
     if (outcome?.refused) throw httpErrorOfFailure(outcome.refusalType ?? TransferFailure.TransferRefused, outcome.error ?? 'The transfer would fail on chain', outcome.refusalDetails);
@@ -91,7 +101,7 @@ export class TransferService {
    */
   async prepare(userId: string, body: TransferFields, idempotencyKey: string) {
     const { intent } = await this.parse(userId, body);
-    await runChecks(this.checks, 'prepare', intent);
+    const findings = await runChecks(this.checks, 'prepare', intent);
     const networkId = intent.network.networkId;
     const approval = await this.deps.policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
     const transferId = idForRequest('tr', userId, idempotencyKey);
@@ -101,7 +111,19 @@ export class TransferService {
       recipient: { network: networkId, address: intent.recipient, status: approval.recipient.state === 'cooling-off' ? 'cooling_off' : approval.recipient.state,
         usable_from: approval.recipient.state === 'cooling-off' ? approval.recipient.usableFrom.toISOString() : null },
       passkey_approval: approval.reasons.length ? 'required' as const : 'optional' as const, reasons: approval.reasons,
+      travel_rule: findings.travelRule
+        ? { applies: true, counterpart: { id: findings.travelRule.vaspId, name: findings.travelRule.vaspName }, threshold_krw: this.deps.travelRule.thresholdKrw.toString() }
+        : { applies: intent.valueKrw >= this.deps.travelRule.thresholdKrw, counterpart: null, threshold_krw: this.deps.travelRule.thresholdKrw.toString() },
       items: optional(slot),
+    };
+  }
+
+  /** What the record keeps for the Travel Rule: the counterpart, the beneficiary's name sealed, where it answers. */
+  private travelRuleOf(transferId: string, vasp: { vaspId: string; vaspName: string; trpUrl: string }, beneficiaryName: string) {
+    const token = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
+    return {
+      ...vasp, beneficiaryNameSealed: this.deps.encryption.sealText(beneficiaryName, `beneficiary:${transferId}`),
+      callbackUrl: `${this.deps.travelRuleCallbackBase}/trp/v3/callbacks/${transferId}/${token}`, timeoutSeconds: this.deps.travelRuleTimeoutSeconds,
     };
   }
 

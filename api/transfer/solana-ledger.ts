@@ -63,7 +63,7 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
     }
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule'>> = {}): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token: symbol } = intent;
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
     if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`);
@@ -79,7 +79,7 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
       checkBalance(intent, lamportsLeft, cost, tokensAvailable, rentMinimum);
       return tx.create(TransferEntity, {
         transferId, userId, networkId: network.networkId, token: symbol, decimals, fromAddress: wallet.address, toAddress: to,
-        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', solanaTransaction: { lamportsCost: cost.toString() },
+        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', ...extra, solanaTransaction: { lamportsCost: cost.toString() },
       });
     });
   };

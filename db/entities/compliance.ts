@@ -65,3 +65,32 @@ export const ComplianceCaseEntity = defineEntity({
   }),
 });
 export type ComplianceCase = InferEntity<typeof ComplianceCaseEntity>;
+
+/**
+ * One Travel Rule exchange with another provider: outbound (our user's transfer, the IVMS101 we sent and the answer)
+ * or inbound (a provider asking about one of our users' addresses, and what we answered). The IVMS101 payload is
+ * sealed (AAD `travel-rule:<recordId>`). Kept until retainUntil (COMPLIANCE_RETENTION_DAYS after it was made), whether
+ * or not the account is closed.
+ */
+export const TravelRuleRecordEntity = defineEntity({
+  name: 'TravelRuleRecord',
+  tableName: 'travel_rule_records',
+  properties: (p) => ({
+    recordId: p.string().primary().length(64),
+    direction: p.enum(['outbound', 'inbound'] as const),
+    userId: p.string().length(64).nullable().index(),
+    transferId: p.string().length(64).nullable().unique(),
+    counterpartVaspId: p.string().length(128),
+    counterpartVaspName: p.string().length(300),
+    networkId: p.string().length(32),
+    address: p.string().length(128),
+    status: p.enum(['pending', 'approved', 'rejected', 'timed_out', 'failed', 'answered'] as const),
+    payloadSealed: p.text(),
+    reason: p.text().nullable(),
+    requestIdentifier: p.string().length(64),
+    requestedAt: p.datetime(),
+    decidedAt: p.datetime().nullable(),
+    retainUntil: p.datetime(),
+  }),
+});
+export type TravelRuleRecord = InferEntity<typeof TravelRuleRecordEntity>;

@@ -47,7 +47,7 @@ import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
 import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
 import { RecoveryEntity, RecoveryNetworkEntity } from './recovery';
-import { ComplianceCaseEntity, SanctionedAddressEntity, SanctionsListEntity } from './compliance';
+import { ComplianceCaseEntity, SanctionedAddressEntity, SanctionsListEntity, TravelRuleRecordEntity } from './compliance';
 
 export const ALL_ENTITIES = [
   RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
@@ -57,5 +57,5 @@ export const ALL_ENTITIES = [
   CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
   GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
   CredentialStatusListEntity, DeviceEntity, SignInEntity, AccountBackupEntity,
-  RecoveryEntity, RecoveryNetworkEntity, SanctionsListEntity, SanctionedAddressEntity, ComplianceCaseEntity,
+  RecoveryEntity, RecoveryNetworkEntity, SanctionsListEntity, SanctionedAddressEntity, ComplianceCaseEntity, TravelRuleRecordEntity,
 ];

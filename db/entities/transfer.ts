@@ -82,6 +82,12 @@ export const TransferEntity = defineEntity({
     blockHash: p.string().length(66).nullable(),
     /** What the transfer was worth in won at request time (the spending policy counts it); null before the policy. */
     valueKrw: p.bigint('bigint').nullable(),
+    /**
+     * The Travel Rule for this transfer (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider
+     * hosts): the counterpart from the VASP directory, the beneficiary's name the user gave (sealed, AAD
+     * `beneficiary:<transferId>`) and where the counterpart answers. Null: the rule did not apply.
+     */
+    travelRule: p.json<{ vaspId: string; vaspName: string; trpUrl: string; beneficiaryNameSealed: string; callbackUrl: string; timeoutSeconds: number }>().nullable(),
     /** Fee paid, in base units of the network's coin. */
     fee: p.string().length(80).nullable(),
     error: p.text().nullable(),
@@ -121,6 +127,11 @@ export const AddressBookEntryEntity = defineEntity({
     approvedBy: p.enum(['cooling-off', 'passkey', 'history'] as const),
     addedAt: p.datetime(),
     usableFrom: p.datetime(),
+    /** A self-custody address's ownership proof: the challenge to sign (until it expires), then the signed message kept. */
+    ownershipChallenge: p.text().nullable(),
+    ownershipChallengeExpiresAt: p.datetime().nullable(),
+    ownershipProvedAt: p.datetime().nullable(),
+    ownershipProof: p.json<{ message: string; signature: string; scheme: 'eip191' | 'ed25519' }>().nullable(),
   }),
 });
 export type AddressBookEntry = InferEntity<typeof AddressBookEntryEntity>;

@@ -51,6 +51,8 @@ import { Migration20261125120000Recovery as PgRecovery } from './postgresql/Migr
 import { Migration20261125120000Recovery as SqliteRecovery } from './sqlite/Migration20261125120000Recovery';
 import { Migration20261125140000Compliance as PgCompliance } from './postgresql/Migration20261125140000Compliance';
 import { Migration20261125140000Compliance as SqliteCompliance } from './sqlite/Migration20261125140000Compliance';
+import { Migration20261125150000TravelRule as PgTravelRule } from './postgresql/Migration20261125150000TravelRule';
+import { Migration20261125150000TravelRule as SqliteTravelRule } from './sqlite/Migration20261125150000TravelRule';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -85,6 +87,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125110000Devices', class: PgDevices },
     { name: 'Migration20261125120000Recovery', class: PgRecovery },
     { name: 'Migration20261125140000Compliance', class: PgCompliance },
+    { name: 'Migration20261125150000TravelRule', class: PgTravelRule },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -112,6 +115,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125110000Devices', class: SqliteDevices },
     { name: 'Migration20261125120000Recovery', class: SqliteRecovery },
     { name: 'Migration20261125140000Compliance', class: SqliteCompliance },
+    { name: 'Migration20261125150000TravelRule', class: SqliteTravelRule },
   ],
 };
 

@@ -17,11 +17,12 @@ export async function encryptPin(
     .encrypt(await importJWK(jwk, 'ECDH-ES+A256KW'));
 }
 
-export interface TransferFields { to_address: string; network: string; token: string; amount: string }
+export interface TransferFields { to_address: string; network: string; token: string; amount: string; beneficiary_name?: string }
 
 /** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
 export const transferRequest = (body: TransferFields, idempotencyKey?: string) => ({
-  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount, idempotency_key: idempotencyKey ?? null,
+  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
+  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}), idempotency_key: idempotencyKey ?? null,
 });
 
 /** The encrypted PIN approving this transfer. */

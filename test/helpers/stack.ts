@@ -18,6 +18,7 @@ import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
+import { freePort } from './global-setup';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
@@ -94,12 +95,12 @@ export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 export function createTestSandbox() {
   const secret = () => randomBytes(24).toString('base64url');
   const secrets = {
-    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(), screeningApiKey: secret(),
+    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(), screeningApiKey: secret(), vaspDirectoryApiKey: secret(),
   };
   const sandbox = createSandboxApp({
     callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
     bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey, screeningApiKey: secrets.screeningApiKey,
+    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey, screeningApiKey: secrets.screeningApiKey, vaspDirectoryApiKey: secrets.vaspDirectoryApiKey,
   });
   return { sandbox, secrets };
 }
@@ -152,8 +153,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   await new Promise((r) => sandboxServer.once('listening', r));
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
 
+  // The API's port is chosen first: its public address goes into callbacks it hands out (Travel Rule inquiries).
+  const apiPort = options.apiPort ?? await freePort();
   const config = loadConfig({
-    NODE_ENV: 'test', LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl,
+    NODE_ENV: 'test', PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl,
     TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
     IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
@@ -169,6 +172,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
     SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
+    VASP_DIRECTORY_URL: sandboxUrl, VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,
     ...overrides,
   }, API_CONFIG_KEYS);
   // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
@@ -185,7 +189,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   });
   const apiDeps = await composeApi(config, orm, logger, temporal);
   const app = createApp(apiDeps);
-  const apiServer = app.koa.listen(options.apiPort ?? 0, '127.0.0.1');
+  const apiServer = app.koa.listen(apiPort, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);

@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import { Contract, Wallet, type InterfaceAbi } from 'ethers';
+import { loadArtifact } from '../../contracts/build';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, type RegisteredUser } from '../helpers/http';
+import { INCLUDED, fundedUser } from '../helpers/transfers';
+import { callApi } from '../helpers/bank';
+import { transferPin, type TransferFields } from '../helpers/pin';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { TransferEntity, TravelRuleRecordEntity, UserPinEntity } from '../../db/entities';
+import { readTravelRuleMessage } from '../../integrations/travel-rule';
+
+/** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
+const AT_THRESHOLD = '714.285714';
+const BELOW_THRESHOLD = '714.285';
+
+interface Inquiry { vaspId: string; requestIdentifier: string; apiVersion: string; body: { IVMS101: unknown; callback: string; amount: string }; decision: string }
+
+/**
+ * The Travel Rule end to end on a real chain: the sandbox's VASP directory and its two exchanges' TRP endpoints, the
+ * API's check and record, the workflow's inquiry and durable wait for the callback, and self-custody ownership proofs.
+ */
+describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
+  let stack: TestStack;
+  let user: RegisteredUser;
+  let account: string;
+  const PIN = '482915';
+  beforeAll(async () => {
+    stack = await startTestStack(kind, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6' } });
+    ({ user, account } = await fundedUser(stack, PIN, '20000'));
+  });
+  afterAll(async () => { await stack?.stop(); });
+
+  const usdt = () => new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
+  const body = (to: string, amount: string, beneficiary?: string): TransferFields => ({ to_address: to, network: 'ETHEREUM', token: 'USDT', amount, ...(beneficiary ? { beneficiary_name: beneficiary } : {}) });
+  const prepare = (fields: TransferFields) => callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: fields, key: randomUUID() });
+  const execute = async (fields: TransferFields, key = randomUUID()) =>
+    callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key });
+  const host = async (address: string, beneficiaryName: string, behaviour = 'approve', callbackDelayMs = 200) => {
+    expect((await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${address}`, { method: 'PUT', json: { vaspId: 'vasp-hanbit', beneficiaryName, behaviour, callbackDelayMs } })).status).toBe(200);
+  };
+  const inquiriesFor = async (address: string) => ((await call(`${stack.sandboxUrl}/trp/_inquiries`)).body.inquiries as Inquiry[])
+    .filter((i) => JSON.stringify(i.body.IVMS101).includes(address));
+  const recordOf = (transferId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId });
+  const balanceOf = async (address: string) => (await usdt().getFunction('balanceOf')(address)) as bigint;
+
+  it('applies from 1,000,000 won at the request\'s price: 999,999 is not under it; a hosted recipient needs the beneficiary\'s name', async () => {
+    const recipient = Wallet.createRandom().address;
+    await host(recipient, '김철수');
+    const below = await prepare(body(recipient, BELOW_THRESHOLD));
+    expect([below.status, below.body.value_krw, below.body.travel_rule]).toEqual([200, '999999', { applies: false, counterpart: null, threshold_krw: '1000000' }]);
+    const at = await prepare(body(recipient, AT_THRESHOLD, '김철수'));
+    expect([at.status, at.body.value_krw, at.body.travel_rule]).toEqual([200, '1000000', { applies: true, counterpart: { id: 'vasp-hanbit', name: expect.stringContaining('Hanbit') }, threshold_krw: '1000000' }]);
+    const nameless = await execute(body(recipient, AT_THRESHOLD));
+    expect([nameless.status, nameless.body.type, nameless.body.vasp?.id]).toEqual([422, '/problems/beneficiary-name-required', 'vasp-hanbit']);
+    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
+    // Below the threshold nothing is asked of the counterpart.
+    const small = await execute(body(recipient, BELOW_THRESHOLD));
+    expect([small.status, small.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    expect(await inquiriesFor(recipient)).toEqual([]);
+  });
+
+  it('tells the hosting provider originator and beneficiary (IVMS101 over TRP) and sends once it approves; the record is sealed and kept five years', async () => {
+    const recipient = Wallet.createRandom().address;
+    await host(recipient, '김 철수');
+    const sent = await execute(body(recipient, AT_THRESHOLD, '김철수'));
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    expect(await balanceOf(recipient)).toBe(714_285_714n);
+    const [inquiry, ...more] = await inquiriesFor(recipient);
+    expect(more).toEqual([]);
+    expect(inquiry!.apiVersion).toBe('3.1.0');
+    const message = readTravelRuleMessage(inquiry!.body.IVMS101);
+    const originator = message.originator.originatorPerson[0]!;
+    expect(JSON.stringify(originator.naturalPerson)).toContain(user.person.name);
+    expect(originator.accountNumber).toEqual([account]);
+    expect(message.beneficiary.beneficiaryPerson[0]!.accountNumber).toEqual([recipient]);
+    expect(JSON.stringify(message.beneficiary)).toContain('김철수');
+    expect(JSON.stringify(message.originatingVASP)).toContain('wallet-kr');
+    const record = await recordOf(sent.body.transfer_id);
+    expect(record).toMatchObject({ direction: 'outbound', status: 'approved', counterpartVaspId: 'vasp-hanbit', userId: user.userId, address: recipient });
+    expect(record.payloadSealed).not.toContain(user.person.name);
+    expect(Buffer.from(record.payloadSealed, 'base64').toString('utf8')).not.toContain(user.person.name);
+    const years = (record.retainUntil.getTime() - record.requestedAt.getTime()) / (365.25 * 86_400_000);
+    expect(years).toBeGreaterThanOrEqual(5);
+  });
+
+  it('fails the transfer with nothing signed when the provider rejects (name mismatch) or does not answer in time', async () => {
+    const mismatched = Wallet.createRandom().address;
+    await host(mismatched, '김철수');
+    const rejected = await execute(body(mismatched, AT_THRESHOLD, '이영희'));
+    expect([rejected.status, rejected.body.type]).toEqual([422, '/problems/travel-rule-rejected']);
+    expect(rejected.body.detail).toContain('beneficiary name mismatch');
+    const silent = Wallet.createRandom().address;
+    await host(silent, '박민수', 'timeout');
+    const timedOut = await execute(body(silent, AT_THRESHOLD, '박민수'));
+    expect([timedOut.status, timedOut.body.type]).toEqual([422, '/problems/travel-rule-timeout']);
+    for (const address of [mismatched, silent]) {
+      const transfer = await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: address });
+      expect([transfer.status, transfer.userOpHash ?? null]).toEqual(['failed', null]); // never signed
+      expect(await balanceOf(address)).toBe(0n);
+    }
+    expect((await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: mismatched })).transferId)).status).toBe('rejected');
+    expect((await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: silent })).transferId)).status).toBe('timed_out');
+  });
+
+  it('takes the first decision: a malformed callback is refused (400), an approval sent twice moves the money once', async () => {
+    for (const behaviour of ['malformed', 'twice']) {
+      const recipient = Wallet.createRandom().address;
+      await host(recipient, '최지우', behaviour);
+      const sent = await execute(body(recipient, AT_THRESHOLD, '최지우'));
+      expect([behaviour, sent.status, sent.body.status]).toEqual([behaviour, 200, expect.stringMatching(INCLUDED)]);
+      expect(await balanceOf(recipient)).toBe(714_285_714n);
+      expect((await recordOf(sent.body.transfer_id)).status).toBe('approved');
+    }
+    // A callback URL with the wrong token, or for a transfer with no inquiry, is not found; a bad body is 400.
+    const [any] = await stack.orm.em.fork().find(TransferEntity, { travelRule: { $ne: null } }, { limit: 1 });
+    const url = (transferId: string, token: string) => `${stack.apiUrl}/trp/v3/callbacks/${transferId}/${token}`;
+    expect((await call(url(any!.transferId, '0'.repeat(32)), { json: { rejected: 'forged' } })).status).toBe(404);
+    expect((await call(url(`tr_${randomUUID()}`, '0'.repeat(32)), { json: { rejected: 'forged' } })).status).toBe(404);
+    expect((await call(any!.travelRule!.callbackUrl, { json: { approved: 'yes' } })).status).toBe(400);
+    // The real URL after the transfer went on: no longer waiting.
+    expect((await call(any!.travelRule!.callbackUrl, { json: { rejected: 'too late' } })).status).toBe(409);
+  });
+
+  it('waits durably: a worker SIGKILLed while waiting for the provider, the decision arriving meanwhile, sends once', async () => {
+    const recipient = Wallet.createRandom().address;
+    await host(recipient, '정우성', 'approve', 6000);
+    await stack.stopWorker();
+    const workers: ServiceProcess[] = [];
+    let transferId = '';
+    try {
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const key = randomUUID();
+      const fields = body(recipient, AT_THRESHOLD, '정우성');
+      const pin = await transferPin(stack, PIN, fields, key);
+      const pending = callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin, ...fields }, key });
+      await waitFor(async () => (await inquiriesFor(recipient)).length === 1, 60_000, 'the inquiry sent')
+        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull();
+      transferId = (await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient })).transferId;
+      // The provider's approval arrives while no worker runs: the API signals the workflow, Temporal keeps it.
+      await new Promise((r) => setTimeout(r, 7000)); // past the provider's 6 s
+      expect((await pending).status).toBe(202);
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      await stack.startWorker();
+    }
+    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status), 60_000, 'the transfer sent');
+    expect(await balanceOf(recipient)).toBe(714_285_714n);
+    expect(await inquiriesFor(recipient)).toHaveLength(1);
+    expect((await recordOf(transferId)).status).toBe('approved');
+  });
+
+  it('asks a self-custody address\'s owner to prove control once: a proof by another key is refused, the right one lets it through', async () => {
+    const own = Wallet.createRandom();
+    const refused = await prepare(body(own.address, AT_THRESHOLD));
+    expect([refused.status, refused.body.type, refused.body.inAddressBook]).toEqual([422, '/problems/address-ownership-required', false]);
+    await callApi(stack, '/api/v1/transfer/address-book', user, { json: { network: 'ETHEREUM', address: own.address } });
+    const base = `/api/v1/transfer/address-book/ETHEREUM/${own.address}/ownership`;
+    const challenge = await callApi(stack, `${base}/challenge`, user, { json: {} });
+    expect(challenge.status).toBe(200);
+    expect(challenge.body.message).toContain(own.address);
+    const wrong = await callApi(stack, base, user, { json: { signature: await Wallet.createRandom().signMessage(challenge.body.message) } });
+    expect([wrong.status, wrong.body.type]).toEqual([422, '/problems/ownership-proof-invalid']);
+    const proved = await callApi(stack, base, user, { json: { signature: await own.signMessage(challenge.body.message) } });
+    expect([proved.status, proved.body.ownership_proved_at]).toEqual([200, expect.any(String)]);
+    // The challenge is spent: the same signature again is refused.
+    expect((await callApi(stack, base, user, { json: { signature: await own.signMessage(challenge.body.message) } })).status).toBe(409);
+    const sent = await execute(body(own.address, AT_THRESHOLD));
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    expect(await inquiriesFor(own.address)).toEqual([]);
+  });
+
+  it('refuses transfers under the rule while the directory cannot answer (503), never guessing', async () => {
+    stack.faults.set('vasps', { failTimes: 100, status: 503 });
+    try {
+      const answer = await prepare(body(Wallet.createRandom().address, AT_THRESHOLD, '누구'));
+      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([503, '/problems/vasp-directory-unavailable', '30']);
+      expect((await prepare(body(Wallet.createRandom().address, BELOW_THRESHOLD))).status).toBe(200);
+    } finally {
+      stack.faults.clear();
+    }
+  });
+});
