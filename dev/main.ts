@@ -160,6 +160,9 @@ async function main(): Promise<void> {
     RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '30', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',
+    // Transfers up to 3,000,000 won need no passkey here (production: 1,000,000), so the walk-through's Travel Rule
+    // transfers (from 1,000,000 won) go with the PIN alone.
+    TRANSFER_PASSKEY_ABOVE_KRW: process.env.TRANSFER_PASSKEY_ABOVE_KRW ?? '3000000',
     ...secrets,
   };
   // The operator `dev` (its token stays in .data/dev.env; the API gets its hash); the UI's own origins may call the codec.

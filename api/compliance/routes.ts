@@ -37,6 +37,13 @@ export function complianceRoutes({ compliance }: { compliance: ComplianceService
       handler: async ({ query }) => ({ status: 200, body: await compliance.cases(query) }),
     }),
     defineRoute({
+      method: 'get', path: '/v1/compliance/users/:userId/records', operationId: 'exportComplianceRecords', tags: TAGS, auth: 'operator',
+      summary: "Export a user's compliance records: cases and every Travel Rule exchange with its IVMS101 payload (kept five years, account closed or not)",
+      params: S.UserParams,
+      responses: { 200: { description: 'The records (empty lists for a user with none)', schema: S.UserRecords } },
+      handler: async ({ params }) => ({ status: 200, body: await compliance.records(params.userId) }),
+    }),
+    defineRoute({
       method: 'get', path: '/v1/compliance/cases/:caseId', operationId: 'getComplianceCase', tags: TAGS, auth: 'operator',
       summary: 'One case: what was found, where, and its decision', params: S.CaseParams,
       responses: { 200: { description: 'Case', schema: S.CaseView }, 404: { description: 'No such case' } },

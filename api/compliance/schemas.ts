@@ -46,3 +46,17 @@ export const TrpCallbackBody = Type.Union([
   Type.Object({ rejected: Type.String({ minLength: 1, maxLength: 1000 }) }),
 ]);
 export const TrpCallbackAnswer = Type.Object({ received: Type.Literal(true) });
+
+export const UserParams = Type.Object({ userId: Type.String({ pattern: '^usr_[0-9a-f-]{36}$' }) });
+export const UserRecords = Type.Object({
+  userId: Type.String(), exportedAt: Type.String({ format: 'date-time' }),
+  cases: Type.Array(CaseView),
+  travelRule: Type.Array(Type.Object({
+    recordId: Type.String(), direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]), transferId: Nullable(Type.String()),
+    counterpart: Type.Object({ id: Type.String(), name: Type.String() }), networkId: Type.String(), address: Type.String(),
+    status: Type.String({ description: 'pending, approved, rejected, timed_out, failed (outbound); answered (inbound)' }), reason: Nullable(Type.String()),
+    requestIdentifier: Type.String(), requestedAt: Type.String({ format: 'date-time' }), decidedAt: Nullable(Type.String({ format: 'date-time' })),
+    retainUntil: Type.String({ format: 'date-time' }),
+    ivms101: Type.Unknown({ description: 'the IVMS101 message exchanged (sealed at rest, opened for the export)' }),
+  })),
+});

@@ -10,6 +10,9 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity, TravelRuleRecordEntity, UserPinEntity } from '../../db/entities';
 import { readTravelRuleMessage } from '../../integrations/travel-rule';
+import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
+import { bearer } from '../helpers/wallet';
+import { closeAccountBody } from '../helpers/pin';
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
 const AT_THRESHOLD = '714.285714';
@@ -26,8 +29,11 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   let user: RegisteredUser;
   let account: string;
   const PIN = '482915';
+  const operatorToken = newOperatorToken();
   beforeAll(async () => {
-    stack = await startTestStack(kind, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6' } });
+    stack = await startTestStack(kind, {
+      chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) },
+    });
     ({ user, account } = await fundedUser(stack, PIN, '20000'));
   });
   afterAll(async () => { await stack?.stop(); });
@@ -183,5 +189,20 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     } finally {
       stack.faults.clear();
     }
+  });
+
+  it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {
+    const path = `/v1/compliance/users/${user.userId}/records`;
+    expect((await call(`${stack.apiUrl}${path}`, { headers: bearer(user) })).status).toBe(401);
+    const closed = await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: await closeAccountBody(stack, PIN) });
+    expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
+    const exported = await call(`${stack.apiUrl}${path}`, { headers: { authorization: `Bearer ${operatorToken}` } });
+    expect(exported.status).toBe(200);
+    const statuses = (exported.body.travelRule as Array<{ status: string }>).map((r) => r.status).sort();
+    expect(statuses).toEqual(expect.arrayContaining(['approved', 'rejected', 'timed_out']));
+    const approved = (exported.body.travelRule as Array<{ status: string; ivms101: unknown; counterpart: { id: string } }>).find((r) => r.status === 'approved')!;
+    expect(approved.counterpart.id).toBe('vasp-hanbit');
+    expect(JSON.stringify(approved.ivms101)).toContain(user.person.name);
+    expect(await stack.orm.em.fork().count(TravelRuleRecordEntity, { userId: user.userId })).toBe(exported.body.travelRule.length);
   });
 });
