@@ -46,6 +46,7 @@ describe('workflow histories', () => {
       'sign-in-by-id-card.json', 'security-notice-device-added.json',
       'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
       'sanctions-list-refresh.json', 'transfer-screened-sent.json', 'transfer-screened-refused.json',
+      'transfer-travel-rule-approved.json', 'transfer-travel-rule-timed-out.json',
     ]));
   });
 
@@ -310,6 +311,26 @@ if (process.env.RECORD_HISTORIES) {
       await stack.startWorker();
       expect((await stack.temporal.workflow.getHandle(transferWorkflowId(refused)).result()).refusalType).toBe('RecipientSanctioned');
       writeFileSync(join(DIR, 'transfer-screened-refused.json'), show(transferWorkflowId(refused)));
+      await stack.stop();
+    });
+
+    it('records a transfer under the Travel Rule approved by the receiving provider, and one it never answered', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', TRAVEL_RULE_TIMEOUT_SECONDS: '5' } });
+      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      const { user } = await fundedUser(stack, '482915');
+      const send = async (behaviour: string) => {
+        const to = Wallet.createRandom().address;
+        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${to}`, { method: 'PUT', json: { vaspId: 'vasp-hanbit', beneficiaryName: '김철수', behaviour } });
+        const fields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '800', beneficiary_name: '김철수' };
+        const key = randomUUID();
+        const transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+        await stack.temporal.workflow.getHandle(transferWorkflowId(transferId)).result();
+        return transferId;
+      };
+      writeFileSync(join(DIR, 'transfer-travel-rule-approved.json'), show(transferWorkflowId(await send('approve'))));
+      writeFileSync(join(DIR, 'transfer-travel-rule-timed-out.json'), show(transferWorkflowId(await send('timeout'))));
       await stack.stop();
     });
   });
