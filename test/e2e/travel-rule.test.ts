@@ -32,7 +32,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   const operatorToken = newOperatorToken();
   beforeAll(async () => {
     stack = await startTestStack(kind, {
-      chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) },
+      chains: true, env: { TRAVEL_RULE_THRESHOLD_KRW: '1000000', TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) },
     });
     ({ user, account } = await fundedUser(stack, PIN, '20000'));
   });

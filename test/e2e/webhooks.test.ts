@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
-import { testDatabases } from '../helpers/databases';
+import { testDatabases, type TestDatabaseKind } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { connectBankAccount, openBankAccount, type SandboxAccount } from '../helpers/bank';
@@ -36,20 +36,19 @@ function webhookHarness(ctx: () => { stack: TestStack; user: RegisteredUser; acc
 }
 
 /**
- * Webhooks over HTTP, end to end: an operator registers the sandbox's receiver, charges write events, the worker's
- * endpoint workflow delivers them (Standard Webhooks), and the receiver verifies them with the standardwebhooks library.
+ * One stack for a describe block: an operator, a user with a connected bank account (charges write the events), and
+ * the harness; `giveUpSeconds` is the endpoints' retry window (WEBHOOK_GIVE_UP_SECONDS).
  */
-describe.each(testDatabases())('webhooks on $name', (kind) => {
+function webhookSuite(kind: TestDatabaseKind, giveUpSeconds: number) {
   let stack: TestStack;
   let user: RegisteredUser;
   let account: SandboxAccount;
   const operatorToken = newOperatorToken();
-  const asOperator = { authorization: `Bearer ${operatorToken}` };
   beforeAll(async () => {
     stack = await startTestStack(kind, {
       env: {
         OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_RETRY_INITIAL_SECONDS: '1', WEBHOOK_RETRY_MAX_SECONDS: '1', WEBHOOK_GIVE_UP_SECONDS: '8', WEBHOOK_POLL_SECONDS: '0.2',
+        WEBHOOK_RETRY_INITIAL_SECONDS: '1', WEBHOOK_RETRY_MAX_SECONDS: '1', WEBHOOK_GIVE_UP_SECONDS: String(giveUpSeconds), WEBHOOK_POLL_SECONDS: '0.2',
       },
     });
     user = await registerUser(stack);
@@ -57,8 +56,18 @@ describe.each(testDatabases())('webhooks on $name', (kind) => {
     await connectBankAccount(stack, user, account);
   });
   afterAll(async () => { await stack?.stop(); });
+  return { ...webhookHarness(() => ({ stack, user, account }), { authorization: `Bearer ${operatorToken}` }), stack: () => stack, user: () => user, asOperator: { authorization: `Bearer ${operatorToken}` } };
+}
 
-  const { receiverUrl, setReceiver, attempts, delivered, register, endpoint, charge, expectedEvents } = webhookHarness(() => ({ stack, user, account }), asOperator);
+/**
+ * Webhooks over HTTP, end to end: an operator registers the sandbox's receiver, charges write events, the worker's
+ * endpoint workflow delivers them (Standard Webhooks), and the receiver verifies them with the standardwebhooks library.
+ */
+describe.each(testDatabases())('webhooks on $name', (kind) => {
+  const { receiverUrl, setReceiver, attempts, delivered, register, endpoint, charge, expectedEvents, asOperator, ...suite } = webhookSuite(kind, 8);
+  let stack: TestStack;
+  let user: RegisteredUser;
+  beforeAll(() => { stack = suite.stack(); user = suite.user(); });
 
   it('delivers each subscribed event once, in order, signed so the receiver\'s library verifies it; a replay repeats them with the same webhook-id', async () => {
     const { endpointId, cursor } = await register('in-order');
@@ -201,24 +210,9 @@ describe.each(testDatabases())('webhooks on $name', (kind) => {
  * see an endpoint disabled; a second worker starting on a loaded machine took longer, and the event was given up).
  */
 describe.each(testDatabases().filter((kind) => kind.name === 'postgresql'))('webhooks across worker processes on $name', (kind) => {
+  const { setReceiver, attempts, delivered, register, charge, expectedEvents, stack: current } = webhookSuite(kind, 600);
   let stack: TestStack;
-  let user: RegisteredUser;
-  let account: SandboxAccount;
-  const operatorToken = newOperatorToken();
-  const asOperator = { authorization: `Bearer ${operatorToken}` };
-  beforeAll(async () => {
-    stack = await startTestStack(kind, {
-      env: {
-        OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_RETRY_INITIAL_SECONDS: '1', WEBHOOK_RETRY_MAX_SECONDS: '2', WEBHOOK_GIVE_UP_SECONDS: '600', WEBHOOK_POLL_SECONDS: '0.2',
-      },
-    });
-    user = await registerUser(stack);
-    account = await openBankAccount(stack, user.person.name, 100_000_000);
-    await connectBankAccount(stack, user, account);
-  });
-  afterAll(async () => { await stack?.stop(); });
-  const { setReceiver, attempts, delivered, register, charge, expectedEvents } = webhookHarness(() => ({ stack, user, account }), asOperator);
+  beforeAll(() => { stack = current(); });
 
   it('delivers an event whose worker process was SIGKILLed mid-delivery (the receiver hanging), once the receiver answers, under the same webhook-id', async () => {
     const { cursor } = await register('killed', ['charge.processing']);

@@ -170,6 +170,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     // Likewise for the passkey threshold and the recipients' cooling-off.
     TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000', TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
     TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
+    // And for the Travel Rule: the travel-rule suite sets the real threshold (1,000,000 won).
+    TRAVEL_RULE_THRESHOLD_KRW: '1000000000000',
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
     SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     VASP_DIRECTORY_URL: sandboxUrl, VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,

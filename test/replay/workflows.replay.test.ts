@@ -315,7 +315,7 @@ if (process.env.RECORD_HISTORIES) {
     });
 
     it('records a transfer under the Travel Rule approved by the receiving provider, and one it never answered', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', TRAVEL_RULE_TIMEOUT_SECONDS: '5' } });
+      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', TRAVEL_RULE_TIMEOUT_SECONDS: '5', TRAVEL_RULE_THRESHOLD_KRW: '1000000' } });
       const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
         'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
       ], { encoding: 'utf8' });
