@@ -106,6 +106,20 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       return answer.accepted ? { recordId: record.recordId, sent: true } : { recordId: record.recordId, sent: false, reason: answer.reason };
     },
 
+    /**
+     * TRP transfer confirmation: the transaction id to the URL the receiving provider gave with its approval. Sent
+     * only to the provider's own host (the one the directory named for it): a counterpart cannot make the worker call
+     * anywhere else.
+     */
+    async confirmTravelRuleTransfer(input: { transferId: string; callback: string; txHash: string }): Promise<void> {
+      const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
+      const record = await orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId: input.transferId });
+      let sameHost = false;
+      try { sameHost = new URL(input.callback).origin === new URL(transfer.travelRule!.trpUrl).origin; } catch { sameHost = false; }
+      if (!sameHost) throw ApplicationFailure.create({ nonRetryable: true, message: `the confirmation URL is not on ${transfer.travelRule!.vaspName}'s host; not called` });
+      await deps.travelRule.sendConfirmation(input.callback, { requestIdentifier: record.requestIdentifier, txid: input.txHash });
+    },
+
     /** What became of the inquiry: approved, rejected (with the provider's reason) or timed out. Written once. */
     async recordTravelRuleOutcome(input: { transferId: string; status: 'approved' | 'rejected' | 'timed_out'; reason: string | null }): Promise<void> {
       await orm.em.fork().nativeUpdate(TravelRuleRecordEntity, { transferId: input.transferId, status: 'pending' }, { status: input.status, reason: input.reason, decidedAt: new Date() });

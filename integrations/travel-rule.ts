@@ -104,6 +104,13 @@ export const TRP_API_VERSION = '3.1.0';
 export class TravelRuleClient {
   constructor(private readonly options: { timeoutMs: number }) {}
 
+  /** TRP transfer confirmation: `{"txid"}` to the URL the beneficiary provider named in its approval. */
+  async sendConfirmation(callback: string, confirmation: { requestIdentifier: string; txid: string }): Promise<void> {
+    await callProvider({ baseUrl: callback, timeoutMs: this.options.timeoutMs, maxAnswerBytes: 64 * 1024 }, 'POST', callback, { txid: confirmation.txid }, {
+      'api-version': TRP_API_VERSION, 'request-identifier': confirmation.requestIdentifier,
+    });
+  }
+
   async sendInquiry(trpUrl: string, inquiry: { requestIdentifier: string; asset: { network: string; symbol: string }; amount: string; callback: string; ivms101: IVMS101 }): Promise<{ accepted: true } | { accepted: false; reason: string }> {
     try {
       await callProvider(

@@ -24,7 +24,7 @@ interface Hosted { vaspId: string; beneficiaryName: string; behaviour: Counterpa
  */
 export function vaspsRouter(options: { apiKey: string }): Router {
   const hosted = new Map<string, Hosted>();
-  const inquiries: Array<{ vaspId: string; requestIdentifier: string; apiVersion: string; body: unknown; decision: string }> = [];
+  const inquiries: Array<{ vaspId: string; requestIdentifier: string; apiVersion: string; body: unknown; decision: string; confirmedTxid?: string }> = [];
   const router = new Router();
   const key = (network: string, address: string) => `${network}:${/^0x[0-9a-fA-F]{40}$/.test(address) ? address.toLowerCase() : address}`;
 
@@ -75,7 +75,13 @@ export function vaspsRouter(options: { apiKey: string }): Router {
     ctx.status = 200;
     ctx.body = { version: ctx.get('api-version') };
   });
-  router.post('/trp/:vaspId/confirmations/:requestIdentifier', (ctx) => { ctx.status = 204; });
+  router.post('/trp/:vaspId/confirmations/:requestIdentifier', (ctx) => {
+    const inquiry = inquiries.find((i) => i.vaspId === ctx.params.vaspId && i.requestIdentifier === ctx.params.requestIdentifier);
+    const txid = (ctx.request as unknown as { body?: { txid?: string } }).body?.txid;
+    if (!inquiry || typeof txid !== 'string') { ctx.status = 404; return; }
+    inquiry.confirmedTxid = txid;
+    ctx.status = 204;
+  });
   router.get('/trp/_inquiries', (ctx) => { ctx.body = { inquiries }; });
   return router;
 }

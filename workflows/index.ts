@@ -3,7 +3,7 @@ export { deployWorkflow } from './deploy';
 export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation';
 export { didKeyWorkflow } from './did-key';
 export { chargeWorkflow } from './charge';
-export { transferWorkflow, transferFinalityWorkflow } from './transfer';
+export { transferWorkflow, transferFinalityWorkflow, travelRuleConfirmationWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
 export { emailVerificationWorkflow } from './email-verification';

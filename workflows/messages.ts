@@ -148,7 +148,12 @@ export interface TransferInput {
   travelRuleTimeoutSeconds?: number;
 }
 /** The receiving provider's answer to a Travel Rule inquiry (TRP), as its callback reached the API. */
-export interface TravelRuleDecision { approved: boolean; reason: string | null }
+export interface TravelRuleDecision {
+  approved: boolean; reason: string | null;
+  /** Where the receiving provider wants the transaction id once sent (TRP transfer confirmation), if it said. */
+  callback?: string | null;
+}
+export const travelRuleConfirmationWorkflowId = (transferId: string): string => `travel-rule-confirmation-${transferId}`;
 export const travelRuleDecisionSignal = defineSignal<[TravelRuleDecision]>('travelRuleDecision');
 export interface TransferOutcome {
   status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;

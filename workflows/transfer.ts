@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, ParentClosePolicy, condition, log,
 import type { TransferActivities } from '../activities/transfer';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleDecisionSignal, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleConfirmationWorkflowId, travelRuleDecisionSignal, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
@@ -52,8 +52,10 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   });
   try {
     // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
+    let confirmTo: string | null = null;
     if (input.travelRuleTimeoutSeconds && patched('transfer-travel-rule')) {
-      const refusal = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
+      const { refusal, callback } = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
+      confirmTo = callback;
       if (refusal) {
         await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: refusal.message });
         return { status: 'failed', txHash: null, fee: null, error: refusal.message, refused: true, refusalType: refusal.type };
@@ -84,6 +86,13 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
         workflowId: transferFinalityWorkflowId(input.transferId), args: [input], parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     }
+    // The receiving provider asked for the transaction id (TRP transfer confirmation): told after the answer goes out.
+    if (sent.success && sent.txHash && confirmTo && patched('transfer-travel-rule-confirmation')) {
+      await startChild(travelRuleConfirmationWorkflow, {
+        workflowId: travelRuleConfirmationWorkflowId(input.transferId), args: [{ transferId: input.transferId, callback: confirmTo, txHash: sent.txHash }],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
+      });
+    }
     return outcome;
   } catch (error) {
     // Only what an activity reported (a proven failure, or nothing was sent) is recorded failed; an error of this
@@ -101,7 +110,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
  * Sends the Travel Rule inquiry and waits durably (a worker may die meanwhile) for the receiving provider's decision,
  * which its TRP callback signals; the first decision counts. Answers why the transfer must fail, or null to go on.
  */
-async function travelRuleExchange(transferId: string, timeoutSeconds: number): Promise<{ type: string; message: string } | null> {
+async function travelRuleExchange(transferId: string, timeoutSeconds: number): Promise<{ refusal: { type: string; message: string } | null; callback: string | null }> {
   let decision: TravelRuleDecision | undefined;
   setHandler(travelRuleDecisionSignal, (d) => { decision ??= d; });
   const sent = await travelRule.sendTravelRuleInquiry({ transferId });
@@ -109,10 +118,25 @@ async function travelRuleExchange(transferId: string, timeoutSeconds: number): P
   const decided = await condition(() => decision !== undefined, `${timeoutSeconds} seconds`);
   if (!decided) {
     await travelRule.recordTravelRuleOutcome({ transferId, status: 'timed_out', reason: null });
-    return { type: TransferFailure.TravelRuleTimedOut, message: `The receiving provider did not answer the Travel Rule inquiry within ${timeoutSeconds} seconds; nothing was sent` };
+    return { refusal: { type: TransferFailure.TravelRuleTimedOut, message: `The receiving provider did not answer the Travel Rule inquiry within ${timeoutSeconds} seconds; nothing was sent` }, callback: null };
   }
   await travelRule.recordTravelRuleOutcome({ transferId, status: decision!.approved ? 'approved' : 'rejected', reason: decision!.reason });
-  return decision!.approved ? null : { type: TransferFailure.TravelRuleRejected, message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent` };
+  if (decision!.approved) return { refusal: null, callback: decision!.callback ?? null };
+  return { refusal: { type: TransferFailure.TravelRuleRejected, message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent` }, callback: null };
+}
+
+/** TRP transfer confirmation: the sent transaction's id to the receiving provider, a few tries; a failure changes no transfer. */
+export async function travelRuleConfirmationWorkflow(input: { transferId: string; callback: string; txHash: string }): Promise<'confirmed' | 'not-sent'> {
+  const confirm = proxyActivities<Pick<TravelRuleActivities, 'confirmTravelRuleTransfer'>>({
+    startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  });
+  try {
+    await confirm.confirmTravelRuleTransfer(input);
+    return 'confirmed';
+  } catch (error) {
+    log.warn('the receiving provider could not be told the transaction id', { transferId: input.transferId, error: (error as Error).message });
+    return 'not-sent';
+  }
 }
 
 /**

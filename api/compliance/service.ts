@@ -43,12 +43,12 @@ export class ComplianceService {
    * we sent; the decision signals the waiting transfer workflow, where the first decision counts (a repeat changes
    * nothing). A transfer no longer waiting answers 409.
    */
-  async travelRuleCallback(transferId: string, token: string, body: { approved: { address: string } } | { rejected: string }) {
+  async travelRuleCallback(transferId: string, token: string, body: { approved: { address: string; callback?: string } } | { rejected: string }) {
     const expected = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
     const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId });
     if (!transfer?.travelRule || token.length !== expected.length || !timingSafeEqual(Buffer.from(token), Buffer.from(expected))) throw problems.notFound('Travel Rule inquiry');
     const decision = 'approved' in body
-      ? { approved: true, reason: null }
+      ? { approved: true, reason: null, callback: body.approved.callback ?? null }
       : { approved: false, reason: body.rejected };
     if ('approved' in body && body.approved.address.toLowerCase() !== transfer.toAddress.toLowerCase()) {
       throw problems.unprocessable('travel-rule-address-mismatch', `The approval names ${body.approved.address}, not the address of this transfer`);

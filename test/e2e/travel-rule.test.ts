@@ -18,7 +18,7 @@ import { closeAccountBody } from '../helpers/pin';
 const AT_THRESHOLD = '714.285714';
 const BELOW_THRESHOLD = '714.285';
 
-interface Inquiry { vaspId: string; requestIdentifier: string; apiVersion: string; body: { IVMS101: unknown; callback: string; amount: string }; decision: string }
+interface Inquiry { vaspId: string; requestIdentifier: string; apiVersion: string; body: { IVMS101: unknown; callback: string; amount: string }; decision: string; confirmedTxid?: string }
 
 /**
  * The Travel Rule end to end on a real chain: the sandbox's VASP directory and its two exchanges' TRP endpoints, the
@@ -73,6 +73,8 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     const sent = await execute(body(recipient, AT_THRESHOLD, '김철수'));
     expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
     expect(await balanceOf(recipient)).toBe(714_285_714n);
+    // Told the transaction id once it was sent (TRP transfer confirmation), to the URL its approval named.
+    await waitFor(async () => (await inquiriesFor(recipient))[0]?.confirmedTxid === sent.body.tx_hash, 30_000, 'the transfer confirmation');
     const [inquiry, ...more] = await inquiriesFor(recipient);
     expect(more).toEqual([]);
     expect(inquiry!.apiVersion).toBe('3.1.0');

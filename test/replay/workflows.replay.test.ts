@@ -18,7 +18,7 @@ import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
 import {
-  accountClosureWorkflowId, accountRecoveryWorkflowId, accountUpgradeWorkflowId, recoveryCancelWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId, accountRecoveryWorkflowId, travelRuleConfirmationWorkflowId, accountUpgradeWorkflowId, recoveryCancelWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -46,7 +46,7 @@ describe('workflow histories', () => {
       'sign-in-by-id-card.json', 'security-notice-device-added.json',
       'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
       'sanctions-list-refresh.json', 'transfer-screened-sent.json', 'transfer-screened-refused.json',
-      'transfer-travel-rule-approved.json', 'transfer-travel-rule-timed-out.json',
+      'transfer-travel-rule-approved.json', 'transfer-travel-rule-timed-out.json', 'travel-rule-confirmation.json',
     ]));
   });
 
@@ -329,7 +329,10 @@ if (process.env.RECORD_HISTORIES) {
         await stack.temporal.workflow.getHandle(transferWorkflowId(transferId)).result();
         return transferId;
       };
-      writeFileSync(join(DIR, 'transfer-travel-rule-approved.json'), show(transferWorkflowId(await send('approve'))));
+      const approved = await send('approve');
+      writeFileSync(join(DIR, 'transfer-travel-rule-approved.json'), show(transferWorkflowId(approved)));
+      await stack.temporal.workflow.getHandle(travelRuleConfirmationWorkflowId(approved)).result();
+      writeFileSync(join(DIR, 'travel-rule-confirmation.json'), show(travelRuleConfirmationWorkflowId(approved)));
       writeFileSync(join(DIR, 'transfer-travel-rule-timed-out.json'), show(transferWorkflowId(await send('timeout'))));
       await stack.stop();
     });
