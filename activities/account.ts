@@ -71,7 +71,7 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
           }
           const charges = await tx.count(ChargeEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
           if (charges) blockers.push({ reason: 'charge-in-progress', detail: `${charges} charge(s) not finished` });
-          const transfers = await tx.count(TransferEntity, { userId, status: { $in: ['processing', 'submitted', 'confirmed'] } });
+          const transfers = await tx.count(TransferEntity, { userId, status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] } });
           if (transfers) blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
           if (blockers.length) throw new ClosureRefused(blockers);
           const revoked = await credentials.revoke(tx, { userId }, 'account-closed');

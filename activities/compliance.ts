@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity } from '../db/entities';
+import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity, type CaseKind } from '../db/entities';
 import { openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
 import { travelRuleMessage, type PersonName, type TravelRuleClient } from '../integrations/travel-rule';
@@ -34,6 +34,21 @@ export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
    * hit fails the transfer (RecipientSanctioned, nothing signed) and opens a case; a screening that cannot answer is
    * retried by the workflow and, past its attempts, refuses the transfer (ScreeningUnavailable): never signed unscreened.
    */
+  /** The case of a transfer a monitoring rule held (once: the same transfer and kind answer the same case). */
+  async openReviewCase(input: { transferId: string; kind: string; detail: string }): Promise<{ caseId: string }> {
+    const transfer = await deps.orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
+    const { caseId } = await openCase(deps.orm, {
+      userId: transfer.userId, kind: input.kind as CaseKind, transferId: transfer.transferId, networkId: transfer.networkId, address: transfer.toAddress,
+      source: 'monitoring', programme: null, foundAt: 'execute', detail: input.detail,
+    });
+    return { caseId };
+  },
+
+  /** An approved held transfer goes on: held_for_review -> processing. */
+  async releaseHeldTransfer(input: { transferId: string }): Promise<void> {
+    await deps.orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: 'held_for_review' }, { status: 'processing' });
+  },
+
   async screenTransferRecipient(input: { transferId: string }): Promise<void> {
     const transfer = await deps.orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
     let result: Awaited<ReturnType<SanctionsScreening['screen']>>;

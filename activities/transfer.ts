@@ -222,7 +222,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
 
     async finishTransfer(input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
-        const finished = await tx.nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['processing', 'submitted'] } }, {
+        const finished = await tx.nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } }, {
           status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,
           blockNumber: input.block ? Number(input.block.number) : null, blockHash: input.block?.hash ?? null,
         });

@@ -48,6 +48,7 @@ import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
 import { Screening } from './compliance/screening';
 import { TravelRule } from './compliance/travel-rule';
+import { Monitoring } from './compliance/monitoring';
 import { complianceRoutes } from './compliance/routes';
 import { ComplianceService } from './compliance/service';
 import { assetRoutes } from './assets/routes';
@@ -142,6 +143,12 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...transferRoutes((() => {
       const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
       const screening = new Screening({ orm, screening: deps.sanctions });
+      const monitoring = new Monitoring({
+        orm, rules: {
+          largeKrw: BigInt(config.MONITORING_LARGE_KRW), structuringKrw: BigInt(config.MONITORING_STRUCTURING_KRW), fanOutRecipients: config.MONITORING_FAN_OUT_RECIPIENTS,
+          newRecipientMinutes: config.MONITORING_NEW_RECIPIENT_MINUTES, newDeviceHours: config.MONITORING_NEW_DEVICE_HOURS,
+        },
+      });
       const travelRule = new TravelRule({ directory: deps.vaspDirectory, thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW), addressBook });
       const policy = new SpendingPolicy({
         orm, prices: deps.prices, addressBook,
@@ -154,7 +161,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
         policy, addressBook, screening,
         transfers: new TransferService({
           orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody, screening,
-          travelRule, encryption, travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`, travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
+          travelRule, monitoring, encryption, travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`, travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
           waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
         }),
       };

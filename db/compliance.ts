@@ -48,7 +48,7 @@ export async function replaceSanctionsList(
 
 export interface NewCase {
   userId: string; kind: CaseKind; transferId?: string | null; networkId?: string | null; address?: string | null;
-  source: string; programme?: string | null; foundAt: string;
+  source: string; programme?: string | null; foundAt: string; detail?: string | null;
 }
 
 /**
@@ -65,7 +65,7 @@ export async function openCase(orm: Orm, finding: NewCase): Promise<{ caseId: st
       tx.create(ComplianceCaseEntity, {
         caseId, userId: finding.userId, kind: finding.kind, status: 'open', openKey, transferId: finding.transferId ?? null,
         networkId: finding.networkId ?? null, address: finding.address ?? null, source: finding.source, programme: finding.programme ?? null,
-        foundAt: finding.foundAt, decidedAt: null, decidedBy: null, reason: null,
+        foundAt: finding.foundAt, detail: finding.detail ?? null, decidedAt: null, decidedBy: null, reason: null,
       });
       await tx.flush();
       await appendEvent(tx, {
@@ -83,7 +83,7 @@ export async function openCase(orm: Orm, finding: NewCase): Promise<{ caseId: st
 
 export const caseView = (c: ComplianceCase) => ({
   caseId: c.caseId, userId: c.userId, kind: c.kind, status: c.status, transferId: c.transferId ?? null, networkId: c.networkId ?? null,
-  address: c.address ?? null, source: c.source, programme: c.programme ?? null, foundAt: c.foundAt, openedAt: c.openedAt.toISOString(),
+  address: c.address ?? null, source: c.source, programme: c.programme ?? null, detail: c.detail ?? null, foundAt: c.foundAt, openedAt: c.openedAt.toISOString(),
   decidedAt: c.decidedAt?.toISOString() ?? null, decidedBy: c.decidedBy ?? null, reason: c.reason ?? null,
 });
 

@@ -137,6 +137,11 @@ export const ConfigSchema = Type.Object({
   TRAVEL_RULE_VASP_ID: Type.String({ default: 'wallet-kr', minLength: 2, maxLength: 128, description: 'our provider id in Travel Rule messages' }),
   TRAVEL_RULE_VASP_NAME: Type.String({ default: 'Wallet Korea Co., Ltd.', minLength: 2, maxLength: 300, description: 'our legal name in Travel Rule messages (IVMS101 originatingVASP)' }),
   TRAVEL_RULE_TIMEOUT_SECONDS: Type.Integer({ minimum: 5, maximum: 7 * 24 * 3600, default: 3600, description: 'how long a transfer waits for the receiving provider\'s approval before it fails (nothing signed)' }),
+  MONITORING_LARGE_KRW: Type.Integer({ minimum: 0, default: 1_000_000, description: 'monitoring: a transfer worth this or more (won) to a recipient added minutes before, or from a device signed in recently, is held for review' }),
+  MONITORING_STRUCTURING_KRW: Type.Integer({ minimum: 1, default: 1_000_000, description: 'monitoring: transfers to one destination within 24 h, each below this, that together reach it are held for review' }),
+  MONITORING_FAN_OUT_RECIPIENTS: Type.Integer({ minimum: 2, default: 5, description: 'monitoring: this many recipients paid for the first time within 24 h holds the transfer for review' }),
+  MONITORING_NEW_RECIPIENT_MINUTES: Type.Integer({ minimum: 0, default: 60, description: 'monitoring: a large transfer to a recipient added this recently is held for review' }),
+  MONITORING_NEW_DEVICE_HOURS: Type.Integer({ minimum: 0, default: 24, description: 'monitoring: a large transfer from a device signed in this recently (not the registering one) is held for review' }),
   COMPLIANCE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 5 * 366, description: 'how long Travel Rule records and compliance cases are kept (five years), account closed or not' }),
   SECURITIES_API_URL: Url,
   SECURITIES_CLIENT_SECRET: Type.String({ minLength: 8 }),
@@ -205,6 +210,7 @@ export const API_CONFIG_KEYS = [
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
   'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
   'TRAVEL_RULE_THRESHOLD_KRW', 'VASP_DIRECTORY_URL', 'VASP_DIRECTORY_API_KEY', 'TRAVEL_RULE_VASP_ID', 'TRAVEL_RULE_TIMEOUT_SECONDS', 'COMPLIANCE_RETENTION_DAYS',
+  'MONITORING_LARGE_KRW', 'MONITORING_STRUCTURING_KRW', 'MONITORING_FAN_OUT_RECIPIENTS', 'MONITORING_NEW_RECIPIENT_MINUTES', 'MONITORING_NEW_DEVICE_HOURS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 

@@ -181,6 +181,10 @@ export const EVENT_TYPES = {
       transferId: Type.Union([Type.String(), Type.Null()]), programme: Type.Union([Type.String(), Type.Null()]),
     }),
   },
+  'compliance.case_decided': {
+    resource: 'compliance_case', summary: 'An operator decided a compliance case (approved: a held transfer goes on; rejected: it fails, nothing sent)',
+    data: Type.Object({ caseId: Type.String(), decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), transferId: Type.Union([Type.String(), Type.Null()]) }),
+  },
 } satisfies Record<string, { resource: string; summary: string; data: TObject }>;
 
 export type EventType = keyof typeof EVENT_TYPES;

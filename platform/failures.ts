@@ -61,6 +61,8 @@ export const TransferFailure = {
   TravelRuleRejected: 'TravelRuleRejected',
   /** The receiving provider did not answer the Travel Rule inquiry within TRAVEL_RULE_TIMEOUT_SECONDS: nothing signed. */
   TravelRuleTimedOut: 'TravelRuleTimedOut',
+  /** An operator rejected the transfer a monitoring rule held: nothing signed. */
+  ComplianceRejected: 'ComplianceRejected',
 } as const;
 
 export const GasFailure = {

@@ -146,7 +146,12 @@ export interface TransferInput {
   reviewAfterAttempts?: number;
   /** Set when the Travel Rule applies: how long to wait for the receiving provider's decision before failing. */
   travelRuleTimeoutSeconds?: number;
+  /** Set when a monitoring rule holds the transfer for an operator's decision (the case is opened by the workflow). */
+  review?: { kind: string; detail: string };
 }
+/** An operator's decision on the compliance case that holds a transfer. */
+export interface ComplianceDecision { approved: boolean; reason: string; decidedBy: string }
+export const complianceDecisionSignal = defineSignal<[ComplianceDecision]>('complianceDecision');
 /** The receiving provider's answer to a Travel Rule inquiry (TRP), as its callback reached the API. */
 export interface TravelRuleDecision {
   approved: boolean; reason: string | null;

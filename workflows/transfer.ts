@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, ParentClosePolicy, condition, log,
 import type { TransferActivities } from '../activities/transfer';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleConfirmationWorkflowId, travelRuleDecisionSignal, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
+import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleConfirmationWorkflowId, travelRuleDecisionSignal, complianceDecisionSignal, type ComplianceDecision, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
@@ -16,6 +16,7 @@ const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferReci
 const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>>({
   startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
 });
+const review_ = proxyActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
 const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>>(RECORD_OPTIONS);
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
 const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
@@ -52,6 +53,14 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   });
   try {
     // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
+    // A monitoring rule held it: an operator decides first (the funds stay reserved meanwhile).
+    if (input.review && patched('transfer-compliance-review')) {
+      const refusal = await complianceReview(input.transferId, input.review);
+      if (refusal) {
+        await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: refusal });
+        return { status: 'failed', txHash: null, fee: null, error: refusal, refused: true, refusalType: TransferFailure.ComplianceRejected };
+      }
+    }
     let confirmTo: string | null = null;
     if (input.travelRuleTimeoutSeconds && patched('transfer-travel-rule')) {
       const { refusal, callback } = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
@@ -123,6 +132,23 @@ async function travelRuleExchange(transferId: string, timeoutSeconds: number): P
   await travelRule.recordTravelRuleOutcome({ transferId, status: decision!.approved ? 'approved' : 'rejected', reason: decision!.reason });
   if (decision!.approved) return { refusal: null, callback: decision!.callback ?? null };
   return { refusal: { type: TransferFailure.TravelRuleRejected, message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent` }, callback: null };
+}
+
+/**
+ * Opens the compliance case of a held transfer and waits, without a time limit, for an operator's decision (signal
+ * complianceDecision; the first counts). The workflow shows NeedsReview = compliance_review meanwhile. Approved: the
+ * transfer is released (processing) and goes on; rejected: answers why it fails.
+ */
+async function complianceReview(transferId: string, review: { kind: string; detail: string }): Promise<string | null> {
+  let decision: ComplianceDecision | undefined;
+  setHandler(complianceDecisionSignal, (d) => { decision ??= d; });
+  await review_.openReviewCase({ transferId, kind: review.kind, detail: review.detail });
+  upsertSearchAttributes([{ key: NeedsReviewSA, value: 'compliance_review' }]);
+  await condition(() => decision !== undefined);
+  upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
+  if (!decision!.approved) return `Rejected after a compliance review: ${decision!.reason}; nothing was sent`;
+  await review_.releaseHeldTransfer({ transferId });
+  return null;
 }
 
 /** TRP transfer confirmation: the sent transaction's id to the receiving provider, a few tries; a failure changes no transfer. */

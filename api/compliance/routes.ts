@@ -44,6 +44,16 @@ export function complianceRoutes({ compliance }: { compliance: ComplianceService
       handler: async ({ params }) => ({ status: 200, body: await compliance.records(params.userId) }),
     }),
     defineRoute({
+      method: 'post', path: '/v1/compliance/cases/:caseId/decision', operationId: 'decideComplianceCase', tags: TAGS, auth: 'operator',
+      summary: 'Decide a case: approve (a held transfer goes on) or reject (it fails, nothing sent), with the reason; who and when are recorded',
+      params: S.CaseParams, body: S.DecisionBody,
+      responses: {
+        200: { description: 'The decided case', schema: S.CaseView }, 404: { description: 'No such case' },
+        409: { description: 'Already decided otherwise (case-decided)' },
+      },
+      handler: async ({ params, body, operator }) => ({ status: 200, body: await compliance.decide(params.caseId, operator!, body) }),
+    }),
+    defineRoute({
       method: 'get', path: '/v1/compliance/cases/:caseId', operationId: 'getComplianceCase', tags: TAGS, auth: 'operator',
       summary: 'One case: what was found, where, and its decision', params: S.CaseParams,
       responses: { 200: { description: 'Case', schema: S.CaseView }, 404: { description: 'No such case' } },

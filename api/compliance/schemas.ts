@@ -20,10 +20,11 @@ export const RefreshStarted = Type.Object({ workflowId: Type.String(), runId: Ty
 
 export const CaseView = Type.Object({
   caseId: Type.String(), userId: Type.String(),
-  kind: Type.String({ description: 'sanctions_hit (more kinds come with transaction monitoring)' }),
+  kind: Type.String({ description: 'sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided)' }),
   status: Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')]),
   transferId: Nullable(Type.String()), networkId: Nullable(Type.String()), address: Nullable(Type.String()),
-  source: Type.String({ description: 'ofac-sdn or screening-provider' }), programme: Nullable(Type.String()),
+  source: Type.String({ description: 'ofac-sdn, screening-provider or monitoring' }), programme: Nullable(Type.String()),
+  detail: Nullable(Type.String({ description: 'what a monitoring rule saw (amounts, counts, times)' })),
   foundAt: Type.String({ description: 'prepare, execute, address-book (the API) or workflow (just before signing)' }),
   openedAt: Type.String({ format: 'date-time' }),
   decidedAt: Nullable(Type.String({ format: 'date-time' })), decidedBy: Nullable(Type.String()), reason: Nullable(Type.String()),
@@ -60,3 +61,8 @@ export const UserRecords = Type.Object({
     ivms101: Type.Unknown({ description: 'the IVMS101 message exchanged (sealed at rest, opened for the export)' }),
   })),
 });
+
+export const DecisionBody = Type.Object({
+  decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')], { description: 'approve: a held transfer goes on; reject: it fails, nothing sent' }),
+  reason: Type.String({ minLength: 3, maxLength: 1000, pattern: '\\S', description: 'why, for the record (and the user, on a rejection)' }),
+}, { additionalProperties: false });

@@ -7,7 +7,9 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { caseView, sanctionsListState } from '../../db/compliance';
 import { OFAC_SDN } from '../../integrations/sanctions';
 import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
-import { sanctionsScheduleId, transferWorkflowId, travelRuleDecisionSignal } from '../../workflows/messages';
+import { complianceDecisionSignal, sanctionsScheduleId, transferWorkflowId, travelRuleDecisionSignal } from '../../workflows/messages';
+import { appendEvent } from '../../db/events';
+import { LockMode } from '@mikro-orm/core';
 import { problems } from '../http/problems';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
@@ -87,6 +89,34 @@ export class ComplianceService {
         ivms101: JSON.parse(this.deps.encryption.openText(r.payloadSealed, `travel-rule:${r.recordId}`)) as unknown,
       })),
     };
+  }
+
+  /**
+   * An operator's decision on a case: recorded once (who, when, why) with compliance.case_decided, then sent to the
+   * transfer it holds (signal complianceDecision). The same decision again re-sends the signal (a retry after Temporal
+   * was unreachable) and answers the case; another decision on a decided case is 409.
+   */
+  async decide(caseId: string, operator: string, body: { decision: 'approve' | 'reject'; reason: string }) {
+    const status = body.decision === 'approve' ? 'approved' as const : 'rejected' as const;
+    const reason = body.reason.trim();
+    await this.deps.orm.em.fork().transactional(async (tx) => {
+      const found = await tx.findOne(ComplianceCaseEntity, { caseId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!found) throw problems.notFound(`Case ${caseId}`);
+      if (found.status !== 'open') {
+        if (found.status === status) return;
+        throw problems.conflict('case-decided', `This case was ${found.status} by ${found.decidedBy ?? 'an operator'} at ${found.decidedAt?.toISOString() ?? 'an earlier time'}`);
+      }
+      Object.assign(found, { status, decidedAt: new Date(), decidedBy: operator, reason, openKey: null });
+      await tx.flush();
+      await appendEvent(tx, { type: 'compliance.case_decided', resourceId: caseId, userId: found.userId, data: { caseId, decision: status, transferId: found.transferId ?? null } });
+    });
+    const decided = await this.deps.orm.em.fork().findOneOrFail(ComplianceCaseEntity, { caseId });
+    if (decided.transferId && decided.source === 'monitoring') {
+      await this.deps.temporal.workflow.getHandle(transferWorkflowId(decided.transferId))
+        .signal(complianceDecisionSignal, { approved: status === 'approved', reason: decided.reason ?? reason, decidedBy: decided.decidedBy ?? operator })
+        .catch((error: unknown) => { if (!(error instanceof WorkflowNotFoundError)) throw error; });
+    }
+    return caseView(decided);
   }
 
   async case(caseId: string) {

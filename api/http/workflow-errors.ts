@@ -31,6 +31,7 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [TransferFailure.RecipientSanctioned]: { status: 422, slug: 'recipient-sanctioned', title: 'Recipient sanctioned' },
   [TransferFailure.ScreeningUnavailable]: { status: 503, slug: 'screening-unavailable', title: 'Screening unavailable', retryAfter: 30 },
   [TransferFailure.TravelRuleRejected]: { status: 422, slug: 'travel-rule-rejected', title: 'Refused by the receiving provider' },
+  [TransferFailure.ComplianceRejected]: { status: 422, slug: 'compliance-rejected', title: 'Rejected after review' },
   [TransferFailure.TravelRuleTimedOut]: { status: 422, slug: 'travel-rule-timeout', title: 'The receiving provider did not answer' },
   [GasFailure.BudgetExceeded]: { status: 422, slug: 'gas-budget-exceeded', title: 'Gas budget exceeded' },
   [GasFailure.PriceUnavailable]: { status: 503, slug: 'price-unavailable', title: 'Price unavailable', retryAfter: 60 },

@@ -25,7 +25,7 @@ export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings:
     return token.decimals;
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule'>> = {}): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {}): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
     const em = orm.em.fork();
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });

@@ -21,11 +21,17 @@ export interface TransferIntent {
   readonly valueKrw: bigint;
   /** The recipient's name the user gave (trimmed), for the Travel Rule. */
   readonly beneficiaryName?: string;
+  /** The device session that asks (how and when it signed in), for monitoring; absent for tokens from before devices. */
+  readonly device?: { signInMethod: string; signedInAt: Date };
   readonly requested: TransferFields;
 }
 
 /** What checks found that the record keeps: the Travel Rule's counterpart when the rule applies. */
-export interface CheckFindings { travelRule?: { vaspId: string; vaspName: string; trpUrl: string } }
+export interface CheckFindings {
+  travelRule?: { vaspId: string; vaspName: string; trpUrl: string };
+  /** A monitoring rule wants an operator to decide first: the transfer is recorded held_for_review and a case opened. */
+  review?: { kind: 'structuring' | 'fan_out' | 'new_recipient_large' | 'new_device_large'; detail: string };
+}
 
 /** Where a check runs: `prepare` (nothing recorded) and `execute` (before the PIN or passkey approval is checked). */
 export type CheckStage = 'prepare' | 'execute';
@@ -53,14 +59,14 @@ export interface RecordGuard { guard(tx: EntityManager): Promise<void> }
 export interface TransferLedger {
   /** The token's decimals; an unknown token is 422 unknown-token naming those there are. */
   decimalsOf(symbol: string): number;
-  record(intent: TransferIntent, transferId: string, guard: RecordGuard, extra?: Partial<Pick<Transfer, 'travelRule'>>): Promise<Transfer>;
+  record(intent: TransferIntent, transferId: string, guard: RecordGuard, extra?: Partial<Pick<Transfer, 'travelRule' | 'status'>>): Promise<Transfer>;
 }
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>
   problems.unprocessable('unknown-token', `${symbol} is not transferable on ${networkId}; tokens: ${known.join(', ')}`);
 
 /** Transfers whose amount the chain balance may not show yet: recorded, or sent and not yet included (again, after a reorg). */
-export const IN_FLIGHT: Array<'processing' | 'submitted'> = ['processing', 'submitted'];
+export const IN_FLIGHT: Array<'held_for_review' | 'processing' | 'submitted'> = ['held_for_review', 'processing', 'submitted'];
 
 /**
  * Parses a request into its intent: the network (503 when not configured), the recipient (422 invalid-address), the
@@ -68,7 +74,7 @@ export const IN_FLIGHT: Array<'processing' | 'submitted'> = ['processing', 'subm
  */
 export async function parseTransfer(
   deps: { networks: NetworkRegistry; ledgerFor(network: EvmNetwork | SolanaNetwork): TransferLedger; value(token: string, amount: bigint, decimals: number): Promise<bigint> },
-  userId: string, requested: TransferFields,
+  userId: string, requested: TransferFields, device?: { signInMethod: string; signedInAt: Date },
 ): Promise<{ intent: TransferIntent; ledger: TransferLedger }> {
   const network = deps.networks.any(requested.network);
   if (!network) {
@@ -81,5 +87,5 @@ export async function parseTransfer(
   const amount = parseAmount(requested.amount, decimals, requested.token);
   const valueKrw = await deps.value(requested.token, amount, decimals);
   const beneficiaryName = requested.beneficiary_name?.trim() || undefined;
-  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, beneficiaryName, requested }, ledger };
+  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, beneficiaryName, device, requested }, ledger };
 }

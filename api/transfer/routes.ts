@@ -124,7 +124,7 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       handler: async ({ body, user }, ctx?: Context) => {
         const key = ctx?.get('idempotency-key') || null;
         const transferId = idForRequest('tr', user!.userId, key ?? undefined);
-        const { final, transfer } = await transfers.execute(user!.userId, transferId, body, key);
+        const { final, transfer } = await transfers.execute(user!.userId, transferId, body, key, user!.session);
         return { status: final ? 200 : 202, body: transfer, headers: { location: `/api/v1/transfer/crypto/${transferId}` } };
       },
     }),

@@ -25,7 +25,7 @@ export const TransferBody = Type.Object({
 
 export const TransferView = Type.Object({
   transfer_id: Type.String(),
-  status: Type.String({ description: 'processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven)' }),
+  status: Type.String({ description: 'held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven)' }),
   tx_hash: Type.Union([Type.String(), Type.Null()]),
   fee: Type.Union([Type.String({ description: 'what the transaction cost, in the network coin, e.g. "0.0021 ETH"' }), Type.Null()]),
   fee_paid_by: Type.Union([Type.Literal('service'), Type.Literal('user')], {

@@ -28,13 +28,14 @@ import { parseTransfer, runChecks, type TransferCheck } from './intent';
 import { transferChecks } from './checks';
 import type { Screening } from '../compliance/screening';
 import type { TravelRule } from '../compliance/travel-rule';
+import type { Monitoring } from '../compliance/monitoring';
 import type { DataEncryption } from '../../platform/data-encryption';
 
 export interface TransferServiceDeps {
   orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
   taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
   addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys; screening: Screening;
-  travelRule: TravelRule; encryption: DataEncryption;
+  travelRule: TravelRule; encryption: DataEncryption; monitoring: Monitoring;
   /** Where counterparts post their Travel Rule decisions: the API's public address, and how long a transfer waits for one. */
   travelRuleCallbackBase: string; travelRuleTimeoutSeconds: number;
 }
@@ -59,21 +60,23 @@ export class TransferService {
   private readonly checks: TransferCheck[];
 
   constructor(private readonly deps: TransferServiceDeps) {
-    this.checks = [...transferChecks(deps), deps.travelRule.check()];
+    this.checks = [...transferChecks(deps), deps.travelRule.check(), deps.monitoring.check()];
   }
 
-  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
+  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null, device?: { signInMethod: string; signedInAt: Date }): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, policy } = this.deps;
     const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
     let record: (() => Promise<unknown>) | undefined;
     let networkId = recorded?.networkId ?? body.network;
     let travelRule = Boolean(recorded?.travelRule);
+    let review: { kind: string; detail: string } | undefined;
     if (!recorded) {
-      const { intent, ledger } = await this.parse(userId, body);
+      const { intent, ledger } = await this.parse(userId, body, device);
       networkId = intent.network.networkId;
       // Every check runs before the PIN and the passkey approval, so a transfer that cannot pass costs no attempt.
       const findings = await runChecks(this.checks, 'execute', intent);
       travelRule = findings.travelRule !== undefined;
+      review = findings.review;
       const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
       const approvedBy = await this.approve(userId, transferId, body, idempotencyKey, approval);
       record = () => ledger.record(intent, transferId, {
@@ -81,13 +84,16 @@ export class TransferService {
           await policy.assertDaily(tx, userId, intent.valueKrw);
           if (approval.recipient.state !== 'trusted') await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
         },
-      }, findings.travelRule ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) } : {});
+      }, {
+        ...(findings.travelRule ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) } : {}),
+        ...(findings.review ? { status: 'held_for_review' as const } : {}),
+      });
     }
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
     if (record) await record();
     await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
       workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts, ...(travelRule ? { travelRuleTimeoutSeconds: this.deps.travelRuleTimeoutSeconds } : {}) }],
+      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts, ...(travelRule ? { travelRuleTimeoutSeconds: this.deps.travelRuleTimeoutSeconds } : {}), ...(review ? { review } : {}) }],
     }));
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
     if (outcome?.refused) throw httpErrorOfFailure(outcome.refusalType ?? TransferFailure.TransferRefused, outcome.error ?? 'The transfer would fail on chain', outcome.refusalDetails);
@@ -128,12 +134,12 @@ export class TransferService {
   }
 
   /** The request, parsed once into its intent (and the ledger of its network that records it). */
-  private parse(userId: string, body: TransferFields) {
+  private parse(userId: string, body: TransferFields, device?: { signInMethod: string; signedInAt: Date }) {
     return parseTransfer({
       networks: this.deps.networks,
       ledgerFor: (network) => (network.kind === 'solana' ? solanaLedger(this.deps, network) : evmLedger(this.deps, network)),
       value: (token, amount, decimals) => this.deps.policy.valueInWon(token, amount, decimals),
-    }, userId, body);
+    }, userId, body, device);
   }
 
   /**

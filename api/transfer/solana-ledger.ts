@@ -63,7 +63,7 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
     }
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule'>> = {}): Promise<Transfer> => {
+  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {}): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token: symbol } = intent;
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
     if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`);

@@ -56,6 +56,8 @@ export const ComplianceCaseEntity = defineEntity({
     /** Where the finding came from (ofac-sdn, screening-provider, a rule) and what it said: for operators only. */
     source: p.string().length(64),
     programme: p.string().length(200).nullable(),
+    /** What a monitoring rule saw (amounts, counts, times); no personal data. */
+    detail: p.text().nullable(),
     /** Where it was found: prepare, execute, address-book, workflow. */
     foundAt: p.string().length(32),
     openedAt: p.datetime().onCreate(() => new Date()),

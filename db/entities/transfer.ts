@@ -75,7 +75,8 @@ export const TransferEntity = defineEntity({
      * processing: recorded, not yet sent; submitted: broadcast, not yet included; confirmed: included in a block;
      * finalized: past the network's confirmations (EVM) or at `finalized` commitment (Solana); failed: proven.
      */
-    status: p.enum(['processing', 'submitted', 'confirmed', 'finalized', 'failed'] as const),
+    /** held_for_review: a monitoring rule opened a compliance case; its funds stay reserved until an operator decides. */
+    status: p.enum(['held_for_review', 'processing', 'submitted', 'confirmed', 'finalized', 'failed'] as const),
     txHash: p.string().length(128).nullable(),
     /** The block (EVM) or slot (Solana) that included it, and the EVM block's hash: a reorg changes or removes it. */
     blockNumber: p.bigint('number').nullable(),

@@ -53,6 +53,8 @@ import { Migration20261125140000Compliance as PgCompliance } from './postgresql/
 import { Migration20261125140000Compliance as SqliteCompliance } from './sqlite/Migration20261125140000Compliance';
 import { Migration20261125150000TravelRule as PgTravelRule } from './postgresql/Migration20261125150000TravelRule';
 import { Migration20261125150000TravelRule as SqliteTravelRule } from './sqlite/Migration20261125150000TravelRule';
+import { Migration20261125160000Monitoring as PgMonitoring } from './postgresql/Migration20261125160000Monitoring';
+import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -88,6 +90,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125120000Recovery', class: PgRecovery },
     { name: 'Migration20261125140000Compliance', class: PgCompliance },
     { name: 'Migration20261125150000TravelRule', class: PgTravelRule },
+    { name: 'Migration20261125160000Monitoring', class: PgMonitoring },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -116,6 +119,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125120000Recovery', class: SqliteRecovery },
     { name: 'Migration20261125140000Compliance', class: SqliteCompliance },
     { name: 'Migration20261125150000TravelRule', class: SqliteTravelRule },
+    { name: 'Migration20261125160000Monitoring', class: SqliteMonitoring },
   ],
 };
 

@@ -82,6 +82,8 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"kind":"sanctions_hit"/);
       expect(walk.output).toMatch(/"travel_rule":\{"applies":true,"counterpart":\{"id":"vasp-hanbit"/); // the Travel Rule's prepare
       expect(walk.output).toMatch(/"ownership_proved_at":"20/);
+      expect(walk.output).toMatch(/"status":"held_for_review"/); // held by monitoring
+      expect(walk.output).toMatch(/"status":"approved","transferId":"tr_[^"]+"[^}]*"decidedBy":"dev"/); // the operator's decision
       expect(walk.output.match(/"status":"(confirmed|finalized)"[^}]*"amount":"0\.3 ETH"/g)?.length).toBe(2); // hosted (approved), self-custody (proved)
       expect(walk.output).toMatch(/"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\]\]/); // the operator's export
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec

@@ -172,6 +172,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
     // And for the Travel Rule: the travel-rule suite sets the real threshold (1,000,000 won).
     TRAVEL_RULE_THRESHOLD_KRW: '1000000000000',
+    // And for transaction monitoring: the monitoring suite sets its own rules.
+    MONITORING_LARGE_KRW: '1000000000000', MONITORING_STRUCTURING_KRW: '1000000000000', MONITORING_FAN_OUT_RECIPIENTS: '1000000',
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
     SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     VASP_DIRECTORY_URL: sandboxUrl, VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,

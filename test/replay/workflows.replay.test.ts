@@ -47,6 +47,7 @@ describe('workflow histories', () => {
       'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
       'sanctions-list-refresh.json', 'transfer-screened-sent.json', 'transfer-screened-refused.json',
       'transfer-travel-rule-approved.json', 'transfer-travel-rule-timed-out.json', 'travel-rule-confirmation.json',
+      'transfer-held-approved.json', 'transfer-held-rejected.json',
     ]));
   });
 
@@ -334,6 +335,36 @@ if (process.env.RECORD_HISTORIES) {
       await stack.temporal.workflow.getHandle(travelRuleConfirmationWorkflowId(approved)).result();
       writeFileSync(join(DIR, 'travel-rule-confirmation.json'), show(travelRuleConfirmationWorkflowId(approved)));
       writeFileSync(join(DIR, 'transfer-travel-rule-timed-out.json'), show(transferWorkflowId(await send('timeout'))));
+      await stack.stop();
+    });
+
+    it('records a transfer held by monitoring and approved by an operator, and one rejected', async () => {
+      const operatorToken = newOperatorToken();
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', MONITORING_FAN_OUT_RECIPIENTS: '2', OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }) },
+      });
+      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
+        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
+      ], { encoding: 'utf8' });
+      const { user } = await fundedUser(stack, '482915');
+      const send = async () => {
+        const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'USDT', amount: '1' };
+        const key = randomUUID();
+        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+      };
+      await stack.temporal.workflow.getHandle(transferWorkflowId(await send())).result();
+      for (const [decision, name] of [['approve', 'transfer-held-approved'], ['reject', 'transfer-held-rejected']] as const) {
+        const held = await send();
+        let caseId: string | undefined;
+        await waitFor(async () => {
+          const items = (await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}&status=open`, { headers: { authorization: `Bearer ${operatorToken}` } })).body.items as Array<{ transferId: string; caseId: string }>;
+          caseId = items.find((c) => c.transferId === held)?.caseId;
+          return caseId !== undefined;
+        }, 20_000, 'the case');
+        await call(`${stack.apiUrl}/v1/compliance/cases/${caseId!}/decision`, { headers: { authorization: `Bearer ${operatorToken}` }, json: { decision, reason: 'replay fixture' } });
+        await stack.temporal.workflow.getHandle(transferWorkflowId(held)).result();
+        writeFileSync(join(DIR, `${name}.json`), show(transferWorkflowId(held)));
+      }
       await stack.stop();
     });
   });
