@@ -195,7 +195,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, ID-card check /idcheck/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, ID-card check /idcheck/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, OFAC list /ofac, screening /api/v1/address, VASP directory /vasps/v1, Travel Rule /trp, faults /_faults)
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
                  (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory}, paymaster ${chains.ETHEREUM!.paymaster},
