@@ -135,6 +135,11 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       await deps.travelRule.sendConfirmation(input.callback, { requestIdentifier: record.requestIdentifier, txid: input.txHash });
     },
 
+    /** Our answer to an inbound inquiry, to the callback the counterpart gave (its host was checked by the API). */
+    async answerTravelRuleInquiry(input: { callback: string; requestIdentifier: string; approved: { address: string } | null; rejected: string | null }): Promise<void> {
+      await deps.travelRule.sendResolution(input.callback, input);
+    },
+
     /** What became of the inquiry: approved, rejected (with the provider's reason) or timed out. Written once. */
     async recordTravelRuleOutcome(input: { transferId: string; status: 'approved' | 'rejected' | 'timed_out'; reason: string | null }): Promise<void> {
       await orm.em.fork().nativeUpdate(TravelRuleRecordEntity, { transferId: input.transferId, status: 'pending' }, { status: input.status, reason: input.reason, decidedAt: new Date() });

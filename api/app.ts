@@ -20,6 +20,7 @@ import type { SecuritiesClient } from '../integrations/securities';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
 import type { VaspDirectoryClient } from '../integrations/travel-rule';
+import type { Counterpart } from './compliance/inbound';
 import type { QuoteEngine } from './exchange/quote';
 import type { BankClient } from '../integrations/bank';
 import type { PinService } from './pin/service';
@@ -57,6 +58,8 @@ export interface AppDeps {
   sanctions: SanctionsScreening;
   /** The VASP directory (VASP_DIRECTORY_URL): who hosts an address, for the Travel Rule; absent: not configured. */
   vaspDirectory?: VaspDirectoryClient;
+  /** TRAVEL_RULE_COUNTERPARTS: the providers that may ask us Travel Rule inquiries. */
+  travelRuleCounterparts: Counterpart[];
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
 }

@@ -15,6 +15,7 @@ import { BankClient } from '../integrations/bank';
 import { PriceFeedClient } from '../integrations/prices';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { VaspDirectoryClient } from '../integrations/travel-rule';
+import { counterpartsFromJson } from './compliance/inbound';
 import { storedSanctionsList } from '../db/compliance';
 import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
@@ -41,6 +42,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     transferSignerCaps: () => parseTokenAmounts('TRANSFER_SIGNER_DAILY_CAPS', config.TRANSFER_SIGNER_DAILY_CAPS),
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
     operators: () => Operators.fromJson(config.OPERATOR_TOKENS),
+    counterparts: () => counterpartsFromJson(config.TRAVEL_RULE_COUNTERPARTS),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -60,7 +62,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const providers = new ChainProviders();
   return {
     config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, metrics, temporal: temporalClient,
-    transferSignerCaps: settings.transferSignerCaps, operators: settings.operators,
+    transferSignerCaps: settings.transferSignerCaps, operators: settings.operators, travelRuleCounterparts: settings.counterparts,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
     prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp, checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT } }),

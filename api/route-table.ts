@@ -51,6 +51,7 @@ import { TravelRule } from './compliance/travel-rule';
 import { Monitoring } from './compliance/monitoring';
 import { complianceRoutes } from './compliance/routes';
 import { ComplianceService } from './compliance/service';
+import { InboundTravelRule } from './compliance/inbound';
 import { assetRoutes } from './assets/routes';
 import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
@@ -177,6 +178,9 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
     ...exchangeRoutes({ holdings, engine: deps.quotes }),
     ...eventRoutes({ orm }),
     ...complianceRoutes({
+      inbound: new InboundTravelRule({
+        orm, encryption, temporal, taskQueue, counterparts: deps.travelRuleCounterparts, retentionDays: config.COMPLIANCE_RETENTION_DAYS,
+      }),
       compliance: new ComplianceService({
         orm, temporal, encryption, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
       }),

@@ -104,6 +104,14 @@ export const TRP_API_VERSION = '3.1.0';
 export class TravelRuleClient {
   constructor(private readonly options: { timeoutMs: number }) {}
 
+  /** TRP inquiry resolution: our answer to another provider's inquiry, `{approved: {address, callback}}` or `{rejected}`. */
+  async sendResolution(callback: string, resolution: { requestIdentifier: string; approved: { address: string } | null; rejected: string | null }): Promise<void> {
+    const body = resolution.approved ? { approved: { address: resolution.approved.address } } : { rejected: resolution.rejected ?? 'rejected' };
+    await callProvider({ baseUrl: callback, timeoutMs: this.options.timeoutMs, maxAnswerBytes: 64 * 1024 }, 'POST', callback, body, {
+      'api-version': TRP_API_VERSION, 'request-identifier': resolution.requestIdentifier,
+    });
+  }
+
   /** TRP transfer confirmation: `{"txid"}` to the URL the beneficiary provider named in its approval. */
   async sendConfirmation(callback: string, confirmation: { requestIdentifier: string; txid: string }): Promise<void> {
     await callProvider({ baseUrl: callback, timeoutMs: this.options.timeoutMs, maxAnswerBytes: 64 * 1024 }, 'POST', callback, { txid: confirmation.txid }, {

@@ -142,6 +142,7 @@ export const ConfigSchema = Type.Object({
   MONITORING_FAN_OUT_RECIPIENTS: Type.Integer({ minimum: 2, default: 5, description: 'monitoring: this many recipients paid for the first time within 24 h holds the transfer for review' }),
   MONITORING_NEW_RECIPIENT_MINUTES: Type.Integer({ minimum: 0, default: 60, description: 'monitoring: a large transfer to a recipient added this recently is held for review' }),
   MONITORING_NEW_DEVICE_HOURS: Type.Integer({ minimum: 0, default: 24, description: 'monitoring: a large transfer from a device signed in this recently (not the registering one) is held for review' }),
+  TRAVEL_RULE_COUNTERPARTS: Type.String({ default: '{}', description: 'JSON: provider id -> {name, tokenSha256, origin}: who may ask us Travel Rule inquiries (Authorization: Bearer <token>) and the only host we answer them at; {}: none' }),
   COMPLIANCE_RETENTION_DAYS: Type.Integer({ minimum: 1, default: 5 * 366, description: 'how long Travel Rule records and compliance cases are kept (five years), account closed or not' }),
   SECURITIES_API_URL: Url,
   SECURITIES_CLIENT_SECRET: Type.String({ minLength: 8 }),
@@ -210,7 +211,7 @@ export const API_CONFIG_KEYS = [
   'RATE_LIMITS', 'TRUST_PROXY', 'CORS_ORIGINS', 'OPERATOR_TOKENS', 'OPERATOR_SESSION_SECONDS', 'CODEC_CORS_ORIGINS',
   'SANCTIONS_LIST_MAX_AGE_HOURS', 'SCREENING_PROVIDER_URL', 'SCREENING_PROVIDER_API_KEY', 'SCREENING_TIMEOUT_MS',
   'TRAVEL_RULE_THRESHOLD_KRW', 'VASP_DIRECTORY_URL', 'VASP_DIRECTORY_API_KEY', 'TRAVEL_RULE_VASP_ID', 'TRAVEL_RULE_TIMEOUT_SECONDS', 'COMPLIANCE_RETENTION_DAYS',
-  'MONITORING_LARGE_KRW', 'MONITORING_STRUCTURING_KRW', 'MONITORING_FAN_OUT_RECIPIENTS', 'MONITORING_NEW_RECIPIENT_MINUTES', 'MONITORING_NEW_DEVICE_HOURS',
+  'TRAVEL_RULE_COUNTERPARTS', 'MONITORING_LARGE_KRW', 'MONITORING_STRUCTURING_KRW', 'MONITORING_FAN_OUT_RECIPIENTS', 'MONITORING_NEW_RECIPIENT_MINUTES', 'MONITORING_NEW_DEVICE_HOURS',
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 

@@ -1,5 +1,5 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { ComplianceActivities } from '../activities/compliance';
+import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 
 const list = proxyActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>({
   // The Treasury's file is about 100 MB: minutes to read, heartbeating as it streams.
@@ -14,4 +14,12 @@ const list = proxyActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>
  */
 export async function sanctionsListRefreshWorkflow(): Promise<Awaited<ReturnType<ComplianceActivities['refreshSanctionsList']>>> {
   return list.refreshSanctionsList();
+}
+
+/** Our answer to another provider's Travel Rule inquiry, posted to its callback until it is taken (a few tries). */
+export async function travelRuleAnswerWorkflow(input: { recordId: string; callback: string; requestIdentifier: string; approved: { address: string } | null; rejected: string | null }): Promise<void> {
+  const answer = proxyActivities<Pick<TravelRuleActivities, 'answerTravelRuleInquiry'>>({
+    startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+  });
+  await answer.answerTravelRuleInquiry(input);
 }

@@ -16,4 +16,4 @@ export { securityNoticeWorkflow } from './security-notice';
 export { signInWorkflow } from './sign-in';
 export { accountRecoveryWorkflow } from './account-recovery';
 export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';
-export { sanctionsListRefreshWorkflow } from './compliance';
+export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow } from './compliance';

@@ -1,11 +1,12 @@
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { ComplianceService } from './service';
+import type { InboundTravelRule } from './inbound';
 import * as S from './schemas';
 
 const TAGS = ['Compliance'];
 
 /** Compliance for operators (an operator credential): the sanctions list and its refresh, and the cases screening opened. */
-export function complianceRoutes({ compliance }: { compliance: ComplianceService }): RouteSpec[] {
+export function complianceRoutes({ compliance, inbound }: { compliance: ComplianceService; inbound: InboundTravelRule }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get', path: '/v1/compliance/sanctions-list', operationId: 'getSanctionsList', tags: TAGS, auth: 'operator',
@@ -18,6 +19,17 @@ export function complianceRoutes({ compliance }: { compliance: ComplianceService
       summary: 'Read the list now (besides the schedule): the new list replaces the stored one at once, delistings included',
       responses: { 202: { description: 'Refresh started (GET /v1/compliance/sanctions-list shows its result)', schema: S.RefreshStarted } },
       handler: async ({ operator }) => ({ status: 202, body: await compliance.refresh(operator!) }),
+    }),
+    defineRoute({
+      method: 'post', path: '/trp/v3/inquiries', operationId: 'travelRuleInquiry', tags: ['Travel Rule'], auth: 'none',
+      summary: "TRP v3: another provider's inquiry about one of our users' addresses (Authorization: Bearer its token); the answer goes to its callback",
+      headers: S.TrpInquiryHeaders, body: S.TrpInquiryBody,
+      responses: {
+        200: { description: 'Received: matched against the verified name, recorded, answered at the callback', schema: S.TrpInquiryAnswer },
+        400: { description: 'Not a TRP inquiry or not a valid IVMS101 message' }, 401: { description: 'Not a known counterpart' },
+        404: { description: 'No user of ours holds that account' }, 422: { description: 'A callback outside the counterpart\'s host' },
+      },
+      handler: async ({ headers, body }, ctx) => ({ status: 200, body: await inbound.inquiry(ctx?.get('authorization') || undefined, headers['request-identifier'], body) }),
     }),
     defineRoute({
       method: 'post', path: '/trp/v3/callbacks/:transferId/:token', operationId: 'travelRuleCallback', tags: ['Travel Rule'], auth: 'none',

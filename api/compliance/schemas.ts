@@ -66,3 +66,15 @@ export const DecisionBody = Type.Object({
   decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')], { description: 'approve: a held transfer goes on; reject: it fails, nothing sent' }),
   reason: Type.String({ minLength: 3, maxLength: 1000, pattern: '\\S', description: 'why, for the record (and the user, on a rejection)' }),
 }, { additionalProperties: false });
+
+export const TrpInquiryHeaders = Type.Object({
+  'api-version': Type.String({ minLength: 1, maxLength: 20 }),
+  'request-identifier': Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' }),
+});
+/** TRP v3: a transfer inquiry another provider sends about an address it believes is one of our users'. */
+export const TrpInquiryBody = Type.Object({
+  asset: Type.Optional(Type.Unknown()), amount: Type.Optional(Type.String({ maxLength: 64 })),
+  callback: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' }),
+  IVMS101: Type.Unknown({ description: 'the IVMS101 message (2023)' }),
+});
+export const TrpInquiryAnswer = Type.Object({ received: Type.Literal(true), recordId: Type.String() });

@@ -1,4 +1,7 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { travelRuleMessage } from '../../integrations/travel-rule';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
@@ -30,13 +33,29 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   let account: string;
   const PIN = '482915';
   const operatorToken = newOperatorToken();
+  // Another provider that asks us (inbound TRP): its token, and its server where our answers arrive.
+  const counterpartToken = randomBytes(24).toString('base64url');
+  const answers: Array<{ path: string; requestIdentifier: string; body: unknown }> = [];
+  let counterpart: Server;
+  let counterpartOrigin = '';
   beforeAll(async () => {
+    counterpart = createServer((req, res) => {
+      let data = '';
+      req.on('data', (c: Buffer) => { data += c.toString(); });
+      req.on('end', () => { answers.push({ path: req.url ?? '', requestIdentifier: String(req.headers['request-identifier'] ?? ''), body: JSON.parse(data || 'null') }); res.statusCode = 204; res.end(); });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => counterpart.once('listening', r));
+    counterpartOrigin = `http://127.0.0.1:${(counterpart.address() as AddressInfo).port}`;
     stack = await startTestStack(kind, {
-      chains: true, env: { TRAVEL_RULE_THRESHOLD_KRW: '1000000', TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) },
+      chains: true,
+      env: {
+        TRAVEL_RULE_THRESHOLD_KRW: '1000000', TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }),
+        TRAVEL_RULE_COUNTERPARTS: JSON.stringify({ 'vasp-partner': { name: 'Partner Exchange', tokenSha256: createHash('sha256').update(counterpartToken).digest('hex'), origin: counterpartOrigin } }),
+      },
     });
     ({ user, account } = await fundedUser(stack, PIN, '20000'));
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => { await stack?.stop(); counterpart?.close(); });
 
   const usdt = () => new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
   const body = (to: string, amount: string, beneficiary?: string): TransferFields => ({ to_address: to, network: 'ETHEREUM', token: 'USDT', amount, ...(beneficiary ? { beneficiary_name: beneficiary } : {}) });
@@ -191,6 +210,37 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     } finally {
       stack.faults.clear();
     }
+  });
+
+  it('answers another provider\'s inquiry about our user\'s account: the verified name approves, another is rejected, a stranger or a bad message refused', async () => {
+    const inquiry = (name: string, address: string, token = counterpartToken, requestIdentifier = randomUUID()) => call(`${stack.apiUrl}/trp/v3/inquiries`, {
+      headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
+      json: {
+        asset: { network: 'ETHEREUM', symbol: 'ETH' }, amount: '2', callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
+        IVMS101: travelRuleMessage({
+          originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address }, beneficiary: { name, address },
+          originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' }, beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
+        }),
+      },
+    });
+    const matched = await inquiry(user.person.name, account.toLowerCase());
+    expect([matched.status, matched.body.received]).toEqual([200, true]);
+    const mismatched = await inquiry('이영희', account);
+    expect(mismatched.status).toBe(200);
+    await waitFor(() => answers.length >= 2, 30_000, 'the answers at the callback');
+    const answerTo = (recordId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { recordId });
+    const approvedRecord = await answerTo(matched.body.recordId);
+    expect(answers.find((a) => a.requestIdentifier === approvedRecord.requestIdentifier)!.body).toEqual({ approved: { address: account } });
+    const rejectedRecord = await answerTo(mismatched.body.recordId);
+    expect(answers.find((a) => a.requestIdentifier === rejectedRecord.requestIdentifier)!.body).toEqual({ rejected: 'beneficiary name mismatch' });
+    expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason]).toEqual(['inbound', user.userId, 'approved']);
+    expect(approvedRecord.payloadSealed).not.toContain(user.person.name);
+    expect((await inquiry(user.person.name, account, 'not-a-partner')).status).toBe(401);
+    expect((await inquiry(user.person.name, Wallet.createRandom().address)).status).toBe(404);
+    const malformed = await call(`${stack.apiUrl}/trp/v3/inquiries`, {
+      headers: { authorization: `Bearer ${counterpartToken}`, 'api-version': '3.1.0', 'request-identifier': randomUUID() }, json: { callback: `${counterpartOrigin}/x`, IVMS101: { originator: {} } },
+    });
+    expect(malformed.status).toBe(400);
   });
 
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {

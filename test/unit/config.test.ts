@@ -30,7 +30,7 @@ describe('the API composition root', () => {
     const config = {
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), PROVIDER_TIMEOUT_MS: 1000,
       NETWORKS: '{"ETHEREUM":', EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}', EXCHANGE_DAILY_LIMITS: '{"ETH":10}', TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"-1"}', RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
-      OPERATOR_TOKENS: '{"alice":"the token itself"}',
+      OPERATOR_TOKENS: '{"alice":"the token itself"}', TRAVEL_RULE_COUNTERPARTS: '{"vasp-partner":{"name":"Partner"}}',
     } as unknown as ApiConfig;
     const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
@@ -41,6 +41,7 @@ describe('the API composition root', () => {
       expect.stringMatching(/^TRANSFER_SIGNER_DAILY_CAPS must be a JSON object/),
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
       'OPERATOR_TOKENS: the value for alice must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)',
+      expect.stringMatching(/^TRAVEL_RULE_COUNTERPARTS: vasp-partner needs name, tokenSha256/),
     ]);
   });
 });
