@@ -1,4 +1,6 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type UpdateDefinition,
+} from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { RegistrationEntity } from '../../db/entities';
 import { storeIdCardImage } from '../common/uploads';
@@ -63,20 +65,41 @@ export class RegistrationService {
   }
 
   async submitEkyc(regId: string, passToken: string, idempotencyKey: string, input: { idCardType: string; uploadRef?: string; file?: UploadedFile }) {
-    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken);
-    // The workflow decides; this early check only avoids storing an image for a step that will be refused.
-    if (registration.step !== 'ekyc') throw problems.conflict('step-out-of-order', `registration is at step ${registration.step}, not ekyc`);
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+    const updateId = `ekyc-${idempotencyKey.toLowerCase()}`;
+    // Past the step: only a repeat of the request that answered it (its answer replayed); no image is stored for it.
+    if (registration.status === 'completed' || registration.step !== 'ekyc') {
+      return this.repeatedUpdate(regId, submitEkycUpdate, updateId, [{ uploadRef: input.uploadRef ?? '', idCardType: input.idCardType }], registration);
+    }
     const uploadRef = input.file ? await this.storeUpload(regId, input.file) : input.uploadRef!;
     return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitEkycUpdate, {
-      args: [{ uploadRef, idCardType: input.idCardType }], updateId: `ekyc-${idempotencyKey.toLowerCase()}`,
+      args: [{ uploadRef, idCardType: input.idCardType }], updateId,
     });
   }
 
   async submitBackup(regId: string, passToken: string, idempotencyKey: string, backup: SubmitBackupRequest) {
-    await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken);
-    return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitBackupUpdate, {
-      args: [backup], updateId: `backup-${idempotencyKey.toLowerCase()}`,
-    });
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+    const updateId = `backup-${idempotencyKey.toLowerCase()}`;
+    if (registration.status === 'completed') return this.repeatedUpdate(regId, submitBackupUpdate, updateId, [backup], registration);
+    return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitBackupUpdate, { args: [backup], updateId });
+  }
+
+  /**
+   * A step sent again after it moved the registration on (the app's retry after a cut connection, or after the API
+   * process that answered it died before recording the answer): Temporal keeps each update's outcome by its id, also
+   * once the workflow has closed, so the request that answered gets the same answer; any other is refused.
+   */
+  private async repeatedUpdate<Args extends [unknown, ...unknown[]], Ret>(
+    regId: string, update: UpdateDefinition<Ret, Args>, updateId: string, args: Args, registration: { status: string; step: string },
+  ): Promise<Ret> {
+    try {
+      return await this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(update, { args, updateId });
+    } catch (error) {
+      // Refused by the step's validator, or the workflow closed without this update: not a repeat.
+      if (!(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError)) throw error;
+      if (registration.status === 'completed') throw problems.conflict('registration-completed', 'This registration is already completed');
+      throw problems.conflict('step-out-of-order', `registration is at step ${registration.step}`);
+    }
   }
 
   /** The identity provider's result; it may arrive before the app's start call, or again after the end. */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { RegistrationEntity, UploadEntity, UserEntity } from '../../db/entities';
+import { IdempotencyRecordEntity, RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
+import { registrationWorkflowId } from '../../workflows/messages';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -150,6 +151,48 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(second.status).toBe(409);
     expect(second.body.type).toBe('/problems/step-out-of-order');
     expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(1);
+  });
+
+  it('answers a step sent again after its answer was lost with that answer, doing nothing twice', async () => {
+    const { person, passToken, regId } = await started();
+    // The API process that ran a step died before recording its answer: the Idempotency-Key record is gone.
+    const answerLost = () => stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { scope: `reg:${regId}` });
+    const ekycKey = randomUUID();
+    const ekyc = () => call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+      headers: { 'idempotency-key': ekycKey, 'x-pass-token': passToken }, form: idCardForm(person),
+    });
+    const first = await ekyc();
+    expect(first.status).toBe(200);
+    await answerLost();
+    const again = await ekyc();
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(first.body);
+    expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(1);
+
+    const backupKey = randomUUID();
+    const body = backupBody();
+    const backup = () => call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
+      headers: { 'idempotency-key': backupKey, 'x-pass-token': passToken }, json: body,
+    });
+    const stored = await backup();
+    expect(stored.status).toBe(200);
+    await answerLost();
+    const repeated = await backup();
+    expect(repeated.status).toBe(200);
+    expect(repeated.body).toEqual(stored.body);
+    expect(await stack.orm.em.fork().count(WalletBackupEntity, { regId })).toBe(1);
+    expect(await stack.orm.em.fork().count(UserEntity, { regId })).toBe(1);
+    // Another request (another key) is not a repeat: refused as before, also once the workflow has closed.
+    await stack.temporal.workflow.getHandle(registrationWorkflowId(regId)).result();
+    const other = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backupBody(),
+    });
+    expect(other.status).toBe(409);
+    expect(other.body.type).toBe('/problems/registration-completed');
+    await answerLost();
+    expect((await backup()).body).toEqual(stored.body);
+    const lateEkyc = await ekyc();
+    expect(lateEkyc.body).toEqual(first.body);
   });
 
   it('takes eKYC as JSON with an uploadRef, and refuses an uploadRef of another registration', async () => {
