@@ -1,7 +1,7 @@
 /** Every route of the API, area by area, with the services each area's routes are built on. */
 import type { AppDeps } from './app';
 import type { RouteSpec } from './http/route-table';
-import { buildOpenApi } from './http/openapi';
+import { API_VERSION, buildOpenApi } from './http/openapi';
 import { Holdings } from './common/holdings';
 import { CustodyKeys } from './common/custody';
 import { Passkeys } from './passkeys/service';
@@ -81,7 +81,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
-    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: '1.0.0', serverUrl: config.PUBLIC_BASE_URL })) }),
+    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: API_VERSION, serverUrl: config.PUBLIC_BASE_URL })) }),
     ...registrationRoutes({
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       registrations: new RegistrationService({

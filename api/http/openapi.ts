@@ -77,6 +77,9 @@ const responsesOf = (route: RouteSpec): Json => {
   return responses;
 };
 
+/** The API's version (info.version): CHANGELOG.md says what changed in each. */
+export const API_VERSION = '1.0.0';
+
 /** The OpenAPI 3.1 document, generated from the same route table that drives the router and the validator. */
 export function buildOpenApi(routes: RouteSpec[], info: { version: string; serverUrl?: string }): Json {
   const paths: Record<string, Json> = {};

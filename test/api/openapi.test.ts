@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
@@ -21,6 +23,14 @@ describe('OpenAPI document', () => {
       if (route.body || route.multipart) expect(operation.requestBody.content).toBeDefined();
       expect(operation.responses['500'].description).toContain('contact a representative');
     }
+  });
+
+  it('is the document the typed client was generated from (clients/typescript/openapi.json), apart from its servers', async () => {
+    const { body } = await call(`${stack.apiUrl}/openapi.json`);
+    const { servers, ...served } = body;
+    expect(servers).toEqual(expect.any(Array));
+    const { servers: _none, ...committed } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'clients', 'typescript', 'openapi.json'), 'utf8'));
+    expect(served).toEqual(committed);
   });
 
   it('names the interface endpoints with their headers', async () => {

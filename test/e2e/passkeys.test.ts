@@ -6,7 +6,7 @@ import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { EventEntity } from '../../db/entities';
-import { SoftwarePasskey, approveSlot } from '../helpers/software-passkey';
+import { SoftwarePasskey, approveSlot } from '@wallet-service/client';
 import { ENROLMENT_PIN, enrolPasskey } from '../helpers/passkeys';
 import { encryptPin, ensurePin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';

@@ -7,7 +7,7 @@ import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { bearer } from '../helpers/wallet';
-import { SoftwarePasskey, approveSlot } from '../helpers/software-passkey';
+import { SoftwarePasskey, approveSlot } from '@wallet-service/client';
 import { enrolPasskey } from '../helpers/passkeys';
 import { AddressBookEntryEntity, PasskeyEntity, TransferEntity, UserPinEntity } from '../../db/entities';
 

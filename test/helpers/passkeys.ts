@@ -1,7 +1,7 @@
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { encryptPin, ensurePin } from './pin';
-import { SoftwarePasskey } from './software-passkey';
+import { SoftwarePasskey } from '@wallet-service/client';
 
 /** The PIN enrolments use when a test does not name one (set for the user if they have none). */
 export const ENROLMENT_PIN = '482913';

@@ -1,33 +1,28 @@
-import { createHash, randomUUID } from 'node:crypto';
-import { CompactEncrypt, importJWK, type JWK } from 'jose';
+import { createHash } from 'node:crypto';
+import type { JWK } from 'jose';
+import { PinEncryptor, type TransferFields } from '@wallet-service/client';
 import type { TestStack } from './stack';
 import { call } from './http';
 
+/** The client's PIN encryptor, reading the stack's public key each time (stacks come and go on reused ports). */
+const encryptorFor = (apiUrl: string): PinEncryptor =>
+  new PinEncryptor(async () => (await call(`${apiUrl}/api/v1/pin/public-key`)).body.data.jwk as JWK);
+
 /**
- * Encrypts a PIN as the app does: a compact JWE of {pin, iat} to the service's published key; with `request`, it
- * approves that request only, once (a random `jti` is added).
+ * Encrypts a PIN as the app does (the client's PinEncryptor): a compact JWE of {pin, iat} to the service's published
+ * key; with `request`, it approves that request only, once (a random `jti` is added).
  */
-export async function encryptPin(
+export function encryptPin(
   stack: Pick<TestStack, 'apiUrl'>, pin: string, options: { iat?: number; request?: Record<string, string | null>; jti?: string } = {},
 ): Promise<string> {
-  const { jwk } = (await call(`${stack.apiUrl}/api/v1/pin/public-key`)).body.data as { jwk: JWK };
-  const payload = { pin, iat: options.iat ?? Math.floor(Date.now() / 1000), ...(options.request ? { request: options.request, jti: options.jti ?? randomUUID() } : {}) };
-  return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
-    .setProtectedHeader({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', kid: jwk.kid })
-    .encrypt(await importJWK(jwk, 'ECDH-ES+A256KW'));
+  return encryptorFor(stack.apiUrl).encrypt(pin, options);
 }
 
-export interface TransferFields { to_address: string; network: string; token: string; amount: string; beneficiary_name?: string }
-
-/** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
-export const transferRequest = (body: TransferFields, idempotencyKey?: string) => ({
-  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
-  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}), idempotency_key: idempotencyKey ?? null,
-});
+export { transferRequest, type TransferFields } from '@wallet-service/client';
 
 /** The encrypted PIN approving this transfer. */
 export const transferPin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, body: TransferFields, idempotencyKey?: string) =>
-  encryptPin(stack, pin, { request: transferRequest(body, idempotencyKey) });
+  encryptorFor(stack.apiUrl).forTransfer(pin, body, idempotencyKey);
 
 /** The encrypted current PIN approving a change to the new PIN `newPinJwe` (as sent in new_pin). */
 export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, newPinJwe: string) =>

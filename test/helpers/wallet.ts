@@ -6,9 +6,9 @@ import { waitFor } from './processes';
 
 export const bearer = (user: RegisteredUser) => ({ authorization: `Bearer ${user.accessToken}` });
 
-/** Signs an on-chain slot as a wallet app would: the slot's payload digest with the owner key. */
-export const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: BaseWallet) =>
-  ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } } });
+/** Signs an on-chain slot as a wallet app would (the client's implementation). */
+export { signSlot } from '@wallet-service/client';
+import { signSlot } from '@wallet-service/client';
 
 /** Deploys the user's account on a network over HTTP and waits for the job to complete. */
 export async function deployAccount(stack: Pick<TestStack, 'apiUrl'>, user: RegisteredUser, owner: BaseWallet, networkId: string): Promise<string> {

@@ -9,8 +9,8 @@ const cbor = new Encoder({ useRecords: false, mapsAsObjects: false, tagUint8Arra
 const FLAGS = { userPresent: 0x01, userVerified: 0x04, attestedCredentialData: 0x40 };
 
 /**
- * A platform authenticator in software, as a phone would act for navigator.credentials: a P-256 (ES256) key,
- * "none" attestation, a signature counter, and the client data a browser builds. It is written from the WebAuthn
+ * For tests and scripts, never a real user's key: a platform authenticator in software, as a phone would act for
+ * navigator.credentials: a P-256 (ES256) key, "none" attestation, a signature counter, and the client data a browser builds. It is written from the WebAuthn
  * specification (with node:crypto and the cbor-x encoder), independently of the server library that verifies it.
  */
 export class SoftwarePasskey {
@@ -73,7 +73,3 @@ export class SoftwarePasskey {
     return Buffer.concat([sha256(rpId), Buffer.from([flags]), count]);
   }
 }
-
-/** Signs a passkey slot of a prepare answer as the app would: the WebAuthn assertion goes in signature.authResponse. */
-export const approveSlot = (slot: { id: string; parameter: { options: { challenge: string; rpId: string } } }, passkey: SoftwarePasskey) =>
-  ({ id: slot.id, parameter: { authMethod: 'passkey' }, signature: { authResponse: passkey.get(slot.parameter.options) } });

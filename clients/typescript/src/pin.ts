@@ -1,0 +1,51 @@
+import { CompactEncrypt, importJWK, type JWK } from 'jose';
+
+/** What a PIN approves: one request (its action and fields), once. */
+export type PinRequest = Record<string, string | null>;
+
+/** The fields of a crypto transfer its PIN approves. */
+export interface TransferFields { to_address: string; network: string; token: string; amount: string; beneficiary_name?: string }
+
+/** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
+export const transferRequest = (body: TransferFields, idempotencyKey?: string): PinRequest => ({
+  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
+  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}), idempotency_key: idempotencyKey ?? null,
+});
+
+const sha256Base64Url = async (text: string): Promise<string> =>
+  Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))).toString('base64url');
+
+/**
+ * The PIN as the service takes it: a compact JWE (ECDH-ES+A256KW, A256GCM) of {pin, iat} to the service's published
+ * key (GET /api/v1/pin/public-key); with a request, it approves that request only, once (a random jti is added).
+ */
+export class PinEncryptor {
+  constructor(private readonly publicKey: () => Promise<JWK>) {}
+
+  async encrypt(pin: string, options: { request?: PinRequest; iat?: number; jti?: string } = {}): Promise<string> {
+    const jwk = await this.publicKey();
+    const payload = {
+      pin, iat: options.iat ?? Math.floor(Date.now() / 1000),
+      ...(options.request ? { request: options.request, jti: options.jti ?? crypto.randomUUID() } : {}),
+    };
+    return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
+      .setProtectedHeader({ alg: 'ECDH-ES+A256KW', enc: 'A256GCM', kid: jwk.kid })
+      .encrypt(await importJWK(jwk, 'ECDH-ES+A256KW'));
+  }
+
+  /** The PIN approving this transfer, sent with this Idempotency-Key. */
+  forTransfer(pin: string, body: TransferFields, idempotencyKey?: string): Promise<string> {
+    return this.encrypt(pin, { request: transferRequest(body, idempotencyKey) });
+  }
+
+  /** A PIN change's body: the new PIN, and the current one approving exactly that new one. */
+  async change(current: string, next: string): Promise<{ current_pin: string; new_pin: string }> {
+    const newPin = await this.encrypt(next);
+    return { current_pin: await this.encrypt(current, { request: { action: 'pin_change', new_pin_sha256: await sha256Base64Url(newPin) } }), new_pin: newPin };
+  }
+
+  /** An account closure's body, approved by the PIN. */
+  async closeAccount(pin: string): Promise<{ confirm: 'CLOSE'; pin: string }> {
+    return { confirm: 'CLOSE', pin: await this.encrypt(pin, { request: { action: 'account_close' } }) };
+  }
+}

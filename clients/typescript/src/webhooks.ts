@@ -1,0 +1,30 @@
+import { Webhook } from 'standardwebhooks';
+
+/** A delivered event as the service signs it (Standard Webhooks): the body's envelope. */
+export interface WebhookEvent {
+  id: string; type: string; createdAt: string; resource: { type: string; id: string }; sequence: number; userId: string | null;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Verifies a webhook delivery with the endpoint's secret (`whsec_…`, answered when the endpoint was created or its
+ * secret rotated; during a rotation try each) and returns its event. Throws when the signature, the timestamp
+ * (five minutes' tolerance) or the webhook-id does not match: answer that delivery 400 and do not act on it.
+ * `payload` is the raw body, exactly as received (not re-serialized JSON).
+ */
+export function verifyWebhook(secrets: string | string[], payload: string, headers: Record<string, string | string[] | undefined>): WebhookEvent {
+  const flat: Record<string, string> = {};
+  for (const name of ['webhook-id', 'webhook-timestamp', 'webhook-signature']) {
+    const value = headers[name] ?? headers[name.toLowerCase()];
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  let failure: unknown;
+  for (const secret of [secrets].flat()) {
+    try {
+      return new Webhook(secret).verify(payload, flat) as WebhookEvent;
+    } catch (error) {
+      failure = error;
+    }
+  }
+  throw failure;
+}
