@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createWalletClient, idempotencyKey } from '@wallet-service/client';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import type { TestStack } from './stack';
 
@@ -66,28 +67,37 @@ export interface RegisteredUser {
   backup: ReturnType<typeof backupBody>;
 }
 
-const ensure = (result: HttpResult, status: number, step: string): void => {
-  if (result.status !== status) throw new Error(`registration ${step} answered ${result.status}, not ${status}: ${JSON.stringify(result.body)}`);
+/** The client's answer, or the step's failure with what the service said. */
+const ensure = <T>(answer: { data?: T; error?: unknown; response: Response }, status: number, step: string): T => {
+  if (answer.response.status !== status || answer.data === undefined) {
+    throw new Error(`registration ${step} answered ${answer.response.status}, not ${status}: ${JSON.stringify(answer.error)}`);
+  }
+  return answer.data;
 };
 
-/** Drives a whole registration over HTTP, checking each step's status; returns the tokens. (Also used by the benchmarks.) */
+/**
+ * Drives a whole registration as an app does, through the typed client (clients/typescript), checking each step's
+ * status; returns the tokens. (Used by most suites and the benchmarks: a change that breaks the client breaks them.)
+ */
 export async function registerUser(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>, person = newPerson()): Promise<RegisteredUser> {
+  const api = createWalletClient({ baseUrl: stack.apiUrl });
   const deviceId = randomUUID();
   const { passToken } = await verifyIdentity(stack, person);
-  const start = await call(`${stack.apiUrl}/v1/account/register`, {
-    headers: { 'idempotency-key': randomUUID(), 'x-device-id': deviceId }, json: { passToken },
-  });
-  ensure(start, 201, 'start');
-  const { regId } = start.body;
-  const headers = (extra: Record<string, string> = {}) => ({ 'idempotency-key': randomUUID(), 'x-pass-token': passToken, ...extra });
-  const ekyc = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, { headers: headers(), form: idCardForm(person) });
-  ensure(ekyc, 200, 'eKYC');
+  const { regId } = ensure(await api.POST('/v1/account/register', {
+    params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } }, body: { passToken },
+  }), 201, 'start');
+  const step = { path: { regId }, header: { 'x-pass-token': passToken } };
+  ensure(await api.POST('/v1/account/register/{regId}/ekyc', {
+    params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } },
+    // The image as multipart/form-data, as a phone uploads it (openapi-fetch sends FormData as it is).
+    body: idCardForm(person) as never, bodySerializer: (form) => form,
+  }), 200, 'eKYC');
   const backupSent = backupBody();
-  const backup = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, { headers: headers(), json: backupSent });
-  ensure(backup, 200, 'backup');
-  const token = await call(`${stack.apiUrl}/v1/auth/token`, {
-    headers: { 'x-device-id': deviceId, 'x-pass-token': passToken }, json: { grantType: 'registration', regId },
-  });
-  ensure(token, 200, 'token');
-  return { person, deviceId, passToken, regId, accessToken: token.body.accessToken, refreshToken: token.body.refreshToken, userId: token.body.userId, backup: backupSent };
+  ensure(await api.POST('/v1/account/register/{regId}/backup', {
+    params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } }, body: backupSent,
+  }), 200, 'backup');
+  const token = ensure(await api.POST('/v1/auth/token', {
+    params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } }, body: { grantType: 'registration', regId },
+  }), 200, 'token');
+  return { person, deviceId, passToken, regId, accessToken: token.accessToken, refreshToken: token.refreshToken!, userId: token.userId!, backup: backupSent };
 }

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { BaseWallet } from 'ethers';
 import type { TestStack } from './stack';
-import { call, type RegisteredUser } from './http';
-import { waitFor } from './processes';
+import type { RegisteredUser } from './http';
+import { createWalletClient, idempotencyKey, poll, withRetries } from '@wallet-service/client';
 
 export const bearer = (user: RegisteredUser) => ({ authorization: `Bearer ${user.accessToken}` });
 
@@ -10,15 +9,17 @@ export const bearer = (user: RegisteredUser) => ({ authorization: `Bearer ${user
 export { signSlot } from '@wallet-service/client';
 import { signSlot } from '@wallet-service/client';
 
-/** Deploys the user's account on a network over HTTP and waits for the job to complete. */
+/** Deploys the user's account on a network through the typed client, as an app does, and waits for the job. */
 export async function deployAccount(stack: Pick<TestStack, 'apiUrl'>, user: RegisteredUser, owner: BaseWallet, networkId: string): Promise<string> {
-  const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: bearer(user), json: { ownerAddress: owner.address } });
-  if (prepared.status !== 200) throw new Error(`prepare failed: ${prepared.status} ${JSON.stringify(prepared.body)}`);
-  const slot = prepared.body.items[0];
-  const accepted = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
-    headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } },
-  });
-  if (accepted.status !== 202) throw new Error(`deploy failed: ${accepted.status} ${JSON.stringify(accepted.body)}`);
-  await waitFor(async () => (await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${slot.id}`, { headers: bearer(user) })).body.status === 'completed', 60_000, 'deployment');
-  return slot.parameter.domain.accountAddress as string;
+  const api = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
+  const prepared = await api.POST('/v1/wallet/networks/{networkId}/deploy/prepare', { params: { path: { networkId } }, body: { ownerAddress: owner.address } });
+  if (!prepared.data) throw new Error(`prepare failed: ${prepared.response.status} ${JSON.stringify(prepared.error)}`);
+  const slot = prepared.data.items[0]!;
+  const key = idempotencyKey();
+  const accepted = await withRetries(() => api.POST('/v1/wallet/networks/{networkId}/deploy', {
+    params: { path: { networkId }, header: { 'idempotency-key': key } }, body: { signing: { items: [signSlot(slot, owner)] } },
+  }));
+  if (accepted.response.status !== 202) throw new Error(`deploy failed: ${accepted.response.status} ${JSON.stringify(accepted.error)}`);
+  await poll(() => api.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }), (job) => job.status === 'completed', { timeoutMs: 60_000, what: 'deployment' });
+  return (slot.parameter as { domain: { accountAddress: string } }).domain.accountAddress;
 }

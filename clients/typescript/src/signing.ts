@@ -7,8 +7,10 @@
 export interface DigestSigner { signingKey: { sign(digest: string): { serialized: string } } }
 
 /** The answer to an owner-key slot: the slot's digest signed by the owner (secp256k1, 65 bytes). */
-export const signSlot = (slot: { id: string; parameter: object; payload: string }, owner: DigestSigner) =>
-  ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: owner.signingKey.sign(slot.payload).serialized } } });
+export function signSlot<P extends object>(slot: { id: string; parameter: P; payload?: string }, owner: DigestSigner) {
+  if (!slot.payload) throw new Error(`slot ${slot.id} has no payload to sign: it is a passkey slot (approveSlot)`);
+  return { id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: owner.signingKey.sign(slot.payload).serialized } } };
+}
 
 /** A WebAuthn AuthenticationResponseJSON, as navigator.credentials.get() gives it (or a platform SDK). */
 export type PasskeyAssertion = { id: string; response: object } & Record<string, unknown>;
