@@ -6,7 +6,7 @@ const { builtinModules } = require('node:module');
 const under = (...folders) => folders.flatMap((f) => [`**/${f}`, `**/${f}/*`, `**/${f}/**`]);
 
 /**
- * The layers (README, "Architecture"): data flows api -> workflows (messages and types); worker -> activities ->
+ * The layers (docs/architecture.md): data flows api -> workflows (messages and types); worker -> activities ->
  * integrations and db. Each block is the whole import policy of one layer, so a file that reaches across a boundary
  * fails the lint.
  */

@@ -96,7 +96,7 @@ async function main(): Promise<void> {
   progress(2, total, `Temporal dev server on :${PORTS.temporal} (UI :${PORTS.temporalUi})`);
   const temporal: RunningDevServer = await startTemporalDevServer({
     cliPath, port: PORTS.temporal, uiPort: PORTS.temporalUi, dbFile: join(DATA, 'temporal.db'),
-    // The UI decodes payloads through the API's codec endpoint, for a signed-in operator (README: "Operators").
+    // The UI decodes payloads through the API's codec endpoint, for a signed-in operator (docs/operating.md).
     uiCodecEndpoint: `http://127.0.0.1:${PORTS.api}/codec`,
   });
   stoppers.push({ name: 'temporal', stop: temporal.stop });
@@ -147,15 +147,15 @@ async function main(): Promise<void> {
     BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
     PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl, ID_CARD_CHECK_URL: sandboxUrl,
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
-    // screening provider of Chainalysis' shape (README, "Compliance").
+    // screening provider of Chainalysis' shape (docs/transfers.md, "Compliance").
     SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl,
-    // The Travel Rule: the sandbox's VASP directory and its two exchanges (README, "Compliance").
+    // The Travel Rule: the sandbox's VASP directory and its two exchanges (docs/transfers.md, "Compliance").
     VASP_DIRECTORY_URL: sandboxUrl,
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // The recovery key (anvil's, funded); a recovery waits 30 s here (72 h in production) and looks on chain every 5 s
-    // for the owner's cancellation, or for a chain clock moved forward past the delay (README, "A new phone").
+    // for the owner's cancellation, or for a chain clock moved forward past the delay (docs/sign-in-and-recovery.md).
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
     RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '30', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.

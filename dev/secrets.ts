@@ -27,7 +27,7 @@ export function loadOrCreateDevSecrets(file: string): Record<string, string> {
     ID_CARD_CHECK_API_KEY: () => randomBytes(24).toString('base64url'),
     SCREENING_PROVIDER_API_KEY: () => randomBytes(24).toString('base64url'),
     VASP_DIRECTORY_API_KEY: () => randomBytes(24).toString('base64url'),
-    // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (README).
+    // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (docs/operating.md).
     OPERATOR_TOKEN: () => newOperatorToken(),
     PIN_ENCRYPTION_JWK: () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });

@@ -6,7 +6,7 @@ interface StoredMessage { messageId: string; from: string; to: string; subject: 
 /**
  * Stand-in for a transactional mail provider. `POST /mail/v1/messages` (X-Api-Key) accepts a message and honours
  * Idempotency-Key (a repeated send answers the first message and delivers nothing more). Nothing leaves the machine:
- * `GET /mail/v1/_inbox/{address}` shows what was "delivered" to an address, newest first (README, tests).
+ * `GET /mail/v1/_inbox/{address}` shows what was "delivered" to an address, newest first (docs/sandbox.md, tests).
  */
 export function mailRouter(options: { apiKey: string }): Router {
   const sent = new Map<string, StoredMessage>();

@@ -41,6 +41,8 @@ const requestBodyOf = (route: RouteSpec): Json | undefined => {
   return Object.keys(content).length ? { required: true, content } : undefined;
 };
 
+const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
+
 const responsesOf = (route: RouteSpec): Json => {
   const errorContent = usesEnvelope(route.path)
     ? { 'application/json': { schema: { $ref: '#/components/schemas/EnvelopeError' } } }
@@ -51,8 +53,18 @@ const responsesOf = (route: RouteSpec): Json => {
     ...(route.auth === 'bearer' ? { 401: { description: 'Missing, invalid or expired access token' } } : {}),
     ...(route.auth === 'operator' ? { 401: { description: 'Missing or invalid operator token or session' } } : {}),
     ...(route.idempotency ? {
-      409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': { description: 'seconds', schema: Type.Integer({ minimum: 1 }) } } },
+      409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': RETRY_AFTER } },
       422: { description: 'This Idempotency-Key was used with another payload' },
+    } : {}),
+    ...(route.credentials !== false || route.rateLimits?.length ? {
+      429: { description: 'Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After)', headers: { 'retry-after': RETRY_AFTER } },
+    } : {}),
+    ...((route.body || route.multipart) && route.method !== 'get' ? {
+      413: { description: route.multipart ? 'The body is over its limit (JSON_BODY_MAX_BYTES; the file UPLOAD_MAX_BYTES)' : 'The JSON body is over JSON_BODY_MAX_BYTES' },
+      415: { description: route.multipart ? 'Content-Type is not application/json or multipart/form-data, or the file is not of an accepted type' : 'Content-Type is not application/json' },
+    } : {}),
+    ...(route.credentials !== false ? {
+      503: { description: 'A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After', headers: { 'retry-after': RETRY_AFTER } },
     } : {}),
     ...(route.deviceHold ? { 403: { description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)` } } : {}),
     ...route.responses,
@@ -60,6 +72,8 @@ const responsesOf = (route: RouteSpec): Json => {
   };
   // A route's own 409/422 also covers the Idempotency-Key cases.
   if (route.idempotency && route.responses[409]) all[409] = { ...route.responses[409], description: `${route.responses[409].description}; or a request with this Idempotency-Key is still running (Retry-After)` };
+  // Every 429 carries Retry-After, a route's own too.
+  if (all[429]) all[429] = { ...all[429], headers: { 'retry-after': RETRY_AFTER, ...all[429].headers } };
   if (route.idempotency && route.responses[422]) all[422] = { ...route.responses[422], description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload` };
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;

@@ -29,13 +29,20 @@ const portIsFree = (port: number): Promise<boolean> => new Promise((resolve) => 
   server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
 });
 
+/** The README, then the guides its docs map numbers (1. [..](docs/x.md)), in that order. */
+export function walkthroughPages(): string[] {
+  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
+  const map = readme.slice(readme.indexOf('## Docs'), readme.indexOf('\n## ', readme.indexOf('## Docs') + 1));
+  return ['README.md', ...[...map.matchAll(/^\d+\. \[[^\]]+\]\((docs\/[a-z-]+\.md)\)/gm)].map((m) => m[1]!)];
+}
+
 /**
- * The README's walk-through, as a new user runs it: every ```bash block marked `<!-- walkthrough -->`, in order, in
+ * The README's and the guides' walk-through, as a new user runs it: every ```bash block marked `<!-- walkthrough -->`, in order, in
  * one shell, with the ports moved to this stack's. Any call answering 4xx/5xx stops it (curl --fail-with-body).
  */
 export function readmeWalkthrough(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const blocks = [...readme.matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  const blocks = walkthroughPages().flatMap((page) =>
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map((m) => m[1]!));
   const script = blocks.join('\n')
     .replaceAll('http://127.0.0.1:4010', `http://127.0.0.1:${PORTS.SANDBOX_PORT}`)
     .replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${PORTS.API_PORT}`)

@@ -1,0 +1,93 @@
+/**
+ * An app's whole first session, on the typed client, against `npm start`'s stack: a person verifies their identity
+ * (the sandbox's identity provider), registers (eKYC with an ID card the sandbox OCR reads, the wallet backup), gets
+ * tokens, sets a PIN, deploys a smart account, funds it from the local faucet and sends 0.01 ETH approved by the PIN.
+ *
+ *   npx tsx clients/typescript/examples/quickstart.ts
+ *
+ * API_URL, SANDBOX_URL and FAUCET_URL name the services if they moved (defaults: npm start's). Only the sandbox steps
+ * (identity verification, the card image, the faucet) are local stand-ins; in production the person verifies in the
+ * identity provider's own UI and the app photographs a real card.
+ */
+import { Wallet } from 'ethers';
+import { createWalletClient, idempotencyKey, poll, signSlot, withRetries } from '@wallet-service/client';
+import { makeIdCardPng } from '../../../sandbox/id-card-image';
+
+const API_URL = process.env.API_URL ?? 'http://127.0.0.1:3000';
+const SANDBOX_URL = process.env.SANDBOX_URL ?? 'http://127.0.0.1:4010';
+const FAUCET_URL = process.env.FAUCET_URL ?? 'http://127.0.0.1:8547/faucet';
+
+/** The answer's data, or a stop that says what the service answered. */
+function must<T>(step: string, answer: { data?: T; error?: unknown; response: Response }): T {
+  if (answer.data === undefined) throw new Error(`${step}: ${answer.response.status} ${JSON.stringify(answer.error)}`);
+  return answer.data;
+}
+
+async function main(): Promise<void> {
+  // 1. The sandbox's identity provider verifies a new person (one person, one account: a fresh resident number each run).
+  const birthDate = '1990-01-15';
+  const residentNumber = `900115${String(1_000_000 + Math.floor(Math.random() * 8_999_999)).slice(0, 7)}`;
+  const person = { name: '홍길동', phone: '01012345678', birthDate, residentNumber };
+  const verification = await fetch(`${SANDBOX_URL}/pass/v1/verifications`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(person),
+  });
+  const { passToken } = (await verification.json()) as { passToken: string };
+
+  // 2. Registration: start, eKYC (multipart, the card image), the wallet backup (encrypted by the app), tokens.
+  const api = createWalletClient({ baseUrl: API_URL });
+  const deviceId = crypto.randomUUID();
+  const started = must('register', await api.POST('/v1/account/register', {
+    params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } }, body: { passToken },
+  }));
+  const regId = started.regId;
+  const card = new FormData();
+  card.set('idCardType', 'resident_id');
+  card.set('idCardImage', new Blob([makeIdCardPng({ name: person.name, birthDate, idNumber: residentNumber, issueDate: '2020-03-02' })], { type: 'image/png' }), 'card.png');
+  const ekyc = must('eKYC', await api.POST('/v1/account/register/{regId}/ekyc', {
+    params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
+    body: card as never, bodySerializer: (form) => form, // multipart/form-data, sent as it is
+  }));
+  console.log('eKYC:', ekyc.ocrResult.verified ? 'verified' : 'not verified', '-> step', ekyc.step);
+  must('backup', await api.POST('/v1/account/register/{regId}/backup', {
+    params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
+    body: { encryptedMnemonic: Buffer.from('the app encrypts the mnemonic').toString('base64'), encryptedDerivationPaths: Buffer.from("m/44'/60'/0'/0/0").toString('base64'), encryptionMethod: 'AES-256-GCM' },
+  }));
+  const tokens = must('token', await api.POST('/v1/auth/token', {
+    params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } }, body: { grantType: 'registration', regId },
+  }));
+
+  // 3. The signed-in app: every call carries the access token.
+  const app = createWalletClient({ baseUrl: API_URL, accessToken: tokens.accessToken });
+  console.log('user:', must('profile', await app.GET('/v1/account/profile')).userId);
+  must('PIN', await app.POST('/api/v1/pin', { body: { pin: await app.pin.encrypt('482915') } }));
+
+  // 4. A smart account on ETHEREUM: the owner key (kept by the app) signs the prepared slot; the deploy is polled.
+  const owner = Wallet.createRandom();
+  const prepared = must('deploy prepare', await app.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
+    params: { path: { networkId: 'ETHEREUM' } }, body: { ownerAddress: owner.address },
+  }));
+  const slot = prepared.items[0]!;
+  const deployKey = idempotencyKey(); // one logical request, the same key on each retry
+  must('deploy', await withRetries(() => app.POST('/v1/wallet/networks/{networkId}/deploy', {
+    params: { path: { networkId: 'ETHEREUM' }, header: { 'idempotency-key': deployKey } }, body: { signing: { items: [signSlot(slot, owner)] } },
+  })));
+  await poll(() => app.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }), (job) => job.status === 'completed', { what: 'deployment' });
+  const account = (slot.parameter.domain as { accountAddress: string }).accountAddress;
+  console.log('account:', account);
+  await fetch(FAUCET_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ network: 'ETHEREUM', address: account }) });
+
+  // 5. A transfer: the PIN approves exactly these fields and this Idempotency-Key; then it is polled to inclusion.
+  const fields = { to_address: '0x000000000000000000000000000000000000dEaD', network: 'ETHEREUM' as const, token: 'ETH', amount: '0.01' };
+  const key = idempotencyKey();
+  const pin = await app.pin.forTransfer('482915', fields, key);
+  const sent = must('transfer', await withRetries(() => app.POST('/api/v1/transfer/crypto/execute', {
+    params: { header: { 'idempotency-key': key } }, body: { ...fields, pin },
+  })));
+  const transferId = sent.data.transfer_id;
+  const done = await poll(() => app.GET('/api/v1/transfer/crypto/{transferId}', { params: { path: { transferId } } }),
+    (answer) => ['confirmed', 'finalized', 'failed'].includes(answer.data.status), { what: `transfer ${transferId}` });
+  console.log(`transfer ${transferId}: ${done.data.status} ${done.data.amount} in ${done.data.tx_hash}`);
+  if (done.data.status === 'failed') process.exit(1);
+}
+
+main().catch((error) => { console.error(error); process.exit(1); });
