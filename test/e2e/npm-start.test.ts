@@ -79,6 +79,7 @@ describe('npm start', () => {
 
       const walk = await runBash(readmeWalkthrough(), { STACK_DATA_DIR: data });
       if (walk.code !== 0 || !walk.output.includes('WALKTHROUGH-DONE')) throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
+      expect(walk.output).toMatch(/transfer tr_\S+: (confirmed|finalized) 0\.01 ETH in 0x[0-9a-f]{64}/); // the client's quickstart
       expect(walk.output).toContain('"twoFactorMethods"'); // the profile
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.1 ETH"/);
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.5 SOL"/);
