@@ -118,7 +118,7 @@ export function createApp(deps: AppDeps): App {
     const appCors = cors({
       origin: (ctx) => (corsOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
       allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-device-id', 'x-pass-token'],
-      exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed'], maxAge: 600,
+      exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed', 'deprecation', 'sunset', 'link'], maxAge: 600,
     });
     koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? next() : appCors(ctx, next)));
   }

@@ -5,8 +5,7 @@
  * (with its PUBLIC_BASE_URL as the server).
  */
 import type { AppDeps } from './app';
-import { routeTable } from './route-table';
-import { API_VERSION, buildOpenApi } from './http/openapi';
+import { apiDocument, routeTable } from './route-table';
 import { API_CONFIG_KEYS, loadConfig } from '../platform/config';
 
 /** The settings that have no default: placeholders, read by no route's declaration. */
@@ -40,4 +39,4 @@ export function offlineRoutes() {
 }
 
 /** The document the client is generated from: no servers (an app names its base URL). */
-export const offlineOpenApi = () => buildOpenApi(offlineRoutes(), { version: API_VERSION });
+export const offlineOpenApi = () => apiDocument(offlineRoutes());

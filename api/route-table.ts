@@ -41,6 +41,7 @@ import { chargeRoutes } from './charge/routes';
 import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
 import { eventRoutes } from './events/routes';
+import { EVENT_WEBHOOKS } from './events/schemas';
 import { webhookRoutes } from './webhooks/routes';
 import { WebhookService } from './webhooks/service';
 import { OperatorCodec } from './operators/codec';
@@ -58,6 +59,10 @@ import { cexRoutes } from './cex/routes';
 import { CexAccountService } from './cex/service';
 import { exchangeRoutes } from './exchange/routes';
 import { GasSponsorships } from './common/gas-sponsorship';
+
+/** The OpenAPI document of these routes, with every event type as a webhook. */
+export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
+  buildOpenApi(routes, { version: API_VERSION, serverUrl, webhooks: EVENT_WEBHOOKS });
 
 export function routeTable(deps: AppDeps): RouteSpec[] {
   const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
@@ -81,7 +86,7 @@ export function routeTable(deps: AppDeps): RouteSpec[] {
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
-    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= buildOpenApi(routes, { version: API_VERSION, serverUrl: config.PUBLIC_BASE_URL })) }),
+    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)) }),
     ...registrationRoutes({
       uploadMaxBytes: config.UPLOAD_MAX_BYTES,
       registrations: new RegistrationService({

@@ -13,6 +13,9 @@ const eventSchema = (type: keyof typeof EVENT_TYPES): TSchema => Type.Object({
   data: EVENT_TYPES[type].data,
 }, { title: type, description: EVENT_TYPES[type].summary });
 
+/** Each event type as a webhook the service sends (the OpenAPI document's `webhooks`). */
+export const EVENT_WEBHOOKS = EVENT_TYPE_NAMES.map((name) => ({ name, summary: EVENT_TYPES[name].summary, schema: eventSchema(name) }));
+
 export const EventSchema = Type.Union(EVENT_TYPE_NAMES.map(eventSchema), { description: 'An event (one schema per type)' });
 
 export const EventTypeName = Type.Union(EVENT_TYPE_NAMES.map((name) => Type.Literal(name)));

@@ -41,6 +41,14 @@ const requestBodyOf = (route: RouteSpec): Json | undefined => {
   return Object.keys(content).length ? { required: true, content } : undefined;
 };
 
+const deprecationNote = (d: NonNullable<RouteSpec['deprecated']>): string =>
+  `Deprecated since ${d.since.toISOString().slice(0, 10)}; answers until ${d.sunset.toISOString().slice(0, 10)}${d.successor ? `; use ${d.successor} instead` : ''}.`;
+
+const DEPRECATION_HEADERS: Json = {
+  deprecation: { description: 'RFC 9745: when this operation was deprecated (`@` and Unix seconds)', schema: { type: 'string' } },
+  sunset: { description: 'RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor', schema: { type: 'string' } },
+};
+
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
 
 const responsesOf = (route: RouteSpec): Json => {
@@ -84,6 +92,7 @@ const responsesOf = (route: RouteSpec): Json => {
       ...(!ok ? { content: errorContent } : {}),
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
+        ...(route.deprecated ? DEPRECATION_HEADERS : {}),
         ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([n, h]) => [n, { description: h.description, schema: plain(h.schema) }])),
       },
     };
@@ -95,7 +104,30 @@ const responsesOf = (route: RouteSpec): Json => {
 export const API_VERSION = '1.0.0';
 
 /** The OpenAPI 3.1 document, generated from the same route table that drives the router and the validator. */
-export function buildOpenApi(routes: RouteSpec[], info: { version: string; serverUrl?: string }): Json {
+/** An outbound event, as the OpenAPI document's `webhooks` declares it. */
+export interface WebhookSpec { name: string; summary: string; schema: TSchema }
+
+/** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
+const WEBHOOK_HEADERS: Json[] = [
+  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: "The event's id: the same on every retry and replay of it (drop one you processed)" },
+  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Unix seconds of this attempt: refuse one more than five minutes off' },
+  { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated" },
+];
+
+const webhookOf = (hook: WebhookSpec): Json => ({
+  post: {
+    operationId: `webhook:${hook.name}`, summary: hook.summary, tags: ['Webhooks'],
+    description: `Sent to each webhook endpoint subscribed to \`${hook.name}\` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).`,
+    parameters: WEBHOOK_HEADERS,
+    requestBody: { required: true, content: { 'application/json': { schema: plain(hook.schema) } } },
+    responses: {
+      '2XX': { description: 'Received: the delivery is done' },
+      default: { description: 'Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS' },
+    },
+  },
+});
+
+export function buildOpenApi(routes: RouteSpec[], info: { version: string; serverUrl?: string; webhooks?: WebhookSpec[] }): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
@@ -104,8 +136,10 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; serve
     paths[path] = {
       ...paths[path],
       [route.method]: {
-        operationId: route.operationId, summary: route.summary, ...(route.description ? { description: route.description } : {}),
+        operationId: route.operationId, summary: route.summary,
+        ...(route.description || route.deprecated ? { description: [route.description, route.deprecated && deprecationNote(route.deprecated)].filter(Boolean).join('\n\n') } : {}),
         tags: route.tags, security, parameters: parametersOf(route),
+        ...(route.deprecated ? { deprecated: true } : {}),
         ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route) } : {}),
         responses: responsesOf(route),
       },
@@ -119,6 +153,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; serve
     },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     paths,
+    webhooks: Object.fromEntries((info.webhooks ?? []).map((hook) => [hook.name, webhookOf(hook)])),
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

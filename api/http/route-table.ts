@@ -69,6 +69,11 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   rateLimits?: Array<{ rule: RateRuleName; key: (input: Omit<RouteInput<P, Q, H, B>, 'body' | 'file'>, ctx: Context) => string }>;
   /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
   idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B>) => string };
+  /**
+   * A deprecated operation (CHANGELOG.md, "Versioning and deprecation policy"): it keeps working until `sunset`, and
+   * every answer says so (Deprecation, RFC 9745; Sunset, RFC 8594; Link rel="successor-version" to `successor`).
+   */
+  deprecated?: { since: Date; sunset: Date; successor?: string };
   params?: P;
   query?: Q;
   headers?: H;

@@ -105,6 +105,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
 
   for (const route of routes) {
     router[route.method](route.operationId, route.path, async (ctx: Context) => {
+      if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
       try {
         await handle(route, ctx);
       } catch (error) {
@@ -122,6 +123,19 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     });
   }
   return router;
+}
+
+/** Deprecation (RFC 9745: `@` and Unix seconds), Sunset (RFC 8594: an HTTP date) and the successor, on every answer. */
+export function deprecationHeaders(deprecated: NonNullable<RouteSpec['deprecated']>): Record<string, string> {
+  return {
+    deprecation: `@${Math.floor(deprecated.since.getTime() / 1000)}`,
+    sunset: deprecated.sunset.toUTCString(),
+    ...(deprecated.successor ? { link: `<${deprecated.successor}>; rel="successor-version"` } : {}),
+  };
+}
+
+function setDeprecationHeaders(ctx: Context, deprecated: NonNullable<RouteSpec['deprecated']>): void {
+  for (const [name, value] of Object.entries(deprecationHeaders(deprecated))) ctx.set(name, value);
 }
 
 /** The path parameters; a path that only another method's route can take (GET /charge/execute) is 405, not 400. */

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDatabases } from '../helpers/databases';
+import { EVENT_TYPE_NAMES } from '../../platform/events';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 
@@ -31,6 +32,16 @@ describe('OpenAPI document', () => {
     expect(servers).toEqual(expect.any(Array));
     const { servers: _none, ...committed } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'clients', 'typescript', 'openapi.json'), 'utf8'));
     expect(served).toEqual(committed);
+  });
+
+  it('declares every event type as a webhook with its payload schema and the Standard Webhooks headers', async () => {
+    const { body } = await call(`${stack.apiUrl}/openapi.json`);
+    expect(Object.keys(body.webhooks).sort()).toEqual([...EVENT_TYPE_NAMES].sort());
+    const confirmed = body.webhooks['transfer.confirmed'].post;
+    expect(confirmed.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    const schema = confirmed.requestBody.content['application/json'].schema;
+    expect(schema.properties.type.const).toBe('transfer.confirmed');
+    expect(schema.properties.data.required).toEqual(expect.arrayContaining(['transferId', 'networkId', 'txHash']));
   });
 
   it('names the interface endpoints with their headers', async () => {

@@ -89,6 +89,10 @@ describe('an app on the typed client', () => {
     await waitFor(() => deliveries.length >= 2, 60_000, 'the transfer\'s webhooks');
     const events = deliveries.map((d) => verifyWebhook(endpoint!.secret, d.body, d.headers));
     expect(events.map((e) => [e.type, e.resource.id])).toEqual([['transfer.submitted', transferId], ['transfer.confirmed', transferId]]);
+    const confirmed = events[1]!;
+    // The event is typed by its `type` (the document's webhooks): its data's fields are known.
+    if (confirmed.type !== 'transfer.confirmed') throw new Error(`expected transfer.confirmed, got ${confirmed.type}`);
+    expect(confirmed.data).toMatchObject({ transferId, networkId: 'ETHEREUM', token: 'ETH', txHash: done.data.tx_hash });
     // What the helper refuses: a tampered body, another secret.
     expect(() => verifyWebhook(endpoint!.secret, deliveries[0]!.body.replace(transferId, 'tr_forged'), deliveries[0]!.headers)).toThrow();
     expect(() => verifyWebhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, deliveries[0]!.body, deliveries[0]!.headers)).toThrow();

@@ -10,12 +10,12 @@ import type { JWK } from 'jose';
 import type { paths } from './schema';
 import { PinEncryptor } from './pin';
 
-export type { paths, components, operations } from './schema';
+export type { paths, components, operations, webhooks } from './schema';
 export { withRetries, isRetryable, retryAfterMs, idempotencyKey, type RetryOptions } from './retry';
 export { poll, type PollOptions } from './polling';
 export { PinEncryptor, transferRequest, type TransferFields, type PinRequest } from './pin';
 export { signSlot, approveSlot, type DigestSigner, type PasskeyAssertion } from './signing';
-export { verifyWebhook, type WebhookEvent } from './webhooks';
+export { verifyWebhook, type WebhookEvent, type WebhookEventOf } from './webhooks';
 export { SoftwarePasskey } from './software-passkey';
 
 export interface WalletClientOptions extends Omit<ClientOptions, 'baseUrl'> {

@@ -1841,7 +1841,908 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "registration.step_changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A registration moved to its next step
+         * @description Sent to each webhook endpoint subscribed to `registration.step_changed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:registration.step_changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "registration.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A registration completed: the user exists
+         * @description Sent to each webhook endpoint subscribed to `registration.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:registration.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "registration.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A registration ended without a user (the identity could not be verified, or the person has an account)
+         * @description Sent to each webhook endpoint subscribed to `registration.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:registration.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "registration.expired": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A registration was not finished in time (REGISTRATION_TTL_SECONDS): start again
+         * @description Sent to each webhook endpoint subscribed to `registration.expired` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:registration.expired"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deploy.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A smart account was deployed
+         * @description Sent to each webhook endpoint subscribed to `deploy.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:deploy.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deploy.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deployment failed
+         * @description Sent to each webhook endpoint subscribed to `deploy.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:deploy.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "did_key.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A DID key operation was written on chain
+         * @description Sent to each webhook endpoint subscribed to `did_key.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:did_key.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "did_key.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A DID key operation failed
+         * @description Sent to each webhook endpoint subscribed to `did_key.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:did_key.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer_key.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer key was authorized on chain
+         * @description Sent to each webhook endpoint subscribed to `transfer_key.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer_key.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer_key.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer key authorization failed
+         * @description Sent to each webhook endpoint subscribed to `transfer_key.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer_key.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account_upgrade.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The account was upgraded on one network to the recoverable implementation (owner recovery with a time lock)
+         * @description Sent to each webhook endpoint subscribed to `account_upgrade.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:account_upgrade.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account_upgrade.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An account upgrade failed
+         * @description Sent to each webhook endpoint subscribed to `account_upgrade.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:account_upgrade.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_cancel.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)
+         * @description Sent to each webhook endpoint subscribed to `recovery_cancel.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery_cancel.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_cancel.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner's cancellation of a recovery failed on one network
+         * @description Sent to each webhook endpoint subscribed to `recovery_cancel.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery_cancel.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery.scheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery of the owner key was scheduled on one network: the owner can cancel it until executeAfter (the person is mailed)
+         * @description Sent to each webhook endpoint subscribed to `recovery.scheduled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery.scheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery.executed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery executed on one network: the new owner key controls the account there
+         * @description Sent to each webhook endpoint subscribed to `recovery.executed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery.executed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery was cancelled by the owner on one network (through the API or directly on chain)
+         * @description Sent to each webhook endpoint subscribed to `recovery.cancelled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery.cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key_rotation.network_completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The owner key was rotated on one network
+         * @description Sent to each webhook endpoint subscribed to `key_rotation.network_completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:key_rotation.network_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key_rotation.network_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotating the owner key failed on one network (retryable says whether it can be retried)
+         * @description Sent to each webhook endpoint subscribed to `key_rotation.network_failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:key_rotation.network_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key_rotation.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A key rotation completed on every network
+         * @description Sent to each webhook endpoint subscribed to `key_rotation.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:key_rotation.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key_rotation.partial_failure": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A key rotation ended with at least one network failed
+         * @description Sent to each webhook endpoint subscribed to `key_rotation.partial_failure` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:key_rotation.partial_failure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A charge was accepted: the withdrawal at the bank is under way
+         * @description Sent to each webhook endpoint subscribed to `charge.processing` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:charge.processing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank settled the withdrawal and the balance was credited
+         * @description Sent to each webhook endpoint subscribed to `charge.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:charge.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank refused or cancelled the withdrawal; nothing was credited
+         * @description Sent to each webhook endpoint subscribed to `charge.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:charge.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "charge.needs_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank's answer could not be acted on; an operator reviews the charge
+         * @description Sent to each webhook endpoint subscribed to `charge.needs_review` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:charge.needs_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "bank_verification.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A 1 KRW verification was confirmed: the bank account is connected
+         * @description Sent to each webhook endpoint subscribed to `bank_verification.verified` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:bank_verification.verified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "bank_verification.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A 1 KRW verification was locked after too many wrong codes
+         * @description Sent to each webhook endpoint subscribed to `bank_verification.locked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:bank_verification.locked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.submitted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer was sent to the chain (again after a reorg removed it from its block)
+         * @description Sent to each webhook endpoint subscribed to `transfer.submitted` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.confirmed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer was included in a block
+         * @description Sent to each webhook endpoint subscribed to `transfer.confirmed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.confirmed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.finalized": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer is final (deep enough to stay)
+         * @description Sent to each webhook endpoint subscribed to `transfer.finalized` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.finalized"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer failed (proven by the chain, or never sent)
+         * @description Sent to each webhook endpoint subscribed to `transfer.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.needs_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer that may have been broadcast could not be seen on chain through every first attempt: held (not failed), asked about patiently; confirmed or failed follows
+         * @description Sent to each webhook endpoint subscribed to `transfer.needs_review` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.needs_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.issued": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A verifiable credential was issued to the user
+         * @description Sent to each webhook endpoint subscribed to `credential.issued` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:credential.issued"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "credential.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A verifiable credential was revoked: its bit in the issuer's status list is set
+         * @description Sent to each webhook endpoint subscribed to `credential.revoked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:credential.revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account.closed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The user closed their account: their tokens stop working and their credentials are revoked
+         * @description Sent to each webhook endpoint subscribed to `account.closed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:account.closed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An email verification was locked after too many wrong codes: ask for a new code
+         * @description Sent to each webhook endpoint subscribed to `email.locked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:email.locked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "passkey.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A passkey was added to the account (approved by the PIN or another passkey; the person is mailed)
+         * @description Sent to each webhook endpoint subscribed to `passkey.added` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:passkey.added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "passkey.removed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)
+         * @description Sent to each webhook endpoint subscribed to `passkey.removed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:passkey.removed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.added": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device signed in to the account (a new phone: after identity verification and a passkey or the ID card; the person is mailed). No label or other personal data
+         * @description Sent to each webhook endpoint subscribed to `device.added` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:device.added"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "device.revoked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A device was signed out or revoked: its tokens are refused from now on
+         * @description Sent to each webhook endpoint subscribed to `device.revoked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:device.revoked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "backup.read": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The encrypted wallet backup was read by a signed-in device (the person is mailed)
+         * @description Sent to each webhook endpoint subscribed to `backup.read` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:backup.read"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "backup.stored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new version of the encrypted wallet backup was stored (earlier versions are kept)
+         * @description Sent to each webhook endpoint subscribed to `backup.stored` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:backup.stored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.verified": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The user confirmed an email address (GET /v1/account/profile shows it)
+         * @description Sent to each webhook endpoint subscribed to `email.verified` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:email.verified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "compliance.case_opened": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A compliance case was opened for an operator to decide (a sanctions hit, or a monitoring rule); it names no list entry, only the kind and programme
+         * @description Sent to each webhook endpoint subscribed to `compliance.case_opened` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:compliance.case_opened"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "compliance.case_decided": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator decided a compliance case (approved: a held transfer goes on; rejected: it fails, nothing sent)
+         * @description Sent to each webhook endpoint subscribed to `compliance.case_decided` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:compliance.case_decided"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         Problem: {
@@ -19273,6 +20174,2576 @@ export interface operations {
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    "webhook:registration.step_changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "registration.step_changed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "registration";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        regId: string;
+                        /** @description The step it is at now (GET /v1/account/register/{regId}) */
+                        step: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:registration.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "registration.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "registration";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        regId: string;
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:registration.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "registration.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "registration";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        regId: string;
+                        /** @description The step it had reached */
+                        step: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:registration.expired": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "registration.expired";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "registration";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        regId: string;
+                        /** @description The step it had reached */
+                        step: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:deploy.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "deploy.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:deploy.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "deploy.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:did_key.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "did_key.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:did_key.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "did_key.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer_key.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer_key.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer_key.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer_key.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:account_upgrade.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "account_upgrade.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:account_upgrade.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "account_upgrade.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery_cancel.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery_cancel.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery_cancel.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery_cancel.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery.scheduled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery.scheduled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "recovery";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        recoveryId: string;
+                        networkId: string;
+                        /** Format: date-time */
+                        executeAfter: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery.executed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery.executed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "recovery";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        recoveryId: string;
+                        networkId: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery.cancelled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery.cancelled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "recovery";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        recoveryId: string;
+                        networkId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:key_rotation.network_completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "key_rotation.network_completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "key_rotation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        taskId: string;
+                        networkId: string;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:key_rotation.network_failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "key_rotation.network_failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "key_rotation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        taskId: string;
+                        networkId: string;
+                        error: string;
+                        retryable: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:key_rotation.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "key_rotation.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "key_rotation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        taskId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:key_rotation.partial_failure": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "key_rotation.partial_failure";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "key_rotation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        taskId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:charge.processing": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "charge.processing";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "charge";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        chargeId: string;
+                        /** @description KRW (won) */
+                        amount: string;
+                        /** @constant */
+                        currency: "KRW";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:charge.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "charge.completed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "charge";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        chargeId: string;
+                        /** @description KRW (won) */
+                        amount: string;
+                        /** @constant */
+                        currency: "KRW";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:charge.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "charge.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "charge";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        chargeId: string;
+                        /** @description KRW (won) */
+                        amount: string;
+                        /** @constant */
+                        currency: "KRW";
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:charge.needs_review": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "charge.needs_review";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "charge";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        chargeId: string;
+                        /** @description KRW (won) */
+                        amount: string;
+                        /** @constant */
+                        currency: "KRW";
+                        reason: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:bank_verification.verified": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "bank_verification.verified";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "bank_verification";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        verificationId: string;
+                        bankAccountId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:bank_verification.locked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "bank_verification.locked";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "bank_verification";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        verificationId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.submitted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.submitted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.confirmed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.confirmed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.finalized": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.finalized";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.failed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.needs_review": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.needs_review";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        /** @description The transaction hash on chain, when there is one */
+                        txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:credential.issued": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "credential.issued";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "credential";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        vcId: string;
+                        credentialType: string;
+                        /** @description credentialSubject.id: the user's did:ethr once their account is deployed, else null */
+                        holder: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:credential.revoked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "credential.revoked";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "credential";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        vcId: string;
+                        credentialType: string;
+                        /** @description superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason> */
+                        reason: string;
+                        statusListCredential: string;
+                        statusListIndex: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:account.closed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "account.closed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:email.locked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "email.locked";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "email_verification";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        verificationId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:passkey.added": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "passkey.added";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "passkey";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        passkeyId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:passkey.removed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "passkey.removed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "passkey";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        passkeyId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:device.added": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "device.added";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "device_session";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The app's X-Device-Id */
+                        deviceId: string;
+                        signInMethod: "passkey" | "id_card";
+                        /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
+                        holdUntil: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:device.revoked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "device.revoked";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "device_session";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        deviceId: string;
+                        by: "itself" | "another_device";
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:backup.read": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "backup.read";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "backup_read";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        deviceId: string;
+                        version: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:backup.stored": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "backup.stored";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        version: number;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:email.verified": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "email.verified";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:compliance.case_opened": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "compliance.case_opened";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "compliance_case";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        caseId: string;
+                        /** @description sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large */
+                        kind: string;
+                        transferId: string | null;
+                        programme: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:compliance.case_decided": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "compliance.case_decided";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "compliance_case";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        caseId: string;
+                        decision: "approved" | "rejected";
+                        transferId: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

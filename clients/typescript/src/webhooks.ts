@@ -1,10 +1,11 @@
 import { Webhook } from 'standardwebhooks';
+import type { webhooks } from './schema';
 
-/** A delivered event as the service signs it (Standard Webhooks): the body's envelope. */
-export interface WebhookEvent {
-  id: string; type: string; createdAt: string; resource: { type: string; id: string }; sequence: number; userId: string | null;
-  data: Record<string, unknown>;
-}
+/** The event a webhook of this type delivers (the document's `webhooks`), e.g. `WebhookEventOf<'transfer.confirmed'>`. */
+export type WebhookEventOf<K extends keyof webhooks> = NonNullable<webhooks[K]['post']>['requestBody']['content']['application/json'];
+
+/** Any delivered event: a union discriminated by `type`, so `if (event.type === 'charge.completed') event.data…` is typed. */
+export type WebhookEvent = { [K in keyof webhooks]: WebhookEventOf<K> }[keyof webhooks];
 
 /**
  * Verifies a webhook delivery with the endpoint's secret (`whsec_…`, answered when the endpoint was created or its
