@@ -42,6 +42,7 @@ import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
 import { eventRoutes } from './events/routes';
 import { EVENT_WEBHOOKS } from './events/schemas';
+import { OPERATION_LINKS } from './links';
 import { webhookRoutes } from './webhooks/routes';
 import { WebhookService } from './webhooks/service';
 import { OperatorCodec } from './operators/codec';
@@ -60,9 +61,9 @@ import { CexAccountService } from './cex/service';
 import { exchangeRoutes } from './exchange/routes';
 import { GasSponsorships } from './common/gas-sponsorship';
 
-/** The OpenAPI document of these routes, with every event type as a webhook. */
+/** The OpenAPI document of these routes, with every event type as a webhook and the links between operations. */
 export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
-  buildOpenApi(routes, { version: API_VERSION, serverUrl, webhooks: EVENT_WEBHOOKS });
+  buildOpenApi(routes, { version: API_VERSION, serverUrl, webhooks: EVENT_WEBHOOKS, links: OPERATION_LINKS });
 
 export function routeTable(deps: AppDeps): RouteSpec[] {
   const { config, orm, temporal, encryption, tokens, networks, providers } = deps;

@@ -51,7 +51,7 @@ const DEPRECATION_HEADERS: Json = {
 
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
 
-const responsesOf = (route: RouteSpec): Json => {
+const responsesOf = (route: RouteSpec, links: Record<number, Record<string, unknown>> = {}): Json => {
   const errorContent = usesEnvelope(route.path)
     ? { 'application/json': { schema: { $ref: '#/components/schemas/EnvelopeError' } } }
     : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
@@ -90,6 +90,7 @@ const responsesOf = (route: RouteSpec): Json => {
       description: spec.description,
       ...(ok && schema ? { content: { 'application/json': { schema: plain(schema) } } } : {}),
       ...(!ok ? { content: errorContent } : {}),
+      ...(links[Number(status)] ? { links: links[Number(status)] } : {}),
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
         ...(route.deprecated ? DEPRECATION_HEADERS : {}),
@@ -127,7 +128,9 @@ const webhookOf = (hook: WebhookSpec): Json => ({
   },
 });
 
-export function buildOpenApi(routes: RouteSpec[], info: { version: string; serverUrl?: string; webhooks?: WebhookSpec[] }): Json {
+export function buildOpenApi(
+  routes: RouteSpec[], info: { version: string; serverUrl?: string; webhooks?: WebhookSpec[]; links?: Record<string, Record<number, Record<string, unknown>>> },
+): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
@@ -141,7 +144,7 @@ export function buildOpenApi(routes: RouteSpec[], info: { version: string; serve
         tags: route.tags, security, parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
         ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route) } : {}),
-        responses: responsesOf(route),
+        responses: responsesOf(route, info.links?.[route.operationId]),
       },
     };
   }

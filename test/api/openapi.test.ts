@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testDatabases } from '../helpers/databases';
 import { EVENT_TYPE_NAMES } from '../../platform/events';
+import { OPERATION_LINKS } from '../../api/links';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 
@@ -42,6 +43,40 @@ describe('OpenAPI document', () => {
     const schema = confirmed.requestBody.content['application/json'].schema;
     expect(schema.properties.type.const).toBe('transfer.confirmed');
     expect(schema.properties.data.required).toEqual(expect.arrayContaining(['transferId', 'networkId', 'txHash']));
+  });
+
+  it('links each creating operation to the ones that use its ids, every link resolvable', async () => {
+    const { body } = await call(`${stack.apiUrl}/openapi.json`);
+    const operations = new Map<string, { parameters: Array<{ name: string; in: string }> }>();
+    for (const ops of Object.values(body.paths) as Array<Record<string, { operationId: string; parameters: Array<{ name: string; in: string }> }>>) {
+      for (const op of Object.values(ops)) operations.set(op.operationId, op);
+    }
+    /** Where a JSON pointer of an answer lands in its schema (through the properties it names, an allOf's too). */
+    type Schema = { properties?: Record<string, Schema>; allOf?: Schema[] };
+    const property = (at: Schema | undefined, key: string): Schema | undefined =>
+      at?.properties?.[key] ?? at?.allOf?.map((part) => property(part, key)).find(Boolean);
+    const resolve = (schema: Schema, pointer: string) => pointer.split('/').slice(1).reduce<Schema | undefined>(property, schema);
+    let links = 0;
+    for (const [operationId, byStatus] of Object.entries(OPERATION_LINKS)) {
+      const source = [...Object.values(body.paths)].flatMap((ops) => Object.values(ops as Record<string, { operationId: string; responses: Record<string, { links?: unknown; content?: Record<string, { schema: never }> }> }>))
+        .find((op) => op.operationId === operationId);
+      expect(source).toBeDefined();
+      for (const [status, named] of Object.entries(byStatus)) {
+        const response = source!.responses[status]!;
+        expect(response.links).toEqual(named);
+        for (const link of Object.values(named)) {
+          links += 1;
+          const target = operations.get(link.operationId);
+          expect(target).toBeDefined();
+          const pathParameters = target!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
+          for (const [name, expression] of Object.entries(link.parameters)) {
+            expect(pathParameters).toContain(name);
+            expect(resolve(response.content!['application/json']!.schema, expression.replace('$response.body#', ''))).toMatchObject({ type: 'string' });
+          }
+        }
+      }
+    }
+    expect(links).toBeGreaterThan(20);
   });
 
   it('names the interface endpoints with their headers', async () => {
