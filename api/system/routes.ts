@@ -6,7 +6,7 @@ import { HttpError } from '../http/problems';
 import type { Logger } from '../../platform/logger';
 import { JwksResponse } from '../auth/schemas';
 import type { TokenService } from '../auth/tokens';
-import { DOCS_PAGE } from '../http/docs-page';
+import { DOCS_CSP, DOCS_PAGE, scalarBundle } from '../http/docs-page';
 
 export interface SystemRouteDeps { orm: Orm; temporal: Client; tokens: TokenService; openApi: () => unknown }
 
@@ -59,7 +59,16 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';
-        return { status: 200, body: DOCS_PAGE, headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline' 'self'; style-src 'unsafe-inline'" } };
+        return { status: 200, body: DOCS_PAGE, headers: { 'content-security-policy': DOCS_CSP } };
+      },
+    }),
+    defineRoute({
+      method: 'get', path: '/docs/scalar.js', credentials: false, operationId: 'docsRenderer', tags, auth: 'none',
+      summary: "The docs page's renderer (Scalar's standalone bundle, from its npm package)",
+      responses: { 200: { description: 'JavaScript' } },
+      handler: async (_input, ctx) => {
+        ctx.type = 'text/javascript';
+        return { status: 200, body: scalarBundle(), headers: { 'cache-control': 'public, max-age=86400' } };
       },
     }),
   ];

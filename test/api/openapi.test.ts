@@ -95,6 +95,10 @@ describe('OpenAPI document', () => {
     const docs = await fetch(`${stack.apiUrl}/docs`);
     expect(docs.status).toBe(200);
     expect(docs.headers.get('content-type')).toContain('text/html');
+    expect(docs.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const renderer = await fetch(`${stack.apiUrl}/docs/scalar.js`);
+    expect(renderer.headers.get('content-type')).toContain('javascript');
+    expect(await renderer.text()).toContain('createApiReference');
     const missing = await call(`${stack.apiUrl}/v1/nothing-here`);
     expect(missing.status).toBe(404);
     expect(missing.headers.get('content-type')).toContain('application/problem+json');

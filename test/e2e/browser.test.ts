@@ -87,6 +87,24 @@ describe('in a real browser (headless Chromium)', () => {
     }
   }).join('\n');
 
+  it('renders the API reference at /docs (Scalar, served from its package) with every request on the service\'s origin', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const requests: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (request) => requests.push(request.url()));
+    page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
+    await page.goto(`${stack.apiUrl}/docs`);
+    await page.getByRole('heading', { name: 'Wallet, identity and banking service' }).waitFor({ timeout: 60_000 });
+    await page.getByText('Registration', { exact: true }).first().click();
+    await page.getByText('Submit the initial wallet backup').first().waitFor({ timeout: 30_000 });
+    // No CDN, fonts or telemetry: the page's CSP would refuse them, and none is even tried.
+    expect(new Set(requests.map((url) => new URL(url).origin))).toEqual(new Set([new URL(stack.apiUrl).origin]));
+    expect(requests.map((url) => new URL(url).pathname)).toEqual(expect.arrayContaining(['/docs', '/docs/scalar.js', '/openapi.json']));
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('shows an operator the decoded input of a registration in the Temporal UI, without the personal data', async () => {
     const settings = await call(`${uiOrigin}/api/v1/settings`);
     expect(settings.body.Codec.Endpoint).toBe(`http://127.0.0.1:${apiPort}/codec`); // --ui-codec-endpoint reached the UI
