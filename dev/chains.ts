@@ -3,7 +3,7 @@ import { Contract, ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2A
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
-import { hasExited, stopChild } from '../platform/child-process';
+import { hasExited, stopChild } from './child-process';
 
 /** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
 export const LOCAL_NETWORKS = {

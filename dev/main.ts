@@ -6,9 +6,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { resolveTemporalCli } from '../platform/temporal-cli';
-import { stopChild } from '../platform/child-process';
-import { startTemporalDevServer, type RunningDevServer } from '../platform/temporal-dev-server';
+import { resolveTemporalCli } from './temporal-cli';
+import { stopChild } from './child-process';
+import { startTemporalDevServer, type RunningDevServer } from './temporal-dev-server';
 import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';

@@ -1,4 +1,40 @@
-/** `npm run temporal:cli`: find or build the Temporal CLI and print where it is. */
-import { resolveTemporalCli } from '../platform/temporal-cli';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 
-console.log(resolveTemporalCli({ build: true, log: (line) => console.error(line) }));
+export const TEMPORAL_CLI_VERSION = 'v1.5.1';
+const PROJECT_ROOT = join(__dirname, '..');
+export const LOCAL_TEMPORAL_CLI = join(PROJECT_ROOT, '.tools', 'bin', 'temporal');
+
+const onPath = (name: string): string | undefined => {
+  const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return found.status === 0 ? found.stdout.trim() || undefined : undefined;
+};
+
+/**
+ * The one place that finds the Temporal CLI (dev server with embedded UI), used by `npm start`, tests and CI:
+ * TEMPORAL_CLI_PATH, then `temporal` on PATH, then .tools/bin/temporal, built with Go when missing.
+ */
+export function resolveTemporalCli(options: { build: boolean; log?: (line: string) => void } = { build: true }): string {
+  const fromEnv = process.env.TEMPORAL_CLI_PATH;
+  if (fromEnv) {
+    if (!existsSync(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH points to ${fromEnv}, which does not exist`);
+    return fromEnv;
+  }
+  const path = onPath('temporal');
+  if (path) return path;
+  if (existsSync(LOCAL_TEMPORAL_CLI)) return LOCAL_TEMPORAL_CLI;
+  if (!options.build) throw new Error('Temporal CLI not found; run `npm run temporal:cli` to build it');
+  if (!onPath('go')) {
+    throw new Error('Temporal CLI not found and Go is not installed: install Go, or set TEMPORAL_CLI_PATH to a temporal binary');
+  }
+  options.log?.(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into .tools/bin (once; takes a few minutes)...`);
+  execFileSync('go', ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
+    env: { ...process.env, GOBIN: join(PROJECT_ROOT, '.tools', 'bin') },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  return LOCAL_TEMPORAL_CLI;
+}
+
+/** `npm run temporal:cli`: find or build the Temporal CLI and print where it is. */
+if (require.main === module) console.log(resolveTemporalCli({ build: true, log: (line) => console.error(line) }));

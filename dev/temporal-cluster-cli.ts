@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { startPostgresInstance, POSTGRES_SUPERUSER, type PostgresInstance } from './postgres-instance';
 import { ensureTemporalServer, startTemporalCluster, type ClusterDatabase } from './temporal-cluster';
-import { resolveTemporalCli } from '../platform/temporal-cli';
+import { resolveTemporalCli } from './temporal-cli';
 
 const DIR = join(__dirname, '..', '.data', 'temporal-cluster');
 

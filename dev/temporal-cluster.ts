@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client as PgClient } from 'pg';
-import { stopChild } from '../platform/child-process';
-import { waitForTemporal } from '../platform/temporal-dev-server';
+import { stopChild } from './child-process';
+import { waitForTemporal } from './temporal-dev-server';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
 
 /**

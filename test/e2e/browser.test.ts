@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
-import { resolveTemporalCli } from '../../platform/temporal-cli';
-import { startTemporalDevServer, type RunningDevServer } from '../../platform/temporal-dev-server';
+import { resolveTemporalCli } from '../../dev/temporal-cli';
+import { startTemporalDevServer, type RunningDevServer } from '../../dev/temporal-dev-server';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { registrationWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';

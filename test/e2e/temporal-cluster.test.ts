@@ -6,7 +6,7 @@ import { Contract, NonceManager, Wallet, parseEther, type InterfaceAbi } from 'e
 import { generateKeyPairSigner } from '@solana/kit';
 import { startPostgresInstance, POSTGRES_SUPERUSER, type PostgresInstance } from '../../dev/postgres-instance';
 import { startTemporalCluster, type RunningCluster } from '../../dev/temporal-cluster';
-import { resolveTemporalCli } from '../../platform/temporal-cli';
+import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { postgres } from '../helpers/databases';
 import { freePort } from '../helpers/global-setup';

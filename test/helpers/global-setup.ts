@@ -1,6 +1,6 @@
 import { createServer } from 'node:net';
-import { resolveTemporalCli } from '../../platform/temporal-cli';
-import { startTemporalDevServer, type RunningDevServer } from '../../platform/temporal-dev-server';
+import { resolveTemporalCli } from '../../dev/temporal-cli';
+import { startTemporalDevServer, type RunningDevServer } from '../../dev/temporal-dev-server';
 
 /** One real Temporal dev server for the whole test run (in memory), on a free port. */
 export default async function globalSetup(): Promise<void> {

@@ -1,4 +1,4 @@
-import type { RunningDevServer } from '../../platform/temporal-dev-server';
+import type { RunningDevServer } from '../../dev/temporal-dev-server';
 
 export default async function globalTeardown(): Promise<void> {
   await (globalThis as { __TEMPORAL__?: RunningDevServer }).__TEMPORAL__?.stop();

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
 import { execFileSync } from 'node:child_process';
-import { resolveTemporalCli } from '../../platform/temporal-cli';
+import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
