@@ -18,7 +18,7 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
       method: 'get', path: '/v1/account/devices', operationId: 'listDevices', tags: TAGS, auth: 'bearer',
       summary: 'The devices signed in to the account, oldest first; `current` marks the caller',
       responses: { 200: { description: 'Devices', schema: S.DeviceList } },
-      handler: async ({ user }) => ({ status: 200, body: { items: (await devices.list(user!.userId)).map((d) => deviceView(d, user!.deviceId)) } }),
+      handler: async ({ user }) => ({ status: 200, body: { items: (await devices.list(user.userId)).map((d) => deviceView(d, user.deviceId)) } }),
     }),
 
     defineRoute({
@@ -28,12 +28,12 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
         + '`{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out). '
         + 'Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.',
       params: S.DeviceParams, body: S.RevokeDeviceBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       responses: { 200: { description: 'Signed out', schema: S.DeviceRevoked }, ...STEP_UP_REFUSALS, 404: { description: 'No such device of yours, or unknown challenge' } },
       handler: async ({ user, params, body }, ctx) => {
-        const itself = params.deviceId.toLowerCase() === user!.deviceId.toLowerCase();
-        await devices.revoke(user!.userId, itself ? user!.deviceId : params.deviceId, itself ? 'itself' : 'another_device', itself ? undefined : () => stepUp.verify(
-          user!.userId, body, { action: 'device_revoke', device_id: params.deviceId }, ctx.get('idempotency-key') || null,
+        const itself = params.deviceId.toLowerCase() === user.deviceId.toLowerCase();
+        await devices.revoke(user.userId, itself ? user.deviceId : params.deviceId, itself ? 'itself' : 'another_device', itself ? undefined : () => stepUp.verify(
+          user.userId, body, { action: 'device_revoke', device_id: params.deviceId }, ctx.get('idempotency-key') || null,
         ));
         return { status: 200, body: { deviceId: params.deviceId, revoked: true as const } };
       },
@@ -44,7 +44,7 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
       summary: "End a device's new-device hold with a passkey registered before it signed in",
       description: 'Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}.',
       params: S.DeviceParams, body: S.ReleaseDeviceBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Released', schema: S.DeviceReleased }, 404: { description: 'No such device of yours, or unknown challenge' },
         409: { description: 'Challenge already used' }, 410: { description: 'Challenge expired' },
@@ -52,10 +52,10 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ user, params, body }) => {
-        await devices.release(user!.userId, params.deviceId, () => {
+        await devices.release(user.userId, params.deviceId, () => {
           if (!body.passkeyAssertion) throw problems.unprocessable('step-up-required', 'Send passkeyAssertion: a passkey registered before this device signed in releases its hold');
           return passkeys.verifyStepUp(
-            user!.userId, body.passkeyAssertion.challengeId, body.passkeyAssertion.credential as unknown as AuthenticationResponseJSON, { action: 'device_release', device_id: params.deviceId },
+            user.userId, body.passkeyAssertion.challengeId, body.passkeyAssertion.credential as unknown as AuthenticationResponseJSON, { action: 'device_release', device_id: params.deviceId },
           );
         });
         return { status: 200, body: { deviceId: params.deviceId, holdUntil: null } };
@@ -67,18 +67,18 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
       summary: 'The encrypted wallet backup, as the app stored it (the service never decrypts it): restore the owner key on a new device',
       description: 'Every read writes `backup.read` and is mailed to the person. A device in its new-device hold cannot read it.',
       query: S.BackupQuery,
-      rateLimits: [{ rule: 'backup-read', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'backup-read', key: ({ user }) => user.userId }],
       responses: { 200: { description: 'The backup', schema: S.BackupView }, 404: { description: 'No backup (of that version)' }, 429: { description: 'Too many reads (Retry-After)' } },
-      handler: async ({ user, query }) => ({ status: 200, body: backupView(await backups.read(user!.userId, user!.deviceId, query.version)) }),
+      handler: async ({ user, query }) => ({ status: 200, body: backupView(await backups.read(user.userId, user.deviceId, query.version)) }),
     }),
 
     defineRoute({
       method: 'put', path: '/v1/account/backup', operationId: 'replaceWalletBackup', tags: ['Backup'], auth: 'bearer', deviceHold: 'replace the wallet backup',
       summary: 'Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept',
       body: BackupBody,
-      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Stored', schema: S.BackupView } },
-      handler: async ({ user, body }) => ({ status: 201, body: backupView(await backups.store(user!.userId, user!.deviceId, body)) }),
+      handler: async ({ user, body }) => ({ status: 201, body: backupView(await backups.store(user.userId, user.deviceId, body)) }),
     }),
 
     defineRoute({
@@ -86,8 +86,8 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
       summary: "Sign this device out (as DELETE /v1/account/devices/{your deviceId})",
       responses: { 200: { description: 'Signed out', schema: S.DeviceRevoked } },
       handler: async ({ user }) => {
-        await devices.revoke(user!.userId, user!.deviceId, 'itself');
-        return { status: 200, body: { deviceId: user!.deviceId, revoked: true as const } };
+        await devices.revoke(user.userId, user.deviceId, 'itself');
+        return { status: 200, body: { deviceId: user.deviceId, revoked: true as const } };
       },
     }),
   ];

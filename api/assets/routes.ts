@@ -36,7 +36,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       summary: 'Registered other assets with their total value (KRW)',
       responses: { 200: { description: 'Other assets', schema: OtherAssetList } },
       handler: async ({ user }) => {
-        const assets = await orm.em.fork().find(OtherAssetEntity, { userId: user!.userId }, { orderBy: { createdAt: 'asc' } });
+        const assets = await orm.em.fork().find(OtherAssetEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
         return {
           status: 200,
           body: {
@@ -50,11 +50,11 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/other-assets', operationId: 'addOtherAsset', tags: ['Assets'], auth: 'bearer',
       summary: 'Register an asset held outside the service (gold, cash, ...)',
       body: OtherAssetBody,
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Registered', schema: OtherAssetView } },
       handler: async ({ body, user }) => {
         const em = orm.em.fork();
-        const asset = em.create(OtherAssetEntity, { assetId: `oa_${randomUUID()}`, userId: user!.userId, ...body });
+        const asset = em.create(OtherAssetEntity, { assetId: `oa_${randomUUID()}`, userId: user.userId, ...body });
         await em.flush();
         return { status: 201, body: { assetId: asset.assetId, name: asset.name, category: asset.category, value: asset.value } };
       },
@@ -65,7 +65,7 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       params: OtherAssetParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such asset for this user' } },
       handler: async ({ params, user }) => {
-        const removed = await orm.em.fork().nativeDelete(OtherAssetEntity, { assetId: params.assetId, userId: user!.userId });
+        const removed = await orm.em.fork().nativeDelete(OtherAssetEntity, { assetId: params.assetId, userId: user.userId });
         if (!removed) throw problems.notFound(`Asset ${params.assetId}`);
         return { status: 204 };
       },

@@ -18,10 +18,10 @@ export function securitiesRoutes(deps: { orm: Orm; encryption: DataEncryption; s
       summary: "Verify a securities account (its trading PIN, or an auth code from the firm's app) and list the user's accounts there",
       body: SecuritiesBody,
       // Guessing a trading PIN here is as worth stopping as guessing ours.
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       responses: { 429: { description: 'Too many requests (Retry-After)' }, 200: { description: 'Verification result', schema: SecuritiesResult } },
       handler: async ({ body, user }) => {
-        const found = await orm.em.fork().findOneOrFail(UserEntity, { id: user!.userId });
+        const found = await orm.em.fork().findOneOrFail(UserEntity, { id: user.userId });
         const holder = encryption.openText(found.nameSealed, found.id);
         const proof = body.method === 'pin'
           ? { method: 'pin' as const, accountNo: body.account_no.replace(/-/g, ''), pin: body.pin }

@@ -14,8 +14,8 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       summary: "Verify a bank account: 1 KRW is deposited with a 4-digit code in the deposit text, which the user confirms",
       description: 'The deposit runs as the workflow bank-verification-<verification_id>; the answer waits for it.',
       body: S.SendWonBody,
-      rateLimits: [{ rule: 'bank-send-won', key: ({ user }) => user!.userId }],
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      rateLimits: [{ rule: 'bank-send-won', key: ({ user }) => user.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Deposit sent', schema: S.SendWonResponse },
@@ -23,7 +23,7 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
         422: { description: 'Unknown account, or an account held by someone else' }, 503: { description: 'The bank is not answering' },
       },
       handler: async ({ body, user }, ctx) => {
-        const found = await activeUser(orm, user!.userId);
+        const found = await activeUser(orm, user.userId);
         const idempotencyKey = ctx.get('idempotency-key') || undefined;
         return { status: 200, body: await verifications.send(found, { bankCode: body.bank_code, accountNo: body.account_no, sessionId: body.session_id, idempotencyKey }) };
       },
@@ -33,8 +33,8 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/bank/send-won/confirm', operationId: 'confirmWon', tags: ['Bank'], auth: 'bearer',
       summary: 'Confirm the code from the 1 KRW deposit; the account becomes a connected account (a charge source)',
       body: S.ConfirmWonBody,
-      rateLimits: [{ rule: 'bank-send-won-confirm', key: ({ user }) => user!.userId }],
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      rateLimits: [{ rule: 'bank-send-won-confirm', key: ({ user }) => user.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Verified and connected', schema: S.ConfirmWonResponse },
@@ -42,7 +42,7 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
         410: { description: 'The code expired; send again' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },
       },
       handler: async ({ body, user }) => {
-        return { status: 200, body: await verifications.confirm(user!.userId, body.verification_id, body.code) };
+        return { status: 200, body: await verifications.confirm(user.userId, body.verification_id, body.code) };
       },
     }),
 
@@ -50,7 +50,7 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       method: 'get', path: '/api/v1/bank/accounts', operationId: 'listBankAccounts', tags: ['Bank'], auth: 'bearer',
       summary: 'Connected bank accounts (charge sources)',
       responses: { 200: { description: 'Accounts', schema: S.BankAccountList } },
-      handler: async ({ user }) => ({ status: 200, body: await verifications.accounts(user!.userId) }),
+      handler: async ({ user }) => ({ status: 200, body: await verifications.accounts(user.userId) }),
     }),
   ];
 }

@@ -13,14 +13,14 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       method: 'post', path: '/api/v1/charge/execute', operationId: 'executeCharge', tags: ['Charge'], auth: 'bearer',
       summary: "Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId})",
       body: S.ChargeBody,
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Charge started', schema: S.ChargeAccepted },
         422: { description: 'Source not connected, unsupported currency, invalid amount or over the limit' },
       },
       handler: async ({ body, user }, ctx?: Context) => {
-        const chargeId = idForRequest('chg', user!.userId, ctx?.get('idempotency-key') || undefined);
-        const accepted = await charges.start(user!.userId, chargeId, body);
+        const chargeId = idForRequest('chg', user.userId, ctx?.get('idempotency-key') || undefined);
+        const accepted = await charges.start(user.userId, chargeId, body);
         return { status: 202, body: accepted, headers: { location: `/api/v1/charge/${chargeId}` } };
       },
     }),
@@ -30,14 +30,14 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       summary: 'Status of a charge',
       params: S.ChargeParams,
       responses: { 200: { description: 'Charge', schema: S.ChargeView }, 404: { description: 'No such charge for this user' } },
-      handler: async ({ params, user }) => ({ status: 200, body: await charges.view(user!.userId, params.chargeId) }),
+      handler: async ({ params, user }) => ({ status: 200, body: await charges.view(user.userId, params.chargeId) }),
     }),
 
     defineRoute({
       method: 'get', path: '/api/v1/balance', operationId: 'getBalance', tags: ['Charge'], auth: 'bearer',
       summary: "The caller's balances in the ledger (what charges credited)",
       responses: { 200: { description: 'Balances', schema: S.BalanceView } },
-      handler: async ({ user }) => ({ status: 200, body: await charges.balances(user!.userId) }),
+      handler: async ({ user }) => ({ status: 200, body: await charges.balances(user.userId) }),
     }),
 
     defineRoute({

@@ -18,7 +18,7 @@ export function complianceRoutes({ compliance, inbound }: { compliance: Complian
       method: 'post', path: '/v1/compliance/sanctions-list/refresh', operationId: 'refreshSanctionsList', tags: TAGS, auth: 'operator',
       summary: 'Read the list now (besides the schedule): the new list replaces the stored one at once, delistings included',
       responses: { 202: { description: 'Refresh started (GET /v1/compliance/sanctions-list shows its result)', schema: S.RefreshStarted } },
-      handler: async ({ operator }) => ({ status: 202, body: await compliance.refresh(operator!) }),
+      handler: async ({ operator }) => ({ status: 202, body: await compliance.refresh(operator) }),
     }),
     defineRoute({
       method: 'post', path: '/trp/v3/inquiries', operationId: 'travelRuleInquiry', tags: ['Travel Rule'], auth: 'none',
@@ -63,7 +63,7 @@ export function complianceRoutes({ compliance, inbound }: { compliance: Complian
         200: { description: 'The decided case', schema: S.CaseView }, 404: { description: 'No such case' },
         409: { description: 'Already decided otherwise (case-decided)' },
       },
-      handler: async ({ params, body, operator }) => ({ status: 200, body: await compliance.decide(params.caseId, operator!, body) }),
+      handler: async ({ params, body, operator }) => ({ status: 200, body: await compliance.decide(params.caseId, operator, body) }),
     }),
     defineRoute({
       method: 'get', path: '/v1/compliance/cases/:caseId', operationId: 'getComplianceCase', tags: TAGS, auth: 'operator',

@@ -27,7 +27,7 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       summary: 'Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted)',
       responses: { 200: { description: 'Credentials, newest first', schema: S.CredentialList } },
       handler: async ({ user }) => {
-        const rows = await orm.em.fork().find(VerifiableCredentialEntity, { userId: user!.userId }, { orderBy: { issuedAt: 'desc', vcId: 'asc' } });
+        const rows = await orm.em.fork().find(VerifiableCredentialEntity, { userId: user.userId }, { orderBy: { issuedAt: 'desc', vcId: 'asc' } });
         return {
           status: 200,
           body: {
@@ -52,7 +52,7 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       params: S.CredentialParams,
       responses: { 200: { description: 'Verifiable credential', schema: S.VerifiableCredential }, 404: { description: 'No such credential for this user' } },
       handler: async ({ params, user }) => {
-        const row = await orm.em.fork().findOne(VerifiableCredentialEntity, { vcId: params.vcId, userId: user!.userId });
+        const row = await orm.em.fork().findOne(VerifiableCredentialEntity, { vcId: params.vcId, userId: user.userId });
         if (!row) throw problems.notFound(`Credential ${params.vcId}`);
         return { status: 200, body: openCredential(encryption, row) };
       },
@@ -84,7 +84,7 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
         if (row.revokedAt) return { status: 200, body: revocationOf(row) };
         const outcome = await temporal.workflow.execute(credentialRevocationWorkflow, {
           workflowId: credentialRevocationWorkflowId(params.vcId), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          args: [{ vcId: params.vcId, reason: body.reason.trim(), operator: operator! }],
+          args: [{ vcId: params.vcId, reason: body.reason.trim(), operator }],
         });
         return { status: 200, body: { vcId: outcome.vcId, status: 'revoked', revokedAt: outcome.revokedAt, reason: outcome.reason } };
       },

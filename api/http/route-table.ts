@@ -21,16 +21,21 @@ export interface DeviceSession { signInMethod: 'registration' | 'passkey' | 'id_
 /** The caller of a Bearer route: the token's user, device and session (`sid`; none in tokens issued before devices existed). */
 export interface AuthenticatedUser { userId: string; deviceId: string; sessionId?: string; session?: DeviceSession }
 
-export interface RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema> {
+/**
+ * Who is calling, by the route's auth mode: a Bearer route's handler always has its user, an operator route's its
+ * operator's name (the router authenticated them before the handler runs); other routes have neither.
+ */
+export type Caller<A extends AuthMode> = A extends 'bearer' ? { user: AuthenticatedUser; operator?: undefined }
+  : A extends 'operator' ? { operator: string; user?: undefined }
+  : { user?: undefined; operator?: undefined };
+
+export type RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema, A extends AuthMode = AuthMode> = {
   params: Static<P>;
   query: Static<Q>;
   headers: Static<H>;
   body: Static<B>;
   file?: UploadedFile;
-  user?: AuthenticatedUser;
-  /** The operator's name, on `operator` routes. */
-  operator?: string;
-}
+} & Caller<A>;
 
 export interface RouteResult { status: number; body?: unknown; headers?: Record<string, string> }
 
@@ -43,7 +48,7 @@ export interface MultipartSpec {
   documentAs: TSchema;
 }
 
-export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, H extends TSchema = TSchema, B extends TSchema = TSchema> {
+export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, H extends TSchema = TSchema, B extends TSchema = TSchema, A extends AuthMode = AuthMode> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style (`/v1/things/:id`); the OpenAPI document shows `{id}`. */
   path: string;
@@ -51,7 +56,7 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   summary: string;
   description?: string;
   tags: string[];
-  auth: AuthMode;
+  auth: A;
   /**
    * `false` for a route that reads no credential of any kind (health, documents, public keys): its refusals are never
    * counted as failed credentials.
@@ -66,9 +71,9 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.
    */
-  rateLimits?: Array<{ rule: RateRuleName; key: (input: Omit<RouteInput<P, Q, H, B>, 'body' | 'file'>, ctx: Context) => string }>;
+  rateLimits?: Array<{ rule: RateRuleName; key: (input: Omit<RouteInput<P, Q, H, B, A>, 'body' | 'file'>, ctx: Context) => string }>;
   /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
-  idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B>) => string };
+  idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B, A>) => string };
   /**
    * A deprecated operation (CHANGELOG.md, "Versioning and deprecation policy"): it keeps working until `sunset`, and
    * every answer says so (Deprecation, RFC 9745; Sunset, RFC 8594; Link rel="successor-version" to `successor`).
@@ -81,12 +86,12 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
   /** Accept multipart/form-data as well as (or instead of) a JSON body. */
   multipart?: MultipartSpec;
   responses: Record<number, ResponseSpec>;
-  handler: (input: RouteInput<P, Q, H, B>, ctx: Context) => Promise<RouteResult>;
+  handler: (input: RouteInput<P, Q, H, B, A>, ctx: Context) => Promise<RouteResult>;
 }
 
 /** Keeps the handler's input typed from the schemas. */
-export const defineRoute = <P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema>(
-  spec: RouteSpec<P, Q, H, B>,
+export const defineRoute = <P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema, A extends AuthMode>(
+  spec: RouteSpec<P, Q, H, B, A>,
 ): RouteSpec => spec as unknown as RouteSpec;
 
 export const usesEnvelope = (path: string): boolean => path.startsWith('/api/');

@@ -9,7 +9,7 @@ import { isMultipart, parseMultipart } from './multipart';
 import type { Authenticator } from './authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import type { RateLimits } from './rate-limits';
-import { usesEnvelope, type RouteInput, type RouteResult, type RouteSpec } from './route-table';
+import { usesEnvelope, type AuthMode, type Caller, type RouteInput, type RouteResult, type RouteSpec } from './route-table';
 
 export interface RouterDeps { authenticator: Authenticator; idempotency: IdempotencyStore; rateLimits: RateLimits; jsonBodyMaxBytes: number }
 
@@ -94,8 +94,8 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
       params,
       query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query') as never,
       headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header') as never,
-      user,
-      operator,
+      // The handler of a Bearer route gets its user, of an operator route its operator (RouteInput's Caller).
+      ...((user ? { user } : operator !== undefined ? { operator } : {}) as Caller<AuthMode>),
     };
     for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
     const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };

@@ -12,7 +12,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       method: 'post', path: '/v1/wallet/keys/rotate/prepare', operationId: 'prepareKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
       summary: 'Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot',
       body: S.RotatePrepareBody,
-      rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container with one eip712-erc4337-merkleroot-v1 slot', schema: SigningContainer },
@@ -20,20 +20,20 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
         422: { description: 'newOwnerAddress fails its EIP-55 checksum, or the day\'s sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt)' },
         503: { description: 'No price of the network\'s coin in won, so gas cannot be sponsored (price-unavailable)' },
       },
-      handler: async ({ body, user }) => ({ status: 200, body: await rotations.prepare(user!.userId, body) }),
+      handler: async ({ body, user }) => ({ status: 200, body: await rotations.prepare(user.userId, body) }),
     }),
 
     defineRoute({
       method: 'post', path: '/v1/wallet/keys/rotate', operationId: 'executeKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
       summary: 'Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll)',
       body: S.RotateExecuteBody,
-      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Rotation started', schema: S.RotateAccepted },
         404: { description: 'Unknown slot' }, 409: { description: 'Slot already used' }, 410: { description: 'Prepared rotation expired' },
         422: { description: 'Signature invalid, or a slot that does not match what was prepared' },
       },
-      handler: async ({ body, user }) => accepted((await rotations.execute(user!.userId, body.signing.items)).taskId),
+      handler: async ({ body, user }) => accepted((await rotations.execute(user.userId, body.signing.items)).taskId),
     }),
 
     defineRoute({
@@ -48,7 +48,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
         404: { description: 'No such task for this user' },
       },
       handler: async ({ params, user }) => {
-        const { body, pollSeconds } = await rotations.view(user!.userId, params.taskId);
+        const { body, pollSeconds } = await rotations.view(user.userId, params.taskId);
         return { status: 200, body, headers: { 'retry-after': String(pollSeconds) } };
       },
     }),
@@ -62,7 +62,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
         404: { description: 'No such task for this user' }, 409: { description: 'The network is not failed-and-retryable, or the task is closed' },
       },
       handler: async ({ params, user }) => {
-        await rotations.retry(user!.userId, params.taskId, params.networkId);
+        await rotations.retry(user.userId, params.taskId, params.networkId);
         return accepted(params.taskId);
       },
     }),

@@ -27,7 +27,7 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       summary: 'Start registering a passkey: WebAuthn creation options with a one-time challenge',
       responses: { 200: { description: 'Creation options', schema: S.RegistrationOptionsResponse }, 409: { description: 'Too many passkeys' } },
       handler: async ({ user }) => {
-        const found = await orm.em.fork().findOne(UserEntity, { id: user!.userId });
+        const found = await orm.em.fork().findOne(UserEntity, { id: user.userId });
         if (!found) throw problems.notFound('User');
         const name = encryption.openText(found.nameSealed, found.id);
         return { status: 200, body: await passkeys.registrationOptions({ userId: found.id, userName: found.maskedPhone, displayName: name }) };
@@ -39,13 +39,13 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       summary: 'Finish registering a passkey, approved by the PIN or an existing passkey; it then approves chain operations (2FA slots)',
       description: 'The access token alone is not enough: send `pin` (bound to `{"action":"passkey_enrol","challenge_id":"<challengeId>"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options with that request). The person is mailed and `passkey.added` is written. For NEW_PASSKEY_HOLD_SECONDS the new passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold (`heldUntil`).',
       body: S.RegisterPasskeyBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Passkey registered', schema: S.PasskeyView }, ...STEP_UP_REFUSALS },
       handler: async ({ user, body }, ctx) => {
         const { pin, passkeyAssertion, ...registration } = body;
-        const passkey = await passkeys.register(user!.userId, registration, () => stepUp.verify(
-          user!.userId, { pin, passkeyAssertion }, { action: 'passkey_enrol', challenge_id: body.challengeId }, ctx.get('idempotency-key') || null,
+        const passkey = await passkeys.register(user.userId, registration, () => stepUp.verify(
+          user.userId, { pin, passkeyAssertion }, { action: 'passkey_enrol', challenge_id: body.challengeId }, ctx.get('idempotency-key') || null,
         ));
         return { status: 201, body: view(passkey), headers: { location: `/v1/auth/passkeys/${passkey.passkeyId}` } };
       },
@@ -55,7 +55,7 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       method: 'get', path: '/v1/auth/passkeys', operationId: 'listPasskeys', tags: TAGS, auth: 'bearer',
       summary: "The caller's passkeys",
       responses: { 200: { description: 'Passkeys', schema: S.PasskeyList } },
-      handler: async ({ user }) => ({ status: 200, body: { items: (await passkeys.list(user!.userId)).map(view) } }),
+      handler: async ({ user }) => ({ status: 200, body: { items: (await passkeys.list(user.userId)).map(view) } }),
     }),
 
     defineRoute({
@@ -63,12 +63,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       summary: 'Remove a passkey, approved by the PIN or a passkey (the same proof as adding one)',
       description: 'Send `pin` bound to `{"action":"passkey_remove","passkey_id":"<passkeyId>"}` or `passkeyAssertion`. The person is mailed and `passkey.removed` is written.',
       params: S.PasskeyParams, body: S.RemovePasskeyBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 200: { description: 'Removed', schema: S.PasskeyRemoved }, ...STEP_UP_REFUSALS, 404: { description: 'No such passkey of yours, or unknown challenge' } },
       handler: async ({ user, params, body }, ctx) => {
-        await passkeys.remove(user!.userId, params.passkeyId, () => stepUp.verify(
-          user!.userId, body, { action: 'passkey_remove', passkey_id: params.passkeyId }, ctx.get('idempotency-key') || null,
+        await passkeys.remove(user.userId, params.passkeyId, () => stepUp.verify(
+          user.userId, body, { action: 'passkey_remove', passkey_id: params.passkeyId }, ctx.get('idempotency-key') || null,
         ));
         return { status: 200, body: { passkeyId: params.passkeyId, removed: true as const } };
       },
@@ -80,7 +80,7 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       description: 'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request.',
       body: S.ApprovalOptionsBody,
       responses: { 200: { description: 'Request options', schema: S.ApprovalOptionsResponse }, 409: { description: 'You have no passkey (approve with the PIN)' } },
-      handler: async ({ user, body }) => ({ status: 200, body: await passkeys.approvalOptions(user!.userId, body.request) }),
+      handler: async ({ user, body }) => ({ status: 200, body: await passkeys.approvalOptions(user.userId, body.request) }),
     }),
   ];
 }

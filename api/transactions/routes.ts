@@ -49,12 +49,12 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
         const window = (field: string) => ({
           ...(range || cursor ? { [field]: { ...(range ? { $gte: range.from, $lt: range.to } : {}), ...(cursor ? { $lte: new Date(cursor.t) } : {}) } } : {}),
         });
-        const accounts = await em.find(LedgerAccountEntity, { userId: user!.userId, kind: 'user_balance' });
+        const accounts = await em.find(LedgerAccountEntity, { userId: user.userId, kind: 'user_balance' });
         const entries = accounts.length
           ? await em.find(LedgerEntryEntity, { accountId: { $in: accounts.map((a) => a.accountId) }, ...window('postedAt') }, { orderBy: { postedAt: 'desc', id: 'desc' }, limit: limit + 50 })
           : [];
         const journals = new Map((await em.find(LedgerJournalEntity, { journalId: { $in: entries.map((e) => e.journalId) } })).map((j) => [j.journalId, j]));
-        const transfers = await em.find(TransferEntity, { userId: user!.userId, status: { $ne: 'failed' }, ...window('createdAt') }, { orderBy: { createdAt: 'desc' }, limit: limit + 50 });
+        const transfers = await em.find(TransferEntity, { userId: user.userId, status: { $ne: 'failed' }, ...window('createdAt') }, { orderBy: { createdAt: 'desc' }, limit: limit + 50 });
         const items: Item[] = [
           ...entries.map((e) => ({
             at: e.postedAt, kind: 'ledger' as const, id: String(e.id), type: journals.get(e.journalId)?.kind ?? 'other',

@@ -15,14 +15,14 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       method: 'get', path: '/api/v1/transfer/address-book', operationId: 'listAddressBook', tags: ['Transfer'], auth: 'bearer',
       summary: "The caller's recipients: trusted ones receive with the PIN alone, new ones wait out their cooling-off or need a passkey approval",
       responses: { 200: { description: 'Address book, newest first', schema: S.AddressBookList } },
-      handler: async ({ user }) => ({ status: 200, body: { items: (await addressBook.list(user!.userId)).map((e) => addressBook.view(e)) } }),
+      handler: async ({ user }) => ({ status: 200, body: { items: (await addressBook.list(user.userId)).map((e) => addressBook.view(e)) } }),
     }),
 
     defineRoute({
       method: 'post', path: '/api/v1/transfer/address-book', operationId: 'addRecipient', deviceHold: 'add recipients to the address book', tags: ['Transfer'], auth: 'bearer',
       summary: 'Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed',
       body: S.AddressBookBody,
-      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
       responses: {
         201: { description: 'Added, cooling off until usable_from', schema: S.AddressBookEntryView },
         200: { description: 'Already in the address book (unchanged)', schema: S.AddressBookEntryView },
@@ -32,8 +32,8 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       },
       handler: async ({ user, body }) => {
         const address = addressBook.normalize(body.network, body.address);
-        await screening.assertNotSanctioned(user!.userId, body.network, address, { context: 'address-book' });
-        const { entry, created } = await addressBook.add(user!.userId, body.network, address);
+        await screening.assertNotSanctioned(user.userId, body.network, address, { context: 'address-book' });
+        const { entry, created } = await addressBook.add(user.userId, body.network, address);
         return { status: created ? 201 : 200, body: addressBook.view(entry) };
       },
     }),
@@ -47,7 +47,7 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
         503: { description: 'Network not configured' },
       },
       handler: async ({ user, params }) => {
-        await addressBook.remove(user!.userId, params.networkId, addressBook.normalize(params.networkId, params.address));
+        await addressBook.remove(user.userId, params.networkId, addressBook.normalize(params.networkId, params.address));
         return { status: 204 };
       },
     }),
@@ -56,14 +56,14 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       method: 'post', path: '/api/v1/transfer/address-book/:networkId/:address/ownership/challenge', operationId: 'ownershipChallenge', tags: ['Transfer'], auth: 'bearer',
       summary: 'A message to sign with a self-custody address\'s key, proving control of it (needed under the Travel Rule for addresses no provider hosts)',
       params: S.AddressBookParams,
-      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'The challenge (valid 15 minutes)', schema: S.OwnershipChallenge }, 404: { description: 'Not in the address book' },
         422: { description: 'Invalid address for the network' }, 429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured' },
       },
       handler: async ({ user, params }) => {
         const address = addressBook.normalize(params.networkId, params.address);
-        const { message, expiresAt } = await addressBook.ownershipChallenge(user!.userId, params.networkId, address);
+        const { message, expiresAt } = await addressBook.ownershipChallenge(user.userId, params.networkId, address);
         return { status: 200, body: { network: params.networkId, address, message, expires_at: expiresAt.toISOString() } };
       },
     }),
@@ -72,7 +72,7 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       method: 'post', path: '/api/v1/transfer/address-book/:networkId/:address/ownership', operationId: 'proveOwnership', tags: ['Transfer'], auth: 'bearer',
       summary: 'Prove control of a self-custody address: the challenge signed by its key; kept with the entry',
       params: S.AddressBookParams, body: S.OwnershipProofBody,
-      rateLimits: [{ rule: 'address-book', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Proved (ownership_proved_at set)', schema: S.AddressBookEntryView }, 404: { description: 'Not in the address book' },
         409: { description: 'No current challenge (ownership-challenge-expired)' },
@@ -81,7 +81,7 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       },
       handler: async ({ user, params, body }) => {
         const address = addressBook.normalize(params.networkId, params.address);
-        return { status: 200, body: addressBook.view(await addressBook.proveOwnership(user!.userId, params.networkId, address, body.signature)) };
+        return { status: 200, body: addressBook.view(await addressBook.proveOwnership(user.userId, params.networkId, address, body.signature)) };
       },
     }),
 
@@ -91,28 +91,28 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       description: 'Send the same fields to execute with the same Idempotency-Key, the PIN and, when required, `signing.items` holding this slot signed by a passkey. Nothing is recorded.',
       headers: S.TransferPrepareHeaders,
       body: S.TransferPrepareBody,
-      rateLimits: [{ rule: 'transfer-prepare', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'transfer-prepare', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'What the transfer needs', schema: S.TransferPrepared },
         422: { description: 'Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned)' },
         429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable)' },
       },
-      handler: async ({ user, body, headers }) => ({ status: 200, body: await transfers.prepare(user!.userId, body, headers['idempotency-key']) }),
+      handler: async ({ user, body, headers }) => ({ status: 200, body: await transfers.prepare(user.userId, body, headers['idempotency-key']) }),
     }),
 
     defineRoute({
       method: 'get', path: '/api/v1/transfer/limits', operationId: 'getTransferLimits', tags: ['Transfer'], auth: 'bearer',
       summary: "The caller's crypto transfer limits in won, what today's transfers used and when the day resets (00:00 KST)",
       responses: { 200: { description: 'Limits and usage', schema: TransferLimits } },
-      handler: async ({ user }) => ({ status: 200, body: await policy.view(user!.userId) }),
+      handler: async ({ user }) => ({ status: 200, body: await policy.view(user.userId) }),
     }),
 
     defineRoute({
       method: 'post', path: '/api/v1/transfer/crypto/execute', operationId: 'executeCryptoTransfer', deviceHold: 'send funds', tags: ['Transfer'], auth: 'bearer',
       summary: 'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs)',
       body: TransferBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user!.userId }],
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
@@ -123,8 +123,8 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       },
       handler: async ({ body, user }, ctx?: Context) => {
         const key = ctx?.get('idempotency-key') || null;
-        const transferId = idForRequest('tr', user!.userId, key ?? undefined);
-        const { final, transfer } = await transfers.execute(user!.userId, transferId, body, key, user!.session);
+        const transferId = idForRequest('tr', user.userId, key ?? undefined);
+        const { final, transfer } = await transfers.execute(user.userId, transferId, body, key, user.session);
         return { status: final ? 200 : 202, body: transfer, headers: { location: `/api/v1/transfer/crypto/${transferId}` } };
       },
     }),
@@ -134,7 +134,7 @@ export function transferRoutes({ transfers, policy, addressBook, screening }: { 
       summary: 'A crypto transfer and its status',
       params: TransferParams,
       responses: { 200: { description: 'Transfer', schema: TransferView }, 404: { description: 'No such transfer for this user' } },
-      handler: async ({ params, user }) => ({ status: 200, body: await transfers.get(user!.userId, params.transferId) }),
+      handler: async ({ params, user }) => ({ status: 200, body: await transfers.get(user.userId, params.transferId) }),
     }),
   ];
 }

@@ -29,7 +29,7 @@ export function networkWalletRoutes({ networks, holdings, custody }: NetworkWall
       responses: { 200: { description: 'Address and balances', schema: WalletView }, 404: { description: 'Unknown network, or no account or wallet there yet' } },
       handler: async ({ params, user }) => {
         if (!networks.any(params.networkId)) throw unknown(params.networkId);
-        const holder = await holdings.holderOf(user!.userId, params.networkId);
+        const holder = await holdings.holderOf(user.userId, params.networkId);
         if (!holder) {
           const how = networks.solana(params.networkId) ? `open it with POST /v1/wallet/networks/${params.networkId}/wallet` : `deploy it with /v1/wallet/networks/${params.networkId}/deploy`;
           throw problems.notFound(`Your wallet on ${params.networkId} (${how})`);
@@ -43,7 +43,7 @@ export function networkWalletRoutes({ networks, holdings, custody }: NetworkWall
       summary: 'Open your wallet on SOLANA (a key the service holds for you); answers the existing one when already open',
       description: 'On development clusters (a network with faucetUrl) the new wallet is funded by the faucet.',
       params: NetworkParams,
-      idempotency: { required: false, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         201: { description: 'Wallet opened', schema: WalletView }, 200: { description: 'Already open', schema: WalletView },
         404: { description: 'Unknown network' }, 409: { description: 'An EVM network: accounts there are deployed smart accounts' },
@@ -55,7 +55,7 @@ export function networkWalletRoutes({ networks, holdings, custody }: NetworkWall
           throw problems.conflict('smart-account-network', `Accounts on ${network.networkId} are smart accounts: deploy one with /v1/wallet/networks/${network.networkId}/deploy`);
         }
         // The worker creates the key (and, on a development cluster, has the faucet fund it).
-        const { address, created } = await custody.openSolanaWallet(user!.userId, network.networkId);
+        const { address, created } = await custody.openSolanaWallet(user.userId, network.networkId);
         return { status: created ? 201 : 200, body: await view({ networkId: network.networkId, kind: 'solana-wallet', address, deployed: true }) };
       },
     }),

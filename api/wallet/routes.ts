@@ -12,7 +12,7 @@ export function walletRoutes({ deployments, gas }: { deployments: DeploymentServ
       method: 'post', path: '/v1/wallet/networks/:networkId/deploy/prepare', operationId: 'prepareDeploy', tags: TAGS, auth: 'bearer',
       summary: 'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
       params: S.NetworkParams, body: S.DeployPrepareBody,
-      rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user!.userId }],
+      rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container', schema: S.SigningContainer },
@@ -20,14 +20,14 @@ export function walletRoutes({ deployments, gas }: { deployments: DeploymentServ
         422: { description: 'ownerAddress needed on the first prepare, or the day\'s gas budget would be exceeded (gas-budget-exceeded)' },
         503: { description: 'No price of the network\'s coin in won, so gas cannot be sponsored' },
       },
-      handler: async ({ params, body, user }) => ({ status: 200, body: await deployments.prepare(user!.userId, params.networkId, body.ownerAddress) }),
+      handler: async ({ params, body, user }) => ({ status: 200, body: await deployments.prepare(user.userId, params.networkId, body.ownerAddress) }),
     }),
 
     defineRoute({
       method: 'post', path: '/v1/wallet/networks/:networkId/deploy', operationId: 'executeDeploy', tags: TAGS, auth: 'bearer',
       summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',
       params: S.NetworkParams, body: S.DeployExecuteBody,
-      idempotency: { required: true, scope: ({ user }) => `user:${user!.userId}` },
+      idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Job accepted', schema: S.DeployAccepted },
         404: { description: 'Unknown network or slot' }, 409: { description: 'Slot already used' },
@@ -35,7 +35,7 @@ export function walletRoutes({ deployments, gas }: { deployments: DeploymentServ
         422: { description: 'Signature invalid, or slots that do not match what was prepared' },
       },
       handler: async ({ params, body, user }) => {
-        const jobId = await deployments.execute(user!.userId, params.networkId, body.signing.items);
+        const jobId = await deployments.execute(user.userId, params.networkId, body.signing.items);
         return { status: 202, body: { jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${jobId}` } };
       },
     }),
@@ -45,14 +45,14 @@ export function walletRoutes({ deployments, gas }: { deployments: DeploymentServ
       summary: 'Status of a deployment job',
       params: S.DeployJobParams,
       responses: { 200: { description: 'Job status', schema: S.DeployJobStatus }, 404: { description: 'No such job for this user' } },
-      handler: async ({ params, user }) => ({ status: 200, body: await deployments.job(user!.userId, params.jobId) }),
+      handler: async ({ params, user }) => ({ status: 200, body: await deployments.job(user.userId, params.jobId) }),
     }),
 
     defineRoute({
       method: 'get', path: '/v1/wallet/gas-budget', operationId: 'getGasBudget', tags: TAGS, auth: 'bearer',
       summary: 'Gas the service sponsors for you today (deployments, key rotations, DID keys, EVM transfers), in won',
       responses: { 200: { description: 'Budget, used today and when it resets', schema: S.GasBudget } },
-      handler: async ({ user }) => ({ status: 200, body: await gas.budget(user!.userId) }),
+      handler: async ({ user }) => ({ status: 200, body: await gas.budget(user.userId) }),
     }),
   ];
 }

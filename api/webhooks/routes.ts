@@ -5,7 +5,7 @@ import * as S from './schemas';
 export interface WebhookRouteDeps { webhooks: WebhookService }
 
 const TAGS = ['Webhooks'];
-const scope = ({ operator }: { operator?: string }) => `operator:${operator!}`;
+const scope = ({ operator }: { operator: string }) => `operator:${operator}`;
 
 /** Webhook endpoints (an operator credential): where the app's server receives events, signed (Standard Webhooks). */
 export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
@@ -15,7 +15,7 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       summary: 'Register an endpoint: events from now on are delivered to it in order, signed with the secret answered once',
       body: S.EndpointBody, idempotency: { required: false, scope },
       responses: { 201: { description: 'Registered', schema: S.EndpointWithSecret }, 422: { description: 'The URL cannot receive webhooks (scheme, address)' } },
-      handler: async ({ body, operator }) => ({ status: 201, body: await webhooks.create(operator!, body) }),
+      handler: async ({ body, operator }) => ({ status: 201, body: await webhooks.create(operator, body) }),
     }),
     defineRoute({
       method: 'get', path: '/v1/webhooks/endpoints', operationId: 'listWebhookEndpoints', tags: TAGS, auth: 'operator',
@@ -32,7 +32,7 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       method: 'patch', path: '/v1/webhooks/endpoints/:endpointId', operationId: 'updateWebhookEndpoint', tags: TAGS, auth: 'operator',
       summary: 'Change the URL or the subscription, or disable / resume deliveries', params: S.EndpointParams, body: S.EndpointPatch,
       responses: { 200: { description: 'Endpoint', schema: S.Endpoint }, 404: { description: 'No such endpoint' }, 422: { description: 'The URL cannot receive webhooks' } },
-      handler: async ({ params, body, operator }) => ({ status: 200, body: await webhooks.update(operator!, params.endpointId, body) }),
+      handler: async ({ params, body, operator }) => ({ status: 200, body: await webhooks.update(operator, params.endpointId, body) }),
     }),
     defineRoute({
       method: 'delete', path: '/v1/webhooks/endpoints/:endpointId', operationId: 'deleteWebhookEndpoint', tags: TAGS, auth: 'operator',
