@@ -1,68 +1,19 @@
+import Koa from 'koa';
+import cors from '@koa/cors';
 import { problems } from './http/problems';
 import { routeTable } from './route-table';
-import Koa from 'koa';
-import type { Client } from '@temporalio/client';
-import type { Orm } from '../db/orm';
-import type { ApiConfig } from '../platform/config';
-import type { DataEncryption } from '../platform/data-encryption';
 import { authorizeRegistration } from './registration/guard';
-import type { Logger } from '../platform/logger';
-import type { IdentityProviderClient } from '../integrations/identity';
 import { requestContext } from './http/request-context';
 import { errorHandler } from './http/error-handler';
 import { Authenticator } from './http/authenticate';
 import { IdempotencyStore } from './http/idempotency';
 import { buildRouter } from './http/router';
-import type { TokenService } from './auth/tokens';
 import type { RouteSpec } from './http/route-table';
-import type { PriceFeedClient } from '../integrations/prices';
-import type { SecuritiesClient } from '../integrations/securities';
-import type { CexClient } from '../integrations/cex';
-import type { SanctionsScreening } from '../integrations/sanctions';
-import type { VaspDirectoryClient } from '../integrations/travel-rule';
-import type { Counterpart } from './compliance/inbound';
-import type { QuoteEngine } from './exchange/quote';
-import type { BankClient } from '../integrations/bank';
-import type { PinService } from './pin/service';
-import type { SolanaChains } from '../integrations/solana';
 import type { RateLimits } from './http/rate-limits';
-import type { ApiMetrics } from './http/metrics';
-import cors from '@koa/cors';
-import type { Operators } from './operators/operators';
-import type { NetworkRegistry } from '../platform/networks';
-import type { ChainProviders } from '../integrations/evm/smart-account';
+import type { AppDeps } from './deps';
+import type { Services } from './services';
 
-export interface AppDeps {
-  config: ApiConfig;
-  orm: Orm;
-  temporal: Client;
-  logger: Logger;
-  encryption: DataEncryption;
-  networks: NetworkRegistry;
-  /** TRANSFER_SIGNER_DAILY_CAPS: per token symbol, whole tokens the transfer key may send per day (on chain). */
-  transferSignerCaps: Record<string, string>;
-  tokens: TokenService;
-  pins: PinService;
-  quotes: QuoteEngine;
-  rateLimits: RateLimits;
-  /** Request, rate-limit and dependency metrics (served by api/main.ts on METRICS_PORT). */
-  metrics: ApiMetrics;
-  providers: ChainProviders;
-  solanaChains: SolanaChains;
-  identity: IdentityProviderClient;
-  bank: BankClient;
-  prices: PriceFeedClient;
-  securities: SecuritiesClient;
-  cex: CexClient;
-  /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
-  sanctions: SanctionsScreening;
-  /** The VASP directory (VASP_DIRECTORY_URL): who hosts an address, for the Travel Rule; absent: not configured. */
-  vaspDirectory?: VaspDirectoryClient;
-  /** TRAVEL_RULE_COUNTERPARTS: the providers that may ask us Travel Rule inquiries. */
-  travelRuleCounterparts: Counterpart[];
-  /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
-  operators: Operators;
-}
+export type { AppDeps } from './deps';
 
 export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore; rateLimits: RateLimits }
 
@@ -89,11 +40,11 @@ const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: K
   throw problems.methodNotAllowed(ctx.method, allow);
 };
 
-/** The Koa application, built only from the dependencies it is given. */
-export function createApp(deps: AppDeps): App {
+/** The Koa application, built only from the clients and services it is given (api/composition.ts builds them). */
+export function createApp(deps: AppDeps & { services: Services }): App {
   const { config, orm, tokens, rateLimits } = deps;
   const idempotency = new IdempotencyStore(orm, deps.encryption, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
-  const routes = routeTable(deps);
+  const routes = routeTable(deps, deps.services);
   const router = buildRouter(routes, {
     authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }), deps.operators), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });

@@ -1,6 +1,6 @@
 /**
- * The API process's composition root: every real client and service the app needs, built once from the validated
- * configuration. api/main.ts uses it; so do tests that run the real API in-process. Settings given as JSON (NETWORKS,
+ * The API process's composition root: every real client, and every service on them (api/services.ts), built once
+ * from the validated configuration. api/main.ts uses it; so do tests that run the real API in-process. Settings given as JSON (NETWORKS,
  * EXCHANGE_POOLS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
  */
 import type { Client } from '@temporalio/client';
@@ -27,10 +27,11 @@ import { QuoteEngine } from './exchange/quote';
 import { RateLimits, parseOverrides } from './http/rate-limits';
 import { ApiMetrics } from './http/metrics';
 import { createMetricsRegistry } from '../platform/metrics';
-import type { AppDeps } from './app';
+import type { AppDeps } from './deps';
+import { buildServices, type Services } from './services';
 import { Operators } from './operators/operators';
 
-export type ApiDeps = AppDeps & { close(): Promise<void> };
+export type ApiDeps = AppDeps & { services: Services; close(): Promise<void> };
 
 export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, temporal?: Client): Promise<ApiDeps> {
   const providerHttp = { timeoutMs: config.PROVIDER_TIMEOUT_MS };
@@ -60,7 +61,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE }, encryption,
   );
   const providers = new ChainProviders();
-  return {
+  const clients: AppDeps = {
     config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, metrics, temporal: temporalClient,
     transferSignerCaps: settings.transferSignerCaps, operators: settings.operators, travelRuleCounterparts: settings.counterparts,
     identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
@@ -73,6 +74,10 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     vaspDirectory: config.VASP_DIRECTORY_URL
       ? new VaspDirectoryClient({ baseUrl: config.VASP_DIRECTORY_URL, apiKey: config.VASP_DIRECTORY_API_KEY ?? '', ...providerHttp })
       : undefined,
+  };
+  return {
+    ...clients,
+    services: buildServices(clients),
     async close() {
       if (!temporal) await temporalClient.connection.close();
       await rateLimits.stop();

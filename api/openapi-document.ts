@@ -4,7 +4,8 @@
  * writes it to clients/typescript/openapi.json; the running service answers the same document at /openapi.json
  * (with its PUBLIC_BASE_URL as the server).
  */
-import type { AppDeps } from './app';
+import type { AppDeps } from './deps';
+import { buildServices } from './services';
 import { apiDocument, routeTable } from './route-table';
 import { API_CONFIG_KEYS, loadConfig } from '../platform/config';
 
@@ -35,7 +36,7 @@ export function offlineRoutes() {
     identity: unavailable('identity'), bank: unavailable('bank'), prices: unavailable('prices'), securities: unavailable('securities'), cex: unavailable('cex'),
     sanctions: unavailable('sanctions'), vaspDirectory: unavailable('vaspDirectory'), operators: unavailable('operators'),
   };
-  return routeTable(deps);
+  return routeTable(deps, buildServices(deps));
 }
 
 /** The document the client is generated from: no servers (an app names its base URL). */

@@ -1,40 +1,21 @@
-/** Every route of the API, area by area, with the services each area's routes are built on. */
-import type { AppDeps } from './app';
+/** Every route of the API, area by area, wired to the services it is built on (api/services.ts). */
+import type { AppDeps } from './deps';
+import type { Services } from './services';
 import type { RouteSpec } from './http/route-table';
 import { API_VERSION, buildOpenApi } from './http/openapi';
-import { Holdings } from './common/holdings';
-import { CustodyKeys } from './common/custody';
-import { Passkeys } from './passkeys/service';
-import { StepUp } from './passkeys/step-up';
-import { SecurityNotices } from './common/security-notices';
-import { BankVerificationService } from './bank/service';
-import { ChargeService } from './charge/service';
-import { TransferService } from './transfer/service';
-import { SpendingPolicy } from './transfer/spending-policy';
-import { AddressBook } from './transfer/address-book';
-import { TransferKeyService } from './wallet/transfer-key-service';
 import { transferKeyRoutes } from './wallet/transfer-key-routes';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
-import { RegistrationService } from './registration/service';
 import { authRoutes } from './auth/routes';
 import { signInRoutes } from './auth/sign-in-routes';
-import { MAX_SIGN_IN_ID_CARD_ATTEMPTS, SignInService } from './auth/sign-in-service';
 import { accountRoutes } from './account/routes';
 import { deviceRoutes } from './account/device-routes';
-import { Devices } from './account/devices';
-import { WalletBackups } from './account/backups';
 import { recoveryRoutes } from './account/recovery-routes';
-import { RecoveryService } from './account/recovery-service';
-import { EmailVerificationService } from './account/email-service';
 import { passkeyRoutes } from './passkeys/routes';
 import { walletRoutes } from './wallet/routes';
-import { DeploymentService } from './wallet/deploy-service';
 import { networkWalletRoutes } from './wallet/network-wallet-routes';
 import { keyRotationRoutes } from './key-rotation/routes';
-import { KeyRotationService } from './key-rotation/service';
 import { didRoutes } from './did/routes';
-import { DidKeyService } from './did/service';
 import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
 import { chargeRoutes } from './charge/routes';
@@ -44,162 +25,53 @@ import { eventRoutes } from './events/routes';
 import { EVENT_WEBHOOKS } from './events/schemas';
 import { OPERATION_LINKS } from './links';
 import { webhookRoutes } from './webhooks/routes';
-import { WebhookService } from './webhooks/service';
-import { OperatorCodec } from './operators/codec';
 import { pinRoutes } from './pin/routes';
 import { transferRoutes } from './transfer/routes';
-import { Screening } from './compliance/screening';
-import { TravelRule } from './compliance/travel-rule';
-import { Monitoring } from './compliance/monitoring';
 import { complianceRoutes } from './compliance/routes';
-import { ComplianceService } from './compliance/service';
-import { InboundTravelRule } from './compliance/inbound';
 import { assetRoutes } from './assets/routes';
 import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
-import { CexAccountService } from './cex/service';
 import { exchangeRoutes } from './exchange/routes';
-import { GasSponsorships } from './common/gas-sponsorship';
 
 /** The OpenAPI document of these routes, with every event type as a webhook and the links between operations. */
 export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
   buildOpenApi(routes, { version: API_VERSION, serverUrl, webhooks: EVENT_WEBHOOKS, links: OPERATION_LINKS });
 
-export function routeTable(deps: AppDeps): RouteSpec[] {
-  const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
+export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
+  const { config, orm, temporal, encryption, tokens, networks } = deps;
+  const s = services;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
-  const passkeys = new Passkeys(orm, {
-    rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
-    holdSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
-  }, new SecurityNotices({ temporal, taskQueue }));
-  const stepUp = new StepUp(deps.pins, passkeys);
-  const notices = new SecurityNotices({ temporal, taskQueue });
-  const devices = new Devices({ orm, notices });
-  const signIns = new SignInService({
-    orm, temporal, identity: deps.identity, encryption, taskQueue, rateLimits: deps.rateLimits, tokens, devices, passkeys,
-    ttlSeconds: config.SIGN_IN_TTL_SECONDS, passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, maxIdCardAttempts: MAX_SIGN_IN_ID_CARD_ATTEMPTS,
-    holdSeconds: config.NEW_DEVICE_HOLD_SECONDS, unnotifiedHoldSeconds: config.NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS,
-  });
-  const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
-  const custody = new CustodyKeys({ orm, temporal, taskQueue });
-  const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
-  const gas = new GasSponsorships({ orm, temporal, taskQueue, dailyBudgetKrw: config.GAS_BUDGET_DAILY_KRW });
+  const uploadMaxBytes = config.UPLOAD_MAX_BYTES;
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
     ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)) }),
-    ...registrationRoutes({
-      uploadMaxBytes: config.UPLOAD_MAX_BYTES,
-      registrations: new RegistrationService({
-        orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
-        passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, signIns,
-      }),
-    }),
-    ...authRoutes({ orm, encryption, tokens, devices, signIns }),
-    ...signInRoutes({ signIns, uploadMaxBytes: config.UPLOAD_MAX_BYTES }),
-    ...deviceRoutes({ devices, stepUp, passkeys, backups: new WalletBackups({ orm, notices }) }),
-    ...recoveryRoutes({
-      recoveries: new RecoveryService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
-        recoveryAddress: config.RECOVERY_ADDRESS, recoveryDelaySeconds: config.RECOVERY_DELAY_SECONDS, pollSeconds: config.RECOVERY_POLL_SECONDS,
-      }),
-    }),
-    ...accountRoutes({
-      orm, temporal, taskQueue, encryption, passkeys, stepUp, uploadMaxBytes: config.UPLOAD_MAX_BYTES,
-      emails: new EmailVerificationService({
-        orm, temporal, encryption, taskQueue, verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
-      }),
-    }),
-    ...passkeyRoutes({ orm, encryption, passkeys, stepUp }),
-    ...walletRoutes({
-      gas,
-      deployments: new DeploymentService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas,
-        transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
-      }),
-    }),
-    ...transferKeyRoutes({
-      transferKeys: new TransferKeyService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas, maxValiditySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS,
-      }),
-    }),
-    ...keyRotationRoutes({
-      rotations: new KeyRotationService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys, gas,
-      }),
-    }),
-    ...didRoutes({
-      keys: new DidKeyService({
-        orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
-        didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
-      }),
-    }),
+    ...registrationRoutes({ uploadMaxBytes, registrations: s.registrations }),
+    ...authRoutes({ orm, encryption, tokens, devices: s.devices, signIns: s.signIns }),
+    ...signInRoutes({ signIns: s.signIns, uploadMaxBytes }),
+    ...deviceRoutes({ devices: s.devices, stepUp: s.stepUp, passkeys: s.passkeys, backups: s.backups }),
+    ...recoveryRoutes({ recoveries: s.recoveries }),
+    ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys: s.passkeys, stepUp: s.stepUp, uploadMaxBytes, emails: s.emails }),
+    ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, stepUp: s.stepUp }),
+    ...walletRoutes({ gas: s.gas, deployments: s.deployments }),
+    ...transferKeyRoutes({ transferKeys: s.transferKeys }),
+    ...keyRotationRoutes({ rotations: s.rotations }),
+    ...didRoutes({ keys: s.didKeys }),
     ...credentialRoutes({ orm, encryption, temporal, taskQueue }),
-    ...bankRoutes({
-      orm,
-      verifications: new BankVerificationService({
-        orm, temporal, encryption, bank: deps.bank, taskQueue, rateLimits: deps.rateLimits,
-        verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
-      }),
-    }),
-    ...chargeRoutes({
-      charges: new ChargeService({ orm, temporal, taskQueue, webhookSecret: config.BANK_WEBHOOK_SECRET, chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW }),
-    }),
+    ...bankRoutes({ orm, verifications: s.bankVerifications }),
+    ...chargeRoutes({ charges: s.charges }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins }),
-    ...transferRoutes((() => {
-      const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
-      const screening = new Screening({ orm, screening: deps.sanctions });
-      const monitoring = new Monitoring({
-        orm, rules: {
-          largeKrw: BigInt(config.MONITORING_LARGE_KRW), structuringKrw: BigInt(config.MONITORING_STRUCTURING_KRW), fanOutRecipients: config.MONITORING_FAN_OUT_RECIPIENTS,
-          newRecipientMinutes: config.MONITORING_NEW_RECIPIENT_MINUTES, newDeviceHours: config.MONITORING_NEW_DEVICE_HOURS,
-        },
-      });
-      const travelRule = new TravelRule({ directory: deps.vaspDirectory, thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW), addressBook });
-      const policy = new SpendingPolicy({
-        orm, prices: deps.prices, addressBook,
-        defaults: {
-          perTransferKrw: BigInt(config.TRANSFER_LIMIT_PER_TRANSFER_KRW), dailyKrw: BigInt(config.TRANSFER_LIMIT_DAILY_KRW),
-          passkeyAboveKrw: BigInt(config.TRANSFER_PASSKEY_ABOVE_KRW),
-        },
-      });
-      return {
-        policy, addressBook, screening,
-        transfers: new TransferService({
-          orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody, screening,
-          travelRule, monitoring, encryption, travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`, travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
-          waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
-        }),
-      };
-    })()),
+    ...transferRoutes({ policy: s.policy, addressBook: s.addressBook, screening: s.screening, transfers: s.transfers }),
     ...assetRoutes({ orm, prices: deps.prices }),
     ...securitiesRoutes({ orm, encryption, securities: deps.securities }),
-    ...cexRoutes({
-      accounts: new CexAccountService({
-        orm, encryption, cex: deps.cex, provider: config.CEX_PROVIDER, redirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
-      }),
-    }),
-    ...networkWalletRoutes({ networks, holdings, custody }),
-    ...exchangeRoutes({ holdings, engine: deps.quotes }),
+    ...cexRoutes({ accounts: s.cexAccounts }),
+    ...networkWalletRoutes({ networks, holdings: s.holdings, custody: s.custody }),
+    ...exchangeRoutes({ holdings: s.holdings, engine: deps.quotes }),
     ...eventRoutes({ orm }),
-    ...complianceRoutes({
-      inbound: new InboundTravelRule({
-        orm, encryption, temporal, taskQueue, counterparts: deps.travelRuleCounterparts, retentionDays: config.COMPLIANCE_RETENTION_DAYS,
-      }),
-      compliance: new ComplianceService({
-        orm, temporal, encryption, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
-      }),
-    }),
-    ...webhookRoutes({
-      webhooks: new WebhookService({
-        orm, temporal, encryption, taskQueue,
-        policy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
-        retry: { initialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, maximumSeconds: config.WEBHOOK_RETRY_MAX_SECONDS, giveUpSeconds: config.WEBHOOK_GIVE_UP_SECONDS },
-        pollSeconds: config.WEBHOOK_POLL_SECONDS,
-      }),
-    }),
-    ...operatorRoutes({ operators: deps.operators, tokens, codec: new OperatorCodec(encryption), logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
+    ...complianceRoutes({ inbound: s.inboundTravelRule, compliance: s.compliance }),
+    ...webhookRoutes({ webhooks: s.webhooks }),
+    ...operatorRoutes({ operators: deps.operators, tokens, codec: s.operatorCodec, logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
   );
   return routes;
 }

@@ -1,0 +1,55 @@
+/** What the API process is built from: its settings and every client of the outside world (api/composition.ts). */
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../db/orm';
+import type { ApiConfig } from '../platform/config';
+import type { DataEncryption } from '../platform/data-encryption';
+import type { Logger } from '../platform/logger';
+import type { IdentityProviderClient } from '../integrations/identity';
+import type { TokenService } from './auth/tokens';
+import type { PriceFeedClient } from '../integrations/prices';
+import type { SecuritiesClient } from '../integrations/securities';
+import type { CexClient } from '../integrations/cex';
+import type { SanctionsScreening } from '../integrations/sanctions';
+import type { VaspDirectoryClient } from '../integrations/travel-rule';
+import type { Counterpart } from './compliance/inbound';
+import type { QuoteEngine } from './exchange/quote';
+import type { BankClient } from '../integrations/bank';
+import type { PinService } from './pin/service';
+import type { SolanaChains } from '../integrations/solana';
+import type { RateLimits } from './http/rate-limits';
+import type { ApiMetrics } from './http/metrics';
+import type { Operators } from './operators/operators';
+import type { NetworkRegistry } from '../platform/networks';
+import type { ChainProviders } from '../integrations/evm/smart-account';
+
+export interface AppDeps {
+  config: ApiConfig;
+  orm: Orm;
+  temporal: Client;
+  logger: Logger;
+  encryption: DataEncryption;
+  networks: NetworkRegistry;
+  /** TRANSFER_SIGNER_DAILY_CAPS: per token symbol, whole tokens the transfer key may send per day (on chain). */
+  transferSignerCaps: Record<string, string>;
+  tokens: TokenService;
+  pins: PinService;
+  quotes: QuoteEngine;
+  rateLimits: RateLimits;
+  /** Request, rate-limit and dependency metrics (served by api/main.ts on METRICS_PORT). */
+  metrics: ApiMetrics;
+  providers: ChainProviders;
+  solanaChains: SolanaChains;
+  identity: IdentityProviderClient;
+  bank: BankClient;
+  prices: PriceFeedClient;
+  securities: SecuritiesClient;
+  cex: CexClient;
+  /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
+  sanctions: SanctionsScreening;
+  /** The VASP directory (VASP_DIRECTORY_URL): who hosts an address, for the Travel Rule; absent: not configured. */
+  vaspDirectory?: VaspDirectoryClient;
+  /** TRAVEL_RULE_COUNTERPARTS: the providers that may ask us Travel Rule inquiries. */
+  travelRuleCounterparts: Counterpart[];
+  /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
+  operators: Operators;
+}

@@ -1,0 +1,129 @@
+/**
+ * Every service the API's routes are built on, from the process's settings and clients (AppDeps). The composition
+ * root (api/composition.ts) builds them once; the route table only wires routes to them; the OpenAPI export builds
+ * them on unavailable clients, as no constructor calls out.
+ */
+import type { AppDeps } from './deps';
+import { Holdings } from './common/holdings';
+import { CustodyKeys } from './common/custody';
+import { Passkeys } from './passkeys/service';
+import { StepUp } from './passkeys/step-up';
+import { SecurityNotices } from './common/security-notices';
+import { BankVerificationService } from './bank/service';
+import { ChargeService } from './charge/service';
+import { TransferService } from './transfer/service';
+import { SpendingPolicy } from './transfer/spending-policy';
+import { AddressBook } from './transfer/address-book';
+import { TransferKeyService } from './wallet/transfer-key-service';
+import { RegistrationService } from './registration/service';
+import { MAX_SIGN_IN_ID_CARD_ATTEMPTS, SignInService } from './auth/sign-in-service';
+import { Devices } from './account/devices';
+import { WalletBackups } from './account/backups';
+import { RecoveryService } from './account/recovery-service';
+import { EmailVerificationService } from './account/email-service';
+import { DeploymentService } from './wallet/deploy-service';
+import { KeyRotationService } from './key-rotation/service';
+import { DidKeyService } from './did/service';
+import { WebhookService } from './webhooks/service';
+import { OperatorCodec } from './operators/codec';
+import { Screening } from './compliance/screening';
+import { TravelRule } from './compliance/travel-rule';
+import { Monitoring } from './compliance/monitoring';
+import { ComplianceService } from './compliance/service';
+import { InboundTravelRule } from './compliance/inbound';
+import { CexAccountService } from './cex/service';
+import { GasSponsorships } from './common/gas-sponsorship';
+
+export function buildServices(deps: AppDeps) {
+  const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
+  const taskQueue = config.TEMPORAL_TASK_QUEUE;
+  const notices = new SecurityNotices({ temporal, taskQueue });
+  const passkeys = new Passkeys(orm, {
+    rpId: config.WEBAUTHN_RP_ID, rpName: config.WEBAUTHN_RP_NAME, origins: config.WEBAUTHN_ORIGINS.split(','), challengeTtlSeconds: 300,
+    holdSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
+  }, notices);
+  const stepUp = new StepUp(deps.pins, passkeys);
+  const devices = new Devices({ orm, notices });
+  const signIns = new SignInService({
+    orm, temporal, identity: deps.identity, encryption, taskQueue, rateLimits: deps.rateLimits, tokens, devices, passkeys,
+    ttlSeconds: config.SIGN_IN_TTL_SECONDS, passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, maxIdCardAttempts: MAX_SIGN_IN_ID_CARD_ATTEMPTS,
+    holdSeconds: config.NEW_DEVICE_HOLD_SECONDS, unnotifiedHoldSeconds: config.NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS,
+  });
+  const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
+  const custody = new CustodyKeys({ orm, temporal, taskQueue });
+  const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
+  const gas = new GasSponsorships({ orm, temporal, taskQueue, dailyBudgetKrw: config.GAS_BUDGET_DAILY_KRW });
+  const addressBook = new AddressBook({ orm, networks, coolingOffSeconds: config.ADDRESS_COOLING_OFF_SECONDS });
+  const screening = new Screening({ orm, screening: deps.sanctions });
+  const policy = new SpendingPolicy({
+    orm, prices: deps.prices, addressBook,
+    defaults: {
+      perTransferKrw: BigInt(config.TRANSFER_LIMIT_PER_TRANSFER_KRW), dailyKrw: BigInt(config.TRANSFER_LIMIT_DAILY_KRW),
+      passkeyAboveKrw: BigInt(config.TRANSFER_PASSKEY_ABOVE_KRW),
+    },
+  });
+  return {
+    passkeys, stepUp, devices, signIns, holdings, custody, gas, addressBook, screening, policy,
+    registrations: new RegistrationService({
+      orm, temporal, encryption, identity: deps.identity, taskQueue, registrationTtlSeconds: config.REGISTRATION_TTL_SECONDS,
+      passResultWaitSeconds: config.PASS_RESULT_WAIT_SECONDS, signIns,
+    }),
+    backups: new WalletBackups({ orm, notices }),
+    recoveries: new RecoveryService({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
+      recoveryAddress: config.RECOVERY_ADDRESS, recoveryDelaySeconds: config.RECOVERY_DELAY_SECONDS, pollSeconds: config.RECOVERY_POLL_SECONDS,
+    }),
+    emails: new EmailVerificationService({
+      orm, temporal, encryption, taskQueue, verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
+    }),
+    deployments: new DeploymentService({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas,
+      transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
+    }),
+    transferKeys: new TransferKeyService({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, custody, gas, maxValiditySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS,
+    }),
+    rotations: new KeyRotationService({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS, passkeys, gas,
+    }),
+    didKeys: new DidKeyService({
+      orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas,
+      didNetworkId: config.DID_NETWORK_ID, keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
+    }),
+    bankVerifications: new BankVerificationService({
+      orm, temporal, encryption, bank: deps.bank, taskQueue, rateLimits: deps.rateLimits,
+      verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS, verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+    }),
+    charges: new ChargeService({ orm, temporal, taskQueue, webhookSecret: config.BANK_WEBHOOK_SECRET, chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW }),
+    transfers: new TransferService({
+      orm, temporal, networks, providers, solanaChains: deps.solanaChains, holdings, pins: deps.pins, taskQueue, policy, gas, addressBook, passkeys, custody, screening,
+      travelRule: new TravelRule({ directory: deps.vaspDirectory, thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW), addressBook }),
+      monitoring: new Monitoring({
+        orm, rules: {
+          largeKrw: BigInt(config.MONITORING_LARGE_KRW), structuringKrw: BigInt(config.MONITORING_STRUCTURING_KRW), fanOutRecipients: config.MONITORING_FAN_OUT_RECIPIENTS,
+          newRecipientMinutes: config.MONITORING_NEW_RECIPIENT_MINUTES, newDeviceHours: config.MONITORING_NEW_DEVICE_HOURS,
+        },
+      }),
+      encryption, travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`, travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
+      waitSeconds: config.TRANSFER_WAIT_SECONDS, reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
+    }),
+    cexAccounts: new CexAccountService({
+      orm, encryption, cex: deps.cex, provider: config.CEX_PROVIDER, redirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
+    }),
+    inboundTravelRule: new InboundTravelRule({
+      orm, encryption, temporal, taskQueue, counterparts: deps.travelRuleCounterparts, retentionDays: config.COMPLIANCE_RETENTION_DAYS,
+    }),
+    compliance: new ComplianceService({
+      orm, temporal, encryption, taskQueue, maxListAgeHours: config.SANCTIONS_LIST_MAX_AGE_HOURS, providerConfigured: Boolean(config.SCREENING_PROVIDER_URL),
+    }),
+    webhooks: new WebhookService({
+      orm, temporal, encryption, taskQueue,
+      policy: { allowHttp: config.NODE_ENV !== 'production', allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS },
+      retry: { initialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS, maximumSeconds: config.WEBHOOK_RETRY_MAX_SECONDS, giveUpSeconds: config.WEBHOOK_GIVE_UP_SECONDS },
+      pollSeconds: config.WEBHOOK_POLL_SECONDS,
+    }),
+    operatorCodec: new OperatorCodec(encryption),
+  };
+}
+
+export type Services = ReturnType<typeof buildServices>;
