@@ -1,7 +1,7 @@
 /**
  * Every failure type the service names: the `type` of a Temporal ApplicationFailure raised by an activity or a
  * workflow, and of a DomainError thrown by a client. Constants only, no imports, so workflows may import it too;
- * the API maps each type to one HTTP problem (api/http/failure-problems.ts).
+ * the API maps each type to one HTTP problem (api/http/workflow-errors.ts).
  */
 
 export const RegistrationFailure = {

@@ -17,7 +17,7 @@ export const DidOperationStatus = Type.Object({
   txHash: Type.Union([Type.String(), Type.Null()]), error: Type.Union([Type.String(), Type.Null()]), updatedAt: DateTime,
 });
 
-/** interface.md 2.6: a W3C VC Data Model 2.0 credential; other top-level members are allowed. */
+/** docs/interface.md 2.6: a W3C VC Data Model 2.0 credential; other top-level members are allowed. */
 export const VerifiableCredential = Type.Object({
   '@context': Type.Array(Type.String()),
   id: Type.String(),

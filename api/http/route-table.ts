@@ -4,7 +4,7 @@ import type { RateRuleName } from './rate-limits';
 
 /**
  * A route is data: method, path, schemas for each part of the request and each response, and a handler.
- * One table feeds the router (api/router.ts), the validator and the OpenAPI document (api/openapi.ts).
+ * One table feeds the router (api/http/router.ts), the validator and the OpenAPI document (api/http/openapi.ts).
  */
 export type AuthMode = 'none' | 'bearer' | 'apiKey' | 'passToken' | 'operator';
 

@@ -15,7 +15,7 @@ import type { StepUpRequest } from './step-up';
 /** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
 export interface PasskeyConfig { rpId: string; rpName: string; origins: string[]; challengeTtlSeconds: number; holdSeconds: number }
 
-/** A 2FA slot as answered in prepare responses (interface.md 2.1), with the WebAuthn request options to sign. */
+/** A 2FA slot as answered in prepare responses (docs/interface.md 2.1), with the WebAuthn request options to sign. */
 export interface PasskeySlot {
   id: string;
   parameter: { authMethod: 'passkey'; options: PublicKeyCredentialRequestOptionsJSON };

@@ -4,7 +4,7 @@ import { DateTime } from '../common/schemas';
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address' });
 export const NetworkParams = Type.Object({ networkId: Type.String({ pattern: '^[A-Z][A-Z0-9_]{1,31}$', description: 'e.g. ETHEREUM, POLYGON' }) });
 
-/** interface.md 2.1: a slot is on-chain signing (algorithm + keyUri + domain) or 2FA (authMethod). */
+/** docs/interface.md 2.1: a slot is on-chain signing (algorithm + keyUri + domain) or 2FA (authMethod). */
 export const SlotParameter = Type.Object({
   algorithm: Type.Optional(Type.String({ maxLength: 64 })),
   keyUri: Type.Optional(Type.String({ maxLength: 256 })),

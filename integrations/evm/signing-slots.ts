@@ -1,7 +1,7 @@
 import { getBytes, hashMessage, isHexString, keccak256, recoverAddress, Signature } from 'ethers';
 
 /**
- * The on-chain signing algorithms of signing slots (interface.md 2.1). Every slot's `payload` is 0x-hex bytes; the
+ * The on-chain signing algorithms of signing slots (docs/interface.md 2.1). Every slot's `payload` is 0x-hex bytes; the
  * signer signs `digest(algorithm, payload)` with its secp256k1 key and answers a 65-byte r||s||v signature.
  *  - ecdsa-secp256k1-keccak:       digest = keccak256(payload)
  *  - eip191-personal-sign:         digest = keccak256("\x19Ethereum Signed Message:\n" + len + payload)  (personal_sign)
