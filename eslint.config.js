@@ -1,5 +1,7 @@
 // @ts-check
 const tseslint = require('typescript-eslint');
+// Formatting is Prettier's (.prettierrc.json, `npm run format`); this turns off the lint rules that would disagree.
+const prettier = require('eslint-config-prettier');
 const { builtinModules } = require('node:module');
 
 /** An import of any module under these top-level folders, from any depth (`../../activities/x`, `../activities`). */
@@ -16,22 +18,46 @@ const layer = (files, patterns) => ({
 });
 
 const API_BOUNDARIES = [
-  { group: under('activities', 'worker', 'sandbox', 'dev'), message: 'The API starts workflows; only the worker runs activities' },
-  { group: [...under('integrations/custody'), '**/platform/envelope'], message: 'Server-held keys are opened only in the worker' },
+  {
+    group: under('activities', 'worker', 'sandbox', 'dev'),
+    message: 'The API starts workflows; only the worker runs activities',
+  },
+  {
+    group: [...under('integrations/custody'), '**/platform/envelope'],
+    message: 'Server-held keys are opened only in the worker',
+  },
 ];
 
 module.exports = tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', '.tools/', 'coverage/', 'contracts/build/', 'eslint.config.js', 'jest.config.js'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      '.data/',
+      '.tools/',
+      'coverage/',
+      'contracts/build/',
+      'eslint.config.js',
+      'jest.config.js',
+    ],
+  },
   ...tseslint.configs.recommended,
   // npm's install step runs scripts/*.cjs with the plain Node that runs npm: CommonJS, no TypeScript.
-  { files: ['**/*.cjs'], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   {
     files: ['**/*.ts'],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: __dirname } },
     rules: {
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_', destructuredArrayIgnorePattern: '^_' },
+      ],
     },
   },
   // Workflow code runs in Temporal's deterministic sandbox: no I/O libraries, no Node built-ins, and only types from
@@ -39,38 +65,77 @@ module.exports = tseslint.config(
   {
     files: ['workflows/**/*.ts'],
     rules: {
-      '@typescript-eslint/no-restricted-imports': ['error', {
-        paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not available in workflows' })),
-        patterns: [
-          { group: ['node:*'], message: 'Node built-ins are not available in workflows' },
-          { group: ['ethers', 'ethers/*', '@mikro-orm/*', 'koa', '@koa/*', 'pino', 'jose', '@solana/*'], message: 'Side effects belong in activities' },
-          {
-            group: [...under('activities', 'integrations', 'db', 'api', 'worker', 'sandbox', 'dev', 'contracts'), '**/platform/*', '!**/platform/failures'],
-            allowTypeImports: true, message: 'Workflows may only import types from elsewhere (and platform/failures)',
-          },
-        ],
-      }],
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not available in workflows' })),
+          patterns: [
+            { group: ['node:*'], message: 'Node built-ins are not available in workflows' },
+            {
+              group: ['ethers', 'ethers/*', '@mikro-orm/*', 'koa', '@koa/*', 'pino', 'jose', '@solana/*'],
+              message: 'Side effects belong in activities',
+            },
+            {
+              group: [
+                ...under('activities', 'integrations', 'db', 'api', 'worker', 'sandbox', 'dev', 'contracts'),
+                '**/platform/*',
+                '!**/platform/failures',
+              ],
+              allowTypeImports: true,
+              message: 'Workflows may only import types from elsewhere (and platform/failures)',
+            },
+          ],
+        },
+      ],
     },
   },
   // The API validates, authorizes, records intent and reads: it never runs activities and never opens a server-held key.
   layer(['api/**/*.ts'], API_BOUNDARIES),
   // A route file declares routes; its schemas live in the area's schemas.ts (one source for validation and OpenAPI).
-  layer(['api/**/routes.ts', 'api/**/*-routes.ts'], [
-    ...API_BOUNDARIES,
-    { group: ['@sinclair/typebox'], allowTypeImports: true, message: "Schemas belong in the area's schemas.ts, not in a route file" },
-  ]),
+  layer(
+    ['api/**/routes.ts', 'api/**/*-routes.ts'],
+    [
+      ...API_BOUNDARIES,
+      {
+        group: ['@sinclair/typebox'],
+        allowTypeImports: true,
+        message: "Schemas belong in the area's schemas.ts, not in a route file",
+      },
+    ],
+  ),
   // Clients of the outside world know nothing of the service around them.
-  layer(['integrations/**/*.ts'], [
-    { group: under('api', 'activities', 'workflows', 'worker', 'sandbox', 'dev'), allowTypeImports: true, message: 'Integrations import only types from the service' },
-  ]),
-  layer(['activities/**/*.ts'], [
-    { group: under('api', 'worker', 'sandbox', 'dev'), message: 'Activities receive their clients; they know nothing of the API or the worker process' },
-  ]),
-  layer(['db/**/*.ts', 'platform/**/*.ts'], [
-    { group: under('api', 'activities', 'integrations', 'worker', 'sandbox', 'dev'), allowTypeImports: true, message: 'db/ and platform/ sit below every layer' },
-  ]),
+  layer(
+    ['integrations/**/*.ts'],
+    [
+      {
+        group: under('api', 'activities', 'workflows', 'worker', 'sandbox', 'dev'),
+        allowTypeImports: true,
+        message: 'Integrations import only types from the service',
+      },
+    ],
+  ),
+  layer(
+    ['activities/**/*.ts'],
+    [
+      {
+        group: under('api', 'worker', 'sandbox', 'dev'),
+        message: 'Activities receive their clients; they know nothing of the API or the worker process',
+      },
+    ],
+  ),
+  layer(
+    ['db/**/*.ts', 'platform/**/*.ts'],
+    [
+      {
+        group: under('api', 'activities', 'integrations', 'worker', 'sandbox', 'dev'),
+        allowTypeImports: true,
+        message: 'db/ and platform/ sit below every layer',
+      },
+    ],
+  ),
   {
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  prettier,
 );
