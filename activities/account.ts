@@ -1,15 +1,31 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { ChargeEntity, LedgerAccountEntity, SolanaWalletEntity, TransferEntity, UserEntity, VerifiableCredentialEntity } from '../db/entities';
+import {
+  ChargeEntity,
+  LedgerAccountEntity,
+  SolanaWalletEntity,
+  TransferEntity,
+  UserEntity,
+  VerifiableCredentialEntity,
+} from '../db/entities';
 import { appendEvent } from '../db/events';
 import type { NetworkRegistry } from '../platform/networks';
 import type { SolanaChains } from '../integrations/solana';
 import type {
-  AccountClosureInput, AccountClosureOutcome, ClosureBlocker, CredentialRevocationInput, CredentialRevocationOutcome,
+  AccountClosureInput,
+  AccountClosureOutcome,
+  ClosureBlocker,
+  CredentialRevocationInput,
+  CredentialRevocationOutcome,
 } from '../workflows/messages';
 import type { CredentialBook } from './credentials';
 
-export interface AccountActivityDeps { orm: Orm; credentials: CredentialBook; networks: NetworkRegistry; solanaChains: SolanaChains }
+export interface AccountActivityDeps {
+  orm: Orm;
+  credentials: CredentialBook;
+  networks: NetworkRegistry;
+  solanaChains: SolanaChains;
+}
 
 /**
  * The fence between a closure and money about to move: whether the user is still active, read with a no-op write
@@ -18,12 +34,14 @@ export interface AccountActivityDeps { orm: Orm; credentials: CredentialBook; ne
  * and sees the charge or transfer in progress, and is refused.
  */
 export async function userIsActive(orm: Orm, userId: string): Promise<boolean> {
-  return await orm.em.fork().nativeUpdate(UserEntity, { id: userId, status: 'active' }, { status: 'active' }) === 1;
+  return (await orm.em.fork().nativeUpdate(UserEntity, { id: userId, status: 'active' }, { status: 'active' })) === 1;
 }
 
 /** Raised inside the closing transaction to roll it back with what stopped it. */
 class ClosureRefused extends Error {
-  constructor(readonly blockers: ClosureBlocker[]) { super('the account cannot be closed'); }
+  constructor(readonly blockers: ClosureBlocker[]) {
+    super('the account cannot be closed');
+  }
 }
 
 /** Closing an account and revoking credentials: both re-sign status lists, so both run here, with the issuer key. */
@@ -38,9 +56,14 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
       if (!network) continue;
       const chain = solanaChains.for(network);
       const holdings: Array<[string, bigint]> = [['SOL', await chain.balance(wallet.address)]];
-      for (const symbol of Object.keys(network.tokens ?? {})) holdings.push([symbol, await chain.tokenBalance(wallet.address, symbol)]);
+      for (const symbol of Object.keys(network.tokens ?? {}))
+        holdings.push([symbol, await chain.tokenBalance(wallet.address, symbol)]);
       for (const [symbol, amount] of holdings) {
-        if (amount > 0n) blockers.push({ reason: 'custodial-balance', detail: `${symbol} on ${networkId} at ${wallet.address}: send it out first` });
+        if (amount > 0n)
+          blockers.push({
+            reason: 'custodial-balance',
+            detail: `${symbol} on ${networkId} at ${wallet.address}: send it out first`,
+          });
       }
     }
     return blockers;
@@ -55,28 +78,50 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
      */
     async closeAccount({ userId }: AccountClosureInput): Promise<AccountClosureOutcome> {
       const user = await orm.em.fork().findOneOrFail(UserEntity, { id: userId });
-      if (user.status === 'closed') return { closed: true, closedAt: user.closedAt!.toISOString(), revokedCredentials: [] };
+      if (user.status === 'closed')
+        return { closed: true, closedAt: user.closedAt!.toISOString(), revokedCredentials: [] };
       // Every blocker is told at once (the chain's and the database's), so the user fixes them in one go.
       const onChain = await custodialBalances(userId);
       try {
         return await orm.em.fork().transactional(async (tx) => {
           const closedAt = new Date();
           // The row lock comes first: the checks below see what committed before it.
-          if (await tx.nativeUpdate(UserEntity, { id: userId, status: { $ne: 'closed' } }, { status: 'closed', closedAt }) !== 1) {
+          if (
+            (await tx.nativeUpdate(
+              UserEntity,
+              { id: userId, status: { $ne: 'closed' } },
+              { status: 'closed', closedAt },
+            )) !== 1
+          ) {
             throw ApplicationFailure.retryable('the account changed while it was being closed');
           }
           const blockers: ClosureBlocker[] = [...onChain];
-          for (const account of await tx.find(LedgerAccountEntity, { userId, kind: 'user_balance', balance: { $ne: 0n } })) {
-            blockers.push({ reason: 'won-balance', detail: `${account.balance} ${account.currency} held for the user: withdraw it first` });
+          for (const account of await tx.find(LedgerAccountEntity, {
+            userId,
+            kind: 'user_balance',
+            balance: { $ne: 0n },
+          })) {
+            blockers.push({
+              reason: 'won-balance',
+              detail: `${account.balance} ${account.currency} held for the user: withdraw it first`,
+            });
           }
           const charges = await tx.count(ChargeEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
           if (charges) blockers.push({ reason: 'charge-in-progress', detail: `${charges} charge(s) not finished` });
-          const transfers = await tx.count(TransferEntity, { userId, status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] } });
-          if (transfers) blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
+          const transfers = await tx.count(TransferEntity, {
+            userId,
+            status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] },
+          });
+          if (transfers)
+            blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
           if (blockers.length) throw new ClosureRefused(blockers);
           const revoked = await credentials.revoke(tx, { userId }, 'account-closed');
           await appendEvent(tx, { type: 'account.closed', resourceId: userId, userId, data: { userId } });
-          return { closed: true as const, closedAt: closedAt.toISOString(), revokedCredentials: revoked.map((c) => c.vcId) };
+          return {
+            closed: true as const,
+            closedAt: closedAt.toISOString(),
+            revokedCredentials: revoked.map((c) => c.vcId),
+          };
         });
       } catch (error) {
         if (error instanceof ClosureRefused) return { closed: false, blockers: error.blockers };
@@ -86,7 +131,7 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
 
     /** An operator's revocation; a credential revoked already answers its revocation unchanged. */
     /** The operator's name stays in the workflow's input (the Temporal history), not in what the user and apps read. */
-  async revokeCredential({ vcId, reason }: CredentialRevocationInput): Promise<CredentialRevocationOutcome> {
+    async revokeCredential({ vcId, reason }: CredentialRevocationInput): Promise<CredentialRevocationOutcome> {
       await orm.em.fork().transactional((tx) => credentials.revoke(tx, { vcId }, `operator: ${reason}`));
       const credential = await orm.em.fork().findOneOrFail(VerifiableCredentialEntity, { vcId });
       return { vcId, revokedAt: credential.revokedAt!.toISOString(), reason: credential.revocationReason! };

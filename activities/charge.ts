@@ -8,7 +8,11 @@ import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
 
-export interface ChargeActivityDeps { orm: Orm; encryption: DataEncryption; bank: BankClient }
+export interface ChargeActivityDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  bank: BankClient;
+}
 
 /** Text the bank shows on the user's statement (the bank allows 20 characters). */
 const CHARGE_REMARK = '월렛 충전';
@@ -21,7 +25,10 @@ const REFUND_REMARK = '월렛 충전 환불';
 function settlementOf(charge: Charge, withdrawal: BankWithdrawal): WithdrawalSettlement {
   if (withdrawal.status === 'unknown') return { status: 'unknown', reason: withdrawal.reason };
   if (withdrawal.reference !== charge.chargeId || withdrawal.amount !== charge.amount) {
-    return { status: 'unknown', reason: `the bank's answer is for ${withdrawal.reference} of ${withdrawal.amount}, not ${charge.chargeId} of ${charge.amount}` };
+    return {
+      status: 'unknown',
+      reason: `the bank's answer is for ${withdrawal.reference} of ${withdrawal.amount}, not ${charge.chargeId} of ${charge.amount}`,
+    };
   }
   return { status: withdrawal.status, reason: withdrawal.reason };
 }
@@ -32,15 +39,27 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     const em = orm.em.fork();
     const charge = await em.findOneOrFail(ChargeEntity, { chargeId });
     const account = await em.findOneOrFail(BankAccountEntity, { bankAccountId: charge.bankAccountId });
-    return { em, charge, account, accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(charge.userId)) };
+    return {
+      em,
+      charge,
+      account,
+      accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(charge.userId)),
+    };
   };
 
   return {
     async requestWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
       const { em, charge, account, accountNo } = await load(chargeId);
       // Never for an account closed (or suspended) since the charge was asked for: the bank is not called.
-      if (charge.bankStatus === null && !(await userIsActive(orm, charge.userId))) return { status: 'rejected', reason: 'account_not_active' };
-      const withdrawal = await bank.withdraw({ bankCode: account.bankCode, accountNo, amount: charge.amount, remark: CHARGE_REMARK, reference: chargeId });
+      if (charge.bankStatus === null && !(await userIsActive(orm, charge.userId)))
+        return { status: 'rejected', reason: 'account_not_active' };
+      const withdrawal = await bank.withdraw({
+        bankCode: account.bankCode,
+        accountNo,
+        amount: charge.amount,
+        remark: CHARGE_REMARK,
+        reference: chargeId,
+      });
       const settlement = settlementOf(charge, withdrawal);
       charge.bankStatus = settlement.status;
       await em.flush();
@@ -53,13 +72,32 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     },
 
     /** The charge waits for an operator or for the bank to say something documented; nothing is credited meanwhile. */
-    async holdChargeForReview({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
+    async holdChargeForReview({
+      chargeId,
+      reason,
+      bankStatus,
+    }: {
+      chargeId: string;
+      reason: string;
+      bankStatus: string;
+    }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
         const held = { failureReason: reason.slice(0, 255), bankStatus: bankStatus.slice(0, 16) };
         // The event goes out once, when the charge enters review; a later reason only updates the row.
-        if (await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'processing' }, { status: 'needs_review', ...held }) === 1) {
+        if (
+          (await tx.nativeUpdate(
+            ChargeEntity,
+            { chargeId, status: 'processing' },
+            { status: 'needs_review', ...held },
+          )) === 1
+        ) {
           const charge = await tx.findOneOrFail(ChargeEntity, { chargeId });
-          await appendEvent(tx, { type: 'charge.needs_review', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason: held.failureReason } });
+          await appendEvent(tx, {
+            type: 'charge.needs_review',
+            resourceId: chargeId,
+            userId: charge.userId,
+            data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason: held.failureReason },
+          });
         } else {
           await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'needs_review' }, held);
         }
@@ -73,32 +111,85 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
       if (charge.status === 'completed') return;
       const user = await em.findOne(UserEntity, { id: charge.userId });
       if (user?.status !== 'active') {
-        throw ApplicationFailure.create({ type: ChargeFailure.UserNotActive, message: 'the user is not active; the charge cannot be credited', nonRetryable: true });
+        throw ApplicationFailure.create({
+          type: ChargeFailure.UserNotActive,
+          message: 'the user is not active; the charge cannot be credited',
+          nonRetryable: true,
+        });
       }
       await em.transactional(async (tx) => {
         await postJournal(tx, {
-          journalId: `charge:${chargeId}`, kind: 'charge', userId: charge.userId, reference: chargeId,
+          journalId: `charge:${chargeId}`,
+          kind: 'charge',
+          userId: charge.userId,
+          reference: chargeId,
           legs: [
-            { accountId: userBalanceAccount(charge.userId, charge.currency), kind: 'user_balance', userId: charge.userId, currency: charge.currency, amount: charge.amount },
-            { accountId: bankClearingAccount(charge.bankCode, charge.currency), kind: 'bank_clearing', currency: charge.currency, amount: -charge.amount },
+            {
+              accountId: userBalanceAccount(charge.userId, charge.currency),
+              kind: 'user_balance',
+              userId: charge.userId,
+              currency: charge.currency,
+              amount: charge.amount,
+            },
+            {
+              accountId: bankClearingAccount(charge.bankCode, charge.currency),
+              kind: 'bank_clearing',
+              currency: charge.currency,
+              amount: -charge.amount,
+            },
           ],
         });
-        await tx.nativeUpdate(ChargeEntity, { chargeId }, { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: new Date() });
-        await appendEvent(tx, { type: 'charge.completed', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW' } });
+        await tx.nativeUpdate(
+          ChargeEntity,
+          { chargeId },
+          { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: new Date() },
+        );
+        await appendEvent(tx, {
+          type: 'charge.completed',
+          resourceId: chargeId,
+          userId: charge.userId,
+          data: { chargeId, amount: charge.amount.toString(), currency: 'KRW' },
+        });
       });
     },
 
     /** Compensation: the withdrawn money goes back to the account it came from (idempotent at the bank). */
     async refundCharge({ chargeId }: { chargeId: string }): Promise<void> {
       const { charge, account, accountNo } = await load(chargeId);
-      await bank.deposit({ bankCode: account.bankCode, accountNo, amount: charge.amount, remark: REFUND_REMARK, reference: `refund-${chargeId}` });
+      await bank.deposit({
+        bankCode: account.bankCode,
+        accountNo,
+        amount: charge.amount,
+        remark: REFUND_REMARK,
+        reference: `refund-${chargeId}`,
+      });
     },
 
-    async failCharge({ chargeId, reason, bankStatus }: { chargeId: string; reason: string; bankStatus: string }): Promise<void> {
+    async failCharge({
+      chargeId,
+      reason,
+      bankStatus,
+    }: {
+      chargeId: string;
+      reason: string;
+      bankStatus: string;
+    }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
-        if (await tx.nativeUpdate(ChargeEntity, { chargeId, status: { $in: ['processing', 'needs_review'] } }, { status: 'failed', failureReason: reason, bankStatus }) !== 1) return;
+        if (
+          (await tx.nativeUpdate(
+            ChargeEntity,
+            { chargeId, status: { $in: ['processing', 'needs_review'] } },
+            { status: 'failed', failureReason: reason, bankStatus },
+          )) !== 1
+        )
+          return;
         const charge = await tx.findOneOrFail(ChargeEntity, { chargeId });
-        await appendEvent(tx, { type: 'charge.failed', resourceId: chargeId, userId: charge.userId, data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason } });
+        await appendEvent(tx, {
+          type: 'charge.failed',
+          resourceId: chargeId,
+          userId: charge.userId,
+          data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason },
+        });
       });
     },
   };

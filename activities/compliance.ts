@@ -10,20 +10,37 @@ import { formatMoney } from '../platform/money';
 import { TransferFailure } from '../platform/failures';
 
 export interface ComplianceActivityDeps {
-  orm: Orm; sanctions: SanctionsScreening; sdnList: SdnListClient; encryption: DataEncryption; travelRule: TravelRuleClient;
+  orm: Orm;
+  sanctions: SanctionsScreening;
+  sdnList: SdnListClient;
+  encryption: DataEncryption;
+  travelRule: TravelRuleClient;
   /** Who we are in Travel Rule messages (TRAVEL_RULE_VASP_ID, TRAVEL_RULE_VASP_NAME), and how long records are kept. */
-  vasp: { id: string; name: string }; retentionDays: number;
+  vasp: { id: string; name: string };
+  retentionDays: number;
 }
 
 /** Heartbeats when run as an activity (the list download can take minutes); nothing otherwise. */
-const beat = (details: unknown) => { try { Context.current().heartbeat(details); } catch { /* not in an activity */ } };
+const beat = (details: unknown) => {
+  try {
+    Context.current().heartbeat(details);
+  } catch {
+    /* not in an activity */
+  }
+};
 
 export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
   /**
    * Reads the SDN list from SANCTIONS_LIST_URL and replaces the stored one in one transaction (addresses delisted since
    * go too). A download or parse that fails stores nothing: screening keeps the last list until it is too old.
    */
-  async refreshSanctionsList(): Promise<{ listDate: string; addresses: number; added: number; removed: number; unchanged: boolean }> {
+  async refreshSanctionsList(): Promise<{
+    listDate: string;
+    addresses: number;
+    added: number;
+    removed: number;
+    unchanged: boolean;
+  }> {
     const read = await deps.sdnList.read((bytes) => beat({ bytes }));
     const result = await replaceSanctionsList(deps.orm, OFAC_SDN.source, read, deps.sdnList.url);
     return { listDate: read.listDate, addresses: read.addresses.size, ...result };
@@ -38,15 +55,28 @@ export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
   async openReviewCase(input: { transferId: string; kind: string; detail: string }): Promise<{ caseId: string }> {
     const transfer = await deps.orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
     const { caseId } = await openCase(deps.orm, {
-      userId: transfer.userId, kind: input.kind as CaseKind, transferId: transfer.transferId, networkId: transfer.networkId, address: transfer.toAddress,
-      source: 'monitoring', programme: null, foundAt: 'execute', detail: input.detail,
+      userId: transfer.userId,
+      kind: input.kind as CaseKind,
+      transferId: transfer.transferId,
+      networkId: transfer.networkId,
+      address: transfer.toAddress,
+      source: 'monitoring',
+      programme: null,
+      foundAt: 'execute',
+      detail: input.detail,
     });
     return { caseId };
   },
 
   /** An approved held transfer goes on: held_for_review -> processing. */
   async releaseHeldTransfer(input: { transferId: string }): Promise<void> {
-    await deps.orm.em.fork().nativeUpdate(TransferEntity, { transferId: input.transferId, status: 'held_for_review' }, { status: 'processing' });
+    await deps.orm.em
+      .fork()
+      .nativeUpdate(
+        TransferEntity,
+        { transferId: input.transferId, status: 'held_for_review' },
+        { status: 'processing' },
+      );
   },
 
   async screenTransferRecipient(input: { transferId: string }): Promise<void> {
@@ -55,16 +85,25 @@ export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
     try {
       result = await deps.sanctions.screen(transfer.toAddress);
     } catch (error) {
-      if (error instanceof ScreeningUnavailable) throw ApplicationFailure.create({ type: TransferFailure.ScreeningUnavailable, message: error.message });
+      if (error instanceof ScreeningUnavailable)
+        throw ApplicationFailure.create({ type: TransferFailure.ScreeningUnavailable, message: error.message });
       throw error;
     }
     if (!result.listed) return;
     await openCase(deps.orm, {
-      userId: transfer.userId, kind: 'sanctions_hit', transferId: transfer.transferId, networkId: transfer.networkId, address: transfer.toAddress,
-      source: result.source, programme: result.programme, foundAt: 'workflow',
+      userId: transfer.userId,
+      kind: 'sanctions_hit',
+      transferId: transfer.transferId,
+      networkId: transfer.networkId,
+      address: transfer.toAddress,
+      source: result.source,
+      programme: result.programme,
+      foundAt: 'workflow',
     });
     throw ApplicationFailure.create({
-      type: TransferFailure.RecipientSanctioned, nonRetryable: true, details: [{ programme: result.programme }],
+      type: TransferFailure.RecipientSanctioned,
+      nonRetryable: true,
+      details: [{ programme: result.programme }],
       message: `This address cannot receive transfers from this service (sanctions screening: ${result.programme}). Nothing was sent.`,
     });
   },
@@ -80,8 +119,17 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
     const local = encryption.openText(user.nameSealed, userId);
     const info = await orm.em.fork().findOne(KycBasicInfoEntity, { userId });
     try {
-      if (info) return { local, latin: { surname: encryption.openText(info.engSurnameSealed, `eng-name:${userId}`), given: encryption.openText(info.engNameSealed, `eng-name:${userId}`) } };
-    } catch { /* a row not sealed yet: the local name alone */ }
+      if (info)
+        return {
+          local,
+          latin: {
+            surname: encryption.openText(info.engSurnameSealed, `eng-name:${userId}`),
+            given: encryption.openText(info.engNameSealed, `eng-name:${userId}`),
+          },
+        };
+    } catch {
+      /* a row not sealed yet: the local name alone */
+    }
     return { local };
   };
 
@@ -91,34 +139,66 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
      * records it (payload sealed). Once per transfer: a retry finds the record and sends the same request again (the
      * same request-identifier), which the receiving provider takes as a repeat.
      */
-    async sendTravelRuleInquiry(input: { transferId: string }): Promise<{ recordId: string; sent: boolean; reason?: string }> {
+    async sendTravelRuleInquiry(input: {
+      transferId: string;
+    }): Promise<{ recordId: string; sent: boolean; reason?: string }> {
       const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
       const rule = transfer.travelRule;
-      if (!rule) throw ApplicationFailure.create({ type: TransferFailure.TransferRefused, nonRetryable: true, message: 'the Travel Rule was not recorded for this transfer' });
+      if (!rule)
+        throw ApplicationFailure.create({
+          type: TransferFailure.TransferRefused,
+          nonRetryable: true,
+          message: 'the Travel Rule was not recorded for this transfer',
+        });
       const em = orm.em.fork();
       let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
       const message = record
         ? JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`))
         : travelRuleMessage({
-          originator: { name: await originatorName(transfer.userId), customerId: transfer.userId, address: transfer.fromAddress },
-          beneficiary: { name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`), address: transfer.toAddress },
-          originatingVasp: deps.vasp, beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
-        });
+            originator: {
+              name: await originatorName(transfer.userId),
+              customerId: transfer.userId,
+              address: transfer.fromAddress,
+            },
+            beneficiary: {
+              name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`),
+              address: transfer.toAddress,
+            },
+            originatingVasp: deps.vasp,
+            beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
+          });
       if (!record) {
         const recordId = `trr_${randomUUID()}`;
         const now = new Date();
         record = em.create(TravelRuleRecordEntity, {
-          recordId, direction: 'outbound', userId: transfer.userId, transferId: transfer.transferId, counterpartVaspId: rule.vaspId, counterpartVaspName: rule.vaspName,
-          networkId: transfer.networkId, address: transfer.toAddress, status: 'pending', payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
-          reason: null, requestIdentifier: randomUUID(), requestedAt: now, decidedAt: null, retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
+          recordId,
+          direction: 'outbound',
+          userId: transfer.userId,
+          transferId: transfer.transferId,
+          counterpartVaspId: rule.vaspId,
+          counterpartVaspName: rule.vaspName,
+          networkId: transfer.networkId,
+          address: transfer.toAddress,
+          status: 'pending',
+          payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+          reason: null,
+          requestIdentifier: randomUUID(),
+          requestedAt: now,
+          decidedAt: null,
+          retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
         });
         await em.flush();
       }
       const answer = await deps.travelRule.sendInquiry(rule.trpUrl, {
-        requestIdentifier: record.requestIdentifier, asset: { network: transfer.networkId, symbol: transfer.token },
-        amount: formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim(), callback: rule.callbackUrl, ivms101: message,
+        requestIdentifier: record.requestIdentifier,
+        asset: { network: transfer.networkId, symbol: transfer.token },
+        amount: formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim(),
+        callback: rule.callbackUrl,
+        ivms101: message,
       });
-      return answer.accepted ? { recordId: record.recordId, sent: true } : { recordId: record.recordId, sent: false, reason: answer.reason };
+      return answer.accepted
+        ? { recordId: record.recordId, sent: true }
+        : { recordId: record.recordId, sent: false, reason: answer.reason };
     },
 
     /**
@@ -130,19 +210,45 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
       const record = await orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId: input.transferId });
       let sameHost = false;
-      try { sameHost = new URL(input.callback).origin === new URL(transfer.travelRule!.trpUrl).origin; } catch { sameHost = false; }
-      if (!sameHost) throw ApplicationFailure.create({ nonRetryable: true, message: `the confirmation URL is not on ${transfer.travelRule!.vaspName}'s host; not called` });
-      await deps.travelRule.sendConfirmation(input.callback, { requestIdentifier: record.requestIdentifier, txid: input.txHash });
+      try {
+        sameHost = new URL(input.callback).origin === new URL(transfer.travelRule!.trpUrl).origin;
+      } catch {
+        sameHost = false;
+      }
+      if (!sameHost)
+        throw ApplicationFailure.create({
+          nonRetryable: true,
+          message: `the confirmation URL is not on ${transfer.travelRule!.vaspName}'s host; not called`,
+        });
+      await deps.travelRule.sendConfirmation(input.callback, {
+        requestIdentifier: record.requestIdentifier,
+        txid: input.txHash,
+      });
     },
 
     /** Our answer to an inbound inquiry, to the callback the counterpart gave (its host was checked by the API). */
-    async answerTravelRuleInquiry(input: { callback: string; requestIdentifier: string; approved: { address: string } | null; rejected: string | null }): Promise<void> {
+    async answerTravelRuleInquiry(input: {
+      callback: string;
+      requestIdentifier: string;
+      approved: { address: string } | null;
+      rejected: string | null;
+    }): Promise<void> {
       await deps.travelRule.sendResolution(input.callback, input);
     },
 
     /** What became of the inquiry: approved, rejected (with the provider's reason) or timed out. Written once. */
-    async recordTravelRuleOutcome(input: { transferId: string; status: 'approved' | 'rejected' | 'timed_out'; reason: string | null }): Promise<void> {
-      await orm.em.fork().nativeUpdate(TravelRuleRecordEntity, { transferId: input.transferId, status: 'pending' }, { status: input.status, reason: input.reason, decidedAt: new Date() });
+    async recordTravelRuleOutcome(input: {
+      transferId: string;
+      status: 'approved' | 'rejected' | 'timed_out';
+      reason: string | null;
+    }): Promise<void> {
+      await orm.em
+        .fork()
+        .nativeUpdate(
+          TravelRuleRecordEntity,
+          { transferId: input.transferId, status: 'pending' },
+          { status: input.status, reason: input.reason, decidedAt: new Date() },
+        );
     },
   };
 };

@@ -4,7 +4,12 @@ import type { SolanaFaucet } from '../integrations/solana';
 import type { NetworkRegistry } from '../platform/networks';
 import type { CustodyKeyInput, CustodyKeyOutcome } from '../workflows/messages';
 
-export interface CustodyActivityDeps { transferKeys: TransferKeys; solanaWallets: SolanaWallets; networks: NetworkRegistry; faucet: SolanaFaucet }
+export interface CustodyActivityDeps {
+  transferKeys: TransferKeys;
+  solanaWallets: SolanaWallets;
+  networks: NetworkRegistry;
+  faucet: SolanaFaucet;
+}
 
 /**
  * Creates the keys the service holds for a user. Only the worker has KEY_ENCRYPTION_KEY, so only here can a key be
@@ -19,8 +24,13 @@ export const createCustodyActivities = ({ transferKeys, solanaWallets, networks,
     if (network?.faucetUrl) {
       // Development clusters only, and a convenience: the faucet funds an address once (so a retry asking again is
       // harmless), and a faucet that does not answer leaves the wallet open, unfunded.
-      try { await faucet.fund(network.faucetUrl, opened.address); } catch (error) {
-        Context.current().log.warn('the faucet did not fund the new wallet', { networkId: network.networkId, error: (error as Error).message });
+      try {
+        await faucet.fund(network.faucetUrl, opened.address);
+      } catch (error) {
+        Context.current().log.warn('the faucet did not fund the new wallet', {
+          networkId: network.networkId,
+          error: (error as Error).message,
+        });
       }
     }
     return opened;

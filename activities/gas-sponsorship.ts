@@ -17,11 +17,20 @@ import type { UserOperationOutcome } from '../integrations/evm/bundler';
 import type { GasSponsorshipInput } from '../workflows/messages';
 
 export interface GasSponsorDeps {
-  orm: Orm; networks: NetworkRegistry; providers: ChainProviders; paymaster: PaymasterSigner; prices: PriceFeedClient; gasBudgetDailyKrw: number;
+  orm: Orm;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  paymaster: PaymasterSigner;
+  prices: PriceFeedClient;
+  gasBudgetDailyKrw: number;
 }
 
 /** One operation to sponsor: its business id (the same id again returns the same signature), network and operation. */
-export interface SponsorItem { sponsorshipId: string; networkId: string; operation: UserOperation }
+export interface SponsorItem {
+  sponsorshipId: string;
+  networkId: string;
+  operation: UserOperation;
+}
 
 const entryPointEvents = new Interface(EntryPointArtifact.abi as InterfaceAbi);
 const USER_OPERATION_EVENT = entryPointEvents.getEvent('UserOperationEvent')!.topicHash;
@@ -41,11 +50,14 @@ export class GasSponsor {
    * sponsored anew, replacing that unused reservation: the old signature covers the old fees and would be refused.
    */
   async sponsor(userId: string, items: SponsorItem[], validUntil: Date): Promise<string[]> {
-    const rows = await this.deps.orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) } });
     const known = new Map<string, string>();
     for (const row of rows) {
       const item = items.find((i) => i.sponsorshipId === row.sponsorshipId)!;
-      if (this.hashOf(item, row.paymasterAndData) === row.userOpHash) known.set(row.sponsorshipId, row.paymasterAndData);
+      if (this.hashOf(item, row.paymasterAndData) === row.userOpHash)
+        known.set(row.sponsorshipId, row.paymasterAndData);
     }
     const fresh = items.filter((item) => !known.has(item.sponsorshipId));
     if (fresh.length) {
@@ -57,41 +69,77 @@ export class GasSponsor {
 
   /** Records what the chain charged for a sponsored operation (its UserOperationEvent). */
   async settle(outcome: UserOperationOutcome): Promise<void> {
-    await this.deps.orm.em.fork().nativeUpdate(GasSponsorshipEntity, { userOpHash: outcome.userOpHash, status: 'reserved' }, {
-      status: 'settled', actualCostWei: outcome.actualGasCost.toString(), txHash: outcome.txHash,
-    });
+    await this.deps.orm.em.fork().nativeUpdate(
+      GasSponsorshipEntity,
+      { userOpHash: outcome.userOpHash, status: 'reserved' },
+      {
+        status: 'settled',
+        actualCostWei: outcome.actualGasCost.toString(),
+        txHash: outcome.txHash,
+      },
+    );
   }
 
-  private async signWithinBudget(userId: string, items: SponsorItem[], validUntil: Date): Promise<Array<[string, string]>> {
+  private async signWithinBudget(
+    userId: string,
+    items: SponsorItem[],
+    validUntil: Date,
+  ): Promise<Array<[string, string]>> {
     const { orm, paymaster } = this.deps;
-    const priced = await Promise.all(items.map(async (item) => {
-      const network = this.network(item.networkId);
-      const provider = this.deps.providers.for(network);
-      return { item, network, price: await this.coinPrice(network), maxCost: maxCostOf(item.operation), fromBlock: await provider.getBlockNumber() };
-    }));
+    const priced = await Promise.all(
+      items.map(async (item) => {
+        const network = this.network(item.networkId);
+        const provider = this.deps.providers.for(network);
+        return {
+          item,
+          network,
+          price: await this.coinPrice(network),
+          maxCost: maxCostOf(item.operation),
+          fromBlock: await provider.getBlockNumber(),
+        };
+      }),
+    );
     const budget = BigInt(this.deps.gasBudgetDailyKrw);
     return orm.em.fork().transactional(async (tx) => {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
       await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
-      await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: items.map((i) => i.sponsorshipId) }, status: 'reserved' });
+      await tx.nativeDelete(GasSponsorshipEntity, {
+        sponsorshipId: { $in: items.map((i) => i.sponsorshipId) },
+        status: 'reserved',
+      });
       const day = koreanDay();
       const used = await gasUsedKrw(tx, userId, day);
       const needed = priced.reduce((sum, p) => sum + wonValue(p.maxCost, 18, p.price), 0n);
       if (used + needed > budget) {
         const left = budget > used ? budget - used : 0n;
         throw ApplicationFailure.create({
-          type: GasFailure.BudgetExceeded, nonRetryable: true,
+          type: GasFailure.BudgetExceeded,
+          nonRetryable: true,
           message: `Gas is sponsored up to ${won(budget)} a day; ${won(used)} used today, ${won(left)} left until ${day.to.toISOString()}; this needs up to ${won(needed)}.`,
-          details: [{ budgetKrw: budget.toString(), usedKrw: used.toString(), neededKrw: needed.toString(), resetsAt: day.to.toISOString() }],
+          details: [
+            {
+              budgetKrw: budget.toString(),
+              usedKrw: used.toString(),
+              neededKrw: needed.toString(),
+              resetsAt: day.to.toISOString(),
+            },
+          ],
         });
       }
       return priced.map(({ item, network, price, maxCost, fromBlock }) => {
         const paymasterAndData = paymaster.sign(item.operation, network, Math.floor(validUntil.getTime() / 1000));
         tx.create(GasSponsorshipEntity, {
-          sponsorshipId: item.sponsorshipId, userId, networkId: network.networkId, paymasterAndData,
+          sponsorshipId: item.sponsorshipId,
+          userId,
+          networkId: network.networkId,
+          paymasterAndData,
           userOpHash: this.hashOf(item, paymasterAndData),
-          maxCostWei: maxCost.toString(), priceKrwCenti: price, status: 'reserved', fromBlock, validUntil,
+          maxCostWei: maxCost.toString(),
+          priceKrwCenti: price,
+          status: 'reserved',
+          fromBlock,
+          validUntil,
         });
         return [item.sponsorshipId, paymasterAndData] as [string, string];
       });
@@ -101,7 +149,11 @@ export class GasSponsor {
   /** Asks the chain about the user's reservations: landed ones count what they cost, expired unlanded ones nothing. */
   private async settleReserved(userId: string): Promise<void> {
     const em = this.deps.orm.em.fork();
-    const reserved = await em.find(GasSponsorshipEntity, { userId, status: 'reserved', createdAt: { $gte: koreanDay().from } });
+    const reserved = await em.find(GasSponsorshipEntity, {
+      userId,
+      status: 'reserved',
+      createdAt: { $gte: koreanDay().from },
+    });
     for (const row of reserved) await this.settleFromChain(row);
     await em.flush();
   }
@@ -110,10 +162,18 @@ export class GasSponsor {
     const network = this.network(row.networkId);
     const provider = this.deps.providers.for(network);
     const latest = await provider.getBlock('latest');
-    const [log] = await provider.getLogs({ address: network.entryPoint, topics: [USER_OPERATION_EVENT, row.userOpHash], fromBlock: row.fromBlock });
+    const [log] = await provider.getLogs({
+      address: network.entryPoint,
+      topics: [USER_OPERATION_EVENT, row.userOpHash],
+      fromBlock: row.fromBlock,
+    });
     if (log) {
       const event = entryPointEvents.parseLog(log)!;
-      Object.assign(row, { status: 'settled', actualCostWei: (event.args.actualGasCost as bigint).toString(), txHash: log.transactionHash });
+      Object.assign(row, {
+        status: 'settled',
+        actualCostWei: (event.args.actualGasCost as bigint).toString(),
+        txHash: log.transactionHash,
+      });
     } else if (latest && latest.timestamp * 1000 > row.validUntil.getTime()) {
       // The chain is past the sponsorship's validity and the operation never ran: the EntryPoint refuses it from now on.
       row.status = 'released';
@@ -130,7 +190,8 @@ export class GasSponsor {
     const price = await this.deps.prices.wonPrice(symbol);
     if ('refused' in price) {
       throw ApplicationFailure.create({
-        type: GasFailure.PriceUnavailable, nonRetryable: true,
+        type: GasFailure.PriceUnavailable,
+        nonRetryable: true,
         message: `No ${symbol} price in won can be had now (${price.refused}), so gas cannot be sponsored; try again later`,
       });
     }
@@ -139,7 +200,12 @@ export class GasSponsor {
 
   private network(networkId: string): EvmNetwork {
     const network = this.deps.networks.get(networkId);
-    if (!network) throw ApplicationFailure.create({ type: ChainFailure.UnknownNetwork, message: `network ${networkId} is not configured`, nonRetryable: true });
+    if (!network)
+      throw ApplicationFailure.create({
+        type: ChainFailure.UnknownNetwork,
+        message: `network ${networkId} is not configured`,
+        nonRetryable: true,
+      });
     return network;
   }
 }
@@ -147,9 +213,15 @@ export class GasSponsor {
 /** The activity behind gas-sponsorship-<id>: the API asks for paymasterAndData before the owner signs. */
 export const createGasSponsorshipActivities = ({ gasSponsor }: { gasSponsor: GasSponsor }) => ({
   async sponsorOperations(input: GasSponsorshipInput): Promise<string[]> {
-    return gasSponsor.sponsor(input.userId, input.operations.map((o) => ({
-      sponsorshipId: o.sponsorshipId, networkId: o.networkId, operation: deserializeOperation(o.userOperation),
-    })), new Date(input.validUntil));
+    return gasSponsor.sponsor(
+      input.userId,
+      input.operations.map((o) => ({
+        sponsorshipId: o.sponsorshipId,
+        networkId: o.networkId,
+        operation: deserializeOperation(o.userOperation),
+      })),
+      new Date(input.validUntil),
+    );
   },
 });
 

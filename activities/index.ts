@@ -16,10 +16,22 @@ import { createComplianceActivities, createTravelRuleActivities, type Compliance
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
-export type ActivityDeps = RegistrationActivityDeps & WithGasSponsor<SignedOperationActivityDeps> & WithGasSponsor<KeyRotationActivityDeps>
-  & ChargeActivityDeps & BankVerificationActivityDeps & EmailVerificationActivityDeps & WebhookActivityDeps & WithGasSponsor<TransferActivityDeps> & CustodyActivityDeps & KycActivityDeps & AccountActivityDeps
-  & SecurityNoticeActivityDeps & SignInActivityDeps & RecoveryActivityDeps & ComplianceActivityDeps
-  & GasSponsorDeps;
+export type ActivityDeps = RegistrationActivityDeps &
+  WithGasSponsor<SignedOperationActivityDeps> &
+  WithGasSponsor<KeyRotationActivityDeps> &
+  ChargeActivityDeps &
+  BankVerificationActivityDeps &
+  EmailVerificationActivityDeps &
+  WebhookActivityDeps &
+  WithGasSponsor<TransferActivityDeps> &
+  CustodyActivityDeps &
+  KycActivityDeps &
+  AccountActivityDeps &
+  SecurityNoticeActivityDeps &
+  SignInActivityDeps &
+  RecoveryActivityDeps &
+  ComplianceActivityDeps &
+  GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (clients: ActivityDeps) => {

@@ -9,39 +9,87 @@ import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
 
-export interface KeyRotationActivityDeps { orm: Orm; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor }
+export interface KeyRotationActivityDeps {
+  orm: Orm;
+  providers: ChainProviders;
+  bundlers: Bundlers;
+  gasSponsor: GasSponsor;
+}
 
 /** Chain and storage side of key rotation; submitNetworkRotation is safe to retry at any point (see submitOnce). */
 export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSponsor }: KeyRotationActivityDeps) => ({
-  async submitNetworkRotation({ taskId, networkId }: { taskId: string; networkId: string }): Promise<{ txHash: string | null }> {
+  async submitNetworkRotation({
+    taskId,
+    networkId,
+  }: {
+    taskId: string;
+    networkId: string;
+  }): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
     const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
     const row = await em.findOneOrFail(KeyRotationNetworkEntity, { taskId, networkId });
     const network = bundlers.network(networkId);
-    const account = new Contract(row.accountAddress, loadArtifact('WalletAccount').abi as InterfaceAbi, providers.for(network));
-    const operation = { ...deserializeOperation(row.userOperation), signature: merkleSignature(task.root, row.proof, task.rootSignature!) };
+    const account = new Contract(
+      row.accountAddress,
+      loadArtifact('WalletAccount').abi as InterfaceAbi,
+      providers.for(network),
+    );
+    const operation = {
+      ...deserializeOperation(row.userOperation),
+      signature: merkleSignature(task.root, row.proof, task.rootSignature!),
+    };
     return submitOnce({
-      bundler: bundlers.for(networkId), beneficiary: bundlers.beneficiary, operation, recordedTxHash: row.txHash,
+      bundler: bundlers.for(networkId),
+      beneficiary: bundlers.beneficiary,
+      operation,
+      recordedTxHash: row.txHash,
       alreadyDone: async () => (await account.getFunction('owner')()) === task.newOwnerAddress,
-      recordTxHash: async (hash) => { row.txHash = hash; await em.flush(); },
+      recordTxHash: async (hash) => {
+        row.txHash = hash;
+        await em.flush();
+      },
       settle: (outcome) => gasSponsor.settle(outcome),
     });
   },
 
   async recordNetworkRotation(input: {
-    taskId: string; networkId: string; status: 'processing' | 'completed' | 'failed'; txHash?: string | null; error?: string; retryable?: boolean;
+    taskId: string;
+    networkId: string;
+    status: 'processing' | 'completed' | 'failed';
+    txHash?: string | null;
+    error?: string;
+    retryable?: boolean;
   }): Promise<void> {
     await orm.em.fork().transactional(async (em) => {
-      const row = await em.findOneOrFail(KeyRotationNetworkEntity, { taskId: input.taskId, networkId: input.networkId });
+      const row = await em.findOneOrFail(KeyRotationNetworkEntity, {
+        taskId: input.taskId,
+        networkId: input.networkId,
+      });
       if (row.status !== input.status && input.status !== 'processing') {
         const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId: input.taskId });
         const subject = { taskId: input.taskId, networkId: input.networkId };
-        await appendEvent(em, input.status === 'completed'
-          ? { type: 'key_rotation.network_completed', resourceId: input.taskId, userId: task.userId, data: { ...subject, txHash: input.txHash ?? row.txHash ?? null } }
-          : { type: 'key_rotation.network_failed', resourceId: input.taskId, userId: task.userId, data: { ...subject, error: input.error ?? 'failed', retryable: input.retryable ?? false } });
+        await appendEvent(
+          em,
+          input.status === 'completed'
+            ? {
+                type: 'key_rotation.network_completed',
+                resourceId: input.taskId,
+                userId: task.userId,
+                data: { ...subject, txHash: input.txHash ?? row.txHash ?? null },
+              }
+            : {
+                type: 'key_rotation.network_failed',
+                resourceId: input.taskId,
+                userId: task.userId,
+                data: { ...subject, error: input.error ?? 'failed', retryable: input.retryable ?? false },
+              },
+        );
       }
       Object.assign(row, {
-        status: input.status, txHash: input.txHash ?? row.txHash ?? null, error: input.error ?? null, retryable: input.retryable ?? false,
+        status: input.status,
+        txHash: input.txHash ?? row.txHash ?? null,
+        error: input.error ?? null,
+        retryable: input.retryable ?? false,
       });
       if (input.status === 'completed') {
         const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId: input.taskId });
@@ -51,11 +99,22 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
     });
   },
 
-  async recordKeyRotationStatus({ taskId, status }: { taskId: string; status: 'completed' | 'partial_failure' }): Promise<void> {
+  async recordKeyRotationStatus({
+    taskId,
+    status,
+  }: {
+    taskId: string;
+    status: 'completed' | 'partial_failure';
+  }): Promise<void> {
     await orm.em.fork().transactional(async (em) => {
       const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
-      if (await em.nativeUpdate(KeyRotationTaskEntity, { taskId, status: { $ne: status } }, { status }) !== 1) return;
-      await appendEvent(em, { type: `key_rotation.${status}`, resourceId: taskId, userId: task.userId, data: { taskId } });
+      if ((await em.nativeUpdate(KeyRotationTaskEntity, { taskId, status: { $ne: status } }, { status })) !== 1) return;
+      await appendEvent(em, {
+        type: `key_rotation.${status}`,
+        resourceId: taskId,
+        userId: task.userId,
+        data: { taskId },
+      });
     });
   },
 });

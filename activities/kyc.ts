@@ -1,17 +1,35 @@
 import { createHash } from 'node:crypto';
 import type { Orm } from '../db/orm';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { KycBasicInfoEntity, RegistrationEntity, UploadEntity, UserEntity, VerifiableCredentialEntity, openPassResult, idCardFingerprint } from '../db/entities';
+import {
+  KycBasicInfoEntity,
+  RegistrationEntity,
+  UploadEntity,
+  UserEntity,
+  VerifiableCredentialEntity,
+  openPassResult,
+  idCardFingerprint,
+} from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import { sameName } from '../platform/names';
-import { RegistrationFailure, type BasicInfoInput, type KycRenewalInput, type KycRenewalOutcome } from '../workflows/messages';
+import {
+  RegistrationFailure,
+  type BasicInfoInput,
+  type KycRenewalInput,
+  type KycRenewalOutcome,
+} from '../workflows/messages';
 import { KycFailure } from '../platform/failures';
 import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime } from '../integrations/credentials/issuer';
 import { openCredential } from '../integrations/credentials/records';
 import type { CredentialBook } from './credentials';
 
-export interface KycActivityDeps { orm: Orm; encryption: DataEncryption; credentials: CredentialBook; ocr: OcrProviderClient }
+export interface KycActivityDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  credentials: CredentialBook;
+  ocr: OcrProviderClient;
+}
 
 /** Only the worker holds the issuer's key (VC_ISSUER_KEY): credentials are signed here. */
 export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycActivityDeps) => ({
@@ -23,32 +41,73 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
    * provider gave one (the service signs nothing that contradicts it); the credential's `evidence` says which claims
    * were verified and which only self-asserted (the English names always are).
    */
-  async recordBasicInfo({ userId, kycSessionId, fullName, engSurname, engName, nationality }: BasicInfoInput): Promise<{ vcId: string }> {
+  async recordBasicInfo({
+    userId,
+    kycSessionId,
+    fullName,
+    engSurname,
+    engName,
+    nationality,
+  }: BasicInfoInput): Promise<{ vcId: string }> {
     const em = orm.em.fork();
     const user = await em.findOneOrFail(UserEntity, { id: userId });
     if (!sameName(fullName, encryption.openText(user.nameSealed, userId))) {
-      throw ApplicationFailure.create({ type: KycFailure.NameMismatch, nonRetryable: true, message: 'full_name must be the name verified with the identity provider at registration' });
+      throw ApplicationFailure.create({
+        type: KycFailure.NameMismatch,
+        nonRetryable: true,
+        message: 'full_name must be the name verified with the identity provider at registration',
+      });
     }
     const registration = await em.findOne(RegistrationEntity, { regId: user.regId });
-    const identity = registration?.passResultSealed ? openPassResult(encryption, user.regId, registration.passResultSealed) : {};
+    const identity = registration?.passResultSealed
+      ? openPassResult(encryption, user.regId, registration.passResultSealed)
+      : {};
     // Only an ISO 3166-1 code the provider gave is comparable (some report a domestic/foreign flag instead).
     const verifiedNationality = /^[A-Z]{2}$/.test(identity.nationality ?? '') ? identity.nationality : undefined;
     if (verifiedNationality && verifiedNationality !== nationality) {
-      throw ApplicationFailure.create({ type: KycFailure.NationalityMismatch, nonRetryable: true, message: `nationality must be the one verified with the identity provider at registration (${verifiedNationality})` });
+      throw ApplicationFailure.create({
+        type: KycFailure.NationalityMismatch,
+        nonRetryable: true,
+        message: `nationality must be the one verified with the identity provider at registration (${verifiedNationality})`,
+      });
     }
     const basicInfo = {
-      userId, kycSessionId: kycSessionId ?? null, fullNameSealed: encryption.sealText(fullName, userId), engSurnameSealed: encryption.sealText(engSurname, `eng-name:${userId}`), engNameSealed: encryption.sealText(engName, `eng-name:${userId}`), nationality, submittedAt: new Date(),
+      userId,
+      kycSessionId: kycSessionId ?? null,
+      fullNameSealed: encryption.sealText(fullName, userId),
+      engSurnameSealed: encryption.sealText(engSurname, `eng-name:${userId}`),
+      engNameSealed: encryption.sealText(engName, `eng-name:${userId}`),
+      nationality,
+      submittedAt: new Date(),
     };
     const subject = { name: fullName, familyName: engSurname, givenName: engName, nationality };
     const evidence = [
-      { type: ['IdentityProviderEvidence'], checkedBy: 'mobile-carrier-pass', claims: ['name', ...(verifiedNationality ? ['nationality'] : [])] },
-      { type: ['SelfAssertedEvidence'], claims: ['familyName', 'givenName', ...(verifiedNationality ? [] : ['nationality'])] },
+      {
+        type: ['IdentityProviderEvidence'],
+        checkedBy: 'mobile-carrier-pass',
+        claims: ['name', ...(verifiedNationality ? ['nationality'] : [])],
+      },
+      {
+        type: ['SelfAssertedEvidence'],
+        claims: ['familyName', 'givenName', ...(verifiedNationality ? [] : ['nationality'])],
+      },
     ];
     const sourceKey = `basic-info:${userId}:${createHash('sha256').update(JSON.stringify(subject)).digest('hex')}`;
     const { credential, issued } = await credentials.issueOnce(
-      { userId, type: 'BasicInfoCredential', sourceKey, subject, evidence, holder: await credentials.holderOf(orm.em.fork(), userId) },
+      {
+        userId,
+        type: 'BasicInfoCredential',
+        sourceKey,
+        subject,
+        evidence,
+        holder: await credentials.holderOf(orm.em.fork(), userId),
+      },
       async (tx, credential) => {
-        await credentials.revoke(tx, { userId, type: 'BasicInfoCredential', vcId: { $ne: credential.vcId } }, 'superseded');
+        await credentials.revoke(
+          tx,
+          { userId, type: 'BasicInfoCredential', vcId: { $ne: credential.vcId } },
+          'superseded',
+        );
         await tx.upsert(KycBasicInfoEntity, basicInfo);
       },
     );
@@ -65,28 +124,61 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
   async renewKyc({ userId, uploadRef, idCardType }: KycRenewalInput): Promise<KycRenewalOutcome> {
     const em = orm.em.fork();
     const upload = await em.findOne(UploadEntity, { id: uploadRef, regId: `kyc-renewal:${userId}` });
-    if (!upload) throw ApplicationFailure.create({ type: RegistrationFailure.UploadNotFound, message: `no upload ${uploadRef} for this user's KYC renewal`, nonRetryable: true });
+    if (!upload)
+      throw ApplicationFailure.create({
+        type: RegistrationFailure.UploadNotFound,
+        message: `no upload ${uploadRef} for this user's KYC renewal`,
+        nonRetryable: true,
+      });
     const user = await em.findOneOrFail(UserEntity, { id: userId });
-    const [latest] = await em.find(VerifiableCredentialEntity, { userId, type: 'KycCredential' }, { orderBy: { issuedAt: 'desc' }, limit: 1 });
-    if (!latest) throw ApplicationFailure.create({ type: RegistrationFailure.StepOutOfOrder, message: 'the user has no KYC credential to renew', nonRetryable: true });
+    const [latest] = await em.find(
+      VerifiableCredentialEntity,
+      { userId, type: 'KycCredential' },
+      { orderBy: { issuedAt: 'desc' }, limit: 1 },
+    );
+    if (!latest)
+      throw ApplicationFailure.create({
+        type: RegistrationFailure.StepOutOfOrder,
+        message: 'the user has no KYC credential to renew',
+        nonRetryable: true,
+      });
     const name = encryption.openText(user.nameSealed, userId);
     const birthDate = String(openCredential(encryption, latest).credentialSubject.birthDate ?? '');
     const { workflowExecution } = Context.current().info;
     const reading = await ocr.readIdCard({
-      image: encryption.open(Buffer.from(upload.dataSealed), upload.id), contentType: upload.contentType, idCardType,
+      image: encryption.open(Buffer.from(upload.dataSealed), upload.id),
+      contentType: upload.contentType,
+      idCardType,
       requestId: `${workflowExecution?.workflowId ?? uploadRef}/ocr`,
     });
     const verified = reading.confidence >= 0.8 && sameName(reading.name, name) && reading.birthDate === birthDate;
     const ocrResult = { name: reading.name, birthDate: reading.birthDate, verified };
     if (!verified) return { verified: false, ocrResult, vcId: null };
-    const { credential } = await credentials.issueOnce({
-      userId, type: 'KycCredential', sourceKey: `kyc-renewal:${uploadRef}`, holder: await credentials.holderOf(em, userId),
-      subject: { name, birthDate, kycLevel: 'identity-verified', identityVerification: ['mobile-carrier-pass', 'id-card-ocr'], verifiedAt: credentialTime(new Date()) },
-    }, async (tx, issued) => {
-      await credentials.revoke(tx, { userId, type: 'KycCredential', vcId: { $ne: issued.vcId } }, 'superseded');
-      // An account registered before cards were kept gets its card on file now (a sign-in by ID card compares with it).
-      if (reading.idNumber) await tx.nativeUpdate(UserEntity, { id: userId, idCardHash: null }, { idCardHash: idCardFingerprint(encryption, reading.idNumber) });
-    });
+    const { credential } = await credentials.issueOnce(
+      {
+        userId,
+        type: 'KycCredential',
+        sourceKey: `kyc-renewal:${uploadRef}`,
+        holder: await credentials.holderOf(em, userId),
+        subject: {
+          name,
+          birthDate,
+          kycLevel: 'identity-verified',
+          identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
+          verifiedAt: credentialTime(new Date()),
+        },
+      },
+      async (tx, issued) => {
+        await credentials.revoke(tx, { userId, type: 'KycCredential', vcId: { $ne: issued.vcId } }, 'superseded');
+        // An account registered before cards were kept gets its card on file now (a sign-in by ID card compares with it).
+        if (reading.idNumber)
+          await tx.nativeUpdate(
+            UserEntity,
+            { id: userId, idCardHash: null },
+            { idCardHash: idCardFingerprint(encryption, reading.idNumber) },
+          );
+      },
+    );
     return { verified: true, ocrResult, vcId: credential.vcId };
   },
 });

@@ -10,14 +10,25 @@ export interface LedgerLeg {
   amount: bigint;
 }
 
-export interface JournalInput { journalId: string; kind: string; userId: string | null; reference: string; legs: LedgerLeg[] }
-
-export class InsufficientBalance extends Error {
-  constructor(readonly accountId: string) { super(`ledger account ${accountId} would go negative`); this.name = 'InsufficientBalance'; }
+export interface JournalInput {
+  journalId: string;
+  kind: string;
+  userId: string | null;
+  reference: string;
+  legs: LedgerLeg[];
 }
 
-export const userBalanceAccount = (userId: string, currency: string): LedgerLeg['accountId'] => `user:${userId}:${currency}`;
-export const bankClearingAccount = (bankCode: string, currency: string): LedgerLeg['accountId'] => `clearing:bank:${bankCode}:${currency}`;
+export class InsufficientBalance extends Error {
+  constructor(readonly accountId: string) {
+    super(`ledger account ${accountId} would go negative`);
+    this.name = 'InsufficientBalance';
+  }
+}
+
+export const userBalanceAccount = (userId: string, currency: string): LedgerLeg['accountId'] =>
+  `user:${userId}:${currency}`;
+export const bankClearingAccount = (bankCode: string, currency: string): LedgerLeg['accountId'] =>
+  `clearing:bank:${bankCode}:${currency}`;
 
 /**
  * Posts a journal exactly once: in one transaction it inserts the journal (its id is the business event's, so a
@@ -31,25 +42,56 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
     if (leg.amount === 0n) throw new Error(`ledger leg ${leg.accountId} has no amount`);
     totals.set(leg.currency, (totals.get(leg.currency) ?? 0n) + leg.amount);
   }
-  if ([...totals.values()].some((total) => total !== 0n)) throw new Error(`journal ${input.journalId} does not balance`);
+  if ([...totals.values()].some((total) => total !== 0n))
+    throw new Error(`journal ${input.journalId} does not balance`);
   try {
     await em.transactional(async (tx) => {
-      await tx.insert(LedgerJournalEntity, { journalId: input.journalId, kind: input.kind, userId: input.userId, reference: input.reference, postedAt: new Date() });
+      await tx.insert(LedgerJournalEntity, {
+        journalId: input.journalId,
+        kind: input.kind,
+        userId: input.userId,
+        reference: input.reference,
+        postedAt: new Date(),
+      });
       for (const leg of input.legs) {
-        await tx.upsert(LedgerAccountEntity, {
-          accountId: leg.accountId, kind: leg.kind, userId: leg.userId ?? null, currency: leg.currency, balance: 0n, updatedAt: new Date(),
-        }, { onConflictAction: 'ignore' });
-        await tx.insert(LedgerEntryEntity, { journalId: input.journalId, accountId: leg.accountId, amount: leg.amount, currency: leg.currency, postedAt: new Date() });
-        const guard = leg.kind === 'user_balance' && leg.amount < 0n ? { balance: { $gte: -leg.amount } } : {};
-        const changed = await tx.nativeUpdate(LedgerAccountEntity, { accountId: leg.accountId, ...guard }, {
-          balance: raw('balance + ?', [leg.amount]), updatedAt: new Date(),
+        await tx.upsert(
+          LedgerAccountEntity,
+          {
+            accountId: leg.accountId,
+            kind: leg.kind,
+            userId: leg.userId ?? null,
+            currency: leg.currency,
+            balance: 0n,
+            updatedAt: new Date(),
+          },
+          { onConflictAction: 'ignore' },
+        );
+        await tx.insert(LedgerEntryEntity, {
+          journalId: input.journalId,
+          accountId: leg.accountId,
+          amount: leg.amount,
+          currency: leg.currency,
+          postedAt: new Date(),
         });
+        const guard = leg.kind === 'user_balance' && leg.amount < 0n ? { balance: { $gte: -leg.amount } } : {};
+        const changed = await tx.nativeUpdate(
+          LedgerAccountEntity,
+          { accountId: leg.accountId, ...guard },
+          {
+            balance: raw('balance + ?', [leg.amount]),
+            updatedAt: new Date(),
+          },
+        );
         if (changed !== 1) throw new InsufficientBalance(leg.accountId);
       }
     });
     return true;
   } catch (error) {
-    if (error instanceof UniqueConstraintViolationException && (await em.fork().count(LedgerJournalEntity, { journalId: input.journalId })) === 1) return false;
+    if (
+      error instanceof UniqueConstraintViolationException &&
+      (await em.fork().count(LedgerJournalEntity, { journalId: input.journalId })) === 1
+    )
+      return false;
     throw error;
   }
 }

@@ -6,7 +6,11 @@ import type { NetworkRegistry } from '../platform/networks';
 import type { RecoveryKey } from '../integrations/evm/recovery';
 import type { AccountRecoveryOutcome } from '../workflows/messages';
 
-export interface RecoveryActivityDeps { orm: Orm; networks: NetworkRegistry; recoveryKey: RecoveryKey }
+export interface RecoveryActivityDeps {
+  orm: Orm;
+  networks: NetworkRegistry;
+  recoveryKey: RecoveryKey;
+}
 
 const same = (a: string | null | undefined, b: string): boolean => !!a && a.toLowerCase() === b.toLowerCase();
 
@@ -26,8 +30,17 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
   /** The owner cancelled (through the API or on chain): recorded with recovery.cancelled, once. */
   const markCancelled = async (row: RecoveryNetwork, userId: string) => {
     await orm.em.fork().transactional(async (tx) => {
-      if (await tx.nativeUpdate(RecoveryNetworkEntity, { id: row.id, status: 'scheduled' }, { status: 'cancelled' }) !== 1) return;
-      await appendEvent(tx, { type: 'recovery.cancelled', resourceId: row.recoveryId, userId, data: { recoveryId: row.recoveryId, networkId: row.networkId } });
+      if (
+        (await tx.nativeUpdate(RecoveryNetworkEntity, { id: row.id, status: 'scheduled' }, { status: 'cancelled' })) !==
+        1
+      )
+        return;
+      await appendEvent(tx, {
+        type: 'recovery.cancelled',
+        resourceId: row.recoveryId,
+        userId,
+        data: { recoveryId: row.recoveryId, networkId: row.networkId },
+      });
     });
   };
 
@@ -36,7 +49,11 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
      * Schedules the new owner on every network of the recovery where the account is recoverable; answers how long to
      * wait (the longest delay still to run, in the chains' time) and how many networks were scheduled.
      */
-    async scheduleRecoveryNetworks({ recoveryId }: { recoveryId: string }): Promise<{ scheduled: number; waitSeconds: number }> {
+    async scheduleRecoveryNetworks({
+      recoveryId,
+    }: {
+      recoveryId: string;
+    }): Promise<{ scheduled: number; waitSeconds: number }> {
       const { em, recovery, rows } = await load(recoveryId);
       let waitSeconds = 0;
       for (const row of rows) {
@@ -44,19 +61,43 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
           const state = await recoveryKey.state(networkOf(row), row.accountAddress);
           if (!state.recoverable) {
             row.status = 'not_recoverable';
-            row.error = 'the account on this network has not been upgraded for recovery (POST /v1/wallet/networks/{networkId}/upgrade/prepare)';
+            row.error =
+              'the account on this network has not been upgraded for recovery (POST /v1/wallet/networks/{networkId}/upgrade/prepare)';
           } else if (same(state.owner, recovery.newOwnerAddress)) {
             Object.assign(row, { status: 'scheduled', executeAfter: new Date() }); // recovered already (a repeat after a crash)
           } else if (state.pendingOwner && !same(state.pendingOwner, recovery.newOwnerAddress)) {
-            Object.assign(row, { status: 'failed', error: 'another recovery is pending on this network: its owner must cancel it first' });
+            Object.assign(row, {
+              status: 'failed',
+              error: 'another recovery is pending on this network: its owner must cancel it first',
+            });
           } else {
-            const txHash = state.pendingOwner ? row.scheduleTxHash : (await recoveryKey.send(networkOf(row), row.accountAddress, 'scheduleRecovery', recovery.newOwnerAddress)).txHash;
+            const txHash = state.pendingOwner
+              ? row.scheduleTxHash
+              : (
+                  await recoveryKey.send(
+                    networkOf(row),
+                    row.accountAddress,
+                    'scheduleRecovery',
+                    recovery.newOwnerAddress,
+                  )
+                ).txHash;
             const after = await recoveryKey.state(networkOf(row), row.accountAddress);
-            Object.assign(row, { status: 'scheduled', scheduleTxHash: txHash ?? null, executeAfter: new Date(after.executeAfter! * 1000) });
+            Object.assign(row, {
+              status: 'scheduled',
+              scheduleTxHash: txHash ?? null,
+              executeAfter: new Date(after.executeAfter! * 1000),
+            });
             await em.transactional(async (tx) => {
               await appendEvent(tx, {
-                type: 'recovery.scheduled', resourceId: recoveryId, userId: recovery.userId,
-                data: { recoveryId, networkId: row.networkId, executeAfter: row.executeAfter!.toISOString(), txHash: txHash ?? null },
+                type: 'recovery.scheduled',
+                resourceId: recoveryId,
+                userId: recovery.userId,
+                data: {
+                  recoveryId,
+                  networkId: row.networkId,
+                  executeAfter: row.executeAfter!.toISOString(),
+                  txHash: txHash ?? null,
+                },
               });
             });
           }
@@ -78,7 +119,11 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
      * every one of them is due by its chain's clock (which the delay is counted in: a chain whose clock is ahead of the
      * workflow's, as a local one moved forward, executes then).
      */
-    async checkRecoveryCancellations({ recoveryId }: { recoveryId: string }): Promise<{ pending: number; due: boolean }> {
+    async checkRecoveryCancellations({
+      recoveryId,
+    }: {
+      recoveryId: string;
+    }): Promise<{ pending: number; due: boolean }> {
       const { recovery, rows } = await load(recoveryId);
       let pending = 0;
       let due = true;
@@ -105,16 +150,39 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
         const state = await recoveryKey.state(network, row.accountAddress);
         let txHash: string | null = null;
         if (!same(state.owner, recovery.newOwnerAddress)) {
-          if (!same(state.pendingOwner, recovery.newOwnerAddress)) { await markCancelled(row, recovery.userId); continue; }
-          if (state.chainTime < state.executeAfter!) {
-            throw ApplicationFailure.retryable(`the recovery on ${row.networkId} executes after ${new Date(state.executeAfter! * 1000).toISOString()} (chain time)`, 'RecoveryNotDue');
+          if (!same(state.pendingOwner, recovery.newOwnerAddress)) {
+            await markCancelled(row, recovery.userId);
+            continue;
           }
-          txHash = (await recoveryKey.send(network, row.accountAddress, 'executeRecovery', recovery.newOwnerAddress)).txHash;
+          if (state.chainTime < state.executeAfter!) {
+            throw ApplicationFailure.retryable(
+              `the recovery on ${row.networkId} executes after ${new Date(state.executeAfter! * 1000).toISOString()} (chain time)`,
+              'RecoveryNotDue',
+            );
+          }
+          txHash = (await recoveryKey.send(network, row.accountAddress, 'executeRecovery', recovery.newOwnerAddress))
+            .txHash;
         }
         await orm.em.fork().transactional(async (tx) => {
-          if (await tx.nativeUpdate(RecoveryNetworkEntity, { id: row.id, status: 'scheduled' }, { status: 'executed', executeTxHash: txHash }) !== 1) return;
-          await tx.nativeUpdate(SmartAccountEntity, { userId: recovery.userId, networkId: row.networkId }, { ownerAddress: recovery.newOwnerAddress });
-          await appendEvent(tx, { type: 'recovery.executed', resourceId: recoveryId, userId: recovery.userId, data: { recoveryId, networkId: row.networkId, txHash } });
+          if (
+            (await tx.nativeUpdate(
+              RecoveryNetworkEntity,
+              { id: row.id, status: 'scheduled' },
+              { status: 'executed', executeTxHash: txHash },
+            )) !== 1
+          )
+            return;
+          await tx.nativeUpdate(
+            SmartAccountEntity,
+            { userId: recovery.userId, networkId: row.networkId },
+            { ownerAddress: recovery.newOwnerAddress },
+          );
+          await appendEvent(tx, {
+            type: 'recovery.executed',
+            resourceId: recoveryId,
+            userId: recovery.userId,
+            data: { recoveryId, networkId: row.networkId, txHash },
+          });
         });
       }
     },
@@ -123,8 +191,14 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
     async finishRecovery({ recoveryId }: { recoveryId: string }): Promise<AccountRecoveryOutcome> {
       const { em, recovery, rows } = await load(recoveryId);
       const count = (status: RecoveryNetwork['status']) => rows.filter((r) => r.status === status).length;
-      const status: AccountRecoveryOutcome['status'] = count('executed') === rows.length - count('not_recoverable') && count('executed') > 0 ? 'executed'
-        : count('cancelled') > 0 && count('executed') === 0 ? 'cancelled' : count('executed') > 0 ? 'partial' : 'failed';
+      const status: AccountRecoveryOutcome['status'] =
+        count('executed') === rows.length - count('not_recoverable') && count('executed') > 0
+          ? 'executed'
+          : count('cancelled') > 0 && count('executed') === 0
+            ? 'cancelled'
+            : count('executed') > 0
+              ? 'partial'
+              : 'failed';
       recovery.status = status;
       await em.flush();
       return { status };

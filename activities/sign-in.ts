@@ -1,33 +1,72 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { PasskeyEntity, RegistrationEntity, SignInEntity, UploadEntity, UserEntity, idCardFingerprint, openPassResult } from '../db/entities';
+import {
+  PasskeyEntity,
+  RegistrationEntity,
+  SignInEntity,
+  UploadEntity,
+  UserEntity,
+  idCardFingerprint,
+  openPassResult,
+} from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
 import type { IdCardCheckClient } from '../integrations/id-card-check';
 import { sameName } from '../platform/names';
-import { SignInFailure, signInUploadOwner, type PassResult, type SignInProof, type StartSignInRequest } from '../workflows/messages';
+import {
+  SignInFailure,
+  signInUploadOwner,
+  type PassResult,
+  type SignInProof,
+  type StartSignInRequest,
+} from '../workflows/messages';
 
-export interface SignInActivityDeps { orm: Orm; encryption: DataEncryption; ocr: OcrProviderClient; idCardCheck: IdCardCheckClient }
+export interface SignInActivityDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  ocr: OcrProviderClient;
+  idCardCheck: IdCardCheckClient;
+}
 
 type SignInFailureType = (typeof SignInFailure)[keyof typeof SignInFailure];
 export type IdCardCheck = { ok: true } | { ok: false; failure: SignInFailureType; message: string };
 
-const refusal = (type: string, message: string): ApplicationFailure => ApplicationFailure.create({ type, message, nonRetryable: true });
-
+const refusal = (type: string, message: string): ApplicationFailure =>
+  ApplicationFailure.create({ type, message, nonRetryable: true });
 
 /** Sign-in on a new device; each activity looks up what an earlier attempt wrote before writing. */
 export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: SignInActivityDeps) => ({
   /** The verified person's account (active), recorded with the device that asks; answers the proofs it can give. */
-  async recordSignIn({ signInId, result, request }: { signInId: string; result: PassResult; request: StartSignInRequest }): Promise<{ userId: string; proofs: SignInProof[] }> {
+  async recordSignIn({
+    signInId,
+    result,
+    request,
+  }: {
+    signInId: string;
+    result: PassResult;
+    request: StartSignInRequest;
+  }): Promise<{ userId: string; proofs: SignInProof[] }> {
     const em = orm.em.fork();
     const user = result.ci ? await em.findOne(UserEntity, { ciHash: encryption.fingerprint(result.ci, 'ci') }) : null;
-    if (!user) throw refusal(SignInFailure.NotRegistered, 'no account exists for this person: register instead (POST /v1/account/register)');
+    if (!user)
+      throw refusal(
+        SignInFailure.NotRegistered,
+        'no account exists for this person: register instead (POST /v1/account/register)',
+      );
     if (user.status !== 'active') throw refusal(SignInFailure.NotRegistered, `this account is ${user.status}`);
     const existing = await em.findOne(SignInEntity, { signInId });
     if (!existing) {
       em.create(SignInEntity, {
-        signInId, passRequestId: result.passRequestId, userId: user.id, deviceId: request.deviceId, deviceLabel: request.deviceLabel,
-        passTokenHash: request.passTokenHash, passTokenExpiresAt: new Date(request.passTokenExpiresAt), status: 'in_progress', method: null, tokensIssuedAt: null,
+        signInId,
+        passRequestId: result.passRequestId,
+        userId: user.id,
+        deviceId: request.deviceId,
+        deviceLabel: request.deviceLabel,
+        passTokenHash: request.passTokenHash,
+        passTokenExpiresAt: new Date(request.passTokenExpiresAt),
+        status: 'in_progress',
+        method: null,
+        tokensIssuedAt: null,
       });
       await em.flush();
     }
@@ -42,34 +81,80 @@ export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: Si
    * date), show the number of the card verified then (another person's card with the same name and birth date does
    * not), and the issuing authority must answer that it is valid and current (not reported lost or stolen).
    */
-  async checkSignInIdCard({ signInId, uploadRef, idCardType }: { signInId: string; uploadRef: string; idCardType: string }): Promise<IdCardCheck> {
+  async checkSignInIdCard({
+    signInId,
+    uploadRef,
+    idCardType,
+  }: {
+    signInId: string;
+    uploadRef: string;
+    idCardType: string;
+  }): Promise<IdCardCheck> {
     const em = orm.em.fork();
     const signIn = await em.findOneOrFail(SignInEntity, { signInId });
     const upload = await em.findOne(UploadEntity, { id: uploadRef, regId: signInUploadOwner(signInId) });
     if (!upload) throw refusal('UploadNotFound', `no upload ${uploadRef} for this sign-in`);
     const user = await em.findOneOrFail(UserEntity, { id: signIn.userId });
-    if (!user.idCardHash) return { ok: false, failure: SignInFailure.IdCardNotOnFile, message: 'this account has no ID card on file to compare with' };
+    if (!user.idCardHash)
+      return {
+        ok: false,
+        failure: SignInFailure.IdCardNotOnFile,
+        message: 'this account has no ID card on file to compare with',
+      };
     const registration = await em.findOneOrFail(RegistrationEntity, { regId: user.regId });
     const verified = openPassResult(encryption, user.regId, registration.passResultSealed!);
     const { workflowExecution, activityId } = Context.current().info;
     const requestId = `${workflowExecution?.workflowId ?? signInId}/${activityId}`;
-    const reading = await ocr.readIdCard({ image: encryption.open(Buffer.from(upload.dataSealed), upload.id), contentType: upload.contentType, idCardType, requestId: `${requestId}/ocr` });
+    const reading = await ocr.readIdCard({
+      image: encryption.open(Buffer.from(upload.dataSealed), upload.id),
+      contentType: upload.contentType,
+      idCardType,
+      requestId: `${requestId}/ocr`,
+    });
     if (reading.confidence < 0.8 || !reading.idNumber || !reading.issueDate) {
-      return { ok: false, failure: SignInFailure.IdCardUnreadable, message: "the card's name, birth date, number and issue date could not all be read: take a sharper picture" };
+      return {
+        ok: false,
+        failure: SignInFailure.IdCardUnreadable,
+        message: "the card's name, birth date, number and issue date could not all be read: take a sharper picture",
+      };
     }
     if (!sameName(reading.name, verified.name ?? '') || reading.birthDate !== verified.birthDate) {
-      return { ok: false, failure: SignInFailure.IdCardUnreadable, message: 'the card does not read as the person verified at registration' };
+      return {
+        ok: false,
+        failure: SignInFailure.IdCardUnreadable,
+        message: 'the card does not read as the person verified at registration',
+      };
     }
     if (idCardFingerprint(encryption, reading.idNumber) !== user.idCardHash) {
-      return { ok: false, failure: SignInFailure.IdCardMismatch, message: 'this is not the ID card verified at registration (use the same card, or a renewed one of it)' };
+      return {
+        ok: false,
+        failure: SignInFailure.IdCardMismatch,
+        message: 'this is not the ID card verified at registration (use the same card, or a renewed one of it)',
+      };
     }
-    const result = await idCardCheck.check({ idCardType, name: reading.name, birthDate: reading.birthDate, idNumber: reading.idNumber, issueDate: reading.issueDate }, `${requestId}/check`);
-    if (result !== 'valid') return { ok: false, failure: SignInFailure.IdCardInvalid, message: `the issuing authority answers that this card is not valid (${result.replace(/_/g, ' ')})` };
+    const result = await idCardCheck.check(
+      {
+        idCardType,
+        name: reading.name,
+        birthDate: reading.birthDate,
+        idNumber: reading.idNumber,
+        issueDate: reading.issueDate,
+      },
+      `${requestId}/check`,
+    );
+    if (result !== 'valid')
+      return {
+        ok: false,
+        failure: SignInFailure.IdCardInvalid,
+        message: `the issuing authority answers that this card is not valid (${result.replace(/_/g, ' ')})`,
+      };
     return { ok: true };
   },
 
   async completeSignIn({ signInId, method }: { signInId: string; method: SignInProof }): Promise<void> {
-    await orm.em.fork().nativeUpdate(SignInEntity, { signInId, status: 'in_progress' }, { status: 'completed', method });
+    await orm.em
+      .fork()
+      .nativeUpdate(SignInEntity, { signInId, status: 'in_progress' }, { status: 'completed', method });
   },
 
   async closeSignIn({ signInId, status }: { signInId: string; status: 'failed' | 'expired' }): Promise<void> {

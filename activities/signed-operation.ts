@@ -9,7 +9,14 @@ import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
 import type { CredentialBook } from './credentials';
 
-export interface SignedOperationActivityDeps { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; bundlers: Bundlers; gasSponsor: GasSponsor; credentials: CredentialBook }
+export interface SignedOperationActivityDeps {
+  orm: Orm;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  bundlers: Bundlers;
+  gasSponsor: GasSponsor;
+  credentials: CredentialBook;
+}
 
 type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'failed'; error: string };
 
@@ -17,16 +24,30 @@ type Outcome = { status: 'completed'; txHash?: string | null } | { status: 'fail
  * Chain and storage side of signed operations (deployments, DID keys, transfer key changes): one submit and one finish over the one table.
  * Each kind keeps its activity names, which the deploy and DID key workflow histories record.
  */
-export const createSignedOperationActivities = ({ orm, providers, bundlers, gasSponsor, credentials }: SignedOperationActivityDeps) => {
+export const createSignedOperationActivities = ({
+  orm,
+  providers,
+  bundlers,
+  gasSponsor,
+  credentials,
+}: SignedOperationActivityDeps) => {
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
-  async function submit(operationId: string, alreadyDone: (op: SignedOperation) => Promise<boolean>): Promise<{ txHash: string | null }> {
+  async function submit(
+    operationId: string,
+    alreadyDone: (op: SignedOperation) => Promise<boolean>,
+  ): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
     const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
     return submitOnce({
-      bundler: bundlers.for(op.networkId), beneficiary: bundlers.beneficiary, operation: deserializeOperation(op.userOperation),
+      bundler: bundlers.for(op.networkId),
+      beneficiary: bundlers.beneficiary,
+      operation: deserializeOperation(op.userOperation),
       recordedTxHash: op.txHash,
       alreadyDone: () => alreadyDone(op),
-      recordTxHash: async (hash) => { op.txHash = hash; await em.flush(); },
+      recordTxHash: async (hash) => {
+        op.txHash = hash;
+        await em.flush();
+      },
       settle: (outcome) => gasSponsor.settle(outcome),
     });
   }
@@ -35,14 +56,31 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
    * Records the outcome, with what a completed operation of this kind changes and its event (deploy.completed,
    * did_key.failed, ...: the first time only), in one transaction.
    */
-  async function finish(operationId: string, outcome: Outcome, onCompleted?: (em: EntityManager, op: SignedOperation) => Promise<void>): Promise<void> {
+  async function finish(
+    operationId: string,
+    outcome: Outcome,
+    onCompleted?: (em: EntityManager, op: SignedOperation) => Promise<void>,
+  ): Promise<void> {
     await orm.em.fork().transactional(async (em) => {
       const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
       if (op.status !== outcome.status) {
         const subject = { opId: operationId, networkId: op.networkId, accountAddress: op.accountAddress };
-        await appendEvent(em, outcome.status === 'completed'
-          ? { type: `${op.kind}.completed`, resourceId: operationId, userId: op.userId, data: { ...subject, txHash: outcome.txHash ?? op.txHash ?? null } }
-          : { type: `${op.kind}.failed`, resourceId: operationId, userId: op.userId, data: { ...subject, error: outcome.error } });
+        await appendEvent(
+          em,
+          outcome.status === 'completed'
+            ? {
+                type: `${op.kind}.completed`,
+                resourceId: operationId,
+                userId: op.userId,
+                data: { ...subject, txHash: outcome.txHash ?? op.txHash ?? null },
+              }
+            : {
+                type: `${op.kind}.failed`,
+                resourceId: operationId,
+                userId: op.userId,
+                data: { ...subject, error: outcome.error },
+              },
+        );
       }
       if (outcome.status === 'completed') {
         Object.assign(op, { status: 'completed', txHash: outcome.txHash ?? op.txHash ?? null, error: null });
@@ -54,12 +92,26 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
   }
 
   /** The outcome of an operation whose completion changes nothing else (DID key, transfer key change). */
-  const finishOperation = (input: { opId: string; status: 'completed' | 'failed'; txHash?: string | null; error?: string }) =>
-    finish(input.opId, input.status === 'completed' ? { status: 'completed', txHash: input.txHash } : { status: 'failed', error: input.error ?? 'failed' });
+  const finishOperation = (input: {
+    opId: string;
+    status: 'completed' | 'failed';
+    txHash?: string | null;
+    error?: string;
+  }) =>
+    finish(
+      input.opId,
+      input.status === 'completed'
+        ? { status: 'completed', txHash: input.txHash }
+        : { status: 'failed', error: input.error ?? 'failed' },
+    );
 
   const accountDeployed = async (em: EntityManager, op: SignedOperation) => {
     const account = await em.findOneOrFail(SmartAccountEntity, { userId: op.userId, networkId: op.networkId });
-    Object.assign(account, { status: 'deployed', deployTxHash: op.txHash, deployedAt: account.deployedAt ?? new Date() });
+    Object.assign(account, {
+      status: 'deployed',
+      deployTxHash: op.txHash,
+      deployedAt: account.deployedAt ?? new Date(),
+    });
   };
 
   return {
@@ -70,7 +122,11 @@ export const createSignedOperationActivities = ({ orm, providers, bundlers, gasS
       const statusList = await credentials.openList();
       await finish(jobId, { status: 'completed', txHash }, async (em, op) => {
         await accountDeployed(em, op);
-        await credentials.bindKycToHolder(em, statusList, { userId: op.userId, networkId: op.networkId, accountAddress: op.accountAddress });
+        await credentials.bindKycToHolder(em, statusList, {
+          userId: op.userId,
+          networkId: op.networkId,
+          accountAddress: op.accountAddress,
+        });
       });
     },
     failDeployment: ({ jobId, error }: { jobId: string; error: string }) => finish(jobId, { status: 'failed', error }),

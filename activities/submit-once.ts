@@ -39,9 +39,12 @@ export async function submitOnce(input: SubmitOnceInput): Promise<{ txHash: stri
 
 async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }> {
   const { bundler } = input;
-  const reverted = (reason?: string) => ApplicationFailure.create({
-    type: ChainFailure.UserOperationFailed, nonRetryable: true, message: `the user operation reverted${reason ? `: ${reason}` : ''}`,
-  });
+  const reverted = (reason?: string) =>
+    ApplicationFailure.create({
+      type: ChainFailure.UserOperationFailed,
+      nonRetryable: true,
+      message: `the user operation reverted${reason ? `: ${reason}` : ''}`,
+    });
   const ran = async (hash: string, timeoutMs?: number) => {
     const outcome = await bundler.waitForOutcome(hash, timeoutMs);
     await input.settle(outcome);
@@ -53,7 +56,11 @@ async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }
     // Still in the pool after an attempt's wait ran out: priced under what blocks now ask. Replace it (same nonce,
     // higher fees); whichever of the two is mined, the operation runs once.
     const stuck = await bundler.pendingTransaction(input.recordedTxHash);
-    if (stuck) return ran(await bundler.replace(stuck, input.operation, input.beneficiary, input.recordTxHash), RECEIPT_TIMEOUT_MS);
+    if (stuck)
+      return ran(
+        await bundler.replace(stuck, input.operation, input.beneficiary, input.recordTxHash),
+        RECEIPT_TIMEOUT_MS,
+      );
   }
   if (await input.alreadyDone()) {
     // Done by a transaction other than the recorded one (a replaced one mined after all, or one a reorg moved).
@@ -69,7 +76,11 @@ async function submit(input: SubmitOnceInput): Promise<{ txHash: string | null }
     await bundler.simulate(input.operation, input.beneficiary);
   } catch (error) {
     if (error instanceof UserOperationRejected) {
-      throw ApplicationFailure.create({ type: ChainFailure.UserOperationRejected, message: error.message, nonRetryable: true });
+      throw ApplicationFailure.create({
+        type: ChainFailure.UserOperationRejected,
+        message: error.message,
+        nonRetryable: true,
+      });
     }
     throw error;
   }

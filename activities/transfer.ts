@@ -7,7 +7,15 @@ import type { SolanaChains } from '../integrations/solana';
 import type { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
 import { TransferFailure } from '../platform/failures';
-import { buildTransferOperation, transferKeyGrantOf, deserializeOperation, serializeOperation, transferCallData, transferNonceKey, type ChainProviders } from '../integrations/evm/smart-account';
+import {
+  buildTransferOperation,
+  transferKeyGrantOf,
+  deserializeOperation,
+  serializeOperation,
+  transferCallData,
+  transferNonceKey,
+  type ChainProviders,
+} from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
@@ -17,14 +25,26 @@ import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
 
 export interface TransferActivityDeps {
-  orm: Orm; bundlers: Bundlers; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains;
-  transferKeys: TransferKeys; solanaWallets: SolanaWallets; gasSponsor: GasSponsor;
+  orm: Orm;
+  bundlers: Bundlers;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  solanaChains: SolanaChains;
+  transferKeys: TransferKeys;
+  solanaWallets: SolanaWallets;
+  gasSponsor: GasSponsor;
   /** The worker's metrics: how long a Solana transfer took from its first send to finality (EVM: the bundler's). */
   confirmations?: ConfirmationObserver;
 }
 
 /** What a submission found on chain: the transaction, its fee, and the block (EVM) or slot (Solana) that included it. */
-export interface SubmittedTransfer { success: boolean; txHash: string | null; fee: string | null; error?: string; block?: { number: string; hash: string | null } }
+export interface SubmittedTransfer {
+  success: boolean;
+  txHash: string | null;
+  fee: string | null;
+  error?: string;
+  block?: { number: string; hash: string | null };
+}
 
 const FINALITY_POLL_MS = 1_000;
 /** How far back a reorged operation is looked for in other blocks. */
@@ -33,7 +53,8 @@ const REORG_LOOKBACK_BLOCKS = 128;
 /** How long the paymaster honours a transfer's sponsorship: long enough for patient resubmission, not forever. */
 const TRANSFER_SPONSORSHIP_SECONDS = 24 * 3600;
 
-const refused = (message: string) => ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
+const refused = (message: string) =>
+  ApplicationFailure.create({ type: TransferFailure.TransferRefused, message, nonRetryable: true });
 
 /**
  * The chain side of a transfer. The API recorded the intent (amount, recipient, reservation); here the worker opens
@@ -54,13 +75,28 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
-    const built = await buildTransferOperation(provider, network, transfer.fromAddress, callData, transferNonceKey(transfer.transferId));
+    const built = await buildTransferOperation(
+      provider,
+      network,
+      transfer.fromAddress,
+      callData,
+      transferNonceKey(transfer.transferId),
+    );
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
-    const [paymasterAndData] = await deps.gasSponsor.sponsor(transfer.userId, [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
-      new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000));
+    const [paymasterAndData] = await deps.gasSponsor.sponsor(
+      transfer.userId,
+      [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
+      new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000),
+    );
     const operation = { ...built, paymasterAndData: paymasterAndData! };
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
-    return { userOperation: serializeOperation({ ...operation, signature: transferSignature(signer.signingKey.sign(userOpHash).serialized) }), userOpHash };
+    return {
+      userOperation: serializeOperation({
+        ...operation,
+        signature: transferSignature(signer.signingKey.sign(userOpHash).serialized),
+      }),
+      userOpHash,
+    };
   };
 
   /** SOLANA: a transaction signed by the user's wallet key, simulated before it is kept. */
@@ -71,20 +107,45 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (!wallet) throw refused('the user has no Solana wallet');
     const chain = deps.solanaChains.for(network);
     const signed = await chain.signTransfer({
-      seed: wallet.seed, to: transfer.toAddress, symbol: chain.token(transfer.token) ? transfer.token : undefined, amount: BigInt(transfer.amount), memo: transfer.transferId,
+      seed: wallet.seed,
+      to: transfer.toAddress,
+      symbol: chain.token(transfer.token) ? transfer.token : undefined,
+      amount: BigInt(transfer.amount),
+      memo: transfer.transferId,
     });
     const failure = await chain.simulate(signed.wire);
     if (failure) throw refused(`The transaction would fail on chain: ${failure}`);
-    return { txHash: signed.signature, solanaTransaction: { wire: signed.wire, lastValidBlockHeight: signed.lastValidBlockHeight, lamportsCost: signed.lamportsCost } };
+    return {
+      txHash: signed.signature,
+      solanaTransaction: {
+        wire: signed.wire,
+        lastValidBlockHeight: signed.lastValidBlockHeight,
+        lamportsCost: signed.lamportsCost,
+      },
+    };
   };
 
   /** The transfer's event, written with the entity manager of the transaction that changed its status. */
-  const transferEvent = async (tx: EntityManager, transferId: string, type: 'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed' | 'transfer.needs_review', extra: { txHash?: string | null; error?: string }) => {
+  const transferEvent = async (
+    tx: EntityManager,
+    transferId: string,
+    type:
+      'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed' | 'transfer.needs_review',
+    extra: { txHash?: string | null; error?: string },
+  ) => {
     const t = await tx.findOneOrFail(TransferEntity, { transferId }, { disableIdentityMap: true });
     const subject = { transferId, networkId: t.networkId, token: t.token, amount: t.amount, decimals: t.decimals };
-    await appendEvent(tx, type === 'transfer.failed'
-      ? { type, resourceId: transferId, userId: t.userId, data: { ...subject, error: extra.error ?? 'failed' } }
-      : { type, resourceId: transferId, userId: t.userId, data: { ...subject, txHash: extra.txHash ?? t.txHash ?? null } });
+    await appendEvent(
+      tx,
+      type === 'transfer.failed'
+        ? { type, resourceId: transferId, userId: t.userId, data: { ...subject, error: extra.error ?? 'failed' } }
+        : {
+            type,
+            resourceId: transferId,
+            userId: t.userId,
+            data: { ...subject, txHash: extra.txHash ?? t.txHash ?? null },
+          },
+    );
   };
 
   /** One look at a confirmed transfer: finalized, still pending, or removed by a reorg. */
@@ -95,7 +156,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (transfer.status !== 'confirmed') return 'reorged';
     const finalize = async (): Promise<'finalized'> => {
       await em.transactional(async (tx) => {
-        if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'finalized' }) === 1) await transferEvent(tx, transferId, 'transfer.finalized', {});
+        if ((await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'finalized' })) === 1)
+          await transferEvent(tx, transferId, 'transfer.finalized', {});
       });
       return 'finalized';
     };
@@ -108,18 +170,29 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const network = networks.get(transfer.networkId)!;
     const bundler = bundlers.for(transfer.networkId);
     const receipt = await bundler.receiptOf(transfer.txHash!);
-    const found = receipt ? { receipt } : await bundler.findOperation(transfer.userOpHash!, Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS));
+    const found = receipt
+      ? { receipt }
+      : await bundler.findOperation(
+          transfer.userOpHash!,
+          Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS),
+        );
     if (!found) return 'reorged';
     const { blockNumber, blockHash, hash } = found.receipt;
     if (blockHash !== transfer.blockHash || hash !== transfer.txHash) {
       // Included again in another block (or by another transaction): count its confirmations from there.
-      await em.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { blockNumber, blockHash, txHash: hash });
+      await em.nativeUpdate(
+        TransferEntity,
+        { transferId, status: 'confirmed' },
+        { blockNumber, blockHash, txHash: hash },
+      );
     }
     const provider = deps.providers.for(network);
-    const head = Number(BigInt(await provider.send('eth_blockNumber', []) as string));
+    const head = Number(BigInt((await provider.send('eth_blockNumber', [])) as string));
     if (head - blockNumber + 1 < confirmationsOf(network)) return 'pending';
     // Deep enough: final only if that block is still the canonical one at its height.
-    const canonical = await provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false]) as { hash: string } | null;
+    const canonical = (await provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {
+      hash: string;
+    } | null;
     return canonical?.hash === blockHash ? finalize() : 'pending';
   };
 
@@ -142,27 +215,54 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         const network = networks.solana(transfer.networkId);
         if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
         await em.transactional(async (tx) => {
-          if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' }) === 1) await transferEvent(tx, transferId, 'transfer.submitted', {});
+          if (
+            (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
+          )
+            await transferEvent(tx, transferId, 'transfer.submitted', {});
         });
         // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
         const sentAt = Date.now();
         const outcome = await deps.solanaChains.for(network).sendUntilFinal(
-          { wire: transfer.solanaTransaction.wire, lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!, signature: transfer.txHash! },
+          {
+            wire: transfer.solanaTransaction.wire,
+            lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!,
+            signature: transfer.txHash!,
+          },
           { onPoll: () => Context.current().heartbeat() },
         );
-        if (outcome.landed) deps.confirmations?.confirmed(transfer.networkId, (Date.now() - sentAt) / 1000, outcome.success ? 'success' : 'reverted');
+        if (outcome.landed)
+          deps.confirmations?.confirmed(
+            transfer.networkId,
+            (Date.now() - sentAt) / 1000,
+            outcome.success ? 'success' : 'reverted',
+          );
         if (!outcome.landed) return { success: false, txHash: null, fee: null, error: outcome.error };
-        return { success: outcome.success, txHash: outcome.signature, fee: outcome.fee, block: { number: outcome.slot, hash: null }, ...(outcome.error ? { error: outcome.error } : {}) };
+        return {
+          success: outcome.success,
+          txHash: outcome.signature,
+          fee: outcome.fee,
+          block: { number: outcome.slot, hash: null },
+          ...(outcome.error ? { error: outcome.error } : {}),
+        };
       }
       const bundler = bundlers.for(transfer.networkId);
       const operation = deserializeOperation(transfer.userOperation!);
       const { txHash } = await submitOnce({
-        bundler, beneficiary: bundlers.beneficiary, operation, recordedTxHash: transfer.txHash,
+        bundler,
+        beneficiary: bundlers.beneficiary,
+        operation,
+        recordedTxHash: transfer.txHash,
         // Each transfer has its own nonce key, so its operation has executed exactly when that key's sequence moved on.
         alreadyDone: async () => (await bundler.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce,
         recordTxHash: async (hash) => {
           await em.transactional(async (tx) => {
-            if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { txHash: hash, status: 'submitted' }) === 1) {
+            if (
+              (await tx.nativeUpdate(
+                TransferEntity,
+                { transferId, status: 'processing' },
+                { txHash: hash, status: 'submitted' },
+              )) === 1
+            ) {
               await transferEvent(tx, transferId, 'transfer.submitted', { txHash: hash });
             } else {
               await tx.nativeUpdate(TransferEntity, { transferId, status: 'submitted' }, { txHash: hash });
@@ -175,11 +275,16 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       if (!hash) return { success: true, txHash: null, fee: null };
       // Where the operation ran: normally in our transaction; after a reorg possibly in another one.
       const receipt = await bundler.receiptOf(hash, 5_000);
-      const found = receipt ? { outcome: bundler.outcomeOf(receipt), receipt } : await bundler.findOperation(transfer.userOpHash!);
-      if (!found) throw new Error(`user operation ${transfer.userOpHash} of transfer ${transferId} is not on chain yet`);
+      const found = receipt
+        ? { outcome: bundler.outcomeOf(receipt), receipt }
+        : await bundler.findOperation(transfer.userOpHash!);
+      if (!found)
+        throw new Error(`user operation ${transfer.userOpHash} of transfer ${transferId} is not on chain yet`);
       const { outcome } = found;
       return {
-        success: outcome.success, txHash: found.receipt.hash, fee: outcome.actualGasCost.toString(),
+        success: outcome.success,
+        txHash: found.receipt.hash,
+        fee: outcome.actualGasCost.toString(),
         block: { number: String(found.receipt.blockNumber), hash: found.receipt.blockHash },
         ...(outcome.revertReason ? { error: `the account refused it: ${outcome.revertReason}` } : {}),
       };
@@ -202,7 +307,14 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     /** A reorg removed the confirmed transfer: in flight again (its amount reserved again), its block forgotten. */
     async transferReorged({ transferId }: { transferId: string }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
-        if (await tx.nativeUpdate(TransferEntity, { transferId, status: 'confirmed' }, { status: 'submitted', blockNumber: null, blockHash: null }) !== 1) return;
+        if (
+          (await tx.nativeUpdate(
+            TransferEntity,
+            { transferId, status: 'confirmed' },
+            { status: 'submitted', blockNumber: null, blockHash: null },
+          )) !== 1
+        )
+          return;
         await transferEvent(tx, transferId, 'transfer.submitted', {});
       });
     },
@@ -220,13 +332,27 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       return Boolean((await orm.em.fork().findOneOrFail(TransferEntity, { transferId })).txHash);
     },
 
-    async finishTransfer(input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome): Promise<void> {
+    async finishTransfer(
+      input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
+    ): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
-        const finished = await tx.nativeUpdate(TransferEntity, { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } }, {
-          status: input.status, txHash: input.txHash, fee: input.fee, error: input.error ?? null,
-          blockNumber: input.block ? Number(input.block.number) : null, blockHash: input.block?.hash ?? null,
-        });
-        if (finished === 1) await transferEvent(tx, input.transferId, `transfer.${input.status}`, { txHash: input.txHash, error: input.error });
+        const finished = await tx.nativeUpdate(
+          TransferEntity,
+          { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } },
+          {
+            status: input.status,
+            txHash: input.txHash,
+            fee: input.fee,
+            error: input.error ?? null,
+            blockNumber: input.block ? Number(input.block.number) : null,
+            blockHash: input.block?.hash ?? null,
+          },
+        );
+        if (finished === 1)
+          await transferEvent(tx, input.transferId, `transfer.${input.status}`, {
+            txHash: input.txHash,
+            error: input.error,
+          });
       });
     },
   };

@@ -15,38 +15,67 @@ import type { Services } from './services';
 
 export type { AppDeps } from './deps';
 
-export interface App { koa: Koa; routes: RouteSpec[]; idempotency: IdempotencyStore; rateLimits: RateLimits }
+export interface App {
+  koa: Koa;
+  routes: RouteSpec[];
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimits;
+}
 
-const securityHeaders = () => async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-  ctx.set('x-content-type-options', 'nosniff');
-  ctx.set('x-frame-options', 'DENY');
-  ctx.set('referrer-policy', 'no-referrer');
-  ctx.set('cache-control', 'no-store');
-  await next();
-};
+const securityHeaders =
+  () =>
+  async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+    ctx.set('x-content-type-options', 'nosniff');
+    ctx.set('x-frame-options', 'DENY');
+    ctx.set('referrer-policy', 'no-referrer');
+    ctx.set('cache-control', 'no-store');
+    await next();
+  };
 
 /**
  * OPTIONS and methods a path does not have (TRACE, PATCH, …): `Allow` lists the methods of the routes whose path
  * parameters the path actually satisfies (so /charge/execute does not offer the GET of /charge/{chargeId}), and a
  * missing method answers 405 as a problem like every other error.
  */
-const methodNotAllowed = (allowFor: (path: string) => string[]) => async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-  await next();
-  const fromRouter = ctx.method === 'OPTIONS' ? ctx.status === 200 && ctx.response.get('allow') !== '' : (ctx.status === 501 || ctx.status === 405) && ctx.body === undefined;
-  if (!fromRouter) return;
-  const allow = allowFor(ctx.path);
-  if (!allow.length) throw problems.notFound(`${ctx.path}`);
-  if (ctx.method === 'OPTIONS') { ctx.set('allow', allow.join(', ')); return; }
-  throw problems.methodNotAllowed(ctx.method, allow);
-};
+const methodNotAllowed =
+  (allowFor: (path: string) => string[]) =>
+  async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
+    await next();
+    const fromRouter =
+      ctx.method === 'OPTIONS'
+        ? ctx.status === 200 && ctx.response.get('allow') !== ''
+        : (ctx.status === 501 || ctx.status === 405) && ctx.body === undefined;
+    if (!fromRouter) return;
+    const allow = allowFor(ctx.path);
+    if (!allow.length) throw problems.notFound(`${ctx.path}`);
+    if (ctx.method === 'OPTIONS') {
+      ctx.set('allow', allow.join(', '));
+      return;
+    }
+    throw problems.methodNotAllowed(ctx.method, allow);
+  };
 
 /** The Koa application, built only from the clients and services it is given (api/composition.ts builds them). */
 export function createApp(deps: AppDeps & { services: Services }): App {
   const { config, orm, tokens, rateLimits } = deps;
-  const idempotency = new IdempotencyStore(orm, deps.encryption, config.IDEMPOTENCY_RETENTION_SECONDS, config.IDEMPOTENCY_LOCK_SECONDS);
+  const idempotency = new IdempotencyStore(
+    orm,
+    deps.encryption,
+    config.IDEMPOTENCY_RETENTION_SECONDS,
+    config.IDEMPOTENCY_LOCK_SECONDS,
+  );
   const routes = routeTable(deps, deps.services);
   const router = buildRouter(routes, {
-    authenticator: new Authenticator(tokens, config.PASS_CALLBACK_API_KEY, orm, (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }), deps.operators), idempotency, rateLimits, jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
+    authenticator: new Authenticator(
+      tokens,
+      config.PASS_CALLBACK_API_KEY,
+      orm,
+      (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }),
+      deps.operators,
+    ),
+    idempotency,
+    rateLimits,
+    jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });
@@ -55,12 +84,21 @@ export function createApp(deps: AppDeps & { services: Services }): App {
   koa.use(errorHandler());
   koa.use(deps.metrics.dependencyErrorsMiddleware());
   koa.use(securityHeaders());
-  const origins = (list: string) => new Set(list.split(',').map((o) => o.trim()).filter(Boolean));
+  const origins = (list: string) =>
+    new Set(
+      list
+        .split(',')
+        .map((o) => o.trim())
+        .filter(Boolean),
+    );
   const codecOrigins = origins(config.CODEC_CORS_ORIGINS);
   const codecCors = cors({
     // The Temporal UI's codec calls: only the UI's origins, with the operator's session cookie (credentials).
     origin: (ctx) => (codecOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
-    credentials: true, allowMethods: ['POST'], allowHeaders: ['content-type', 'x-namespace', 'authorization'], maxAge: 600,
+    credentials: true,
+    allowMethods: ['POST'],
+    allowHeaders: ['content-type', 'x-namespace', 'authorization'],
+    maxAge: 600,
   });
   koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? codecCors(ctx, next) : next()));
   const corsOrigins = origins(config.CORS_ORIGINS);
@@ -69,7 +107,16 @@ export function createApp(deps: AppDeps & { services: Services }): App {
     const appCors = cors({
       origin: (ctx) => (corsOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
       allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-device-id', 'x-pass-token'],
-      exposeHeaders: ['location', 'retry-after', 'x-request-id', 'idempotent-replayed', 'deprecation', 'sunset', 'link'], maxAge: 600,
+      exposeHeaders: [
+        'location',
+        'retry-after',
+        'x-request-id',
+        'idempotent-replayed',
+        'deprecation',
+        'sunset',
+        'link',
+      ],
+      maxAge: 600,
     });
     koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? next() : appCors(ctx, next)));
   }

@@ -47,32 +47,79 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
-    slippageBps: config.QUOTE_SLIPPAGE_BPS, priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100, dailyLimits: settings.dailyLimits,
+    slippageBps: config.QUOTE_SLIPPAGE_BPS,
+    priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
+    dailyLimits: settings.dailyLimits,
   });
   const rateLimits = RateLimits.create(config.DATABASE_URL, settings.rateLimits);
   const metrics = new ApiMetrics(createMetricsRegistry('api'));
   rateLimits.onRefused = (rule) => metrics.rateLimited(rule);
   const tokens = await TokenService.create({
-    privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
-    accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+    privateJwk: config.JWT_PRIVATE_JWK,
+    issuer: config.JWT_ISSUER,
+    audience: config.JWT_AUDIENCE,
+    accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+    refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   });
-  const pins = await PinService.create(orm, config.PIN_ENCRYPTION_JWK, { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS }, encryption);
-  const temporalClient = temporal ?? await createTemporalClient(
-    { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE }, encryption,
+  const pins = await PinService.create(
+    orm,
+    config.PIN_ENCRYPTION_JWK,
+    { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS },
+    encryption,
   );
+  const temporalClient =
+    temporal ??
+    (await createTemporalClient(
+      { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE },
+      encryption,
+    ));
   const providers = new ChainProviders();
   const clients: AppDeps = {
-    config, orm, logger, encryption, networks, tokens, pins, quotes, rateLimits, providers, metrics, temporal: temporalClient,
-    transferSignerCaps: settings.transferSignerCaps, operators: settings.operators, travelRuleCounterparts: settings.counterparts,
-    identity: new IdentityProviderClient({ baseUrl: config.IDENTITY_PROVIDER_URL, clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET, ...providerHttp }),
+    config,
+    orm,
+    logger,
+    encryption,
+    networks,
+    tokens,
+    pins,
+    quotes,
+    rateLimits,
+    providers,
+    metrics,
+    temporal: temporalClient,
+    transferSignerCaps: settings.transferSignerCaps,
+    operators: settings.operators,
+    travelRuleCounterparts: settings.counterparts,
+    identity: new IdentityProviderClient({
+      baseUrl: config.IDENTITY_PROVIDER_URL,
+      clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+      ...providerHttp,
+    }),
     bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
-    prices: new PriceFeedClient({ baseUrl: config.PRICE_FEED_URL, ...providerHttp, checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT } }),
-    securities: new SecuritiesClient({ baseUrl: config.SECURITIES_API_URL, clientSecret: config.SECURITIES_CLIENT_SECRET, ...providerHttp }),
-    cex: new CexClient({ baseUrl: config.CEX_API_URL, clientId: config.CEX_CLIENT_ID, clientSecret: config.CEX_CLIENT_SECRET, ...providerHttp }),
+    prices: new PriceFeedClient({
+      baseUrl: config.PRICE_FEED_URL,
+      ...providerHttp,
+      checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
+    }),
+    securities: new SecuritiesClient({
+      baseUrl: config.SECURITIES_API_URL,
+      clientSecret: config.SECURITIES_CLIENT_SECRET,
+      ...providerHttp,
+    }),
+    cex: new CexClient({
+      baseUrl: config.CEX_API_URL,
+      clientId: config.CEX_CLIENT_ID,
+      clientSecret: config.CEX_CLIENT_SECRET,
+      ...providerHttp,
+    }),
     solanaChains: new SolanaChains(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
     vaspDirectory: config.VASP_DIRECTORY_URL
-      ? new VaspDirectoryClient({ baseUrl: config.VASP_DIRECTORY_URL, apiKey: config.VASP_DIRECTORY_API_KEY ?? '', ...providerHttp })
+      ? new VaspDirectoryClient({
+          baseUrl: config.VASP_DIRECTORY_URL,
+          apiKey: config.VASP_DIRECTORY_API_KEY ?? '',
+          ...providerHttp,
+        })
       : undefined,
   };
   return {
@@ -89,9 +136,17 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
 /** EXCHANGE_DAILY_LIMITS, TRANSFER_SIGNER_DAILY_CAPS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
 function parseTokenAmounts(name: string, json: string): Record<string, string> {
   let parsed: unknown;
-  try { parsed = JSON.parse(json); } catch { throw new Error(`${name} is not valid JSON`); }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)
-    || !Object.values(parsed).every((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v))) {
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error(`${name} is not valid JSON`);
+  }
+  if (
+    typeof parsed !== 'object' ||
+    parsed === null ||
+    Array.isArray(parsed) ||
+    !Object.values(parsed).every((v) => typeof v === 'string' && /^\d+(\.\d+)?$/.test(v))
+  ) {
     throw new Error(`${name} must be a JSON object of token -> decimal string, e.g. {"ETH":"10"}`);
   }
   return parsed as Record<string, string>;

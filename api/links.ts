@@ -3,10 +3,18 @@
  * stateful phase can chain register -> eKYC -> backup, deploy -> its job, execute -> the transfer. One table, checked
  * by test/api/openapi.test.ts: every target exists and takes those parameters, every source field is in the answer.
  */
-export interface LinkSpec { operationId: string; parameters: Record<string, string>; description?: string }
+export interface LinkSpec {
+  operationId: string;
+  parameters: Record<string, string>;
+  description?: string;
+}
 export type OperationLinks = Record<string, Record<number, Record<string, LinkSpec>>>;
 
-const to = (operationId: string, parameters: Record<string, string>, description?: string): LinkSpec => ({ operationId, parameters, ...(description ? { description } : {}) });
+const to = (operationId: string, parameters: Record<string, string>, description?: string): LinkSpec => ({
+  operationId,
+  parameters,
+  ...(description ? { description } : {}),
+});
 const body = (pointer: string) => `$response.body#${pointer}`;
 /** The /api/v1/* answers wrap their data: `{status, data}`. */
 const data = (field: string) => body(`/data/${field}`);
@@ -36,7 +44,9 @@ export const OPERATION_LINKS: OperationLinks = {
   executeDeploy: { 202: { GetDeployJob: to('getDeployJob', { jobId: body('/jobId') }, 'Poll until completed') } },
   executeAccountUpgrade: { 202: { GetOperation: to('getRecoveryOperation', { accountOpId: body('/opId') }) } },
   executeRecoveryCancel: { 202: { GetOperation: to('getRecoveryOperation', { accountOpId: body('/opId') }) } },
-  startRecovery: { 202: { GetRecovery: to('getRecovery', { recoveryId: body('/recoveryId') }, 'Its state per network') } },
+  startRecovery: {
+    202: { GetRecovery: to('getRecovery', { recoveryId: body('/recoveryId') }, 'Its state per network') },
+  },
   executeKeyRotation: {
     202: {
       GetKeyRotation: to('getKeyRotation', { taskId: body('/taskId') }),
@@ -44,7 +54,9 @@ export const OPERATION_LINKS: OperationLinks = {
     },
   },
   executeAssertionKey: { 202: { GetDidKeyOperation: to('getDidKeyOperation', { opId: body('/opId') }) } },
-  executeTransferKeyChange: { 202: { GetTransferKeyOperation: to('getTransferKeyOperation', { keyOpId: body('/opId') }) } },
+  executeTransferKeyChange: {
+    202: { GetTransferKeyOperation: to('getTransferKeyOperation', { keyOpId: body('/opId') }) },
+  },
   executeCharge: { 202: { GetCharge: to('getCharge', { chargeId: data('charge_id') }, 'Poll until completed') } },
   executeCryptoTransfer: {
     200: { GetCryptoTransfer: to('getCryptoTransfer', transfer) },

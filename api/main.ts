@@ -15,11 +15,19 @@ async function main(): Promise<void> {
   const deps = await composeApi(config, orm, logger);
   const app = createApp(deps);
   // Prometheus metrics on their own (private) address, when METRICS_PORT is set.
-  const metrics = config.METRICS_PORT === undefined ? undefined : await serveMetrics(deps.metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
+  const metrics =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(deps.metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (metrics) logger.info({ url: metrics.url }, 'metrics listening');
-  const server = app.koa.listen(config.API_PORT, config.API_HOST, () => logger.info({ port: config.API_PORT }, 'api listening'));
+  const server = app.koa.listen(config.API_PORT, config.API_HOST, () =>
+    logger.info({ port: config.API_PORT }, 'api listening'),
+  );
   server.requestTimeout = 60_000;
-  const sweep = setInterval(() => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')), IDEMPOTENCY_SWEEP_MS);
+  const sweep = setInterval(
+    () => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')),
+    IDEMPOTENCY_SWEEP_MS,
+  );
   sweep.unref();
 
   let stopping = false;

@@ -11,30 +11,69 @@ import { API_CONFIG_KEYS, loadConfig } from '../platform/config';
 
 /** The settings that have no default: placeholders, read by no route's declaration. */
 const REQUIRED_SETTINGS = [
-  'DATABASE_URL', 'JWT_PRIVATE_JWK', 'DATA_ENCRYPTION_KEY', 'PASS_CALLBACK_API_KEY', 'IDENTITY_PROVIDER_URL', 'IDENTITY_PROVIDER_CLIENT_SECRET',
-  'RECOVERY_ADDRESS', 'BANK_API_URL', 'BANK_CLIENT_SECRET', 'BANK_WEBHOOK_SECRET', 'PIN_ENCRYPTION_JWK', 'PRICE_FEED_URL', 'SECURITIES_API_URL',
-  'SECURITIES_CLIENT_SECRET', 'CEX_API_URL', 'CEX_CLIENT_SECRET',
+  'DATABASE_URL',
+  'JWT_PRIVATE_JWK',
+  'DATA_ENCRYPTION_KEY',
+  'PASS_CALLBACK_API_KEY',
+  'IDENTITY_PROVIDER_URL',
+  'IDENTITY_PROVIDER_CLIENT_SECRET',
+  'RECOVERY_ADDRESS',
+  'BANK_API_URL',
+  'BANK_CLIENT_SECRET',
+  'BANK_WEBHOOK_SECRET',
+  'PIN_ENCRYPTION_JWK',
+  'PRICE_FEED_URL',
+  'SECURITIES_API_URL',
+  'SECURITIES_CLIENT_SECRET',
+  'CEX_API_URL',
+  'CEX_CLIENT_SECRET',
 ] as const;
 const PLACEHOLDERS: Record<string, string> = {
-  DATABASE_URL: 'sqlite::memory:', RECOVERY_ADDRESS: '0x0000000000000000000000000000000000000001', DATA_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+  DATABASE_URL: 'sqlite::memory:',
+  RECOVERY_ADDRESS: '0x0000000000000000000000000000000000000001',
+  DATA_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
 };
 
 /** A dependency the document does not need: reading anything from it is a bug in this module, said as such. */
-const unavailable = (name: string): never => new Proxy({}, {
-  get: (_target, property) => { throw new Error(`${name}.${String(property)} is not available while exporting the OpenAPI document`); },
-}) as never;
+const unavailable = (name: string): never =>
+  new Proxy(
+    {},
+    {
+      get: (_target, property) => {
+        throw new Error(`${name}.${String(property)} is not available while exporting the OpenAPI document`);
+      },
+    },
+  ) as never;
 
 export function offlineRoutes() {
   const env: Record<string, string> = {};
-  for (const key of REQUIRED_SETTINGS) env[key] = PLACEHOLDERS[key] ?? (key.endsWith('_URL') ? 'http://127.0.0.1:1' : 'document-only-placeholder');
+  for (const key of REQUIRED_SETTINGS)
+    env[key] = PLACEHOLDERS[key] ?? (key.endsWith('_URL') ? 'http://127.0.0.1:1' : 'document-only-placeholder');
   const config = loadConfig(env, API_CONFIG_KEYS);
   const deps: AppDeps = {
-    config, transferSignerCaps: {}, travelRuleCounterparts: [],
-    orm: unavailable('orm'), temporal: unavailable('temporal'), logger: unavailable('logger'), encryption: unavailable('encryption'),
-    networks: unavailable('networks'), tokens: unavailable('tokens'), pins: unavailable('pins'), quotes: unavailable('quotes'),
-    rateLimits: unavailable('rateLimits'), metrics: unavailable('metrics'), providers: unavailable('providers'), solanaChains: unavailable('solanaChains'),
-    identity: unavailable('identity'), bank: unavailable('bank'), prices: unavailable('prices'), securities: unavailable('securities'), cex: unavailable('cex'),
-    sanctions: unavailable('sanctions'), vaspDirectory: unavailable('vaspDirectory'), operators: unavailable('operators'),
+    config,
+    transferSignerCaps: {},
+    travelRuleCounterparts: [],
+    orm: unavailable('orm'),
+    temporal: unavailable('temporal'),
+    logger: unavailable('logger'),
+    encryption: unavailable('encryption'),
+    networks: unavailable('networks'),
+    tokens: unavailable('tokens'),
+    pins: unavailable('pins'),
+    quotes: unavailable('quotes'),
+    rateLimits: unavailable('rateLimits'),
+    metrics: unavailable('metrics'),
+    providers: unavailable('providers'),
+    solanaChains: unavailable('solanaChains'),
+    identity: unavailable('identity'),
+    bank: unavailable('bank'),
+    prices: unavailable('prices'),
+    securities: unavailable('securities'),
+    cex: unavailable('cex'),
+    sanctions: unavailable('sanctions'),
+    vaspDirectory: unavailable('vaspDirectory'),
+    operators: unavailable('operators'),
   };
   return routeTable(deps, buildServices(deps));
 }

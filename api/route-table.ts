@@ -45,13 +45,27 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
   const routes: RouteSpec[] = [];
   let openApi: unknown;
   routes.push(
-    ...systemRoutes({ orm, temporal, tokens, openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)) }),
+    ...systemRoutes({
+      orm,
+      temporal,
+      tokens,
+      openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)),
+    }),
     ...registrationRoutes({ uploadMaxBytes, registrations: s.registrations }),
     ...authRoutes({ orm, encryption, tokens, devices: s.devices, signIns: s.signIns }),
     ...signInRoutes({ signIns: s.signIns, uploadMaxBytes }),
     ...deviceRoutes({ devices: s.devices, stepUp: s.stepUp, passkeys: s.passkeys, backups: s.backups }),
     ...recoveryRoutes({ recoveries: s.recoveries }),
-    ...accountRoutes({ orm, temporal, taskQueue, encryption, passkeys: s.passkeys, stepUp: s.stepUp, uploadMaxBytes, emails: s.emails }),
+    ...accountRoutes({
+      orm,
+      temporal,
+      taskQueue,
+      encryption,
+      passkeys: s.passkeys,
+      stepUp: s.stepUp,
+      uploadMaxBytes,
+      emails: s.emails,
+    }),
     ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, stepUp: s.stepUp }),
     ...walletRoutes({ gas: s.gas, deployments: s.deployments }),
     ...transferKeyRoutes({ transferKeys: s.transferKeys }),
@@ -71,7 +85,13 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...eventRoutes({ orm }),
     ...complianceRoutes({ inbound: s.inboundTravelRule, compliance: s.compliance }),
     ...webhookRoutes({ webhooks: s.webhooks }),
-    ...operatorRoutes({ operators: deps.operators, tokens, codec: s.operatorCodec, logger: deps.logger, sessionSeconds: config.OPERATOR_SESSION_SECONDS }),
+    ...operatorRoutes({
+      operators: deps.operators,
+      tokens,
+      codec: s.operatorCodec,
+      logger: deps.logger,
+      sessionSeconds: config.OPERATOR_SESSION_SECONDS,
+    }),
   );
   return routes;
 }

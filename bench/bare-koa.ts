@@ -14,25 +14,36 @@ import { createLocalJWKSet, jwtVerify, type JSONWebKeySet } from 'jose';
 import { SESSION_SQL } from '../api/common/active-user';
 
 /** The API's statement in node-postgres' placeholders. */
-const sessionSql = (() => { let n = 0; return SESSION_SQL.replace(/\?/g, () => `$${++n}`); })();
+const sessionSql = (() => {
+  let n = 0;
+  return SESSION_SQL.replace(/\?/g, () => `$${++n}`);
+})();
 
 async function main(): Promise<void> {
   const [port, jwksUrl, databaseUrl] = process.argv.slice(2);
-  const jwks = createLocalJWKSet(await (await fetch(jwksUrl!)).json() as JSONWebKeySet);
+  const jwks = createLocalJWKSet((await (await fetch(jwksUrl!)).json()) as JSONWebKeySet);
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const app = new Koa();
   app.use(async (ctx) => {
     if (ctx.path !== '/') {
       const token = /^Bearer (.+)$/.exec(ctx.get('authorization'))?.[1];
-      if (!token) { ctx.status = 401; return; }
+      if (!token) {
+        ctx.status = 401;
+        return;
+      }
       const { payload } = await jwtVerify(token, jwks, { algorithms: ['ES256'] });
       if (ctx.path === '/jwt-db') await pool.query('select 1');
       // Both prepared (named), as the API runs the session statement.
-      if (ctx.path === '/jwt-user') await pool.query({ name: 'user', text: 'select * from users where id = $1', values: [payload.sub] });
-      if (ctx.path === '/jwt-session') await pool.query({ name: 'session', text: sessionSql, values: [payload.did, payload.sub] });
+      if (ctx.path === '/jwt-user')
+        await pool.query({ name: 'user', text: 'select * from users where id = $1', values: [payload.sub] });
+      if (ctx.path === '/jwt-session')
+        await pool.query({ name: 'session', text: sessionSql, values: [payload.did, payload.sub] });
     }
     ctx.body = { status: 'ok', data: { constant: true } };
   });
   app.listen(Number(port), '127.0.0.1', () => console.log('ready'));
 }
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -13,14 +13,23 @@ async function main(): Promise<void> {
   const client = new Client({ connection });
   const until = Date.now() + Number(seconds) * 1000;
   let started = 0;
-  await Promise.all(Array.from({ length: Number(connections) }, async () => {
-    while (Date.now() < until) {
-      const chargeId = `chg_${randomUUID()}`;
-      await client.workflow.start('chargeWorkflow', { workflowId: chargeWorkflowId(chargeId), taskQueue: taskQueue!, args: [{ chargeId, userId: 'usr_bench' }] });
-      started += 1;
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: Number(connections) }, async () => {
+      while (Date.now() < until) {
+        const chargeId = `chg_${randomUUID()}`;
+        await client.workflow.start('chargeWorkflow', {
+          workflowId: chargeWorkflowId(chargeId),
+          taskQueue: taskQueue!,
+          args: [{ chargeId, userId: 'usr_bench' }],
+        });
+        started += 1;
+      }
+    }),
+  );
   console.log(JSON.stringify({ started, seconds: Number(seconds) }));
   await connection.close();
 }
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

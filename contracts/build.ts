@@ -11,11 +11,18 @@ const CONTRACTS = __dirname;
 const BUILD = join(CONTRACTS, 'build');
 const STAMP = join(BUILD, '.sources-hash');
 
-export interface ContractArtifact { contractName: string; abi: unknown[]; bytecode: string }
+export interface ContractArtifact {
+  contractName: string;
+  abi: unknown[];
+  bytecode: string;
+}
 
-const sources = (): Record<string, { content: string }> => Object.fromEntries(
-  readdirSync(CONTRACTS).filter((f) => f.endsWith('.sol')).map((f) => [f, { content: readFileSync(join(CONTRACTS, f), 'utf8') }]),
-);
+const sources = (): Record<string, { content: string }> =>
+  Object.fromEntries(
+    readdirSync(CONTRACTS)
+      .filter((f) => f.endsWith('.sol'))
+      .map((f) => [f, { content: readFileSync(join(CONTRACTS, f), 'utf8') }]),
+  );
 
 const findImport = (path: string): { contents: string } | { error: string } => {
   try {
@@ -34,15 +41,20 @@ export function buildContracts(options: { force?: boolean; log?: (line: string) 
   const hash = createHash('sha256').update(JSON.stringify(input)).update(solc.version()).digest('hex');
   if (!options.force && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
   options.log?.(`compiling ${Object.keys(input).join(', ')} with solc ${solc.version()}`);
-  const output = JSON.parse(solc.compile(JSON.stringify({
-    language: 'Solidity',
-    sources: input,
-    settings: {
-      optimizer: { enabled: true, runs: 1000 },
-      evmVersion: 'cancun',
-      outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
-    },
-  }), { import: findImport })) as {
+  const output = JSON.parse(
+    solc.compile(
+      JSON.stringify({
+        language: 'Solidity',
+        sources: input,
+        settings: {
+          optimizer: { enabled: true, runs: 1000 },
+          evmVersion: 'cancun',
+          outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+        },
+      }),
+      { import: findImport },
+    ),
+  ) as {
     errors?: Array<{ severity: string; formattedMessage: string }>;
     contracts: Record<string, Record<string, { abi: unknown[]; evm: { bytecode: { object: string } } }>>;
   };
@@ -51,7 +63,11 @@ export function buildContracts(options: { force?: boolean; log?: (line: string) 
   mkdirSync(BUILD, { recursive: true });
   for (const file of Object.keys(input)) {
     for (const [contractName, compiled] of Object.entries(output.contracts[file] ?? {})) {
-      const artifact: ContractArtifact = { contractName, abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` };
+      const artifact: ContractArtifact = {
+        contractName,
+        abi: compiled.abi,
+        bytecode: `0x${compiled.evm.bytecode.object}`,
+      };
       writeFileSync(join(BUILD, `${contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`);
     }
   }

@@ -1,13 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from './orm';
-import { ComplianceCaseEntity, SanctionedAddressEntity, SanctionsListEntity, type CaseKind, type ComplianceCase } from './entities';
+import {
+  ComplianceCaseEntity,
+  SanctionedAddressEntity,
+  SanctionsListEntity,
+  type CaseKind,
+  type ComplianceCase,
+} from './entities';
 import { appendEvent } from './events';
 
 /** The stored list of a source: its date, when it was read, how many addresses. */
 export async function sanctionsListState(orm: Orm, source: string) {
   const row = await orm.em.fork().findOne(SanctionsListEntity, { source });
-  return row ? { listDate: row.listDate, refreshedAt: row.refreshedAt, addressCount: row.addressCount, sha256: row.sha256, sourceUrl: row.sourceUrl } : null;
+  return row
+    ? {
+        listDate: row.listDate,
+        refreshedAt: row.refreshedAt,
+        addressCount: row.addressCount,
+        sha256: row.sha256,
+        sourceUrl: row.sourceUrl,
+      }
+    : null;
 }
 
 /** The asset tags an address key is listed under by a source, or null when it is not listed. */
@@ -24,7 +38,10 @@ const INSERT_BATCH = 500;
  * never a mix. A read identical to the stored one (same digest) only moves refreshedAt.
  */
 export async function replaceSanctionsList(
-  orm: Orm, source: string, read: { listDate: string; addresses: Map<string, Set<string>>; sha256: string }, sourceUrl: string,
+  orm: Orm,
+  source: string,
+  read: { listDate: string; addresses: Map<string, Set<string>>; sha256: string },
+  sourceUrl: string,
 ): Promise<{ added: number; removed: number; unchanged: boolean }> {
   return orm.em.fork().transactional(async (tx) => {
     const current = await tx.findOne(SanctionsListEntity, { source });
@@ -33,11 +50,25 @@ export async function replaceSanctionsList(
       current.refreshedAt = refreshedAt;
       return { added: 0, removed: 0, unchanged: true };
     }
-    const before = new Set((await tx.find(SanctionedAddressEntity, { source }, { fields: ['addressKey'] })).map((r) => r.addressKey));
+    const before = new Set(
+      (await tx.find(SanctionedAddressEntity, { source }, { fields: ['addressKey'] })).map((r) => r.addressKey),
+    );
     await tx.nativeDelete(SanctionedAddressEntity, { source });
-    const rows = [...read.addresses].map(([addressKey, assets]) => ({ source, addressKey, assets: [...assets].sort().join(',') }));
-    for (let i = 0; i < rows.length; i += INSERT_BATCH) await tx.insertMany(SanctionedAddressEntity, rows.slice(i, i + INSERT_BATCH));
-    await tx.upsert(SanctionsListEntity, { source, listDate: read.listDate, refreshedAt, addressCount: rows.length, sha256: read.sha256, sourceUrl });
+    const rows = [...read.addresses].map(([addressKey, assets]) => ({
+      source,
+      addressKey,
+      assets: [...assets].sort().join(','),
+    }));
+    for (let i = 0; i < rows.length; i += INSERT_BATCH)
+      await tx.insertMany(SanctionedAddressEntity, rows.slice(i, i + INSERT_BATCH));
+    await tx.upsert(SanctionsListEntity, {
+      source,
+      listDate: read.listDate,
+      refreshedAt,
+      addressCount: rows.length,
+      sha256: read.sha256,
+      sourceUrl,
+    });
     return {
       added: rows.filter((r) => !before.has(r.addressKey)).length,
       removed: [...before].filter((key) => !read.addresses.has(key)).length,
@@ -47,8 +78,15 @@ export async function replaceSanctionsList(
 }
 
 export interface NewCase {
-  userId: string; kind: CaseKind; transferId?: string | null; networkId?: string | null; address?: string | null;
-  source: string; programme?: string | null; foundAt: string; detail?: string | null;
+  userId: string;
+  kind: CaseKind;
+  transferId?: string | null;
+  networkId?: string | null;
+  address?: string | null;
+  source: string;
+  programme?: string | null;
+  foundAt: string;
+  detail?: string | null;
 }
 
 /**
@@ -56,21 +94,46 @@ export interface NewCase {
  * transfer or network and address) while a case of it is open answers that case: a retried request opens no second one.
  */
 export async function openCase(orm: Orm, finding: NewCase): Promise<{ caseId: string; opened: boolean }> {
-  const openKey = [finding.kind, finding.userId, finding.transferId ?? '', finding.networkId ?? '', finding.address ?? ''].join(':');
+  const openKey = [
+    finding.kind,
+    finding.userId,
+    finding.transferId ?? '',
+    finding.networkId ?? '',
+    finding.address ?? '',
+  ].join(':');
   const existing = await orm.em.fork().findOne(ComplianceCaseEntity, { openKey });
   if (existing) return { caseId: existing.caseId, opened: false };
   const caseId = `case_${randomUUID()}`;
   try {
     await orm.em.fork().transactional(async (tx) => {
       tx.create(ComplianceCaseEntity, {
-        caseId, userId: finding.userId, kind: finding.kind, status: 'open', openKey, transferId: finding.transferId ?? null,
-        networkId: finding.networkId ?? null, address: finding.address ?? null, source: finding.source, programme: finding.programme ?? null,
-        foundAt: finding.foundAt, detail: finding.detail ?? null, decidedAt: null, decidedBy: null, reason: null,
+        caseId,
+        userId: finding.userId,
+        kind: finding.kind,
+        status: 'open',
+        openKey,
+        transferId: finding.transferId ?? null,
+        networkId: finding.networkId ?? null,
+        address: finding.address ?? null,
+        source: finding.source,
+        programme: finding.programme ?? null,
+        foundAt: finding.foundAt,
+        detail: finding.detail ?? null,
+        decidedAt: null,
+        decidedBy: null,
+        reason: null,
       });
       await tx.flush();
       await appendEvent(tx, {
-        type: 'compliance.case_opened', resourceId: caseId, userId: finding.userId,
-        data: { caseId, kind: finding.kind, transferId: finding.transferId ?? null, programme: finding.programme ?? null },
+        type: 'compliance.case_opened',
+        resourceId: caseId,
+        userId: finding.userId,
+        data: {
+          caseId,
+          kind: finding.kind,
+          transferId: finding.transferId ?? null,
+          programme: finding.programme ?? null,
+        },
       });
     });
     return { caseId, opened: true };
@@ -82,9 +145,21 @@ export async function openCase(orm: Orm, finding: NewCase): Promise<{ caseId: st
 }
 
 export const caseView = (c: ComplianceCase) => ({
-  caseId: c.caseId, userId: c.userId, kind: c.kind, status: c.status, transferId: c.transferId ?? null, networkId: c.networkId ?? null,
-  address: c.address ?? null, source: c.source, programme: c.programme ?? null, detail: c.detail ?? null, foundAt: c.foundAt, openedAt: c.openedAt.toISOString(),
-  decidedAt: c.decidedAt?.toISOString() ?? null, decidedBy: c.decidedBy ?? null, reason: c.reason ?? null,
+  caseId: c.caseId,
+  userId: c.userId,
+  kind: c.kind,
+  status: c.status,
+  transferId: c.transferId ?? null,
+  networkId: c.networkId ?? null,
+  address: c.address ?? null,
+  source: c.source,
+  programme: c.programme ?? null,
+  detail: c.detail ?? null,
+  foundAt: c.foundAt,
+  openedAt: c.openedAt.toISOString(),
+  decidedAt: c.decidedAt?.toISOString() ?? null,
+  decidedBy: c.decidedBy ?? null,
+  reason: c.reason ?? null,
 });
 
 /** The stored SDN list as screening reads it (`SanctionsScreening`'s listState and lookup). */

@@ -16,13 +16,22 @@ async function main(): Promise<void> {
   await orm.getMigrator().up();
   const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false });
   await orm.close();
-  const statements = sql.split(';\n').map((s) => s.trim()).filter(Boolean);
+  const statements = sql
+    .split(';\n')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const stamp = new Date().toISOString().replace(/\D/g, '').slice(0, 14);
   const className = `Migration${stamp}${name}`;
   const body = statements.map((s) => `    this.addSql(${JSON.stringify(s)});`).join('\n');
   const file = `db/migrations/${dialectOf(url)}/${className}.ts`;
-  writeFileSync(file, `import { Migration } from '@mikro-orm/migrations';\n\nexport class ${className} extends Migration {\n  override async up(): Promise<void> {\n${body}\n  }\n}\n`);
+  writeFileSync(
+    file,
+    `import { Migration } from '@mikro-orm/migrations';\n\nexport class ${className} extends Migration {\n  override async up(): Promise<void> {\n${body}\n  }\n}\n`,
+  );
   console.log(`wrote ${file}`);
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

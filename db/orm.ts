@@ -40,7 +40,10 @@ export function ormOptions(databaseUrl: string): Options {
  * Opens the database. `migrate: true` applies pending migrations (tests, the embedded launcher, `db:migrate`);
  * `requireCurrentSchema: true` refuses to start a process against a schema that is behind the code.
  */
-export async function createOrm(databaseUrl: string, options: { migrate?: boolean; requireCurrentSchema?: boolean } = {}): Promise<Orm> {
+export async function createOrm(
+  databaseUrl: string,
+  options: { migrate?: boolean; requireCurrentSchema?: boolean } = {},
+): Promise<Orm> {
   const orm = await MikroORM.init(ormOptions(databaseUrl));
   if (dialectOf(databaseUrl) === 'sqlite') {
     // WAL lets the API and the worker (separate processes) share the embedded file safely.
@@ -53,7 +56,9 @@ export async function createOrm(databaseUrl: string, options: { migrate?: boolea
     const pending = await orm.getMigrator().getPendingMigrations();
     if (pending.length) {
       await orm.close();
-      throw new Error(`database schema is behind the code (${pending.length} pending migrations): run \`npm run db:migrate\``);
+      throw new Error(
+        `database schema is behind the code (${pending.length} pending migrations): run \`npm run db:migrate\``,
+      );
     }
   }
   return orm;

@@ -1,5 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { Contract, ContractFactory, JsonRpcProvider, Wallet, concat, getCreate2Address, keccak256, type InterfaceAbi } from 'ethers';
+import {
+  Contract,
+  ContractFactory,
+  JsonRpcProvider,
+  Wallet,
+  concat,
+  getCreate2Address,
+  keccak256,
+  type InterfaceAbi,
+} from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
@@ -27,8 +36,10 @@ const LOCAL_PAYMASTER_DEPOSIT = 1_000n * 10n ** 18n;
 const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
 
 const PLATFORM_PACKAGES: Record<string, string> = {
-  'linux-x64': '@foundry-rs/anvil-linux-amd64', 'linux-arm64': '@foundry-rs/anvil-linux-arm64',
-  'darwin-x64': '@foundry-rs/anvil-darwin-amd64', 'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
+  'linux-x64': '@foundry-rs/anvil-linux-amd64',
+  'linux-arm64': '@foundry-rs/anvil-linux-arm64',
+  'darwin-x64': '@foundry-rs/anvil-darwin-amd64',
+  'darwin-arm64': '@foundry-rs/anvil-darwin-arm64',
 };
 
 /** The anvil binary shipped inside the npm package for this platform (no download at install time). */
@@ -39,14 +50,33 @@ export function resolveAnvil(): string {
   return require.resolve(`${pkg}/bin/anvil`);
 }
 
-export interface RunningChain { rpcUrl: string; chainId: number; process: ChildProcess; stop(): Promise<void> }
+export interface RunningChain {
+  rpcUrl: string;
+  chainId: number;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /**
  * `blockTimeSeconds`: besides mining every transaction at once, a block every so many seconds, as a live chain makes
  * them, so transfers reach their confirmations.
  */
-export async function startAnvil(options: { chainId: number; port: number; stateFile?: string; blockTimeSeconds?: number; log?: (line: string) => void }): Promise<RunningChain> {
-  const args = ['--chain-id', String(options.chainId), '--port', String(options.port), '--host', '127.0.0.1', '--silent'];
+export async function startAnvil(options: {
+  chainId: number;
+  port: number;
+  stateFile?: string;
+  blockTimeSeconds?: number;
+  log?: (line: string) => void;
+}): Promise<RunningChain> {
+  const args = [
+    '--chain-id',
+    String(options.chainId),
+    '--port',
+    String(options.port),
+    '--host',
+    '127.0.0.1',
+    '--silent',
+  ];
   if (options.blockTimeSeconds) args.push('--mixed-mining', '--block-time', String(options.blockTimeSeconds));
   if (options.stateFile) args.push('--state', options.stateFile);
   const child = spawn(resolveAnvil(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
@@ -54,16 +84,27 @@ export async function startAnvil(options: { chainId: number; port: number; state
   const rpcUrl = `http://127.0.0.1:${options.port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
-    if (hasExited(child)) throw new Error(`anvil (chain ${options.chainId}) exited with code ${child.exitCode}; is port ${options.port} free?`);
+    if (hasExited(child))
+      throw new Error(
+        `anvil (chain ${options.chainId}) exited with code ${child.exitCode}; is port ${options.port} free?`,
+      );
     try {
-      const response = await fetch(rpcUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }) });
+      const response = await fetch(rpcUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }),
+      });
       if (response.ok) break;
-    } catch { /* not listening yet */ }
+    } catch {
+      /* not listening yet */
+    }
     if (Date.now() > deadline) throw new Error(`anvil on ${rpcUrl} did not start`);
     await new Promise((r) => setTimeout(r, 100));
   }
   return {
-    rpcUrl, chainId: options.chainId, process: child,
+    rpcUrl,
+    chainId: options.chainId,
+    process: child,
     stop: () => stopChild(child), // anvil writes --state on SIGTERM
   };
 }
@@ -72,7 +113,12 @@ export async function startAnvil(options: { chainId: number; port: number; state
  * Deploys a contract through the CREATE2 factory, so it lands on the same address on every chain;
  * a no-op when it is already there. Returns the address.
  */
-export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; bytecode: string }, args: unknown[], saltLabel: string): Promise<string> {
+export async function ensureDeployed(
+  rpcUrl: string,
+  artifact: { abi: unknown; bytecode: string },
+  args: unknown[],
+  saltLabel: string,
+): Promise<string> {
   const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
   try {
     const deployer = new Wallet(ANVIL_DEPLOYER_KEY, provider);
@@ -81,7 +127,11 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
     const salt = keccak256(Buffer.from(`wallet-service/${saltLabel}`));
     const address = getCreate2Address(CREATE2_FACTORY, salt, keccak256(initCode));
     if ((await provider.getCode(address)) !== '0x') return address;
-    const tx = await deployer.sendTransaction({ to: CREATE2_FACTORY, data: concat([salt, initCode]), gasLimit: 15_000_000n });
+    const tx = await deployer.sendTransaction({
+      to: CREATE2_FACTORY,
+      data: concat([salt, initCode]),
+      gasLimit: 15_000_000n,
+    });
     const receipt = await tx.wait();
     if (receipt?.status !== 1) throw new Error(`deployment of ${saltLabel} to ${address} reverted`);
     // anvil can answer eth_getCode from the previous block for a moment after mining; wait until it shows.
@@ -95,17 +145,34 @@ export async function ensureDeployed(rpcUrl: string, artifact: { abi: unknown; b
   }
 }
 
-export interface ChainContracts { entryPoint: string; accountFactory: string; paymaster: string; didRegistry: string; usdt: string; recoverableImplementation: string }
+export interface ChainContracts {
+  entryPoint: string;
+  accountFactory: string;
+  paymaster: string;
+  didRegistry: string;
+  usdt: string;
+  recoverableImplementation: string;
+}
 
 /** Our verifying paymaster (owner: the deployer key; sponsor: the dev sponsor key), its EntryPoint deposit topped up. */
 async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<string> {
   const owner = new Wallet(ANVIL_DEPLOYER_KEY).address;
-  const paymaster = await ensureDeployed(rpcUrl, loadArtifact('WalletPaymaster'), [entryPoint, owner, new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address], 'wallet-paymaster-v1');
+  const paymaster = await ensureDeployed(
+    rpcUrl,
+    loadArtifact('WalletPaymaster'),
+    [entryPoint, owner, new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address],
+    'wallet-paymaster-v1',
+  );
   const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
   try {
-    const contract = new Contract(paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, new Wallet(ANVIL_DEPLOYER_KEY, provider));
+    const contract = new Contract(
+      paymaster,
+      loadArtifact('WalletPaymaster').abi as InterfaceAbi,
+      new Wallet(ANVIL_DEPLOYER_KEY, provider),
+    );
     const deposit = (await contract.getFunction('getDeposit')()) as bigint;
-    if (deposit < LOCAL_PAYMASTER_DEPOSIT) await (await contract.getFunction('deposit')({ value: LOCAL_PAYMASTER_DEPOSIT - deposit })).wait();
+    if (deposit < LOCAL_PAYMASTER_DEPOSIT)
+      await (await contract.getFunction('deposit')({ value: LOCAL_PAYMASTER_DEPOSIT - deposit })).wait();
     return paymaster;
   } finally {
     provider.destroy();
@@ -118,12 +185,27 @@ async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<stri
  */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
   const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
-  const accountFactory = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountFactory'), [entryPoint], 'wallet-account-factory-v1');
+  const accountFactory = await ensureDeployed(
+    rpcUrl,
+    loadArtifact('WalletAccountFactory'),
+    [entryPoint],
+    'wallet-account-factory-v1',
+  );
   const paymaster = await ensurePaymaster(rpcUrl, entryPoint);
   const didRegistry = await ensureDeployed(rpcUrl, EthereumDIDRegistry, [], 'ethereum-did-registry-v1');
   // The USDT stand-in's minter is the deployer key (the dev faucet).
-  const usdt = await ensureDeployed(rpcUrl, loadArtifact('TestUSDT'), [new Wallet(ANVIL_DEPLOYER_KEY).address], 'test-usdt-v1');
+  const usdt = await ensureDeployed(
+    rpcUrl,
+    loadArtifact('TestUSDT'),
+    [new Wallet(ANVIL_DEPLOYER_KEY).address],
+    'test-usdt-v1',
+  );
   // The implementation accounts upgrade to for owner recovery (the factory keeps deploying today's WalletAccount).
-  const recoverableImplementation = await ensureDeployed(rpcUrl, loadArtifact('WalletAccountRecoverable'), [entryPoint], 'wallet-account-recoverable-v1');
+  const recoverableImplementation = await ensureDeployed(
+    rpcUrl,
+    loadArtifact('WalletAccountRecoverable'),
+    [entryPoint],
+    'wallet-account-recoverable-v1',
+  );
   return { entryPoint, accountFactory, paymaster, didRegistry, usdt, recoverableImplementation };
 }

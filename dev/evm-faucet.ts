@@ -5,19 +5,38 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Contract, JsonRpcProvider, NonceManager, Wallet, isAddress, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
+import {
+  Contract,
+  JsonRpcProvider,
+  NonceManager,
+  Wallet,
+  isAddress,
+  parseEther,
+  parseUnits,
+  type InterfaceAbi,
+} from 'ethers';
 import { loadArtifact } from '../contracts/build';
 import { ANVIL_DEPLOYER_KEY } from './chains';
 
-export interface EvmFaucetChain { networkId: string; rpcUrl: string; usdt: string; nativeSymbol: string }
-export interface RunningEvmFaucet { url: string; stop(): Promise<void> }
+export interface EvmFaucetChain {
+  networkId: string;
+  rpcUrl: string;
+  usdt: string;
+  nativeSymbol: string;
+}
+export interface RunningEvmFaucet {
+  url: string;
+  stop(): Promise<void>;
+}
 
 export async function startEvmFaucet(chains: EvmFaucetChain[], port: number): Promise<RunningEvmFaucet> {
   const funded = new Set<string>();
-  const signers = new Map(chains.map((c) => {
-    const provider = new JsonRpcProvider(c.rpcUrl, undefined, { staticNetwork: true });
-    return [c.networkId, { chain: c, provider, signer: new NonceManager(new Wallet(ANVIL_DEPLOYER_KEY, provider)) }];
-  }));
+  const signers = new Map(
+    chains.map((c) => {
+      const provider = new JsonRpcProvider(c.rpcUrl, undefined, { staticNetwork: true });
+      return [c.networkId, { chain: c, provider, signer: new NonceManager(new Wallet(ANVIL_DEPLOYER_KEY, provider)) }];
+    }),
+  );
   // One request at a time: the faucet key's nonces stay in order.
   let queue: Promise<unknown> = Promise.resolve();
 
@@ -33,23 +52,40 @@ export async function startEvmFaucet(chains: EvmFaucetChain[], port: number): Pr
   };
 
   const server: Server = createServer((req, res) => {
-    const reply = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(JSON.stringify(body)); };
+    const reply = (status: number, body: unknown) => {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
     let text = '';
-    req.on('data', (d: Buffer) => { text += d.toString(); });
+    req.on('data', (d: Buffer) => {
+      text += d.toString();
+    });
     req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/faucet') return reply(404, { error: 'POST /faucet {"network":"ETHEREUM","address":"0x…"}' });
+      if (req.method !== 'POST' || req.url !== '/faucet')
+        return reply(404, { error: 'POST /faucet {"network":"ETHEREUM","address":"0x…"}' });
       let body: { network?: string; address?: string };
-      try { body = JSON.parse(text) as typeof body; } catch { return reply(400, { error: 'body must be JSON' }); }
-      if (!body.network || !signers.has(body.network)) return reply(400, { error: `network must be one of ${[...signers.keys()].join(', ')}` });
+      try {
+        body = JSON.parse(text) as typeof body;
+      } catch {
+        return reply(400, { error: 'body must be JSON' });
+      }
+      if (!body.network || !signers.has(body.network))
+        return reply(400, { error: `network must be one of ${[...signers.keys()].join(', ')}` });
       if (!body.address || !isAddress(body.address)) return reply(400, { error: 'address must be a 0x address' });
       const { network, address } = body as { network: string; address: string };
       const symbol = signers.get(network)!.chain.nativeSymbol;
       const run = queue.then(() => fund(network, address));
       queue = run.catch(() => undefined);
-      run.then((result) => reply(200, { network, address, ...result, coin: `1 ${symbol}`, usdt: '1000' }), (error: Error) => reply(500, { error: error.message }));
+      run.then(
+        (result) => reply(200, { network, address, ...result, coin: `1 ${symbol}`, usdt: '1000' }),
+        (error: Error) => reply(500, { error: error.message }),
+      );
     });
   });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, '127.0.0.1', resolve); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', resolve);
+  });
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/faucet`,
     stop: async () => {

@@ -9,7 +9,17 @@ import { join } from 'node:path';
 import { resolveTemporalCli } from './temporal-cli';
 import { stopChild } from './child-process';
 import { startTemporalDevServer, type RunningDevServer } from './temporal-dev-server';
-import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY, LOCAL_NETWORKS, ensureChainContracts, startAnvil, type ChainContracts, type RunningChain } from './chains';
+import {
+  ANVIL_BUNDLER_KEY,
+  ANVIL_PAYMASTER_SIGNER_KEY,
+  ANVIL_RECOVERY_ADDRESS,
+  ANVIL_RECOVERY_KEY,
+  LOCAL_NETWORKS,
+  ensureChainContracts,
+  startAnvil,
+  type ChainContracts,
+  type RunningChain,
+} from './chains';
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
 import { startEvmFaucet } from './evm-faucet';
@@ -25,10 +35,17 @@ const LOCAL_CONFIRMATIONS = 3;
 const DATA = process.env.STACK_DATA_DIR ?? join(ROOT, '.data');
 const port = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const PORTS = {
-  api: port('API_PORT', 3000), temporal: port('TEMPORAL_PORT', 7233), temporalUi: port('TEMPORAL_UI_PORT', 8233),
-  sandbox: port('SANDBOX_PORT', 4010), ETHEREUM: port('ETHEREUM_RPC_PORT', 8545), POLYGON: port('POLYGON_RPC_PORT', 8546),
-  SOLANA: port('SOLANA_RPC_PORT', 8899), evmFaucet: port('EVM_FAUCET_PORT', 8547),
-  apiMetrics: port('API_METRICS_PORT', 9464), workerMetrics: port('WORKER_METRICS_PORT', 9465), temporalMetrics: port('TEMPORAL_METRICS_PORT', 9466),
+  api: port('API_PORT', 3000),
+  temporal: port('TEMPORAL_PORT', 7233),
+  temporalUi: port('TEMPORAL_UI_PORT', 8233),
+  sandbox: port('SANDBOX_PORT', 4010),
+  ETHEREUM: port('ETHEREUM_RPC_PORT', 8545),
+  POLYGON: port('POLYGON_RPC_PORT', 8546),
+  SOLANA: port('SOLANA_RPC_PORT', 8899),
+  evmFaucet: port('EVM_FAUCET_PORT', 8547),
+  apiMetrics: port('API_METRICS_PORT', 9464),
+  workerMetrics: port('WORKER_METRICS_PORT', 9465),
+  temporalMetrics: port('TEMPORAL_METRICS_PORT', 9466),
 };
 
 const stoppers: Array<{ name: string; stop: () => Promise<void> }> = [];
@@ -38,18 +55,38 @@ const progress = (step: number, total: number, text: string) => process.stdout.w
 const done = (since: number) => console.log(`ok (${((Date.now() - since) / 1000).toFixed(1)}s)`);
 
 /** An environment less the server-held keys (key encryption, credential issuer, paymaster sponsor): only the worker has them. */
-const withoutServerKeys = ({ KEY_ENCRYPTION_KEY: _key, VC_ISSUER_KEY: _issuer, PAYMASTER_SIGNER_KEY: _sponsor, ...rest }: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
+const withoutServerKeys = ({
+  KEY_ENCRYPTION_KEY: _key,
+  VC_ISSUER_KEY: _issuer,
+  PAYMASTER_SIGNER_KEY: _sponsor,
+  ...rest
+}: NodeJS.ProcessEnv): NodeJS.ProcessEnv => rest;
 
 function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): ChildProcess {
   // One process per service (`--import tsx`, not the tsx CLI, which forks), so signals reach the service itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], { cwd: ROOT, env: { ...withoutServerKeys(process.env), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const prefix = (d: Buffer) => d.toString().trimEnd().split('\n').map((l) => `  ${name} | ${l}`).join('\n');
-  child.stdout?.on('data', (d: Buffer) => { if (process.env.STACK_VERBOSE) console.log(prefix(d)); });
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
+    cwd: ROOT,
+    env: { ...withoutServerKeys(process.env), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const prefix = (d: Buffer) =>
+    d
+      .toString()
+      .trimEnd()
+      .split('\n')
+      .map((l) => `  ${name} | ${l}`)
+      .join('\n');
+  child.stdout?.on('data', (d: Buffer) => {
+    if (process.env.STACK_VERBOSE) console.log(prefix(d));
+  });
   child.stderr?.on('data', (d: Buffer) => console.error(prefix(d)));
   child.once('exit', (code) => {
     // Ctrl-C reaches every child of the terminal too; give our own SIGINT handler the first word.
     setTimeout(() => {
-      if (!stopping) { console.error(`\n${name} exited with code ${code}; stopping the stack`); void shutdown(1); }
+      if (!stopping) {
+        console.error(`\n${name} exited with code ${code}; stopping the stack`);
+        void shutdown(1);
+      }
     }, 300);
   });
   stoppers.push({
@@ -62,7 +99,11 @@ function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): Chi
 async function waitForHttp(url: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    try { if ((await fetch(url)).ok) return; } catch { /* not up yet */ }
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      /* not up yet */
+    }
     if (Date.now() > deadline) throw new Error(`${url} did not become ready`);
     await new Promise((r) => setTimeout(r, 250));
   }
@@ -95,7 +136,10 @@ async function main(): Promise<void> {
   since = Date.now();
   progress(2, total, `Temporal dev server on :${PORTS.temporal} (UI :${PORTS.temporalUi})`);
   const temporal: RunningDevServer = await startTemporalDevServer({
-    cliPath, port: PORTS.temporal, uiPort: PORTS.temporalUi, dbFile: join(DATA, 'temporal.db'),
+    cliPath,
+    port: PORTS.temporal,
+    uiPort: PORTS.temporalUi,
+    dbFile: join(DATA, 'temporal.db'),
     // The UI decodes payloads through the API's codec endpoint, for a signed-in operator (docs/operating.md).
     uiCodecEndpoint: `http://127.0.0.1:${PORTS.api}/codec`,
   });
@@ -108,56 +152,109 @@ async function main(): Promise<void> {
   for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
     since = Date.now();
     const rpcPort = PORTS[networkId as keyof typeof LOCAL_NETWORKS];
-    progress(step++, total, `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry`);
+    progress(
+      step++,
+      total,
+      `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry`,
+    );
     const chain = await startAnvil({
-      chainId: network.chainId, port: rpcPort, stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`), blockTimeSeconds: LOCAL_BLOCK_SECONDS,
+      chainId: network.chainId,
+      port: rpcPort,
+      stateFile: join(DATA, `anvil-${networkId.toLowerCase()}.json`),
+      blockTimeSeconds: LOCAL_BLOCK_SECONDS,
     });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
     chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
     done(since);
   }
   since = Date.now();
-  progress(step++, total, `SOLANA chain (LiteSVM behind Solana JSON-RPC) on :${PORTS.SOLANA} + test USDT mint, dev faucet`);
+  progress(
+    step++,
+    total,
+    `SOLANA chain (LiteSVM behind Solana JSON-RPC) on :${PORTS.SOLANA} + test USDT mint, dev faucet`,
+  );
   const solana = await startLocalSolana({ port: PORTS.SOLANA, stateFile: join(DATA, 'solana-local.json') });
   stoppers.push({ name: 'solana', stop: solana.stop });
   done(since);
 
-  const evmFaucet = await startEvmFaucet(Object.entries(chains).map(([networkId, c]) => ({
-    networkId, rpcUrl: c.rpcUrl, usdt: c.usdt, nativeSymbol: networkId === 'POLYGON' ? 'POL' : 'ETH',
-  })), PORTS.evmFaucet);
+  const evmFaucet = await startEvmFaucet(
+    Object.entries(chains).map(([networkId, c]) => ({
+      networkId,
+      rpcUrl: c.rpcUrl,
+      usdt: c.usdt,
+      nativeSymbol: networkId === 'POLYGON' ? 'POL' : 'ETH',
+    })),
+    PORTS.evmFaucet,
+  );
   stoppers.push({ name: 'EVM faucet', stop: evmFaucet.stop });
 
   const networks = {
-    ...Object.fromEntries(Object.entries(chains).map(([id, c]) => [id, {
-      kind: 'evm', chainId: c.chainId, rpcUrl: c.rpcUrl, entryPoint: c.entryPoint, accountFactory: c.accountFactory, paymaster: c.paymaster, didRegistry: c.didRegistry, recoverableImplementation: c.recoverableImplementation,
-      nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH', tokens: { USDT: { address: c.usdt, decimals: 6 } }, confirmations: LOCAL_CONFIRMATIONS,
-    }])),
-    SOLANA: { kind: 'solana', rpcUrl: solana.rpcUrl, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } },
+    ...Object.fromEntries(
+      Object.entries(chains).map(([id, c]) => [
+        id,
+        {
+          kind: 'evm',
+          chainId: c.chainId,
+          rpcUrl: c.rpcUrl,
+          entryPoint: c.entryPoint,
+          accountFactory: c.accountFactory,
+          paymaster: c.paymaster,
+          didRegistry: c.didRegistry,
+          recoverableImplementation: c.recoverableImplementation,
+          nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH',
+          tokens: { USDT: { address: c.usdt, decimals: 6 } },
+          confirmations: LOCAL_CONFIRMATIONS,
+        },
+      ]),
+    ),
+    SOLANA: {
+      kind: 'solana',
+      rpcUrl: solana.rpcUrl,
+      faucetUrl: solana.faucetUrl,
+      tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
+    },
   };
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
 
   const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
   const apiUrl = `http://127.0.0.1:${PORTS.api}`;
   const env: NodeJS.ProcessEnv = {
-    NODE_ENV: 'development', LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+    NODE_ENV: 'development',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(DATA, 'wallet.db')}`,
-    TEMPORAL_ADDRESS: temporal.address, IDENTITY_PROVIDER_URL: sandboxUrl, OCR_PROVIDER_URL: sandboxUrl,
-    API_HOST: '127.0.0.1', API_PORT: String(PORTS.api), PUBLIC_BASE_URL: apiUrl, VC_STATUS_BASE_URL: apiUrl,
-    SANDBOX_PORT: String(PORTS.sandbox), PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
-    BANK_API_URL: sandboxUrl, BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
-    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, CEX_API_URL: sandboxUrl, MAIL_API_URL: sandboxUrl, ID_CARD_CHECK_URL: sandboxUrl,
+    TEMPORAL_ADDRESS: temporal.address,
+    IDENTITY_PROVIDER_URL: sandboxUrl,
+    OCR_PROVIDER_URL: sandboxUrl,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(PORTS.api),
+    PUBLIC_BASE_URL: apiUrl,
+    VC_STATUS_BASE_URL: apiUrl,
+    SANDBOX_PORT: String(PORTS.sandbox),
+    PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
+    BANK_API_URL: sandboxUrl,
+    BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
+    PRICE_FEED_URL: sandboxUrl,
+    SECURITIES_API_URL: sandboxUrl,
+    CEX_API_URL: sandboxUrl,
+    MAIL_API_URL: sandboxUrl,
+    ID_CARD_CHECK_URL: sandboxUrl,
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
     // screening provider of Chainalysis' shape (docs/transfers.md, "Compliance").
-    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl,
+    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
+    SCREENING_PROVIDER_URL: sandboxUrl,
     // The Travel Rule: the sandbox's VASP directory and its two exchanges (docs/transfers.md, "Compliance").
     VASP_DIRECTORY_URL: sandboxUrl,
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
-    NETWORKS: JSON.stringify(networks), BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY, PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
+    NETWORKS: JSON.stringify(networks),
+    BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
+    PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // The recovery key (anvil's, funded); a recovery waits 30 s here (72 h in production) and looks on chain every 5 s
     // for the owner's cancellation, or for a chain clock moved forward past the delay (docs/sign-in-and-recovery.md).
-    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '30', RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
+    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
+    RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
+    RECOVERY_DELAY_SECONDS: process.env.RECOVERY_DELAY_SECONDS ?? '30',
+    RECOVERY_POLL_SECONDS: process.env.RECOVERY_POLL_SECONDS ?? '5',
     // New recipients are usable at once here (and still recorded in the address book); production waits 24 h.
     ADDRESS_COOLING_OFF_SECONDS: process.env.ADDRESS_COOLING_OFF_SECONDS ?? '0',
     // Transfers up to 3,000,000 won need no passkey here (production: 1,000,000), so the walk-through's Travel Rule
@@ -183,7 +280,11 @@ async function main(): Promise<void> {
 
   since = Date.now();
   progress(step++, total, `worker and API on :${PORTS.api}`);
-  startTsProcess('worker', 'worker/main.ts', { ...env, METRICS_PORT: String(PORTS.workerMetrics), TEMPORAL_METRICS_PORT: String(PORTS.temporalMetrics) });
+  startTsProcess('worker', 'worker/main.ts', {
+    ...env,
+    METRICS_PORT: String(PORTS.workerMetrics),
+    TEMPORAL_METRICS_PORT: String(PORTS.temporalMetrics),
+  });
   // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY, VC_ISSUER_KEY, PAYMASTER_SIGNER_KEY.
   startTsProcess('api', 'api/main.ts', { ...withoutServerKeys(env), METRICS_PORT: String(PORTS.apiMetrics) });
   await waitForHttp(`${apiUrl}/readyz`);

@@ -24,7 +24,10 @@ function postgresBin(): string {
   const root = '/usr/lib/postgresql';
   const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'initdb'))) : [];
   const latest = versions.sort((a, b) => Number(a) - Number(b)).at(-1);
-  if (!latest) throw new Error('PostgreSQL server binaries not found under /usr/lib/postgresql: install the postgresql package (.ci/run does)');
+  if (!latest)
+    throw new Error(
+      'PostgreSQL server binaries not found under /usr/lib/postgresql: install the postgresql package (.ci/run does)',
+    );
   return join(root, latest, 'bin');
 }
 
@@ -32,7 +35,9 @@ export function startPostgresInstance(dir: string, port: number): PostgresInstan
   const bin = postgresBin();
   const asRoot = process.getuid?.() === 0;
   const run = (tool: string, args: string[]) => {
-    const [command, argv] = asRoot ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]] : [join(bin, tool), args];
+    const [command, argv] = asRoot
+      ? ['runuser', ['-u', 'postgres', '--', join(bin, tool), ...args]]
+      : [join(bin, tool), args];
     return execFileSync(command, argv, { stdio: ['ignore', 'pipe', 'pipe'], encoding: 'utf8' });
   };
   const data = join(dir, 'data');
@@ -50,13 +55,22 @@ export function startPostgresInstance(dir: string, port: number): PostgresInstan
     writeFileSync(join(dir, 'created'), new Date().toISOString());
   }
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=300`;
-  const ctl = (...args: string[]) => run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '60', ...args]);
+  const ctl = (...args: string[]) =>
+    run('pg_ctl', ['-D', data, '-l', join(dir, 'server.log'), '-o', options, '-w', '-t', '60', ...args]);
   ctl('start');
   return {
     url: `postgresql://${POSTGRES_SUPERUSER}@127.0.0.1:${port}/postgres`,
     port,
     dir,
-    restart: () => { ctl('restart', '-m', 'fast'); },
-    stop: () => { try { ctl('stop', '-m', 'fast'); } catch { /* already stopped */ } },
+    restart: () => {
+      ctl('restart', '-m', 'fast');
+    },
+    stop: () => {
+      try {
+        ctl('stop', '-m', 'fast');
+      } catch {
+        /* already stopped */
+      }
+    },
   };
 }

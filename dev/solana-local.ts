@@ -13,17 +13,40 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import type { AddressInfo, Socket } from 'node:net';
 import { FailedTransactionMetadata, LiteSVM } from 'litesvm';
-import { InstructionErrorCustom, TransactionErrorDuplicateInstruction, TransactionErrorInstructionError, TransactionErrorInsufficientFundsForRent } from 'litesvm/dist/internal';
 import {
-  address, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes, createTransactionMessage, getBase58Decoder,
-  getBase64Encoder, getCompiledTransactionMessageDecoder, getTransactionDecoder, isAddress, lamports, pipe, setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, type Address, type Blockhash, type Instruction,
+  InstructionErrorCustom,
+  TransactionErrorDuplicateInstruction,
+  TransactionErrorInstructionError,
+  TransactionErrorInsufficientFundsForRent,
+} from 'litesvm/dist/internal';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createTransactionMessage,
+  getBase58Decoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  isAddress,
+  lamports,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  type Address,
+  type Blockhash,
+  type Instruction,
   type Transaction,
 } from '@solana/kit';
 import { getCreateAccountInstruction } from '@solana-program/system';
 import {
-  TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getInitializeMint2Instruction,
-  getMintSize, getMintToCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getInitializeMint2Instruction,
+  getMintSize,
+  getMintToCheckedInstruction,
 } from '@solana-program/token';
 
 /** Blocks a blockhash stays valid for, as on Solana clusters. */
@@ -35,7 +58,10 @@ const FAUCET_SOL = 2_000_000_000n;
 const FAUCET_USDT = 1_000n * 10n ** BigInt(TEST_USDT_DECIMALS);
 
 /** Well-known local keys (like anvil's development accounts): derived from fixed labels, used only on this chain. */
-const localSigner = (label: string) => createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(createHash('sha256').update(`wallet-service/solana-local/${label}`).digest()));
+const localSigner = (label: string) =>
+  createKeyPairSignerFromPrivateKeyBytes(
+    new Uint8Array(createHash('sha256').update(`wallet-service/solana-local/${label}`).digest()),
+  );
 
 export interface LocalSolana {
   rpcUrl: string;
@@ -50,44 +76,134 @@ export interface LocalSolana {
   stop(): Promise<void>;
 }
 
-interface SignatureStatus { slot: bigint; err: unknown; fee: bigint }
+interface SignatureStatus {
+  slot: bigint;
+  err: unknown;
+  fee: bigint;
+}
 interface StoredState {
-  accounts: Array<{ address: string; lamports: string; data: string; owner: string; executable: boolean; space: string }>;
+  accounts: Array<{
+    address: string;
+    lamports: string;
+    data: string;
+    owner: string;
+    executable: boolean;
+    space: string;
+  }>;
   statuses: Array<[string, { slot: string; err: unknown; fee: string }]>;
   funded: string[];
   blockHeight: string;
 }
 
 class RpcError extends Error {
-  constructor(readonly code: number, message: string, readonly data?: unknown) { super(message); }
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
 }
 
 /** u64 values go out as JSON numbers without losing precision (as Solana RPC does). */
-const toJson = (value: unknown): string => JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__big:${v}` : v)).replace(/"__big:(-?\d+)"/g, '$1');
+const toJson = (value: unknown): string =>
+  JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? `__big:${v}` : v)).replace(
+    /"__big:(-?\d+)"/g,
+    '$1',
+  );
 
 /** Names of litesvm's fieldless error enums, by value (Solana's TransactionError and InstructionError variants). */
 const TRANSACTION_ERRORS = [
-  'AccountInUse', 'AccountLoadedTwice', 'AccountNotFound', 'ProgramAccountNotFound', 'InsufficientFundsForFee', 'InvalidAccountForFee',
-  'AlreadyProcessed', 'BlockhashNotFound', 'CallChainTooDeep', 'MissingSignatureForFee', 'InvalidAccountIndex', 'SignatureFailure',
-  'InvalidProgramForExecution', 'SanitizeFailure', 'ClusterMaintenance', 'AccountBorrowOutstanding', 'WouldExceedMaxBlockCostLimit',
-  'UnsupportedVersion', 'InvalidWritableAccount', 'WouldExceedMaxAccountCostLimit', 'WouldExceedAccountDataBlockLimit',
-  'TooManyAccountLocks', 'AddressLookupTableNotFound', 'InvalidAddressLookupTableOwner', 'InvalidAddressLookupTableData',
-  'InvalidAddressLookupTableIndex', 'InvalidRentPayingAccount', 'WouldExceedMaxVoteCostLimit', 'WouldExceedAccountDataTotalLimit',
-  'MaxLoadedAccountsDataSizeExceeded', 'ResanitizationNeeded', 'InvalidLoadedAccountsDataSizeLimit', 'UnbalancedTransaction',
-  'ProgramCacheHitMaxLimit', 'CommitCancelled',
+  'AccountInUse',
+  'AccountLoadedTwice',
+  'AccountNotFound',
+  'ProgramAccountNotFound',
+  'InsufficientFundsForFee',
+  'InvalidAccountForFee',
+  'AlreadyProcessed',
+  'BlockhashNotFound',
+  'CallChainTooDeep',
+  'MissingSignatureForFee',
+  'InvalidAccountIndex',
+  'SignatureFailure',
+  'InvalidProgramForExecution',
+  'SanitizeFailure',
+  'ClusterMaintenance',
+  'AccountBorrowOutstanding',
+  'WouldExceedMaxBlockCostLimit',
+  'UnsupportedVersion',
+  'InvalidWritableAccount',
+  'WouldExceedMaxAccountCostLimit',
+  'WouldExceedAccountDataBlockLimit',
+  'TooManyAccountLocks',
+  'AddressLookupTableNotFound',
+  'InvalidAddressLookupTableOwner',
+  'InvalidAddressLookupTableData',
+  'InvalidAddressLookupTableIndex',
+  'InvalidRentPayingAccount',
+  'WouldExceedMaxVoteCostLimit',
+  'WouldExceedAccountDataTotalLimit',
+  'MaxLoadedAccountsDataSizeExceeded',
+  'ResanitizationNeeded',
+  'InvalidLoadedAccountsDataSizeLimit',
+  'UnbalancedTransaction',
+  'ProgramCacheHitMaxLimit',
+  'CommitCancelled',
 ];
 const INSTRUCTION_ERRORS = [
-  'GenericError', 'InvalidArgument', 'InvalidInstructionData', 'InvalidAccountData', 'AccountDataTooSmall', 'InsufficientFunds',
-  'IncorrectProgramId', 'MissingRequiredSignature', 'AccountAlreadyInitialized', 'UninitializedAccount', 'UnbalancedInstruction',
-  'ModifiedProgramId', 'ExternalAccountLamportSpend', 'ExternalAccountDataModified', 'ReadonlyLamportChange', 'ReadonlyDataModified',
-  'DuplicateAccountIndex', 'ExecutableModified', 'RentEpochModified', 'NotEnoughAccountKeys', 'AccountDataSizeChanged',
-  'AccountNotExecutable', 'AccountBorrowFailed', 'AccountBorrowOutstanding', 'DuplicateAccountOutOfSync', 'InvalidError',
-  'ExecutableDataModified', 'ExecutableLamportChange', 'ExecutableAccountNotRentExempt', 'UnsupportedProgramId', 'CallDepth',
-  'MissingAccount', 'ReentrancyNotAllowed', 'MaxSeedLengthExceeded', 'InvalidSeeds', 'InvalidRealloc', 'ComputationalBudgetExceeded',
-  'PrivilegeEscalation', 'ProgramEnvironmentSetupFailure', 'ProgramFailedToComplete', 'ProgramFailedToCompile', 'Immutable',
-  'IncorrectAuthority', 'AccountNotRentExempt', 'InvalidAccountOwner', 'ArithmeticOverflow', 'UnsupportedSysvar', 'IllegalOwner',
-  'MaxAccountsDataAllocationsExceeded', 'MaxAccountsExceeded', 'MaxInstructionTraceLengthExceeded',
-  'BuiltinProgramsMustConsumeComputeUnits', 'BorshIoError',
+  'GenericError',
+  'InvalidArgument',
+  'InvalidInstructionData',
+  'InvalidAccountData',
+  'AccountDataTooSmall',
+  'InsufficientFunds',
+  'IncorrectProgramId',
+  'MissingRequiredSignature',
+  'AccountAlreadyInitialized',
+  'UninitializedAccount',
+  'UnbalancedInstruction',
+  'ModifiedProgramId',
+  'ExternalAccountLamportSpend',
+  'ExternalAccountDataModified',
+  'ReadonlyLamportChange',
+  'ReadonlyDataModified',
+  'DuplicateAccountIndex',
+  'ExecutableModified',
+  'RentEpochModified',
+  'NotEnoughAccountKeys',
+  'AccountDataSizeChanged',
+  'AccountNotExecutable',
+  'AccountBorrowFailed',
+  'AccountBorrowOutstanding',
+  'DuplicateAccountOutOfSync',
+  'InvalidError',
+  'ExecutableDataModified',
+  'ExecutableLamportChange',
+  'ExecutableAccountNotRentExempt',
+  'UnsupportedProgramId',
+  'CallDepth',
+  'MissingAccount',
+  'ReentrancyNotAllowed',
+  'MaxSeedLengthExceeded',
+  'InvalidSeeds',
+  'InvalidRealloc',
+  'ComputationalBudgetExceeded',
+  'PrivilegeEscalation',
+  'ProgramEnvironmentSetupFailure',
+  'ProgramFailedToComplete',
+  'ProgramFailedToCompile',
+  'Immutable',
+  'IncorrectAuthority',
+  'AccountNotRentExempt',
+  'InvalidAccountOwner',
+  'ArithmeticOverflow',
+  'UnsupportedSysvar',
+  'IllegalOwner',
+  'MaxAccountsDataAllocationsExceeded',
+  'MaxAccountsExceeded',
+  'MaxInstructionTraceLengthExceeded',
+  'BuiltinProgramsMustConsumeComputeUnits',
+  'BorshIoError',
 ];
 
 /** A litesvm error in the JSON shape of Solana RPC (`"BlockhashNotFound"`, `{"InstructionError":[1,{"Custom":1}]}`). */
@@ -96,16 +212,23 @@ const errorJson = (err: unknown): unknown => {
   if (typeof err === 'number') return TRANSACTION_ERRORS[err] ?? `TransactionError${err}`;
   if (err instanceof TransactionErrorInstructionError) {
     const inner = err.err();
-    const detail = typeof inner === 'number' ? INSTRUCTION_ERRORS[inner] ?? `InstructionError${inner}`
-      : inner instanceof InstructionErrorCustom ? { Custom: inner.code } : { BorshIoError: String((inner as { msg?: string }).msg ?? inner) };
+    const detail =
+      typeof inner === 'number'
+        ? (INSTRUCTION_ERRORS[inner] ?? `InstructionError${inner}`)
+        : inner instanceof InstructionErrorCustom
+          ? { Custom: inner.code }
+          : { BorshIoError: String((inner as { msg?: string }).msg ?? inner) };
     return { InstructionError: [err.index, detail] };
   }
-  if (err instanceof TransactionErrorInsufficientFundsForRent) return { InsufficientFundsForRent: { account_index: err.accountIndex } };
+  if (err instanceof TransactionErrorInsufficientFundsForRent)
+    return { InsufficientFundsForRent: { account_index: err.accountIndex } };
   if (err instanceof TransactionErrorDuplicateInstruction) return { DuplicateInstruction: err.index };
   return String(err);
 };
 
-export async function startLocalSolana(options: { port?: number; stateFile?: string; blockTimeMs?: number } = {}): Promise<LocalSolana> {
+export async function startLocalSolana(
+  options: { port?: number; stateFile?: string; blockTimeMs?: number } = {},
+): Promise<LocalSolana> {
   const svm = new LiteSVM().withBlockhashCheck(false).withTransactionHistory(0n);
   const statuses = new Map<string, SignatureStatus>();
   const touched = new Set<string>();
@@ -125,8 +248,12 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     const state = JSON.parse(readFileSync(options.stateFile, 'utf8')) as StoredState;
     for (const a of state.accounts) {
       svm.setAccount({
-        address: address(a.address), lamports: lamports(BigInt(a.lamports)), data: Buffer.from(a.data, 'base64'),
-        programAddress: address(a.owner), executable: a.executable, space: BigInt(a.space),
+        address: address(a.address),
+        lamports: lamports(BigInt(a.lamports)),
+        data: Buffer.from(a.data, 'base64'),
+        programAddress: address(a.owner),
+        executable: a.executable,
+        space: BigInt(a.space),
       });
       touched.add(a.address);
     }
@@ -138,13 +265,18 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
 
   const authority = await localSigner('faucet');
   const mint = await localSigner('test-usdt-mint');
-  const sign = async (instructions: Instruction[]): Promise<Transaction> => pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(authority, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: svm.latestBlockhash() as Blockhash, lastValidBlockHeight: height + 150n }, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-    (m) => signTransactionMessageWithSigners(m),
-  );
+  const sign = async (instructions: Instruction[]): Promise<Transaction> =>
+    pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(authority, m),
+      (m) =>
+        setTransactionMessageLifetimeUsingBlockhash(
+          { blockhash: svm.latestBlockhash() as Blockhash, lastValidBlockHeight: height + 150n },
+          m,
+        ),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => signTransactionMessageWithSigners(m),
+    );
 
   /** Runs a transaction as a validator would; returns its signature, or throws as sendTransaction does. */
   const execute = (tx: Transaction): string => {
@@ -152,7 +284,8 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     const signature = getBase58Decoder().decode(Object.values(tx.signatures)[0]!);
     if (statuses.has(signature)) return signature; // already processed: executing it again is impossible
     const blockAt = recent.get(message.lifetimeToken);
-    if (blockAt === undefined || blockAt + BigInt(BLOCKHASH_VALIDITY_BLOCKS) < height) throw new RpcError(-32002, 'Transaction simulation failed: Blockhash not found', { err: 'BlockhashNotFound' });
+    if (blockAt === undefined || blockAt + BigInt(BLOCKHASH_VALIDITY_BLOCKS) < height)
+      throw new RpcError(-32002, 'Transaction simulation failed: Blockhash not found', { err: 'BlockhashNotFound' });
     const feePayer = message.staticAccounts[0]!;
     const before = svm.getBalance(feePayer) ?? 0n;
     const result = svm.sendTransaction(tx);
@@ -160,10 +293,18 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
       const charged = before - (svm.getBalance(feePayer) ?? 0n);
       // A transaction that fails before it runs (bad signature, fee payer cannot pay) never lands; one that fails in a
       // program lands with its error and pays its fee.
-      if (charged <= 0n) throw new RpcError(-32002, `Transaction simulation failed: ${String(result.err())}`, { err: errorJson(result.err()), logs: result.meta().logs() });
+      if (charged <= 0n)
+        throw new RpcError(-32002, `Transaction simulation failed: ${String(result.err())}`, {
+          err: errorJson(result.err()),
+          logs: result.meta().logs(),
+        });
       statuses.set(signature, { slot: height, err: errorJson(result.err()), fee: charged });
     } else {
-      statuses.set(signature, { slot: height, err: null, fee: LAMPORTS_PER_SIGNATURE * BigInt(Object.keys(tx.signatures).length) });
+      statuses.set(signature, {
+        slot: height,
+        err: null,
+        fee: LAMPORTS_PER_SIGNATURE * BigInt(Object.keys(tx.signatures).length),
+      });
     }
     for (const account of message.staticAccounts) touched.add(account);
     scheduleSave();
@@ -173,14 +314,32 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
   if (!svm.getAccount(mint.address).exists) {
     svm.airdrop(authority.address, lamports(1_000_000_000_000n));
     touched.add(authority.address);
-    execute(await sign([
-      getCreateAccountInstruction({ payer: authority, newAccount: mint, lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize())), space: getMintSize(), programAddress: TOKEN_PROGRAM_ADDRESS }),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: TEST_USDT_DECIMALS, mintAuthority: authority.address }),
-    ]));
+    execute(
+      await sign([
+        getCreateAccountInstruction({
+          payer: authority,
+          newAccount: mint,
+          lamports: svm.minimumBalanceForRentExemption(BigInt(getMintSize())),
+          space: getMintSize(),
+          programAddress: TOKEN_PROGRAM_ADDRESS,
+        }),
+        getInitializeMint2Instruction({
+          mint: mint.address,
+          decimals: TEST_USDT_DECIMALS,
+          mintAuthority: authority.address,
+        }),
+      ]),
+    );
   }
 
   const tokenAccount = async (owner: string, mintAddress: string) =>
-    (await findAssociatedTokenPda({ owner: address(owner), mint: address(mintAddress), tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+    (
+      await findAssociatedTokenPda({
+        owner: address(owner),
+        mint: address(mintAddress),
+        tokenProgram: TOKEN_PROGRAM_ADDRESS,
+      })
+    )[0];
   /** The amount of an SPL token account (the u64 at offset 64 of its data), or undefined when there is none. */
   const tokenAmountAt = (account: Address): bigint | undefined => {
     const found = svm.getAccount(account);
@@ -191,11 +350,17 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
   const decodeWire = (params: unknown[]): Transaction => {
     const [wire, config] = params as [string, { encoding?: string } | undefined];
     if (typeof wire !== 'string') throw new RpcError(-32602, 'Invalid params: expected an encoded transaction');
-    if ((config?.encoding ?? 'base58') !== 'base64') throw new RpcError(-32602, 'Invalid params: only base64 encoding is supported here');
-    try { return getTransactionDecoder().decode(getBase64Encoder().encode(wire)); } catch { throw new RpcError(-32602, 'Invalid params: failed to deserialize the transaction'); }
+    if ((config?.encoding ?? 'base58') !== 'base64')
+      throw new RpcError(-32602, 'Invalid params: only base64 encoding is supported here');
+    try {
+      return getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+    } catch {
+      throw new RpcError(-32602, 'Invalid params: failed to deserialize the transaction');
+    }
   };
   const addressParam = (value: unknown): Address => {
-    if (typeof value !== 'string' || !isAddress(value)) throw new RpcError(-32602, `Invalid param: Invalid address ${String(value)}`);
+    if (typeof value !== 'string' || !isAddress(value))
+      throw new RpcError(-32602, `Invalid param: Invalid address ${String(value)}`);
     return value;
   };
   const context = () => ({ context: { slot: height, apiVersion: '2.2.0' } });
@@ -206,7 +371,10 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     getSlot: () => height,
     getBlockHeight: () => height,
     getGenesisHash: () => 'wallet-service-local-solana',
-    getLatestBlockhash: () => ({ ...context(), value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: height + BigInt(BLOCKHASH_VALIDITY_BLOCKS) } }),
+    getLatestBlockhash: () => ({
+      ...context(),
+      value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: height + BigInt(BLOCKHASH_VALIDITY_BLOCKS) },
+    }),
     isBlockhashValid: ([hash]) => {
       const at = recent.get(String(hash));
       return { ...context(), value: at !== undefined && at + BigInt(BLOCKHASH_VALIDITY_BLOCKS) >= height };
@@ -218,17 +386,34 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
       if (!found.exists) return { ...context(), value: null };
       return {
         ...context(),
-        value: { lamports: found.lamports, owner: found.programAddress, executable: found.executable, rentEpoch: 18446744073709551615n, space: BigInt(found.data.length), data: [Buffer.from(found.data).toString('base64'), 'base64'] },
+        value: {
+          lamports: found.lamports,
+          owner: found.programAddress,
+          executable: found.executable,
+          rentEpoch: 18446744073709551615n,
+          space: BigInt(found.data.length),
+          data: [Buffer.from(found.data).toString('base64'), 'base64'],
+        },
       };
     },
     getTokenAccountBalance: ([account]) => {
       const amount = tokenAmountAt(addressParam(account));
       if (amount === undefined) throw new RpcError(-32602, 'Invalid param: could not find account');
       const found = svm.getAccount(addressParam(account));
-      const mintAccount = found.exists ? svm.getAccount(address(getBase58Decoder().decode(found.data.slice(0, 32)))) : undefined;
+      const mintAccount = found.exists
+        ? svm.getAccount(address(getBase58Decoder().decode(found.data.slice(0, 32))))
+        : undefined;
       const decimals = mintAccount?.exists ? mintAccount.data[44]! : 0;
-      const uiAmountString = decimals ? `${amount / 10n ** BigInt(decimals)}.${(amount % 10n ** BigInt(decimals)).toString().padStart(decimals, '0')}`.replace(/\.?0+$/, '') : amount.toString();
-      return { ...context(), value: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString } };
+      const uiAmountString = decimals
+        ? `${amount / 10n ** BigInt(decimals)}.${(amount % 10n ** BigInt(decimals)).toString().padStart(decimals, '0')}`.replace(
+            /\.?0+$/,
+            '',
+          )
+        : amount.toString();
+      return {
+        ...context(),
+        value: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
+      };
     },
     requestAirdrop: ([owner, amount]) => {
       const to = addressParam(owner);
@@ -243,8 +428,19 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     simulateTransaction: (params) => {
       const tx = decodeWire(params);
       const result = svm.simulateTransaction(tx);
-      if (result instanceof FailedTransactionMetadata) return { ...context(), value: { err: errorJson(result.err()), logs: result.meta().logs(), unitsConsumed: result.meta().computeUnitsConsumed() } };
-      return { ...context(), value: { err: null, logs: result.meta().logs(), unitsConsumed: result.meta().computeUnitsConsumed() } };
+      if (result instanceof FailedTransactionMetadata)
+        return {
+          ...context(),
+          value: {
+            err: errorJson(result.err()),
+            logs: result.meta().logs(),
+            unitsConsumed: result.meta().computeUnitsConsumed(),
+          },
+        };
+      return {
+        ...context(),
+        value: { err: null, logs: result.meta().logs(), unitsConsumed: result.meta().computeUnitsConsumed() },
+      };
     },
     sendTransaction: (params) => {
       const tx = decodeWire(params);
@@ -252,7 +448,11 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
       const signature = getBase58Decoder().decode(Object.values(tx.signatures)[0]!);
       if (!skipPreflight && !statuses.has(signature)) {
         const simulated = svm.simulateTransaction(tx);
-        if (simulated instanceof FailedTransactionMetadata) throw new RpcError(-32002, `Transaction simulation failed: ${String(simulated.err())}`, { err: errorJson(simulated.err()), logs: simulated.meta().logs() });
+        if (simulated instanceof FailedTransactionMetadata)
+          throw new RpcError(-32002, `Transaction simulation failed: ${String(simulated.err())}`, {
+            err: errorJson(simulated.err()),
+            logs: simulated.meta().logs(),
+          });
       }
       try {
         return execute(tx);
@@ -268,22 +468,34 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
       value: (signatures as string[]).map((sig) => {
         const status = statuses.get(sig);
         if (!status) return null;
-        return { slot: status.slot, confirmations: null, err: status.err, status: status.err ? { Err: status.err } : { Ok: null }, confirmationStatus: 'finalized' };
+        return {
+          slot: status.slot,
+          confirmations: null,
+          err: status.err,
+          status: status.err ? { Err: status.err } : { Ok: null },
+          confirmationStatus: 'finalized',
+        };
       }),
     }),
     getTransaction: ([sig]) => {
       const status = statuses.get(String(sig));
       if (!status) return null;
-      return { slot: status.slot, blockTime: null, meta: { fee: status.fee, err: status.err, status: status.err ? { Err: status.err } : { Ok: null } }, transaction: null };
+      return {
+        slot: status.slot,
+        blockTime: null,
+        meta: { fee: status.fee, err: status.err, status: status.err ? { Err: status.err } : { Ok: null } },
+        transaction: null,
+      };
     },
   };
 
-  const readBody = (req: IncomingMessage): Promise<string> => new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
+  const readBody = (req: IncomingMessage): Promise<string> =>
+    new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
+      req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+      req.on('error', reject);
+    });
   const callOne = (call: { id?: unknown; method?: unknown; params?: unknown }) => {
     const id = call.id ?? null;
     const method = typeof call.method === 'string' ? methods[call.method] : undefined;
@@ -291,7 +503,12 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     try {
       return { jsonrpc: '2.0', id, result: method(Array.isArray(call.params) ? call.params : []) };
     } catch (error) {
-      if (error instanceof RpcError) return { jsonrpc: '2.0', id, error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) } };
+      if (error instanceof RpcError)
+        return {
+          jsonrpc: '2.0',
+          id,
+          error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) },
+        };
       return { jsonrpc: '2.0', id, error: { code: -32603, message: (error as Error).message } };
     }
   };
@@ -302,26 +519,47 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     svm.airdrop(address(owner), lamports(FAUCET_SOL));
     touched.add(owner);
     const ata = await tokenAccount(owner, mint.address);
-    execute(await sign([
-      getCreateAssociatedTokenIdempotentInstruction({ payer: authority, owner: address(owner), mint: mint.address, ata }),
-      getMintToCheckedInstruction({ mint: mint.address, token: ata, mintAuthority: authority, amount: FAUCET_USDT, decimals: TEST_USDT_DECIMALS }),
-    ]));
+    execute(
+      await sign([
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: authority,
+          owner: address(owner),
+          mint: mint.address,
+          ata,
+        }),
+        getMintToCheckedInstruction({
+          mint: mint.address,
+          token: ata,
+          mintAuthority: authority,
+          amount: FAUCET_USDT,
+          decimals: TEST_USDT_DECIMALS,
+        }),
+      ]),
+    );
     return { funded: true };
   };
 
   const server: Server = createServer((req, res) => {
     void (async () => {
-      const reply = (status: number, body: unknown) => { res.writeHead(status, { 'content-type': 'application/json' }); res.end(toJson(body)); };
+      const reply = (status: number, body: unknown) => {
+        res.writeHead(status, { 'content-type': 'application/json' });
+        res.end(toJson(body));
+      };
       try {
         const text = await readBody(req);
         if (req.method === 'POST' && req.url === '/faucet') {
           const { address: owner } = JSON.parse(text) as { address?: string };
-          if (typeof owner !== 'string' || !isAddress(owner)) return reply(400, { error: 'address must be a base58 public key' });
+          if (typeof owner !== 'string' || !isAddress(owner))
+            return reply(400, { error: 'address must be a base58 public key' });
           return reply(200, { address: owner, ...(await fund(owner)), sol: '2', usdt: '1000' });
         }
         if (req.method !== 'POST') return reply(405, { error: 'JSON-RPC over POST' });
         let parsed: unknown;
-        try { parsed = JSON.parse(text); } catch { return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }); }
+        try {
+          parsed = JSON.parse(text);
+        } catch {
+          return reply(200, { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } });
+        }
         return reply(200, Array.isArray(parsed) ? parsed.map((c) => callOne(c as object)) : callOne(parsed as object));
       } catch (error) {
         return reply(500, { error: (error as Error).message });
@@ -329,8 +567,14 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     })();
   });
   const sockets = new Set<Socket>();
-  server.on('connection', (socket) => { sockets.add(socket); socket.on('close', () => sockets.delete(socket)); });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(options.port ?? 0, '127.0.0.1', resolve); });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const blocks = setInterval(newBlock, options.blockTimeMs ?? 400);
   blocks.unref();
@@ -340,23 +584,43 @@ export async function startLocalSolana(options: { port?: number; stateFile?: str
     const accounts = [...touched].flatMap((a) => {
       const found = svm.getAccount(address(a));
       // Programs come with LiteSVM itself; only user state is kept.
-      return found.exists && !found.executable ? [{ address: a, lamports: found.lamports.toString(), data: Buffer.from(found.data).toString('base64'), owner: found.programAddress, executable: found.executable, space: String(found.data.length) }] : [];
+      return found.exists && !found.executable
+        ? [
+            {
+              address: a,
+              lamports: found.lamports.toString(),
+              data: Buffer.from(found.data).toString('base64'),
+              owner: found.programAddress,
+              executable: found.executable,
+              space: String(found.data.length),
+            },
+          ]
+        : [];
     });
     const state: StoredState = {
-      accounts, funded: [...funded], blockHeight: height.toString(),
+      accounts,
+      funded: [...funded],
+      blockHeight: height.toString(),
       statuses: [...statuses].map(([sig, s]) => [sig, { slot: s.slot.toString(), err: s.err, fee: s.fee.toString() }]),
     };
     writeFileSync(options.stateFile, JSON.stringify(state));
   }
   function scheduleSave(): void {
     if (!options.stateFile || saveTimer) return;
-    saveTimer = setTimeout(() => { saveTimer = undefined; save(); }, 1000);
+    saveTimer = setTimeout(() => {
+      saveTimer = undefined;
+      save();
+    }, 1000);
     saveTimer.unref();
   }
 
   return {
-    rpcUrl: url, faucetUrl: `${url}/faucet`, usdtMint: mint.address,
-    advanceBlocks: (count) => { for (let i = 0; i < count; i += 1) newBlock(); },
+    rpcUrl: url,
+    faucetUrl: `${url}/faucet`,
+    usdtMint: mint.address,
+    advanceBlocks: (count) => {
+      for (let i = 0; i < count; i += 1) newBlock();
+    },
     blockHeight: () => height,
     balance: (owner) => svm.getBalance(address(owner)) ?? 0n,
     tokenBalance: async (owner, mintAddress) => tokenAmountAt(await tokenAccount(owner, mintAddress)) ?? 0n,

@@ -15,7 +15,9 @@ const onPath = (name: string): string | undefined => {
  * The one place that finds the Temporal CLI (dev server with embedded UI), used by `npm start`, tests and CI:
  * TEMPORAL_CLI_PATH, then `temporal` on PATH, then .tools/bin/temporal, built with Go when missing.
  */
-export function resolveTemporalCli(options: { build: boolean; log?: (line: string) => void } = { build: true }): string {
+export function resolveTemporalCli(
+  options: { build: boolean; log?: (line: string) => void } = { build: true },
+): string {
   const fromEnv = process.env.TEMPORAL_CLI_PATH;
   if (fromEnv) {
     if (!existsSync(fromEnv)) throw new Error(`TEMPORAL_CLI_PATH points to ${fromEnv}, which does not exist`);
@@ -26,9 +28,13 @@ export function resolveTemporalCli(options: { build: boolean; log?: (line: strin
   if (existsSync(LOCAL_TEMPORAL_CLI)) return LOCAL_TEMPORAL_CLI;
   if (!options.build) throw new Error('Temporal CLI not found; run `npm run temporal:cli` to build it');
   if (!onPath('go')) {
-    throw new Error('Temporal CLI not found and Go is not installed: install Go, or set TEMPORAL_CLI_PATH to a temporal binary');
+    throw new Error(
+      'Temporal CLI not found and Go is not installed: install Go, or set TEMPORAL_CLI_PATH to a temporal binary',
+    );
   }
-  options.log?.(`building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into .tools/bin (once; takes a few minutes)...`);
+  options.log?.(
+    `building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into .tools/bin (once; takes a few minutes)...`,
+  );
   execFileSync('go', ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
     env: { ...process.env, GOBIN: join(PROJECT_ROOT, '.tools', 'bin') },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -27,16 +27,26 @@ async function main(): Promise<void> {
   const url = process.env.TEMPORAL_POSTGRES_URL;
   if (url) {
     const parsed = new URL(url);
-    database = { host: parsed.hostname, port: Number(parsed.port || 5432), user: decodeURIComponent(parsed.username), password: decodeURIComponent(parsed.password) || undefined };
+    database = {
+      host: parsed.hostname,
+      port: Number(parsed.port || 5432),
+      user: decodeURIComponent(parsed.username),
+      password: decodeURIComponent(parsed.password) || undefined,
+    };
   } else {
     postgres = startPostgresInstance(join(DIR, 'postgresql'), Number(process.env.TEMPORAL_POSTGRES_PORT ?? 5433));
     console.log(`PostgreSQL of the cluster: ${postgres.url}`);
     database = { host: '127.0.0.1', port: postgres.port, user: POSTGRES_SUPERUSER };
   }
-  const cluster = await startTemporalCluster({
-    database, frontendPort: Number(process.env.TEMPORAL_PORT ?? 7233), dir: join(DIR, 'server'),
-    log: (line) => console.log(line),
-  }, resolveTemporalCli({ build: true, log: (line) => console.log(line) }));
+  const cluster = await startTemporalCluster(
+    {
+      database,
+      frontendPort: Number(process.env.TEMPORAL_PORT ?? 7233),
+      dir: join(DIR, 'server'),
+      log: (line) => console.log(line),
+    },
+    resolveTemporalCli({ build: true, log: (line) => console.log(line) }),
+  );
   let stopping = false;
   const stop = async () => {
     stopping = true;
@@ -54,4 +64,7 @@ async function main(): Promise<void> {
   });
 }
 
-main().catch((error: Error) => { console.error(error.message); process.exit(1); });
+main().catch((error: Error) => {
+  console.error(error.message);
+  process.exit(1);
+});

@@ -19,7 +19,12 @@ const SERVER_BIN = join(BIN, 'server');
 const SQL_BIN = join(BIN, 'sql');
 const MODULE = 'go.temporal.io/server';
 
-export interface ClusterDatabase { host: string; port: number; user: string; password?: string }
+export interface ClusterDatabase {
+  host: string;
+  port: number;
+  user: string;
+  password?: string;
+}
 
 export interface TemporalClusterOptions {
   /** PostgreSQL holding the two stores (databases `temporal` and `temporal_visibility`, created when missing). */
@@ -32,23 +37,43 @@ export interface TemporalClusterOptions {
   log?: (line: string) => void;
 }
 
-export interface RunningCluster { address: string; process: ChildProcess; stop(): Promise<void> }
+export interface RunningCluster {
+  address: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
 /** The server and sql tool binaries, built with `go install` into .tools/bin when missing (a few minutes, once). */
 export function ensureTemporalServer(log: (line: string) => void = () => {}): { server: string; sql: string } {
   if (!existsSync(SERVER_BIN) || !existsSync(SQL_BIN)) {
     if (spawnSync('go', ['version']).status !== 0) throw new Error('building the Temporal server needs Go on PATH');
-    log(`building the Temporal server ${TEMPORAL_SERVER_VERSION} and its sql tool with Go into .tools/bin (once; takes a few minutes)...`);
-    execFileSync('go', ['install', `${MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`, `${MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`], {
-      env: { ...process.env, GOBIN: BIN }, stdio: ['ignore', 'inherit', 'inherit'],
-    });
+    log(
+      `building the Temporal server ${TEMPORAL_SERVER_VERSION} and its sql tool with Go into .tools/bin (once; takes a few minutes)...`,
+    );
+    execFileSync(
+      'go',
+      [
+        'install',
+        `${MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
+        `${MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
+      ],
+      {
+        env: { ...process.env, GOBIN: BIN },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      },
+    );
   }
   return { server: SERVER_BIN, sql: SQL_BIN };
 }
 
 /** The PostgreSQL schema directory of the server's module version (downloaded into Go's module cache if needed). */
 function schemaDir(): string {
-  const download = JSON.parse(execFileSync('go', ['mod', 'download', '-json', `${MODULE}@${TEMPORAL_SERVER_VERSION}`], { encoding: 'utf8', cwd: '/' })) as { Dir: string };
+  const download = JSON.parse(
+    execFileSync('go', ['mod', 'download', '-json', `${MODULE}@${TEMPORAL_SERVER_VERSION}`], {
+      encoding: 'utf8',
+      cwd: '/',
+    }),
+  ) as { Dir: string };
   return join(download.Dir, 'schema', 'postgresql', 'v12');
 }
 
@@ -60,7 +85,13 @@ const STORES = [
 /** Creates both databases when missing and brings their schemas to the server's version (idempotent). */
 export async function setupTemporalSchema(db: ClusterDatabase, log: (line: string) => void = () => {}): Promise<void> {
   const { sql } = ensureTemporalServer(log);
-  const admin = new PgClient({ host: db.host, port: db.port, user: db.user, password: db.password, database: 'postgres' });
+  const admin = new PgClient({
+    host: db.host,
+    port: db.port,
+    user: db.user,
+    password: db.password,
+    database: 'postgres',
+  });
   await admin.connect();
   try {
     for (const { database } of STORES) {
@@ -94,24 +125,43 @@ async function freePortIn(min: number, max: number): Promise<number> {
   }
 }
 
-interface ServicePorts { frontendHttp: number; membership: [number, number, number, number]; grpc: [number, number, number] }
+interface ServicePorts {
+  frontendHttp: number;
+  membership: [number, number, number, number];
+  grpc: [number, number, number];
+}
 
 /** Membership ports are stored in a smallint column (cluster_membership.rpc_port): they must stay below 32768. */
 async function servicePorts(): Promise<ServicePorts> {
   const taken = new Set<number>();
   const pick = async (min: number, max: number) => {
-    for (;;) { const port = await freePortIn(min, max); if (!taken.has(port)) { taken.add(port); return port; } }
+    for (;;) {
+      const port = await freePortIn(min, max);
+      if (!taken.has(port)) {
+        taken.add(port);
+        return port;
+      }
+    }
   };
   return {
     frontendHttp: await pick(20000, 32767),
-    membership: [await pick(20000, 32767), await pick(20000, 32767), await pick(20000, 32767), await pick(20000, 32767)],
+    membership: [
+      await pick(20000, 32767),
+      await pick(20000, 32767),
+      await pick(20000, 32767),
+      await pick(20000, 32767),
+    ],
     grpc: [await pick(20000, 32767), await pick(20000, 32767), await pick(20000, 32767)],
   };
 }
 
 function renderConfig(options: TemporalClusterOptions, ports: ServicePorts): string {
   const { database: db, frontendPort } = options;
-  const { frontendHttp, membership: [frontendMembership, historyMembership, matchingMembership, workerMembership], grpc: [historyGrpc, matchingGrpc, workerGrpc] } = ports;
+  const {
+    frontendHttp,
+    membership: [frontendMembership, historyMembership, matchingMembership, workerMembership],
+    grpc: [historyGrpc, matchingGrpc, workerGrpc],
+  } = ports;
   const store = (database: string, maxConns: number) => `
       sql:
         pluginName: postgres12
@@ -171,7 +221,15 @@ const DYNAMIC_CONFIG = `system.forceSearchAttributesCacheRefreshOnRead:
   - value: true
 `;
 
-const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+const SA_TYPE_NAMES: Record<string, string> = {
+  KEYWORD: 'Keyword',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
 
 /**
  * Sets up the schema, starts the server (the `cluster` environment of a rendered config in `dir`), then registers the
@@ -184,7 +242,11 @@ export async function startTemporalCluster(options: TemporalClusterOptions, cliP
   mkdirSync(join(options.dir, 'config'), { recursive: true });
   writeFileSync(join(options.dir, 'config', 'cluster.yaml'), renderConfig(options, await servicePorts()));
   writeFileSync(join(options.dir, 'config', 'dynamicconfig.yaml'), DYNAMIC_CONFIG);
-  const child = spawn(server, ['--root', options.dir, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    server,
+    ['--root', options.dir, '--config', 'config', '--env', 'cluster', '--allow-no-auth', 'start'],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   child.stdout?.on('data', (d: Buffer) => log(d.toString().trimEnd()));
   child.stderr?.on('data', (d: Buffer) => log(d.toString().trimEnd()));
   const address = `127.0.0.1:${options.frontendPort}`;
@@ -192,16 +254,29 @@ export async function startTemporalCluster(options: TemporalClusterOptions, cliP
   const namespace = options.namespace ?? 'default';
   const cli = (...args: string[]) => spawnSync(cliPath, [...args, '--address', address], { encoding: 'utf8' });
   const created = cli('operator', 'namespace', 'create', '--namespace', namespace, '--retention', '1d');
-  if (created.status !== 0 && !/already (exists|registered)/i.test(created.stderr)) throw new Error(`namespace ${namespace}: ${created.stderr}`);
+  if (created.status !== 0 && !/already (exists|registered)/i.test(created.stderr))
+    throw new Error(`namespace ${namespace}: ${created.stderr}`);
   // The frontend learns of a new namespace through its cache; retry the first call on it until it is known.
   for (const sa of SEARCH_ATTRIBUTES) {
     for (let attempt = 1; ; attempt += 1) {
-      const made = cli('operator', 'search-attribute', 'create', '--namespace', namespace, '--name', sa.name, '--type', SA_TYPE_NAMES[sa.type] ?? 'Keyword');
+      const made = cli(
+        'operator',
+        'search-attribute',
+        'create',
+        '--namespace',
+        namespace,
+        '--name',
+        sa.name,
+        '--type',
+        SA_TYPE_NAMES[sa.type] ?? 'Keyword',
+      );
       if (made.status === 0 || /already exists/i.test(made.stderr)) break;
       if (attempt >= 30) throw new Error(`search attribute ${sa.name}: ${made.stderr}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
   }
-  log(`Temporal cluster ${TEMPORAL_SERVER_VERSION} on ${address}, namespace ${namespace}, ${SEARCH_ATTRIBUTES.length} search attributes`);
+  log(
+    `Temporal cluster ${TEMPORAL_SERVER_VERSION} on ${address}, namespace ${namespace}, ${SEARCH_ATTRIBUTES.length} search attributes`,
+  );
   return { address, process: child, stop: () => stopChild(child) };
 }

@@ -14,17 +14,42 @@ export interface DevServerOptions {
   log?: (line: string) => void;
 }
 
-export interface RunningDevServer { address: string; process: ChildProcess; stop(): Promise<void> }
+export interface RunningDevServer {
+  address: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
 
-const SA_TYPE_NAMES: Record<string, string> = { KEYWORD: 'Keyword', TEXT: 'Text', INT: 'Int', DOUBLE: 'Double', BOOL: 'Bool', DATETIME: 'Datetime', KEYWORD_LIST: 'KeywordList' };
+const SA_TYPE_NAMES: Record<string, string> = {
+  KEYWORD: 'Keyword',
+  TEXT: 'Text',
+  INT: 'Int',
+  DOUBLE: 'Double',
+  BOOL: 'Bool',
+  DATETIME: 'Datetime',
+  KEYWORD_LIST: 'KeywordList',
+};
 
 /** Starts `temporal server start-dev` (a real Temporal server) with our search attributes registered. */
 export async function startTemporalDevServer(options: DevServerOptions): Promise<RunningDevServer> {
-  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(options.port), '--namespace', options.namespace ?? 'default', '--log-level', 'warn'];
-  if (options.uiPort) args.push('--ui-port', String(options.uiPort)); else args.push('--headless');
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    '127.0.0.1',
+    '--port',
+    String(options.port),
+    '--namespace',
+    options.namespace ?? 'default',
+    '--log-level',
+    'warn',
+  ];
+  if (options.uiPort) args.push('--ui-port', String(options.uiPort));
+  else args.push('--headless');
   if (options.dbFile) args.push('--db-filename', options.dbFile);
   if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
-  for (const sa of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type] ?? 'Keyword'}`);
+  for (const sa of SEARCH_ATTRIBUTES)
+    args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type] ?? 'Keyword'}`);
   const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   child.stdout?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
@@ -40,7 +65,8 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
 export async function waitForTemporal(address: string, child?: ChildProcess, timeoutMs = 60_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child && hasExited(child)) throw new Error(`the Temporal server exited with code ${child.exitCode ?? child.signalCode}`);
+    if (child && hasExited(child))
+      throw new Error(`the Temporal server exited with code ${child.exitCode ?? child.signalCode}`);
     try {
       const connection = await Connection.connect({ address, connectTimeout: 1000 });
       await connection.healthService.check({});

@@ -4,7 +4,11 @@ import { callProvider, expectAnswer, type ProviderHttpOptions } from './provider
 /** The mail provider's answer to a send, as its API documents it; anything else is ProviderAnswerInvalid. */
 const SendAnswer = Type.Object({ messageId: Type.String({ minLength: 1 }) });
 
-export interface MailMessage { to: string; subject: string; text: string }
+export interface MailMessage {
+  to: string;
+  subject: string;
+  text: string;
+}
 
 /**
  * HTTP client of the transactional mail provider (`POST /mail/v1/messages`, `X-Api-Key`). `messageKey` makes a send
@@ -20,7 +24,13 @@ export class MailClient {
   }
 
   async send(message: MailMessage, messageKey: string): Promise<{ messageId: string }> {
-    const { body } = await callProvider<unknown>(this.http, 'POST', '/mail/v1/messages', { from: this.from, ...message }, { 'idempotency-key': messageKey });
+    const { body } = await callProvider<unknown>(
+      this.http,
+      'POST',
+      '/mail/v1/messages',
+      { from: this.from, ...message },
+      { 'idempotency-key': messageKey },
+    );
     return expectAnswer(SendAnswer, body, 'a mail send');
   }
 }

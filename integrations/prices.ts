@@ -1,18 +1,26 @@
 import { Type } from '@sinclair/typebox';
 import { ProviderAnswerInvalid, callProvider, expectAnswer, type ProviderHttpOptions } from './provider-http';
 
-export interface PricePoint { at: string; price: number }
+export interface PricePoint {
+  at: string;
+  price: number;
+}
 
 /** The feed's answer as its API documents it; anything else is ProviderAnswerInvalid (a 503 upstream). */
 const HistoryAnswer = Type.Object({
-  points: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), price: Type.Number() }), { maxItems: 24 * 366 + 1 }),
+  points: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), price: Type.Number() }), {
+    maxItems: 24 * 366 + 1,
+  }),
 });
 
 /**
  * What makes a price usable for a won value: at most `maxAgeSeconds` old, and within `bandPercent` of the previous
  * hour's price and of the last price this process accepted in the last two hours.
  */
-export interface PriceChecks { maxAgeSeconds: number; bandPercent: number }
+export interface PriceChecks {
+  maxAgeSeconds: number;
+  bandPercent: number;
+}
 
 /** A won price ×100 fit to value money with, or why none can be had now (never a guess). */
 export type WonPrice = { centi: bigint; at: string } | { refused: string };
@@ -33,10 +41,18 @@ export class PriceFeedClient {
   }
 
   async hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]> {
-    const { body } = await callProvider<unknown>(this.http, 'GET', `/prices/v1/${encodeURIComponent(asset)}/history?fromHour=${fromHour}&toHour=${toHour}`);
+    const { body } = await callProvider<unknown>(
+      this.http,
+      'GET',
+      `/prices/v1/${encodeURIComponent(asset)}/history?fromHour=${fromHour}&toHour=${toHour}`,
+    );
     const { points } = expectAnswer(HistoryAnswer, body, `the ${asset} price history`);
     for (const point of points) {
-      if (!Number.isFinite(point.price) || point.price <= 0) throw new ProviderAnswerInvalid(`the price feed answered a ${asset} price of ${point.price}`, JSON.stringify(point));
+      if (!Number.isFinite(point.price) || point.price <= 0)
+        throw new ProviderAnswerInvalid(
+          `the price feed answered a ${asset} price of ${point.price}`,
+          JSON.stringify(point),
+        );
     }
     return points;
   }
@@ -58,19 +74,32 @@ export class PriceFeedClient {
     const last = points.at(-1);
     if (!last) return { refused: `the price feed has no ${asset} price for the last hour` };
     const at = Date.parse(last.at);
-    if (now - at > this.checks.maxAgeSeconds * 1000 || at - now > 300_000) return { refused: `the ${asset} price is stale (of ${last.at})` };
+    if (now - at > this.checks.maxAgeSeconds * 1000 || at - now > 300_000)
+      return { refused: `the ${asset} price is stale (of ${last.at})` };
     const centi = BigInt(Math.round(last.price * 100));
     if (centi < 1n) return { refused: `the ${asset} price ${last.price} is implausible` };
     const previous = points.length > 1 ? points.at(-2)! : undefined;
     const known = this.accepted.get(asset);
     const references = [
-      ...(previous ? [{ centi: BigInt(Math.round(previous.price * 100)), what: `the previous hour's ${previous.price}` }] : []),
-      ...(known && now - known.atMs < REFERENCE_MS ? [{ centi: known.centi, what: `the last accepted ${Number(known.centi) / 100}` }] : []),
+      ...(previous
+        ? [{ centi: BigInt(Math.round(previous.price * 100)), what: `the previous hour's ${previous.price}` }]
+        : []),
+      ...(known && now - known.atMs < REFERENCE_MS
+        ? [{ centi: known.centi, what: `the last accepted ${Number(known.centi) / 100}` }]
+        : []),
     ];
     for (const reference of references) {
-      const movedBy = reference.centi > 0n ? Number(((centi > reference.centi ? centi - reference.centi : reference.centi - centi) * 10_000n) / reference.centi) / 100 : Infinity;
+      const movedBy =
+        reference.centi > 0n
+          ? Number(
+              ((centi > reference.centi ? centi - reference.centi : reference.centi - centi) * 10_000n) /
+                reference.centi,
+            ) / 100
+          : Infinity;
       if (movedBy > this.checks.bandPercent) {
-        return { refused: `the ${asset} price ${last.price} is implausible: ${movedBy}% from ${reference.what} (the band is ${this.checks.bandPercent}%)` };
+        return {
+          refused: `the ${asset} price ${last.price} is implausible: ${movedBy}% from ${reference.what} (the band is ${this.checks.bandPercent}%)`,
+        };
       }
     }
     this.accepted.set(asset, { centi, atMs: now });
@@ -85,7 +114,13 @@ export type PriceWindow = keyof typeof WINDOWS;
  * Statistics over the hourly points of a window ending at the last full hour: current = last point; average = mean
  * (rounded to the won); high, low; change = current − first point, with its percentage (two decimals).
  */
-export function priceStatistics(points: PricePoint[]): { current: number; average: number; high: number; low: number; change: string } {
+export function priceStatistics(points: PricePoint[]): {
+  current: number;
+  average: number;
+  high: number;
+  low: number;
+  change: string;
+} {
   const prices = points.map((p) => p.price);
   const first = prices[0]!;
   const current = prices.at(-1)!;
@@ -94,8 +129,10 @@ export function priceStatistics(points: PricePoint[]): { current: number; averag
   const sign = delta > 0 ? '+' : delta < 0 ? '-' : '';
   const grouped = Math.abs(delta).toLocaleString('en-US');
   return {
-    current, average: Math.round(prices.reduce((a, b) => a + b, 0) / prices.length),
-    high: Math.max(...prices), low: Math.min(...prices),
+    current,
+    average: Math.round(prices.reduce((a, b) => a + b, 0) / prices.length),
+    high: Math.max(...prices),
+    low: Math.min(...prices),
     change: `${sign}${grouped} (${sign}${Math.abs(pct).toFixed(2)}%)`,
   };
 }

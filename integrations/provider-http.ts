@@ -10,7 +10,10 @@ export { PROVIDER_REJECTED };
 /** The provider did not answer in time, could not be reached, or failed (5xx): a retry may succeed. */
 export class ProviderUnavailable extends Error {
   readonly code = 'PROVIDER_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) { super(message, options); this.name = PROVIDER_UNAVAILABLE; }
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = PROVIDER_UNAVAILABLE;
+  }
 }
 
 /**
@@ -19,7 +22,13 @@ export class ProviderUnavailable extends Error {
  * answer must never be taken as a result (a bank settlement) catches it and treats the outcome as unknown.
  */
 export class ProviderAnswerInvalid extends ProviderUnavailable {
-  constructor(message: string, readonly answer: string) { super(message); this.name = PROVIDER_ANSWER_INVALID; }
+  constructor(
+    message: string,
+    readonly answer: string,
+  ) {
+    super(message);
+    this.name = PROVIDER_ANSWER_INVALID;
+  }
 }
 
 const ajv = addFormats(new Ajv({ allErrors: true, strict: false }));
@@ -30,12 +39,22 @@ export function expectAnswer<S extends TSchema>(schema: S, body: unknown, what: 
   let validate = validators.get(schema);
   if (!validate) validators.set(schema, (validate = ajv.compile(schema)));
   if (validate(body)) return body as Static<S>;
-  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`).join('; ');
-  throw new ProviderAnswerInvalid(`unexpected answer to ${what}: ${problems}`, JSON.stringify(body)?.slice(0, 500) ?? 'undefined');
+  const problems = (validate.errors ?? [])
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`)
+    .join('; ');
+  throw new ProviderAnswerInvalid(
+    `unexpected answer to ${what}: ${problems}`,
+    JSON.stringify(body)?.slice(0, 500) ?? 'undefined',
+  );
 }
 
 /** `maxAnswerBytes`: the largest answer read (default 1 MiB); a longer one is ProviderAnswerInvalid, read no further. */
-export interface ProviderHttpOptions { baseUrl: string; timeoutMs: number; headers?: Record<string, string>; maxAnswerBytes?: number }
+export interface ProviderHttpOptions {
+  baseUrl: string;
+  timeoutMs: number;
+  headers?: Record<string, string>;
+  maxAnswerBytes?: number;
+}
 
 const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -71,7 +90,11 @@ async function readCapped(response: Response, limit: number, what: string): Prom
  * carrying the provider's answer.
  */
 export async function callProvider<T>(
-  options: ProviderHttpOptions, method: 'GET' | 'POST', path: string, body?: unknown, headers: Record<string, string> = {},
+  options: ProviderHttpOptions,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
 ): Promise<{ status: number; body: T }> {
   const form = body instanceof URLSearchParams;
   const what = `provider ${options.baseUrl} on ${path}`;
@@ -79,31 +102,50 @@ export async function callProvider<T>(
   let text: string;
   try {
     response = await fetch(new URL(path, options.baseUrl), {
-      method, redirect: 'manual',
-      headers: { 'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json', accept: 'application/json', ...options.headers, ...headers },
+      method,
+      redirect: 'manual',
+      headers: {
+        'content-type': form ? 'application/x-www-form-urlencoded' : 'application/json',
+        accept: 'application/json',
+        ...options.headers,
+        ...headers,
+      },
       body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(options.timeoutMs),
     });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
-      throw new ProviderAnswerInvalid(`${what}: answered ${response.status} (a redirect${response.headers.get('location') ? ' elsewhere' : ''}); redirects are not followed`, '');
+      throw new ProviderAnswerInvalid(
+        `${what}: answered ${response.status} (a redirect${response.headers.get('location') ? ' elsewhere' : ''}); redirects are not followed`,
+        '',
+      );
     }
     text = await readCapped(response, options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, what);
   } catch (error) {
     if (error instanceof ProviderAnswerInvalid) throw error;
-    throw new ProviderUnavailable(`provider ${options.baseUrl} did not answer ${path}: ${(error as Error).message}`, { cause: error });
+    throw new ProviderUnavailable(`provider ${options.baseUrl} did not answer ${path}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   let parsed: T;
   try {
     parsed = text ? (JSON.parse(text) as T) : (undefined as T);
   } catch {
-    if (response.status >= 500) throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
-    throw new ProviderAnswerInvalid(`provider ${options.baseUrl} answered ${path} with ${response.status} and a body that is not JSON`, text.slice(0, 500));
+    if (response.status >= 500)
+      throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
+    throw new ProviderAnswerInvalid(
+      `provider ${options.baseUrl} answered ${path} with ${response.status} and a body that is not JSON`,
+      text.slice(0, 500),
+    );
   }
-  if (response.status >= 500) throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
+  if (response.status >= 500)
+    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
   if (response.status >= 400) {
     throw ApplicationFailure.create({
-      type: PROVIDER_REJECTED, nonRetryable: true, message: `provider rejected ${path} with ${response.status}`, details: [parsed],
+      type: PROVIDER_REJECTED,
+      nonRetryable: true,
+      message: `provider rejected ${path} with ${response.status}`,
+      details: [parsed],
     });
   }
   return { status: response.status, body: parsed };

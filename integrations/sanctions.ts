@@ -1,7 +1,13 @@
 import { createHash } from 'node:crypto';
 import { SaxesParser } from 'saxes';
 import { Type } from '@sinclair/typebox';
-import { callProvider, expectAnswer, ProviderAnswerInvalid, ProviderUnavailable, type ProviderHttpOptions } from './provider-http';
+import {
+  callProvider,
+  expectAnswer,
+  ProviderAnswerInvalid,
+  ProviderUnavailable,
+  type ProviderHttpOptions,
+} from './provider-http';
 
 /** The SDN list's source name in the database, and the programme a hit on it discloses. */
 export const OFAC_SDN = { source: 'ofac-sdn', programme: 'OFAC SDN' } as const;
@@ -29,7 +35,10 @@ const FEATURE_PREFIX = 'Digital Currency Address - ';
  * No DTD or entity is expanded (saxes reads none). A file with no date or no address is refused, never stored: a
  * broken download must not empty the list.
  */
-export async function readSdnAdvancedXml(chunks: AsyncIterable<Uint8Array>, onProgress?: (bytes: number) => void): Promise<SanctionsListRead> {
+export async function readSdnAdvancedXml(
+  chunks: AsyncIterable<Uint8Array>,
+  onProgress?: (bytes: number) => void,
+): Promise<SanctionsListRead> {
   const parser = new SaxesParser({ xmlns: false });
   const path: string[] = [];
   const featureTypes = new Map<string, string>();
@@ -48,18 +57,25 @@ export async function readSdnAdvancedXml(chunks: AsyncIterable<Uint8Array>, onPr
     if (name === 'FeatureType') currentFeatureType = String(tag.attributes.ID ?? '');
     if (name === 'Feature') featureTypeId = String(tag.attributes.FeatureTypeID ?? '');
   });
-  parser.on('text', (t) => { text += t; });
+  parser.on('text', (t) => {
+    text += t;
+  });
   parser.on('closetag', (tag) => {
     const name = local(tag.name);
     path.pop();
     const value = text.trim();
-    if (name === 'FeatureType' && currentFeatureType && value.startsWith(FEATURE_PREFIX)) featureTypes.set(currentFeatureType, value.slice(FEATURE_PREFIX.length).trim());
-    if (name === 'VersionDetail' && featureTypeId && path.includes('Feature') && value) found.push({ typeId: featureTypeId, address: value });
+    if (name === 'FeatureType' && currentFeatureType && value.startsWith(FEATURE_PREFIX))
+      featureTypes.set(currentFeatureType, value.slice(FEATURE_PREFIX.length).trim());
+    if (name === 'VersionDetail' && featureTypeId && path.includes('Feature') && value)
+      found.push({ typeId: featureTypeId, address: value });
     if (name === 'Feature') featureTypeId = undefined;
-    if ((name === 'Year' || name === 'Month' || name === 'Day') && path[path.length - 1] === 'DateOfIssue') date[name] = value;
+    if ((name === 'Year' || name === 'Month' || name === 'Day') && path[path.length - 1] === 'DateOfIssue')
+      date[name] = value;
     text = '';
   });
-  parser.on('error', (e) => { error ??= e; });
+  parser.on('error', (e) => {
+    error ??= e;
+  });
 
   const hash = createHash('sha256');
   const decoder = new TextDecoder('utf-8');
@@ -83,8 +99,10 @@ export async function readSdnAdvancedXml(chunks: AsyncIterable<Uint8Array>, onPr
     if (!addresses.has(key)) addresses.set(key, new Set());
     addresses.get(key)!.add(asset);
   }
-  if (!date.Year || !date.Month || !date.Day) throw new ProviderAnswerInvalid('the SDN list states no DateOfIssue: not the SDN advanced XML?', '');
-  if (!addresses.size) throw new ProviderAnswerInvalid('the SDN list holds no digital currency address: not the SDN advanced XML?', '');
+  if (!date.Year || !date.Month || !date.Day)
+    throw new ProviderAnswerInvalid('the SDN list states no DateOfIssue: not the SDN advanced XML?', '');
+  if (!addresses.size)
+    throw new ProviderAnswerInvalid('the SDN list holds no digital currency address: not the SDN advanced XML?', '');
   const listDate = `${date.Year.padStart(4, '0')}-${date.Month.padStart(2, '0')}-${date.Day.padStart(2, '0')}`;
   return { listDate, addresses, sha256: hash.digest('hex'), bytes };
 }
@@ -96,24 +114,38 @@ export async function readSdnAdvancedXml(chunks: AsyncIterable<Uint8Array>, onPr
 export class SdnListClient {
   constructor(private readonly options: { url: string; timeoutMs: number; maxBytes: number }) {}
 
-  get url(): string { return this.options.url; }
+  get url(): string {
+    return this.options.url;
+  }
 
   async read(onProgress?: (bytes: number) => void): Promise<SanctionsListRead> {
     const { url, timeoutMs, maxBytes } = this.options;
     let response: Response;
     try {
-      response = await fetch(url, { redirect: 'manual', signal: AbortSignal.timeout(timeoutMs), headers: { accept: 'application/xml, text/xml' } });
+      response = await fetch(url, {
+        redirect: 'manual',
+        signal: AbortSignal.timeout(timeoutMs),
+        headers: { accept: 'application/xml, text/xml' },
+      });
     } catch (error) {
-      throw new ProviderUnavailable(`the SDN list at ${url} could not be fetched: ${(error as Error).message}`, { cause: error });
+      throw new ProviderUnavailable(`the SDN list at ${url} could not be fetched: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
-    if (response.status >= 300 && response.status < 400) throw new ProviderAnswerInvalid(`the SDN list at ${url} answered a redirect (${response.status}), not followed`, '');
-    if (!response.ok || !response.body) throw new ProviderUnavailable(`the SDN list at ${url} answered HTTP ${response.status}`);
+    if (response.status >= 300 && response.status < 400)
+      throw new ProviderAnswerInvalid(
+        `the SDN list at ${url} answered a redirect (${response.status}), not followed`,
+        '',
+      );
+    if (!response.ok || !response.body)
+      throw new ProviderUnavailable(`the SDN list at ${url} answered HTTP ${response.status}`);
     const body = response.body;
     async function* capped(): AsyncIterable<Uint8Array> {
       let size = 0;
       for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
         size += chunk.byteLength;
-        if (size > maxBytes) throw new ProviderAnswerInvalid(`the SDN list at ${url} runs past the ${maxBytes} bytes read`, '');
+        if (size > maxBytes)
+          throw new ProviderAnswerInvalid(`the SDN list at ${url} runs past the ${maxBytes} bytes read`, '');
         yield chunk;
       }
     }
@@ -121,15 +153,22 @@ export class SdnListClient {
       return await readSdnAdvancedXml(capped(), onProgress);
     } catch (error) {
       if (error instanceof ProviderUnavailable) throw error;
-      throw new ProviderUnavailable(`the SDN list at ${url} could not be read: ${(error as Error).message}`, { cause: error });
+      throw new ProviderUnavailable(`the SDN list at ${url} could not be read: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
 }
 
 const Identifications = Type.Object({
-  identifications: Type.Array(Type.Object({
-    category: Type.String(), name: Type.Optional(Type.String()), description: Type.Optional(Type.String()), url: Type.Optional(Type.String()),
-  })),
+  identifications: Type.Array(
+    Type.Object({
+      category: Type.String(),
+      name: Type.Optional(Type.String()),
+      description: Type.Optional(Type.String()),
+      url: Type.Optional(Type.String()),
+    }),
+  ),
 });
 
 /** What the screening provider says of an address: no identification, or the categories it names. */
@@ -144,26 +183,41 @@ export class SanctionsProviderClient {
   private readonly http: ProviderHttpOptions;
 
   constructor(options: { baseUrl: string; apiKey: string; timeoutMs: number }) {
-    this.http = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, headers: { 'x-api-key': options.apiKey }, maxAnswerBytes: 64 * 1024 };
+    this.http = {
+      baseUrl: options.baseUrl,
+      timeoutMs: options.timeoutMs,
+      headers: { 'x-api-key': options.apiKey },
+      maxAnswerBytes: 64 * 1024,
+    };
   }
 
   async screen(address: string): Promise<ProviderScreening> {
     const { body } = await callProvider<unknown>(this.http, 'GET', `/api/v1/address/${encodeURIComponent(address)}`);
     const { identifications } = expectAnswer(Identifications, body, 'a sanctions screening');
-    return identifications.length ? { listed: true, categories: [...new Set(identifications.map((i) => i.category))] } : { listed: false };
+    return identifications.length
+      ? { listed: true, categories: [...new Set(identifications.map((i) => i.category))] }
+      : { listed: false };
   }
 }
 
 /** Why screening could not answer: no list read yet, a list older than allowed, or the provider did not answer. */
 export class ScreeningUnavailable extends ProviderUnavailable {
-  constructor(message: string, readonly reason: 'list-missing' | 'list-stale' | 'provider', options?: { cause?: unknown }) {
+  constructor(
+    message: string,
+    readonly reason: 'list-missing' | 'list-stale' | 'provider',
+    options?: { cause?: unknown },
+  ) {
     super(message, options);
   }
 }
 
 export type ScreeningResult = { listed: false } | { listed: true; source: string; programme: string };
 
-export interface SanctionsListState { listDate: string; refreshedAt: Date; addressCount: number }
+export interface SanctionsListState {
+  listDate: string;
+  refreshedAt: Date;
+  addressCount: number;
+}
 
 /**
  * Screens an address: the stored SDN list first (a hit needs no provider), then the provider when one is configured.
@@ -171,43 +225,67 @@ export interface SanctionsListState { listDate: string; refreshedAt: Date; addre
  * timeout is ScreeningUnavailable, never "not listed".
  */
 export class SanctionsScreening {
-  constructor(private readonly deps: {
-    listState(): Promise<SanctionsListState | null>;
-    lookup(key: string): Promise<string[] | null>;
-    provider?: Pick<SanctionsProviderClient, 'screen'>;
-    maxListAgeMs: number;
-    now?: () => number;
-  }) {}
+  constructor(
+    private readonly deps: {
+      listState(): Promise<SanctionsListState | null>;
+      lookup(key: string): Promise<string[] | null>;
+      provider?: Pick<SanctionsProviderClient, 'screen'>;
+      maxListAgeMs: number;
+      now?: () => number;
+    },
+  ) {}
 
   async screen(address: string): Promise<ScreeningResult> {
     const state = await this.deps.listState();
     if (!state) throw new ScreeningUnavailable('the sanctions list has not been read yet', 'list-missing');
     const age = (this.deps.now ?? Date.now)() - state.refreshedAt.getTime();
     if (age > this.deps.maxListAgeMs) {
-      throw new ScreeningUnavailable(`the sanctions list was last refreshed at ${state.refreshedAt.toISOString()}, longer ago than allowed`, 'list-stale');
+      throw new ScreeningUnavailable(
+        `the sanctions list was last refreshed at ${state.refreshedAt.toISOString()}, longer ago than allowed`,
+        'list-stale',
+      );
     }
-    if (await this.deps.lookup(addressKey(address))) return { listed: true, source: OFAC_SDN.source, programme: OFAC_SDN.programme };
+    if (await this.deps.lookup(addressKey(address)))
+      return { listed: true, source: OFAC_SDN.source, programme: OFAC_SDN.programme };
     if (!this.deps.provider) return { listed: false };
     let answer: ProviderScreening;
     try {
       answer = await this.deps.provider.screen(address);
     } catch (error) {
       // An outage, a wrong answer or a refusal (a revoked API key): nothing was screened, so nothing passes.
-      throw new ScreeningUnavailable(`the screening provider did not answer: ${(error as Error).message}`, 'provider', { cause: error });
+      throw new ScreeningUnavailable(`the screening provider did not answer: ${(error as Error).message}`, 'provider', {
+        cause: error,
+      });
     }
-    return answer.listed ? { listed: true, source: 'screening-provider', programme: answer.categories.map((c) => c.toUpperCase()).join(', ') } : { listed: false };
+    return answer.listed
+      ? {
+          listed: true,
+          source: 'screening-provider',
+          programme: answer.categories.map((c) => c.toUpperCase()).join(', '),
+        }
+      : { listed: false };
   }
 }
 
 /** The screening both processes build from their settings and the stored list (one composition, two roots). */
 export function sanctionsScreeningFrom(
-  settings: { SANCTIONS_LIST_MAX_AGE_HOURS: number; SCREENING_PROVIDER_URL?: string; SCREENING_PROVIDER_API_KEY?: string; SCREENING_TIMEOUT_MS: number },
+  settings: {
+    SANCTIONS_LIST_MAX_AGE_HOURS: number;
+    SCREENING_PROVIDER_URL?: string;
+    SCREENING_PROVIDER_API_KEY?: string;
+    SCREENING_TIMEOUT_MS: number;
+  },
   list: { listState(): Promise<SanctionsListState | null>; lookup(key: string): Promise<string[] | null> },
 ): SanctionsScreening {
   return new SanctionsScreening({
-    ...list, maxListAgeMs: settings.SANCTIONS_LIST_MAX_AGE_HOURS * 3600_000,
+    ...list,
+    maxListAgeMs: settings.SANCTIONS_LIST_MAX_AGE_HOURS * 3600_000,
     provider: settings.SCREENING_PROVIDER_URL
-      ? new SanctionsProviderClient({ baseUrl: settings.SCREENING_PROVIDER_URL, apiKey: settings.SCREENING_PROVIDER_API_KEY ?? '', timeoutMs: settings.SCREENING_TIMEOUT_MS })
+      ? new SanctionsProviderClient({
+          baseUrl: settings.SCREENING_PROVIDER_URL,
+          apiKey: settings.SCREENING_PROVIDER_API_KEY ?? '',
+          timeoutMs: settings.SCREENING_TIMEOUT_MS,
+        })
       : undefined,
   });
 }

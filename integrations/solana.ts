@@ -1,13 +1,28 @@
 import {
-  address, appendTransactionMessageInstructions, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, createTransactionMessage,
-  getBase64EncodedWireTransaction, getSignatureFromTransaction, pipe, setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash, signTransactionMessageWithSigners, signature as asSignature, type Address,
-  type Base64EncodedWireTransaction, type Instruction,
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  getSignatureFromTransaction,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  signTransactionMessageWithSigners,
+  signature as asSignature,
+  type Address,
+  type Base64EncodedWireTransaction,
+  type Instruction,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import {
-  TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda, getCreateAssociatedTokenIdempotentInstruction, getTokenSize, getTransferCheckedInstruction,
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTokenSize,
+  getTransferCheckedInstruction,
 } from '@solana-program/token';
 import type { SolanaNetwork } from '../platform/networks';
 
@@ -35,7 +50,8 @@ export type SolanaTransferOutcome =
 export type RecipientKind = 'unused' | 'wallet' | 'token-account' | 'program';
 
 /** A transaction error as JSON, e.g. {"InstructionError":[1,{"Custom":1}]} (the RPC client reads numbers as bigint). */
-const errorText = (err: unknown): string => JSON.stringify(err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
+const errorText = (err: unknown): string =>
+  JSON.stringify(err, (_k, v: unknown) => (typeof v === 'bigint' ? Number(v) : v));
 
 /** One Solana cluster over its standard JSON-RPC (a real cluster in production, the LiteSVM node of dev/solana-local.ts here). */
 export class SolanaChain {
@@ -63,13 +79,15 @@ export class SolanaChain {
     const token = this.token(symbol);
     if (!token) return 0n;
     const account = await this.tokenAccountOf(owner, token.mint);
-    if (!(await this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()).value) return 0n;
+    if (!(await this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()).value)
+      return 0n;
     return BigInt((await this.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send()).value.amount);
   }
 
   /** What an address is on chain: sending tokens to a token account or a program would strand them. */
   async recipientKind(to: string): Promise<RecipientKind> {
-    const info = (await this.rpc.getAccountInfo(address(to), { encoding: 'base64', commitment: 'confirmed' }).send()).value;
+    const info = (await this.rpc.getAccountInfo(address(to), { encoding: 'base64', commitment: 'confirmed' }).send())
+      .value;
     if (!info) return 'unused';
     if (info.executable) return 'program';
     return info.owner === TOKEN_PROGRAM_ADDRESS ? 'token-account' : 'wallet';
@@ -80,15 +98,24 @@ export class SolanaChain {
     const token = input.symbol ? this.token(input.symbol) : undefined;
     if (!token) return LAMPORTS_PER_SIGNATURE + input.amount;
     const destination = await this.tokenAccountOf(input.to, token.mint);
-    if ((await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value) return LAMPORTS_PER_SIGNATURE;
-    return LAMPORTS_PER_SIGNATURE + await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send();
+    if ((await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value)
+      return LAMPORTS_PER_SIGNATURE;
+    return LAMPORTS_PER_SIGNATURE + (await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send());
   }
 
   /** Builds and signs a transfer of the coin (no symbol) or an SPL token, with the transfer id as its memo. */
-  async signTransfer(input: { seed: Uint8Array; to: string; symbol?: string; amount: bigint; memo: string }): Promise<SignedSolanaTransfer> {
+  async signTransfer(input: {
+    seed: Uint8Array;
+    to: string;
+    symbol?: string;
+    amount: bigint;
+    memo: string;
+  }): Promise<SignedSolanaTransfer> {
     const signer = await createKeyPairSignerFromPrivateKeyBytes(input.seed);
     const to = address(input.to);
-    const instructions: Instruction[] = [getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS })];
+    const instructions: Instruction[] = [
+      getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+    ];
     const lamportsCost = await this.costOf(input);
     const token = input.symbol ? this.token(input.symbol) : undefined;
     if (!token) {
@@ -98,7 +125,14 @@ export class SolanaChain {
       const destination = await this.tokenAccountOf(to, token.mint);
       instructions.push(
         getCreateAssociatedTokenIdempotentInstruction({ payer: signer, owner: to, mint: token.mint, ata: destination }),
-        getTransferCheckedInstruction({ source, mint: token.mint, destination, authority: signer, amount: input.amount, decimals: token.decimals }),
+        getTransferCheckedInstruction({
+          source,
+          mint: token.mint,
+          destination,
+          authority: signer,
+          amount: input.amount,
+          decimals: token.decimals,
+        }),
       );
     }
     const { value: lifetime } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
@@ -110,8 +144,10 @@ export class SolanaChain {
       (m) => signTransactionMessageWithSigners(m),
     );
     return {
-      wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed),
-      lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(), lamportsCost: lamportsCost.toString(),
+      wire: getBase64EncodedWireTransaction(signed),
+      signature: getSignatureFromTransaction(signed),
+      lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(),
+      lamportsCost: lamportsCost.toString(),
     };
   }
 
@@ -120,15 +156,24 @@ export class SolanaChain {
     const found = new Set<string>();
     for (let i = 0; i < signatures.length; i += 256) {
       const batch = signatures.slice(i, i + 256);
-      const { value } = await this.rpc.getSignatureStatuses(batch.map((s) => asSignature(s)), { searchTransactionHistory: true }).send();
-      value.forEach((status, j) => { if (status) found.add(batch[j]!); });
+      const { value } = await this.rpc
+        .getSignatureStatuses(
+          batch.map((s) => asSignature(s)),
+          { searchTransactionHistory: true },
+        )
+        .send();
+      value.forEach((status, j) => {
+        if (status) found.add(batch[j]!);
+      });
     }
     return found;
   }
 
   /** Runs the transaction against current state without sending it: its error, or null when it would succeed. */
   async simulate(wire: string): Promise<string | null> {
-    const { value } = await this.rpc.simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'confirmed' }).send();
+    const { value } = await this.rpc
+      .simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'confirmed' })
+      .send();
     return value.err ? errorText(value.err) : null;
   }
 
@@ -143,12 +188,17 @@ export class SolanaChain {
    * while its blockhash is valid).
    */
   async finalityOf(signature: string): Promise<SolanaFinality> {
-    const [status] = (await this.rpc.getSignatureStatuses([asSignature(signature)], { searchTransactionHistory: true }).send()).value;
+    const [status] = (
+      await this.rpc.getSignatureStatuses([asSignature(signature)], { searchTransactionHistory: true }).send()
+    ).value;
     if (!status) return 'dropped';
     return status.confirmationStatus === 'finalized' ? 'finalized' : 'pending';
   }
 
-  async sendUntilFinal(transfer: Pick<SignedSolanaTransfer, 'wire' | 'signature' | 'lastValidBlockHeight'>, options: { pollMs?: number; resendMs?: number; onPoll?: () => void } = {}): Promise<SolanaTransferOutcome> {
+  async sendUntilFinal(
+    transfer: Pick<SignedSolanaTransfer, 'wire' | 'signature' | 'lastValidBlockHeight'>,
+    options: { pollMs?: number; resendMs?: number; onPoll?: () => void } = {},
+  ): Promise<SolanaTransferOutcome> {
     const signature = asSignature(transfer.signature);
     const lastValid = BigInt(transfer.lastValidBlockHeight);
     const pollMs = options.pollMs ?? 500;
@@ -156,26 +206,47 @@ export class SolanaChain {
     let expiredOnce = false;
     for (;;) {
       options.onPoll?.();
-      const [status] = (await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send()).value;
+      const [status] = (await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send())
+        .value;
       // Included at `confirmed` commitment (a supermajority voted for its block); `finalityOf` then waits for `finalized`.
       if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
-        const landed = await this.rpc.getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' }).send();
+        const landed = await this.rpc
+          .getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
+          .send();
         const fee = landed?.meta?.fee ?? LAMPORTS_PER_SIGNATURE;
         const slot = status.slot.toString();
         return status.err
-          ? { landed: true, success: false, signature: transfer.signature, fee: fee.toString(), slot, error: `the transaction failed on chain: ${errorText(status.err)}` }
+          ? {
+              landed: true,
+              success: false,
+              signature: transfer.signature,
+              fee: fee.toString(),
+              slot,
+              error: `the transaction failed on chain: ${errorText(status.err)}`,
+            }
           : { landed: true, success: true, signature: transfer.signature, fee: fee.toString(), slot };
       }
       if (!status) {
         const height = await this.rpc.getBlockHeight({ commitment: 'finalized' }).send();
         if (height > lastValid) {
           // It may have landed between the status lookup and this one: look once more before calling it expired.
-          if (expiredOnce) return { landed: false, signature: transfer.signature, error: 'the transaction expired before it landed; nothing was transferred' };
+          if (expiredOnce)
+            return {
+              landed: false,
+              signature: transfer.signature,
+              error: 'the transaction expired before it landed; nothing was transferred',
+            };
           expiredOnce = true;
           continue;
         }
         if (Date.now() - lastSent >= (options.resendMs ?? 2000)) {
-          await this.rpc.sendTransaction(transfer.wire as Base64EncodedWireTransaction, { encoding: 'base64', skipPreflight: true, maxRetries: 0n }).send();
+          await this.rpc
+            .sendTransaction(transfer.wire as Base64EncodedWireTransaction, {
+              encoding: 'base64',
+              skipPreflight: true,
+              maxRetries: 0n,
+            })
+            .send();
           lastSent = Date.now();
           continue;
         }
@@ -207,7 +278,10 @@ export class SolanaFaucet {
 
   async fund(faucetUrl: string, owner: string): Promise<void> {
     const response = await fetch(faucetUrl, {
-      method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: owner }), signal: AbortSignal.timeout(this.timeoutMs),
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ address: owner }),
+      signal: AbortSignal.timeout(this.timeoutMs),
     });
     if (!response.ok) throw new Error(`faucet ${faucetUrl} answered ${response.status}`);
   }

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, createHash, createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  createHash,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  type KeyObject,
+} from 'node:crypto';
 
 /**
  * AES-256-GCM for PII and secrets at rest (ID-card images, identity results), and keyed hashes for values

@@ -11,4 +11,6 @@ export function readEnvFile(file: string): Record<string, string> {
 }
 
 export const formatEnvFile = (values: Record<string, string>): string =>
-  `${Object.entries(values).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join('\n')}\n`;
+  `${Object.entries(values)
+    .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+    .join('\n')}\n`;

@@ -9,14 +9,18 @@ import { DataEncryption } from './data-encryption';
 export class EnvelopeEncryption {
   private readonly master: DataEncryption;
 
-  constructor(masterKeyBase64: string, private readonly masterKeyId = 'kek-1') {
+  constructor(
+    masterKeyBase64: string,
+    private readonly masterKeyId = 'kek-1',
+  ) {
     this.master = new DataEncryption(masterKeyBase64);
   }
 
   seal(secret: string, associatedData: string): string {
     const dataKey = randomBytes(32).toString('base64');
     return JSON.stringify({
-      v: 1, kek: this.masterKeyId,
+      v: 1,
+      kek: this.masterKeyId,
       dek: this.master.sealText(dataKey, associatedData),
       data: new DataEncryption(dataKey).sealText(secret, associatedData),
     });
@@ -24,7 +28,11 @@ export class EnvelopeEncryption {
 
   open(sealed: string, associatedData: string): string {
     const envelope = JSON.parse(sealed) as { v: number; kek: string; dek: string; data: string };
-    if (envelope.v !== 1 || envelope.kek !== this.masterKeyId) throw new Error(`envelope sealed under ${envelope.kek}, not ${this.masterKeyId}`);
-    return new DataEncryption(this.master.openText(envelope.dek, associatedData)).openText(envelope.data, associatedData);
+    if (envelope.v !== 1 || envelope.kek !== this.masterKeyId)
+      throw new Error(`envelope sealed under ${envelope.kek}, not ${this.masterKeyId}`);
+    return new DataEncryption(this.master.openText(envelope.dek, associatedData)).openText(
+      envelope.data,
+      associatedData,
+    );
   }
 }

@@ -6,184 +6,319 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
  * numbers), only ids, statuses and amounts. Amounts are decimal strings in the unit their field names.
  */
 const Id = (description: string) => Type.String({ description });
-const TxHash = Type.Union([Type.String(), Type.Null()], { description: 'The transaction hash on chain, when there is one' });
+const TxHash = Type.Union([Type.String(), Type.Null()], {
+  description: 'The transaction hash on chain, when there is one',
+});
 
 const transfer = {
-  transferId: Type.String(), networkId: Type.String(), token: Type.String(),
-  amount: Type.String({ description: 'In base units of the token (see decimals)' }), decimals: Type.Integer(),
+  transferId: Type.String(),
+  networkId: Type.String(),
+  token: Type.String(),
+  amount: Type.String({ description: 'In base units of the token (see decimals)' }),
+  decimals: Type.Integer(),
 };
 
 const signedOperation = {
   opId: Id('The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...)'),
-  networkId: Type.String(), accountAddress: Type.String(),
+  networkId: Type.String(),
+  accountAddress: Type.String(),
 };
 
 export const EVENT_TYPES = {
   'registration.step_changed': {
-    resource: 'registration', summary: 'A registration moved to its next step',
-    data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it is at now (GET /v1/account/register/{regId})' }) }),
+    resource: 'registration',
+    summary: 'A registration moved to its next step',
+    data: Type.Object({
+      regId: Type.String(),
+      step: Type.String({ description: 'The step it is at now (GET /v1/account/register/{regId})' }),
+    }),
   },
   'registration.completed': {
-    resource: 'registration', summary: 'A registration completed: the user exists',
+    resource: 'registration',
+    summary: 'A registration completed: the user exists',
     data: Type.Object({ regId: Type.String(), userId: Type.String() }),
   },
   'registration.failed': {
-    resource: 'registration', summary: 'A registration ended without a user (the identity could not be verified, or the person has an account)',
+    resource: 'registration',
+    summary: 'A registration ended without a user (the identity could not be verified, or the person has an account)',
     data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it had reached' }) }),
   },
   'registration.expired': {
-    resource: 'registration', summary: 'A registration was not finished in time (REGISTRATION_TTL_SECONDS): start again',
+    resource: 'registration',
+    summary: 'A registration was not finished in time (REGISTRATION_TTL_SECONDS): start again',
     data: Type.Object({ regId: Type.String(), step: Type.String({ description: 'The step it had reached' }) }),
   },
-  'deploy.completed': { resource: 'signed_operation', summary: 'A smart account was deployed', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
-  'deploy.failed': { resource: 'signed_operation', summary: 'A deployment failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
-  'did_key.completed': { resource: 'signed_operation', summary: 'A DID key operation was written on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
-  'did_key.failed': { resource: 'signed_operation', summary: 'A DID key operation failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
-  'transfer_key.completed': { resource: 'signed_operation', summary: 'A transfer key was authorized on chain', data: Type.Object({ ...signedOperation, txHash: TxHash }) },
-  'transfer_key.failed': { resource: 'signed_operation', summary: 'A transfer key authorization failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'deploy.completed': {
+    resource: 'signed_operation',
+    summary: 'A smart account was deployed',
+    data: Type.Object({ ...signedOperation, txHash: TxHash }),
+  },
+  'deploy.failed': {
+    resource: 'signed_operation',
+    summary: 'A deployment failed',
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
+  'did_key.completed': {
+    resource: 'signed_operation',
+    summary: 'A DID key operation was written on chain',
+    data: Type.Object({ ...signedOperation, txHash: TxHash }),
+  },
+  'did_key.failed': {
+    resource: 'signed_operation',
+    summary: 'A DID key operation failed',
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
+  'transfer_key.completed': {
+    resource: 'signed_operation',
+    summary: 'A transfer key was authorized on chain',
+    data: Type.Object({ ...signedOperation, txHash: TxHash }),
+  },
+  'transfer_key.failed': {
+    resource: 'signed_operation',
+    summary: 'A transfer key authorization failed',
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
   'account_upgrade.completed': {
-    resource: 'signed_operation', summary: 'The account was upgraded on one network to the recoverable implementation (owner recovery with a time lock)',
+    resource: 'signed_operation',
+    summary:
+      'The account was upgraded on one network to the recoverable implementation (owner recovery with a time lock)',
     data: Type.Object({ ...signedOperation, txHash: TxHash }),
   },
-  'account_upgrade.failed': { resource: 'signed_operation', summary: 'An account upgrade failed', data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'account_upgrade.failed': {
+    resource: 'signed_operation',
+    summary: 'An account upgrade failed',
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
   'recovery_cancel.completed': {
-    resource: 'signed_operation', summary: 'The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)',
+    resource: 'signed_operation',
+    summary: 'The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)',
     data: Type.Object({ ...signedOperation, txHash: TxHash }),
   },
-  'recovery_cancel.failed': { resource: 'signed_operation', summary: "The owner's cancellation of a recovery failed on one network", data: Type.Object({ ...signedOperation, error: Type.String() }) },
+  'recovery_cancel.failed': {
+    resource: 'signed_operation',
+    summary: "The owner's cancellation of a recovery failed on one network",
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
   'recovery.scheduled': {
-    resource: 'recovery', summary: 'A recovery of the owner key was scheduled on one network: the owner can cancel it until executeAfter (the person is mailed)',
-    data: Type.Object({ recoveryId: Type.String(), networkId: Type.String(), executeAfter: Type.String({ format: 'date-time' }), txHash: TxHash }),
+    resource: 'recovery',
+    summary:
+      'A recovery of the owner key was scheduled on one network: the owner can cancel it until executeAfter (the person is mailed)',
+    data: Type.Object({
+      recoveryId: Type.String(),
+      networkId: Type.String(),
+      executeAfter: Type.String({ format: 'date-time' }),
+      txHash: TxHash,
+    }),
   },
   'recovery.executed': {
-    resource: 'recovery', summary: 'A recovery executed on one network: the new owner key controls the account there',
+    resource: 'recovery',
+    summary: 'A recovery executed on one network: the new owner key controls the account there',
     data: Type.Object({ recoveryId: Type.String(), networkId: Type.String(), txHash: TxHash }),
   },
   'recovery.cancelled': {
-    resource: 'recovery', summary: 'A recovery was cancelled by the owner on one network (through the API or directly on chain)',
+    resource: 'recovery',
+    summary: 'A recovery was cancelled by the owner on one network (through the API or directly on chain)',
     data: Type.Object({ recoveryId: Type.String(), networkId: Type.String() }),
   },
   'key_rotation.network_completed': {
-    resource: 'key_rotation', summary: 'The owner key was rotated on one network',
+    resource: 'key_rotation',
+    summary: 'The owner key was rotated on one network',
     data: Type.Object({ taskId: Type.String(), networkId: Type.String(), txHash: TxHash }),
   },
   'key_rotation.network_failed': {
-    resource: 'key_rotation', summary: 'Rotating the owner key failed on one network (retryable says whether it can be retried)',
-    data: Type.Object({ taskId: Type.String(), networkId: Type.String(), error: Type.String(), retryable: Type.Boolean() }),
+    resource: 'key_rotation',
+    summary: 'Rotating the owner key failed on one network (retryable says whether it can be retried)',
+    data: Type.Object({
+      taskId: Type.String(),
+      networkId: Type.String(),
+      error: Type.String(),
+      retryable: Type.Boolean(),
+    }),
   },
-  'key_rotation.completed': { resource: 'key_rotation', summary: 'A key rotation completed on every network', data: Type.Object({ taskId: Type.String() }) },
+  'key_rotation.completed': {
+    resource: 'key_rotation',
+    summary: 'A key rotation completed on every network',
+    data: Type.Object({ taskId: Type.String() }),
+  },
   'key_rotation.partial_failure': {
-    resource: 'key_rotation', summary: 'A key rotation ended with at least one network failed',
+    resource: 'key_rotation',
+    summary: 'A key rotation ended with at least one network failed',
     data: Type.Object({ taskId: Type.String() }),
   },
   'charge.processing': {
-    resource: 'charge', summary: 'A charge was accepted: the withdrawal at the bank is under way',
-    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW') }),
+    resource: 'charge',
+    summary: 'A charge was accepted: the withdrawal at the bank is under way',
+    data: Type.Object({
+      chargeId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+    }),
   },
   'charge.completed': {
-    resource: 'charge', summary: 'The bank settled the withdrawal and the balance was credited',
-    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW') }),
+    resource: 'charge',
+    summary: 'The bank settled the withdrawal and the balance was credited',
+    data: Type.Object({
+      chargeId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+    }),
   },
   'charge.failed': {
-    resource: 'charge', summary: 'The bank refused or cancelled the withdrawal; nothing was credited',
-    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW'), reason: Type.String() }),
+    resource: 'charge',
+    summary: 'The bank refused or cancelled the withdrawal; nothing was credited',
+    data: Type.Object({
+      chargeId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      reason: Type.String(),
+    }),
   },
   'charge.needs_review': {
-    resource: 'charge', summary: "The bank's answer could not be acted on; an operator reviews the charge",
-    data: Type.Object({ chargeId: Type.String(), amount: Type.String({ description: 'KRW (won)' }), currency: Type.Literal('KRW'), reason: Type.String() }),
+    resource: 'charge',
+    summary: "The bank's answer could not be acted on; an operator reviews the charge",
+    data: Type.Object({
+      chargeId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      reason: Type.String(),
+    }),
   },
   'bank_verification.verified': {
-    resource: 'bank_verification', summary: 'A 1 KRW verification was confirmed: the bank account is connected',
+    resource: 'bank_verification',
+    summary: 'A 1 KRW verification was confirmed: the bank account is connected',
     data: Type.Object({ verificationId: Type.String(), bankAccountId: Type.String() }),
   },
   'bank_verification.locked': {
-    resource: 'bank_verification', summary: 'A 1 KRW verification was locked after too many wrong codes',
+    resource: 'bank_verification',
+    summary: 'A 1 KRW verification was locked after too many wrong codes',
     data: Type.Object({ verificationId: Type.String() }),
   },
   'transfer.submitted': {
-    resource: 'transfer', summary: 'A transfer was sent to the chain (again after a reorg removed it from its block)',
+    resource: 'transfer',
+    summary: 'A transfer was sent to the chain (again after a reorg removed it from its block)',
     data: Type.Object({ ...transfer, txHash: TxHash }),
   },
   'transfer.confirmed': {
-    resource: 'transfer', summary: 'A transfer was included in a block',
+    resource: 'transfer',
+    summary: 'A transfer was included in a block',
     data: Type.Object({ ...transfer, txHash: TxHash }),
   },
   'transfer.finalized': {
-    resource: 'transfer', summary: 'A transfer is final (deep enough to stay)',
+    resource: 'transfer',
+    summary: 'A transfer is final (deep enough to stay)',
     data: Type.Object({ ...transfer, txHash: TxHash }),
   },
   'transfer.failed': {
-    resource: 'transfer', summary: 'A transfer failed (proven by the chain, or never sent)',
+    resource: 'transfer',
+    summary: 'A transfer failed (proven by the chain, or never sent)',
     data: Type.Object({ ...transfer, error: Type.String() }),
   },
   'transfer.needs_review': {
-    resource: 'transfer', summary: 'A transfer that may have been broadcast could not be seen on chain through every first attempt: held (not failed), asked about patiently; confirmed or failed follows',
+    resource: 'transfer',
+    summary:
+      'A transfer that may have been broadcast could not be seen on chain through every first attempt: held (not failed), asked about patiently; confirmed or failed follows',
     data: Type.Object({ ...transfer, txHash: TxHash }),
   },
   'credential.issued': {
-    resource: 'credential', summary: 'A verifiable credential was issued to the user',
-    data: Type.Object({ vcId: Type.String(), credentialType: Type.String(), holder: Type.Union([Type.String(), Type.Null()], { description: "credentialSubject.id: the user's did:ethr once their account is deployed, else null" }) }),
+    resource: 'credential',
+    summary: 'A verifiable credential was issued to the user',
+    data: Type.Object({
+      vcId: Type.String(),
+      credentialType: Type.String(),
+      holder: Type.Union([Type.String(), Type.Null()], {
+        description: "credentialSubject.id: the user's did:ethr once their account is deployed, else null",
+      }),
+    }),
   },
   'credential.revoked': {
-    resource: 'credential', summary: 'A verifiable credential was revoked: its bit in the issuer\'s status list is set',
+    resource: 'credential',
+    summary: "A verifiable credential was revoked: its bit in the issuer's status list is set",
     data: Type.Object({
-      vcId: Type.String(), credentialType: Type.String(),
-      reason: Type.String({ description: 'superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason>' }),
-      statusListCredential: Type.String(), statusListIndex: Type.String(),
+      vcId: Type.String(),
+      credentialType: Type.String(),
+      reason: Type.String({
+        description:
+          'superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason>',
+      }),
+      statusListCredential: Type.String(),
+      statusListIndex: Type.String(),
     }),
   },
   'account.closed': {
-    resource: 'user', summary: 'The user closed their account: their tokens stop working and their credentials are revoked',
+    resource: 'user',
+    summary: 'The user closed their account: their tokens stop working and their credentials are revoked',
     data: Type.Object({ userId: Type.String() }),
   },
   'email.locked': {
-    resource: 'email_verification', summary: 'An email verification was locked after too many wrong codes: ask for a new code',
+    resource: 'email_verification',
+    summary: 'An email verification was locked after too many wrong codes: ask for a new code',
     data: Type.Object({ verificationId: Type.String() }),
   },
   'passkey.added': {
-    resource: 'passkey', summary: 'A passkey was added to the account (approved by the PIN or another passkey; the person is mailed)',
+    resource: 'passkey',
+    summary: 'A passkey was added to the account (approved by the PIN or another passkey; the person is mailed)',
     data: Type.Object({ passkeyId: Type.String() }),
   },
   'passkey.removed': {
-    resource: 'passkey', summary: 'A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)',
+    resource: 'passkey',
+    summary: 'A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)',
     data: Type.Object({ passkeyId: Type.String() }),
   },
   'device.added': {
     resource: 'device_session',
-    summary: 'A device signed in to the account (a new phone: after identity verification and a passkey or the ID card; the person is mailed). No label or other personal data',
+    summary:
+      'A device signed in to the account (a new phone: after identity verification and a passkey or the ID card; the person is mailed). No label or other personal data',
     data: Type.Object({
       deviceId: Type.String({ description: "The app's X-Device-Id" }),
       signInMethod: Type.Union([Type.Literal('passkey'), Type.Literal('id_card')]),
-      holdUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], { description: 'Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS)' }),
+      holdUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS)',
+      }),
     }),
   },
   'device.revoked': {
-    resource: 'device_session', summary: "A device was signed out or revoked: its tokens are refused from now on",
-    data: Type.Object({ deviceId: Type.String(), by: Type.Union([Type.Literal('itself'), Type.Literal('another_device')]) }),
+    resource: 'device_session',
+    summary: 'A device was signed out or revoked: its tokens are refused from now on',
+    data: Type.Object({
+      deviceId: Type.String(),
+      by: Type.Union([Type.Literal('itself'), Type.Literal('another_device')]),
+    }),
   },
   'backup.read': {
-    resource: 'backup_read', summary: 'The encrypted wallet backup was read by a signed-in device (the person is mailed)',
+    resource: 'backup_read',
+    summary: 'The encrypted wallet backup was read by a signed-in device (the person is mailed)',
     data: Type.Object({ deviceId: Type.String(), version: Type.Integer() }),
   },
   'backup.stored': {
-    resource: 'user', summary: 'A new version of the encrypted wallet backup was stored (earlier versions are kept)',
+    resource: 'user',
+    summary: 'A new version of the encrypted wallet backup was stored (earlier versions are kept)',
     data: Type.Object({ version: Type.Integer() }),
   },
   'email.verified': {
-    resource: 'user', summary: "The user confirmed an email address (GET /v1/account/profile shows it)",
+    resource: 'user',
+    summary: 'The user confirmed an email address (GET /v1/account/profile shows it)',
     data: Type.Object({ userId: Type.String() }),
   },
   'compliance.case_opened': {
     resource: 'compliance_case',
-    summary: 'A compliance case was opened for an operator to decide (a sanctions hit, or a monitoring rule); it names no list entry, only the kind and programme',
+    summary:
+      'A compliance case was opened for an operator to decide (a sanctions hit, or a monitoring rule); it names no list entry, only the kind and programme',
     data: Type.Object({
-      caseId: Type.String(), kind: Type.String({ description: 'sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large' }),
-      transferId: Type.Union([Type.String(), Type.Null()]), programme: Type.Union([Type.String(), Type.Null()]),
+      caseId: Type.String(),
+      kind: Type.String({ description: 'sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large' }),
+      transferId: Type.Union([Type.String(), Type.Null()]),
+      programme: Type.Union([Type.String(), Type.Null()]),
     }),
   },
   'compliance.case_decided': {
-    resource: 'compliance_case', summary: 'An operator decided a compliance case (approved: a held transfer goes on; rejected: it fails, nothing sent)',
-    data: Type.Object({ caseId: Type.String(), decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]), transferId: Type.Union([Type.String(), Type.Null()]) }),
+    resource: 'compliance_case',
+    summary:
+      'An operator decided a compliance case (approved: a held transfer goes on; rejected: it fails, nothing sent)',
+    data: Type.Object({
+      caseId: Type.String(),
+      decision: Type.Union([Type.Literal('approved'), Type.Literal('rejected')]),
+      transferId: Type.Union([Type.String(), Type.Null()]),
+    }),
   },
 } satisfies Record<string, { resource: string; summary: string; data: TObject }>;
 

@@ -4,9 +4,21 @@ export type { Logger };
 
 /** Paths that may carry secrets or PII; pino replaces them before a line is written. */
 export const REDACTED_PATHS = [
-  'req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers["x-pass-token"]', 'req.headers.cookie',
-  '*.passToken', '*.encryptedMnemonic', '*.encryptedDerivationPaths', '*.ci', '*.di', '*.pin', '*.password',
-  '*.refresh_token', '*.access_token', '*.privateKey', '*.idCardImage',
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers["x-pass-token"]',
+  'req.headers.cookie',
+  '*.passToken',
+  '*.encryptedMnemonic',
+  '*.encryptedDerivationPaths',
+  '*.ci',
+  '*.di',
+  '*.pin',
+  '*.password',
+  '*.refresh_token',
+  '*.access_token',
+  '*.privateKey',
+  '*.idCardImage',
 ];
 
 export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {

@@ -14,7 +14,11 @@ export function createMetricsRegistry(role: 'api' | 'worker'): Registry {
  * Serves `GET /metrics` (Prometheus text format) on its own address, apart from the public API: bind it to a private
  * interface (METRICS_HOST, 127.0.0.1 by default) that only the scraper reaches. Port 0 picks a free port.
  */
-export async function serveMetrics(registry: Registry, host: string, port: number): Promise<{ server: Server; url: string }> {
+export async function serveMetrics(
+  registry: Registry,
+  host: string,
+  port: number,
+): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     if (req.method !== 'GET' || req.url?.split('?')[0] !== '/metrics') {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
@@ -25,6 +29,9 @@ export async function serveMetrics(registry: Registry, host: string, port: numbe
       (error: Error) => res.writeHead(500, { 'content-type': 'text/plain' }).end(`${error.message}\n`),
     );
   });
-  await new Promise<void>((resolve, reject) => { server.once('error', reject); server.listen(port, host, () => resolve()); });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
   return { server, url: `http://${host}:${(server.address() as AddressInfo).port}/metrics` };
 }

@@ -4,7 +4,10 @@ import { DomainError } from './domain-error';
 
 /** A malformed, non-positive or over-precise amount: the API answers 422 invalid-amount. */
 export class AmountError extends DomainError {
-  constructor(readonly reason: 'malformed' | 'not-positive' | 'too-many-decimals', message: string) {
+  constructor(
+    readonly reason: 'malformed' | 'not-positive' | 'too-many-decimals',
+    message: string,
+  ) {
     super('invalid-amount', message);
   }
 }
@@ -12,10 +15,14 @@ export class AmountError extends DomainError {
 /** Parses "1234.5" into minor units with `decimals` places; refuses more decimals than the currency or token has. */
 export function parseAmount(text: string, decimals: number, symbol: string): bigint {
   const match = /^(\d{1,30})(?:\.(\d{1,36}))?$/.exec(text);
-  if (!match) throw new AmountError('malformed', `"${text}" is not a decimal amount (digits, optionally one "." and decimals)`);
+  if (!match)
+    throw new AmountError('malformed', `"${text}" is not a decimal amount (digits, optionally one "." and decimals)`);
   const fraction = (match[2] ?? '').replace(/0+$/, '');
   if (fraction.length > decimals) {
-    throw new AmountError('too-many-decimals', `${symbol} has ${decimals} decimal place${decimals === 1 ? '' : 's'}; "${text}" has more`);
+    throw new AmountError(
+      'too-many-decimals',
+      `${symbol} has ${decimals} decimal place${decimals === 1 ? '' : 's'}; "${text}" has more`,
+    );
   }
   const minor = BigInt(match[1]!) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0');
   if (minor <= 0n) throw new AmountError('not-positive', 'The amount must be greater than zero');
@@ -32,7 +39,12 @@ export function formatDecimal(minor: bigint, decimals: number): string {
 }
 
 /** "-1,000 KRW", "+10,000 KRW" (signed), "0.0021 ETH" (unsigned). */
-export function formatMoney(minor: bigint, decimals: number, symbol: string, options: { signed?: boolean } = {}): string {
+export function formatMoney(
+  minor: bigint,
+  decimals: number,
+  symbol: string,
+  options: { signed?: boolean } = {},
+): string {
   const sign = options.signed && minor > 0n ? '+' : '';
   return `${sign}${formatDecimal(minor, decimals)} ${symbol}`;
 }

@@ -15,25 +15,53 @@ export const EvmNetworkSchema = Type.Object({
   rpcUrl: Type.String({ pattern: '^https?://' }),
   entryPoint: Address,
   accountFactory: Address,
-  paymaster: Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'our WalletPaymaster: pays for the user operations the service sponsors' }),
+  paymaster: Type.String({
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description: 'our WalletPaymaster: pays for the user operations the service sponsors',
+  }),
   didRegistry: Address,
-  recoverableImplementation: Type.Optional(Type.String({
-    pattern: '^0x[0-9a-fA-F]{40}$', description: 'WalletAccountRecoverable: what accounts upgrade to for owner recovery (none: no recovery on this network)',
-  })),
-  nativeSymbol: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: 'the chain\'s coin, e.g. ETH, POL (default ETH)' })),
-  confirmations: Type.Optional(Type.Integer({
-    minimum: 1, maximum: 10_000, description: `blocks, the including one counted, after which a transfer is finalized (default ${DEFAULT_CONFIRMATIONS})`,
-  })),
-  tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }))),
+  recoverableImplementation: Type.Optional(
+    Type.String({
+      pattern: '^0x[0-9a-fA-F]{40}$',
+      description:
+        'WalletAccountRecoverable: what accounts upgrade to for owner recovery (none: no recovery on this network)',
+    }),
+  ),
+  nativeSymbol: Type.Optional(
+    Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: "the chain's coin, e.g. ETH, POL (default ETH)" }),
+  ),
+  confirmations: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 10_000,
+      description: `blocks, the including one counted, after which a transfer is finalized (default ${DEFAULT_CONFIRMATIONS})`,
+    }),
+  ),
+  tokens: Type.Optional(
+    Type.Record(
+      Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }),
+      Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }),
+    ),
+  ),
 });
 const Base58Key = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' });
 export const SolanaNetworkSchema = Type.Object({
   kind: Type.Literal('solana'),
   rpcUrl: Type.String({ pattern: '^https?://' }),
-  tokens: Type.Optional(Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }), Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }) }))),
-  faucetUrl: Type.Optional(Type.String({ pattern: '^https?://', description: 'development clusters only: funds each new wallet' })),
+  tokens: Type.Optional(
+    Type.Record(
+      Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }),
+      Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }) }),
+    ),
+  ),
+  faucetUrl: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'development clusters only: funds each new wallet' }),
+  ),
 });
-export const NetworksSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.Union([EvmNetworkSchema, SolanaNetworkSchema]));
+export const NetworksSchema = Type.Record(
+  Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }),
+  Type.Union([EvmNetworkSchema, SolanaNetworkSchema]),
+);
 export type EvmNetwork = Static<typeof EvmNetworkSchema> & { networkId: string };
 export type SolanaNetwork = Static<typeof SolanaNetworkSchema> & { networkId: string };
 export type Network = EvmNetwork | SolanaNetwork;
@@ -48,9 +76,15 @@ export class NetworkRegistry {
 
   static fromJson(json: string): NetworkRegistry {
     let parsed: unknown;
-    try { parsed = JSON.parse(json); } catch { throw new Error('NETWORKS is not valid JSON'); }
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new Error('NETWORKS is not valid JSON');
+    }
     if (!validate(parsed)) {
-      throw new Error(`NETWORKS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
+      throw new Error(
+        `NETWORKS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`,
+      );
     }
     const entries = Object.entries(parsed as Static<typeof NetworksSchema>);
     return new NetworkRegistry(new Map(entries.map(([networkId, network]) => [networkId, { ...network, networkId }])));

@@ -3,7 +3,11 @@ import type { DataConverter } from '@temporalio/common';
 import { DataEncryption } from './data-encryption';
 import { EncryptionCodec } from './payload-codec';
 
-export interface TemporalSettings { address: string; namespace: string; taskQueue: string }
+export interface TemporalSettings {
+  address: string;
+  namespace: string;
+  taskQueue: string;
+}
 
 /** API and worker must agree on this converter, or neither can read the other's payloads. */
 export const createDataConverter = (encryption: DataEncryption): DataConverter => ({

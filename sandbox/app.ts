@@ -36,23 +36,47 @@ export interface SandboxOptions extends IdentityProviderOptions {
  * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /idcheck/v1 (ID-card authenticity), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening), /vasps/v1 (VASP directory), /trp (two exchanges' Travel Rule endpoints), and /_faults to inject
  * delays and failures per service ({"target":"ocr","failTimes":2}).
  */
-export interface SandboxApp { koa: Koa; faults: FaultInjector; setCallbackUrl(url: string): void; setBankWebhookUrl(url: string): void }
+export interface SandboxApp {
+  koa: Koa;
+  faults: FaultInjector;
+  setCallbackUrl(url: string): void;
+  setBankWebhookUrl(url: string): void;
+}
 
 export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const faults = new FaultInjector();
   const admin = new Router();
   admin.put('/_faults/:target', (ctx) => {
-    faults.set(ctx.params.target!, ((ctx.request as unknown as { body?: FaultSettings }).body ?? {}));
+    faults.set(ctx.params.target!, (ctx.request as unknown as { body?: FaultSettings }).body ?? {});
     ctx.body = faults.get(ctx.params.target!);
   });
-  admin.get('/_faults/:target', (ctx) => { ctx.body = faults.get(ctx.params.target!) ?? {}; });
-  admin.delete('/_faults', (ctx) => { faults.clear(); ctx.status = 204; });
+  admin.get('/_faults/:target', (ctx) => {
+    ctx.body = faults.get(ctx.params.target!) ?? {};
+  });
+  admin.delete('/_faults', (ctx) => {
+    faults.clear();
+    ctx.status = 204;
+  });
 
   const identity = identityProviderRouter(options);
   const ocr = ocrProviderRouter();
-  const bankOptions = { clientSecret: options.bankClientSecret, webhookSecret: options.bankWebhookSecret, webhookUrl: options.bankWebhookUrl ?? '', log: options.log };
+  const bankOptions = {
+    clientSecret: options.bankClientSecret,
+    webhookSecret: options.bankWebhookSecret,
+    webhookUrl: options.bankWebhookUrl ?? '',
+    log: options.log,
+  };
   const bank = bankRouter(bankOptions);
-  const others = [pricesRouter(), securitiesRouter({ clientSecret: options.securitiesClientSecret }), cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }), mailRouter({ apiKey: options.mailApiKey }), idCardCheckRouter({ apiKey: options.idCardCheckApiKey }), webhookReceiverRouter(), sanctionsRouter({ apiKey: options.screeningApiKey }), vaspsRouter({ apiKey: options.vaspDirectoryApiKey })];
+  const others = [
+    pricesRouter(),
+    securitiesRouter({ clientSecret: options.securitiesClientSecret }),
+    cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
+    mailRouter({ apiKey: options.mailApiKey }),
+    idCardCheckRouter({ apiKey: options.idCardCheckApiKey }),
+    webhookReceiverRouter(),
+    sanctionsRouter({ apiKey: options.screeningApiKey }),
+    vaspsRouter({ apiKey: options.vaspDirectoryApiKey }),
+  ];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
@@ -60,15 +84,20 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     if (ctx.path.startsWith('/pass/')) return faults.middleware('identity')(ctx, next);
     if (ctx.path.startsWith('/ocr/')) return faults.middleware('ocr')(ctx, next);
     // Sandbox administration (/bank/v1/_…) stays reachable while the bank's API is failing.
-    if (ctx.path.startsWith('/bank/') && !ctx.path.startsWith('/bank/v1/_')) return faults.middleware('bank')(ctx, next);
+    if (ctx.path.startsWith('/bank/') && !ctx.path.startsWith('/bank/v1/_'))
+      return faults.middleware('bank')(ctx, next);
     if (ctx.path.startsWith('/prices/')) return faults.middleware('prices')(ctx, next);
-    if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_')) return faults.middleware('securities')(ctx, next);
+    if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_'))
+      return faults.middleware('securities')(ctx, next);
     if (ctx.path.startsWith('/cex/') && !ctx.path.startsWith('/cex/_')) return faults.middleware('cex')(ctx, next);
-    if (ctx.path.startsWith('/mail/') && !ctx.path.startsWith('/mail/v1/_')) return faults.middleware('mail')(ctx, next);
-    if (ctx.path.startsWith('/idcheck/') && !ctx.path.startsWith('/idcheck/v1/_')) return faults.middleware('idcheck')(ctx, next);
+    if (ctx.path.startsWith('/mail/') && !ctx.path.startsWith('/mail/v1/_'))
+      return faults.middleware('mail')(ctx, next);
+    if (ctx.path.startsWith('/idcheck/') && !ctx.path.startsWith('/idcheck/v1/_'))
+      return faults.middleware('idcheck')(ctx, next);
     if (ctx.path.startsWith('/api/v1/address/')) return faults.middleware('chainalysis')(ctx, next);
     if (ctx.path === '/ofac/sdn_advanced.xml') return faults.middleware('ofac')(ctx, next);
-    if (ctx.path.startsWith('/vasps/') && !ctx.path.startsWith('/vasps/v1/_')) return faults.middleware('vasps')(ctx, next);
+    if (ctx.path.startsWith('/vasps/') && !ctx.path.startsWith('/vasps/v1/_'))
+      return faults.middleware('vasps')(ctx, next);
     if (ctx.path.startsWith('/trp/') && !ctx.path.startsWith('/trp/_')) return faults.middleware('trp')(ctx, next);
     return next();
   });
@@ -78,8 +107,13 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   for (const router of others) koa.use(router.routes());
   // The identity router reads options.callbackUrl at every delivery, so it can be set after the API starts.
   return {
-    koa, faults,
-    setCallbackUrl: (url) => { options.callbackUrl = url; },
-    setBankWebhookUrl: (url) => { bankOptions.webhookUrl = url; },
+    koa,
+    faults,
+    setCallbackUrl: (url) => {
+      options.callbackUrl = url;
+    },
+    setBankWebhookUrl: (url) => {
+      bankOptions.webhookUrl = url;
+    },
   };
 }

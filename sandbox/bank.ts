@@ -18,16 +18,44 @@ export interface BankOptions {
 }
 
 export const BANKS: Record<string, string> = {
-  '004': 'KB국민은행', '088': '신한은행', '020': '우리은행', '081': '하나은행', '011': 'NH농협은행', '003': 'IBK기업은행',
-  '090': '카카오뱅크', '092': '토스뱅크',
+  '004': 'KB국민은행',
+  '088': '신한은행',
+  '020': '우리은행',
+  '081': '하나은행',
+  '011': 'NH농협은행',
+  '003': 'IBK기업은행',
+  '090': '카카오뱅크',
+  '092': '토스뱅크',
 };
 export const OPERATING_ACCOUNT = { bankCode: '004', accountNo: '00000000000001', holder: '(주)월렛' };
 
-interface BankTransaction { transactionId: string; at: string; amount: number; balanceAfter: number; remark: string; reference: string }
-interface Account { bankCode: string; accountNo: string; holder: string; balance: number; transactions: BankTransaction[] }
+interface BankTransaction {
+  transactionId: string;
+  at: string;
+  amount: number;
+  balanceAfter: number;
+  remark: string;
+  reference: string;
+}
+interface Account {
+  bankCode: string;
+  accountNo: string;
+  holder: string;
+  balance: number;
+  transactions: BankTransaction[];
+}
 interface Withdrawal {
-  withdrawalId: string; reference: string; bankCode: string; accountNo: string; amount: number; remark: string;
-  status: 'pending' | 'completed' | 'rejected'; reason: string | null; requestedAt: string; settledAt: string | null; webhookDeliveries: number;
+  withdrawalId: string;
+  reference: string;
+  bankCode: string;
+  accountNo: string;
+  amount: number;
+  remark: string;
+  status: 'pending' | 'completed' | 'rejected';
+  reason: string | null;
+  requestedAt: string;
+  settledAt: string | null;
+  webhookDeliveries: number;
 }
 
 const WEBHOOK_ATTEMPTS = 6;
@@ -38,7 +66,10 @@ const keyOf = (bankCode: string, accountNo: string) => `${bankCode}:${accountNo}
  * answer and webhook (a status the bank's documentation does not list, e.g. CANCELLED); `malformed` makes withdrawal
  * answers something that is not a withdrawal. Money moves as usual underneath.
  */
-interface Misbehaviour { reportStatus: string | null; malformed: boolean }
+interface Misbehaviour {
+  reportStatus: string | null;
+  malformed: boolean;
+}
 type BankRouter = Router & { settleDelayMs: number; webhooks: boolean; misbehaviour: Misbehaviour };
 
 export function bankRouter(options: BankOptions): BankRouter {
@@ -60,29 +91,50 @@ export function bankRouter(options: BankOptions): BankRouter {
   const operating = () => accounts.get(keyOf(OPERATING_ACCOUNT.bankCode, OPERATING_ACCOUNT.accountNo))!;
   const book = (account: Account, amount: number, remark: string, reference: string): BankTransaction => {
     account.balance += amount;
-    const entry = { transactionId: `btx_${randomUUID()}`, at: new Date().toISOString(), amount, balanceAfter: account.balance, remark, reference };
+    const entry = {
+      transactionId: `btx_${randomUUID()}`,
+      at: new Date().toISOString(),
+      amount,
+      balanceAfter: account.balance,
+      remark,
+      reference,
+    };
     account.transactions.push(entry);
     return entry;
   };
-  const fail = (ctx: Context, status: number, code: string, message: string) => { ctx.status = status; ctx.body = { code, message }; };
+  const fail = (ctx: Context, status: number, code: string, message: string) => {
+    ctx.status = status;
+    ctx.body = { code, message };
+  };
   const authorized = (ctx: Context) => {
     if (ctx.get('authorization') === `Bearer ${options.clientSecret}`) return true;
     fail(ctx, 401, 'unauthorized', 'client secret required');
     return false;
   };
-  const body = (ctx: Context) => ((ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {});
+  const body = (ctx: Context) => (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
   const positiveInteger = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0;
 
   const deliver = async (withdrawal: Withdrawal): Promise<void> => {
     const reported = router.misbehaviour.reportStatus ?? withdrawal.status;
-    const payload = JSON.stringify({ event: 'withdrawal.settled', reference: withdrawal.reference, withdrawalId: withdrawal.withdrawalId, status: reported, reason: withdrawal.reason });
+    const payload = JSON.stringify({
+      event: 'withdrawal.settled',
+      reference: withdrawal.reference,
+      withdrawalId: withdrawal.withdrawalId,
+      status: reported,
+      reason: withdrawal.reason,
+    });
     for (let attempt = 0; attempt < WEBHOOK_ATTEMPTS; attempt += 1) {
       withdrawal.webhookDeliveries += 1;
       const signature = createHmac('sha256', options.webhookSecret).update(payload).digest('hex');
       const status = await fetch(options.webhookUrl, {
-        method: 'POST', headers: { 'content-type': 'application/json', 'x-bank-signature': `sha256=${signature}` }, body: payload,
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-bank-signature': `sha256=${signature}` },
+        body: payload,
         signal: AbortSignal.timeout(10_000),
-      }).then((r) => r.status, () => 0);
+      }).then(
+        (r) => r.status,
+        () => 0,
+      );
       options.log?.(`bank webhook ${withdrawal.reference} -> ${status}`);
       if (status >= 200 && status < 300) return;
       await new Promise((r) => setTimeout(r, 250 * 2 ** attempt));
@@ -107,25 +159,57 @@ export function bankRouter(options: BankOptions): BankRouter {
 
   // --- sandbox administration (tests and the embedded stack): open accounts, read balances and logs
   router.post('/_accounts', (ctx) => {
-    const { bankCode, accountNo, holder, balance = 0 } = body(ctx) as { bankCode?: string; accountNo?: string; holder?: string; balance?: number };
-    if (!bankCode || !BANKS[bankCode] || !accountNo || !/^\d{10,14}$/.test(accountNo) || !holder || !Number.isSafeInteger(balance) || balance < 0) {
-      return fail(ctx, 400, 'invalid_account', 'bankCode (known), accountNo (10-14 digits), holder and balance >= 0 are required');
+    const {
+      bankCode,
+      accountNo,
+      holder,
+      balance = 0,
+    } = body(ctx) as { bankCode?: string; accountNo?: string; holder?: string; balance?: number };
+    if (
+      !bankCode ||
+      !BANKS[bankCode] ||
+      !accountNo ||
+      !/^\d{10,14}$/.test(accountNo) ||
+      !holder ||
+      !Number.isSafeInteger(balance) ||
+      balance < 0
+    ) {
+      return fail(
+        ctx,
+        400,
+        'invalid_account',
+        'bankCode (known), accountNo (10-14 digits), holder and balance >= 0 are required',
+      );
     }
     ctx.status = 201;
     ctx.body = view(open(bankCode, accountNo, holder, balance));
   });
-  const view = (a: Account) => ({ bankCode: a.bankCode, bankName: BANKS[a.bankCode], accountNo: a.accountNo, holder: a.holder, balance: a.balance });
+  const view = (a: Account) => ({
+    bankCode: a.bankCode,
+    bankName: BANKS[a.bankCode],
+    accountNo: a.accountNo,
+    holder: a.holder,
+    balance: a.balance,
+  });
   router.get('/_accounts/:bankCode/:accountNo', (ctx) => {
     const account = accounts.get(keyOf(ctx.params.bankCode!, ctx.params.accountNo!));
     if (!account) return fail(ctx, 404, 'account_not_found', 'no such account');
     ctx.body = { ...view(account), transactions: account.transactions };
   });
-  router.get('/_operating-account', (ctx) => { ctx.body = { ...view(operating()), transactions: operating().transactions }; });
+  router.get('/_operating-account', (ctx) => {
+    ctx.body = { ...view(operating()), transactions: operating().transactions };
+  });
   router.put('/_settings', (ctx) => {
-    const { settleDelayMs, webhooks, reportStatus, malformed } = body(ctx) as { settleDelayMs?: number; webhooks?: boolean; reportStatus?: string | null; malformed?: boolean };
+    const { settleDelayMs, webhooks, reportStatus, malformed } = body(ctx) as {
+      settleDelayMs?: number;
+      webhooks?: boolean;
+      reportStatus?: string | null;
+      malformed?: boolean;
+    };
     if (Number.isSafeInteger(settleDelayMs) && settleDelayMs! >= 0) router.settleDelayMs = settleDelayMs!;
     if (typeof webhooks === 'boolean') router.webhooks = webhooks;
-    if (reportStatus === null || typeof reportStatus === 'string') router.misbehaviour.reportStatus = reportStatus || null;
+    if (reportStatus === null || typeof reportStatus === 'string')
+      router.misbehaviour.reportStatus = reportStatus || null;
     if (typeof malformed === 'boolean') router.misbehaviour.malformed = malformed;
     ctx.body = { settleDelayMs: router.settleDelayMs, webhooks: router.webhooks, ...router.misbehaviour };
   });
@@ -143,17 +227,36 @@ export function bankRouter(options: BankOptions): BankRouter {
     const { bankCode, accountNo } = body(ctx) as { bankCode?: string; accountNo?: string };
     const account = accounts.get(keyOf(String(bankCode), String(accountNo)));
     if (!account) return fail(ctx, 404, 'account_not_found', 'no such account');
-    ctx.body = { bankCode: account.bankCode, bankName: BANKS[account.bankCode], accountNo: account.accountNo, holder: account.holder };
+    ctx.body = {
+      bankCode: account.bankCode,
+      bankName: BANKS[account.bankCode],
+      accountNo: account.accountNo,
+      holder: account.holder,
+    };
   });
 
   router.post('/deposits', (ctx) => {
     if (!authorized(ctx)) return;
     const { bankCode, accountNo, amount, remark, reference } = body(ctx) as Record<string, unknown>;
-    if (typeof reference !== 'string' || !reference || !positiveInteger(amount) || typeof remark !== 'string' || remark.length > 20) {
-      return fail(ctx, 400, 'invalid_request', 'reference, amount (positive integer KRW) and remark (<= 20 characters) are required');
+    if (
+      typeof reference !== 'string' ||
+      !reference ||
+      !positiveInteger(amount) ||
+      typeof remark !== 'string' ||
+      remark.length > 20
+    ) {
+      return fail(
+        ctx,
+        400,
+        'invalid_request',
+        'reference, amount (positive integer KRW) and remark (<= 20 characters) are required',
+      );
     }
     const known = deposits.get(reference);
-    if (known) { ctx.body = { ...known, replayed: true }; return; }
+    if (known) {
+      ctx.body = { ...known, replayed: true };
+      return;
+    }
     const account = accounts.get(keyOf(String(bankCode), String(accountNo)));
     if (!account) return fail(ctx, 404, 'account_not_found', 'no such account');
     if (operating().balance < amount) return fail(ctx, 422, 'insufficient_funds', 'operating account balance too low');
@@ -168,18 +271,45 @@ export function bankRouter(options: BankOptions): BankRouter {
   router.post('/withdrawals', (ctx) => {
     if (!authorized(ctx)) return;
     const { bankCode, accountNo, amount, remark, reference } = body(ctx) as Record<string, unknown>;
-    if (typeof reference !== 'string' || !reference || !positiveInteger(amount) || typeof remark !== 'string' || remark.length > 20) {
-      return fail(ctx, 400, 'invalid_request', 'reference, amount (positive integer KRW) and remark (<= 20 characters) are required');
+    if (
+      typeof reference !== 'string' ||
+      !reference ||
+      !positiveInteger(amount) ||
+      typeof remark !== 'string' ||
+      remark.length > 20
+    ) {
+      return fail(
+        ctx,
+        400,
+        'invalid_request',
+        'reference, amount (positive integer KRW) and remark (<= 20 characters) are required',
+      );
     }
     const known = withdrawals.get(reference);
-    if (known) { ctx.body = withdrawalView(known); return; }
-    if (!accounts.has(keyOf(String(bankCode), String(accountNo)))) return fail(ctx, 404, 'account_not_found', 'no such account');
+    if (known) {
+      ctx.body = withdrawalView(known);
+      return;
+    }
+    if (!accounts.has(keyOf(String(bankCode), String(accountNo))))
+      return fail(ctx, 404, 'account_not_found', 'no such account');
     const withdrawal: Withdrawal = {
-      withdrawalId: `wd_${randomUUID()}`, reference, bankCode: String(bankCode), accountNo: String(accountNo), amount, remark,
-      status: 'pending', reason: null, requestedAt: new Date().toISOString(), settledAt: null, webhookDeliveries: 0,
+      withdrawalId: `wd_${randomUUID()}`,
+      reference,
+      bankCode: String(bankCode),
+      accountNo: String(accountNo),
+      amount,
+      remark,
+      status: 'pending',
+      reason: null,
+      requestedAt: new Date().toISOString(),
+      settledAt: null,
+      webhookDeliveries: 0,
     };
     withdrawals.set(reference, withdrawal);
-    settleTimers.set(reference, setTimeout(() => settle(withdrawal), router.settleDelayMs));
+    settleTimers.set(
+      reference,
+      setTimeout(() => settle(withdrawal), router.settleDelayMs),
+    );
     ctx.status = 202;
     ctx.body = withdrawalView(withdrawal);
   });

@@ -8,8 +8,14 @@ import type { Context, Next } from 'koa';
  * with one of these (e.g. ["/deposits"]); every call of the target otherwise.
  */
 export interface FaultSettings {
-  delayMs?: number; errorRate?: number; failTimes?: number; status?: number; paths?: string[];
-  answer?: { status?: number; body: unknown }; redirectTo?: string; bodyBytes?: number;
+  delayMs?: number;
+  errorRate?: number;
+  failTimes?: number;
+  status?: number;
+  paths?: string[];
+  answer?: { status?: number; body: unknown };
+  redirectTo?: string;
+  bodyBytes?: number;
   /** Reported: how many bytes of `bodyBytes` answers the clients have taken so far. */
   bytesServed?: number;
 }
@@ -54,7 +60,11 @@ export class FaultInjector {
       if (faults?.bodyBytes) {
         ctx.type = 'application/json';
         faults.bytesServed ??= 0;
-        ctx.body = Readable.from(oversized(faults.bodyBytes, (n) => { faults.bytesServed! += n; }));
+        ctx.body = Readable.from(
+          oversized(faults.bodyBytes, (n) => {
+            faults.bytesServed! += n;
+          }),
+        );
         return;
       }
       await next();

@@ -13,7 +13,11 @@ export function idCardCheckRouter(options: { apiKey: string }): Router {
   const digits = (value: unknown): string => String(value ?? '').replace(/\D/g, '');
 
   router.post('/verifications', (ctx) => {
-    if (ctx.get('authorization') !== `Bearer ${options.apiKey}`) { ctx.status = 401; ctx.body = { error: 'invalid_api_key' }; return; }
+    if (ctx.get('authorization') !== `Bearer ${options.apiKey}`) {
+      ctx.status = 401;
+      ctx.body = { error: 'invalid_api_key' };
+      return;
+    }
     const body = (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
     const { idCardType, name, birthDate, issueDate } = body as Record<string, string | undefined>;
     const number = digits(body.idNumber);
@@ -27,8 +31,13 @@ export function idCardCheckRouter(options: { apiKey: string }): Router {
     const issued = Date.parse(`${issueDate}T00:00:00Z`);
     let result: string;
     if (reported.has(number)) result = reported.get(number)!;
-    else if (idCardType === 'resident_id' && (number.length !== 13 || number.slice(0, 6) !== born.replace(/-/g, '').slice(2))) result = 'mismatch';
-    else if (!Number.isFinite(issued) || issued > Date.now() || (born && issued < Date.parse(`${born}T00:00:00Z`))) result = 'not_issued';
+    else if (
+      idCardType === 'resident_id' &&
+      (number.length !== 13 || number.slice(0, 6) !== born.replace(/-/g, '').slice(2))
+    )
+      result = 'mismatch';
+    else if (!Number.isFinite(issued) || issued > Date.now() || (born && issued < Date.parse(`${born}T00:00:00Z`)))
+      result = 'not_issued';
     else result = 'valid';
     ctx.body = { result, checkedAt: new Date().toISOString() };
   });
@@ -37,12 +46,18 @@ export function idCardCheckRouter(options: { apiKey: string }): Router {
   router.post('/_reports', (ctx) => {
     const body = (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
     const number = digits(body.idNumber);
-    if (!number) { ctx.status = 400; ctx.body = { error: 'idNumber is required' }; return; }
+    if (!number) {
+      ctx.status = 400;
+      ctx.body = { error: 'idNumber is required' };
+      return;
+    }
     reported.set(number, body.status === 'reported_stolen' ? 'reported_stolen' : 'reported_lost');
     ctx.status = 201;
     ctx.body = { idNumber: number, result: reported.get(number) };
   });
 
-  router.get('/_stats', (ctx) => { ctx.body = stats; });
+  router.get('/_stats', (ctx) => {
+    ctx.body = stats;
+  });
   return router;
 }

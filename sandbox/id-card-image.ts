@@ -5,7 +5,12 @@ import { crc32, deflateSync } from 'node:zlib';
  * (JSON {name, birthDate, idNumber?, issueDate?}). Real images without the chunk read as unrecognised (confidence 0).
  * `idNumber`: the resident registration number on a resident card (13 digits, the first six the birth date).
  */
-export interface CardText { name: string; birthDate: string; idNumber?: string; issueDate?: string }
+export interface CardText {
+  name: string;
+  birthDate: string;
+  idNumber?: string;
+  issueDate?: string;
+}
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
@@ -28,7 +33,14 @@ export function makeIdCardPng(text: CardText, padBytes = 0): Buffer {
   const pixels = deflateSync(Buffer.from([0, 0x80]));
   const textChunk = Buffer.concat([Buffer.from('ocr\0', 'latin1'), Buffer.from(JSON.stringify(text), 'utf8')]);
   const padding = padBytes > 0 ? [chunk('pdNG', Buffer.alloc(padBytes))] : [];
-  return Buffer.concat([PNG_SIGNATURE, chunk('IHDR', header), chunk('tEXt', textChunk), ...padding, chunk('IDAT', pixels), chunk('IEND', Buffer.alloc(0))]);
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    chunk('IHDR', header),
+    chunk('tEXt', textChunk),
+    ...padding,
+    chunk('IDAT', pixels),
+    chunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 export function readCardText(image: Buffer): CardText | undefined {
@@ -40,7 +52,11 @@ export function readCardText(image: Buffer): CardText | undefined {
     if (type === 'tEXt') {
       const separator = data.indexOf(0);
       if (data.toString('latin1', 0, separator) === 'ocr') {
-        try { return JSON.parse(data.subarray(separator + 1).toString('utf8')) as CardText; } catch { return undefined; }
+        try {
+          return JSON.parse(data.subarray(separator + 1).toString('utf8')) as CardText;
+        } catch {
+          return undefined;
+        }
       }
     }
     offset += 12 + length;

@@ -6,7 +6,12 @@ import Router from '@koa/router';
  * this in the provider's own UI) and receives passRequestId and passToken; the provider then posts the result to our
  * callback with X-Api-Key, retrying until it is acknowledged. Our server introspects pass tokens with its client secret.
  */
-export interface IdentityProviderOptions { callbackUrl: string; callbackApiKey: string; clientSecret: string; log?: (line: string) => void }
+export interface IdentityProviderOptions {
+  callbackUrl: string;
+  callbackApiKey: string;
+  clientSecret: string;
+  log?: (line: string) => void;
+}
 
 interface Verification {
   passRequestId: string;
@@ -58,14 +63,25 @@ export function identityProviderRouter(options: IdentityProviderOptions): Router
     // CI belongs to the person, not the phone: derived from the resident registration number when given (as the
     // carrier and the provider know it), else from name and birth date. A new phone number gives the same CI.
     const residentNumber = typeof body.residentNumber === 'string' ? body.residentNumber.replace(/\D/g, '') : '';
-    const ci = (body.ci as string | undefined) ?? createHash('sha256').update(residentNumber ? `rrn|${residentNumber}` : `${name}|${birthDate}`).digest('base64');
+    const ci =
+      (body.ci as string | undefined) ??
+      createHash('sha256')
+        .update(residentNumber ? `rrn|${residentNumber}` : `${name}|${birthDate}`)
+        .digest('base64');
     const verification: Verification = {
       passRequestId,
       passToken: randomBytes(32).toString('base64url'),
       expiresAt: new Date(Date.now() + Number(body.tokenTtlSeconds ?? 1800) * 1000),
       result: {
-        passRequestId, success: body.outcome !== 'failure', ci, di: createHash('sha256').update(`di|${ci}`).digest('base64'),
-        name, birthDate, gender: body.gender ?? 'M', nationality: body.nationality ?? 'KR', phone,
+        passRequestId,
+        success: body.outcome !== 'failure',
+        ci,
+        di: createHash('sha256').update(`di|${ci}`).digest('base64'),
+        name,
+        birthDate,
+        gender: body.gender ?? 'M',
+        nationality: body.nationality ?? 'KR',
+        phone,
       },
       callbackDelayMs: Number(body.callbackDelayMs ?? 100),
       deliveries: 0,
@@ -73,30 +89,48 @@ export function identityProviderRouter(options: IdentityProviderOptions): Router
     };
     verifications.set(passRequestId, verification);
     byToken.set(verification.passToken, verification);
-    if (body.sendCallback !== false) setTimeout(() => void deliverWithRetries(verification), verification.callbackDelayMs);
+    if (body.sendCallback !== false)
+      setTimeout(() => void deliverWithRetries(verification), verification.callbackDelayMs);
     ctx.status = 201;
     ctx.body = { passRequestId, passToken: verification.passToken, expiresAt: verification.expiresAt.toISOString() };
   });
 
   router.get('/verifications/:id', (ctx) => {
     const verification = verifications.get(ctx.params.id!);
-    if (!verification) { ctx.status = 404; ctx.body = { error: 'not found' }; return; }
-    ctx.body = { passRequestId: verification.passRequestId, deliveries: verification.deliveries, acknowledged: verification.acknowledged };
+    if (!verification) {
+      ctx.status = 404;
+      ctx.body = { error: 'not found' };
+      return;
+    }
+    ctx.body = {
+      passRequestId: verification.passRequestId,
+      deliveries: verification.deliveries,
+      acknowledged: verification.acknowledged,
+    };
   });
 
   router.post('/verifications/:id/callback', async (ctx) => {
     const verification = verifications.get(ctx.params.id!);
-    if (!verification) { ctx.status = 404; ctx.body = { error: 'not found' }; return; }
+    if (!verification) {
+      ctx.status = 404;
+      ctx.body = { error: 'not found' };
+      return;
+    }
     ctx.body = { status: await deliver(verification).catch(() => 0) };
   });
 
   router.post('/tokens/introspect', (ctx) => {
-    if (ctx.get('authorization') !== `Bearer ${options.clientSecret}`) { ctx.status = 401; ctx.body = { error: 'invalid_client' }; return; }
-    const { passToken } = ((ctx.request as unknown as { body?: { passToken?: string } }).body ?? {});
+    if (ctx.get('authorization') !== `Bearer ${options.clientSecret}`) {
+      ctx.status = 401;
+      ctx.body = { error: 'invalid_client' };
+      return;
+    }
+    const { passToken } = (ctx.request as unknown as { body?: { passToken?: string } }).body ?? {};
     const verification = passToken ? byToken.get(passToken) : undefined;
-    ctx.body = verification && verification.expiresAt.getTime() > Date.now()
-      ? { active: true, passRequestId: verification.passRequestId, expiresAt: verification.expiresAt.toISOString() }
-      : { active: false };
+    ctx.body =
+      verification && verification.expiresAt.getTime() > Date.now()
+        ? { active: true, passRequestId: verification.passRequestId, expiresAt: verification.expiresAt.toISOString() }
+        : { active: false };
   });
 
   return router;

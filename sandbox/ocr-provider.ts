@@ -19,16 +19,26 @@ export function ocrProviderRouter(): Router {
       return;
     }
     const key = ctx.get('idempotency-key');
-    if (key && readings.has(key)) { ctx.body = readings.get(key); return; }
+    if (key && readings.has(key)) {
+      ctx.body = readings.get(key);
+      return;
+    }
     const text = readCardText(Buffer.from(body.image, 'base64'));
     const reading = text
-      ? { name: text.name, birthDate: text.birthDate, ...(text.idNumber ? { idNumber: text.idNumber, issueDate: text.issueDate ?? null } : {}), confidence: 0.97 }
+      ? {
+          name: text.name,
+          birthDate: text.birthDate,
+          ...(text.idNumber ? { idNumber: text.idNumber, issueDate: text.issueDate ?? null } : {}),
+          confidence: 0.97,
+        }
       : { name: '', birthDate: '', confidence: 0 };
     stats.billedReadings += 1;
     if (key) readings.set(key, reading);
     ctx.body = reading;
   });
 
-  router.get('/stats', (ctx) => { ctx.body = stats; });
+  router.get('/stats', (ctx) => {
+    ctx.body = stats;
+  });
   return router;
 }

@@ -8,8 +8,15 @@ export const SNAPSHOT_DATE = '2024-09-27';
 
 /** The snapshot's addresses: asset tag -> addresses (data/ofac-sdn/<ASSET>.txt, one a line). */
 export function snapshotEntries(): Array<{ address: string; asset: string }> {
-  return readdirSync(SNAPSHOT_DIR).filter((f) => f.endsWith('.txt')).flatMap((file) =>
-    readFileSync(join(SNAPSHOT_DIR, file), 'utf8').split('\n').map((l) => l.trim()).filter(Boolean).map((address) => ({ address, asset: file.replace(/\.txt$/, '') })));
+  return readdirSync(SNAPSHOT_DIR)
+    .filter((f) => f.endsWith('.txt'))
+    .flatMap((file) =>
+      readFileSync(join(SNAPSHOT_DIR, file), 'utf8')
+        .split('\n')
+        .map((l) => l.trim())
+        .filter(Boolean)
+        .map((address) => ({ address, asset: file.replace(/\.txt$/, '') })),
+    );
 }
 
 const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -22,7 +29,9 @@ export function sdnAdvancedXml(date: string, entries: Array<{ address: string; a
   const assets = [...new Set(entries.map((e) => e.asset))].sort();
   const typeId = (asset: string) => String(344 + assets.indexOf(asset));
   const [year, month, day] = date.split('-').map(Number);
-  const parties = entries.map((e, i) => `    <DistinctParty FixedRef="${30000 + i}">
+  const parties = entries
+    .map(
+      (e, i) => `    <DistinctParty FixedRef="${30000 + i}">
       <Profile ID="${30000 + i}" PartySubTypeID="3">
         <Feature ID="${90000 + i}" FeatureTypeID="${typeId(e.asset)}">
           <FeatureVersion ReliabilityID="1" ID="${90000 + i}">
@@ -30,7 +39,9 @@ export function sdnAdvancedXml(date: string, entries: Array<{ address: string; a
           </FeatureVersion>
         </Feature>
       </Profile>
-    </DistinctParty>`).join('\n');
+    </DistinctParty>`,
+    )
+    .join('\n');
   return `<?xml version="1.0" encoding="utf-8"?>
 <Sanctions xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" xmlns="https://sanctionslistservice.ofac.treas.gov/api/PublicationPreview/exports/ADVANCED_XML">
   <DateOfIssue><Year>${year}</Year><Month>${month}</Month><Day>${day}</Day></DateOfIssue>
@@ -78,25 +89,49 @@ export function sanctionsRouter(options: { apiKey: string }): Router {
   });
   router.put('/ofac/_date', (ctx) => {
     const next = String((ctx.request as unknown as { body?: { date?: string } }).body?.date ?? '');
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(next)) { ctx.status = 400; ctx.body = { error: 'date is YYYY-MM-DD' }; return; }
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(next)) {
+      ctx.status = 400;
+      ctx.body = { error: 'date is YYYY-MM-DD' };
+      return;
+    }
     date = next;
     ctx.body = { date };
   });
 
   router.get('/api/v1/address/:address', (ctx) => {
-    if (ctx.get('x-api-key') !== options.apiKey) { ctx.status = 401; ctx.body = { message: 'invalid API key' }; return; }
+    if (ctx.get('x-api-key') !== options.apiKey) {
+      ctx.status = 401;
+      ctx.body = { message: 'invalid API key' };
+      return;
+    }
     stats.screenings += 1;
     const found = identified.get(key(ctx.params.address!));
-    ctx.body = { identifications: found ? [{ category: found.category, name: found.name, description: 'Sandbox identification', url: 'https://sandbox.invalid/identification' }] : [] };
+    ctx.body = {
+      identifications: found
+        ? [
+            {
+              category: found.category,
+              name: found.name,
+              description: 'Sandbox identification',
+              url: 'https://sandbox.invalid/identification',
+            },
+          ]
+        : [],
+    };
   });
   router.put('/chainalysis/_addresses/:address', (ctx) => {
     const body = (ctx.request as unknown as { body?: { category?: string; name?: string } }).body ?? {};
-    identified.set(key(ctx.params.address!), { category: body.category ?? 'sanctions', name: body.name ?? 'SANCTIONS: sandbox entry' });
+    identified.set(key(ctx.params.address!), {
+      category: body.category ?? 'sanctions',
+      name: body.name ?? 'SANCTIONS: sandbox entry',
+    });
     ctx.body = { address: ctx.params.address, category: body.category ?? 'sanctions' };
   });
   router.delete('/chainalysis/_addresses/:address', (ctx) => {
     ctx.status = identified.delete(key(ctx.params.address!)) ? 204 : 404;
   });
-  router.get('/chainalysis/_stats', (ctx) => { ctx.body = stats; });
+  router.get('/chainalysis/_stats', (ctx) => {
+    ctx.body = stats;
+  });
   return router;
 }

@@ -1,8 +1,22 @@
 import Router from '@koa/router';
 import { Webhook } from 'standardwebhooks';
 
-interface Receiver { secret?: string; mode: 'ok' | 'fail' | 'hang'; status: number; delayMs: number; attempts: Attempt[] }
-interface Attempt { webhookId: string; timestamp: string; signature: string; body: string; verified: boolean; answered: number | null; at: string }
+interface Receiver {
+  secret?: string;
+  mode: 'ok' | 'fail' | 'hang';
+  status: number;
+  delayMs: number;
+  attempts: Attempt[];
+}
+interface Attempt {
+  webhookId: string;
+  timestamp: string;
+  signature: string;
+  body: string;
+  verified: boolean;
+  answered: number | null;
+  at: string;
+}
 
 /**
  * A stand-in for an app's server receiving our webhooks, as many as named: it verifies each delivery with the
@@ -25,10 +39,18 @@ export function webhookReceiverRouter(): Router {
     const body = (ctx.request as unknown as { body?: Partial<Receiver> }).body ?? {};
     const r = receiver(ctx.params.name!);
     Object.assign(r, {
-      ...(typeof body.secret === 'string' ? { secret: body.secret } : {}), ...(body.mode ? { mode: body.mode } : {}),
-      ...(typeof body.status === 'number' ? { status: body.status } : {}), ...(typeof body.delayMs === 'number' ? { delayMs: body.delayMs } : {}),
+      ...(typeof body.secret === 'string' ? { secret: body.secret } : {}),
+      ...(body.mode ? { mode: body.mode } : {}),
+      ...(typeof body.status === 'number' ? { status: body.status } : {}),
+      ...(typeof body.delayMs === 'number' ? { delayMs: body.delayMs } : {}),
     });
-    ctx.body = { name: ctx.params.name, mode: r.mode, status: r.status, delayMs: r.delayMs, attempts: r.attempts.length };
+    ctx.body = {
+      name: ctx.params.name,
+      mode: r.mode,
+      status: r.status,
+      delayMs: r.delayMs,
+      attempts: r.attempts.length,
+    };
   });
 
   router.get('/_receivers/:name', (ctx) => {
@@ -38,11 +60,28 @@ export function webhookReceiverRouter(): Router {
   router.post('/:name', async (ctx) => {
     const r = receiver(ctx.params.name!);
     const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
-    const headers = { 'webhook-id': ctx.get('webhook-id'), 'webhook-timestamp': ctx.get('webhook-timestamp'), 'webhook-signature': ctx.get('webhook-signature') };
+    const headers = {
+      'webhook-id': ctx.get('webhook-id'),
+      'webhook-timestamp': ctx.get('webhook-timestamp'),
+      'webhook-signature': ctx.get('webhook-signature'),
+    };
     let verified = false;
-    try { if (r.secret) { new Webhook(r.secret).verify(raw, headers); verified = true; } } catch { verified = false; }
+    try {
+      if (r.secret) {
+        new Webhook(r.secret).verify(raw, headers);
+        verified = true;
+      }
+    } catch {
+      verified = false;
+    }
     const attempt: Attempt = {
-      webhookId: headers['webhook-id'], timestamp: headers['webhook-timestamp'], signature: headers['webhook-signature'], body: raw, verified, answered: null, at: new Date().toISOString(),
+      webhookId: headers['webhook-id'],
+      timestamp: headers['webhook-timestamp'],
+      signature: headers['webhook-signature'],
+      body: raw,
+      verified,
+      answered: null,
+      at: new Date().toISOString(),
     };
     r.attempts.push(attempt);
     if (r.delayMs) await new Promise((resolve) => setTimeout(resolve, r.delayMs));

@@ -33,11 +33,19 @@ async function main(): Promise<void> {
   const dir = at > 0 ? process.argv[at + 1]! : CLIENT_DIR;
   const files = await generatedFiles();
   if (process.argv.includes('--check')) {
-    const stale = Object.entries(files).filter(([path, content]) => {
-      try { return readFileSync(join(dir, path), 'utf8') !== content; } catch { return true; }
-    }).map(([path]) => path);
+    const stale = Object.entries(files)
+      .filter(([path, content]) => {
+        try {
+          return readFileSync(join(dir, path), 'utf8') !== content;
+        } catch {
+          return true;
+        }
+      })
+      .map(([path]) => path);
     if (stale.length) {
-      console.error(`The client is out of date (${stale.join(', ')} in ${dir}): run npm run client:generate and commit the result`);
+      console.error(
+        `The client is out of date (${stale.join(', ')} in ${dir}): run npm run client:generate and commit the result`,
+      );
       process.exit(1);
     }
     console.log('The client matches the OpenAPI document');
@@ -47,7 +55,14 @@ async function main(): Promise<void> {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
     writeFileSync(join(dir, path), content);
   }
-  console.log(`Wrote ${Object.keys(files).map((p) => join(dir, p)).join(' and ')}`);
+  console.log(
+    `Wrote ${Object.keys(files)
+      .map((p) => join(dir, p))
+      .join(' and ')}`,
+  );
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -24,8 +24,10 @@ function loads(name) {
 // unpacked once into .tools/node-<version>.
 function hasHeaders(home) {
   const version = join(home, 'include', 'node', 'node_version.h');
-  return existsSync(version)
-    && readFileSync(version, 'utf8').includes(`#define NODE_MAJOR_VERSION ${process.versions.node.split('.')[0]}\n`);
+  return (
+    existsSync(version) &&
+    readFileSync(version, 'utf8').includes(`#define NODE_MAJOR_VERSION ${process.versions.node.split('.')[0]}\n`)
+  );
 }
 
 function nodeHeaders() {
@@ -35,7 +37,10 @@ function nodeHeaders() {
   if (hasHeaders(cached)) return cached;
   mkdirSync(cached, { recursive: true });
   const spec = `node-${process.platform}-${process.arch}@${process.versions.node}`;
-  const file = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', cached], { encoding: 'utf8' }).trim().split('\n').pop();
+  const file = execFileSync('npm', ['pack', spec, '--silent', '--pack-destination', cached], { encoding: 'utf8' })
+    .trim()
+    .split('\n')
+    .pop();
   execFileSync('tar', ['-xzf', join(cached, file), '-C', cached, '--strip-components=1', 'package/include']);
   rmSync(join(cached, file));
   return hasHeaders(cached) ? cached : undefined;

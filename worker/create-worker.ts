@@ -6,7 +6,9 @@ import type { WorkerMetrics } from './metrics';
 
 /** Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker. */
 export async function createWorker(
-  settings: TemporalSettings, deps: ActivityDeps & { encryption: DataEncryption }, metrics?: WorkerMetrics,
+  settings: TemporalSettings,
+  deps: ActivityDeps & { encryption: DataEncryption },
+  metrics?: WorkerMetrics,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: settings.address });
   const worker = await Worker.create({

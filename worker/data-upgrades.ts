@@ -2,7 +2,14 @@ import { raw } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 import type { Orm } from '../db/orm';
 import {
-  BankAccountEntity, BankVerificationEntity, KycBasicInfoEntity, LEGACY_ACCOUNT_NO_HASH, RegistrationEntity, bankAccountNoAad, bankAccountNoFingerprint, sealOcrResult,
+  BankAccountEntity,
+  BankVerificationEntity,
+  KycBasicInfoEntity,
+  LEGACY_ACCOUNT_NO_HASH,
+  RegistrationEntity,
+  bankAccountNoAad,
+  bankAccountNoFingerprint,
+  sealOcrResult,
 } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
 
@@ -41,14 +48,23 @@ export async function sealLegacyPersonalData(orm: Orm, encryption: DataEncryptio
   let sealed = 0;
   const em = orm.em.fork();
   const postgres = orm.em.getDriver() instanceof PostgreSqlDriver;
-  for (const registration of await em.find(RegistrationEntity, { [raw(postgres ? 'jsonb_typeof(ocr_result)' : 'json_type(ocr_result)')]: 'object' })) {
+  for (const registration of await em.find(RegistrationEntity, {
+    [raw(postgres ? 'jsonb_typeof(ocr_result)' : 'json_type(ocr_result)')]: 'object',
+  })) {
     if (typeof registration.ocrResult !== 'object' || registration.ocrResult === null) continue;
     registration.ocrResult = sealOcrResult(encryption, registration.regId, registration.ocrResult);
     sealed += 1;
   }
   for (const info of await em.find(KycBasicInfoEntity, {})) {
     const aad = `eng-name:${info.userId}`;
-    const isSealed = (value: string) => { try { encryption.openText(value, aad); return true; } catch { return false; } };
+    const isSealed = (value: string) => {
+      try {
+        encryption.openText(value, aad);
+        return true;
+      } catch {
+        return false;
+      }
+    };
     if (isSealed(info.engSurnameSealed) && isSealed(info.engNameSealed)) continue;
     if (!isSealed(info.engSurnameSealed)) info.engSurnameSealed = encryption.sealText(info.engSurnameSealed, aad);
     if (!isSealed(info.engNameSealed)) info.engNameSealed = encryption.sealText(info.engNameSealed, aad);

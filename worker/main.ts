@@ -18,30 +18,70 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
   // The SDK's own logs go through the same structured logger.
   const sdkLog = logger.child({ component: 'temporal-sdk' });
-  const sdkLevel = ({ trace: 'TRACE', debug: 'DEBUG', info: 'INFO', warn: 'WARN', error: 'ERROR', fatal: 'ERROR', silent: 'ERROR' } as const)[config.LOG_LEVEL];
+  const sdkLevel = (
+    {
+      trace: 'TRACE',
+      debug: 'DEBUG',
+      info: 'INFO',
+      warn: 'WARN',
+      error: 'ERROR',
+      fatal: 'ERROR',
+      silent: 'ERROR',
+    } as const
+  )[config.LOG_LEVEL];
   Runtime.install({
     // The SDK's own metrics (task slots, polls, workflow and activity latencies and failures) in Prometheus format.
-    ...(config.TEMPORAL_METRICS_PORT ? { telemetryOptions: { metrics: { prometheus: { bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`, countersTotalSuffix: true } } } } : {}),
+    ...(config.TEMPORAL_METRICS_PORT
+      ? {
+          telemetryOptions: {
+            metrics: {
+              prometheus: {
+                bindAddress: `${config.METRICS_HOST}:${config.TEMPORAL_METRICS_PORT}`,
+                countersTotalSuffix: true,
+              },
+            },
+          },
+        }
+      : {}),
     logger: new DefaultLogger(sdkLevel as LogLevel, ({ level, message, meta }) => {
       const method = ({ TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as const)[level];
       sdkLog[method](meta ?? {}, message);
     }),
   });
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
-  const settings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE };
+  const settings = {
+    address: config.TEMPORAL_ADDRESS,
+    namespace: config.TEMPORAL_NAMESPACE,
+    taskQueue: config.TEMPORAL_TASK_QUEUE,
+  };
   const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
   const deps = composeWorker(config, orm, metrics.confirmations);
-  const upgraded = { rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption), sealed: await sealLegacyPersonalData(orm, deps.encryption) };
-  if (upgraded.rekeyed || upgraded.sealed) logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
-  const served = config.METRICS_PORT === undefined ? undefined : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
+  const upgraded = {
+    rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption),
+    sealed: await sealLegacyPersonalData(orm, deps.encryption),
+  };
+  if (upgraded.rekeyed || upgraded.sealed)
+    logger.info(upgraded, 'stored data upgraded (keyed account-number hashes, sealed personal data)');
+  const served =
+    config.METRICS_PORT === undefined
+      ? undefined
+      : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
   const { worker, connection } = await createWorker(settings, deps, metrics);
   // The sanctions list's schedule (created once; read at once when no current list is stored).
   const client = await createTemporalClient(settings, deps.encryption);
   const list = await sanctionsListState(orm, OFAC_SDN.source);
-  const listStored = list !== null && Date.now() - list.refreshedAt.getTime() < config.SANCTIONS_LIST_REFRESH_MINUTES * 60_000;
-  const schedule = await ensureSanctionsListSchedule(client, { taskQueue: settings.taskQueue, everyMinutes: config.SANCTIONS_LIST_REFRESH_MINUTES, listStored });
-  logger.info({ schedule, listDate: list?.listDate ?? null, refreshNow: !listStored }, 'sanctions-list-refresh schedule ensured');
+  const listStored =
+    list !== null && Date.now() - list.refreshedAt.getTime() < config.SANCTIONS_LIST_REFRESH_MINUTES * 60_000;
+  const schedule = await ensureSanctionsListSchedule(client, {
+    taskQueue: settings.taskQueue,
+    everyMinutes: config.SANCTIONS_LIST_REFRESH_MINUTES,
+    listStored,
+  });
+  logger.info(
+    { schedule, listDate: list?.listDate ?? null, refreshNow: !listStored },
+    'sanctions-list-refresh schedule ensured',
+  );
   await client.connection.close();
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;

@@ -15,15 +15,24 @@ export class WorkerMetrics {
 
   constructor(readonly registry: Registry) {
     this.executions = new Counter({
-      name: 'activity_executions_total', help: 'Activity attempts by type and outcome (completed, failed)', labelNames: ['activity', 'outcome'], registers: [registry],
+      name: 'activity_executions_total',
+      help: 'Activity attempts by type and outcome (completed, failed)',
+      labelNames: ['activity', 'outcome'],
+      registers: [registry],
     });
     this.duration = new Histogram({
-      name: 'activity_duration_seconds', help: 'Activity attempt duration by type and outcome', labelNames: ['activity', 'outcome'], registers: [registry],
+      name: 'activity_duration_seconds',
+      help: 'Activity attempt duration by type and outcome',
+      labelNames: ['activity', 'outcome'],
+      registers: [registry],
       buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
     });
     this.confirmation = new Histogram({
-      name: 'chain_confirmation_seconds', help: 'From broadcast to the receipt (EVM) or to finality (Solana), per network and outcome (success, reverted)',
-      labelNames: ['network', 'outcome'], registers: [registry], buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600],
+      name: 'chain_confirmation_seconds',
+      help: 'From broadcast to the receipt (EVM) or to finality (Solana), per network and outcome (success, reverted)',
+      labelNames: ['network', 'outcome'],
+      registers: [registry],
+      buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600],
     });
   }
 

@@ -14,12 +14,17 @@ export class PostgresNonceLock implements NonceLock {
   constructor(private readonly orm: Orm) {}
 
   exclusive<T>(key: string, send: () => Promise<T>): Promise<T> {
-    return this.local.exclusive(key, () => this.orm.em.fork().transactional(async (em) => {
-      await (em as SqlEntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`bundler-nonce:${key}`]);
-      return send();
-    }));
+    return this.local.exclusive(key, () =>
+      this.orm.em.fork().transactional(async (em) => {
+        await (em as SqlEntityManager).execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [
+          `bundler-nonce:${key}`,
+        ]);
+        return send();
+      }),
+    );
   }
 }
 
 /** The nonce lock a worker process needs: shared through the database on PostgreSQL, in-process on SQLite. */
-export const nonceLockFor = (orm: Orm): NonceLock => (orm.em.getDriver() instanceof PostgreSqlDriver ? new PostgresNonceLock(orm) : new ProcessNonceLock());
+export const nonceLockFor = (orm: Orm): NonceLock =>
+  orm.em.getDriver() instanceof PostgreSqlDriver ? new PostgresNonceLock(orm) : new ProcessNonceLock();

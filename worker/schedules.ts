@@ -2,7 +2,6 @@ import { ScheduleAlreadyRunning, ScheduleOverlapPolicy, type Client } from '@tem
 import { sanctionsListRefreshWorkflow } from '../workflows/compliance';
 import { sanctionsScheduleId } from '../workflows/messages';
 
-
 /**
  * The project's first Temporal schedule: sanctions-list-refresh starts sanctionsListRefreshWorkflow every
  * `everyMinutes` (overlaps skipped; a missed run within an hour is caught up). Created by the worker at start, or its
@@ -10,16 +9,28 @@ import { sanctionsScheduleId } from '../workflows/messages';
  * stored yet, it is triggered at once. Operators see, trigger and pause it in the Temporal UI (Schedules) or with
  * `temporal schedule describe|trigger|toggle --schedule-id sanctions-list-refresh`.
  */
-export async function ensureSanctionsListSchedule(client: Client, options: { taskQueue: string; everyMinutes: number; listStored: boolean }): Promise<'created' | 'updated' | 'unchanged'> {
+export async function ensureSanctionsListSchedule(
+  client: Client,
+  options: { taskQueue: string; everyMinutes: number; listStored: boolean },
+): Promise<'created' | 'updated' | 'unchanged'> {
   const scheduleId = sanctionsScheduleId(options.taskQueue);
   const every = options.everyMinutes * 60_000;
   try {
     await client.schedule.create({
       scheduleId,
       spec: { intervals: [{ every }] },
-      action: { type: 'startWorkflow', workflowType: sanctionsListRefreshWorkflow, taskQueue: options.taskQueue, workflowId: scheduleId, args: [] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: sanctionsListRefreshWorkflow,
+        taskQueue: options.taskQueue,
+        workflowId: scheduleId,
+        args: [],
+      },
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 hour' },
-      state: { triggerImmediately: !options.listStored, note: 'Reads the OFAC SDN list (SANCTIONS_LIST_URL) into the stored sanctions list' },
+      state: {
+        triggerImmediately: !options.listStored,
+        note: 'Reads the OFAC SDN list (SANCTIONS_LIST_URL) into the stored sanctions list',
+      },
     });
     return 'created';
   } catch (error) {

@@ -1,11 +1,29 @@
-import { ParentClosePolicy, condition, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ParentClosePolicy,
+  condition,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { RecoveryActivities } from '../activities/recovery';
-import { RECORD_OPTIONS, UserIdSA, recoveryCheckSignal, securityNoticeWorkflowId, type AccountRecoveryInput, type AccountRecoveryOutcome, type SecurityEventType } from './messages';
+import {
+  RECORD_OPTIONS,
+  UserIdSA,
+  recoveryCheckSignal,
+  securityNoticeWorkflowId,
+  type AccountRecoveryInput,
+  type AccountRecoveryOutcome,
+  type SecurityEventType,
+} from './messages';
 import { securityNoticeWorkflow } from './security-notice';
 
 /** Chain calls: an RPC outage is retried; "not due yet" is retried until the chains' clocks pass the delay. */
-const chain = proxyActivities<Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'checkRecoveryCancellations' | 'executeRecoveryNetworks'>>({
-  startToCloseTimeout: '2 minutes', retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+const chain = proxyActivities<
+  Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'checkRecoveryCancellations' | 'executeRecoveryNetworks'>
+>({
+  startToCloseTimeout: '2 minutes',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 const storage = proxyActivities<Pick<RecoveryActivities, 'finishRecovery'>>(RECORD_OPTIONS);
 
@@ -21,11 +39,15 @@ const MARGIN_SECONDS = 2;
 export async function accountRecoveryWorkflow(input: AccountRecoveryInput): Promise<AccountRecoveryOutcome> {
   upsertSearchAttributes([{ key: UserIdSA, value: input.userId }]);
   let check = false;
-  setHandler(recoveryCheckSignal, () => { check = true; });
-  const notify = (eventType: SecurityEventType) => startChild(securityNoticeWorkflow, {
-    workflowId: securityNoticeWorkflowId(eventType, input.recoveryId), args: [{ userId: input.userId, eventType, resourceId: input.recoveryId }],
-    parentClosePolicy: ParentClosePolicy.ABANDON,
+  setHandler(recoveryCheckSignal, () => {
+    check = true;
   });
+  const notify = (eventType: SecurityEventType) =>
+    startChild(securityNoticeWorkflow, {
+      workflowId: securityNoticeWorkflowId(eventType, input.recoveryId),
+      args: [{ userId: input.userId, eventType, resourceId: input.recoveryId }],
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+    });
 
   const { scheduled, waitSeconds } = await chain.scheduleRecoveryNetworks({ recoveryId: input.recoveryId });
   if (!scheduled) return storage.finishRecovery({ recoveryId: input.recoveryId });

@@ -1,13 +1,22 @@
 import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
 import type { SignedOperationActivities } from '../activities/signed-operation';
 import {
-  CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, accountRecoveryWorkflowId, recoveryCheckSignal,
-  type DeployOutcome, type RecoveryCancelInput, type TransferKeyOperationInput,
+  CHAIN_SUBMISSION_OPTIONS,
+  RECORD_OPTIONS,
+  accountRecoveryWorkflowId,
+  recoveryCheckSignal,
+  type DeployOutcome,
+  type RecoveryCancelInput,
+  type TransferKeyOperationInput,
 } from './messages';
 import { submitSignedOperation } from './signed-operation';
 
-const chain = proxyActivities<Pick<SignedOperationActivities, 'submitAccountUpgrade' | 'submitRecoveryCancel'>>(CHAIN_SUBMISSION_OPTIONS);
-const storage = proxyActivities<Pick<SignedOperationActivities, 'finishAccountUpgrade' | 'finishRecoveryCancel'>>(RECORD_OPTIONS);
+const chain =
+  proxyActivities<Pick<SignedOperationActivities, 'submitAccountUpgrade' | 'submitRecoveryCancel'>>(
+    CHAIN_SUBMISSION_OPTIONS,
+  );
+const storage =
+  proxyActivities<Pick<SignedOperationActivities, 'finishAccountUpgrade' | 'finishRecoveryCancel'>>(RECORD_OPTIONS);
 
 /** Upgrades the account on one network to WalletAccountRecoverable (owner recovery with a time lock), by an owner-signed user operation. */
 export async function accountUpgradeWorkflow(input: TransferKeyOperationInput): Promise<DeployOutcome> {
@@ -25,6 +34,8 @@ export async function recoveryCancelWorkflow(input: RecoveryCancelInput): Promis
     completed: (txHash) => storage.finishRecoveryCancel({ opId: input.opId, status: 'completed', txHash }),
     failed: (error) => storage.finishRecoveryCancel({ opId: input.opId, status: 'failed', error }),
   });
-  await getExternalWorkflowHandle(accountRecoveryWorkflowId(input.recoveryId)).signal(recoveryCheckSignal).catch(() => undefined); // it may have ended
+  await getExternalWorkflowHandle(accountRecoveryWorkflowId(input.recoveryId))
+    .signal(recoveryCheckSignal)
+    .catch(() => undefined); // it may have ended
   return outcome;
 }

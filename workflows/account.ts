@@ -1,6 +1,12 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { AccountActivities } from '../activities/account';
-import { RECORD_OPTIONS, type AccountClosureInput, type AccountClosureOutcome, type CredentialRevocationInput, type CredentialRevocationOutcome } from './messages';
+import {
+  RECORD_OPTIONS,
+  type AccountClosureInput,
+  type AccountClosureOutcome,
+  type CredentialRevocationInput,
+  type CredentialRevocationOutcome,
+} from './messages';
 
 const account = proxyActivities<AccountActivities>(RECORD_OPTIONS);
 
@@ -10,6 +16,8 @@ export async function accountClosureWorkflow(input: AccountClosureInput): Promis
 }
 
 /** Revokes one credential at an operator's command (credential-revocation-<vcId>): its status list is re-signed. */
-export async function credentialRevocationWorkflow(input: CredentialRevocationInput): Promise<CredentialRevocationOutcome> {
+export async function credentialRevocationWorkflow(
+  input: CredentialRevocationInput,
+): Promise<CredentialRevocationOutcome> {
   return account.revokeCredential(input);
 }

@@ -6,7 +6,11 @@ import type { BankVerificationInput } from './messages';
 /** The user waits for the answer: a few quick attempts, then the API says the bank is not answering. */
 const bank = proxyActivities<BankVerificationActivities>({
   startToCloseTimeout: '15 seconds',
-  retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: [PROVIDER_REJECTED, BankFailure.DepositRefused] },
+  retry: {
+    initialInterval: '500 milliseconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: [PROVIDER_REJECTED, BankFailure.DepositRefused],
+  },
 });
 
 /** Deposits 1 KRW with the verification code in its text (referenced by the verification id, so sent at most once). */

@@ -1,18 +1,34 @@
 import { ActivityFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
 import type { ChargeActivities } from '../activities/charge';
 import {
-  ChargeFailure, NeedsReviewSA, PROVIDER_REJECTED, UserIdSA, withdrawalSettledSignal, type ChargeInput, type ChargeOutcome, type WithdrawalSettlement,
+  ChargeFailure,
+  NeedsReviewSA,
+  PROVIDER_REJECTED,
+  UserIdSA,
+  withdrawalSettledSignal,
+  type ChargeInput,
+  type ChargeOutcome,
+  type WithdrawalSettlement,
 } from './messages';
-
 
 /** Calls to the bank: idempotent by reference, so they are retried until the bank answers (a refusal is final). */
 const bank = proxyActivities<Pick<ChargeActivities, 'requestWithdrawal' | 'pollWithdrawal' | 'refundCharge'>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes', nonRetryableErrorTypes: [PROVIDER_REJECTED] },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '2 minutes',
+    nonRetryableErrorTypes: [PROVIDER_REJECTED],
+  },
 });
 const storage = proxyActivities<Pick<ChargeActivities, 'creditCharge' | 'failCharge' | 'holdChargeForReview'>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: Object.values(ChargeFailure) },
+  retry: {
+    initialInterval: '1 second',
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: Object.values(ChargeFailure),
+  },
 });
 
 const FIRST_POLL_SECONDS = 5;
@@ -31,7 +47,9 @@ const MAX_POLL_SECONDS = 300;
 export async function chargeWorkflow(input: ChargeInput): Promise<ChargeOutcome> {
   upsertSearchAttributes([{ key: UserIdSA, value: input.userId }]);
   let reported: WithdrawalSettlement | undefined;
-  setHandler(withdrawalSettledSignal, (update) => { if (update.status !== 'pending') reported ??= update; });
+  setHandler(withdrawalSettledSignal, (update) => {
+    if (update.status !== 'pending') reported ??= update;
+  });
 
   let state: WithdrawalSettlement;
   try {
@@ -44,13 +62,19 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeOutcome>
   state = takeReport() ?? state;
 
   let inReview = false;
-  for (let wait = FIRST_POLL_SECONDS; state.status === 'pending' || state.status === 'unknown'; wait = Math.min(wait * 2, MAX_POLL_SECONDS)) {
+  for (
+    let wait = FIRST_POLL_SECONDS;
+    state.status === 'pending' || state.status === 'unknown';
+    wait = Math.min(wait * 2, MAX_POLL_SECONDS)
+  ) {
     if (state.status === 'unknown' && !inReview) {
       inReview = true;
       wait = FIRST_POLL_SECONDS;
       await holdForReview('unknown_bank_status', state.reason ?? 'the bank answered something undocumented', 'unknown');
     }
-    state = (await condition(() => reported !== undefined, `${wait} seconds`)) ? takeReport()! : await bank.pollWithdrawal({ chargeId: input.chargeId });
+    state = (await condition(() => reported !== undefined, `${wait} seconds`))
+      ? takeReport()!
+      : await bank.pollWithdrawal({ chargeId: input.chargeId });
   }
   if (inReview) upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
 
@@ -66,7 +90,11 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeOutcome>
       await bank.refundCharge({ chargeId: input.chargeId });
     } catch (error) {
       const refusal = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
-      await holdForReview('refund_refused', `the credit failed and the bank refused the refund: ${refusal}`, 'refund_refused');
+      await holdForReview(
+        'refund_refused',
+        `the credit failed and the bank refused the refund: ${refusal}`,
+        'refund_refused',
+      );
       return { status: 'needs_review', reason: 'refund_refused' };
     }
     await storage.failCharge({ chargeId: input.chargeId, reason: 'credit_failed_refunded', bankStatus: 'refunded' });

@@ -3,7 +3,8 @@ import type { ComplianceActivities, TravelRuleActivities } from '../activities/c
 
 const list = proxyActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>({
   // The Treasury's file is about 100 MB: minutes to read, heartbeating as it streams.
-  startToCloseTimeout: '15 minutes', heartbeatTimeout: '1 minute',
+  startToCloseTimeout: '15 minutes',
+  heartbeatTimeout: '1 minute',
   retry: { initialInterval: '30 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes', maximumAttempts: 5 },
 });
 
@@ -12,14 +13,23 @@ const list = proxyActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>
  * (and once at once when the worker starts with no list). A refresh that fails through its attempts leaves the last
  * list in place; screening fails closed once that list is older than SANCTIONS_LIST_MAX_AGE_HOURS.
  */
-export async function sanctionsListRefreshWorkflow(): Promise<Awaited<ReturnType<ComplianceActivities['refreshSanctionsList']>>> {
+export async function sanctionsListRefreshWorkflow(): Promise<
+  Awaited<ReturnType<ComplianceActivities['refreshSanctionsList']>>
+> {
   return list.refreshSanctionsList();
 }
 
 /** Our answer to another provider's Travel Rule inquiry, posted to its callback until it is taken (a few tries). */
-export async function travelRuleAnswerWorkflow(input: { recordId: string; callback: string; requestIdentifier: string; approved: { address: string } | null; rejected: string | null }): Promise<void> {
+export async function travelRuleAnswerWorkflow(input: {
+  recordId: string;
+  callback: string;
+  requestIdentifier: string;
+  approved: { address: string } | null;
+  rejected: string | null;
+}): Promise<void> {
   const answer = proxyActivities<Pick<TravelRuleActivities, 'answerTravelRuleInquiry'>>({
-    startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
   });
   await answer.answerTravelRuleInquiry(input);
 }

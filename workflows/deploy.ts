@@ -4,7 +4,8 @@ import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, type DeployInput, type Deploy
 import { submitSignedOperation } from './signed-operation';
 
 const chain = proxyActivities<Pick<SignedOperationActivities, 'submitDeployment'>>(CHAIN_SUBMISSION_OPTIONS);
-const storage = proxyActivities<Pick<SignedOperationActivities, 'completeDeployment' | 'failDeployment'>>(RECORD_OPTIONS);
+const storage =
+  proxyActivities<Pick<SignedOperationActivities, 'completeDeployment' | 'failDeployment'>>(RECORD_OPTIONS);
 
 /** Deploys a user's smart account on one network: submit the signed user operation, then record the account. */
 export async function deployWorkflow(input: DeployInput): Promise<DeployOutcome> {

@@ -1,10 +1,26 @@
 import {
-  ActivityFailure, ApplicationFailure, condition, executeChild, proxyActivities, setHandler, upsertSearchAttributes, workflowInfo,
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  executeChild,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { KeyRotationActivities } from '../activities/key-rotation';
 import {
-  CHAIN_SUBMISSION_TIMEOUTS, ChainFailure, KeyRotationFailure, NetworkIdSA, UserIdSA, networkRotationWorkflowId, retryNetworkRotationUpdate,
-  type KeyRotationInput, type KeyRotationOutcome, type NetworkRotationInput, type NetworkRotationOutcome,
+  CHAIN_SUBMISSION_TIMEOUTS,
+  ChainFailure,
+  KeyRotationFailure,
+  NetworkIdSA,
+  UserIdSA,
+  networkRotationWorkflowId,
+  retryNetworkRotationUpdate,
+  type KeyRotationInput,
+  type KeyRotationOutcome,
+  type NetworkRotationInput,
+  type NetworkRotationOutcome,
 } from './messages';
 
 const MAX_NETWORK_ATTEMPTS = 10;
@@ -12,7 +28,13 @@ const MAX_NETWORK_ATTEMPTS = 10;
 const chain = proxyActivities<Pick<KeyRotationActivities, 'submitNetworkRotation'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
   // A network whose RPC stays down fails after a bounded effort; the user can retry it later (retryable: true).
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '10 seconds', maximumAttempts: 4, nonRetryableErrorTypes: Object.values(ChainFailure) },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: Object.values(ChainFailure),
+  },
 });
 const storage = proxyActivities<Pick<KeyRotationActivities, 'recordNetworkRotation' | 'recordKeyRotationStatus'>>({
   startToCloseTimeout: '30 seconds',
@@ -54,35 +76,59 @@ export async function keyRotationWorkflow(input: KeyRotationInput): Promise<KeyR
     inFlight.add(networkId);
     running += 1;
     try {
-      outcomes.set(networkId, await executeChild(networkKeyRotationWorkflow, {
-        workflowId: networkRotationWorkflowId(input.taskId, networkId, attempt),
-        args: [{ taskId: input.taskId, networkId }],
-        taskQueue: workflowInfo().taskQueue,
-      }));
+      outcomes.set(
+        networkId,
+        await executeChild(networkKeyRotationWorkflow, {
+          workflowId: networkRotationWorkflowId(input.taskId, networkId, attempt),
+          args: [{ taskId: input.taskId, networkId }],
+          taskQueue: workflowInfo().taskQueue,
+        }),
+      );
     } finally {
       inFlight.delete(networkId);
       running -= 1;
     }
   };
 
-  setHandler(retryNetworkRotationUpdate, async (networkId) => {
-    void rotate(networkId);
-    return { accepted: true as const };
-  }, {
-    validator: (networkId) => {
-      const outcome = outcomes.get(networkId);
-      if (!outcome) throw ApplicationFailure.create({ type: KeyRotationFailure.NetworkNotInRotation, message: `${networkId} is not part of this rotation`, nonRetryable: true });
-      if (outcome.status !== 'failed' || !outcome.retryable) {
-        throw ApplicationFailure.create({ type: 'NetworkNotRetryable', message: `${networkId} is ${outcome.status}${outcome.status === 'failed' ? ' and cannot be retried' : ''}`, nonRetryable: true });
-      }
-      if (inFlight.has(networkId)) {
-        throw ApplicationFailure.create({ type: 'NetworkNotRetryable', message: `${networkId} is being retried already`, nonRetryable: true });
-      }
-      if ((attempts.get(networkId) ?? 0) >= MAX_NETWORK_ATTEMPTS) {
-        throw ApplicationFailure.create({ type: 'NetworkNotRetryable', message: `${networkId} was tried ${MAX_NETWORK_ATTEMPTS} times`, nonRetryable: true });
-      }
+  setHandler(
+    retryNetworkRotationUpdate,
+    async (networkId) => {
+      void rotate(networkId);
+      return { accepted: true as const };
     },
-  });
+    {
+      validator: (networkId) => {
+        const outcome = outcomes.get(networkId);
+        if (!outcome)
+          throw ApplicationFailure.create({
+            type: KeyRotationFailure.NetworkNotInRotation,
+            message: `${networkId} is not part of this rotation`,
+            nonRetryable: true,
+          });
+        if (outcome.status !== 'failed' || !outcome.retryable) {
+          throw ApplicationFailure.create({
+            type: 'NetworkNotRetryable',
+            message: `${networkId} is ${outcome.status}${outcome.status === 'failed' ? ' and cannot be retried' : ''}`,
+            nonRetryable: true,
+          });
+        }
+        if (inFlight.has(networkId)) {
+          throw ApplicationFailure.create({
+            type: 'NetworkNotRetryable',
+            message: `${networkId} is being retried already`,
+            nonRetryable: true,
+          });
+        }
+        if ((attempts.get(networkId) ?? 0) >= MAX_NETWORK_ATTEMPTS) {
+          throw ApplicationFailure.create({
+            type: 'NetworkNotRetryable',
+            message: `${networkId} was tried ${MAX_NETWORK_ATTEMPTS} times`,
+            nonRetryable: true,
+          });
+        }
+      },
+    },
+  );
 
   await Promise.all(input.networkIds.map((networkId) => rotate(networkId)));
   for (;;) {

@@ -8,7 +8,8 @@ const kyc = proxyActivities<Pick<KycActivities, 'recordBasicInfo'>>(RECORD_OPTIO
  * answer, so a provider that stays down fails the renewal within half a minute (503) and nothing changes.
  */
 const renewal = proxyActivities<Pick<KycActivities, 'renewKyc'>>({
-  startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '8 seconds', maximumAttempts: 5 },
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '8 seconds', maximumAttempts: 5 },
 });
 
 /** Records basic KYC information with its verifiable credential, signed in the worker by the issuer's key. */

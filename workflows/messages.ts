@@ -2,14 +2,29 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType, type ActivityOptions } from '@temporalio/common';
 import { ChainFailure } from '../platform/failures';
 
-export { BankFailure, ChainFailure, ChargeFailure, GasFailure, KeyRotationFailure, PROVIDER_REJECTED, PROVIDER_UNAVAILABLE, RegistrationFailure, SignInFailure, TransferFailure } from '../platform/failures';
+export {
+  BankFailure,
+  ChainFailure,
+  ChargeFailure,
+  GasFailure,
+  KeyRotationFailure,
+  PROVIDER_REJECTED,
+  PROVIDER_UNAVAILABLE,
+  RegistrationFailure,
+  SignInFailure,
+  TransferFailure,
+} from '../platform/failures';
 
 /** Shared message definitions and input/output types: imported by the workflow, the API client and tests. */
 
 export const REGISTRATION_STEPS = ['pass', 'ekyc', 'backup', 'completed'] as const;
 export type RegistrationStep = (typeof REGISTRATION_STEPS)[number];
 
-export interface StepDescriptor { step: RegistrationStep; required: boolean; order: number }
+export interface StepDescriptor {
+  step: RegistrationStep;
+  required: boolean;
+  order: number;
+}
 export const ALL_REGISTRATION_STEPS: StepDescriptor[] = [
   { step: 'pass', required: true, order: 1 },
   { step: 'ekyc', required: true, order: 2 },
@@ -29,10 +44,22 @@ export interface PassResult {
   phone?: string;
 }
 
-export interface RegistrationInput { regId: string; passRequestId: string; ttlSeconds: number; passResultWaitSeconds: number }
-export interface RegistrationOutcome { status: 'completed' | 'expired' | 'failed'; userId?: string }
+export interface RegistrationInput {
+  regId: string;
+  passRequestId: string;
+  ttlSeconds: number;
+  passResultWaitSeconds: number;
+}
+export interface RegistrationOutcome {
+  status: 'completed' | 'expired' | 'failed';
+  userId?: string;
+}
 
-export interface StartRegistrationRequest { deviceId: string; passTokenHash: string; passTokenExpiresAt: string }
+export interface StartRegistrationRequest {
+  deviceId: string;
+  passTokenHash: string;
+  passTokenExpiresAt: string;
+}
 export interface StartRegistrationResponse {
   regId: string;
   step: RegistrationStep;
@@ -41,31 +68,83 @@ export interface StartRegistrationResponse {
   passTokenExpiresAt: string;
 }
 
-export interface SubmitEkycRequest { uploadRef: string; idCardType: string }
-export interface SubmitEkycResponse { step: RegistrationStep; ocrResult: { name: string; birthDate: string; verified: boolean } }
+export interface SubmitEkycRequest {
+  uploadRef: string;
+  idCardType: string;
+}
+export interface SubmitEkycResponse {
+  step: RegistrationStep;
+  ocrResult: { name: string; birthDate: string; verified: boolean };
+}
 
-export interface SubmitBackupRequest { encryptedMnemonic: string; encryptedDerivationPaths: string; encryptionMethod: string }
-export interface SubmitBackupResponse { step: RegistrationStep; backupId: string }
+export interface SubmitBackupRequest {
+  encryptedMnemonic: string;
+  encryptedDerivationPaths: string;
+  encryptionMethod: string;
+}
+export interface SubmitBackupResponse {
+  step: RegistrationStep;
+  backupId: string;
+}
 
-export interface RegistrationState { regId: string; step: RegistrationStep; status: 'in_progress' | RegistrationOutcome['status'] }
+export interface RegistrationState {
+  regId: string;
+  step: RegistrationStep;
+  status: 'in_progress' | RegistrationOutcome['status'];
+}
 
 /** Fire-and-forget: the identity provider's callback (may arrive before or after the app's start call). */
 export const passResultSignal = defineSignal<[PassResult]>('passResult');
-export const startRegistrationUpdate = defineUpdate<StartRegistrationResponse, [StartRegistrationRequest]>('startRegistration');
+export const startRegistrationUpdate = defineUpdate<StartRegistrationResponse, [StartRegistrationRequest]>(
+  'startRegistration',
+);
 export const submitEkycUpdate = defineUpdate<SubmitEkycResponse, [SubmitEkycRequest]>('submitEkyc');
 export const submitBackupUpdate = defineUpdate<SubmitBackupResponse, [SubmitBackupRequest]>('submitBackup');
 export const registrationStateQuery = defineQuery<RegistrationState>('registrationState');
 
 /** Sign-in on a new device (workflow sign-in-<signInId>): identity verified again, then a second proof, then tokens. */
 export type SignInProof = 'passkey' | 'id_card';
-export interface SignInInput { signInId: string; passRequestId: string; ttlSeconds: number; passResultWaitSeconds: number; maxIdCardAttempts: number }
-export interface SignInOutcome { status: 'completed' | 'expired' | 'failed'; method?: SignInProof }
-export interface StartSignInRequest { deviceId: string; deviceLabel: string | null; passTokenHash: string; passTokenExpiresAt: string }
-export interface StartSignInResponse { signInId: string; status: 'in_progress'; proofs: SignInProof[]; passTokenExpiresAt: string }
-export interface IdCardProofRequest { uploadRef: string; idCardType: string }
-export interface PasskeyProofRequest { passkeyId: string }
-export interface SignInProofResponse { signInId: string; status: 'completed'; method: SignInProof }
-export interface SignInState { signInId: string; status: 'in_progress' | SignInOutcome['status']; method: SignInProof | null; idCardAttemptsLeft: number }
+export interface SignInInput {
+  signInId: string;
+  passRequestId: string;
+  ttlSeconds: number;
+  passResultWaitSeconds: number;
+  maxIdCardAttempts: number;
+}
+export interface SignInOutcome {
+  status: 'completed' | 'expired' | 'failed';
+  method?: SignInProof;
+}
+export interface StartSignInRequest {
+  deviceId: string;
+  deviceLabel: string | null;
+  passTokenHash: string;
+  passTokenExpiresAt: string;
+}
+export interface StartSignInResponse {
+  signInId: string;
+  status: 'in_progress';
+  proofs: SignInProof[];
+  passTokenExpiresAt: string;
+}
+export interface IdCardProofRequest {
+  uploadRef: string;
+  idCardType: string;
+}
+export interface PasskeyProofRequest {
+  passkeyId: string;
+}
+export interface SignInProofResponse {
+  signInId: string;
+  status: 'completed';
+  method: SignInProof;
+}
+export interface SignInState {
+  signInId: string;
+  status: 'in_progress' | SignInOutcome['status'];
+  method: SignInProof | null;
+  idCardAttemptsLeft: number;
+}
 export const startSignInUpdate = defineUpdate<StartSignInResponse, [StartSignInRequest]>('startSignIn');
 export const idCardProofUpdate = defineUpdate<SignInProofResponse, [IdCardProofRequest]>('proveWithIdCard');
 export const passkeyProofUpdate = defineUpdate<SignInProofResponse, [PasskeyProofRequest]>('proveWithPasskey');
@@ -75,22 +154,58 @@ export const signInWorkflowId = (signInId: string): string => `sign-in-${signInI
 export const signInUploadOwner = (signInId: string): string => `sign-in:${signInId}`;
 
 /** Recovery of the owner key with a time lock (workflow account-recovery-<recoveryId>). */
-export interface AccountRecoveryInput { recoveryId: string; userId: string; pollSeconds: number }
-export interface AccountRecoveryOutcome { status: 'executed' | 'cancelled' | 'partial' | 'failed' }
+export interface AccountRecoveryInput {
+  recoveryId: string;
+  userId: string;
+  pollSeconds: number;
+}
+export interface AccountRecoveryOutcome {
+  status: 'executed' | 'cancelled' | 'partial' | 'failed';
+}
 /** "Look on chain now": sent when the owner's cancellation through the API has landed. */
 export const recoveryCheckSignal = defineSignal('checkRecovery');
 export const accountRecoveryWorkflowId = (recoveryId: string): string => `account-recovery-${recoveryId}`;
 export const accountUpgradeWorkflowId = (opId: string): string => `account-upgrade-${opId}`;
 export const recoveryCancelWorkflowId = (opId: string): string => `recovery-cancel-${opId}`;
-export interface RecoveryCancelInput { opId: string; userId: string; networkId: string; recoveryId: string }
+export interface RecoveryCancelInput {
+  opId: string;
+  userId: string;
+  networkId: string;
+  recoveryId: string;
+}
 
-export interface DeployInput { jobId: string; userId: string; networkId: string }
-export interface DeployOutcome { status: 'completed' | 'failed'; txHash?: string; error?: string }
+export interface DeployInput {
+  jobId: string;
+  userId: string;
+  networkId: string;
+}
+export interface DeployOutcome {
+  status: 'completed' | 'failed';
+  txHash?: string;
+  error?: string;
+}
 
-export interface KeyRotationInput { taskId: string; userId: string; networkIds: string[]; retryWindowSeconds: number }
-export interface NetworkRotationInput { taskId: string; networkId: string }
-export interface NetworkRotationOutcome { networkId: string; status: 'completed' | 'failed'; txHash?: string; error?: string; retryable: boolean }
-export interface KeyRotationOutcome { status: 'completed' | 'partial_failure'; networks: NetworkRotationOutcome[] }
+export interface KeyRotationInput {
+  taskId: string;
+  userId: string;
+  networkIds: string[];
+  retryWindowSeconds: number;
+}
+export interface NetworkRotationInput {
+  taskId: string;
+  networkId: string;
+}
+export interface NetworkRotationOutcome {
+  networkId: string;
+  status: 'completed' | 'failed';
+  txHash?: string;
+  error?: string;
+  retryable: boolean;
+}
+export interface KeyRotationOutcome {
+  status: 'completed' | 'partial_failure';
+  networks: NetworkRotationOutcome[];
+}
 
 /** Re-runs one failed network of a key rotation (only when its failure was retryable). */
 export const retryNetworkRotationUpdate = defineUpdate<{ accepted: true }, [string]>('retryNetworkRotation');
@@ -99,10 +214,15 @@ export const keyRotationWorkflowId = (taskId: string): string => `key-rotation-$
 export const networkRotationWorkflowId = (taskId: string, networkId: string, attempt: number): string =>
   `key-rotation-${taskId}-${networkId}${attempt > 1 ? `-retry${attempt - 1}` : ''}`;
 
-export interface DidKeyInput { opId: string; userId: string; networkId: string }
+export interface DidKeyInput {
+  opId: string;
+  userId: string;
+  networkId: string;
+}
 export const didKeyWorkflowId = (opId: string): string => `did-key-${opId}`;
 
-export const deployWorkflowId = (userId: string, networkId: string, jobId: string): string => `deploy-${userId}-${networkId}-${jobId}`;
+export const deployWorkflowId = (userId: string, networkId: string, jobId: string): string =>
+  `deploy-${userId}-${networkId}-${jobId}`;
 
 export const RegistrationStepSA = defineSearchAttributeKey('RegistrationStep', SearchAttributeType.KEYWORD);
 export const UserIdSA = defineSearchAttributeKey('UserId', SearchAttributeType.KEYWORD);
@@ -123,25 +243,45 @@ export const CHAIN_SUBMISSION_TIMEOUTS = { startToCloseTimeout: '3 minutes', hea
 /** Activity options of a single-operation submission (deploy, DID key, transfer): an RPC that is down or slow is retried; a rejected operation is final. */
 export const CHAIN_SUBMISSION_OPTIONS: ActivityOptions = {
   ...CHAIN_SUBMISSION_TIMEOUTS,
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 30, nonRetryableErrorTypes: Object.values(ChainFailure) },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 30,
+    nonRetryableErrorTypes: Object.values(ChainFailure),
+  },
 };
 /** Activity options of the database steps that record a chain workflow's outcome. */
-export const RECORD_OPTIONS: ActivityOptions = { startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumAttempts: 20 } };
+export const RECORD_OPTIONS: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 20 },
+};
 
 // ---- charges
-export interface ChargeInput { chargeId: string; userId: string }
-export interface ChargeOutcome { status: 'completed' | 'failed' | 'needs_review'; reason?: string }
+export interface ChargeInput {
+  chargeId: string;
+  userId: string;
+}
+export interface ChargeOutcome {
+  status: 'completed' | 'failed' | 'needs_review';
+  reason?: string;
+}
 /**
  * The bank's answer about a withdrawal: by webhook (signal) or by polling. `unknown`: a status the bank does not
  * document or an answer that is not a withdrawal; the charge then waits for review and is never credited on it.
  */
-export interface WithdrawalSettlement { status: 'pending' | 'completed' | 'rejected' | 'unknown'; reason: string | null }
+export interface WithdrawalSettlement {
+  status: 'pending' | 'completed' | 'rejected' | 'unknown';
+  reason: string | null;
+}
 export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
 
 // ---- crypto transfers
 export interface TransferInput {
-  transferId: string; userId: string; networkId: string;
+  transferId: string;
+  userId: string;
+  networkId: string;
   /** Submission attempts before a transfer that may have been broadcast is held for review (default 30). */
   reviewAfterAttempts?: number;
   /** Set when the Travel Rule applies: how long to wait for the receiving provider's decision before failing. */
@@ -150,18 +290,27 @@ export interface TransferInput {
   review?: { kind: string; detail: string };
 }
 /** An operator's decision on the compliance case that holds a transfer. */
-export interface ComplianceDecision { approved: boolean; reason: string; decidedBy: string }
+export interface ComplianceDecision {
+  approved: boolean;
+  reason: string;
+  decidedBy: string;
+}
 export const complianceDecisionSignal = defineSignal<[ComplianceDecision]>('complianceDecision');
 /** The receiving provider's answer to a Travel Rule inquiry (TRP), as its callback reached the API. */
 export interface TravelRuleDecision {
-  approved: boolean; reason: string | null;
+  approved: boolean;
+  reason: string | null;
   /** Where the receiving provider wants the transaction id once sent (TRP transfer confirmation), if it said. */
   callback?: string | null;
 }
-export const travelRuleConfirmationWorkflowId = (transferId: string): string => `travel-rule-confirmation-${transferId}`;
+export const travelRuleConfirmationWorkflowId = (transferId: string): string =>
+  `travel-rule-confirmation-${transferId}`;
 export const travelRuleDecisionSignal = defineSignal<[TravelRuleDecision]>('travelRuleDecision');
 export interface TransferOutcome {
-  status: 'confirmed' | 'failed'; txHash: string | null; fee: string | null; error?: string;
+  status: 'confirmed' | 'failed';
+  txHash: string | null;
+  fee: string | null;
+  error?: string;
   /** Nothing was sent: the worker could not sign the transfer as recorded (e.g. its simulation fails). */
   refused?: boolean;
   /** The failure type of a refusal (e.g. GasBudgetExceeded), so the API answers the right problem. */
@@ -172,25 +321,40 @@ export interface TransferOutcome {
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
 export const transferFinalityWorkflowId = (transferId: string): string => `transfer-finality-${transferId}`;
 
-export interface BankVerificationInput { verificationId: string; remark: string }
+export interface BankVerificationInput {
+  verificationId: string;
+  remark: string;
+}
 export const bankVerificationWorkflowId = (verificationId: string): string => `bank-verification-${verificationId}`;
 
 /** The code travels only in this (encrypted) input; the database keeps a keyed hash of it. */
-export interface EmailVerificationInput { verificationId: string; code: string }
+export interface EmailVerificationInput {
+  verificationId: string;
+  code: string;
+}
 export const emailVerificationWorkflowId = (verificationId: string): string => `email-verification-${verificationId}`;
 
 /** Keys the service holds for a user: the EVM transfer key its smart accounts authorize, or its Solana wallet. */
 export interface CustodyKeyInput {
-  userId: string; kind: 'evm-transfer-key' | 'solana-wallet' | 'evm-transfer-key-rotation'; networkId?: string;
+  userId: string;
+  kind: 'evm-transfer-key' | 'solana-wallet' | 'evm-transfer-key-rotation';
+  networkId?: string;
   /** Rotation: the key being replaced (rotating from it again answers the key that replaced it). */
   replacing?: string;
 }
-export interface CustodyKeyOutcome { address: string; created: boolean }
+export interface CustodyKeyOutcome {
+  address: string;
+  created: boolean;
+}
 export const custodyKeyWorkflowId = (input: CustodyKeyInput): string =>
   `custody-key-${input.kind}-${input.userId}${input.replacing ? `-${input.replacing.toLowerCase()}` : ''}`;
 
 // ---- the transfer key's grant on an account (renew, rotate, remove, caps)
-export interface TransferKeyOperationInput { opId: string; userId: string; networkId: string }
+export interface TransferKeyOperationInput {
+  opId: string;
+  userId: string;
+  networkId: string;
+}
 export const transferKeyWorkflowId = (opId: string): string => `transfer-key-${opId}`;
 
 /**
@@ -198,39 +362,72 @@ export const transferKeyWorkflowId = (opId: string): string => `transfer-key-${o
  * operation's paymasterAndData (valid until `validUntil`, epoch ms); user operations travel serialized (strings).
  */
 export interface GasSponsorshipInput {
-  userId: string; validUntil: number;
+  userId: string;
+  validUntil: number;
   operations: Array<{ sponsorshipId: string; networkId: string; userOperation: Record<string, string> }>;
 }
 export const gasSponsorshipWorkflowId = (requestId: string): string => `gas-sponsorship-${requestId}`;
 
 /** Basic KYC information as submitted (personal data: workflow payloads are encrypted). */
-export interface BasicInfoInput { userId: string; kycSessionId?: string; fullName: string; engSurname: string; engName: string; nationality: string }
-export const basicInfoWorkflowId = (userId: string, submissionId: string): string => `basic-info-${userId}-${submissionId}`;
+export interface BasicInfoInput {
+  userId: string;
+  kycSessionId?: string;
+  fullName: string;
+  engSurname: string;
+  engName: string;
+  nationality: string;
+}
+export const basicInfoWorkflowId = (userId: string, submissionId: string): string =>
+  `basic-info-${userId}-${submissionId}`;
 
 /** How one event is retried to one endpoint before the endpoint is disabled (from the API's WEBHOOK_* settings). */
-export interface WebhookRetry { initialSeconds: number; maximumSeconds: number; giveUpSeconds: number }
-export interface WebhookEndpointInput { endpointId: string; retry: WebhookRetry; pollSeconds: number }
+export interface WebhookRetry {
+  initialSeconds: number;
+  maximumSeconds: number;
+  giveUpSeconds: number;
+}
+export interface WebhookEndpointInput {
+  endpointId: string;
+  retry: WebhookRetry;
+  pollSeconds: number;
+}
 export type WebhookEndpointOutcome = { status: 'disabled' | 'deleted' };
 export const webhookEndpointWorkflowId = (endpointId: string): string => `webhook-endpoint-${endpointId}`;
 /** New events, a replay or a changed subscription: look again now rather than at the next poll. */
 export const webhookWakeSignal = defineSignal('webhookWake');
 
 /** An operator's revocation of one credential (POST /v1/credentials/{vcId}/revoke): credential-revocation-<vcId>. */
-export interface CredentialRevocationInput { vcId: string; reason: string; operator: string }
-export interface CredentialRevocationOutcome { vcId: string; revokedAt: string; reason: string }
+export interface CredentialRevocationInput {
+  vcId: string;
+  reason: string;
+  operator: string;
+}
+export interface CredentialRevocationOutcome {
+  vcId: string;
+  revokedAt: string;
+  reason: string;
+}
 export const credentialRevocationWorkflowId = (vcId: string): string => `credential-revocation-${vcId}`;
 
 /** Closing a user's account (POST /v1/account/close): account-closure-<userId>. */
-export interface AccountClosureInput { userId: string }
+export interface AccountClosureInput {
+  userId: string;
+}
 /** What stops a closure: money the service holds or moves for the user. */
-export interface ClosureBlocker { reason: 'won-balance' | 'charge-in-progress' | 'transfer-in-progress' | 'custodial-balance'; detail: string }
+export interface ClosureBlocker {
+  reason: 'won-balance' | 'charge-in-progress' | 'transfer-in-progress' | 'custodial-balance';
+  detail: string;
+}
 export type AccountClosureOutcome =
-  | { closed: true; closedAt: string; revokedCredentials: string[] }
-  | { closed: false; blockers: ClosureBlocker[] };
+  { closed: true; closedAt: string; revokedCredentials: string[] } | { closed: false; blockers: ClosureBlocker[] };
 export const accountClosureWorkflowId = (userId: string): string => `account-closure-${userId}`;
 
 /** A registered user's KYC done again with a new ID-card image (POST /v1/account/kyc/renew): kyc-renewal-<userId>-<request>. */
-export interface KycRenewalInput { userId: string; uploadRef: string; idCardType: string }
+export interface KycRenewalInput {
+  userId: string;
+  uploadRef: string;
+  idCardType: string;
+}
 export interface KycRenewalOutcome {
   verified: boolean;
   ocrResult: { name: string; birthDate: string; verified: boolean };
@@ -244,11 +441,26 @@ export const kycRenewalWorkflowId = (userId: string, requestId: string): string 
  * security-notice-<eventType>-<resourceId>. Started before the change commits, so a crash in between loses no mail;
  * a change that never committed mails nothing.
  */
-export type SecurityEventType = 'passkey.added' | 'passkey.removed' | 'device.added' | 'device.revoked' | 'backup.read' | 'recovery.scheduled' | 'recovery.executed' | 'recovery.cancelled';
-export interface SecurityNoticeInput { userId: string; eventType: SecurityEventType; resourceId: string }
-export type SecurityNoticeOutcome = { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
-export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string => `security-notice-${eventType.replace('.', '-')}-${resourceId}`;
+export type SecurityEventType =
+  | 'passkey.added'
+  | 'passkey.removed'
+  | 'device.added'
+  | 'device.revoked'
+  | 'backup.read'
+  | 'recovery.scheduled'
+  | 'recovery.executed'
+  | 'recovery.cancelled';
+export interface SecurityNoticeInput {
+  userId: string;
+  eventType: SecurityEventType;
+  resourceId: string;
+}
+export type SecurityNoticeOutcome =
+  { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
+export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string =>
+  `security-notice-${eventType.replace('.', '-')}-${resourceId}`;
 
 // ---- compliance
 /** The sanctions list's schedule: `sanctions-list-refresh` on the default task queue, suffixed elsewhere (test stacks share a server). */
-export const sanctionsScheduleId = (taskQueue: string): string => (taskQueue === 'wallet' ? 'sanctions-list-refresh' : `sanctions-list-refresh-${taskQueue}`);
+export const sanctionsScheduleId = (taskQueue: string): string =>
+  taskQueue === 'wallet' ? 'sanctions-list-refresh' : `sanctions-list-refresh-${taskQueue}`;

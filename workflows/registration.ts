@@ -1,11 +1,27 @@
 import {
-  ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes,
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { RegistrationActivities } from '../activities/registration';
 import {
-  ALL_REGISTRATION_STEPS, RegistrationFailure, RegistrationStepSA, UserIdSA, passResultSignal, registrationStateQuery,
-  startRegistrationUpdate, submitBackupUpdate, submitEkycUpdate,
-  type PassResult, type RegistrationInput, type RegistrationOutcome, type RegistrationStep, type StartRegistrationRequest,
+  ALL_REGISTRATION_STEPS,
+  RegistrationFailure,
+  RegistrationStepSA,
+  UserIdSA,
+  passResultSignal,
+  registrationStateQuery,
+  startRegistrationUpdate,
+  submitBackupUpdate,
+  submitEkycUpdate,
+  type PassResult,
+  type RegistrationInput,
+  type RegistrationOutcome,
+  type RegistrationStep,
+  type StartRegistrationRequest,
   type StartRegistrationResponse,
 } from './messages';
 
@@ -45,12 +61,17 @@ export async function registrationWorkflow(input: RegistrationInput): Promise<Re
   };
   const exclusively = async <T>(work: () => Promise<T>): Promise<T> => {
     busy = true;
-    try { return await work(); } finally { busy = false; }
+    try {
+      return await work();
+    } finally {
+      busy = false;
+    }
   };
   const requireStep = (expected: RegistrationStep): void => {
     if (status !== 'in_progress') throw fail(RegistrationFailure.StepOutOfOrder, `registration is ${status}`);
     if (busy) throw fail(RegistrationFailure.StepOutOfOrder, 'another step of this registration is in progress');
-    if (step !== expected) throw fail(RegistrationFailure.StepOutOfOrder, `registration is at step ${step}, not ${expected}`);
+    if (step !== expected)
+      throw fail(RegistrationFailure.StepOutOfOrder, `registration is at step ${step}, not ${expected}`);
   };
 
   setHandler(passResultSignal, (result) => {
@@ -59,52 +80,89 @@ export async function registrationWorkflow(input: RegistrationInput): Promise<Re
   });
   setHandler(registrationStateQuery, () => ({ regId: input.regId, step, status }));
 
-  setHandler(startRegistrationUpdate, async (request) => started?.response ?? exclusively(async () => {
-    if (!(await condition(() => passResult !== undefined, `${input.passResultWaitSeconds} seconds`))) {
-      throw fail(RegistrationFailure.PassResultPending, 'the identity verification result has not arrived yet; retry shortly');
-    }
-    if (!passResult!.success) throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
-    const passInfo = await activities.recordPassResult({ regId: input.regId, result: passResult! });
-    await activities.bindRegistrationToDevice({ regId: input.regId, ...request });
-    moveTo('ekyc');
-    const response = { regId: input.regId, step, passInfo, allSteps: ALL_REGISTRATION_STEPS, passTokenExpiresAt: request.passTokenExpiresAt };
-    started = { request, response };
-    return response;
-  }), {
-    validator: (request) => {
-      if (started) {
-        // The same app repeating its start call gets the same answer; anyone else is refused.
-        if (started.request.deviceId !== request.deviceId || started.request.passTokenHash !== request.passTokenHash) {
-          throw fail(RegistrationFailure.AlreadyStarted, 'this registration was started from another device or pass token');
+  setHandler(
+    startRegistrationUpdate,
+    async (request) =>
+      started?.response ??
+      exclusively(async () => {
+        if (!(await condition(() => passResult !== undefined, `${input.passResultWaitSeconds} seconds`))) {
+          throw fail(
+            RegistrationFailure.PassResultPending,
+            'the identity verification result has not arrived yet; retry shortly',
+          );
         }
-        return;
-      }
-      if (passResult && !passResult.success) throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
-      requireStep('pass');
+        if (!passResult!.success)
+          throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
+        const passInfo = await activities.recordPassResult({ regId: input.regId, result: passResult! });
+        await activities.bindRegistrationToDevice({ regId: input.regId, ...request });
+        moveTo('ekyc');
+        const response = {
+          regId: input.regId,
+          step,
+          passInfo,
+          allSteps: ALL_REGISTRATION_STEPS,
+          passTokenExpiresAt: request.passTokenExpiresAt,
+        };
+        started = { request, response };
+        return response;
+      }),
+    {
+      validator: (request) => {
+        if (started) {
+          // The same app repeating its start call gets the same answer; anyone else is refused.
+          if (
+            started.request.deviceId !== request.deviceId ||
+            started.request.passTokenHash !== request.passTokenHash
+          ) {
+            throw fail(
+              RegistrationFailure.AlreadyStarted,
+              'this registration was started from another device or pass token',
+            );
+          }
+          return;
+        }
+        if (passResult && !passResult.success)
+          throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
+        requireStep('pass');
+      },
     },
-  });
+  );
 
-  setHandler(submitEkycUpdate, (request) => exclusively(async () => {
-    ekycAttempts += 1;
-    // The card number's fingerprint is kept with the reading (for a sign-in by ID card later), never answered.
-    const { idCardHash, ...ocrResult } = await activities.runIdCardOcr({ regId: input.regId, ...request });
-    if (ocrResult.verified) {
-      moveTo('backup');
-      await activities.recordRegistrationStep({ regId: input.regId, step, ocrResult: { ...ocrResult, ...(idCardHash ? { idCardHash } : {}) } });
-    } else if (ekycAttempts >= MAX_EKYC_ATTEMPTS) {
-      status = 'failed';
-      await activities.closeRegistration({ regId: input.regId, status });
-    }
-    return { step, ocrResult };
-  }), { validator: (_request) => requireStep('ekyc') });
+  setHandler(
+    submitEkycUpdate,
+    (request) =>
+      exclusively(async () => {
+        ekycAttempts += 1;
+        // The card number's fingerprint is kept with the reading (for a sign-in by ID card later), never answered.
+        const { idCardHash, ...ocrResult } = await activities.runIdCardOcr({ regId: input.regId, ...request });
+        if (ocrResult.verified) {
+          moveTo('backup');
+          await activities.recordRegistrationStep({
+            regId: input.regId,
+            step,
+            ocrResult: { ...ocrResult, ...(idCardHash ? { idCardHash } : {}) },
+          });
+        } else if (ekycAttempts >= MAX_EKYC_ATTEMPTS) {
+          status = 'failed';
+          await activities.closeRegistration({ regId: input.regId, status });
+        }
+        return { step, ocrResult };
+      }),
+    { validator: (_request) => requireStep('ekyc') },
+  );
 
-  setHandler(submitBackupUpdate, (request) => exclusively(async () => {
-    const backupId = await activities.storeWalletBackup({ regId: input.regId, ...request });
-    userId = await activities.createUserFromRegistration({ regId: input.regId, backupId });
-    moveTo('completed');
-    upsertSearchAttributes([{ key: UserIdSA, value: userId }]);
-    return { step, backupId };
-  }), { validator: (_request) => requireStep('backup') });
+  setHandler(
+    submitBackupUpdate,
+    (request) =>
+      exclusively(async () => {
+        const backupId = await activities.storeWalletBackup({ regId: input.regId, ...request });
+        userId = await activities.createUserFromRegistration({ regId: input.regId, backupId });
+        moveTo('completed');
+        upsertSearchAttributes([{ key: UserIdSA, value: userId }]);
+        return { step, backupId };
+      }),
+    { validator: (_request) => requireStep('backup') },
+  );
 
   const finished = await condition(() => step === 'completed' || status === 'failed', `${input.ttlSeconds} seconds`);
   await condition(allHandlersFinished);

@@ -4,11 +4,14 @@ import type { SecurityNoticeInput, SecurityNoticeOutcome } from './messages';
 
 /** Waits (in the activity) for the change to commit: a request that failed before its commit leaves nothing to tell. */
 const events = proxyActivities<Pick<SecurityNoticeActivities, 'committedSecurityEvent'>>({
-  startToCloseTimeout: '2 minutes', heartbeatTimeout: '10 seconds', retry: { initialInterval: '1 second', maximumAttempts: 10 },
+  startToCloseTimeout: '2 minutes',
+  heartbeatTimeout: '10 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 10 },
 });
 /** A mail provider outage delays the notice, for up to a day; the provider's message key makes a retry mail once. */
 const mail = proxyActivities<Pick<SecurityNoticeActivities, 'mailSecurityNotice'>>({
-  startToCloseTimeout: '30 seconds', scheduleToCloseTimeout: '1 day',
+  startToCloseTimeout: '30 seconds',
+  scheduleToCloseTimeout: '1 day',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '10 minutes' },
 });
 

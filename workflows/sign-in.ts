@@ -1,18 +1,49 @@
-import { ApplicationFailure, allHandlersFinished, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { SignInActivities } from '../activities/sign-in';
 import {
-  RegistrationFailure, SignInFailure, UserIdSA, idCardProofUpdate, passResultSignal, passkeyProofUpdate, signInStateQuery, startSignInUpdate,
-  type PassResult, type SignInInput, type SignInOutcome, type SignInProof, type StartSignInRequest, type StartSignInResponse,
+  RegistrationFailure,
+  SignInFailure,
+  UserIdSA,
+  idCardProofUpdate,
+  passResultSignal,
+  passkeyProofUpdate,
+  signInStateQuery,
+  startSignInUpdate,
+  type PassResult,
+  type SignInInput,
+  type SignInOutcome,
+  type SignInProof,
+  type StartSignInRequest,
+  type StartSignInResponse,
 } from './messages';
 
 const records = proxyActivities<Pick<SignInActivities, 'recordSignIn' | 'completeSignIn' | 'closeSignIn'>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 20, nonRetryableErrorTypes: Object.values(SignInFailure) },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 20,
+    nonRetryableErrorTypes: Object.values(SignInFailure),
+  },
 });
 /** The app waits for the card check: a provider that stays down fails the attempt within half a minute (503), not counted. */
 const cards = proxyActivities<Pick<SignInActivities, 'checkSignInIdCard'>>({
   startToCloseTimeout: '20 seconds',
-  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '8 seconds', maximumAttempts: 4, nonRetryableErrorTypes: Object.values(SignInFailure) },
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '8 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: Object.values(SignInFailure),
+  },
 });
 
 const fail = (type: string, message: string, details?: Record<string, unknown>): ApplicationFailure =>
@@ -34,15 +65,26 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
 
   const exclusively = async <T>(work: () => Promise<T>): Promise<T> => {
     busy = true;
-    try { return await work(); } finally { busy = false; }
+    try {
+      return await work();
+    } finally {
+      busy = false;
+    }
   };
   const requireProofStep = (proof: SignInProof): void => {
-    if (status !== 'in_progress' || !started) throw fail(SignInFailure.NotInProgress, started ? `this sign-in is ${status}` : 'this sign-in has not started: POST /v1/auth/sign-in first');
+    if (status !== 'in_progress' || !started)
+      throw fail(
+        SignInFailure.NotInProgress,
+        started ? `this sign-in is ${status}` : 'this sign-in has not started: POST /v1/auth/sign-in first',
+      );
     if (busy) throw fail(SignInFailure.NotInProgress, 'another proof of this sign-in is being checked');
     if (!started.response.proofs.includes(proof)) {
-      throw fail(proof === 'id_card' ? SignInFailure.IdCardNotOnFile : SignInFailure.NotInProgress, proof === 'id_card'
-        ? 'this account has no ID card on file to compare with: sign in with a passkey, or renew your KYC on a signed-in device'
-        : 'this account has no passkey: sign in with your ID card');
+      throw fail(
+        proof === 'id_card' ? SignInFailure.IdCardNotOnFile : SignInFailure.NotInProgress,
+        proof === 'id_card'
+          ? 'this account has no ID card on file to compare with: sign in with a passkey, or renew your KYC on a signed-in device'
+          : 'this account has no passkey: sign in with your ID card',
+      );
     }
   };
   const complete = async (proof: SignInProof) => {
@@ -55,49 +97,93 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
   setHandler(passResultSignal, (result) => {
     if (!passResult && result.passRequestId === input.passRequestId) passResult = result;
   });
-  setHandler(signInStateQuery, () => ({ signInId: input.signInId, status, method, idCardAttemptsLeft: input.maxIdCardAttempts - idCardAttempts }));
+  setHandler(signInStateQuery, () => ({
+    signInId: input.signInId,
+    status,
+    method,
+    idCardAttemptsLeft: input.maxIdCardAttempts - idCardAttempts,
+  }));
 
-  setHandler(startSignInUpdate, async (request) => started?.response ?? exclusively(async () => {
-    if (!(await condition(() => passResult !== undefined, `${input.passResultWaitSeconds} seconds`))) {
-      throw fail(RegistrationFailure.PassResultPending, 'the identity verification result has not arrived yet; retry shortly');
-    }
-    if (!passResult!.success) throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
-    const { userId, proofs } = await records.recordSignIn({ signInId: input.signInId, result: passResult!, request });
-    upsertSearchAttributes([{ key: UserIdSA, value: userId }]);
-    const response = { signInId: input.signInId, status: 'in_progress' as const, proofs, passTokenExpiresAt: request.passTokenExpiresAt };
-    started = { request, response };
-    return response;
-  }), {
-    validator: (request) => {
-      if (started) {
-        if (started.request.deviceId !== request.deviceId || started.request.passTokenHash !== request.passTokenHash) {
-          throw fail(RegistrationFailure.AlreadyStarted, 'this sign-in was started from another device or pass token');
+  setHandler(
+    startSignInUpdate,
+    async (request) =>
+      started?.response ??
+      exclusively(async () => {
+        if (!(await condition(() => passResult !== undefined, `${input.passResultWaitSeconds} seconds`))) {
+          throw fail(
+            RegistrationFailure.PassResultPending,
+            'the identity verification result has not arrived yet; retry shortly',
+          );
         }
-        return;
-      }
-      if (status !== 'in_progress') throw fail(SignInFailure.NotInProgress, `this sign-in is ${status}`);
-      if (passResult && !passResult.success) throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
-      if (busy) throw fail(SignInFailure.NotInProgress, 'this sign-in is being started');
+        if (!passResult!.success)
+          throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
+        const { userId, proofs } = await records.recordSignIn({
+          signInId: input.signInId,
+          result: passResult!,
+          request,
+        });
+        upsertSearchAttributes([{ key: UserIdSA, value: userId }]);
+        const response = {
+          signInId: input.signInId,
+          status: 'in_progress' as const,
+          proofs,
+          passTokenExpiresAt: request.passTokenExpiresAt,
+        };
+        started = { request, response };
+        return response;
+      }),
+    {
+      validator: (request) => {
+        if (started) {
+          if (
+            started.request.deviceId !== request.deviceId ||
+            started.request.passTokenHash !== request.passTokenHash
+          ) {
+            throw fail(
+              RegistrationFailure.AlreadyStarted,
+              'this sign-in was started from another device or pass token',
+            );
+          }
+          return;
+        }
+        if (status !== 'in_progress') throw fail(SignInFailure.NotInProgress, `this sign-in is ${status}`);
+        if (passResult && !passResult.success)
+          throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
+        if (busy) throw fail(SignInFailure.NotInProgress, 'this sign-in is being started');
+      },
     },
-  });
+  );
 
-  setHandler(passkeyProofUpdate, (request) => exclusively(async () => {
-    void request; // the API verified the assertion of this passkey of the account
-    return complete('passkey');
-  }), { validator: (_request) => requireProofStep('passkey') });
+  setHandler(
+    passkeyProofUpdate,
+    (request) =>
+      exclusively(async () => {
+        void request; // the API verified the assertion of this passkey of the account
+        return complete('passkey');
+      }),
+    { validator: (_request) => requireProofStep('passkey') },
+  );
 
-  setHandler(idCardProofUpdate, (request) => exclusively(async () => {
-    idCardAttempts += 1;
-    const check = await cards.checkSignInIdCard({ signInId: input.signInId, ...request });
-    if (check.ok) return complete('id_card');
-    const attemptsLeft = input.maxIdCardAttempts - idCardAttempts;
-    if (attemptsLeft <= 0) {
-      status = 'failed';
-      await records.closeSignIn({ signInId: input.signInId, status });
-      throw fail(SignInFailure.TooManyAttempts, `${check.message}; that was the last attempt: this sign-in failed, verify your identity again to start a new one`);
-    }
-    throw fail(check.failure, check.message, { attemptsLeft });
-  }), { validator: (_request) => requireProofStep('id_card') });
+  setHandler(
+    idCardProofUpdate,
+    (request) =>
+      exclusively(async () => {
+        idCardAttempts += 1;
+        const check = await cards.checkSignInIdCard({ signInId: input.signInId, ...request });
+        if (check.ok) return complete('id_card');
+        const attemptsLeft = input.maxIdCardAttempts - idCardAttempts;
+        if (attemptsLeft <= 0) {
+          status = 'failed';
+          await records.closeSignIn({ signInId: input.signInId, status });
+          throw fail(
+            SignInFailure.TooManyAttempts,
+            `${check.message}; that was the last attempt: this sign-in failed, verify your identity again to start a new one`,
+          );
+        }
+        throw fail(check.failure, check.message, { attemptsLeft });
+      }),
+    { validator: (_request) => requireProofStep('id_card') },
+  );
 
   const finished = await condition(() => status !== 'in_progress', `${input.ttlSeconds} seconds`);
   await condition(allHandlersFinished);

@@ -8,9 +8,16 @@ import { NetworkIdSA, UserIdSA, type DeployOutcome } from './messages';
  */
 export async function submitSignedOperation(
   ids: { userId: string; networkId: string },
-  steps: { submit(): Promise<{ txHash: string | null }>; completed(txHash: string | null): Promise<void>; failed(error: string): Promise<void> },
+  steps: {
+    submit(): Promise<{ txHash: string | null }>;
+    completed(txHash: string | null): Promise<void>;
+    failed(error: string): Promise<void>;
+  },
 ): Promise<DeployOutcome> {
-  upsertSearchAttributes([{ key: UserIdSA, value: ids.userId }, { key: NetworkIdSA, value: ids.networkId }]);
+  upsertSearchAttributes([
+    { key: UserIdSA, value: ids.userId },
+    { key: NetworkIdSA, value: ids.networkId },
+  ]);
   try {
     const { txHash } = await steps.submit();
     await steps.completed(txHash);

@@ -1,6 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { SignedOperationActivities } from '../activities/signed-operation';
-import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, type DeployOutcome, type TransferKeyOperationInput } from './messages';
+import {
+  CHAIN_SUBMISSION_OPTIONS,
+  RECORD_OPTIONS,
+  type DeployOutcome,
+  type TransferKeyOperationInput,
+} from './messages';
 import { submitSignedOperation } from './signed-operation';
 
 const chain = proxyActivities<Pick<SignedOperationActivities, 'submitTransferKeyChange'>>(CHAIN_SUBMISSION_OPTIONS);

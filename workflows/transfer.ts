@@ -1,41 +1,96 @@
-import { ActivityFailure, ApplicationFailure, ParentClosePolicy, condition, log, patched, proxyActivities, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  ParentClosePolicy,
+  condition,
+  log,
+  patched,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { TransferActivities } from '../activities/transfer';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
-import { CHAIN_SUBMISSION_OPTIONS, CHAIN_SUBMISSION_TIMEOUTS, RECORD_OPTIONS, NeedsReviewSA, NetworkIdSA, UserIdSA, transferFinalityWorkflowId, travelRuleConfirmationWorkflowId, travelRuleDecisionSignal, complianceDecisionSignal, type ComplianceDecision, type TransferInput, type TransferOutcome, type TravelRuleDecision } from './messages';
+import {
+  CHAIN_SUBMISSION_OPTIONS,
+  CHAIN_SUBMISSION_TIMEOUTS,
+  RECORD_OPTIONS,
+  NeedsReviewSA,
+  NetworkIdSA,
+  UserIdSA,
+  transferFinalityWorkflowId,
+  travelRuleConfirmationWorkflowId,
+  travelRuleDecisionSignal,
+  complianceDecisionSignal,
+  type ComplianceDecision,
+  type TransferInput,
+  type TransferOutcome,
+  type TravelRuleDecision,
+} from './messages';
 
 const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
-  startToCloseTimeout: '1 minute', retry: { initialInterval: '1 second', maximumAttempts: 10, nonRetryableErrorTypes: [TransferFailure.TransferRefused] },
+  startToCloseTimeout: '1 minute',
+  retry: {
+    initialInterval: '1 second',
+    maximumAttempts: 10,
+    nonRetryableErrorTypes: [TransferFailure.TransferRefused],
+  },
 });
 /** The last sanctions screening before signing: a provider or list that cannot answer is retried for about two minutes. */
 const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
   startToCloseTimeout: '30 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 8, nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned] },
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 8,
+    nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned],
+  },
 });
 /** The Travel Rule inquiry: a provider that cannot be reached is retried for about ten minutes, then the transfer fails. */
 const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>>({
-  startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
+  startToCloseTimeout: '1 minute',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
 });
 const review_ = proxyActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
-const storage = proxyActivities<Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>>(RECORD_OPTIONS);
+const storage =
+  proxyActivities<
+    Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>
+  >(RECORD_OPTIONS);
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
 const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
-  startToCloseTimeout: '6 hours', heartbeatTimeout: '30 seconds', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 /** After the first attempts ran out: no limit, every few minutes, until the chain says what happened. */
 const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
   // No maximumAttempts: retried until it succeeds or fails for a reason the chain proves.
-  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', nonRetryableErrorTypes: Object.values(ChainFailure) },
+  retry: {
+    initialInterval: '5 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    nonRetryableErrorTypes: Object.values(ChainFailure),
+  },
 });
 
 /** Nothing was signed or sent, for a reason the caller is told (the transfer as asked, its gas budget, a price). */
-const REFUSALS = new Set<string>([TransferFailure.TransferRefused, TransferFailure.RecipientSanctioned, TransferFailure.ScreeningUnavailable, ...Object.values(GasFailure)]);
+const REFUSALS = new Set<string>([
+  TransferFailure.TransferRefused,
+  TransferFailure.RecipientSanctioned,
+  TransferFailure.ScreeningUnavailable,
+  ...Object.values(GasFailure),
+]);
 
 /** Failures the chain itself proves: nothing was sent (refused at signing or by the EntryPoint), or it reverted. */
 const PROVEN = new Set<string>([...Object.values(ChainFailure), TransferFailure.TransferRefused]);
 const provenFailure = (error: unknown): boolean =>
-  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && (error.cause.nonRetryable || PROVEN.has(error.cause.type ?? ''));
+  error instanceof ActivityFailure &&
+  error.cause instanceof ApplicationFailure &&
+  (error.cause.nonRetryable || PROVEN.has(error.cause.type ?? ''));
 
 /**
  * A crypto transfer the API recorded: the worker signs it (EVM: a user operation of the user's account; Solana: a
@@ -47,9 +102,13 @@ const provenFailure = (error: unknown): boolean =>
  * asked about patiently until the chain answers; it is confirmed (once) or proven failed then.
  */
 export async function transferWorkflow(input: TransferInput): Promise<TransferOutcome> {
-  upsertSearchAttributes([{ key: UserIdSA, value: input.userId }, { key: NetworkIdSA, value: input.networkId }]);
+  upsertSearchAttributes([
+    { key: UserIdSA, value: input.userId },
+    { key: NetworkIdSA, value: input.networkId },
+  ]);
   const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
-    ...CHAIN_SUBMISSION_OPTIONS, retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
+    ...CHAIN_SUBMISSION_OPTIONS,
+    retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
   try {
     // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
@@ -57,8 +116,21 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     if (input.review && patched('transfer-compliance-review')) {
       const refusal = await complianceReview(input.transferId, input.review);
       if (refusal) {
-        await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: refusal });
-        return { status: 'failed', txHash: null, fee: null, error: refusal, refused: true, refusalType: TransferFailure.ComplianceRejected };
+        await storage.finishTransfer({
+          transferId: input.transferId,
+          status: 'failed',
+          txHash: null,
+          fee: null,
+          error: refusal,
+        });
+        return {
+          status: 'failed',
+          txHash: null,
+          fee: null,
+          error: refusal,
+          refused: true,
+          refusalType: TransferFailure.ComplianceRejected,
+        };
       }
     }
     let confirmTo: string | null = null;
@@ -66,39 +138,71 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       const { refusal, callback } = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
       confirmTo = callback;
       if (refusal) {
-        await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: refusal.message });
-        return { status: 'failed', txHash: null, fee: null, error: refusal.message, refused: true, refusalType: refusal.type };
+        await storage.finishTransfer({
+          transferId: input.transferId,
+          status: 'failed',
+          txHash: null,
+          fee: null,
+          error: refusal.message,
+        });
+        return {
+          status: 'failed',
+          txHash: null,
+          fee: null,
+          error: refusal.message,
+          refused: true,
+          refusalType: refusal.type,
+        };
       }
     }
     // Screened once more just before signing: the list may have changed since the API screened the recipient.
-    if (patched('transfer-screened-before-signing')) await screening.screenTransferRecipient({ transferId: input.transferId });
+    if (patched('transfer-screened-before-signing'))
+      await screening.screenTransferRecipient({ transferId: input.transferId });
     // Transfers started before signing moved to the worker arrive signed by the API.
     if (patched('transfer-signed-in-worker')) await signing.signTransfer({ transferId: input.transferId });
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
     try {
       sent = await chain.submitTransfer({ transferId: input.transferId });
     } catch (error) {
-      if (provenFailure(error) || !patched('transfer-held-until-chain-proves') || !(await storage.transferMaybeSent({ transferId: input.transferId }))) throw error;
+      if (
+        provenFailure(error) ||
+        !patched('transfer-held-until-chain-proves') ||
+        !(await storage.transferMaybeSent({ transferId: input.transferId }))
+      )
+        throw error;
       upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
-      if (patched('transfer-needs-review-event')) await storage.recordTransferNeedsReview({ transferId: input.transferId });
+      if (patched('transfer-needs-review-event'))
+        await storage.recordTransferNeedsReview({ transferId: input.transferId });
       try {
         sent = await patient.submitTransfer({ transferId: input.transferId });
       } finally {
         upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
       }
     }
-    const outcome: TransferOutcome = { status: sent.success ? 'confirmed' : 'failed', txHash: sent.txHash, fee: sent.fee, ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }) };
-    await storage.finishTransfer({ transferId: input.transferId, ...outcome, ...(sent.block ? { block: sent.block } : {}) });
+    const outcome: TransferOutcome = {
+      status: sent.success ? 'confirmed' : 'failed',
+      txHash: sent.txHash,
+      fee: sent.fee,
+      ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }),
+    };
+    await storage.finishTransfer({
+      transferId: input.transferId,
+      ...outcome,
+      ...(sent.block ? { block: sent.block } : {}),
+    });
     // The answer goes out at inclusion; transfer-finality-<id> follows it to finality (and through a reorg) after.
     if (sent.success && sent.block && patched('transfer-finality')) {
       await startChild(transferFinalityWorkflow, {
-        workflowId: transferFinalityWorkflowId(input.transferId), args: [input], parentClosePolicy: ParentClosePolicy.ABANDON,
+        workflowId: transferFinalityWorkflowId(input.transferId),
+        args: [input],
+        parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     }
     // The receiving provider asked for the transaction id (TRP transfer confirmation): told after the answer goes out.
     if (sent.success && sent.txHash && confirmTo && patched('transfer-travel-rule-confirmation')) {
       await startChild(travelRuleConfirmationWorkflow, {
-        workflowId: travelRuleConfirmationWorkflowId(input.transferId), args: [{ transferId: input.transferId, callback: confirmTo, txHash: sent.txHash }],
+        workflowId: travelRuleConfirmationWorkflowId(input.transferId),
+        args: [{ transferId: input.transferId, callback: confirmTo, txHash: sent.txHash }],
         parentClosePolicy: ParentClosePolicy.ABANDON,
       });
     }
@@ -110,8 +214,20 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     const cause = error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;
     const refused = REFUSALS.has(cause?.type ?? '');
-    await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: message });
-    return { status: 'failed', txHash: null, fee: null, error: message, ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}) };
+    await storage.finishTransfer({
+      transferId: input.transferId,
+      status: 'failed',
+      txHash: null,
+      fee: null,
+      error: message,
+    });
+    return {
+      status: 'failed',
+      txHash: null,
+      fee: null,
+      error: message,
+      ...(refused ? { refused: true, refusalType: cause!.type!, refusalDetails: cause!.details?.[0] } : {}),
+    };
   }
 }
 
@@ -119,19 +235,40 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
  * Sends the Travel Rule inquiry and waits durably (a worker may die meanwhile) for the receiving provider's decision,
  * which its TRP callback signals; the first decision counts. Answers why the transfer must fail, or null to go on.
  */
-async function travelRuleExchange(transferId: string, timeoutSeconds: number): Promise<{ refusal: { type: string; message: string } | null; callback: string | null }> {
+async function travelRuleExchange(
+  transferId: string,
+  timeoutSeconds: number,
+): Promise<{ refusal: { type: string; message: string } | null; callback: string | null }> {
   let decision: TravelRuleDecision | undefined;
-  setHandler(travelRuleDecisionSignal, (d) => { decision ??= d; });
+  setHandler(travelRuleDecisionSignal, (d) => {
+    decision ??= d;
+  });
   const sent = await travelRule.sendTravelRuleInquiry({ transferId });
   if (!sent.sent) decision = { approved: false, reason: sent.reason ?? 'the receiving provider refused the inquiry' };
   const decided = await condition(() => decision !== undefined, `${timeoutSeconds} seconds`);
   if (!decided) {
     await travelRule.recordTravelRuleOutcome({ transferId, status: 'timed_out', reason: null });
-    return { refusal: { type: TransferFailure.TravelRuleTimedOut, message: `The receiving provider did not answer the Travel Rule inquiry within ${timeoutSeconds} seconds; nothing was sent` }, callback: null };
+    return {
+      refusal: {
+        type: TransferFailure.TravelRuleTimedOut,
+        message: `The receiving provider did not answer the Travel Rule inquiry within ${timeoutSeconds} seconds; nothing was sent`,
+      },
+      callback: null,
+    };
   }
-  await travelRule.recordTravelRuleOutcome({ transferId, status: decision!.approved ? 'approved' : 'rejected', reason: decision!.reason });
+  await travelRule.recordTravelRuleOutcome({
+    transferId,
+    status: decision!.approved ? 'approved' : 'rejected',
+    reason: decision!.reason,
+  });
   if (decision!.approved) return { refusal: null, callback: decision!.callback ?? null };
-  return { refusal: { type: TransferFailure.TravelRuleRejected, message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent` }, callback: null };
+  return {
+    refusal: {
+      type: TransferFailure.TravelRuleRejected,
+      message: `The receiving provider rejected the transfer: ${decision!.reason ?? 'no reason given'}; nothing was sent`,
+    },
+    callback: null,
+  };
 }
 
 /**
@@ -141,7 +278,9 @@ async function travelRuleExchange(transferId: string, timeoutSeconds: number): P
  */
 async function complianceReview(transferId: string, review: { kind: string; detail: string }): Promise<string | null> {
   let decision: ComplianceDecision | undefined;
-  setHandler(complianceDecisionSignal, (d) => { decision ??= d; });
+  setHandler(complianceDecisionSignal, (d) => {
+    decision ??= d;
+  });
   await review_.openReviewCase({ transferId, kind: review.kind, detail: review.detail });
   upsertSearchAttributes([{ key: NeedsReviewSA, value: 'compliance_review' }]);
   await condition(() => decision !== undefined);
@@ -152,15 +291,23 @@ async function complianceReview(transferId: string, review: { kind: string; deta
 }
 
 /** TRP transfer confirmation: the sent transaction's id to the receiving provider, a few tries; a failure changes no transfer. */
-export async function travelRuleConfirmationWorkflow(input: { transferId: string; callback: string; txHash: string }): Promise<'confirmed' | 'not-sent'> {
+export async function travelRuleConfirmationWorkflow(input: {
+  transferId: string;
+  callback: string;
+  txHash: string;
+}): Promise<'confirmed' | 'not-sent'> {
   const confirm = proxyActivities<Pick<TravelRuleActivities, 'confirmTravelRuleTransfer'>>({
-    startToCloseTimeout: '1 minute', retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
+    startToCloseTimeout: '1 minute',
+    retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
   });
   try {
     await confirm.confirmTravelRuleTransfer(input);
     return 'confirmed';
   } catch (error) {
-    log.warn('the receiving provider could not be told the transaction id', { transferId: input.transferId, error: (error as Error).message });
+    log.warn('the receiving provider could not be told the transaction id', {
+      transferId: input.transferId,
+      error: (error as Error).message,
+    });
     return 'not-sent';
   }
 }
@@ -173,7 +320,10 @@ export async function travelRuleConfirmationWorkflow(input: { transferId: string
  * (or its Solana blockhash expired), it is failed: the reorg undid it and nothing moved.
  */
 export async function transferFinalityWorkflow(input: TransferInput): Promise<void> {
-  upsertSearchAttributes([{ key: UserIdSA, value: input.userId }, { key: NetworkIdSA, value: input.networkId }]);
+  upsertSearchAttributes([
+    { key: UserIdSA, value: input.userId },
+    { key: NetworkIdSA, value: input.networkId },
+  ]);
   for (;;) {
     if ((await finality.awaitFinality({ transferId: input.transferId })) === 'finalized') return;
     log.warn('a reorg removed the confirmed transfer; sending it again', { transferId: input.transferId });
@@ -183,13 +333,26 @@ export async function transferFinalityWorkflow(input: TransferInput): Promise<vo
       sent = await patient.submitTransfer({ transferId: input.transferId });
     } catch (error) {
       if (!provenFailure(error)) throw error;
-      const message = error instanceof ActivityFailure && error.cause ? error.cause.message : 'the transfer was refused when sent again';
-      await storage.finishTransfer({ transferId: input.transferId, status: 'failed', txHash: null, fee: null, error: `removed by a reorg, then refused: ${message}` });
+      const message =
+        error instanceof ActivityFailure && error.cause
+          ? error.cause.message
+          : 'the transfer was refused when sent again';
+      await storage.finishTransfer({
+        transferId: input.transferId,
+        status: 'failed',
+        txHash: null,
+        fee: null,
+        error: `removed by a reorg, then refused: ${message}`,
+      });
       return;
     }
     await storage.finishTransfer({
-      transferId: input.transferId, status: sent.success ? 'confirmed' : 'failed', txHash: sent.txHash, fee: sent.fee,
-      ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }), ...(sent.block ? { block: sent.block } : {}),
+      transferId: input.transferId,
+      status: sent.success ? 'confirmed' : 'failed',
+      txHash: sent.txHash,
+      fee: sent.fee,
+      ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }),
+      ...(sent.block ? { block: sent.block } : {}),
     });
     if (!sent.success) return;
   }

@@ -1,4 +1,11 @@
-import { ActivityFailure, ApplicationFailure, condition, continueAsNew, proxyActivities, setHandler } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { WebhookActivities } from '../activities/webhooks';
 import { webhookWakeSignal, type WebhookEndpointInput, type WebhookEndpointOutcome } from './messages';
 
@@ -14,15 +21,24 @@ const STEPS_PER_RUN = 500;
  */
 export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Promise<WebhookEndpointOutcome> {
   const store = proxyActivities<Pick<WebhookActivities, 'nextWebhookEvents' | 'disableWebhookEndpoint'>>({
-    startToCloseTimeout: '30 seconds', retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const delivery = proxyActivities<Pick<WebhookActivities, 'deliverWebhookEvent'>>({
     // The delivery heartbeats while it waits for the receiver: a worker that dies mid-delivery is noticed in seconds.
-    startToCloseTimeout: '2 minutes', heartbeatTimeout: '5 seconds', scheduleToCloseTimeout: `${input.retry.giveUpSeconds} seconds`,
-    retry: { initialInterval: `${input.retry.initialSeconds} seconds`, backoffCoefficient: 2, maximumInterval: `${input.retry.maximumSeconds} seconds` },
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '5 seconds',
+    scheduleToCloseTimeout: `${input.retry.giveUpSeconds} seconds`,
+    retry: {
+      initialInterval: `${input.retry.initialSeconds} seconds`,
+      backoffCoefficient: 2,
+      maximumInterval: `${input.retry.maximumSeconds} seconds`,
+    },
   });
   let woken = false;
-  setHandler(webhookWakeSignal, () => { woken = true; });
+  setHandler(webhookWakeSignal, () => {
+    woken = true;
+  });
   for (let steps = 0; steps < STEPS_PER_RUN;) {
     woken = false;
     const next = await store.nextWebhookEvents({ endpointId: input.endpointId, limit: 50 });
@@ -37,8 +53,14 @@ export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Prom
         await delivery.deliverWebhookEvent({ endpointId: input.endpointId, position, generation: next.generation });
       } catch (error) {
         if (!(error instanceof ActivityFailure)) throw error;
-        const cause = error.cause instanceof ApplicationFailure || error.cause instanceof Error ? error.cause.message : error.message;
-        await store.disableWebhookEndpoint({ endpointId: input.endpointId, reason: `event at position ${position} could not be delivered: ${cause}` });
+        const cause =
+          error.cause instanceof ApplicationFailure || error.cause instanceof Error
+            ? error.cause.message
+            : error.message;
+        await store.disableWebhookEndpoint({
+          endpointId: input.endpointId,
+          reason: `event at position ${position} could not be delivered: ${cause}`,
+        });
         return { status: 'disabled' };
       }
       steps += 1;

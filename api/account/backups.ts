@@ -6,11 +6,18 @@ import { AccountBackupEntity, type AccountBackup } from '../../db/entities';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 
-export interface BackupInput { encryptedMnemonic: string; encryptedDerivationPaths: string; encryptionMethod: string }
+export interface BackupInput {
+  encryptedMnemonic: string;
+  encryptedDerivationPaths: string;
+  encryptionMethod: string;
+}
 
 export const backupView = (backup: AccountBackup) => ({
-  version: backup.version, encryptedMnemonic: backup.encryptedMnemonic, encryptedDerivationPaths: backup.encryptedDerivationPaths,
-  encryptionMethod: backup.encryptionMethod, createdAt: backup.createdAt.toISOString(),
+  version: backup.version,
+  encryptedMnemonic: backup.encryptedMnemonic,
+  encryptedDerivationPaths: backup.encryptedDerivationPaths,
+  encryptionMethod: backup.encryptionMethod,
+  createdAt: backup.createdAt.toISOString(),
 });
 
 /**
@@ -24,12 +31,22 @@ export class WalletBackups {
   /** The latest version (or `version`); the read commits backup.read, and the person is mailed. */
   async read(userId: string, deviceId: string, version?: number): Promise<AccountBackup> {
     const em = this.deps.orm.em.fork();
-    const [backup] = await em.find(AccountBackupEntity, version ? { userId, version } : { userId }, { orderBy: { version: 'desc' }, limit: 1 });
+    const [backup] = await em.find(AccountBackupEntity, version ? { userId, version } : { userId }, {
+      orderBy: { version: 'desc' },
+      limit: 1,
+    });
     if (!backup) throw problems.notFound(version ? `Backup version ${version}` : 'A wallet backup');
     const readId = `bkr_${randomUUID()}`;
-    await this.deps.notices.around({ userId, eventType: 'backup.read', resourceId: readId }, () => this.deps.orm.em.fork().transactional(async (tx) => {
-      await appendEvent(tx, { type: 'backup.read', resourceId: readId, userId, data: { deviceId, version: backup.version } });
-    }));
+    await this.deps.notices.around({ userId, eventType: 'backup.read', resourceId: readId }, () =>
+      this.deps.orm.em.fork().transactional(async (tx) => {
+        await appendEvent(tx, {
+          type: 'backup.read',
+          resourceId: readId,
+          userId,
+          data: { deviceId, version: backup.version },
+        });
+      }),
+    );
     return backup;
   }
 
@@ -38,9 +55,20 @@ export class WalletBackups {
     for (let attempt = 0; ; attempt += 1) {
       try {
         return await this.deps.orm.em.fork().transactional(async (tx) => {
-          const [latest] = await tx.find(AccountBackupEntity, { userId }, { orderBy: { version: 'desc' }, limit: 1, fields: ['version'] });
+          const [latest] = await tx.find(
+            AccountBackupEntity,
+            { userId },
+            { orderBy: { version: 'desc' }, limit: 1, fields: ['version'] },
+          );
           const version = (latest?.version ?? 0) + 1;
-          const backup = tx.create(AccountBackupEntity, { id: `bkp_${randomUUID()}`, userId, version, deviceId, ...input, createdAt: new Date() });
+          const backup = tx.create(AccountBackupEntity, {
+            id: `bkp_${randomUUID()}`,
+            userId,
+            version,
+            deviceId,
+            ...input,
+            createdAt: new Date(),
+          });
           await tx.flush();
           await appendEvent(tx, { type: 'backup.stored', resourceId: userId, userId, data: { version } });
           return backup;

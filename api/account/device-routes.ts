@@ -12,50 +12,107 @@ import { backupView, type WalletBackups } from './backups';
 const TAGS = ['Devices'];
 
 /** The devices signed in to the caller's account: list, sign out this one, revoke another (a lost or stolen phone). */
-export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: Devices; stepUp: StepUp; passkeys: Passkeys; backups: WalletBackups }): RouteSpec[] {
+export function deviceRoutes({
+  devices,
+  stepUp,
+  passkeys,
+  backups,
+}: {
+  devices: Devices;
+  stepUp: StepUp;
+  passkeys: Passkeys;
+  backups: WalletBackups;
+}): RouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/account/devices', operationId: 'listDevices', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/account/devices',
+      operationId: 'listDevices',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'The devices signed in to the account, oldest first; `current` marks the caller',
       responses: { 200: { description: 'Devices', schema: S.DeviceList } },
-      handler: async ({ user }) => ({ status: 200, body: { items: (await devices.list(user.userId)).map((d) => deviceView(d, user.deviceId)) } }),
+      handler: async ({ user }) => ({
+        status: 200,
+        body: { items: (await devices.list(user.userId)).map((d) => deviceView(d, user.deviceId)) },
+      }),
     }),
 
     defineRoute({
-      method: 'delete', path: '/v1/account/devices/:deviceId', operationId: 'revokeDevice', tags: TAGS, auth: 'bearer',
-      summary: "Sign a device out: its refresh tokens are revoked and its access tokens refused from now on, in every api process",
-      description: 'Your own device (X-Device-Id of the token) signs out with the token alone. Another device needs `pin` bound to '
-        + '`{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out). '
-        + 'Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.',
-      params: S.DeviceParams, body: S.RevokeDeviceBody,
+      method: 'delete',
+      path: '/v1/account/devices/:deviceId',
+      operationId: 'revokeDevice',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'Sign a device out: its refresh tokens are revoked and its access tokens refused from now on, in every api process',
+      description:
+        'Your own device (X-Device-Id of the token) signs out with the token alone. Another device needs `pin` bound to ' +
+        '`{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out). ' +
+        'Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.',
+      params: S.DeviceParams,
+      body: S.RevokeDeviceBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
-      responses: { 200: { description: 'Signed out', schema: S.DeviceRevoked }, ...STEP_UP_REFUSALS, 404: { description: 'No such device of yours, or unknown challenge' } },
+      responses: {
+        200: { description: 'Signed out', schema: S.DeviceRevoked },
+        ...STEP_UP_REFUSALS,
+        404: { description: 'No such device of yours, or unknown challenge' },
+      },
       handler: async ({ user, params, body }, ctx) => {
         const itself = params.deviceId.toLowerCase() === user.deviceId.toLowerCase();
-        await devices.revoke(user.userId, itself ? user.deviceId : params.deviceId, itself ? 'itself' : 'another_device', itself ? undefined : () => stepUp.verify(
-          user.userId, body, { action: 'device_revoke', device_id: params.deviceId }, ctx.get('idempotency-key') || null,
-        ));
+        await devices.revoke(
+          user.userId,
+          itself ? user.deviceId : params.deviceId,
+          itself ? 'itself' : 'another_device',
+          itself
+            ? undefined
+            : () =>
+                stepUp.verify(
+                  user.userId,
+                  body,
+                  { action: 'device_revoke', device_id: params.deviceId },
+                  ctx.get('idempotency-key') || null,
+                ),
+        );
         return { status: 200, body: { deviceId: params.deviceId, revoked: true as const } };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/devices/:deviceId/release', operationId: 'releaseDeviceHold', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/account/devices/:deviceId/release',
+      operationId: 'releaseDeviceHold',
+      tags: TAGS,
+      auth: 'bearer',
       summary: "End a device's new-device hold with a passkey registered before it signed in",
-      description: 'Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}.',
-      params: S.DeviceParams, body: S.ReleaseDeviceBody,
+      description:
+        'Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}.',
+      params: S.DeviceParams,
+      body: S.ReleaseDeviceBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       responses: {
-        200: { description: 'Released', schema: S.DeviceReleased }, 404: { description: 'No such device of yours, or unknown challenge' },
-        409: { description: 'Challenge already used' }, 410: { description: 'Challenge expired' },
-        422: { description: 'No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new)' },
+        200: { description: 'Released', schema: S.DeviceReleased },
+        404: { description: 'No such device of yours, or unknown challenge' },
+        409: { description: 'Challenge already used' },
+        410: { description: 'Challenge expired' },
+        422: {
+          description:
+            'No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new)',
+        },
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ user, params, body }) => {
         await devices.release(user.userId, params.deviceId, () => {
-          if (!body.passkeyAssertion) throw problems.unprocessable('step-up-required', 'Send passkeyAssertion: a passkey registered before this device signed in releases its hold');
+          if (!body.passkeyAssertion)
+            throw problems.unprocessable(
+              'step-up-required',
+              'Send passkeyAssertion: a passkey registered before this device signed in releases its hold',
+            );
           return passkeys.verifyStepUp(
-            user.userId, body.passkeyAssertion.challengeId, body.passkeyAssertion.credential as unknown as AuthenticationResponseJSON, { action: 'device_release', device_id: params.deviceId },
+            user.userId,
+            body.passkeyAssertion.challengeId,
+            body.passkeyAssertion.credential as unknown as AuthenticationResponseJSON,
+            { action: 'device_release', device_id: params.deviceId },
           );
         });
         return { status: 200, body: { deviceId: params.deviceId, holdUntil: null } };
@@ -63,27 +120,53 @@ export function deviceRoutes({ devices, stepUp, passkeys, backups }: { devices: 
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/account/backup', operationId: 'getWalletBackup', tags: ['Backup'], auth: 'bearer', deviceHold: 'read the wallet backup',
-      summary: 'The encrypted wallet backup, as the app stored it (the service never decrypts it): restore the owner key on a new device',
-      description: 'Every read writes `backup.read` and is mailed to the person. A device in its new-device hold cannot read it.',
+      method: 'get',
+      path: '/v1/account/backup',
+      operationId: 'getWalletBackup',
+      tags: ['Backup'],
+      auth: 'bearer',
+      deviceHold: 'read the wallet backup',
+      summary:
+        'The encrypted wallet backup, as the app stored it (the service never decrypts it): restore the owner key on a new device',
+      description:
+        'Every read writes `backup.read` and is mailed to the person. A device in its new-device hold cannot read it.',
       query: S.BackupQuery,
       rateLimits: [{ rule: 'backup-read', key: ({ user }) => user.userId }],
-      responses: { 200: { description: 'The backup', schema: S.BackupView }, 404: { description: 'No backup (of that version)' }, 429: { description: 'Too many reads (Retry-After)' } },
-      handler: async ({ user, query }) => ({ status: 200, body: backupView(await backups.read(user.userId, user.deviceId, query.version)) }),
+      responses: {
+        200: { description: 'The backup', schema: S.BackupView },
+        404: { description: 'No backup (of that version)' },
+        429: { description: 'Too many reads (Retry-After)' },
+      },
+      handler: async ({ user, query }) => ({
+        status: 200,
+        body: backupView(await backups.read(user.userId, user.deviceId, query.version)),
+      }),
     }),
 
     defineRoute({
-      method: 'put', path: '/v1/account/backup', operationId: 'replaceWalletBackup', tags: ['Backup'], auth: 'bearer', deviceHold: 'replace the wallet backup',
+      method: 'put',
+      path: '/v1/account/backup',
+      operationId: 'replaceWalletBackup',
+      tags: ['Backup'],
+      auth: 'bearer',
+      deviceHold: 'replace the wallet backup',
       summary: 'Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept',
       body: BackupBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Stored', schema: S.BackupView } },
-      handler: async ({ user, body }) => ({ status: 201, body: backupView(await backups.store(user.userId, user.deviceId, body)) }),
+      handler: async ({ user, body }) => ({
+        status: 201,
+        body: backupView(await backups.store(user.userId, user.deviceId, body)),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/sign-out', operationId: 'signOut', tags: ['Auth'], auth: 'bearer',
-      summary: "Sign this device out (as DELETE /v1/account/devices/{your deviceId})",
+      method: 'post',
+      path: '/v1/auth/sign-out',
+      operationId: 'signOut',
+      tags: ['Auth'],
+      auth: 'bearer',
+      summary: 'Sign this device out (as DELETE /v1/account/devices/{your deviceId})',
       responses: { 200: { description: 'Signed out', schema: S.DeviceRevoked } },
       handler: async ({ user }) => {
         await devices.revoke(user.userId, user.deviceId, 'itself');

@@ -5,12 +5,18 @@ import { DeviceEntity, RefreshTokenEntity, type Device } from '../../db/entities
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 
-export interface SignedInDevice { sessionId: string; holdUntil: Date | null }
+export interface SignedInDevice {
+  sessionId: string;
+  holdUntil: Date | null;
+}
 
 /** A device as the person sees it in the app (GET /v1/account/devices). */
 export const deviceView = (device: Device, currentDeviceId: string) => ({
-  deviceId: device.deviceId, label: device.label ?? null, signInMethod: device.signInMethod,
-  firstSeenAt: device.firstSeenAt.toISOString(), lastUsedAt: device.lastUsedAt.toISOString(),
+  deviceId: device.deviceId,
+  label: device.label ?? null,
+  signInMethod: device.signInMethod,
+  firstSeenAt: device.firstSeenAt.toISOString(),
+  lastUsedAt: device.lastUsedAt.toISOString(),
   holdUntil: device.holdUntil && device.holdUntil.getTime() > Date.now() ? device.holdUntil.toISOString() : null,
   current: device.deviceId === currentDeviceId,
 });
@@ -31,17 +37,31 @@ export class Devices {
   async registrationSession(userId: string, deviceId: string): Promise<string> {
     const em = this.deps.orm.em.fork();
     const existing = await em.findOne(DeviceEntity, { userId, deviceId });
-    if (existing?.revokedAt) throw problems.forbiddenAs('device-revoked', 'This device was signed out: sign in again (POST /v1/auth/sign-in)');
+    if (existing?.revokedAt)
+      throw problems.forbiddenAs('device-revoked', 'This device was signed out: sign in again (POST /v1/auth/sign-in)');
     if (existing) return existing.sessionId;
     const sessionId = newSessionId();
-    em.create(DeviceEntity, { id: `dev_${randomUUID()}`, userId, deviceId, sessionId, signInMethod: 'registration', label: null, holdUntil: null, revokedAt: null });
+    em.create(DeviceEntity, {
+      id: `dev_${randomUUID()}`,
+      userId,
+      deviceId,
+      sessionId,
+      signInMethod: 'registration',
+      label: null,
+      holdUntil: null,
+      revokedAt: null,
+    });
     try {
       await em.flush();
       return sessionId;
     } catch {
       // A concurrent grant for the same device made it first.
       const raced = await this.deps.orm.em.fork().findOneOrFail(DeviceEntity, { userId, deviceId });
-      if (raced.revokedAt) throw problems.forbiddenAs('device-revoked', 'This device was signed out: sign in again (POST /v1/auth/sign-in)');
+      if (raced.revokedAt)
+        throw problems.forbiddenAs(
+          'device-revoked',
+          'This device was signed out: sign in again (POST /v1/auth/sign-in)',
+        );
       return raced.sessionId;
     }
   }
@@ -50,22 +70,55 @@ export class Devices {
    * A sign-in on a device (new, revoked before, or signed in already: it gets a new session, so earlier tokens of it
    * stop working). Writes device.added and mails the person (the notice starts before the change commits).
    */
-  async signIn(input: { userId: string; deviceId: string; label: string | null; method: 'passkey' | 'id_card'; holdUntil: Date | null }): Promise<SignedInDevice> {
+  async signIn(input: {
+    userId: string;
+    deviceId: string;
+    label: string | null;
+    method: 'passkey' | 'id_card';
+    holdUntil: Date | null;
+  }): Promise<SignedInDevice> {
     const sessionId = newSessionId();
     const { userId, deviceId, label, method, holdUntil } = input;
-    await this.deps.notices.around({ userId, eventType: 'device.added', resourceId: sessionId }, () => this.deps.orm.em.fork().transactional(async (tx) => {
-      const now = new Date();
-      const existing = await tx.findOne(DeviceEntity, { userId, deviceId });
-      if (existing) {
-        Object.assign(existing, { sessionId, signInMethod: method, holdUntil, label: label ?? existing.label, signedInAt: now, lastUsedAt: now, revokedAt: null });
-        // Refresh tokens of its earlier session end with it.
-        await tx.nativeUpdate(RefreshTokenEntity, { userId, deviceId, revokedAt: null }, { revokedAt: now });
-      } else {
-        tx.create(DeviceEntity, { id: `dev_${randomUUID()}`, userId, deviceId, sessionId, signInMethod: method, label, holdUntil, revokedAt: null, firstSeenAt: now, signedInAt: now, lastUsedAt: now });
-      }
-      await tx.flush();
-      await appendEvent(tx, { type: 'device.added', resourceId: sessionId, userId, data: { deviceId, signInMethod: method, holdUntil: holdUntil?.toISOString() ?? null } });
-    }));
+    await this.deps.notices.around({ userId, eventType: 'device.added', resourceId: sessionId }, () =>
+      this.deps.orm.em.fork().transactional(async (tx) => {
+        const now = new Date();
+        const existing = await tx.findOne(DeviceEntity, { userId, deviceId });
+        if (existing) {
+          Object.assign(existing, {
+            sessionId,
+            signInMethod: method,
+            holdUntil,
+            label: label ?? existing.label,
+            signedInAt: now,
+            lastUsedAt: now,
+            revokedAt: null,
+          });
+          // Refresh tokens of its earlier session end with it.
+          await tx.nativeUpdate(RefreshTokenEntity, { userId, deviceId, revokedAt: null }, { revokedAt: now });
+        } else {
+          tx.create(DeviceEntity, {
+            id: `dev_${randomUUID()}`,
+            userId,
+            deviceId,
+            sessionId,
+            signInMethod: method,
+            label,
+            holdUntil,
+            revokedAt: null,
+            firstSeenAt: now,
+            signedInAt: now,
+            lastUsedAt: now,
+          });
+        }
+        await tx.flush();
+        await appendEvent(tx, {
+          type: 'device.added',
+          resourceId: sessionId,
+          userId,
+          data: { deviceId, signInMethod: method, holdUntil: holdUntil?.toISOString() ?? null },
+        });
+      }),
+    );
     return { sessionId, holdUntil };
   }
 
@@ -87,9 +140,14 @@ export class Devices {
     if (!device) throw problems.notFound(`Device ${deviceId}`);
     const passkey = await approve();
     if (passkey.createdAt.getTime() >= device.signedInAt.getTime()) {
-      throw problems.unprocessable('passkey-too-new', 'Only a passkey registered before this device signed in can release its hold');
+      throw problems.unprocessable(
+        'passkey-too-new',
+        'Only a passkey registered before this device signed in can release its hold',
+      );
     }
-    await this.deps.orm.em.fork().nativeUpdate(DeviceEntity, { id: device.id, sessionId: device.sessionId }, { holdUntil: null });
+    await this.deps.orm.em
+      .fork()
+      .nativeUpdate(DeviceEntity, { id: device.id, sessionId: device.sessionId }, { holdUntil: null });
   }
 
   /**
@@ -97,18 +155,29 @@ export class Devices {
    * `approve` runs first (revoking another device needs the PIN or a passkey). Revoking a device signed out already
    * answers as the first time did.
    */
-  async revoke(userId: string, deviceId: string, by: 'itself' | 'another_device', approve: () => Promise<unknown> = async () => undefined): Promise<void> {
+  async revoke(
+    userId: string,
+    deviceId: string,
+    by: 'itself' | 'another_device',
+    approve: () => Promise<unknown> = async () => undefined,
+  ): Promise<void> {
     const device = await this.deps.orm.em.fork().findOne(DeviceEntity, { userId, deviceId });
     if (!device) throw problems.notFound(`Device ${deviceId}`);
     if (device.revokedAt) return;
     await approve();
-    await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, () => this.deps.orm.em.fork().transactional(async (tx) => {
-      const now = new Date();
-      const ended = await tx.nativeUpdate(DeviceEntity, { id: device.id, sessionId: device.sessionId, revokedAt: null }, { revokedAt: now });
-      if (ended !== 1) return; // a concurrent revocation (or a new sign-in) got there first
-      await tx.nativeUpdate(RefreshTokenEntity, { userId, deviceId, revokedAt: null }, { revokedAt: now });
-      await appendEvent(tx, { type: 'device.revoked', resourceId: device.sessionId, userId, data: { deviceId, by } });
-    }));
+    await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, () =>
+      this.deps.orm.em.fork().transactional(async (tx) => {
+        const now = new Date();
+        const ended = await tx.nativeUpdate(
+          DeviceEntity,
+          { id: device.id, sessionId: device.sessionId, revokedAt: null },
+          { revokedAt: now },
+        );
+        if (ended !== 1) return; // a concurrent revocation (or a new sign-in) got there first
+        await tx.nativeUpdate(RefreshTokenEntity, { userId, deviceId, revokedAt: null }, { revokedAt: now });
+        await appendEvent(tx, { type: 'device.revoked', resourceId: device.sessionId, userId, data: { deviceId, by } });
+      }),
+    );
   }
 }
 

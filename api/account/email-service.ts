@@ -11,7 +11,12 @@ import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
 
 export interface EmailServiceDeps {
-  orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; verificationTtlSeconds: number; verificationMaxAttempts: number;
+  orm: Orm;
+  temporal: Client;
+  encryption: DataEncryption;
+  taskQueue: string;
+  verificationTtlSeconds: number;
+  verificationMaxAttempts: number;
 }
 
 /** `j***@example.com`: enough for the user to recognise their address, not enough to harvest it. */
@@ -27,9 +32,16 @@ const normalise = (email: string): string => {
 };
 
 /** The profile's view of a user's email (see ProfileResponse). */
-export function emailView(encryption: DataEncryption, user: User): { email: string; emailVerified: boolean; emailVerifiedAt: string | null } {
+export function emailView(
+  encryption: DataEncryption,
+  user: User,
+): { email: string; emailVerified: boolean; emailVerifiedAt: string | null } {
   if (!user.emailSealed || !user.emailVerifiedAt) return { email: '', emailVerified: false, emailVerifiedAt: null };
-  return { email: encryption.openText(user.emailSealed, emailAad(user.id)), emailVerified: true, emailVerifiedAt: user.emailVerifiedAt.toISOString() };
+  return {
+    email: encryption.openText(user.emailSealed, emailAad(user.id)),
+    emailVerified: true,
+    emailVerifiedAt: user.emailVerifiedAt.toISOString(),
+  };
 }
 
 /**
@@ -46,23 +58,44 @@ export class EmailVerificationService {
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
     const expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
     await orm.em.fork().insert(EmailVerificationEntity, {
-      verificationId, userId: user.id, emailSealed: encryption.sealText(email, emailAad(user.id)), codeHash: this.codeHashOf(verificationId, code),
-      status: 'pending', expiresAt, createdAt: new Date(),
+      verificationId,
+      userId: user.id,
+      emailSealed: encryption.sealText(email, emailAad(user.id)),
+      codeHash: this.codeHashOf(verificationId, code),
+      status: 'pending',
+      expiresAt,
+      createdAt: new Date(),
     });
     // The code travels only in the workflow's (encrypted) input; the database keeps its keyed hash.
     await this.deps.temporal.workflow.execute(emailVerificationWorkflow, {
-      workflowId: emailVerificationWorkflowId(verificationId), taskQueue: this.deps.taskQueue, args: [{ verificationId, code }],
+      workflowId: emailVerificationWorkflowId(verificationId),
+      taskQueue: this.deps.taskQueue,
+      args: [{ verificationId, code }],
     });
     return { verificationId, sentTo: maskEmail(email), expiresAt: expiresAt.toISOString() };
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
-    const verification = await countCodeAttempt(this.deps.orm, EmailVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'ask for a new code');
+    const verification = await countCodeAttempt(
+      this.deps.orm,
+      EmailVerificationEntity,
+      verificationId,
+      userId,
+      this.deps.verificationMaxAttempts,
+      'ask for a new code',
+    );
     if (!safeEqual(verification.codeHash, this.codeHashOf(verificationId, code))) {
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) {
         await this.deps.orm.em.fork().transactional(async (tx) => {
-          if (await tx.nativeUpdate(EmailVerificationEntity, { verificationId, status: 'pending' }, { status: 'failed' }) !== 1) return;
+          if (
+            (await tx.nativeUpdate(
+              EmailVerificationEntity,
+              { verificationId, status: 'pending' },
+              { status: 'failed' },
+            )) !== 1
+          )
+            return;
           await appendEvent(tx, { type: 'email.locked', resourceId: verificationId, userId, data: { verificationId } });
         });
       }
@@ -71,10 +104,18 @@ export class EmailVerificationService {
     const verifiedAt = new Date();
     const email = this.deps.encryption.openText(verification.emailSealed, emailAad(userId));
     await this.deps.orm.em.fork().transactional(async (tx) => {
-      const moved = await tx.nativeUpdate(EmailVerificationEntity, { verificationId, status: 'pending' }, { status: 'verified' });
+      const moved = await tx.nativeUpdate(
+        EmailVerificationEntity,
+        { verificationId, status: 'pending' },
+        { status: 'verified' },
+      );
       if (moved !== 1) throw problems.conflict('already-verified', 'This address was already verified');
       // The newest confirmed address is the user's; it was sealed for this user, so it is stored as it is.
-      await tx.nativeUpdate(UserEntity, { id: userId }, { emailSealed: verification.emailSealed, emailVerifiedAt: verifiedAt });
+      await tx.nativeUpdate(
+        UserEntity,
+        { id: userId },
+        { emailSealed: verification.emailSealed, emailVerifiedAt: verifiedAt },
+      );
       await appendEvent(tx, { type: 'email.verified', resourceId: userId, userId, data: { userId } });
     });
     return { verified: true, email, emailVerifiedAt: verifiedAt.toISOString() };

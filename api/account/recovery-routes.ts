@@ -5,8 +5,10 @@ import * as S from './recovery-schemas';
 
 const TAGS = ['Recovery'];
 const SIGNED = {
-  404: { description: 'Unknown network or slot' }, 409: { description: 'Slot already used, or no deployed account' },
-  410: { description: 'Prepared operation expired; prepare again' }, 422: { description: 'Signature invalid, or slots that do not match what was prepared' },
+  404: { description: 'Unknown network or slot' },
+  409: { description: 'Slot already used, or no deployed account' },
+  410: { description: 'Prepared operation expired; prepare again' },
+  422: { description: 'Signature invalid, or slots that do not match what was prepared' },
 };
 
 /** Seconds until the last network's executeAfter, for Retry-After while a recovery waits. */
@@ -23,69 +25,133 @@ const retryAfter = (status: Awaited<ReturnType<RecoveryService['status']>>): Rec
 export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/wallet/networks/:networkId/recovery', operationId: 'getRecoverySettings', tags: TAGS, auth: 'bearer',
-      summary: 'Whether the account on this network can be recovered, its delay, and a pending recovery, read from the chain',
+      method: 'get',
+      path: '/v1/wallet/networks/:networkId/recovery',
+      operationId: 'getRecoverySettings',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'Whether the account on this network can be recovered, its delay, and a pending recovery, read from the chain',
       params: S.NetworkParams,
-      responses: { 200: { description: 'Recovery on chain', schema: S.RecoveryView }, 404: { description: 'Unknown network' }, 409: { description: 'No deployed account, or a network without smart accounts' } },
-      handler: async ({ user, params }) => ({ status: 200, body: await recoveries.view(user.userId, params.networkId) }),
+      responses: {
+        200: { description: 'Recovery on chain', schema: S.RecoveryView },
+        404: { description: 'Unknown network' },
+        409: { description: 'No deployed account, or a network without smart accounts' },
+      },
+      handler: async ({ user, params }) => ({
+        status: 200,
+        body: await recoveries.view(user.userId, params.networkId),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/upgrade/prepare', operationId: 'prepareAccountUpgrade', tags: TAGS, auth: 'bearer', deviceHold: 'upgrade the account',
-      summary: 'Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps)',
+      method: 'post',
+      path: '/v1/wallet/networks/:networkId/upgrade/prepare',
+      operationId: 'prepareAccountUpgrade',
+      tags: TAGS,
+      auth: 'bearer',
+      deviceHold: 'upgrade the account',
+      summary:
+        'Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps)',
       params: S.NetworkParams,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Signing container (the owner signs the userOpHash)', schema: S.SigningContainerRef },
-        404: { description: 'Unknown network' }, 409: { description: 'No deployed account, already upgraded, or no recoverable implementation on this network' },
-        422: { description: 'The gas budget would be exceeded' }, 429: { description: 'Too many prepares (Retry-After)' },
+        404: { description: 'Unknown network' },
+        409: { description: 'No deployed account, already upgraded, or no recoverable implementation on this network' },
+        422: { description: 'The gas budget would be exceeded' },
+        429: { description: 'Too many prepares (Retry-After)' },
       },
-      handler: async ({ user, params }) => ({ status: 200, body: await recoveries.prepareUpgrade(user.userId, params.networkId) }),
+      handler: async ({ user, params }) => ({
+        status: 200,
+        body: await recoveries.prepareUpgrade(user.userId, params.networkId),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/upgrade', operationId: 'executeAccountUpgrade', tags: TAGS, auth: 'bearer', deviceHold: 'upgrade the account',
-      summary: 'Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed',
-      params: S.NetworkParams, body: S.SignedSlotsBody,
+      method: 'post',
+      path: '/v1/wallet/networks/:networkId/upgrade',
+      operationId: 'executeAccountUpgrade',
+      tags: TAGS,
+      auth: 'bearer',
+      deviceHold: 'upgrade the account',
+      summary:
+        'Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed',
+      params: S.NetworkParams,
+      body: S.SignedSlotsBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: { 202: { description: 'Accepted', schema: S.OperationAccepted }, ...SIGNED },
       handler: async ({ user, params, body }) => {
         const opId = await recoveries.executeUpgrade(user.userId, params.networkId, body.signing.items);
-        return { status: 202, body: { opId, status: 'submitted' }, headers: { location: `/v1/wallet/operations/${opId}` } };
+        return {
+          status: 202,
+          body: { opId, status: 'submitted' },
+          headers: { location: `/v1/wallet/operations/${opId}` },
+        };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/wallet/operations/:accountOpId', operationId: 'getRecoveryOperation', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/wallet/operations/:accountOpId',
+      operationId: 'getRecoveryOperation',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Status of an account upgrade (upg_…) or a recovery cancellation (rcx_…)',
       params: S.OperationParams,
-      responses: { 200: { description: 'Operation status', schema: S.OperationStatus }, 404: { description: 'No such operation for this user' } },
-      handler: async ({ user, params }) => ({ status: 200, body: await recoveries.operationStatus(user.userId, params.accountOpId) }),
+      responses: {
+        200: { description: 'Operation status', schema: S.OperationStatus },
+        404: { description: 'No such operation for this user' },
+      },
+      handler: async ({ user, params }) => ({
+        status: 200,
+        body: await recoveries.operationStatus(user.userId, params.accountOpId),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/recovery', operationId: 'startRecovery', tags: TAGS, auth: 'bearer', deviceHold: 'start a recovery',
-      summary: 'Recover the owner key (the backup is gone): a new owner on every network where the account is deployed, after the delay',
-      description: 'Workflow account-recovery-<recoveryId>: the recovery key schedules the new owner on each network where the account is recoverable, '
-        + 'the person is mailed and `recovery.scheduled` written; after RECOVERY_DELAY_SECONDS (chain time) it executes, writing `recovery.executed` per network, '
-        + 'unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. A device on hold cannot ask.',
-      headers: S.IdempotentHeaders, body: S.StartRecoveryBody,
+      method: 'post',
+      path: '/v1/account/recovery',
+      operationId: 'startRecovery',
+      tags: TAGS,
+      auth: 'bearer',
+      deviceHold: 'start a recovery',
+      summary:
+        'Recover the owner key (the backup is gone): a new owner on every network where the account is deployed, after the delay',
+      description:
+        'Workflow account-recovery-<recoveryId>: the recovery key schedules the new owner on each network where the account is recoverable, ' +
+        'the person is mailed and `recovery.scheduled` written; after RECOVERY_DELAY_SECONDS (chain time) it executes, writing `recovery.executed` per network, ' +
+        'unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. A device on hold cannot ask.',
+      headers: S.IdempotentHeaders,
+      body: S.StartRecoveryBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Scheduling (poll the status)', schema: S.RecoveryStatus },
-        409: { description: 'No deployed account, or a recovery in progress' }, 422: { description: 'The new owner is the current owner, or its checksum is wrong' },
+        409: { description: 'No deployed account, or a recovery in progress' },
+        422: { description: 'The new owner is the current owner, or its checksum is wrong' },
       },
       handler: async ({ user, body }): Promise<RouteResult> => {
         const status = await recoveries.start(user.userId, user.deviceId, body.newOwnerAddress);
-        return { status: 202, body: status, headers: { location: `/v1/account/recovery/${status.recoveryId}`, ...retryAfter(status) } };
+        return {
+          status: 202,
+          body: status,
+          headers: { location: `/v1/account/recovery/${status.recoveryId}`, ...retryAfter(status) },
+        };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/account/recovery/:recoveryId', operationId: 'getRecovery', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/account/recovery/:recoveryId',
+      operationId: 'getRecovery',
+      tags: TAGS,
+      auth: 'bearer',
       summary: "A recovery's state on each network and when it executes (Retry-After while it waits)",
       params: S.RecoveryParams,
-      responses: { 200: { description: 'Recovery', schema: S.RecoveryStatus }, 404: { description: 'No such recovery of yours' } },
+      responses: {
+        200: { description: 'Recovery', schema: S.RecoveryStatus },
+        404: { description: 'No such recovery of yours' },
+      },
       handler: async ({ user, params }): Promise<RouteResult> => {
         const status = await recoveries.status(user.userId, params.recoveryId);
         return { status: 200, body: status, headers: retryAfter(status) };
@@ -93,29 +159,63 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/recovery/:recoveryId/networks/:networkId/cancel/prepare', operationId: 'prepareRecoveryCancel', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/account/recovery/:recoveryId/networks/:networkId/cancel/prepare',
+      operationId: 'prepareRecoveryCancel',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Prepare the owner-signed cancellation of a recovery on one network (signed with the current owner key)',
       params: S.RecoveryNetworkParams,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
-        200: { description: 'Signing container (the current owner signs the userOpHash)', schema: S.SigningContainerRef },
-        404: { description: 'No such recovery of yours on that network' }, 409: { description: 'Nothing to cancel there (not scheduled)' },
-        422: { description: 'The gas budget would be exceeded' }, 429: { description: 'Too many prepares (Retry-After)' },
+        200: {
+          description: 'Signing container (the current owner signs the userOpHash)',
+          schema: S.SigningContainerRef,
+        },
+        404: { description: 'No such recovery of yours on that network' },
+        409: { description: 'Nothing to cancel there (not scheduled)' },
+        422: { description: 'The gas budget would be exceeded' },
+        429: { description: 'Too many prepares (Retry-After)' },
       },
-      handler: async ({ user, params }) => ({ status: 200, body: await recoveries.prepareCancel(user.userId, params.recoveryId, params.networkId) }),
+      handler: async ({ user, params }) => ({
+        status: 200,
+        body: await recoveries.prepareCancel(user.userId, params.recoveryId, params.networkId),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/recovery/:recoveryId/networks/:networkId/cancel', operationId: 'executeRecoveryCancel', tags: TAGS, auth: 'bearer',
-      summary: 'Cancel the recovery on one network with the signed slot (asynchronous: 202; the recovery then ends cancelled there)',
-      params: S.RecoveryNetworkParams, body: S.CancelBody,
+      method: 'post',
+      path: '/v1/account/recovery/:recoveryId/networks/:networkId/cancel',
+      operationId: 'executeRecoveryCancel',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'Cancel the recovery on one network with the signed slot (asynchronous: 202; the recovery then ends cancelled there)',
+      params: S.RecoveryNetworkParams,
+      body: S.CancelBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 202: { description: 'Accepted', schema: S.OperationAccepted }, ...SIGNED, 400: { description: 'signing is missing or malformed' } },
+      responses: {
+        202: { description: 'Accepted', schema: S.OperationAccepted },
+        ...SIGNED,
+        400: { description: 'signing is missing or malformed' },
+      },
       handler: async ({ user, params, body }) => {
         await recoveries.status(user.userId, params.recoveryId);
-        if (!body.signing) throw problems.validation([{ in: 'body', pointer: '/signing', detail: 'signing (the signed slot of the cancellation) is required' }]);
-        const opId = await recoveries.executeCancel(user.userId, params.recoveryId, params.networkId, body.signing.items);
-        return { status: 202, body: { opId, status: 'submitted' }, headers: { location: `/v1/wallet/operations/${opId}` } };
+        if (!body.signing)
+          throw problems.validation([
+            { in: 'body', pointer: '/signing', detail: 'signing (the signed slot of the cancellation) is required' },
+          ]);
+        const opId = await recoveries.executeCancel(
+          user.userId,
+          params.recoveryId,
+          params.networkId,
+          body.signing.items,
+        );
+        return {
+          status: 202,
+          body: { opId, status: 'submitted' },
+          headers: { location: `/v1/wallet/operations/${opId}` },
+        };
       },
     }),
   ];

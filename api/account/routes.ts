@@ -18,66 +18,117 @@ import * as S from './schemas';
 import { emailView, type EmailVerificationService } from './email-service';
 
 export interface AccountRouteDeps {
-  orm: Orm; temporal: Client; taskQueue: string; encryption: DataEncryption; passkeys: Passkeys; stepUp: StepUp; emails: EmailVerificationService; uploadMaxBytes: number;
+  orm: Orm;
+  temporal: Client;
+  taskQueue: string;
+  encryption: DataEncryption;
+  passkeys: Passkeys;
+  stepUp: StepUp;
+  emails: EmailVerificationService;
+  uploadMaxBytes: number;
 }
 
 /**
  * The caller's profile, their email address (verified by a mailed code), and basic KYC information (recorded with its
  * credential by the worker, which holds the issuer's key).
  */
-export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, stepUp, emails, uploadMaxBytes }: AccountRouteDeps): RouteSpec[] {
+export function accountRoutes({
+  orm,
+  temporal,
+  taskQueue,
+  encryption,
+  passkeys,
+  stepUp,
+  emails,
+  uploadMaxBytes,
+}: AccountRouteDeps): RouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/account/profile', operationId: 'getProfile', tags: ['Account'], auth: 'bearer',
+      method: 'get',
+      path: '/v1/account/profile',
+      operationId: 'getProfile',
+      tags: ['Account'],
+      auth: 'bearer',
       summary: "The caller's profile",
-      description: '`email` is a string as the interface types it: the verified address, or an empty string until one is confirmed (`emailVerified` says which).',
+      description:
+        '`email` is a string as the interface types it: the verified address, or an empty string until one is confirmed (`emailVerified` says which).',
       responses: { 200: { description: 'Profile', schema: S.ProfileResponse } },
       handler: async ({ user }) => {
         const found = await activeUser(orm, user.userId);
         return {
           status: 200,
           body: {
-            userId: found.id, name: encryption.openText(found.nameSealed, found.id), maskedPhone: found.maskedPhone,
-            ...emailView(encryption, found), status: found.status, walletType: found.walletType,
-            registeredAt: found.registeredAt.toISOString(), twoFactorMethods: await passkeys.methodsOf(found.id),
+            userId: found.id,
+            name: encryption.openText(found.nameSealed, found.id),
+            maskedPhone: found.maskedPhone,
+            ...emailView(encryption, found),
+            status: found.status,
+            walletType: found.walletType,
+            registeredAt: found.registeredAt.toISOString(),
+            twoFactorMethods: await passkeys.methodsOf(found.id),
           },
         };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/email', operationId: 'requestEmailVerification', deviceHold: 'change the email address', tags: ['Account'], auth: 'bearer',
+      method: 'post',
+      path: '/v1/account/email',
+      operationId: 'requestEmailVerification',
+      deviceHold: 'change the email address',
+      tags: ['Account'],
+      auth: 'bearer',
       summary: 'Verify an email address: a 6-digit code is mailed to it, which the user sends back',
-      description: 'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
+      description:
+        'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
       body: S.EmailBody,
       rateLimits: [{ rule: 'email-send', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         200: { description: 'Code mailed', schema: S.EmailVerificationStarted },
-        429: { description: 'Too many requests (Retry-After)' }, 503: { description: 'The mail provider is not answering' },
+        429: { description: 'Too many requests (Retry-After)' },
+        503: { description: 'The mail provider is not answering' },
       },
-      handler: async ({ body, user }) => ({ status: 200, body: await emails.request(await activeUser(orm, user.userId), body.email) }),
+      handler: async ({ body, user }) => ({
+        status: 200,
+        body: await emails.request(await activeUser(orm, user.userId), body.email),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/email/confirm', operationId: 'confirmEmail', deviceHold: 'change the email address', tags: ['Account'], auth: 'bearer',
-      summary: 'Confirm the code from the mail; the address becomes the profile\'s email',
+      method: 'post',
+      path: '/v1/account/email/confirm',
+      operationId: 'confirmEmail',
+      deviceHold: 'change the email address',
+      tags: ['Account'],
+      auth: 'bearer',
+      summary: "Confirm the code from the mail; the address becomes the profile's email",
       body: S.EmailConfirmBody,
       rateLimits: [{ rule: 'email-confirm', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         200: { description: 'Verified', schema: S.EmailConfirmed },
-        404: { description: 'No such verification for this user' }, 409: { description: 'Already verified, or locked after too many wrong codes' },
-        410: { description: 'The code expired; ask for a new one' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },
+        404: { description: 'No such verification for this user' },
+        409: { description: 'Already verified, or locked after too many wrong codes' },
+        410: { description: 'The code expired; ask for a new one' },
+        422: { description: 'Wrong code (the answer says how many attempts remain)' },
         429: { description: 'Too many requests (Retry-After)' },
       },
-      handler: async ({ body, user }) => ({ status: 200, body: await emails.confirm(user.userId, body.verificationId, body.code) }),
+      handler: async ({ body, user }) => ({
+        status: 200,
+        body: await emails.confirm(user.userId, body.verificationId, body.code),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/kyc/basic-info', operationId: 'submitKycBasicInfo', tags: ['KYC'], auth: 'bearer',
+      method: 'post',
+      path: '/api/v1/kyc/basic-info',
+      operationId: 'submitKycBasicInfo',
+      tags: ['KYC'],
+      auth: 'bearer',
       summary: 'Submit basic personal information (legal name, English name, nationality)',
-      description: 'Recorded with a BasicInfoCredential by the workflow basic-info-<userId>-<submission>; the same details again keep their credential.',
+      description:
+        'Recorded with a BasicInfoCredential by the workflow basic-info-<userId>-<submission>; the same details again keep their credential.',
       body: S.BasicInfoBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 200: { description: 'Stored', schema: S.BasicInfoResponse } },
@@ -85,64 +136,122 @@ export function accountRoutes({ orm, temporal, taskQueue, encryption, passkeys, 
         const { id: userId } = await activeUser(orm, user.userId);
         const submission = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32);
         const { vcId } = await temporal.workflow.execute(basicInfoWorkflow, {
-          workflowId: basicInfoWorkflowId(userId, submission), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-          args: [{ userId, kycSessionId: body.kyc_session_id, fullName: body.full_name, engSurname: body.eng_surname, engName: body.eng_name, nationality: body.nationality }],
+          workflowId: basicInfoWorkflowId(userId, submission),
+          taskQueue,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          args: [
+            {
+              userId,
+              kycSessionId: body.kyc_session_id,
+              fullName: body.full_name,
+              engSurname: body.eng_surname,
+              engName: body.eng_name,
+              nationality: body.nationality,
+            },
+          ],
         });
         return { status: 200, body: { step: 'basic_info', completed: true, vcId } };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/kyc/renew', operationId: 'renewKyc', tags: ['KYC'], auth: 'bearer',
+      method: 'post',
+      path: '/v1/account/kyc/renew',
+      operationId: 'renewKyc',
+      tags: ['KYC'],
+      auth: 'bearer',
       summary: 'Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones',
-      description: 'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes.',
-      multipart: { fields: S.KycRenewalFields, file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES }, documentAs: S.KycRenewalForm },
+      description:
+        'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes.',
+      multipart: {
+        fields: S.KycRenewalFields,
+        file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
+        documentAs: S.KycRenewalForm,
+      },
       rateLimits: [{ rule: 'kyc-renewal', key: ({ user }) => user.userId }],
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 200: { description: 'Read and compared', schema: S.KycRenewed }, 413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' } },
+      responses: {
+        200: { description: 'Read and compared', schema: S.KycRenewed },
+        413: { description: 'Image too large' },
+        415: { description: 'Not a JPEG or PNG image' },
+      },
       handler: async ({ user, body, file }, ctx) => {
         const { id: userId } = await activeUser(orm, user.userId);
-        if (!file) throw problems.validation([{ in: 'body', pointer: '/idCardImage', detail: 'the ID-card image is required' }]);
+        if (!file)
+          throw problems.validation([{ in: 'body', pointer: '/idCardImage', detail: 'the ID-card image is required' }]);
         const uploadRef = await storeIdCardImage(orm, encryption, kycRenewalUploadOwner(userId), file);
         const request = createHash('sha256').update(ctx.get('idempotency-key')).digest('hex').slice(0, 32);
         const workflowId = kycRenewalWorkflowId(userId, request);
         // A retry whose first answer was lost finds the renewal done (or under way) for its Idempotency-Key.
-        const outcome = await temporal.workflow.execute(kycRenewalWorkflow, {
-          workflowId, taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          args: [{ userId, uploadRef, idCardType: (body as Static<typeof S.KycRenewalFields>).idCardType }],
-        }).catch((error: unknown) => {
-          if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
-          return temporal.workflow.getHandle<typeof kycRenewalWorkflow>(workflowId).result();
-        });
+        const outcome = await temporal.workflow
+          .execute(kycRenewalWorkflow, {
+            workflowId,
+            taskQueue,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            args: [{ userId, uploadRef, idCardType: (body as Static<typeof S.KycRenewalFields>).idCardType }],
+          })
+          .catch((error: unknown) => {
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+            return temporal.workflow.getHandle<typeof kycRenewalWorkflow>(workflowId).result();
+          });
         return { status: 200, body: outcome };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/close', operationId: 'closeAccount', tags: ['Account'], auth: 'bearer',
+      method: 'post',
+      path: '/v1/account/close',
+      operationId: 'closeAccount',
+      tags: ['Account'],
+      auth: 'bearer',
       summary: 'Close the account: every token stops working and every credential is revoked',
-      description: 'The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
+      description:
+        'The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
       body: S.CloseAccountBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         200: { description: 'Closed', schema: S.AccountClosed },
         404: { description: 'Unknown approval challenge' },
-        409: { description: 'account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used' },
+        409: {
+          description:
+            'account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used',
+        },
         410: { description: 'Approval challenge expired' },
-        422: { description: 'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request' },
-        423: { description: 'PIN locked after too many wrong PINs (Retry-After)' }, 429: { description: 'Too many requests (Retry-After)' },
+        422: {
+          description:
+            'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request',
+        },
+        423: { description: 'PIN locked after too many wrong PINs (Retry-After)' },
+        429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ user, body }, ctx) => {
         await stepUp.verify(user.userId, body, { action: 'account_close' }, ctx.get('idempotency-key') || null);
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
-          workflowId: accountClosureWorkflowId(user.userId), taskQueue, workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+          workflowId: accountClosureWorkflowId(user.userId),
+          taskQueue,
+          workflowIdConflictPolicy: 'USE_EXISTING',
+          workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           args: [{ userId: user.userId }],
         });
         if (!outcome.closed) {
-          throw new HttpError(409, 'account-not-closable', 'Conflict', outcome.blockers.map((b) => b.detail).join('; '), undefined, {}, false, { blockers: outcome.blockers });
+          throw new HttpError(
+            409,
+            'account-not-closable',
+            'Conflict',
+            outcome.blockers.map((b) => b.detail).join('; '),
+            undefined,
+            {},
+            false,
+            { blockers: outcome.blockers },
+          );
         }
-        return { status: 200, body: { status: 'closed', closedAt: outcome.closedAt, revokedCredentials: outcome.revokedCredentials } };
+        return {
+          status: 200,
+          body: { status: 'closed', closedAt: outcome.closedAt, revokedCredentials: outcome.revokedCredentials },
+        };
       },
     }),
   ];

@@ -7,14 +7,21 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import { isProviderRejection } from '../common/provider-rejection';
 
-export interface AssetRouteDeps { orm: Orm; prices: PriceFeedClient }
+export interface AssetRouteDeps {
+  orm: Orm;
+  prices: PriceFeedClient;
+}
 
 /** Market prices from the price feed, and assets the user holds outside the service. */
 export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
   const { orm } = deps;
   return [
     defineRoute({
-      method: 'get', path: '/api/v1/market-price', operationId: 'marketPrice', tags: ['Assets'], auth: 'bearer',
+      method: 'get',
+      path: '/api/v1/market-price',
+      operationId: 'marketPrice',
+      tags: ['Assets'],
+      auth: 'bearer',
       summary: 'Market price statistics in KRW over a window of hourly prices ending at the last full hour',
       query: MarketQuery,
       responses: { 200: { description: 'Price data', schema: MarketPrice }, 422: { description: 'Unknown asset' } },
@@ -25,18 +32,25 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
           const points = await deps.prices.hourly(query.asset, toHour - WINDOWS[window], toHour);
           return { status: 200, body: { asset: query.asset, currency: 'KRW', window, ...priceStatistics(points) } };
         } catch (error) {
-          if (isProviderRejection(error)) throw problems.unprocessable('unknown-asset', `No market prices for ${query.asset}`);
+          if (isProviderRejection(error))
+            throw problems.unprocessable('unknown-asset', `No market prices for ${query.asset}`);
           throw error;
         }
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/api/v1/other-assets', operationId: 'listOtherAssets', tags: ['Assets'], auth: 'bearer',
+      method: 'get',
+      path: '/api/v1/other-assets',
+      operationId: 'listOtherAssets',
+      tags: ['Assets'],
+      auth: 'bearer',
       summary: 'Registered other assets with their total value (KRW)',
       responses: { 200: { description: 'Other assets', schema: OtherAssetList } },
       handler: async ({ user }) => {
-        const assets = await orm.em.fork().find(OtherAssetEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
+        const assets = await orm.em
+          .fork()
+          .find(OtherAssetEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
         return {
           status: 200,
           body: {
@@ -47,7 +61,11 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       },
     }),
     defineRoute({
-      method: 'post', path: '/api/v1/other-assets', operationId: 'addOtherAsset', tags: ['Assets'], auth: 'bearer',
+      method: 'post',
+      path: '/api/v1/other-assets',
+      operationId: 'addOtherAsset',
+      tags: ['Assets'],
+      auth: 'bearer',
       summary: 'Register an asset held outside the service (gold, cash, ...)',
       body: OtherAssetBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
@@ -56,21 +74,28 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
         const em = orm.em.fork();
         const asset = em.create(OtherAssetEntity, { assetId: `oa_${randomUUID()}`, userId: user.userId, ...body });
         await em.flush();
-        return { status: 201, body: { assetId: asset.assetId, name: asset.name, category: asset.category, value: asset.value } };
+        return {
+          status: 201,
+          body: { assetId: asset.assetId, name: asset.name, category: asset.category, value: asset.value },
+        };
       },
     }),
     defineRoute({
-      method: 'delete', path: '/api/v1/other-assets/:assetId', operationId: 'removeOtherAsset', tags: ['Assets'], auth: 'bearer',
+      method: 'delete',
+      path: '/api/v1/other-assets/:assetId',
+      operationId: 'removeOtherAsset',
+      tags: ['Assets'],
+      auth: 'bearer',
       summary: 'Remove a registered asset',
       params: OtherAssetParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such asset for this user' } },
       handler: async ({ params, user }) => {
-        const removed = await orm.em.fork().nativeDelete(OtherAssetEntity, { assetId: params.assetId, userId: user.userId });
+        const removed = await orm.em
+          .fork()
+          .nativeDelete(OtherAssetEntity, { assetId: params.assetId, userId: user.userId });
         if (!removed) throw problems.notFound(`Asset ${params.assetId}`);
         return { status: 204 };
       },
     }),
-
-    
-                  ];
+  ];
 }

@@ -2,34 +2,73 @@ import { Type } from '@sinclair/typebox';
 import { WINDOWS, type PriceWindow } from '../../integrations/prices';
 
 export const CATEGORIES = ['gold', 'cash', 'deposit', 'real_estate', 'vehicle', 'other'] as const;
-export const MarketQuery = Type.Object({
-  asset: Type.String({ pattern: '^[A-Z]{2,10}$', description: 'e.g. BTC, ETH, SOL, GOLD' }),
-  window: Type.Optional(Type.Union((Object.keys(WINDOWS) as PriceWindow[]).map((w) => Type.Literal(w)), { default: '24h', description: '24h (default), 7d or 30d of hourly prices' })),
-}, { additionalProperties: false });
+export const MarketQuery = Type.Object(
+  {
+    asset: Type.String({ pattern: '^[A-Z]{2,10}$', description: 'e.g. BTC, ETH, SOL, GOLD' }),
+    window: Type.Optional(
+      Type.Union(
+        (Object.keys(WINDOWS) as PriceWindow[]).map((w) => Type.Literal(w)),
+        { default: '24h', description: '24h (default), 7d or 30d of hourly prices' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const MarketPrice = Type.Object({
-  asset: Type.String(), currency: Type.String(), window: Type.String(),
-  current: Type.Number(), average: Type.Number(), high: Type.Number(), low: Type.Number(),
+  asset: Type.String(),
+  currency: Type.String(),
+  window: Type.String(),
+  current: Type.Number(),
+  average: Type.Number(),
+  high: Type.Number(),
+  low: Type.Number(),
   change: Type.String({ description: 'current − first price of the window, with its percentage: "+52,000 (1.25%)"' }),
 });
-export const OtherAssetBody = Type.Object({
-  name: Type.String({ minLength: 1, maxLength: 100 }),
-  category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
-  value: Type.Integer({ minimum: 0, maximum: 1e15, description: 'KRW, whole won' }),
-}, { additionalProperties: false });
-export const OtherAssetView = Type.Object({ assetId: Type.String(), name: Type.String(), category: Type.String(), value: Type.Number() });
-export const OtherAssetList = Type.Object({ totalValue: Type.Number({ description: 'KRW' }), assets: Type.Array(OtherAssetView) });
+export const OtherAssetBody = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    category: Type.Union(CATEGORIES.map((c) => Type.Literal(c))),
+    value: Type.Integer({ minimum: 0, maximum: 1e15, description: 'KRW, whole won' }),
+  },
+  { additionalProperties: false },
+);
+export const OtherAssetView = Type.Object({
+  assetId: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  value: Type.Number(),
+});
+export const OtherAssetList = Type.Object({
+  totalValue: Type.Number({ description: 'KRW' }),
+  assets: Type.Array(OtherAssetView),
+});
 export const SecuritiesBody = Type.Union([
-  Type.Object({
-    firm_code: Type.String({ pattern: '^\\d{3}$', description: 'securities firm code, e.g. 240 (삼성증권)' }), method: Type.Literal('pin'),
-    account_no: Type.String({ pattern: '^[0-9-]{6,20}$' }), pin: Type.String({ pattern: '^\\d{4,6}$', description: 'the account\'s trading PIN (never stored or logged)' }),
-  }, { additionalProperties: false }),
-  Type.Object({
-    firm_code: Type.String({ pattern: '^\\d{3}$' }), method: Type.Literal('auth_code'),
-    auth_code: Type.String({ pattern: '^[A-Za-z0-9]{6,32}$', description: 'one-time code issued by the firm\'s app' }),
-  }, { additionalProperties: false }),
+  Type.Object(
+    {
+      firm_code: Type.String({ pattern: '^\\d{3}$', description: 'securities firm code, e.g. 240 (삼성증권)' }),
+      method: Type.Literal('pin'),
+      account_no: Type.String({ pattern: '^[0-9-]{6,20}$' }),
+      pin: Type.String({ pattern: '^\\d{4,6}$', description: "the account's trading PIN (never stored or logged)" }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
+      firm_code: Type.String({ pattern: '^\\d{3}$' }),
+      method: Type.Literal('auth_code'),
+      auth_code: Type.String({ pattern: '^[A-Za-z0-9]{6,32}$', description: "one-time code issued by the firm's app" }),
+    },
+    { additionalProperties: false },
+  ),
 ]);
 export const SecuritiesResult = Type.Object({
-  verified: Type.Boolean(), firm_name: Type.Union([Type.String(), Type.Null()]),
-  accounts: Type.Array(Type.Object({ no: Type.String({ description: 'masked account number' }), balance: Type.String({ description: 'e.g. "12,345,678 KRW"' }) })),
+  verified: Type.Boolean(),
+  firm_name: Type.Union([Type.String(), Type.Null()]),
+  accounts: Type.Array(
+    Type.Object({
+      no: Type.String({ description: 'masked account number' }),
+      balance: Type.String({ description: 'e.g. "12,345,678 KRW"' }),
+    }),
+  ),
 });
 export const OtherAssetParams = Type.Object({ assetId: Type.String({ pattern: '^oa_[0-9a-f-]{36}$' }) });

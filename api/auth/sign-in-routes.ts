@@ -8,7 +8,10 @@ const ERRORS = {
   401: { description: 'Pass token expired' },
   403: { description: 'X-Pass-Token does not belong to this sign-in' },
   404: { description: 'Unknown signInId' },
-  409: { description: 'The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key' },
+  409: {
+    description:
+      'The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key',
+  },
   429: { description: 'Too many attempts for this person (Retry-After)' },
 };
 
@@ -17,14 +20,27 @@ const ERRORS = {
  * of the account, or the ID card verified at registration), then exchanges the sign-in for tokens
  * (POST /v1/auth/token, grantType "sign_in").
  */
-export function signInRoutes({ signIns, uploadMaxBytes }: { signIns: SignInService; uploadMaxBytes: number }): RouteSpec[] {
+export function signInRoutes({
+  signIns,
+  uploadMaxBytes,
+}: {
+  signIns: SignInService;
+  uploadMaxBytes: number;
+}): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/sign-in', operationId: 'startSignIn', tags: TAGS, auth: 'none',
-      summary: 'Start a sign-in on a new device with the pass token of a new identity verification; answers the second proofs the account can give',
-      description: 'For a person who has an account (the same CI). Then prove it: POST .../passkey (after .../passkey/options) or POST .../id-card; '
-        + 'then POST /v1/auth/token with grantType "sign_in". A person without an account gets 404 not-registered.',
-      headers: S.StartSignInHeaders, body: S.StartSignInBody,
+      method: 'post',
+      path: '/v1/auth/sign-in',
+      operationId: 'startSignIn',
+      tags: TAGS,
+      auth: 'none',
+      summary:
+        'Start a sign-in on a new device with the pass token of a new identity verification; answers the second proofs the account can give',
+      description:
+        'For a person who has an account (the same CI). Then prove it: POST .../passkey (after .../passkey/options) or POST .../id-card; ' +
+        'then POST /v1/auth/token with grantType "sign_in". A person without an account gets 404 not-registered.',
+      headers: S.StartSignInHeaders,
+      body: S.StartSignInBody,
       rateLimits: [
         { rule: 'sign-in-device', key: ({ headers }) => headers['x-device-id'].toLowerCase() },
         { rule: 'sign-in-address', key: (_input, ctx) => ctx.ip },
@@ -34,63 +50,133 @@ export function signInRoutes({ signIns, uploadMaxBytes }: { signIns: SignInServi
         201: { description: 'Sign-in started', schema: S.StartSignInResponse },
         401: { description: 'Invalid or expired pass token' },
         404: { description: 'No account for the verified person (not-registered): register instead' },
-        409: { description: 'Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used)' },
+        409: {
+          description:
+            'Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used)',
+        },
         422: { description: 'Identity verification failed, or Idempotency-Key reused with another payload' },
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ headers, body }) => {
-        const { signInId, response } = await signIns.start(headers['x-device-id'], body.passToken, body.deviceLabel ?? null);
+        const { signInId, response } = await signIns.start(
+          headers['x-device-id'],
+          body.passToken,
+          body.deviceLabel ?? null,
+        );
         return { status: 201, body: response, headers: { location: `/v1/auth/sign-in/${signInId}` } };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/auth/sign-in/:signInId', operationId: 'getSignIn', tags: TAGS, auth: 'none',
+      method: 'get',
+      path: '/v1/auth/sign-in/:signInId',
+      operationId: 'getSignIn',
+      tags: TAGS,
+      auth: 'none',
       summary: "A sign-in's status",
-      params: S.SignInParams, headers: S.PassTokenHeaders,
+      params: S.SignInParams,
+      headers: S.PassTokenHeaders,
       responses: { 200: { description: 'Status', schema: S.SignInStatusResponse }, ...ERRORS },
-      handler: async ({ params, headers }) => ({ status: 200, body: await signIns.status(params.signInId, headers['x-pass-token']) }),
-    }),
-
-    defineRoute({
-      method: 'post', path: '/v1/auth/sign-in/:signInId/passkey/options', operationId: 'signInPasskeyOptions', tags: TAGS, auth: 'none',
-      summary: "A one-time challenge for one of the account's passkeys (navigator.credentials.get())",
-      params: S.SignInParams, headers: S.PassTokenHeaders,
-      responses: { 200: { description: 'Request options', schema: S.PasskeyOptionsResponse }, ...ERRORS, 409: { description: 'The account has no passkey (prove with the ID card), or the sign-in is not in progress' } },
-      handler: async ({ params, headers }) => ({ status: 200, body: await signIns.passkeyOptions(params.signInId, headers['x-pass-token']) }),
-    }),
-
-    defineRoute({
-      method: 'post', path: '/v1/auth/sign-in/:signInId/passkey', operationId: 'proveSignInWithPasskey', tags: TAGS, auth: 'none',
-      summary: "Prove the sign-in with one of the account's passkeys (no hold on the new device)",
-      params: S.SignInParams, headers: S.PassTokenIdempotentHeaders, body: S.PasskeyProofBody,
-      idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
-      responses: {
-        200: { description: 'Proved: exchange it for tokens (POST /v1/auth/token, grantType "sign_in")', schema: S.SignInProofResponse }, ...ERRORS,
-        410: { description: 'Challenge expired' }, 422: { description: 'The assertion does not verify, or its challenge was issued for another request' },
-      },
-      handler: async ({ params, headers, body }, ctx) => ({
-        status: 200, body: await signIns.proveWithPasskey(params.signInId, headers['x-pass-token'], body.passkeyAssertion, ctx.get('idempotency-key')),
+      handler: async ({ params, headers }) => ({
+        status: 200,
+        body: await signIns.status(params.signInId, headers['x-pass-token']),
       }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/sign-in/:signInId/id-card', operationId: 'proveSignInWithIdCard', tags: TAGS, auth: 'none',
-      summary: 'Prove the sign-in with the ID card verified at registration (read, compared, and checked with the issuing authority)',
-      description: 'The device is then on hold for NEW_DEVICE_HOLD_SECONDS (NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS without a verified email): '
-        + 'no transfers, PIN, email, address-book or transfer-key changes, no backup read, unless a passkey registered before the sign-in approves. '
-        + 'Refusals: id-card-unreadable, id-card-mismatch (not the card verified at registration), id-card-invalid (reported lost or stolen, not issued), '
-        + 'id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).',
-      params: S.SignInParams, headers: S.PassTokenIdempotentHeaders,
-      multipart: { fields: S.IdCardProofFields, file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES }, documentAs: S.IdCardProofMultipart },
+      method: 'post',
+      path: '/v1/auth/sign-in/:signInId/passkey/options',
+      operationId: 'signInPasskeyOptions',
+      tags: TAGS,
+      auth: 'none',
+      summary: "A one-time challenge for one of the account's passkeys (navigator.credentials.get())",
+      params: S.SignInParams,
+      headers: S.PassTokenHeaders,
+      responses: {
+        200: { description: 'Request options', schema: S.PasskeyOptionsResponse },
+        ...ERRORS,
+        409: { description: 'The account has no passkey (prove with the ID card), or the sign-in is not in progress' },
+      },
+      handler: async ({ params, headers }) => ({
+        status: 200,
+        body: await signIns.passkeyOptions(params.signInId, headers['x-pass-token']),
+      }),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/v1/auth/sign-in/:signInId/passkey',
+      operationId: 'proveSignInWithPasskey',
+      tags: TAGS,
+      auth: 'none',
+      summary: "Prove the sign-in with one of the account's passkeys (no hold on the new device)",
+      params: S.SignInParams,
+      headers: S.PassTokenIdempotentHeaders,
+      body: S.PasskeyProofBody,
       idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
       responses: {
-        200: { description: 'Proved: exchange it for tokens (POST /v1/auth/token, grantType "sign_in")', schema: S.SignInProofResponse }, ...ERRORS,
-        413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' },
-        422: { description: 'The card was refused (see type and attemptsLeft)' }, 503: { description: 'The OCR or the ID-card authenticity service is not answering (not counted as an attempt)' },
+        200: {
+          description: 'Proved: exchange it for tokens (POST /v1/auth/token, grantType "sign_in")',
+          schema: S.SignInProofResponse,
+        },
+        ...ERRORS,
+        410: { description: 'Challenge expired' },
+        422: { description: 'The assertion does not verify, or its challenge was issued for another request' },
+      },
+      handler: async ({ params, headers, body }, ctx) => ({
+        status: 200,
+        body: await signIns.proveWithPasskey(
+          params.signInId,
+          headers['x-pass-token'],
+          body.passkeyAssertion,
+          ctx.get('idempotency-key'),
+        ),
+      }),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/v1/auth/sign-in/:signInId/id-card',
+      operationId: 'proveSignInWithIdCard',
+      tags: TAGS,
+      auth: 'none',
+      summary:
+        'Prove the sign-in with the ID card verified at registration (read, compared, and checked with the issuing authority)',
+      description:
+        'The device is then on hold for NEW_DEVICE_HOLD_SECONDS (NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS without a verified email): ' +
+        'no transfers, PIN, email, address-book or transfer-key changes, no backup read, unless a passkey registered before the sign-in approves. ' +
+        'Refusals: id-card-unreadable, id-card-mismatch (not the card verified at registration), id-card-invalid (reported lost or stolen, not issued), ' +
+        'id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).',
+      params: S.SignInParams,
+      headers: S.PassTokenIdempotentHeaders,
+      multipart: {
+        fields: S.IdCardProofFields,
+        file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
+        documentAs: S.IdCardProofMultipart,
+      },
+      idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
+      responses: {
+        200: {
+          description: 'Proved: exchange it for tokens (POST /v1/auth/token, grantType "sign_in")',
+          schema: S.SignInProofResponse,
+        },
+        ...ERRORS,
+        413: { description: 'Image too large' },
+        415: { description: 'Not a JPEG or PNG image' },
+        422: { description: 'The card was refused (see type and attemptsLeft)' },
+        503: {
+          description: 'The OCR or the ID-card authenticity service is not answering (not counted as an attempt)',
+        },
       },
       handler: async ({ params, headers, body, file }, ctx) => ({
-        status: 200, body: await signIns.proveWithIdCard(params.signInId, headers['x-pass-token'], file!, (body as { idCardType: string }).idCardType, ctx.get('idempotency-key')),
+        status: 200,
+        body: await signIns.proveWithIdCard(
+          params.signInId,
+          headers['x-pass-token'],
+          file!,
+          (body as { idCardType: string }).idCardType,
+          ctx.get('idempotency-key'),
+        ),
       }),
     }),
   ];

@@ -1,4 +1,9 @@
-import { WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Orm } from '../../db/orm';
 import { SignInEntity, UserEntity, type SignIn } from '../../db/entities';
@@ -6,7 +11,15 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import type { IdentityProviderClient } from '../../integrations/identity';
 import { signInWorkflow } from '../../workflows/sign-in';
 import {
-  idCardProofUpdate, passResultSignal, passkeyProofUpdate, registrationWorkflowId, signInUploadOwner, signInWorkflowId, startSignInUpdate, type PassResult, type SignInInput,
+  idCardProofUpdate,
+  passResultSignal,
+  passkeyProofUpdate,
+  registrationWorkflowId,
+  signInUploadOwner,
+  signInWorkflowId,
+  startSignInUpdate,
+  type PassResult,
+  type SignInInput,
 } from '../../workflows/messages';
 import { storeIdCardImage } from '../common/uploads';
 import type { UploadedFile } from '../http/route-table';
@@ -20,14 +33,25 @@ import { safeEqual, type IssuedTokens, type TokenService } from './tokens';
 export const SIGN_IN_ROUTE = '/v1/auth/sign-in';
 /** ID cards tried in one sign-in before it fails (each costs an OCR reading and an authority check). */
 export const MAX_SIGN_IN_ID_CARD_ATTEMPTS = 3;
-export const signInIdFor = (encryption: DataEncryption, passRequestId: string): string => `sgn_${encryption.derivedId(passRequestId, 'signInId')}`;
+export const signInIdFor = (encryption: DataEncryption, passRequestId: string): string =>
+  `sgn_${encryption.derivedId(passRequestId, 'signInId')}`;
 
 export interface SignInServiceDeps {
-  orm: Orm; temporal: Client; identity: IdentityProviderClient; encryption: DataEncryption; taskQueue: string; rateLimits: RateLimits;
-  tokens: TokenService; devices: Devices; passkeys: Passkeys;
-  ttlSeconds: number; passResultWaitSeconds: number; maxIdCardAttempts: number;
+  orm: Orm;
+  temporal: Client;
+  identity: IdentityProviderClient;
+  encryption: DataEncryption;
+  taskQueue: string;
+  rateLimits: RateLimits;
+  tokens: TokenService;
+  devices: Devices;
+  passkeys: Passkeys;
+  ttlSeconds: number;
+  passResultWaitSeconds: number;
+  maxIdCardAttempts: number;
   /** NEW_DEVICE_HOLD_SECONDS, and NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS for a person without a verified email. */
-  holdSeconds: number; unnotifiedHoldSeconds: number;
+  holdSeconds: number;
+  unnotifiedHoldSeconds: number;
 }
 
 /**
@@ -44,19 +68,37 @@ export class SignInService {
     const { passRequestId, expiresAt } = await activePassToken(identity, passToken);
     // The identity result of a person without an account went to a registration.
     if (await exists(temporal, registrationWorkflowId(regIdFor(encryption, passRequestId)))) {
-      throw new HttpError(404, 'not-registered', 'No account for this person', 'No account exists for the person verified: register instead (POST /v1/account/register)');
+      throw new HttpError(
+        404,
+        'not-registered',
+        'No account for this person',
+        'No account exists for the person verified: register instead (POST /v1/account/register)',
+      );
     }
     const signInId = signInIdFor(encryption, passRequestId);
     try {
       const response = await temporal.workflow.executeUpdateWithStart(startSignInUpdate, {
-        args: [{ deviceId, deviceLabel, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() }],
-        startWorkflowOperation: new WithStartWorkflowOperation(signInWorkflow, { ...this.startOptions(signInId, passRequestId), workflowIdConflictPolicy: 'USE_EXISTING' }),
+        args: [
+          {
+            deviceId,
+            deviceLabel,
+            passTokenHash: passTokenHash(encryption, passToken),
+            passTokenExpiresAt: expiresAt.toISOString(),
+          },
+        ],
+        startWorkflowOperation: new WithStartWorkflowOperation(signInWorkflow, {
+          ...this.startOptions(signInId, passRequestId),
+          workflowIdConflictPolicy: 'USE_EXISTING',
+        }),
       });
       return { signInId, response };
     } catch (error) {
       // The sign-in of this verification ended (completed, failed or expired): a verification signs in once.
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
-        throw problems.conflict('pass-token-used', 'This identity verification was used for a sign-in already: verify your identity again');
+        throw problems.conflict(
+          'pass-token-used',
+          'This identity verification was used for a sign-in already: verify your identity again',
+        );
       }
       throw error;
     }
@@ -69,7 +111,10 @@ export class SignInService {
    */
   async routePassResult(result: PassResult): Promise<boolean> {
     const { encryption, orm, temporal } = this.deps;
-    const registered = result.success && !!result.ci && (await orm.em.fork().count(UserEntity, { ciHash: encryption.fingerprint(result.ci, 'ci') })) > 0;
+    const registered =
+      result.success &&
+      !!result.ci &&
+      (await orm.em.fork().count(UserEntity, { ciHash: encryption.fingerprint(result.ci, 'ci') })) > 0;
     const signInId = signInIdFor(encryption, result.passRequestId);
     if (!registered) {
       await signalIfRunning(temporal, signInWorkflowId(signInId), result);
@@ -77,7 +122,9 @@ export class SignInService {
     }
     try {
       await temporal.workflow.signalWithStart(signInWorkflow, {
-        ...this.startOptions(signInId, result.passRequestId), signal: passResultSignal, signalArgs: [result],
+        ...this.startOptions(signInId, result.passRequestId),
+        signal: passResultSignal,
+        signalArgs: [result],
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error; // a late repeat of a callback we acted on
@@ -93,7 +140,13 @@ export class SignInService {
 
   async status(signInId: string, passToken: string) {
     const signIn = await this.authorize(signInId, passToken);
-    return { signInId, status: signIn.status, method: signIn.method ?? null, passTokenExpiresAt: signIn.passTokenExpiresAt?.toISOString() ?? null, tokensIssued: !!signIn.tokensIssuedAt };
+    return {
+      signInId,
+      status: signIn.status,
+      method: signIn.method ?? null,
+      passTokenExpiresAt: signIn.passTokenExpiresAt?.toISOString() ?? null,
+      tokensIssued: !!signIn.tokensIssuedAt,
+    };
   }
 
   async passkeyOptions(signInId: string, passToken: string) {
@@ -101,21 +154,39 @@ export class SignInService {
     return this.deps.passkeys.approvalOptions(signIn.userId, { action: 'sign_in', sign_in_id: signInId });
   }
 
-  async proveWithPasskey(signInId: string, passToken: string, assertion: { challengeId: string; credential: Record<string, unknown> }, idempotencyKey: string) {
+  async proveWithPasskey(
+    signInId: string,
+    passToken: string,
+    assertion: { challengeId: string; credential: Record<string, unknown> },
+    idempotencyKey: string,
+  ) {
     const signIn = await this.inProgress(signInId, passToken);
     await this.deps.rateLimits.consume('sign-in-person', signIn.userId);
-    const passkey = await this.deps.passkeys.verifyStepUp(signIn.userId, assertion.challengeId, assertion.credential as unknown as AuthenticationResponseJSON, { action: 'sign_in', sign_in_id: signInId });
+    const passkey = await this.deps.passkeys.verifyStepUp(
+      signIn.userId,
+      assertion.challengeId,
+      assertion.credential as unknown as AuthenticationResponseJSON,
+      { action: 'sign_in', sign_in_id: signInId },
+    );
     return this.deps.temporal.workflow.getHandle(signInWorkflowId(signInId)).executeUpdate(passkeyProofUpdate, {
-      args: [{ passkeyId: passkey.passkeyId }], updateId: `passkey-${idempotencyKey.toLowerCase()}`,
+      args: [{ passkeyId: passkey.passkeyId }],
+      updateId: `passkey-${idempotencyKey.toLowerCase()}`,
     });
   }
 
-  async proveWithIdCard(signInId: string, passToken: string, file: UploadedFile, idCardType: string, idempotencyKey: string) {
+  async proveWithIdCard(
+    signInId: string,
+    passToken: string,
+    file: UploadedFile,
+    idCardType: string,
+    idempotencyKey: string,
+  ) {
     const signIn = await this.inProgress(signInId, passToken);
     await this.deps.rateLimits.consume('sign-in-person', signIn.userId);
     const uploadRef = await storeIdCardImage(this.deps.orm, this.deps.encryption, signInUploadOwner(signInId), file);
     return this.deps.temporal.workflow.getHandle(signInWorkflowId(signInId)).executeUpdate(idCardProofUpdate, {
-      args: [{ uploadRef, idCardType }], updateId: `id-card-${idempotencyKey.toLowerCase()}`,
+      args: [{ uploadRef, idCardType }],
+      updateId: `id-card-${idempotencyKey.toLowerCase()}`,
     });
   }
 
@@ -126,24 +197,42 @@ export class SignInService {
   async grant(signInId: string, passToken: string, deviceId: string): Promise<IssuedTokens> {
     const { orm, devices, tokens } = this.deps;
     const signIn = await this.authorize(signInId, passToken);
-    if (!signIn.deviceId || !safeEqual(signIn.deviceId, deviceId)) throw problems.forbidden('This sign-in belongs to another device');
+    if (!signIn.deviceId || !safeEqual(signIn.deviceId, deviceId))
+      throw problems.forbidden('This sign-in belongs to another device');
     if (signIn.status !== 'completed' || !signIn.method) {
-      throw problems.conflict('sign-in-not-completed', `This sign-in is ${signIn.status}: prove it with a passkey or your ID card first`);
+      throw problems.conflict(
+        'sign-in-not-completed',
+        `This sign-in is ${signIn.status}: prove it with a passkey or your ID card first`,
+      );
     }
     const user = await orm.em.fork().findOne(UserEntity, { id: signIn.userId });
     if (user?.status !== 'active') throw problems.inactiveUser();
-    const claimed = await orm.em.fork().nativeUpdate(SignInEntity, { signInId, tokensIssuedAt: null }, { tokensIssuedAt: new Date() });
-    if (claimed !== 1) throw problems.conflict('sign-in-used', 'Tokens were issued for this sign-in already: verify your identity again to sign in again');
-    const holdSeconds = signIn.method === 'passkey' ? 0 : user.emailVerifiedAt ? this.deps.holdSeconds : this.deps.unnotifiedHoldSeconds;
+    const claimed = await orm.em
+      .fork()
+      .nativeUpdate(SignInEntity, { signInId, tokensIssuedAt: null }, { tokensIssuedAt: new Date() });
+    if (claimed !== 1)
+      throw problems.conflict(
+        'sign-in-used',
+        'Tokens were issued for this sign-in already: verify your identity again to sign in again',
+      );
+    const holdSeconds =
+      signIn.method === 'passkey' ? 0 : user.emailVerifiedAt ? this.deps.holdSeconds : this.deps.unnotifiedHoldSeconds;
     const holdUntil = holdSeconds > 0 ? new Date(Date.now() + holdSeconds * 1000) : null;
-    const { sessionId } = await devices.signIn({ userId: user.id, deviceId: signIn.deviceId, label: signIn.deviceLabel ?? null, method: signIn.method, holdUntil });
+    const { sessionId } = await devices.signIn({
+      userId: user.id,
+      deviceId: signIn.deviceId,
+      label: signIn.deviceLabel ?? null,
+      method: signIn.method,
+      holdUntil,
+    });
     return tokens.issue(orm, { userId: user.id, deviceId: signIn.deviceId, sessionId });
   }
 
   private async authorize(signInId: string, passToken: string): Promise<SignIn> {
     const signIn = await this.deps.orm.em.fork().findOne(SignInEntity, { signInId });
     if (!signIn || !signIn.passTokenHash) throw problems.notFound(`Sign-in ${signInId}`);
-    if (!safeEqual(signIn.passTokenHash, passTokenHash(this.deps.encryption, passToken))) throw problems.forbidden('The X-Pass-Token does not belong to this sign-in');
+    if (!safeEqual(signIn.passTokenHash, passTokenHash(this.deps.encryption, passToken)))
+      throw problems.forbidden('The X-Pass-Token does not belong to this sign-in');
     if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < Date.now()) {
       throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
     }
@@ -152,15 +241,27 @@ export class SignInService {
 
   private async inProgress(signInId: string, passToken: string): Promise<SignIn> {
     const signIn = await this.authorize(signInId, passToken);
-    if (signIn.status !== 'in_progress') throw problems.conflict('sign-in-not-in-progress', `This sign-in is ${signIn.status}`);
+    if (signIn.status !== 'in_progress')
+      throw problems.conflict('sign-in-not-in-progress', `This sign-in is ${signIn.status}`);
     return signIn;
   }
 
   private startOptions(signInId: string, passRequestId: string) {
-    const args: [SignInInput] = [{
-      signInId, passRequestId, ttlSeconds: this.deps.ttlSeconds, passResultWaitSeconds: this.deps.passResultWaitSeconds, maxIdCardAttempts: this.deps.maxIdCardAttempts,
-    }];
-    return { workflowId: signInWorkflowId(signInId), taskQueue: this.deps.taskQueue, args, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const };
+    const args: [SignInInput] = [
+      {
+        signInId,
+        passRequestId,
+        ttlSeconds: this.deps.ttlSeconds,
+        passResultWaitSeconds: this.deps.passResultWaitSeconds,
+        maxIdCardAttempts: this.deps.maxIdCardAttempts,
+      },
+    ];
+    return {
+      workflowId: signInWorkflowId(signInId),
+      taskQueue: this.deps.taskQueue,
+      args,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+    };
   }
 }
 

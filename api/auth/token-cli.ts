@@ -17,15 +17,34 @@ async function main(): Promise<void> {
   if (!userId) throw new Error('usage: npm run token -- <userId> [deviceId]');
   const devEnv = join(__dirname, '..', '..', '.data', 'dev.env');
   const embedded = { DATABASE_URL: `sqlite:${join(__dirname, '..', '..', '.data', 'wallet.db')}` }; // npm start's database
-  const env = !process.env.JWT_PRIVATE_JWK && existsSync(devEnv) ? { ...embedded, ...readEnvFile(devEnv), ...process.env } : process.env;
-  const config = loadConfig(env, ['JWT_PRIVATE_JWK', 'JWT_ISSUER', 'JWT_AUDIENCE', 'ACCESS_TOKEN_TTL_SECONDS', 'REFRESH_TOKEN_TTL_SECONDS', 'DATABASE_URL']);
+  const env =
+    !process.env.JWT_PRIVATE_JWK && existsSync(devEnv)
+      ? { ...embedded, ...readEnvFile(devEnv), ...process.env }
+      : process.env;
+  const config = loadConfig(env, [
+    'JWT_PRIVATE_JWK',
+    'JWT_ISSUER',
+    'JWT_AUDIENCE',
+    'ACCESS_TOKEN_TTL_SECONDS',
+    'REFRESH_TOKEN_TTL_SECONDS',
+    'DATABASE_URL',
+  ]);
   const orm = await createOrm(config.DATABASE_URL);
   try {
-    const [device] = await orm.em.fork().find(DeviceEntity, { userId, revokedAt: null, ...(deviceId ? { deviceId } : {}) }, { orderBy: { signedInAt: 'desc' }, limit: 1 });
+    const [device] = await orm.em
+      .fork()
+      .find(
+        DeviceEntity,
+        { userId, revokedAt: null, ...(deviceId ? { deviceId } : {}) },
+        { orderBy: { signedInAt: 'desc' }, limit: 1 },
+      );
     if (!device) throw new Error(`user ${userId} has no signed-in device${deviceId ? ` ${deviceId}` : ''}`);
     const tokens = await TokenService.create({
-      privateJwk: config.JWT_PRIVATE_JWK, issuer: config.JWT_ISSUER, audience: config.JWT_AUDIENCE,
-      accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS, refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
+      privateJwk: config.JWT_PRIVATE_JWK,
+      issuer: config.JWT_ISSUER,
+      audience: config.JWT_AUDIENCE,
+      accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
+      refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
     });
     const sessionId = device.sessionId === LEGACY_SESSION ? undefined : device.sessionId;
     console.log(await tokens.signAccessToken({ userId, deviceId: device.deviceId, sessionId }));
@@ -34,4 +53,7 @@ async function main(): Promise<void> {
   }
 }
 
-main().catch((error) => { console.error(error.message ?? error); process.exit(1); });
+main().catch((error) => {
+  console.error(error.message ?? error);
+  process.exit(1);
+});

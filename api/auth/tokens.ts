@@ -10,8 +10,21 @@ import type { AuthenticatedUser } from '../http/route-table';
 const ALGORITHM = 'ES256';
 const OPERATOR_SESSION_TYPE = 'operator+jwt';
 
-export interface TokenSettings { privateJwk: string; issuer: string; audience: string; accessTtlSeconds: number; refreshTtlSeconds: number }
-export interface IssuedTokens { tokenType: 'Bearer'; accessToken: string; expiresIn: number; refreshToken: string; refreshTokenExpiresIn: number; userId: string }
+export interface TokenSettings {
+  privateJwk: string;
+  issuer: string;
+  audience: string;
+  accessTtlSeconds: number;
+  refreshTtlSeconds: number;
+}
+export interface IssuedTokens {
+  tokenType: 'Bearer';
+  accessToken: string;
+  expiresIn: number;
+  refreshToken: string;
+  refreshTokenExpiresIn: number;
+  userId: string;
+}
 
 /**
  * Access tokens: ES256 JWTs signed with the service key (published as JWKS), verified with an algorithm allow-list,
@@ -31,8 +44,13 @@ export class TokenService {
 
   static async create(settings: TokenSettings): Promise<TokenService> {
     let jwk: JWK;
-    try { jwk = JSON.parse(settings.privateJwk) as JWK; } catch { throw new Error('JWT_PRIVATE_JWK is not valid JSON'); }
-    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid) throw new Error('JWT_PRIVATE_JWK must be a P-256 private key with a kid');
+    try {
+      jwk = JSON.parse(settings.privateJwk) as JWK;
+    } catch {
+      throw new Error('JWT_PRIVATE_JWK is not valid JSON');
+    }
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid)
+      throw new Error('JWT_PRIVATE_JWK must be a P-256 private key with a kid');
     const privateKey = await importJWK(jwk, ALGORITHM);
     const { d: _private, ...publicPart } = jwk;
     const publicKey = await importJWK(publicPart, ALGORITHM);
@@ -73,11 +91,18 @@ export class TokenService {
   async verifyOperatorSession(token: string): Promise<string> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
-        algorithms: [ALGORITHM], issuer: this.settings.issuer, audience: `${this.settings.audience}:operator`, typ: OPERATOR_SESSION_TYPE, requiredClaims: ['sub', 'exp'],
+        algorithms: [ALGORITHM],
+        issuer: this.settings.issuer,
+        audience: `${this.settings.audience}:operator`,
+        typ: OPERATOR_SESSION_TYPE,
+        requiredClaims: ['sub', 'exp'],
       });
       return String(payload.sub);
     } catch {
-      throw problems.invalidCredential('invalid-operator-session', 'The operator session is invalid or expired: sign in again at /codec/login');
+      throw problems.invalidCredential(
+        'invalid-operator-session',
+        'The operator session is invalid or expired: sign in again at /codec/login',
+      );
     }
   }
 
@@ -90,40 +115,75 @@ export class TokenService {
     if (cached && cached.expiresAt > Date.now()) return cached.user;
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
-        algorithms: [ALGORITHM], issuer: this.settings.issuer, audience: this.settings.audience, typ: 'at+jwt', requiredClaims: ['sub', 'exp'],
+        algorithms: [ALGORITHM],
+        issuer: this.settings.issuer,
+        audience: this.settings.audience,
+        typ: 'at+jwt',
+        requiredClaims: ['sub', 'exp'],
       });
-      const user: AuthenticatedUser = { userId: String(payload.sub), deviceId: String(payload.did ?? ''), ...(payload.sid ? { sessionId: String(payload.sid) } : {}) };
-      this.verified.set(token, { user, expiresAt: payload.exp! * 1000 }, { ttl: Math.max(1, payload.exp! * 1000 - Date.now()) });
+      const user: AuthenticatedUser = {
+        userId: String(payload.sub),
+        deviceId: String(payload.did ?? ''),
+        ...(payload.sid ? { sessionId: String(payload.sid) } : {}),
+      };
+      this.verified.set(
+        token,
+        { user, expiresAt: payload.exp! * 1000 },
+        { ttl: Math.max(1, payload.exp! * 1000 - Date.now()) },
+      );
       return user;
     } catch (error) {
       // Our own signature over a token that has run out is not a guess: told apart, and not counted as a failed credential.
-      if (error instanceof errors.JWTExpired) throw problems.unauthorized('The access token expired: get a new one with the refresh token (POST /v1/auth/token)', 'token-expired');
+      if (error instanceof errors.JWTExpired)
+        throw problems.unauthorized(
+          'The access token expired: get a new one with the refresh token (POST /v1/auth/token)',
+          'token-expired',
+        );
       throw problems.invalidCredential('invalid-token', 'The access token is invalid or expired');
     }
   }
 
   /** Tokens for a signed-in device session (`user.sessionId`: its row in `devices`; undefined for a legacy session). */
-  async issue(orm: Orm, user: { userId: string; deviceId: string; sessionId: string | undefined }, familyId: string = randomUUID()): Promise<IssuedTokens> {
+  async issue(
+    orm: Orm,
+    user: { userId: string; deviceId: string; sessionId: string | undefined },
+    familyId: string = randomUUID(),
+  ): Promise<IssuedTokens> {
     const refreshToken = randomBytes(32).toString('base64url');
     const em = orm.em.fork();
     em.create(RefreshTokenEntity, {
-      id: randomUUID(), tokenHash: hashToken(refreshToken), userId: user.userId, deviceId: user.deviceId, familyId,
+      id: randomUUID(),
+      tokenHash: hashToken(refreshToken),
+      userId: user.userId,
+      deviceId: user.deviceId,
+      familyId,
       expiresAt: new Date(Date.now() + this.settings.refreshTtlSeconds * 1000),
     });
     await em.flush();
     return {
-      tokenType: 'Bearer', accessToken: await this.signAccessToken(user), expiresIn: this.settings.accessTtlSeconds,
-      refreshToken, refreshTokenExpiresIn: this.settings.refreshTtlSeconds, userId: user.userId,
+      tokenType: 'Bearer',
+      accessToken: await this.signAccessToken(user),
+      expiresIn: this.settings.accessTtlSeconds,
+      refreshToken,
+      refreshTokenExpiresIn: this.settings.refreshTtlSeconds,
+      userId: user.userId,
     };
   }
 
   async refresh(orm: Orm, refreshToken: string, deviceId: string): Promise<IssuedTokens> {
     const em = orm.em.fork();
     const stored = await em.findOne(RefreshTokenEntity, { tokenHash: hashToken(refreshToken) });
-    const invalid = problems.invalidCredential('invalid-refresh-token', 'The refresh token is invalid, expired or revoked');
+    const invalid = problems.invalidCredential(
+      'invalid-refresh-token',
+      'The refresh token is invalid, expired or revoked',
+    );
     if (!stored || !safeEqual(stored.deviceId, deviceId)) throw invalid;
     if (stored.revokedAt) {
-      await em.nativeUpdate(RefreshTokenEntity, { familyId: stored.familyId, revokedAt: null }, { revokedAt: new Date() });
+      await em.nativeUpdate(
+        RefreshTokenEntity,
+        { familyId: stored.familyId, revokedAt: null },
+        { revokedAt: new Date() },
+      );
       throw invalid;
     }
     if (stored.expiresAt.getTime() < Date.now()) throw invalid;
@@ -131,7 +191,11 @@ export class TokenService {
     // A signed-out device's refresh tokens were revoked with it; this also covers one issued while the revocation ran.
     const device = await em.findOne(DeviceEntity, { userId: stored.userId, deviceId, revokedAt: null });
     if (!device) throw invalid;
-    const revoked = await em.nativeUpdate(RefreshTokenEntity, { id: stored.id, revokedAt: null }, { revokedAt: new Date() });
+    const revoked = await em.nativeUpdate(
+      RefreshTokenEntity,
+      { id: stored.id, revokedAt: null },
+      { revokedAt: new Date() },
+    );
     if (revoked !== 1) throw invalid; // a concurrent refresh won the race
     await em.nativeUpdate(DeviceEntity, { id: device.id }, { lastUsedAt: new Date() });
     // A legacy session (tokens from before devices existed) keeps naming none, so its access tokens stay valid.

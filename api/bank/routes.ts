@@ -4,14 +4,22 @@ import { activeUser } from '../common/active-user';
 import type { BankVerificationService } from './service';
 import * as S from './schemas';
 
-export interface BankRouteDeps { orm: Orm; verifications: BankVerificationService }
+export interface BankRouteDeps {
+  orm: Orm;
+  verifications: BankVerificationService;
+}
 
 /** Connecting a bank account: 1 KRW verification, its confirmation, and the connected accounts. */
 export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/api/v1/bank/send-won', operationId: 'sendWon', tags: ['Bank'], auth: 'bearer',
-      summary: "Verify a bank account: 1 KRW is deposited with a 4-digit code in the deposit text, which the user confirms",
+      method: 'post',
+      path: '/api/v1/bank/send-won',
+      operationId: 'sendWon',
+      tags: ['Bank'],
+      auth: 'bearer',
+      summary:
+        'Verify a bank account: 1 KRW is deposited with a 4-digit code in the deposit text, which the user confirms',
       description: 'The deposit runs as the workflow bank-verification-<verification_id>; the answer waits for it.',
       body: S.SendWonBody,
       rateLimits: [{ rule: 'bank-send-won', key: ({ user }) => user.userId }],
@@ -20,17 +28,30 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Deposit sent', schema: S.SendWonResponse },
         409: { description: 'Account already connected' },
-        422: { description: 'Unknown account, or an account held by someone else' }, 503: { description: 'The bank is not answering' },
+        422: { description: 'Unknown account, or an account held by someone else' },
+        503: { description: 'The bank is not answering' },
       },
       handler: async ({ body, user }, ctx) => {
         const found = await activeUser(orm, user.userId);
         const idempotencyKey = ctx.get('idempotency-key') || undefined;
-        return { status: 200, body: await verifications.send(found, { bankCode: body.bank_code, accountNo: body.account_no, sessionId: body.session_id, idempotencyKey }) };
+        return {
+          status: 200,
+          body: await verifications.send(found, {
+            bankCode: body.bank_code,
+            accountNo: body.account_no,
+            sessionId: body.session_id,
+            idempotencyKey,
+          }),
+        };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/bank/send-won/confirm', operationId: 'confirmWon', tags: ['Bank'], auth: 'bearer',
+      method: 'post',
+      path: '/api/v1/bank/send-won/confirm',
+      operationId: 'confirmWon',
+      tags: ['Bank'],
+      auth: 'bearer',
       summary: 'Confirm the code from the 1 KRW deposit; the account becomes a connected account (a charge source)',
       body: S.ConfirmWonBody,
       rateLimits: [{ rule: 'bank-send-won-confirm', key: ({ user }) => user.userId }],
@@ -38,8 +59,10 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Verified and connected', schema: S.ConfirmWonResponse },
-        404: { description: 'No such verification for this user' }, 409: { description: 'Already verified, or locked after too many wrong codes' },
-        410: { description: 'The code expired; send again' }, 422: { description: 'Wrong code (the answer says how many attempts remain)' },
+        404: { description: 'No such verification for this user' },
+        409: { description: 'Already verified, or locked after too many wrong codes' },
+        410: { description: 'The code expired; send again' },
+        422: { description: 'Wrong code (the answer says how many attempts remain)' },
       },
       handler: async ({ body, user }) => {
         return { status: 200, body: await verifications.confirm(user.userId, body.verification_id, body.code) };
@@ -47,7 +70,11 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
     }),
 
     defineRoute({
-      method: 'get', path: '/api/v1/bank/accounts', operationId: 'listBankAccounts', tags: ['Bank'], auth: 'bearer',
+      method: 'get',
+      path: '/api/v1/bank/accounts',
+      operationId: 'listBankAccounts',
+      tags: ['Bank'],
+      auth: 'bearer',
       summary: 'Connected bank accounts (charge sources)',
       responses: { 200: { description: 'Accounts', schema: S.BankAccountList } },
       handler: async ({ user }) => ({ status: 200, body: await verifications.accounts(user.userId) }),

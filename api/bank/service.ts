@@ -2,7 +2,16 @@ import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { BankAccountEntity, BankVerificationEntity, LEGACY_ACCOUNT_NO_HASH, bankAccountNoAad, bankAccountNoFingerprint, type BankAccount, type BankVerification, type User } from '../../db/entities';
+import {
+  BankAccountEntity,
+  BankVerificationEntity,
+  LEGACY_ACCOUNT_NO_HASH,
+  bankAccountNoAad,
+  bankAccountNoFingerprint,
+  type BankAccount,
+  type BankVerification,
+  type User,
+} from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { sameName } from '../../platform/names';
 import { PROVIDER_REJECTED } from '../../platform/failures';
@@ -17,18 +26,29 @@ import { appendEvent } from '../../db/events';
 import type { RateLimits } from '../http/rate-limits';
 
 export interface BankServiceDeps {
-  orm: Orm; temporal: Client; encryption: DataEncryption; bank: BankClient; taskQueue: string; rateLimits: RateLimits;
-  verificationTtlSeconds: number; verificationMaxAttempts: number;
+  orm: Orm;
+  temporal: Client;
+  encryption: DataEncryption;
+  bank: BankClient;
+  taskQueue: string;
+  rateLimits: RateLimits;
+  verificationTtlSeconds: number;
+  verificationMaxAttempts: number;
 }
 
 const REMARK_PREFIX = '월렛';
-const mask = (accountNo: string) => `${accountNo.slice(0, 3)}${'*'.repeat(Math.max(accountNo.length - 6, 0))}${accountNo.slice(-3)}`;
+const mask = (accountNo: string) =>
+  `${accountNo.slice(0, 3)}${'*'.repeat(Math.max(accountNo.length - 6, 0))}${accountNo.slice(-3)}`;
 /** How the first versions hashed account numbers and codes (bare SHA-256); only compared against, never written. */
 const legacyHashOf = (...parts: string[]) => createHash('sha256').update(parts.join('\n')).digest('hex');
 
 export const bankAccountView = (a: BankAccount) => ({
-  bank_account_id: a.bankAccountId, bank_code: a.bankCode, bank_name: a.bankName, account_no: a.maskedAccountNo,
-  currency: a.currency, connected_at: a.connectedAt.toISOString(),
+  bank_account_id: a.bankAccountId,
+  bank_code: a.bankCode,
+  bank_name: a.bankName,
+  account_no: a.maskedAccountNo,
+  currency: a.currency,
+  connected_at: a.connectedAt.toISOString(),
 });
 
 /**
@@ -43,7 +63,9 @@ export class BankVerificationService {
     const accountNo = input.accountNo.replace(/-/g, '');
     const accountNoHash = bankAccountNoFingerprint(encryption, input.bankCode, accountNo);
     const known = { $in: [accountNoHash, legacyHashOf(input.bankCode, accountNo)] };
-    if (await orm.em.fork().count(BankAccountEntity, { userId: user.id, bankCode: input.bankCode, accountNoHash: known })) {
+    if (
+      await orm.em.fork().count(BankAccountEntity, { userId: user.id, bankCode: input.bankCode, accountNoHash: known })
+    ) {
       throw problems.conflict('bank-account-already-connected', 'This account is already connected');
     }
     const holder = await this.holderOf(input.bankCode, accountNo);
@@ -58,19 +80,35 @@ export class BankVerificationService {
     // database going away) finds the same verification, code and workflow: 1 KRW goes once (found by the cluster drill).
     const verificationId = idForRequest('bv', user.id, input.idempotencyKey);
     const code = input.idempotencyKey
-      ? String(parseInt(encryption.derivedId(verificationId, 'bank-verification-code', 8), 16) % 10_000).padStart(4, '0')
+      ? String(parseInt(encryption.derivedId(verificationId, 'bank-verification-code', 8), 16) % 10_000).padStart(
+          4,
+          '0',
+        )
       : String(randomInt(0, 10_000)).padStart(4, '0');
     let expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
     try {
       await orm.em.fork().insert(BankVerificationEntity, {
-        verificationId, userId: user.id, bankCode: input.bankCode, accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
-        accountNoHash, codeHash: this.codeHashOf(verificationId, code), status: 'pending', sessionId: input.sessionId ?? null, expiresAt,
-        attempts: 0, createdAt: new Date(), updatedAt: new Date(),
+        verificationId,
+        userId: user.id,
+        bankCode: input.bankCode,
+        accountNoSealed: encryption.sealText(accountNo, bankAccountNoAad(user.id)),
+        accountNoHash,
+        codeHash: this.codeHashOf(verificationId, code),
+        status: 'pending',
+        sessionId: input.sessionId ?? null,
+        expiresAt,
+        attempts: 0,
+        createdAt: new Date(),
+        updatedAt: new Date(),
       });
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       const first = await orm.em.fork().findOneOrFail(BankVerificationEntity, { verificationId });
-      if (first.userId !== user.id || first.accountNoHash !== accountNoHash) throw problems.unprocessable('idempotency-key-reused', 'This Idempotency-Key was already used with a different request');
+      if (first.userId !== user.id || first.accountNoHash !== accountNoHash)
+        throw problems.unprocessable(
+          'idempotency-key-reused',
+          'This Idempotency-Key was already used with a different request',
+        );
       expiresAt = first.expiresAt;
     }
     // The code travels only in the workflow's (encrypted) input; the database keeps its hash. A run that finished
@@ -78,28 +116,59 @@ export class BankVerificationService {
     const workflowId = bankVerificationWorkflowId(verificationId);
     try {
       await this.deps.temporal.workflow.execute(bankVerificationWorkflow, {
-        workflowId, taskQueue: this.deps.taskQueue, args: [{ verificationId, remark: `${REMARK_PREFIX}${code}` }],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE', workflowIdConflictPolicy: 'USE_EXISTING',
+        workflowId,
+        taskQueue: this.deps.taskQueue,
+        args: [{ verificationId, remark: `${REMARK_PREFIX}${code}` }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        workflowIdConflictPolicy: 'USE_EXISTING',
       });
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       await this.deps.temporal.workflow.getHandle(workflowId).result();
     }
-    return { sent: true, remark: `${REMARK_PREFIX}****`, verification_id: verificationId, expires_at: expiresAt.toISOString() };
+    return {
+      sent: true,
+      remark: `${REMARK_PREFIX}****`,
+      verification_id: verificationId,
+      expires_at: expiresAt.toISOString(),
+    };
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
-    const pending = await this.deps.orm.em.fork().findOne(BankVerificationEntity, { verificationId, userId }, { fields: ['accountNoHash'] });
+    const pending = await this.deps.orm.em
+      .fork()
+      .findOne(BankVerificationEntity, { verificationId, userId }, { fields: ['accountNoHash'] });
     if (pending) await this.deps.rateLimits.assertUnder('bank-account-wrong-code', pending.accountNoHash);
-    const verification = await countCodeAttempt(this.deps.orm, BankVerificationEntity, verificationId, userId, this.deps.verificationMaxAttempts, 'send 1 KRW again');
-    const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash) ? legacyHashOf(verification.verificationId, code) : this.codeHashOf(verification.verificationId, code);
+    const verification = await countCodeAttempt(
+      this.deps.orm,
+      BankVerificationEntity,
+      verificationId,
+      userId,
+      this.deps.verificationMaxAttempts,
+      'send 1 KRW again',
+    );
+    const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash)
+      ? legacyHashOf(verification.verificationId, code)
+      : this.codeHashOf(verification.verificationId, code);
     if (!safeEqual(verification.codeHash, expected)) {
       await this.deps.rateLimits.count('bank-account-wrong-code', verification.accountNoHash);
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) {
         await this.deps.orm.em.fork().transactional(async (tx) => {
-          if (await tx.nativeUpdate(BankVerificationEntity, { verificationId, status: 'pending' }, { status: 'failed' }) !== 1) return;
-          await appendEvent(tx, { type: 'bank_verification.locked', resourceId: verificationId, userId, data: { verificationId } });
+          if (
+            (await tx.nativeUpdate(
+              BankVerificationEntity,
+              { verificationId, status: 'pending' },
+              { status: 'failed' },
+            )) !== 1
+          )
+            return;
+          await appendEvent(tx, {
+            type: 'bank_verification.locked',
+            resourceId: verificationId,
+            userId,
+            data: { verificationId },
+          });
         });
       }
       throw wrongCode(remaining);
@@ -113,29 +182,47 @@ export class BankVerificationService {
   }
 
   async accounts(userId: string) {
-    const accounts = await this.deps.orm.em.fork().find(BankAccountEntity, { userId }, { orderBy: { connectedAt: 'asc' } });
+    const accounts = await this.deps.orm.em
+      .fork()
+      .find(BankAccountEntity, { userId }, { orderBy: { connectedAt: 'asc' } });
     return { accounts: accounts.map(bankAccountView) };
   }
 
   private async connect(verification: BankVerification): Promise<BankAccount> {
-    const accountNo = this.deps.encryption.openText(verification.accountNoSealed, bankAccountNoAad(verification.userId));
+    const accountNo = this.deps.encryption.openText(
+      verification.accountNoSealed,
+      bankAccountNoAad(verification.userId),
+    );
     const holder = await this.holderOf(verification.bankCode, accountNo);
     try {
       return await this.deps.orm.em.fork().transactional(async (tx) => {
-        const moved = await tx.nativeUpdate(BankVerificationEntity, { verificationId: verification.verificationId, status: 'pending' }, { status: 'verified' });
+        const moved = await tx.nativeUpdate(
+          BankVerificationEntity,
+          { verificationId: verification.verificationId, status: 'pending' },
+          { status: 'verified' },
+        );
         if (moved !== 1) throw problems.conflict('already-verified', 'This account was already verified');
         const account = tx.create(BankAccountEntity, {
-          bankAccountId: `ba_${randomUUID()}`, userId: verification.userId, bankCode: verification.bankCode, bankName: holder.bankName,
-          accountNoSealed: verification.accountNoSealed, accountNoHash: bankAccountNoFingerprint(this.deps.encryption, verification.bankCode, accountNo), maskedAccountNo: mask(accountNo), currency: 'KRW',
+          bankAccountId: `ba_${randomUUID()}`,
+          userId: verification.userId,
+          bankCode: verification.bankCode,
+          bankName: holder.bankName,
+          accountNoSealed: verification.accountNoSealed,
+          accountNoHash: bankAccountNoFingerprint(this.deps.encryption, verification.bankCode, accountNo),
+          maskedAccountNo: mask(accountNo),
+          currency: 'KRW',
         });
         await appendEvent(tx, {
-          type: 'bank_verification.verified', resourceId: verification.verificationId, userId: verification.userId,
+          type: 'bank_verification.verified',
+          resourceId: verification.verificationId,
+          userId: verification.userId,
           data: { verificationId: verification.verificationId, bankAccountId: account.bankAccountId },
         });
         return account;
       });
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('bank-account-already-connected', 'This account is already connected');
+      if (error instanceof UniqueConstraintViolationException)
+        throw problems.conflict('bank-account-already-connected', 'This account is already connected');
       throw error;
     }
   }
@@ -145,7 +232,8 @@ export class BankVerificationService {
     try {
       return await this.deps.bank.accountHolder(bankCode, accountNo);
     } catch (error) {
-      if ((error as { type?: unknown }).type === PROVIDER_REJECTED) throw problems.unprocessable('bank-account-not-found', 'The bank does not know this account number');
+      if ((error as { type?: unknown }).type === PROVIDER_REJECTED)
+        throw problems.unprocessable('bank-account-not-found', 'The bank does not know this account number');
       throw error;
     }
   }

@@ -6,13 +6,24 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { CexClient } from '../../integrations/cex';
 import { problems } from '../http/problems';
 
-export interface CexServiceDeps { orm: Orm; encryption: DataEncryption; cex: CexClient; provider: string; redirectUris: string[] }
+export interface CexServiceDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  cex: CexClient;
+  provider: string;
+  redirectUris: string[];
+}
 
 const AUTHORIZATION_TTL_MS = 10 * 60 * 1000;
 
 export const cexAccountView = (a: CexAccount) => ({
-  cexAccountId: a.cexAccountId, provider: a.provider, label: a.label, authMethod: 'oauth2',
-  permissions: { read: a.canRead, withdraw: a.canWithdraw }, lastSyncAt: a.lastSyncAt?.toISOString() ?? null, registeredAt: a.registeredAt.toISOString(),
+  cexAccountId: a.cexAccountId,
+  provider: a.provider,
+  label: a.label,
+  authMethod: 'oauth2',
+  permissions: { read: a.canRead, withdraw: a.canWithdraw },
+  lastSyncAt: a.lastSyncAt?.toISOString() ?? null,
+  registeredAt: a.registeredAt.toISOString(),
 });
 
 /**
@@ -23,20 +34,38 @@ export const cexAccountView = (a: CexAccount) => ({
 export class CexAccountService {
   constructor(private readonly deps: CexServiceDeps) {}
 
-  async authorize(userId: string, input: { redirectUri: string; label?: string; scopes?: Array<'read' | 'withdraw'>; loginHint?: string }) {
+  async authorize(
+    userId: string,
+    input: { redirectUri: string; label?: string; scopes?: Array<'read' | 'withdraw'>; loginHint?: string },
+  ) {
     const { orm, encryption, cex, provider, redirectUris } = this.deps;
     if (!redirectUris.includes(input.redirectUri)) {
-      throw problems.unprocessable('redirect-uri-not-registered', `redirectUri must be one of: ${redirectUris.join(', ')}`);
+      throw problems.unprocessable(
+        'redirect-uri-not-registered',
+        `redirectUri must be one of: ${redirectUris.join(', ')}`,
+      );
     }
     const state = randomUUID().replace(/-/g, '');
     const { verifier, challenge } = CexClient.pkce();
     const expiresAt = new Date(Date.now() + AUTHORIZATION_TTL_MS);
     const em = orm.em.fork();
     em.create(CexAuthorizationEntity, {
-      state, userId, provider, label: input.label ?? provider, redirectUri: input.redirectUri, codeVerifierSealed: encryption.sealText(verifier, state), expiresAt,
+      state,
+      userId,
+      provider,
+      label: input.label ?? provider,
+      redirectUri: input.redirectUri,
+      codeVerifierSealed: encryption.sealText(verifier, state),
+      expiresAt,
     });
     await em.flush();
-    const authorizationUrl = cex.authorizationUrl({ state, redirectUri: input.redirectUri, scopes: input.scopes ?? ['read'], codeChallenge: challenge, loginHint: input.loginHint });
+    const authorizationUrl = cex.authorizationUrl({
+      state,
+      redirectUri: input.redirectUri,
+      scopes: input.scopes ?? ['read'],
+      codeChallenge: challenge,
+      loginHint: input.loginHint,
+    });
     return { authorizationUrl, state, expiresAt: expiresAt.toISOString() };
   }
 
@@ -45,21 +74,40 @@ export class CexAccountService {
     const em = orm.em.fork();
     const authorization = await em.findOne(CexAuthorizationEntity, { state: input.state, userId });
     if (!authorization) throw problems.notFound('Authorization');
-    if (authorization.expiresAt.getTime() < Date.now()) throw problems.gone('authorization-expired', 'The authorization expired; start again');
-    const claimed = await em.nativeUpdate(CexAuthorizationEntity, { state: input.state, usedAt: null }, { usedAt: new Date() });
+    if (authorization.expiresAt.getTime() < Date.now())
+      throw problems.gone('authorization-expired', 'The authorization expired; start again');
+    const claimed = await em.nativeUpdate(
+      CexAuthorizationEntity,
+      { state: input.state, usedAt: null },
+      { usedAt: new Date() },
+    );
     if (claimed !== 1) throw problems.conflict('authorization-used', 'This authorization was already used');
-    const tokens = await cex.exchangeCode({ code: input.code, redirectUri: authorization.redirectUri, codeVerifier: encryption.openText(authorization.codeVerifierSealed, input.state) });
+    const tokens = await cex.exchangeCode({
+      code: input.code,
+      redirectUri: authorization.redirectUri,
+      codeVerifier: encryption.openText(authorization.codeVerifierSealed, input.state),
+    });
     const profile = await cex.profile(tokens.access_token);
     const balances = profile.permissions.read ? await cex.balances(tokens.access_token) : [];
     const cexAccountId = `cex_${randomUUID()}`;
     try {
-      return await orm.em.fork().transactional(async (tx) => tx.create(CexAccountEntity, {
-        cexAccountId, userId, provider: authorization.provider, label: authorization.label, externalAccountId: profile.accountId,
-        tokensSealed: encryption.sealText(JSON.stringify(tokens), cexAccountId), canRead: profile.permissions.read,
-        canWithdraw: profile.permissions.withdraw, balances, lastSyncAt: profile.permissions.read ? new Date() : null,
-      }));
+      return await orm.em.fork().transactional(async (tx) =>
+        tx.create(CexAccountEntity, {
+          cexAccountId,
+          userId,
+          provider: authorization.provider,
+          label: authorization.label,
+          externalAccountId: profile.accountId,
+          tokensSealed: encryption.sealText(JSON.stringify(tokens), cexAccountId),
+          canRead: profile.permissions.read,
+          canWithdraw: profile.permissions.withdraw,
+          balances,
+          lastSyncAt: profile.permissions.read ? new Date() : null,
+        }),
+      );
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('cex-account-already-connected', 'This exchange account is already connected');
+      if (error instanceof UniqueConstraintViolationException)
+        throw problems.conflict('cex-account-already-connected', 'This exchange account is already connected');
       throw error;
     }
   }

@@ -4,14 +4,21 @@ import { idForRequest } from '../http/idempotency';
 import type { ChargeService } from './service';
 import * as S from './schemas';
 
-export interface ChargeRouteDeps { charges: ChargeService }
+export interface ChargeRouteDeps {
+  charges: ChargeService;
+}
 
 /** Charging from a connected bank account, its status, the bank's settlement webhook and the ledger balances. */
 export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/api/v1/charge/execute', operationId: 'executeCharge', tags: ['Charge'], auth: 'bearer',
-      summary: "Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId})",
+      method: 'post',
+      path: '/api/v1/charge/execute',
+      operationId: 'executeCharge',
+      tags: ['Charge'],
+      auth: 'bearer',
+      summary:
+        "Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId})",
       body: S.ChargeBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
@@ -26,26 +33,42 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
     }),
 
     defineRoute({
-      method: 'get', path: '/api/v1/charge/:chargeId', operationId: 'getCharge', tags: ['Charge'], auth: 'bearer',
+      method: 'get',
+      path: '/api/v1/charge/:chargeId',
+      operationId: 'getCharge',
+      tags: ['Charge'],
+      auth: 'bearer',
       summary: 'Status of a charge',
       params: S.ChargeParams,
-      responses: { 200: { description: 'Charge', schema: S.ChargeView }, 404: { description: 'No such charge for this user' } },
+      responses: {
+        200: { description: 'Charge', schema: S.ChargeView },
+        404: { description: 'No such charge for this user' },
+      },
       handler: async ({ params, user }) => ({ status: 200, body: await charges.view(user.userId, params.chargeId) }),
     }),
 
     defineRoute({
-      method: 'get', path: '/api/v1/balance', operationId: 'getBalance', tags: ['Charge'], auth: 'bearer',
+      method: 'get',
+      path: '/api/v1/balance',
+      operationId: 'getBalance',
+      tags: ['Charge'],
+      auth: 'bearer',
       summary: "The caller's balances in the ledger (what charges credited)",
       responses: { 200: { description: 'Balances', schema: S.BalanceView } },
       handler: async ({ user }) => ({ status: 200, body: await charges.balances(user.userId) }),
     }),
 
     defineRoute({
-      method: 'post', path: '/api/v1/bank/webhooks/withdrawals', operationId: 'bankWithdrawalWebhook', tags: ['Bank'], auth: 'none',
+      method: 'post',
+      path: '/api/v1/bank/webhooks/withdrawals',
+      operationId: 'bankWithdrawalWebhook',
+      tags: ['Bank'],
+      auth: 'none',
       summary: 'Server to server: the bank reports a settled withdrawal (X-Bank-Signature: sha256=<HMAC of the body>)',
       body: S.WithdrawalWebhookBody,
       responses: {
-        200: { description: 'Received', schema: S.WebhookAck }, 401: { description: 'Missing or wrong signature' },
+        200: { description: 'Received', schema: S.WebhookAck },
+        401: { description: 'Missing or wrong signature' },
         404: { description: 'No charge with this reference' },
       },
       handler: async ({ body }, ctx?: Context) => {

@@ -11,7 +11,13 @@ import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { appendEvent } from '../../db/events';
 
-export interface ChargeServiceDeps { orm: Orm; temporal: Client; taskQueue: string; webhookSecret: string; chargeMaxAmountKrw: number }
+export interface ChargeServiceDeps {
+  orm: Orm;
+  temporal: Client;
+  taskQueue: string;
+  webhookSecret: string;
+  chargeMaxAmountKrw: number;
+}
 
 /** Charging the user's balance from a connected bank account: the API records the charge and starts charge-<id>. */
 export class ChargeService {
@@ -20,24 +26,56 @@ export class ChargeService {
   async start(userId: string, chargeId: string, input: { source: string; amount: string; currency: string }) {
     const amount = this.amountOf(input.amount, input.currency);
     const em = this.deps.orm.em.fork();
-    const source = (await em.find(BankAccountEntity, { userId })).find((a) => a.bankName === input.source || a.bankCode === input.source);
-    if (!source) throw problems.unprocessable('source-not-connected', `${input.source} is not one of your connected accounts; verify it with /api/v1/bank/send-won first`);
-    if (source.currency !== input.currency) throw problems.unprocessable('currency-mismatch', `${source.bankName} holds ${source.currency}, not ${input.currency}`);
+    const source = (await em.find(BankAccountEntity, { userId })).find(
+      (a) => a.bankName === input.source || a.bankCode === input.source,
+    );
+    if (!source)
+      throw problems.unprocessable(
+        'source-not-connected',
+        `${input.source} is not one of your connected accounts; verify it with /api/v1/bank/send-won first`,
+      );
+    if (source.currency !== input.currency)
+      throw problems.unprocessable(
+        'currency-mismatch',
+        `${source.bankName} holds ${source.currency}, not ${input.currency}`,
+      );
     // Recorded once per charge id (a retry with the same Idempotency-Key finds it): INSERT … ON CONFLICT DO NOTHING,
     // and its charge.processing event in the same transaction when the row is new.
     const now = new Date();
     await em.transactional(async (tx) => {
-      const inserted = await (tx as SqlEntityManager).createQueryBuilder(ChargeEntity).insert({
-        chargeId, userId, bankAccountId: source.bankAccountId, bankCode: source.bankCode, amount,
-        currency: input.currency, status: 'processing', createdAt: now, updatedAt: now,
-      }).onConflict('chargeId').ignore().execute('run');
+      const inserted = await (tx as SqlEntityManager)
+        .createQueryBuilder(ChargeEntity)
+        .insert({
+          chargeId,
+          userId,
+          bankAccountId: source.bankAccountId,
+          bankCode: source.bankCode,
+          amount,
+          currency: input.currency,
+          status: 'processing',
+          createdAt: now,
+          updatedAt: now,
+        })
+        .onConflict('chargeId')
+        .ignore()
+        .execute('run');
       if (inserted.affectedRows === 1) {
-        await appendEvent(tx, { type: 'charge.processing', resourceId: chargeId, userId, data: { chargeId, amount: amount.toString(), currency: 'KRW' } });
+        await appendEvent(tx, {
+          type: 'charge.processing',
+          resourceId: chargeId,
+          userId,
+          data: { chargeId, amount: amount.toString(), currency: 'KRW' },
+        });
       }
     });
-    await startOnce(() => this.deps.temporal.workflow.start(chargeWorkflow, {
-      workflowId: chargeWorkflowId(chargeId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [{ chargeId, userId }],
-    }));
+    await startOnce(() =>
+      this.deps.temporal.workflow.start(chargeWorkflow, {
+        workflowId: chargeWorkflowId(chargeId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [{ chargeId, userId }],
+      }),
+    );
     return { charge_id: chargeId, status: 'processing' };
   }
 
@@ -47,34 +85,54 @@ export class ChargeService {
     if (!charge) throw problems.notFound(`Charge ${chargeId}`);
     const account = await em.findOneOrFail(BankAccountEntity, { bankAccountId: charge.bankAccountId });
     return {
-      charge_id: charge.chargeId, status: charge.status, amount: formatMoney(charge.amount, FIAT_DECIMALS[charge.currency] ?? 0, charge.currency),
-      currency: charge.currency, source: account.bankName, failure_reason: charge.failureReason ?? null,
-      created_at: charge.createdAt.toISOString(), completed_at: charge.completedAt?.toISOString() ?? null,
+      charge_id: charge.chargeId,
+      status: charge.status,
+      amount: formatMoney(charge.amount, FIAT_DECIMALS[charge.currency] ?? 0, charge.currency),
+      currency: charge.currency,
+      source: account.bankName,
+      failure_reason: charge.failureReason ?? null,
+      created_at: charge.createdAt.toISOString(),
+      completed_at: charge.completedAt?.toISOString() ?? null,
     };
   }
 
   async balances(userId: string) {
-    const accounts = await this.deps.orm.em.fork().find(LedgerAccountEntity, { userId, kind: 'user_balance' }, { orderBy: { currency: 'asc' } });
+    const accounts = await this.deps.orm.em
+      .fork()
+      .find(LedgerAccountEntity, { userId, kind: 'user_balance' }, { orderBy: { currency: 'asc' } });
     const krw = accounts.some((a) => a.currency === 'KRW') ? [] : [{ currency: 'KRW', balance: 0n }];
     return {
       balances: [...accounts, ...krw].map((a) => {
         const decimals = FIAT_DECIMALS[a.currency] ?? 0;
-        return { currency: a.currency, amount: formatDecimal(a.balance, decimals).replace(/,/g, ''), display: formatMoney(a.balance, decimals, a.currency) };
+        return {
+          currency: a.currency,
+          amount: formatDecimal(a.balance, decimals).replace(/,/g, ''),
+          display: formatMoney(a.balance, decimals, a.currency),
+        };
       }),
     };
   }
 
   /** The bank's settlement webhook: checked against its HMAC, then told to the charge's workflow. */
-  async settle(rawBody: string, signature: string, report: { reference: string; status: string; reason: string | null }) {
+  async settle(
+    rawBody: string,
+    signature: string,
+    report: { reference: string; status: string; reason: string | null },
+  ) {
     const expected = `sha256=${createHmac('sha256', this.deps.webhookSecret).update(rawBody).digest('hex')}`;
     // Compared as fixed-length digests: a header of any length or alphabet (latin-1 bytes too) is just a wrong one.
     if (!safeEqual(signature, expected)) {
-      throw problems.invalidCredential('invalid-signature', 'The X-Bank-Signature header is missing or does not match the body');
+      throw problems.invalidCredential(
+        'invalid-signature',
+        'The X-Bank-Signature header is missing or does not match the body',
+      );
     }
     const charge = await this.deps.orm.em.fork().findOne(ChargeEntity, { chargeId: report.reference });
     if (!charge) throw problems.notFound(`Charge ${report.reference}`);
     try {
-      await this.deps.temporal.workflow.getHandle(chargeWorkflowId(charge.chargeId)).signal(withdrawalSettledSignal, settlementReported(report));
+      await this.deps.temporal.workflow
+        .getHandle(chargeWorkflowId(charge.chargeId))
+        .signal(withdrawalSettledSignal, settlementReported(report));
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError)) throw error; // the charge already finished (it polled): nothing to tell it
     }
@@ -83,16 +141,25 @@ export class ChargeService {
 
   private amountOf(text: string, currency: string): bigint {
     const decimals = FIAT_DECIMALS[currency];
-    if (decimals === undefined) throw problems.unprocessable('unsupported-currency', `Charges in ${currency} are not supported; supported: ${Object.keys(FIAT_DECIMALS).join(', ')}`);
+    if (decimals === undefined)
+      throw problems.unprocessable(
+        'unsupported-currency',
+        `Charges in ${currency} are not supported; supported: ${Object.keys(FIAT_DECIMALS).join(', ')}`,
+      );
     const amount = parseAmount(text, decimals, currency);
     const max = BigInt(this.deps.chargeMaxAmountKrw);
-    if (amount > max) throw problems.unprocessable('limit-exceeded', `A single charge is limited to ${formatMoney(max, decimals, currency)}`);
+    if (amount > max)
+      throw problems.unprocessable(
+        'limit-exceeded',
+        `A single charge is limited to ${formatMoney(max, decimals, currency)}`,
+      );
     return amount;
   }
 }
 
 /** A status the bank does not document is told to the workflow as unknown: it holds the charge for review. */
 function settlementReported(report: { status: string; reason: string | null }): WithdrawalSettlement {
-  if (report.status === 'completed' || report.status === 'rejected' || report.status === 'pending') return { status: report.status, reason: report.reason };
+  if (report.status === 'completed' || report.status === 'rejected' || report.status === 'pending')
+    return { status: report.status, reason: report.reason };
   return { status: 'unknown', reason: `the bank's webhook reported the undocumented status "${report.status}"` };
 }

@@ -25,36 +25,55 @@ export async function assertActive(orm: Orm, userId: string): Promise<void> {
 export const LEGACY_SESSION = 'legacy';
 
 /** The per-request check (users and the token's device in one statement); the bench times it against the user read alone. */
-export const SESSION_SQL = 'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, '
-  + 'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at '
-  + 'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
+export const SESSION_SQL =
+  'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, ' +
+  'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at ' +
+  'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
 
 /** The statement in PostgreSQL's placeholders, prepared once per pooled connection (named). */
-const SESSION_SQL_PG = (() => { let n = 0; return SESSION_SQL.replace(/\?/g, () => `$${++n}`); })();
+const SESSION_SQL_PG = (() => {
+  let n = 0;
+  return SESSION_SQL.replace(/\?/g, () => `$${++n}`);
+})();
 
-interface PgClient { query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }> }
-interface KnexClient { acquireConnection(): Promise<PgClient>; releaseConnection(connection: PgClient): Promise<void> }
+interface PgClient {
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+interface KnexClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<void>;
+}
 
 /**
  * Runs the session statement. On PostgreSQL it is a named (prepared) statement on the ORM's own pool: planning the
  * join is most of its cost (measured: 250 µs a round trip unprepared, 100 µs prepared, the same as the user read
  * alone), and it runs on every Bearer request. SQLite (one process, in memory) runs it as it is.
  */
-async function sessionRows(em: ReturnType<typeof requestEntityManager>, params: [string, string]): Promise<SessionRow[]> {
-  if (!(em.getDriver() instanceof PostgreSqlDriver)) return em.getConnection().execute<SessionRow[]>(SESSION_SQL, params);
+async function sessionRows(
+  em: ReturnType<typeof requestEntityManager>,
+  params: [string, string],
+): Promise<SessionRow[]> {
+  if (!(em.getDriver() instanceof PostgreSqlDriver))
+    return em.getConnection().execute<SessionRow[]>(SESSION_SQL, params);
   const knex = (em.getConnection() as unknown as AbstractSqlConnection).getKnex() as unknown as { client: KnexClient };
   const connection = await knex.client.acquireConnection();
   try {
-    return (await connection.query({ name: 'active-session', text: SESSION_SQL_PG, values: params })).rows as SessionRow[];
+    return (await connection.query({ name: 'active-session', text: SESSION_SQL_PG, values: params }))
+      .rows as SessionRow[];
   } finally {
     await knex.client.releaseConnection(connection);
   }
 }
 
 interface SessionRow extends Record<string, unknown> {
-  device_session_id: string | null; device_revoked_at: unknown; device_hold_until: unknown; device_sign_in_method: DeviceSession['signInMethod'] | null; device_signed_in_at: unknown;
+  device_session_id: string | null;
+  device_revoked_at: unknown;
+  device_hold_until: unknown;
+  device_sign_in_method: DeviceSession['signInMethod'] | null;
+  device_signed_in_at: unknown;
 }
-const dateOf = (value: unknown): Date | null => (value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string | number));
+const dateOf = (value: unknown): Date | null =>
+  value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string | number);
 
 /**
  * The auth layer's check, once per Bearer request and in one statement: the user is active, and the token's device
@@ -66,10 +85,24 @@ export async function activeSession(orm: Orm, user: AuthenticatedUser): Promise<
   const em = requestEntityManager(orm);
   const [row] = await sessionRows(em, [user.deviceId, user.userId]);
   if (!row) throw problems.inactiveUser();
-  const { device_session_id: sessionId, device_revoked_at: revokedAt, device_hold_until: holdUntil, device_sign_in_method: signInMethod, device_signed_in_at: signedInAt, ...columns } = row;
+  const {
+    device_session_id: sessionId,
+    device_revoked_at: revokedAt,
+    device_hold_until: holdUntil,
+    device_sign_in_method: signInMethod,
+    device_signed_in_at: signedInAt,
+    ...columns
+  } = row;
   const found = em.map(UserEntity, columns);
   if (found.status !== 'active') throw problems.inactiveUser();
-  const current = sessionId !== null && revokedAt === null && (user.sessionId ? user.sessionId === sessionId : sessionId === LEGACY_SESSION);
-  if (!current) throw problems.unauthorized('This device was signed out (or signed in again since this token was issued): sign in again', 'device-signed-out');
+  const current =
+    sessionId !== null &&
+    revokedAt === null &&
+    (user.sessionId ? user.sessionId === sessionId : sessionId === LEGACY_SESSION);
+  if (!current)
+    throw problems.unauthorized(
+      'This device was signed out (or signed in again since this token was issued): sign in again',
+      'device-signed-out',
+    );
   return { holdUntil: dateOf(holdUntil), signInMethod: signInMethod!, signedInAt: dateOf(signedInAt)! };
 }

@@ -31,14 +31,19 @@ export class CustodyKeys {
 
   async openSolanaWallet(userId: string, networkId: string): Promise<CustodyKeyOutcome> {
     const existing = await this.deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
-    return existing ? { address: existing.address, created: false } : this.create({ userId, kind: 'solana-wallet', networkId });
+    return existing
+      ? { address: existing.address, created: false }
+      : this.create({ userId, kind: 'solana-wallet', networkId });
   }
 
   private create(input: CustodyKeyInput): Promise<CustodyKeyOutcome> {
     // Concurrent requests join the running workflow; a later one runs it again and finds the key made.
     return this.deps.temporal.workflow.execute(custodyKeyWorkflow, {
-      workflowId: custodyKeyWorkflowId(input), taskQueue: this.deps.taskQueue, args: [input],
-      workflowIdConflictPolicy: 'USE_EXISTING', workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      workflowId: custodyKeyWorkflowId(input),
+      taskQueue: this.deps.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
     });
   }
 }

@@ -11,7 +11,8 @@ import { HttpError } from '../http/problems';
 
 /** A prepared operation's sponsorship outlives its prepare window by this much, for the submission to land. */
 const SUBMISSION_MARGIN_MS = 15 * 60 * 1000;
-export const sponsoredUntil = (expiresAt: Date, extraSeconds = 0): Date => new Date(expiresAt.getTime() + SUBMISSION_MARGIN_MS + extraSeconds * 1000);
+export const sponsoredUntil = (expiresAt: Date, extraSeconds = 0): Date =>
+  new Date(expiresAt.getTime() + SUBMISSION_MARGIN_MS + extraSeconds * 1000);
 
 /**
  * Gas the service pays through its paymaster, within a daily budget per user in won. Operations the owner signs must
@@ -22,13 +23,27 @@ export class GasSponsorships {
   constructor(private readonly deps: { orm: Orm; temporal: Client; taskQueue: string; dailyBudgetKrw: number }) {}
 
   /** The operations, sponsored until `validUntil`; over budget: 422 gas-budget-exceeded with the budget and its reset. */
-  async sponsor(userId: string, requestId: string, items: Array<{ networkId: string; operation: UserOperation }>, validUntil: Date): Promise<UserOperation[]> {
+  async sponsor(
+    userId: string,
+    requestId: string,
+    items: Array<{ networkId: string; operation: UserOperation }>,
+    validUntil: Date,
+  ): Promise<UserOperation[]> {
     const signed = await this.deps.temporal.workflow.execute(gasSponsorshipWorkflow, {
-      workflowId: gasSponsorshipWorkflowId(requestId), taskQueue: this.deps.taskQueue, workflowIdConflictPolicy: 'USE_EXISTING',
-      args: [{
-        userId, validUntil: validUntil.getTime(),
-        operations: items.map((item) => ({ sponsorshipId: `${requestId}:${item.networkId}`, networkId: item.networkId, userOperation: serializeOperation(item.operation) })),
-      }],
+      workflowId: gasSponsorshipWorkflowId(requestId),
+      taskQueue: this.deps.taskQueue,
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      args: [
+        {
+          userId,
+          validUntil: validUntil.getTime(),
+          operations: items.map((item) => ({
+            sponsorshipId: `${requestId}:${item.networkId}`,
+            networkId: item.networkId,
+            userOperation: serializeOperation(item.operation),
+          })),
+        },
+      ],
     });
     return items.map((item, i) => ({ ...item.operation, paymasterAndData: signed[i]! }));
   }
@@ -38,8 +53,11 @@ export class GasSponsorships {
     const budget = BigInt(this.deps.dailyBudgetKrw);
     const used = await gasUsedKrw(this.deps.orm.em.fork(), userId, day);
     return {
-      dailyBudgetKrw: budget.toString(), usedTodayKrw: used.toString(), remainingTodayKrw: (budget > used ? budget - used : 0n).toString(),
-      resetsAt: day.to.toISOString(), paidBy: 'service' as const,
+      dailyBudgetKrw: budget.toString(),
+      usedTodayKrw: used.toString(),
+      remainingTodayKrw: (budget > used ? budget - used : 0n).toString(),
+      resetsAt: day.to.toISOString(),
+      paidBy: 'service' as const,
     };
   }
 
@@ -47,8 +65,15 @@ export class GasSponsorships {
   async assertBudgetLeft(userId: string): Promise<void> {
     const view = await this.budget(userId);
     if (view.remainingTodayKrw !== '0') return;
-    throw new HttpError(422, 'gas-budget-exceeded', 'Gas budget exceeded',
+    throw new HttpError(
+      422,
+      'gas-budget-exceeded',
+      'Gas budget exceeded',
       `Gas is sponsored up to ${formatMoney(BigInt(view.dailyBudgetKrw), 0, 'KRW')} a day and none is left until ${view.resetsAt}`,
-      undefined, {}, false, { budgetKrw: view.dailyBudgetKrw, usedKrw: view.usedTodayKrw, resetsAt: view.resetsAt });
+      undefined,
+      {},
+      false,
+      { budgetKrw: view.dailyBudgetKrw, usedKrw: view.usedTodayKrw, resetsAt: view.resetsAt },
+    );
   }
 }

@@ -7,12 +7,28 @@ import type { SolanaChains } from '../../integrations/solana';
 
 const ERC20 = ['function balanceOf(address) view returns (uint256)'];
 
-export interface Holder { networkId: string; kind: 'smart-account' | 'solana-wallet'; address: string; deployed: boolean }
-export interface Holding { token: string; decimals: number; baseUnits: bigint }
+export interface Holder {
+  networkId: string;
+  kind: 'smart-account' | 'solana-wallet';
+  address: string;
+  deployed: boolean;
+}
+export interface Holding {
+  token: string;
+  decimals: number;
+  baseUnits: bigint;
+}
 
 /** What a user holds on a network, read from the chain: their smart account (EVM) or their Solana wallet. */
 export class Holdings {
-  constructor(private readonly deps: { orm: Orm; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains }) {}
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      networks: NetworkRegistry;
+      providers: ChainProviders;
+      solanaChains: SolanaChains;
+    },
+  ) {}
 
   async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
     const network = this.deps.networks.any(networkId);
@@ -22,7 +38,9 @@ export class Holdings {
       return address ? { networkId, kind: 'solana-wallet', address, deployed: true } : undefined;
     }
     const account = await this.deps.orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });
-    return account ? { networkId, kind: 'smart-account', address: account.address, deployed: account.status === 'deployed' } : undefined;
+    return account
+      ? { networkId, kind: 'smart-account', address: account.address, deployed: account.status === 'deployed' }
+      : undefined;
   }
 
   /** The network's coin and tokens this service knows. */
@@ -30,7 +48,10 @@ export class Holdings {
     const network = this.deps.networks.any(networkId);
     if (!network) return [];
     const coin = coinOf(network);
-    return [{ token: coin.symbol, decimals: coin.decimals }, ...Object.entries(network.tokens ?? {}).map(([token, t]) => ({ token, decimals: t.decimals }))];
+    return [
+      { token: coin.symbol, decimals: coin.decimals },
+      ...Object.entries(network.tokens ?? {}).map(([token, t]) => ({ token, decimals: t.decimals })),
+    ];
   }
 
   /** The balance of one token at an address (0 for tokens the network does not list). */
@@ -55,6 +76,12 @@ export class Holdings {
   }
 
   async all(networkId: string, address: string): Promise<Holding[]> {
-    return Promise.all(this.tokensOf(networkId).map(async ({ token, decimals }) => ({ token, decimals, baseUnits: await this.balanceAt(networkId, address, token) })));
+    return Promise.all(
+      this.tokensOf(networkId).map(async ({ token, decimals }) => ({
+        token,
+        decimals,
+        baseUnits: await this.balanceAt(networkId, address, token),
+      })),
+    );
   }
 }

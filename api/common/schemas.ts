@@ -11,7 +11,8 @@ export const NonEmpty = (options: { maxLength?: number; description?: string } =
 
 export const IdempotencyKeyHeader = Type.String({
   format: 'uuid',
-  description: 'Fresh UUID per logical request (IETF httpapi Idempotency-Key draft). A retry with the same key replays the stored response.',
+  description:
+    'Fresh UUID per logical request (IETF httpapi Idempotency-Key draft). A retry with the same key replays the stored response.',
 });
 
 export const FieldErrorSchema = Type.Object({
@@ -30,5 +31,8 @@ const problemMembers = {
 /** RFC 9457 problem details, the error body of /v1/* routes. */
 export const ProblemSchema = Type.Object(problemMembers, { $id: 'Problem' });
 /** The error body of /api/v1/* routes. */
-export const EnvelopeErrorSchema = Type.Object({ status: Type.Literal('error'), error: Type.Object(problemMembers) }, { $id: 'EnvelopeError' });
+export const EnvelopeErrorSchema = Type.Object(
+  { status: Type.Literal('error'), error: Type.Object(problemMembers) },
+  { $id: 'EnvelopeError' },
+);
 export const envelope = (data: TSchema) => Type.Object({ status: Type.Literal('ok'), data });

@@ -13,10 +13,14 @@ export class SecurityNotices {
 
   /** Runs `change` (which commits the event `notice.eventType` of `notice.resourceId`) with its notice started first. */
   async around<T>(notice: SecurityNoticeInput, change: () => Promise<T>): Promise<T> {
-    await startOnce(() => this.deps.temporal.workflow.start(securityNoticeWorkflow, {
-      workflowId: securityNoticeWorkflowId(notice.eventType, notice.resourceId), taskQueue: this.deps.taskQueue,
-      workflowIdReusePolicy: 'REJECT_DUPLICATE', args: [notice],
-    }));
+    await startOnce(() =>
+      this.deps.temporal.workflow.start(securityNoticeWorkflow, {
+        workflowId: securityNoticeWorkflowId(notice.eventType, notice.resourceId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [notice],
+      }),
+    );
     return change();
   }
 }

@@ -1,5 +1,10 @@
 import type { Orm } from '../../db/orm';
-import { SignedOperationEntity, type SignedOperation, type SignedOperationDetails, type SignedOperationKind } from '../../db/entities';
+import {
+  SignedOperationEntity,
+  type SignedOperation,
+  type SignedOperationDetails,
+  type SignedOperationKind,
+} from '../../db/entities';
 import { deserializeOperation, serializeOperation } from '../../integrations/evm/smart-account';
 import { singleSignature } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
@@ -11,8 +16,10 @@ import { problems } from '../http/problems';
 
 /** Refuses a slot that was already used (409) or expired before it was ever executed (410). */
 function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, what: string): void {
-  if (op.status !== 'prepared' && op.status !== 'submitted') throw problems.conflict('slot-already-used', `This ${what} was already executed`);
-  if (op.status === 'prepared' && op.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
+  if (op.status !== 'prepared' && op.status !== 'submitted')
+    throw problems.conflict('slot-already-used', `This ${what} was already executed`);
+  if (op.status === 'prepared' && op.expiresAt.getTime() < Date.now())
+    throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
 }
 
 /**
@@ -22,9 +29,14 @@ function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, wha
  */
 async function claimForSubmission(orm: Orm, operationId: string, signed: UserOperation, what: string): Promise<void> {
   const em = orm.em.fork();
-  const moved = await em.nativeUpdate(SignedOperationEntity, { operationId, status: 'prepared' }, {
-    status: 'submitted', userOperation: serializeOperation(signed),
-  });
+  const moved = await em.nativeUpdate(
+    SignedOperationEntity,
+    { operationId, status: 'prepared' },
+    {
+      status: 'submitted',
+      userOperation: serializeOperation(signed),
+    },
+  );
   if (moved === 1) return;
   const current = await em.findOneOrFail(SignedOperationEntity, { operationId });
   if (current.status !== 'submitted' || current.userOperation.signature !== signed.signature) {
@@ -34,25 +46,42 @@ async function claimForSubmission(orm: Orm, operationId: string, signed: UserOpe
 
 /** A signed slot of an execute request, as its schema admits it. */
 export interface SignedSlot {
-  id: string; parameter: { authMethod?: string; algorithm?: string; keyUri?: string };
+  id: string;
+  parameter: { authMethod?: string; algorithm?: string; keyUri?: string };
   signature: { authResponse: Record<string, unknown> & { signature?: string } };
 }
 
 /** What prepare records: one user operation of the user's account, waiting for the owner's signature. */
 export interface PreparedOperationInput {
-  operationId: string; kind: SignedOperationKind; userId: string; networkId: string; accountAddress: string; ownerAddress: string;
-  details?: SignedOperationDetails; userOperation: UserOperation; userOpHash: string; expiresAt: Date;
+  operationId: string;
+  kind: SignedOperationKind;
+  userId: string;
+  networkId: string;
+  accountAddress: string;
+  ownerAddress: string;
+  details?: SignedOperationDetails;
+  userOperation: UserOperation;
+  userOpHash: string;
+  expiresAt: Date;
 }
 
 /** Records a prepared operation; the caller's entity manager flushes it with whatever else prepare changes. */
 export function recordPreparedOperation(em: Orm['em'], input: PreparedOperationInput): void {
   em.create(SignedOperationEntity, {
-    ...input, details: input.details ?? {}, userOperation: serializeOperation(input.userOperation), status: 'prepared',
+    ...input,
+    details: input.details ?? {},
+    userOperation: serializeOperation(input.userOperation),
+    status: 'prepared',
   });
 }
 
 /** The user's operation of this kind, or null (another user's or another kind's id is not theirs to see). */
-export async function findOperation(orm: Orm, userId: string, kind: SignedOperationKind, operationId: string): Promise<SignedOperation | null> {
+export async function findOperation(
+  orm: Orm,
+  userId: string,
+  kind: SignedOperationKind,
+  operationId: string,
+): Promise<SignedOperation | null> {
   return orm.em.fork().findOne(SignedOperationEntity, { operationId, userId, kind });
 }
 
@@ -62,9 +91,12 @@ export async function findOperation(orm: Orm, userId: string, kind: SignedOperat
  * operation; the signed operation is claimed once (a resent identical slot resumes) and its workflow started once.
  */
 export async function executeSingleOperation(
-  deps: { orm: Orm; passkeys: Passkeys }, userId: string, items: SignedSlot[],
+  deps: { orm: Orm; passkeys: Passkeys },
+  userId: string,
+  items: SignedSlot[],
   spec: {
-    kind: SignedOperationKind; what: string;
+    kind: SignedOperationKind;
+    what: string;
     /** Only an operation on this network may be executed here (the deploy path names its network). */
     networkId?: string;
     /** The key that must sign; by default the owner it was prepared for. */
@@ -86,7 +118,10 @@ export async function executeSingleOperation(
   assertExecutable(op, spec.what);
   const signer = spec.signer ? await spec.signer(op) : op.ownerAddress;
   const signature = verifyOnChainSlot(slot, {
-    algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(signer), payload: op.userOpHash, signer,
+    algorithm: SINGLE_OPERATION_ALGORITHM,
+    keyUri: keyUriOf(signer),
+    payload: op.userOpHash,
+    signer,
   });
   // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
   if (op.status === 'prepared') await deps.passkeys.verifyApproval(userId, passkey, op.operationId, op.userOpHash);
@@ -97,9 +132,18 @@ export async function executeSingleOperation(
 }
 
 /** Whether a slot carries the signature the finished operation was executed with. */
-function sameSignedSlot(op: SignedOperation, slot: ReturnType<typeof splitSignedSlots>['onChain'], signer: string): boolean {
+function sameSignedSlot(
+  op: SignedOperation,
+  slot: ReturnType<typeof splitSignedSlots>['onChain'],
+  signer: string,
+): boolean {
   try {
-    const signature = verifyOnChainSlot(slot, { algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(signer), payload: op.userOpHash, signer });
+    const signature = verifyOnChainSlot(slot, {
+      algorithm: SINGLE_OPERATION_ALGORITHM,
+      keyUri: keyUriOf(signer),
+      payload: op.userOpHash,
+      signer,
+    });
     return deserializeOperation(op.userOperation).signature === singleSignature(signature);
   } catch {
     return false;
@@ -113,14 +157,29 @@ export const SINGLE_OPERATION_ALGORITHM = 'eip712-erc4337-userop-v1';
  * The prepare answer's slots for a single user operation: the owner signs its userOpHash (EIP-712 domain of the
  * network's EntryPoint, plus what the app should show), and a user with a passkey approves this very operation.
  */
-export async function preparedSlots(passkeys: Passkeys, userId: string, input: {
-  id: string; owner: string; network: { chainId: number; entryPoint: string }; domain: Record<string, unknown>; userOpHash: string;
-}) {
+export async function preparedSlots(
+  passkeys: Passkeys,
+  userId: string,
+  input: {
+    id: string;
+    owner: string;
+    network: { chainId: number; entryPoint: string };
+    domain: Record<string, unknown>;
+    userOpHash: string;
+  },
+) {
   const slot = {
     id: input.id,
     parameter: {
-      algorithm: SINGLE_OPERATION_ALGORITHM, keyUri: keyUriOf(input.owner),
-      domain: { name: 'ERC4337', version: '1', chainId: input.network.chainId, verifyingContract: input.network.entryPoint, ...input.domain },
+      algorithm: SINGLE_OPERATION_ALGORITHM,
+      keyUri: keyUriOf(input.owner),
+      domain: {
+        name: 'ERC4337',
+        version: '1',
+        chainId: input.network.chainId,
+        verifyingContract: input.network.entryPoint,
+        ...input.domain,
+      },
     },
     payload: input.userOpHash,
   };

@@ -38,35 +38,76 @@ export class Monitoring {
     const em = this.deps.orm.em.fork();
     const networkId = intent.network.networkId;
     const large = intent.valueKrw >= rules.largeKrw;
-    const recent = await em.find(TransferEntity, { userId: intent.userId, status: { $ne: 'failed' }, createdAt: { $gte: new Date(now - DAY_MS) } }, { fields: ['networkId', 'toAddress', 'valueKrw'] });
+    const recent = await em.find(
+      TransferEntity,
+      { userId: intent.userId, status: { $ne: 'failed' }, createdAt: { $gte: new Date(now - DAY_MS) } },
+      { fields: ['networkId', 'toAddress', 'valueKrw'] },
+    );
 
     if (intent.valueKrw < rules.structuringKrw) {
       const same = recent.filter((t) => t.networkId === networkId && t.toAddress === intent.recipient);
       const total = same.reduce((sum, t) => sum + (t.valueKrw ?? 0n), 0n) + intent.valueKrw;
       if (same.length && total >= rules.structuringKrw) {
-        return { review: { kind: 'structuring', detail: `${same.length + 1} transfers to one destination within 24 h, each below ${won(rules.structuringKrw)}, together ${won(total)}` } };
+        return {
+          review: {
+            kind: 'structuring',
+            detail: `${same.length + 1} transfers to one destination within 24 h, each below ${won(rules.structuringKrw)}, together ${won(total)}`,
+          },
+        };
       }
     }
 
-    const earlier = await em.count(TransferEntity, { userId: intent.userId, networkId, toAddress: intent.recipient, createdAt: { $lt: new Date(now - DAY_MS) } });
+    const earlier = await em.count(TransferEntity, {
+      userId: intent.userId,
+      networkId,
+      toAddress: intent.recipient,
+      createdAt: { $lt: new Date(now - DAY_MS) },
+    });
     if (!earlier) {
       const recipients = new Set(recent.map((t) => `${t.networkId}:${t.toAddress}`));
-      const paidBefore = await em.find(TransferEntity, { userId: intent.userId, createdAt: { $lt: new Date(now - DAY_MS) } }, { fields: ['networkId', 'toAddress'] });
+      const paidBefore = await em.find(
+        TransferEntity,
+        { userId: intent.userId, createdAt: { $lt: new Date(now - DAY_MS) } },
+        { fields: ['networkId', 'toAddress'] },
+      );
       for (const t of paidBefore) recipients.delete(`${t.networkId}:${t.toAddress}`);
       recipients.add(`${networkId}:${intent.recipient}`);
       if (recipients.size >= rules.fanOutRecipients) {
-        return { review: { kind: 'fan_out', detail: `${recipients.size} new recipients within 24 h (from ${rules.fanOutRecipients} a case is opened)` } };
+        return {
+          review: {
+            kind: 'fan_out',
+            detail: `${recipients.size} new recipients within 24 h (from ${rules.fanOutRecipients} a case is opened)`,
+          },
+        };
       }
     }
 
     if (large) {
-      const entry = await em.findOne(AddressBookEntryEntity, { userId: intent.userId, networkId, address: intent.recipient });
+      const entry = await em.findOne(AddressBookEntryEntity, {
+        userId: intent.userId,
+        networkId,
+        address: intent.recipient,
+      });
       if (entry && now - entry.addedAt.getTime() < rules.newRecipientMinutes * 60_000) {
-        return { review: { kind: 'new_recipient_large', detail: `${won(intent.valueKrw)} to a recipient added ${Math.round((now - entry.addedAt.getTime()) / 60_000)} minutes ago` } };
+        return {
+          review: {
+            kind: 'new_recipient_large',
+            detail: `${won(intent.valueKrw)} to a recipient added ${Math.round((now - entry.addedAt.getTime()) / 60_000)} minutes ago`,
+          },
+        };
       }
       const device = intent.device;
-      if (device && device.signInMethod !== 'registration' && now - device.signedInAt.getTime() < rules.newDeviceHours * 3600_000) {
-        return { review: { kind: 'new_device_large', detail: `${won(intent.valueKrw)} from a device that signed in ${Math.round((now - device.signedInAt.getTime()) / 60_000)} minutes ago` } };
+      if (
+        device &&
+        device.signInMethod !== 'registration' &&
+        now - device.signedInAt.getTime() < rules.newDeviceHours * 3600_000
+      ) {
+        return {
+          review: {
+            kind: 'new_device_large',
+            detail: `${won(intent.valueKrw)} from a device that signed in ${Math.round((now - device.signedInAt.getTime()) / 60_000)} minutes ago`,
+          },
+        };
       }
     }
     return {};

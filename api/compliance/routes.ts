@@ -6,68 +6,139 @@ import * as S from './schemas';
 const TAGS = ['Compliance'];
 
 /** Compliance for operators (an operator credential): the sanctions list and its refresh, and the cases screening opened. */
-export function complianceRoutes({ compliance, inbound }: { compliance: ComplianceService; inbound: InboundTravelRule }): RouteSpec[] {
+export function complianceRoutes({
+  compliance,
+  inbound,
+}: {
+  compliance: ComplianceService;
+  inbound: InboundTravelRule;
+}): RouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/v1/compliance/sanctions-list', operationId: 'getSanctionsList', tags: TAGS, auth: 'operator',
-      summary: "The stored OFAC SDN list: its date, when it was last read, how many addresses, and whether screening can use it",
+      method: 'get',
+      path: '/v1/compliance/sanctions-list',
+      operationId: 'getSanctionsList',
+      tags: TAGS,
+      auth: 'operator',
+      summary:
+        'The stored OFAC SDN list: its date, when it was last read, how many addresses, and whether screening can use it',
       responses: { 200: { description: 'The list', schema: S.SanctionsListView } },
       handler: async () => ({ status: 200, body: await compliance.sanctionsList() }),
     }),
     defineRoute({
-      method: 'post', path: '/v1/compliance/sanctions-list/refresh', operationId: 'refreshSanctionsList', tags: TAGS, auth: 'operator',
-      summary: 'Read the list now (besides the schedule): the new list replaces the stored one at once, delistings included',
-      responses: { 202: { description: 'Refresh started (GET /v1/compliance/sanctions-list shows its result)', schema: S.RefreshStarted } },
+      method: 'post',
+      path: '/v1/compliance/sanctions-list/refresh',
+      operationId: 'refreshSanctionsList',
+      tags: TAGS,
+      auth: 'operator',
+      summary:
+        'Read the list now (besides the schedule): the new list replaces the stored one at once, delistings included',
+      responses: {
+        202: {
+          description: 'Refresh started (GET /v1/compliance/sanctions-list shows its result)',
+          schema: S.RefreshStarted,
+        },
+      },
       handler: async ({ operator }) => ({ status: 202, body: await compliance.refresh(operator) }),
     }),
     defineRoute({
-      method: 'post', path: '/trp/v3/inquiries', operationId: 'travelRuleInquiry', tags: ['Travel Rule'], auth: 'none',
-      summary: "TRP v3: another provider's inquiry about one of our users' addresses (Authorization: Bearer its token); the answer goes to its callback",
-      headers: S.TrpInquiryHeaders, body: S.TrpInquiryBody,
+      method: 'post',
+      path: '/trp/v3/inquiries',
+      operationId: 'travelRuleInquiry',
+      tags: ['Travel Rule'],
+      auth: 'none',
+      summary:
+        "TRP v3: another provider's inquiry about one of our users' addresses (Authorization: Bearer its token); the answer goes to its callback",
+      headers: S.TrpInquiryHeaders,
+      body: S.TrpInquiryBody,
       responses: {
-        200: { description: 'Received: matched against the verified name, recorded, answered at the callback', schema: S.TrpInquiryAnswer },
-        400: { description: 'Not a TRP inquiry or not a valid IVMS101 message' }, 401: { description: 'Not a known counterpart' },
-        404: { description: 'No user of ours holds that account' }, 422: { description: 'A callback outside the counterpart\'s host' },
+        200: {
+          description: 'Received: matched against the verified name, recorded, answered at the callback',
+          schema: S.TrpInquiryAnswer,
+        },
+        400: { description: 'Not a TRP inquiry or not a valid IVMS101 message' },
+        401: { description: 'Not a known counterpart' },
+        404: { description: 'No user of ours holds that account' },
+        422: { description: "A callback outside the counterpart's host" },
       },
-      handler: async ({ headers, body }, ctx) => ({ status: 200, body: await inbound.inquiry(ctx?.get('authorization') || undefined, headers['request-identifier'], body) }),
+      handler: async ({ headers, body }, ctx) => ({
+        status: 200,
+        body: await inbound.inquiry(ctx?.get('authorization') || undefined, headers['request-identifier'], body),
+      }),
     }),
     defineRoute({
-      method: 'post', path: '/trp/v3/callbacks/:transferId/:token', operationId: 'travelRuleCallback', tags: ['Travel Rule'], auth: 'none',
-      summary: "TRP v3: the receiving provider's decision on our inquiry ({approved: {address, callback}} or {rejected: reason}), at the callback URL the inquiry named",
-      params: S.TrpCallbackParams, body: S.TrpCallbackBody,
+      method: 'post',
+      path: '/trp/v3/callbacks/:transferId/:token',
+      operationId: 'travelRuleCallback',
+      tags: ['Travel Rule'],
+      auth: 'none',
+      summary:
+        "TRP v3: the receiving provider's decision on our inquiry ({approved: {address, callback}} or {rejected: reason}), at the callback URL the inquiry named",
+      params: S.TrpCallbackParams,
+      body: S.TrpCallbackBody,
       responses: {
-        200: { description: 'Received (the first decision counts)', schema: S.TrpCallbackAnswer }, 400: { description: 'Not a TRP resolution' },
-        404: { description: 'No such inquiry (or not this callback URL)' }, 409: { description: 'The transfer no longer waits for a decision (travel-rule-decided)' },
+        200: { description: 'Received (the first decision counts)', schema: S.TrpCallbackAnswer },
+        400: { description: 'Not a TRP resolution' },
+        404: { description: 'No such inquiry (or not this callback URL)' },
+        409: { description: 'The transfer no longer waits for a decision (travel-rule-decided)' },
         422: { description: 'An approval naming another address' },
       },
-      handler: async ({ params, body }) => ({ status: 200, body: await compliance.travelRuleCallback(params.transferId, params.token, body) }),
+      handler: async ({ params, body }) => ({
+        status: 200,
+        body: await compliance.travelRuleCallback(params.transferId, params.token, body),
+      }),
     }),
     defineRoute({
-      method: 'get', path: '/v1/compliance/cases', operationId: 'listComplianceCases', tags: TAGS, auth: 'operator',
-      summary: 'Compliance cases, newest first: by status and by user', query: S.CaseQuery,
+      method: 'get',
+      path: '/v1/compliance/cases',
+      operationId: 'listComplianceCases',
+      tags: TAGS,
+      auth: 'operator',
+      summary: 'Compliance cases, newest first: by status and by user',
+      query: S.CaseQuery,
       responses: { 200: { description: 'Cases', schema: S.CaseList } },
       handler: async ({ query }) => ({ status: 200, body: await compliance.cases(query) }),
     }),
     defineRoute({
-      method: 'get', path: '/v1/compliance/users/:userId/records', operationId: 'exportComplianceRecords', tags: TAGS, auth: 'operator',
-      summary: "Export a user's compliance records: cases and every Travel Rule exchange with its IVMS101 payload (kept five years, account closed or not)",
+      method: 'get',
+      path: '/v1/compliance/users/:userId/records',
+      operationId: 'exportComplianceRecords',
+      tags: TAGS,
+      auth: 'operator',
+      summary:
+        "Export a user's compliance records: cases and every Travel Rule exchange with its IVMS101 payload (kept five years, account closed or not)",
       params: S.UserParams,
       responses: { 200: { description: 'The records (empty lists for a user with none)', schema: S.UserRecords } },
       handler: async ({ params }) => ({ status: 200, body: await compliance.records(params.userId) }),
     }),
     defineRoute({
-      method: 'post', path: '/v1/compliance/cases/:caseId/decision', operationId: 'decideComplianceCase', tags: TAGS, auth: 'operator',
-      summary: 'Decide a case: approve (a held transfer goes on) or reject (it fails, nothing sent), with the reason; who and when are recorded',
-      params: S.CaseParams, body: S.DecisionBody,
+      method: 'post',
+      path: '/v1/compliance/cases/:caseId/decision',
+      operationId: 'decideComplianceCase',
+      tags: TAGS,
+      auth: 'operator',
+      summary:
+        'Decide a case: approve (a held transfer goes on) or reject (it fails, nothing sent), with the reason; who and when are recorded',
+      params: S.CaseParams,
+      body: S.DecisionBody,
       responses: {
-        200: { description: 'The decided case', schema: S.CaseView }, 404: { description: 'No such case' },
+        200: { description: 'The decided case', schema: S.CaseView },
+        404: { description: 'No such case' },
         409: { description: 'Already decided otherwise (case-decided)' },
       },
-      handler: async ({ params, body, operator }) => ({ status: 200, body: await compliance.decide(params.caseId, operator, body) }),
+      handler: async ({ params, body, operator }) => ({
+        status: 200,
+        body: await compliance.decide(params.caseId, operator, body),
+      }),
     }),
     defineRoute({
-      method: 'get', path: '/v1/compliance/cases/:caseId', operationId: 'getComplianceCase', tags: TAGS, auth: 'operator',
-      summary: 'One case: what was found, where, and its decision', params: S.CaseParams,
+      method: 'get',
+      path: '/v1/compliance/cases/:caseId',
+      operationId: 'getComplianceCase',
+      tags: TAGS,
+      auth: 'operator',
+      summary: 'One case: what was found, where, and its decision',
+      params: S.CaseParams,
       responses: { 200: { description: 'Case', schema: S.CaseView }, 404: { description: 'No such case' } },
       handler: async ({ params }) => ({ status: 200, body: await compliance.case(params.caseId) }),
     }),

@@ -4,7 +4,9 @@ const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.U
 
 export const SanctionsListView = Type.Object({
   source: Type.Literal('ofac-sdn'),
-  listDate: Nullable(Type.String({ description: "The list's own date (SDN: DateOfIssue), YYYY-MM-DD; null before the first refresh" })),
+  listDate: Nullable(
+    Type.String({ description: "The list's own date (SDN: DateOfIssue), YYYY-MM-DD; null before the first refresh" }),
+  ),
   refreshedAt: Nullable(Type.String({ format: 'date-time', description: 'When the list was last read successfully' })),
   addressCount: Type.Integer({ description: 'Digital currency addresses on the stored list' }),
   sourceUrl: Nullable(Type.String()),
@@ -13,59 +15,110 @@ export const SanctionsListView = Type.Object({
   }),
   staleAfter: Nullable(Type.String({ format: 'date-time', description: 'refreshedAt + SANCTIONS_LIST_MAX_AGE_HOURS' })),
   scheduleId: Type.String({ description: 'The Temporal schedule that refreshes it (Temporal UI, Schedules)' }),
-  provider: Type.Union([Type.Literal('configured'), Type.Literal('none')], { description: 'Whether a screening provider (SCREENING_PROVIDER_URL) is asked too' }),
+  provider: Type.Union([Type.Literal('configured'), Type.Literal('none')], {
+    description: 'Whether a screening provider (SCREENING_PROVIDER_URL) is asked too',
+  }),
 });
 
 export const RefreshStarted = Type.Object({ workflowId: Type.String(), runId: Type.String() });
 
 export const CaseView = Type.Object({
-  caseId: Type.String(), userId: Type.String(),
-  kind: Type.String({ description: 'sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided)' }),
-  status: Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')]),
-  transferId: Nullable(Type.String()), networkId: Nullable(Type.String()), address: Nullable(Type.String()),
-  source: Type.String({ description: 'ofac-sdn, screening-provider or monitoring' }), programme: Nullable(Type.String()),
+  caseId: Type.String(),
+  userId: Type.String(),
+  kind: Type.String({
+    description:
+      'sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided)',
+  }),
+  status: Type.Union([
+    Type.Literal('open'),
+    Type.Literal('approved'),
+    Type.Literal('rejected'),
+    Type.Literal('closed'),
+  ]),
+  transferId: Nullable(Type.String()),
+  networkId: Nullable(Type.String()),
+  address: Nullable(Type.String()),
+  source: Type.String({ description: 'ofac-sdn, screening-provider or monitoring' }),
+  programme: Nullable(Type.String()),
   detail: Nullable(Type.String({ description: 'what a monitoring rule saw (amounts, counts, times)' })),
   foundAt: Type.String({ description: 'prepare, execute, address-book (the API) or workflow (just before signing)' }),
   openedAt: Type.String({ format: 'date-time' }),
-  decidedAt: Nullable(Type.String({ format: 'date-time' })), decidedBy: Nullable(Type.String()), reason: Nullable(Type.String()),
+  decidedAt: Nullable(Type.String({ format: 'date-time' })),
+  decidedBy: Nullable(Type.String()),
+  reason: Nullable(Type.String()),
 });
 export const CaseList = Type.Object({ items: Type.Array(CaseView) });
-export const CaseQuery = Type.Object({
-  status: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')])),
-  userId: Type.Optional(Type.String({ pattern: '^usr_[0-9a-f-]{36}$' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
-}, { additionalProperties: false });
+export const CaseQuery = Type.Object(
+  {
+    status: Type.Optional(
+      Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')]),
+    ),
+    userId: Type.Optional(Type.String({ pattern: '^usr_[0-9a-f-]{36}$' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+  },
+  { additionalProperties: false },
+);
 export const CaseParams = Type.Object({ caseId: Type.String({ pattern: '^case_[0-9a-f-]{36}$' }) });
 
 export const TrpCallbackParams = Type.Object({
   transferId: Type.String({ pattern: '^tr_[0-9a-f-]{36}$' }),
-  token: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'the unguessable part of the callback URL we sent with the inquiry' }),
+  token: Type.String({
+    pattern: '^[0-9a-f]{32}$',
+    description: 'the unguessable part of the callback URL we sent with the inquiry',
+  }),
 });
 /** TRP v3: the beneficiary provider's resolution of a transfer inquiry. */
 export const TrpCallbackBody = Type.Union([
-  Type.Object({ approved: Type.Object({ address: Type.String({ minLength: 1, maxLength: 128 }), callback: Type.Optional(Type.String({ maxLength: 2048 })) }) }),
+  Type.Object({
+    approved: Type.Object({
+      address: Type.String({ minLength: 1, maxLength: 128 }),
+      callback: Type.Optional(Type.String({ maxLength: 2048 })),
+    }),
+  }),
   Type.Object({ rejected: Type.String({ minLength: 1, maxLength: 1000 }) }),
 ]);
 export const TrpCallbackAnswer = Type.Object({ received: Type.Literal(true) });
 
 export const UserParams = Type.Object({ userId: Type.String({ pattern: '^usr_[0-9a-f-]{36}$' }) });
 export const UserRecords = Type.Object({
-  userId: Type.String(), exportedAt: Type.String({ format: 'date-time' }),
+  userId: Type.String(),
+  exportedAt: Type.String({ format: 'date-time' }),
   cases: Type.Array(CaseView),
-  travelRule: Type.Array(Type.Object({
-    recordId: Type.String(), direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]), transferId: Nullable(Type.String()),
-    counterpart: Type.Object({ id: Type.String(), name: Type.String() }), networkId: Type.String(), address: Type.String(),
-    status: Type.String({ description: 'pending, approved, rejected, timed_out, failed (outbound); answered (inbound)' }), reason: Nullable(Type.String()),
-    requestIdentifier: Type.String(), requestedAt: Type.String({ format: 'date-time' }), decidedAt: Nullable(Type.String({ format: 'date-time' })),
-    retainUntil: Type.String({ format: 'date-time' }),
-    ivms101: Type.Unknown({ description: 'the IVMS101 message exchanged (sealed at rest, opened for the export)' }),
-  })),
+  travelRule: Type.Array(
+    Type.Object({
+      recordId: Type.String(),
+      direction: Type.Union([Type.Literal('outbound'), Type.Literal('inbound')]),
+      transferId: Nullable(Type.String()),
+      counterpart: Type.Object({ id: Type.String(), name: Type.String() }),
+      networkId: Type.String(),
+      address: Type.String(),
+      status: Type.String({
+        description: 'pending, approved, rejected, timed_out, failed (outbound); answered (inbound)',
+      }),
+      reason: Nullable(Type.String()),
+      requestIdentifier: Type.String(),
+      requestedAt: Type.String({ format: 'date-time' }),
+      decidedAt: Nullable(Type.String({ format: 'date-time' })),
+      retainUntil: Type.String({ format: 'date-time' }),
+      ivms101: Type.Unknown({ description: 'the IVMS101 message exchanged (sealed at rest, opened for the export)' }),
+    }),
+  ),
 });
 
-export const DecisionBody = Type.Object({
-  decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')], { description: 'approve: a held transfer goes on; reject: it fails, nothing sent' }),
-  reason: Type.String({ minLength: 3, maxLength: 1000, pattern: '\\S', description: 'why, for the record (and the user, on a rejection)' }),
-}, { additionalProperties: false });
+export const DecisionBody = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('approve'), Type.Literal('reject')], {
+      description: 'approve: a held transfer goes on; reject: it fails, nothing sent',
+    }),
+    reason: Type.String({
+      minLength: 3,
+      maxLength: 1000,
+      pattern: '\\S',
+      description: 'why, for the record (and the user, on a rejection)',
+    }),
+  },
+  { additionalProperties: false },
+);
 
 export const TrpInquiryHeaders = Type.Object({
   'api-version': Type.String({ minLength: 1, maxLength: 20 }),
@@ -73,7 +126,8 @@ export const TrpInquiryHeaders = Type.Object({
 });
 /** TRP v3: a transfer inquiry another provider sends about an address it believes is one of our users'. */
 export const TrpInquiryBody = Type.Object({
-  asset: Type.Optional(Type.Unknown()), amount: Type.Optional(Type.String({ maxLength: 64 })),
+  asset: Type.Optional(Type.Unknown()),
+  amount: Type.Optional(Type.String({ maxLength: 64 })),
   callback: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' }),
   IVMS101: Type.Unknown({ description: 'the IVMS101 message (2023)' }),
 });

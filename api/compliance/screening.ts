@@ -9,12 +9,19 @@ import type { HttpError } from '../http/problems';
 export type ScreeningContext = 'prepare' | 'execute' | 'address-book';
 
 /** 422 recipient-sanctioned: names the programme (OFAC SDN, or the provider's category), nothing of the list entry. */
-export const sanctionedRefusal = (programme: string): HttpError => httpErrorOfFailure(TransferFailure.RecipientSanctioned,
-  `This address cannot receive transfers from this service (sanctions screening: ${programme}). Nothing was sent.`, { programme });
+export const sanctionedRefusal = (programme: string): HttpError =>
+  httpErrorOfFailure(
+    TransferFailure.RecipientSanctioned,
+    `This address cannot receive transfers from this service (sanctions screening: ${programme}). Nothing was sent.`,
+    { programme },
+  );
 
 /** 503 screening-unavailable with Retry-After: the address could not be screened now, so nothing is sent. */
-export const screeningUnavailable = (): HttpError => httpErrorOfFailure(TransferFailure.ScreeningUnavailable,
-  'The recipient cannot be screened against sanctions lists right now, so nothing is sent; try again shortly.');
+export const screeningUnavailable = (): HttpError =>
+  httpErrorOfFailure(
+    TransferFailure.ScreeningUnavailable,
+    'The recipient cannot be screened against sanctions lists right now, so nothing is sent; try again shortly.',
+  );
 
 /**
  * Sanctions screening as the API applies it: a listed address is refused (422 recipient-sanctioned) and opens a
@@ -24,7 +31,12 @@ export const screeningUnavailable = (): HttpError => httpErrorOfFailure(Transfer
 export class Screening {
   constructor(private readonly deps: { orm: Orm; screening: SanctionsScreening }) {}
 
-  async assertNotSanctioned(userId: string, networkId: string, address: string, where: { context: ScreeningContext }): Promise<void> {
+  async assertNotSanctioned(
+    userId: string,
+    networkId: string,
+    address: string,
+    where: { context: ScreeningContext },
+  ): Promise<void> {
     let result: Awaited<ReturnType<SanctionsScreening['screen']>>;
     try {
       result = await this.deps.screening.screen(address);
@@ -33,7 +45,15 @@ export class Screening {
       throw error;
     }
     if (!result.listed) return;
-    await openCase(this.deps.orm, { userId, kind: 'sanctions_hit', networkId, address, source: result.source, programme: result.programme, foundAt: where.context });
+    await openCase(this.deps.orm, {
+      userId,
+      kind: 'sanctions_hit',
+      networkId,
+      address,
+      source: result.source,
+      programme: result.programme,
+      foundAt: where.context,
+    });
     throw sanctionedRefusal(result.programme);
   }
 }

@@ -7,14 +7,28 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { caseView, sanctionsListState } from '../../db/compliance';
 import { OFAC_SDN } from '../../integrations/sanctions';
 import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
-import { complianceDecisionSignal, sanctionsScheduleId, transferWorkflowId, travelRuleDecisionSignal } from '../../workflows/messages';
+import {
+  complianceDecisionSignal,
+  sanctionsScheduleId,
+  transferWorkflowId,
+  travelRuleDecisionSignal,
+} from '../../workflows/messages';
 import { appendEvent } from '../../db/events';
 import { LockMode } from '@mikro-orm/core';
 import { problems } from '../http/problems';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
 export class ComplianceService {
-  constructor(private readonly deps: { orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; maxListAgeHours: number; providerConfigured: boolean }) {}
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      temporal: Client;
+      encryption: DataEncryption;
+      taskQueue: string;
+      maxListAgeHours: number;
+      providerConfigured: boolean;
+    },
+  ) {}
 
   /** The schedule's id as the worker creates it (worker/schedules.ts). */
   get scheduleId(): string {
@@ -25,18 +39,30 @@ export class ComplianceService {
     const state = await sanctionsListState(this.deps.orm, OFAC_SDN.source);
     const staleAfter = state ? new Date(state.refreshedAt.getTime() + this.deps.maxListAgeHours * 3600_000) : null;
     return {
-      source: 'ofac-sdn' as const, listDate: state?.listDate ?? null, refreshedAt: state?.refreshedAt.toISOString() ?? null,
-      addressCount: state?.addressCount ?? 0, sourceUrl: state?.sourceUrl ?? null,
-      status: !state ? 'missing' as const : staleAfter!.getTime() < Date.now() ? 'stale' as const : 'current' as const,
-      staleAfter: staleAfter?.toISOString() ?? null, scheduleId: this.scheduleId,
-      provider: this.deps.providerConfigured ? 'configured' as const : 'none' as const,
+      source: 'ofac-sdn' as const,
+      listDate: state?.listDate ?? null,
+      refreshedAt: state?.refreshedAt.toISOString() ?? null,
+      addressCount: state?.addressCount ?? 0,
+      sourceUrl: state?.sourceUrl ?? null,
+      status: !state
+        ? ('missing' as const)
+        : staleAfter!.getTime() < Date.now()
+          ? ('stale' as const)
+          : ('current' as const),
+      staleAfter: staleAfter?.toISOString() ?? null,
+      scheduleId: this.scheduleId,
+      provider: this.deps.providerConfigured ? ('configured' as const) : ('none' as const),
     };
   }
 
   /** Starts one refresh now (besides the schedule's): the worker reads SANCTIONS_LIST_URL and replaces the stored list. */
   async refresh(operator: string) {
     const workflowId = `${this.scheduleId}-by-${operator}-${randomUUID()}`;
-    const handle = await this.deps.temporal.workflow.start(sanctionsListRefreshWorkflow, { workflowId, taskQueue: this.deps.taskQueue, args: [] });
+    const handle = await this.deps.temporal.workflow.start(sanctionsListRefreshWorkflow, {
+      workflowId,
+      taskQueue: this.deps.taskQueue,
+      args: [],
+    });
     return { workflowId, runId: handle.firstExecutionRunId };
   }
 
@@ -45,28 +71,49 @@ export class ComplianceService {
    * we sent; the decision signals the waiting transfer workflow, where the first decision counts (a repeat changes
    * nothing). A transfer no longer waiting answers 409.
    */
-  async travelRuleCallback(transferId: string, token: string, body: { approved: { address: string; callback?: string } } | { rejected: string }) {
+  async travelRuleCallback(
+    transferId: string,
+    token: string,
+    body: { approved: { address: string; callback?: string } } | { rejected: string },
+  ) {
     const expected = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
     const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId });
-    if (!transfer?.travelRule || token.length !== expected.length || !timingSafeEqual(Buffer.from(token), Buffer.from(expected))) throw problems.notFound('Travel Rule inquiry');
-    const decision = 'approved' in body
-      ? { approved: true, reason: null, callback: body.approved.callback ?? null }
-      : { approved: false, reason: body.rejected };
+    if (
+      !transfer?.travelRule ||
+      token.length !== expected.length ||
+      !timingSafeEqual(Buffer.from(token), Buffer.from(expected))
+    )
+      throw problems.notFound('Travel Rule inquiry');
+    const decision =
+      'approved' in body
+        ? { approved: true, reason: null, callback: body.approved.callback ?? null }
+        : { approved: false, reason: body.rejected };
     if ('approved' in body && body.approved.address.toLowerCase() !== transfer.toAddress.toLowerCase()) {
-      throw problems.unprocessable('travel-rule-address-mismatch', `The approval names ${body.approved.address}, not the address of this transfer`);
+      throw problems.unprocessable(
+        'travel-rule-address-mismatch',
+        `The approval names ${body.approved.address}, not the address of this transfer`,
+      );
     }
     try {
-      await this.deps.temporal.workflow.getHandle(transferWorkflowId(transferId)).signal(travelRuleDecisionSignal, decision);
+      await this.deps.temporal.workflow
+        .getHandle(transferWorkflowId(transferId))
+        .signal(travelRuleDecisionSignal, decision);
     } catch (error) {
-      if (error instanceof WorkflowNotFoundError) throw problems.conflict('travel-rule-decided', 'This transfer is no longer waiting for a Travel Rule decision');
+      if (error instanceof WorkflowNotFoundError)
+        throw problems.conflict('travel-rule-decided', 'This transfer is no longer waiting for a Travel Rule decision');
       throw error;
     }
     return { received: true as const };
   }
 
   async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string; limit?: number }) {
-    const where = { ...(query.status ? { status: query.status } : {}), ...(query.userId ? { userId: query.userId } : {}) };
-    const rows = await this.deps.orm.em.fork().find(ComplianceCaseEntity, where, { orderBy: { openedAt: 'desc' }, limit: query.limit ?? 100 });
+    const where = {
+      ...(query.status ? { status: query.status } : {}),
+      ...(query.userId ? { userId: query.userId } : {}),
+    };
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(ComplianceCaseEntity, where, { orderBy: { openedAt: 'desc' }, limit: query.limit ?? 100 });
     return { items: rows.map(caseView) };
   }
 
@@ -80,12 +127,22 @@ export class ComplianceService {
     const cases = await em.find(ComplianceCaseEntity, { userId }, { orderBy: { openedAt: 'asc' } });
     const exchanges = await em.find(TravelRuleRecordEntity, { userId }, { orderBy: { requestedAt: 'asc' } });
     return {
-      userId, exportedAt: new Date().toISOString(),
+      userId,
+      exportedAt: new Date().toISOString(),
       cases: cases.map(caseView),
       travelRule: exchanges.map((r) => ({
-        recordId: r.recordId, direction: r.direction, transferId: r.transferId ?? null, counterpart: { id: r.counterpartVaspId, name: r.counterpartVaspName },
-        networkId: r.networkId, address: r.address, status: r.status, reason: r.reason ?? null, requestIdentifier: r.requestIdentifier,
-        requestedAt: r.requestedAt.toISOString(), decidedAt: r.decidedAt?.toISOString() ?? null, retainUntil: r.retainUntil.toISOString(),
+        recordId: r.recordId,
+        direction: r.direction,
+        transferId: r.transferId ?? null,
+        counterpart: { id: r.counterpartVaspId, name: r.counterpartVaspName },
+        networkId: r.networkId,
+        address: r.address,
+        status: r.status,
+        reason: r.reason ?? null,
+        requestIdentifier: r.requestIdentifier,
+        requestedAt: r.requestedAt.toISOString(),
+        decidedAt: r.decidedAt?.toISOString() ?? null,
+        retainUntil: r.retainUntil.toISOString(),
         ivms101: JSON.parse(this.deps.encryption.openText(r.payloadSealed, `travel-rule:${r.recordId}`)) as unknown,
       })),
     };
@@ -97,24 +154,39 @@ export class ComplianceService {
    * was unreachable) and answers the case; another decision on a decided case is 409.
    */
   async decide(caseId: string, operator: string, body: { decision: 'approve' | 'reject'; reason: string }) {
-    const status = body.decision === 'approve' ? 'approved' as const : 'rejected' as const;
+    const status = body.decision === 'approve' ? ('approved' as const) : ('rejected' as const);
     const reason = body.reason.trim();
     await this.deps.orm.em.fork().transactional(async (tx) => {
       const found = await tx.findOne(ComplianceCaseEntity, { caseId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!found) throw problems.notFound(`Case ${caseId}`);
       if (found.status !== 'open') {
         if (found.status === status) return;
-        throw problems.conflict('case-decided', `This case was ${found.status} by ${found.decidedBy ?? 'an operator'} at ${found.decidedAt?.toISOString() ?? 'an earlier time'}`);
+        throw problems.conflict(
+          'case-decided',
+          `This case was ${found.status} by ${found.decidedBy ?? 'an operator'} at ${found.decidedAt?.toISOString() ?? 'an earlier time'}`,
+        );
       }
       Object.assign(found, { status, decidedAt: new Date(), decidedBy: operator, reason, openKey: null });
       await tx.flush();
-      await appendEvent(tx, { type: 'compliance.case_decided', resourceId: caseId, userId: found.userId, data: { caseId, decision: status, transferId: found.transferId ?? null } });
+      await appendEvent(tx, {
+        type: 'compliance.case_decided',
+        resourceId: caseId,
+        userId: found.userId,
+        data: { caseId, decision: status, transferId: found.transferId ?? null },
+      });
     });
     const decided = await this.deps.orm.em.fork().findOneOrFail(ComplianceCaseEntity, { caseId });
     if (decided.transferId && decided.source === 'monitoring') {
-      await this.deps.temporal.workflow.getHandle(transferWorkflowId(decided.transferId))
-        .signal(complianceDecisionSignal, { approved: status === 'approved', reason: decided.reason ?? reason, decidedBy: decided.decidedBy ?? operator })
-        .catch((error: unknown) => { if (!(error instanceof WorkflowNotFoundError)) throw error; });
+      await this.deps.temporal.workflow
+        .getHandle(transferWorkflowId(decided.transferId))
+        .signal(complianceDecisionSignal, {
+          approved: status === 'approved',
+          reason: decided.reason ?? reason,
+          decidedBy: decided.decidedBy ?? operator,
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof WorkflowNotFoundError)) throw error;
+        });
     }
     return caseView(decided);
   }

@@ -9,7 +9,11 @@ const TAGS = ['Decentralized identity'];
 export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/did/keys/assertion/prepare', operationId: 'prepareAssertionKey', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/did/keys/assertion/prepare',
+      operationId: 'prepareAssertionKey',
+      tags: TAGS,
+      auth: 'bearer',
       summary: "Prepare adding an assertionMethod key to the user's did:ethr (a user operation of their account)",
       body: S.AssertionPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
@@ -17,33 +21,53 @@ export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container', schema: SigningContainer },
         409: { description: 'The account is not deployed on the DID network' },
-        422: { description: 'Invalid public key, or the day\'s sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt)' },
-        503: { description: 'No price of the network\'s coin in won, so gas cannot be sponsored (price-unavailable)' },
+        422: {
+          description:
+            "Invalid public key, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt)",
+        },
+        503: { description: "No price of the network's coin in won, so gas cannot be sponsored (price-unavailable)" },
       },
       handler: async ({ body, user }) => ({ status: 200, body: await keys.prepare(user.userId, body) }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/did/keys/assertion', operationId: 'executeAssertionKey', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/did/keys/assertion',
+      operationId: 'executeAssertionKey',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Execute a prepared assertionMethod key addition with its signed slot (asynchronous)',
       body: S.AssertionExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Accepted', schema: S.AssertionAccepted },
-        404: { description: 'Unknown slot' }, 409: { description: 'Slot already used' }, 410: { description: 'Prepared operation expired' },
+        404: { description: 'Unknown slot' },
+        409: { description: 'Slot already used' },
+        410: { description: 'Prepared operation expired' },
         422: { description: 'Signature invalid, or slots that do not match what was prepared' },
       },
       handler: async ({ body, user }) => {
         const opId = await keys.execute(user.userId, body.signing.items);
-        return { status: 202, body: { opId, status: 'submitted' }, headers: { location: `/v1/did/keys/operations/${opId}` } };
+        return {
+          status: 202,
+          body: { opId, status: 'submitted' },
+          headers: { location: `/v1/did/keys/operations/${opId}` },
+        };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/did/keys/operations/:opId', operationId: 'getDidKeyOperation', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/did/keys/operations/:opId',
+      operationId: 'getDidKeyOperation',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Status of a DID key operation',
       params: S.DidOperationParams,
-      responses: { 200: { description: 'Status', schema: S.DidOperationStatus }, 404: { description: 'No such operation for this user' } },
+      responses: {
+        200: { description: 'Status', schema: S.DidOperationStatus },
+        404: { description: 'No such operation for this user' },
+      },
       handler: async ({ params, user }) => ({ status: 200, body: await keys.status(user.userId, params.opId) }),
     }),
   ];

@@ -11,17 +11,33 @@ export const FEE_TIERS = [500, 3000, 10000] as const;
 export type FeeTier = (typeof FEE_TIERS)[number];
 const FEE_DENOMINATOR = 1_000_000n;
 
-export interface Pool { tokenA: string; tokenB: string; reserveA: bigint; reserveB: bigint; fee: FeeTier }
-export interface Hop { pool: Pool; tokenIn: string; tokenOut: string; reserveIn: bigint; reserveOut: bigint }
+export interface Pool {
+  tokenA: string;
+  tokenB: string;
+  reserveA: bigint;
+  reserveB: bigint;
+  fee: FeeTier;
+}
+export interface Hop {
+  pool: Pool;
+  tokenIn: string;
+  tokenOut: string;
+  reserveIn: bigint;
+  reserveOut: bigint;
+}
 export type Direction = 'exactInput' | 'exactOutput';
 
 export class InsufficientLiquidity extends Error {
-  constructor() { super('the pools cannot provide that amount'); this.name = 'InsufficientLiquidity'; }
+  constructor() {
+    super('the pools cannot provide that amount');
+    this.name = 'InsufficientLiquidity';
+  }
 }
 
-export const hopOf = (pool: Pool, tokenIn: string): Hop => (pool.tokenA === tokenIn
-  ? { pool, tokenIn, tokenOut: pool.tokenB, reserveIn: pool.reserveA, reserveOut: pool.reserveB }
-  : { pool, tokenIn, tokenOut: pool.tokenA, reserveIn: pool.reserveB, reserveOut: pool.reserveA });
+export const hopOf = (pool: Pool, tokenIn: string): Hop =>
+  pool.tokenA === tokenIn
+    ? { pool, tokenIn, tokenOut: pool.tokenB, reserveIn: pool.reserveA, reserveOut: pool.reserveB }
+    : { pool, tokenIn, tokenOut: pool.tokenA, reserveIn: pool.reserveB, reserveOut: pool.reserveA };
 
 export function amountOut(hop: Hop, amountIn: bigint, fee: bigint = BigInt(hop.pool.fee)): bigint {
   const inWithFee = amountIn * (FEE_DENOMINATOR - fee);
@@ -31,7 +47,11 @@ export function amountOut(hop: Hop, amountIn: bigint, fee: bigint = BigInt(hop.p
 export function amountIn(hop: Hop, amountOutWanted: bigint): bigint {
   if (amountOutWanted >= hop.reserveOut) throw new InsufficientLiquidity();
   const fee = BigInt(hop.pool.fee);
-  return (hop.reserveIn * amountOutWanted * FEE_DENOMINATOR) / ((hop.reserveOut - amountOutWanted) * (FEE_DENOMINATOR - fee)) + 1n;
+  return (
+    (hop.reserveIn * amountOutWanted * FEE_DENOMINATOR) /
+      ((hop.reserveOut - amountOutWanted) * (FEE_DENOMINATOR - fee)) +
+    1n
+  );
 }
 
 /** Both amounts of a trade along a route, given the fixed side. */
@@ -71,7 +91,10 @@ export function routesBetween(pools: Pool[], source: string, target: string): Ho
   const routes: Hop[][] = [];
   for (const pool of touching(source)) {
     const first = hopOf(pool, source);
-    if (first.tokenOut === target) { routes.push([first]); continue; }
+    if (first.tokenOut === target) {
+      routes.push([first]);
+      continue;
+    }
     for (const next of touching(first.tokenOut)) {
       if (next === pool) continue;
       const second = hopOf(next, first.tokenOut);
@@ -82,18 +105,27 @@ export function routesBetween(pools: Pool[], source: string, target: string): Ho
 }
 
 /** The best route: most output for exactInput, least input for exactOutput; direct routes win ties. */
-export function bestTrade(pools: Pool[], source: string, target: string, direction: Direction, amount: bigint):
-  { route: Hop[]; amountIn: bigint; amountOut: bigint } | undefined {
+export function bestTrade(
+  pools: Pool[],
+  source: string,
+  target: string,
+  direction: Direction,
+  amount: bigint,
+): { route: Hop[]; amountIn: bigint; amountOut: bigint } | undefined {
   let best: { route: Hop[]; amountIn: bigint; amountOut: bigint } | undefined;
   for (const route of routesBetween(pools, source, target)) {
     let result: { amountIn: bigint; amountOut: bigint };
-    try { result = trade(route, direction, amount); } catch (error) {
+    try {
+      result = trade(route, direction, amount);
+    } catch (error) {
       if (error instanceof InsufficientLiquidity) continue;
       throw error;
     }
-    const better = !best || (direction === 'exactInput'
-      ? result.amountOut > best.amountOut || (result.amountOut === best.amountOut && route.length < best.route.length)
-      : result.amountIn < best.amountIn || (result.amountIn === best.amountIn && route.length < best.route.length));
+    const better =
+      !best ||
+      (direction === 'exactInput'
+        ? result.amountOut > best.amountOut || (result.amountOut === best.amountOut && route.length < best.route.length)
+        : result.amountIn < best.amountIn || (result.amountIn === best.amountIn && route.length < best.route.length));
     if (better) best = { route, ...result };
   }
   return best;

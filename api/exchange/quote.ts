@@ -7,11 +7,14 @@ import { bestTrade, FEE_TIERS, priceImpactPpm, routesBetween, type Direction, ty
 /** Decimals of the tokens quotes may name. */
 export const TOKEN_DECIMALS: Record<string, number> = { ETH: 18, POL: 18, SOL: 9, USDT: 6, USDC: 6, WBTC: 8 };
 
-const PoolConfig = Type.Object({
-  pair: Type.Tuple([Type.String(), Type.String()]),
-  reserves: Type.Tuple([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })]),
-  fee: Type.Union(FEE_TIERS.map((f) => Type.Literal(f))),
-}, { additionalProperties: false });
+const PoolConfig = Type.Object(
+  {
+    pair: Type.Tuple([Type.String(), Type.String()]),
+    reserves: Type.Tuple([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })]),
+    fee: Type.Union(FEE_TIERS.map((f) => Type.Literal(f))),
+  },
+  { additionalProperties: false },
+);
 export const PoolsConfigSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.Array(PoolConfig));
 export type PoolsConfig = Static<typeof PoolsConfigSchema>;
 
@@ -36,18 +39,34 @@ export const DEFAULT_POOLS: PoolsConfig = {
 };
 
 export class QuoteError extends DomainError {
-  constructor(type: 'unknown-network' | 'unknown-token' | 'same-token' | 'no-route' | 'insufficient-liquidity', message: string) {
+  constructor(
+    type: 'unknown-network' | 'unknown-token' | 'same-token' | 'no-route' | 'insufficient-liquidity',
+    message: string,
+  ) {
     super(type, message);
   }
 }
 
-export interface QuoteRequest { source: string; target: string; networkId: string; direction: Direction; amount: string }
-export interface QuotePolicy { slippageBps: number; priceImpactWarningPpm: number; dailyLimits: Record<string, string> }
+export interface QuoteRequest {
+  source: string;
+  target: string;
+  networkId: string;
+  direction: Direction;
+  amount: string;
+}
+export interface QuotePolicy {
+  slippageBps: number;
+  priceImpactWarningPpm: number;
+  dailyLimits: Record<string, string>;
+}
 
 const DISPLAY_DECIMALS = 6;
 const PPM = 1_000_000n;
 /** "0.09%": parts per million as a percentage with two decimals (truncated). */
-const percent = (ppm: bigint) => { const hundredths = ppm / 100n; return `${hundredths / 100n}.${String(hundredths % 100n).padStart(2, '0')}%`; };
+const percent = (ppm: bigint) => {
+  const hundredths = ppm / 100n;
+  return `${hundredths / 100n}.${String(hundredths % 100n).padStart(2, '0')}%`;
+};
 /** Display amounts keep at most 6 decimals (truncated), with thousands separators. */
 const display = (minor: bigint, decimals: number, symbol: string) => {
   const cut = decimals > DISPLAY_DECIMALS ? 10n ** BigInt(decimals - DISPLAY_DECIMALS) : 1n;
@@ -58,16 +77,25 @@ const plain = (minor: bigint, decimals: number) => formatDecimal(minor, decimals
 export class QuoteEngine {
   private readonly pools = new Map<string, Pool[]>();
 
-  constructor(config: PoolsConfig, private readonly policy: QuotePolicy) {
+  constructor(
+    config: PoolsConfig,
+    private readonly policy: QuotePolicy,
+  ) {
     for (const [networkId, pools] of Object.entries(config)) {
-      this.pools.set(networkId, pools.map((p) => {
-        for (const token of p.pair) if (TOKEN_DECIMALS[token] === undefined) throw new Error(`pool token ${token} has no known decimals`);
-        return {
-          tokenA: p.pair[0], tokenB: p.pair[1], fee: p.fee as FeeTier,
-          reserveA: parseAmount(p.reserves[0], TOKEN_DECIMALS[p.pair[0]]!, p.pair[0]),
-          reserveB: parseAmount(p.reserves[1], TOKEN_DECIMALS[p.pair[1]]!, p.pair[1]),
-        };
-      }));
+      this.pools.set(
+        networkId,
+        pools.map((p) => {
+          for (const token of p.pair)
+            if (TOKEN_DECIMALS[token] === undefined) throw new Error(`pool token ${token} has no known decimals`);
+          return {
+            tokenA: p.pair[0],
+            tokenB: p.pair[1],
+            fee: p.fee as FeeTier,
+            reserveA: parseAmount(p.reserves[0], TOKEN_DECIMALS[p.pair[0]]!, p.pair[0]),
+            reserveB: parseAmount(p.reserves[1], TOKEN_DECIMALS[p.pair[1]]!, p.pair[1]),
+          };
+        }),
+      );
     }
   }
 
@@ -75,9 +103,16 @@ export class QuoteEngine {
   static poolsFromJson(json: string | undefined): PoolsConfig {
     if (!json) return DEFAULT_POOLS;
     let parsed: unknown;
-    try { parsed = JSON.parse(json); } catch { throw new Error('EXCHANGE_POOLS is not valid JSON'); }
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new Error('EXCHANGE_POOLS is not valid JSON');
+    }
     const validate = new Ajv({ allErrors: true }).compile(PoolsConfigSchema);
-    if (!validate(parsed)) throw new Error(`EXCHANGE_POOLS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`);
+    if (!validate(parsed))
+      throw new Error(
+        `EXCHANGE_POOLS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`,
+      );
     return parsed as PoolsConfig;
   }
 
@@ -92,44 +127,66 @@ export class QuoteEngine {
   /** A quote; the user's balance of the source token (read only once the request is valid) decides executability. */
   async quote(request: QuoteRequest, balanceOfSource: () => Promise<bigint>) {
     const pools = this.pools.get(request.networkId);
-    if (!pools) throw new QuoteError('unknown-network', `Network ${request.networkId} is not supported; supported: ${this.networkIds().join(', ')}`);
+    if (!pools)
+      throw new QuoteError(
+        'unknown-network',
+        `Network ${request.networkId} is not supported; supported: ${this.networkIds().join(', ')}`,
+      );
     for (const token of [request.source, request.target]) {
       if (!this.tokensOf(request.networkId).includes(token)) {
-        throw new QuoteError('unknown-token', `${token} is not traded on ${request.networkId}; tokens: ${this.tokensOf(request.networkId).join(', ')}`);
+        throw new QuoteError(
+          'unknown-token',
+          `${token} is not traded on ${request.networkId}; tokens: ${this.tokensOf(request.networkId).join(', ')}`,
+        );
       }
     }
     if (request.source === request.target) throw new QuoteError('same-token', 'source and target must differ');
     const fixedToken = request.direction === 'exactInput' ? request.source : request.target;
     const amount = parseAmount(request.amount, TOKEN_DECIMALS[fixedToken]!, fixedToken);
     if (!routesBetween(pools, request.source, request.target).length) {
-      throw new QuoteError('no-route', `No route from ${request.source} to ${request.target} on ${request.networkId} (direct or through one token)`);
+      throw new QuoteError(
+        'no-route',
+        `No route from ${request.source} to ${request.target} on ${request.networkId} (direct or through one token)`,
+      );
     }
     const best = bestTrade(pools, request.source, request.target, request.direction, amount);
     if (!best) throw new QuoteError('insufficient-liquidity', `The pools cannot trade that amount of ${fixedToken}`);
     const sourceDecimals = TOKEN_DECIMALS[request.source]!;
     const targetDecimals = TOKEN_DECIMALS[request.target]!;
     const impact = priceImpactPpm(best.route, best.amountIn);
-    const minimumReceived = request.direction === 'exactInput'
-      ? (best.amountOut * (10_000n - BigInt(this.policy.slippageBps))) / 10_000n
-      : best.amountOut;
+    const minimumReceived =
+      request.direction === 'exactInput'
+        ? (best.amountOut * (10_000n - BigInt(this.policy.slippageBps))) / 10_000n
+        : best.amountOut;
     // target per one source token, to 6 decimals
-    const rate = (best.amountOut * 10n ** BigInt(sourceDecimals) * PPM) / (best.amountIn * 10n ** BigInt(targetDecimals));
+    const rate =
+      (best.amountOut * 10n ** BigInt(sourceDecimals) * PPM) / (best.amountIn * 10n ** BigInt(targetDecimals));
     const limit = this.policy.dailyLimits[request.source];
     const overLimit = limit !== undefined && best.amountIn > parseAmount(limit, sourceDecimals, request.source);
-    const reason = overLimit ? 'limit_exceeded' : best.amountIn > (await balanceOfSource()) ? 'insufficient_balance' : null;
+    const reason = overLimit
+      ? 'limit_exceeded'
+      : best.amountIn > (await balanceOfSource())
+        ? 'insufficient_balance'
+        : null;
     return {
-      source: request.source, target: request.target, direction: request.direction,
-      sourceAmount: plain(best.amountIn, sourceDecimals), targetAmount: plain(best.amountOut, targetDecimals),
+      source: request.source,
+      target: request.target,
+      direction: request.direction,
+      sourceAmount: plain(best.amountIn, sourceDecimals),
+      targetAmount: plain(best.amountOut, targetDecimals),
       sourceDisplayAmount: display(best.amountIn, sourceDecimals, request.source),
       targetDisplayAmount: display(best.amountOut, targetDecimals, request.target),
       exchangeRate: plain(rate, 6),
-      priceImpact: percent(impact), priceImpactWarning: impact > BigInt(this.policy.priceImpactWarningPpm),
+      priceImpact: percent(impact),
+      priceImpactWarning: impact > BigInt(this.policy.priceImpactWarningPpm),
       route: [request.source, ...best.route.map((h) => h.tokenOut)],
       feeTier: best.route.length === 1 ? best.route[0]!.pool.fee : null,
       slippage: percent(BigInt(this.policy.slippageBps) * 100n),
-      minimumReceived: plain(minimumReceived, targetDecimals), minimumReceivedDisplay: display(minimumReceived, targetDecimals, request.target),
+      minimumReceived: plain(minimumReceived, targetDecimals),
+      minimumReceivedDisplay: display(minimumReceived, targetDecimals, request.target),
       networkId: request.networkId,
-      executable: reason === null, notExecutableReason: reason,
+      executable: reason === null,
+      notExecutableReason: reason,
       intermediary: best.route.length > 1 ? best.route[0]!.tokenOut : null,
     };
   }

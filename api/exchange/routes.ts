@@ -3,22 +3,33 @@ import type { QuoteEngine } from './quote';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { Quote, QuoteBody } from './schemas';
 
-export interface ExchangeRouteDeps { engine: QuoteEngine; holdings: Holdings }
+export interface ExchangeRouteDeps {
+  engine: QuoteEngine;
+  holdings: Holdings;
+}
 
 export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/exchange/quote', operationId: 'exchangeQuote', tags: ['Exchange'], auth: 'bearer',
+      method: 'post',
+      path: '/v1/exchange/quote',
+      operationId: 'exchangeQuote',
+      tags: ['Exchange'],
+      auth: 'bearer',
       summary: 'Exchange quote (preview): best route over the configured pools, price impact, slippage, executability',
       body: QuoteBody,
       rateLimits: [{ rule: 'exchange-quote', key: ({ user }) => user.userId }],
       responses: {
-        429: { description: 'Too many requests (Retry-After)' }, 
+        429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Quote', schema: Quote },
-        404: { description: 'No exchange on this network' }, 422: { description: 'Unknown token, bad amount, no route or not enough liquidity' },
+        404: { description: 'No exchange on this network' },
+        422: { description: 'Unknown token, bad amount, no route or not enough liquidity' },
       },
       handler: async ({ body, user }) => {
-        return { status: 200, body: await engine.quote(body, () => holdings.balanceOf(user.userId, body.networkId, body.source)) };
+        return {
+          status: 200,
+          body: await engine.quote(body, () => holdings.balanceOf(user.userId, body.networkId, body.source)),
+        };
       },
     }),
   ];

@@ -13,7 +13,9 @@ import { OPERATOR_COOKIE, type Operators } from '../operators/operators';
  */
 export class Authenticator {
   constructor(
-    private readonly tokens: TokenService, private readonly passCallbackApiKey: string, private readonly orm: Orm,
+    private readonly tokens: TokenService,
+    private readonly passCallbackApiKey: string,
+    private readonly orm: Orm,
     /** The registration's own check of its X-Pass-Token (api/registration/guard.ts). */
     private readonly verifyPassToken: (regId: string, passToken: string) => Promise<unknown>,
     private readonly operators: Operators,
@@ -32,9 +34,13 @@ export class Authenticator {
       return name;
     }
     const session = ctx.cookies.get(OPERATOR_COOKIE);
-    if (!session) throw problems.unauthorized('An operator token (Authorization: Bearer op_…) or an operator session (sign in at /codec/login) is required');
+    if (!session)
+      throw problems.unauthorized(
+        'An operator token (Authorization: Bearer op_…) or an operator session (sign in at /codec/login) is required',
+      );
     const name = await this.tokens.verifyOperatorSession(session);
-    if (!this.operators.has(name)) throw problems.invalidCredential('invalid-operator-session', 'This operator is no longer configured');
+    if (!this.operators.has(name))
+      throw problems.invalidCredential('invalid-operator-session', 'This operator is no longer configured');
     return name;
   }
 
@@ -56,6 +62,7 @@ export class Authenticator {
 
   apiKey(ctx: Context): void {
     const key = ctx.get('x-api-key');
-    if (!key || !safeEqual(key, this.passCallbackApiKey)) throw problems.invalidCredential('invalid-api-key', 'The X-Api-Key header is missing or wrong');
+    if (!key || !safeEqual(key, this.passCallbackApiKey))
+      throw problems.invalidCredential('invalid-api-key', 'The X-Api-Key header is missing or wrong');
   }
 }

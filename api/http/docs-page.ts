@@ -16,7 +16,8 @@ export const DOCS_PAGE = `<!doctype html>
 });</script>
 </body></html>`;
 
-export const DOCS_CSP = "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
+export const DOCS_CSP =
+  "default-src 'self'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'";
 
 let bundle: Buffer | undefined;
 /** Scalar's standalone bundle (4 MB), read once on first use. */

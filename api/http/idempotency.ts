@@ -13,7 +13,10 @@ export type IdempotencyBegin =
 const canonical = (value: unknown): string => {
   if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
   if (value && typeof value === 'object') {
-    return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
   }
   return JSON.stringify(value) ?? 'null';
 };
@@ -28,7 +31,8 @@ export function idForRequest(prefix: string, userId: string, idempotencyKey: str
   return `${prefix}_${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20, 32)}`;
 }
 
-export const requestFingerprint = (parts: unknown): string => createHash('sha256').update(canonical(parts)).digest('hex');
+export const requestFingerprint = (parts: unknown): string =>
+  createHash('sha256').update(canonical(parts)).digest('hex');
 
 /**
  * Idempotency-Key records (IETF httpapi draft), stored in the database and scoped to the caller:
@@ -38,7 +42,12 @@ export const requestFingerprint = (parts: unknown): string => createHash('sha256
  */
 export class IdempotencyStore {
   /** Stored answers are sealed: a replayed registration step or eKYC answer carries personal data. */
-  constructor(private readonly orm: Orm, private readonly encryption: DataEncryption, private readonly retentionSeconds: number, private readonly lockSeconds = 60) {}
+  constructor(
+    private readonly orm: Orm,
+    private readonly encryption: DataEncryption,
+    private readonly retentionSeconds: number,
+    private readonly lockSeconds = 60,
+  ) {}
 
   async begin(scope: string, key: string, fingerprint: string, attempt = 1): Promise<IdempotencyBegin> {
     const em = this.orm.em.fork();
@@ -46,7 +55,12 @@ export class IdempotencyStore {
     try {
       // One INSERT (no unit of work, no transaction around it): this runs on every keyed request.
       const recordId = await em.insert(IdempotencyRecordEntity, {
-        scope, key, fingerprint, state: 'in_progress', createdAt: new Date(now), expiresAt: new Date(now + this.retentionSeconds * 1000),
+        scope,
+        key,
+        fingerprint,
+        state: 'in_progress',
+        createdAt: new Date(now),
+        expiresAt: new Date(now + this.retentionSeconds * 1000),
       });
       return { kind: 'proceed', recordId: recordId as number };
     } catch (error) {
@@ -55,25 +69,54 @@ export class IdempotencyStore {
     const existing = await this.orm.em.fork().findOne(IdempotencyRecordEntity, { scope, key });
     if (!existing) {
       // The record that blocked the insert was released (its request failed) in between: try again. Found by Schemathesis.
-      if (attempt >= 5) throw new HttpError(409, 'idempotency-request-in-progress', 'Request in progress', 'A request with this Idempotency-Key is being retried concurrently', undefined, { 'retry-after': '1' });
+      if (attempt >= 5)
+        throw new HttpError(
+          409,
+          'idempotency-request-in-progress',
+          'Request in progress',
+          'A request with this Idempotency-Key is being retried concurrently',
+          undefined,
+          { 'retry-after': '1' },
+        );
       return this.begin(scope, key, fingerprint, attempt + 1);
     }
     const expired = existing.expiresAt.getTime() < now;
     const abandoned = existing.state === 'in_progress' && existing.createdAt.getTime() + this.lockSeconds * 1000 < now;
     if (expired || abandoned) {
       // Take the record over atomically: only one caller's conditional update matches.
-      const taken = await this.orm.em.fork().nativeUpdate(IdempotencyRecordEntity, { id: existing.id, createdAt: existing.createdAt }, {
-        fingerprint, state: 'in_progress', createdAt: new Date(now), expiresAt: new Date(now + this.retentionSeconds * 1000),
-        responseStatus: null, responseBody: null, responseHeaders: null,
-      });
+      const taken = await this.orm.em.fork().nativeUpdate(
+        IdempotencyRecordEntity,
+        { id: existing.id, createdAt: existing.createdAt },
+        {
+          fingerprint,
+          state: 'in_progress',
+          createdAt: new Date(now),
+          expiresAt: new Date(now + this.retentionSeconds * 1000),
+          responseStatus: null,
+          responseBody: null,
+          responseHeaders: null,
+        },
+      );
       if (taken === 1) return { kind: 'proceed', recordId: existing.id };
       return this.begin(scope, key, fingerprint, attempt + 1);
     }
     if (existing.fingerprint !== fingerprint) {
-      throw new HttpError(422, 'idempotency-key-reused', 'Idempotency-Key reused', 'This Idempotency-Key was already used with a different request payload');
+      throw new HttpError(
+        422,
+        'idempotency-key-reused',
+        'Idempotency-Key reused',
+        'This Idempotency-Key was already used with a different request payload',
+      );
     }
     if (existing.state === 'in_progress') {
-      throw new HttpError(409, 'idempotency-request-in-progress', 'Request in progress', 'A request with this Idempotency-Key is still being processed', undefined, { 'retry-after': '1' });
+      throw new HttpError(
+        409,
+        'idempotency-request-in-progress',
+        'Request in progress',
+        'A request with this Idempotency-Key is still being processed',
+        undefined,
+        { 'retry-after': '1' },
+      );
     }
     return {
       kind: 'replay',
@@ -84,10 +127,19 @@ export class IdempotencyStore {
   }
 
   async complete(recordId: number, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
-    await this.orm.em.fork().nativeUpdate(IdempotencyRecordEntity, { id: recordId }, {
-      state: 'completed', responseStatus: status, responseHeaders: headers,
-      responseBody: body === undefined ? null : this.encryption.sealText(JSON.stringify(body), `idempotency-response:${recordId}`),
-    });
+    await this.orm.em.fork().nativeUpdate(
+      IdempotencyRecordEntity,
+      { id: recordId },
+      {
+        state: 'completed',
+        responseStatus: status,
+        responseHeaders: headers,
+        responseBody:
+          body === undefined
+            ? null
+            : this.encryption.sealText(JSON.stringify(body), `idempotency-response:${recordId}`),
+      },
+    );
   }
 
   /** Records written before answers were sealed hold plain JSON; they expire within the retention period. */

@@ -13,15 +13,30 @@ export class ApiMetrics {
   private readonly dependencyErrors: Counter<'code'>;
 
   constructor(readonly registry: Registry) {
-    this.requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests by route template and status', labelNames: ['method', 'route', 'status'], registers: [registry] });
+    this.requests = new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests by route template and status',
+      labelNames: ['method', 'route', 'status'],
+      registers: [registry],
+    });
     this.duration = new Histogram({
-      name: 'http_request_duration_seconds', help: 'HTTP request latency by route template', labelNames: ['method', 'route'], registers: [registry],
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request latency by route template',
+      labelNames: ['method', 'route'],
+      registers: [registry],
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     });
-    this.refused = new Counter({ name: 'rate_limit_refusals_total', help: 'Requests refused by a rate limit (429), by rule', labelNames: ['rule'], registers: [registry] });
+    this.refused = new Counter({
+      name: 'rate_limit_refusals_total',
+      help: 'Requests refused by a rate limit (429), by rule',
+      labelNames: ['rule'],
+      registers: [registry],
+    });
     this.dependencyErrors = new Counter({
-      name: 'dependency_errors_total', help: 'Errors of dependencies the API calls directly (unreachable, timed out, failing, malformed answer), by code',
-      labelNames: ['code'], registers: [registry],
+      name: 'dependency_errors_total',
+      help: 'Errors of dependencies the API calls directly (unreachable, timed out, failing, malformed answer), by code',
+      labelNames: ['code'],
+      registers: [registry],
     });
   }
 

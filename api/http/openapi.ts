@@ -17,14 +17,26 @@ const parametersOf = (route: RouteSpec): Json[] => {
     const required = new Set((object?.required as string[] | undefined) ?? []);
     for (const [name, property] of Object.entries((object?.properties as Record<string, Json> | undefined) ?? {})) {
       const { description, ...rest } = property;
-      parameters.push({ name, in: where, required: where === 'path' || required.has(name), schema: rest, ...(description ? { description } : {}) });
+      parameters.push({
+        name,
+        in: where,
+        required: where === 'path' || required.has(name),
+        schema: rest,
+        ...(description ? { description } : {}),
+      });
     }
   };
   add('path', route.params);
   add('query', route.query);
   add('header', route.headers);
   if (route.idempotency && !parameters.some((p) => p.name === 'idempotency-key')) {
-    parameters.push({ name: 'idempotency-key', in: 'header', required: route.idempotency.required, schema: { type: 'string', format: 'uuid' }, description: 'Optional Idempotency-Key (UUID)' });
+    parameters.push({
+      name: 'idempotency-key',
+      in: 'header',
+      required: route.idempotency.required,
+      schema: { type: 'string', format: 'uuid' },
+      description: 'Optional Idempotency-Key (UUID)',
+    });
   }
   return parameters;
 };
@@ -45,8 +57,14 @@ const deprecationNote = (d: NonNullable<RouteSpec['deprecated']>): string =>
   `Deprecated since ${d.since.toISOString().slice(0, 10)}; answers until ${d.sunset.toISOString().slice(0, 10)}${d.successor ? `; use ${d.successor} instead` : ''}.`;
 
 const DEPRECATION_HEADERS: Json = {
-  deprecation: { description: 'RFC 9745: when this operation was deprecated (`@` and Unix seconds)', schema: { type: 'string' } },
-  sunset: { description: 'RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor', schema: { type: 'string' } },
+  deprecation: {
+    description: 'RFC 9745: when this operation was deprecated (`@` and Unix seconds)',
+    schema: { type: 'string' },
+  },
+  sunset: {
+    description: 'RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor',
+    schema: { type: 'string' },
+  },
 };
 
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
@@ -60,29 +78,70 @@ const responsesOf = (route: RouteSpec, links: Record<number, Record<string, unkn
     400: { description: 'The request does not match the schema (errors[] lists JSON pointers)' },
     ...(route.auth === 'bearer' ? { 401: { description: 'Missing, invalid or expired access token' } } : {}),
     ...(route.auth === 'operator' ? { 401: { description: 'Missing or invalid operator token or session' } } : {}),
-    ...(route.idempotency ? {
-      409: { description: 'A request with this Idempotency-Key is still running (Retry-After)', headers: { 'retry-after': RETRY_AFTER } },
-      422: { description: 'This Idempotency-Key was used with another payload' },
-    } : {}),
-    ...(route.credentials !== false || route.rateLimits?.length ? {
-      429: { description: 'Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After)', headers: { 'retry-after': RETRY_AFTER } },
-    } : {}),
-    ...((route.body || route.multipart) && route.method !== 'get' ? {
-      413: { description: route.multipart ? 'The body is over its limit (JSON_BODY_MAX_BYTES; the file UPLOAD_MAX_BYTES)' : 'The JSON body is over JSON_BODY_MAX_BYTES' },
-      415: { description: route.multipart ? 'Content-Type is not application/json or multipart/form-data, or the file is not of an accepted type' : 'Content-Type is not application/json' },
-    } : {}),
-    ...(route.credentials !== false ? {
-      503: { description: 'A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After', headers: { 'retry-after': RETRY_AFTER } },
-    } : {}),
-    ...(route.deviceHold ? { 403: { description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)` } } : {}),
+    ...(route.idempotency
+      ? {
+          409: {
+            description: 'A request with this Idempotency-Key is still running (Retry-After)',
+            headers: { 'retry-after': RETRY_AFTER },
+          },
+          422: { description: 'This Idempotency-Key was used with another payload' },
+        }
+      : {}),
+    ...(route.credentials !== false || route.rateLimits?.length
+      ? {
+          429: {
+            description:
+              'Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After)',
+            headers: { 'retry-after': RETRY_AFTER },
+          },
+        }
+      : {}),
+    ...((route.body || route.multipart) && route.method !== 'get'
+      ? {
+          413: {
+            description: route.multipart
+              ? 'The body is over its limit (JSON_BODY_MAX_BYTES; the file UPLOAD_MAX_BYTES)'
+              : 'The JSON body is over JSON_BODY_MAX_BYTES',
+          },
+          415: {
+            description: route.multipart
+              ? 'Content-Type is not application/json or multipart/form-data, or the file is not of an accepted type'
+              : 'Content-Type is not application/json',
+          },
+        }
+      : {}),
+    ...(route.credentials !== false
+      ? {
+          503: {
+            description:
+              'A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After',
+            headers: { 'retry-after': RETRY_AFTER },
+          },
+        }
+      : {}),
+    ...(route.deviceHold
+      ? {
+          403: {
+            description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)`,
+          },
+        }
+      : {}),
     ...route.responses,
     500: { description: CONTACT_REPRESENTATIVE },
   };
   // A route's own 409/422 also covers the Idempotency-Key cases.
-  if (route.idempotency && route.responses[409]) all[409] = { ...route.responses[409], description: `${route.responses[409].description}; or a request with this Idempotency-Key is still running (Retry-After)` };
+  if (route.idempotency && route.responses[409])
+    all[409] = {
+      ...route.responses[409],
+      description: `${route.responses[409].description}; or a request with this Idempotency-Key is still running (Retry-After)`,
+    };
   // Every 429 carries Retry-After, a route's own too.
   if (all[429]) all[429] = { ...all[429], headers: { 'retry-after': RETRY_AFTER, ...all[429].headers } };
-  if (route.idempotency && route.responses[422]) all[422] = { ...route.responses[422], description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload` };
+  if (route.idempotency && route.responses[422])
+    all[422] = {
+      ...route.responses[422],
+      description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload`,
+    };
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;
     const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;
@@ -94,7 +153,12 @@ const responsesOf = (route: RouteSpec, links: Record<number, Record<string, unkn
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
         ...(route.deprecated ? DEPRECATION_HEADERS : {}),
-        ...Object.fromEntries(Object.entries(spec.headers ?? {}).map(([n, h]) => [n, { description: h.description, schema: plain(h.schema) }])),
+        ...Object.fromEntries(
+          Object.entries(spec.headers ?? {}).map(([n, h]) => [
+            n,
+            { description: h.description, schema: plain(h.schema) },
+          ]),
+        ),
       },
     };
   }
@@ -106,42 +170,91 @@ export const API_VERSION = '1.0.0';
 
 /** The OpenAPI 3.1 document, generated from the same route table that drives the router and the validator. */
 /** An outbound event, as the OpenAPI document's `webhooks` declares it. */
-export interface WebhookSpec { name: string; summary: string; schema: TSchema }
+export interface WebhookSpec {
+  name: string;
+  summary: string;
+  schema: TSchema;
+}
 
 /** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
 const WEBHOOK_HEADERS: Json[] = [
-  { name: 'webhook-id', in: 'header', required: true, schema: { type: 'string' }, description: "The event's id: the same on every retry and replay of it (drop one you processed)" },
-  { name: 'webhook-timestamp', in: 'header', required: true, schema: { type: 'string', pattern: '^[0-9]+$' }, description: 'Unix seconds of this attempt: refuse one more than five minutes off' },
-  { name: 'webhook-signature', in: 'header', required: true, schema: { type: 'string' }, description: "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated" },
+  {
+    name: 'webhook-id',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description: "The event's id: the same on every retry and replay of it (drop one you processed)",
+  },
+  {
+    name: 'webhook-timestamp',
+    in: 'header',
+    required: true,
+    schema: { type: 'string', pattern: '^[0-9]+$' },
+    description: 'Unix seconds of this attempt: refuse one more than five minutes off',
+  },
+  {
+    name: 'webhook-signature',
+    in: 'header',
+    required: true,
+    schema: { type: 'string' },
+    description:
+      "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated",
+  },
 ];
 
 const webhookOf = (hook: WebhookSpec): Json => ({
   post: {
-    operationId: `webhook:${hook.name}`, summary: hook.summary, tags: ['Webhooks'],
+    operationId: `webhook:${hook.name}`,
+    summary: hook.summary,
+    tags: ['Webhooks'],
     description: `Sent to each webhook endpoint subscribed to \`${hook.name}\` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).`,
     parameters: WEBHOOK_HEADERS,
     requestBody: { required: true, content: { 'application/json': { schema: plain(hook.schema) } } },
     responses: {
       '2XX': { description: 'Received: the delivery is done' },
-      default: { description: 'Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS' },
+      default: {
+        description:
+          'Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS',
+      },
     },
   },
 });
 
 export function buildOpenApi(
-  routes: RouteSpec[], info: { version: string; serverUrl?: string; webhooks?: WebhookSpec[]; links?: Record<string, Record<number, Record<string, unknown>>> },
+  routes: RouteSpec[],
+  info: {
+    version: string;
+    serverUrl?: string;
+    webhooks?: WebhookSpec[];
+    links?: Record<string, Record<number, Record<string, unknown>>>;
+  },
 ): Json {
   const paths: Record<string, Json> = {};
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
-    const security = route.auth === 'bearer' ? [{ bearerAuth: [] }] : route.auth === 'apiKey' ? [{ apiKey: [] }]
-      : route.auth === 'operator' ? [{ operatorToken: [] }, { operatorSession: [] }] : [];
+    const security =
+      route.auth === 'bearer'
+        ? [{ bearerAuth: [] }]
+        : route.auth === 'apiKey'
+          ? [{ apiKey: [] }]
+          : route.auth === 'operator'
+            ? [{ operatorToken: [] }, { operatorSession: [] }]
+            : [];
     paths[path] = {
       ...paths[path],
       [route.method]: {
-        operationId: route.operationId, summary: route.summary,
-        ...(route.description || route.deprecated ? { description: [route.description, route.deprecated && deprecationNote(route.deprecated)].filter(Boolean).join('\n\n') } : {}),
-        tags: route.tags, security, parameters: parametersOf(route),
+        operationId: route.operationId,
+        summary: route.summary,
+        ...(route.description || route.deprecated
+          ? {
+              description: [route.description, route.deprecated && deprecationNote(route.deprecated)]
+                .filter(Boolean)
+                .join('\n\n'),
+            }
+          : {}),
+        tags: route.tags,
+        security,
+        parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
         ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route) } : {}),
         responses: responsesOf(route, info.links?.[route.operationId]),
@@ -151,8 +264,10 @@ export function buildOpenApi(
   return {
     openapi: '3.1.0',
     info: {
-      title: 'Wallet, identity and banking service', version: info.version,
-      description: '/v1/* answers bare objects and RFC 9457 problem+json errors; /api/v1/* answers {status:"ok", data} and {status:"error", error}.',
+      title: 'Wallet, identity and banking service',
+      version: info.version,
+      description:
+        '/v1/* answers bare objects and RFC 9457 problem+json errors; /api/v1/* answers {status:"ok", data} and {status:"error", error}.',
     },
     servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
     paths,

@@ -1,5 +1,9 @@
 /** Typed HTTP errors; the error middleware renders them once, per path family (problem+json or envelope). */
-export interface FieldError { in: 'body' | 'header' | 'path' | 'query'; pointer: string; detail: string }
+export interface FieldError {
+  in: 'body' | 'header' | 'path' | 'query';
+  pointer: string;
+  detail: string;
+}
 
 export class HttpError extends Error {
   constructor(
@@ -24,26 +28,51 @@ export const CONTACT_REPRESENTATIVE =
 
 export const problems = {
   validation: (errors: FieldError[], where = 'request') =>
-    new HttpError(400, 'validation-error', 'Request validation failed', `The ${where} does not match the documented schema`, errors),
+    new HttpError(
+      400,
+      'validation-error',
+      'Request validation failed',
+      `The ${where} does not match the documented schema`,
+      errors,
+    ),
   badHeader: (header: string, detail: string) =>
-    new HttpError(400, 'validation-error', 'Request validation failed', detail, [{ in: 'header', pointer: `/${header.toLowerCase()}`, detail }]),
+    new HttpError(400, 'validation-error', 'Request validation failed', detail, [
+      { in: 'header', pointer: `/${header.toLowerCase()}`, detail },
+    ]),
   /** No usable credential at all (missing, not in the form asked, or one of ours that expired): not counted as a wrong one. */
-  unauthorized: (detail: string, type = 'unauthorized') => new HttpError(401, type, 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
+  unauthorized: (detail: string, type = 'unauthorized') =>
+    new HttpError(401, type, 'Authentication required', detail, undefined, { 'www-authenticate': 'Bearer' }),
   /** A credential that is wrong, expired or revoked: counted per client address (rule failed-credentials). */
-  invalidCredential: (type: string, detail: string) => new HttpError(401, type, 'Invalid credential', detail, undefined, {}, true),
+  invalidCredential: (type: string, detail: string) =>
+    new HttpError(401, type, 'Invalid credential', detail, undefined, {}, true),
   /** The token is valid but its user is suspended, closed or gone: one problem wherever it is checked. */
-  inactiveUser: () => new HttpError(401, 'invalid-token', 'Invalid credential', 'The access token does not belong to an active user'),
+  inactiveUser: () =>
+    new HttpError(401, 'invalid-token', 'Invalid credential', 'The access token does not belong to an active user'),
   /** A network id the registry does not know: one problem for every route that takes one. */
   unknownNetwork: (networkId: string, supported: string[]) =>
-    new HttpError(404, 'unknown-network', 'Unknown network', `Network ${networkId} is not supported; supported: ${supported.join(', ')}`),
+    new HttpError(
+      404,
+      'unknown-network',
+      'Unknown network',
+      `Network ${networkId} is not supported; supported: ${supported.join(', ')}`,
+    ),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail),
   forbiddenAs: (type: string, detail: string) => new HttpError(403, type, 'Forbidden', detail),
   /** A risky action from a device still in its new-device hold (issue 24): when it ends, and how to approve it now. */
-  deviceOnHold: (until: Date, action: string) => new HttpError(403, 'device-on-hold', 'New device on hold',
-    `This device signed in with the ID card only; until ${until.toISOString()} it cannot ${action} unless a passkey registered before the sign-in approves it (passkeyAssertion)`,
-    undefined, undefined, false, { holdUntil: until.toISOString() }),
+  deviceOnHold: (until: Date, action: string) =>
+    new HttpError(
+      403,
+      'device-on-hold',
+      'New device on hold',
+      `This device signed in with the ID card only; until ${until.toISOString()} it cannot ${action} unless a passkey registered before the sign-in approves it (passkeyAssertion)`,
+      undefined,
+      undefined,
+      false,
+      { holdUntil: until.toISOString() },
+    ),
   notFound: (what: string) => new HttpError(404, 'not-found', 'Not found', `${what} was not found`),
-  conflict: (type: string, detail: string, headers?: Record<string, string>) => new HttpError(409, type, 'Conflict', detail, undefined, headers),
+  conflict: (type: string, detail: string, headers?: Record<string, string>) =>
+    new HttpError(409, type, 'Conflict', detail, undefined, headers),
   gone: (type: string, detail: string) => new HttpError(410, type, 'Gone', detail),
   tooLarge: (detail: string) => new HttpError(413, 'payload-too-large', 'Payload too large', detail),
   unsupportedMedia: (detail: string) => new HttpError(415, 'unsupported-media-type', 'Unsupported media type', detail),
@@ -51,7 +80,15 @@ export const problems = {
   badGateway: (detail: string) => new HttpError(502, 'provider-error', 'Upstream provider error', detail),
   /** A method the path does not have: 405 with the methods it does have in Allow. */
   methodNotAllowed: (method: string, allow: string[]) =>
-    new HttpError(405, 'method-not-allowed', 'Method not allowed', `${method} is not supported here; allowed: ${allow.join(', ')}`, undefined, { allow: allow.join(', ') }),
-  unavailable: (detail: string) => new HttpError(503, 'service-unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '5' }),
+    new HttpError(
+      405,
+      'method-not-allowed',
+      'Method not allowed',
+      `${method} is not supported here; allowed: ${allow.join(', ')}`,
+      undefined,
+      { allow: allow.join(', ') },
+    ),
+  unavailable: (detail: string) =>
+    new HttpError(503, 'service-unavailable', 'Service unavailable', detail, undefined, { 'retry-after': '5' }),
   internal: () => new HttpError(500, 'internal-error', 'Internal server error', CONTACT_REPRESENTATIVE),
 };

@@ -1,10 +1,18 @@
 import { Pool } from 'pg';
-import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import {
+  RateLimiterMemory,
+  RateLimiterPostgres,
+  RateLimiterRes,
+  type RateLimiterAbstract,
+} from 'rate-limiter-flexible';
 import { dialectOf } from '../../db/orm';
 import { HttpError } from './problems';
 
 /** A limit: at most `points` requests per `seconds`, per key (user, device or client address). */
-export interface RateRule { points: number; seconds: number }
+export interface RateRule {
+  points: number;
+  seconds: number;
+}
 
 /**
  * The flows worth abusing and their default limits; RATE_LIMITS (JSON) overrides any of them by name. Each limit
@@ -65,13 +73,27 @@ export const MAX_WINDOW_SECONDS = 24 * 24 * 3600;
 /** RATE_LIMITS: `{"<rule>": {"points": n, "seconds": s}}` for known rules only; anything else stops the process at start. */
 export function parseOverrides(json: string): Partial<Record<RateRuleName, RateRule>> {
   let parsed: unknown;
-  try { parsed = JSON.parse(json); } catch { throw new Error('RATE_LIMITS is not valid JSON'); }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('RATE_LIMITS must be a JSON object of rules');
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error('RATE_LIMITS is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('RATE_LIMITS must be a JSON object of rules');
   for (const [name, rule] of Object.entries(parsed)) {
-    if (!(name in DEFAULT_RATE_LIMITS)) throw new Error(`RATE_LIMITS: unknown rule ${name}; rules: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')}`);
+    if (!(name in DEFAULT_RATE_LIMITS))
+      throw new Error(`RATE_LIMITS: unknown rule ${name}; rules: ${Object.keys(DEFAULT_RATE_LIMITS).join(', ')}`);
     const { points, seconds } = (rule ?? {}) as Partial<RateRule>;
-    if (!Number.isInteger(points) || points! < 1 || !Number.isInteger(seconds) || seconds! < 1 || seconds! > MAX_WINDOW_SECONDS) {
-      throw new Error(`RATE_LIMITS: ${name} needs whole numbers points >= 1 and seconds from 1 to ${MAX_WINDOW_SECONDS}`);
+    if (
+      !Number.isInteger(points) ||
+      points! < 1 ||
+      !Number.isInteger(seconds) ||
+      seconds! < 1 ||
+      seconds! > MAX_WINDOW_SECONDS
+    ) {
+      throw new Error(
+        `RATE_LIMITS: ${name} needs whole numbers points >= 1 and seconds from 1 to ${MAX_WINDOW_SECONDS}`,
+      );
     }
   }
   return parsed as Partial<Record<RateRuleName, RateRule>>;
@@ -98,7 +120,10 @@ export class RateLimits {
   /** assertUnder's answers kept in this process, by rule and key. */
   private readonly checks = new Map<string, { over: boolean; until: number }>();
 
-  private constructor(private readonly limiters: Map<RateRuleName, RateLimiterAbstract>, private readonly close: () => Promise<void>) {}
+  private constructor(
+    private readonly limiters: Map<RateRuleName, RateLimiterAbstract>,
+    private readonly close: () => Promise<void>,
+  ) {}
 
   /** `overrides` as parseOverrides answers them for RATE_LIMITS. */
   static create(databaseUrl: string, overrides: Partial<Record<RateRuleName, RateRule>> = {}): RateLimits {
@@ -114,16 +139,34 @@ export class RateLimits {
       // An idle connection the server dropped (a restart) must not crash the process; the pool opens a new one.
       // Found by the PostgreSQL restart drill.
       pool.on('error', () => undefined);
-      make = (name, rule) => new RateLimiterPostgres({ ...common, storeClient: pool, storeType: 'pool', keyPrefix: name, points: rule.points, duration: rule.seconds });
+      make = (name, rule) =>
+        new RateLimiterPostgres({
+          ...common,
+          storeClient: pool,
+          storeType: 'pool',
+          keyPrefix: name,
+          points: rule.points,
+          duration: rule.seconds,
+        });
       close = () => pool.end();
     }
-    return new RateLimits(new Map((Object.keys(rules) as RateRuleName[]).map((name) => [name, make(name, rules[name])])), close);
+    return new RateLimits(
+      new Map((Object.keys(rules) as RateRuleName[]).map((name) => [name, make(name, rules[name])])),
+      close,
+    );
   }
 
   /** The 429 of a refusal, with Retry-After; the refusal is reported to `onRefused`. */
   private refusal(rule: RateRuleName, limiter: RateLimiterAbstract, seconds: number): HttpError {
     this.onRefused(rule);
-    return new HttpError(429, 'rate-limited', 'Too many requests', `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+    return new HttpError(
+      429,
+      'rate-limited',
+      'Too many requests',
+      `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`,
+      undefined,
+      { 'retry-after': String(seconds) },
+    );
   }
 
   /** Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. */
@@ -166,7 +209,8 @@ export class RateLimits {
     const cacheKey = `${rule}\u0000${key}`;
     this.checks.delete(cacheKey);
     const state = await this.limiters.get(rule)!.penalty(key, 1);
-    if (state.consumedPoints >= this.limiters.get(rule)!.points) this.remember(cacheKey, true, Date.now() + state.msBeforeNext);
+    if (state.consumedPoints >= this.limiters.get(rule)!.points)
+      this.remember(cacheKey, true, Date.now() + state.msBeforeNext);
   }
 
   private remember(cacheKey: string, over: boolean, until: number): void {

@@ -24,22 +24,32 @@ export const requestEntityManager = (orm: Orm): ReturnType<Orm['em']['fork']> =>
  * logger (`ctx.state.log`) is made on first use: with the access log off (LOG_LEVEL above info) a request that logs
  * nothing does not pay for it.
  */
-export const requestContext = (logger: Logger) => async (ctx: Context, next: Next): Promise<void> => {
-  const incoming = ctx.get('x-request-id');
-  const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
-  let log: Logger | undefined;
-  const requestLog = (): Logger => (log ??= logger.child({ requestId }));
-  ctx.state.requestId = requestId;
-  Object.defineProperty(ctx.state, 'log', { get: requestLog, enumerable: true, configurable: true });
-  ctx.set('x-request-id', requestId);
-  const started = process.hrtime.bigint();
-  try {
-    await requestScope.run({}, next);
-  } finally {
-    if (logger.isLevelEnabled('info')) {
-      const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      // Only the route pattern is logged, never ids in the path, bodies or credentials.
-      requestLog().info({ method: ctx.method, route: ctx._matchedRoute ?? 'unmatched', status: ctx.status, ms: Math.round(ms * 10) / 10 }, 'request');
+export const requestContext =
+  (logger: Logger) =>
+  async (ctx: Context, next: Next): Promise<void> => {
+    const incoming = ctx.get('x-request-id');
+    const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    let log: Logger | undefined;
+    const requestLog = (): Logger => (log ??= logger.child({ requestId }));
+    ctx.state.requestId = requestId;
+    Object.defineProperty(ctx.state, 'log', { get: requestLog, enumerable: true, configurable: true });
+    ctx.set('x-request-id', requestId);
+    const started = process.hrtime.bigint();
+    try {
+      await requestScope.run({}, next);
+    } finally {
+      if (logger.isLevelEnabled('info')) {
+        const ms = Number(process.hrtime.bigint() - started) / 1e6;
+        // Only the route pattern is logged, never ids in the path, bodies or credentials.
+        requestLog().info(
+          {
+            method: ctx.method,
+            route: ctx._matchedRoute ?? 'unmatched',
+            status: ctx.status,
+            ms: Math.round(ms * 10) / 10,
+          },
+          'request',
+        );
+      }
     }
-  }
-};
+  };

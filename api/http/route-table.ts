@@ -14,22 +14,45 @@ export interface ResponseSpec {
   headers?: Record<string, { description: string; schema: TSchema }>;
 }
 
-export interface UploadedFile { fieldName: string; originalName: string; mimeType: string; size: number; buffer: Buffer }
+export interface UploadedFile {
+  fieldName: string;
+  originalName: string;
+  mimeType: string;
+  size: number;
+  buffer: Buffer;
+}
 
 /** The device session an access token was issued to: how it signed in, and until when its risky actions are held. */
-export interface DeviceSession { signInMethod: 'registration' | 'passkey' | 'id_card'; signedInAt: Date; holdUntil: Date | null }
+export interface DeviceSession {
+  signInMethod: 'registration' | 'passkey' | 'id_card';
+  signedInAt: Date;
+  holdUntil: Date | null;
+}
 /** The caller of a Bearer route: the token's user, device and session (`sid`; none in tokens issued before devices existed). */
-export interface AuthenticatedUser { userId: string; deviceId: string; sessionId?: string; session?: DeviceSession }
+export interface AuthenticatedUser {
+  userId: string;
+  deviceId: string;
+  sessionId?: string;
+  session?: DeviceSession;
+}
 
 /**
  * Who is calling, by the route's auth mode: a Bearer route's handler always has its user, an operator route's its
  * operator's name (the router authenticated them before the handler runs); other routes have neither.
  */
-export type Caller<A extends AuthMode> = A extends 'bearer' ? { user: AuthenticatedUser; operator?: undefined }
-  : A extends 'operator' ? { operator: string; user?: undefined }
-  : { user?: undefined; operator?: undefined };
+export type Caller<A extends AuthMode> = A extends 'bearer'
+  ? { user: AuthenticatedUser; operator?: undefined }
+  : A extends 'operator'
+    ? { operator: string; user?: undefined }
+    : { user?: undefined; operator?: undefined };
 
-export type RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema, A extends AuthMode = AuthMode> = {
+export type RouteInput<
+  P extends TSchema,
+  Q extends TSchema,
+  H extends TSchema,
+  B extends TSchema,
+  A extends AuthMode = AuthMode,
+> = {
   params: Static<P>;
   query: Static<Q>;
   headers: Static<H>;
@@ -37,7 +60,11 @@ export type RouteInput<P extends TSchema, Q extends TSchema, H extends TSchema, 
   file?: UploadedFile;
 } & Caller<A>;
 
-export interface RouteResult { status: number; body?: unknown; headers?: Record<string, string> }
+export interface RouteResult {
+  status: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
 
 export interface MultipartSpec {
   /** Text fields of the form, validated like a JSON body. */
@@ -48,7 +75,13 @@ export interface MultipartSpec {
   documentAs: TSchema;
 }
 
-export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSchema, H extends TSchema = TSchema, B extends TSchema = TSchema, A extends AuthMode = AuthMode> {
+export interface RouteSpec<
+  P extends TSchema = TSchema,
+  Q extends TSchema = TSchema,
+  H extends TSchema = TSchema,
+  B extends TSchema = TSchema,
+  A extends AuthMode = AuthMode,
+> {
   method: 'get' | 'post' | 'put' | 'patch' | 'delete';
   /** Koa style (`/v1/things/:id`); the OpenAPI document shows `{id}`. */
   path: string;
@@ -71,7 +104,10 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.
    */
-  rateLimits?: Array<{ rule: RateRuleName; key: (input: Omit<RouteInput<P, Q, H, B, A>, 'body' | 'file'>, ctx: Context) => string }>;
+  rateLimits?: Array<{
+    rule: RateRuleName;
+    key: (input: Omit<RouteInput<P, Q, H, B, A>, 'body' | 'file'>, ctx: Context) => string;
+  }>;
   /** Idempotency-Key handling (IETF draft); `scope` names the caller the key belongs to. */
   idempotency?: { required: boolean; scope: (input: RouteInput<P, Q, H, B, A>) => string };
   /**
@@ -90,7 +126,13 @@ export interface RouteSpec<P extends TSchema = TSchema, Q extends TSchema = TSch
 }
 
 /** Keeps the handler's input typed from the schemas. */
-export const defineRoute = <P extends TSchema, Q extends TSchema, H extends TSchema, B extends TSchema, A extends AuthMode>(
+export const defineRoute = <
+  P extends TSchema,
+  Q extends TSchema,
+  H extends TSchema,
+  B extends TSchema,
+  A extends AuthMode,
+>(
   spec: RouteSpec<P, Q, H, B, A>,
 ): RouteSpec => spec as unknown as RouteSpec;
 

@@ -9,9 +9,21 @@ import { isMultipart, parseMultipart } from './multipart';
 import type { Authenticator } from './authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import type { RateLimits } from './rate-limits';
-import { usesEnvelope, type AuthMode, type Caller, type RouteInput, type RouteResult, type RouteSpec } from './route-table';
+import {
+  usesEnvelope,
+  type AuthMode,
+  type Caller,
+  type RouteInput,
+  type RouteResult,
+  type RouteSpec,
+} from './route-table';
 
-export interface RouterDeps { authenticator: Authenticator; idempotency: IdempotencyStore; rateLimits: RateLimits; jsonBodyMaxBytes: number }
+export interface RouterDeps {
+  authenticator: Authenticator;
+  idempotency: IdempotencyStore;
+  rateLimits: RateLimits;
+  jsonBodyMaxBytes: number;
+}
 
 const EMPTY = Type.Object({});
 const IDEMPOTENCY_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
@@ -30,18 +42,31 @@ const pickHeaders = (ctx: Context, route: RouteSpec): Record<string, string> => 
   return picked;
 };
 
-async function readBody(ctx: Context, route: RouteSpec, parseJson: ReturnType<typeof bodyParser>): Promise<Pick<RouteInput<never, never, never, never>, 'body' | 'file'>> {
+async function readBody(
+  ctx: Context,
+  route: RouteSpec,
+  parseJson: ReturnType<typeof bodyParser>,
+): Promise<Pick<RouteInput<never, never, never, never>, 'body' | 'file'>> {
   if (!HAS_BODY.has(route.method) || (!route.body && !route.multipart)) return { body: undefined as never };
   if (route.multipart && isMultipart(ctx)) {
     const { fields, file } = await parseMultipart(ctx, route.multipart);
     const body = validatePart<Record<string, unknown>>(route.multipart.fields, fields, 'body');
-    if (!file) throw problems.validation([{ in: 'body', pointer: `/${route.multipart.file.field}`, detail: `${route.multipart.file.field} (file) is required` }]);
+    if (!file)
+      throw problems.validation([
+        {
+          in: 'body',
+          pointer: `/${route.multipart.file.field}`,
+          detail: `${route.multipart.file.field} (file) is required`,
+        },
+      ]);
     return { body: body as never, file };
   }
   if (!route.body) throw problems.unsupportedMedia('This endpoint accepts multipart/form-data only');
   const hasBody = Number(ctx.get('content-length') || 0) > 0 || ctx.get('transfer-encoding') !== '';
   if (hasBody && !ctx.is('application/json', 'application/*+json')) {
-    throw problems.unsupportedMedia(route.multipart ? 'Send application/json or multipart/form-data' : 'Send application/json');
+    throw problems.unsupportedMedia(
+      route.multipart ? 'Send application/json or multipart/form-data' : 'Send application/json',
+    );
   }
   await parseJson(ctx, async () => undefined);
   const raw = (ctx.request as unknown as { body?: unknown }).body;
@@ -60,13 +85,20 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     for (const layer of router.match(path, 'GET').path) {
       const spec = layer.name ? specs.get(layer.name) : undefined;
       if (!spec) continue;
-      try { if (spec.params) validatePart(spec.params, layer.params(path, layer.captures(path), {}), 'path'); } catch { continue; }
+      try {
+        if (spec.params) validatePart(spec.params, layer.params(path, layer.captures(path), {}), 'path');
+      } catch {
+        continue;
+      }
       for (const method of layer.methods) methods.add(method);
     }
     return [...methods];
   };
   const parseJson = bodyParser({
-    enableTypes: ['json'], jsonLimit: deps.jsonBodyMaxBytes, encoding: 'utf-8', parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
+    enableTypes: ['json'],
+    jsonLimit: deps.jsonBodyMaxBytes,
+    encoding: 'utf-8',
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'],
     onError: (error, ctx) => {
       const status = (error as { status?: number }).status;
       if (status === 413) throw problems.tooLarge(`JSON bodies are limited to ${deps.jsonBodyMaxBytes} bytes`);
@@ -99,7 +131,9 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     };
     for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
     const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };
-    const result = route.idempotency ? await runIdempotently(ctx, route, input, deps.idempotency) : await route.handler(input, ctx);
+    const result = route.idempotency
+      ? await runIdempotently(ctx, route, input, deps.idempotency)
+      : await route.handler(input, ctx);
     respond(ctx, route, result);
   };
 
@@ -151,16 +185,25 @@ function pathParams(ctx: Context, route: RouteSpec, allowFor: (path: string) => 
   }
 }
 
-async function runIdempotently(ctx: Context, route: RouteSpec, input: RouteInput<never, never, never, never>, store: IdempotencyStore): Promise<RouteResult> {
+async function runIdempotently(
+  ctx: Context,
+  route: RouteSpec,
+  input: RouteInput<never, never, never, never>,
+  store: IdempotencyStore,
+): Promise<RouteResult> {
   const key = ctx.get('idempotency-key');
   // A header sent empty is a malformed key, not a missing one.
   if (!key && ctx.headers['idempotency-key'] === undefined) {
-    if (route.idempotency!.required) throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header is required (a fresh UUID per request)');
+    if (route.idempotency!.required)
+      throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header is required (a fresh UUID per request)');
     return route.handler(input, ctx);
   }
-  if (!IDEMPOTENCY_KEY.test(key)) throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header must be a UUID');
+  if (!IDEMPOTENCY_KEY.test(key))
+    throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header must be a UUID');
   const fingerprint = requestFingerprint({
-    method: route.method, path: ctx.path, body: input.body,
+    method: route.method,
+    path: ctx.path,
+    body: input.body,
     file: input.file ? requestFingerprint(input.file.buffer.toString('base64')) : undefined,
   });
   const begun = await store.begin(route.idempotency!.scope(input), key.toLowerCase(), fingerprint);
@@ -183,5 +226,6 @@ async function runIdempotently(ctx: Context, route: RouteSpec, input: RouteInput
 function respond(ctx: Context, route: RouteSpec, result: RouteResult): void {
   ctx.status = result.status;
   for (const [name, value] of Object.entries(result.headers ?? {})) ctx.set(name, value);
-  if (result.body !== undefined) ctx.body = usesEnvelope(route.path) ? { status: 'ok', data: result.body } : result.body;
+  if (result.body !== undefined)
+    ctx.body = usesEnvelope(route.path) ? { status: 'ok', data: result.body } : result.body;
 }

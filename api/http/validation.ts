@@ -25,24 +25,28 @@ const compile = (schema: TSchema, part: Part): ValidateFunction => {
   return validate;
 };
 
-const toFieldError = (part: Part) => (error: ErrorObject): FieldError => {
-  if (error.keyword === 'required') {
-    const missing = String(error.params.missingProperty);
-    return { in: part, pointer: `${error.instancePath}/${missing}`, detail: `${missing} is required` };
-  }
-  if (error.keyword === 'additionalProperties') {
-    const extra = String(error.params.additionalProperty);
-    return { in: part, pointer: `${error.instancePath}/${extra}`, detail: `${extra} is not allowed here` };
-  }
-  return { in: part, pointer: error.instancePath || '', detail: error.message ?? 'is invalid' };
-};
+const toFieldError =
+  (part: Part) =>
+  (error: ErrorObject): FieldError => {
+    if (error.keyword === 'required') {
+      const missing = String(error.params.missingProperty);
+      return { in: part, pointer: `${error.instancePath}/${missing}`, detail: `${missing} is required` };
+    }
+    if (error.keyword === 'additionalProperties') {
+      const extra = String(error.params.additionalProperty);
+      return { in: part, pointer: `${error.instancePath}/${extra}`, detail: `${extra} is not allowed here` };
+    }
+    return { in: part, pointer: error.instancePath || '', detail: error.message ?? 'is invalid' };
+  };
 
 /** Validates (and for non-body parts coerces) one part of the request; throws a 400 problem listing every error. */
 export function validatePart<T>(schema: TSchema, value: unknown, part: Part): T {
   const validate = compile(schema, part);
   if (!validate(value)) {
     const errors = (validate.errors ?? []).map(toFieldError(part));
-    const unique = errors.filter((e, i) => errors.findIndex((o) => o.pointer === e.pointer && o.detail === e.detail) === i);
+    const unique = errors.filter(
+      (e, i) => errors.findIndex((o) => o.pointer === e.pointer && o.detail === e.detail) === i,
+    );
     throw problems.validation(unique, part === 'path' ? 'path' : part);
   }
   return value as T;

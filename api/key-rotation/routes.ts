@@ -6,44 +6,74 @@ import * as S from './schemas';
 const TAGS = ['Key rotation'];
 
 export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService }): RouteSpec[] {
-  const accepted = (taskId: string) => ({ status: 202, body: { taskId, status: 'processing' }, headers: { location: `/v1/wallet/keys/rotate/${taskId}` } });
+  const accepted = (taskId: string) => ({
+    status: 202,
+    body: { taskId, status: 'processing' },
+    headers: { location: `/v1/wallet/keys/rotate/${taskId}` },
+  });
   return [
     defineRoute({
-      method: 'post', path: '/v1/wallet/keys/rotate/prepare', operationId: 'prepareKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/wallet/keys/rotate/prepare',
+      operationId: 'prepareKeyRotation',
+      deviceHold: 'rotate the owner key',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot',
       body: S.RotatePrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container with one eip712-erc4337-merkleroot-v1 slot', schema: SigningContainer },
-        404: { description: 'Unknown network' }, 409: { description: 'No deployed account on a requested network, or the key is already the owner' },
-        422: { description: 'newOwnerAddress fails its EIP-55 checksum, or the day\'s sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt)' },
-        503: { description: 'No price of the network\'s coin in won, so gas cannot be sponsored (price-unavailable)' },
+        404: { description: 'Unknown network' },
+        409: { description: 'No deployed account on a requested network, or the key is already the owner' },
+        422: {
+          description:
+            "newOwnerAddress fails its EIP-55 checksum, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt)",
+        },
+        503: { description: "No price of the network's coin in won, so gas cannot be sponsored (price-unavailable)" },
       },
       handler: async ({ body, user }) => ({ status: 200, body: await rotations.prepare(user.userId, body) }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/keys/rotate', operationId: 'executeKeyRotation', deviceHold: 'rotate the owner key', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/wallet/keys/rotate',
+      operationId: 'executeKeyRotation',
+      deviceHold: 'rotate the owner key',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll)',
       body: S.RotateExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Rotation started', schema: S.RotateAccepted },
-        404: { description: 'Unknown slot' }, 409: { description: 'Slot already used' }, 410: { description: 'Prepared rotation expired' },
+        404: { description: 'Unknown slot' },
+        409: { description: 'Slot already used' },
+        410: { description: 'Prepared rotation expired' },
         422: { description: 'Signature invalid, or a slot that does not match what was prepared' },
       },
       handler: async ({ body, user }) => accepted((await rotations.execute(user.userId, body.signing.items)).taskId),
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/wallet/keys/rotate/:taskId', operationId: 'getKeyRotation', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/wallet/keys/rotate/:taskId',
+      operationId: 'getKeyRotation',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Key rotation status aggregated per network; Retry-After recommends the polling interval',
       params: S.TaskParams,
       responses: {
         200: {
-          description: 'Key rotation task', schema: S.KeyRotationTaskView,
-          headers: { 'retry-after': { description: 'Recommended polling interval in seconds (>= 1)', schema: S.RetryAfterSeconds } },
+          description: 'Key rotation task',
+          schema: S.KeyRotationTaskView,
+          headers: {
+            'retry-after': {
+              description: 'Recommended polling interval in seconds (>= 1)',
+              schema: S.RetryAfterSeconds,
+            },
+          },
         },
         404: { description: 'No such task for this user' },
       },
@@ -54,12 +84,17 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/keys/rotate/:taskId/networks/:networkId/retry', operationId: 'retryKeyRotationNetwork', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/wallet/keys/rotate/:taskId/networks/:networkId/retry',
+      operationId: 'retryKeyRotationNetwork',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Retry one network of a key rotation whose failure was retryable; the other networks are not touched',
       params: S.TaskNetworkParams,
       responses: {
         202: { description: 'Retry started', schema: S.RotateAccepted },
-        404: { description: 'No such task for this user' }, 409: { description: 'The network is not failed-and-retryable, or the task is closed' },
+        404: { description: 'No such task for this user' },
+        409: { description: 'The network is not failed-and-retryable, or the task is closed' },
       },
       handler: async ({ params, user }) => {
         await rotations.retry(user.userId, params.taskId, params.networkId);

@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity, type KeyRotationTask, type SmartAccount } from '../../db/entities';
+import {
+  KeyRotationNetworkEntity,
+  KeyRotationTaskEntity,
+  SmartAccountEntity,
+  type KeyRotationTask,
+  type SmartAccount,
+} from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
-import { buildCallOperation, changeOwnerCallData, serializeOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import {
+  buildCallOperation,
+  changeOwnerCallData,
+  serializeOperation,
+  type ChainProviders,
+} from '../../integrations/evm/smart-account';
 import { merkleRootDigest, userOperationHash, userOperationMerkleTree } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
 import { keyRotationWorkflow } from '../../workflows/key-rotation';
@@ -17,8 +28,15 @@ import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
 
 export interface KeyRotationServiceDeps {
-  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string;
-  prepareTtlSeconds: number; retryWindowSeconds: number; passkeys: Passkeys; gas: GasSponsorships;
+  orm: Orm;
+  temporal: Client;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  taskQueue: string;
+  prepareTtlSeconds: number;
+  retryWindowSeconds: number;
+  passkeys: Passkeys;
+  gas: GasSponsorships;
 }
 
 const ALGORITHM = 'eip712-erc4337-merkleroot-v1';
@@ -39,32 +57,72 @@ export class KeyRotationService {
     if (newOwner === oldOwner) throw problems.conflict('already-owner', 'This key already owns your accounts');
     const taskId = `rot_${randomUUID()}`;
     const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
-    const built = await Promise.all(accounts.map(async (account) => {
-      const network = networks.get(account.networkId)!;
-      return { networkId: network.networkId, operation: await buildCallOperation(providers.for(network), network, account.address, account.address, changeOwnerCallData(newOwner)) };
-    }));
+    const built = await Promise.all(
+      accounts.map(async (account) => {
+        const network = networks.get(account.networkId)!;
+        return {
+          networkId: network.networkId,
+          operation: await buildCallOperation(
+            providers.for(network),
+            network,
+            account.address,
+            account.address,
+            changeOwnerCallData(newOwner),
+          ),
+        };
+      }),
+    );
     // Sponsored for as long as a failed network may be retried (the owner's one signature covers the paymaster data).
-    const sponsored = await this.deps.gas.sponsor(userId, taskId, built, sponsoredUntil(expiresAt, this.deps.retryWindowSeconds));
+    const sponsored = await this.deps.gas.sponsor(
+      userId,
+      taskId,
+      built,
+      sponsoredUntil(expiresAt, this.deps.retryWindowSeconds),
+    );
     const operations = accounts.map((account, i) => {
       const network = networks.get(account.networkId)!;
-      return { account, network, operation: sponsored[i]!, hash: userOperationHash(sponsored[i]!, network.chainId, network.entryPoint) };
+      return {
+        account,
+        network,
+        operation: sponsored[i]!,
+        hash: userOperationHash(sponsored[i]!, network.chainId, network.entryPoint),
+      };
     });
     const tree = userOperationMerkleTree(operations.map((o) => o.hash));
     const em = orm.em.fork();
     em.create(KeyRotationTaskEntity, {
-      taskId, userId, oldOwnerAddress: oldOwner, newOwnerAddress: newOwner, root: tree.root, status: 'prepared', expiresAt,
+      taskId,
+      userId,
+      oldOwnerAddress: oldOwner,
+      newOwnerAddress: newOwner,
+      root: tree.root,
+      status: 'prepared',
+      expiresAt,
     });
     for (const o of operations) {
       em.create(KeyRotationNetworkEntity, {
-        taskId, networkId: o.network.networkId, accountAddress: o.account.address, userOperation: serializeOperation(o.operation),
-        userOpHash: o.hash, proof: tree.proofOf(o.hash), status: 'prepared',
+        taskId,
+        networkId: o.network.networkId,
+        accountAddress: o.account.address,
+        userOperation: serializeOperation(o.operation),
+        userOpHash: o.hash,
+        proof: tree.proofOf(o.hash),
+        status: 'prepared',
       });
     }
     await em.flush();
     const digest = merkleRootDigest(tree.root);
     const domain = {
-      name: 'ERC4337', version: '1', root: tree.root,
-      operations: operations.map((o) => ({ networkId: o.network.networkId, chainId: o.network.chainId, entryPoint: o.network.entryPoint, paymaster: o.network.paymaster, userOpHash: o.hash })),
+      name: 'ERC4337',
+      version: '1',
+      root: tree.root,
+      operations: operations.map((o) => ({
+        networkId: o.network.networkId,
+        chainId: o.network.chainId,
+        entryPoint: o.network.entryPoint,
+        paymaster: o.network.paymaster,
+        userOpHash: o.hash,
+      })),
     };
     return {
       description: `Rotate the owner key to ${newOwner} on ${accounts.map((a) => a.networkId).join(', ')} with one signature`,
@@ -83,34 +141,70 @@ export class KeyRotationService {
     if (task.status !== 'prepared' && !(task.status === 'processing' && task.rootSignature)) {
       throw problems.conflict('slot-already-used', 'This key rotation was already executed');
     }
-    if (task.expiresAt.getTime() < Date.now()) throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
+    if (task.expiresAt.getTime() < Date.now())
+      throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
     const digest = merkleRootDigest(task.root);
-    const signature = verifyOnChainSlot(slot, { algorithm: ALGORITHM, keyUri: keyUriOf(task.oldOwnerAddress), payload: digest, signer: task.oldOwnerAddress });
+    const signature = verifyOnChainSlot(slot, {
+      algorithm: ALGORITHM,
+      keyUri: keyUriOf(task.oldOwnerAddress),
+      payload: digest,
+      signer: task.oldOwnerAddress,
+    });
     if (task.status === 'prepared') await this.deps.passkeys.verifyApproval(userId, passkey, task.taskId, digest);
     // Exactly one execution moves the task on; the same signed slot again while processing only makes sure the
     // workflow runs (a retry after a lost answer or a crash between these two steps).
-    const moved = await orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId: task.taskId, status: 'prepared' }, { status: 'processing', rootSignature: signature });
-    if (moved !== 1 && (await orm.em.fork().findOneOrFail(KeyRotationTaskEntity, { taskId: task.taskId })).rootSignature !== signature) {
+    const moved = await orm.em
+      .fork()
+      .nativeUpdate(
+        KeyRotationTaskEntity,
+        { taskId: task.taskId, status: 'prepared' },
+        { status: 'processing', rootSignature: signature },
+      );
+    if (
+      moved !== 1 &&
+      (await orm.em.fork().findOneOrFail(KeyRotationTaskEntity, { taskId: task.taskId })).rootSignature !== signature
+    ) {
       throw problems.conflict('slot-already-used', 'This key rotation was already executed');
     }
-    const rows = await orm.em.fork().find(KeyRotationNetworkEntity, { taskId: task.taskId }, { orderBy: { networkId: 'asc' } });
-    await startOnce(() => this.deps.temporal.workflow.start(keyRotationWorkflow, {
-      workflowId: keyRotationWorkflowId(task.taskId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ taskId: task.taskId, userId, networkIds: rows.map((r) => r.networkId), retryWindowSeconds: this.deps.retryWindowSeconds }],
-    }));
+    const rows = await orm.em
+      .fork()
+      .find(KeyRotationNetworkEntity, { taskId: task.taskId }, { orderBy: { networkId: 'asc' } });
+    await startOnce(() =>
+      this.deps.temporal.workflow.start(keyRotationWorkflow, {
+        workflowId: keyRotationWorkflowId(task.taskId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [
+          {
+            taskId: task.taskId,
+            userId,
+            networkIds: rows.map((r) => r.networkId),
+            retryWindowSeconds: this.deps.retryWindowSeconds,
+          },
+        ],
+      }),
+    );
     return task;
   }
 
   /** The task aggregated per network, and how soon to poll again. */
   async view(userId: string, taskId: string) {
     const task = await this.taskOf(userId, taskId);
-    const rows = await this.deps.orm.em.fork().find(KeyRotationNetworkEntity, { taskId }, { orderBy: { networkId: 'asc' } });
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(KeyRotationNetworkEntity, { taskId }, { orderBy: { networkId: 'asc' } });
     const networks = rows.map((r) => ({
-      networkId: r.networkId, status: r.status === 'prepared' ? 'processing' : r.status, txHash: r.txHash ?? '',
-      error: r.error ?? null, retryable: r.status === 'failed' && r.retryable,
+      networkId: r.networkId,
+      status: r.status === 'prepared' ? 'processing' : r.status,
+      txHash: r.txHash ?? '',
+      error: r.error ?? null,
+      retryable: r.status === 'failed' && r.retryable,
     }));
     const running = task.status === 'processing' || networks.some((n) => n.status === 'processing');
-    return { body: { taskId, status: running ? 'processing' : task.status, networks }, pollSeconds: running ? POLL_SECONDS.running : POLL_SECONDS.settled };
+    return {
+      body: { taskId, status: running ? 'processing' : task.status, networks },
+      pollSeconds: running ? POLL_SECONDS.running : POLL_SECONDS.settled,
+    };
   }
 
   async retry(userId: string, taskId: string, networkId: string): Promise<void> {
@@ -120,11 +214,14 @@ export class KeyRotationService {
     try {
       // The handler only starts the network's child and returns, so waiting for completion is quick and
       // surfaces a validator's refusal (not failed, not retryable) as an error.
-      await this.deps.temporal.workflow.getHandle(keyRotationWorkflowId(taskId)).executeUpdate(retryNetworkRotationUpdate, { args: [networkId] });
+      await this.deps.temporal.workflow
+        .getHandle(keyRotationWorkflowId(taskId))
+        .executeUpdate(retryNetworkRotationUpdate, { args: [networkId] });
     } catch (error) {
       await orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId }, { status: task.status });
       // The task's workflow has closed (its retry window ended, or every network completed): not "not found".
-      if (error instanceof WorkflowNotFoundError) throw problems.conflict('task-closed', 'This rotation has closed; nothing of it can be retried now');
+      if (error instanceof WorkflowNotFoundError)
+        throw problems.conflict('task-closed', 'This rotation has closed; nothing of it can be retried now');
       throw error;
     }
   }
@@ -136,15 +233,23 @@ export class KeyRotationService {
   }
 
   /** The deployed accounts to rotate (every deployed one by default), which must share one owner. */
-  private async accountsToRotate(userId: string, networkIds?: string[]): Promise<{ accounts: SmartAccount[]; oldOwner: string }> {
+  private async accountsToRotate(
+    userId: string,
+    networkIds?: string[],
+  ): Promise<{ accounts: SmartAccount[]; oldOwner: string }> {
     const { orm, networks } = this.deps;
-    const deployed = await orm.em.fork().find(SmartAccountEntity, { userId, status: 'deployed' }, { orderBy: { networkId: 'asc' } });
+    const deployed = await orm.em
+      .fork()
+      .find(SmartAccountEntity, { userId, status: 'deployed' }, { orderBy: { networkId: 'asc' } });
     const wanted = networkIds ?? deployed.map((a) => a.networkId);
-    for (const networkId of wanted) if (!networks.get(networkId)) throw problems.unknownNetwork(networkId, networks.ids());
+    for (const networkId of wanted)
+      if (!networks.get(networkId)) throw problems.unknownNetwork(networkId, networks.ids());
     const accounts = wanted.map((networkId) => deployed.find((a) => a.networkId === networkId));
-    if (!accounts.length || accounts.some((a) => !a)) throw problems.conflict('account-not-deployed', 'Deploy your account on every network you rotate');
+    if (!accounts.length || accounts.some((a) => !a))
+      throw problems.conflict('account-not-deployed', 'Deploy your account on every network you rotate');
     const owners = new Set(accounts.map((a) => a!.ownerAddress));
-    if (owners.size !== 1) throw problems.conflict('owners-differ', 'Your accounts have different owners; rotate them separately');
+    if (owners.size !== 1)
+      throw problems.conflict('owners-differ', 'Your accounts have different owners; rotate them separately');
     return { accounts: accounts as SmartAccount[], oldOwner: [...owners][0]! };
   }
 }

@@ -3,7 +3,10 @@ import { EncryptionCodec } from '../../platform/payload-codec';
 import type { DataEncryption } from '../../platform/data-encryption';
 
 /** A payload as the Temporal UI's codec protocol carries it: metadata values and data in base64. */
-export interface JsonPayload { metadata?: Record<string, string>; data?: string }
+export interface JsonPayload {
+  metadata?: Record<string, string>;
+  data?: string;
+}
 
 /**
  * Fields an operator reading a workflow does not need and must not see: identity (names, birth date, phone, CI/DI),
@@ -11,16 +14,47 @@ export interface JsonPayload { metadata?: Record<string, string>; data?: string 
  * matched by name at any depth and replaced, so a new message that reuses a name is covered too.
  */
 export const REDACTED_FIELDS = new Set([
-  'name', 'fullname', 'engsurname', 'engname', 'birthdate', 'gender', 'nationality', 'phone', 'email', 'ci', 'di',
-  'passtoken', 'encryptedmnemonic', 'encryptedderivationpaths', 'accountno', 'account_no', 'holder', 'remark', 'code',
-  'pin', 'image', 'idcardimage', 'privatekey', 'secret', 'seed', 'mnemonic', 'wrappedkey', 'encryptedkey', 'datakey',
+  'name',
+  'fullname',
+  'engsurname',
+  'engname',
+  'birthdate',
+  'gender',
+  'nationality',
+  'phone',
+  'email',
+  'ci',
+  'di',
+  'passtoken',
+  'encryptedmnemonic',
+  'encryptedderivationpaths',
+  'accountno',
+  'account_no',
+  'holder',
+  'remark',
+  'code',
+  'pin',
+  'image',
+  'idcardimage',
+  'privatekey',
+  'secret',
+  'seed',
+  'mnemonic',
+  'wrappedkey',
+  'encryptedkey',
+  'datakey',
 ]);
 export const REDACTED = '[redacted]';
 
 export function redact(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(redact);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, REDACTED_FIELDS.has(key.toLowerCase()) && inner !== null ? REDACTED : redact(inner)]));
+    return Object.fromEntries(
+      Object.entries(value).map(([key, inner]) => [
+        key,
+        REDACTED_FIELDS.has(key.toLowerCase()) && inner !== null ? REDACTED : redact(inner),
+      ]),
+    );
   }
   return value;
 }
@@ -40,14 +74,16 @@ export class OperatorCodec {
 
   /** A payload this service did not seal (another key, tampered, not encrypted) is answered as it came. */
   async decode(payloads: JsonPayload[]): Promise<JsonPayload[]> {
-    return Promise.all(payloads.map(async (payload) => {
-      try {
-        const [decoded] = await this.codec.decode([fromJson(payload)]);
-        return toJson(redactPayload(decoded!));
-      } catch {
-        return payload;
-      }
-    }));
+    return Promise.all(
+      payloads.map(async (payload) => {
+        try {
+          const [decoded] = await this.codec.decode([fromJson(payload)]);
+          return toJson(redactPayload(decoded!));
+        } catch {
+          return payload;
+        }
+      }),
+    );
   }
 }
 
@@ -68,6 +104,8 @@ const fromJson = (payload: JsonPayload): Payload => ({
 });
 
 const toJson = (payload: Payload): JsonPayload => ({
-  metadata: Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v as Uint8Array).toString('base64')])),
+  metadata: Object.fromEntries(
+    Object.entries(payload.metadata ?? {}).map(([k, v]) => [k, Buffer.from(v as Uint8Array).toString('base64')]),
+  ),
   ...(payload.data ? { data: Buffer.from(payload.data).toString('base64') } : {}),
 });

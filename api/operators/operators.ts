@@ -17,20 +17,35 @@ export class Operators {
 
   static fromJson(json: string): Operators {
     let parsed: unknown;
-    try { parsed = JSON.parse(json); } catch { throw new Error('OPERATOR_TOKENS is not valid JSON'); }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('OPERATOR_TOKENS must be a JSON object of operator name -> SHA-256 hex');
+    try {
+      parsed = JSON.parse(json);
+    } catch {
+      throw new Error('OPERATOR_TOKENS is not valid JSON');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('OPERATOR_TOKENS must be a JSON object of operator name -> SHA-256 hex');
     const entries = Object.entries(parsed as Record<string, unknown>);
     for (const [name, hash] of entries) {
-      if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw new Error(`OPERATOR_TOKENS: "${name.slice(0, 64)}" is not a valid operator name (letters, digits, . _ @ -)`);
-      if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash)) throw new Error(`OPERATOR_TOKENS: the value for ${name} must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)`);
+      if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name))
+        throw new Error(
+          `OPERATOR_TOKENS: "${name.slice(0, 64)}" is not a valid operator name (letters, digits, . _ @ -)`,
+        );
+      if (typeof hash !== 'string' || !/^[0-9a-f]{64}$/.test(hash))
+        throw new Error(
+          `OPERATOR_TOKENS: the value for ${name} must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)`,
+        );
     }
     return new Operators(entries.map(([name, hash]) => ({ name, hash: Buffer.from(hash as string, 'hex') })));
   }
 
-  get size(): number { return this.hashes.length; }
+  get size(): number {
+    return this.hashes.length;
+  }
 
   /** Whether the operator is still configured (a removed one's sessions end with the removal). */
-  has(name: string): boolean { return this.hashes.some((entry) => entry.name === name); }
+  has(name: string): boolean {
+    return this.hashes.some((entry) => entry.name === name);
+  }
 
   /** The operator holding this token, or undefined. Every entry is compared, so timing tells nothing. */
   byToken(token: string): string | undefined {

@@ -8,44 +8,79 @@ import { OPERATOR_COOKIE, type Operators } from './operators';
 import type { OperatorCodec } from './codec';
 import { LOGIN_PAGE } from './login-page';
 
-export interface OperatorRouteDeps { operators: Operators; tokens: TokenService; codec: OperatorCodec; logger: Logger; sessionSeconds: number }
+export interface OperatorRouteDeps {
+  operators: Operators;
+  tokens: TokenService;
+  codec: OperatorCodec;
+  logger: Logger;
+  sessionSeconds: number;
+}
 
 const TAGS = ['Operators'];
 
 /** The cookie lives on /codec only, is never readable by scripts, and goes along on same-site requests only. */
 const setSessionCookie = (ctx: Context, value: string | null, maxAgeMs: number) =>
-  ctx.cookies.set(OPERATOR_COOKIE, value, { path: '/codec', httpOnly: true, sameSite: 'strict', secure: ctx.secure, maxAge: maxAgeMs, overwrite: true });
+  ctx.cookies.set(OPERATOR_COOKIE, value, {
+    path: '/codec',
+    httpOnly: true,
+    sameSite: 'strict',
+    secure: ctx.secure,
+    maxAge: maxAgeMs,
+    overwrite: true,
+  });
 
 /** The Temporal UI's codec endpoint and the operator session its browser calls carry. */
 export function operatorRoutes({ operators, tokens, codec, logger, sessionSeconds }: OperatorRouteDeps): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/codec/decode', operationId: 'codecDecode', tags: TAGS, auth: 'operator',
+      method: 'post',
+      path: '/codec/decode',
+      operationId: 'codecDecode',
+      tags: TAGS,
+      auth: 'operator',
       summary: 'Temporal UI codec: decode workflow payloads for an operator, personal data redacted',
-      description: 'The Temporal codec server protocol (POST {endpoint}/decode). Payloads the service sealed are opened; in JSON ones, names, birth dates, phone numbers, CI/DI, pass tokens, backups, bank account numbers, codes, PINs and keys are replaced by "[redacted]". Others are answered as they came.',
+      description:
+        'The Temporal codec server protocol (POST {endpoint}/decode). Payloads the service sealed are opened; in JSON ones, names, birth dates, phone numbers, CI/DI, pass tokens, backups, bank account numbers, codes, PINs and keys are replaced by "[redacted]". Others are answered as they came.',
       body: CodecPayloads,
       responses: { 200: { description: 'The payloads, decoded', schema: CodecPayloads } },
       handler: async ({ body, operator }, ctx) => {
         const payloads = await codec.decode(body.payloads);
-        logger.info({ operator, namespace: ctx.get('x-namespace') || undefined, payloads: payloads.length }, 'codec decode');
+        logger.info(
+          { operator, namespace: ctx.get('x-namespace') || undefined, payloads: payloads.length },
+          'codec decode',
+        );
         return { status: 200, body: { payloads } };
       },
     }),
     defineRoute({
-      method: 'post', path: '/codec/session', operationId: 'operatorSignIn', tags: TAGS, auth: 'none',
+      method: 'post',
+      path: '/codec/session',
+      operationId: 'operatorSignIn',
+      tags: TAGS,
+      auth: 'none',
       summary: 'Sign an operator in: an HttpOnly, SameSite=Strict session cookie for /codec',
       body: OperatorSignIn,
-      responses: { 200: { description: 'Signed in (Set-Cookie)', schema: OperatorSession }, 401: { description: 'Unknown token' } },
+      responses: {
+        200: { description: 'Signed in (Set-Cookie)', schema: OperatorSession },
+        401: { description: 'Unknown token' },
+      },
       handler: async ({ body }, ctx) => {
         const operator = operators.byToken(body.token);
         if (!operator) throw problems.invalidCredential('invalid-operator-token', 'The operator token is not valid');
         setSessionCookie(ctx, await tokens.signOperatorSession(operator, sessionSeconds), sessionSeconds * 1000);
         logger.info({ operator }, 'operator signed in');
-        return { status: 200, body: { operator, expiresAt: new Date(Date.now() + sessionSeconds * 1000).toISOString() } };
+        return {
+          status: 200,
+          body: { operator, expiresAt: new Date(Date.now() + sessionSeconds * 1000).toISOString() },
+        };
       },
     }),
     defineRoute({
-      method: 'delete', path: '/codec/session', operationId: 'operatorSignOut', tags: TAGS, auth: 'none',
+      method: 'delete',
+      path: '/codec/session',
+      operationId: 'operatorSignOut',
+      tags: TAGS,
+      auth: 'none',
       summary: 'Sign out: clears the session cookie',
       responses: { 204: { description: 'Signed out' } },
       handler: async (_input, ctx) => {
@@ -54,12 +89,23 @@ export function operatorRoutes({ operators, tokens, codec, logger, sessionSecond
       },
     }),
     defineRoute({
-      method: 'get', path: '/codec/login', operationId: 'operatorLoginPage', tags: TAGS, auth: 'none',
+      method: 'get',
+      path: '/codec/login',
+      operationId: 'operatorLoginPage',
+      tags: TAGS,
+      auth: 'none',
       summary: 'The operator sign-in page (HTML)',
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';
-        return { status: 200, body: LOGIN_PAGE, headers: { 'content-security-policy': "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'" } };
+        return {
+          status: 200,
+          body: LOGIN_PAGE,
+          headers: {
+            'content-security-policy':
+              "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'",
+          },
+        };
       },
     }),
   ];

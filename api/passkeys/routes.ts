@@ -7,80 +7,154 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from './schemas';
 
-export interface PasskeyRouteDeps { orm: Orm; encryption: DataEncryption; passkeys: Passkeys; stepUp: StepUp }
+export interface PasskeyRouteDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  passkeys: Passkeys;
+  stepUp: StepUp;
+}
 
 const TAGS = ['Passkeys'];
 export const STEP_UP_REFUSALS = {
-  404: { description: 'Unknown challenge' }, 409: { description: 'Challenge already used, no PIN set, or the PIN approval already used' },
-  410: { description: 'Challenge expired' }, 422: { description: 'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request' },
-  423: { description: 'PIN locked after too many wrong PINs (Retry-After)' }, 429: { description: 'Too many requests (Retry-After)' },
+  404: { description: 'Unknown challenge' },
+  409: { description: 'Challenge already used, no PIN set, or the PIN approval already used' },
+  410: { description: 'Challenge expired' },
+  422: {
+    description:
+      'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request',
+  },
+  423: { description: 'PIN locked after too many wrong PINs (Retry-After)' },
+  429: { description: 'Too many requests (Retry-After)' },
 };
 
 export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRouteDeps): RouteSpec[] {
   const view = (p: Passkey) => ({
-    passkeyId: p.passkeyId, name: p.name, deviceType: p.deviceType, backedUp: p.backedUp,
-    createdAt: p.createdAt.toISOString(), lastUsedAt: p.lastUsedAt?.toISOString() ?? null, heldUntil: passkeys.heldUntil(p)?.toISOString() ?? null,
+    passkeyId: p.passkeyId,
+    name: p.name,
+    deviceType: p.deviceType,
+    backedUp: p.backedUp,
+    createdAt: p.createdAt.toISOString(),
+    lastUsedAt: p.lastUsedAt?.toISOString() ?? null,
+    heldUntil: passkeys.heldUntil(p)?.toISOString() ?? null,
   });
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys/registration/options', operationId: 'passkeyRegistrationOptions', deviceHold: 'add a passkey', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/auth/passkeys/registration/options',
+      operationId: 'passkeyRegistrationOptions',
+      deviceHold: 'add a passkey',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Start registering a passkey: WebAuthn creation options with a one-time challenge',
-      responses: { 200: { description: 'Creation options', schema: S.RegistrationOptionsResponse }, 409: { description: 'Too many passkeys' } },
+      responses: {
+        200: { description: 'Creation options', schema: S.RegistrationOptionsResponse },
+        409: { description: 'Too many passkeys' },
+      },
       handler: async ({ user }) => {
         const found = await orm.em.fork().findOne(UserEntity, { id: user.userId });
         if (!found) throw problems.notFound('User');
         const name = encryption.openText(found.nameSealed, found.id);
-        return { status: 200, body: await passkeys.registrationOptions({ userId: found.id, userName: found.maskedPhone, displayName: name }) };
+        return {
+          status: 200,
+          body: await passkeys.registrationOptions({
+            userId: found.id,
+            userName: found.maskedPhone,
+            displayName: name,
+          }),
+        };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys', operationId: 'registerPasskey', deviceHold: 'add a passkey', tags: TAGS, auth: 'bearer',
-      summary: 'Finish registering a passkey, approved by the PIN or an existing passkey; it then approves chain operations (2FA slots)',
-      description: 'The access token alone is not enough: send `pin` (bound to `{"action":"passkey_enrol","challenge_id":"<challengeId>"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options with that request). The person is mailed and `passkey.added` is written. For NEW_PASSKEY_HOLD_SECONDS the new passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold (`heldUntil`).',
+      method: 'post',
+      path: '/v1/auth/passkeys',
+      operationId: 'registerPasskey',
+      deviceHold: 'add a passkey',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'Finish registering a passkey, approved by the PIN or an existing passkey; it then approves chain operations (2FA slots)',
+      description:
+        'The access token alone is not enough: send `pin` (bound to `{"action":"passkey_enrol","challenge_id":"<challengeId>"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options with that request). The person is mailed and `passkey.added` is written. For NEW_PASSKEY_HOLD_SECONDS the new passkey cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold (`heldUntil`).',
       body: S.RegisterPasskeyBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Passkey registered', schema: S.PasskeyView }, ...STEP_UP_REFUSALS },
       handler: async ({ user, body }, ctx) => {
         const { pin, passkeyAssertion, ...registration } = body;
-        const passkey = await passkeys.register(user.userId, registration, () => stepUp.verify(
-          user.userId, { pin, passkeyAssertion }, { action: 'passkey_enrol', challenge_id: body.challengeId }, ctx.get('idempotency-key') || null,
-        ));
+        const passkey = await passkeys.register(user.userId, registration, () =>
+          stepUp.verify(
+            user.userId,
+            { pin, passkeyAssertion },
+            { action: 'passkey_enrol', challenge_id: body.challengeId },
+            ctx.get('idempotency-key') || null,
+          ),
+        );
         return { status: 201, body: view(passkey), headers: { location: `/v1/auth/passkeys/${passkey.passkeyId}` } };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/auth/passkeys', operationId: 'listPasskeys', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/auth/passkeys',
+      operationId: 'listPasskeys',
+      tags: TAGS,
+      auth: 'bearer',
       summary: "The caller's passkeys",
       responses: { 200: { description: 'Passkeys', schema: S.PasskeyList } },
       handler: async ({ user }) => ({ status: 200, body: { items: (await passkeys.list(user.userId)).map(view) } }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys/:passkeyId/remove', operationId: 'removePasskey', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/auth/passkeys/:passkeyId/remove',
+      operationId: 'removePasskey',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Remove a passkey, approved by the PIN or a passkey (the same proof as adding one)',
-      description: 'Send `pin` bound to `{"action":"passkey_remove","passkey_id":"<passkeyId>"}` or `passkeyAssertion`. The person is mailed and `passkey.removed` is written.',
-      params: S.PasskeyParams, body: S.RemovePasskeyBody,
+      description:
+        'Send `pin` bound to `{"action":"passkey_remove","passkey_id":"<passkeyId>"}` or `passkeyAssertion`. The person is mailed and `passkey.removed` is written.',
+      params: S.PasskeyParams,
+      body: S.RemovePasskeyBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 200: { description: 'Removed', schema: S.PasskeyRemoved }, ...STEP_UP_REFUSALS, 404: { description: 'No such passkey of yours, or unknown challenge' } },
+      responses: {
+        200: { description: 'Removed', schema: S.PasskeyRemoved },
+        ...STEP_UP_REFUSALS,
+        404: { description: 'No such passkey of yours, or unknown challenge' },
+      },
       handler: async ({ user, params, body }, ctx) => {
-        await passkeys.remove(user.userId, params.passkeyId, () => stepUp.verify(
-          user.userId, body, { action: 'passkey_remove', passkey_id: params.passkeyId }, ctx.get('idempotency-key') || null,
-        ));
+        await passkeys.remove(user.userId, params.passkeyId, () =>
+          stepUp.verify(
+            user.userId,
+            body,
+            { action: 'passkey_remove', passkey_id: params.passkeyId },
+            ctx.get('idempotency-key') || null,
+          ),
+        );
         return { status: 200, body: { passkeyId: params.passkeyId, removed: true as const } };
       },
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/auth/passkeys/approvals/options', operationId: 'passkeyApprovalOptions', tags: TAGS, auth: 'bearer',
-      summary: 'A one-time challenge for a passkey to approve one request: adding or removing a passkey, or closing the account',
-      description: 'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request.',
+      method: 'post',
+      path: '/v1/auth/passkeys/approvals/options',
+      operationId: 'passkeyApprovalOptions',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'A one-time challenge for a passkey to approve one request: adding or removing a passkey, or closing the account',
+      description:
+        'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request.',
       body: S.ApprovalOptionsBody,
-      responses: { 200: { description: 'Request options', schema: S.ApprovalOptionsResponse }, 409: { description: 'You have no passkey (approve with the PIN)' } },
-      handler: async ({ user, body }) => ({ status: 200, body: await passkeys.approvalOptions(user.userId, body.request) }),
+      responses: {
+        200: { description: 'Request options', schema: S.ApprovalOptionsResponse },
+        409: { description: 'You have no passkey (approve with the PIN)' },
+      },
+      handler: async ({ user, body }) => ({
+        status: 200,
+        body: await passkeys.approvalOptions(user.userId, body.request),
+      }),
     }),
   ];
 }

@@ -1,52 +1,79 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime } from '../common/schemas';
 
-const Base64Url = (description: string, maxLength = 4096) => Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength, description });
+const Base64Url = (description: string, maxLength = 4096) =>
+  Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength, description });
 
 export const RegistrationOptionsResponse = Type.Object({
   challengeId: Type.String({ description: 'Send back with the registration response; single use' }),
-  publicKey: Type.Object({}, { additionalProperties: true, description: 'PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create()' }),
+  publicKey: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'PublicKeyCredentialCreationOptionsJSON for navigator.credentials.create()',
+    },
+  ),
 });
 
 /** The WebAuthn RegistrationResponseJSON a browser or platform authenticator produces. */
-export const RegistrationCredential = Type.Object({
-  id: Base64Url('credential id', 1400),
-  rawId: Base64Url('credential id', 1400),
-  type: Type.Literal('public-key'),
-  response: Type.Object({
-    clientDataJSON: Base64Url('client data JSON', 8192),
-    attestationObject: Base64Url('attestation object (CBOR)', 16384),
-    transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
-  }, { additionalProperties: true }),
-  clientExtensionResults: Type.Object({}, { additionalProperties: true }),
-  authenticatorAttachment: Type.Optional(Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')])),
-}, { additionalProperties: true });
+export const RegistrationCredential = Type.Object(
+  {
+    id: Base64Url('credential id', 1400),
+    rawId: Base64Url('credential id', 1400),
+    type: Type.Literal('public-key'),
+    response: Type.Object(
+      {
+        clientDataJSON: Base64Url('client data JSON', 8192),
+        attestationObject: Base64Url('attestation object (CBOR)', 16384),
+        transports: Type.Optional(Type.Array(Type.String({ maxLength: 32 }), { maxItems: 8 })),
+      },
+      { additionalProperties: true },
+    ),
+    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+    authenticatorAttachment: Type.Optional(Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')])),
+  },
+  { additionalProperties: true },
+);
 
 /** The WebAuthn AuthenticationResponseJSON of navigator.credentials.get(). */
-export const AuthenticationCredential = Type.Object({
-  id: Base64Url('credential id', 1400),
-  rawId: Base64Url('credential id', 1400),
-  type: Type.Literal('public-key'),
-  response: Type.Object({
-    clientDataJSON: Base64Url('client data JSON', 8192),
-    authenticatorData: Base64Url('authenticator data', 8192),
-    signature: Base64Url('signature', 8192),
-    userHandle: Type.Optional(Base64Url('user handle', 1024)),
-  }, { additionalProperties: true }),
-  clientExtensionResults: Type.Object({}, { additionalProperties: true }),
-  authenticatorAttachment: Type.Optional(Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')])),
-}, { additionalProperties: true });
+export const AuthenticationCredential = Type.Object(
+  {
+    id: Base64Url('credential id', 1400),
+    rawId: Base64Url('credential id', 1400),
+    type: Type.Literal('public-key'),
+    response: Type.Object(
+      {
+        clientDataJSON: Base64Url('client data JSON', 8192),
+        authenticatorData: Base64Url('authenticator data', 8192),
+        signature: Base64Url('signature', 8192),
+        userHandle: Type.Optional(Base64Url('user handle', 1024)),
+      },
+      { additionalProperties: true },
+    ),
+    clientExtensionResults: Type.Object({}, { additionalProperties: true }),
+    authenticatorAttachment: Type.Optional(Type.Union([Type.Literal('platform'), Type.Literal('cross-platform')])),
+  },
+  { additionalProperties: true },
+);
 
 /** What a passkey approval of one request needs (the challenge from POST /v1/auth/passkeys/approvals/options). */
-export const PasskeyAssertion = Type.Object({
-  challengeId: Type.String({ pattern: '^wsc_[0-9a-f-]{36}$', description: 'From POST /v1/auth/passkeys/approvals/options; single use' }),
-  credential: AuthenticationCredential,
-}, { additionalProperties: false });
+export const PasskeyAssertion = Type.Object(
+  {
+    challengeId: Type.String({
+      pattern: '^wsc_[0-9a-f-]{36}$',
+      description: 'From POST /v1/auth/passkeys/approvals/options; single use',
+    }),
+    credential: AuthenticationCredential,
+  },
+  { additionalProperties: false },
+);
 
-const EncryptedPin = (approves: string) => Type.String({
-  pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048,
-  description: `The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":${approves}}`,
-});
+const EncryptedPin = (approves: string) =>
+  Type.String({
+    pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$',
+    maxLength: 2048,
+    description: `The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":${approves}}`,
+  });
 
 /**
  * Proof that the person, not only their access token, asks for a change that protects or ends the account: the PIN
@@ -57,12 +84,17 @@ export const stepUpFields = (approves: string) => ({
   passkeyAssertion: Type.Optional(PasskeyAssertion),
 });
 
-export const RegisterPasskeyBody = Type.Object({
-  challengeId: Type.String({ pattern: '^wac_[0-9a-f-]{36}$' }),
-  name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'A label the user chooses, e.g. "iPhone"' })),
-  credential: RegistrationCredential,
-  ...stepUpFields('{"action":"passkey_enrol","challenge_id":"<challengeId>"}'),
-}, { additionalProperties: false });
+export const RegisterPasskeyBody = Type.Object(
+  {
+    challengeId: Type.String({ pattern: '^wac_[0-9a-f-]{36}$' }),
+    name: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 64, description: 'A label the user chooses, e.g. "iPhone"' }),
+    ),
+    credential: RegistrationCredential,
+    ...stepUpFields('{"action":"passkey_enrol","challenge_id":"<challengeId>"}'),
+  },
+  { additionalProperties: false },
+);
 
 export const PasskeyView = Type.Object({
   passkeyId: Type.String(),
@@ -72,25 +104,66 @@ export const PasskeyView = Type.Object({
   createdAt: DateTime,
   lastUsedAt: Type.Union([DateTime, Type.Null()]),
   heldUntil: Type.Union([DateTime, Type.Null()], {
-    description: 'Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient\'s cooling-off or approve a transfer above the passkey threshold; null once past',
+    description:
+      "Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient's cooling-off or approve a transfer above the passkey threshold; null once past",
   }),
 });
 export const PasskeyList = Type.Object({ items: Type.Array(PasskeyView) });
 
-export const ApprovalOptionsBody = Type.Object({
-  request: Type.Union([
-    Type.Object({ action: Type.Literal('passkey_enrol'), challenge_id: Type.String({ pattern: '^wac_[0-9a-f-]{36}$', description: 'the registration challenge of the passkey to add' }) }, { additionalProperties: false }),
-    Type.Object({ action: Type.Literal('passkey_remove'), passkey_id: Type.String({ pattern: '^pk_[0-9a-f-]{36}$' }) }, { additionalProperties: false }),
-    Type.Object({ action: Type.Literal('account_close') }, { additionalProperties: false }),
-    Type.Object({ action: Type.Literal('device_revoke'), device_id: Type.String({ format: 'uuid', description: 'The device to sign out' }) }, { additionalProperties: false }),
-    Type.Object({ action: Type.Literal('device_release'), device_id: Type.String({ format: 'uuid', description: 'The device to release from its new-device hold' }) }, { additionalProperties: false }),
-  ], { description: 'The request the passkey will approve, exactly as its PIN would name it' }),
-}, { additionalProperties: false });
+export const ApprovalOptionsBody = Type.Object(
+  {
+    request: Type.Union(
+      [
+        Type.Object(
+          {
+            action: Type.Literal('passkey_enrol'),
+            challenge_id: Type.String({
+              pattern: '^wac_[0-9a-f-]{36}$',
+              description: 'the registration challenge of the passkey to add',
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          { action: Type.Literal('passkey_remove'), passkey_id: Type.String({ pattern: '^pk_[0-9a-f-]{36}$' }) },
+          { additionalProperties: false },
+        ),
+        Type.Object({ action: Type.Literal('account_close') }, { additionalProperties: false }),
+        Type.Object(
+          {
+            action: Type.Literal('device_revoke'),
+            device_id: Type.String({ format: 'uuid', description: 'The device to sign out' }),
+          },
+          { additionalProperties: false },
+        ),
+        Type.Object(
+          {
+            action: Type.Literal('device_release'),
+            device_id: Type.String({ format: 'uuid', description: 'The device to release from its new-device hold' }),
+          },
+          { additionalProperties: false },
+        ),
+      ],
+      { description: 'The request the passkey will approve, exactly as its PIN would name it' },
+    ),
+  },
+  { additionalProperties: false },
+);
 export const ApprovalOptionsResponse = Type.Object({
-  challengeId: Type.String({ description: 'Send back as passkeyAssertion.challengeId with the request; single use, 5 minutes' }),
-  publicKey: Type.Object({}, { additionalProperties: true, description: 'PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get()' }),
+  challengeId: Type.String({
+    description: 'Send back as passkeyAssertion.challengeId with the request; single use, 5 minutes',
+  }),
+  publicKey: Type.Object(
+    {},
+    {
+      additionalProperties: true,
+      description: 'PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get()',
+    },
+  ),
 });
 
-export const RemovePasskeyBody = Type.Object(stepUpFields('{"action":"passkey_remove","passkey_id":"<passkeyId>"}'), { additionalProperties: false });
+export const RemovePasskeyBody = Type.Object(stepUpFields('{"action":"passkey_remove","passkey_id":"<passkeyId>"}'), {
+  additionalProperties: false,
+});
 export const PasskeyRemoved = Type.Object({ passkeyId: Type.String(), removed: Type.Literal(true) });
 export const PasskeyParams = Type.Object({ passkeyId: Type.String({ pattern: '^pk_[0-9a-f-]{36}$' }) });

@@ -1,7 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import {
-  generateRegistrationOptions, verifyAuthenticationResponse, verifyRegistrationResponse,
-  type AuthenticationResponseJSON, type PublicKeyCredentialCreationOptionsJSON, type PublicKeyCredentialRequestOptionsJSON,
+  generateRegistrationOptions,
+  verifyAuthenticationResponse,
+  verifyRegistrationResponse,
+  type AuthenticationResponseJSON,
+  type PublicKeyCredentialCreationOptionsJSON,
+  type PublicKeyCredentialRequestOptionsJSON,
   type RegistrationResponseJSON,
 } from '@simplewebauthn/server';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
@@ -13,7 +17,13 @@ import type { SecurityNotices } from '../common/security-notices';
 import type { StepUpRequest } from './step-up';
 
 /** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
-export interface PasskeyConfig { rpId: string; rpName: string; origins: string[]; challengeTtlSeconds: number; holdSeconds: number }
+export interface PasskeyConfig {
+  rpId: string;
+  rpName: string;
+  origins: string[];
+  challengeTtlSeconds: number;
+  holdSeconds: number;
+}
 
 /** A 2FA slot as answered in prepare responses (docs/interface.md 2.1), with the WebAuthn request options to sign. */
 export interface PasskeySlot {
@@ -22,7 +32,11 @@ export interface PasskeySlot {
   payload: '';
 }
 
-interface SignedSlotInput { id: string; parameter: { authMethod?: string; algorithm?: string }; signature: { authResponse: Record<string, unknown> } }
+interface SignedSlotInput {
+  id: string;
+  parameter: { authMethod?: string; algorithm?: string };
+  signature: { authResponse: Record<string, unknown> };
+}
 
 const TIMEOUT_MS = 5 * 60 * 1000;
 const MAX_PASSKEYS_PER_USER = 10;
@@ -48,7 +62,10 @@ export function splitSignedSlots<T extends SignedSlotInput>(items: T[]): { onCha
   if (onChain.length !== 1) throw problems.unprocessable('slot-mismatch', 'Send exactly one on-chain signed slot');
   if (twoFactor.length > 1) throw problems.unprocessable('slot-mismatch', 'Send at most one passkey slot');
   if (twoFactor[0] && twoFactor[0].parameter.authMethod !== 'passkey') {
-    throw problems.unprocessable('slot-mismatch', `Unsupported authMethod ${twoFactor[0].parameter.authMethod}; supported: passkey`);
+    throw problems.unprocessable(
+      'slot-mismatch',
+      `Unsupported authMethod ${twoFactor[0].parameter.authMethod}; supported: passkey`,
+    );
   }
   return { onChain: onChain[0]!, passkey: twoFactor[0] };
 }
@@ -56,7 +73,8 @@ export function splitSignedSlots<T extends SignedSlotInput>(items: T[]): { onCha
 /** The passkey slot of a request whose only signing item is a passkey approval (a transfer's). */
 export function splitPasskeySlot<T extends SignedSlotInput>(items: T[]): T {
   const [slot] = items;
-  if (items.length !== 1 || slot!.parameter.authMethod !== 'passkey') throw problems.unprocessable('slot-mismatch', 'Send exactly one slot, the passkey slot of the prepare answer');
+  if (items.length !== 1 || slot!.parameter.authMethod !== 'passkey')
+    throw problems.unprocessable('slot-mismatch', 'Send exactly one slot, the passkey slot of the prepare answer');
   return slot!;
 }
 
@@ -69,7 +87,11 @@ const purposeOf = (request: StepUpRequest): string =>
  * by mail and event), removal, passkey approval of chain operations (the 2FA slot) and of account changes (step-up).
  */
 export class Passkeys {
-  constructor(private readonly orm: Orm, private readonly config: PasskeyConfig, private readonly notices: SecurityNotices) {}
+  constructor(
+    private readonly orm: Orm,
+    private readonly config: PasskeyConfig,
+    private readonly notices: SecurityNotices,
+  ) {}
 
   /** Until when a passkey is too new to waive a cooling-off or approve above the threshold; null once past. */
   heldUntil(passkey: Passkey, now = Date.now()): Date | null {
@@ -85,20 +107,33 @@ export class Passkeys {
     return (await this.orm.em.fork().count(PasskeyEntity, { userId })) > 0 ? ['passkey'] : [];
   }
 
-  async registrationOptions(user: { userId: string; userName: string; displayName: string }): Promise<{ challengeId: string; publicKey: PublicKeyCredentialCreationOptionsJSON }> {
+  async registrationOptions(user: {
+    userId: string;
+    userName: string;
+    displayName: string;
+  }): Promise<{ challengeId: string; publicKey: PublicKeyCredentialCreationOptionsJSON }> {
     const existing = await this.list(user.userId);
-    if (existing.length >= MAX_PASSKEYS_PER_USER) throw problems.conflict('too-many-passkeys', `A user can register at most ${MAX_PASSKEYS_PER_USER} passkeys`);
+    if (existing.length >= MAX_PASSKEYS_PER_USER)
+      throw problems.conflict('too-many-passkeys', `A user can register at most ${MAX_PASSKEYS_PER_USER} passkeys`);
     const publicKey = await generateRegistrationOptions({
-      rpName: this.config.rpName, rpID: this.config.rpId, userName: user.userName, userDisplayName: user.displayName,
-      userID: new TextEncoder().encode(user.userId), timeout: TIMEOUT_MS, attestationType: 'none',
+      rpName: this.config.rpName,
+      rpID: this.config.rpId,
+      userName: user.userName,
+      userDisplayName: user.displayName,
+      userID: new TextEncoder().encode(user.userId),
+      timeout: TIMEOUT_MS,
+      attestationType: 'none',
       excludeCredentials: existing.map((p) => ({ id: p.credentialId, transports: p.transports })),
       authenticatorSelection: { residentKey: 'preferred', userVerification: 'required' },
     });
     const challengeId = `wac_${randomUUID()}`;
     const em = this.orm.em.fork();
     em.create(WebauthnChallengeEntity, {
-      challengeId, userId: user.userId, challenge: publicKey.challenge,
-      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000), purpose: null,
+      challengeId,
+      userId: user.userId,
+      challenge: publicKey.challenge,
+      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+      purpose: null,
     });
     await em.flush();
     return { challengeId, publicKey };
@@ -109,9 +144,17 @@ export class Passkeys {
    * step-up: the PIN or an existing passkey, bound to this challenge) passes. The passkey and its passkey.added event
    * commit together; the person is mailed.
    */
-  async register(userId: string, input: { challengeId: string; name?: string; credential: RegistrationResponseJSON }, approve: () => Promise<unknown>): Promise<Passkey> {
+  async register(
+    userId: string,
+    input: { challengeId: string; name?: string; credential: RegistrationResponseJSON },
+    approve: () => Promise<unknown>,
+  ): Promise<Passkey> {
     const em = this.orm.em.fork();
-    const challenge = await em.findOne(WebauthnChallengeEntity, { challengeId: input.challengeId, userId, purpose: null });
+    const challenge = await em.findOne(WebauthnChallengeEntity, {
+      challengeId: input.challengeId,
+      userId,
+      purpose: null,
+    });
     if (!challenge) throw problems.notFound(`Registration challenge ${input.challengeId}`);
     this.assertUsable(challenge, 'registration');
     await approve();
@@ -120,11 +163,17 @@ export class Passkeys {
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
       verification = await verifyRegistrationResponse({
-        response: input.credential, expectedChallenge: challenge.challenge, expectedOrigin: this.config.origins,
-        expectedRPID: this.config.rpId, requireUserVerification: true,
+        response: input.credential,
+        expectedChallenge: challenge.challenge,
+        expectedOrigin: this.config.origins,
+        expectedRPID: this.config.rpId,
+        requireUserVerification: true,
       });
     } catch (error) {
-      throw problems.unprocessable('invalid-passkey-registration', `The passkey registration was refused: ${(error as Error).message}`);
+      throw problems.unprocessable(
+        'invalid-passkey-registration',
+        `The passkey registration was refused: ${(error as Error).message}`,
+      );
     }
     if (!verification.verified || !verification.registrationInfo) {
       throw problems.unprocessable('invalid-passkey-registration', 'The passkey registration could not be verified');
@@ -132,59 +181,96 @@ export class Passkeys {
     const info = verification.registrationInfo;
     const passkeyId = `pk_${randomUUID()}`;
     try {
-      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, () => this.orm.em.fork().transactional(async (tx) => {
-        const passkey = tx.create(PasskeyEntity, {
-          passkeyId, userId, credentialId: info.credential.id,
-          publicKey: Buffer.from(info.credential.publicKey).toString('base64url'), signCount: info.credential.counter,
-          transports: info.credential.transports ?? input.credential.response.transports ?? [],
-          deviceType: info.credentialDeviceType, backedUp: info.credentialBackedUp, name: input.name ?? 'Passkey', createdAt: new Date(),
-        });
-        await tx.flush();
-        await appendEvent(tx, { type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
-        return passkey;
-      }));
+      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, () =>
+        this.orm.em.fork().transactional(async (tx) => {
+          const passkey = tx.create(PasskeyEntity, {
+            passkeyId,
+            userId,
+            credentialId: info.credential.id,
+            publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+            signCount: info.credential.counter,
+            transports: info.credential.transports ?? input.credential.response.transports ?? [],
+            deviceType: info.credentialDeviceType,
+            backedUp: info.credentialBackedUp,
+            name: input.name ?? 'Passkey',
+            createdAt: new Date(),
+          });
+          await tx.flush();
+          await appendEvent(tx, { type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
+          return passkey;
+        }),
+      );
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('passkey-exists', 'This passkey is already registered');
+      if (error instanceof UniqueConstraintViolationException)
+        throw problems.conflict('passkey-exists', 'This passkey is already registered');
       throw error;
     }
   }
 
   /** Removes one of the user's passkeys once `approve` passes; the removal and passkey.removed commit together. */
   async remove(userId: string, passkeyId: string, approve: () => Promise<unknown>): Promise<void> {
-    if (!await this.orm.em.fork().count(PasskeyEntity, { passkeyId, userId })) throw problems.notFound(`Passkey ${passkeyId}`);
+    if (!(await this.orm.em.fork().count(PasskeyEntity, { passkeyId, userId })))
+      throw problems.notFound(`Passkey ${passkeyId}`);
     await approve();
-    await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, () => this.orm.em.fork().transactional(async (tx) => {
-      if (await tx.nativeDelete(PasskeyEntity, { passkeyId, userId }) !== 1) throw problems.notFound(`Passkey ${passkeyId}`);
-      await appendEvent(tx, { type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
-    }));
+    await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, () =>
+      this.orm.em.fork().transactional(async (tx) => {
+        if ((await tx.nativeDelete(PasskeyEntity, { passkeyId, userId })) !== 1)
+          throw problems.notFound(`Passkey ${passkeyId}`);
+        await appendEvent(tx, { type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
+      }),
+    );
   }
 
   /** A one-time challenge for one of the user's passkeys to approve `request` (a step-up), valid for 5 minutes. */
-  async approvalOptions(userId: string, request: StepUpRequest): Promise<{ challengeId: string; publicKey: PublicKeyCredentialRequestOptionsJSON }> {
+  async approvalOptions(
+    userId: string,
+    request: StepUpRequest,
+  ): Promise<{ challengeId: string; publicKey: PublicKeyCredentialRequestOptionsJSON }> {
     const passkeys = await this.list(userId);
     if (!passkeys.length) throw problems.conflict('no-passkey', 'You have no passkey: approve with your PIN instead');
     const challenge = randomBytes(32).toString('base64url');
     const challengeId = `wsc_${randomUUID()}`;
     const em = this.orm.em.fork();
     em.create(WebauthnChallengeEntity, {
-      challengeId, userId, challenge, purpose: purposeOf(request), expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+      challengeId,
+      userId,
+      challenge,
+      purpose: purposeOf(request),
+      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
     });
     await em.flush();
     return {
       challengeId,
       publicKey: {
-        challenge, rpId: this.config.rpId, timeout: TIMEOUT_MS, userVerification: 'required',
-        allowCredentials: passkeys.map((p) => ({ id: p.credentialId, type: 'public-key', transports: p.transports as never })),
+        challenge,
+        rpId: this.config.rpId,
+        timeout: TIMEOUT_MS,
+        userVerification: 'required',
+        allowCredentials: passkeys.map((p) => ({
+          id: p.credentialId,
+          type: 'public-key',
+          transports: p.transports as never,
+        })),
       },
     };
   }
 
   /** Checks a passkey's approval of `request` against the challenge issued for it, and spends the challenge. */
-  async verifyStepUp(userId: string, challengeId: string, response: AuthenticationResponseJSON, request: StepUpRequest): Promise<Passkey> {
-    const challenge = await this.orm.em.fork().findOne(WebauthnChallengeEntity, { challengeId, userId, purpose: { $ne: null } });
+  async verifyStepUp(
+    userId: string,
+    challengeId: string,
+    response: AuthenticationResponseJSON,
+    request: StepUpRequest,
+  ): Promise<Passkey> {
+    const challenge = await this.orm.em
+      .fork()
+      .findOne(WebauthnChallengeEntity, { challengeId, userId, purpose: { $ne: null } });
     if (!challenge) throw problems.notFound(`Approval challenge ${challengeId}`);
     if (challenge.purpose !== purposeOf(request)) {
-      throw problems.unprocessable('passkey-approval-not-for-this-request', `This approval challenge was issued for another request: ${challenge.purpose}`);
+      throw problems.unprocessable(
+        'passkey-approval-not-for-this-request',
+        `This approval challenge was issued for another request: ${challenge.purpose}`,
+      );
     }
     this.assertUsable(challenge, 'approval');
     await this.consume(challengeId);
@@ -192,13 +278,17 @@ export class Passkeys {
   }
 
   private assertUsable(challenge: { usedAt?: Date | null; expiresAt: Date }, kind: 'registration' | 'approval'): void {
-    if (challenge.usedAt) throw problems.conflict('challenge-used', `This ${kind} challenge was already used; ask for new options`);
-    if (challenge.expiresAt.getTime() < Date.now()) throw problems.gone('challenge-expired', `The ${kind} challenge expired; ask for new options`);
+    if (challenge.usedAt)
+      throw problems.conflict('challenge-used', `This ${kind} challenge was already used; ask for new options`);
+    if (challenge.expiresAt.getTime() < Date.now())
+      throw problems.gone('challenge-expired', `The ${kind} challenge expired; ask for new options`);
   }
 
   /** Of two requests racing with one challenge, exactly one spends it. */
   private async consume(challengeId: string): Promise<void> {
-    const used = await this.orm.em.fork().nativeUpdate(WebauthnChallengeEntity, { challengeId, usedAt: null }, { usedAt: new Date() });
+    const used = await this.orm.em
+      .fork()
+      .nativeUpdate(WebauthnChallengeEntity, { challengeId, usedAt: null }, { usedAt: new Date() });
     if (used !== 1) throw problems.conflict('challenge-used', 'This challenge was already used; ask for new options');
   }
 
@@ -211,8 +301,15 @@ export class Passkeys {
       parameter: {
         authMethod: 'passkey',
         options: {
-          challenge: approvalChallenge(operationId, digest), rpId: this.config.rpId, timeout: TIMEOUT_MS, userVerification: 'required',
-          allowCredentials: passkeys.map((p) => ({ id: p.credentialId, type: 'public-key', transports: p.transports as never })),
+          challenge: approvalChallenge(operationId, digest),
+          rpId: this.config.rpId,
+          timeout: TIMEOUT_MS,
+          userVerification: 'required',
+          allowCredentials: passkeys.map((p) => ({
+            id: p.credentialId,
+            type: 'public-key',
+            transports: p.transports as never,
+          })),
         },
       },
       payload: '',
@@ -224,34 +321,70 @@ export class Passkeys {
    * (even when the operation was prepared before the passkey was registered); a user without passkeys sends none.
    * Answers the passkey that approved, if any.
    */
-  async verifyApproval(userId: string, slot: SignedSlotInput | undefined, operationId: string, digest: string): Promise<Passkey | undefined> {
+  async verifyApproval(
+    userId: string,
+    slot: SignedSlotInput | undefined,
+    operationId: string,
+    digest: string,
+  ): Promise<Passkey | undefined> {
     const passkeys = await this.list(userId);
     if (!passkeys.length) {
       if (slot) throw problems.unprocessable('slot-mismatch', 'You have no passkey: send no passkey slot');
       return undefined;
     }
-    if (!slot) throw problems.unprocessable('passkey-required', 'Approve this operation with your passkey: prepare again and sign its passkey slot');
-    if (slot.id !== passkeySlotId(operationId)) throw problems.unprocessable('slot-mismatch', 'The passkey slot does not belong to this operation');
-    return this.verifyAssertion(passkeys, slot.signature.authResponse as unknown as AuthenticationResponseJSON, approvalChallenge(operationId, digest));
+    if (!slot)
+      throw problems.unprocessable(
+        'passkey-required',
+        'Approve this operation with your passkey: prepare again and sign its passkey slot',
+      );
+    if (slot.id !== passkeySlotId(operationId))
+      throw problems.unprocessable('slot-mismatch', 'The passkey slot does not belong to this operation');
+    return this.verifyAssertion(
+      passkeys,
+      slot.signature.authResponse as unknown as AuthenticationResponseJSON,
+      approvalChallenge(operationId, digest),
+    );
   }
 
   /** Verifies an assertion of one of `passkeys` over `expectedChallenge` (user verification required); counts its use. */
-  private async verifyAssertion(passkeys: Passkey[], response: AuthenticationResponseJSON, expectedChallenge: string): Promise<Passkey> {
+  private async verifyAssertion(
+    passkeys: Passkey[],
+    response: AuthenticationResponseJSON,
+    expectedChallenge: string,
+  ): Promise<Passkey> {
     const passkey = passkeys.find((p) => p.credentialId === response.id);
     if (!passkey) throw problems.unprocessable('unknown-passkey', 'The assertion is not from one of your passkeys');
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
       verification = await verifyAuthenticationResponse({
-        response, expectedChallenge, expectedOrigin: this.config.origins, expectedRPID: this.config.rpId, requireUserVerification: true,
-        credential: { id: passkey.credentialId, publicKey: Buffer.from(passkey.publicKey, 'base64url'), counter: passkey.signCount, transports: passkey.transports as never },
+        response,
+        expectedChallenge,
+        expectedOrigin: this.config.origins,
+        expectedRPID: this.config.rpId,
+        requireUserVerification: true,
+        credential: {
+          id: passkey.credentialId,
+          publicKey: Buffer.from(passkey.publicKey, 'base64url'),
+          counter: passkey.signCount,
+          transports: passkey.transports as never,
+        },
       });
     } catch (error) {
-      throw problems.unprocessable('invalid-passkey-assertion', `The passkey approval was refused: ${(error as Error).message}`);
+      throw problems.unprocessable(
+        'invalid-passkey-assertion',
+        `The passkey approval was refused: ${(error as Error).message}`,
+      );
     }
-    if (!verification.verified) throw problems.unprocessable('invalid-passkey-assertion', 'The passkey approval could not be verified');
-    await this.orm.em.fork().nativeUpdate(PasskeyEntity, { passkeyId: passkey.passkeyId }, {
-      signCount: verification.authenticationInfo.newCounter, lastUsedAt: new Date(),
-    });
+    if (!verification.verified)
+      throw problems.unprocessable('invalid-passkey-assertion', 'The passkey approval could not be verified');
+    await this.orm.em.fork().nativeUpdate(
+      PasskeyEntity,
+      { passkeyId: passkey.passkeyId },
+      {
+        signCount: verification.authenticationInfo.newCounter,
+        lastUsedAt: new Date(),
+      },
+    );
     return passkey;
   }
 }

@@ -24,21 +24,37 @@ export interface StepUpProof {
  * an assertion of one of the user's passkeys over a challenge issued for this very request (usable once).
  */
 export class StepUp {
-  constructor(private readonly pins: PinService, private readonly passkeys: Passkeys) {}
+  constructor(
+    private readonly pins: PinService,
+    private readonly passkeys: Passkeys,
+  ) {}
 
   /** Answers how the request was approved; refuses (422, 409, 423 from the PIN) anything short of one valid proof. */
-  async verify(userId: string, proof: StepUpProof, request: StepUpRequest, idempotencyKey: string | null): Promise<'pin' | 'passkey'> {
-    if (proof.pin && proof.passkeyAssertion) throw problems.unprocessable('step-up-ambiguous', 'Send either pin or passkeyAssertion, not both');
+  async verify(
+    userId: string,
+    proof: StepUpProof,
+    request: StepUpRequest,
+    idempotencyKey: string | null,
+  ): Promise<'pin' | 'passkey'> {
+    if (proof.pin && proof.passkeyAssertion)
+      throw problems.unprocessable('step-up-ambiguous', 'Send either pin or passkeyAssertion, not both');
     if (proof.pin) {
       await this.pins.verify(userId, proof.pin, { request: request as unknown as PinBinding, idempotencyKey });
       return 'pin';
     }
     if (proof.passkeyAssertion) {
       const { challengeId, credential } = proof.passkeyAssertion;
-      await this.passkeys.verifyStepUp(userId, challengeId, credential as unknown as AuthenticationResponseJSON, request);
+      await this.passkeys.verifyStepUp(
+        userId,
+        challengeId,
+        credential as unknown as AuthenticationResponseJSON,
+        request,
+      );
       return 'passkey';
     }
-    throw problems.unprocessable('step-up-required',
-      `Confirm this with your PIN ("pin": a JWE whose "request" is ${JSON.stringify(request)}, with a random "jti") or with one of your passkeys ("passkeyAssertion", challenge from POST /v1/auth/passkeys/approvals/options)`);
+    throw problems.unprocessable(
+      'step-up-required',
+      `Confirm this with your PIN ("pin": a JWE whose "request" is ${JSON.stringify(request)}, with a random "jti") or with one of your passkeys ("passkeyAssertion", challenge from POST /v1/auth/passkeys/approvals/options)`,
+    );
   }
 }

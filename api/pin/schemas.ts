@@ -1,9 +1,22 @@
 import { Type } from '@sinclair/typebox';
 
-export const Jwe = (description: string) => Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description });
+export const Jwe = (description: string) =>
+  Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description });
 
-export const PinPublicKey = Type.Object({ alg: Type.String(), enc: Type.String(), jwk: Type.Record(Type.String(), Type.Unknown()) });
+export const PinPublicKey = Type.Object({
+  alg: Type.String(),
+  enc: Type.String(),
+  jwk: Type.Record(Type.String(), Type.Unknown()),
+});
 export const PinStatus = Type.Object({ pin_set: Type.Boolean() });
 export const SetPinBody = Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
-export const ChangePinBody = Type.Object({ current_pin: Jwe('the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}}'), new_pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
+export const ChangePinBody = Type.Object(
+  {
+    current_pin: Jwe(
+      'the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}}',
+    ),
+    new_pin: Jwe('the new PIN, encrypted'),
+  },
+  { additionalProperties: false },
+);
 export const PinChanged = Type.Object({ changed: Type.Boolean() });

@@ -7,7 +7,9 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))));
+  new Promise<Buffer>((resolve, reject) =>
+    scryptCallback(password, salt, keylen, options, (error, key) => (error ? reject(error) : resolve(key))),
+  );
 
 /** scrypt parameters (RFC 7914): N = 2^15, r = 8, p = 1 — about 32 MiB and tens of milliseconds per check. */
 const SCRYPT = { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 };
@@ -15,7 +17,22 @@ const KEY_ALGORITHM = 'ECDH-ES+A256KW';
 const CONTENT_ALGORITHM = 'A256GCM';
 /** An encrypted PIN is accepted for this long after its `iat`, so a captured one cannot be replayed later. */
 const MAX_AGE_SECONDS = 300;
-const WEAK = new Set(['000000', '111111', '222222', '333333', '444444', '555555', '666666', '777777', '888888', '999999', '123456', '654321', '012345', '987654']);
+const WEAK = new Set([
+  '000000',
+  '111111',
+  '222222',
+  '333333',
+  '444444',
+  '555555',
+  '666666',
+  '777777',
+  '888888',
+  '999999',
+  '123456',
+  '654321',
+  '012345',
+  '987654',
+]);
 
 export async function hashPin(pin: string): Promise<string> {
   const salt = randomBytes(16);
@@ -27,7 +44,12 @@ async function pinMatches(pin: string, stored: string): Promise<boolean> {
   const [scheme, n, r, p, salt, hash] = stored.split('$');
   if (scheme !== 'scrypt') return false;
   const expected = Buffer.from(hash!, 'base64');
-  const actual = await scrypt(pin, Buffer.from(salt!, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem });
+  const actual = await scrypt(pin, Buffer.from(salt!, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: SCRYPT.maxmem,
+  });
   return timingSafeEqual(actual, expected);
 }
 
@@ -36,10 +58,15 @@ export type PinBinding = Record<string, string | null>;
 
 /** What the current PIN of a PIN change approves: that change, to that new PIN (its JWE's digest). */
 export const pinChangeApproval = (newPinJwe: string): PinBinding => ({
-  action: 'pin_change', new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url'),
+  action: 'pin_change',
+  new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url'),
 });
 
-interface PinPayload { pin: string; jti?: string; request?: unknown }
+interface PinPayload {
+  pin: string;
+  jti?: string;
+  request?: unknown;
+}
 
 /**
  * Transaction PINs. The app encrypts `{"pin": "123456", "iat": <unix seconds>}` as a compact JWE to the service's
@@ -52,16 +79,30 @@ interface PinPayload { pin: string; jti?: string; request?: unknown }
  */
 export class PinService {
   private constructor(
-    private readonly orm: Orm, private readonly privateKey: KeyLike | Uint8Array, readonly publicJwk: JWK,
-    private readonly policy: { maxAttempts: number; lockSeconds: number }, private readonly encryption: DataEncryption,
+    private readonly orm: Orm,
+    private readonly privateKey: KeyLike | Uint8Array,
+    readonly publicJwk: JWK,
+    private readonly policy: { maxAttempts: number; lockSeconds: number },
+    private readonly encryption: DataEncryption,
   ) {}
 
-  static async create(orm: Orm, privateJwkJson: string, policy: { maxAttempts: number; lockSeconds: number }, encryption: DataEncryption): Promise<PinService> {
+  static async create(
+    orm: Orm,
+    privateJwkJson: string,
+    policy: { maxAttempts: number; lockSeconds: number },
+    encryption: DataEncryption,
+  ): Promise<PinService> {
     const jwk = JSON.parse(privateJwkJson) as JWK;
-    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid) throw new Error('PIN_ENCRYPTION_JWK must be a P-256 private JWK with a kid');
+    if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid)
+      throw new Error('PIN_ENCRYPTION_JWK must be a P-256 private JWK with a kid');
     const privateKey = await importJWK(jwk, KEY_ALGORITHM);
     const { d: _d, ...publicPart } = jwk;
-    const publicJwk = { ...(await exportJWK(await importJWK(publicPart, KEY_ALGORITHM))), kid: jwk.kid, alg: KEY_ALGORITHM, use: 'enc' };
+    const publicJwk = {
+      ...(await exportJWK(await importJWK(publicPart, KEY_ALGORITHM))),
+      kid: jwk.kid,
+      alg: KEY_ALGORITHM,
+      use: 'enc',
+    };
     return new PinService(orm, privateKey, publicJwk, policy, encryption);
   }
 
@@ -73,31 +114,52 @@ export class PinService {
   private async openPayload(jwe: string, field: string): Promise<PinPayload> {
     let payload: { pin?: unknown; iat?: unknown; jti?: unknown; request?: unknown };
     try {
-      const { plaintext } = await compactDecrypt(jwe, this.privateKey, { keyManagementAlgorithms: [KEY_ALGORITHM], contentEncryptionAlgorithms: [CONTENT_ALGORITHM] });
+      const { plaintext } = await compactDecrypt(jwe, this.privateKey, {
+        keyManagementAlgorithms: [KEY_ALGORITHM],
+        contentEncryptionAlgorithms: [CONTENT_ALGORITHM],
+      });
       payload = JSON.parse(new TextDecoder().decode(plaintext)) as typeof payload;
     } catch {
-      throw problems.unprocessable('invalid-pin-encryption', `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`);
+      throw problems.unprocessable(
+        'invalid-pin-encryption',
+        `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`,
+      );
     }
     const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
     if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
-      throw problems.unprocessable('invalid-pin-encryption', `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)`);
+      throw problems.unprocessable(
+        'invalid-pin-encryption',
+        `${field} is stale: encrypt it again (iat within ${MAX_AGE_SECONDS} s)`,
+      );
     }
     if (typeof payload.pin !== 'string' || !/^\d{6}$/.test(payload.pin)) {
       throw problems.unprocessable('invalid-pin', `${field}: the PIN is 6 digits`);
     }
-    return { pin: payload.pin, jti: typeof payload.jti === 'string' ? payload.jti : undefined, request: payload.request };
+    return {
+      pin: payload.pin,
+      jti: typeof payload.jti === 'string' ? payload.jti : undefined,
+      request: payload.request,
+    };
   }
 
   /** The approval must name this very request and carry a fresh jti; answers the jti. */
   private approvalOf(payload: PinPayload, field: string, request: PinBinding): string {
-    const shape = `{${Object.keys(request).map((k) => `"${k}"`).join(', ')}}`;
+    const shape = `{${Object.keys(request)
+      .map((k) => `"${k}"`)
+      .join(', ')}}`;
     if (typeof payload.request !== 'object' || payload.request === null || Array.isArray(payload.request)) {
-      throw problems.unprocessable('pin-not-bound', `${field} must name the request it approves: "request": ${shape}, and a random "jti"`);
+      throw problems.unprocessable(
+        'pin-not-bound',
+        `${field} must name the request it approves: "request": ${shape}, and a random "jti"`,
+      );
     }
     const named = payload.request as Record<string, unknown>;
     const differing = Object.keys(request).filter((key) => (named[key] ?? null) !== request[key]);
     if (differing.length) {
-      throw problems.unprocessable('pin-not-for-this-request', `${field} approves another request: ${differing.join(', ')} differ${differing.length === 1 ? 's' : ''}`);
+      throw problems.unprocessable(
+        'pin-not-for-this-request',
+        `${field} approves another request: ${differing.join(', ')} differ${differing.length === 1 ? 's' : ''}`,
+      );
     }
     if (!payload.jti || payload.jti.length < 16 || payload.jti.length > 128) {
       throw problems.unprocessable('pin-not-bound', `${field} needs a random "jti" of 16 to 128 characters`);
@@ -107,9 +169,15 @@ export class PinService {
 
   /** Refuses (409) an approval already used, unless it is the same request retried with its Idempotency-Key. */
   private async assertUnused(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
-    const earlier = await this.orm.em.fork().findOne(PinApprovalEntity, { jtiHash: this.encryption.fingerprint(jti, 'pin-jti') });
-    if (!earlier || (earlier.userId === userId && idempotencyKey !== null && earlier.idempotencyKey === idempotencyKey)) return;
-    throw problems.conflict('pin-already-used', 'This encrypted PIN already approved a request; encrypt it again for this one');
+    const earlier = await this.orm.em
+      .fork()
+      .findOne(PinApprovalEntity, { jtiHash: this.encryption.fingerprint(jti, 'pin-jti') });
+    if (!earlier || (earlier.userId === userId && idempotencyKey !== null && earlier.idempotencyKey === idempotencyKey))
+      return;
+    throw problems.conflict(
+      'pin-already-used',
+      'This encrypted PIN already approved a request; encrypt it again for this one',
+    );
   }
 
   /**
@@ -122,13 +190,21 @@ export class PinService {
     const retry = (row: { userId: string; idempotencyKey?: string | null } | null) =>
       row !== null && row.userId === userId && idempotencyKey !== null && row.idempotencyKey === idempotencyKey;
     // Of two requests racing with one approval, the insert lets exactly one through.
-    em.create(PinApprovalEntity, { jtiHash, userId, idempotencyKey, expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000) });
+    em.create(PinApprovalEntity, {
+      jtiHash,
+      userId,
+      idempotencyKey,
+      expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
+    });
     try {
       await em.flush();
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
       if (!retry(await this.orm.em.fork().findOne(PinApprovalEntity, { jtiHash }))) {
-        throw problems.conflict('pin-already-used', 'This encrypted PIN already approved a request; encrypt it again for this one');
+        throw problems.conflict(
+          'pin-already-used',
+          'This encrypted PIN already approved a request; encrypt it again for this one',
+        );
       }
     }
     // Approvals older than any acceptable iat can never match again.
@@ -141,12 +217,17 @@ export class PinService {
 
   async set(userId: string, jwe: string): Promise<void> {
     const pin = await this.open(jwe, 'pin');
-    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    if (WEAK.has(pin))
+      throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
     const em = this.orm.em.fork();
-    if (await em.count(UserPinEntity, { userId })) throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
+    if (await em.count(UserPinEntity, { userId }))
+      throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
     em.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
-    try { await em.flush(); } catch (error) {
-      if (error instanceof UniqueConstraintViolationException) throw problems.conflict('pin-already-set', 'A PIN is already set');
+    try {
+      await em.flush();
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException)
+        throw problems.conflict('pin-already-set', 'A PIN is already set');
       throw error;
     }
   }
@@ -158,8 +239,11 @@ export class PinService {
   async change(userId: string, currentJwe: string, newJwe: string, idempotencyKey: string | null): Promise<void> {
     await this.verify(userId, currentJwe, { field: 'current_pin', request: pinChangeApproval(newJwe), idempotencyKey });
     const pin = await this.open(newJwe, 'new_pin');
-    if (WEAK.has(pin)) throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
-    await this.orm.em.fork().nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
+    if (WEAK.has(pin))
+      throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+    await this.orm.em
+      .fork()
+      .nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
   }
 
   /**
@@ -167,7 +251,11 @@ export class PinService {
    * so parallel guesses are counted exactly and can never exceed the limit, while parallel right PINs simply queue.
    * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS.
    */
-  async verify(userId: string, jwe: string, approval: { field?: string; request: PinBinding; idempotencyKey: string | null }): Promise<void> {
+  async verify(
+    userId: string,
+    jwe: string,
+    approval: { field?: string; request: PinBinding; idempotencyKey: string | null },
+  ): Promise<void> {
     const field = approval.field ?? 'pin';
     const payload = await this.openPayload(jwe, field);
     const jti = this.approvalOf(payload, field, approval.request);
@@ -193,12 +281,20 @@ export class PinService {
     if (outcome === 'ok') return this.spend(userId, jti, approval.idempotencyKey);
     if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
     if (outcome === 'locked') throw await this.locked(userId);
-    throw problems.unprocessable('wrong-pin', `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`);
+    throw problems.unprocessable(
+      'wrong-pin',
+      `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`,
+    );
   }
 
   private async locked(userId: string): Promise<HttpError> {
     const row = await this.orm.em.fork().findOne(UserPinEntity, { userId });
-    const seconds = Math.max(1, Math.ceil(((row?.lockedUntil?.getTime() ?? Date.now() + this.policy.lockSeconds * 1000) - Date.now()) / 1000));
-    return new HttpError(423, 'pin-locked', 'PIN locked', `Too many wrong PINs; try again in ${seconds} s`, undefined, { 'retry-after': String(seconds) });
+    const seconds = Math.max(
+      1,
+      Math.ceil(((row?.lockedUntil?.getTime() ?? Date.now() + this.policy.lockSeconds * 1000) - Date.now()) / 1000),
+    );
+    return new HttpError(423, 'pin-locked', 'PIN locked', `Too many wrong PINs; try again in ${seconds} s`, undefined, {
+      'retry-after': String(seconds),
+    });
   }
 }

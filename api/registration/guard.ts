@@ -7,14 +7,19 @@ import type { IdentityProviderClient } from '../../integrations/identity';
 
 export const regIdFor = (encryption: DataEncryption, passRequestId: string): string =>
   `reg_${encryption.derivedId(passRequestId, 'regId')}`;
-export const passTokenHash = (encryption: DataEncryption, passToken: string): string => encryption.fingerprint(passToken, 'pass-token');
+export const passTokenHash = (encryption: DataEncryption, passToken: string): string =>
+  encryption.fingerprint(passToken, 'pass-token');
 
 /**
  * X-Pass-Token check for the registration steps: the token must be the one that started this registration and
  * must not have expired. `allowCompleted` lets the token exchange run after the last step.
  */
 export async function authorizeRegistration(
-  orm: Orm, encryption: DataEncryption, regId: string, passToken: string, options: { allowCompleted?: boolean } = {},
+  orm: Orm,
+  encryption: DataEncryption,
+  regId: string,
+  passToken: string,
+  options: { allowCompleted?: boolean } = {},
 ): Promise<Registration> {
   const registration = await orm.em.fork().findOne(RegistrationEntity, { regId });
   if (!registration || !registration.passTokenHash) throw problems.notFound(`Registration ${regId}`);
@@ -24,8 +29,10 @@ export async function authorizeRegistration(
   if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < Date.now()) {
     throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
   }
-  if (registration.status === 'expired') throw problems.gone('registration-expired', 'This registration expired; start a new one');
-  if (registration.status === 'failed') throw new HttpError(409, 'registration-failed', 'Registration failed', 'This registration failed; start a new one');
+  if (registration.status === 'expired')
+    throw problems.gone('registration-expired', 'This registration expired; start a new one');
+  if (registration.status === 'failed')
+    throw new HttpError(409, 'registration-failed', 'Registration failed', 'This registration failed; start a new one');
   if (registration.status === 'completed' && !options.allowCompleted) {
     throw problems.conflict('registration-completed', 'This registration is already completed');
   }
@@ -33,7 +40,10 @@ export async function authorizeRegistration(
 }
 
 /** The identity provider's word on a pass token (introspection): active, for which verification, until when. */
-export async function activePassToken(identity: IdentityProviderClient, passToken: string): Promise<{ passRequestId: string; expiresAt: Date }> {
+export async function activePassToken(
+  identity: IdentityProviderClient,
+  passToken: string,
+): Promise<{ passRequestId: string; expiresAt: Date }> {
   const introspection = await identity.introspectPassToken(passToken).catch(() => {
     throw problems.badGateway('The identity verification service could not be reached');
   });

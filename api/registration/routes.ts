@@ -14,25 +14,36 @@ const ERRORS = {
 
 /** Registration: start and status, the steps (upload, eKYC, backup), and the identity provider's callback. */
 export function registrationRoutes(deps: { registrations: RegistrationService; uploadMaxBytes: number }): RouteSpec[] {
-  return [...startRoutes(deps.registrations), ...stepRoutes(deps.registrations, deps.uploadMaxBytes), ...providerRoutes(deps.registrations)];
+  return [
+    ...startRoutes(deps.registrations),
+    ...stepRoutes(deps.registrations, deps.uploadMaxBytes),
+    ...providerRoutes(deps.registrations),
+  ];
 }
 
 function startRoutes(registrations: RegistrationService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/account/register', operationId: 'startRegistration', tags: TAG, auth: 'none',
+      method: 'post',
+      path: '/v1/account/register',
+      operationId: 'startRegistration',
+      tags: TAG,
+      auth: 'none',
       summary: 'Start registration with the pass token from identity verification; issues regId',
-      headers: S.StartRegistrationHeaders, body: S.StartRegistrationBody,
+      headers: S.StartRegistrationHeaders,
+      body: S.StartRegistrationBody,
       rateLimits: [
         { rule: 'registration-start-device', key: ({ headers }) => headers['x-device-id'].toLowerCase() },
         { rule: 'registration-start-address', key: (_input, ctx) => ctx.ip },
       ],
       idempotency: { required: true, scope: ({ headers }) => `device:${headers['x-device-id']}` },
       responses: {
-        429: { description: 'Too many requests (Retry-After)' }, 
+        429: { description: 'Too many requests (Retry-After)' },
         201: { description: 'Registration started', schema: S.StartRegistrationResponse },
         401: { description: 'Invalid or expired pass token' },
-        409: { description: 'Identity result pending (retry after Retry-After), already started elsewhere, or completed' },
+        409: {
+          description: 'Identity result pending (retry after Retry-After), already started elsewhere, or completed',
+        },
         422: { description: 'Identity verification failed, or Idempotency-Key reused with another payload' },
       },
       handler: async ({ headers, body }) => {
@@ -42,11 +53,19 @@ function startRoutes(registrations: RegistrationService): RouteSpec[] {
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/account/register/:regId', operationId: 'getRegistration', tags: TAG, auth: 'passToken',
+      method: 'get',
+      path: '/v1/account/register/:regId',
+      operationId: 'getRegistration',
+      tags: TAG,
+      auth: 'passToken',
       summary: 'Registration status: current step and whether it is still in progress',
-      params: S.RegistrationParams, headers: S.PassTokenOnlyHeaders,
+      params: S.RegistrationParams,
+      headers: S.PassTokenOnlyHeaders,
       responses: { 200: { description: 'Registration status', schema: S.RegistrationStatusResponse }, ...ERRORS },
-      handler: async ({ params, headers }) => ({ status: 200, body: await registrations.status(params.regId, headers['x-pass-token']) }),
+      handler: async ({ params, headers }) => ({
+        status: 200,
+        body: await registrations.status(params.regId, headers['x-pass-token']),
+      }),
     }),
   ];
 }
@@ -60,43 +79,73 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
 
   return [
     defineRoute({
-      method: 'post', path: '/v1/account/register/:regId/uploads', operationId: 'uploadIdCardImage', tags: TAG, auth: 'passToken',
+      method: 'post',
+      path: '/v1/account/register/:regId/uploads',
+      operationId: 'uploadIdCardImage',
+      tags: TAG,
+      auth: 'passToken',
       summary: 'Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form',
-      params: S.RegistrationParams, headers: S.PassTokenOnlyHeaders,
+      params: S.RegistrationParams,
+      headers: S.PassTokenOnlyHeaders,
       multipart: { ...multipartImage, fields: S.UploadMultipartFields, documentAs: S.UploadMultipartBody },
       rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
       idempotency: { required: false, scope: ({ params }) => `reg:${params.regId}` },
       responses: {
-        201: { description: 'Stored', schema: S.UploadResponse }, ...ERRORS,
-        413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' },
+        201: { description: 'Stored', schema: S.UploadResponse },
+        ...ERRORS,
+        413: { description: 'Image too large' },
+        415: { description: 'Not a JPEG or PNG image' },
       },
-      handler: async ({ params, headers, file }) => ({ status: 201, body: await registrations.upload(params.regId, headers['x-pass-token'], file!) }),
-    }),
-
-    defineRoute({
-      method: 'post', path: '/v1/account/register/:regId/ekyc', operationId: 'submitEkyc', tags: TAG, auth: 'passToken',
-      summary: 'Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result',
-      params: S.RegistrationParams, headers: S.PassTokenHeaders, body: S.EkycJsonBody, multipart: multipartImage,
-      rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
-      idempotency: { required: true, scope: ({ params }) => `reg:${params.regId}` },
-      responses: {
-        200: { description: 'OCR result; step stays ekyc when not verified', schema: S.EkycResponse }, ...ERRORS,
-        413: { description: 'Image too large' }, 415: { description: 'Not a JPEG or PNG image' },
-      },
-      handler: async ({ params, headers, body, file }, ctx) => ({
-        status: 200,
-        body: await registrations.submitEkyc(params.regId, headers['x-pass-token'], ctx.get('idempotency-key'), { idCardType: body.idCardType, uploadRef: body.uploadRef, file }),
+      handler: async ({ params, headers, file }) => ({
+        status: 201,
+        body: await registrations.upload(params.regId, headers['x-pass-token'], file!),
       }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/account/register/:regId/backup', operationId: 'submitWalletBackup', tags: TAG, auth: 'passToken',
+      method: 'post',
+      path: '/v1/account/register/:regId/ekyc',
+      operationId: 'submitEkyc',
+      tags: TAG,
+      auth: 'passToken',
+      summary: 'Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result',
+      params: S.RegistrationParams,
+      headers: S.PassTokenHeaders,
+      body: S.EkycJsonBody,
+      multipart: multipartImage,
+      rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
+      idempotency: { required: true, scope: ({ params }) => `reg:${params.regId}` },
+      responses: {
+        200: { description: 'OCR result; step stays ekyc when not verified', schema: S.EkycResponse },
+        ...ERRORS,
+        413: { description: 'Image too large' },
+        415: { description: 'Not a JPEG or PNG image' },
+      },
+      handler: async ({ params, headers, body, file }, ctx) => ({
+        status: 200,
+        body: await registrations.submitEkyc(params.regId, headers['x-pass-token'], ctx.get('idempotency-key'), {
+          idCardType: body.idCardType,
+          uploadRef: body.uploadRef,
+          file,
+        }),
+      }),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/v1/account/register/:regId/backup',
+      operationId: 'submitWalletBackup',
+      tags: TAG,
+      auth: 'passToken',
       summary: 'Submit the initial wallet backup (client-encrypted); completes registration',
-      params: S.RegistrationParams, headers: S.PassTokenHeaders, body: S.BackupBody,
+      params: S.RegistrationParams,
+      headers: S.PassTokenHeaders,
+      body: S.BackupBody,
       idempotency: { required: true, scope: ({ params }) => `reg:${params.regId}` },
       responses: { 200: { description: 'Backup stored; registration completed', schema: S.BackupResponse }, ...ERRORS },
       handler: async ({ params, headers, body }, ctx) => ({
-        status: 200, body: await registrations.submitBackup(params.regId, headers['x-pass-token'], ctx.get('idempotency-key'), body),
+        status: 200,
+        body: await registrations.submitBackup(params.regId, headers['x-pass-token'], ctx.get('idempotency-key'), body),
       }),
     }),
   ];
@@ -105,11 +154,23 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
 function providerRoutes(registrations: RegistrationService): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/auth/pass/callback', operationId: 'passCallback', tags: ['Identity provider'], auth: 'apiKey',
+      method: 'post',
+      path: '/v1/auth/pass/callback',
+      operationId: 'passCallback',
+      tags: ['Identity provider'],
+      auth: 'apiKey',
       summary: 'Result callback from the identity verification service (server to server)',
-      headers: S.PassCallbackHeaders, body: S.PassCallbackBody,
+      headers: S.PassCallbackHeaders,
+      body: S.PassCallbackBody,
       rateLimits: [{ rule: 'pass-callback', key: (_input, ctx) => ctx.ip }],
-      responses: { 429: { description: 'Too many requests (Retry-After)' }, 200: { description: 'Received (repeated callbacks are acknowledged and ignored)', schema: S.PassCallbackResponse }, 401: { description: 'Bad X-Api-Key' } },
+      responses: {
+        429: { description: 'Too many requests (Retry-After)' },
+        200: {
+          description: 'Received (repeated callbacks are acknowledged and ignored)',
+          schema: S.PassCallbackResponse,
+        },
+        401: { description: 'Bad X-Api-Key' },
+      },
       handler: async ({ body }) => {
         await registrations.passResult(body);
         return { status: 200, body: { received: true } };

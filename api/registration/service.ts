@@ -1,5 +1,10 @@
 import {
-  WithStartWorkflowOperation, WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type UpdateDefinition,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  type Client,
+  type UpdateDefinition,
 } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { RegistrationEntity } from '../../db/entities';
@@ -8,8 +13,16 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import type { IdentityProviderClient } from '../../integrations/identity';
 import { registrationWorkflow } from '../../workflows/registration';
 import {
-  ALL_REGISTRATION_STEPS, RegistrationStepSA, passResultSignal, registrationWorkflowId, startRegistrationUpdate,
-  submitBackupUpdate, submitEkycUpdate, type PassResult, type RegistrationInput, type SubmitBackupRequest,
+  ALL_REGISTRATION_STEPS,
+  RegistrationStepSA,
+  passResultSignal,
+  registrationWorkflowId,
+  startRegistrationUpdate,
+  submitBackupUpdate,
+  submitEkycUpdate,
+  type PassResult,
+  type RegistrationInput,
+  type SubmitBackupRequest,
 } from '../../workflows/messages';
 import type { UploadedFile } from '../http/route-table';
 import { HttpError, problems } from '../http/problems';
@@ -17,8 +30,13 @@ import { activePassToken, authorizeRegistration, passTokenHash, regIdFor } from 
 import { SIGN_IN_ROUTE, type SignInService } from '../auth/sign-in-service';
 
 export interface RegistrationServiceDeps {
-  orm: Orm; temporal: Client; identity: IdentityProviderClient; encryption: DataEncryption; taskQueue: string;
-  registrationTtlSeconds: number; passResultWaitSeconds: number;
+  orm: Orm;
+  temporal: Client;
+  identity: IdentityProviderClient;
+  encryption: DataEncryption;
+  taskQueue: string;
+  registrationTtlSeconds: number;
+  passResultWaitSeconds: number;
   /** Where the identity results of people who have an account go (a sign-in on a new device). */
   signIns: SignInService;
 }
@@ -40,21 +58,32 @@ export class RegistrationService {
     const regId = regIdFor(encryption, introspection.passRequestId);
     const existing = await orm.em.fork().findOne(RegistrationEntity, { regId });
     if (existing && existing.status !== 'in_progress') {
-      throw problems.conflict(`registration-${existing.status}`, `This registration is ${existing.status}; verify your identity again to start a new one`);
+      throw problems.conflict(
+        `registration-${existing.status}`,
+        `This registration is ${existing.status}; verify your identity again to start a new one`,
+      );
     }
     const response = await this.deps.temporal.workflow.executeUpdateWithStart(startRegistrationUpdate, {
-      args: [{ deviceId, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() }],
+      args: [
+        { deviceId, passTokenHash: passTokenHash(encryption, passToken), passTokenExpiresAt: expiresAt.toISOString() },
+      ],
       startWorkflowOperation: new WithStartWorkflowOperation(registrationWorkflow, {
-        ...this.startOptions(regId, introspection.passRequestId), workflowIdConflictPolicy: 'USE_EXISTING',
+        ...this.startOptions(regId, introspection.passRequestId),
+        workflowIdConflictPolicy: 'USE_EXISTING',
       }),
     });
     return { regId, response };
   }
 
   async status(regId: string, passToken: string) {
-    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, {
+      allowCompleted: true,
+    });
     return {
-      regId: registration.regId, step: registration.step, status: registration.status, allSteps: ALL_REGISTRATION_STEPS,
+      regId: registration.regId,
+      step: registration.step,
+      status: registration.status,
+      allSteps: ALL_REGISTRATION_STEPS,
       passTokenExpiresAt: registration.passTokenExpiresAt?.toISOString() ?? null,
     };
   }
@@ -64,24 +93,43 @@ export class RegistrationService {
     return { uploadRef: await this.storeUpload(regId, file), sizeBytes: file.size, contentType: file.mimeType };
   }
 
-  async submitEkyc(regId: string, passToken: string, idempotencyKey: string, input: { idCardType: string; uploadRef?: string; file?: UploadedFile }) {
-    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+  async submitEkyc(
+    regId: string,
+    passToken: string,
+    idempotencyKey: string,
+    input: { idCardType: string; uploadRef?: string; file?: UploadedFile },
+  ) {
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, {
+      allowCompleted: true,
+    });
     const updateId = `ekyc-${idempotencyKey.toLowerCase()}`;
     // Past the step: only a repeat of the request that answered it (its answer replayed); no image is stored for it.
     if (registration.status === 'completed' || registration.step !== 'ekyc') {
-      return this.repeatedUpdate(regId, submitEkycUpdate, updateId, [{ uploadRef: input.uploadRef ?? '', idCardType: input.idCardType }], registration);
+      return this.repeatedUpdate(
+        regId,
+        submitEkycUpdate,
+        updateId,
+        [{ uploadRef: input.uploadRef ?? '', idCardType: input.idCardType }],
+        registration,
+      );
     }
     const uploadRef = input.file ? await this.storeUpload(regId, input.file) : input.uploadRef!;
     return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitEkycUpdate, {
-      args: [{ uploadRef, idCardType: input.idCardType }], updateId,
+      args: [{ uploadRef, idCardType: input.idCardType }],
+      updateId,
     });
   }
 
   async submitBackup(regId: string, passToken: string, idempotencyKey: string, backup: SubmitBackupRequest) {
-    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, { allowCompleted: true });
+    const registration = await authorizeRegistration(this.deps.orm, this.deps.encryption, regId, passToken, {
+      allowCompleted: true,
+    });
     const updateId = `backup-${idempotencyKey.toLowerCase()}`;
-    if (registration.status === 'completed') return this.repeatedUpdate(regId, submitBackupUpdate, updateId, [backup], registration);
-    return this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(submitBackupUpdate, { args: [backup], updateId });
+    if (registration.status === 'completed')
+      return this.repeatedUpdate(regId, submitBackupUpdate, updateId, [backup], registration);
+    return this.deps.temporal.workflow
+      .getHandle(registrationWorkflowId(regId))
+      .executeUpdate(submitBackupUpdate, { args: [backup], updateId });
   }
 
   /**
@@ -90,14 +138,21 @@ export class RegistrationService {
    * once the workflow has closed, so the request that answered gets the same answer; any other is refused.
    */
   private async repeatedUpdate<Args extends [unknown, ...unknown[]], Ret>(
-    regId: string, update: UpdateDefinition<Ret, Args>, updateId: string, args: Args, registration: { status: string; step: string },
+    regId: string,
+    update: UpdateDefinition<Ret, Args>,
+    updateId: string,
+    args: Args,
+    registration: { status: string; step: string },
   ): Promise<Ret> {
     try {
-      return await this.deps.temporal.workflow.getHandle(registrationWorkflowId(regId)).executeUpdate(update, { args, updateId });
+      return await this.deps.temporal.workflow
+        .getHandle(registrationWorkflowId(regId))
+        .executeUpdate(update, { args, updateId });
     } catch (error) {
       // Refused by the step's validator, or the workflow closed without this update: not a repeat.
       if (!(error instanceof WorkflowUpdateFailedError || error instanceof WorkflowNotFoundError)) throw error;
-      if (registration.status === 'completed') throw problems.conflict('registration-completed', 'This registration is already completed');
+      if (registration.status === 'completed')
+        throw problems.conflict('registration-completed', 'This registration is already completed');
       throw problems.conflict('step-out-of-order', `registration is at step ${registration.step}`);
     }
   }
@@ -109,7 +164,9 @@ export class RegistrationService {
     const regId = regIdFor(this.deps.encryption, result.passRequestId);
     try {
       await this.deps.temporal.workflow.signalWithStart(registrationWorkflow, {
-        ...this.startOptions(regId, result.passRequestId), signal: passResultSignal, signalArgs: [result],
+        ...this.startOptions(regId, result.passRequestId),
+        signal: passResultSignal,
+        signalArgs: [result],
       });
     } catch (error) {
       // The registration already finished: this is a late repeat of a callback we acted on.
@@ -118,11 +175,19 @@ export class RegistrationService {
   }
 
   private startOptions(regId: string, passRequestId: string) {
-    const args: [RegistrationInput] = [{
-      regId, passRequestId, ttlSeconds: this.deps.registrationTtlSeconds, passResultWaitSeconds: this.deps.passResultWaitSeconds,
-    }];
+    const args: [RegistrationInput] = [
+      {
+        regId,
+        passRequestId,
+        ttlSeconds: this.deps.registrationTtlSeconds,
+        passResultWaitSeconds: this.deps.passResultWaitSeconds,
+      },
+    ];
     return {
-      workflowId: registrationWorkflowId(regId), taskQueue: this.deps.taskQueue, args, workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+      workflowId: registrationWorkflowId(regId),
+      taskQueue: this.deps.taskQueue,
+      args,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
       typedSearchAttributes: [{ key: RegistrationStepSA, value: 'pass' }],
     };
   }
@@ -133,5 +198,14 @@ export class RegistrationService {
 }
 
 /** Registering again as a registered person: the problem names the sign-in route. */
-export const duplicateIdentity = (): HttpError => new HttpError(409, 'duplicate-identity', 'Account already exists',
-  `An account already exists for this person: sign in on this device instead (POST ${SIGN_IN_ROUTE})`, undefined, {}, false, { signIn: SIGN_IN_ROUTE });
+export const duplicateIdentity = (): HttpError =>
+  new HttpError(
+    409,
+    'duplicate-identity',
+    'Account already exists',
+    `An account already exists for this person: sign in on this device instead (POST ${SIGN_IN_ROUTE})`,
+    undefined,
+    {},
+    false,
+    { signIn: SIGN_IN_ROUTE },
+  );

@@ -8,7 +8,12 @@ import { JwksResponse } from '../auth/schemas';
 import type { TokenService } from '../auth/tokens';
 import { DOCS_CSP, DOCS_PAGE, scalarBundle } from '../http/docs-page';
 
-export interface SystemRouteDeps { orm: Orm; temporal: Client; tokens: TokenService; openApi: () => unknown }
+export interface SystemRouteDeps {
+  orm: Orm;
+  temporal: Client;
+  tokens: TokenService;
+  openApi: () => unknown;
+}
 
 const withTimeout = <T>(promise: Promise<T>, ms: number): Promise<T> =>
   Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
@@ -17,45 +22,91 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
   const tags = ['System'];
   return [
     defineRoute({
-      method: 'get', path: '/healthz', credentials: false, operationId: 'health', tags, auth: 'none', summary: 'Liveness: the process answers',
+      method: 'get',
+      path: '/healthz',
+      credentials: false,
+      operationId: 'health',
+      tags,
+      auth: 'none',
+      summary: 'Liveness: the process answers',
       responses: { 200: { description: 'Alive', schema: Health } },
       handler: async () => ({ status: 200, body: { status: 'ok' } }),
     }),
     defineRoute({
-      method: 'get', path: '/readyz', credentials: false, operationId: 'readiness', tags, auth: 'none', summary: 'Readiness: the database and Temporal are reachable',
-      description: 'Public, so it says only which check failed; why (error texts that may name internal addresses or logins) goes to the log.',
+      method: 'get',
+      path: '/readyz',
+      credentials: false,
+      operationId: 'readiness',
+      tags,
+      auth: 'none',
+      summary: 'Readiness: the database and Temporal are reachable',
+      description:
+        'Public, so it says only which check failed; why (error texts that may name internal addresses or logins) goes to the log.',
       responses: {
         200: { description: 'Ready', schema: Readiness },
         503: { description: 'A dependency is unreachable: `checks` says which' },
       },
       handler: async (_input, ctx) => {
-        const check = async (name: string, probe: () => Promise<unknown>) => withTimeout(probe(), 2000).then(() => 'ok' as const, (error: Error) => {
-          (ctx.state.log as Logger).warn({ check: name, err: error }, 'readiness check failed');
-          return 'unreachable' as const;
-        });
+        const check = async (name: string, probe: () => Promise<unknown>) =>
+          withTimeout(probe(), 2000).then(
+            () => 'ok' as const,
+            (error: Error) => {
+              (ctx.state.log as Logger).warn({ check: name, err: error }, 'readiness check failed');
+              return 'unreachable' as const;
+            },
+          );
         const checks = {
           database: await check('database', () => orm.em.getConnection().execute('select 1')),
           temporal: await check('temporal', () => temporal.workflowService.getSystemInfo({})),
         };
         if (checks.database !== 'ok' || checks.temporal !== 'ok') {
-          const failed = Object.entries(checks).filter(([, v]) => v !== 'ok').map(([k]) => k);
-          throw new HttpError(503, 'not-ready', 'Service unavailable', `Not ready: ${failed.join(' and ')} unreachable`, undefined, { 'retry-after': '5' }, false, { checks });
+          const failed = Object.entries(checks)
+            .filter(([, v]) => v !== 'ok')
+            .map(([k]) => k);
+          throw new HttpError(
+            503,
+            'not-ready',
+            'Service unavailable',
+            `Not ready: ${failed.join(' and ')} unreachable`,
+            undefined,
+            { 'retry-after': '5' },
+            false,
+            { checks },
+          );
         }
         return { status: 200, body: { status: 'ready', checks } };
       },
     }),
     defineRoute({
-      method: 'get', path: '/.well-known/jwks.json', credentials: false, operationId: 'jwks', tags, auth: 'none', summary: 'Public keys that verify access tokens',
+      method: 'get',
+      path: '/.well-known/jwks.json',
+      credentials: false,
+      operationId: 'jwks',
+      tags,
+      auth: 'none',
+      summary: 'Public keys that verify access tokens',
       responses: { 200: { description: 'JSON Web Key Set', schema: JwksResponse } },
       handler: async () => ({ status: 200, body: tokens.jwks(), headers: { 'cache-control': 'public, max-age=300' } }),
     }),
     defineRoute({
-      method: 'get', path: '/openapi.json', credentials: false, operationId: 'openApiDocument', tags, auth: 'none', summary: 'This OpenAPI 3.1 document',
+      method: 'get',
+      path: '/openapi.json',
+      credentials: false,
+      operationId: 'openApiDocument',
+      tags,
+      auth: 'none',
+      summary: 'This OpenAPI 3.1 document',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocument } },
       handler: async () => ({ status: 200, body: openApi() }),
     }),
     defineRoute({
-      method: 'get', path: '/docs', credentials: false, operationId: 'docsPage', tags, auth: 'none', summary: 'Readable API documentation (HTML)',
+      method: 'get',
+      path: '/docs',
+      credentials: false,
+      operationId: 'docsPage',
+      tags,
+      auth: 'none',
+      summary: 'Readable API documentation (HTML)',
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';
@@ -63,7 +114,12 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       },
     }),
     defineRoute({
-      method: 'get', path: '/docs/scalar.js', credentials: false, operationId: 'docsRenderer', tags, auth: 'none',
+      method: 'get',
+      path: '/docs/scalar.js',
+      credentials: false,
+      operationId: 'docsRenderer',
+      tags,
+      auth: 'none',
       summary: "The docs page's renderer (Scalar's standalone bundle, from its npm package)",
       responses: { 200: { description: 'JavaScript' } },
       handler: async (_input, ctx) => {

@@ -10,12 +10,25 @@ const KST_OFFSET_MS = 9 * 3600 * 1000;
 const kstDate = (at: Date) => new Date(at.getTime() + KST_OFFSET_MS).toISOString().slice(0, 10);
 const kstMonthRange = (month: string): { from: Date; to: Date } => {
   const [year, mon] = month.split('-').map(Number) as [number, number];
-  return { from: new Date(Date.UTC(year, mon - 1, 1) - KST_OFFSET_MS), to: new Date(Date.UTC(year, mon, 1) - KST_OFFSET_MS) };
+  return {
+    from: new Date(Date.UTC(year, mon - 1, 1) - KST_OFFSET_MS),
+    to: new Date(Date.UTC(year, mon, 1) - KST_OFFSET_MS),
+  };
 };
 
-
-interface Item { at: Date; kind: 'ledger' | 'transfer'; id: string; type: string; amount: string; reference: string }
-interface Cursor { t: number; k: string; id: string }
+interface Item {
+  at: Date;
+  kind: 'ledger' | 'transfer';
+  id: string;
+  type: string;
+  amount: string;
+  reference: string;
+}
+interface Cursor {
+  t: number;
+  k: string;
+  id: string;
+}
 /** Newest first; ties broken by kind, then id (descending), so pages never skip or repeat an item. */
 const before = (a: Pick<Item, 'at' | 'kind' | 'id'>, c: Cursor) => {
   const t = a.at.getTime();
@@ -23,13 +36,19 @@ const before = (a: Pick<Item, 'at' | 'kind' | 'id'>, c: Cursor) => {
   if (a.kind !== c.k) return a.kind < c.k;
   return a.id.padStart(64, '0') < c.id.padStart(64, '0');
 };
-const newestFirst = (a: Item, b: Item) => b.at.getTime() - a.at.getTime() || b.kind.localeCompare(a.kind) || b.id.padStart(64, '0').localeCompare(a.id.padStart(64, '0'));
-const encodeCursor = (item: Item) => Buffer.from(JSON.stringify({ t: item.at.getTime(), k: item.kind, id: item.id })).toString('base64url');
+const newestFirst = (a: Item, b: Item) =>
+  b.at.getTime() - a.at.getTime() ||
+  b.kind.localeCompare(a.kind) ||
+  b.id.padStart(64, '0').localeCompare(a.id.padStart(64, '0'));
+const encodeCursor = (item: Item) =>
+  Buffer.from(JSON.stringify({ t: item.at.getTime(), k: item.kind, id: item.id })).toString('base64url');
 const decodeCursor = (text: string): Cursor => {
   try {
     const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
     if (typeof c.t === 'number' && typeof c.k === 'string' && typeof c.id === 'string') return c;
-  } catch { /* fall through */ }
+  } catch {
+    /* fall through */
+  }
   throw problems.unprocessable('invalid-cursor', 'cursor is not one this API returned; start again without it');
 };
 
@@ -37,39 +56,83 @@ const decodeCursor = (text: string): Cursor => {
 export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
   return [
     defineRoute({
-      method: 'get', path: '/api/v1/transactions', operationId: 'listTransactions', tags: ['Charge'], auth: 'bearer',
-      summary: 'Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor',
+      method: 'get',
+      path: '/api/v1/transactions',
+      operationId: 'listTransactions',
+      tags: ['Charge'],
+      auth: 'bearer',
+      summary:
+        'Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor',
       query: Query,
-      responses: { 200: { description: 'Transactions', schema: TransactionList }, 422: { description: 'A cursor this API did not return' } },
+      responses: {
+        200: { description: 'Transactions', schema: TransactionList },
+        422: { description: 'A cursor this API did not return' },
+      },
       handler: async ({ query, user }) => {
         const em = orm.em.fork();
         const limit = query.limit ?? 20;
         const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
         const range = query.month ? kstMonthRange(query.month) : undefined;
         const window = (field: string) => ({
-          ...(range || cursor ? { [field]: { ...(range ? { $gte: range.from, $lt: range.to } : {}), ...(cursor ? { $lte: new Date(cursor.t) } : {}) } } : {}),
+          ...(range || cursor
+            ? {
+                [field]: {
+                  ...(range ? { $gte: range.from, $lt: range.to } : {}),
+                  ...(cursor ? { $lte: new Date(cursor.t) } : {}),
+                },
+              }
+            : {}),
         });
         const accounts = await em.find(LedgerAccountEntity, { userId: user.userId, kind: 'user_balance' });
         const entries = accounts.length
-          ? await em.find(LedgerEntryEntity, { accountId: { $in: accounts.map((a) => a.accountId) }, ...window('postedAt') }, { orderBy: { postedAt: 'desc', id: 'desc' }, limit: limit + 50 })
+          ? await em.find(
+              LedgerEntryEntity,
+              { accountId: { $in: accounts.map((a) => a.accountId) }, ...window('postedAt') },
+              { orderBy: { postedAt: 'desc', id: 'desc' }, limit: limit + 50 },
+            )
           : [];
-        const journals = new Map((await em.find(LedgerJournalEntity, { journalId: { $in: entries.map((e) => e.journalId) } })).map((j) => [j.journalId, j]));
-        const transfers = await em.find(TransferEntity, { userId: user.userId, status: { $ne: 'failed' }, ...window('createdAt') }, { orderBy: { createdAt: 'desc' }, limit: limit + 50 });
+        const journals = new Map(
+          (await em.find(LedgerJournalEntity, { journalId: { $in: entries.map((e) => e.journalId) } })).map((j) => [
+            j.journalId,
+            j,
+          ]),
+        );
+        const transfers = await em.find(
+          TransferEntity,
+          { userId: user.userId, status: { $ne: 'failed' }, ...window('createdAt') },
+          { orderBy: { createdAt: 'desc' }, limit: limit + 50 },
+        );
         const items: Item[] = [
           ...entries.map((e) => ({
-            at: e.postedAt, kind: 'ledger' as const, id: String(e.id), type: journals.get(e.journalId)?.kind ?? 'other',
-            amount: formatMoney(BigInt(e.amount), FIAT_DECIMALS[e.currency] ?? 0, e.currency, { signed: true }), reference: journals.get(e.journalId)?.reference ?? '',
+            at: e.postedAt,
+            kind: 'ledger' as const,
+            id: String(e.id),
+            type: journals.get(e.journalId)?.kind ?? 'other',
+            amount: formatMoney(BigInt(e.amount), FIAT_DECIMALS[e.currency] ?? 0, e.currency, { signed: true }),
+            reference: journals.get(e.journalId)?.reference ?? '',
           })),
           ...transfers.map((t) => ({
-            at: t.createdAt, kind: 'transfer' as const, id: t.transferId, type: 'transfer',
-            amount: formatMoney(-BigInt(t.amount), t.decimals, t.token, { signed: true }), reference: t.transferId,
+            at: t.createdAt,
+            kind: 'transfer' as const,
+            id: t.transferId,
+            type: 'transfer',
+            amount: formatMoney(-BigInt(t.amount), t.decimals, t.token, { signed: true }),
+            reference: t.transferId,
           })),
-        ].filter((item) => !cursor || before(item, cursor)).sort(newestFirst);
+        ]
+          .filter((item) => !cursor || before(item, cursor))
+          .sort(newestFirst);
         const page = items.slice(0, limit);
         return {
           status: 200,
           body: {
-            transactions: page.map((i) => ({ id: i.kind === 'ledger' ? i.id : i.reference, type: i.type, amount: i.amount, date: kstDate(i.at), reference: i.reference })),
+            transactions: page.map((i) => ({
+              id: i.kind === 'ledger' ? i.id : i.reference,
+              type: i.type,
+              amount: i.amount,
+              date: kstDate(i.at),
+              reference: i.reference,
+            })),
             next_cursor: items.length > limit ? encodeCursor(page.at(-1)!) : null,
           },
         };

@@ -1,17 +1,28 @@
 import { Type } from '@sinclair/typebox';
 
-export const Query = Type.Object({
-  month: Type.Optional(Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM, a calendar month in Korean time' })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'next_cursor of the previous page' })),
-}, { additionalProperties: false });
+export const Query = Type.Object(
+  {
+    month: Type.Optional(
+      Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM, a calendar month in Korean time' }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    cursor: Type.Optional(
+      Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'next_cursor of the previous page' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const TransactionList = Type.Object({
-  transactions: Type.Array(Type.Object({
-    id: Type.String(),
-    type: Type.String({ description: 'charge | transfer' }),
-    amount: Type.String({ description: 'signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW"' }),
-    date: Type.String({ description: 'calendar date (Korean time), YYYY-MM-DD' }),
-    reference: Type.String({ description: 'the charge or transfer id' }),
-  })),
+  transactions: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      type: Type.String({ description: 'charge | transfer' }),
+      amount: Type.String({
+        description: 'signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW"',
+      }),
+      date: Type.String({ description: 'calendar date (Korean time), YYYY-MM-DD' }),
+      reference: Type.String({ description: 'the charge or transfer id' }),
+    }),
+  ),
   next_cursor: Type.Union([Type.String(), Type.Null()]),
 });

@@ -13,21 +13,34 @@ const MAX_ENTRIES = 200;
 const OWNERSHIP_CHALLENGE_SECONDS = 15 * 60;
 
 function verifyEip191(address: string, message: string, signature: string): boolean {
-  try { return getAddress(verifyMessage(message, signature)) === getAddress(address); } catch { return false; }
+  try {
+    return getAddress(verifyMessage(message, signature)) === getAddress(address);
+  } catch {
+    return false;
+  }
 }
 
 function verifyEd25519(address: string, message: string, signature: string): boolean {
   try {
     const publicKey = Buffer.from(getAddressEncoder().encode(solanaAddressOf(address)));
-    const bytes = /^[A-Za-z0-9+/]+=*$/.test(signature) && signature.length === 88 ? Buffer.from(signature, 'base64') : Buffer.from(getBase58Encoder().encode(signature));
+    const bytes =
+      /^[A-Za-z0-9+/]+=*$/.test(signature) && signature.length === 88
+        ? Buffer.from(signature, 'base64')
+        : Buffer.from(getBase58Encoder().encode(signature));
     if (bytes.length !== 64) return false;
-    const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') }, format: 'jwk' });
+    const key = createPublicKey({
+      key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') },
+      format: 'jwk',
+    });
     return cryptoVerify(null, Buffer.from(message, 'utf8'), key, bytes);
-  } catch { return false; }
+  } catch {
+    return false;
+  }
 }
 
 /** Where a recipient stands: trusted (usable now), cooling off until a time, or not in the address book. */
-export type RecipientStanding = { state: 'trusted' } | { state: 'cooling-off'; usableFrom: Date } | { state: 'unknown' };
+export type RecipientStanding =
+  { state: 'trusted' } | { state: 'cooling-off'; usableFrom: Date } | { state: 'unknown' };
 
 /**
  * The recipients a user may send crypto to. A new address is usable once its cooling-off has passed
@@ -56,14 +69,22 @@ export class AddressBook {
    * A challenge proving control of a self-custody address in the address book: a message naming the user, the network,
    * the address, a random nonce and an expiry (OWNERSHIP_CHALLENGE_SECONDS), to be signed by the address's key.
    */
-  async ownershipChallenge(userId: string, networkId: string, address: string): Promise<{ message: string; expiresAt: Date }> {
+  async ownershipChallenge(
+    userId: string,
+    networkId: string,
+    address: string,
+  ): Promise<{ message: string; expiresAt: Date }> {
     const em = this.deps.orm.em.fork();
     const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (!entry) throw problems.notFound(`Recipient ${address} on ${networkId}`);
     const expiresAt = new Date(Date.now() + OWNERSHIP_CHALLENGE_SECONDS * 1000);
     const message = [
       'I control this address and use it with my wallet service account.',
-      `Network: ${networkId}`, `Address: ${address}`, `Account: ${userId}`, `Nonce: ${randomBytes(16).toString('hex')}`, `Expires: ${expiresAt.toISOString()}`,
+      `Network: ${networkId}`,
+      `Address: ${address}`,
+      `Account: ${userId}`,
+      `Nonce: ${randomBytes(16).toString('hex')}`,
+      `Expires: ${expiresAt.toISOString()}`,
     ].join('\n');
     Object.assign(entry, { ownershipChallenge: message, ownershipChallengeExpiresAt: expiresAt });
     await em.flush();
@@ -71,50 +92,90 @@ export class AddressBook {
   }
 
   /** Verifies the signed challenge (EVM: EIP-191 by the address; SOLANA: ed25519 by its key) and keeps the proof. */
-  async proveOwnership(userId: string, networkId: string, address: string, signature: string | undefined): Promise<AddressBookEntry> {
+  async proveOwnership(
+    userId: string,
+    networkId: string,
+    address: string,
+    signature: string | undefined,
+  ): Promise<AddressBookEntry> {
     const em = this.deps.orm.em.fork();
     const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (!entry) throw problems.notFound(`Recipient ${address} on ${networkId}`);
-    if (!signature) throw problems.unprocessable('ownership-proof-invalid', 'signature is required: the challenge message signed by the address');
+    if (!signature)
+      throw problems.unprocessable(
+        'ownership-proof-invalid',
+        'signature is required: the challenge message signed by the address',
+      );
     const message = entry.ownershipChallenge;
     if (!message || !entry.ownershipChallengeExpiresAt || entry.ownershipChallengeExpiresAt.getTime() < Date.now()) {
-      throw problems.conflict('ownership-challenge-expired', `No current challenge: ask for one (POST /api/v1/transfer/address-book/${networkId}/${address}/ownership/challenge)`);
+      throw problems.conflict(
+        'ownership-challenge-expired',
+        `No current challenge: ask for one (POST /api/v1/transfer/address-book/${networkId}/${address}/ownership/challenge)`,
+      );
     }
     const solana = this.deps.networks.any(networkId)?.kind === 'solana';
     if (!(solana ? verifyEd25519(address, message, signature) : verifyEip191(address, message, signature))) {
-      throw problems.unprocessable('ownership-proof-invalid', `The signature is not ${address}'s over the challenge (${solana ? 'ed25519, base64 or base58' : 'EIP-191 personal_sign, 0x-hex'})`);
+      throw problems.unprocessable(
+        'ownership-proof-invalid',
+        `The signature is not ${address}'s over the challenge (${solana ? 'ed25519, base64 or base58' : 'EIP-191 personal_sign, 0x-hex'})`,
+      );
     }
     Object.assign(entry, {
-      ownershipProvedAt: new Date(), ownershipProof: { message, signature, scheme: solana ? 'ed25519' : 'eip191' }, ownershipChallenge: null, ownershipChallengeExpiresAt: null,
+      ownershipProvedAt: new Date(),
+      ownershipProof: { message, signature, scheme: solana ? 'ed25519' : 'eip191' },
+      ownershipChallenge: null,
+      ownershipChallengeExpiresAt: null,
     });
     await em.flush();
     return entry;
   }
 
-  async standing(userId: string, networkId: string, address: string, em: EntityManager = this.deps.orm.em.fork()): Promise<RecipientStanding> {
+  async standing(
+    userId: string,
+    networkId: string,
+    address: string,
+    em: EntityManager = this.deps.orm.em.fork(),
+  ): Promise<RecipientStanding> {
     const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (!entry) return { state: 'unknown' };
-    return entry.usableFrom.getTime() <= Date.now() ? { state: 'trusted' } : { state: 'cooling-off', usableFrom: entry.usableFrom };
+    return entry.usableFrom.getTime() <= Date.now()
+      ? { state: 'trusted' }
+      : { state: 'cooling-off', usableFrom: entry.usableFrom };
   }
 
   /** Adds a recipient that waits its cooling-off; an address already there is answered as it is (created: false). */
-  async add(userId: string, networkId: string, address: string): Promise<{ entry: AddressBookEntry; created: boolean }> {
+  async add(
+    userId: string,
+    networkId: string,
+    address: string,
+  ): Promise<{ entry: AddressBookEntry; created: boolean }> {
     const em = this.deps.orm.em.fork();
     const existing = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (existing) return { entry: existing, created: false };
     if ((await em.count(AddressBookEntryEntity, { userId })) >= MAX_ENTRIES) {
-      throw problems.conflict('address-book-full', `An address book holds at most ${MAX_ENTRIES} recipients; remove one first`);
+      throw problems.conflict(
+        'address-book-full',
+        `An address book holds at most ${MAX_ENTRIES} recipients; remove one first`,
+      );
     }
     const now = new Date();
     const entry = em.create(AddressBookEntryEntity, {
-      userId, networkId, address, approvedBy: 'cooling-off', addedAt: now, usableFrom: new Date(now.getTime() + this.deps.coolingOffSeconds * 1000),
+      userId,
+      networkId,
+      address,
+      approvedBy: 'cooling-off',
+      addedAt: now,
+      usableFrom: new Date(now.getTime() + this.deps.coolingOffSeconds * 1000),
     });
     try {
       await em.flush();
       return { entry, created: true };
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      return { entry: await this.deps.orm.em.fork().findOneOrFail(AddressBookEntryEntity, { userId, networkId, address }), created: false };
+      return {
+        entry: await this.deps.orm.em.fork().findOneOrFail(AddressBookEntryEntity, { userId, networkId, address }),
+        created: false,
+      };
     }
   }
 
@@ -122,11 +183,22 @@ export class AddressBook {
    * Inside the transaction that records a transfer: a passkey-approved recipient becomes usable now; with no
    * cooling-off configured, a new recipient is recorded as usable at once.
    */
-  async trust(tx: EntityManager, userId: string, networkId: string, address: string, approvedBy: 'passkey' | 'cooling-off'): Promise<void> {
+  async trust(
+    tx: EntityManager,
+    userId: string,
+    networkId: string,
+    address: string,
+    approvedBy: 'passkey' | 'cooling-off',
+  ): Promise<void> {
     const now = new Date();
-    await tx.upsert(AddressBookEntryEntity, { userId, networkId, address, approvedBy, addedAt: now, usableFrom: now }, {
-      onConflictFields: ['userId', 'networkId', 'address'], onConflictMergeFields: ['approvedBy', 'usableFrom'],
-    });
+    await tx.upsert(
+      AddressBookEntryEntity,
+      { userId, networkId, address, approvedBy, addedAt: now, usableFrom: now },
+      {
+        onConflictFields: ['userId', 'networkId', 'address'],
+        onConflictMergeFields: ['approvedBy', 'usableFrom'],
+      },
+    );
   }
 
   get coolingOffSeconds(): number {
@@ -140,9 +212,12 @@ export class AddressBook {
 
   view(entry: AddressBookEntry) {
     return {
-      network: entry.networkId, address: entry.address,
-      status: entry.usableFrom.getTime() <= Date.now() ? 'trusted' as const : 'cooling_off' as const,
-      approved_by: entry.approvedBy, added_at: entry.addedAt.toISOString(), usable_from: entry.usableFrom.toISOString(),
+      network: entry.networkId,
+      address: entry.address,
+      status: entry.usableFrom.getTime() <= Date.now() ? ('trusted' as const) : ('cooling_off' as const),
+      approved_by: entry.approvedBy,
+      added_at: entry.addedAt.toISOString(),
+      usable_from: entry.usableFrom.toISOString(),
       ownership_proved_at: entry.ownershipProvedAt?.toISOString() ?? null,
     };
   }

@@ -15,7 +15,10 @@ import { IN_FLIGHT, unknownToken, type RecordGuard, type TransferIntent, type Tr
  * The EVM side of transfers on one network: its tokens; `record` checks the account, that it authorizes the user's
  * transfer key (a read: the key's address, never the key), and the balance, and records the intent. The worker signs it.
  */
-export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings: Holdings; custody: CustodyKeys }, network: EvmNetwork): TransferLedger {
+export function evmLedger(
+  deps: { orm: Orm; providers: ChainProviders; holdings: Holdings; custody: CustodyKeys },
+  network: EvmNetwork,
+): TransferLedger {
   const { orm, providers } = deps;
   const native = network.nativeSymbol ?? 'ETH';
   const decimalsOf = (symbol: string): number => {
@@ -25,33 +28,62 @@ export function evmLedger(deps: { orm: Orm; providers: ChainProviders; holdings:
     return token.decimals;
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {}): Promise<Transfer> => {
+  const record = async (
+    intent: TransferIntent,
+    transferId: string,
+    policy: RecordGuard,
+    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
+  ): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token } = intent;
     const em = orm.em.fork();
     const account = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
     if (!account) throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} first`);
-    if (getAddress(to) === getAddress(account.address)) throw problems.unprocessable('invalid-address', 'That is your own account');
+    if (getAddress(to) === getAddress(account.address))
+      throw problems.unprocessable('invalid-address', 'That is your own account');
     const grant = await transferKeyGrantOf(providers.for(network), account.address, []);
     if (!grant.signer) {
-      throw problems.conflict('transfers-not-enabled', `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`);
+      throw problems.conflict(
+        'transfers-not-enabled',
+        `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`,
+      );
     }
     if (!(await deps.custody.transferKeyAddresses(userId)).includes(grant.signer)) {
-      throw problems.conflict('transfers-not-enabled', 'This account does not authorize a transfer key the service holds for you');
+      throw problems.conflict(
+        'transfers-not-enabled',
+        'This account does not authorize a transfer key the service holds for you',
+      );
     }
     // The balance check and the insert run under a lock on the account, counting transfers still in flight,
     // so concurrent transfers can never spend the same funds twice.
     return orm.em.fork().transactional(async (tx) => {
       await policy.guard(tx);
-      await tx.findOneOrFail(SmartAccountEntity, { userId, networkId: network.networkId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      await tx.findOneOrFail(
+        SmartAccountEntity,
+        { userId, networkId: network.networkId },
+        { lockMode: LockMode.PESSIMISTIC_WRITE },
+      );
       const onChain = await deps.holdings.balanceAt(network.networkId, account.address, token);
-      const inFlight = (await tx.find(TransferEntity, { userId, networkId: network.networkId, token, status: { $in: IN_FLIGHT } }))
-        .reduce((sum, t) => sum + BigInt(t.amount), 0n);
+      const inFlight = (
+        await tx.find(TransferEntity, { userId, networkId: network.networkId, token, status: { $in: IN_FLIGHT } })
+      ).reduce((sum, t) => sum + BigInt(t.amount), 0n);
       if (inFlight + amount > onChain) {
-        throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, token)}; asked ${formatMoney(amount, decimals, token)}`);
+        throw problems.unprocessable(
+          'insufficient-balance',
+          `Available ${formatMoney(onChain - inFlight > 0n ? onChain - inFlight : 0n, decimals, token)}; asked ${formatMoney(amount, decimals, token)}`,
+        );
       }
       return tx.create(TransferEntity, {
-        transferId, userId, networkId: network.networkId, token, decimals, fromAddress: account.address, toAddress: to,
-        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', ...extra,
+        transferId,
+        userId,
+        networkId: network.networkId,
+        token,
+        decimals,
+        fromAddress: account.address,
+        toAddress: to,
+        amount: amount.toString(),
+        valueKrw: intent.valueKrw,
+        status: 'processing',
+        ...extra,
       });
     });
   };

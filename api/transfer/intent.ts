@@ -46,35 +46,57 @@ export interface TransferCheck {
   run(intent: TransferIntent, stage: CheckStage): Promise<CheckFindings | void>;
 }
 
-export async function runChecks(checks: readonly TransferCheck[], stage: CheckStage, intent: TransferIntent): Promise<CheckFindings> {
+export async function runChecks(
+  checks: readonly TransferCheck[],
+  stage: CheckStage,
+  intent: TransferIntent,
+): Promise<CheckFindings> {
   let findings: CheckFindings = {};
-  for (const check of checks) if (check.stages.includes(stage)) findings = { ...findings, ...(await check.run(intent, stage)) };
+  for (const check of checks)
+    if (check.stages.includes(stage)) findings = { ...findings, ...(await check.run(intent, stage)) };
   return findings;
 }
 
 /** What recording adds inside its own transaction: the rules that need the lock (the daily limit, trusting the recipient). */
-export interface RecordGuard { guard(tx: EntityManager): Promise<void> }
+export interface RecordGuard {
+  guard(tx: EntityManager): Promise<void>;
+}
 
 /** The chain side of transfers on one network: its tokens, and recording a transfer with its funds reserved. */
 export interface TransferLedger {
   /** The token's decimals; an unknown token is 422 unknown-token naming those there are. */
   decimalsOf(symbol: string): number;
-  record(intent: TransferIntent, transferId: string, guard: RecordGuard, extra?: Partial<Pick<Transfer, 'travelRule' | 'status'>>): Promise<Transfer>;
+  record(
+    intent: TransferIntent,
+    transferId: string,
+    guard: RecordGuard,
+    extra?: Partial<Pick<Transfer, 'travelRule' | 'status'>>,
+  ): Promise<Transfer>;
 }
 
 export const unknownToken = (symbol: string, networkId: string, known: string[]) =>
   problems.unprocessable('unknown-token', `${symbol} is not transferable on ${networkId}; tokens: ${known.join(', ')}`);
 
 /** Transfers whose amount the chain balance may not show yet: recorded, or sent and not yet included (again, after a reorg). */
-export const IN_FLIGHT: Array<'held_for_review' | 'processing' | 'submitted'> = ['held_for_review', 'processing', 'submitted'];
+export const IN_FLIGHT: Array<'held_for_review' | 'processing' | 'submitted'> = [
+  'held_for_review',
+  'processing',
+  'submitted',
+];
 
 /**
  * Parses a request into its intent: the network (503 when not configured), the recipient (422 invalid-address), the
  * token (422 unknown-token), the amount (422 invalid-amount) and, from `value`, its worth in won now.
  */
 export async function parseTransfer(
-  deps: { networks: NetworkRegistry; ledgerFor(network: EvmNetwork | SolanaNetwork): TransferLedger; value(token: string, amount: bigint, decimals: number): Promise<bigint> },
-  userId: string, requested: TransferFields, device?: { signInMethod: string; signedInAt: Date },
+  deps: {
+    networks: NetworkRegistry;
+    ledgerFor(network: EvmNetwork | SolanaNetwork): TransferLedger;
+    value(token: string, amount: bigint, decimals: number): Promise<bigint>;
+  },
+  userId: string,
+  requested: TransferFields,
+  device?: { signInMethod: string; signedInAt: Date },
 ): Promise<{ intent: TransferIntent; ledger: TransferLedger }> {
   const network = deps.networks.any(requested.network);
   if (!network) {
@@ -87,5 +109,19 @@ export async function parseTransfer(
   const amount = parseAmount(requested.amount, decimals, requested.token);
   const valueKrw = await deps.value(requested.token, amount, decimals);
   const beneficiaryName = requested.beneficiary_name?.trim() || undefined;
-  return { intent: { userId, network, recipient, token: requested.token, decimals, amount, valueKrw, beneficiaryName, device, requested }, ledger };
+  return {
+    intent: {
+      userId,
+      network,
+      recipient,
+      token: requested.token,
+      decimals,
+      amount,
+      valueKrw,
+      beneficiaryName,
+      device,
+      requested,
+    },
+    ledger,
+  };
 }

@@ -32,12 +32,28 @@ import type { Monitoring } from '../compliance/monitoring';
 import type { DataEncryption } from '../../platform/data-encryption';
 
 export interface TransferServiceDeps {
-  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; solanaChains: SolanaChains; holdings: Holdings; pins: PinService;
-  taskQueue: string; waitSeconds: number; reviewAfterAttempts: number; policy: SpendingPolicy; gas: GasSponsorships;
-  addressBook: AddressBook; passkeys: Passkeys; custody: CustodyKeys; screening: Screening;
-  travelRule: TravelRule; encryption: DataEncryption; monitoring: Monitoring;
+  orm: Orm;
+  temporal: Client;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  solanaChains: SolanaChains;
+  holdings: Holdings;
+  pins: PinService;
+  taskQueue: string;
+  waitSeconds: number;
+  reviewAfterAttempts: number;
+  policy: SpendingPolicy;
+  gas: GasSponsorships;
+  addressBook: AddressBook;
+  passkeys: Passkeys;
+  custody: CustodyKeys;
+  screening: Screening;
+  travelRule: TravelRule;
+  encryption: DataEncryption;
+  monitoring: Monitoring;
   /** Where counterparts post their Travel Rule decisions: the API's public address, and how long a transfer waits for one. */
-  travelRuleCallbackBase: string; travelRuleTimeoutSeconds: number;
+  travelRuleCallbackBase: string;
+  travelRuleTimeoutSeconds: number;
 }
 
 /**
@@ -46,7 +62,11 @@ export interface TransferServiceDeps {
  */
 /** What the encrypted PIN of a transfer must name: this very transfer (and its Idempotency-Key, or null). */
 export const transferApproval = (body: TransferFields, idempotencyKey: string | null): PinBinding => ({
-  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
+  action: 'transfer',
+  to_address: body.to_address,
+  network: body.network,
+  token: body.token,
+  amount: body.amount,
   // Named only when given, so approvals of transfers without one keep their shape.
   ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
   idempotency_key: idempotencyKey,
@@ -54,7 +74,9 @@ export const transferApproval = (body: TransferFields, idempotencyKey: string | 
 
 /** What a passkey approval of a transfer signs (inside its challenge, with the transfer id): the same binding as the PIN's. */
 export const transferDigest = (body: TransferFields, idempotencyKey: string): string =>
-  `0x${createHash('sha256').update(JSON.stringify(transferApproval(body, idempotencyKey))).digest('hex')}`;
+  `0x${createHash('sha256')
+    .update(JSON.stringify(transferApproval(body, idempotencyKey)))
+    .digest('hex')}`;
 
 export class TransferService {
   private readonly checks: TransferCheck[];
@@ -63,7 +85,13 @@ export class TransferService {
     this.checks = [...transferChecks(deps), deps.travelRule.check(), deps.monitoring.check()];
   }
 
-  async execute(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null, device?: { signInMethod: string; signedInAt: Date }): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
+  async execute(
+    userId: string,
+    transferId: string,
+    body: Static<typeof TransferBody>,
+    idempotencyKey: string | null,
+    device?: { signInMethod: string; signedInAt: Date },
+  ): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, policy } = this.deps;
     const recorded = await orm.em.fork().findOne(TransferEntity, { transferId, userId });
     let record: (() => Promise<unknown>) | undefined;
@@ -79,24 +107,51 @@ export class TransferService {
       review = findings.review;
       const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
       const approvedBy = await this.approve(userId, transferId, body, idempotencyKey, approval);
-      record = () => ledger.record(intent, transferId, {
-        guard: async (tx) => {
-          await policy.assertDaily(tx, userId, intent.valueKrw);
-          if (approval.recipient.state !== 'trusted') await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
-        },
-      }, {
-        ...(findings.travelRule ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) } : {}),
-        ...(findings.review ? { status: 'held_for_review' as const } : {}),
-      });
+      record = () =>
+        ledger.record(
+          intent,
+          transferId,
+          {
+            guard: async (tx) => {
+              await policy.assertDaily(tx, userId, intent.valueKrw);
+              if (approval.recipient.state !== 'trusted')
+                await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
+            },
+          },
+          {
+            ...(findings.travelRule
+              ? { travelRule: this.travelRuleOf(transferId, findings.travelRule, intent.beneficiaryName!) }
+              : {}),
+            ...(findings.review ? { status: 'held_for_review' as const } : {}),
+          },
+        );
     }
     await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
     if (record) await record();
-    await startOnce(() => this.deps.temporal.workflow.start(transferWorkflow, {
-      workflowId: transferWorkflowId(transferId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      args: [{ transferId, userId, networkId, reviewAfterAttempts: this.deps.reviewAfterAttempts, ...(travelRule ? { travelRuleTimeoutSeconds: this.deps.travelRuleTimeoutSeconds } : {}), ...(review ? { review } : {}) }],
-    }));
+    await startOnce(() =>
+      this.deps.temporal.workflow.start(transferWorkflow, {
+        workflowId: transferWorkflowId(transferId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [
+          {
+            transferId,
+            userId,
+            networkId,
+            reviewAfterAttempts: this.deps.reviewAfterAttempts,
+            ...(travelRule ? { travelRuleTimeoutSeconds: this.deps.travelRuleTimeoutSeconds } : {}),
+            ...(review ? { review } : {}),
+          },
+        ],
+      }),
+    );
     const outcome = await this.outcomeWithin(transferId, this.deps.waitSeconds * 1000);
-    if (outcome?.refused) throw httpErrorOfFailure(outcome.refusalType ?? TransferFailure.TransferRefused, outcome.error ?? 'The transfer would fail on chain', outcome.refusalDetails);
+    if (outcome?.refused)
+      throw httpErrorOfFailure(
+        outcome.refusalType ?? TransferFailure.TransferRefused,
+        outcome.error ?? 'The transfer would fail on chain',
+        outcome.refusalDetails,
+      );
     const current = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
     return { final: outcome !== undefined, transfer: this.view(current) };
   }
@@ -113,47 +168,90 @@ export class TransferService {
     const transferId = idForRequest('tr', userId, idempotencyKey);
     const slot = await this.deps.passkeys.slotFor(userId, transferId, transferDigest(body, idempotencyKey));
     return {
-      transfer_id: transferId, value_krw: intent.valueKrw.toString(), passkey_above_krw: approval.thresholdKrw.toString(),
-      recipient: { network: networkId, address: intent.recipient, status: approval.recipient.state === 'cooling-off' ? 'cooling_off' : approval.recipient.state,
-        usable_from: approval.recipient.state === 'cooling-off' ? approval.recipient.usableFrom.toISOString() : null },
-      passkey_approval: approval.reasons.length ? 'required' as const : 'optional' as const, reasons: approval.reasons,
+      transfer_id: transferId,
+      value_krw: intent.valueKrw.toString(),
+      passkey_above_krw: approval.thresholdKrw.toString(),
+      recipient: {
+        network: networkId,
+        address: intent.recipient,
+        status: approval.recipient.state === 'cooling-off' ? 'cooling_off' : approval.recipient.state,
+        usable_from: approval.recipient.state === 'cooling-off' ? approval.recipient.usableFrom.toISOString() : null,
+      },
+      passkey_approval: approval.reasons.length ? ('required' as const) : ('optional' as const),
+      reasons: approval.reasons,
       travel_rule: findings.travelRule
-        ? { applies: true, counterpart: { id: findings.travelRule.vaspId, name: findings.travelRule.vaspName }, threshold_krw: this.deps.travelRule.thresholdKrw.toString() }
-        : { applies: intent.valueKrw >= this.deps.travelRule.thresholdKrw, counterpart: null, threshold_krw: this.deps.travelRule.thresholdKrw.toString() },
+        ? {
+            applies: true,
+            counterpart: { id: findings.travelRule.vaspId, name: findings.travelRule.vaspName },
+            threshold_krw: this.deps.travelRule.thresholdKrw.toString(),
+          }
+        : {
+            applies: intent.valueKrw >= this.deps.travelRule.thresholdKrw,
+            counterpart: null,
+            threshold_krw: this.deps.travelRule.thresholdKrw.toString(),
+          },
       items: optional(slot),
     };
   }
 
   /** What the record keeps for the Travel Rule: the counterpart, the beneficiary's name sealed, where it answers. */
-  private travelRuleOf(transferId: string, vasp: { vaspId: string; vaspName: string; trpUrl: string }, beneficiaryName: string) {
+  private travelRuleOf(
+    transferId: string,
+    vasp: { vaspId: string; vaspName: string; trpUrl: string },
+    beneficiaryName: string,
+  ) {
     const token = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
     return {
-      ...vasp, beneficiaryNameSealed: this.deps.encryption.sealText(beneficiaryName, `beneficiary:${transferId}`),
-      callbackUrl: `${this.deps.travelRuleCallbackBase}/trp/v3/callbacks/${transferId}/${token}`, timeoutSeconds: this.deps.travelRuleTimeoutSeconds,
+      ...vasp,
+      beneficiaryNameSealed: this.deps.encryption.sealText(beneficiaryName, `beneficiary:${transferId}`),
+      callbackUrl: `${this.deps.travelRuleCallbackBase}/trp/v3/callbacks/${transferId}/${token}`,
+      timeoutSeconds: this.deps.travelRuleTimeoutSeconds,
     };
   }
 
   /** The request, parsed once into its intent (and the ledger of its network that records it). */
   private parse(userId: string, body: TransferFields, device?: { signInMethod: string; signedInAt: Date }) {
-    return parseTransfer({
-      networks: this.deps.networks,
-      ledgerFor: (network) => (network.kind === 'solana' ? solanaLedger(this.deps, network) : evmLedger(this.deps, network)),
-      value: (token, amount, decimals) => this.deps.policy.valueInWon(token, amount, decimals),
-    }, userId, body, device);
+    return parseTransfer(
+      {
+        networks: this.deps.networks,
+        ledgerFor: (network) =>
+          network.kind === 'solana' ? solanaLedger(this.deps, network) : evmLedger(this.deps, network),
+        value: (token, amount, decimals) => this.deps.policy.valueInWon(token, amount, decimals),
+      },
+      userId,
+      body,
+      device,
+    );
   }
 
   /**
    * The passkey approval of a transfer: required by the policy's rules, or sent anyway (then it must verify too).
    * Checked before the PIN, so a transfer that cannot pass costs no PIN attempt. Answers how the recipient is approved.
    */
-  private async approve(userId: string, transferId: string, body: Static<typeof TransferBody>, idempotencyKey: string | null, approval: ApprovalCheck): Promise<'passkey' | 'cooling-off'> {
+  private async approve(
+    userId: string,
+    transferId: string,
+    body: Static<typeof TransferBody>,
+    idempotencyKey: string | null,
+    approval: ApprovalCheck,
+  ): Promise<'passkey' | 'cooling-off'> {
     const slot = body.signing ? splitPasskeySlot(body.signing.items) : undefined;
     if (!slot) {
-      if (approval.reasons.length) throw this.deps.policy.approvalRefusal(approval, (await this.deps.passkeys.list(userId)).length > 0);
+      if (approval.reasons.length)
+        throw this.deps.policy.approvalRefusal(approval, (await this.deps.passkeys.list(userId)).length > 0);
       return 'cooling-off';
     }
-    if (!idempotencyKey) throw problems.unprocessable('idempotency-key-required', 'A passkey-approved transfer needs the Idempotency-Key it was prepared with (its transfer id is bound into the challenge)');
-    const passkey = await this.deps.passkeys.verifyApproval(userId, slot, transferId, transferDigest(body, idempotencyKey));
+    if (!idempotencyKey)
+      throw problems.unprocessable(
+        'idempotency-key-required',
+        'A passkey-approved transfer needs the Idempotency-Key it was prepared with (its transfer id is bound into the challenge)',
+      );
+    const passkey = await this.deps.passkeys.verifyApproval(
+      userId,
+      slot,
+      transferId,
+      transferDigest(body, idempotencyKey),
+    );
     // A passkey added moments ago may be a thief's (a stolen token and PIN enrol one): it waives nothing until its hold ends.
     const heldUntil = passkey && approval.reasons.length ? this.deps.passkeys.heldUntil(passkey) : null;
     if (heldUntil) throw this.deps.policy.heldPasskeyRefusal(approval, heldUntil);
@@ -172,10 +270,18 @@ export class TransferService {
     // Fees are shown to at most 8 decimals of the coin (truncated).
     const unit = 10n ** BigInt(Math.max(0, coin.decimals - 8));
     return {
-      transfer_id: t.transferId, status: t.status, tx_hash: t.txHash ?? null,
-      fee: t.fee === null || t.fee === undefined ? null : formatMoney((BigInt(t.fee) / unit) * unit, coin.decimals, coin.symbol),
-      fee_paid_by: network?.kind === 'solana' ? 'user' as const : 'service' as const,
-      amount: formatMoney(BigInt(t.amount), t.decimals, t.token), to_address: t.toAddress, network: t.networkId, error: t.error ?? null,
+      transfer_id: t.transferId,
+      status: t.status,
+      tx_hash: t.txHash ?? null,
+      fee:
+        t.fee === null || t.fee === undefined
+          ? null
+          : formatMoney((BigInt(t.fee) / unit) * unit, coin.decimals, coin.symbol),
+      fee_paid_by: network?.kind === 'solana' ? ('user' as const) : ('service' as const),
+      amount: formatMoney(BigInt(t.amount), t.decimals, t.token),
+      to_address: t.toAddress,
+      network: t.networkId,
+      error: t.error ?? null,
     };
   }
 
@@ -187,11 +293,14 @@ export class TransferService {
   private async outcomeWithin(transferId: string, ms: number): Promise<TransferOutcome | undefined> {
     const { temporal } = this.deps;
     const timeUp = AbortSignal.timeout(ms);
-    return temporal.withAbortSignal(timeUp, () => temporal.workflow.getHandle(transferWorkflowId(transferId)).result() as Promise<TransferOutcome>)
+    return temporal
+      .withAbortSignal(
+        timeUp,
+        () => temporal.workflow.getHandle(transferWorkflowId(transferId)).result() as Promise<TransferOutcome>,
+      )
       .catch((error: unknown) => {
         if (timeUp.aborted) return undefined;
         throw error;
       });
   }
 }
-

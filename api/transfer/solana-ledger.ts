@@ -43,30 +43,65 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
     const token = intent.token === 'SOL' ? undefined : chain.token(intent.token);
     if (to === wallet) throw problems.unprocessable('invalid-address', 'That is your own wallet');
     const recipient = await chain.recipientKind(to);
-    if (recipient === 'program') throw problems.unprocessable('invalid-address', 'That address is a program, not a wallet');
-    if (recipient === 'token-account') throw problems.unprocessable('invalid-address', 'That address is a token account; send to the wallet that owns it');
+    if (recipient === 'program')
+      throw problems.unprocessable('invalid-address', 'That address is a program, not a wallet');
+    if (recipient === 'token-account')
+      throw problems.unprocessable(
+        'invalid-address',
+        'That address is a token account; send to the wallet that owns it',
+      );
     const rentMinimum = await chain.rpc.getMinimumBalanceForRentExemption(0n).send();
-    if (!token && recipient === 'unused' && amount < rentMinimum) throw problems.unprocessable('invalid-amount', `A new Solana address must receive at least ${sol(rentMinimum)}`);
+    if (!token && recipient === 'unused' && amount < rentMinimum)
+      throw problems.unprocessable('invalid-amount', `A new Solana address must receive at least ${sol(rentMinimum)}`);
     return rentMinimum;
   };
 
-  const checkBalance = (intent: TransferIntent, lamportsLeft: bigint, cost: bigint, tokensAvailable: bigint, rentMinimum: bigint) => {
+  const checkBalance = (
+    intent: TransferIntent,
+    lamportsLeft: bigint,
+    cost: bigint,
+    tokensAvailable: bigint,
+    rentMinimum: bigint,
+  ) => {
     const { amount, decimals, token: symbol } = intent;
     if (symbol !== 'SOL') {
-      if (amount > tokensAvailable) throw problems.unprocessable('insufficient-balance', `Available ${formatMoney(tokensAvailable > 0n ? tokensAvailable : 0n, decimals, symbol)}; asked ${formatMoney(amount, decimals, symbol)}`);
-      if (lamportsLeft < 0n) throw problems.unprocessable('insufficient-balance', `The network fee${cost > LAMPORTS_PER_SIGNATURE ? ' and the recipient\'s new token account' : ''} need ${sol(cost)}; available ${sol(lamportsLeft + cost)}`);
+      if (amount > tokensAvailable)
+        throw problems.unprocessable(
+          'insufficient-balance',
+          `Available ${formatMoney(tokensAvailable > 0n ? tokensAvailable : 0n, decimals, symbol)}; asked ${formatMoney(amount, decimals, symbol)}`,
+        );
+      if (lamportsLeft < 0n)
+        throw problems.unprocessable(
+          'insufficient-balance',
+          `The network fee${cost > LAMPORTS_PER_SIGNATURE ? " and the recipient's new token account" : ''} need ${sol(cost)}; available ${sol(lamportsLeft + cost)}`,
+        );
     } else if (lamportsLeft < 0n) {
-      throw problems.unprocessable('insufficient-balance', `Available ${sol(lamportsLeft + amount)} after the ${sol(LAMPORTS_PER_SIGNATURE)} fee; asked ${sol(amount)}`);
+      throw problems.unprocessable(
+        'insufficient-balance',
+        `Available ${sol(lamportsLeft + amount)} after the ${sol(LAMPORTS_PER_SIGNATURE)} fee; asked ${sol(amount)}`,
+      );
     }
     if (lamportsLeft > 0n && lamportsLeft < rentMinimum) {
-      throw problems.unprocessable('insufficient-balance', `A Solana wallet must keep at least ${sol(rentMinimum)} (rent exemption) or nothing; this would leave ${sol(lamportsLeft)}`);
+      throw problems.unprocessable(
+        'insufficient-balance',
+        `A Solana wallet must keep at least ${sol(rentMinimum)} (rent exemption) or nothing; this would leave ${sol(lamportsLeft)}`,
+      );
     }
   };
 
-  const record = async (intent: TransferIntent, transferId: string, policy: RecordGuard, extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {}): Promise<Transfer> => {
+  const record = async (
+    intent: TransferIntent,
+    transferId: string,
+    policy: RecordGuard,
+    extra: Partial<Pick<Transfer, 'travelRule' | 'status'>> = {},
+  ): Promise<Transfer> => {
     const { userId, recipient: to, amount, decimals, token: symbol } = intent;
     const wallet = await deps.orm.em.fork().findOne(SolanaWalletEntity, { userId });
-    if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`);
+    if (!wallet)
+      throw problems.conflict(
+        'wallet-not-opened',
+        `Open your ${network.networkId} wallet first: POST /v1/wallet/networks/${network.networkId}/wallet`,
+      );
     const rentMinimum = await checkRecipient(intent, wallet.address);
     const token = symbol === 'SOL' ? undefined : chain.token(symbol);
     const cost = await chain.costOf({ to, symbol: token ? symbol : undefined, amount });
@@ -78,8 +113,18 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
       const tokensAvailable = token ? (await chain.tokenBalance(wallet.address, symbol)) - inFlight.tokens : 0n;
       checkBalance(intent, lamportsLeft, cost, tokensAvailable, rentMinimum);
       return tx.create(TransferEntity, {
-        transferId, userId, networkId: network.networkId, token: symbol, decimals, fromAddress: wallet.address, toAddress: to,
-        amount: amount.toString(), valueKrw: intent.valueKrw, status: 'processing', ...extra, solanaTransaction: { lamportsCost: cost.toString() },
+        transferId,
+        userId,
+        networkId: network.networkId,
+        token: symbol,
+        decimals,
+        fromAddress: wallet.address,
+        toAddress: to,
+        amount: amount.toString(),
+        valueKrw: intent.valueKrw,
+        status: 'processing',
+        ...extra,
+        solanaTransaction: { lamportsCost: cost.toString() },
       });
     });
   };

@@ -9,12 +9,23 @@ import type { AddressBook, RecipientStanding } from './address-book';
 
 const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 
-export interface Limits { perTransferKrw: bigint; dailyKrw: bigint; passkeyAboveKrw: bigint }
+export interface Limits {
+  perTransferKrw: bigint;
+  dailyKrw: bigint;
+  passkeyAboveKrw: bigint;
+}
 
 /** Why a transfer needs the user's passkey: a recipient not (yet) usable, or a value over the user's threshold. */
 export type ApprovalReason = 'new-recipient' | 'recipient-cooling-off' | 'above-passkey-threshold';
 
-export interface ApprovalCheck { reasons: ApprovalReason[]; recipient: RecipientStanding; thresholdKrw: bigint; valueKrw: bigint; networkId: string; address: string }
+export interface ApprovalCheck {
+  reasons: ApprovalReason[];
+  recipient: RecipientStanding;
+  thresholdKrw: bigint;
+  valueKrw: bigint;
+  networkId: string;
+  address: string;
+}
 
 /**
  * Deny by default beyond limits: every crypto transfer is valued in won at the price of the request's hour (no price,
@@ -22,13 +33,22 @@ export interface ApprovalCheck { reasons: ApprovalReason[]; recipient: Recipient
  * daily limit. Limits are per user (an operator sets them with `npm run limits`), else the configured defaults.
  */
 export class SpendingPolicy {
-  constructor(private readonly deps: { orm: Orm; prices: PriceFeedClient; defaults: Limits; addressBook: AddressBook }) {}
+  constructor(
+    private readonly deps: { orm: Orm; prices: PriceFeedClient; defaults: Limits; addressBook: AddressBook },
+  ) {}
 
   /** The transfer's value in won, rounded up; a price that cannot be had, or fails its checks, refuses the transfer (503). */
   async valueInWon(token: string, amount: bigint, decimals: number): Promise<bigint> {
     const price = await this.deps.prices.wonPrice(token);
     if ('refused' in price) {
-      throw new HttpError(503, 'price-unavailable', 'Price unavailable', `No ${token} price in won can be had now (${price.refused}), so no transfer is made; try again later`, undefined, { 'retry-after': '60' });
+      throw new HttpError(
+        503,
+        'price-unavailable',
+        'Price unavailable',
+        `No ${token} price in won can be had now (${price.refused}), so no transfer is made; try again later`,
+        undefined,
+        { 'retry-after': '60' },
+      );
     }
     return wonValue(amount, decimals, price.centi);
   }
@@ -36,13 +56,21 @@ export class SpendingPolicy {
   async limitsOf(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<Limits> {
     const row = await em.findOne(SpendingLimitsEntity, { userId });
     if (!row) return this.deps.defaults;
-    return { perTransferKrw: row.perTransferKrw, dailyKrw: row.dailyKrw, passkeyAboveKrw: row.passkeyAboveKrw ?? this.deps.defaults.passkeyAboveKrw };
+    return {
+      perTransferKrw: row.perTransferKrw,
+      dailyKrw: row.dailyKrw,
+      passkeyAboveKrw: row.passkeyAboveKrw ?? this.deps.defaults.passkeyAboveKrw,
+    };
   }
 
   /** Won spent today by transfers that did not fail (in flight ones count). */
   async usedToday(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<bigint> {
     const day = koreanDay();
-    const transfers = await em.find(TransferEntity, { userId, status: { $ne: 'failed' }, createdAt: { $gte: day.from, $lt: day.to } }, { fields: ['valueKrw'] });
+    const transfers = await em.find(
+      TransferEntity,
+      { userId, status: { $ne: 'failed' }, createdAt: { $gte: day.from, $lt: day.to } },
+      { fields: ['valueKrw'] },
+    );
     return transfers.reduce((sum, t) => sum + (t.valueKrw ?? 0n), 0n);
   }
 
@@ -50,7 +78,10 @@ export class SpendingPolicy {
   async assertPerTransfer(userId: string, valueKrw: bigint): Promise<void> {
     const { perTransferKrw } = await this.limitsOf(userId);
     if (valueKrw > perTransferKrw) {
-      throw problems.unprocessable('limit-per-transfer', `A single transfer is limited to ${won(perTransferKrw)}; this one is worth ${won(valueKrw)} now. Send at most ${won(perTransferKrw)}.`);
+      throw problems.unprocessable(
+        'limit-per-transfer',
+        `A single transfer is limited to ${won(perTransferKrw)}; this one is worth ${won(valueKrw)} now. Send at most ${won(perTransferKrw)}.`,
+      );
     }
   }
 
@@ -64,7 +95,10 @@ export class SpendingPolicy {
     const used = await this.usedToday(userId, tx);
     if (used + valueKrw > dailyKrw) {
       const left = dailyKrw > used ? dailyKrw - used : 0n;
-      throw problems.unprocessable('limit-daily', `Transfers are limited to ${won(dailyKrw)} a day; ${won(used)} used today, ${won(left)} left until ${koreanDay().to.toISOString()}; this one is worth ${won(valueKrw)} now.`);
+      throw problems.unprocessable(
+        'limit-daily',
+        `Transfers are limited to ${won(dailyKrw)} a day; ${won(used)} used today, ${won(left)} left until ${koreanDay().to.toISOString()}; this one is worth ${won(valueKrw)} now.`,
+      );
     }
   }
 
@@ -90,34 +124,60 @@ export class SpendingPolicy {
       : 'register a passkey (POST /v1/auth/passkeys) to approve transfers';
     const common = { rule: check.reasons[0], reasons: check.reasons, passkeyRegistered: hasPasskey };
     if (check.reasons.includes('above-passkey-threshold')) {
-      return new HttpError(422, 'passkey-required', 'Unprocessable request',
+      return new HttpError(
+        422,
+        'passkey-required',
+        'Unprocessable request',
         `Transfers worth more than ${won(check.thresholdKrw)} need your passkey approval; this one is worth ${won(check.valueKrw)} now. To send it, ${how}; or send at most ${won(check.thresholdKrw)}.`,
-        undefined, {}, false, { ...common, thresholdKrw: check.thresholdKrw.toString(), valueKrw: check.valueKrw.toString() });
+        undefined,
+        {},
+        false,
+        { ...common, thresholdKrw: check.thresholdKrw.toString(), valueKrw: check.valueKrw.toString() },
+      );
     }
     const usableFrom = check.recipient.state === 'cooling-off' ? check.recipient.usableFrom.toISOString() : undefined;
     const wait = usableFrom
       ? `it is in your address book and can receive from ${usableFrom}`
       : `add it to your address book (POST /api/v1/transfer/address-book); it can receive ${this.deps.addressBook.coolingOffSeconds} seconds later`;
-    return new HttpError(422, 'recipient-cooling-off', 'Unprocessable request',
+    return new HttpError(
+      422,
+      'recipient-cooling-off',
+      'Unprocessable request',
       `${check.address} is a new recipient on ${check.networkId}: ${wait}. To send now, ${how}.`,
-      undefined, {}, false, { ...common, network: check.networkId, address: check.address, ...(usableFrom ? { usableFrom } : {}) });
+      undefined,
+      {},
+      false,
+      { ...common, network: check.networkId, address: check.address, ...(usableFrom ? { usableFrom } : {}) },
+    );
   }
 
   /** The refusal of a passkey approval by a passkey still in its hold (NEW_PASSKEY_HOLD_SECONDS after it was added). */
   heldPasskeyRefusal(check: ApprovalCheck, heldUntil: Date): HttpError {
-    const waived = check.reasons.includes('above-passkey-threshold') ? `approve a transfer worth more than ${won(check.thresholdKrw)}` : `waive ${check.address}'s cooling-off`;
-    return new HttpError(422, 'passkey-on-hold', 'Unprocessable request',
+    const waived = check.reasons.includes('above-passkey-threshold')
+      ? `approve a transfer worth more than ${won(check.thresholdKrw)}`
+      : `waive ${check.address}'s cooling-off`;
+    return new HttpError(
+      422,
+      'passkey-on-hold',
+      'Unprocessable request',
       `This passkey was added recently: until ${heldUntil.toISOString()} it cannot ${waived}. Approve with a passkey you had before, or wait.`,
-      undefined, {}, false, { rule: check.reasons[0], reasons: check.reasons, heldUntil: heldUntil.toISOString() });
+      undefined,
+      {},
+      false,
+      { rule: check.reasons[0], reasons: check.reasons, heldUntil: heldUntil.toISOString() },
+    );
   }
 
   async view(userId: string) {
     const limits = await this.limitsOf(userId);
     const used = await this.usedToday(userId);
     return {
-      per_transfer_krw: limits.perTransferKrw.toString(), daily_krw: limits.dailyKrw.toString(), passkey_above_krw: limits.passkeyAboveKrw.toString(),
+      per_transfer_krw: limits.perTransferKrw.toString(),
+      daily_krw: limits.dailyKrw.toString(),
+      passkey_above_krw: limits.passkeyAboveKrw.toString(),
       used_today_krw: used.toString(),
-      remaining_today_krw: (limits.dailyKrw > used ? limits.dailyKrw - used : 0n).toString(), resets_at: koreanDay().to.toISOString(),
+      remaining_today_krw: (limits.dailyKrw > used ? limits.dailyKrw - used : 0n).toString(),
+      resets_at: koreanDay().to.toISOString(),
       recipient_cooling_off_seconds: this.deps.addressBook.coolingOffSeconds,
     };
   }

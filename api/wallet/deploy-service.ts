@@ -5,7 +5,12 @@ import { SmartAccountEntity } from '../../db/entities';
 import { ZeroAddress } from 'ethers';
 import { coinOf, type EvmNetwork, type NetworkRegistry } from '../../platform/networks';
 import { parseAmount } from '../../platform/money';
-import { buildDeployOperation, counterfactualAddress, isDeployed, type ChainProviders } from '../../integrations/evm/smart-account';
+import {
+  buildDeployOperation,
+  counterfactualAddress,
+  isDeployed,
+  type ChainProviders,
+} from '../../integrations/evm/smart-account';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { deployWorkflow } from '../../workflows/deploy';
 import { deployWorkflowId } from '../../workflows/messages';
@@ -13,12 +18,25 @@ import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { CustodyKeys } from '../common/custody';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
-import { executeSingleOperation, findOperation, preparedSlots, recordPreparedOperation, type SignedSlot } from '../common/signed-operation';
+import {
+  executeSingleOperation,
+  findOperation,
+  preparedSlots,
+  recordPreparedOperation,
+  type SignedSlot,
+} from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 
 export interface DeploymentServiceDeps {
-  orm: Orm; temporal: Client; networks: NetworkRegistry; providers: ChainProviders; taskQueue: string; prepareTtlSeconds: number;
-  passkeys: Passkeys; custody: CustodyKeys; gas: GasSponsorships;
+  orm: Orm;
+  temporal: Client;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  taskQueue: string;
+  prepareTtlSeconds: number;
+  passkeys: Passkeys;
+  custody: CustodyKeys;
+  gas: GasSponsorships;
   /** How long the owner's grant to the transfer key lasts, and its daily caps per token symbol (whole tokens). */
   transferSigner: { validitySeconds: number; dailyCaps: Record<string, string> };
 }
@@ -35,34 +53,72 @@ export class DeploymentService {
     const em = this.deps.orm.em.fork();
     const known = await em.find(SmartAccountEntity, { userId }, { limit: 1 });
     const owner = ownerAddress ? evmAddress(ownerAddress) : known[0]?.ownerAddress;
-    if (!owner) throw problems.unprocessable('owner-address-required', 'Send ownerAddress (the address of your wallet key) on the first prepare');
-    if (known[0] && known[0].ownerAddress !== owner) throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
+    if (!owner)
+      throw problems.unprocessable(
+        'owner-address-required',
+        'Send ownerAddress (the address of your wallet key) on the first prepare',
+      );
+    if (known[0] && known[0].ownerAddress !== owner)
+      throw problems.conflict('owner-mismatch', 'Your accounts are owned by another key; rotate keys instead');
     const provider = this.deps.providers.for(network);
     const address = await counterfactualAddress(provider, network, owner);
     const existing = await em.findOne(SmartAccountEntity, { userId, networkId: network.networkId });
     if (existing?.status === 'deployed' || (await isDeployed(provider, address))) {
-      throw problems.conflict('account-already-deployed', `The account ${address} already exists on ${network.networkId}`);
+      throw problems.conflict(
+        'account-already-deployed',
+        `The account ${address} already exists on ${network.networkId}`,
+      );
     }
     const grant = this.transferSignerGrant(network, await this.deps.custody.transferKeyAddress(userId));
     const jobId = `dep_${randomUUID()}`;
     const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
-    const [operation] = await this.deps.gas.sponsor(userId, jobId, [{
-      networkId: network.networkId, operation: await buildDeployOperation(provider, network, owner, grant),
-    }], sponsoredUntil(expiresAt));
+    const [operation] = await this.deps.gas.sponsor(
+      userId,
+      jobId,
+      [
+        {
+          networkId: network.networkId,
+          operation: await buildDeployOperation(provider, network, owner, grant),
+        },
+      ],
+      sponsoredUntil(expiresAt),
+    );
     const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);
-    if (!existing) em.create(SmartAccountEntity, { userId, networkId: network.networkId, address, ownerAddress: owner, status: 'counterfactual' });
+    if (!existing)
+      em.create(SmartAccountEntity, {
+        userId,
+        networkId: network.networkId,
+        address,
+        ownerAddress: owner,
+        status: 'counterfactual',
+      });
     recordPreparedOperation(em, {
-      operationId: jobId, kind: 'deploy', userId, networkId: network.networkId, accountAddress: address, ownerAddress: owner,
-      userOperation: operation!, userOpHash, expiresAt,
+      operationId: jobId,
+      kind: 'deploy',
+      userId,
+      networkId: network.networkId,
+      accountAddress: address,
+      ownerAddress: owner,
+      userOperation: operation!,
+      userOpHash,
+      expiresAt,
     });
     await em.flush();
     return {
-      description: `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${grant.signer} for PIN-confirmed transfers only, `
-        + `until ${new Date(grant.validUntil * 1000).toISOString()}, at most ${grant.caps.map((c) => c.text).join(', ')} a day; gas paid by the service`,
+      description:
+        `Deploy smart account ${address} on ${network.networkId}, authorizing the service key ${grant.signer} for PIN-confirmed transfers only, ` +
+        `until ${new Date(grant.validUntil * 1000).toISOString()}, at most ${grant.caps.map((c) => c.text).join(', ')} a day; gas paid by the service`,
       items: await preparedSlots(this.deps.passkeys, userId, {
-        id: jobId, owner, network, userOpHash, domain: {
-          accountAddress: address, transferSigner: grant.signer, transferSignerValidUntil: grant.validUntil,
-          transferSignerDailyCaps: Object.fromEntries(grant.caps.map((c) => [c.symbol, c.dailyCap.toString()])), paymaster: network.paymaster,
+        id: jobId,
+        owner,
+        network,
+        userOpHash,
+        domain: {
+          accountAddress: address,
+          transferSigner: grant.signer,
+          transferSignerValidUntil: grant.validUntil,
+          transferSignerDailyCaps: Object.fromEntries(grant.caps.map((c) => [c.symbol, c.dailyCap.toString()])),
+          paymaster: network.paymaster,
         },
       }),
     };
@@ -72,11 +128,16 @@ export class DeploymentService {
     const network = this.networkOf(networkId);
     const { orm, temporal, taskQueue } = this.deps;
     const job = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
-      kind: 'deploy', what: 'deployment', networkId: network.networkId,
-      start: ({ operationId: jobId }) => temporal.workflow.start(deployWorkflow, {
-        workflowId: deployWorkflowId(userId, network.networkId, jobId), taskQueue,
-        args: [{ jobId, userId, networkId: network.networkId }], workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      }),
+      kind: 'deploy',
+      what: 'deployment',
+      networkId: network.networkId,
+      start: ({ operationId: jobId }) =>
+        temporal.workflow.start(deployWorkflow, {
+          workflowId: deployWorkflowId(userId, network.networkId, jobId),
+          taskQueue,
+          args: [{ jobId, userId, networkId: network.networkId }],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        }),
     });
     return job.operationId;
   }
@@ -85,8 +146,13 @@ export class DeploymentService {
     const job = await findOperation(this.deps.orm, userId, 'deploy', jobId);
     if (!job) throw problems.notFound(`Deploy job ${jobId}`);
     return {
-      jobId: job.operationId, networkId: job.networkId, status: job.status, accountAddress: job.accountAddress,
-      txHash: job.txHash ?? null, error: job.error ?? null, updatedAt: job.updatedAt.toISOString(),
+      jobId: job.operationId,
+      networkId: job.networkId,
+      status: job.status,
+      accountAddress: job.accountAddress,
+      txHash: job.txHash ?? null,
+      error: job.error ?? null,
+      updatedAt: job.updatedAt.toISOString(),
     };
   }
 
@@ -94,12 +160,22 @@ export class DeploymentService {
   private transferSignerGrant(network: EvmNetwork, signer: string) {
     const { validitySeconds, dailyCaps } = this.deps.transferSigner;
     const coin = coinOf(network);
-    const assets = [{ symbol: coin.symbol, token: ZeroAddress, decimals: coin.decimals },
-      ...Object.entries(network.tokens ?? {}).map(([symbol, t]) => ({ symbol, token: t.address, decimals: t.decimals }))];
+    const assets = [
+      { symbol: coin.symbol, token: ZeroAddress, decimals: coin.decimals },
+      ...Object.entries(network.tokens ?? {}).map(([symbol, t]) => ({
+        symbol,
+        token: t.address,
+        decimals: t.decimals,
+      })),
+    ];
     // A token without a cap (or a cap of 0) is left out: the transfer key cannot send it at all.
-    const caps = assets.filter((a) => /[1-9]/.test(dailyCaps[a.symbol] ?? '')).map((a) => ({
-      ...a, dailyCap: parseAmount(dailyCaps[a.symbol]!, a.decimals, a.symbol), text: `${dailyCaps[a.symbol]} ${a.symbol}`,
-    }));
+    const caps = assets
+      .filter((a) => /[1-9]/.test(dailyCaps[a.symbol] ?? ''))
+      .map((a) => ({
+        ...a,
+        dailyCap: parseAmount(dailyCaps[a.symbol]!, a.decimals, a.symbol),
+        text: `${dailyCaps[a.symbol]} ${a.symbol}`,
+      }));
     return { signer, validUntil: Math.floor(Date.now() / 1000) + validitySeconds, caps };
   }
 
@@ -107,7 +183,10 @@ export class DeploymentService {
     const { networks } = this.deps;
     const network = networks.get(networkId);
     if (!network && networks.solana(networkId)) {
-      throw problems.conflict('no-smart-accounts', `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`);
+      throw problems.conflict(
+        'no-smart-accounts',
+        `${networkId} has no smart accounts here; open your wallet with POST /v1/wallet/networks/${networkId}/wallet`,
+      );
     }
     if (!network) throw problems.unknownNetwork(networkId, networks.ids());
     return network;

@@ -6,50 +6,90 @@ import * as S from './schemas';
 const TAGS = ['Wallet'];
 
 /** Smart-account deployment (prepare, execute with the signed slots, the job's status) and the sponsored-gas budget. */
-export function walletRoutes({ deployments, gas }: { deployments: DeploymentService; gas: GasSponsorships }): RouteSpec[] {
+export function walletRoutes({
+  deployments,
+  gas,
+}: {
+  deployments: DeploymentService;
+  gas: GasSponsorships;
+}): RouteSpec[] {
   return [
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/deploy/prepare', operationId: 'prepareDeploy', tags: TAGS, auth: 'bearer',
-      summary: 'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
-      params: S.NetworkParams, body: S.DeployPrepareBody,
+      method: 'post',
+      path: '/v1/wallet/networks/:networkId/deploy/prepare',
+      operationId: 'prepareDeploy',
+      tags: TAGS,
+      auth: 'bearer',
+      summary:
+        'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
+      params: S.NetworkParams,
+      body: S.DeployPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container', schema: S.SigningContainer },
-        404: { description: 'Unknown network' }, 409: { description: 'Account already deployed, or another owner key' },
-        422: { description: 'ownerAddress needed on the first prepare, or the day\'s gas budget would be exceeded (gas-budget-exceeded)' },
-        503: { description: 'No price of the network\'s coin in won, so gas cannot be sponsored' },
+        404: { description: 'Unknown network' },
+        409: { description: 'Account already deployed, or another owner key' },
+        422: {
+          description:
+            "ownerAddress needed on the first prepare, or the day's gas budget would be exceeded (gas-budget-exceeded)",
+        },
+        503: { description: "No price of the network's coin in won, so gas cannot be sponsored" },
       },
-      handler: async ({ params, body, user }) => ({ status: 200, body: await deployments.prepare(user.userId, params.networkId, body.ownerAddress) }),
+      handler: async ({ params, body, user }) => ({
+        status: 200,
+        body: await deployments.prepare(user.userId, params.networkId, body.ownerAddress),
+      }),
     }),
 
     defineRoute({
-      method: 'post', path: '/v1/wallet/networks/:networkId/deploy', operationId: 'executeDeploy', tags: TAGS, auth: 'bearer',
+      method: 'post',
+      path: '/v1/wallet/networks/:networkId/deploy',
+      operationId: 'executeDeploy',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',
-      params: S.NetworkParams, body: S.DeployExecuteBody,
+      params: S.NetworkParams,
+      body: S.DeployExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Job accepted', schema: S.DeployAccepted },
-        404: { description: 'Unknown network or slot' }, 409: { description: 'Slot already used' },
+        404: { description: 'Unknown network or slot' },
+        409: { description: 'Slot already used' },
         410: { description: 'Prepared operation expired; prepare again' },
         422: { description: 'Signature invalid, or slots that do not match what was prepared' },
       },
       handler: async ({ params, body, user }) => {
         const jobId = await deployments.execute(user.userId, params.networkId, body.signing.items);
-        return { status: 202, body: { jobId, status: 'submitted' }, headers: { location: `/v1/wallet/deploy-jobs/${jobId}` } };
+        return {
+          status: 202,
+          body: { jobId, status: 'submitted' },
+          headers: { location: `/v1/wallet/deploy-jobs/${jobId}` },
+        };
       },
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/wallet/deploy-jobs/:jobId', operationId: 'getDeployJob', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/wallet/deploy-jobs/:jobId',
+      operationId: 'getDeployJob',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Status of a deployment job',
       params: S.DeployJobParams,
-      responses: { 200: { description: 'Job status', schema: S.DeployJobStatus }, 404: { description: 'No such job for this user' } },
+      responses: {
+        200: { description: 'Job status', schema: S.DeployJobStatus },
+        404: { description: 'No such job for this user' },
+      },
       handler: async ({ params, user }) => ({ status: 200, body: await deployments.job(user.userId, params.jobId) }),
     }),
 
     defineRoute({
-      method: 'get', path: '/v1/wallet/gas-budget', operationId: 'getGasBudget', tags: TAGS, auth: 'bearer',
+      method: 'get',
+      path: '/v1/wallet/gas-budget',
+      operationId: 'getGasBudget',
+      tags: TAGS,
+      auth: 'bearer',
       summary: 'Gas the service sponsors for you today (deployments, key rotations, DID keys, EVM transfers), in won',
       responses: { 200: { description: 'Budget, used today and when it resets', schema: S.GasBudget } },
       handler: async ({ user }) => ({ status: 200, body: await gas.budget(user.userId) }),

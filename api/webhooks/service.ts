@@ -10,7 +10,13 @@ import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 
 export interface WebhookServiceDeps {
-  orm: Orm; temporal: Client; encryption: DataEncryption; taskQueue: string; policy: WebhookPolicy; retry: WebhookRetry; pollSeconds: number;
+  orm: Orm;
+  temporal: Client;
+  encryption: DataEncryption;
+  taskQueue: string;
+  policy: WebhookPolicy;
+  retry: WebhookRetry;
+  pollSeconds: number;
 }
 
 /** A Standard Webhooks secret: `whsec_` and 32 random bytes, base64. */
@@ -24,21 +30,29 @@ export class WebhookService {
     try {
       await checkWebhookUrl(url, this.deps.policy);
     } catch (error) {
-      if (error instanceof WebhookUrlRefused) throw problems.unprocessable('webhook-url-refused', `This URL cannot receive webhooks: ${error.message}`);
+      if (error instanceof WebhookUrlRefused)
+        throw problems.unprocessable('webhook-url-refused', `This URL cannot receive webhooks: ${error.message}`);
       throw error;
     }
   }
 
   private async start(endpointId: string): Promise<void> {
-    await startOnce(() => this.deps.temporal.workflow.start(webhookEndpointWorkflow, {
-      workflowId: webhookEndpointWorkflowId(endpointId), taskQueue: this.deps.taskQueue, workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-      args: [{ endpointId, retry: this.deps.retry, pollSeconds: this.deps.pollSeconds }],
-    }));
+    await startOnce(() =>
+      this.deps.temporal.workflow.start(webhookEndpointWorkflow, {
+        workflowId: webhookEndpointWorkflowId(endpointId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        args: [{ endpointId, retry: this.deps.retry, pollSeconds: this.deps.pollSeconds }],
+      }),
+    );
   }
 
   /** Tells the endpoint's workflow to look again now (best effort: it also looks by itself every poll interval). */
   private async wake(endpointId: string): Promise<void> {
-    await this.deps.temporal.workflow.getHandle(webhookEndpointWorkflowId(endpointId)).signal(webhookWakeSignal).catch(() => undefined);
+    await this.deps.temporal.workflow
+      .getHandle(webhookEndpointWorkflowId(endpointId))
+      .signal(webhookWakeSignal)
+      .catch(() => undefined);
   }
 
   async create(operator: string, input: { url: string; eventTypes: string[]; description?: string }) {
@@ -46,11 +60,20 @@ export class WebhookService {
     const endpointId = `we_${randomUUID()}`;
     const secret = newSecret();
     // From now on: the events committed before registration are in the events API.
-    const [last] = await this.deps.orm.em.fork().find(EventEntity, {}, { orderBy: { position: 'desc' }, fields: ['position'], limit: 1 });
+    const [last] = await this.deps.orm.em
+      .fork()
+      .find(EventEntity, {}, { orderBy: { position: 'desc' }, fields: ['position'], limit: 1 });
     await this.deps.orm.em.fork().insert(WebhookEndpointEntity, {
-      endpointId, url: input.url, description: input.description ?? null, eventTypes: input.eventTypes, status: 'active',
-      secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)), cursor: last?.position ?? 0,
-      createdBy: operator, createdAt: new Date(), updatedAt: new Date(),
+      endpointId,
+      url: input.url,
+      description: input.description ?? null,
+      eventTypes: input.eventTypes,
+      status: 'active',
+      secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)),
+      cursor: last?.position ?? 0,
+      createdBy: operator,
+      createdAt: new Date(),
+      updatedAt: new Date(),
     });
     await this.start(endpointId);
     return { ...(await this.view(endpointId)), secret };
@@ -65,17 +88,28 @@ export class WebhookService {
     return this.viewOf(await this.find(endpointId));
   }
 
-  async update(operator: string, endpointId: string, patch: { url?: string; eventTypes?: string[]; description?: string; enabled?: boolean }) {
+  async update(
+    operator: string,
+    endpointId: string,
+    patch: { url?: string; eventTypes?: string[]; description?: string; enabled?: boolean },
+  ) {
     const endpoint = await this.find(endpointId);
     if (patch.url) await this.checkUrl(patch.url);
     const resume = patch.enabled === true && endpoint.status === 'disabled';
-    await this.deps.orm.em.fork().nativeUpdate(WebhookEndpointEntity, { endpointId }, {
-      ...(patch.url ? { url: patch.url } : {}), ...(patch.eventTypes ? { eventTypes: patch.eventTypes } : {}),
-      ...(patch.description !== undefined ? { description: patch.description } : {}),
-      ...(resume ? { status: 'active', disabledReason: null } : {}),
-      ...(patch.enabled === false && endpoint.status === 'active' ? { status: 'disabled', disabledReason: `disabled by operator ${operator}` } : {}),
-      updatedAt: new Date(),
-    });
+    await this.deps.orm.em.fork().nativeUpdate(
+      WebhookEndpointEntity,
+      { endpointId },
+      {
+        ...(patch.url ? { url: patch.url } : {}),
+        ...(patch.eventTypes ? { eventTypes: patch.eventTypes } : {}),
+        ...(patch.description !== undefined ? { description: patch.description } : {}),
+        ...(resume ? { status: 'active', disabledReason: null } : {}),
+        ...(patch.enabled === false && endpoint.status === 'active'
+          ? { status: 'disabled', disabledReason: `disabled by operator ${operator}` }
+          : {}),
+        updatedAt: new Date(),
+      },
+    );
     if (resume) await this.start(endpointId);
     await this.wake(endpointId);
     return this.view(endpointId);
@@ -85,16 +119,28 @@ export class WebhookService {
     const endpoint = await this.find(endpointId);
     const secret = newSecret();
     const until = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000) : null;
-    await this.deps.orm.em.fork().nativeUpdate(WebhookEndpointEntity, { endpointId }, {
-      secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)),
-      previousSecretSealed: until ? endpoint.secretSealed : null, previousSecretUntil: until, updatedAt: new Date(),
-    });
+    await this.deps.orm.em.fork().nativeUpdate(
+      WebhookEndpointEntity,
+      { endpointId },
+      {
+        secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)),
+        previousSecretSealed: until ? endpoint.secretSealed : null,
+        previousSecretUntil: until,
+        updatedAt: new Date(),
+      },
+    );
     return { secret, previousSecretValidUntil: until?.toISOString() ?? null };
   }
 
   async replay(endpointId: string, after: string) {
     const endpoint = await this.find(endpointId);
-    await this.deps.orm.em.fork().nativeUpdate(WebhookEndpointEntity, { endpointId }, { cursor: Number(after), generation: endpoint.generation + 1, updatedAt: new Date() });
+    await this.deps.orm.em
+      .fork()
+      .nativeUpdate(
+        WebhookEndpointEntity,
+        { endpointId },
+        { cursor: Number(after), generation: endpoint.generation + 1, updatedAt: new Date() },
+      );
     await this.wake(endpointId);
     return { cursor: after };
   }
@@ -113,12 +159,28 @@ export class WebhookService {
 
   private async viewOf(e: WebhookEndpoint) {
     const all = e.eventTypes.includes('*');
-    const pending = await this.deps.orm.em.fork().count(EventEntity, { position: { $gt: e.cursor }, ...(all ? {} : { type: { $in: e.eventTypes } }) });
-    const overlap = e.previousSecretUntil && e.previousSecretUntil.getTime() > Date.now() ? e.previousSecretUntil.toISOString() : null;
+    const pending = await this.deps.orm.em
+      .fork()
+      .count(EventEntity, { position: { $gt: e.cursor }, ...(all ? {} : { type: { $in: e.eventTypes } }) });
+    const overlap =
+      e.previousSecretUntil && e.previousSecretUntil.getTime() > Date.now()
+        ? e.previousSecretUntil.toISOString()
+        : null;
     return {
-      endpointId: e.endpointId, url: e.url, description: e.description ?? null, eventTypes: e.eventTypes, status: e.status, disabledReason: e.disabledReason ?? null,
-      cursor: String(e.cursor), delivered: e.delivered, pending, failingSince: e.failingSince?.toISOString() ?? null, lastError: e.lastError ?? null,
-      lastAttemptAt: e.lastAttemptAt?.toISOString() ?? null, previousSecretValidUntil: overlap, createdAt: e.createdAt.toISOString(),
+      endpointId: e.endpointId,
+      url: e.url,
+      description: e.description ?? null,
+      eventTypes: e.eventTypes,
+      status: e.status,
+      disabledReason: e.disabledReason ?? null,
+      cursor: String(e.cursor),
+      delivered: e.delivered,
+      pending,
+      failingSince: e.failingSince?.toISOString() ?? null,
+      lastError: e.lastError ?? null,
+      lastAttemptAt: e.lastAttemptAt?.toISOString() ?? null,
+      previousSecretValidUntil: overlap,
+      createdAt: e.createdAt.toISOString(),
     };
   }
 }

@@ -17,7 +17,10 @@ export const BankVerificationEntity = defineEntity({
     sessionId: p.string().length(128).nullable(),
     expiresAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type BankVerification = InferEntity<typeof BankVerificationEntity>;
@@ -48,8 +51,11 @@ export const bankAccountNoAad = (userId: string): string => `bank-account:${user
  * The keyed hash (HMAC under DATA_ENCRYPTION_KEY) an account number is looked up by: a copy of the table does not
  * give the numbers away (a bare hash of a 10-14 digit number is reversed by trying them all).
  */
-export const bankAccountNoFingerprint = (encryption: { fingerprint(value: string, purpose: string): string }, bankCode: string, accountNo: string): string =>
-  encryption.fingerprint(`${bankCode}\n${accountNo}`, 'bank-account-no');
+export const bankAccountNoFingerprint = (
+  encryption: { fingerprint(value: string, purpose: string): string },
+  bankCode: string,
+  accountNo: string,
+): string => encryption.fingerprint(`${bankCode}\n${accountNo}`, 'bank-account-no');
 
 /** The form the first service versions stored (bare SHA-256, hex); recognised until re-keyed. */
 export const LEGACY_ACCOUNT_NO_HASH = /^[0-9a-f]{64}$/;

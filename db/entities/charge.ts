@@ -21,7 +21,10 @@ export const ChargeEntity = defineEntity({
     bankStatus: p.string().length(16).nullable(),
     failureReason: p.string().length(255).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
     completedAt: p.datetime().nullable(),
   }),
 });

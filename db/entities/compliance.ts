@@ -33,7 +33,13 @@ export const SanctionedAddressEntity = defineEntity({
 });
 export type SanctionedAddress = InferEntity<typeof SanctionedAddressEntity>;
 
-export const CASE_KINDS = ['sanctions_hit', 'structuring', 'fan_out', 'new_recipient_large', 'new_device_large'] as const;
+export const CASE_KINDS = [
+  'sanctions_hit',
+  'structuring',
+  'fan_out',
+  'new_recipient_large',
+  'new_device_large',
+] as const;
 export type CaseKind = (typeof CASE_KINDS)[number];
 
 /**

@@ -51,7 +51,10 @@ export const SignInEntity = defineEntity({
     /** Tokens were issued for it (once: a sign-in is not a reusable credential). */
     tokensIssuedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type SignIn = InferEntity<typeof SignInEntity>;

@@ -26,16 +26,24 @@ export const GasSponsorshipEntity = defineEntity({
     fromBlock: p.integer(),
     validUntil: p.datetime(),
     txHash: p.string().length(66).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()).index(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .index(),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type GasSponsorship = InferEntity<typeof GasSponsorshipEntity>;
 
 /** The won a sponsorship counts for: its actual cost once settled, nothing once released, else its most. */
-export function sponsorshipKrw(s: Pick<GasSponsorship, 'status' | 'maxCostWei' | 'actualCostWei' | 'priceKrwCenti'>): bigint {
+export function sponsorshipKrw(
+  s: Pick<GasSponsorship, 'status' | 'maxCostWei' | 'actualCostWei' | 'priceKrwCenti'>,
+): bigint {
   if (s.status === 'released') return 0n;
-  return wonValue(BigInt(s.status === 'settled' ? s.actualCostWei ?? '0' : s.maxCostWei), 18, s.priceKrwCenti);
+  return wonValue(BigInt(s.status === 'settled' ? (s.actualCostWei ?? '0') : s.maxCostWei), 18, s.priceKrwCenti);
 }
 
 /** Won of gas sponsored for a user in [from, to): what the daily budget is checked against. */

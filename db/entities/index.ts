@@ -40,22 +40,72 @@ import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { PinApprovalEntity, UserPinEntity } from './pin';
-import { AddressBookEntryEntity, RetiredTransferKeyEntity, SolanaWalletEntity, SpendingLimitsEntity, TransferEntity, TransferKeyEntity } from './transfer';
+import {
+  AddressBookEntryEntity,
+  RetiredTransferKeyEntity,
+  SolanaWalletEntity,
+  SpendingLimitsEntity,
+  TransferEntity,
+  TransferKeyEntity,
+} from './transfer';
 import { GasSponsorshipEntity } from './gas-sponsorship';
 import { EmailVerificationEntity } from './email';
 import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
 import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
 import { RecoveryEntity, RecoveryNetworkEntity } from './recovery';
-import { ComplianceCaseEntity, SanctionedAddressEntity, SanctionsListEntity, TravelRuleRecordEntity } from './compliance';
+import {
+  ComplianceCaseEntity,
+  SanctionedAddressEntity,
+  SanctionsListEntity,
+  TravelRuleRecordEntity,
+} from './compliance';
 
 export const ALL_ENTITIES = [
-  RegistrationEntity, UserEntity, UploadEntity, WalletBackupEntity, IdempotencyRecordEntity, RefreshTokenEntity,
-  KycBasicInfoEntity, SmartAccountEntity, SignedOperationEntity, KeyRotationTaskEntity, KeyRotationNetworkEntity,
-  PasskeyEntity, WebauthnChallengeEntity, VerifiableCredentialEntity, BankVerificationEntity,
-  BankAccountEntity, ChargeEntity, LedgerAccountEntity, LedgerJournalEntity, LedgerEntryEntity, OtherAssetEntity,
-  CexAuthorizationEntity, CexAccountEntity, UserPinEntity, PinApprovalEntity, TransferKeyEntity, TransferEntity, SolanaWalletEntity, SpendingLimitsEntity, AddressBookEntryEntity, RetiredTransferKeyEntity,
-  GasSponsorshipEntity, EmailVerificationEntity, EventEntity, EventStreamEntity, WebhookEndpointEntity,
-  CredentialStatusListEntity, DeviceEntity, SignInEntity, AccountBackupEntity,
-  RecoveryEntity, RecoveryNetworkEntity, SanctionsListEntity, SanctionedAddressEntity, ComplianceCaseEntity, TravelRuleRecordEntity,
+  RegistrationEntity,
+  UserEntity,
+  UploadEntity,
+  WalletBackupEntity,
+  IdempotencyRecordEntity,
+  RefreshTokenEntity,
+  KycBasicInfoEntity,
+  SmartAccountEntity,
+  SignedOperationEntity,
+  KeyRotationTaskEntity,
+  KeyRotationNetworkEntity,
+  PasskeyEntity,
+  WebauthnChallengeEntity,
+  VerifiableCredentialEntity,
+  BankVerificationEntity,
+  BankAccountEntity,
+  ChargeEntity,
+  LedgerAccountEntity,
+  LedgerJournalEntity,
+  LedgerEntryEntity,
+  OtherAssetEntity,
+  CexAuthorizationEntity,
+  CexAccountEntity,
+  UserPinEntity,
+  PinApprovalEntity,
+  TransferKeyEntity,
+  TransferEntity,
+  SolanaWalletEntity,
+  SpendingLimitsEntity,
+  AddressBookEntryEntity,
+  RetiredTransferKeyEntity,
+  GasSponsorshipEntity,
+  EmailVerificationEntity,
+  EventEntity,
+  EventStreamEntity,
+  WebhookEndpointEntity,
+  CredentialStatusListEntity,
+  DeviceEntity,
+  SignInEntity,
+  AccountBackupEntity,
+  RecoveryEntity,
+  RecoveryNetworkEntity,
+  SanctionsListEntity,
+  SanctionedAddressEntity,
+  ComplianceCaseEntity,
+  TravelRuleRecordEntity,
 ];

@@ -14,7 +14,10 @@ export const KeyRotationTaskEntity = defineEntity({
     status: p.enum(['prepared', 'processing', 'completed', 'partial_failure'] as const),
     expiresAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type KeyRotationTask = InferEntity<typeof KeyRotationTaskEntity>;
@@ -36,7 +39,10 @@ export const KeyRotationNetworkEntity = defineEntity({
     txHash: p.string().length(66).nullable(),
     error: p.text().nullable(),
     retryable: p.boolean().default(false),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type KeyRotationNetwork = InferEntity<typeof KeyRotationNetworkEntity>;

@@ -11,7 +11,10 @@ export const KycBasicInfoEntity = defineEntity({
     engSurnameSealed: p.text().fieldName('eng_surname'),
     engNameSealed: p.text().fieldName('eng_name'),
     nationality: p.string().length(2),
-    submittedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    submittedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type KycBasicInfo = InferEntity<typeof KycBasicInfoEntity>;

@@ -14,7 +14,10 @@ export const LedgerAccountEntity = defineEntity({
     kind: p.enum(['user_balance', 'bank_clearing'] as const),
     currency: p.string().length(8),
     balance: p.bigint('bigint').default(0),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type LedgerAccount = InferEntity<typeof LedgerAccountEntity>;

@@ -9,7 +9,10 @@ export const UserPinEntity = defineEntity({
     pinHash: p.string().length(255),
     failedAttempts: p.integer().default(0),
     lockedUntil: p.datetime().nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type UserPin = InferEntity<typeof UserPinEntity>;

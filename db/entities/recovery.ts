@@ -16,7 +16,10 @@ export const RecoveryEntity = defineEntity({
     deviceId: p.string().length(64),
     status: p.enum(['scheduling', 'scheduled', 'executed', 'cancelled', 'partial', 'failed'] as const),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type Recovery = InferEntity<typeof RecoveryEntity>;
@@ -37,7 +40,10 @@ export const RecoveryNetworkEntity = defineEntity({
     scheduleTxHash: p.string().length(66).nullable(),
     executeTxHash: p.string().length(66).nullable(),
     error: p.text().nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type RecoveryNetwork = InferEntity<typeof RecoveryNetworkEntity>;

@@ -21,25 +21,47 @@ export const RegistrationEntity = defineEntity({
     backupId: p.string().length(64).nullable(),
     userId: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type Registration = InferEntity<typeof RegistrationEntity>;
 
 /** `idCardHash`: the fingerprint of the card's number (idCardFingerprint), kept from a verified reading. */
-export interface OcrResult { name: string; birthDate: string; verified: boolean; idCardHash?: string }
+export interface OcrResult {
+  name: string;
+  birthDate: string;
+  verified: boolean;
+  idCardHash?: string;
+}
 export type StoredOcrResult = string | OcrResult;
 
-interface Sealer { sealText(plain: string, associatedData?: string): string; openText(sealed: string, associatedData?: string): string }
-export const sealOcrResult = (encryption: Sealer, regId: string, result: OcrResult): string => encryption.sealText(JSON.stringify(result), `ocr:${regId}`);
+interface Sealer {
+  sealText(plain: string, associatedData?: string): string;
+  openText(sealed: string, associatedData?: string): string;
+}
+export const sealOcrResult = (encryption: Sealer, regId: string, result: OcrResult): string =>
+  encryption.sealText(JSON.stringify(result), `ocr:${regId}`);
 export const openOcrResult = (encryption: Sealer, regId: string, stored: StoredOcrResult): OcrResult =>
-  (typeof stored === 'string' ? JSON.parse(encryption.openText(stored, `ocr:${regId}`)) as OcrResult : stored);
+  typeof stored === 'string' ? (JSON.parse(encryption.openText(stored, `ocr:${regId}`)) as OcrResult) : stored;
 
 /** The fingerprint of an ID card's number (digits only): a resident card keeps its number when it is renewed. */
-export const idCardFingerprint = (encryption: { fingerprint(value: string, purpose: string): string }, idNumber: string): string =>
-  encryption.fingerprint(idNumber.replace(/\D/g, ''), 'id-card-number');
+export const idCardFingerprint = (
+  encryption: { fingerprint(value: string, purpose: string): string },
+  idNumber: string,
+): string => encryption.fingerprint(idNumber.replace(/\D/g, ''), 'id-card-number');
 
 /** The identity provider's result as a registration keeps it (sealed, bound to its regId): who was verified. */
-export interface VerifiedIdentity { ci?: string; di?: string; name?: string; birthDate?: string; gender?: string; nationality?: string; phone?: string }
+export interface VerifiedIdentity {
+  ci?: string;
+  di?: string;
+  name?: string;
+  birthDate?: string;
+  gender?: string;
+  nationality?: string;
+  phone?: string;
+}
 export const openPassResult = (encryption: Sealer, regId: string, sealed: string): VerifiedIdentity =>
   JSON.parse(encryption.openText(sealed, regId)) as VerifiedIdentity;

@@ -8,10 +8,18 @@ export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key' | 'accou
  * account will authorize (signer, until when, caps in base units per symbol); `deploy` needs none beyond the columns.
  */
 export interface SignedOperationDetails {
-  did?: string; keyType?: string; publicKey?: string;
-  action?: string; signer?: string; validUntil?: number; caps?: Record<string, string>;
+  did?: string;
+  keyType?: string;
+  publicKey?: string;
+  action?: string;
+  signer?: string;
+  validUntil?: number;
+  caps?: Record<string, string>;
   /** account_upgrade: the implementation, the recovery key and delay it configures; recovery_cancel: the recovery. */
-  implementation?: string; recoveryKey?: string; recoveryDelay?: number; recoveryId?: string;
+  implementation?: string;
+  recoveryKey?: string;
+  recoveryDelay?: number;
+  recoveryId?: string;
 }
 
 /**
@@ -42,7 +50,10 @@ export const SignedOperationEntity = defineEntity({
     error: p.text().nullable(),
     expiresAt: p.datetime(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type SignedOperation = InferEntity<typeof SignedOperationEntity>;

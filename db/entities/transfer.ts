@@ -88,12 +88,24 @@ export const TransferEntity = defineEntity({
      * hosts): the counterpart from the VASP directory, the beneficiary's name the user gave (sealed, AAD
      * `beneficiary:<transferId>`) and where the counterpart answers. Null: the rule did not apply.
      */
-    travelRule: p.json<{ vaspId: string; vaspName: string; trpUrl: string; beneficiaryNameSealed: string; callbackUrl: string; timeoutSeconds: number }>().nullable(),
+    travelRule: p
+      .json<{
+        vaspId: string;
+        vaspName: string;
+        trpUrl: string;
+        beneficiaryNameSealed: string;
+        callbackUrl: string;
+        timeoutSeconds: number;
+      }>()
+      .nullable(),
     /** Fee paid, in base units of the network's coin. */
     fee: p.string().length(80).nullable(),
     error: p.text().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type Transfer = InferEntity<typeof TransferEntity>;
@@ -108,7 +120,10 @@ export const SpendingLimitsEntity = defineEntity({
     dailyKrw: p.bigint('bigint'),
     /** Transfers worth more than this need a passkey approval; null: TRANSFER_PASSKEY_ABOVE_KRW. */
     passkeyAboveKrw: p.bigint('bigint').nullable(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type SpendingLimits = InferEntity<typeof SpendingLimitsEntity>;

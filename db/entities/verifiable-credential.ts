@@ -49,7 +49,10 @@ export const CredentialStatusListEntity = defineEntity({
     /** Bumped by every re-signing: the row lock that orders revocations of one list. */
     version: p.integer().default(0),
     document: p.text(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type CredentialStatusList = InferEntity<typeof CredentialStatusListEntity>;

@@ -30,7 +30,10 @@ export const WebhookEndpointEntity = defineEntity({
     lastAttemptAt: p.datetime().nullable(),
     createdBy: p.string().length(64),
     createdAt: p.datetime(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
   }),
 });
 export type WebhookEndpoint = InferEntity<typeof WebhookEndpointEntity>;

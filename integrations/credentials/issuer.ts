@@ -62,7 +62,10 @@ const documentLoader = async (url: string) => {
 
 /** RDF Dataset Canonicalization (RDFC-1.0) to N-Quads; safe mode refuses terms the contexts do not define. */
 const canonize = (document: object): Promise<string> =>
-  jsonld.canonize(document as jsonld.JsonLdDocument, { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never) as unknown as Promise<string>;
+  jsonld.canonize(
+    document as jsonld.JsonLdDocument,
+    { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never,
+  ) as unknown as Promise<string>;
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -80,10 +83,17 @@ export class CredentialIssuer {
   readonly verificationMethod: string;
   private readonly privateKey: KeyObject;
 
-  constructor(seedBase64Url: string, readonly name: string) {
+  constructor(
+    seedBase64Url: string,
+    readonly name: string,
+  ) {
     const seed = Buffer.from(seedBase64Url, 'base64url');
     if (seed.length !== 32) throw new Error('The issuer key must be a 32-byte Ed25519 seed');
-    this.privateKey = createPrivateKey({ key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]), format: 'der', type: 'pkcs8' });
+    this.privateKey = createPrivateKey({
+      key: Buffer.concat([ED25519_PKCS8_PREFIX, seed]),
+      format: 'der',
+      type: 'pkcs8',
+    });
     const publicKey = Buffer.from(createPublicKey(this.privateKey).export({ format: 'jwk' }).x!, 'base64url');
     const multibase = `z${encodeBase58(Buffer.concat([ED25519_MULTICODEC, publicKey]))}`;
     this.did = `did:key:${multibase}`;
@@ -92,20 +102,39 @@ export class CredentialIssuer {
 
   async issue(unsigned: UnsignedCredential, created: Date = new Date()): Promise<VerifiableCredential> {
     const { id, type, validFrom, validUntil, credentialSubject, credentialStatus, evidence } = unsigned;
-    return this.sign({
-      '@context': [CREDENTIALS_V2_URL, WALLET_CONTEXT_URL], id, type, issuer: { id: this.did, name: this.name },
-      validFrom, validUntil, credentialSubject, ...(credentialStatus ? { credentialStatus } : {}), ...(evidence ? { evidence } : {}),
-    }, created) as Promise<VerifiableCredential>;
+    return this.sign(
+      {
+        '@context': [CREDENTIALS_V2_URL, WALLET_CONTEXT_URL],
+        id,
+        type,
+        issuer: { id: this.did, name: this.name },
+        validFrom,
+        validUntil,
+        credentialSubject,
+        ...(credentialStatus ? { credentialStatus } : {}),
+        ...(evidence ? { evidence } : {}),
+      },
+      created,
+    ) as Promise<VerifiableCredential>;
   }
 
   /** Adds the issuer's Data Integrity proof to a complete document (its @context, issuer and all). */
-  async sign<T extends { '@context': string[] }>(document: T, created: Date = new Date()): Promise<T & { proof: Record<string, string> }> {
+  async sign<T extends { '@context': string[] }>(
+    document: T,
+    created: Date = new Date(),
+  ): Promise<T & { proof: Record<string, string> }> {
     const options = {
-      type: 'DataIntegrityProof', cryptosuite: 'eddsa-rdfc-2022', created: credentialTime(created),
-      verificationMethod: this.verificationMethod, proofPurpose: 'assertionMethod',
+      type: 'DataIntegrityProof',
+      cryptosuite: 'eddsa-rdfc-2022',
+      created: credentialTime(created),
+      verificationMethod: this.verificationMethod,
+      proofPurpose: 'assertionMethod',
     };
     // hashData = SHA-256(canonical proof configuration) || SHA-256(canonical document); the signature covers both.
-    const hashData = Buffer.concat([sha256(await canonize({ '@context': document['@context'], ...options })), sha256(await canonize(document))]);
+    const hashData = Buffer.concat([
+      sha256(await canonize({ '@context': document['@context'], ...options })),
+      sha256(await canonize(document)),
+    ]);
     const proofValue = `z${encodeBase58(sign(null, hashData, this.privateKey))}`;
     return { ...document, proof: { ...options, proofValue } };
   }

@@ -12,7 +12,10 @@ import type { EnvelopeEncryption } from '../../platform/envelope';
  * opens it (KEY_ENCRYPTION_KEY), to sign a transfer the user confirmed with their PIN.
  */
 export class TransferKeys {
-  constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
+  constructor(
+    private readonly orm: Orm,
+    private readonly envelope: EnvelopeEncryption,
+  ) {}
 
   /** The user's transfer signer address, created on first use; `created` tells whether this call made it. */
   async open(userId: string): Promise<{ address: string; created: boolean }> {
@@ -21,11 +24,19 @@ export class TransferKeys {
     if (existing) return { address: existing.address, created: false };
     const wallet = Wallet.createRandom();
     try {
-      await em.insert(TransferKeyEntity, { userId, address: wallet.address, keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`), createdAt: new Date() });
+      await em.insert(TransferKeyEntity, {
+        userId,
+        address: wallet.address,
+        keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`),
+        createdAt: new Date(),
+      });
       return { address: wallet.address, created: true };
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      return { address: (await this.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId })).address, created: false }; // a concurrent prepare made it
+      return {
+        address: (await this.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId })).address,
+        created: false,
+      }; // a concurrent prepare made it
     }
   }
 
@@ -39,9 +50,19 @@ export class TransferKeys {
       const current = await em.findOne(TransferKeyEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!current) throw new Error(`user ${userId} has no transfer key to rotate`);
       if (current.address !== replacing) return { address: current.address, created: false };
-      em.create(RetiredTransferKeyEntity, { address: current.address, userId, keySealed: current.keySealed, createdAt: current.createdAt, retiredAt: new Date() });
+      em.create(RetiredTransferKeyEntity, {
+        address: current.address,
+        userId,
+        keySealed: current.keySealed,
+        createdAt: current.createdAt,
+        retiredAt: new Date(),
+      });
       const wallet = Wallet.createRandom();
-      Object.assign(current, { address: wallet.address, keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`), createdAt: new Date() });
+      Object.assign(current, {
+        address: wallet.address,
+        keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`),
+        createdAt: new Date(),
+      });
       return { address: wallet.address, created: true };
     });
   }
@@ -50,7 +71,10 @@ export class TransferKeys {
   async signerFor(userId: string, address?: string): Promise<Wallet | undefined> {
     const em = this.orm.em.fork();
     const current = await em.findOne(TransferKeyEntity, { userId });
-    const row = !address || current?.address === address ? current : await em.findOne(RetiredTransferKeyEntity, { userId, address });
+    const row =
+      !address || current?.address === address
+        ? current
+        : await em.findOne(RetiredTransferKeyEntity, { userId, address });
     return row ? new Wallet(this.envelope.open(row.keySealed, `transfer-key:${userId}`)) : undefined;
   }
 }
@@ -61,7 +85,10 @@ export class TransferKeys {
  * process, to sign a transfer the user confirmed with their PIN.
  */
 export class SolanaWallets {
-  constructor(private readonly orm: Orm, private readonly envelope: EnvelopeEncryption) {}
+  constructor(
+    private readonly orm: Orm,
+    private readonly envelope: EnvelopeEncryption,
+  ) {}
 
   async addressOf(userId: string): Promise<string | undefined> {
     return (await this.orm.em.fork().findOne(SolanaWalletEntity, { userId }))?.address;
@@ -74,7 +101,12 @@ export class SolanaWallets {
     const seed = randomBytes(32);
     const { address } = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(seed));
     try {
-      await this.orm.em.fork().insert(SolanaWalletEntity, { userId, address, keySealed: this.envelope.seal(seed.toString('base64'), `solana-wallet:${userId}`), createdAt: new Date() });
+      await this.orm.em.fork().insert(SolanaWalletEntity, {
+        userId,
+        address,
+        keySealed: this.envelope.seal(seed.toString('base64'), `solana-wallet:${userId}`),
+        createdAt: new Date(),
+      });
       return { address, created: true };
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;
@@ -85,6 +117,11 @@ export class SolanaWallets {
   /** The wallet's address and its ed25519 seed (to sign with), or undefined when the user has not opened one. */
   async keyOf(userId: string): Promise<{ address: string; seed: Uint8Array } | undefined> {
     const row = await this.orm.em.fork().findOne(SolanaWalletEntity, { userId });
-    return row ? { address: row.address, seed: new Uint8Array(Buffer.from(this.envelope.open(row.keySealed, `solana-wallet:${userId}`), 'base64')) } : undefined;
+    return row
+      ? {
+          address: row.address,
+          seed: new Uint8Array(Buffer.from(this.envelope.open(row.keySealed, `solana-wallet:${userId}`), 'base64')),
+        }
+      : undefined;
   }
 }

@@ -1,4 +1,14 @@
-import { AbiCoder, Contract, Transaction, dataSlice, keccak256, type InterfaceAbi, type JsonRpcProvider, type TransactionReceipt, type Wallet } from 'ethers';
+import {
+  AbiCoder,
+  Contract,
+  Transaction,
+  dataSlice,
+  keccak256,
+  type InterfaceAbi,
+  type JsonRpcProvider,
+  type TransactionReceipt,
+  type Wallet,
+} from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { packUserOperation, type UserOperation } from './user-operation';
 import { ProcessNonceLock, type NonceLock } from './nonce-lock';
@@ -12,10 +22,18 @@ export class UserOperationRejected extends Error {
 }
 
 /** A transaction of ours the node holds unmined, with what it offered to pay. */
-export interface PendingTransaction { hash: string; nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }
+export interface PendingTransaction {
+  hash: string;
+  nonce: number;
+  maxFeePerGas: bigint;
+  maxPriorityFeePerGas: bigint;
+}
 
 export interface UserOperationOutcome {
-  success: boolean; userOpHash: string; txHash: string; actualGasCost: bigint;
+  success: boolean;
+  userOpHash: string;
+  txHash: string;
+  actualGasCost: bigint;
   /** Why the account's call reverted, when it said (Error(string)), e.g. "transfer: over the daily cap". */
   revertReason?: string;
 }
@@ -23,7 +41,11 @@ export interface UserOperationOutcome {
 /** The text of an Error(string) revert, or the raw data. */
 function revertText(data: string): string {
   if (data.startsWith('0x08c379a0')) {
-    try { return AbiCoder.defaultAbiCoder().decode(['string'], dataSlice(data, 4))[0] as string; } catch { /* not a well-formed Error(string) */ }
+    try {
+      return AbiCoder.defaultAbiCoder().decode(['string'], dataSlice(data, 4))[0] as string;
+    } catch {
+      /* not a well-formed Error(string) */
+    }
   }
   return data;
 }
@@ -34,7 +56,9 @@ function revertText(data: string): string {
  * the transaction hash before anything is broadcast, so a caller can record it first and find it after a crash.
  */
 /** Told how long each transaction this process broadcast took to its receipt (the worker's metrics). */
-export interface ConfirmationObserver { confirmed(networkId: string, seconds: number, outcome: 'success' | 'reverted'): void }
+export interface ConfirmationObserver {
+  confirmed(networkId: string, seconds: number, outcome: 'success' | 'reverted'): void;
+}
 
 export class Bundler {
   private readonly entryPoint: Contract;
@@ -49,7 +73,9 @@ export class Bundler {
 
   /** `nonces`: shared by every process that sends with this key (the worker's composition passes one on PostgreSQL). */
   constructor(
-    private readonly signer: Wallet, entryPointAddress: string, private readonly nonces: NonceLock = new ProcessNonceLock(),
+    private readonly signer: Wallet,
+    entryPointAddress: string,
+    private readonly nonces: NonceLock = new ProcessNonceLock(),
     private readonly observer?: { networkId: string; observer: ConfirmationObserver },
   ) {
     this.entryPoint = new Contract(entryPointAddress, EntryPointArtifact.abi as InterfaceAbi, signer);
@@ -75,7 +101,8 @@ export class Bundler {
       await this.entryPoint.getFunction('handleOps').staticCall([packUserOperation(op)], beneficiary);
     } catch (error) {
       const revert = (error as { revert?: { name: string; args: unknown[] } }).revert;
-      if (revert?.name === 'FailedOp' || revert?.name === 'FailedOpWithRevert') throw new UserOperationRejected(String(revert.args[1]));
+      if (revert?.name === 'FailedOp' || revert?.name === 'FailedOpWithRevert')
+        throw new UserOperationRejected(String(revert.args[1]));
       throw error;
     }
   }
@@ -95,12 +122,19 @@ export class Bundler {
 
   /** Our transaction `hash` when the node still holds it unmined (in its pool), else null. */
   async pendingTransaction(hash: string): Promise<PendingTransaction | null> {
-    const tx = await (this.signer.provider as JsonRpcProvider).send('eth_getTransactionByHash', [hash]) as
-      { blockNumber: string | null; nonce: string; maxFeePerGas?: string; maxPriorityFeePerGas?: string; gasPrice: string } | null;
+    const tx = (await (this.signer.provider as JsonRpcProvider).send('eth_getTransactionByHash', [hash])) as {
+      blockNumber: string | null;
+      nonce: string;
+      maxFeePerGas?: string;
+      maxPriorityFeePerGas?: string;
+      gasPrice: string;
+    } | null;
     if (!tx || tx.blockNumber) return null;
     return {
-      hash, nonce: Number(BigInt(tx.nonce)),
-      maxFeePerGas: BigInt(tx.maxFeePerGas ?? tx.gasPrice), maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas ?? tx.gasPrice),
+      hash,
+      nonce: Number(BigInt(tx.nonce)),
+      maxFeePerGas: BigInt(tx.maxFeePerGas ?? tx.gasPrice),
+      maxPriorityFeePerGas: BigInt(tx.maxPriorityFeePerGas ?? tx.gasPrice),
     };
   }
 
@@ -109,13 +143,20 @@ export class Bundler {
    * nonce and fees raised by at least the 12.5% nodes require, or to the market's if higher; its hash goes to `record`
    * before it is broadcast. Only one of the two can be mined: the nonce is the same.
    */
-  async replace(stuck: PendingTransaction, op: UserOperation, beneficiary: string, record: (hash: string) => Promise<void>): Promise<string> {
+  async replace(
+    stuck: PendingTransaction,
+    op: UserOperation,
+    beneficiary: string,
+    record: (hash: string) => Promise<void>,
+  ): Promise<string> {
     return this.nonces.exclusive(this.lockKey, async () => {
       const market = await this.signer.provider!.getFeeData();
       const bump = (fee: bigint) => (fee * 1125n) / 1000n + 1n;
       const max = (a: bigint, b: bigint | null) => (b !== null && b > a ? b : a);
       const { raw, hash } = await this.sign(op, beneficiary, {
-        nonce: stuck.nonce, maxFeePerGas: max(bump(stuck.maxFeePerGas), market.maxFeePerGas), maxPriorityFeePerGas: max(bump(stuck.maxPriorityFeePerGas), market.maxPriorityFeePerGas),
+        nonce: stuck.nonce,
+        maxFeePerGas: max(bump(stuck.maxFeePerGas), market.maxFeePerGas),
+        maxPriorityFeePerGas: max(bump(stuck.maxPriorityFeePerGas), market.maxPriorityFeePerGas),
       });
       await record(hash);
       await this.broadcast(raw);
@@ -124,9 +165,18 @@ export class Bundler {
   }
 
   /** Signs (does not send) the handleOps transaction; its hash is final before broadcast. */
-  private async sign(op: UserOperation, beneficiary: string, replacing?: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint }): Promise<{ raw: string; hash: string }> {
-    const request = await this.entryPoint.getFunction('handleOps').populateTransaction([packUserOperation(op)], beneficiary);
-    const populated = await this.signer.populateTransaction({ ...request, ...(replacing ?? { nonce: await this.takeNonce() }) });
+  private async sign(
+    op: UserOperation,
+    beneficiary: string,
+    replacing?: { nonce: number; maxFeePerGas: bigint; maxPriorityFeePerGas: bigint },
+  ): Promise<{ raw: string; hash: string }> {
+    const request = await this.entryPoint
+      .getFunction('handleOps')
+      .populateTransaction([packUserOperation(op)], beneficiary);
+    const populated = await this.signer.populateTransaction({
+      ...request,
+      ...(replacing ?? { nonce: await this.takeNonce() }),
+    });
     const raw = await this.signer.signTransaction(populated);
     const hash = Transaction.from(raw).hash!;
     this.lastSent = hash;
@@ -137,10 +187,15 @@ export class Bundler {
     // Straight from the node: ethers answers repeated identical calls from a 250 ms cache, which another process
     // sending with this key in between makes stale (found by the two-worker test: NONCE_EXPIRED).
     const provider = this.signer.provider as JsonRpcProvider;
-    const pending = Number(BigInt(await provider.send('eth_getTransactionCount', [this.signer.address, 'pending']) as string));
+    const pending = Number(
+      BigInt((await provider.send('eth_getTransactionCount', [this.signer.address, 'pending'])) as string),
+    );
     // Ahead of the node only while our last transaction is still known to it: one a reorg removed (or the pool
     // dropped) frees its nonce again, and a nonce past the gap would never be mined.
-    const cacheHolds = pending < this.nextNonce && this.lastSent !== undefined && (await provider.send('eth_getTransactionByHash', [this.lastSent])) !== null;
+    const cacheHolds =
+      pending < this.nextNonce &&
+      this.lastSent !== undefined &&
+      (await provider.send('eth_getTransactionByHash', [this.lastSent])) !== null;
     const nonce = cacheHolds ? this.nextNonce : pending;
     this.nextNonce = nonce + 1;
     return nonce;
@@ -159,7 +214,11 @@ export class Bundler {
     const sentAt = this.broadcastAt.get(txHash);
     if (sentAt !== undefined && this.observer) {
       this.broadcastAt.delete(txHash);
-      this.observer.observer.confirmed(this.observer.networkId, (Date.now() - sentAt) / 1000, outcome.success ? 'success' : 'reverted');
+      this.observer.observer.confirmed(
+        this.observer.networkId,
+        (Date.now() - sentAt) / 1000,
+        outcome.success ? 'success' : 'reverted',
+      );
     }
     return outcome;
   }
@@ -178,10 +237,17 @@ export class Bundler {
    * Where the chain executed a user operation, found by its UserOperationEvent (whichever transaction carried it: ours,
    * a resubmission, or another bundler's); null when the chain does not show it (not yet, or a reorg removed it).
    */
-  async findOperation(userOpHash: string, fromBlock = 0): Promise<{ outcome: UserOperationOutcome; receipt: TransactionReceipt } | null> {
+  async findOperation(
+    userOpHash: string,
+    fromBlock = 0,
+  ): Promise<{ outcome: UserOperationOutcome; receipt: TransactionReceipt } | null> {
     const topic = this.entryPoint.interface.getEvent('UserOperationEvent')!.topicHash;
     const provider = this.signer.provider!;
-    const [log] = await provider.getLogs({ address: await this.entryPoint.getAddress(), topics: [topic, userOpHash], fromBlock });
+    const [log] = await provider.getLogs({
+      address: await this.entryPoint.getAddress(),
+      topics: [topic, userOpHash],
+      fromBlock,
+    });
     if (!log) return null;
     const receipt = await provider.getTransactionReceipt(log.transactionHash);
     return receipt ? { outcome: this.outcomeOf(receipt), receipt } : null;
@@ -201,8 +267,11 @@ export class Bundler {
       if (parsed?.name === 'UserOperationRevertReason') revertReason = revertText(parsed.args.revertReason as string);
       if (parsed?.name === 'UserOperationEvent') {
         return {
-          success: parsed.args.success as boolean, userOpHash: parsed.args.userOpHash as string, txHash: receipt.hash,
-          actualGasCost: parsed.args.actualGasCost as bigint, ...(revertReason ? { revertReason } : {}),
+          success: parsed.args.success as boolean,
+          userOpHash: parsed.args.userOpHash as string,
+          txHash: receipt.hash,
+          actualGasCost: parsed.args.actualGasCost as bigint,
+          ...(revertReason ? { revertReason } : {}),
         };
       }
     }

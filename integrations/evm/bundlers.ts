@@ -12,15 +12,23 @@ export class Bundlers {
   readonly beneficiary: string;
 
   constructor(
-    private readonly networks: NetworkRegistry, private readonly providers: ChainProviders, private readonly privateKey: string,
-    private readonly nonces: NonceLock, private readonly observer?: ConfirmationObserver,
+    private readonly networks: NetworkRegistry,
+    private readonly providers: ChainProviders,
+    private readonly privateKey: string,
+    private readonly nonces: NonceLock,
+    private readonly observer?: ConfirmationObserver,
   ) {
     this.beneficiary = new Wallet(privateKey).address;
   }
 
   network(networkId: string): EvmNetwork {
     const network = this.networks.get(networkId);
-    if (!network) throw ApplicationFailure.create({ type: ChainFailure.UnknownNetwork, message: `network ${networkId} is not configured`, nonRetryable: true });
+    if (!network)
+      throw ApplicationFailure.create({
+        type: ChainFailure.UnknownNetwork,
+        message: `network ${networkId} is not configured`,
+        nonRetryable: true,
+      });
     return network;
   }
 
@@ -28,7 +36,12 @@ export class Bundlers {
     let bundler = this.bundlers.get(networkId);
     if (!bundler) {
       const network = this.network(networkId);
-      bundler = new Bundler(new Wallet(this.privateKey, this.providers.for(network)), network.entryPoint, this.nonces, this.observer && { networkId, observer: this.observer });
+      bundler = new Bundler(
+        new Wallet(this.privateKey, this.providers.for(network)),
+        network.entryPoint,
+        this.nonces,
+        this.observer && { networkId, observer: this.observer },
+      );
       this.bundlers.set(networkId, bundler);
     }
     return bundler;

@@ -9,25 +9,61 @@ const uint128 = (value: bigint): string => zeroPadValue(toBeHex(value), 16);
 const uint48 = (value: number): string => zeroPadValue(toBeHex(value), 6);
 
 /** The first 52 bytes of paymasterAndData: the paymaster and its gas limits, which its signature also covers. */
-const staticFields = (paymaster: string): string => concat([paymaster, uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)]);
+const staticFields = (paymaster: string): string =>
+  concat([paymaster, uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)]);
 
 /** The most a sponsored operation can cost in wei (every gas limit at its maximum fee): what the paymaster may pay. */
 export function maxCostOf(op: UserOperation): bigint {
-  const gas = op.verificationGasLimit + op.callGasLimit + op.preVerificationGas + PAYMASTER_VERIFICATION_GAS + PAYMASTER_POST_OP_GAS;
+  const gas =
+    op.verificationGasLimit +
+    op.callGasLimit +
+    op.preVerificationGas +
+    PAYMASTER_VERIFICATION_GAS +
+    PAYMASTER_POST_OP_GAS;
   return gas * op.maxFeePerGas;
 }
 
 /** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain. */
-export function sponsorshipHash(op: UserOperation, chainId: bigint | number, paymaster: string, validUntil: number, validAfter: number): string {
+export function sponsorshipHash(
+  op: UserOperation,
+  chainId: bigint | number,
+  paymaster: string,
+  validUntil: number,
+  validAfter: number,
+): string {
   const packed = packUserOperation({ ...op, paymasterAndData: staticFields(paymaster) });
-  return keccak256(AbiCoder.defaultAbiCoder().encode(
-    ['address', 'uint256', 'bytes32', 'bytes32', 'bytes32', 'uint256', 'uint256', 'bytes32', 'uint256', 'address', 'uint48', 'uint48'],
-    [
-      packed.sender, packed.nonce, keccak256(packed.initCode), keccak256(packed.callData), packed.accountGasLimits,
-      BigInt(concat([uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)])),
-      packed.preVerificationGas, packed.gasFees, chainId, paymaster, validUntil, validAfter,
-    ],
-  ));
+  return keccak256(
+    AbiCoder.defaultAbiCoder().encode(
+      [
+        'address',
+        'uint256',
+        'bytes32',
+        'bytes32',
+        'bytes32',
+        'uint256',
+        'uint256',
+        'bytes32',
+        'uint256',
+        'address',
+        'uint48',
+        'uint48',
+      ],
+      [
+        packed.sender,
+        packed.nonce,
+        keccak256(packed.initCode),
+        keccak256(packed.callData),
+        packed.accountGasLimits,
+        BigInt(concat([uint128(PAYMASTER_VERIFICATION_GAS), uint128(PAYMASTER_POST_OP_GAS)])),
+        packed.preVerificationGas,
+        packed.gasFees,
+        chainId,
+        paymaster,
+        validUntil,
+        validAfter,
+      ],
+    ),
+  );
 }
 
 /**

@@ -10,7 +10,12 @@ import { getBytes, hashMessage, isHexString, keccak256, recoverAddress, Signatur
  *  - eip712-erc4337-merkleroot-v1: payload is the 32-byte EIP-712 digest of UserOperationMerkleRoot(root) in the
  *                                  domain {name:"ERC4337", version:"1"}; digest = payload
  */
-export const SIGNING_ALGORITHMS = ['ecdsa-secp256k1-keccak', 'eip191-personal-sign', 'eip712-erc4337-userop-v1', 'eip712-erc4337-merkleroot-v1'] as const;
+export const SIGNING_ALGORITHMS = [
+  'ecdsa-secp256k1-keccak',
+  'eip191-personal-sign',
+  'eip712-erc4337-userop-v1',
+  'eip712-erc4337-merkleroot-v1',
+] as const;
 export type SigningAlgorithm = (typeof SIGNING_ALGORITHMS)[number];
 
 export class SlotSignatureError extends Error {
@@ -20,7 +25,8 @@ export class SlotSignatureError extends Error {
   }
 }
 
-export const isSigningAlgorithm = (value: string): value is SigningAlgorithm => (SIGNING_ALGORITHMS as readonly string[]).includes(value);
+export const isSigningAlgorithm = (value: string): value is SigningAlgorithm =>
+  (SIGNING_ALGORITHMS as readonly string[]).includes(value);
 
 export function slotDigest(algorithm: SigningAlgorithm, payload: string): string {
   if (!isHexString(payload)) throw new SlotSignatureError('payload must be 0x-prefixed hex');
@@ -49,4 +55,5 @@ export function recoverSlotSigner(algorithm: SigningAlgorithm, payload: string, 
 
 /** keyUri of an on-chain signing key: `key:secp256k1:<checksummed address>`. */
 export const keyUriOf = (address: string): string => `key:secp256k1:${address}`;
-export const addressOfKeyUri = (keyUri: string): string | undefined => /^key:secp256k1:(0x[0-9a-fA-F]{40})$/.exec(keyUri)?.[1];
+export const addressOfKeyUri = (keyUri: string): string | undefined =>
+  /^key:secp256k1:(0x[0-9a-fA-F]{40})$/.exec(keyUri)?.[1];

@@ -30,7 +30,11 @@ export class ChainProviders {
   }
 }
 
-export async function counterfactualAddress(provider: JsonRpcProvider, network: EvmNetwork, owner: string): Promise<string> {
+export async function counterfactualAddress(
+  provider: JsonRpcProvider,
+  network: EvmNetwork,
+  owner: string,
+): Promise<string> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   return (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
 }
@@ -43,28 +47,53 @@ export async function isDeployed(provider: JsonRpcProvider, address: string): Pr
  * What the owner grants the service's transfer key on an account: until when, and per token (address(0): the coin)
  * the most it may send in a UTC day (WalletAccount enforces both; a token left out cannot be sent by it).
  */
-export interface TransferSignerGrant { signer: string; validUntil: number; caps: Array<{ token: string; dailyCap: bigint }> }
+export interface TransferSignerGrant {
+  signer: string;
+  validUntil: number;
+  caps: Array<{ token: string; dailyCap: bigint }>;
+}
 
 /**
  * The user operation that deploys the account; with a transfer-signer grant, its call also configures that key
  * (execute(self, 0, configureTransferSigner(signer, validUntil, tokens, caps))), so the owner's one signature covers both.
  */
-export async function buildDeployOperation(provider: JsonRpcProvider, network: EvmNetwork, owner: string, grant?: TransferSignerGrant): Promise<UserOperation> {
+export async function buildDeployOperation(
+  provider: JsonRpcProvider,
+  network: EvmNetwork,
+  owner: string,
+  grant?: TransferSignerGrant,
+): Promise<UserOperation> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
-  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>, provider.getFeeData()]);
+  const [nonce, fees] = await Promise.all([
+    entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>,
+    provider.getFeeData(),
+  ]);
   return {
-    sender, nonce, initCode: concat([network.accountFactory, factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT])]),
+    sender,
+    nonce,
+    initCode: concat([
+      network.accountFactory,
+      factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT]),
+    ]),
     callData: grant
-      ? new Interface(accountAbi()).encodeFunctionData('execute', [sender, 0n, new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
-        grant.signer, grant.validUntil, grant.caps.map((c) => c.token), grant.caps.map((c) => c.dailyCap),
-      ])])
+      ? new Interface(accountAbi()).encodeFunctionData('execute', [
+          sender,
+          0n,
+          new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
+            grant.signer,
+            grant.validUntil,
+            grant.caps.map((c) => c.token),
+            grant.caps.map((c) => c.dailyCap),
+          ]),
+        ])
       : '0x',
     ...DEPLOY_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
-    paymasterAndData: '0x', signature: '0x',
+    paymasterAndData: '0x',
+    signature: '0x',
   };
 }
 
@@ -77,15 +106,27 @@ const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as Inte
  * wait on each other's sequence.
  */
 export async function buildTransferOperation(
-  provider: JsonRpcProvider, network: EvmNetwork, account: string, callData: string, nonceKey: bigint,
+  provider: JsonRpcProvider,
+  network: EvmNetwork,
+  account: string,
+  callData: string,
+  nonceKey: bigint,
 ): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
-  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>, provider.getFeeData()]);
+  const [nonce, fees] = await Promise.all([
+    entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>,
+    provider.getFeeData(),
+  ]);
   return {
-    sender: account, nonce, initCode: '0x', callData, ...CALL_GAS,
+    sender: account,
+    nonce,
+    initCode: '0x',
+    callData,
+    ...CALL_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
-    paymasterAndData: '0x', signature: '0x',
+    paymasterAndData: '0x',
+    signature: '0x',
   };
 }
 
@@ -94,25 +135,49 @@ export const transferCallData = (to: string, amount: bigint, token?: { address: 
   new Interface(accountAbi()).encodeFunctionData('transferWithinCap', [token?.address ?? ZeroAddress, to, amount]);
 
 /** A 2D-nonce key of its own per transfer (uint192). */
-export const transferNonceKey = (transferId: string): bigint => BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
+export const transferNonceKey = (transferId: string): bigint =>
+  BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
 
 /** A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...). */
-export async function buildCallOperation(provider: JsonRpcProvider, network: EvmNetwork, account: string, target: string, innerCallData: string): Promise<UserOperation> {
+export async function buildCallOperation(
+  provider: JsonRpcProvider,
+  network: EvmNetwork,
+  account: string,
+  target: string,
+  innerCallData: string,
+): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const wallet = new Contract(account, accountAbi(), provider);
-  const [nonce, fees] = await Promise.all([entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>, provider.getFeeData()]);
+  const [nonce, fees] = await Promise.all([
+    entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
+    provider.getFeeData(),
+  ]);
   return {
-    sender: account, nonce, initCode: '0x', callData: wallet.interface.encodeFunctionData('execute', [target, 0n, innerCallData]), ...CALL_GAS,
+    sender: account,
+    nonce,
+    initCode: '0x',
+    callData: wallet.interface.encodeFunctionData('execute', [target, 0n, innerCallData]),
+    ...CALL_GAS,
     maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
     maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
-    paymasterAndData: '0x', signature: '0x',
+    paymasterAndData: '0x',
+    signature: '0x',
   };
 }
 
 export const changeOwnerCallData = (newOwner: string): string =>
-  new Contract('0x0000000000000000000000000000000000000000', accountAbi()).interface.encodeFunctionData('changeOwner', [newOwner]);
+  new Contract('0x0000000000000000000000000000000000000000', accountAbi()).interface.encodeFunctionData('changeOwner', [
+    newOwner,
+  ]);
 
-const BIGINT_FIELDS = ['nonce', 'callGasLimit', 'verificationGasLimit', 'preVerificationGas', 'maxFeePerGas', 'maxPriorityFeePerGas'] as const;
+const BIGINT_FIELDS = [
+  'nonce',
+  'callGasLimit',
+  'verificationGasLimit',
+  'preVerificationGas',
+  'maxFeePerGas',
+  'maxPriorityFeePerGas',
+] as const;
 
 /** User operations are stored as JSON with bigints as decimal strings. */
 export const serializeOperation = (op: UserOperation): Record<string, string> =>
@@ -126,26 +191,44 @@ export const deserializeOperation = (stored: Record<string, string>): UserOperat
 
 /** What an account grants the service's transfer key, read from the chain (a read: no key is involved). */
 export interface TransferKeyGrant {
-  signer: string | null; validUntil: number;
+  signer: string | null;
+  validUntil: number;
   /** Per token address (address(0): the coin): the daily cap, and what was sent on `day` (UTC days since 1970). */
   allowances: Map<string, { dailyCap: bigint; spent: bigint; day: number }>;
 }
 
-export async function transferKeyGrantOf(provider: JsonRpcProvider, account: string, tokens: string[]): Promise<TransferKeyGrant> {
+export async function transferKeyGrantOf(
+  provider: JsonRpcProvider,
+  account: string,
+  tokens: string[],
+): Promise<TransferKeyGrant> {
   const wallet = new Contract(account, accountAbi(), provider);
   const [signer, validUntil, ...allowances] = await Promise.all([
-    wallet.getFunction('transferSigner')() as Promise<string>, wallet.getFunction('transferSignerValidUntil')() as Promise<bigint>,
+    wallet.getFunction('transferSigner')() as Promise<string>,
+    wallet.getFunction('transferSignerValidUntil')() as Promise<bigint>,
     ...tokens.map((token) => wallet.getFunction('transferAllowances')(token) as Promise<[bigint, bigint, bigint]>),
   ]);
   return {
-    signer: signer === ZeroAddress ? null : signer, validUntil: Number(validUntil),
-    allowances: new Map(tokens.map((token, i) => {
-      const [dailyCap, spent, day] = allowances[i] as unknown as [bigint, bigint, bigint];
-      return [token, { dailyCap, spent, day: Number(day) }];
-    })),
+    signer: signer === ZeroAddress ? null : signer,
+    validUntil: Number(validUntil),
+    allowances: new Map(
+      tokens.map((token, i) => {
+        const [dailyCap, spent, day] = allowances[i] as unknown as [bigint, bigint, bigint];
+        return [token, { dailyCap, spent, day: Number(day) }];
+      }),
+    ),
   };
 }
 
 /** The owner call that sets the transfer key (address(0) removes it), its expiry and caps (token addresses, base units). */
-export const configureTransferSignerCallData = (signer: string, validUntil: number, caps: Array<{ token: string; dailyCap: bigint }>): string =>
-  new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [signer, validUntil, caps.map((c) => c.token), caps.map((c) => c.dailyCap)]);
+export const configureTransferSignerCallData = (
+  signer: string,
+  validUntil: number,
+  caps: Array<{ token: string; dailyCap: bigint }>,
+): string =>
+  new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
+    signer,
+    validUntil,
+    caps.map((c) => c.token),
+    caps.map((c) => c.dailyCap),
+  ]);

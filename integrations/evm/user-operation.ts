@@ -1,4 +1,13 @@
-import { AbiCoder, Signature, TypedDataEncoder, concat, toBeHex, zeroPadValue, type TypedDataDomain, type TypedDataField } from 'ethers';
+import {
+  AbiCoder,
+  Signature,
+  TypedDataEncoder,
+  concat,
+  toBeHex,
+  zeroPadValue,
+  type TypedDataDomain,
+  type TypedDataField,
+} from 'ethers';
 import { StandardMerkleTree } from '@openzeppelin/merkle-tree';
 
 /** An ERC-4337 v0.8 user operation with its gas fields unpacked, as the service builds it. */
@@ -29,29 +38,43 @@ export interface PackedUserOperation {
   signature: string;
 }
 
-const pack128 = (high: bigint, low: bigint): string => concat([zeroPadValue(toBeHex(high), 16), zeroPadValue(toBeHex(low), 16)]);
+const pack128 = (high: bigint, low: bigint): string =>
+  concat([zeroPadValue(toBeHex(high), 16), zeroPadValue(toBeHex(low), 16)]);
 
 export function packUserOperation(op: UserOperation): PackedUserOperation {
   return {
-    sender: op.sender, nonce: op.nonce, initCode: op.initCode, callData: op.callData,
+    sender: op.sender,
+    nonce: op.nonce,
+    initCode: op.initCode,
+    callData: op.callData,
     accountGasLimits: pack128(op.verificationGasLimit, op.callGasLimit),
     preVerificationGas: op.preVerificationGas,
     gasFees: pack128(op.maxPriorityFeePerGas, op.maxFeePerGas),
-    paymasterAndData: op.paymasterAndData, signature: op.signature,
+    paymasterAndData: op.paymasterAndData,
+    signature: op.signature,
   };
 }
 
 export const USER_OPERATION_TYPES: Record<string, TypedDataField[]> = {
   PackedUserOperation: [
-    { name: 'sender', type: 'address' }, { name: 'nonce', type: 'uint256' }, { name: 'initCode', type: 'bytes' },
-    { name: 'callData', type: 'bytes' }, { name: 'accountGasLimits', type: 'bytes32' }, { name: 'preVerificationGas', type: 'uint256' },
-    { name: 'gasFees', type: 'bytes32' }, { name: 'paymasterAndData', type: 'bytes' },
+    { name: 'sender', type: 'address' },
+    { name: 'nonce', type: 'uint256' },
+    { name: 'initCode', type: 'bytes' },
+    { name: 'callData', type: 'bytes' },
+    { name: 'accountGasLimits', type: 'bytes32' },
+    { name: 'preVerificationGas', type: 'uint256' },
+    { name: 'gasFees', type: 'bytes32' },
+    { name: 'paymasterAndData', type: 'bytes' },
   ],
 };
 
 /** eip712-erc4337-userop-v1: the domain EntryPoint v0.8 hashes user operations in. */
-export const userOperationDomain = (chainId: bigint | number, entryPoint: string): TypedDataDomain =>
-  ({ name: 'ERC4337', version: '1', chainId, verifyingContract: entryPoint });
+export const userOperationDomain = (chainId: bigint | number, entryPoint: string): TypedDataDomain => ({
+  name: 'ERC4337',
+  version: '1',
+  chainId,
+  verifyingContract: entryPoint,
+});
 
 /** The userOpHash, equal to EntryPoint.getUserOpHash(op). */
 export function userOperationHash(op: UserOperation, chainId: bigint | number, entryPoint: string): string {
@@ -61,15 +84,21 @@ export function userOperationHash(op: UserOperation, chainId: bigint | number, e
 
 /** eip712-erc4337-merkleroot-v1: one signature over the root of several userOpHashes (one per network). */
 export const MERKLE_ROOT_DOMAIN: TypedDataDomain = { name: 'ERC4337', version: '1' };
-export const MERKLE_ROOT_TYPES: Record<string, TypedDataField[]> = { UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }] };
-export const merkleRootDigest = (root: string): string => TypedDataEncoder.hash(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root });
+export const MERKLE_ROOT_TYPES: Record<string, TypedDataField[]> = {
+  UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }],
+};
+export const merkleRootDigest = (root: string): string =>
+  TypedDataEncoder.hash(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root });
 
 /**
  * The tree over userOpHashes: OpenZeppelin's StandardMerkleTree with leaf type bytes32, so
  * leaf(h) = keccak256(keccak256(abi.encode(h))) and pairs are sorted, as WalletAccount verifies on chain.
  */
 export function userOperationMerkleTree(hashes: string[]): { root: string; proofOf(hash: string): string[] } {
-  const tree = StandardMerkleTree.of(hashes.map((h) => [h]), ['bytes32']);
+  const tree = StandardMerkleTree.of(
+    hashes.map((h) => [h]),
+    ['bytes32'],
+  );
   return { root: tree.root, proofOf: (hash) => tree.getProof([hash]) };
 }
 
@@ -77,11 +106,19 @@ const SINGLE = '0x00';
 const MERKLE = '0x01';
 
 /** userOp.signature for WalletAccount: 0x00 || owner signature over the userOpHash. */
-export const singleSignature = (ownerSignature: string): string => concat([SINGLE, Signature.from(ownerSignature).serialized]);
+export const singleSignature = (ownerSignature: string): string =>
+  concat([SINGLE, Signature.from(ownerSignature).serialized]);
 
 /** userOp.signature for WalletAccount: 0x02 || the transfer signer's signature over the userOpHash (transfers only). */
-export const transferSignature = (signerSignature: string): string => concat(['0x02', Signature.from(signerSignature).serialized]);
+export const transferSignature = (signerSignature: string): string =>
+  concat(['0x02', Signature.from(signerSignature).serialized]);
 
 /** userOp.signature for WalletAccount: 0x01 || abi.encode(root, proof, owner signature over the root). */
 export const merkleSignature = (root: string, proof: string[], ownerSignature: string): string =>
-  concat([MERKLE, AbiCoder.defaultAbiCoder().encode(['bytes32', 'bytes32[]', 'bytes'], [root, proof, Signature.from(ownerSignature).serialized])]);
+  concat([
+    MERKLE,
+    AbiCoder.defaultAbiCoder().encode(
+      ['bytes32', 'bytes32[]', 'bytes'],
+      [root, proof, Signature.from(ownerSignature).serialized],
+    ),
+  ]);

@@ -8,8 +8,12 @@ import { call, registerUser } from '../helpers/http';
 
 describe('OpenAPI document', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('documents every route of the router with its request and response schemas', async () => {
     const doc = await call(`${stack.apiUrl}/openapi.json`);
@@ -31,7 +35,9 @@ describe('OpenAPI document', () => {
     const { body } = await call(`${stack.apiUrl}/openapi.json`);
     const { servers, ...served } = body;
     expect(servers).toEqual(expect.any(Array));
-    const { servers: _none, ...committed } = JSON.parse(readFileSync(join(__dirname, '..', '..', 'clients', 'typescript', 'openapi.json'), 'utf8'));
+    const { servers: _none, ...committed } = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'clients', 'typescript', 'openapi.json'), 'utf8'),
+    );
     expect(served).toEqual(committed);
   });
 
@@ -39,7 +45,11 @@ describe('OpenAPI document', () => {
     const { body } = await call(`${stack.apiUrl}/openapi.json`);
     expect(Object.keys(body.webhooks).sort()).toEqual([...EVENT_TYPE_NAMES].sort());
     const confirmed = body.webhooks['transfer.confirmed'].post;
-    expect(confirmed.parameters.map((p: { name: string }) => p.name)).toEqual(['webhook-id', 'webhook-timestamp', 'webhook-signature']);
+    expect(confirmed.parameters.map((p: { name: string }) => p.name)).toEqual([
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
     const schema = confirmed.requestBody.content['application/json'].schema;
     expect(schema.properties.type.const).toBe('transfer.confirmed');
     expect(schema.properties.data.required).toEqual(expect.arrayContaining(['transferId', 'networkId', 'txHash']));
@@ -48,17 +58,31 @@ describe('OpenAPI document', () => {
   it('links each creating operation to the ones that use its ids, every link resolvable', async () => {
     const { body } = await call(`${stack.apiUrl}/openapi.json`);
     const operations = new Map<string, { parameters: Array<{ name: string; in: string }> }>();
-    for (const ops of Object.values(body.paths) as Array<Record<string, { operationId: string; parameters: Array<{ name: string; in: string }> }>>) {
+    for (const ops of Object.values(body.paths) as Array<
+      Record<string, { operationId: string; parameters: Array<{ name: string; in: string }> }>
+    >) {
       for (const op of Object.values(ops)) operations.set(op.operationId, op);
     }
     /** Where a JSON pointer of an answer lands in its schema (through the properties it names, an allOf's too). */
     type Schema = { properties?: Record<string, Schema>; allOf?: Schema[] };
     const property = (at: Schema | undefined, key: string): Schema | undefined =>
       at?.properties?.[key] ?? at?.allOf?.map((part) => property(part, key)).find(Boolean);
-    const resolve = (schema: Schema, pointer: string) => pointer.split('/').slice(1).reduce<Schema | undefined>(property, schema);
+    const resolve = (schema: Schema, pointer: string) =>
+      pointer.split('/').slice(1).reduce<Schema | undefined>(property, schema);
     let links = 0;
     for (const [operationId, byStatus] of Object.entries(OPERATION_LINKS)) {
-      const source = [...Object.values(body.paths)].flatMap((ops) => Object.values(ops as Record<string, { operationId: string; responses: Record<string, { links?: unknown; content?: Record<string, { schema: never }> }> }>))
+      const source = [...Object.values(body.paths)]
+        .flatMap((ops) =>
+          Object.values(
+            ops as Record<
+              string,
+              {
+                operationId: string;
+                responses: Record<string, { links?: unknown; content?: Record<string, { schema: never }> }>;
+              }
+            >,
+          ),
+        )
         .find((op) => op.operationId === operationId);
       expect(source).toBeDefined();
       for (const [status, named] of Object.entries(byStatus)) {
@@ -71,7 +95,9 @@ describe('OpenAPI document', () => {
           const pathParameters = target!.parameters.filter((p) => p.in === 'path').map((p) => p.name);
           for (const [name, expression] of Object.entries(link.parameters)) {
             expect(pathParameters).toContain(name);
-            expect(resolve(response.content!['application/json']!.schema, expression.replace('$response.body#', ''))).toMatchObject({ type: 'string' });
+            expect(
+              resolve(response.content!['application/json']!.schema, expression.replace('$response.body#', '')),
+            ).toMatchObject({ type: 'string' });
           }
         }
       }
@@ -82,13 +108,17 @@ describe('OpenAPI document', () => {
   it('names the interface endpoints with their headers', async () => {
     const { body } = await call(`${stack.apiUrl}/openapi.json`);
     const register = body.paths['/v1/account/register'].post;
-    expect(register.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['idempotency-key', 'x-device-id']));
+    expect(register.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['idempotency-key', 'x-device-id']),
+    );
     expect(register.responses['201'].content['application/json'].schema.required).toEqual(
       expect.arrayContaining(['regId', 'step', 'passInfo', 'allSteps', 'passTokenExpiresAt']),
     );
     const ekyc = body.paths['/v1/account/register/{regId}/ekyc'].post;
     expect(Object.keys(ekyc.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
-    expect(body.paths['/api/v1/kyc/basic-info'].post.responses['200'].content['application/json'].schema.properties.status).toBeDefined();
+    expect(
+      body.paths['/api/v1/kyc/basic-info'].post.responses['200'].content['application/json'].schema.properties.status,
+    ).toBeDefined();
   });
 
   it('serves a docs page and answers unknown paths with problem+json', async () => {
@@ -108,13 +138,23 @@ describe('OpenAPI document', () => {
 
   it('answers methods a path does not have with 405 and an Allow of what the path really offers (found by Schemathesis)', async () => {
     const patch = await call(`${stack.apiUrl}/.well-known/jwks.json`, { method: 'PATCH' });
-    expect([patch.status, patch.headers.get('allow'), patch.body.type]).toEqual([405, 'HEAD, GET', '/problems/method-not-allowed']);
+    expect([patch.status, patch.headers.get('allow'), patch.body.type]).toEqual([
+      405,
+      'HEAD, GET',
+      '/problems/method-not-allowed',
+    ]);
     // /charge/execute is POST only, although GET /charge/{chargeId} would match the path if its id were not checked.
     const options = await fetch(`${stack.apiUrl}/api/v1/charge/execute`, { method: 'OPTIONS' });
     expect(options.headers.get('allow')).toBe('POST');
     const user = await registerUser(stack);
-    const get = await call(`${stack.apiUrl}/api/v1/charge/execute`, { headers: { authorization: `Bearer ${user.accessToken}` } });
-    expect([get.status, get.headers.get('allow'), get.body.error?.type]).toEqual([405, 'POST', '/problems/method-not-allowed']);
+    const get = await call(`${stack.apiUrl}/api/v1/charge/execute`, {
+      headers: { authorization: `Bearer ${user.accessToken}` },
+    });
+    expect([get.status, get.headers.get('allow'), get.body.error?.type]).toEqual([
+      405,
+      'POST',
+      '/problems/method-not-allowed',
+    ]);
     // A JSON body with a "__proto__" key is read without it, never refused as malformed nor merged into prototypes.
     const poisoned = await call(`${stack.apiUrl}/v1/exchange/quote`, {
       headers: { authorization: `Bearer ${user.accessToken}` },

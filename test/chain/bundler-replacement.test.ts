@@ -16,20 +16,47 @@ const hex = (n: bigint) => `0x${n.toString(16)}`;
  */
 describe('an underpriced bundler transaction is replaced with a higher fee', () => {
   let chain: TestChain;
-  beforeAll(async () => { chain = await startTestChain(31337); });
-  afterAll(async () => { await chain?.stop(); });
+  beforeAll(async () => {
+    chain = await startTestChain(31337);
+  });
+  afterAll(async () => {
+    await chain?.stop();
+  });
 
   it('replaces the stuck transaction at its nonce; only the replacement is mined and the account is deployed once', async () => {
     const { provider } = chain;
-    const network = { networkId: 'ETHEREUM', kind: 'evm', chainId: chain.chainId, rpcUrl: chain.rpcUrl, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry } as EvmNetwork;
+    const network = {
+      networkId: 'ETHEREUM',
+      kind: 'evm',
+      chainId: chain.chainId,
+      rpcUrl: chain.rpcUrl,
+      entryPoint: chain.entryPoint,
+      accountFactory: chain.accountFactory,
+      paymaster: chain.paymaster,
+      didRegistry: chain.didRegistry,
+    } as EvmNetwork;
     const owner = Wallet.createRandom();
     const built = await buildDeployOperation(provider, network, owner.address);
-    const sponsored = { ...built, paymasterAndData: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY).sign(built, chain, Math.floor(Date.now() / 1000) + 3600) };
-    const op = { ...sponsored, signature: singleSignature(owner.signingKey.sign(userOperationHash(sponsored, chain.chainId, chain.entryPoint)).serialized) };
+    const sponsored = {
+      ...built,
+      paymasterAndData: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY).sign(
+        built,
+        chain,
+        Math.floor(Date.now() / 1000) + 3600,
+      ),
+    };
+    const op = {
+      ...sponsored,
+      signature: singleSignature(
+        owner.signingKey.sign(userOperationHash(sponsored, chain.chainId, chain.entryPoint)).serialized,
+      ),
+    };
     const bundler = new Bundler(new Wallet(ANVIL_BUNDLER_KEY, provider), chain.entryPoint);
     const beneficiary = Wallet.createRandom().address;
     const recorded: string[] = [];
-    const record = async (hash: string) => { recorded.push(hash); };
+    const record = async (hash: string) => {
+      recorded.push(hash);
+    };
 
     await provider.send('evm_setAutomine', [false]);
     const first = await bundler.send(op, beneficiary, record);
@@ -44,19 +71,27 @@ describe('an underpriced bundler transaction is replaced with a higher fee', () 
     await provider.send('evm_setAutomine', [true]);
     const outcome = await bundler.waitForOutcome(second, 30_000);
     expect(outcome.success).toBe(true);
-    const { blockNumber } = await provider.send('eth_getTransactionReceipt', [second]) as { blockNumber: string };
-    const block = await provider.send('eth_getBlockByNumber', [blockNumber, false]) as { baseFeePerGas: string };
+    const { blockNumber } = (await provider.send('eth_getTransactionReceipt', [second])) as { blockNumber: string };
+    const block = (await provider.send('eth_getBlockByNumber', [blockNumber, false])) as { baseFeePerGas: string };
     expect(BigInt(block.baseFeePerGas)).toBeGreaterThan(stuck!.maxFeePerGas); // the first could not have been in it
-    const replacement = await provider.send('eth_getTransactionByHash', [second]) as { nonce: string; maxFeePerGas: string; maxPriorityFeePerGas: string };
+    const replacement = (await provider.send('eth_getTransactionByHash', [second])) as {
+      nonce: string;
+      maxFeePerGas: string;
+      maxPriorityFeePerGas: string;
+    };
     expect(Number(BigInt(replacement.nonce))).toBe(stuck!.nonce);
     expect(BigInt(replacement.maxFeePerGas)).toBeGreaterThanOrEqual((stuck!.maxFeePerGas * 1125n) / 1000n);
-    expect(BigInt(replacement.maxPriorityFeePerGas)).toBeGreaterThanOrEqual((stuck!.maxPriorityFeePerGas * 1125n) / 1000n);
+    expect(BigInt(replacement.maxPriorityFeePerGas)).toBeGreaterThanOrEqual(
+      (stuck!.maxPriorityFeePerGas * 1125n) / 1000n,
+    );
 
     // The stuck one can never be mined now (its nonce is taken), and the operation ran once.
     expect(await provider.send('eth_getTransactionReceipt', [first])).toBeNull();
     expect(await bundler.pendingTransaction(first)).toBeNull();
     expect(await provider.send('eth_getCode', [op.sender, 'latest'])).not.toBe('0x');
     expect(await bundler.nonceOf(op.sender)).toBe(1n);
-    expect(await bundler.findOperation(outcome.userOpHash)).toMatchObject({ outcome: { success: true, txHash: second } });
+    expect(await bundler.findOperation(outcome.userOpHash)).toMatchObject({
+      outcome: { success: true, txHash: second },
+    });
   });
 });

@@ -26,7 +26,11 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
   const viaProcess = () => ({ apiUrl, sandboxUrl: stack.sandboxUrl });
 
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases().at(-1)!, { chains: true, solana: true, env: { TRANSFER_WAIT_SECONDS: '30' } });
+    stack = await startTestStack(testDatabases().at(-1)!, {
+      chains: true,
+      solana: true,
+      env: { TRANSFER_WAIT_SECONDS: '30' },
+    });
     const port = await freePort();
     const env = stack.apiProcessEnv(port);
     expect(env.KEY_ENCRYPTION_KEY).toBeUndefined();
@@ -34,9 +38,21 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     expect(stack.workerProcessEnv().KEY_ENCRYPTION_KEY).toMatch(/^[A-Za-z0-9+/]{43}=$/);
     api = runServiceProcess('api/main.ts', env);
     apiUrl = `http://127.0.0.1:${port}`;
-    await waitFor(async () => { try { return (await fetch(`${apiUrl}/readyz`)).ok; } catch { return false; } }, 60_000, 'the api process');
+    await waitFor(
+      async () => {
+        try {
+          return (await fetch(`${apiUrl}/readyz`)).ok;
+        } catch {
+          return false;
+        }
+      },
+      60_000,
+      'the api process',
+    );
     user = await registerUser(stack);
-    expect((await callApi(viaProcess(), '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } })).status).toBe(201);
+    expect(
+      (await callApi(viaProcess(), '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } })).status,
+    ).toBe(201);
   });
   afterAll(async () => {
     api?.child.kill('SIGTERM');
@@ -45,7 +61,10 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
   });
 
   const transfer = async (body: Record<string, string>, key = randomUUID()) =>
-    callApi(viaProcess(), '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, PIN, body as unknown as TransferFields, key), ...body }, key });
+    callApi(viaProcess(), '/api/v1/transfer/crypto/execute', user, {
+      json: { pin: await transferPin(stack, PIN, body as unknown as TransferFields, key), ...body },
+      key,
+    });
 
   it('deploys an account whose transfer key the worker made, and sends ETH signed by the worker', async () => {
     const accountAddress = await deployAccount(viaProcess(), user, Wallet.createRandom(), 'ETHEREUM');
@@ -70,7 +89,12 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     const before = stack.solana!.balance(to);
     const sent = await transfer({ to_address: to, network: 'SOLANA', token: 'SOL', amount: '0.5' });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '0.5 SOL', fee: '0.000005 SOL', error: null });
+    expect(sent.body).toMatchObject({
+      status: expect.stringMatching(INCLUDED),
+      amount: '0.5 SOL',
+      fee: '0.000005 SOL',
+      error: null,
+    });
     expect(stack.solana!.balance(to) - before).toBe(500_000_000n);
   });
 
@@ -79,7 +103,9 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
     const first = await callApi(viaProcess(), '/api/v1/kyc/basic-info', user, { json: body });
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ step: 'basic_info', completed: true, vcId: expect.stringMatching(/^vc_/) });
-    expect((await callApi(viaProcess(), '/api/v1/kyc/basic-info', user, { json: body })).body.vcId).toBe(first.body.vcId);
+    expect((await callApi(viaProcess(), '/api/v1/kyc/basic-info', user, { json: body })).body.vcId).toBe(
+      first.body.vcId,
+    );
     expect((await callApi(viaProcess(), `/v1/did/vcs/${first.body.vcId}`, user)).status).toBe(200);
   });
 

@@ -11,7 +11,11 @@ import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
  */
 const SENDS_A_DAY = 5;
 const RATE_LIMITS = JSON.stringify({
-  ...Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).filter((rule) => !rule.startsWith('bank-account-')).map((rule) => [rule, { points: 100_000, seconds: 60 }])),
+  ...Object.fromEntries(
+    Object.keys(DEFAULT_RATE_LIMITS)
+      .filter((rule) => !rule.startsWith('bank-account-'))
+      .map((rule) => [rule, { points: 100_000, seconds: 60 }]),
+  ),
   'bank-account-send-won': { points: SENDS_A_DAY, seconds: 24 * 3600 },
 });
 
@@ -20,7 +24,7 @@ const RATE_LIMITS = JSON.stringify({
  * ask for deposits to their account and guess. Guesses are bounded per verification (3) and per bank account across
  * every user (3 sends a day, 10 wrong codes in 20 days), so a guesser with many accounts of their own gains nothing more.
  */
-describe('1 KRW codes guessed at someone else\'s bank account', () => {
+describe("1 KRW codes guessed at someone else's bank account", () => {
   let stack: TestStack;
   let victim: SandboxAccount;
   const holder = newPerson().name;
@@ -29,10 +33,16 @@ describe('1 KRW codes guessed at someone else\'s bank account', () => {
     stack = await startTestStack(testDatabases()[0]!, { env: { RATE_LIMITS } });
     victim = await openBankAccount(stack, holder, 1_000_000);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
-  const send = (user: RegisteredUser, account = victim) => callApi(stack, '/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo } });
-  const confirm = (user: RegisteredUser, verificationId: string, code: string) => callApi(stack, '/api/v1/bank/send-won/confirm', user, { json: { verification_id: verificationId, code } });
+  const send = (user: RegisteredUser, account = victim) =>
+    callApi(stack, '/api/v1/bank/send-won', user, {
+      json: { bank_code: account.bankCode, account_no: account.accountNo },
+    });
+  const confirm = (user: RegisteredUser, verificationId: string, code: string) =>
+    callApi(stack, '/api/v1/bank/send-won/confirm', user, { json: { verification_id: verificationId, code } });
   /** A code the deposit did not carry (the guesser reads no statement). */
   const wrongCodeFor = async (account: SandboxAccount) => {
     const real = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
@@ -47,7 +57,10 @@ describe('1 KRW codes guessed at someone else\'s bank account', () => {
     const answers = [];
     for (let i = 0; i < 4; i += 1) answers.push(await confirm(guesser, sent.body.verification_id, wrong));
     expect(answers.map((a) => [a.status, a.body.type])).toEqual([
-      [422, '/problems/wrong-code'], [422, '/problems/wrong-code'], [422, '/problems/wrong-code'], [409, '/problems/verification-locked'],
+      [422, '/problems/wrong-code'],
+      [422, '/problems/wrong-code'],
+      [422, '/problems/wrong-code'],
+      [409, '/problems/verification-locked'],
     ]);
   });
 
@@ -69,7 +82,8 @@ describe('1 KRW codes guessed at someone else\'s bank account', () => {
     const wrong = await wrongCodeFor(account);
     // Three wrong codes each from three users (each verification then locks), and one from the fourth: ten.
     for (const [i, guesser] of guessers.slice(0, 3).entries()) {
-      for (let n = 0; n < 3; n += 1) expect((await confirm(guesser, verifications[i]!, wrong)).body.type).toBe('/problems/wrong-code');
+      for (let n = 0; n < 3; n += 1)
+        expect((await confirm(guesser, verifications[i]!, wrong)).body.type).toBe('/problems/wrong-code');
     }
     expect((await confirm(guessers[3]!, verifications[3]!, wrong)).body.type).toBe('/problems/wrong-code');
     // The fourth user's verification has attempts left, and the right code (read here from the holder's statement): refused.

@@ -3,78 +3,144 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { bankAccountLog, callApi, connectBankAccount, openBankAccount, type BankTransaction, type SandboxAccount } from '../helpers/bank';
+import {
+  bankAccountLog,
+  callApi,
+  connectBankAccount,
+  openBankAccount,
+  type BankTransaction,
+  type SandboxAccount,
+} from '../helpers/bank';
 import { ChargeEntity, IdempotencyRecordEntity, UserEntity } from '../../db/entities';
 import { NeedsReviewSA, chargeWorkflowId } from '../../workflows/messages';
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(database); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(database);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
     await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 300, webhooks: true, reportStatus: null, malformed: false } });
+    await call(`${stack.sandboxUrl}/bank/v1/_settings`, {
+      method: 'PUT',
+      json: { settleDelayMs: 300, webhooks: true, reportStatus: null, malformed: false },
+    });
     await stack.startWorker();
   });
 
-  const openAccount = (holder: string, balance: number, bankCode = '004') => openBankAccount(stack, holder, balance, bankCode);
+  const openAccount = (holder: string, balance: number, bankCode = '004') =>
+    openBankAccount(stack, holder, balance, bankCode);
   const bankAccount = (bankCode: string, accountNo: string) => bankAccountLog(stack, { bankCode, accountNo });
-  const api = (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) => callApi(stack, path, user, init);
+  const api = (path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) =>
+    callApi(stack, path, user, init);
   const connect = (user: RegisteredUser, account: SandboxAccount) => connectBankAccount(stack, user, account);
-  const charge = (user: RegisteredUser, amount: string, key: string | undefined = randomUUID(), source = 'KB국민은행', currency = 'KRW') =>
-    api('/api/v1/charge/execute', user, { json: { source, amount, currency }, key });
+  const charge = (
+    user: RegisteredUser,
+    amount: string,
+    key: string | undefined = randomUUID(),
+    source = 'KB국민은행',
+    currency = 'KRW',
+  ) => api('/api/v1/charge/execute', user, { json: { source, amount, currency }, key });
   /** Waits until the charge is completed or failed (a charge in review is not settled yet). */
   const settled = async (user: RegisteredUser, chargeId: string) => {
     let view: { status: string; failure_reason: string | null; amount: string } | undefined;
-    await waitFor(async () => { view = (await api(`/api/v1/charge/${chargeId}`, user)).body; return !['processing', 'needs_review'].includes(view!.status); }, 90_000, `charge ${chargeId}`);
+    await waitFor(
+      async () => {
+        view = (await api(`/api/v1/charge/${chargeId}`, user)).body;
+        return !['processing', 'needs_review'].includes(view!.status);
+      },
+      90_000,
+      `charge ${chargeId}`,
+    );
     return view!;
   };
-  const balance = async (user: RegisteredUser) => (await api('/api/v1/balance', user)).body.balances.find((b: { currency: string }) => b.currency === 'KRW');
+  const balance = async (user: RegisteredUser) =>
+    (await api('/api/v1/balance', user)).body.balances.find((b: { currency: string }) => b.currency === 'KRW');
   /** Until the bank has been asked for the charge's money (a suspension before that would stop the charge there). */
   const withdrawalRequested = (chargeId: string) =>
-    waitFor(async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId }))?.bankStatus != null, 60_000, 'withdrawal requested');
+    waitFor(
+      async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId }))?.bankStatus != null,
+      60_000,
+      'withdrawal requested',
+    );
   const withdrawalsOf = (transactions: BankTransaction[]) => transactions.filter((t) => t.remark === '월렛 충전');
 
   it('verifies an account with a 1 KRW deposit and connects it', async () => {
     const user = await registerUser(stack);
     const account = await openAccount(user.person.name, 50_000);
-    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo.replace(/^(\d{3})/, '$1-') } });
+    const sent = await api('/api/v1/bank/send-won', user, {
+      json: { bank_code: '004', account_no: account.accountNo.replace(/^(\d{3})/, '$1-') },
+    });
     expect(sent.status).toBe(200);
     expect(sent.body).toMatchObject({ sent: true, remark: '월렛****', verification_id: expect.stringMatching(/^bv_/) });
-    const log = (await bankAccount('004', account.accountNo));
+    const log = await bankAccount('004', account.accountNo);
     expect(log.balance).toBe(50_001);
     const deposit = log.transactions.at(-1)!;
     expect(deposit).toMatchObject({ amount: 1, remark: expect.stringMatching(/^월렛\d{4}$/) });
     const code = deposit.remark.slice(2);
 
-    const wrong = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: code === '0000' ? '0001' : '0000' } });
+    const wrong = await api('/api/v1/bank/send-won/confirm', user, {
+      json: { verification_id: sent.body.verification_id, code: code === '0000' ? '0001' : '0000' },
+    });
     expect(wrong.status).toBe(422);
     expect(wrong.body.detail).toContain('2 attempts left');
     const stranger = await registerUser(stack);
-    expect((await api('/api/v1/bank/send-won/confirm', stranger, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(404);
+    expect(
+      (
+        await api('/api/v1/bank/send-won/confirm', stranger, {
+          json: { verification_id: sent.body.verification_id, code },
+        })
+      ).status,
+    ).toBe(404);
 
-    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } });
+    const confirmed = await api('/api/v1/bank/send-won/confirm', user, {
+      json: { verification_id: sent.body.verification_id, code },
+    });
     expect(confirmed.status).toBe(200);
-    expect(confirmed.body.bank_account).toMatchObject({ bank_code: '004', bank_name: 'KB국민은행', currency: 'KRW', account_no: expect.stringMatching(/^\d{3}\*+\d{3}$/) });
+    expect(confirmed.body.bank_account).toMatchObject({
+      bank_code: '004',
+      bank_name: 'KB국민은행',
+      currency: 'KRW',
+      account_no: expect.stringMatching(/^\d{3}\*+\d{3}$/),
+    });
     expect(JSON.stringify(confirmed.body)).not.toContain(account.accountNo);
     expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(1);
-    expect((await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } })).status).toBe(409);
-    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } })).status).toBe(409);
+    expect(
+      (await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } }))
+        .status,
+    ).toBe(409);
+    expect(
+      (await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } })).status,
+    ).toBe(409);
   });
 
   it('deposits the 1 KRW once through a bank that fails twice, and answers 503 (nothing deposited) when it stays down', async () => {
     const user = await registerUser(stack);
     const account = await openAccount(user.person.name, 10_000);
-    const deposits = async () => (await bankAccount('004', account.accountNo)).transactions.filter((t) => t.amount === 1);
-    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { failTimes: 2, status: 503, paths: ['/deposits'] } });
-    const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: account.accountNo } });
+    const deposits = async () =>
+      (await bankAccount('004', account.accountNo)).transactions.filter((t) => t.amount === 1);
+    await call(`${stack.sandboxUrl}/_faults/bank`, {
+      method: 'PUT',
+      json: { failTimes: 2, status: 503, paths: ['/deposits'] },
+    });
+    const sent = await api('/api/v1/bank/send-won', user, {
+      json: { bank_code: '004', account_no: account.accountNo },
+    });
     expect(sent.status).toBe(200);
     expect(await deposits()).toHaveLength(1);
 
     const other = await openAccount(user.person.name, 10_000, '088');
-    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { errorRate: 1, status: 503, paths: ['/deposits'] } });
+    await call(`${stack.sandboxUrl}/_faults/bank`, {
+      method: 'PUT',
+      json: { errorRate: 1, status: 503, paths: ['/deposits'] },
+    });
     try {
-      const down = await api('/api/v1/bank/send-won', user, { json: { bank_code: '088', account_no: other.accountNo } });
+      const down = await api('/api/v1/bank/send-won', user, {
+        json: { bank_code: '088', account_no: other.accountNo },
+      });
       expect(down.status).toBe(503);
       expect(down.headers.get('retry-after')).toBe('5');
     } finally {
@@ -85,22 +151,36 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
 
   it('refuses unknown accounts, accounts in another name, and locks after three wrong codes', async () => {
     const user = await registerUser(stack);
-    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: '99999999999' } })).body.type).toBe('/problems/bank-account-not-found');
+    expect(
+      (await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: '99999999999' } })).body.type,
+    ).toBe('/problems/bank-account-not-found');
     const foreign = await openAccount('김다른', 1000);
-    const mismatch = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: foreign.accountNo } });
+    const mismatch = await api('/api/v1/bank/send-won', user, {
+      json: { bank_code: '004', account_no: foreign.accountNo },
+    });
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.type).toBe('/problems/account-holder-mismatch');
     expect((await bankAccount('004', foreign.accountNo)).transactions).toHaveLength(0); // nothing sent to a stranger's account
-    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '4', account_no: 'abc' } })).status).toBe(400);
+    expect((await api('/api/v1/bank/send-won', user, { json: { bank_code: '4', account_no: 'abc' } })).status).toBe(
+      400,
+    );
 
     const own = await openAccount(user.person.name, 1000);
     const sent = await api('/api/v1/bank/send-won', user, { json: { bank_code: '004', account_no: own.accountNo } });
     const code = (await bankAccount('004', own.accountNo)).transactions.at(-1)!.remark.slice(2);
     const wrongCode = code === '1111' ? '2222' : '1111';
-    const answers = await Promise.all(Array.from({ length: 8 }, () => api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: wrongCode } })));
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        api('/api/v1/bank/send-won/confirm', user, {
+          json: { verification_id: sent.body.verification_id, code: wrongCode },
+        }),
+      ),
+    );
     expect(answers.filter((a) => a.status === 422)).toHaveLength(3); // parallel guesses never exceed the limit
     expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
-    const locked = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code } });
+    const locked = await api('/api/v1/bank/send-won/confirm', user, {
+      json: { verification_id: sent.body.verification_id, code },
+    });
     expect(locked.status).toBe(409); // even the right code, once locked
     expect((await api('/api/v1/bank/accounts', user)).body.accounts).toHaveLength(0);
   });
@@ -118,10 +198,17 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(replay.body.charge_id).toBe(started.body.charge_id);
 
     const view = await settled(user, started.body.charge_id);
-    expect(view).toMatchObject({ status: 'completed', amount: '30,000 KRW', source: 'KB국민은행', failure_reason: null });
+    expect(view).toMatchObject({
+      status: 'completed',
+      amount: '30,000 KRW',
+      source: 'KB국민은행',
+      failure_reason: null,
+    });
     expect(await balance(user)).toEqual({ currency: 'KRW', amount: '30000', display: '30,000 KRW' });
     const log = await bankAccount(account.bankCode, account.accountNo);
-    expect(withdrawalsOf(log.transactions)).toEqual([expect.objectContaining({ amount: -30_000, reference: started.body.charge_id })]);
+    expect(withdrawalsOf(log.transactions)).toEqual([
+      expect.objectContaining({ amount: -30_000, reference: started.body.charge_id }),
+    ]);
     expect(log.balance).toBe(100_001 - 30_000);
     expect((await api(`/api/v1/charge/${started.body.charge_id}`, await registerUser(stack))).status).toBe(404);
 
@@ -131,15 +218,24 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     const month = new Date(Date.now() + 9 * 3600 * 1000).toISOString().slice(0, 7);
     const history = await api(`/api/v1/transactions?month=${month}&limit=1`, user);
     expect(history.status).toBe(200);
-    expect(history.body.transactions).toEqual([{
-      id: expect.any(String), type: 'charge', amount: '+1,500 KRW', date: new Date(Date.now() + 9 * 3600 * 1000).toISOString().slice(0, 10), reference: second.body.charge_id,
-    }]);
+    expect(history.body.transactions).toEqual([
+      {
+        id: expect.any(String),
+        type: 'charge',
+        amount: '+1,500 KRW',
+        date: new Date(Date.now() + 9 * 3600 * 1000).toISOString().slice(0, 10),
+        reference: second.body.charge_id,
+      },
+    ]);
     const next = await api(`/api/v1/transactions?month=${month}&limit=1&cursor=${history.body.next_cursor}`, user);
     expect(next.body.transactions.map((t: { amount: string }) => t.amount)).toEqual(['+30,000 KRW']);
     expect(next.body.next_cursor).toBeNull();
     expect((await api('/api/v1/transactions?month=2020-01', user)).body.transactions).toEqual([]);
     expect((await api('/api/v1/transactions?month=2020-13', user)).status).toBe(400);
-    expect((await api('/api/v1/transactions', await registerUser(stack))).body).toEqual({ transactions: [], next_cursor: null });
+    expect((await api('/api/v1/transactions', await registerUser(stack))).body).toEqual({
+      transactions: [],
+      next_cursor: null,
+    });
   });
 
   it('refuses charges from unconnected sources, in other currencies, over the limit, or with bad amounts', async () => {
@@ -156,7 +252,10 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(await refused('-1000')).toBe('/problems/invalid-amount');
     expect(await refused('0')).toBe('/problems/invalid-amount');
     expect(await refused('2000001')).toBe('/problems/limit-exceeded');
-    expect((await api('/api/v1/charge/execute', user, { json: { source: 'KB국민은행', amount: 1000, currency: 'KRW' } })).status).toBe(400);
+    expect(
+      (await api('/api/v1/charge/execute', user, { json: { source: 'KB국민은행', amount: 1000, currency: 'KRW' } }))
+        .status,
+    ).toBe(400);
     expect((await api(`/api/v1/charge/chg_${randomUUID()}`, user)).status).toBe(404);
     expect(await balance(user)).toMatchObject({ amount: '0' });
   });
@@ -166,7 +265,10 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     const account = await openAccount(user.person.name, 5_000);
     await connect(user, account);
     const started = await charge(user, '10000');
-    expect(await settled(user, started.body.charge_id)).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds' });
+    expect(await settled(user, started.body.charge_id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'insufficient_funds',
+    });
     expect(await balance(user)).toMatchObject({ amount: '0' });
     expect((await bankAccount(account.bankCode, account.accountNo)).balance).toBe(5_001);
   });
@@ -202,7 +304,9 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
 
     const log = await bankAccount(account.bankCode, account.accountNo);
     const charged = withdrawalsOf(log.transactions);
-    expect(charged.map((t) => t.reference).sort()).toEqual([failing, hanging, unannounced, interrupted].map((c) => c.body.charge_id).sort());
+    expect(charged.map((t) => t.reference).sort()).toEqual(
+      [failing, hanging, unannounced, interrupted].map((c) => c.body.charge_id).sort(),
+    );
     expect(charged.map((t) => -t.amount).sort()).toEqual([1000, 2000, 3000, 4000]);
     expect(await balance(user)).toMatchObject({ amount: '10000' });
   });
@@ -219,14 +323,23 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       const started = await charge(user, '7000');
       expect(started.status).toBe(202);
       // The withdrawal was requested and the workflow waits for the bank: kill the worker there.
-      await waitFor(async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).bankStatus === 'pending', 60_000, 'withdrawal requested')
-        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      await waitFor(
+        async () =>
+          (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).bankStatus ===
+          'pending',
+        60_000,
+        'withdrawal requested',
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull();
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       expect((await settled(user, started.body.charge_id)).status).toBe('completed');
       const log = await bankAccount(account.bankCode, account.accountNo);
-      expect(withdrawalsOf(log.transactions).map((t) => [t.amount, t.reference])).toEqual([[-7000, started.body.charge_id]]);
+      expect(withdrawalsOf(log.transactions).map((t) => [t.amount, t.reference])).toEqual([
+        [-7000, started.body.charge_id],
+      ]);
       expect(await balance(user)).toMatchObject({ amount: '7000' });
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');
@@ -238,7 +351,8 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     const user = await registerUser(stack);
     const account = await openAccount(user.person.name, 10_000);
     const key = randomUUID();
-    const send = () => api('/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo }, key });
+    const send = () =>
+      api('/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo }, key });
     const first = await send();
     expect(first.status).toBe(200);
     // The answer was lost and its record released (a process or the database went away after the deposit): the
@@ -248,9 +362,13 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBeNull();
     expect(retried.body.verification_id).toBe(first.body.verification_id);
-    const deposits = (await bankAccount(account.bankCode, account.accountNo)).transactions.filter((t) => t.amount === 1);
+    const deposits = (await bankAccount(account.bankCode, account.accountNo)).transactions.filter(
+      (t) => t.amount === 1,
+    );
     expect(deposits).toHaveLength(1);
-    const confirmed = await api('/api/v1/bank/send-won/confirm', user, { json: { verification_id: first.body.verification_id, code: deposits[0]!.remark.slice(2) } });
+    const confirmed = await api('/api/v1/bank/send-won/confirm', user, {
+      json: { verification_id: first.body.verification_id, code: deposits[0]!.remark.slice(2) },
+    });
     expect(confirmed.status).toBe(200);
   });
 
@@ -264,7 +382,13 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     // A closure committed in that window (closed while no worker had the charge yet): the fence sees it.
     await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'closed', closedAt: new Date() });
     await stack.startWorker();
-    await waitFor(async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).status !== 'processing', 60_000, 'charge settled');
+    await waitFor(
+      async () =>
+        (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id })).status !==
+        'processing',
+      60_000,
+      'charge settled',
+    );
     const row = await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId: started.body.charge_id });
     expect([row.status, row.failureReason]).toEqual(['failed', 'account_not_active']);
     expect(withdrawalsOf((await bankAccount(account.bankCode, account.accountNo)).transactions)).toEqual([]);
@@ -280,27 +404,49 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     await withdrawalRequested(started.body.charge_id);
     await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
     let view: { status: string; failure_reason: string | null } | undefined;
-    await waitFor(async () => {
-      const [row] = await stack.orm.em.fork().getConnection().execute('select status, failure_reason from charges where charge_id = ?', [started.body.charge_id]);
-      view = row as typeof view;
-      return view!.status !== 'processing';
-    }, 60_000, 'compensated charge');
+    await waitFor(
+      async () => {
+        const [row] = await stack.orm.em
+          .fork()
+          .getConnection()
+          .execute('select status, failure_reason from charges where charge_id = ?', [started.body.charge_id]);
+        view = row as typeof view;
+        return view!.status !== 'processing';
+      },
+      60_000,
+      'compensated charge',
+    );
     expect(view).toEqual({ status: 'failed', failure_reason: 'credit_failed_refunded' });
     const log = await bankAccount(account.bankCode, account.accountNo);
-    expect(log.transactions.filter((t) => t.reference.endsWith(started.body.charge_id)).map((t) => [t.amount, t.remark]))
-      .toEqual([[-20_000, '월렛 충전'], [20_000, '월렛 충전 환불']]);
+    expect(
+      log.transactions.filter((t) => t.reference.endsWith(started.body.charge_id)).map((t) => [t.amount, t.remark]),
+    ).toEqual([
+      [-20_000, '월렛 충전'],
+      [20_000, '월렛 충전 환불'],
+    ]);
     expect(log.balance).toBe(50_001);
-    const [ledger] = await stack.orm.em.fork().getConnection().execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${started.body.charge_id}`]);
+    const [ledger] = await stack.orm.em
+      .fork()
+      .getConnection()
+      .execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${started.body.charge_id}`]);
     expect(Number((ledger as { n: number }).n)).toBe(0);
   });
 
   describe('bank answers it does not document', () => {
     const bankSettings = (json: object) => call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json });
-    const settleNow = (chargeId: string) => call(`${stack.sandboxUrl}/bank/v1/_withdrawals/${chargeId}/settle`, { method: 'POST' });
+    const settleNow = (chargeId: string) =>
+      call(`${stack.sandboxUrl}/bank/v1/_withdrawals/${chargeId}/settle`, { method: 'POST' });
     const chargeRow = async (chargeId: string) => stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
-    const reviewFlag = async (chargeId: string) => (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(NeedsReviewSA);
+    const reviewFlag = async (chargeId: string) =>
+      (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(
+        NeedsReviewSA,
+      );
     const inReview = async (user: RegisteredUser, chargeId: string) => {
-      await waitFor(async () => (await api(`/api/v1/charge/${chargeId}`, user)).body.status === 'needs_review', 60_000, `charge ${chargeId} in review`);
+      await waitFor(
+        async () => (await api(`/api/v1/charge/${chargeId}`, user)).body.status === 'needs_review',
+        60_000,
+        `charge ${chargeId} in review`,
+      );
       return (await api(`/api/v1/charge/${chargeId}`, user)).body;
     };
 
@@ -319,15 +465,23 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       expect(view.failure_reason).toContain('"CANCELLED"');
       expect(await balance(user)).toMatchObject({ amount: '0' });
       expect(await reviewFlag(chargeId)).toBe('unknown_bank_status');
-      expect((await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`)).count).toBe(1);
-      const ledgerLines = await stack.orm.em.fork().getConnection().execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${chargeId}`]);
+      expect(
+        (await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`))
+          .count,
+      ).toBe(1);
+      const ledgerLines = await stack.orm.em
+        .fork()
+        .getConnection()
+        .execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${chargeId}`]);
       expect(Number((ledgerLines[0] as { n: number }).n)).toBe(0);
 
       // The bank answers as documented again: the reconciliation loop learns "completed" and credits once.
       await bankSettings({ reportStatus: null });
       expect((await settled(user, chargeId)).status).toBe('completed');
       expect(await balance(user)).toMatchObject({ amount: '20000' });
-      expect(await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result()).toEqual({ status: 'completed' });
+      expect(await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result()).toEqual({
+        status: 'completed',
+      });
       expect(await reviewFlag(chargeId)).toBeUndefined();
       const log = await bankAccount(account.bankCode, account.accountNo);
       expect(withdrawalsOf(log.transactions)).toHaveLength(1);
@@ -362,7 +516,10 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       const chargeId = started.body.charge_id as string;
       await withdrawalRequested(chargeId);
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
-      await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { errorRate: 1, status: 403, paths: ['/deposits'] } });
+      await call(`${stack.sandboxUrl}/_faults/bank`, {
+        method: 'PUT',
+        json: { errorRate: 1, status: 403, paths: ['/deposits'] },
+      });
       const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
       expect(outcome).toEqual({ status: 'needs_review', reason: 'refund_refused' });
       const row = await chargeRow(chargeId);
@@ -376,16 +533,29 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
 
   it('accepts the bank webhook only with a valid signature, and only for a known charge', async () => {
     const url = `${stack.apiUrl}/api/v1/bank/webhooks/withdrawals`;
-    const payload = JSON.stringify({ event: 'withdrawal.settled', reference: `chg_${randomUUID()}`, withdrawalId: 'wd_1', status: 'completed', reason: null });
-    const post = (body: string, signature?: string) => fetch(url, {
-      method: 'POST', body, headers: { 'content-type': 'application/json', ...(signature ? { 'x-bank-signature': signature } : {}) },
+    const payload = JSON.stringify({
+      event: 'withdrawal.settled',
+      reference: `chg_${randomUUID()}`,
+      withdrawalId: 'wd_1',
+      status: 'completed',
+      reason: null,
     });
-    const sign = (body: string) => `sha256=${createHmac('sha256', stack.config.BANK_WEBHOOK_SECRET).update(body).digest('hex')}`;
+    const post = (body: string, signature?: string) =>
+      fetch(url, {
+        method: 'POST',
+        body,
+        headers: { 'content-type': 'application/json', ...(signature ? { 'x-bank-signature': signature } : {}) },
+      });
+    const sign = (body: string) =>
+      `sha256=${createHmac('sha256', stack.config.BANK_WEBHOOK_SECRET).update(body).digest('hex')}`;
     expect((await post(payload)).status).toBe(401);
     expect((await post(payload, sign(`${payload} `))).status).toBe(401);
     // Found by review: a signature header of the right length in latin-1 characters was a 500 (timingSafeEqual threw).
     const latin1 = await post(payload, `sha256=${'é'.repeat(64)}`);
-    expect([latin1.status, ((await latin1.json()) as { error: { type: string } }).error.type]).toEqual([401, '/problems/invalid-signature']);
+    expect([latin1.status, ((await latin1.json()) as { error: { type: string } }).error.type]).toEqual([
+      401,
+      '/problems/invalid-signature',
+    ]);
     expect((await post(payload, sign(payload))).status).toBe(404); // signed, but no such charge
     expect((await post('{"event":"withdrawal.settled"}', sign('{"event":"withdrawal.settled"}'))).status).toBe(400);
   });

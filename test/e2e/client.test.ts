@@ -2,7 +2,14 @@ import { createServer, type Server } from 'node:http';
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { Wallet, parseEther } from 'ethers';
-import { createWalletClient, idempotencyKey, poll, verifyWebhook, withRetries, type WalletClient } from '@wallet-service/client';
+import {
+  createWalletClient,
+  idempotencyKey,
+  poll,
+  verifyWebhook,
+  withRetries,
+  type WalletClient,
+} from '@wallet-service/client';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
@@ -11,7 +18,10 @@ import { INCLUDED } from '../helpers/transfers';
 import { waitFor } from '../helpers/processes';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 
-interface Delivery { body: string; headers: Record<string, string | string[] | undefined> }
+interface Delivery {
+  body: string;
+  headers: Record<string, string | string[] | undefined>;
+}
 
 /**
  * An app built on the typed client (clients/typescript), as its README shows it: registration, a PIN, a wallet
@@ -31,7 +41,11 @@ describe('an app on the typed client', () => {
   beforeAll(async () => {
     stack = await startTestStack(testDatabases()[0]!, {
       chains: true,
-      env: { OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }), WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true', WEBHOOK_POLL_SECONDS: '0.2' },
+      env: {
+        OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }),
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_POLL_SECONDS: '0.2',
+      },
     });
     receiver = createServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -54,7 +68,10 @@ describe('an app on the typed client', () => {
 
   it('registers, sets a PIN, deploys a wallet and makes a transfer, retried once without a second transfer', async () => {
     const { data: endpoint } = await operator.POST('/v1/webhooks/endpoints', {
-      body: { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`, eventTypes: ['transfer.submitted', 'transfer.confirmed'] },
+      body: {
+        url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`,
+        eventTypes: ['transfer.submitted', 'transfer.confirmed'],
+      },
     });
     expect(endpoint?.secret).toMatch(/^whsec_/);
 
@@ -67,10 +84,19 @@ describe('an app on the typed client', () => {
     const chain = stack.chains[0]!;
     await (await chain.funder.sendTransaction({ to: account, value: parseEther('1') })).wait();
 
-    const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM' as const, token: 'ETH', amount: '0.01' };
+    const fields = {
+      to_address: Wallet.createRandom().address,
+      network: 'ETHEREUM' as const,
+      token: 'ETH',
+      amount: '0.01',
+    };
     const key = idempotencyKey();
     const pin = await app.pin.forTransfer(PIN, fields, key);
-    const send = () => app.POST('/api/v1/transfer/crypto/execute', { params: { header: { 'idempotency-key': key } }, body: { ...fields, pin } });
+    const send = () =>
+      app.POST('/api/v1/transfer/crypto/execute', {
+        params: { header: { 'idempotency-key': key } },
+        body: { ...fields, pin },
+      });
     const first = await withRetries(send);
     expect([200, 202]).toContain(first.response.status);
     const transferId = first.data!.data.transfer_id;
@@ -81,32 +107,61 @@ describe('an app on the typed client', () => {
 
     const done = await poll(
       () => app.GET('/api/v1/transfer/crypto/{transferId}', { params: { path: { transferId } } }),
-      (answer) => INCLUDED.test(answer.data.status), { timeoutMs: 120_000, what: `transfer ${transferId}` },
+      (answer) => INCLUDED.test(answer.data.status),
+      { timeoutMs: 120_000, what: `transfer ${transferId}` },
     );
     expect(done.data.tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.provider.getBalance(fields.to_address)).toBe(parseEther('0.01'));
 
-    await waitFor(() => deliveries.length >= 2, 60_000, 'the transfer\'s webhooks');
+    await waitFor(() => deliveries.length >= 2, 60_000, "the transfer's webhooks");
     const events = deliveries.map((d) => verifyWebhook(endpoint!.secret, d.body, d.headers));
-    expect(events.map((e) => [e.type, e.resource.id])).toEqual([['transfer.submitted', transferId], ['transfer.confirmed', transferId]]);
+    expect(events.map((e) => [e.type, e.resource.id])).toEqual([
+      ['transfer.submitted', transferId],
+      ['transfer.confirmed', transferId],
+    ]);
     const confirmed = events[1]!;
     // The event is typed by its `type` (the document's webhooks): its data's fields are known.
     if (confirmed.type !== 'transfer.confirmed') throw new Error(`expected transfer.confirmed, got ${confirmed.type}`);
-    expect(confirmed.data).toMatchObject({ transferId, networkId: 'ETHEREUM', token: 'ETH', txHash: done.data.tx_hash });
+    expect(confirmed.data).toMatchObject({
+      transferId,
+      networkId: 'ETHEREUM',
+      token: 'ETH',
+      txHash: done.data.tx_hash,
+    });
     // What the helper refuses: a tampered body, another secret.
-    expect(() => verifyWebhook(endpoint!.secret, deliveries[0]!.body.replace(transferId, 'tr_forged'), deliveries[0]!.headers)).toThrow();
-    expect(() => verifyWebhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, deliveries[0]!.body, deliveries[0]!.headers)).toThrow();
+    expect(() =>
+      verifyWebhook(endpoint!.secret, deliveries[0]!.body.replace(transferId, 'tr_forged'), deliveries[0]!.headers),
+    ).toThrow();
+    expect(() =>
+      verifyWebhook(`whsec_${Buffer.alloc(32, 7).toString('base64')}`, deliveries[0]!.body, deliveries[0]!.headers),
+    ).toThrow();
     // A rotation's overlap: either secret verifies.
-    expect(verifyWebhook([`whsec_${Buffer.alloc(32, 7).toString('base64')}`, endpoint!.secret], deliveries[0]!.body, deliveries[0]!.headers).id).toBe(events[0]!.id);
+    expect(
+      verifyWebhook(
+        [`whsec_${Buffer.alloc(32, 7).toString('base64')}`, endpoint!.secret],
+        deliveries[0]!.body,
+        deliveries[0]!.headers,
+      ).id,
+    ).toBe(events[0]!.id);
 
-    const listed = await operator.GET('/v1/events', { params: { query: { type: 'transfer.submitted,transfer.confirmed', limit: 50 } } });
-    expect(listed.data!.items.filter((e) => e.resource.id === transferId).map((e) => e.id)).toEqual(events.map((e) => e.id));
+    const listed = await operator.GET('/v1/events', {
+      params: { query: { type: 'transfer.submitted,transfer.confirmed', limit: 50 } },
+    });
+    expect(listed.data!.items.filter((e) => e.resource.id === transferId).map((e) => e.id)).toEqual(
+      events.map((e) => e.id),
+    );
   });
 
   it('answers a refusal as typed data: the problem the service sent, no exception', async () => {
     const refused = await app.POST('/api/v1/transfer/crypto/execute', {
       params: { header: { 'idempotency-key': idempotencyKey() } },
-      body: { to_address: 'not-an-address', network: 'ETHEREUM', token: 'ETH', amount: '0.01', pin: await app.pin.encrypt(PIN) },
+      body: {
+        to_address: 'not-an-address',
+        network: 'ETHEREUM',
+        token: 'ETH',
+        amount: '0.01',
+        pin: await app.pin.encrypt(PIN),
+      },
     });
     expect(refused.data).toBeUndefined();
     expect(refused.response.status).toBe(422);

@@ -14,7 +14,9 @@ import { EventEntity, SanctionsListEntity, TransferEntity, UserPinEntity } from 
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 
 /** Addresses of the OFAC snapshot (data/ofac-sdn/ETH.txt): what the sandbox's SDN list names at the start of every stack. */
-const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH.txt'), 'utf8').split('\n').filter(Boolean);
+const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH.txt'), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 
 /**
  * Sanctions screening end to end, on a real chain: the SDN list read by the refresh workflow from the sandbox's XML,
@@ -30,28 +32,56 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
   beforeAll(async () => {
     stack = await startTestStack(kind, {
       chains: true,
-      env: { OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }), TRANSFER_WAIT_SECONDS: '3', SCREENING_TIMEOUT_MS: '1000' },
+      env: {
+        OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }),
+        TRANSFER_WAIT_SECONDS: '3',
+        SCREENING_TIMEOUT_MS: '1000',
+      },
     });
     user = await registerUser(stack);
     await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
     account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
     const chain = stack.chains[0]!;
-    await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
+    await (
+      await chain.funder.sendTransaction({
+        to: account,
+        value: parseEther('1'),
+        nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest'),
+      })
+    ).wait();
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(() => stack.faults.clear());
 
-  const body = (to: string, amount = '0.01'): TransferFields => ({ to_address: to, network: 'ETHEREUM', token: 'ETH', amount });
-  const prepare = (to: string) => callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: body(to), key: randomUUID() });
+  const body = (to: string, amount = '0.01'): TransferFields => ({
+    to_address: to,
+    network: 'ETHEREUM',
+    token: 'ETH',
+    amount,
+  });
+  const prepare = (to: string) =>
+    callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: body(to), key: randomUUID() });
   const execute = async (to: string, pin = PIN, key = randomUUID()) =>
-    callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, pin, body(to), key), ...body(to) }, key });
-  const addRecipient = (address: string) => callApi(stack, '/api/v1/transfer/address-book', user, { json: { network: 'ETHEREUM', address } });
-  const operator = (path: string, init: { method?: string; json?: unknown } = {}) => call(`${stack.apiUrl}${path}`, { ...init, headers: asOperator });
-  const cases = async () => (await operator(`/v1/compliance/cases?userId=${user.userId}`)).body.items as Array<Record<string, unknown>>;
+    callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { pin: await transferPin(stack, pin, body(to), key), ...body(to) },
+      key,
+    });
+  const addRecipient = (address: string) =>
+    callApi(stack, '/api/v1/transfer/address-book', user, { json: { network: 'ETHEREUM', address } });
+  const operator = (path: string, init: { method?: string; json?: unknown } = {}) =>
+    call(`${stack.apiUrl}${path}`, { ...init, headers: asOperator });
+  const cases = async () =>
+    (await operator(`/v1/compliance/cases?userId=${user.userId}`)).body.items as Array<Record<string, unknown>>;
   const refreshList = async () => {
     const before = (await operator('/v1/compliance/sanctions-list')).body.refreshedAt as string;
     expect((await operator('/v1/compliance/sanctions-list/refresh', { method: 'POST' })).status).toBe(202);
-    await waitFor(async () => (await operator('/v1/compliance/sanctions-list')).body.refreshedAt !== before, 30_000, 'the list refreshed');
+    await waitFor(
+      async () => (await operator('/v1/compliance/sanctions-list')).body.refreshedAt !== before,
+      30_000,
+      'the list refreshed',
+    );
     return (await operator('/v1/compliance/sanctions-list')).body;
   };
 
@@ -74,16 +104,35 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
     expect(await stack.chains[0]!.provider.getBalance(listed)).toBe(0n);
     // Three refusals of one finding: one case, told once.
     const opened = (await cases()).filter((c) => c.address === listed);
-    expect(opened).toEqual([expect.objectContaining({ kind: 'sanctions_hit', status: 'open', networkId: 'ETHEREUM', source: 'ofac-sdn', programme: 'OFAC SDN', foundAt: 'prepare', transferId: null })]);
-    const events = await stack.orm.em.fork().find(EventEntity, { type: 'compliance.case_opened', resourceId: opened[0]!.caseId as string });
-    expect(events.map((e) => e.data)).toEqual([{ caseId: opened[0]!.caseId, kind: 'sanctions_hit', transferId: null, programme: 'OFAC SDN' }]);
+    expect(opened).toEqual([
+      expect.objectContaining({
+        kind: 'sanctions_hit',
+        status: 'open',
+        networkId: 'ETHEREUM',
+        source: 'ofac-sdn',
+        programme: 'OFAC SDN',
+        foundAt: 'prepare',
+        transferId: null,
+      }),
+    ]);
+    const events = await stack.orm.em
+      .fork()
+      .find(EventEntity, { type: 'compliance.case_opened', resourceId: opened[0]!.caseId as string });
+    expect(events.map((e) => e.data)).toEqual([
+      { caseId: opened[0]!.caseId, kind: 'sanctions_hit', transferId: null, programme: 'OFAC SDN' },
+    ]);
     expect((await operator(`/v1/compliance/cases/${opened[0]!.caseId as string}`)).body).toEqual(opened[0]);
   });
 
   it('follows the list: a refresh that delists an address lets it receive, one that lists it again refuses it', async () => {
     const address = LISTED[1]!;
     const first = (await operator('/v1/compliance/sanctions-list')).body;
-    expect(first).toMatchObject({ source: 'ofac-sdn', listDate: '2024-09-27', status: 'current', provider: 'configured' });
+    expect(first).toMatchObject({
+      source: 'ofac-sdn',
+      listDate: '2024-09-27',
+      status: 'current',
+      provider: 'configured',
+    });
     expect((await prepare(address)).status).toBe(422);
 
     expect((await call(`${stack.sandboxUrl}/ofac/_entries/${address}`, { method: 'DELETE' })).status).toBe(204);
@@ -110,18 +159,35 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
       expect([accepted.status, accepted.body.status]).toEqual([202, 'processing']);
       transferId = accepted.body.transfer_id;
       // Named by the screening provider while the transfer waits for a worker.
-      await call(`${stack.sandboxUrl}/chainalysis/_addresses/${recipient}`, { method: 'PUT', json: { category: 'sanctions' } });
+      await call(`${stack.sandboxUrl}/chainalysis/_addresses/${recipient}`, {
+        method: 'PUT',
+        json: { category: 'sanctions' },
+      });
     } finally {
       await stack.startWorker();
     }
-    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${transferId!}`, user)).body.status === 'failed', 30_000, 'the transfer failed');
+    await waitFor(
+      async () => (await callApi(stack, `/api/v1/transfer/crypto/${transferId!}`, user)).body.status === 'failed',
+      30_000,
+      'the transfer failed',
+    );
     const failed = (await callApi(stack, `/api/v1/transfer/crypto/${transferId!}`, user)).body;
-    expect(failed).toMatchObject({ status: 'failed', tx_hash: null, error: expect.stringContaining('sanctions screening: SANCTIONS') });
+    expect(failed).toMatchObject({
+      status: 'failed',
+      tx_hash: null,
+      error: expect.stringContaining('sanctions screening: SANCTIONS'),
+    });
     const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: transferId! });
     expect([row.userOperation ?? null, row.userOpHash ?? null]).toEqual([null, null]); // never signed
     expect(await stack.chains[0]!.provider.getBalance(recipient)).toBe(0n);
     expect((await cases()).filter((c) => c.transferId === transferId!)).toEqual([
-      expect.objectContaining({ kind: 'sanctions_hit', source: 'screening-provider', programme: 'SANCTIONS', foundAt: 'workflow', address: recipient }),
+      expect.objectContaining({
+        kind: 'sanctions_hit',
+        source: 'screening-provider',
+        programme: 'SANCTIONS',
+        foundAt: 'workflow',
+        address: recipient,
+      }),
     ]);
     // The same address is refused up front from now on.
     expect((await prepare(recipient)).body.type).toBe('/problems/recipient-sanctioned');
@@ -130,8 +196,16 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
   it('fails closed: the provider down or slow, or a list older than allowed, refuses with 503 and Retry-After, never sends unscreened', async () => {
     const recipient = Wallet.createRandom().address;
     stack.faults.set('chainalysis', { failTimes: 1000, status: 503 });
-    for (const answer of [await prepare(recipient), await execute(recipient, '000000'), await addRecipient(recipient)]) {
-      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([503, '/problems/screening-unavailable', '30']);
+    for (const answer of [
+      await prepare(recipient),
+      await execute(recipient, '000000'),
+      await addRecipient(recipient),
+    ]) {
+      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([
+        503,
+        '/problems/screening-unavailable',
+        '30',
+      ]);
     }
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
     // A listed address needs no provider: still refused as sanctioned while the provider is down.
@@ -143,7 +217,9 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
     expect((await prepare(recipient)).status).toBe(200);
 
     // The list not refreshed for longer than SANCTIONS_LIST_MAX_AGE_HOURS (48 h): stale, every screening refused.
-    await stack.orm.em.fork().nativeUpdate(SanctionsListEntity, { source: 'ofac-sdn' }, { refreshedAt: new Date(Date.now() - 49 * 3600_000) });
+    await stack.orm.em
+      .fork()
+      .nativeUpdate(SanctionsListEntity, { source: 'ofac-sdn' }, { refreshedAt: new Date(Date.now() - 49 * 3600_000) });
     expect((await operator('/v1/compliance/sanctions-list')).body.status).toBe('stale');
     expect((await prepare(recipient)).status).toBe(503);
     expect((await refreshList()).status).toBe('current');
@@ -154,9 +230,18 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
   it('keeps its routes for operators: a user token or none is refused', async () => {
     for (const path of ['/v1/compliance/cases', '/v1/compliance/sanctions-list']) {
       expect((await call(`${stack.apiUrl}${path}`)).status).toBe(401);
-      expect((await call(`${stack.apiUrl}${path}`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(401);
+      expect(
+        (await call(`${stack.apiUrl}${path}`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status,
+      ).toBe(401);
     }
-    expect((await call(`${stack.apiUrl}/v1/compliance/sanctions-list/refresh`, { method: 'POST', headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(401);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/compliance/sanctions-list/refresh`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${user.accessToken}` },
+        })
+      ).status,
+    ).toBe(401);
     expect((await operator(`/v1/compliance/cases/case_${randomUUID()}`)).status).toBe(404);
     expect((await operator('/v1/compliance/cases?status=unknown')).status).toBe(400);
   });

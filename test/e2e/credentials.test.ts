@@ -7,7 +7,12 @@ import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
 import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
 import { waitFor } from '../helpers/processes';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
-import { CredentialStatusListEntity, EventEntity, IdempotencyRecordEntity, VerifiableCredentialEntity } from '../../db/entities';
+import {
+  CredentialStatusListEntity,
+  EventEntity,
+  IdempotencyRecordEntity,
+  VerifiableCredentialEntity,
+} from '../../db/entities';
 import { closeAccountBody, encryptPin, ensurePin } from '../helpers/pin';
 
 const CLOSING_PIN = '482913';
@@ -18,10 +23,14 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
   const operatorToken = newOperatorToken();
   const asOperator = { authorization: `Bearer ${operatorToken}` };
   beforeAll(async () => {
-    stack = await startTestStack(database, { env: { OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) } });
+    stack = await startTestStack(database, {
+      env: { OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }) },
+    });
     user = await registerUser(stack);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const verify = (credential: object) => verifyCredential(stack.apiUrl, credential);
   const list = (u = user) => call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(u) });
@@ -49,12 +58,24 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect(Date.parse(vc.validUntil)).toBeGreaterThan(Date.parse(vc.validFrom));
     // Before deployment it names no holder (no credentialSubject.id): see did.test.ts for the one that does.
     expect(vc.credentialSubject.id).toBeUndefined();
-    expect(body.items[0]).toMatchObject({ status: 'active', holder: null, revokedAt: null, statusListCredential: vc.credentialStatus.statusListCredential });
-    expect(vc.credentialStatus).toEqual({
-      id: `${vc.credentialStatus.statusListCredential}#${vc.credentialStatus.statusListIndex}`, type: 'BitstringStatusListEntry',
-      statusPurpose: 'revocation', statusListIndex: expect.stringMatching(/^\d+$/), statusListCredential: expect.stringMatching(new RegExp(`^${stack.apiUrl}/v1/credentials/status/\\d+$`)),
+    expect(body.items[0]).toMatchObject({
+      status: 'active',
+      holder: null,
+      revokedAt: null,
+      statusListCredential: vc.credentialStatus.statusListCredential,
     });
-    await expect(verify(vc)).resolves.toEqual({ verified: true, errors: [], status: { checked: true, revoked: false, listUrl: vc.credentialStatus.statusListCredential } });
+    expect(vc.credentialStatus).toEqual({
+      id: `${vc.credentialStatus.statusListCredential}#${vc.credentialStatus.statusListIndex}`,
+      type: 'BitstringStatusListEntry',
+      statusPurpose: 'revocation',
+      statusListIndex: expect.stringMatching(/^\d+$/),
+      statusListCredential: expect.stringMatching(new RegExp(`^${stack.apiUrl}/v1/credentials/status/\\d+$`)),
+    });
+    await expect(verify(vc)).resolves.toEqual({
+      verified: true,
+      errors: [],
+      status: { checked: true, revoked: false, listUrl: vc.credentialStatus.statusListCredential },
+    });
 
     // Any change to what was signed breaks the proof.
     const tampered = { ...vc, credentialSubject: { ...vc.credentialSubject, kycLevel: 'enhanced' } };
@@ -75,7 +96,12 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect(corrected.body.vcId).not.toBe(first.body.vcId);
     const vc = (await get(corrected.body.vcId)).body;
     expect(vc.type).toEqual(['VerifiableCredential', 'BasicInfoCredential']);
-    expect(vc.credentialSubject).toEqual({ name: user.person.name, familyName: 'Hong', givenName: 'Gil-dong', nationality: 'KR' });
+    expect(vc.credentialSubject).toEqual({
+      name: user.person.name,
+      familyName: 'Hong',
+      givenName: 'Gil-dong',
+      nationality: 'KR',
+    });
     // The name and nationality were verified by the identity provider at registration; the English names only asserted.
     expect(vc.evidence).toEqual([
       { type: ['IdentityProviderEvidence'], checkedBy: 'mobile-carrier-pass', claims: ['name', 'nationality'] },
@@ -87,8 +113,18 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const superseded = await verify(firstVc);
     expect(superseded).toMatchObject({ verified: false, status: { checked: true, revoked: true } });
     expect(superseded.errors.join(' ')).toContain('revoked');
-    const items = (await list()).body.items as Array<{ vcId: string; type: string; status: string; revocationReason: string | null; revokedAt: string | null }>;
-    expect(items.find((i) => i.vcId === first.body.vcId)).toMatchObject({ status: 'revoked', revocationReason: 'superseded', revokedAt: expect.any(String) });
+    const items = (await list()).body.items as Array<{
+      vcId: string;
+      type: string;
+      status: string;
+      revocationReason: string | null;
+      revokedAt: string | null;
+    }>;
+    expect(items.find((i) => i.vcId === first.body.vcId)).toMatchObject({
+      status: 'revoked',
+      revocationReason: 'superseded',
+      revokedAt: expect.any(String),
+    });
     expect(items.find((i) => i.vcId === corrected.body.vcId)).toMatchObject({ status: 'active', revokedAt: null });
 
     // The first details again: attested anew (a revoked credential is never handed out again).
@@ -96,8 +132,15 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect([first.body.vcId, corrected.body.vcId]).not.toContain(again.body.vcId);
     await expect(verify((await get(again.body.vcId)).body)).resolves.toMatchObject({ verified: true });
     expect((await verify(vc)).status!.revoked).toBe(true);
-    const statuses = (await list()).body.items.map((i: { type: string; status: string }) => `${i.type}:${i.status}`).sort();
-    expect(statuses).toEqual(['BasicInfoCredential:active', 'BasicInfoCredential:revoked', 'BasicInfoCredential:revoked', 'KycCredential:active']);
+    const statuses = (await list()).body.items
+      .map((i: { type: string; status: string }) => `${i.type}:${i.status}`)
+      .sort();
+    expect(statuses).toEqual([
+      'BasicInfoCredential:active',
+      'BasicInfoCredential:revoked',
+      'BasicInfoCredential:revoked',
+      'KycCredential:active',
+    ]);
   });
 
   it('signs no basic-info credential stating another name or nationality than the identity verified at registration', async () => {
@@ -113,7 +156,10 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect([foreign.status, foreign.body.type]).toEqual([422, '/problems/nationality-mismatch']);
     expect((await list(someone)).body.items.map((i: { type: string }) => i.type)).toEqual(['KycCredential']);
     // Spacing and Unicode normalisation do not matter; the verified name itself is accepted.
-    const spaced = await submit({ ...details, full_name: ` ${someone.person.name.normalize('NFD').split('').join('')} ` });
+    const spaced = await submit({
+      ...details,
+      full_name: ` ${someone.person.name.normalize('NFD').split('').join('')} `,
+    });
     expect(spaced.status).toBe(200);
   });
 
@@ -123,13 +169,27 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect(answer.status).toBe(200);
     expect(answer.headers.get('cache-control')).toBe('public, max-age=60');
     expect(answer.body).toMatchObject({
-      '@context': ['https://www.w3.org/ns/credentials/v2'], id: kyc!.statusListCredential, type: ['VerifiableCredential', 'BitstringStatusListCredential'],
-      credentialSubject: { id: `${kyc!.statusListCredential}#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: expect.stringMatching(/^u[A-Za-z0-9_-]+$/), ttl: 60_000 },
+      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      id: kyc!.statusListCredential,
+      type: ['VerifiableCredential', 'BitstringStatusListCredential'],
+      credentialSubject: {
+        id: `${kyc!.statusListCredential}#list`,
+        type: 'BitstringStatusList',
+        statusPurpose: 'revocation',
+        encodedList: expect.stringMatching(/^u[A-Za-z0-9_-]+$/),
+        ttl: 60_000,
+      },
       proof: { cryptosuite: 'eddsa-rdfc-2022' },
     });
     // The list is itself a credential of the same issuer, verified on its own.
     await expect(verify(answer.body)).resolves.toMatchObject({ verified: true });
-    const tampered = { ...answer.body, credentialSubject: { ...answer.body.credentialSubject, encodedList: 'uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA' } };
+    const tampered = {
+      ...answer.body,
+      credentialSubject: {
+        ...answer.body.credentialSubject,
+        encodedList: 'uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA',
+      },
+    };
     expect((await verify(tampered)).verified).toBe(false);
     expect((await call(`${stack.apiUrl}/v1/credentials/status/999999`)).status).toBe(404);
     expect((await call(`${stack.apiUrl}/v1/credentials/status/0`)).status).toBe(400);
@@ -146,7 +206,8 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect(targetVc.credentialStatus.statusListCredential).toBe(otherVc.credentialStatus.statusListCredential);
     await expect(verify(targetVc)).resolves.toMatchObject({ verified: true });
 
-    const revoke = (vcId: string, body: object, headers: Record<string, string> = asOperator) => call(`${stack.apiUrl}/v1/credentials/${vcId}/revoke`, { headers, json: body });
+    const revoke = (vcId: string, body: object, headers: Record<string, string> = asOperator) =>
+      call(`${stack.apiUrl}/v1/credentials/${vcId}/revoke`, { headers, json: body });
     // Not a user's to do, nor anyone's without a credential; malformed requests are refused before anything runs.
     expect((await revoke(target.vcId, { reason: 'fraud report' }, bearer(holder))).status).toBe(401);
     expect((await revoke(target.vcId, { reason: 'fraud report' }, {})).status).toBe(401);
@@ -159,26 +220,48 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
 
     const revoked = await revoke(target.vcId, { reason: 'fraud report' });
     expect(revoked.status).toBe(200);
-    expect(revoked.body).toEqual({ vcId: target.vcId, status: 'revoked', revokedAt: expect.any(String), reason: 'operator: fraud report' });
-    expect((await verify(targetVc))).toMatchObject({ verified: false, status: { checked: true, revoked: true } });
+    expect(revoked.body).toEqual({
+      vcId: target.vcId,
+      status: 'revoked',
+      revokedAt: expect.any(String),
+      reason: 'operator: fraud report',
+    });
+    expect(await verify(targetVc)).toMatchObject({ verified: false, status: { checked: true, revoked: true } });
     await expect(verify(otherVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
-    expect((await list(holder)).body.items[0]).toMatchObject({ status: 'revoked', revocationReason: 'operator: fraud report' });
+    expect((await list(holder)).body.items[0]).toMatchObject({
+      status: 'revoked',
+      revocationReason: 'operator: fraud report',
+    });
 
     // Again: the same revocation, nothing more.
     const again = await revoke(target.vcId, { reason: 'another reason' });
     expect(again.body).toEqual(revoked.body);
-    const events = (await call(`${stack.apiUrl}/v1/events?type=credential.revoked&resourceId=${target.vcId}`, { headers: asOperator })).body.items;
+    const events = (
+      await call(`${stack.apiUrl}/v1/events?type=credential.revoked&resourceId=${target.vcId}`, { headers: asOperator })
+    ).body.items;
     expect(events).toHaveLength(1);
     expect(events[0].data).toEqual({
-      vcId: target.vcId, credentialType: 'KycCredential', reason: 'operator: fraud report',
-      statusListCredential: targetVc.credentialStatus.statusListCredential, statusListIndex: targetVc.credentialStatus.statusListIndex,
+      vcId: target.vcId,
+      credentialType: 'KycCredential',
+      reason: 'operator: fraud report',
+      statusListCredential: targetVc.credentialStatus.statusListCredential,
+      statusListIndex: targetVc.credentialStatus.statusListIndex,
     });
   });
 
   it('revokes concurrently without losing a bit: every credential revoked at once fails its status check', async () => {
     const users = await Promise.all([1, 2, 3, 4].map(() => registerUser(stack)));
-    const credentials = await Promise.all(users.map(async (u) => (await get((await list(u)).body.items[0].vcId, u)).body));
-    const answers = await Promise.all(credentials.map((vc) => call(`${stack.apiUrl}/v1/credentials/vc_${vc.id.slice('urn:uuid:'.length)}/revoke`, { headers: asOperator, json: { reason: 'batch review' } })));
+    const credentials = await Promise.all(
+      users.map(async (u) => (await get((await list(u)).body.items[0].vcId, u)).body),
+    );
+    const answers = await Promise.all(
+      credentials.map((vc) =>
+        call(`${stack.apiUrl}/v1/credentials/vc_${vc.id.slice('urn:uuid:'.length)}/revoke`, {
+          headers: asOperator,
+          json: { reason: 'batch review' },
+        }),
+      ),
+    );
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200]);
     for (const vc of credentials) expect((await verify(vc)).status).toMatchObject({ revoked: true });
     const [list1] = await stack.orm.em.fork().find(CredentialStatusListEntity, {}, { orderBy: { id: 'asc' } });
@@ -189,15 +272,28 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const saver = await registerUser(stack);
     const bank = await openBankAccount(stack, saver.person.name, 100_000);
     await connectBankAccount(stack, saver, bank);
-    const charged = await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '5000', currency: 'KRW' }, key: randomUUID() });
+    const charged = await callApi(stack, '/api/v1/charge/execute', saver, {
+      json: { source: 'KB국민은행', amount: '5000', currency: 'KRW' },
+      key: randomUUID(),
+    });
     expect(charged.status).toBe(202);
-    await waitFor(async () => (await callApi(stack, `/api/v1/charge/${charged.body.charge_id}`, saver)).body.status === 'completed', 60_000, 'charge');
+    await waitFor(
+      async () => (await callApi(stack, `/api/v1/charge/${charged.body.charge_id}`, saver)).body.status === 'completed',
+      60_000,
+      'charge',
+    );
     const close = async (u: RegisteredUser, body?: object, headers: Record<string, string> = {}) =>
-      call(`${stack.apiUrl}/v1/account/close`, { headers: { ...bearer(u), ...headers }, json: body ?? await closeAccountBody(stack, CLOSING_PIN) });
+      call(`${stack.apiUrl}/v1/account/close`, {
+        headers: { ...bearer(u), ...headers },
+        json: body ?? (await closeAccountBody(stack, CLOSING_PIN)),
+      });
     await ensurePin(stack, saver, CLOSING_PIN);
     const refused = await close(saver);
     expect(refused.status).toBe(409);
-    expect(refused.body).toMatchObject({ type: expect.stringContaining('account-not-closable'), blockers: [{ reason: 'won-balance', detail: expect.stringContaining('5000 KRW') }] });
+    expect(refused.body).toMatchObject({
+      type: expect.stringContaining('account-not-closable'),
+      blockers: [{ reason: 'won-balance', detail: expect.stringContaining('5000 KRW') }],
+    });
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(saver) })).body.status).toBe('active');
     expect((await list(saver)).body.items[0].status).toBe('active');
 
@@ -210,9 +306,15 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     // A stolen access token alone closes nothing: the PIN bound to the closure (or a passkey) is needed.
     const tokenOnly = await close(leaving, { confirm: 'CLOSE' });
     expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
-    const forOther = await close(leaving, { confirm: 'CLOSE', pin: await encryptPin(stack, CLOSING_PIN, { request: { action: 'pin_change' } }) });
+    const forOther = await close(leaving, {
+      confirm: 'CLOSE',
+      pin: await encryptPin(stack, CLOSING_PIN, { request: { action: 'pin_change' } }),
+    });
     expect([forOther.status, forOther.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
-    const wrongPin = await close(leaving, { confirm: 'CLOSE', pin: await encryptPin(stack, '864213', { request: { action: 'account_close' } }) });
+    const wrongPin = await close(leaving, {
+      confirm: 'CLOSE',
+      pin: await encryptPin(stack, '864213', { request: { action: 'account_close' } }),
+    });
     expect([wrongPin.status, wrongPin.body.type]).toEqual([422, '/problems/wrong-pin']);
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(leaving) })).body.status).toBe('active');
     expect(await stack.orm.em.fork().count(EventEntity, { userId: leaving.userId, type: 'account.closed' })).toBe(0);
@@ -222,23 +324,51 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const answers = await Promise.all([close(leaving), close(leaving)]);
     const closed = answers.find((a) => a.status === 200 && a.body.revokedCredentials.length)!;
     const twin = answers[answers.indexOf(closed) === 0 ? 1 : 0]!;
-    expect(closed.body).toEqual({ status: 'closed', closedAt: expect.any(String), revokedCredentials: [kyc.id.replace('urn:uuid:', 'vc_')] });
+    expect(closed.body).toEqual({
+      status: 'closed',
+      closedAt: expect.any(String),
+      revokedCredentials: [kyc.id.replace('urn:uuid:', 'vc_')],
+    });
     // The twin shares the closure (its answer, or the closed account's answer) or arrives after it (401).
-    if (twin.status === 200) expect(twin.body.closedAt).toBe(closed.body.closedAt); else expect(twin.status).toBe(401);
+    if (twin.status === 200) expect(twin.body.closedAt).toBe(closed.body.closedAt);
+    else expect(twin.status).toBe(401);
     expect((await close(leaving)).status).toBe(401);
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(leaving) })).status).toBe(401);
-    expect((await call(`${stack.apiUrl}/v1/auth/token`, { headers: { 'x-device-id': leaving.deviceId }, json: { grantType: 'refresh_token', refreshToken: leaving.refreshToken } })).status).toBe(401);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/auth/token`, {
+          headers: { 'x-device-id': leaving.deviceId },
+          json: { grantType: 'refresh_token', refreshToken: leaving.refreshToken },
+        })
+      ).status,
+    ).toBe(401);
     await expect(verify(kyc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
-    const closedEvents = (await call(`${stack.apiUrl}/v1/events?userId=${leaving.userId}&type=account.closed,credential.revoked`, { headers: asOperator })).body.items;
-    expect(closedEvents.map((e: { type: string; data: { reason?: string } }) => [e.type, e.data.reason ?? null])).toEqual([['credential.revoked', 'account-closed'], ['account.closed', null]]);
+    const closedEvents = (
+      await call(`${stack.apiUrl}/v1/events?userId=${leaving.userId}&type=account.closed,credential.revoked`, {
+        headers: asOperator,
+      })
+    ).body.items;
+    expect(
+      closedEvents.map((e: { type: string; data: { reason?: string } }) => [e.type, e.data.reason ?? null]),
+    ).toEqual([
+      ['credential.revoked', 'account-closed'],
+      ['account.closed', null],
+    ]);
   });
 
   it('renews KYC with a new ID-card image: a match issues a new KycCredential and revokes the old one; a mismatch changes nothing', async () => {
     const u = await registerUser(stack);
     const [oldKyc] = (await list(u)).body.items;
     const oldVc = (await get(oldKyc.vcId, u)).body;
-    const renew = (form: FormData | undefined, key: string | undefined = randomUUID(), headers: Record<string, string> = bearer(u)) =>
-      call(`${stack.apiUrl}/v1/account/kyc/renew`, { headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) }, form });
+    const renew = (
+      form: FormData | undefined,
+      key: string | undefined = randomUUID(),
+      headers: Record<string, string> = bearer(u),
+    ) =>
+      call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+        headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) },
+        form,
+      });
 
     // Someone else's ID card: read, not verified, nothing issued or revoked.
     const other = await renew(idCardForm(newPerson()));
@@ -246,9 +376,17 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect(other.body).toMatchObject({ verified: false, vcId: null, ocrResult: { verified: false } });
     await expect(verify(oldVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
     // Malformed requests: no image, a JSON body, no Idempotency-Key, an unknown card type, no token.
-    const noImage = new FormData(); noImage.set('idCardType', 'resident_id');
+    const noImage = new FormData();
+    noImage.set('idCardType', 'resident_id');
     expect((await renew(noImage)).status).toBe(400);
-    expect((await call(`${stack.apiUrl}/v1/account/kyc/renew`, { headers: { ...bearer(u), 'idempotency-key': randomUUID() }, json: { idCardType: 'resident_id' } })).status).toBe(415);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+          headers: { ...bearer(u), 'idempotency-key': randomUUID() },
+          json: { idCardType: 'resident_id' },
+        })
+      ).status,
+    ).toBe(415);
     expect((await renew(idCardForm(u.person), '')).status).toBe(400);
     expect((await renew(idCardForm(u.person, 'library_card'))).status).toBe(400);
     expect((await renew(idCardForm(u.person), randomUUID(), {})).status).toBe(401);
@@ -261,7 +399,11 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const renewed = await renew(idCardForm(u.person), key);
     expect(await billed()).toBe(billedBefore + 1);
     expect(renewed.status).toBe(200);
-    expect(renewed.body).toMatchObject({ verified: true, ocrResult: { name: u.person.name, birthDate: u.person.birthDate, verified: true }, vcId: expect.stringMatching(/^vc_/) });
+    expect(renewed.body).toMatchObject({
+      verified: true,
+      ocrResult: { name: u.person.name, birthDate: u.person.birthDate, verified: true },
+      vcId: expect.stringMatching(/^vc_/),
+    });
     // The same request again (a retry): the same answer, one credential.
     const retried = await renew(idCardForm(u.person), key);
     expect([retried.status, retried.body]).toEqual([200, renewed.body]);
@@ -269,10 +411,21 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key });
     const rerun = await renew(idCardForm(u.person), key);
     expect([rerun.status, rerun.body]).toEqual([200, renewed.body]);
-    const items = (await list(u)).body.items as Array<{ vcId: string; status: string; revocationReason: string | null }>;
-    expect(items.map((i) => [i.vcId, i.status, i.revocationReason])).toEqual([[renewed.body.vcId, 'active', null], [oldKyc.vcId, 'revoked', 'superseded']]);
+    const items = (await list(u)).body.items as Array<{
+      vcId: string;
+      status: string;
+      revocationReason: string | null;
+    }>;
+    expect(items.map((i) => [i.vcId, i.status, i.revocationReason])).toEqual([
+      [renewed.body.vcId, 'active', null],
+      [oldKyc.vcId, 'revoked', 'superseded'],
+    ]);
     const newVc = (await get(renewed.body.vcId, u)).body;
-    expect(newVc.credentialSubject).toMatchObject({ name: u.person.name, birthDate: u.person.birthDate, kycLevel: 'identity-verified' });
+    expect(newVc.credentialSubject).toMatchObject({
+      name: u.person.name,
+      birthDate: u.person.birthDate,
+      kycLevel: 'identity-verified',
+    });
     await expect(verify(newVc)).resolves.toMatchObject({ verified: true, status: { revoked: false } });
     await expect(verify(oldVc)).resolves.toMatchObject({ verified: false, status: { revoked: true } });
 

@@ -24,21 +24,42 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     account = await openBankAccount(stack, user.person.name, 10_000_000);
     await connectBankAccount(stack, user, account);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('answers 503 in the gap, then completes every charge exactly once', async () => {
-    const charge = (key: string) => callApi(stack, '/api/v1/charge/execute', user, { json: { source: account.bankCode, amount: '1000', currency: 'KRW' }, key });
-    const answers: Array<{ key: string; status: number; body: { type?: string; charge_id?: string }; retryAfter: string | null }> = [];
+    const charge = (key: string) =>
+      callApi(stack, '/api/v1/charge/execute', user, {
+        json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
+        key,
+      });
+    const answers: Array<{
+      key: string;
+      status: number;
+      body: { type?: string; charge_id?: string };
+      retryAfter: string | null;
+    }> = [];
     let restarted = false;
     const started = Date.now();
-    await Promise.all(Array.from({ length: 4 }, async () => {
-      while (Date.now() - started < 7000) {
-        if (!restarted && Date.now() - started > 2000) { restarted = true; stack.databaseProxy!.restart(3000); }
-        const key = randomUUID();
-        const answer = await charge(key);
-        answers.push({ key, status: answer.status, body: answer.body, retryAfter: answer.headers.get('retry-after') });
-      }
-    }));
+    await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        while (Date.now() - started < 7000) {
+          if (!restarted && Date.now() - started > 2000) {
+            restarted = true;
+            stack.databaseProxy!.restart(3000);
+          }
+          const key = randomUUID();
+          const answer = await charge(key);
+          answers.push({
+            key,
+            status: answer.status,
+            body: answer.body,
+            retryAfter: answer.headers.get('retry-after'),
+          });
+        }
+      }),
+    );
     const refused = answers.filter((a) => a.status !== 202);
     expect(answers.filter((a) => a.status === 202).length).toBeGreaterThan(0);
     expect(refused.length).toBeGreaterThan(0);
@@ -50,16 +71,30 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     // The database is back: each refused request is retried with its key until accepted (a key left "in progress"
     // by a request the restart cut is taken over after IDEMPOTENCY_LOCK_SECONDS).
     for (const answer of refused) {
-      await waitFor(async () => {
-        const retry = await charge(answer.key);
-        if (retry.status === 202) { answer.body = retry.body; answer.status = 202; return true; }
-        expect([409, 503]).toContain(retry.status);
-        return false;
-      }, 30_000, `retry of ${answer.key}`);
+      await waitFor(
+        async () => {
+          const retry = await charge(answer.key);
+          if (retry.status === 202) {
+            answer.body = retry.body;
+            answer.status = 202;
+            return true;
+          }
+          expect([409, 503]).toContain(retry.status);
+          return false;
+        },
+        30_000,
+        `retry of ${answer.key}`,
+      );
     }
     const chargeIds = new Set(answers.map((a) => a.body.charge_id!));
     expect(chargeIds.size).toBe(answers.length); // one charge per key, none twice
-    await waitFor(async () => (await stack.orm.em.fork().count(ChargeEntity, { userId: user.userId, status: 'completed' })) === chargeIds.size, 90_000, 'every charge completed');
+    await waitFor(
+      async () =>
+        (await stack.orm.em.fork().count(ChargeEntity, { userId: user.userId, status: 'completed' })) ===
+        chargeIds.size,
+      90_000,
+      'every charge completed',
+    );
 
     // Nothing half-written: one charge row per key, one withdrawal per charge at the bank, the balance to the won.
     const rows = await stack.orm.em.fork().find(ChargeEntity, { userId: user.userId });
@@ -68,7 +103,9 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     const withdrawals = log.transactions.filter((t) => t.amount === -1000);
     expect(withdrawals).toHaveLength(chargeIds.size);
     expect(new Set(withdrawals.map((t) => t.reference)).size).toBe(chargeIds.size);
-    expect((await callApi(stack, '/api/v1/balance', user)).body).toMatchObject({ balances: [{ currency: 'KRW', amount: String(chargeIds.size * 1000) }] });
+    expect((await callApi(stack, '/api/v1/balance', user)).body).toMatchObject({
+      balances: [{ currency: 'KRW', amount: String(chargeIds.size * 1000) }],
+    });
     expect(await stack.orm.em.fork().count(IdempotencyRecordEntity, { state: 'in_progress' })).toBe(0);
   }, 240_000);
 
@@ -77,9 +114,14 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     const answer = await fetch(`${stack.apiUrl}/readyz`);
     const text = await answer.text();
     expect(answer.status).toBe(503);
-    expect(JSON.parse(text)).toMatchObject({ type: '/problems/not-ready', detail: 'Not ready: database unreachable', checks: { database: 'unreachable', temporal: 'ok' } });
+    expect(JSON.parse(text)).toMatchObject({
+      type: '/problems/not-ready',
+      detail: 'Not ready: database unreachable',
+      checks: { database: 'unreachable', temporal: 'ok' },
+    });
     const { hostname, port, username } = new URL(stack.config.DATABASE_URL);
-    for (const secret of [hostname, port, username, 'ECONNREFUSED', 'ECONNRESET', 'connect', 'password']) expect(text).not.toContain(secret);
+    for (const secret of [hostname, port, username, 'ECONNREFUSED', 'ECONNRESET', 'connect', 'password'])
+      expect(text).not.toContain(secret);
     await waitFor(async () => (await fetch(`${stack.apiUrl}/readyz`)).status === 200, 30_000, 'ready again');
   });
 });

@@ -9,34 +9,68 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
 /** Deployment completes exactly once although the chain RPC fails or crawls and the worker dies mid-way. */
 describe('smart-account deployment under faults', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true }); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
   afterEach(async () => {
-    for (const chain of stack.chains) { chain.proxy.down = false; chain.proxy.delayMs = 0; }
+    for (const chain of stack.chains) {
+      chain.proxy.down = false;
+      chain.proxy.delayMs = 0;
+    }
     await stack.startWorker();
   });
 
   const deployOnce = async (user: RegisteredUser, owner: BaseWallet, networkId: string) => {
     const auth = { authorization: `Bearer ${user.accessToken}` };
-    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: auth, json: { ownerAddress: owner.address } });
+    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, {
+      headers: auth,
+      json: { ownerAddress: owner.address },
+    });
     expect(prepared.status).toBe(200);
     const slot = prepared.body.items[0];
-    return { slot, address: slot.parameter.domain.accountAddress as string, execute: () => call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
-      headers: { ...auth, 'idempotency-key': randomUUID() },
-      json: { signing: { items: [{ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: owner.signingKey.sign(slot.payload).serialized } } }] } },
-    }) };
+    return {
+      slot,
+      address: slot.parameter.domain.accountAddress as string,
+      execute: () =>
+        call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
+          headers: { ...auth, 'idempotency-key': randomUUID() },
+          json: {
+            signing: {
+              items: [
+                {
+                  id: slot.id,
+                  parameter: slot.parameter,
+                  signature: { authResponse: { signature: owner.signingKey.sign(slot.payload).serialized } },
+                },
+              ],
+            },
+          },
+        }),
+    };
   };
   const jobStatus = async (user: RegisteredUser, jobId: string) =>
-    (await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, { headers: { authorization: `Bearer ${user.accessToken}` } })).body;
+    (
+      await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, {
+        headers: { authorization: `Bearer ${user.accessToken}` },
+      })
+    ).body;
   /** How many user operations of `sender` the chain executed (the EntryPoint nonce counts them). */
   const executedOperations = async (chain: StackChain, sender: string) =>
-    new Contract(chain.entryPoint, ['function getNonce(address,uint192) view returns (uint256)'], chain.provider).getFunction('getNonce')(sender, 0n);
+    new Contract(
+      chain.entryPoint,
+      ['function getNonce(address,uint192) view returns (uint256)'],
+      chain.provider,
+    ).getFunction('getNonce')(sender, 0n);
 
   it('answers 503 with Retry-After when the chain RPC is down at prepare, storing nothing', async () => {
     const user = await registerUser(stack);
     stack.chains[0]!.proxy.down = true;
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
-      headers: { authorization: `Bearer ${user.accessToken}` }, json: { ownerAddress: Wallet.createRandom().address },
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      json: { ownerAddress: Wallet.createRandom().address },
     });
     expect(prepared.status).toBe(503);
     expect(prepared.body.type).toBe('/problems/service-unavailable');
@@ -54,7 +88,11 @@ describe('smart-account deployment under faults', () => {
     await new Promise((r) => setTimeout(r, 2500)); // the activity fails against the dead RPC and is retried
     expect((await jobStatus(user, slot.id)).status).toBe('submitted');
     chain.proxy.down = false;
-    await waitFor(async () => (await jobStatus(user, slot.id)).status === 'completed', 90_000, 'deployment after RPC recovery');
+    await waitFor(
+      async () => (await jobStatus(user, slot.id)).status === 'completed',
+      90_000,
+      'deployment after RPC recovery',
+    );
     expect(await chain.provider.getCode(address)).not.toBe('0x');
     expect(await executedOperations(chain, address)).toBe(1n);
   });
@@ -70,7 +108,11 @@ describe('smart-account deployment under faults', () => {
     await stack.stopWorker();
     chain.proxy.delayMs = 0;
     await stack.startWorker();
-    await waitFor(async () => (await jobStatus(user, slot.id)).status === 'completed', 120_000, 'deployment after worker restart');
+    await waitFor(
+      async () => (await jobStatus(user, slot.id)).status === 'completed',
+      120_000,
+      'deployment after worker restart',
+    );
     const job = await jobStatus(user, slot.id);
     expect(job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
     expect(await chain.provider.getCode(address)).not.toBe('0x');
@@ -89,21 +131,34 @@ describe('smart-account deployment under faults', () => {
       chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between broadcast and receipt
       workers.push(runServiceProcess('worker/main.ts', env));
       expect((await execute()).status).toBe(202);
-      const recorded = async () => (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash;
-      await waitFor(async () => Boolean(await recorded()), 60_000, 'transaction hash recorded by the worker process').catch((error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      const recorded = async () =>
+        (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash;
+      await waitFor(
+        async () => Boolean(await recorded()),
+        60_000,
+        'transaction hash recorded by the worker process',
+      ).catch((error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull(); // killed by the signal, no clean shutdown
       expect((await jobStatus(user, slot.id)).status).toBe('submitted');
 
       chain.proxy.delayMs = 0;
       workers.push(runServiceProcess('worker/main.ts', env));
-      await waitFor(async () => (await jobStatus(user, slot.id)).status === 'completed', 120_000, 'deployment by the second worker process');
+      await waitFor(
+        async () => (await jobStatus(user, slot.id)).status === 'completed',
+        120_000,
+        'deployment by the second worker process',
+      );
       const job = await jobStatus(user, slot.id);
       expect(job.txHash).toBe(await recorded());
       expect(await chain.provider.getCode(address)).not.toBe('0x');
       expect(await executedOperations(chain, address)).toBe(1n);
       // The account is the counterfactual one announced at prepare.
-      const account = await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${slot.id}`, { headers: { authorization: `Bearer ${user.accessToken}` } });
+      const account = await call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${slot.id}`, {
+        headers: { authorization: `Bearer ${user.accessToken}` },
+      });
       expect(account.body.accountAddress).toBe(address);
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');

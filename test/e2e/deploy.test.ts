@@ -16,18 +16,31 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     stack = await startTestStack(testDatabases()[0]!, { chains: true });
     user = await registerUser(stack);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const auth = (u: RegisteredUser = user) => ({ authorization: `Bearer ${u.accessToken}` });
   const prepare = (networkId: string, body: object = {}, u: RegisteredUser = user) =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: auth(u), json: body });
   const execute = (networkId: string, items: object[], u: RegisteredUser = user, key = randomUUID()) =>
-    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, { headers: { ...auth(u), 'idempotency-key': key }, json: { signing: { items } } });
-  const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: BaseWallet = owner) =>
-    ({ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } } });
-  const jobStatus = (jobId: string, u: RegisteredUser = user) => call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, { headers: auth(u) });
+    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
+      headers: { ...auth(u), 'idempotency-key': key },
+      json: { signing: { items } },
+    });
+  const signSlot = (slot: { id: string; parameter: object; payload: string }, signer: BaseWallet = owner) => ({
+    id: slot.id,
+    parameter: slot.parameter,
+    signature: { authResponse: { signature: signer.signingKey.sign(slot.payload).serialized } },
+  });
+  const jobStatus = (jobId: string, u: RegisteredUser = user) =>
+    call(`${stack.apiUrl}/v1/wallet/deploy-jobs/${jobId}`, { headers: auth(u) });
   const completed = async (jobId: string) => {
-    await waitFor(async () => ['completed', 'failed'].includes((await jobStatus(jobId)).body.status), 60_000, `job ${jobId}`);
+    await waitFor(
+      async () => ['completed', 'failed'].includes((await jobStatus(jobId)).body.status),
+      60_000,
+      `job ${jobId}`,
+    );
     return (await jobStatus(jobId)).body;
   };
 
@@ -35,8 +48,16 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const first = await prepare('ETHEREUM', { ownerAddress: owner.address });
     expect(first.status).toBe(200);
     const [slot] = first.body.items;
-    expect(slot.parameter).toMatchObject({ algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` });
-    expect(slot.parameter.domain).toMatchObject({ name: 'ERC4337', version: '1', chainId: 31337, verifyingContract: stack.chains[0]!.entryPoint });
+    expect(slot.parameter).toMatchObject({
+      algorithm: 'eip712-erc4337-userop-v1',
+      keyUri: `key:secp256k1:${owner.address}`,
+    });
+    expect(slot.parameter.domain).toMatchObject({
+      name: 'ERC4337',
+      version: '1',
+      chainId: 31337,
+      verifyingContract: stack.chains[0]!.entryPoint,
+    });
     const address = slot.parameter.domain.accountAddress;
     expect(await stack.chains[0]!.provider.getCode(address)).toBe('0x');
 
@@ -45,14 +66,20 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect(accepted.body).toEqual({ jobId: slot.id, status: 'submitted' });
     expect(accepted.headers.get('location')).toBe(`/v1/wallet/deploy-jobs/${slot.id}`);
     const job = await completed(slot.id);
-    expect(job).toMatchObject({ status: 'completed', accountAddress: address, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    expect(job).toMatchObject({
+      status: 'completed',
+      accountAddress: address,
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect(await stack.chains[0]!.provider.getCode(address)).not.toBe('0x');
     // The same signed slot again (a retry whose answer was lost, with a new Idempotency-Key): the same acceptance,
     // nothing started again (found by the cluster drill, where it answered 409).
     const retried = await execute('ETHEREUM', [signSlot(slot)]);
     expect([retried.status, retried.body]).toEqual([202, { jobId: slot.id, status: 'submitted' }]);
     expect((await jobStatus(slot.id)).body.status).toBe('completed');
-    const description = await stack.temporal.workflow.getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id)).describe();
+    const description = await stack.temporal.workflow
+      .getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id))
+      .describe();
     expect(description.status.name).toBe('COMPLETED');
     // The transfer key is bounded on chain as the prepare answer said: an expiry, and a daily cap per token.
     const { transferSigner, transferSignerValidUntil, transferSignerDailyCaps } = slot.parameter.domain;
@@ -71,18 +98,31 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect((await completed(second.body.items[0].id)).status).toBe('completed');
     expect(await stack.chains[1]!.provider.getCode(address)).not.toBe('0x');
     const accounts = await stack.orm.em.fork().find(SmartAccountEntity, { userId: user.userId });
-    expect(accounts.map((a) => [a.networkId, a.status, a.address]).sort()).toEqual([['ETHEREUM', 'deployed', address], ['POLYGON', 'deployed', address]]);
+    expect(accounts.map((a) => [a.networkId, a.status, a.address]).sort()).toEqual([
+      ['ETHEREUM', 'deployed', address],
+      ['POLYGON', 'deployed', address],
+    ]);
     // One deploy.completed per job, written with the job's completion.
     const events = await stack.orm.em.fork().find(EventEntity, { resourceId: slot.id });
-    expect(events.map((e) => [e.type, e.sequence, e.data])).toEqual([['deploy.completed', 1, { opId: slot.id, networkId: 'ETHEREUM', accountAddress: address, txHash: job.txHash }]]);
+    expect(events.map((e) => [e.type, e.sequence, e.data])).toEqual([
+      ['deploy.completed', 1, { opId: slot.id, networkId: 'ETHEREUM', accountAddress: address, txHash: job.txHash }],
+    ]);
   });
 
   it('refuses a second deployment where the account exists, and a replayed slot', async () => {
     const again = await prepare('ETHEREUM');
     expect(again.status).toBe(409);
     expect(again.body.type).toBe('/problems/account-already-deployed');
-    const job = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user.userId, networkId: 'ETHEREUM', status: 'completed' });
-    const replay = await execute('ETHEREUM', [{ id: job.operationId, parameter: { algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` }, signature: { authResponse: { signature: `0x${'11'.repeat(65)}` } } }]);
+    const job = await stack.orm.em
+      .fork()
+      .findOneOrFail(SignedOperationEntity, { userId: user.userId, networkId: 'ETHEREUM', status: 'completed' });
+    const replay = await execute('ETHEREUM', [
+      {
+        id: job.operationId,
+        parameter: { algorithm: 'eip712-erc4337-userop-v1', keyUri: `key:secp256k1:${owner.address}` },
+        signature: { authResponse: { signature: `0x${'11'.repeat(65)}` } },
+      },
+    ]);
     expect(replay.status).toBe(409);
     expect(replay.body.type).toBe('/problems/slot-already-used');
   });
@@ -96,9 +136,17 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const wrongKey = await execute('ETHEREUM', [signSlot(slot, Wallet.createRandom())], other);
     expect(wrongKey.status).toBe(422);
     expect(wrongKey.body.type).toBe('/problems/invalid-signature');
-    const malformed = await execute('ETHEREUM', [{ ...signSlot(slot, otherOwner), signature: { authResponse: { signature: '0x1234' } } }], other);
+    const malformed = await execute(
+      'ETHEREUM',
+      [{ ...signSlot(slot, otherOwner), signature: { authResponse: { signature: '0x1234' } } }],
+      other,
+    );
     expect(malformed.status).toBe(422);
-    const mismatch = await execute('ETHEREUM', [{ ...signSlot(slot, otherOwner), parameter: { ...slot.parameter, algorithm: 'eip191-personal-sign' } }], other);
+    const mismatch = await execute(
+      'ETHEREUM',
+      [{ ...signSlot(slot, otherOwner), parameter: { ...slot.parameter, algorithm: 'eip191-personal-sign' } }],
+      other,
+    );
     expect(mismatch.status).toBe(422);
     expect(mismatch.body.type).toBe('/problems/slot-mismatch');
     expect((await execute('POLYGON', [signSlot(slot, otherOwner)], other)).status).toBe(404);
@@ -123,8 +171,13 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect(result.body.type).toBe('/problems/owner-address-required');
     // Found by Schemathesis: a mixed-case address failing its EIP-55 checksum was a 500.
     const owner = Wallet.createRandom().address;
-    const flipped = owner.slice(0, 2) + [...owner.slice(2)].map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : /[A-F]/.test(c) ? c.toLowerCase() : c)).join('');
+    const flipped =
+      owner.slice(0, 2) +
+      [...owner.slice(2)]
+        .map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : /[A-F]/.test(c) ? c.toLowerCase() : c))
+        .join('');
     const badChecksum = await prepare('ETHEREUM', { ownerAddress: flipped }, fresh);
-    if (/[a-f]/.test(flipped.slice(2)) && /[A-F]/.test(flipped.slice(2))) expect([badChecksum.status, badChecksum.body.type]).toEqual([422, '/problems/invalid-address']);
+    if (/[a-f]/.test(flipped.slice(2)) && /[A-F]/.test(flipped.slice(2)))
+      expect([badChecksum.status, badChecksum.body.type]).toEqual([422, '/problems/invalid-address']);
   });
 });

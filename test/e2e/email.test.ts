@@ -12,8 +12,12 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     stack = await startTestStack(kind, { env: { EMAIL_VERIFICATION_MAX_ATTEMPTS: '3' } });
     user = await registerUser(stack);
   });
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' }); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+  });
 
   const bearer = (u: RegisteredUser) => ({ authorization: `Bearer ${u.accessToken}` });
   const requestCode = (u: RegisteredUser, email: string, headers: Record<string, string> = {}) =>
@@ -24,7 +28,8 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
   const inbox = async (email: string): Promise<Array<{ subject: string; text: string }>> =>
     (await call(`${stack.sandboxUrl}/mail/v1/_inbox/${encodeURIComponent(email)}`)).body.messages;
   const codeIn = (message: { text: string }) => /code is (\d{6})/.exec(message.text)![1]!;
-  const profile = async (u: RegisteredUser) => (await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(u) })).body;
+  const profile = async (u: RegisteredUser) =>
+    (await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(u) })).body;
 
   it('shows no email until one is confirmed, mails a code once per request (a retried request mails nothing more), and then shows the address', async () => {
     const before = await profile(user);
@@ -42,23 +47,36 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     const delivered = await inbox(email.toLowerCase());
     expect(delivered).toHaveLength(1);
     // Nothing but the code's hash is stored; the address itself is sealed.
-    const stored = await stack.orm.em.fork().getConnection().execute(`select * from email_verifications where verification_id = '${started.body.verificationId}'`);
+    const stored = await stack.orm.em
+      .fork()
+      .getConnection()
+      .execute(`select * from email_verifications where verification_id = '${started.body.verificationId}'`);
     expect(JSON.stringify(stored)).not.toContain(codeIn(delivered[0]!));
     expect(JSON.stringify(stored).toLowerCase()).not.toContain('example.com');
 
     const confirmKey = randomUUID();
     const confirmed = await call(`${stack.apiUrl}/v1/account/email/confirm`, {
-      headers: { ...bearer(user), 'idempotency-key': confirmKey }, json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
+      headers: { ...bearer(user), 'idempotency-key': confirmKey },
+      json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
     });
     expect(confirmed.status).toBe(200);
     // A retry of the same confirmation (same key, the answer lost on the way) gets the same answer, not a 409.
     const replayed = await call(`${stack.apiUrl}/v1/account/email/confirm`, {
-      headers: { ...bearer(user), 'idempotency-key': confirmKey }, json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
+      headers: { ...bearer(user), 'idempotency-key': confirmKey },
+      json: { verificationId: started.body.verificationId, code: codeIn(delivered[0]!) },
     });
-    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body]).toEqual([200, 'true', confirmed.body]);
+    expect([replayed.status, replayed.headers.get('idempotent-replayed'), replayed.body]).toEqual([
+      200,
+      'true',
+      confirmed.body,
+    ]);
     expect(confirmed.body).toMatchObject({ verified: true, email: `${email.split('@')[0]}@example.com` });
     const after = await profile(user);
-    expect(after).toMatchObject({ email: `${email.split('@')[0]}@example.com`, emailVerified: true, emailVerifiedAt: confirmed.body.emailVerifiedAt });
+    expect(after).toMatchObject({
+      email: `${email.split('@')[0]}@example.com`,
+      emailVerified: true,
+      emailVerifiedAt: confirmed.body.emailVerifiedAt,
+    });
     const row = await stack.orm.em.fork().findOneOrFail(UserEntity, { id: user.userId });
     expect(row.emailSealed).not.toContain('example.com');
 
@@ -67,15 +85,20 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(again.body.type).toBe('/problems/already-verified');
   });
 
-  it('refuses malformed input with a pointer to the field, and another user\'s verification like one that does not exist', async () => {
+  it("refuses malformed input with a pointer to the field, and another user's verification like one that does not exist", async () => {
     for (const email of ['not-an-address', 'two@@example.com', '', `${'a'.repeat(250)}@example.com`]) {
       const refused = await requestCode(user, email);
       expect(refused.status).toBe(400);
       expect(refused.body.errors[0].pointer).toBe('/email');
     }
-    const extra = await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(user), json: { email: 'a@example.com', verified: true } });
+    const extra = await call(`${stack.apiUrl}/v1/account/email`, {
+      headers: bearer(user),
+      json: { email: 'a@example.com', verified: true },
+    });
     expect(extra.status).toBe(400);
-    expect((await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(user), raw: '{"email": ' })).status).toBe(400);
+    expect((await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(user), raw: '{"email": ' })).status).toBe(
+      400,
+    );
     expect((await call(`${stack.apiUrl}/v1/account/email`, { json: { email: 'a@example.com' } })).status).toBe(401);
 
     const other = await registerUser(stack);
@@ -83,7 +106,11 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     const theirs = await requestCode(other, email);
     const code = codeIn((await inbox(email))[0]!);
     for (const [verificationId, badCode, status] of [
-      [theirs.body.verificationId, code, 404], [`ev_${randomUUID()}`, '123456', 404], ['ev_1', '123456', 400], [theirs.body.verificationId, '12345', 400], [theirs.body.verificationId, 'abcdef', 400],
+      [theirs.body.verificationId, code, 404],
+      [`ev_${randomUUID()}`, '123456', 404],
+      ['ev_1', '123456', 400],
+      [theirs.body.verificationId, '12345', 400],
+      [theirs.body.verificationId, 'abcdef', 400],
     ] as const) {
       expect((await confirm(user, verificationId, badCode)).status).toBe(status);
     }
@@ -109,7 +136,9 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect((await profile(u)).emailVerified).toBe(false);
     // Told once, by the request that locked it.
     const lockedEvents = await stack.orm.em.fork().find(EventEntity, { resourceId: started.body.verificationId });
-    expect(lockedEvents.map((e) => [e.type, e.userId, e.data])).toEqual([['email.locked', u.userId, { verificationId: started.body.verificationId }]]);
+    expect(lockedEvents.map((e) => [e.type, e.userId, e.data])).toEqual([
+      ['email.locked', u.userId, { verificationId: started.body.verificationId }],
+    ]);
 
     const fresh = await requestCode(u, email);
     const freshCode = codeIn((await inbox(email))[0]!);

@@ -6,7 +6,15 @@ import { connectBankAccount, openBankAccount } from '../helpers/bank';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { ChargeEntity, EventEntity } from '../../db/entities';
 
-interface EventBody { id: string; type: string; createdAt: string; resource: { type: string; id: string }; sequence: number; userId: string | null; data: Record<string, unknown> }
+interface EventBody {
+  id: string;
+  type: string;
+  createdAt: string;
+  resource: { type: string; id: string };
+  sequence: number;
+  userId: string | null;
+  data: Record<string, unknown>;
+}
 
 /** The outbox and the events API: every committed change of state once, in commit order, with a per-resource sequence. */
 describe.each(testDatabases())('events on $name', (kind) => {
@@ -15,11 +23,17 @@ describe.each(testDatabases())('events on $name', (kind) => {
   const operatorToken = newOperatorToken();
   const asOperator = { authorization: `Bearer ${operatorToken}` };
   beforeAll(async () => {
-    stack = await startTestStack(kind, { env: { OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }) } });
+    stack = await startTestStack(kind, {
+      env: { OPERATOR_TOKENS: JSON.stringify({ app: operatorTokenHash(operatorToken) }) },
+    });
     user = await registerUser(stack);
   });
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' }); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+  });
 
   const events = async (query: Record<string, string>) => {
     const answer = await call(`${stack.apiUrl}/v1/events?${new URLSearchParams(query)}`, { headers: asOperator });
@@ -42,9 +56,14 @@ describe.each(testDatabases())('events on $name', (kind) => {
     expect(completed.data).toEqual({ regId: completed.resource.id, userId: user.userId });
     const registration = (await events({ resourceId: completed.resource.id })).items;
     expect(registration.map((e) => [e.type, e.data.step ?? null, e.sequence])).toEqual([
-      ['registration.step_changed', 'pass', 1], ['registration.step_changed', 'ekyc', 2], ['registration.step_changed', 'backup', 3], ['registration.completed', null, 4],
+      ['registration.step_changed', 'pass', 1],
+      ['registration.step_changed', 'ekyc', 2],
+      ['registration.step_changed', 'backup', 3],
+      ['registration.completed', null, 4],
     ]);
-    expect(regEvents.filter((e) => e.type === 'credential.issued').map((e) => e.data.credentialType)).toEqual(['KycCredential']);
+    expect(regEvents.filter((e) => e.type === 'credential.issued').map((e) => e.data.credentialType)).toEqual([
+      'KycCredential',
+    ]);
   });
 
   it('tells a charge from processing to completed with growing sequence numbers, in commit order, and pages by cursor', async () => {
@@ -53,9 +72,11 @@ describe.each(testDatabases())('events on $name', (kind) => {
     const chargeIds: string[] = [];
     for (let i = 0; i < 2; i += 1) {
       const key = randomUUID();
-      const execute = () => call(`${stack.apiUrl}/api/v1/charge/execute`, {
-        headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': key }, json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
-      });
+      const execute = () =>
+        call(`${stack.apiUrl}/api/v1/charge/execute`, {
+          headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': key },
+          json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
+        });
       const accepted = await execute();
       expect(accepted.status).toBe(202);
       // A retry with the same key is the same charge: no second charge.processing.
@@ -65,7 +86,10 @@ describe.each(testDatabases())('events on $name', (kind) => {
     }
     for (const chargeId of chargeIds) {
       const { items } = await events({ resourceId: chargeId });
-      expect(items.map((e) => [e.type, e.sequence])).toEqual([['charge.processing', 1], ['charge.completed', 2]]);
+      expect(items.map((e) => [e.type, e.sequence])).toEqual([
+        ['charge.processing', 1],
+        ['charge.completed', 2],
+      ]);
       expect(items[1]!.data).toEqual({ chargeId, amount: '1000', currency: 'KRW' });
       expect(new Set(items.map((e) => e.id)).size).toBe(2);
     }
@@ -87,25 +111,37 @@ describe.each(testDatabases())('events on $name', (kind) => {
     expect((await events({ userId: user.userId, after: cursor })).nextCursor).toBe(cursor);
   });
 
-  it('writes a failed charge\'s event once, when the bank refuses it, and no event for a change that did not happen', async () => {
+  it("writes a failed charge's event once, when the bank refuses it, and no event for a change that did not happen", async () => {
     const account = await openBankAccount(stack, user.person.name, 10); // too little for the charge
     await connectBankAccount(stack, user, account);
     const accepted = await call(`${stack.apiUrl}/api/v1/charge/execute`, {
-      headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': randomUUID() }, json: { source: account.bankCode, amount: '5000', currency: 'KRW' },
+      headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': randomUUID() },
+      json: { source: account.bankCode, amount: '5000', currency: 'KRW' },
     });
     const chargeId = accepted.body.data.charge_id as string;
     const charge = await settled(chargeId);
     const { items } = await events({ resourceId: chargeId });
     expect(items.map((e) => e.type)).toEqual(['charge.processing', `charge.${charge.status}`]);
     // Every event row belongs to a state the database holds: the outbox never runs ahead of the change.
-    const rows = await stack.orm.em.fork().find(EventEntity, { resourceId: chargeId }, { orderBy: { sequence: 'asc' } });
+    const rows = await stack.orm.em
+      .fork()
+      .find(EventEntity, { resourceId: chargeId }, { orderBy: { sequence: 'asc' } });
     expect(rows.at(-1)!.type).toBe(`charge.${charge.status}`);
   });
 
   it('is for operators only, and refuses malformed queries with a pointer', async () => {
     expect((await call(`${stack.apiUrl}/v1/events`)).status).toBe(401);
-    expect((await call(`${stack.apiUrl}/v1/events`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status).toBe(401);
-    for (const [query, pointer] of [['after=-1', '/after'], ['type=charge.exploded', '/type'], ['limit=0', '/limit'], ['limit=501', '/limit'], ['sort=desc', '/sort'], ['type=DROP TABLE', '/type']] as const) {
+    expect(
+      (await call(`${stack.apiUrl}/v1/events`, { headers: { authorization: `Bearer ${user.accessToken}` } })).status,
+    ).toBe(401);
+    for (const [query, pointer] of [
+      ['after=-1', '/after'],
+      ['type=charge.exploded', '/type'],
+      ['limit=0', '/limit'],
+      ['limit=501', '/limit'],
+      ['sort=desc', '/sort'],
+      ['type=DROP TABLE', '/type'],
+    ] as const) {
       const refused = await call(`${stack.apiUrl}/v1/events?${query}`, { headers: asOperator });
       expect(refused.status).toBe(400);
       expect(JSON.stringify(refused.body.errors)).toContain(pointer);

@@ -31,14 +31,19 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
     account = await deployAccount(stack, user, owner, 'ETHEREUM');
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const chain = (): StackChain => stack.chains[0]!;
   const entryPoint = () => new Contract(chain().entryPoint, ENTRY_POINT_ABI, chain().provider);
   const paymasterDeposit = async () => (await entryPoint().getFunction('balanceOf')(chain().paymaster)) as bigint;
   const transfer = async (body: TransferFields) => {
     const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, PIN, body, key), ...body }, key });
+    return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { pin: await transferPin(stack, PIN, body, key), ...body },
+      key,
+    });
   };
 
   it('pays a transfer from the paymaster, never from the account, and reports who paid', async () => {
@@ -47,9 +52,18 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     await (await chain().funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
     const [accountBefore, depositBefore] = await Promise.all([provider.getBalance(account), paymasterDeposit()]);
 
-    const sent = await transfer({ to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' });
+    const sent = await transfer({
+      to_address: Wallet.createRandom().address,
+      network: 'ETHEREUM',
+      token: 'ETH',
+      amount: '0.1',
+    });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), fee: expect.stringMatching(/^0\.\d+ ETH$/), fee_paid_by: 'service' });
+    expect(sent.body).toMatchObject({
+      status: expect.stringMatching(INCLUDED),
+      fee: expect.stringMatching(/^0\.\d+ ETH$/),
+      fee_paid_by: 'service',
+    });
     // The account lost exactly the amount; the paymaster's deposit paid the gas; no deposit was ever made for the account.
     expect(await provider.getBalance(account)).toBe(accountBefore - parseEther('0.1'));
     expect(await paymasterDeposit()).toBeLessThan(depositBefore);
@@ -64,7 +78,10 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     await (await chain().funder.sendTransaction({ to: attacker.address, value: parseEther('1'), nonce })).wait();
     const wallet = new Contract(account, loadArtifact('WalletAccount').abi as InterfaceAbi, attacker);
     expect(await wallet.getFunction('getDeposit')()).toBe(0n);
-    const [depositBefore, attackerBefore] = await Promise.all([paymasterDeposit(), provider.getBalance(attacker.address)]);
+    const [depositBefore, attackerBefore] = await Promise.all([
+      paymasterDeposit(),
+      provider.getBalance(attacker.address),
+    ]);
     // Sent without estimation, so it is mined: the EntryPoint reverts it, as the account has no deposit to withdraw.
     const attempt = await wallet.getFunction('withdrawDepositTo')(attacker.address, 1n, { gasLimit: 100_000n });
     await expect(attempt.wait()).rejects.toMatchObject({ code: 'CALL_EXCEPTION', receipt: { status: 0 } });
@@ -73,72 +90,134 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
     expect(await provider.getBalance(attacker.address)).toBeLessThanOrEqual(attackerBefore);
   });
 
-  it('counts what the chain charged against the day\'s budget and shows it', async () => {
+  it("counts what the chain charged against the day's budget and shows it", async () => {
     const budget = await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(user) });
     expect(budget.status).toBe(200);
     expect(budget.body).toEqual({
-      dailyBudgetKrw: '200000', usedTodayKrw: expect.stringMatching(/^[1-9]\d*$/), remainingTodayKrw: expect.stringMatching(/^\d+$/),
-      resetsAt: expect.stringMatching(/T15:00:00\.000Z$/), paidBy: 'service',
+      dailyBudgetKrw: '200000',
+      usedTodayKrw: expect.stringMatching(/^[1-9]\d*$/),
+      remainingTodayKrw: expect.stringMatching(/^\d+$/),
+      resetsAt: expect.stringMatching(/T15:00:00\.000Z$/),
+      paidBy: 'service',
     });
     expect(BigInt(budget.body.usedTodayKrw) + BigInt(budget.body.remainingTodayKrw)).toBe(200_000n);
     // The deployment and the transfer landed: each settled at what its UserOperationEvent says it cost.
-    const rows = await stack.orm.em.fork().find(GasSponsorshipEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
+    const rows = await stack.orm.em
+      .fork()
+      .find(GasSponsorshipEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
     expect(rows.map((r) => r.status)).toEqual(['settled', 'settled']);
     for (const row of rows) expect(BigInt(row.actualCostWei!)).toBeLessThan(BigInt(row.maxCostWei));
     // Another user has their own budget.
     const other = await registerUser(stack);
-    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(other) })).body.usedTodayKrw).toBe('0');
+    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(other) })).body.usedTodayKrw).toBe(
+      '0',
+    );
   });
 
   it('sponsors an operation rebuilt after a crash anew, replacing its unused reservation, and the same one again as before', async () => {
     const sponsor = new GasSponsor({
-      orm: stack.orm, networks: NetworkRegistry.fromJson(stack.config.NETWORKS), providers: new ChainProviders(),
-      paymaster: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY), prices: new PriceFeedClient({ baseUrl: stack.sandboxUrl, timeoutMs: 5_000 }),
+      orm: stack.orm,
+      networks: NetworkRegistry.fromJson(stack.config.NETWORKS),
+      providers: new ChainProviders(),
+      paymaster: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY),
+      prices: new PriceFeedClient({ baseUrl: stack.sandboxUrl, timeoutMs: 5_000 }),
       gasBudgetDailyKrw: 200_000,
     });
     const fees = await chain().provider.getFeeData();
     const built: UserOperation = {
-      sender: account, nonce: 5n, initCode: '0x', callData: '0x', callGasLimit: 100_000n, verificationGasLimit: 100_000n, preVerificationGas: 50_000n,
-      maxFeePerGas: fees.maxFeePerGas!, maxPriorityFeePerGas: fees.maxPriorityFeePerGas!, paymasterAndData: '0x', signature: '0x',
+      sender: account,
+      nonce: 5n,
+      initCode: '0x',
+      callData: '0x',
+      callGasLimit: 100_000n,
+      verificationGasLimit: 100_000n,
+      preVerificationGas: 50_000n,
+      maxFeePerGas: fees.maxFeePerGas!,
+      maxPriorityFeePerGas: fees.maxPriorityFeePerGas!,
+      paymasterAndData: '0x',
+      signature: '0x',
     };
     const id = `transfer:${randomUUID()}`;
     const inAnHour = new Date(Date.now() + 3_600_000);
-    const [first] = await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }], inAnHour);
-    expect(await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }], inAnHour)).toEqual([first]);
+    const [first] = await sponsor.sponsor(
+      user.userId,
+      [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }],
+      inAnHour,
+    );
+    expect(
+      await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: built }], inAnHour),
+    ).toEqual([first]);
     const rebuilt = { ...built, maxFeePerGas: built.maxFeePerGas + 1n };
-    const [second] = await sponsor.sponsor(user.userId, [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: rebuilt }], inAnHour);
+    const [second] = await sponsor.sponsor(
+      user.userId,
+      [{ sponsorshipId: id, networkId: 'ETHEREUM', operation: rebuilt }],
+      inAnHour,
+    );
     expect(second).not.toBe(first);
     // One reservation, for the operation as rebuilt; the paymaster's own hash of it is what the new signature signs.
     const rows = await stack.orm.em.fork().find(GasSponsorshipEntity, { sponsorshipId: id });
     expect(rows.map((r) => [r.status, r.userOpHash, r.paymasterAndData])).toEqual([
-      ['reserved', userOperationHash({ ...rebuilt, paymasterAndData: second! }, chain().chainId, chain().entryPoint), second],
+      [
+        'reserved',
+        userOperationHash({ ...rebuilt, paymasterAndData: second! }, chain().chainId, chain().entryPoint),
+        second,
+      ],
     ]);
-    const paymaster = new Contract(chain().paymaster, loadArtifact('WalletPaymaster').abi as InterfaceAbi, chain().provider);
+    const paymaster = new Contract(
+      chain().paymaster,
+      loadArtifact('WalletPaymaster').abi as InterfaceAbi,
+      chain().provider,
+    );
     const validUntil = Math.floor(inAnHour.getTime() / 1000);
-    const digest = await paymaster.getFunction('getHash')(packUserOperation({ ...rebuilt, paymasterAndData: second! }), validUntil, 0) as string;
-    expect(verifyMessage(getBytes(digest), dataSlice(second!, 64))).toBe(new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address);
+    const digest = (await paymaster.getFunction('getHash')(
+      packUserOperation({ ...rebuilt, paymasterAndData: second! }),
+      validUntil,
+      0,
+    )) as string;
+    expect(verifyMessage(getBytes(digest), dataSlice(second!, 64))).toBe(
+      new Wallet(ANVIL_PAYMASTER_SIGNER_KEY).address,
+    );
     await stack.orm.em.fork().nativeDelete(GasSponsorshipEntity, { sponsorshipId: id });
   });
 
-  it('refuses a transfer (before its PIN is checked) and a DID key once the day\'s budget is spent', async () => {
+  it("refuses a transfer (before its PIN is checked) and a DID key once the day's budget is spent", async () => {
     // An operation sponsored today that has not landed yet counts at its most: here, more than the whole budget.
     const em = stack.orm.em.fork();
     em.create(GasSponsorshipEntity, {
-      sponsorshipId: `test:${randomUUID()}`, userId: user.userId, networkId: 'ETHEREUM', userOpHash: `0x${'ab'.repeat(32)}`, paymasterAndData: '0x',
-      maxCostWei: parseEther('1').toString(), priceKrwCenti: 420_000_000n, status: 'reserved',
-      fromBlock: await chain().provider.getBlockNumber(), validUntil: new Date(Date.now() + 3_600_000),
+      sponsorshipId: `test:${randomUUID()}`,
+      userId: user.userId,
+      networkId: 'ETHEREUM',
+      userOpHash: `0x${'ab'.repeat(32)}`,
+      paymasterAndData: '0x',
+      maxCostWei: parseEther('1').toString(),
+      priceKrwCenti: 420_000_000n,
+      status: 'reserved',
+      fromBlock: await chain().provider.getBlockNumber(),
+      validUntil: new Date(Date.now() + 3_600_000),
     });
     await em.flush();
     const body = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.01' };
-    const refused = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...body, pin: await transferPin(stack, '000000', body) } });
+    const refused = await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { ...body, pin: await transferPin(stack, '000000', body) },
+    });
     expect(refused.status).toBe(422);
-    expect(refused.body).toMatchObject({ type: '/problems/gas-budget-exceeded', budgetKrw: '200000', resetsAt: expect.any(String) });
+    expect(refused.body).toMatchObject({
+      type: '/problems/gas-budget-exceeded',
+      budgetKrw: '200000',
+      resetsAt: expect.any(String),
+    });
     const did = await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, {
-      headers: bearer(user), json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: Wallet.createRandom().signingKey.compressedPublicKey },
+      headers: bearer(user),
+      json: {
+        keyType: 'EcdsaSecp256k1VerificationKey2019',
+        publicKey: Wallet.createRandom().signingKey.compressedPublicKey,
+      },
     });
     expect(did.status).toBe(422);
     expect(did.body).toMatchObject({ type: '/problems/gas-budget-exceeded', budgetKrw: '200000' });
-    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(user) })).body.remainingTodayKrw).toBe('0');
+    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(user) })).body.remainingTodayKrw).toBe(
+      '0',
+    );
     // The wrong PIN was never tried: no attempt was counted against it.
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
   });
@@ -146,20 +225,35 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
 
 describe('a user over the gas budget', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { GAS_BUDGET_DAILY_KRW: '100' } }); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { GAS_BUDGET_DAILY_KRW: '100' } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('is refused with the budget and when it resets, and nothing is signed', async () => {
     const user = await registerUser(stack);
-    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, { headers: bearer(user), json: { ownerAddress: Wallet.createRandom().address } });
+    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
+      headers: bearer(user),
+      json: { ownerAddress: Wallet.createRandom().address },
+    });
     expect(prepared.status).toBe(422);
     expect(prepared.headers.get('content-type')).toMatch(/application\/problem\+json/);
     expect(prepared.body).toMatchObject({
-      type: '/problems/gas-budget-exceeded', status: 422, budgetKrw: '100', usedKrw: '0', neededKrw: expect.stringMatching(/^\d+$/),
-      resetsAt: expect.stringMatching(/T15:00:00\.000Z$/), detail: expect.stringContaining('100 KRW a day'),
+      type: '/problems/gas-budget-exceeded',
+      status: 422,
+      budgetKrw: '100',
+      usedKrw: '0',
+      neededKrw: expect.stringMatching(/^\d+$/),
+      resetsAt: expect.stringMatching(/T15:00:00\.000Z$/),
+      detail: expect.stringContaining('100 KRW a day'),
     });
     expect(BigInt(prepared.body.neededKrw)).toBeGreaterThan(100n);
     expect(await stack.orm.em.fork().count(GasSponsorshipEntity, { userId: user.userId })).toBe(0);
-    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(user) })).body).toMatchObject({ usedTodayKrw: '0', remainingTodayKrw: '100' });
+    expect((await call(`${stack.apiUrl}/v1/wallet/gas-budget`, { headers: bearer(user) })).body).toMatchObject({
+      usedTodayKrw: '0',
+      remainingTodayKrw: '100',
+    });
   });
 });

@@ -12,16 +12,29 @@ import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 
 describe('key rotation over HTTP on two real chains', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases()[0]!, { chains: true }); });
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(() => { for (const chain of stack.chains) chain.proxy.down = false; });
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(() => {
+    for (const chain of stack.chains) chain.proxy.down = false;
+  });
 
   const ownerOf = (chain: StackChain, account: string) =>
-    new Contract(account, loadArtifact('WalletAccount').abi as never, chain.provider).getFunction('owner')() as Promise<string>;
-  const prepare = (user: RegisteredUser, body: object) => call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: body });
+    new Contract(account, loadArtifact('WalletAccount').abi as never, chain.provider).getFunction(
+      'owner',
+    )() as Promise<string>;
+  const prepare = (user: RegisteredUser, body: object) =>
+    call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: body });
   const execute = (user: RegisteredUser, items: object[]) =>
-    call(`${stack.apiUrl}/v1/wallet/keys/rotate`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items } } });
-  const status = (user: RegisteredUser, taskId: string) => call(`${stack.apiUrl}/v1/wallet/keys/rotate/${taskId}`, { headers: bearer(user) });
+    call(`${stack.apiUrl}/v1/wallet/keys/rotate`, {
+      headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+      json: { signing: { items } },
+    });
+  const status = (user: RegisteredUser, taskId: string) =>
+    call(`${stack.apiUrl}/v1/wallet/keys/rotate/${taskId}`, { headers: bearer(user) });
   const settled = async (user: RegisteredUser, taskId: string) => {
     await waitFor(async () => (await status(user, taskId)).body.status !== 'processing', 90_000, `rotation ${taskId}`);
     return status(user, taskId);
@@ -40,11 +53,21 @@ describe('key rotation over HTTP on two real chains', () => {
     const prepared = await prepare(user, { newOwnerAddress: newOwner.address });
     expect(prepared.status).toBe(200);
     const [slot] = prepared.body.items;
-    expect(slot.parameter).toMatchObject({ algorithm: 'eip712-erc4337-merkleroot-v1', keyUri: `key:secp256k1:${owner.address}` });
-    expect(slot.parameter.domain.operations.map((o: { networkId: string }) => o.networkId)).toEqual(['ETHEREUM', 'POLYGON']);
+    expect(slot.parameter).toMatchObject({
+      algorithm: 'eip712-erc4337-merkleroot-v1',
+      keyUri: `key:secp256k1:${owner.address}`,
+    });
+    expect(slot.parameter.domain.operations.map((o: { networkId: string }) => o.networkId)).toEqual([
+      'ETHEREUM',
+      'POLYGON',
+    ]);
     // One signature, made by an independent EIP-712 signer over the root the slot names.
-    const rootSignature = await owner.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: slot.parameter.domain.root });
-    const accepted = await execute(user, [{ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: rootSignature } } }]);
+    const rootSignature = await owner.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, {
+      root: slot.parameter.domain.root,
+    });
+    const accepted = await execute(user, [
+      { id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature: rootSignature } } },
+    ]);
     expect(accepted.status).toBe(202);
     expect(accepted.body).toEqual({ taskId: slot.id, status: 'processing' });
 
@@ -52,7 +75,12 @@ describe('key rotation over HTTP on two real chains', () => {
     expect(Number(result.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(result.body.status).toBe('completed');
     for (const network of result.body.networks) {
-      expect(network).toMatchObject({ status: 'completed', error: null, retryable: false, txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+      expect(network).toMatchObject({
+        status: 'completed',
+        error: null,
+        retryable: false,
+        txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      });
     }
     for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
     // The task's status is recorded by the workflow's last activity, just before the workflow itself closes.
@@ -63,7 +91,8 @@ describe('key rotation over HTTP on two real chains', () => {
     // The new key controls the accounts: it can rotate them back; the old key no longer can.
     // Found by Schemathesis: a mixed-case address failing its EIP-55 checksum was a 500.
     const flipped = `0x${[...owner.address.slice(2)].map((c) => (/[a-f]/.test(c) ? c.toUpperCase() : /[A-F]/.test(c) ? c.toLowerCase() : c)).join('')}`;
-    if (/[a-f]/.test(flipped) && /[A-F]/.test(flipped.slice(2))) expect((await prepare(user, { newOwnerAddress: flipped })).body.type).toBe('/problems/invalid-address');
+    if (/[a-f]/.test(flipped) && /[A-F]/.test(flipped.slice(2)))
+      expect((await prepare(user, { newOwnerAddress: flipped })).body.type).toBe('/problems/invalid-address');
     const back = await prepare(user, { newOwnerAddress: owner.address });
     expect(back.body.items[0].parameter.keyUri).toBe(`key:secp256k1:${newOwner.address}`);
     expect((await execute(user, [signSlot(back.body.items[0], owner)])).status).toBe(422);
@@ -85,11 +114,21 @@ describe('key rotation over HTTP on two real chains', () => {
     expect(ethereum).toMatchObject({ networkId: 'ETHEREUM', status: 'completed', retryable: false });
     expect(polygon).toMatchObject({ networkId: 'POLYGON', status: 'failed', retryable: true, txHash: '' });
     expect(typeof polygon.error).toBe('string');
-    expect((await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/ETHEREUM/retry`, { method: 'POST', headers: bearer(user) })).status).toBe(409);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/ETHEREUM/retry`, {
+          method: 'POST',
+          headers: bearer(user),
+        })
+      ).status,
+    ).toBe(409);
 
     stack.chains[1]!.proxy.down = false;
     const ethereumTx = ethereum.txHash;
-    const retried = await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/POLYGON/retry`, { method: 'POST', headers: bearer(user) });
+    const retried = await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}/networks/POLYGON/retry`, {
+      method: 'POST',
+      headers: bearer(user),
+    });
     expect(retried.status).toBe(202);
     const done = await settled(user, slot.id);
     expect(done.body.status).toBe('completed');
@@ -97,12 +136,17 @@ describe('key rotation over HTTP on two real chains', () => {
     for (const chain of stack.chains) expect(await ownerOf(chain, account)).toBe(newOwner.address);
     // The events tell the same story, in order: POLYGON failed (retryable), the rotation ended partial, POLYGON
     // then completed and so did the rotation; ETHEREUM completed once.
-    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: slot.id }, { orderBy: { sequence: 'asc' } });
+    const events = await stack.orm.em
+      .fork()
+      .find(EventEntity, { resourceId: slot.id }, { orderBy: { sequence: 'asc' } });
     expect(events.map((e) => e.sequence)).toEqual(events.map((_, i) => i + 1));
     const story = events.map((e) => `${e.type}${e.data.networkId ? `:${e.data.networkId as string}` : ''}`);
     expect(story.filter((s) => s.endsWith(':ETHEREUM'))).toEqual(['key_rotation.network_completed:ETHEREUM']);
     expect(story.filter((s) => !s.endsWith(':ETHEREUM'))).toEqual([
-      'key_rotation.network_failed:POLYGON', 'key_rotation.partial_failure', 'key_rotation.network_completed:POLYGON', 'key_rotation.completed',
+      'key_rotation.network_failed:POLYGON',
+      'key_rotation.partial_failure',
+      'key_rotation.network_completed:POLYGON',
+      'key_rotation.completed',
     ]);
     expect(events.find((e) => e.type === 'key_rotation.network_failed')!.data).toMatchObject({ retryable: true });
   });
@@ -132,7 +176,13 @@ describe('key rotation over HTTP on two real chains', () => {
     const slot = (await prepare(user, { newOwnerAddress: newOwner.address })).body.items[0];
     const signed = signSlot(slot, owner);
     // What a crash right after the conditional update leaves: processing, signature stored, no workflow.
-    await stack.orm.em.fork().nativeUpdate(KeyRotationTaskEntity, { taskId: slot.id }, { status: 'processing', rootSignature: signed.signature.authResponse.signature });
+    await stack.orm.em
+      .fork()
+      .nativeUpdate(
+        KeyRotationTaskEntity,
+        { taskId: slot.id },
+        { status: 'processing', rootSignature: signed.signature.authResponse.signature },
+      );
     expect((await execute(user, [signSlot(slot, Wallet.createRandom())])).status).toBe(422); // only the owner's slot resumes it
     const retried = await execute(user, [signed]);
     expect(retried.status).toBe(202);

@@ -16,7 +16,23 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
         // PostgreSQL's introspection is exact: the migrated schema must equal what the entities describe.
         expect((await orm.schema.getUpdateSchemaSQL({ wrap: false })).trim()).toBe('');
       }
-      for (const table of ['registrations', 'users', 'uploads', 'wallet_backups', 'idempotency_records', 'refresh_tokens', 'kyc_basic_info', 'smart_accounts', 'signed_operations', 'key_rotation_tasks', 'key_rotation_networks', 'transfers', 'transfer_keys', 'solana_wallets', ...(kind.name === 'postgresql' ? ['rate_limits'] : [])]) {
+      for (const table of [
+        'registrations',
+        'users',
+        'uploads',
+        'wallet_backups',
+        'idempotency_records',
+        'refresh_tokens',
+        'kyc_basic_info',
+        'smart_accounts',
+        'signed_operations',
+        'key_rotation_tasks',
+        'key_rotation_networks',
+        'transfers',
+        'transfer_keys',
+        'solana_wallets',
+        ...(kind.name === 'postgresql' ? ['rate_limits'] : []),
+      ]) {
         await expect(orm.em.getConnection().execute(`select count(*) from ${table}`)).resolves.toBeDefined();
       }
       await orm.close();
@@ -37,30 +53,82 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
         const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
         const account = '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5';
         const owner = '0x00000000000000000000000000000000000000A1';
-        const operation = (sig: string) => JSON.stringify({ sender: account, nonce: '1', callData: '0xb61d27f6', signature: sig });
-        const common = { user_id: 'usr_1', network_id: 'ETHEREUM', user_op_hash: `0x${'ab'.repeat(32)}`, expires_at: time(1795403215073), created_at: time(1795402615074), updated_at: time(1795402622911) };
-        await knex('smart_accounts').insert({ user_id: 'usr_1', network_id: 'ETHEREUM', address: account, owner_address: owner, status: 'deployed', created_at: time(1795402615074) });
-        await knex('deploy_jobs').insert({ ...common, job_id: 'dep_1', account_address: account, owner_address: owner, user_operation: operation('0x01'), status: 'completed', tx_hash: `0x${'cd'.repeat(32)}` });
-        await knex('deploy_jobs').insert({ ...common, job_id: 'dep_2', account_address: account, owner_address: owner, user_operation: operation('0x'), status: 'prepared' });
+        const operation = (sig: string) =>
+          JSON.stringify({ sender: account, nonce: '1', callData: '0xb61d27f6', signature: sig });
+        const common = {
+          user_id: 'usr_1',
+          network_id: 'ETHEREUM',
+          user_op_hash: `0x${'ab'.repeat(32)}`,
+          expires_at: time(1795403215073),
+          created_at: time(1795402615074),
+          updated_at: time(1795402622911),
+        };
+        await knex('smart_accounts').insert({
+          user_id: 'usr_1',
+          network_id: 'ETHEREUM',
+          address: account,
+          owner_address: owner,
+          status: 'deployed',
+          created_at: time(1795402615074),
+        });
+        await knex('deploy_jobs').insert({
+          ...common,
+          job_id: 'dep_1',
+          account_address: account,
+          owner_address: owner,
+          user_operation: operation('0x01'),
+          status: 'completed',
+          tx_hash: `0x${'cd'.repeat(32)}`,
+        });
+        await knex('deploy_jobs').insert({
+          ...common,
+          job_id: 'dep_2',
+          account_address: account,
+          owner_address: owner,
+          user_operation: operation('0x'),
+          status: 'prepared',
+        });
         await knex('did_key_operations').insert({
-          ...common, op_id: 'didop_1', did: `did:ethr:0x7a69:${account}`, key_type: 'EcdsaSecp256k1VerificationKey2019', public_key: `0x02${'11'.repeat(32)}`,
-          user_operation: operation('0x02'), status: 'submitted', tx_hash: null,
+          ...common,
+          op_id: 'didop_1',
+          did: `did:ethr:0x7a69:${account}`,
+          key_type: 'EcdsaSecp256k1VerificationKey2019',
+          public_key: `0x02${'11'.repeat(32)}`,
+          user_operation: operation('0x02'),
+          status: 'submitted',
+          tx_hash: null,
         });
         await orm.getMigrator().up();
 
         const rows = await orm.em.fork().find(SignedOperationEntity, {}, { orderBy: { operationId: 'asc' } });
         expect(rows.map((r) => [r.operationId, r.kind, r.status, r.txHash ?? null])).toEqual([
-          ['dep_1', 'deploy', 'completed', `0x${'cd'.repeat(32)}`], ['dep_2', 'deploy', 'prepared', null], ['didop_1', 'did_key', 'submitted', null],
+          ['dep_1', 'deploy', 'completed', `0x${'cd'.repeat(32)}`],
+          ['dep_2', 'deploy', 'prepared', null],
+          ['didop_1', 'did_key', 'submitted', null],
         ]);
         const did = rows[2]!;
         expect(did).toMatchObject({
-          accountAddress: account, ownerAddress: owner, userId: 'usr_1', networkId: 'ETHEREUM', userOpHash: `0x${'ab'.repeat(32)}`,
-          details: { did: `did:ethr:0x7a69:${account}`, keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: `0x02${'11'.repeat(32)}` },
+          accountAddress: account,
+          ownerAddress: owner,
+          userId: 'usr_1',
+          networkId: 'ETHEREUM',
+          userOpHash: `0x${'ab'.repeat(32)}`,
+          details: {
+            did: `did:ethr:0x7a69:${account}`,
+            keyType: 'EcdsaSecp256k1VerificationKey2019',
+            publicKey: `0x02${'11'.repeat(32)}`,
+          },
           userOperation: { sender: account, nonce: '1', callData: '0xb61d27f6', signature: '0x02' },
         });
-        expect([did.expiresAt.getTime(), did.createdAt.getTime(), did.updatedAt.getTime()]).toEqual([1795403215073, 1795402615074, 1795402622911]);
+        expect([did.expiresAt.getTime(), did.createdAt.getTime(), did.updatedAt.getTime()]).toEqual([
+          1795403215073, 1795402615074, 1795402622911,
+        ]);
         expect(rows[0]!.details).toEqual({});
-        const tables = { deployJobs: await knex.schema.hasTable('deploy_jobs'), didKeyOperations: await knex.schema.hasTable('did_key_operations'), signedOperations: await knex.schema.hasTable('signed_operations') };
+        const tables = {
+          deployJobs: await knex.schema.hasTable('deploy_jobs'),
+          didKeyOperations: await knex.schema.hasTable('did_key_operations'),
+          signedOperations: await knex.schema.hasTable('signed_operations'),
+        };
         expect(tables).toEqual({ deployJobs: false, didKeyOperations: false, signedOperations: true });
       } finally {
         await orm.close();
@@ -81,21 +149,39 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
         const time = (ms: number) => (kind.name === 'sqlite' ? ms : new Date(ms));
         const transfer = (id: string, to: string, status: string, at: number) => ({
-          transfer_id: id, user_id: 'usr_1', network_id: 'ETHEREUM', token: 'USDT', decimals: 6, from_address: '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5',
-          to_address: to, amount: '1000000', status, created_at: time(at), updated_at: time(at),
+          transfer_id: id,
+          user_id: 'usr_1',
+          network_id: 'ETHEREUM',
+          token: 'USDT',
+          decimals: 6,
+          from_address: '0x1eED8fD94663Ab7a6b167b50677a4faf25D661d5',
+          to_address: to,
+          amount: '1000000',
+          status,
+          created_at: time(at),
+          updated_at: time(at),
         });
         const a = '0x000000000000000000000000000000000000dEaD';
         const b = '0x00000000000000000000000000000000000000b2';
         await knex('transfers').insert([
-          transfer('tr_1', a, 'confirmed', 1795402615000), transfer('tr_2', a, 'confirmed', 1795402616000),
-          transfer('tr_3', b, 'failed', 1795402617000), transfer('tr_4', b, 'processing', 1795402618000),
+          transfer('tr_1', a, 'confirmed', 1795402615000),
+          transfer('tr_2', a, 'confirmed', 1795402616000),
+          transfer('tr_3', b, 'failed', 1795402617000),
+          transfer('tr_4', b, 'processing', 1795402618000),
         ]);
         await orm.getMigrator().up();
 
         const entries = await orm.em.fork().find(AddressBookEntryEntity, {});
-        expect(entries.map((e) => [e.userId, e.networkId, e.address, e.approvedBy, e.usableFrom.getTime()])).toEqual([['usr_1', 'ETHEREUM', a, 'history', 1795402615000]]);
+        expect(entries.map((e) => [e.userId, e.networkId, e.address, e.approvedBy, e.usableFrom.getTime()])).toEqual([
+          ['usr_1', 'ETHEREUM', a, 'history', 1795402615000],
+        ]);
         const transfers = await orm.em.fork().find(TransferEntity, {}, { orderBy: { transferId: 'asc' } });
-        expect(transfers.map((t) => [t.transferId, t.status, t.blockNumber ?? null])).toEqual([['tr_1', 'confirmed', null], ['tr_2', 'confirmed', null], ['tr_3', 'failed', null], ['tr_4', 'processing', null]]);
+        expect(transfers.map((t) => [t.transferId, t.status, t.blockNumber ?? null])).toEqual([
+          ['tr_1', 'confirmed', null],
+          ['tr_2', 'confirmed', null],
+          ['tr_3', 'failed', null],
+          ['tr_4', 'processing', null],
+        ]);
       } finally {
         await orm.close();
       }

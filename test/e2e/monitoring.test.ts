@@ -28,32 +28,56 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     stack = await startTestStack(kind, {
       chains: true,
       env: {
-        OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }), TRANSFER_WAIT_SECONDS: '10',
-        MONITORING_LARGE_KRW: '200000', MONITORING_STRUCTURING_KRW: '100000', MONITORING_FAN_OUT_RECIPIENTS: '3',
-        MONITORING_NEW_RECIPIENT_MINUTES: '60', MONITORING_NEW_DEVICE_HOURS: '24', NEW_DEVICE_HOLD_SECONDS: '0', NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS: '0',
+        OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }),
+        TRANSFER_WAIT_SECONDS: '10',
+        MONITORING_LARGE_KRW: '200000',
+        MONITORING_STRUCTURING_KRW: '100000',
+        MONITORING_FAN_OUT_RECIPIENTS: '3',
+        MONITORING_NEW_RECIPIENT_MINUTES: '60',
+        MONITORING_NEW_DEVICE_HOURS: '24',
+        NEW_DEVICE_HOLD_SECONDS: '0',
+        NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS: '0',
       },
     });
   });
   // Each rule with a user of its own: the rules count a user's transfers of the day.
-  beforeEach(async () => { ({ user } = await fundedUser(stack, PIN, '20000')); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeEach(async () => {
+    ({ user } = await fundedUser(stack, PIN, '20000'));
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
-  const usdt = () => new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
+  const usdt = () =>
+    new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
   const balanceOf = async (address: string) => (await usdt().getFunction('balanceOf')(address)) as bigint;
   const send = async (to: string, amount: string, as: RegisteredUser = user) => {
     const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount };
     const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', as, { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key });
+    return callApi(stack, '/api/v1/transfer/crypto/execute', as, {
+      json: { pin: await transferPin(stack, PIN, fields, key), ...fields },
+      key,
+    });
   };
   const caseOf = async (transferId: string) => {
-    await waitFor(async () => ((await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}`, { headers: asOperator })).body.items as Array<{ transferId: string }>)
-      .some((c) => c.transferId === transferId), 20_000, 'the case opened');
-    return ((await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}`, { headers: asOperator })).body.items as Array<Record<string, unknown>>)
-      .find((c) => c.transferId === transferId)!;
+    await waitFor(
+      async () =>
+        (
+          (await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}`, { headers: asOperator })).body
+            .items as Array<{ transferId: string }>
+        ).some((c) => c.transferId === transferId),
+      20_000,
+      'the case opened',
+    );
+    return (
+      (await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}`, { headers: asOperator })).body
+        .items as Array<Record<string, unknown>>
+    ).find((c) => c.transferId === transferId)!;
   };
   const decide = (caseId: string, decision: 'approve' | 'reject', reason: string) =>
     call(`${stack.apiUrl}/v1/compliance/cases/${caseId}/decision`, { headers: asOperator, json: { decision, reason } });
-  const transferStatus = async (transferId: string) => (await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body;
+  const transferStatus = async (transferId: string) =>
+    (await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body;
 
   it('holds structuring (small transfers to one destination adding up), funds reserved; a rejection fails it with nothing sent', async () => {
     const to = Wallet.createRandom().address;
@@ -62,19 +86,46 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     const usedBefore = BigInt((await callApi(stack, '/api/v1/transfer/limits', user)).body.used_today_krw);
     const second = await send(to, '50');
     expect([second.status, second.body.status]).toEqual([202, 'held_for_review']);
-    expect(BigInt((await callApi(stack, '/api/v1/transfer/limits', user)).body.used_today_krw)).toBe(usedBefore + 70_000n);
+    expect(BigInt((await callApi(stack, '/api/v1/transfer/limits', user)).body.used_today_krw)).toBe(
+      usedBefore + 70_000n,
+    );
     const held = await caseOf(second.body.transfer_id);
-    expect(held).toMatchObject({ kind: 'structuring', status: 'open', source: 'monitoring', detail: expect.stringContaining('2 transfers to one destination') });
+    expect(held).toMatchObject({
+      kind: 'structuring',
+      status: 'open',
+      source: 'monitoring',
+      detail: expect.stringContaining('2 transfers to one destination'),
+    });
 
-    expect((await call(`${stack.apiUrl}/v1/compliance/cases/${held.caseId as string}/decision`, { headers: bearer(user), json: { decision: 'approve', reason: 'mine' } })).status).toBe(401);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/compliance/cases/${held.caseId as string}/decision`, {
+          headers: bearer(user),
+          json: { decision: 'approve', reason: 'mine' },
+        })
+      ).status,
+    ).toBe(401);
     const rejected = await decide(held.caseId as string, 'reject', 'split to stay under the Travel Rule');
-    expect(rejected.body).toMatchObject({ status: 'rejected', decidedBy: 'reviewer', reason: 'split to stay under the Travel Rule', decidedAt: expect.any(String) });
-    await waitFor(async () => (await transferStatus(second.body.transfer_id)).status === 'failed', 30_000, 'the transfer failed');
+    expect(rejected.body).toMatchObject({
+      status: 'rejected',
+      decidedBy: 'reviewer',
+      reason: 'split to stay under the Travel Rule',
+      decidedAt: expect.any(String),
+    });
+    await waitFor(
+      async () => (await transferStatus(second.body.transfer_id)).status === 'failed',
+      30_000,
+      'the transfer failed',
+    );
     expect((await transferStatus(second.body.transfer_id)).error).toContain('split to stay under the Travel Rule');
     expect(await balanceOf(to)).toBe(50_000_000n); // the first only
     const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: second.body.transfer_id });
     expect(row.userOpHash ?? null).toBeNull();
-    expect(await stack.orm.em.fork().count(EventEntity, { type: 'compliance.case_decided', resourceId: held.caseId as string })).toBe(1);
+    expect(
+      await stack.orm.em
+        .fork()
+        .count(EventEntity, { type: 'compliance.case_decided', resourceId: held.caseId as string }),
+    ).toBe(1);
     // Decided: another decision is refused, the same one answers the case again.
     expect((await decide(held.caseId as string, 'approve', 'changed my mind')).status).toBe(409);
     expect((await decide(held.caseId as string, 'reject', 'again')).status).toBe(200);
@@ -89,7 +140,11 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     const found = await caseOf(held.body.transfer_id);
     expect(found.kind).toBe('fan_out');
     expect((await decide(found.caseId as string, 'approve', 'known payroll recipients')).body.status).toBe('approved');
-    await waitFor(async () => INCLUDED.test((await transferStatus(held.body.transfer_id)).status), 30_000, 'the transfer sent');
+    await waitFor(
+      async () => INCLUDED.test((await transferStatus(held.body.transfer_id)).status),
+      30_000,
+      'the transfer sent',
+    );
     expect(await balanceOf(third)).toBe(10_000_000n);
   });
 
@@ -106,6 +161,10 @@ describe.each(testDatabases())('transaction monitoring on $name', (kind) => {
     const found = await caseOf(fromPhone.body.transfer_id);
     expect(found.kind).toBe('new_device_large');
     await decide(found.caseId as string, 'approve', 'called the customer back');
-    await waitFor(async () => INCLUDED.test((await transferStatus(fromPhone.body.transfer_id)).status), 30_000, 'the transfer sent');
+    await waitFor(
+      async () => INCLUDED.test((await transferStatus(fromPhone.body.transfer_id)).status),
+      30_000,
+      'the transfer sent',
+    );
   });
 });

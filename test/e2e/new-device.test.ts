@@ -5,7 +5,14 @@ import { call, cardOf, registerUser, residentNumberFor, verifyIdentity, type Reg
 import { encryptPin, ensurePin, pinChangeBody, transferPin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';
 import { enrolPasskey, ENROLMENT_PIN } from '../helpers/passkeys';
-import { callbackDelivered, idCardProof, signInTokens, signInWithIdCard, startSignIn, verifyOnNewDevice } from '../helpers/sign-in';
+import {
+  callbackDelivered,
+  idCardProof,
+  signInTokens,
+  signInWithIdCard,
+  startSignIn,
+  verifyOnNewDevice,
+} from '../helpers/sign-in';
 import { EventEntity, RegistrationEntity, SignInEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor } from '../helpers/processes';
@@ -32,14 +39,17 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
 
   it('registering again answers 409 duplicate-identity naming the sign-in route, and starts no registration', async () => {
     const device = await verifyOnNewDevice(stack, owner.person);
-    const again = await call(`${stack.apiUrl}/v1/account/register`, { headers: { 'idempotency-key': randomUUID(), 'x-device-id': device.deviceId }, json: { passToken: device.passToken } });
+    const again = await call(`${stack.apiUrl}/v1/account/register`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': device.deviceId },
+      json: { passToken: device.passToken },
+    });
     expect(again.status).toBe(409);
     expect(again.body).toMatchObject({ type: '/problems/duplicate-identity', signIn: '/v1/auth/sign-in' });
     expect(again.body.detail).toContain('POST /v1/auth/sign-in');
     expect(await stack.orm.em.fork().count(RegistrationEntity, { passRequestId: device.passRequestId })).toBe(0);
   });
 
-  it('a SIM swap (the victim\'s valid identity result on the attacker\'s phone, no card, no passkey) gets no token', async () => {
+  it("a SIM swap (the victim's valid identity result on the attacker's phone, no card, no passkey) gets no token", async () => {
     const attacker = await verifyOnNewDevice(stack, owner.person);
     const started = await startSignIn(stack, attacker);
     expect(started.status).toBe(201);
@@ -48,15 +58,31 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     // No proof: no token.
     expect((await signInTokens(stack, attacker, signInId)).body.type).toBe('/problems/sign-in-not-completed');
     // The account has no passkey to assert.
-    expect((await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey/options`, { method: 'POST', headers: { 'x-pass-token': attacker.passToken } })).body.type).toBe('/problems/no-passkey');
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey/options`, {
+          method: 'POST',
+          headers: { 'x-pass-token': attacker.passToken },
+        })
+      ).body.type,
+    ).toBe('/problems/no-passkey');
     // A made-up card: the name and birth date the carrier leaked, no number, then a number of the right form.
-    const noNumber = await idCardProof(stack, attacker, signInId, { name: owner.person.name, birthDate: owner.person.birthDate });
+    const noNumber = await idCardProof(stack, attacker, signInId, {
+      name: owner.person.name,
+      birthDate: owner.person.birthDate,
+    });
     expect(noNumber.status).toBe(422);
     expect(noNumber.body).toMatchObject({ type: '/problems/id-card-unreadable', attemptsLeft: 2 });
-    const forged = await idCardProof(stack, attacker, signInId, { ...cardOf(owner.person), idNumber: residentNumberFor(owner.person.birthDate) });
+    const forged = await idCardProof(stack, attacker, signInId, {
+      ...cardOf(owner.person),
+      idNumber: residentNumberFor(owner.person.birthDate),
+    });
     expect(forged.body).toMatchObject({ type: '/problems/id-card-mismatch', attemptsLeft: 1 });
     // The third wrong card fails the sign-in for good, even with the right card after it.
-    const third = await idCardProof(stack, attacker, signInId, { ...cardOf(owner.person), idNumber: residentNumberFor(owner.person.birthDate) });
+    const third = await idCardProof(stack, attacker, signInId, {
+      ...cardOf(owner.person),
+      idNumber: residentNumberFor(owner.person.birthDate),
+    });
     expect(third.body.type).toBe('/problems/sign-in-failed');
     expect((await idCardProof(stack, attacker, signInId, cardOf(owner.person))).status).toBe(409);
     expect((await signInTokens(stack, attacker, signInId)).status).toBe(409);
@@ -67,11 +93,19 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
   });
 
   it('another person with the same name and birth date proves nothing with their own genuine card; a card reported lost proves nothing', async () => {
-    const namesake = { ...owner.person, residentNumber: residentNumberFor(owner.person.birthDate), phone: '01099990000' };
+    const namesake = {
+      ...owner.person,
+      residentNumber: residentNumberFor(owner.person.birthDate),
+      phone: '01099990000',
+    };
     // The namesake is another person to the identity provider (another CI): no account, so told to register.
     const own = await verifyIdentity(stack, namesake);
     await callbackDelivered(stack, own.passRequestId);
-    const notRegistered = await startSignIn(stack, { deviceId: randomUUID(), passToken: own.passToken, passRequestId: own.passRequestId });
+    const notRegistered = await startSignIn(stack, {
+      deviceId: randomUUID(),
+      passToken: own.passToken,
+      passRequestId: own.passRequestId,
+    });
     expect(notRegistered.status).toBe(404);
     expect(notRegistered.body.type).toBe('/problems/not-registered');
     // With the victim's identity result (a SIM swap) and the namesake's genuine card: not the card on file.
@@ -83,7 +117,10 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
 
     // Another user's card, reported lost after registration (the thief has it): the issuing authority refuses it.
     const victim = await registerUser(stack);
-    expect((await call(`${stack.sandboxUrl}/idcheck/v1/_reports`, { json: { idNumber: victim.person.residentNumber } })).status).toBe(201);
+    expect(
+      (await call(`${stack.sandboxUrl}/idcheck/v1/_reports`, { json: { idNumber: victim.person.residentNumber } }))
+        .status,
+    ).toBe(201);
     const thief = await verifyOnNewDevice(stack, victim.person);
     const thiefSignIn = (await startSignIn(stack, thief)).body.signInId;
     const lost = await idCardProof(stack, thief, thiefSignIn, cardOf(victim.person));
@@ -100,7 +137,15 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     expect(profile.status).toBe(200);
     expect(profile.body.userId).toBe(owner.userId);
     // A sign-in is exchanged for tokens once.
-    expect((await signInTokens(stack, { deviceId: phone.deviceId, passToken: phone.passToken, passRequestId: '' }, phone.signInId)).body.type).toBe('/problems/sign-in-used');
+    expect(
+      (
+        await signInTokens(
+          stack,
+          { deviceId: phone.deviceId, passToken: phone.passToken, passRequestId: '' },
+          phone.signInId,
+        )
+      ).body.type,
+    ).toBe('/problems/sign-in-used');
 
     const devices = await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(phone) });
     expect(devices.body.items).toHaveLength(2);
@@ -108,25 +153,48 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     expect(mine).toMatchObject({ deviceId: phone.deviceId, label: 'New phone', signInMethod: 'id_card' });
     const holdUntil = Date.parse(mine.holdUntil);
     expect(holdUntil).toBeGreaterThan(Date.now() + 23 * 3600 * 1000); // NEW_DEVICE_HOLD_SECONDS: 24 h (the person has a verified email)
-    expect(devices.body.items.find((d: { current: boolean }) => !d.current)).toMatchObject({ deviceId: owner.deviceId, signInMethod: 'registration', holdUntil: null });
+    expect(devices.body.items.find((d: { current: boolean }) => !d.current)).toMatchObject({
+      deviceId: owner.deviceId,
+      signInMethod: 'registration',
+      holdUntil: null,
+    });
 
     // The person is told at once, by mail and by event (no label, no personal data in the event).
-    for (let i = 0; i < 200 && (await inbox(stack, email)).length <= mailsBefore; i += 1) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 200 && (await inbox(stack, email)).length <= mailsBefore; i += 1)
+      await new Promise((r) => setTimeout(r, 100));
     expect((await inbox(stack, email))[0]!.subject).toBe('A new device signed in to your account');
     const [added] = await stack.orm.em.fork().find(EventEntity, { type: 'device.added', userId: owner.userId });
     expect(added!.data).toEqual({ deviceId: phone.deviceId, signInMethod: 'id_card', holdUntil: mine.holdUntil });
 
     // Held: funds, PIN, email, address book, transfer keys, the backup.
     const held = [
-      call(`${stack.apiUrl}/api/v1/pin`, { method: 'PUT', headers: bearer(phone), json: await pinChangeBody(stack, ENROLMENT_PIN, '111222') }),
+      call(`${stack.apiUrl}/api/v1/pin`, {
+        method: 'PUT',
+        headers: bearer(phone),
+        json: await pinChangeBody(stack, ENROLMENT_PIN, '111222'),
+      }),
       call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(phone), json: { email: 'attacker@example.com' } }),
-      call(`${stack.apiUrl}/api/v1/transfer/address-book`, { headers: bearer(phone), json: { network: 'ETHEREUM', address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' } }),
+      call(`${stack.apiUrl}/api/v1/transfer/address-book`, {
+        headers: bearer(phone),
+        json: { network: 'ETHEREUM', address: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+      }),
       (async () => {
-        const sample = { to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
-        return call(`${stack.apiUrl}/api/v1/transfer/crypto/execute`, { headers: bearer(phone), json: { ...sample, pin: await transferPin(stack, ENROLMENT_PIN, sample) } });
+        const sample = {
+          to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+          network: 'ETHEREUM',
+          token: 'ETH',
+          amount: '0.1',
+        };
+        return call(`${stack.apiUrl}/api/v1/transfer/crypto/execute`, {
+          headers: bearer(phone),
+          json: { ...sample, pin: await transferPin(stack, ENROLMENT_PIN, sample) },
+        });
       })(),
       call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) }),
-      call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(phone), json: { action: 'revoke' } }),
+      call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
+        headers: bearer(phone),
+        json: { action: 'revoke' },
+      }),
     ];
     for (const answer of await Promise.all(held)) {
       expect(answer.status).toBe(403);
@@ -138,17 +206,31 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const backup = await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(owner) });
     expect(backup.status).toBe(200);
     expect(backup.body).toMatchObject({ version: 1, ...owner.backup });
-    const revoke = (body: unknown) => call(`${stack.apiUrl}/v1/account/devices/${phone.deviceId}`, { method: 'DELETE', headers: bearer(owner), json: body });
+    const revoke = (body: unknown) =>
+      call(`${stack.apiUrl}/v1/account/devices/${phone.deviceId}`, {
+        method: 'DELETE',
+        headers: bearer(owner),
+        json: body,
+      });
     expect((await revoke({})).body.type).toBe('/problems/step-up-required');
-    const revoked = await revoke({ pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'device_revoke', device_id: phone.deviceId } }) });
+    const revoked = await revoke({
+      pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'device_revoke', device_id: phone.deviceId } }),
+    });
     expect([revoked.status, revoked.body]).toEqual([200, { deviceId: phone.deviceId, revoked: true }]);
     // Its access token is refused at once (not when it expires), its refresh token too.
     const after = await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(phone) });
     expect(after.status).toBe(401);
     expect(after.body.type).toBe('/problems/device-signed-out');
-    const refresh = await call(`${stack.apiUrl}/v1/auth/token`, { headers: { 'x-device-id': phone.deviceId }, json: { grantType: 'refresh_token', refreshToken: phone.refreshToken } });
+    const refresh = await call(`${stack.apiUrl}/v1/auth/token`, {
+      headers: { 'x-device-id': phone.deviceId },
+      json: { grantType: 'refresh_token', refreshToken: phone.refreshToken },
+    });
     expect(refresh.status).toBe(401);
-    expect((await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(owner) })).body.items.map((d: { deviceId: string }) => d.deviceId)).toEqual([owner.deviceId]);
+    expect(
+      (await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(owner) })).body.items.map(
+        (d: { deviceId: string }) => d.deviceId,
+      ),
+    ).toEqual([owner.deviceId]);
     expect(await stack.orm.em.fork().count(EventEntity, { type: 'device.revoked', userId: owner.userId })).toBe(1);
   });
 
@@ -159,11 +241,16 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const started = await startSignIn(stack, device, 'Tablet');
     expect(started.body.proofs).toEqual(['passkey', 'id_card']);
     const { signInId } = started.body;
-    const options = await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey/options`, { method: 'POST', headers: { 'x-pass-token': device.passToken } });
+    const options = await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey/options`, {
+      method: 'POST',
+      headers: { 'x-pass-token': device.passToken },
+    });
     expect(options.status).toBe(200);
     const proved = await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey`, {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': device.passToken },
-      json: { passkeyAssertion: { challengeId: options.body.challengeId, credential: passkey.get(options.body.publicKey) } },
+      json: {
+        passkeyAssertion: { challengeId: options.body.challengeId, credential: passkey.get(options.body.publicKey) },
+      },
     });
     expect(proved.status).toBe(200);
     expect(proved.body).toEqual({ signInId, status: 'completed', method: 'passkey' });
@@ -171,8 +258,15 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     expect(tokens.status).toBe(200);
     expect(tokens.body.userId).toBe(person.userId);
     const devices = await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(tokens.body) });
-    expect(devices.body.items.find((d: { current: boolean }) => d.current)).toMatchObject({ label: 'Tablet', signInMethod: 'passkey', holdUntil: null });
-    expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(tokens.body) })).body).toMatchObject({ version: 1, ...person.backup });
+    expect(devices.body.items.find((d: { current: boolean }) => d.current)).toMatchObject({
+      label: 'Tablet',
+      signInMethod: 'passkey',
+      holdUntil: null,
+    });
+    expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(tokens.body) })).body).toMatchObject({
+      version: 1,
+      ...person.backup,
+    });
   });
 
   it('a device released from its hold by a passkey older than the sign-in; a new backup version is stored and the old one kept', async () => {
@@ -180,32 +274,63 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const { passkey } = await enrolPasskey(stack, person);
     const phone = await signInWithIdCard(stack, person);
     expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) })).status).toBe(403);
-    const options = await call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, { headers: bearer(phone), json: { request: { action: 'device_release', device_id: phone.deviceId } } });
+    const options = await call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, {
+      headers: bearer(phone),
+      json: { request: { action: 'device_release', device_id: phone.deviceId } },
+    });
     const released = await call(`${stack.apiUrl}/v1/account/devices/${phone.deviceId}/release`, {
-      headers: bearer(phone), json: { passkeyAssertion: { challengeId: options.body.challengeId, credential: passkey.get(options.body.publicKey) } },
+      headers: bearer(phone),
+      json: {
+        passkeyAssertion: { challengeId: options.body.challengeId, credential: passkey.get(options.body.publicKey) },
+      },
     });
     expect(released.status).toBe(200);
-    const newer = { encryptedMnemonic: 'bmV3LWNpcGhlcg', encryptedDerivationPaths: 'bS80NCc', encryptionMethod: 'AES-256-GCM' };
-    const stored = await call(`${stack.apiUrl}/v1/account/backup`, { method: 'PUT', headers: { ...bearer(phone), 'idempotency-key': randomUUID() }, json: newer });
+    const newer = {
+      encryptedMnemonic: 'bmV3LWNpcGhlcg',
+      encryptedDerivationPaths: 'bS80NCc',
+      encryptionMethod: 'AES-256-GCM',
+    };
+    const stored = await call(`${stack.apiUrl}/v1/account/backup`, {
+      method: 'PUT',
+      headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
+      json: newer,
+    });
     expect(stored.status).toBe(201);
     expect(stored.body).toMatchObject({ version: 2, ...newer });
-    expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) })).body).toMatchObject({ version: 2, ...newer });
-    expect((await call(`${stack.apiUrl}/v1/account/backup?version=1`, { headers: bearer(phone) })).body).toMatchObject({ version: 1, ...person.backup });
+    expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) })).body).toMatchObject({
+      version: 2,
+      ...newer,
+    });
+    expect((await call(`${stack.apiUrl}/v1/account/backup?version=1`, { headers: bearer(phone) })).body).toMatchObject({
+      version: 1,
+      ...person.backup,
+    });
   });
 
   it('sign-out ends this device at once, and the registration pass token cannot bring it back', async () => {
     const person = await registerUser(stack);
-    expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(200);
+    expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(
+      200,
+    );
     const refused = await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(person) });
     expect(refused.body.type).toBe('/problems/device-signed-out');
     const again = await call(`${stack.apiUrl}/v1/auth/token`, {
-      headers: { 'x-device-id': person.deviceId, 'x-pass-token': person.passToken }, json: { grantType: 'registration', regId: person.regId },
+      headers: { 'x-device-id': person.deviceId, 'x-pass-token': person.passToken },
+      json: { grantType: 'registration', regId: person.regId },
     });
     expect(again.status).toBe(403);
     expect(again.body.type).toBe('/problems/device-revoked');
     // A stranger's device id is no device of this account.
     const other = await registerUser(stack);
-    expect((await call(`${stack.apiUrl}/v1/account/devices/${randomUUID()}`, { method: 'DELETE', headers: bearer(other), json: {} })).status).toBe(404);
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/account/devices/${randomUUID()}`, {
+          method: 'DELETE',
+          headers: bearer(other),
+          json: {},
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('a device revoked through one api process is refused at once by another (PostgreSQL: several api processes share the database)', async () => {
@@ -214,12 +339,19 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const other = runServiceProcess('api/main.ts', stack.apiProcessEnv(port));
     try {
       const otherUrl = `http://127.0.0.1:${port}`;
-      await waitFor(async () => (await fetch(`${otherUrl}/healthz`).catch(() => undefined))?.ok === true, 60_000, 'second API process')
-        .catch((error: Error) => { throw new Error(`${error.message}\n${other.output()}`); });
+      await waitFor(
+        async () => (await fetch(`${otherUrl}/healthz`).catch(() => undefined))?.ok === true,
+        60_000,
+        'second API process',
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n${other.output()}`);
+      });
       const person = await registerUser(stack);
       // The other process has verified (and cached) the token before the revocation.
       expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
-      expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(200);
+      expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(
+        200,
+      );
       const refused = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) });
       expect([refused.status, refused.body.type]).toEqual([401, '/problems/device-signed-out']);
     } finally {

@@ -8,26 +8,40 @@ import { waitFor } from '../helpers/processes';
 const ROOT = join(__dirname, '../..');
 /** Ports of its own, so this stack never meets the test run's Temporal server or a developer's `npm start`. */
 const PORTS = {
-  API_PORT: 13_100, TEMPORAL_PORT: 17_433, TEMPORAL_UI_PORT: 18_433, SANDBOX_PORT: 14_110,
-  ETHEREUM_RPC_PORT: 18_645, POLYGON_RPC_PORT: 18_646, SOLANA_RPC_PORT: 18_999, EVM_FAUCET_PORT: 18_647,
-  API_METRICS_PORT: 19_464, WORKER_METRICS_PORT: 19_465, TEMPORAL_METRICS_PORT: 19_466,
+  API_PORT: 13_100,
+  TEMPORAL_PORT: 17_433,
+  TEMPORAL_UI_PORT: 18_433,
+  SANDBOX_PORT: 14_110,
+  ETHEREUM_RPC_PORT: 18_645,
+  POLYGON_RPC_PORT: 18_646,
+  SOLANA_RPC_PORT: 18_999,
+  EVM_FAUCET_PORT: 18_647,
+  API_METRICS_PORT: 19_464,
+  WORKER_METRICS_PORT: 19_465,
+  TEMPORAL_METRICS_PORT: 19_466,
 };
 
 /** Every live process whose process group is `pgid` (the launcher and everything it started). */
-const processesInGroup = (pgid: number): number[] => readdirSync('/proc').filter((d) => /^\d+$/.test(d)).flatMap((pid) => {
-  try {
-    // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so read after the last ')'.
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(pgrp) === pgid && state !== 'Z' ? [Number(pid)] : [];
-  } catch { return []; }
-});
+const processesInGroup = (pgid: number): number[] =>
+  readdirSync('/proc')
+    .filter((d) => /^\d+$/.test(d))
+    .flatMap((pid) => {
+      try {
+        // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so read after the last ')'.
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return Number(pgrp) === pgid && state !== 'Z' ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 
-const portIsFree = (port: number): Promise<boolean> => new Promise((resolve) => {
-  const server = createServer();
-  server.once('error', () => resolve(false));
-  server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-});
+const portIsFree = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
 
 /** The README, then the guides its docs map numbers (1. [..](docs/x.md)), in that order. */
 export function walkthroughPages(): string[] {
@@ -42,8 +56,12 @@ export function walkthroughPages(): string[] {
  */
 export function readmeWalkthrough(): string {
   const blocks = walkthroughPages().flatMap((page) =>
-    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map((m) => m[1]!));
-  const script = blocks.join('\n')
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map(
+      (m) => m[1]!,
+    ),
+  );
+  const script = blocks
+    .join('\n')
     .replaceAll('http://127.0.0.1:4010', `http://127.0.0.1:${PORTS.SANDBOX_PORT}`)
     .replaceAll('http://127.0.0.1:3000', `http://127.0.0.1:${PORTS.API_PORT}`)
     .replaceAll('http://127.0.0.1:8547', `http://127.0.0.1:${PORTS.EVM_FAUCET_PORT}`)
@@ -51,13 +69,22 @@ export function readmeWalkthrough(): string {
   return `set -euo pipefail\ncurl() { command curl --fail-with-body --max-time 60 "$@"; }\n${script}\necho WALKTHROUGH-DONE\n`;
 }
 
-const runBash = (script: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> => new Promise((resolve) => {
-  const child = spawn('bash', ['-c', script], { cwd: ROOT, env: { ...process.env, npm_config_loglevel: 'silent', ...env }, timeout: 300_000 });
-  let output = '';
-  child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-  child.on('close', (code) => resolve({ code, output }));
-});
+const runBash = (script: string, env: Record<string, string> = {}): Promise<{ code: number | null; output: string }> =>
+  new Promise((resolve) => {
+    const child = spawn('bash', ['-c', script], {
+      cwd: ROOT,
+      env: { ...process.env, npm_config_loglevel: 'silent', ...env },
+      timeout: 300_000,
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    child.on('close', (code) => resolve({ code, output }));
+  });
 
 describe('npm start', () => {
   it('serves the README walk-through, then stops every child on Ctrl-C: within 10 s no process is left and every port is free', async () => {
@@ -65,20 +92,36 @@ describe('npm start', () => {
     // `npm start` is `tsx dev/main.ts`; `--import tsx` keeps the launcher one process, the leader of its own group,
     // so a signal to the group reaches it and every child as a terminal's Ctrl-C would.
     const launcher = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'dev/main.ts')], {
-      cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])), STACK_DATA_DIR: data, LOG_LEVEL: 'warn' },
+      cwd: ROOT,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: {
+        ...process.env,
+        ...Object.fromEntries(Object.entries(PORTS).map(([k, v]) => [k, String(v)])),
+        STACK_DATA_DIR: data,
+        LOG_LEVEL: 'warn',
+      },
     });
     let output = '';
-    launcher.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    launcher.stderr.on('data', (d: Buffer) => { output += d.toString(); });
+    launcher.stdout.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
+    launcher.stderr.on('data', (d: Buffer) => {
+      output += d.toString();
+    });
     const exited = new Promise<number | null>((resolve) => launcher.once('exit', (code) => resolve(code)));
     try {
-      await waitFor(() => output.includes('Stack is up') || launcher.exitCode !== null, 240_000, 'the stack to come up');
+      await waitFor(
+        () => output.includes('Stack is up') || launcher.exitCode !== null,
+        240_000,
+        'the stack to come up',
+      );
       expect(output).toContain('Stack is up');
       expect(output).toMatch(/DID registry 0x[0-9a-fA-F]{40}, USDT 0x[0-9a-fA-F]{40}/);
 
       const walk = await runBash(readmeWalkthrough(), { STACK_DATA_DIR: data });
-      if (walk.code !== 0 || !walk.output.includes('WALKTHROUGH-DONE')) throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
+      if (walk.code !== 0 || !walk.output.includes('WALKTHROUGH-DONE'))
+        throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
       expect(walk.output).toMatch(/transfer tr_\S+: (confirmed|finalized) 0\.01 ETH in 0x[0-9a-f]{64}/); // the client's quickstart
       expect(walk.output).toContain('"twoFactorMethods"'); // the profile
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.1 ETH"/);
@@ -99,12 +142,22 @@ describe('npm start', () => {
       const pgid = launcher.pid!;
       expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
       process.kill(-pgid, 'SIGINT');
-      await waitFor(() => processesInGroup(pgid).length === 0, 10_000, `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`);
+      await waitFor(
+        () => processesInGroup(pgid).length === 0,
+        10_000,
+        `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`,
+      );
       expect(await exited).toBe(0);
       for (const port of Object.values(PORTS)) expect(await portIsFree(port)).toBe(true);
       expect(output).not.toMatch(/IllegalStateError|exited with code [1-9]/);
     } finally {
-      if (launcher.exitCode === null) { try { process.kill(-launcher.pid!, 'SIGKILL'); } catch { /* gone */ } }
+      if (launcher.exitCode === null) {
+        try {
+          process.kill(-launcher.pid!, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
+      }
       rmSync(data, { recursive: true, force: true });
     }
   }, 600_000);

@@ -31,63 +31,141 @@ describe('object-level authorization of every route that takes an id', () => {
     // One of each thing the owner can have, made through the API.
     const account = await openBankAccount(stack, owner.person.name, 1_000_000);
     await connectBankAccount(stack, owner, account);
-    ids.chargeId = (await callApi(stack, '/api/v1/charge/execute', owner, { json: { source: account.bankCode, amount: '1000', currency: 'KRW' } })).body.charge_id;
-    ids.assetId = (await callApi(stack, '/api/v1/other-assets', owner, { json: { category: 'cash', name: '비상금', value: 100000 } })).body.assetId;
+    ids.chargeId = (
+      await callApi(stack, '/api/v1/charge/execute', owner, {
+        json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
+      })
+    ).body.charge_id;
+    ids.assetId = (
+      await callApi(stack, '/api/v1/other-assets', owner, { json: { category: 'cash', name: '비상금', value: 100000 } })
+    ).body.assetId;
     ids.vcId = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(owner) })).body.items[0].vcId;
     const key = Wallet.createRandom();
     await deployAccount(stack, owner, key, 'ETHEREUM');
-    ids.jobId = (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: owner.userId, kind: 'deploy' })).operationId;
+    ids.jobId = (
+      await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: owner.userId, kind: 'deploy' })
+    ).operationId;
     // An upgrade of the account for recovery, and a recovery (it schedules on the upgraded account).
-    const upgrade = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade/prepare`, { method: 'POST', headers: bearer(owner) })).body.items[0];
-    ids.accountOpId = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade`, {
-      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(upgrade, key)] } },
-    })).body.opId;
-    ids.recoveryId = (await call(`${stack.apiUrl}/v1/account/recovery`, {
-      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { newOwnerAddress: Wallet.createRandom().address },
-    })).body.recoveryId;
-    ids.opId = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(owner), json: { keyType: 'Ed25519VerificationKey2018', publicKey: `0x${'11'.repeat(32)}` } })).body.items[0].id;
-    const [rotation] = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(owner), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items;
-    const rootSignature = await key.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: rotation.parameter.domain.root });
+    const upgrade = (
+      await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade/prepare`, {
+        method: 'POST',
+        headers: bearer(owner),
+      })
+    ).body.items[0];
+    ids.accountOpId = (
+      await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/upgrade`, {
+        headers: { ...bearer(owner), 'idempotency-key': randomUUID() },
+        json: { signing: { items: [signSlot(upgrade, key)] } },
+      })
+    ).body.opId;
+    ids.recoveryId = (
+      await call(`${stack.apiUrl}/v1/account/recovery`, {
+        headers: { ...bearer(owner), 'idempotency-key': randomUUID() },
+        json: { newOwnerAddress: Wallet.createRandom().address },
+      })
+    ).body.recoveryId;
+    ids.opId = (
+      await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, {
+        headers: bearer(owner),
+        json: { keyType: 'Ed25519VerificationKey2018', publicKey: `0x${'11'.repeat(32)}` },
+      })
+    ).body.items[0].id;
+    const [rotation] = (
+      await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, {
+        headers: bearer(owner),
+        json: { newOwnerAddress: Wallet.createRandom().address },
+      })
+    ).body.items;
+    const rootSignature = await key.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, {
+      root: rotation.parameter.domain.root,
+    });
     await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, {
-      headers: { ...bearer(owner), 'idempotency-key': randomUUID() }, json: { signing: { items: [{ id: rotation.id, parameter: rotation.parameter, signature: { authResponse: { signature: rootSignature } } }] } },
+      headers: { ...bearer(owner), 'idempotency-key': randomUUID() },
+      json: {
+        signing: {
+          items: [
+            {
+              id: rotation.id,
+              parameter: rotation.parameter,
+              signature: { authResponse: { signature: rootSignature } },
+            },
+          ],
+        },
+      },
     });
     ids.taskId = rotation.id;
-    ids.keyOpId = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(owner), json: { action: 'set-caps', caps: { ETH: '1' } } })).body.items[0].id;
-    ids.address = (await callApi(stack, '/api/v1/transfer/address-book', owner, { json: { network: 'ETHEREUM', address: Wallet.createRandom().address } })).body.address;
+    ids.keyOpId = (
+      await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
+        headers: bearer(owner),
+        json: { action: 'set-caps', caps: { ETH: '1' } },
+      })
+    ).body.items[0].id;
+    ids.address = (
+      await callApi(stack, '/api/v1/transfer/address-book', owner, {
+        json: { network: 'ETHEREUM', address: Wallet.createRandom().address },
+      })
+    ).body.address;
     await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
     ids.passkeyId = (await enrolPasskey(stack, owner, { pin: '582046' })).passkeyId;
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
-    ids.transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
-      json: await (async () => {
-        const fields = { to_address: (await generateKeyPairSigner()).address, network: 'SOLANA', token: 'SOL', amount: '0.01' };
-        return { ...fields, pin: await transferPin(stack, '582046', fields) };
-      })(),
-    })).body.transfer_id;
+    ids.transferId = (
+      await callApi(stack, '/api/v1/transfer/crypto/execute', owner, {
+        json: await (async () => {
+          const fields = {
+            to_address: (await generateKeyPairSigner()).address,
+            network: 'SOLANA',
+            token: 'SOL',
+            amount: '0.01',
+          };
+          return { ...fields, pin: await transferPin(stack, '582046', fields) };
+        })(),
+      })
+    ).body.transfer_id;
     const cexUser = `upbit-${randomUUID().slice(0, 8)}`;
-    await call(`${stack.sandboxUrl}/cex/_users`, { json: { userId: cexUser, name: owner.person.name, balances: { BTC: '0.1' } } });
-    const started = await call(`${stack.apiUrl}/v1/asset/cex-accounts/authorize`, { headers: bearer(owner), json: { redirectUri: 'wallet://cex/callback', loginHint: cexUser } });
+    await call(`${stack.sandboxUrl}/cex/_users`, {
+      json: { userId: cexUser, name: owner.person.name, balances: { BTC: '0.1' } },
+    });
+    const started = await call(`${stack.apiUrl}/v1/asset/cex-accounts/authorize`, {
+      headers: bearer(owner),
+      json: { redirectUri: 'wallet://cex/callback', loginHint: cexUser },
+    });
     const consent = await fetch(started.body.authorizationUrl, { redirect: 'manual' });
     const code = new URL(consent.headers.get('location')!).searchParams.get('code')!;
-    ids.cexAccountId = (await call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(owner), json: { state: started.body.state, code } })).body.cexAccountId;
+    ids.cexAccountId = (
+      await call(`${stack.apiUrl}/v1/asset/cex-accounts`, {
+        headers: bearer(owner),
+        json: { state: started.body.state, code },
+      })
+    ).body.cexAccountId;
     ids.deviceId = owner.deviceId;
-    for (const [name, value] of Object.entries(ids)) if (!value) throw new Error(`could not create ${name} for the owner`);
+    for (const [name, value] of Object.entries(ids))
+      if (!value) throw new Error(`could not create ${name} for the owner`);
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('answers another user 404 and no token 401 for each, and the owner 2xx', async () => {
-    const routes = stack.app.routes.filter((r) => r.auth === 'bearer' && /:([A-Za-z]+)/.test(r.path)
-      && [...r.path.matchAll(/:([A-Za-z]+)/g)].some(([, name]) => !NOT_OWNED.has(name!)));
+    const routes = stack.app.routes.filter(
+      (r) =>
+        r.auth === 'bearer' &&
+        /:([A-Za-z]+)/.test(r.path) &&
+        [...r.path.matchAll(/:([A-Za-z]+)/g)].some(([, name]) => !NOT_OWNED.has(name!)),
+    );
     expect(routes.length).toBeGreaterThanOrEqual(9);
     for (const route of routes) {
       const path = route.path.replace(/:([A-Za-z]+)/g, (_m, name: string) => {
         if (NOT_OWNED.has(name)) return 'ETHEREUM';
-        if (!ids[name]) throw new Error(`${route.method.toUpperCase()} ${route.path}: add an owned ${name} to this test`);
+        if (!ids[name])
+          throw new Error(`${route.method.toUpperCase()} ${route.path}: add an owned ${name} to this test`);
         return encodeURIComponent(ids[name]!);
       });
-      const send = (user?: RegisteredUser) => call(`${stack.apiUrl}${path}`, {
-        method: route.method.toUpperCase(), headers: { ...(user ? bearer(user) : {}), 'idempotency-key': randomUUID() },
-        ...(route.method === 'post' ? { json: {} } : {}),
-      });
+      const send = (user?: RegisteredUser) =>
+        call(`${stack.apiUrl}${path}`, {
+          method: route.method.toUpperCase(),
+          headers: { ...(user ? bearer(user) : {}), 'idempotency-key': randomUUID() },
+          ...(route.method === 'post' ? { json: {} } : {}),
+        });
       const what = `${route.method.toUpperCase()} ${route.path}`;
       expect([what, (await send()).status]).toEqual([what, 401]);
       const foreign = await send(stranger);
@@ -98,6 +176,10 @@ describe('object-level authorization of every route that takes an id', () => {
     }
     // The stranger's DELETE changed nothing.
     expect((await callApi(stack, '/api/v1/other-assets', owner)).body.assets).toHaveLength(1);
-    expect((await callApi(stack, '/api/v1/transfer/address-book', owner)).body.items.map((e: { address: string }) => e.address)).toContain(ids.address);
+    expect(
+      (await callApi(stack, '/api/v1/transfer/address-book', owner)).body.items.map(
+        (e: { address: string }) => e.address,
+      ),
+    ).toContain(ids.address);
   });
 });

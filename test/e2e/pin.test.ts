@@ -8,15 +8,23 @@ import { UserPinEntity } from '../../db/entities';
 
 describe.each(testDatabases())('transaction PIN on %s', (database) => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(database, { env: { PIN_LOCK_SECONDS: '2' } }); });
-  afterAll(async () => { await stack?.stop(); });
-  const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) => callApi(stack, path, u, init);
-  const change = async (u: RegisteredUser, current: string, next: string) => api('/api/v1/pin', u, { method: 'PUT', json: await pinChangeBody(stack, current, next) });
+  beforeAll(async () => {
+    stack = await startTestStack(database, { env: { PIN_LOCK_SECONDS: '2' } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) =>
+    callApi(stack, path, u, init);
+  const change = async (u: RegisteredUser, current: string, next: string) =>
+    api('/api/v1/pin', u, { method: 'PUT', json: await pinChangeBody(stack, current, next) });
 
   it('sets a PIN sent encrypted, stores only a slow hash, and changes it with the current one', async () => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '123456') } })).body.type).toBe('/problems/weak-pin');
+    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '123456') } })).body.type).toBe(
+      '/problems/weak-pin',
+    );
     const setBody = { pin: await encryptPin(stack, '482915') };
     const key = randomUUID();
     const set = () => callApi(stack, '/api/v1/pin', user, { json: setBody, key });
@@ -37,7 +45,13 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     const user = await registerUser(stack);
     expect((await api('/api/v1/pin', user, { json: { pin: '482915' } })).status).toBe(400);
     // Well-formed but unusable (stale, too short, undecryptable): 422.
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915', { iat: Math.floor(Date.now() / 1000) - 3600 }) } })).status).toBe(422);
+    expect(
+      (
+        await api('/api/v1/pin', user, {
+          json: { pin: await encryptPin(stack, '482915', { iat: Math.floor(Date.now() / 1000) - 3600 }) },
+        })
+      ).status,
+    ).toBe(422);
     expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(422);
     const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
     expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(422);
@@ -66,7 +80,16 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
       callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: newPin }, key });
     // Not bound at all, or bound to another request (a transfer's PIN replayed as a PIN change): refused, nothing counted.
     expect((await changeWith(await encryptPin(stack, '482915'))).body.type).toBe('/problems/pin-not-bound');
-    const transferApproval = await encryptPin(stack, '482915', { request: { action: 'transfer', to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3', network: 'ETHEREUM', token: 'ETH', amount: '1', idempotency_key: null } });
+    const transferApproval = await encryptPin(stack, '482915', {
+      request: {
+        action: 'transfer',
+        to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
+        network: 'ETHEREUM',
+        token: 'ETH',
+        amount: '1',
+        idempotency_key: null,
+      },
+    });
     const misused = await changeWith(transferApproval);
     expect([misused.status, misused.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
     expect(misused.body.detail).toContain('action');
@@ -91,12 +114,17 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     const usersNewPin = await encryptPin(stack, '590382');
     const approval = await pinChangePin(stack, '482915', usersNewPin);
     // An attacker who sees the request in flight sends the user's approval first, with a new PIN of their own.
-    const raced = await api('/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: await encryptPin(stack, '713904') } });
+    const raced = await api('/api/v1/pin', user, {
+      method: 'PUT',
+      json: { current_pin: approval, new_pin: await encryptPin(stack, '713904') },
+    });
     expect([raced.status, raced.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
     expect(raced.body.detail).toContain('new_pin_sha256');
     expect((await change(user, '713904', '246813')).body.type).toBe('/problems/wrong-pin');
     // The user's own request still goes through, and only the PIN they chose works afterwards.
-    expect((await api('/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: usersNewPin } })).status).toBe(200);
+    expect(
+      (await api('/api/v1/pin', user, { method: 'PUT', json: { current_pin: approval, new_pin: usersNewPin } })).status,
+    ).toBe(200);
     expect((await change(user, '590382', '246813')).status).toBe(200);
   });
 });

@@ -21,8 +21,13 @@ describe('answers of a hostile provider', () => {
   beforeAll(async () => {
     trap = createServer((req, res) => {
       let body = '';
-      req.on('data', (d: Buffer) => { body += d.toString(); });
-      req.on('end', () => { trapped.push({ method: req.method!, url: req.url!, headers: req.headers, body }); res.end('{}'); });
+      req.on('data', (d: Buffer) => {
+        body += d.toString();
+      });
+      req.on('end', () => {
+        trapped.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+        res.end('{}');
+      });
     });
     await new Promise<void>((resolve) => trap.listen(0, '127.0.0.1', resolve));
     trapUrl = `http://127.0.0.1:${(trap.address() as AddressInfo).port}/internal/collect`;
@@ -32,31 +37,49 @@ describe('answers of a hostile provider', () => {
     await stack?.stop();
     await new Promise((resolve) => trap?.close(resolve));
   });
-  afterEach(async () => { await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' }); });
+  afterEach(async () => {
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+  });
 
   it('follows no redirect: the bank account number and the mail API key are never sent to where a provider points', async () => {
     const user = await registerUser(stack);
     const account = await openBankAccount(stack, user.person.name, 1000);
     await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { redirectTo: trapUrl } });
-    const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, { headers: bearer(user), json: { bank_code: account.bankCode, account_no: account.accountNo } });
+    const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, {
+      headers: bearer(user),
+      json: { bank_code: account.bankCode, account_no: account.accountNo },
+    });
     expect(sent.status).toBe(503);
     expect(await stack.orm.em.fork().count(BankVerificationEntity, { userId: user.userId })).toBe(0);
 
     await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { redirectTo: trapUrl } });
-    const mailed = await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(user), json: { email: `trap.${randomUUID().slice(0, 8)}@example.com` } });
+    const mailed = await call(`${stack.apiUrl}/v1/account/email`, {
+      headers: bearer(user),
+      json: { email: `trap.${randomUUID().slice(0, 8)}@example.com` },
+    });
     expect(mailed.status).toBe(503);
     expect(trapped).toEqual([]);
 
     // With the provider sound again, the same requests go through.
     await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    expect((await call(`${stack.apiUrl}/api/v1/bank/send-won`, { headers: bearer(user), json: { bank_code: account.bankCode, account_no: account.accountNo } })).status).toBe(200);
+    expect(
+      (
+        await call(`${stack.apiUrl}/api/v1/bank/send-won`, {
+          headers: bearer(user),
+          json: { bank_code: account.bankCode, account_no: account.accountNo },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('reads no more of an answer than the client allows: an endless answer is a typed failure, not a process out of memory', async () => {
     const user = await registerUser(stack);
     const account = await openBankAccount(stack, user.person.name, 1000);
     await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { bodyBytes: 200 * 1024 * 1024 } });
-    const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, { headers: bearer(user), json: { bank_code: account.bankCode, account_no: account.accountNo } });
+    const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, {
+      headers: bearer(user),
+      json: { bank_code: account.bankCode, account_no: account.accountNo },
+    });
     expect([sent.status, sent.body.status]).toEqual([503, 'error']);
     // The client stopped at its cap (1 MiB); what the socket buffered on the way is all the provider got to send.
     const { bytesServed } = (await call(`${stack.sandboxUrl}/_faults/bank`)).body;

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { IdempotencyRecordEntity, RegistrationEntity, UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
+import {
+  IdempotencyRecordEntity,
+  RegistrationEntity,
+  UploadEntity,
+  UserEntity,
+  WalletBackupEntity,
+} from '../../db/entities';
 import { registrationWorkflowId } from '../../workflows/messages';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { testDatabases } from '../helpers/databases';
@@ -8,12 +14,18 @@ import { backupBody, call, idCardForm, newPerson, verifyIdentity, type Person } 
 
 describe.each(testDatabases())('registration rejects bad input on $name', (database) => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(database); });
-  afterAll(async () => { await stack?.stop(); });
-
-  const register = (passToken: string, headers: Record<string, string> = {}) => call(`${stack.apiUrl}/v1/account/register`, {
-    headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID(), ...headers }, json: { passToken },
+  beforeAll(async () => {
+    stack = await startTestStack(database);
   });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const register = (passToken: string, headers: Record<string, string> = {}) =>
+    call(`${stack.apiUrl}/v1/account/register`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID(), ...headers },
+      json: { passToken },
+    });
   const started = async (person: Person = newPerson()) => {
     const { passToken } = await verifyIdentity(stack, person);
     const result = await register(passToken);
@@ -25,11 +37,18 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
   it('answers 400 with JSON pointers when headers are missing or malformed, and stores nothing', async () => {
     const { passToken } = await verifyIdentity(stack, newPerson());
     const before = await registrationCount();
-    const noKey = await call(`${stack.apiUrl}/v1/account/register`, { headers: { 'x-device-id': randomUUID() }, json: { passToken } });
+    const noKey = await call(`${stack.apiUrl}/v1/account/register`, {
+      headers: { 'x-device-id': randomUUID() },
+      json: { passToken },
+    });
     expect(noKey.status).toBe(400);
     expect(noKey.headers.get('content-type')).toContain('application/problem+json');
     expect(noKey.body).toMatchObject({ type: '/problems/validation-error', status: 400 });
-    expect(noKey.body.errors).toContainEqual({ in: 'header', pointer: '/idempotency-key', detail: 'idempotency-key is required' });
+    expect(noKey.body.errors).toContainEqual({
+      in: 'header',
+      pointer: '/idempotency-key',
+      detail: 'idempotency-key is required',
+    });
 
     const badKey = await register(passToken, { 'idempotency-key': 'not-a-uuid' });
     expect(badKey.status).toBe(400);
@@ -43,15 +62,19 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
 
   it('answers 400 listing every schema violation of the body', async () => {
     const result = await call(`${stack.apiUrl}/v1/account/register`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() }, json: { passToken: 42, extra: true },
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() },
+      json: { passToken: 42, extra: true },
     });
     expect(result.status).toBe(400);
-    expect(result.body.errors).toEqual(expect.arrayContaining([
-      { in: 'body', pointer: '/passToken', detail: 'must be string' },
-      { in: 'body', pointer: '/extra', detail: 'extra is not allowed here' },
-    ]));
+    expect(result.body.errors).toEqual(
+      expect.arrayContaining([
+        { in: 'body', pointer: '/passToken', detail: 'must be string' },
+        { in: 'body', pointer: '/extra', detail: 'extra is not allowed here' },
+      ]),
+    );
     const malformed = await call(`${stack.apiUrl}/v1/account/register`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() }, raw: '{"passToken":',
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() },
+      raw: '{"passToken":',
     });
     expect(malformed.status).toBe(400);
     expect(malformed.body.type).toBe('/problems/malformed-json');
@@ -77,7 +100,10 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     const mine = await started();
     const theirs = await started();
     const ekyc = (regId: string, headers: Record<string, string>) =>
-      call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, { headers: { 'idempotency-key': randomUUID(), ...headers }, form: idCardForm(mine.person) });
+      call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+        headers: { 'idempotency-key': randomUUID(), ...headers },
+        form: idCardForm(mine.person),
+      });
     expect((await ekyc('reg_000000000000000000000000', { 'x-pass-token': mine.passToken })).status).toBe(404);
     expect((await ekyc('not-a-reg-id', { 'x-pass-token': mine.passToken })).status).toBe(400);
     const foreign = await ekyc(mine.regId, { 'x-pass-token': theirs.passToken });
@@ -88,11 +114,12 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(await stack.orm.em.fork().count(UploadEntity, { regId: mine.regId })).toBe(0);
   });
 
-  it('checks X-Pass-Token before it reads the body: a foreign or missing token gets its answer, not the image\'s', async () => {
+  it("checks X-Pass-Token before it reads the body: a foreign or missing token gets its answer, not the image's", async () => {
     const mine = await started();
     const theirs = await started();
     const url = `${stack.apiUrl}/v1/account/register/${mine.regId}/uploads`;
-    const oversized = () => idCardForm(mine.person, 'resident_id', makeIdCardPng(mine.person, stack.config.UPLOAD_MAX_BYTES + 1));
+    const oversized = () =>
+      idCardForm(mine.person, 'resident_id', makeIdCardPng(mine.person, stack.config.UPLOAD_MAX_BYTES + 1));
     // Were the multipart body parsed first, each of these would be 413 (the image is over the limit).
     expect((await call(url, { headers: { 'x-pass-token': theirs.passToken }, form: oversized() })).status).toBe(403);
     expect((await call(url, { headers: {}, form: oversized() })).status).toBe(400);
@@ -106,7 +133,8 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     expect(start.status).toBe(201);
     await new Promise((r) => setTimeout(r, 2100));
     const result = await call(`${stack.apiUrl}/v1/account/register/${start.body.regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      form: idCardForm(person),
     });
     expect(result.status).toBe(401);
     expect(result.body.type).toBe('/problems/pass-token-expired');
@@ -123,9 +151,15 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     const text = new FormData();
     text.set('idCardType', 'resident_id');
     text.set('idCardImage', new Blob(['just text, not an image'], { type: 'image/png' }), 'card.png');
-    const notImage = await call(url, { headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: text });
+    const notImage = await call(url, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      form: text,
+    });
     expect(notImage.status).toBe(415);
-    const wrongType = await call(url, { headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken, 'content-type': 'text/plain' }, raw: 'hello' });
+    const wrongType = await call(url, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken, 'content-type': 'text/plain' },
+      raw: 'hello',
+    });
     expect(wrongType.status).toBe(415);
     expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(0);
   });
@@ -133,19 +167,24 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
   it('answers 409 for a step out of order and changes nothing', async () => {
     const { passToken, regId } = await started();
     const backup = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backupBody(),
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      json: backupBody(),
     });
     expect(backup.status).toBe(409);
     expect(backup.body.type).toBe('/problems/step-out-of-order');
-    const status = await call(`${stack.apiUrl}/v1/account/register/${regId}`, { headers: { 'x-pass-token': passToken } });
+    const status = await call(`${stack.apiUrl}/v1/account/register/${regId}`, {
+      headers: { 'x-pass-token': passToken },
+    });
     expect(status.body).toMatchObject({ step: 'ekyc', status: 'in_progress' });
   });
 
   it('answers 409 to a second eKYC once the step has passed, storing no image', async () => {
     const { person, passToken, regId } = await started();
-    const ekyc = () => call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
-    });
+    const ekyc = () =>
+      call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+        headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+        form: idCardForm(person),
+      });
     expect((await ekyc()).status).toBe(200);
     const second = await ekyc();
     expect(second.status).toBe(409);
@@ -158,9 +197,11 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     // The API process that ran a step died before recording its answer: the Idempotency-Key record is gone.
     const answerLost = () => stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { scope: `reg:${regId}` });
     const ekycKey = randomUUID();
-    const ekyc = () => call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
-      headers: { 'idempotency-key': ekycKey, 'x-pass-token': passToken }, form: idCardForm(person),
-    });
+    const ekyc = () =>
+      call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+        headers: { 'idempotency-key': ekycKey, 'x-pass-token': passToken },
+        form: idCardForm(person),
+      });
     const first = await ekyc();
     expect(first.status).toBe(200);
     await answerLost();
@@ -171,9 +212,11 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
 
     const backupKey = randomUUID();
     const body = backupBody();
-    const backup = () => call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
-      headers: { 'idempotency-key': backupKey, 'x-pass-token': passToken }, json: body,
-    });
+    const backup = () =>
+      call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
+        headers: { 'idempotency-key': backupKey, 'x-pass-token': passToken },
+        json: body,
+      });
     const stored = await backup();
     expect(stored.status).toBe(200);
     await answerLost();
@@ -185,7 +228,8 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     // Another request (another key) is not a repeat: refused as before, also once the workflow has closed.
     await stack.temporal.workflow.getHandle(registrationWorkflowId(regId)).result();
     const other = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backupBody(),
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      json: backupBody(),
     });
     expect(other.status).toBe(409);
     expect(other.body.type).toBe('/problems/registration-completed');
@@ -201,12 +245,16 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     const upload = async (who: typeof mine) => {
       const form = idCardForm(who.person);
       form.delete('idCardType');
-      return call(`${stack.apiUrl}/v1/account/register/${who.regId}/uploads`, { headers: { 'x-pass-token': who.passToken }, form });
+      return call(`${stack.apiUrl}/v1/account/register/${who.regId}/uploads`, {
+        headers: { 'x-pass-token': who.passToken },
+        form,
+      });
     };
     const theirUpload = await upload(theirs);
     expect(theirUpload.status).toBe(201);
     const foreign = await call(`${stack.apiUrl}/v1/account/register/${mine.regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken }, json: { uploadRef: theirUpload.body.uploadRef, idCardType: 'resident_id' },
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken },
+      json: { uploadRef: theirUpload.body.uploadRef, idCardType: 'resident_id' },
     });
     expect(foreign.status).toBe(422);
     expect(foreign.body.type).toBe('/problems/upload-not-found');
@@ -214,7 +262,8 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
     const myUpload = await upload(mine);
     expect(myUpload.body).toMatchObject({ uploadRef: expect.stringMatching(/^upl_/), contentType: 'image/png' });
     const ekyc = await call(`${stack.apiUrl}/v1/account/register/${mine.regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken }, json: { uploadRef: myUpload.body.uploadRef, idCardType: 'resident_id' },
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': mine.passToken },
+      json: { uploadRef: myUpload.body.uploadRef, idCardType: 'resident_id' },
     });
     expect(ekyc.status).toBe(200);
     expect(ekyc.body).toMatchObject({ step: 'backup', ocrResult: { verified: true } });
@@ -229,12 +278,16 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
       form: idCardForm(person, 'resident_id', makeIdCardPng({ name: '김철수', birthDate: person.birthDate })),
     });
     expect(result.status).toBe(200);
-    expect(result.body).toEqual({ step: 'ekyc', ocrResult: { name: '김철수', birthDate: person.birthDate, verified: false } });
+    expect(result.body).toEqual({
+      step: 'ekyc',
+      ocrResult: { name: '김철수', birthDate: person.birthDate, verified: false },
+    });
   });
 
   it('refuses the callback with a bad API key and acknowledges a repeated one without acting twice', async () => {
     const bad = await call(`${stack.apiUrl}/v1/auth/pass/callback`, {
-      headers: { 'x-api-key': 'wrong-key-wrong-key' }, json: { passRequestId: 'pr_x', success: true },
+      headers: { 'x-api-key': 'wrong-key-wrong-key' },
+      json: { passRequestId: 'pr_x', success: true },
     });
     expect(bad.status).toBe(401);
     const { passRequestId, regId, passToken } = await (async () => {
@@ -243,9 +296,13 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
       const start = await register(verification.passToken);
       return { ...verification, regId: start.body.regId as string };
     })();
-    const repeat = await call(`${stack.sandboxUrl}/pass/v1/verifications/${passRequestId}/callback`, { method: 'POST' });
+    const repeat = await call(`${stack.sandboxUrl}/pass/v1/verifications/${passRequestId}/callback`, {
+      method: 'POST',
+    });
     expect(repeat.body.status).toBe(200);
-    const status = await call(`${stack.apiUrl}/v1/account/register/${regId}`, { headers: { 'x-pass-token': passToken } });
+    const status = await call(`${stack.apiUrl}/v1/account/register/${regId}`, {
+      headers: { 'x-pass-token': passToken },
+    });
     expect(status.body.step).toBe('ekyc');
     expect(await stack.orm.em.fork().count(RegistrationEntity, { regId })).toBe(1);
   });
@@ -256,8 +313,14 @@ describe.each(testDatabases())('registration rejects bad input on $name', (datab
       const { passToken } = await verifyIdentity(stack, person);
       const start = await register(passToken);
       const regId = start.body.regId;
-      await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, { headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person) });
-      return call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, { headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backupBody() });
+      await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+        headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+        form: idCardForm(person),
+      });
+      return call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
+        headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+        json: backupBody(),
+      });
     })();
     expect(first.status).toBe(200);
     const { passToken } = await verifyIdentity(stack, person);

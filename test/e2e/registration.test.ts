@@ -7,8 +7,12 @@ import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../help
 
 describe.each(testDatabases())('registration over HTTP on $name', (database) => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(database); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(database);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('registers a user end to end: start, eKYC, backup, tokens, profile, basic info', async () => {
     const person = newPerson();
@@ -16,7 +20,8 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
     const { passToken } = await verifyIdentity(stack, person);
 
     const start = await call(`${stack.apiUrl}/v1/account/register`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-device-id': deviceId }, json: { passToken },
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': deviceId },
+      json: { passToken },
     });
     expect(start.status).toBe(201);
     expect(start.body).toMatchObject({ step: 'ekyc', passInfo: { name: person.name, phone: person.phone } });
@@ -26,10 +31,14 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
     const { regId } = start.body;
 
     const ekyc = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      form: idCardForm(person),
     });
     expect(ekyc.status).toBe(200);
-    expect(ekyc.body).toEqual({ step: 'backup', ocrResult: { name: person.name, birthDate: person.birthDate, verified: true } });
+    expect(ekyc.body).toEqual({
+      step: 'backup',
+      ocrResult: { name: person.name, birthDate: person.birthDate, verified: true },
+    });
     // What is kept for Idempotency-Key replays and the OCR result are sealed: no name, phone or birth date in the clear.
     const stored = JSON.stringify([
       await stack.orm.em.getConnection().execute('select response_body from idempotency_records'),
@@ -39,26 +48,44 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
 
     const backup = backupBody();
     const backupStored = await call(`${stack.apiUrl}/v1/account/register/${regId}/backup`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, json: backup,
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      json: backup,
     });
     expect(backupStored.status).toBe(200);
     expect(backupStored.body).toEqual({ step: 'completed', backupId: expect.stringMatching(/^bkp_/) });
 
     const token = await call(`${stack.apiUrl}/v1/auth/token`, {
-      headers: { 'x-device-id': deviceId, 'x-pass-token': passToken }, json: { grantType: 'registration', regId },
+      headers: { 'x-device-id': deviceId, 'x-pass-token': passToken },
+      json: { grantType: 'registration', regId },
     });
     expect(token.status).toBe(200);
-    const profile = await call(`${stack.apiUrl}/v1/account/profile`, { headers: { authorization: `Bearer ${token.body.accessToken}` } });
+    const profile = await call(`${stack.apiUrl}/v1/account/profile`, {
+      headers: { authorization: `Bearer ${token.body.accessToken}` },
+    });
     expect(profile.status).toBe(200);
-    expect(profile.body).toMatchObject({ userId: token.body.userId, name: person.name, status: 'active', twoFactorMethods: [] });
+    expect(profile.body).toMatchObject({
+      userId: token.body.userId,
+      name: person.name,
+      status: 'active',
+      twoFactorMethods: [],
+    });
     expect(profile.body.maskedPhone).toBe(`${person.phone.slice(0, 3)}-****-${person.phone.slice(-4)}`);
 
     const basicInfo = await call(`${stack.apiUrl}/api/v1/kyc/basic-info`, {
       headers: { authorization: `Bearer ${token.body.accessToken}` },
-      json: { full_name: person.name, eng_surname: 'HONG', eng_name: 'GILDONG', nationality: 'KR', kyc_session_id: 'kyc-1' },
+      json: {
+        full_name: person.name,
+        eng_surname: 'HONG',
+        eng_name: 'GILDONG',
+        nationality: 'KR',
+        kyc_session_id: 'kyc-1',
+      },
     });
     expect(basicInfo.status).toBe(200);
-    expect(basicInfo.body).toEqual({ status: 'ok', data: { step: 'basic_info', completed: true, vcId: expect.stringMatching(/^vc_/) } });
+    expect(basicInfo.body).toEqual({
+      status: 'ok',
+      data: { step: 'basic_info', completed: true, vcId: expect.stringMatching(/^vc_/) },
+    });
 
     const handle = stack.temporal.workflow.getHandle(registrationWorkflowId(regId));
     expect(await handle.result()).toEqual({ status: 'completed', userId: token.body.userId });
@@ -66,11 +93,14 @@ describe.each(testDatabases())('registration over HTTP on $name', (database) => 
     expect(description.taskQueue).toBe(stack.taskQueue);
     expect(description.typedSearchAttributes.get(RegistrationStepSA)).toBe('completed');
     expect(description.typedSearchAttributes.get(UserIdSA)).toBe(token.body.userId);
-    const found = await stack.temporal.workflow.count(`RegistrationStep = 'completed' AND UserId = '${token.body.userId}'`);
+    const found = await stack.temporal.workflow.count(
+      `RegistrationStep = 'completed' AND UserId = '${token.body.userId}'`,
+    );
     expect(found.count).toBe(1);
 
     const again = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
-      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken }, form: idCardForm(person),
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+      form: idCardForm(person),
     });
     expect(again.status).toBe(409);
     expect(again.body.type).toBe('/problems/registration-completed');

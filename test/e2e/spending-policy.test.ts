@@ -12,108 +12,165 @@ import { TransferEntity, UserPinEntity } from '../../db/entities';
 const ROOT = join(__dirname, '..', '..');
 
 /** USDT is 1,400 won in the sandbox price feed, so values are exact: 500 USDT = 700,000 won. */
-describe.each(testDatabases())('spending policy on $name: transfer limits in won, deny by default beyond them', (database) => {
-  let stack: TestStack;
-  const PIN = '482915';
-  const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
-  beforeAll(async () => {
-    stack = await startTestStack(database, { chains: true, env: { TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000', TRANSFER_LIMIT_DAILY_KRW: '1500000' } });
-  });
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(async () => { await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' }); });
-
-  const fundedUser = async (): Promise<RegisteredUser> => (await fundedUserWith(stack, PIN)).user;
-  const send = async (user: RegisteredUser, amount: string, pin = PIN) => {
-    const fields = { to_address: RECIPIENT, network: 'ETHEREUM', token: 'USDT', amount };
-    const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, pin, fields, key) }, key });
-  };
-  const limits = async (user: RegisteredUser) => (await callApi(stack, '/api/v1/transfer/limits', user)).body;
-  /** `npm run limits -- …` as an operator runs it, against this stack's database. */
-  const limitsCommand = (...args: string[]) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/transfer/limits-cli.ts'), ...args], {
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: stack.config.DATABASE_URL }, stdio: ['ignore', 'pipe', 'pipe'],
+describe.each(testDatabases())(
+  'spending policy on $name: transfer limits in won, deny by default beyond them',
+  (database) => {
+    let stack: TestStack;
+    const PIN = '482915';
+    const RECIPIENT = '0x000000000000000000000000000000000000dEaD';
+    beforeAll(async () => {
+      stack = await startTestStack(database, {
+        chains: true,
+        env: { TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000', TRANSFER_LIMIT_DAILY_KRW: '1500000' },
+      });
     });
-    let output = '';
-    child.stdout.on('data', (d: Buffer) => { output += d.toString(); });
-    child.stderr.on('data', (d: Buffer) => { output += d.toString(); });
-    return { output: () => output, exited: new Promise<number | null>((resolve) => child.once('exit', resolve)) };
-  };
+    afterAll(async () => {
+      await stack?.stop();
+    });
+    afterEach(async () => {
+      await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    });
 
-  it('passes under the limits, refuses over the per-transfer and the daily limit saying what would pass, and shows the usage', async () => {
-    const user = await fundedUser();
-    expect(await limits(user)).toMatchObject({ per_transfer_krw: '1000000', daily_krw: '1500000', used_today_krw: '0', remaining_today_krw: '1500000' });
-    expect((await send(user, '500')).body.status).toMatch(INCLUDED);
-    expect(await limits(user)).toMatchObject({ used_today_krw: '700000', remaining_today_krw: '800000' });
+    const fundedUser = async (): Promise<RegisteredUser> => (await fundedUserWith(stack, PIN)).user;
+    const send = async (user: RegisteredUser, amount: string, pin = PIN) => {
+      const fields = { to_address: RECIPIENT, network: 'ETHEREUM', token: 'USDT', amount };
+      const key = randomUUID();
+      return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+        json: { ...fields, pin: await transferPin(stack, pin, fields, key) },
+        key,
+      });
+    };
+    const limits = async (user: RegisteredUser) => (await callApi(stack, '/api/v1/transfer/limits', user)).body;
+    /** `npm run limits -- …` as an operator runs it, against this stack's database. */
+    const limitsCommand = (...args: string[]) => {
+      const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'api/transfer/limits-cli.ts'), ...args], {
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, DATABASE_URL: stack.config.DATABASE_URL },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => {
+        output += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        output += d.toString();
+      });
+      return { output: () => output, exited: new Promise<number | null>((resolve) => child.once('exit', resolve)) };
+    };
 
-    const tooBig = await send(user, '800', '000000'); // worth 1,120,000 won; the wrong PIN is never even tried
-    expect([tooBig.status, tooBig.body.type]).toEqual([422, '/problems/limit-per-transfer']);
-    expect(tooBig.body.detail).toContain('1,000,000 KRW');
-    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
+    it('passes under the limits, refuses over the per-transfer and the daily limit saying what would pass, and shows the usage', async () => {
+      const user = await fundedUser();
+      expect(await limits(user)).toMatchObject({
+        per_transfer_krw: '1000000',
+        daily_krw: '1500000',
+        used_today_krw: '0',
+        remaining_today_krw: '1500000',
+      });
+      expect((await send(user, '500')).body.status).toMatch(INCLUDED);
+      expect(await limits(user)).toMatchObject({ used_today_krw: '700000', remaining_today_krw: '800000' });
 
-    const overDaily = await send(user, '600'); // 840,000 won; 800,000 left today
-    expect([overDaily.status, overDaily.body.type]).toEqual([422, '/problems/limit-daily']);
-    expect(overDaily.body.detail).toContain('800,000 KRW left');
-    expect((await send(user, '500')).body.status).toMatch(INCLUDED); // 700,000 fits
-    expect(await limits(user)).toMatchObject({ used_today_krw: '1400000', remaining_today_krw: '100000' });
-    expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(2);
-  });
+      const tooBig = await send(user, '800', '000000'); // worth 1,120,000 won; the wrong PIN is never even tried
+      expect([tooBig.status, tooBig.body.type]).toEqual([422, '/problems/limit-per-transfer']);
+      expect(tooBig.body.detail).toContain('1,000,000 KRW');
+      expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
 
-  it('lets only what fits through when transfers arrive at once', async () => {
-    const user = await fundedUser();
-    const answers = await Promise.all([send(user, '500'), send(user, '500'), send(user, '500')]);
-    expect(answers.filter((a) => a.status === 200).length).toBe(2);
-    expect(answers.filter((a) => a.status === 422).map((a) => a.body.type)).toEqual(['/problems/limit-daily']);
-    expect(await limits(user)).toMatchObject({ used_today_krw: '1400000' });
-  });
+      const overDaily = await send(user, '600'); // 840,000 won; 800,000 left today
+      expect([overDaily.status, overDaily.body.type]).toEqual([422, '/problems/limit-daily']);
+      expect(overDaily.body.detail).toContain('800,000 KRW left');
+      expect((await send(user, '500')).body.status).toMatch(INCLUDED); // 700,000 fits
+      expect(await limits(user)).toMatchObject({ used_today_krw: '1400000', remaining_today_krw: '100000' });
+      expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(2);
+    });
 
-  it('makes no transfer without a price', async () => {
-    const user = await fundedUser();
-    await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: { errorRate: 1, status: 503 } });
-    const refused = await send(user, '1');
-    expect([refused.status, refused.body.type]).toEqual([503, '/problems/price-unavailable']);
-    expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
-  });
+    it('lets only what fits through when transfers arrive at once', async () => {
+      const user = await fundedUser();
+      const answers = await Promise.all([send(user, '500'), send(user, '500'), send(user, '500')]);
+      expect(answers.filter((a) => a.status === 200).length).toBe(2);
+      expect(answers.filter((a) => a.status === 422).map((a) => a.body.type)).toEqual(['/problems/limit-daily']);
+      expect(await limits(user)).toMatchObject({ used_today_krw: '1400000' });
+    });
 
-  it('values nothing with a price answer that is malformed, stale, rounds to zero, jumps past the band or runs too long: 503, no transfer', async () => {
-    const user = await fundedUser();
-    const hour = Math.floor(Date.now() / 3_600_000);
-    const at = (h: number) => new Date(h * 3_600_000).toISOString();
-    const answers: Array<[string, object]> = [
-      ['malformed', { answer: { body: { points: 'none' } } }],
-      ['a price that rounds to 0 won', { answer: { body: { points: [{ at: at(hour - 1), price: 0.001 }, { at: at(hour), price: 0.001 }] } } }],
-      ['a negative price', { answer: { body: { points: [{ at: at(hour), price: -1400 }] } } }],
-      ['stale', { answer: { body: { points: [{ at: at(hour - 5), price: 1400 }] } } }],
-      ['from the future', { answer: { body: { points: [{ at: at(hour + 3), price: 1400 }] } } }],
-      ['a hundredfold drop in an hour', { answer: { body: { points: [{ at: at(hour - 1), price: 1400 }, { at: at(hour), price: 14 }] } } }],
-      ['a drop from the last accepted price', { answer: { body: { points: [{ at: at(hour), price: 14 }] } } }],
-      ['larger than the client reads', { bodyBytes: 6 * 1024 * 1024 }],
-    ];
-    // 800 USDT is 1,120,000 won at the real price, over the per-transfer limit: a bad price must not let it through.
-    expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
-    for (const [what, fault] of answers) {
-      await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: fault });
-      const refused = await send(user, '800');
-      expect([what, refused.status, refused.body.type]).toEqual([what, 503, '/problems/price-unavailable']);
-      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    }
-    expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
-    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
-  });
+    it('makes no transfer without a price', async () => {
+      const user = await fundedUser();
+      await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: { errorRate: 1, status: 503 } });
+      const refused = await send(user, '1');
+      expect([refused.status, refused.body.type]).toEqual([503, '/problems/price-unavailable']);
+      expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
+    });
 
-  it('takes the limits an operator sets with npm run limits', async () => {
-    const user = await fundedUser();
-    const set = limitsCommand(user.userId, '3000000', '5000000');
-    expect([await set.exited, set.output()]).toEqual([0, expect.any(String)]);
-    expect(JSON.parse(set.output().trim().split('\n').at(-1)!)).toEqual({ userId: user.userId, source: 'set for this user', perTransferKrw: '3000000', dailyKrw: '5000000', passkeyAboveKrw: '1000000' });
-    expect((await send(user, '2000')).body.status).toMatch(INCLUDED); // 2,800,000 won
-    expect(await limits(user)).toMatchObject({ per_transfer_krw: '3000000', daily_krw: '5000000', used_today_krw: '2800000' });
-    const reset = limitsCommand(user.userId, 'default');
-    expect(await reset.exited).toBe(0);
-    expect(await limits(user)).toMatchObject({ per_transfer_krw: '1000000', daily_krw: '1500000' });
-    const bad = limitsCommand(user.userId, '-5', '10');
-    expect(await bad.exited).toBe(1);
-    expect(bad.output()).toContain('whole number of won');
-  });
-});
+    it('values nothing with a price answer that is malformed, stale, rounds to zero, jumps past the band or runs too long: 503, no transfer', async () => {
+      const user = await fundedUser();
+      const hour = Math.floor(Date.now() / 3_600_000);
+      const at = (h: number) => new Date(h * 3_600_000).toISOString();
+      const answers: Array<[string, object]> = [
+        ['malformed', { answer: { body: { points: 'none' } } }],
+        [
+          'a price that rounds to 0 won',
+          {
+            answer: {
+              body: {
+                points: [
+                  { at: at(hour - 1), price: 0.001 },
+                  { at: at(hour), price: 0.001 },
+                ],
+              },
+            },
+          },
+        ],
+        ['a negative price', { answer: { body: { points: [{ at: at(hour), price: -1400 }] } } }],
+        ['stale', { answer: { body: { points: [{ at: at(hour - 5), price: 1400 }] } } }],
+        ['from the future', { answer: { body: { points: [{ at: at(hour + 3), price: 1400 }] } } }],
+        [
+          'a hundredfold drop in an hour',
+          {
+            answer: {
+              body: {
+                points: [
+                  { at: at(hour - 1), price: 1400 },
+                  { at: at(hour), price: 14 },
+                ],
+              },
+            },
+          },
+        ],
+        ['a drop from the last accepted price', { answer: { body: { points: [{ at: at(hour), price: 14 }] } } }],
+        ['larger than the client reads', { bodyBytes: 6 * 1024 * 1024 }],
+      ];
+      // 800 USDT is 1,120,000 won at the real price, over the per-transfer limit: a bad price must not let it through.
+      expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
+      for (const [what, fault] of answers) {
+        await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: fault });
+        const refused = await send(user, '800');
+        expect([what, refused.status, refused.body.type]).toEqual([what, 503, '/problems/price-unavailable']);
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      }
+      expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
+      await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+      expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
+    });
+
+    it('takes the limits an operator sets with npm run limits', async () => {
+      const user = await fundedUser();
+      const set = limitsCommand(user.userId, '3000000', '5000000');
+      expect([await set.exited, set.output()]).toEqual([0, expect.any(String)]);
+      expect(JSON.parse(set.output().trim().split('\n').at(-1)!)).toEqual({
+        userId: user.userId,
+        source: 'set for this user',
+        perTransferKrw: '3000000',
+        dailyKrw: '5000000',
+        passkeyAboveKrw: '1000000',
+      });
+      expect((await send(user, '2000')).body.status).toMatch(INCLUDED); // 2,800,000 won
+      expect(await limits(user)).toMatchObject({
+        per_transfer_krw: '3000000',
+        daily_krw: '5000000',
+        used_today_krw: '2800000',
+      });
+      const reset = limitsCommand(user.userId, 'default');
+      expect(await reset.exited).toBe(0);
+      expect(await limits(user)).toMatchObject({ per_transfer_krw: '1000000', daily_krw: '1500000' });
+      const bad = limitsCommand(user.userId, '-5', '10');
+      expect(await bad.exited).toBe(1);
+      expect(bad.output()).toContain('whole number of won');
+    });
+  },
+);

@@ -23,16 +23,22 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
   beforeAll(async () => {
     stack = await startTestStack(database, { chains: true, chainBlockSeconds: 1, confirmations: CONFIRMATIONS });
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const fundedUser = () => fundedUserWith(stack, PIN, '0');
   const send = async (user: RegisteredUser, to: string, amount: string) => {
     const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
     const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, PIN, fields, key) }, key });
+    return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { ...fields, pin: await transferPin(stack, PIN, fields, key) },
+      key,
+    });
   };
   const rpc = () => new JsonRpcProvider(stack.chains[0]!.rpcUrl, undefined, { staticNetwork: true, cacheTimeout: -1 });
-  const balance = async (address: string) => BigInt(await rpc().send('eth_getBalance', [address, 'latest']) as string);
+  const balance = async (address: string) =>
+    BigInt((await rpc().send('eth_getBalance', [address, 'latest'])) as string);
   const row = (transferId: string) => stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId });
 
   it('answers confirmed at inclusion, then finalizes once the block is deep enough and still canonical', async () => {
@@ -44,7 +50,12 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     expect(included.blockNumber).toEqual(expect.any(Number));
     expect(included.blockHash).toMatch(/^0x[0-9a-f]{64}$/);
 
-    await waitFor(async () => (await callApi(stack, `/api/v1/transfer/crypto/${sent.body.transfer_id}`, user)).body.status === 'finalized', 60_000, 'finalized');
+    await waitFor(
+      async () =>
+        (await callApi(stack, `/api/v1/transfer/crypto/${sent.body.transfer_id}`, user)).body.status === 'finalized',
+      60_000,
+      'finalized',
+    );
     const head = Number(await rpc().send('eth_blockNumber', []));
     expect(head - included.blockNumber! + 1).toBeGreaterThanOrEqual(CONFIRMATIONS);
     expect((await row(sent.body.transfer_id)).blockHash).toBe(included.blockHash);
@@ -70,7 +81,9 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     await waitFor(async () => (await row(transferId)).status === 'finalized', 90_000, 'finalized after the reorg');
     const after = await row(transferId);
     expect(after.txHash).not.toBe(before.txHash); // sent again, in a new transaction
-    const canonical = await chain.send('eth_getBlockByNumber', [`0x${after.blockNumber!.toString(16)}`, false]) as { hash: string };
+    const canonical = (await chain.send('eth_getBlockByNumber', [`0x${after.blockNumber!.toString(16)}`, false])) as {
+      hash: string;
+    };
     expect(canonical.hash).toBe(after.blockHash);
 
     // Moved exactly once: the recipient has the amount, the account paid it once (gas is sponsored).
@@ -78,17 +91,34 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     expect(await balance(account)).toBe(parseEther('0.75'));
     // Counted once: one transfer, once in the history, once against today's limits.
     expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(1);
-    const history = (await callApi(stack, '/api/v1/transactions?limit=50', user)).body.transactions as Array<Record<string, unknown>>;
-    expect(history.filter((t) => JSON.stringify(t).includes(transferId) || JSON.stringify(t).includes(to))).toHaveLength(1);
+    const history = (await callApi(stack, '/api/v1/transactions?limit=50', user)).body.transactions as Array<
+      Record<string, unknown>
+    >;
+    expect(
+      history.filter((t) => JSON.stringify(t).includes(transferId) || JSON.stringify(t).includes(to)),
+    ).toHaveLength(1);
     const view = await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user);
     expect(view.body).toMatchObject({ status: 'finalized', tx_hash: after.txHash, amount: '0.25 ETH' });
     // The finality workflow followed it through the reorg and is done.
     await stack.temporal.workflow.getHandle(transferFinalityWorkflowId(transferId)).result();
     // Its events, in sequence: sent, included, back in flight after the reorg, included again, final.
-    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
+    const events = await stack.orm.em
+      .fork()
+      .find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
     expect(events.map((e) => [e.type, e.sequence])).toEqual([
-      ['transfer.submitted', 1], ['transfer.confirmed', 2], ['transfer.submitted', 3], ['transfer.confirmed', 4], ['transfer.finalized', 5],
+      ['transfer.submitted', 1],
+      ['transfer.confirmed', 2],
+      ['transfer.submitted', 3],
+      ['transfer.confirmed', 4],
+      ['transfer.finalized', 5],
     ]);
-    expect(events.at(-1)!.data).toMatchObject({ transferId, networkId: 'ETHEREUM', token: 'ETH', amount: parseEther('0.25').toString(), decimals: 18, txHash: after.txHash });
+    expect(events.at(-1)!.data).toMatchObject({
+      transferId,
+      networkId: 'ETHEREUM',
+      token: 'ETH',
+      amount: parseEther('0.25').toString(),
+      decimals: 18,
+      txHash: after.txHash,
+    });
   });
 });

@@ -22,7 +22,10 @@ describe('the transfer key bounded on chain, through the service', () => {
   let account: string;
   const PIN = '482915';
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"0.3"}' } });
+    stack = await startTestStack(testDatabases()[0]!, {
+      chains: true,
+      env: { TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"0.3"}' },
+    });
     user = await registerUser(stack);
     await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
     account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
@@ -32,14 +35,19 @@ describe('the transfer key bounded on chain, through the service', () => {
     await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
     await (await usdt.getFunction('mint')(account, parseUnits('100', 6), { nonce: nonce + 1 })).wait();
   });
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const transfer = async (body: TransferFields, as = user) => {
     const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', as, { json: { pin: await transferPin(stack, PIN, body, key), ...body }, key });
+    return callApi(stack, '/api/v1/transfer/crypto/execute', as, {
+      json: { pin: await transferPin(stack, PIN, body, key), ...body },
+      key,
+    });
   };
 
-  it('sends within the day\'s cap; past it, or for a token without a cap, the account refuses and nothing moves', async () => {
+  it("sends within the day's cap; past it, or for a token without a cap, the account refuses and nothing moves", async () => {
     const provider = stack.chains[0]!.provider;
     const recipient = Wallet.createRandom().address;
     const within = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.2' });
@@ -47,9 +55,15 @@ describe('the transfer key bounded on chain, through the service', () => {
 
     const past = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.2' });
     expect(past.status).toBe(200);
-    expect(past.body).toMatchObject({ status: 'failed', error: expect.stringContaining('transfer: over the daily cap') });
+    expect(past.body).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('transfer: over the daily cap'),
+    });
     const uncapped = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'USDT', amount: '1' });
-    expect(uncapped.body).toMatchObject({ status: 'failed', error: expect.stringContaining('transfer: over the daily cap') });
+    expect(uncapped.body).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('transfer: over the daily cap'),
+    });
 
     expect(await provider.getBalance(recipient)).toBe(parseEther('0.2'));
     expect(await provider.getBalance(account)).toBe(parseEther('0.8'));
@@ -57,32 +71,55 @@ describe('the transfer key bounded on chain, through the service', () => {
     expect(history.body.transactions.map((t: { amount: string }) => t.amount)).toEqual(['-0.2 ETH']);
   });
 
-  it('lets the owner read the key\'s bounds on chain, re-cap, rotate, revoke and renew it with signed operations', async () => {
+  it("lets the owner read the key's bounds on chain, re-cap, rotate, revoke and renew it with signed operations", async () => {
     const owner = Wallet.createRandom();
     const holder = await registerUser(stack);
     await callApi(stack, '/api/v1/pin', holder, { json: { pin: await encryptPin(stack, PIN) } });
     const account2 = await deployAccount(stack, holder, owner, 'ETHEREUM');
     const chain = stack.chains[0]!;
     await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1') })).wait();
-    const view = async () => (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, { headers: bearer(holder) })).body;
-    const prepare = (body: object) => call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(holder), json: body });
+    const view = async () =>
+      (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, { headers: bearer(holder) })).body;
+    const prepare = (body: object) =>
+      call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(holder), json: body });
     const change = async (body: object) => {
       const prepared = await prepare(body);
       expect(prepared.status).toBe(200);
       const accepted = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, {
-        headers: { ...bearer(holder), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(prepared.body.items[0], owner)] } },
+        headers: { ...bearer(holder), 'idempotency-key': randomUUID() },
+        json: { signing: { items: [signSlot(prepared.body.items[0], owner)] } },
       });
       expect(accepted.status).toBe(202);
-      const status = async () => (await call(`${stack.apiUrl}/v1/wallet/transfer-key-operations/${accepted.body.opId}`, { headers: bearer(holder) })).body;
-      await waitFor(async () => (await status()).status === 'completed', 60_000, `transfer key ${JSON.stringify(body)}`);
+      const status = async () =>
+        (
+          await call(`${stack.apiUrl}/v1/wallet/transfer-key-operations/${accepted.body.opId}`, {
+            headers: bearer(holder),
+          })
+        ).body;
+      await waitFor(
+        async () => (await status()).status === 'completed',
+        60_000,
+        `transfer key ${JSON.stringify(body)}`,
+      );
       return { prepared: prepared.body, status: await status() };
     };
-    const eth = (amount: string) => ({ to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount });
+    const eth = (amount: string) => ({
+      to_address: Wallet.createRandom().address,
+      network: 'ETHEREUM',
+      token: 'ETH',
+      amount,
+    });
     const firstKey = (await stack.orm.em.fork().findOneOrFail(TransferKeyEntity, { userId: holder.userId })).address;
 
     expect(await view()).toMatchObject({
-      accountAddress: account2, signer: firstKey, signerStatus: 'current', expired: false,
-      caps: [{ symbol: 'ETH', dailyCap: '0.3 ETH', spentToday: '0 ETH', remainingToday: '0.3 ETH' }, { symbol: 'USDT', dailyCap: '0 USDT', spentToday: '0 USDT' }],
+      accountAddress: account2,
+      signer: firstKey,
+      signerStatus: 'current',
+      expired: false,
+      caps: [
+        { symbol: 'ETH', dailyCap: '0.3 ETH', spentToday: '0 ETH', remainingToday: '0.3 ETH' },
+        { symbol: 'USDT', dailyCap: '0 USDT', spentToday: '0 USDT' },
+      ],
     });
     expect((await transfer(eth('0.1'), holder)).body.status).toMatch(INCLUDED);
     expect((await view()).caps[0]).toMatchObject({ spentToday: '0.1 ETH', remainingToday: '0.2 ETH' });
@@ -93,7 +130,10 @@ describe('the transfer key bounded on chain, through the service', () => {
       { symbol: 'ETH', dailyCap: '0.15 ETH', spentToday: '0.1 ETH', remainingToday: '0.05 ETH' },
       { symbol: 'USDT', dailyCap: '5 USDT', spentToday: '0 USDT', remainingToday: '5 USDT' },
     ]);
-    expect((await transfer(eth('0.1'), holder)).body).toMatchObject({ status: 'failed', error: expect.stringContaining('over the daily cap') });
+    expect((await transfer(eth('0.1'), holder)).body).toMatchObject({
+      status: 'failed',
+      error: expect.stringContaining('over the daily cap'),
+    });
 
     // Rotation: a new service key; the old one is retired and the account names the new one.
     const rotated = await change({ action: 'rotate', validForSeconds: 86_400 });
@@ -101,7 +141,9 @@ describe('the transfer key bounded on chain, through the service', () => {
     expect(secondKey).not.toBe(firstKey);
     expect(rotated.status).toMatchObject({ action: 'rotate', signer: secondKey });
     expect(await view()).toMatchObject({ signer: secondKey, signerStatus: 'current' });
-    expect(await stack.orm.em.fork().findOne(RetiredTransferKeyEntity, { address: firstKey })).toMatchObject({ userId: holder.userId });
+    expect(await stack.orm.em.fork().findOne(RetiredTransferKeyEntity, { address: firstKey })).toMatchObject({
+      userId: holder.userId,
+    });
     expect((await transfer(eth('0.01'), holder)).body.status).toMatch(INCLUDED); // signed by the new key
 
     // Revoked: the service cannot send at all; renewed: it can again.
@@ -117,10 +159,16 @@ describe('the transfer key bounded on chain, through the service', () => {
 
     // Bad changes are refused before anything is prepared.
     expect((await prepare({ action: 'set-caps', caps: { BTC: '1' } })).body.type).toBe('/problems/unknown-token');
-    expect((await prepare({ action: 'revoke', validForSeconds: 7_200 })).body.type).toBe('/problems/invalid-transfer-key-change');
-    expect((await prepare({ action: 'renew', validForSeconds: 10 * 365 * 86_400 })).body.type).toBe('/problems/invalid-transfer-key-change');
+    expect((await prepare({ action: 'revoke', validForSeconds: 7_200 })).body.type).toBe(
+      '/problems/invalid-transfer-key-change',
+    );
+    expect((await prepare({ action: 'renew', validForSeconds: 10 * 365 * 86_400 })).body.type).toBe(
+      '/problems/invalid-transfer-key-change',
+    );
     expect((await prepare({ action: 'set-caps' })).body.type).toBe('/problems/invalid-transfer-key-change');
     expect((await prepare({ action: 'rename' })).status).toBe(400);
-    expect((await call(`${stack.apiUrl}/v1/wallet/networks/SOLANA/transfer-key`, { headers: bearer(holder) })).status).toBe(404);
+    expect(
+      (await call(`${stack.apiUrl}/v1/wallet/networks/SOLANA/transfer-key`, { headers: bearer(holder) })).status,
+    ).toBe(404);
   });
 });

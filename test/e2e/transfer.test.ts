@@ -18,7 +18,10 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   const accounts: Record<string, string> = {};
   const PIN = '482915';
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20', TRANSFER_REVIEW_AFTER_ATTEMPTS: '3' } });
+    stack = await startTestStack(testDatabases()[0]!, {
+      chains: true,
+      env: { TRANSFER_WAIT_SECONDS: '20', TRANSFER_REVIEW_AFTER_ATTEMPTS: '3' },
+    });
     user = await registerUser(stack);
     await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
     const owner = Wallet.createRandom();
@@ -27,15 +30,29 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       const chain = stack.chains[i]!;
       const nonce = await chain.provider.getTransactionCount(chain.funder.address, 'latest');
       await (await chain.funder.sendTransaction({ to: accounts[networkId], value: parseEther('1'), nonce })).wait();
-      await (await usdtOf(chain).getFunction('mint')(accounts[networkId], parseUnits('100', 6), { nonce: nonce + 1 })).wait();
+      await (
+        await usdtOf(chain).getFunction('mint')(accounts[networkId], parseUnits('100', 6), { nonce: nonce + 1 })
+      ).wait();
     }
   });
-  afterAll(async () => { await stack?.stop(); });
-  afterEach(() => { for (const chain of stack.chains) { chain.proxy.down = false; chain.proxy.delayMs = 0; chain.proxy.downAfter = null; } });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(() => {
+    for (const chain of stack.chains) {
+      chain.proxy.down = false;
+      chain.proxy.delayMs = 0;
+      chain.proxy.downAfter = null;
+    }
+  });
 
-  const usdtOf = (chain: StackChain) => new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
+  const usdtOf = (chain: StackChain) =>
+    new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
   const transfer = async (body: Record<string, string>, u = user, pin = PIN, key: string = randomUUID()) =>
-    callApi(stack, '/api/v1/transfer/crypto/execute', u, { json: { pin: await transferPin(stack, pin, body as unknown as TransferFields, key), ...body }, key });
+    callApi(stack, '/api/v1/transfer/crypto/execute', u, {
+      json: { pin: await transferPin(stack, pin, body as unknown as TransferFields, key), ...body },
+      key,
+    });
 
   it('sends the coin and USDT on ETHEREUM, final on chain, with the fee in ETH', async () => {
     const chain = stack.chains[0]!;
@@ -43,22 +60,46 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const before = await chain.provider.getBalance(accounts.ETHEREUM!);
     const sent = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.25' });
     expect(sent.status).toBe(200);
-    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/), amount: '0.25 ETH', network: 'ETHEREUM', error: null });
+    expect(sent.body).toMatchObject({
+      status: expect.stringMatching(INCLUDED),
+      tx_hash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+      amount: '0.25 ETH',
+      network: 'ETHEREUM',
+      error: null,
+    });
     expect(sent.body.fee).toMatch(/^0\.\d+ ETH$/);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.25'));
     expect(await chain.provider.getBalance(accounts.ETHEREUM!)).toBe(before - parseEther('0.25')); // gas comes from the EntryPoint deposit
     expect((await chain.provider.getTransactionReceipt(sent.body.tx_hash))!.status).toBe(1);
 
-    const tokens = await transfer({ to_address: recipient.toLowerCase(), network: 'ETHEREUM', token: 'USDT', amount: '12.5' });
+    const tokens = await transfer({
+      to_address: recipient.toLowerCase(),
+      network: 'ETHEREUM',
+      token: 'USDT',
+      amount: '12.5',
+    });
     expect(tokens.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '12.5 USDT' });
     expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(12_500_000n);
     // The same transfer; its status may have moved on from confirmed to finalized meanwhile.
-    expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, user)).body).toEqual({ ...tokens.body, status: expect.stringMatching(INCLUDED) });
-    expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, await registerUser(stack))).status).toBe(404);
+    expect((await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, user)).body).toEqual({
+      ...tokens.body,
+      status: expect.stringMatching(INCLUDED),
+    });
+    expect(
+      (await callApi(stack, `/api/v1/transfer/crypto/${tokens.body.transfer_id}`, await registerUser(stack))).status,
+    ).toBe(404);
 
     // The history lists them, newest first, one page at a time.
     const page = await callApi(stack, '/api/v1/transactions?limit=1', user);
-    expect(page.body.transactions).toEqual([{ id: tokens.body.transfer_id, type: 'transfer', amount: '-12.5 USDT', date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/), reference: tokens.body.transfer_id }]);
+    expect(page.body.transactions).toEqual([
+      {
+        id: tokens.body.transfer_id,
+        type: 'transfer',
+        amount: '-12.5 USDT',
+        date: expect.stringMatching(/^\d{4}-\d{2}-\d{2}$/),
+        reference: tokens.body.transfer_id,
+      },
+    ]);
     const next = await callApi(stack, `/api/v1/transactions?limit=1&cursor=${page.body.next_cursor}`, user);
     expect(next.body.transactions.map((t: { amount: string }) => t.amount)).toEqual(['-0.25 ETH']);
     expect(next.body.next_cursor).toBeNull();
@@ -68,28 +109,68 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   it('sends POL on POLYGON', async () => {
     const recipient = Wallet.createRandom().address;
     const sent = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.5' });
-    expect(sent.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '0.5 POL', fee: expect.stringMatching(/ POL$/) });
+    expect(sent.body).toMatchObject({
+      status: expect.stringMatching(INCLUDED),
+      amount: '0.5 POL',
+      fee: expect.stringMatching(/ POL$/),
+    });
     expect(await stack.chains[1]!.provider.getBalance(recipient)).toBe(parseEther('0.5'));
   });
 
   it('refuses bad addresses, tokens, amounts, PINs and balances, moving nothing', async () => {
     const recipient = Wallet.createRandom().address;
-    const badChecksum = recipient.slice(0, 2) + [...recipient.slice(2)].map((c, i) => (i === 0 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c)).join('');
-    const refused = async (body: Record<string, string>, pin = PIN) => { const r = await transfer(body, user, pin); return [r.status, r.body.type]; };
+    const badChecksum =
+      recipient.slice(0, 2) +
+      [...recipient.slice(2)]
+        .map((c, i) => (i === 0 && /[a-f]/i.test(c) ? (c === c.toLowerCase() ? c.toUpperCase() : c.toLowerCase()) : c))
+        .join('');
+    const refused = async (body: Record<string, string>, pin = PIN) => {
+      const r = await transfer(body, user, pin);
+      return [r.status, r.body.type];
+    };
     if (badChecksum !== recipient && /[a-fA-F]/.test(recipient[2]!)) {
-      expect(await refused({ to_address: badChecksum, network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
+      expect(await refused({ to_address: badChecksum, network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([
+        422,
+        '/problems/invalid-address',
+      ]);
     }
-    expect(await refused({ to_address: '0x1234', network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
-    expect(await refused({ to_address: accounts.ETHEREUM!, network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([422, '/problems/invalid-address']);
-    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'DOGE', amount: '1' })).toEqual([422, '/problems/unknown-token']);
-    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'USDT', amount: '1.0000001' })).toEqual([422, '/problems/invalid-amount']);
-    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '-1' })).toEqual([422, '/problems/invalid-amount']);
-    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '500' })).toEqual([422, '/problems/insufficient-balance']);
-    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, '999999')).toEqual([422, '/problems/wrong-pin']);
-    expect(await refused({ to_address: 'not-base58-0OIl', network: 'SOLANA', token: 'SOL', amount: '1' })).toEqual([422, '/problems/invalid-address']);
-    expect((await transfer({ to_address: recipient, network: 'BITCOIN' as string, token: 'BTC', amount: '1' })).status).toBe(400);
+    expect(await refused({ to_address: '0x1234', network: 'ETHEREUM', token: 'ETH', amount: '0.01' })).toEqual([
+      422,
+      '/problems/invalid-address',
+    ]);
+    expect(
+      await refused({ to_address: accounts.ETHEREUM!, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }),
+    ).toEqual([422, '/problems/invalid-address']);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'DOGE', amount: '1' })).toEqual([
+      422,
+      '/problems/unknown-token',
+    ]);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'USDT', amount: '1.0000001' })).toEqual([
+      422,
+      '/problems/invalid-amount',
+    ]);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '-1' })).toEqual([
+      422,
+      '/problems/invalid-amount',
+    ]);
+    expect(await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '500' })).toEqual([
+      422,
+      '/problems/insufficient-balance',
+    ]);
+    expect(
+      await refused({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, '999999'),
+    ).toEqual([422, '/problems/wrong-pin']);
+    expect(await refused({ to_address: 'not-base58-0OIl', network: 'SOLANA', token: 'SOL', amount: '1' })).toEqual([
+      422,
+      '/problems/invalid-address',
+    ]);
+    expect(
+      (await transfer({ to_address: recipient, network: 'BITCOIN' as string, token: 'BTC', amount: '1' })).status,
+    ).toBe(400);
     const noPin = await registerUser(stack);
-    expect((await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, noPin)).body.type).toBe('/problems/pin-not-set');
+    expect(
+      (await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, noPin)).body.type,
+    ).toBe('/problems/pin-not-set');
     expect(await stack.chains[0]!.provider.getBalance(recipient)).toBe(0n);
     // The PIN is never in the stored transfer or the answers.
     const { body } = await callApi(stack, '/api/v1/pin', user);
@@ -99,15 +180,23 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   it('never overdraws when many transfers run at once', async () => {
     const chain = stack.chains[1]!;
     const recipient = Wallet.createRandom().address;
-    const available = await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!) as bigint; // 100 USDT
-    const answers = await Promise.all(Array.from({ length: 8 }, () => transfer({ to_address: recipient, network: 'POLYGON', token: 'USDT', amount: '15' })));
+    const available = (await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!)) as bigint; // 100 USDT
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, () =>
+        transfer({ to_address: recipient, network: 'POLYGON', token: 'USDT', amount: '15' }),
+      ),
+    );
     const confirmed = answers.filter((a) => INCLUDED.test(a.body.status));
-    const other = answers.filter((a) => !INCLUDED.test(a.body.status) && a.body.type !== '/problems/insufficient-balance');
+    const other = answers.filter(
+      (a) => !INCLUDED.test(a.body.status) && a.body.type !== '/problems/insufficient-balance',
+    );
     expect(other).toEqual([]);
     expect(confirmed).toHaveLength(Number(available / 15_000_000n)); // 6 of 8
     expect(answers.filter((a) => a.body.type === '/problems/insufficient-balance')).toHaveLength(8 - confirmed.length);
     expect(await usdtOf(chain).getFunction('balanceOf')(recipient)).toBe(BigInt(confirmed.length) * 15_000_000n);
-    expect(await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!)).toBe(available - BigInt(confirmed.length) * 15_000_000n);
+    expect(await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!)).toBe(
+      available - BigInt(confirmed.length) * 15_000_000n,
+    );
   });
 
   it('moves the money once when the chain RPC is down mid-transfer, and a retry with the same key finds it', async () => {
@@ -120,13 +209,22 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const send = () => callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
     const pending = send();
     // Once the API has signed and stored the transfer, the chain goes away while the worker submits it.
-    await waitFor(async () => (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient })) === 1, 30_000, 'transfer stored');
+    await waitFor(
+      async () => (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient })) === 1,
+      30_000,
+      'transfer stored',
+    );
     chain.proxy.down = true;
     await new Promise((r) => setTimeout(r, 4000));
     chain.proxy.down = false;
     const first = await pending;
     expect([200, 202]).toContain(first.status);
-    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status), 90_000, 'transfer after the RPC came back');
+    await waitFor(
+      async () =>
+        INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
+      90_000,
+      'transfer after the RPC came back',
+    );
     const again = await send();
     expect(again.body.transfer_id).toBe(first.body.transfer_id);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
@@ -142,20 +240,37 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     const transferId = started.body.transfer_id as string;
     const workflow = stack.temporal.workflow.getHandle(`transfer-${transferId}`);
     // Three attempts (TRANSFER_REVIEW_AFTER_ATTEMPTS) fail; the transfer is flagged, not failed.
-    await waitFor(async () => (await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA) === 'transfer_unconfirmed', 90_000, 'transfer held for review');
+    await waitFor(
+      async () => (await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA) === 'transfer_unconfirmed',
+      90_000,
+      'transfer held for review',
+    );
     expect((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status).toBe('submitted'); // sent, not seen included
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05')); // it did land, unseen by the worker
 
     chain.proxy.down = false;
-    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status), 90_000, 'transfer once the RPC is back');
-    expect(await workflow.result()).toMatchObject({ status: 'confirmed', txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/) });
+    await waitFor(
+      async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
+      90_000,
+      'transfer once the RPC is back',
+    );
+    expect(await workflow.result()).toMatchObject({
+      status: 'confirmed',
+      txHash: expect.stringMatching(/^0x[0-9a-f]{64}$/),
+    });
     expect((await workflow.describe()).typedSearchAttributes.get(NeedsReviewSA)).toBeUndefined();
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
     const history = (await callApi(stack, '/api/v1/transactions', user)).body.transactions as Array<{ id: string }>;
     expect(history.filter((t) => t.id === transferId)).toHaveLength(1);
     // The app heard it the same way: sent, held for review, then confirmed (and finalized, once deep enough).
-    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
-    expect(events.map((e) => e.type).slice(0, 3)).toEqual(['transfer.submitted', 'transfer.needs_review', 'transfer.confirmed']);
+    const events = await stack.orm.em
+      .fork()
+      .find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => e.type).slice(0, 3)).toEqual([
+      'transfer.submitted',
+      'transfer.needs_review',
+      'transfer.confirmed',
+    ]);
     expect(events.slice(3).map((e) => e.type)).toEqual(events.length > 3 ? ['transfer.finalized'] : []);
   });
 
@@ -168,14 +283,24 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       chain.proxy.delayMs = 400; // the kill lands between broadcast and receipt
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       const pending = transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.2' });
-      await waitFor(async () => Boolean((await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.txHash), 60_000, 'transaction recorded')
-        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      await waitFor(
+        async () => Boolean((await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.txHash),
+        60_000,
+        'transaction recorded',
+      ).catch((error: Error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull();
       chain.proxy.delayMs = 0;
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       const first = await pending;
-      await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status), 90_000, 'transfer by the second worker');
+      await waitFor(
+        async () =>
+          INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
+        90_000,
+        'transfer by the second worker',
+      );
       expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
     } finally {
       for (const worker of workers) worker.child.kill('SIGKILL');

@@ -21,7 +21,14 @@ import { closeAccountBody } from '../helpers/pin';
 const AT_THRESHOLD = '714.285714';
 const BELOW_THRESHOLD = '714.285';
 
-interface Inquiry { vaspId: string; requestIdentifier: string; apiVersion: string; body: { IVMS101: unknown; callback: string; amount: string }; decision: string; confirmedTxid?: string }
+interface Inquiry {
+  vaspId: string;
+  requestIdentifier: string;
+  apiVersion: string;
+  body: { IVMS101: unknown; callback: string; amount: string };
+  decision: string;
+  confirmedTxid?: string;
+}
 
 /**
  * The Travel Rule end to end on a real chain: the sandbox's VASP directory and its two exchanges' TRP endpoints, the
@@ -41,44 +48,102 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   beforeAll(async () => {
     counterpart = createServer((req, res) => {
       let data = '';
-      req.on('data', (c: Buffer) => { data += c.toString(); });
-      req.on('end', () => { answers.push({ path: req.url ?? '', requestIdentifier: String(req.headers['request-identifier'] ?? ''), body: JSON.parse(data || 'null') }); res.statusCode = 204; res.end(); });
+      req.on('data', (c: Buffer) => {
+        data += c.toString();
+      });
+      req.on('end', () => {
+        answers.push({
+          path: req.url ?? '',
+          requestIdentifier: String(req.headers['request-identifier'] ?? ''),
+          body: JSON.parse(data || 'null'),
+        });
+        res.statusCode = 204;
+        res.end();
+      });
     }).listen(0, '127.0.0.1');
     await new Promise((r) => counterpart.once('listening', r));
     counterpartOrigin = `http://127.0.0.1:${(counterpart.address() as AddressInfo).port}`;
     stack = await startTestStack(kind, {
       chains: true,
       env: {
-        TRAVEL_RULE_THRESHOLD_KRW: '1000000', TRANSFER_WAIT_SECONDS: '20', TRAVEL_RULE_TIMEOUT_SECONDS: '6', OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }),
-        TRAVEL_RULE_COUNTERPARTS: JSON.stringify({ 'vasp-partner': { name: 'Partner Exchange', tokenSha256: createHash('sha256').update(counterpartToken).digest('hex'), origin: counterpartOrigin } }),
+        TRAVEL_RULE_THRESHOLD_KRW: '1000000',
+        TRANSFER_WAIT_SECONDS: '20',
+        TRAVEL_RULE_TIMEOUT_SECONDS: '6',
+        OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }),
+        TRAVEL_RULE_COUNTERPARTS: JSON.stringify({
+          'vasp-partner': {
+            name: 'Partner Exchange',
+            tokenSha256: createHash('sha256').update(counterpartToken).digest('hex'),
+            origin: counterpartOrigin,
+          },
+        }),
       },
     });
     ({ user, account } = await fundedUser(stack, PIN, '20000'));
   });
-  afterAll(async () => { await stack?.stop(); counterpart?.close(); });
+  afterAll(async () => {
+    await stack?.stop();
+    counterpart?.close();
+  });
 
-  const usdt = () => new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
-  const body = (to: string, amount: string, beneficiary?: string): TransferFields => ({ to_address: to, network: 'ETHEREUM', token: 'USDT', amount, ...(beneficiary ? { beneficiary_name: beneficiary } : {}) });
-  const prepare = (fields: TransferFields) => callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: fields, key: randomUUID() });
+  const usdt = () =>
+    new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
+  const body = (to: string, amount: string, beneficiary?: string): TransferFields => ({
+    to_address: to,
+    network: 'ETHEREUM',
+    token: 'USDT',
+    amount,
+    ...(beneficiary ? { beneficiary_name: beneficiary } : {}),
+  });
+  const prepare = (fields: TransferFields) =>
+    callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: fields, key: randomUUID() });
   const execute = async (fields: TransferFields, key = randomUUID()) =>
-    callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin: await transferPin(stack, PIN, fields, key), ...fields }, key });
+    callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { pin: await transferPin(stack, PIN, fields, key), ...fields },
+      key,
+    });
   const host = async (address: string, beneficiaryName: string, behaviour = 'approve', callbackDelayMs = 200) => {
-    expect((await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${address}`, { method: 'PUT', json: { vaspId: 'vasp-hanbit', beneficiaryName, behaviour, callbackDelayMs } })).status).toBe(200);
+    expect(
+      (
+        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${address}`, {
+          method: 'PUT',
+          json: { vaspId: 'vasp-hanbit', beneficiaryName, behaviour, callbackDelayMs },
+        })
+      ).status,
+    ).toBe(200);
   };
-  const inquiriesFor = async (address: string) => ((await call(`${stack.sandboxUrl}/trp/_inquiries`)).body.inquiries as Inquiry[])
-    .filter((i) => JSON.stringify(i.body.IVMS101).includes(address));
+  const inquiriesFor = async (address: string) =>
+    ((await call(`${stack.sandboxUrl}/trp/_inquiries`)).body.inquiries as Inquiry[]).filter((i) =>
+      JSON.stringify(i.body.IVMS101).includes(address),
+    );
   const recordOf = (transferId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId });
   const balanceOf = async (address: string) => (await usdt().getFunction('balanceOf')(address)) as bigint;
 
-  it('applies from 1,000,000 won at the request\'s price: 999,999 is not under it; a hosted recipient needs the beneficiary\'s name', async () => {
+  it("applies from 1,000,000 won at the request's price: 999,999 is not under it; a hosted recipient needs the beneficiary's name", async () => {
     const recipient = Wallet.createRandom().address;
     await host(recipient, '김철수');
     const below = await prepare(body(recipient, BELOW_THRESHOLD));
-    expect([below.status, below.body.value_krw, below.body.travel_rule]).toEqual([200, '999999', { applies: false, counterpart: null, threshold_krw: '1000000' }]);
+    expect([below.status, below.body.value_krw, below.body.travel_rule]).toEqual([
+      200,
+      '999999',
+      { applies: false, counterpart: null, threshold_krw: '1000000' },
+    ]);
     const at = await prepare(body(recipient, AT_THRESHOLD, '김철수'));
-    expect([at.status, at.body.value_krw, at.body.travel_rule]).toEqual([200, '1000000', { applies: true, counterpart: { id: 'vasp-hanbit', name: expect.stringContaining('Hanbit') }, threshold_krw: '1000000' }]);
+    expect([at.status, at.body.value_krw, at.body.travel_rule]).toEqual([
+      200,
+      '1000000',
+      {
+        applies: true,
+        counterpart: { id: 'vasp-hanbit', name: expect.stringContaining('Hanbit') },
+        threshold_krw: '1000000',
+      },
+    ]);
     const nameless = await execute(body(recipient, AT_THRESHOLD));
-    expect([nameless.status, nameless.body.type, nameless.body.vasp?.id]).toEqual([422, '/problems/beneficiary-name-required', 'vasp-hanbit']);
+    expect([nameless.status, nameless.body.type, nameless.body.vasp?.id]).toEqual([
+      422,
+      '/problems/beneficiary-name-required',
+      'vasp-hanbit',
+    ]);
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
     // Below the threshold nothing is asked of the counterpart.
     const small = await execute(body(recipient, BELOW_THRESHOLD));
@@ -93,7 +158,11 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
     expect(await balanceOf(recipient)).toBe(714_285_714n);
     // Told the transaction id once it was sent (TRP transfer confirmation), to the URL its approval named.
-    await waitFor(async () => (await inquiriesFor(recipient))[0]?.confirmedTxid === sent.body.tx_hash, 30_000, 'the transfer confirmation');
+    await waitFor(
+      async () => (await inquiriesFor(recipient))[0]?.confirmedTxid === sent.body.tx_hash,
+      30_000,
+      'the transfer confirmation',
+    );
     const [inquiry, ...more] = await inquiriesFor(recipient);
     expect(more).toEqual([]);
     expect(inquiry!.apiVersion).toBe('3.1.0');
@@ -105,7 +174,13 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(JSON.stringify(message.beneficiary)).toContain('김철수');
     expect(JSON.stringify(message.originatingVASP)).toContain('wallet-kr');
     const record = await recordOf(sent.body.transfer_id);
-    expect(record).toMatchObject({ direction: 'outbound', status: 'approved', counterpartVaspId: 'vasp-hanbit', userId: user.userId, address: recipient });
+    expect(record).toMatchObject({
+      direction: 'outbound',
+      status: 'approved',
+      counterpartVaspId: 'vasp-hanbit',
+      userId: user.userId,
+      address: recipient,
+    });
     expect(record.payloadSealed).not.toContain(user.person.name);
     expect(Buffer.from(record.payloadSealed, 'base64').toString('utf8')).not.toContain(user.person.name);
     const years = (record.retainUntil.getTime() - record.requestedAt.getTime()) / (365.25 * 86_400_000);
@@ -127,8 +202,14 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       expect([transfer.status, transfer.userOpHash ?? null]).toEqual(['failed', null]); // never signed
       expect(await balanceOf(address)).toBe(0n);
     }
-    expect((await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: mismatched })).transferId)).status).toBe('rejected');
-    expect((await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: silent })).transferId)).status).toBe('timed_out');
+    expect(
+      (await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: mismatched })).transferId))
+        .status,
+    ).toBe('rejected');
+    expect(
+      (await recordOf((await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: silent })).transferId))
+        .status,
+    ).toBe('timed_out');
   });
 
   it('takes the first decision: a malformed callback is refused (400), an approval sent twice moves the money once', async () => {
@@ -162,8 +243,11 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       const fields = body(recipient, AT_THRESHOLD, '정우성');
       const pin = await transferPin(stack, PIN, fields, key);
       const pending = callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin, ...fields }, key });
-      await waitFor(async () => (await inquiriesFor(recipient)).length === 1, 60_000, 'the inquiry sent')
-        .catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      await waitFor(async () => (await inquiriesFor(recipient)).length === 1, 60_000, 'the inquiry sent').catch(
+        (error: Error) => {
+          throw new Error(`${error.message}\n${workers[0]!.output()}`);
+        },
+      );
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull();
       transferId = (await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient })).transferId;
@@ -175,27 +259,43 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       await Promise.all(workers.map((w) => w.exited));
       await stack.startWorker();
     }
-    await waitFor(async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status), 60_000, 'the transfer sent');
+    await waitFor(
+      async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
+      60_000,
+      'the transfer sent',
+    );
     expect(await balanceOf(recipient)).toBe(714_285_714n);
     expect(await inquiriesFor(recipient)).toHaveLength(1);
     expect((await recordOf(transferId)).status).toBe('approved');
   });
 
-  it('asks a self-custody address\'s owner to prove control once: a proof by another key is refused, the right one lets it through', async () => {
+  it("asks a self-custody address's owner to prove control once: a proof by another key is refused, the right one lets it through", async () => {
     const own = Wallet.createRandom();
     const refused = await prepare(body(own.address, AT_THRESHOLD));
-    expect([refused.status, refused.body.type, refused.body.inAddressBook]).toEqual([422, '/problems/address-ownership-required', false]);
-    await callApi(stack, '/api/v1/transfer/address-book', user, { json: { network: 'ETHEREUM', address: own.address } });
+    expect([refused.status, refused.body.type, refused.body.inAddressBook]).toEqual([
+      422,
+      '/problems/address-ownership-required',
+      false,
+    ]);
+    await callApi(stack, '/api/v1/transfer/address-book', user, {
+      json: { network: 'ETHEREUM', address: own.address },
+    });
     const base = `/api/v1/transfer/address-book/ETHEREUM/${own.address}/ownership`;
     const challenge = await callApi(stack, `${base}/challenge`, user, { json: {} });
     expect(challenge.status).toBe(200);
     expect(challenge.body.message).toContain(own.address);
-    const wrong = await callApi(stack, base, user, { json: { signature: await Wallet.createRandom().signMessage(challenge.body.message) } });
+    const wrong = await callApi(stack, base, user, {
+      json: { signature: await Wallet.createRandom().signMessage(challenge.body.message) },
+    });
     expect([wrong.status, wrong.body.type]).toEqual([422, '/problems/ownership-proof-invalid']);
-    const proved = await callApi(stack, base, user, { json: { signature: await own.signMessage(challenge.body.message) } });
+    const proved = await callApi(stack, base, user, {
+      json: { signature: await own.signMessage(challenge.body.message) },
+    });
     expect([proved.status, proved.body.ownership_proved_at]).toEqual([200, expect.any(String)]);
     // The challenge is spent: the same signature again is refused.
-    expect((await callApi(stack, base, user, { json: { signature: await own.signMessage(challenge.body.message) } })).status).toBe(409);
+    expect(
+      (await callApi(stack, base, user, { json: { signature: await own.signMessage(challenge.body.message) } })).status,
+    ).toBe(409);
     const sent = await execute(body(own.address, AT_THRESHOLD));
     expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
     expect(await inquiriesFor(own.address)).toEqual([]);
@@ -205,24 +305,33 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     stack.faults.set('vasps', { failTimes: 100, status: 503 });
     try {
       const answer = await prepare(body(Wallet.createRandom().address, AT_THRESHOLD, '누구'));
-      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([503, '/problems/vasp-directory-unavailable', '30']);
+      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([
+        503,
+        '/problems/vasp-directory-unavailable',
+        '30',
+      ]);
       expect((await prepare(body(Wallet.createRandom().address, BELOW_THRESHOLD))).status).toBe(200);
     } finally {
       stack.faults.clear();
     }
   });
 
-  it('answers another provider\'s inquiry about our user\'s account: the verified name approves, another is rejected, a stranger or a bad message refused', async () => {
-    const inquiry = (name: string, address: string, token = counterpartToken, requestIdentifier = randomUUID()) => call(`${stack.apiUrl}/trp/v3/inquiries`, {
-      headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
-      json: {
-        asset: { network: 'ETHEREUM', symbol: 'ETH' }, amount: '2', callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
-        IVMS101: travelRuleMessage({
-          originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address }, beneficiary: { name, address },
-          originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' }, beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
-        }),
-      },
-    });
+  it("answers another provider's inquiry about our user's account: the verified name approves, another is rejected, a stranger or a bad message refused", async () => {
+    const inquiry = (name: string, address: string, token = counterpartToken, requestIdentifier = randomUUID()) =>
+      call(`${stack.apiUrl}/trp/v3/inquiries`, {
+        headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
+        json: {
+          asset: { network: 'ETHEREUM', symbol: 'ETH' },
+          amount: '2',
+          callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
+          IVMS101: travelRuleMessage({
+            originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address },
+            beneficiary: { name, address },
+            originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' },
+            beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
+          }),
+        },
+      });
     const matched = await inquiry(user.person.name, account.toLowerCase());
     expect([matched.status, matched.body.received]).toEqual([200, true]);
     const mismatched = await inquiry('이영희', account);
@@ -230,15 +339,28 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     await waitFor(() => answers.length >= 2, 30_000, 'the answers at the callback');
     const answerTo = (recordId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { recordId });
     const approvedRecord = await answerTo(matched.body.recordId);
-    expect(answers.find((a) => a.requestIdentifier === approvedRecord.requestIdentifier)!.body).toEqual({ approved: { address: account } });
+    expect(answers.find((a) => a.requestIdentifier === approvedRecord.requestIdentifier)!.body).toEqual({
+      approved: { address: account },
+    });
     const rejectedRecord = await answerTo(mismatched.body.recordId);
-    expect(answers.find((a) => a.requestIdentifier === rejectedRecord.requestIdentifier)!.body).toEqual({ rejected: 'beneficiary name mismatch' });
-    expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason]).toEqual(['inbound', user.userId, 'approved']);
+    expect(answers.find((a) => a.requestIdentifier === rejectedRecord.requestIdentifier)!.body).toEqual({
+      rejected: 'beneficiary name mismatch',
+    });
+    expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason]).toEqual([
+      'inbound',
+      user.userId,
+      'approved',
+    ]);
     expect(approvedRecord.payloadSealed).not.toContain(user.person.name);
     expect((await inquiry(user.person.name, account, 'not-a-partner')).status).toBe(401);
     expect((await inquiry(user.person.name, Wallet.createRandom().address)).status).toBe(404);
     const malformed = await call(`${stack.apiUrl}/trp/v3/inquiries`, {
-      headers: { authorization: `Bearer ${counterpartToken}`, 'api-version': '3.1.0', 'request-identifier': randomUUID() }, json: { callback: `${counterpartOrigin}/x`, IVMS101: { originator: {} } },
+      headers: {
+        authorization: `Bearer ${counterpartToken}`,
+        'api-version': '3.1.0',
+        'request-identifier': randomUUID(),
+      },
+      json: { callback: `${counterpartOrigin}/x`, IVMS101: { originator: {} } },
     });
     expect(malformed.status).toBe(400);
   });
@@ -246,15 +368,22 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {
     const path = `/v1/compliance/users/${user.userId}/records`;
     expect((await call(`${stack.apiUrl}${path}`, { headers: bearer(user) })).status).toBe(401);
-    const closed = await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: await closeAccountBody(stack, PIN) });
+    const closed = await call(`${stack.apiUrl}/v1/account/close`, {
+      headers: bearer(user),
+      json: await closeAccountBody(stack, PIN),
+    });
     expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
     const exported = await call(`${stack.apiUrl}${path}`, { headers: { authorization: `Bearer ${operatorToken}` } });
     expect(exported.status).toBe(200);
     const statuses = (exported.body.travelRule as Array<{ status: string }>).map((r) => r.status).sort();
     expect(statuses).toEqual(expect.arrayContaining(['approved', 'rejected', 'timed_out']));
-    const approved = (exported.body.travelRule as Array<{ status: string; ivms101: unknown; counterpart: { id: string } }>).find((r) => r.status === 'approved')!;
+    const approved = (
+      exported.body.travelRule as Array<{ status: string; ivms101: unknown; counterpart: { id: string } }>
+    ).find((r) => r.status === 'approved')!;
     expect(approved.counterpart.id).toBe('vasp-hanbit');
     expect(JSON.stringify(approved.ivms101)).toContain(user.person.name);
-    expect(await stack.orm.em.fork().count(TravelRuleRecordEntity, { userId: user.userId })).toBe(exported.body.travelRule.length);
+    expect(await stack.orm.em.fork().count(TravelRuleRecordEntity, { userId: user.userId })).toBe(
+      exported.body.travelRule.length,
+    );
   });
 });

@@ -17,23 +17,39 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
  */
 describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
   let stack: TestStack;
-  beforeAll(async () => { stack = await startTestStack(testDatabases().at(-1)!, { chains: true }); });
-  afterAll(async () => { await stack?.stop(); });
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases().at(-1)!, { chains: true });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   const executed = (chain: StackChain, account: string) =>
-    new Contract(chain.entryPoint, ['function getNonce(address,uint192) view returns (uint256)'], chain.provider).getFunction('getNonce')(account, 0n) as Promise<bigint>;
+    new Contract(
+      chain.entryPoint,
+      ['function getNonce(address,uint192) view returns (uint256)'],
+      chain.provider,
+    ).getFunction('getNonce')(account, 0n) as Promise<bigint>;
   const ownerOf = (chain: StackChain, account: string) =>
-    new Contract(account, loadArtifact('WalletAccount').abi as InterfaceAbi, chain.provider).getFunction('owner')() as Promise<string>;
+    new Contract(account, loadArtifact('WalletAccount').abi as InterfaceAbi, chain.provider).getFunction(
+      'owner',
+    )() as Promise<string>;
 
   /** Runs `start` with the work in a worker process that is SIGKILLed once `recorded` holds; a second process finishes. */
-  const killedMidway = async (start: () => Promise<void>, recorded: () => Promise<boolean>, finished: () => Promise<boolean>) => {
+  const killedMidway = async (
+    start: () => Promise<void>,
+    recorded: () => Promise<boolean>,
+    finished: () => Promise<boolean>,
+  ) => {
     await stack.stopWorker();
     const workers: ServiceProcess[] = [];
     try {
       for (const chain of stack.chains) chain.proxy.delayMs = 400; // the kill lands between broadcast and receipt
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       await start();
-      await waitFor(recorded, 60_000, 'transaction recorded').catch((error: Error) => { throw new Error(`${error.message}\n${workers[0]!.output()}`); });
+      await waitFor(recorded, 60_000, 'transaction recorded').catch((error: Error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull();
       for (const chain of stack.chains) chain.proxy.delayMs = 0;
@@ -50,19 +66,38 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
   it('completes a key rotation over two networks once', async () => {
     const user = await registerUser(stack);
     const owner = Wallet.createRandom();
-    const accounts = [await deployAccount(stack, user, owner, 'ETHEREUM'), await deployAccount(stack, user, owner, 'POLYGON')];
+    const accounts = [
+      await deployAccount(stack, user, owner, 'ETHEREUM'),
+      await deployAccount(stack, user, owner, 'POLYGON'),
+    ];
     const next = Wallet.createRandom();
-    const [slot] = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: { newOwnerAddress: next.address } })).body.items;
-    const signature = await owner.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root: slot.parameter.domain.root });
+    const [slot] = (
+      await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, {
+        headers: bearer(user),
+        json: { newOwnerAddress: next.address },
+      })
+    ).body.items;
+    const signature = await owner.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, {
+      root: slot.parameter.domain.root,
+    });
     await killedMidway(
       async () => {
         const accepted = await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, {
-          headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [{ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature } } }] } },
+          headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+          json: {
+            signing: {
+              items: [{ id: slot.id, parameter: slot.parameter, signature: { authResponse: { signature } } }],
+            },
+          },
         });
         expect(accepted.status).toBe(202);
       },
-      async () => (await stack.orm.em.fork().find(KeyRotationNetworkEntity, { taskId: slot.id, txHash: { $ne: null } })).length > 0,
-      async () => (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}`, { headers: bearer(user) })).body.status === 'completed',
+      async () =>
+        (await stack.orm.em.fork().find(KeyRotationNetworkEntity, { taskId: slot.id, txHash: { $ne: null } })).length >
+        0,
+      async () =>
+        (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}`, { headers: bearer(user) })).body.status ===
+        'completed',
     );
     for (const [i, chain] of stack.chains.entries()) {
       expect(await ownerOf(chain, accounts[i]!)).toBe(next.address);
@@ -75,14 +110,25 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
     const owner = Wallet.createRandom();
     const account = await deployAccount(stack, user, owner, 'ETHEREUM');
     const key = Wallet.createRandom().signingKey;
-    const [slot] = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(user), json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: key.publicKey } })).body.items;
+    const [slot] = (
+      await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, {
+        headers: bearer(user),
+        json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: key.publicKey },
+      })
+    ).body.items;
     await killedMidway(
       async () => {
-        const accepted = await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
+        const accepted = await call(`${stack.apiUrl}/v1/did/keys/assertion`, {
+          headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+          json: { signing: { items: [signSlot(slot, owner)] } },
+        });
         expect(accepted.status).toBe(202);
       },
-      async () => Boolean((await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash),
-      async () => (await call(`${stack.apiUrl}/v1/did/keys/operations/${slot.id}`, { headers: bearer(user) })).body.status === 'completed',
+      async () =>
+        Boolean((await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash),
+      async () =>
+        (await call(`${stack.apiUrl}/v1/did/keys/operations/${slot.id}`, { headers: bearer(user) })).body.status ===
+        'completed',
     );
     expect(await executed(stack.chains[0]!, account)).toBe(2n); // the deployment and the key, each once
   });

@@ -27,32 +27,62 @@ describe('API fuzzing from the OpenAPI document (Schemathesis)', () => {
     st = resolveSchemathesis((line) => console.log(line));
     stack = await startTestStack(testDatabases().at(-1)!, { chains: true, solana: true });
   }, 600_000); // the first run installs Schemathesis from PyPI
-  afterAll(async () => { await stack?.stop(); });
+  afterAll(async () => {
+    await stack?.stop();
+  });
 
   it('finds no failure with every check in every phase', async () => {
     const user = await registerUser(stack);
     // Some state to explore: a Solana wallet and a registered asset.
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', user, { method: 'POST' });
     const args = [
-      '--config-file', join(__dirname, 'schemathesis.toml'), 'run', `${stack.apiUrl}/openapi.json`,
-      '--header', `Authorization: Bearer ${user.accessToken}`, '--checks', 'all', '--phases', 'examples,coverage,fuzzing,stateful',
-      '--max-examples', MAX_EXAMPLES, '--seed', SEED, '--workers', '2', '--max-failures', '50', '--no-color',
+      '--config-file',
+      join(__dirname, 'schemathesis.toml'),
+      'run',
+      `${stack.apiUrl}/openapi.json`,
+      '--header',
+      `Authorization: Bearer ${user.accessToken}`,
+      '--checks',
+      'all',
+      '--phases',
+      'examples,coverage,fuzzing,stateful',
+      '--max-examples',
+      MAX_EXAMPLES,
+      '--seed',
+      SEED,
+      '--workers',
+      '2',
+      '--max-failures',
+      '50',
+      '--no-color',
       // Closing the account ends the session every other case runs in (its own tests: credentials.test.ts).
-      '--exclude-operation-id', 'closeAccount',
+      '--exclude-operation-id',
+      'closeAccount',
     ];
     const { code, output } = await new Promise<{ code: number | null; output: string }>((resolve) => {
       // Its cache and reports go to a scratch directory, not the repository.
-      const child = spawn(st, args, { cwd: mkdtempSync(join(tmpdir(), 'schemathesis-')), env: { ...process.env, SCHEMATHESIS_HOOKS: '' } });
+      const child = spawn(st, args, {
+        cwd: mkdtempSync(join(tmpdir(), 'schemathesis-')),
+        env: { ...process.env, SCHEMATHESIS_HOOKS: '' },
+      });
       let text = '';
-      child.stdout.on('data', (d: Buffer) => { text += d.toString(); });
-      child.stderr.on('data', (d: Buffer) => { text += d.toString(); });
+      child.stdout.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
+      child.stderr.on('data', (d: Buffer) => {
+        text += d.toString();
+      });
       child.on('close', (exitCode) => resolve({ code: exitCode, output: text }));
     });
     // The full report goes to a file: its closing line is pytest-style, which a reader of CI logs would take for a
     // pytest run of its own. Only our own one-line summary is printed.
     mkdirSync(dirname(REPORT), { recursive: true });
     writeFileSync(REPORT, output);
-    const counts = output.split('\n').filter((line) => /^\s*(API operations|Test cases|Test Phases|Failures|Errors|Warnings)\b/i.test(line)).map((l) => l.trim()).join('; ');
+    const counts = output
+      .split('\n')
+      .filter((line) => /^\s*(API operations|Test cases|Test Phases|Failures|Errors|Warnings)\b/i.test(line))
+      .map((l) => l.trim())
+      .join('; ');
     console.log(`Schemathesis exit ${code} (${counts || 'no counts'}); full report in ${REPORT}`);
     if (code !== 0) throw new Error(`Schemathesis found failures (exit ${code}); full report in ${REPORT}`);
   }, 900_000);

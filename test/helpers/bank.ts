@@ -2,38 +2,73 @@ import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { bearer } from './wallet';
 
-export interface BankTransaction { amount: number; remark: string; reference: string }
-export interface SandboxAccount { bankCode: string; accountNo: string }
+export interface BankTransaction {
+  amount: number;
+  remark: string;
+  reference: string;
+}
+export interface SandboxAccount {
+  bankCode: string;
+  accountNo: string;
+}
 
 let accountSeq = 0;
 
 /** Opens an account at the sandbox bank (as the user would have at their bank). */
-export async function openBankAccount(stack: Pick<TestStack, 'sandboxUrl'>, holder: string, balance: number, bankCode = '004'): Promise<SandboxAccount> {
+export async function openBankAccount(
+  stack: Pick<TestStack, 'sandboxUrl'>,
+  holder: string,
+  balance: number,
+  bankCode = '004',
+): Promise<SandboxAccount> {
   const accountNo = `${Date.now()}${accountSeq++}`.slice(-13).padStart(13, '1');
-  const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, { json: { bankCode, accountNo, holder, balance } });
+  const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, {
+    json: { bankCode, accountNo, holder, balance },
+  });
   if (opened.status !== 201) throw new Error(`opening a sandbox account failed: ${opened.status}`);
   return { bankCode, accountNo };
 }
 
 /** The sandbox bank's view of an account: balance and transaction log. */
-export async function bankAccountLog(stack: Pick<TestStack, 'sandboxUrl'>, account: SandboxAccount): Promise<{ balance: number; transactions: BankTransaction[] }> {
+export async function bankAccountLog(
+  stack: Pick<TestStack, 'sandboxUrl'>,
+  account: SandboxAccount,
+): Promise<{ balance: number; transactions: BankTransaction[] }> {
   return (await call(`${stack.sandboxUrl}/bank/v1/_accounts/${account.bankCode}/${account.accountNo}`)).body;
 }
 
 /** Calls an /api/v1 endpoint as the user and unwraps its {status, data | error} envelope. */
-export async function callApi(stack: Pick<TestStack, 'apiUrl'>, path: string, user: RegisteredUser, init: { json?: unknown; key?: string; method?: string } = {}) {
+export async function callApi(
+  stack: Pick<TestStack, 'apiUrl'>,
+  path: string,
+  user: RegisteredUser,
+  init: { json?: unknown; key?: string; method?: string } = {},
+) {
   const headers: Record<string, string> = { ...bearer(user) };
   if (init.key) headers['idempotency-key'] = init.key;
   const answer = await call(`${stack.apiUrl}${path}`, { method: init.method, headers, json: init.json });
-  return { status: answer.status, body: answer.body?.data ?? answer.body?.error ?? answer.body, headers: answer.headers };
+  return {
+    status: answer.status,
+    body: answer.body?.data ?? answer.body?.error ?? answer.body,
+    headers: answer.headers,
+  };
 }
 
 /** Sends 1 KRW, reads the code in the deposit text as the user would in their bank app, and confirms it. */
-export async function connectBankAccount(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>, user: RegisteredUser, account: SandboxAccount) {
-  const sent = await callApi(stack, '/api/v1/bank/send-won', user, { json: { bank_code: account.bankCode, account_no: account.accountNo } });
+export async function connectBankAccount(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  user: RegisteredUser,
+  account: SandboxAccount,
+) {
+  const sent = await callApi(stack, '/api/v1/bank/send-won', user, {
+    json: { bank_code: account.bankCode, account_no: account.accountNo },
+  });
   if (sent.status !== 200) throw new Error(`send-won failed: ${sent.status} ${JSON.stringify(sent.body)}`);
   const deposit = (await bankAccountLog(stack, account)).transactions.at(-1)!;
-  const confirmed = await callApi(stack, '/api/v1/bank/send-won/confirm', user, { json: { verification_id: sent.body.verification_id, code: deposit.remark.slice(2) } });
-  if (confirmed.status !== 200) throw new Error(`confirm failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  const confirmed = await callApi(stack, '/api/v1/bank/send-won/confirm', user, {
+    json: { verification_id: sent.body.verification_id, code: deposit.remark.slice(2) },
+  });
+  if (confirmed.status !== 200)
+    throw new Error(`confirm failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
   return confirmed.body.bank_account;
 }

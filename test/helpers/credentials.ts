@@ -4,7 +4,11 @@ import { call } from './http';
 
 export const WALLET_CONTEXT_URL = 'https://w3id.org/wallet-kr/credentials/v1';
 
-export interface Verification { verified: boolean; errors: string[]; status: null | { checked: boolean; revoked: boolean; listUrl: string | null } }
+export interface Verification {
+  verified: boolean;
+  errors: string[];
+  status: null | { checked: boolean; revoked: boolean; listUrl: string | null };
+}
 
 /**
  * Verifies a credential with Digital Bazaar's libraries in their own (ESM) process, against the context the API
@@ -13,9 +17,15 @@ export interface Verification { verified: boolean; errors: string[]; status: nul
 export async function verifyCredential(apiUrl: string, credential: object): Promise<Verification> {
   const context = (await call(`${apiUrl}/contexts/credentials/v1`)).body;
   return new Promise((resolve, reject) => {
-    const child = execFile(process.execPath, [join(__dirname, 'verify-credential.mjs')], { timeout: 30_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${error.message}\n${stderr}`)); else resolve(JSON.parse(stdout));
-    });
+    const child = execFile(
+      process.execPath,
+      [join(__dirname, 'verify-credential.mjs')],
+      { timeout: 30_000 },
+      (error, stdout, stderr) => {
+        if (error) reject(new Error(`${error.message}\n${stderr}`));
+        else resolve(JSON.parse(stdout));
+      },
+    );
     child.stdin!.end(JSON.stringify({ credential, contexts: { [WALLET_CONTEXT_URL]: context } }));
   });
 }

@@ -4,8 +4,14 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Client as PgClient } from 'pg';
 
-export interface TestDatabase { url: string; drop(): Promise<void> }
-export interface TestDatabaseKind { name: string; create(): Promise<TestDatabase> }
+export interface TestDatabase {
+  url: string;
+  drop(): Promise<void>;
+}
+export interface TestDatabaseKind {
+  name: string;
+  create(): Promise<TestDatabase>;
+}
 
 const sqlite: TestDatabaseKind = {
   name: 'sqlite',

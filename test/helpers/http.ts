@@ -3,18 +3,35 @@ import { createWalletClient, idempotencyKey } from '@wallet-service/client';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import type { TestStack } from './stack';
 
-export interface HttpResult<T = any> { status: number; body: T; headers: Headers }
+export interface HttpResult<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
 
-export async function call<T = any>(url: string, init: { method?: string; headers?: Record<string, string>; json?: unknown; form?: FormData; raw?: string } = {}): Promise<HttpResult<T>> {
+export async function call<T = any>(
+  url: string,
+  init: { method?: string; headers?: Record<string, string>; json?: unknown; form?: FormData; raw?: string } = {},
+): Promise<HttpResult<T>> {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | FormData | undefined;
-  if (init.json !== undefined) { headers['content-type'] ??= 'application/json'; body = JSON.stringify(init.json); }
-  if (init.raw !== undefined) { headers['content-type'] ??= 'application/json'; body = init.raw; }
+  if (init.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(init.json);
+  }
+  if (init.raw !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = init.raw;
+  }
   if (init.form) body = init.form;
   const response = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body });
   const text = await response.text();
   let parsed: unknown = text;
-  try { parsed = text ? JSON.parse(text) : undefined; } catch { /* not JSON: keep the text */ }
+  try {
+    parsed = text ? JSON.parse(text) : undefined;
+  } catch {
+    /* not JSON: keep the text */
+  }
   return { status: response.status, body: parsed as T, headers: response.headers };
 }
 
@@ -22,7 +39,13 @@ export async function call<T = any>(url: string, init: { method?: string; header
  * A person: `residentNumber` is who they are (13 digits, the first six their birth date): the identity provider derives
  * the CI from it (not from the phone), and their resident card shows it with `cardIssueDate`.
  */
-export interface Person { name: string; birthDate: string; phone: string; residentNumber: string; cardIssueDate: string }
+export interface Person {
+  name: string;
+  birthDate: string;
+  phone: string;
+  residentNumber: string;
+  cardIssueDate: string;
+}
 let counter = 0;
 /** A resident number for a birth date: YYMMDD, a gender digit, six random digits. */
 export const residentNumberFor = (birthDate: string): string =>
@@ -32,23 +55,41 @@ export const newPerson = (): Person => {
   counter += 1;
   const birthDate = '1990-01-15';
   return {
-    name: `홍길동${counter}${randomUUID().slice(0, 4)}`, birthDate, phone: `010${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
-    residentNumber: residentNumberFor(birthDate), cardIssueDate: '2019-06-03',
+    name: `홍길동${counter}${randomUUID().slice(0, 4)}`,
+    birthDate,
+    phone: `010${String(Math.floor(Math.random() * 1e8)).padStart(8, '0')}`,
+    residentNumber: residentNumberFor(birthDate),
+    cardIssueDate: '2019-06-03',
   };
 };
 
 /** What the person's resident card says (the sandbox OCR reads it from the image). */
-export const cardOf = (person: Person) => ({ name: person.name, birthDate: person.birthDate, idNumber: person.residentNumber, issueDate: person.cardIssueDate });
+export const cardOf = (person: Person) => ({
+  name: person.name,
+  birthDate: person.birthDate,
+  idNumber: person.residentNumber,
+  issueDate: person.cardIssueDate,
+});
 
 /** Plays the user in the identity provider's UI: creates a verification; the provider then calls our callback. */
-export async function verifyIdentity(stack: Pick<TestStack, 'sandboxUrl'>, person: Person, extra: Record<string, unknown> = {}): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
+export async function verifyIdentity(
+  stack: Pick<TestStack, 'sandboxUrl'>,
+  person: Person,
+  extra: Record<string, unknown> = {},
+): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
   const { name, birthDate, phone, residentNumber } = person;
-  const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, { json: { name, birthDate, phone, residentNumber, ...extra } });
+  const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, {
+    json: { name, birthDate, phone, residentNumber, ...extra },
+  });
   if (result.status !== 201) throw new Error(`sandbox verification failed: ${result.status}`);
   return result.body;
 }
 
-export const idCardForm = (person: Person, idCardType = 'resident_id', image = makeIdCardPng(cardOf(person))): FormData => {
+export const idCardForm = (
+  person: Person,
+  idCardType = 'resident_id',
+  image = makeIdCardPng(cardOf(person)),
+): FormData => {
   const form = new FormData();
   form.set('idCardType', idCardType);
   form.set('idCardImage', new Blob([image], { type: 'image/png' }), 'card.png');
@@ -62,7 +103,13 @@ export const backupBody = () => ({
 });
 
 export interface RegisteredUser {
-  person: Person; deviceId: string; passToken: string; regId: string; accessToken: string; refreshToken: string; userId: string;
+  person: Person;
+  deviceId: string;
+  passToken: string;
+  regId: string;
+  accessToken: string;
+  refreshToken: string;
+  userId: string;
   /** The encrypted wallet backup sent at registration. */
   backup: ReturnType<typeof backupBody>;
 }
@@ -70,7 +117,9 @@ export interface RegisteredUser {
 /** The client's answer, or the step's failure with what the service said. */
 const ensure = <T>(answer: { data?: T; error?: unknown; response: Response }, status: number, step: string): T => {
   if (answer.response.status !== status || answer.data === undefined) {
-    throw new Error(`registration ${step} answered ${answer.response.status}, not ${status}: ${JSON.stringify(answer.error)}`);
+    throw new Error(
+      `registration ${step} answered ${answer.response.status}, not ${status}: ${JSON.stringify(answer.error)}`,
+    );
   }
   return answer.data;
 };
@@ -79,25 +128,57 @@ const ensure = <T>(answer: { data?: T; error?: unknown; response: Response }, st
  * Drives a whole registration as an app does, through the typed client (clients/typescript), checking each step's
  * status; returns the tokens. (Used by most suites and the benchmarks: a change that breaks the client breaks them.)
  */
-export async function registerUser(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>, person = newPerson()): Promise<RegisteredUser> {
+export async function registerUser(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  person = newPerson(),
+): Promise<RegisteredUser> {
   const api = createWalletClient({ baseUrl: stack.apiUrl });
   const deviceId = randomUUID();
   const { passToken } = await verifyIdentity(stack, person);
-  const { regId } = ensure(await api.POST('/v1/account/register', {
-    params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } }, body: { passToken },
-  }), 201, 'start');
+  const { regId } = ensure(
+    await api.POST('/v1/account/register', {
+      params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } },
+      body: { passToken },
+    }),
+    201,
+    'start',
+  );
   const step = { path: { regId }, header: { 'x-pass-token': passToken } };
-  ensure(await api.POST('/v1/account/register/{regId}/ekyc', {
-    params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } },
-    // The image as multipart/form-data, as a phone uploads it (openapi-fetch sends FormData as it is).
-    body: idCardForm(person) as never, bodySerializer: (form) => form,
-  }), 200, 'eKYC');
+  ensure(
+    await api.POST('/v1/account/register/{regId}/ekyc', {
+      params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } },
+      // The image as multipart/form-data, as a phone uploads it (openapi-fetch sends FormData as it is).
+      body: idCardForm(person) as never,
+      bodySerializer: (form) => form,
+    }),
+    200,
+    'eKYC',
+  );
   const backupSent = backupBody();
-  ensure(await api.POST('/v1/account/register/{regId}/backup', {
-    params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } }, body: backupSent,
-  }), 200, 'backup');
-  const token = ensure(await api.POST('/v1/auth/token', {
-    params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } }, body: { grantType: 'registration', regId },
-  }), 200, 'token');
-  return { person, deviceId, passToken, regId, accessToken: token.accessToken, refreshToken: token.refreshToken!, userId: token.userId!, backup: backupSent };
+  ensure(
+    await api.POST('/v1/account/register/{regId}/backup', {
+      params: { ...step, header: { ...step.header, 'idempotency-key': idempotencyKey() } },
+      body: backupSent,
+    }),
+    200,
+    'backup',
+  );
+  const token = ensure(
+    await api.POST('/v1/auth/token', {
+      params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } },
+      body: { grantType: 'registration', regId },
+    }),
+    200,
+    'token',
+  );
+  return {
+    person,
+    deviceId,
+    passToken,
+    regId,
+    accessToken: token.accessToken,
+    refreshToken: token.refreshToken!,
+    userId: token.userId!,
+    backup: backupSent,
+  };
 }

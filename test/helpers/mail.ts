@@ -1,18 +1,30 @@
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 
-export interface DeliveredMail { subject: string; text: string }
+export interface DeliveredMail {
+  subject: string;
+  text: string;
+}
 
 /** What the sandbox's mail provider delivered to an address, newest first. */
 export const inbox = async (stack: Pick<TestStack, 'sandboxUrl'>, email: string): Promise<DeliveredMail[]> =>
   (await call(`${stack.sandboxUrl}/mail/v1/_inbox/${encodeURIComponent(email)}`)).body.messages;
 
 /** Verifies `email` for the user as the app would: the code mailed through the provider, sent back. */
-export async function verifyEmail(stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>, user: RegisteredUser, email: string): Promise<void> {
+export async function verifyEmail(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  user: RegisteredUser,
+  email: string,
+): Promise<void> {
   const headers = { authorization: `Bearer ${user.accessToken}` };
   const started = await call(`${stack.apiUrl}/v1/account/email`, { headers, json: { email } });
-  if (started.status !== 200) throw new Error(`email verification failed: ${started.status} ${JSON.stringify(started.body)}`);
+  if (started.status !== 200)
+    throw new Error(`email verification failed: ${started.status} ${JSON.stringify(started.body)}`);
   const code = /code is (\d{6})/.exec((await inbox(stack, email))[0]!.text)![1]!;
-  const confirmed = await call(`${stack.apiUrl}/v1/account/email/confirm`, { headers, json: { verificationId: started.body.verificationId, code } });
-  if (confirmed.status !== 200) throw new Error(`email confirmation failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
+  const confirmed = await call(`${stack.apiUrl}/v1/account/email/confirm`, {
+    headers,
+    json: { verificationId: started.body.verificationId, code },
+  });
+  if (confirmed.status !== 200)
+    throw new Error(`email confirmation failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
 }

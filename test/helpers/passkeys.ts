@@ -11,7 +11,9 @@ export const ENROLMENT_PIN = '482913';
  * enrolment (set first if the user has no PIN). Answers the passkey and the registration's answer body.
  */
 export async function enrolPasskey(
-  stack: Pick<TestStack, 'apiUrl'>, user: RegisteredUser, options: { passkey?: SoftwarePasskey; pin?: string; name?: string } = {},
+  stack: Pick<TestStack, 'apiUrl'>,
+  user: RegisteredUser,
+  options: { passkey?: SoftwarePasskey; pin?: string; name?: string } = {},
 ): Promise<{ passkey: SoftwarePasskey; passkeyId: string }> {
   const passkey = options.passkey ?? new SoftwarePasskey();
   const pin = options.pin ?? ENROLMENT_PIN;
@@ -21,10 +23,13 @@ export async function enrolPasskey(
   const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, {
     headers,
     json: {
-      challengeId: body.challengeId, name: options.name ?? 'Test phone', credential: passkey.create(body.publicKey),
+      challengeId: body.challengeId,
+      name: options.name ?? 'Test phone',
+      credential: passkey.create(body.publicKey),
       pin: await encryptPin(stack, pin, { request: { action: 'passkey_enrol', challenge_id: body.challengeId } }),
     },
   });
-  if (added.status !== 201) throw new Error(`passkey registration failed: ${added.status} ${JSON.stringify(added.body)}`);
+  if (added.status !== 201)
+    throw new Error(`passkey registration failed: ${added.status} ${JSON.stringify(added.body)}`);
   return { passkey, passkeyId: added.body.passkeyId };
 }

@@ -13,7 +13,9 @@ const encryptorFor = (apiUrl: string): PinEncryptor =>
  * key; with `request`, it approves that request only, once (a random `jti` is added).
  */
 export function encryptPin(
-  stack: Pick<TestStack, 'apiUrl'>, pin: string, options: { iat?: number; request?: Record<string, string | null>; jti?: string } = {},
+  stack: Pick<TestStack, 'apiUrl'>,
+  pin: string,
+  options: { iat?: number; request?: Record<string, string | null>; jti?: string } = {},
 ): Promise<string> {
   return encryptorFor(stack.apiUrl).encrypt(pin, options);
 }
@@ -21,21 +23,35 @@ export function encryptPin(
 export { transferRequest, type TransferFields } from '@wallet-service/client';
 
 /** The encrypted PIN approving this transfer. */
-export const transferPin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, body: TransferFields, idempotencyKey?: string) =>
-  encryptorFor(stack.apiUrl).forTransfer(pin, body, idempotencyKey);
+export const transferPin = (
+  stack: Pick<TestStack, 'apiUrl'>,
+  pin: string,
+  body: TransferFields,
+  idempotencyKey?: string,
+) => encryptorFor(stack.apiUrl).forTransfer(pin, body, idempotencyKey);
 
 /** The encrypted current PIN approving a change to the new PIN `newPinJwe` (as sent in new_pin). */
 export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, newPinJwe: string) =>
-  encryptPin(stack, pin, { request: { action: 'pin_change', new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url') } });
+  encryptPin(stack, pin, {
+    request: { action: 'pin_change', new_pin_sha256: createHash('sha256').update(newPinJwe).digest('base64url') },
+  });
 
 /** The body of a PIN change from `current` to `next`, the current PIN approving that new one. */
-export async function pinChangeBody(stack: Pick<TestStack, 'apiUrl'>, current: string, next: string): Promise<{ current_pin: string; new_pin: string }> {
+export async function pinChangeBody(
+  stack: Pick<TestStack, 'apiUrl'>,
+  current: string,
+  next: string,
+): Promise<{ current_pin: string; new_pin: string }> {
   const newPin = await encryptPin(stack, next);
   return { current_pin: await pinChangePin(stack, current, newPin), new_pin: newPin };
 }
 
 /** Sets the user's PIN unless one is set already. */
-export async function ensurePin(stack: Pick<TestStack, 'apiUrl'>, user: { accessToken: string }, pin: string): Promise<void> {
+export async function ensurePin(
+  stack: Pick<TestStack, 'apiUrl'>,
+  user: { accessToken: string },
+  pin: string,
+): Promise<void> {
   const headers = { authorization: `Bearer ${user.accessToken}` };
   if ((await call(`${stack.apiUrl}/api/v1/pin`, { headers })).body.data.pin_set) return;
   const set = await call(`${stack.apiUrl}/api/v1/pin`, { headers, json: { pin: await encryptPin(stack, pin) } });
@@ -43,5 +59,7 @@ export async function ensurePin(stack: Pick<TestStack, 'apiUrl'>, user: { access
 }
 
 /** The body of an account closure approved by the PIN. */
-export const closeAccountBody = async (stack: Pick<TestStack, 'apiUrl'>, pin: string) =>
-  ({ confirm: 'CLOSE', pin: await encryptPin(stack, pin, { request: { action: 'account_close' } }) });
+export const closeAccountBody = async (stack: Pick<TestStack, 'apiUrl'>, pin: string) => ({
+  confirm: 'CLOSE',
+  pin: await encryptPin(stack, pin, { request: { action: 'account_close' } }),
+});

@@ -3,22 +3,35 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
 
-export interface ServiceProcess { child: ChildProcess; output: () => string; exited: Promise<number | null> }
+export interface ServiceProcess {
+  child: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+}
 
 /** Runs one of the service's entry points (api/main.ts, worker/main.ts, ...) as its own process, as `npm run` would. */
 export function runServiceProcess(file: string, env: Record<string, string | undefined>): ServiceProcess {
   // `--import tsx` keeps it one process, so a signal reaches the service itself (the tsx CLI would fork a child).
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env }, stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout?.on('data', (d: Buffer) => { output += d.toString(); });
-  child.stderr?.on('data', (d: Buffer) => { output += d.toString(); });
+  child.stdout?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    output += d.toString();
+  });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return { child, output: () => output, exited };
 }
 
-export async function waitFor(check: () => Promise<boolean> | boolean, timeoutMs = 60_000, what = 'condition'): Promise<void> {
+export async function waitFor(
+  check: () => Promise<boolean> | boolean,
+  timeoutMs = 60_000,
+  what = 'condition',
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

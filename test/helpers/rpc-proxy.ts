@@ -26,9 +26,16 @@ export class RpcProxy {
       req.on('end', async () => {
         this.calls += 1;
         if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
-        if (this.down || (this.refuse.size && this.methodsOf(Buffer.concat(chunks)).some((m) => this.refuse.has(m)))) { req.socket.destroy(); return; }
+        if (this.down || (this.refuse.size && this.methodsOf(Buffer.concat(chunks)).some((m) => this.refuse.has(m)))) {
+          req.socket.destroy();
+          return;
+        }
         try {
-          const upstream = await fetch(this.target, { method: 'POST', headers: { 'content-type': 'application/json' }, body: Buffer.concat(chunks) });
+          const upstream = await fetch(this.target, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: Buffer.concat(chunks),
+          });
           if (this.downAfter?.(Buffer.concat(chunks).toString())) {
             this.down = true;
             this.downAfter = null;
@@ -42,7 +49,10 @@ export class RpcProxy {
         }
       });
     });
-    this.server.on('connection', (socket) => { this.sockets.add(socket); socket.on('close', () => this.sockets.delete(socket)); });
+    this.server.on('connection', (socket) => {
+      this.sockets.add(socket);
+      socket.on('close', () => this.sockets.delete(socket));
+    });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     this.url = `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
     return this.url;
@@ -52,7 +62,9 @@ export class RpcProxy {
     try {
       const parsed = JSON.parse(body.toString()) as { method?: string } | Array<{ method?: string }>;
       return (Array.isArray(parsed) ? parsed : [parsed]).map((call) => call.method ?? '');
-    } catch { return []; }
+    } catch {
+      return [];
+    }
   }
 
   async stop(): Promise<void> {

@@ -1,7 +1,14 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
@@ -22,12 +29,21 @@ import { freePort } from './global-setup';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
-import { ANVIL_BUNDLER_KEY, ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
+import {
+  ANVIL_BUNDLER_KEY,
+  ANVIL_PAYMASTER_SIGNER_KEY,
+  ANVIL_RECOVERY_ADDRESS,
+  ANVIL_RECOVERY_KEY,
+} from '../../dev/chains';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
 /** Bundling the workflows takes seconds; do it once per test file. */
-const workflowBundle = () => (bundle ??= bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') }));
+const workflowBundle = () =>
+  (bundle ??= bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  }));
 
 const close = (server: Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
 
@@ -95,12 +111,30 @@ export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
 export function createTestSandbox() {
   const secret = () => randomBytes(24).toString('base64url');
   const secrets = {
-    apiKey: secret(), clientSecret: secret(), bankClientSecret: secret(), bankWebhookSecret: secret(), securitiesClientSecret: secret(), cexClientSecret: secret(), mailApiKey: secret(), idCardCheckApiKey: secret(), screeningApiKey: secret(), vaspDirectoryApiKey: secret(),
+    apiKey: secret(),
+    clientSecret: secret(),
+    bankClientSecret: secret(),
+    bankWebhookSecret: secret(),
+    securitiesClientSecret: secret(),
+    cexClientSecret: secret(),
+    mailApiKey: secret(),
+    idCardCheckApiKey: secret(),
+    screeningApiKey: secret(),
+    vaspDirectoryApiKey: secret(),
   };
   const sandbox = createSandboxApp({
-    callbackUrl: '', callbackApiKey: secrets.apiKey, clientSecret: secrets.clientSecret,
-    bankClientSecret: secrets.bankClientSecret, bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret, cexClientId: 'wallet-service', cexClientSecret: secrets.cexClientSecret, mailApiKey: secrets.mailApiKey, idCardCheckApiKey: secrets.idCardCheckApiKey, screeningApiKey: secrets.screeningApiKey, vaspDirectoryApiKey: secrets.vaspDirectoryApiKey,
+    callbackUrl: '',
+    callbackApiKey: secrets.apiKey,
+    clientSecret: secrets.clientSecret,
+    bankClientSecret: secrets.bankClientSecret,
+    bankWebhookSecret: secrets.bankWebhookSecret,
+    securitiesClientSecret: secrets.securitiesClientSecret,
+    cexClientId: 'wallet-service',
+    cexClientSecret: secrets.cexClientSecret,
+    mailApiKey: secrets.mailApiKey,
+    idCardCheckApiKey: secrets.idCardCheckApiKey,
+    screeningApiKey: secrets.screeningApiKey,
+    vaspDirectoryApiKey: secrets.vaspDirectoryApiKey,
   });
   return { sandbox, secrets };
 }
@@ -114,7 +148,9 @@ export const testPinJwk = (): string => {
 export async function startTestStack(kind: TestDatabaseKind, options: TestStackOptions = {}): Promise<TestStack> {
   const { env: overrides = {}, logSink } = options;
   if (!runtimeInstalled) {
-    Runtime.install({ logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | 'ERROR' | undefined) ?? 'ERROR') });
+    Runtime.install({
+      logger: new DefaultLogger((process.env.TEST_TEMPORAL_LOG_LEVEL as 'WARN' | 'ERROR' | undefined) ?? 'ERROR'),
+    });
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();
@@ -141,11 +177,34 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     solana = { ...node, proxy };
   }
   const networksJson = JSON.stringify({
-    ...Object.fromEntries(chains.map((chain, i) => [i === 0 ? 'ETHEREUM' : 'POLYGON', {
-      kind: 'evm', chainId: chain.chainId, rpcUrl: chain.proxy.url, entryPoint: chain.entryPoint, accountFactory: chain.accountFactory, paymaster: chain.paymaster, didRegistry: chain.didRegistry, recoverableImplementation: chain.recoverableImplementation,
-      nativeSymbol: i === 0 ? 'ETH' : 'POL', tokens: { USDT: { address: chain.usdt, decimals: 6 } }, confirmations: options.confirmations ?? 1,
-    }])),
-    ...(solana ? { SOLANA: { kind: 'solana', rpcUrl: solana.proxy.url, faucetUrl: solana.faucetUrl, tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } } } } : {}),
+    ...Object.fromEntries(
+      chains.map((chain, i) => [
+        i === 0 ? 'ETHEREUM' : 'POLYGON',
+        {
+          kind: 'evm',
+          chainId: chain.chainId,
+          rpcUrl: chain.proxy.url,
+          entryPoint: chain.entryPoint,
+          accountFactory: chain.accountFactory,
+          paymaster: chain.paymaster,
+          didRegistry: chain.didRegistry,
+          recoverableImplementation: chain.recoverableImplementation,
+          nativeSymbol: i === 0 ? 'ETH' : 'POL',
+          tokens: { USDT: { address: chain.usdt, decimals: 6 } },
+          confirmations: options.confirmations ?? 1,
+        },
+      ]),
+    ),
+    ...(solana
+      ? {
+          SOLANA: {
+            kind: 'solana',
+            rpcUrl: solana.proxy.url,
+            faucetUrl: solana.faucetUrl,
+            tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
+          },
+        }
+      : {}),
   });
   const taskQueue = `test-${randomUUID()}`;
   const { sandbox, secrets } = createTestSandbox();
@@ -154,31 +213,58 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
 
   // The API's port is chosen first: its public address goes into callbacks it hands out (Travel Rule inquiries).
-  const apiPort = options.apiPort ?? await freePort();
-  const config = loadConfig({
-    NODE_ENV: 'test', PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent', DATABASE_URL: databaseUrl,
-    TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue, JWT_PRIVATE_JWK: testJwk(),
-    DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'), PASS_CALLBACK_API_KEY: secrets.apiKey,
-    IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret, PASS_RESULT_WAIT_SECONDS: '5',
-    UPLOAD_MAX_BYTES: String(256 * 1024), NETWORKS: networksJson,
-    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: secrets.bankClientSecret, BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
-    PRICE_FEED_URL: sandboxUrl, SECURITIES_API_URL: sandboxUrl, SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
-    CEX_API_URL: sandboxUrl, CEX_CLIENT_SECRET: secrets.cexClientSecret, PIN_ENCRYPTION_JWK: testPinJwk(),
-    // Suites make many requests as one user; the rate-limit suite sets its own limits.
-    RATE_LIMITS: JSON.stringify(Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]))),
-    // Likewise for transfer limits in won; the spending-policy suite sets its own.
-    // Likewise for the passkey threshold and the recipients' cooling-off.
-    TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000', TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
-    TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000', ADDRESS_COOLING_OFF_SECONDS: '0',
-    // And for the Travel Rule: the travel-rule suite sets the real threshold (1,000,000 won).
-    TRAVEL_RULE_THRESHOLD_KRW: '1000000000000',
-    // And for transaction monitoring: the monitoring suite sets its own rules.
-    MONITORING_LARGE_KRW: '1000000000000', MONITORING_STRUCTURING_KRW: '1000000000000', MONITORING_FAN_OUT_RECIPIENTS: '1000000',
-    RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS, RECOVERY_POLL_SECONDS: '1',
-    SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
-    VASP_DIRECTORY_URL: sandboxUrl, VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,
-    ...overrides,
-  }, API_CONFIG_KEYS);
+  const apiPort = options.apiPort ?? (await freePort());
+  const config = loadConfig(
+    {
+      NODE_ENV: 'test',
+      PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      JWT_PRIVATE_JWK: testJwk(),
+      DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+      PASS_CALLBACK_API_KEY: secrets.apiKey,
+      IDENTITY_PROVIDER_URL: sandboxUrl,
+      IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
+      PASS_RESULT_WAIT_SECONDS: '5',
+      UPLOAD_MAX_BYTES: String(256 * 1024),
+      NETWORKS: networksJson,
+      BANK_API_URL: sandboxUrl,
+      BANK_CLIENT_SECRET: secrets.bankClientSecret,
+      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
+      PRICE_FEED_URL: sandboxUrl,
+      SECURITIES_API_URL: sandboxUrl,
+      SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
+      CEX_API_URL: sandboxUrl,
+      CEX_CLIENT_SECRET: secrets.cexClientSecret,
+      PIN_ENCRYPTION_JWK: testPinJwk(),
+      // Suites make many requests as one user; the rate-limit suite sets its own limits.
+      RATE_LIMITS: JSON.stringify(
+        Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }])),
+      ),
+      // Likewise for transfer limits in won; the spending-policy suite sets its own.
+      // Likewise for the passkey threshold and the recipients' cooling-off.
+      TRANSFER_LIMIT_PER_TRANSFER_KRW: '1000000000000',
+      TRANSFER_LIMIT_DAILY_KRW: '1000000000000',
+      TRANSFER_PASSKEY_ABOVE_KRW: '1000000000000',
+      ADDRESS_COOLING_OFF_SECONDS: '0',
+      // And for the Travel Rule: the travel-rule suite sets the real threshold (1,000,000 won).
+      TRAVEL_RULE_THRESHOLD_KRW: '1000000000000',
+      // And for transaction monitoring: the monitoring suite sets its own rules.
+      MONITORING_LARGE_KRW: '1000000000000',
+      MONITORING_STRUCTURING_KRW: '1000000000000',
+      MONITORING_FAN_OUT_RECIPIENTS: '1000000',
+      RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
+      RECOVERY_POLL_SECONDS: '1',
+      SCREENING_PROVIDER_URL: sandboxUrl,
+      SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
+      VASP_DIRECTORY_URL: sandboxUrl,
+      VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,
+      ...overrides,
+    },
+    API_CONFIG_KEYS,
+  );
   // Only the worker gets the server-held keys (key encryption, credential issuer): the API of every test stack runs
   // without them, as in production.
   const keyEncryptionKey = randomBytes(32).toString('base64');
@@ -188,8 +274,15 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
   const temporal = await createTemporalClient(temporalSettings, encryption);
   const logger = createLogger({
-    level: logSink ? 'trace' : config.LOG_LEVEL, name: 'api-test',
-    destination: logSink ? { write: (line: string) => { logSink.push(line); } } : undefined,
+    level: logSink ? 'trace' : config.LOG_LEVEL,
+    name: 'api-test',
+    destination: logSink
+      ? {
+          write: (line: string) => {
+            logSink.push(line);
+          },
+        }
+      : undefined,
   });
   const apiDeps = await composeApi(config, orm, logger, temporal);
   const app = createApp(apiDeps);
@@ -200,14 +293,33 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
   const workerEnv = {
-    NODE_ENV: 'test', LOG_LEVEL: 'warn', DATABASE_URL: config.DATABASE_URL, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE: taskQueue,
-    DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY, IDENTITY_PROVIDER_URL: sandboxUrl, IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
-    OCR_PROVIDER_URL: sandboxUrl, NETWORKS: config.NETWORKS, BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY, VC_ISSUER_KEY: issuerKey,
-    PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY, PRICE_FEED_URL: sandboxUrl, GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
-    BANK_API_URL: sandboxUrl, BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET, KEY_ENCRYPTION_KEY: keyEncryptionKey,
-    MAIL_API_URL: sandboxUrl, MAIL_API_KEY: secrets.mailApiKey, ID_CARD_CHECK_URL: sandboxUrl, ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey, VC_STATUS_BASE_URL: apiUrl,
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATABASE_URL: config.DATABASE_URL,
+    TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: taskQueue,
+    DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY,
+    IDENTITY_PROVIDER_URL: sandboxUrl,
+    IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+    OCR_PROVIDER_URL: sandboxUrl,
+    NETWORKS: config.NETWORKS,
+    BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
+    VC_ISSUER_KEY: issuerKey,
+    PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
+    PRICE_FEED_URL: sandboxUrl,
+    GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
+    BANK_API_URL: sandboxUrl,
+    BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET,
+    KEY_ENCRYPTION_KEY: keyEncryptionKey,
+    MAIL_API_URL: sandboxUrl,
+    MAIL_API_KEY: secrets.mailApiKey,
+    ID_CARD_CHECK_URL: sandboxUrl,
+    ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey,
+    VC_STATUS_BASE_URL: apiUrl,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`, SCREENING_PROVIDER_URL: sandboxUrl, SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
+    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
+    SCREENING_PROVIDER_URL: sandboxUrl,
+    SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
   };
@@ -216,22 +328,43 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
-    apiUrl, sandboxUrl, orm, temporal, taskQueue, encryption, faults: sandbox.faults, config, app, chains, solana, databaseProxy,
+    apiUrl,
+    sandboxUrl,
+    orm,
+    temporal,
+    taskQueue,
+    encryption,
+    faults: sandbox.faults,
+    config,
+    app,
+    chains,
+    solana,
+    databaseProxy,
     workerProcessEnv: () => ({ ...workerEnv }),
     pointSandboxAt(url) {
       sandbox.setCallbackUrl(`${url}/v1/auth/pass/callback`);
       sandbox.setBankWebhookUrl(`${url}/api/v1/bank/webhooks/withdrawals`);
     },
     apiProcessEnv: (port) => ({
-      ...Object.fromEntries(Object.entries(config).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)])),
-      LOG_LEVEL: 'warn', API_HOST: '127.0.0.1', API_PORT: String(port),
+      ...Object.fromEntries(
+        Object.entries(config)
+          .filter(([, v]) => v !== undefined)
+          .map(([k, v]) => [k, String(v)]),
+      ),
+      LOG_LEVEL: 'warn',
+      API_HOST: '127.0.0.1',
+      API_PORT: String(port),
     }),
     async startWorker() {
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
-        connection, taskQueue, workflowBundle: await workflowBundle(), activities: createActivities(workerDeps),
-        dataConverter: createDataConverter(encryption), shutdownGraceTime: '1s',
+        connection,
+        taskQueue,
+        workflowBundle: await workflowBundle(),
+        activities: createActivities(workerDeps),
+        dataConverter: createDataConverter(encryption),
+        shutdownGraceTime: '1s',
       });
       running = { worker, connection, done: worker.run() };
     },
@@ -253,8 +386,16 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await apiDeps.close();
       workerDeps.close();
       await temporal.connection.close();
-      await Promise.all(chains.map(async (chain) => { await chain.proxy.stop(); await chain.stop(); }));
-      if (solana) { await solana.proxy.stop(); await solana.stop(); }
+      await Promise.all(
+        chains.map(async (chain) => {
+          await chain.proxy.stop();
+          await chain.stop();
+        }),
+      );
+      if (solana) {
+        await solana.proxy.stop();
+        await solana.stop();
+      }
       await orm.close();
       await databaseProxy?.stop();
       await database.drop();
@@ -262,6 +403,10 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   };
   await stack.startWorker();
   // The sanctions list, read as the schedule would (the worker process creates the schedule; a test stack runs once).
-  await temporal.workflow.execute(sanctionsListRefreshWorkflow, { taskQueue, workflowId: `sanctions-list-refresh-${taskQueue}`, args: [] });
+  await temporal.workflow.execute(sanctionsListRefreshWorkflow, {
+    taskQueue,
+    workflowId: `sanctions-list-refresh-${taskQueue}`,
+    args: [],
+  });
   return stack;
 }

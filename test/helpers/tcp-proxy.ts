@@ -14,12 +14,18 @@ export class TcpProxy {
 
   async start(): Promise<number> {
     this.server = createServer((client) => {
-      if (Date.now() < this.downUntil) { client.destroy(); return; }
+      if (Date.now() < this.downUntil) {
+        client.destroy();
+        return;
+      }
       const upstream = connect(this.target.port, this.target.host);
       for (const socket of [client, upstream]) {
         this.sockets.add(socket);
         socket.on('close', () => this.sockets.delete(socket));
-        socket.on('error', () => { client.destroy(); upstream.destroy(); });
+        socket.on('error', () => {
+          client.destroy();
+          upstream.destroy();
+        });
       }
       client.pipe(upstream);
       upstream.pipe(client);
@@ -54,7 +60,9 @@ export class TcpBalancer {
 
   constructor(private readonly targets: Array<{ host: string; port: number }>) {}
 
-  get url(): string { return `http://127.0.0.1:${this.port}`; }
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
 
   async start(): Promise<number> {
     this.server = createServer((client) => {
@@ -67,11 +75,15 @@ export class TcpBalancer {
         const upstream = connect(target.port, target.host);
         upstream.once('error', () => {
           upstream.destroy();
-          if (tries + 1 < this.targets.length && !client.destroyed) attempt(tries + 1); else client.destroy();
+          if (tries + 1 < this.targets.length && !client.destroyed) attempt(tries + 1);
+          else client.destroy();
         });
         upstream.once('connect', () => {
           this.sockets.add(upstream);
-          upstream.on('close', () => { this.sockets.delete(upstream); client.destroy(); });
+          upstream.on('close', () => {
+            this.sockets.delete(upstream);
+            client.destroy();
+          });
           upstream.on('error', () => client.destroy());
           client.on('close', () => upstream.destroy());
           client.pipe(upstream);

@@ -13,7 +13,11 @@ import { deployAccount } from './wallet';
 export const INCLUDED = /^(confirmed|finalized)$/;
 
 /** A registered user with a transaction PIN and a deployed ETHEREUM account holding 1 ETH and `usdt` test USDT. */
-export async function fundedUser(stack: TestStack, pin: string, usdt = '10000'): Promise<{ user: RegisteredUser; account: string }> {
+export async function fundedUser(
+  stack: TestStack,
+  pin: string,
+  usdt = '10000',
+): Promise<{ user: RegisteredUser; account: string }> {
   const user = await registerUser(stack);
   await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, pin) } });
   const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');

@@ -37,10 +37,18 @@ let status = null;
 const strictStatus = async (options) => {
   const result = await checkStatus({ ...options, suite, documentLoader });
   const revoked = (result.results ?? []).some((r) => r.status === true);
-  status = { checked: result.verified, revoked, listUrl: result.results?.[0]?.credentialStatus?.statusListCredential ?? null };
-  return revoked ? { verified: false, error: new Error('the credential is revoked (its status list bit is set)') } : result;
+  status = {
+    checked: result.verified,
+    revoked,
+    listUrl: result.results?.[0]?.credentialStatus?.statusListCredential ?? null,
+  };
+  return revoked
+    ? { verified: false, error: new Error('the credential is revoked (its status list bit is set)') }
+    : result;
 };
 
 const result = await vc.verifyCredential({ credential, suite, documentLoader, checkStatus: strictStatus });
-const errors = [result.error, ...(result.error?.errors ?? []), result.statusResult?.error].filter(Boolean).map((e) => e.message);
+const errors = [result.error, ...(result.error?.errors ?? []), result.statusResult?.error]
+  .filter(Boolean)
+  .map((e) => e.message);
 process.stdout.write(JSON.stringify({ verified: result.verified, errors, status }));

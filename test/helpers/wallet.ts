@@ -10,16 +10,32 @@ export { signSlot } from '@wallet-service/client';
 import { signSlot } from '@wallet-service/client';
 
 /** Deploys the user's account on a network through the typed client, as an app does, and waits for the job. */
-export async function deployAccount(stack: Pick<TestStack, 'apiUrl'>, user: RegisteredUser, owner: BaseWallet, networkId: string): Promise<string> {
+export async function deployAccount(
+  stack: Pick<TestStack, 'apiUrl'>,
+  user: RegisteredUser,
+  owner: BaseWallet,
+  networkId: string,
+): Promise<string> {
   const api = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
-  const prepared = await api.POST('/v1/wallet/networks/{networkId}/deploy/prepare', { params: { path: { networkId } }, body: { ownerAddress: owner.address } });
+  const prepared = await api.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
+    params: { path: { networkId } },
+    body: { ownerAddress: owner.address },
+  });
   if (!prepared.data) throw new Error(`prepare failed: ${prepared.response.status} ${JSON.stringify(prepared.error)}`);
   const slot = prepared.data.items[0]!;
   const key = idempotencyKey();
-  const accepted = await withRetries(() => api.POST('/v1/wallet/networks/{networkId}/deploy', {
-    params: { path: { networkId }, header: { 'idempotency-key': key } }, body: { signing: { items: [signSlot(slot, owner)] } },
-  }));
-  if (accepted.response.status !== 202) throw new Error(`deploy failed: ${accepted.response.status} ${JSON.stringify(accepted.error)}`);
-  await poll(() => api.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }), (job) => job.status === 'completed', { timeoutMs: 60_000, what: 'deployment' });
+  const accepted = await withRetries(() =>
+    api.POST('/v1/wallet/networks/{networkId}/deploy', {
+      params: { path: { networkId }, header: { 'idempotency-key': key } },
+      body: { signing: { items: [signSlot(slot, owner)] } },
+    }),
+  );
+  if (accepted.response.status !== 202)
+    throw new Error(`deploy failed: ${accepted.response.status} ${JSON.stringify(accepted.error)}`);
+  await poll(
+    () => api.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }),
+    (job) => job.status === 'completed',
+    { timeoutMs: 60_000, what: 'deployment' },
+  );
   return (slot.parameter as { domain: { accountAddress: string } }).domain.accountAddress;
 }

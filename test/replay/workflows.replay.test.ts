@@ -18,7 +18,23 @@ import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
 import {
-  accountClosureWorkflowId, accountRecoveryWorkflowId, travelRuleConfirmationWorkflowId, accountUpgradeWorkflowId, recoveryCancelWorkflowId, signInWorkflowId, credentialRevocationWorkflowId, securityNoticeWorkflowId, chargeWorkflowId, transferWorkflowId, transferFinalityWorkflowId, transferKeyWorkflowId, deployWorkflowId, didKeyWorkflowId, keyRotationWorkflowId, networkRotationWorkflowId, registrationWorkflowId,
+  accountClosureWorkflowId,
+  accountRecoveryWorkflowId,
+  travelRuleConfirmationWorkflowId,
+  accountUpgradeWorkflowId,
+  recoveryCancelWorkflowId,
+  signInWorkflowId,
+  credentialRevocationWorkflowId,
+  securityNoticeWorkflowId,
+  chargeWorkflowId,
+  transferWorkflowId,
+  transferFinalityWorkflowId,
+  transferKeyWorkflowId,
+  deployWorkflowId,
+  didKeyWorkflowId,
+  keyRotationWorkflowId,
+  networkRotationWorkflowId,
+  registrationWorkflowId,
 } from '../../workflows/messages';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
@@ -38,25 +54,54 @@ describe('workflow histories', () => {
   const files = existsSync(DIR) ? readdirSync(DIR).filter((f) => f.endsWith('.json')) : [];
 
   it('has recorded histories to replay', () => {
-    expect(files).toEqual(expect.arrayContaining([
-      'registration-completed.json', 'registration-expired.json', 'deploy-completed.json', 'key-rotation-completed.json',
-      'key-rotation-network-completed.json', 'did-key-completed.json', 'charge-completed.json', 'charge-polled.json', 'charge-refunded.json', 'transfer-confirmed.json',
-      'transfer-finalized.json', 'transfer-finality-finalized.json', 'transfer-finality-reorged.json', 'transfer-key-completed.json',
-      'credential-revocation-completed.json', 'account-closure-refused.json', 'account-closure-completed.json', 'security-notice-mailed.json',
-      'sign-in-by-id-card.json', 'security-notice-device-added.json',
-      'account-upgrade-completed.json', 'account-recovery-executed.json', 'account-recovery-cancelled.json', 'recovery-cancel-completed.json',
-      'sanctions-list-refresh.json', 'transfer-screened-sent.json', 'transfer-screened-refused.json',
-      'transfer-travel-rule-approved.json', 'transfer-travel-rule-timed-out.json', 'travel-rule-confirmation.json',
-      'transfer-held-approved.json', 'transfer-held-rejected.json',
-    ]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'registration-completed.json',
+        'registration-expired.json',
+        'deploy-completed.json',
+        'key-rotation-completed.json',
+        'key-rotation-network-completed.json',
+        'did-key-completed.json',
+        'charge-completed.json',
+        'charge-polled.json',
+        'charge-refunded.json',
+        'transfer-confirmed.json',
+        'transfer-finalized.json',
+        'transfer-finality-finalized.json',
+        'transfer-finality-reorged.json',
+        'transfer-key-completed.json',
+        'credential-revocation-completed.json',
+        'account-closure-refused.json',
+        'account-closure-completed.json',
+        'security-notice-mailed.json',
+        'sign-in-by-id-card.json',
+        'security-notice-device-added.json',
+        'account-upgrade-completed.json',
+        'account-recovery-executed.json',
+        'account-recovery-cancelled.json',
+        'recovery-cancel-completed.json',
+        'sanctions-list-refresh.json',
+        'transfer-screened-sent.json',
+        'transfer-screened-refused.json',
+        'transfer-travel-rule-approved.json',
+        'transfer-travel-rule-timed-out.json',
+        'travel-rule-confirmation.json',
+        'transfer-held-approved.json',
+        'transfer-held-rejected.json',
+      ]),
+    );
   });
 
   it.each(files)('replays %s without non-determinism', async (file) => {
     const history: unknown = JSON.parse(readFileSync(join(DIR, file), 'utf8'));
-    await Worker.runReplayHistory({
-      workflowsPath: require.resolve('../../workflows'),
-      dataConverter: createDataConverter(new DataEncryption(FIXTURE_KEY)),
-    }, history, file.replace(/\.json$/, ''));
+    await Worker.runReplayHistory(
+      {
+        workflowsPath: require.resolve('../../workflows'),
+        dataConverter: createDataConverter(new DataEncryption(FIXTURE_KEY)),
+      },
+      history,
+      file.replace(/\.json$/, ''),
+    );
   });
 });
 
@@ -64,25 +109,50 @@ if (process.env.RECORD_HISTORIES) {
   describe('recording histories', () => {
     it('records a completed registration (with a failed eKYC attempt) and an expired one', async () => {
       mkdirSync(DIR, { recursive: true });
-      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, REGISTRATION_TTL_SECONDS: '4' } });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, REGISTRATION_TTL_SECONDS: '4' },
+      });
       // Exported as the Temporal CLI does (`temporal workflow show --output json`), the format operators download.
       const save = async (regId: string, name: string) => {
-        const json = execFileSync(resolveTemporalCli({ build: false }), [
-          'workflow', 'show', '--workflow-id', registrationWorkflowId(regId), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-        ], { encoding: 'utf8' });
+        const json = execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            registrationWorkflowId(regId),
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
         writeFileSync(join(DIR, `${name}.json`), json);
       };
       const start = async () => {
         const person = newPerson();
         const { passToken } = await verifyIdentity(stack, person);
-        const begun = await call(`${stack.apiUrl}/v1/account/register`, { headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() }, json: { passToken } });
+        const begun = await call(`${stack.apiUrl}/v1/account/register`, {
+          headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() },
+          json: { passToken },
+        });
         return { person, passToken, regId: begun.body.regId as string };
       };
       const done = await start();
       const headers = () => ({ 'idempotency-key': randomUUID(), 'x-pass-token': done.passToken });
-      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, { headers: headers(), form: idCardForm(done.person, 'resident_id', makeIdCardPng({ name: '김철수', birthDate: '1980-02-02' })) });
-      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, { headers: headers(), form: idCardForm(done.person) });
-      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/backup`, { headers: headers(), json: backupBody() });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, {
+        headers: headers(),
+        form: idCardForm(done.person, 'resident_id', makeIdCardPng({ name: '김철수', birthDate: '1980-02-02' })),
+      });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/ekyc`, {
+        headers: headers(),
+        form: idCardForm(done.person),
+      });
+      await call(`${stack.apiUrl}/v1/account/register/${done.regId}/backup`, {
+        headers: headers(),
+        json: backupBody(),
+      });
       await stack.temporal.workflow.getHandle(registrationWorkflowId(done.regId)).result();
       await save(done.regId, 'registration-completed');
       const abandoned = await start();
@@ -92,21 +162,45 @@ if (process.env.RECORD_HISTORIES) {
     });
 
     it('records a deployment, a key rotation (parent and one network) and a DID key addition', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+      });
       const save = async (workflowId: string, name: string) => {
-        const json = execFileSync(resolveTemporalCli({ build: false }), [
-          'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-        ], { encoding: 'utf8' });
+        const json = execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
         writeFileSync(join(DIR, `${name}.json`), json);
       };
       const user = await registerUser(stack);
       const owner = Wallet.createRandom();
       await deployAccount(stack, user, owner, 'ETHEREUM');
-      const job = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user.userId, kind: 'deploy' });
+      const job = await stack.orm.em
+        .fork()
+        .findOneOrFail(SignedOperationEntity, { userId: user.userId, kind: 'deploy' });
       await save(deployWorkflowId(user.userId, 'ETHEREUM', job.operationId), 'deploy-completed');
 
-      const slot = (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, { headers: bearer(user), json: { newOwnerAddress: Wallet.createRandom().address } })).body.items[0];
-      await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
+      const slot = (
+        await call(`${stack.apiUrl}/v1/wallet/keys/rotate/prepare`, {
+          headers: bearer(user),
+          json: { newOwnerAddress: Wallet.createRandom().address },
+        })
+      ).body.items[0];
+      await call(`${stack.apiUrl}/v1/wallet/keys/rotate`, {
+        headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+        json: { signing: { items: [signSlot(slot, owner)] } },
+      });
       await stack.temporal.workflow.getHandle(keyRotationWorkflowId(slot.id)).result();
       await save(keyRotationWorkflowId(slot.id), 'key-rotation-completed');
       await save(networkRotationWorkflowId(slot.id, 'ETHEREUM', 1), 'key-rotation-network-completed');
@@ -114,18 +208,39 @@ if (process.env.RECORD_HISTORIES) {
       const owner2 = Wallet.createRandom();
       const user2 = await registerUser(stack);
       await deployAccount(stack, user2, owner2, 'ETHEREUM');
-      const didSlot = (await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, { headers: bearer(user2), json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: Wallet.createRandom().signingKey.publicKey } })).body.items[0];
-      await call(`${stack.apiUrl}/v1/did/keys/assertion`, { headers: { ...bearer(user2), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(didSlot, owner2)] } } });
+      const didSlot = (
+        await call(`${stack.apiUrl}/v1/did/keys/assertion/prepare`, {
+          headers: bearer(user2),
+          json: { keyType: 'EcdsaSecp256k1VerificationKey2019', publicKey: Wallet.createRandom().signingKey.publicKey },
+        })
+      ).body.items[0];
+      await call(`${stack.apiUrl}/v1/did/keys/assertion`, {
+        headers: { ...bearer(user2), 'idempotency-key': randomUUID() },
+        json: { signing: { items: [signSlot(didSlot, owner2)] } },
+      });
       await stack.temporal.workflow.getHandle(didKeyWorkflowId(didSlot.id)).result();
       await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
 
       await callApi(stack, '/api/v1/pin', user2, { json: { pin: await encryptPin(stack, '482915') } });
-      const account2 = (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user2.userId, kind: 'deploy' })).accountAddress;
+      const account2 = (
+        await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user2.userId, kind: 'deploy' })
+      ).accountAddress;
       const chain = stack.chains[0]!;
-      await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1'), nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest') })).wait();
+      await (
+        await chain.funder.sendTransaction({
+          to: account2,
+          value: parseEther('1'),
+          nonce: await chain.provider.getTransactionCount(chain.funder.address, 'latest'),
+        })
+      ).wait();
       const sent = await callApi(stack, '/api/v1/transfer/crypto/execute', user2, {
         json: await (async () => {
-          const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
+          const fields = {
+            to_address: Wallet.createRandom().address,
+            network: 'ETHEREUM',
+            token: 'ETH',
+            amount: '0.1',
+          };
           return { ...fields, pin: await transferPin(stack, '482915', fields) };
         })(),
       });
@@ -135,19 +250,40 @@ if (process.env.RECORD_HISTORIES) {
     });
 
     it('records a transfer followed to finality, one sent again after a reorg, and a transfer key change', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, chainBlockSeconds: 1, confirmations: 3, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        chainBlockSeconds: 1,
+        confirmations: 3,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+      });
       const save = async (workflowId: string, name: string) => {
         await stack.temporal.workflow.getHandle(workflowId).result();
-        const json = execFileSync(resolveTemporalCli({ build: false }), [
-          'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-        ], { encoding: 'utf8' });
+        const json = execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
         writeFileSync(join(DIR, `${name}.json`), json);
       };
       const { user } = await fundedUser(stack, '482915', '0');
       const send = async () => {
         const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
         const key = randomUUID();
-        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+        return (
+          await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+            json: { ...fields, pin: await transferPin(stack, '482915', fields, key) },
+            key,
+          })
+        ).body.transfer_id as string;
       };
       const finalized = await send();
       await save(transferWorkflowId(finalized), 'transfer-finalized');
@@ -161,8 +297,16 @@ if (process.env.RECORD_HISTORIES) {
       const owner = Wallet.createRandom();
       const holder = await registerUser(stack);
       await deployAccount(stack, holder, owner, 'ETHEREUM');
-      const slot = (await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, { headers: bearer(holder), json: { action: 'set-caps', caps: { ETH: '1' } } })).body.items[0];
-      const accepted = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, { headers: { ...bearer(holder), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, owner)] } } });
+      const slot = (
+        await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
+          headers: bearer(holder),
+          json: { action: 'set-caps', caps: { ETH: '1' } },
+        })
+      ).body.items[0];
+      const accepted = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key`, {
+        headers: { ...bearer(holder), 'idempotency-key': randomUUID() },
+        json: { signing: { items: [signSlot(slot, owner)] } },
+      });
       await save(transferKeyWorkflowId(accepted.body.opId), 'transfer-key-completed');
       await stack.stop();
     });
@@ -171,21 +315,44 @@ if (process.env.RECORD_HISTORIES) {
       const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
       const save = async (chargeId: string, name: string) => {
         await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-        const json = execFileSync(resolveTemporalCli({ build: false }), [
-          'workflow', 'show', '--workflow-id', chargeWorkflowId(chargeId), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-        ], { encoding: 'utf8' });
+        const json = execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            chargeWorkflowId(chargeId),
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
         writeFileSync(join(DIR, `${name}.json`), json);
       };
       const user = await registerUser(stack);
       await connectBankAccount(stack, user, await openBankAccount(stack, user.person.name, 100_000));
-      const charge = async (amount: string) => (await callApi(stack, '/api/v1/charge/execute', user, { json: { source: 'KB국민은행', amount, currency: 'KRW' } })).body.charge_id as string;
+      const charge = async (amount: string) =>
+        (
+          await callApi(stack, '/api/v1/charge/execute', user, {
+            json: { source: 'KB국민은행', amount, currency: 'KRW' },
+          })
+        ).body.charge_id as string;
       await save(await charge('1000'), 'charge-completed');
       await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: false } });
       await save(await charge('2000'), 'charge-polled');
-      await call(`${stack.sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { webhooks: true, settleDelayMs: 1500 } });
+      await call(`${stack.sandboxUrl}/bank/v1/_settings`, {
+        method: 'PUT',
+        json: { webhooks: true, settleDelayMs: 1500 },
+      });
       const refunded = await charge('3000');
       // Suspended once the bank was asked (before that, the charge would stop without asking it).
-      await waitFor(async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId: refunded }))?.bankStatus != null, 60_000, 'withdrawal requested');
+      await waitFor(
+        async () => (await stack.orm.em.fork().findOne(ChargeEntity, { chargeId: refunded }))?.bankStatus != null,
+        60_000,
+        'withdrawal requested',
+      );
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
       await save(refunded, 'charge-refunded');
       await stack.stop();
@@ -193,27 +360,65 @@ if (process.env.RECORD_HISTORIES) {
 
     it('records an operator revocation of a credential and an account closure, refused and then done', async () => {
       const token = newOperatorToken();
-      const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, OPERATOR_TOKENS: JSON.stringify({ replay: operatorTokenHash(token) }) } });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        env: {
+          DATA_ENCRYPTION_KEY: FIXTURE_KEY,
+          OPERATOR_TOKENS: JSON.stringify({ replay: operatorTokenHash(token) }),
+        },
+      });
       const save = async (workflowId: string, name: string, runId?: string) => {
-        const json = execFileSync(resolveTemporalCli({ build: false }), [
-          'workflow', 'show', '--workflow-id', workflowId, ...(runId ? ['--run-id', runId] : []), '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-        ], { encoding: 'utf8' });
+        const json = execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            ...(runId ? ['--run-id', runId] : []),
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
         writeFileSync(join(DIR, `${name}.json`), json);
       };
       const user = await registerUser(stack);
       const [kyc] = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(user) })).body.items;
-      await call(`${stack.apiUrl}/v1/credentials/${kyc.vcId}/revoke`, { headers: { authorization: `Bearer ${token}` }, json: { reason: 'replay fixture' } });
+      await call(`${stack.apiUrl}/v1/credentials/${kyc.vcId}/revoke`, {
+        headers: { authorization: `Bearer ${token}` },
+        json: { reason: 'replay fixture' },
+      });
       await save(credentialRevocationWorkflowId(kyc.vcId), 'credential-revocation-completed');
 
       const saver = await registerUser(stack);
       await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person.name, 100_000));
-      const chargeId = (await callApi(stack, '/api/v1/charge/execute', saver, { json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' } })).body.charge_id as string;
+      const chargeId = (
+        await callApi(stack, '/api/v1/charge/execute', saver, {
+          json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' },
+        })
+      ).body.charge_id as string;
       await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
       await ensurePin(stack, saver, '482913');
-      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(saver), json: await closeAccountBody(stack, '482913') })).status).toBe(409);
+      expect(
+        (
+          await call(`${stack.apiUrl}/v1/account/close`, {
+            headers: bearer(saver),
+            json: await closeAccountBody(stack, '482913'),
+          })
+        ).status,
+      ).toBe(409);
       await save(accountClosureWorkflowId(saver.userId), 'account-closure-refused');
       await ensurePin(stack, user, '482913');
-      expect((await call(`${stack.apiUrl}/v1/account/close`, { headers: bearer(user), json: await closeAccountBody(stack, '482913') })).status).toBe(200);
+      expect(
+        (
+          await call(`${stack.apiUrl}/v1/account/close`, {
+            headers: bearer(user),
+            json: await closeAccountBody(stack, '482913'),
+          })
+        ).status,
+      ).toBe(200);
       await save(accountClosureWorkflowId(user.userId), 'account-closure-completed');
       await stack.stop();
     });
@@ -225,33 +430,78 @@ if (process.env.RECORD_HISTORIES) {
       const { passkeyId } = await enrolPasskey(stack, user);
       const workflowId = securityNoticeWorkflowId('passkey.added', passkeyId);
       await stack.temporal.workflow.getHandle(workflowId).result();
-      const json = execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
+      const json = execFileSync(
+        resolveTemporalCli({ build: false }),
+        [
+          'workflow',
+          'show',
+          '--workflow-id',
+          workflowId,
+          '--output',
+          'json',
+          '--address',
+          stack.config.TEMPORAL_ADDRESS,
+        ],
+        { encoding: 'utf8' },
+      );
       writeFileSync(join(DIR, 'security-notice-mailed.json'), json);
       await stack.stop();
     });
 
     it('records an account upgrade, a recovery executed after its delay, and one the owner cancelled', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, RECOVERY_DELAY_SECONDS: '10' } });
-      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
-      const signed = async (user: Awaited<ReturnType<typeof registerUser>>, prepare: string, execute: string, key: BaseWallet) => {
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, RECOVERY_DELAY_SECONDS: '10' },
+      });
+      const show = (workflowId: string) =>
+        execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
+      const signed = async (
+        user: Awaited<ReturnType<typeof registerUser>>,
+        prepare: string,
+        execute: string,
+        key: BaseWallet,
+      ) => {
         const slot = (await call(`${stack.apiUrl}${prepare}`, { method: 'POST', headers: bearer(user) })).body.items[0];
-        return (await call(`${stack.apiUrl}${execute}`, { headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { signing: { items: [signSlot(slot, key)] } } })).body.opId as string;
+        return (
+          await call(`${stack.apiUrl}${execute}`, {
+            headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+            json: { signing: { items: [signSlot(slot, key)] } },
+          })
+        ).body.opId as string;
       };
       const recoverable = async () => {
         const user = await registerUser(stack);
         const owner = Wallet.createRandom();
         await deployAccount(stack, user, owner, 'ETHEREUM');
-        const opId = await signed(user, '/v1/wallet/networks/ETHEREUM/upgrade/prepare', '/v1/wallet/networks/ETHEREUM/upgrade', owner);
+        const opId = await signed(
+          user,
+          '/v1/wallet/networks/ETHEREUM/upgrade/prepare',
+          '/v1/wallet/networks/ETHEREUM/upgrade',
+          owner,
+        );
         await stack.temporal.workflow.getHandle(accountUpgradeWorkflowId(opId)).result();
         return { user, owner, opId };
       };
-      const recover = async (user: Awaited<ReturnType<typeof registerUser>>) => (await call(`${stack.apiUrl}/v1/account/recovery`, {
-        headers: { ...bearer(user), 'idempotency-key': randomUUID() }, json: { newOwnerAddress: Wallet.createRandom().address },
-      })).body.recoveryId as string;
+      const recover = async (user: Awaited<ReturnType<typeof registerUser>>) =>
+        (
+          await call(`${stack.apiUrl}/v1/account/recovery`, {
+            headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+            json: { newOwnerAddress: Wallet.createRandom().address },
+          })
+        ).body.recoveryId as string;
       const first = await recoverable();
       writeFileSync(join(DIR, 'account-upgrade-completed.json'), show(accountUpgradeWorkflowId(first.opId)));
       const executed = await recover(first.user);
@@ -259,8 +509,19 @@ if (process.env.RECORD_HISTORIES) {
       writeFileSync(join(DIR, 'account-recovery-executed.json'), show(accountRecoveryWorkflowId(executed)));
       const second = await recoverable();
       const cancelled = await recover(second.user);
-      await waitFor(async () => (await call(`${stack.apiUrl}/v1/account/recovery/${cancelled}`, { headers: bearer(second.user) })).body.status === 'scheduled', 30_000, 'scheduled');
-      const cancelOp = await signed(second.user, `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel/prepare`, `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel`, second.owner);
+      await waitFor(
+        async () =>
+          (await call(`${stack.apiUrl}/v1/account/recovery/${cancelled}`, { headers: bearer(second.user) })).body
+            .status === 'scheduled',
+        30_000,
+        'scheduled',
+      );
+      const cancelOp = await signed(
+        second.user,
+        `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel/prepare`,
+        `/v1/account/recovery/${cancelled}/networks/ETHEREUM/cancel`,
+        second.owner,
+      );
       await stack.temporal.workflow.getHandle(recoveryCancelWorkflowId(cancelOp)).result();
       await stack.temporal.workflow.getHandle(accountRecoveryWorkflowId(cancelled)).result();
       writeFileSync(join(DIR, 'recovery-cancel-completed.json'), show(recoveryCancelWorkflowId(cancelOp)));
@@ -274,16 +535,33 @@ if (process.env.RECORD_HISTORIES) {
       await verifyEmail(stack, user, `replay.${randomUUID().slice(0, 8)}@example.com`);
       const device = await verifyOnNewDevice(stack, user.person);
       const { signInId } = (await startSignIn(stack, device)).body;
-      expect((await idCardProof(stack, device, signInId, { name: user.person.name, birthDate: user.person.birthDate })).status).toBe(422);
+      expect(
+        (await idCardProof(stack, device, signInId, { name: user.person.name, birthDate: user.person.birthDate }))
+          .status,
+      ).toBe(422);
       expect((await idCardProof(stack, device, signInId, cardOf(user.person))).status).toBe(200);
       const tokens = await signInTokens(stack, device, signInId);
       expect(tokens.status).toBe(200);
-      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
+      const show = (workflowId: string) =>
+        execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
       await stack.temporal.workflow.getHandle(signInWorkflowId(signInId)).result();
       writeFileSync(join(DIR, 'sign-in-by-id-card.json'), show(signInWorkflowId(signInId)));
-      const [session] = await stack.orm.em.fork().find(DeviceEntity, { userId: user.userId, deviceId: device.deviceId });
+      const [session] = await stack.orm.em
+        .fork()
+        .find(DeviceEntity, { userId: user.userId, deviceId: device.deviceId });
       const noticeId = securityNoticeWorkflowId('device.added', session!.sessionId);
       await stack.temporal.workflow.getHandle(noticeId).result();
       writeFileSync(join(DIR, 'security-notice-device-added.json'), show(noticeId));
@@ -291,16 +569,36 @@ if (process.env.RECORD_HISTORIES) {
     });
 
     it('records a transfer screened before signing (sent), one refused by that screening, and a sanctions list refresh', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2' } });
-      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2' },
+      });
+      const show = (workflowId: string) =>
+        execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
       writeFileSync(join(DIR, 'sanctions-list-refresh.json'), show(`sanctions-list-refresh-${stack.taskQueue}`));
       const { user } = await fundedUser(stack, '482915', '0');
       const send = async (to: string) => {
         const fields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
         const key = randomUUID();
-        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+        return (
+          await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+            json: { ...fields, pin: await transferPin(stack, '482915', fields, key) },
+            key,
+          })
+        ).body.transfer_id as string;
       };
       const sent = await send(Wallet.createRandom().address);
       await stack.temporal.workflow.getHandle(transferWorkflowId(sent)).result();
@@ -308,25 +606,64 @@ if (process.env.RECORD_HISTORIES) {
       const named = Wallet.createRandom().address;
       await stack.stopWorker();
       const refused = await send(named);
-      await call(`${stack.sandboxUrl}/chainalysis/_addresses/${named}`, { method: 'PUT', json: { category: 'sanctions' } });
+      await call(`${stack.sandboxUrl}/chainalysis/_addresses/${named}`, {
+        method: 'PUT',
+        json: { category: 'sanctions' },
+      });
       await stack.startWorker();
-      expect((await stack.temporal.workflow.getHandle(transferWorkflowId(refused)).result()).refusalType).toBe('RecipientSanctioned');
+      expect((await stack.temporal.workflow.getHandle(transferWorkflowId(refused)).result()).refusalType).toBe(
+        'RecipientSanctioned',
+      );
       writeFileSync(join(DIR, 'transfer-screened-refused.json'), show(transferWorkflowId(refused)));
       await stack.stop();
     });
 
     it('records a transfer under the Travel Rule approved by the receiving provider, and one it never answered', async () => {
-      const stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', TRAVEL_RULE_TIMEOUT_SECONDS: '5', TRAVEL_RULE_THRESHOLD_KRW: '1000000' } });
-      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: {
+          DATA_ENCRYPTION_KEY: FIXTURE_KEY,
+          TRANSFER_WAIT_SECONDS: '2',
+          TRAVEL_RULE_TIMEOUT_SECONDS: '5',
+          TRAVEL_RULE_THRESHOLD_KRW: '1000000',
+        },
+      });
+      const show = (workflowId: string) =>
+        execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
       const { user } = await fundedUser(stack, '482915');
       const send = async (behaviour: string) => {
         const to = Wallet.createRandom().address;
-        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${to}`, { method: 'PUT', json: { vaspId: 'vasp-hanbit', beneficiaryName: '김철수', behaviour } });
-        const fields = { to_address: to, network: 'ETHEREUM', token: 'USDT', amount: '800', beneficiary_name: '김철수' };
+        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${to}`, {
+          method: 'PUT',
+          json: { vaspId: 'vasp-hanbit', beneficiaryName: '김철수', behaviour },
+        });
+        const fields = {
+          to_address: to,
+          network: 'ETHEREUM',
+          token: 'USDT',
+          amount: '800',
+          beneficiary_name: '김철수',
+        };
         const key = randomUUID();
-        const transferId = (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+        const transferId = (
+          await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+            json: { ...fields, pin: await transferPin(stack, '482915', fields, key) },
+            key,
+          })
+        ).body.transfer_id as string;
         await stack.temporal.workflow.getHandle(transferWorkflowId(transferId)).result();
         return transferId;
       };
@@ -341,27 +678,64 @@ if (process.env.RECORD_HISTORIES) {
     it('records a transfer held by monitoring and approved by an operator, and one rejected', async () => {
       const operatorToken = newOperatorToken();
       const stack = await startTestStack(testDatabases()[0]!, {
-        chains: true, env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2', MONITORING_FAN_OUT_RECIPIENTS: '2', OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }) },
+        chains: true,
+        env: {
+          DATA_ENCRYPTION_KEY: FIXTURE_KEY,
+          TRANSFER_WAIT_SECONDS: '2',
+          MONITORING_FAN_OUT_RECIPIENTS: '2',
+          OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }),
+        },
       });
-      const show = (workflowId: string) => execFileSync(resolveTemporalCli({ build: false }), [
-        'workflow', 'show', '--workflow-id', workflowId, '--output', 'json', '--address', stack.config.TEMPORAL_ADDRESS,
-      ], { encoding: 'utf8' });
+      const show = (workflowId: string) =>
+        execFileSync(
+          resolveTemporalCli({ build: false }),
+          [
+            'workflow',
+            'show',
+            '--workflow-id',
+            workflowId,
+            '--output',
+            'json',
+            '--address',
+            stack.config.TEMPORAL_ADDRESS,
+          ],
+          { encoding: 'utf8' },
+        );
       const { user } = await fundedUser(stack, '482915');
       const send = async () => {
         const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'USDT', amount: '1' };
         const key = randomUUID();
-        return (await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin: await transferPin(stack, '482915', fields, key) }, key })).body.transfer_id as string;
+        return (
+          await callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+            json: { ...fields, pin: await transferPin(stack, '482915', fields, key) },
+            key,
+          })
+        ).body.transfer_id as string;
       };
       await stack.temporal.workflow.getHandle(transferWorkflowId(await send())).result();
-      for (const [decision, name] of [['approve', 'transfer-held-approved'], ['reject', 'transfer-held-rejected']] as const) {
+      for (const [decision, name] of [
+        ['approve', 'transfer-held-approved'],
+        ['reject', 'transfer-held-rejected'],
+      ] as const) {
         const held = await send();
         let caseId: string | undefined;
-        await waitFor(async () => {
-          const items = (await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}&status=open`, { headers: { authorization: `Bearer ${operatorToken}` } })).body.items as Array<{ transferId: string; caseId: string }>;
-          caseId = items.find((c) => c.transferId === held)?.caseId;
-          return caseId !== undefined;
-        }, 20_000, 'the case');
-        await call(`${stack.apiUrl}/v1/compliance/cases/${caseId!}/decision`, { headers: { authorization: `Bearer ${operatorToken}` }, json: { decision, reason: 'replay fixture' } });
+        await waitFor(
+          async () => {
+            const items = (
+              await call(`${stack.apiUrl}/v1/compliance/cases?userId=${user.userId}&status=open`, {
+                headers: { authorization: `Bearer ${operatorToken}` },
+              })
+            ).body.items as Array<{ transferId: string; caseId: string }>;
+            caseId = items.find((c) => c.transferId === held)?.caseId;
+            return caseId !== undefined;
+          },
+          20_000,
+          'the case',
+        );
+        await call(`${stack.apiUrl}/v1/compliance/cases/${caseId!}/decision`, {
+          headers: { authorization: `Bearer ${operatorToken}` },
+          json: { decision, reason: 'replay fixture' },
+        });
         await stack.temporal.workflow.getHandle(transferWorkflowId(held)).result();
         writeFileSync(join(DIR, `${name}.json`), show(transferWorkflowId(held)));
       }

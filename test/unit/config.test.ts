@@ -9,7 +9,9 @@ describe('loadConfig', () => {
     let error: ConfigError | undefined;
     try {
       loadConfig({ API_PORT: '99999', DATABASE_URL: 'mysql://x', DATA_ENCRYPTION_KEY: 'short' }, API_CONFIG_KEYS);
-    } catch (e) { error = e as ConfigError; }
+    } catch (e) {
+      error = e as ConfigError;
+    }
     expect(error).toBeInstanceOf(ConfigError);
     const text = error!.problems.join('\n');
     expect(text).toContain('API_PORT must be <= 65535');
@@ -28,11 +30,19 @@ describe('loadConfig', () => {
 describe('the API composition root', () => {
   it('names every bad JSON setting in one error, a line each, before it opens anything', async () => {
     const config = {
-      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'), PROVIDER_TIMEOUT_MS: 1000,
-      NETWORKS: '{"ETHEREUM":', EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}', EXCHANGE_DAILY_LIMITS: '{"ETH":10}', TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"-1"}', RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
-      OPERATOR_TOKENS: '{"alice":"the token itself"}', TRAVEL_RULE_COUNTERPARTS: '{"vasp-partner":{"name":"Partner"}}',
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      PROVIDER_TIMEOUT_MS: 1000,
+      NETWORKS: '{"ETHEREUM":',
+      EXCHANGE_POOLS: '{"ETHEREUM":[{"pair":["ETH"]}]}',
+      EXCHANGE_DAILY_LIMITS: '{"ETH":10}',
+      TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"-1"}',
+      RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
+      OPERATOR_TOKENS: '{"alice":"the token itself"}',
+      TRAVEL_RULE_COUNTERPARTS: '{"vasp-partner":{"name":"Partner"}}',
     } as unknown as ApiConfig;
-    const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch((e: unknown) => e);
+    const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toEqual([
       'NETWORKS is not valid JSON',
@@ -48,8 +58,13 @@ describe('the API composition root', () => {
 
 describe('rate limit windows', () => {
   it('keeps every window within what the in-process store can time (a longer Node timer fires at once)', () => {
-    for (const [rule, { seconds }] of Object.entries(DEFAULT_RATE_LIMITS)) expect([rule, seconds <= MAX_WINDOW_SECONDS]).toEqual([rule, true]);
-    expect(() => parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 30 * 24 * 3600 } }))).toThrow(/seconds from 1 to 2073600/);
-    expect(parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 24 * 24 * 3600 } }))).toEqual({ 'bank-account-wrong-code': { points: 10, seconds: 2073600 } });
+    for (const [rule, { seconds }] of Object.entries(DEFAULT_RATE_LIMITS))
+      expect([rule, seconds <= MAX_WINDOW_SECONDS]).toEqual([rule, true]);
+    expect(() =>
+      parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 30 * 24 * 3600 } })),
+    ).toThrow(/seconds from 1 to 2073600/);
+    expect(
+      parseOverrides(JSON.stringify({ 'bank-account-wrong-code': { points: 10, seconds: 24 * 24 * 3600 } })),
+    ).toEqual({ 'bank-account-wrong-code': { points: 10, seconds: 2073600 } });
   });
 });

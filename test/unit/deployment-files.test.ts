@@ -25,12 +25,27 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs PostgreSQL, Temporal with its schema setup and UI, and separate api and worker processes', () => {
-    expect(Object.keys(compose.services)).toEqual(expect.arrayContaining(['postgresql', 'temporal-schema', 'temporal', 'temporal-ui', 'proxy', 'api', 'worker-1', 'worker-2', 'migrate']));
+    expect(Object.keys(compose.services)).toEqual(
+      expect.arrayContaining([
+        'postgresql',
+        'temporal-schema',
+        'temporal',
+        'temporal-ui',
+        'proxy',
+        'api',
+        'worker-1',
+        'worker-2',
+        'migrate',
+      ]),
+    );
     // The api runs as the image's default command does (with its V8 memory flag), which is what npm run bench measures.
-    const dockerfileCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[];
+    const dockerfileCmd = JSON.parse(
+      /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!,
+    ) as string[];
     expect(dockerfileCmd).toEqual(['node', '--max-semi-space-size=8', 'dist/api/main.js']);
     expect(compose.services.api.command).toEqual(dockerfileCmd);
-    for (const worker of ['worker-1', 'worker-2']) expect(compose.services[worker].command).toEqual(['node', 'dist/worker/main.js']);
+    for (const worker of ['worker-1', 'worker-2'])
+      expect(compose.services[worker].command).toEqual(['node', 'dist/worker/main.js']);
   });
 
   it('puts a proxy in front of the api replicas, which publish no host port of their own and trust its X-Forwarded-For', () => {
@@ -58,7 +73,9 @@ describe('docker-compose.yml', () => {
   it('publishes neither the Temporal frontend nor its UI beyond the host itself', () => {
     expect(compose.services.temporal.ports).toBeUndefined();
     expect(compose.services['temporal-ui'].ports).toEqual(['127.0.0.1:8233:8080']);
-    const published = Object.entries(compose.services as Record<string, { ports?: string[] }>).filter(([, s]) => s.ports).map(([name]) => name);
+    const published = Object.entries(compose.services as Record<string, { ports?: string[] }>)
+      .filter(([, s]) => s.ports)
+      .map(([name]) => name);
     expect(published.sort()).toEqual(['proxy', 'temporal-ui']);
   });
 
@@ -69,8 +86,11 @@ describe('docker-compose.yml', () => {
     expect(build.exclude).toEqual(expect.arrayContaining(['sandbox', 'dev', 'test', 'bench']));
   });
 
-  it('wires the Temporal UI to the api\'s codec, with credentials, and the api to its operators', () => {
-    expect(compose.services['temporal-ui'].environment).toMatchObject({ TEMPORAL_CODEC_ENDPOINT: expect.any(String), TEMPORAL_CODEC_INCLUDE_CREDENTIALS: 'true' });
+  it("wires the Temporal UI to the api's codec, with credentials, and the api to its operators", () => {
+    expect(compose.services['temporal-ui'].environment).toMatchObject({
+      TEMPORAL_CODEC_ENDPOINT: expect.any(String),
+      TEMPORAL_CODEC_INCLUDE_CREDENTIALS: 'true',
+    });
     expect(compose.services.api.environment.OPERATOR_TOKENS).toMatch(/^\$\{OPERATOR_TOKENS:\?/);
     expect(compose.services.api.environment.CODEC_CORS_ORIGINS).toBe('${TEMPORAL_UI_ORIGIN:-}');
   });
@@ -81,7 +101,10 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs development, tests and the image on one supported Node LTS major: the one npm install brings', () => {
-    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { engines: { node: string }; devDependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+      engines: { node: string };
+      devDependencies: Record<string, string>;
+    };
     const major = process.versions.node.split('.')[0]!;
     expect(major).toBe('24'); // npm scripts run node_modules/.bin/node (the `node` package), not the machine's Node
     expect(pkg.devDependencies.node).toMatch(new RegExp(`^\\^${major}\\.`));

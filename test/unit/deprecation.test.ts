@@ -11,14 +11,24 @@ const since = new Date('2026-11-01T00:00:00Z');
 const sunset = new Date('2027-05-01T00:00:00Z');
 const routes: RouteSpec[] = [
   {
-    method: 'get', path: '/v1/old/:id', operationId: 'oldThing', summary: 'The old way', tags: ['Test'], auth: 'none',
+    method: 'get',
+    path: '/v1/old/:id',
+    operationId: 'oldThing',
+    summary: 'The old way',
+    tags: ['Test'],
+    auth: 'none',
     params: Type.Object({ id: Type.String({ pattern: '^[a-z]+$' }) }),
     deprecated: { since, sunset, successor: '/v2/things/{id}' },
     responses: { 200: { description: 'The thing', schema: Type.Object({ id: Type.String() }) } },
     handler: async ({ params }) => ({ status: 200, body: { id: (params as { id: string }).id } }),
   },
   {
-    method: 'get', path: '/v2/things/:id', operationId: 'thing', summary: 'The new way', tags: ['Test'], auth: 'none',
+    method: 'get',
+    path: '/v2/things/:id',
+    operationId: 'thing',
+    summary: 'The new way',
+    tags: ['Test'],
+    auth: 'none',
     responses: { 200: { description: 'The thing' } },
     handler: async () => ({ status: 200, body: {} }),
   },
@@ -30,16 +40,26 @@ describe('a deprecated operation', () => {
   beforeAll(async () => {
     const koa = new Koa();
     koa.use(errorHandler());
-    const router = buildRouter(routes, { authenticator: undefined as never, idempotency: undefined as never, rateLimits: undefined as never, jsonBodyMaxBytes: 1024 });
+    const router = buildRouter(routes, {
+      authenticator: undefined as never,
+      idempotency: undefined as never,
+      rateLimits: undefined as never,
+      jsonBodyMaxBytes: 1024,
+    });
     koa.use(router.routes());
     server = koa.listen(0, '127.0.0.1');
     await new Promise((resolve) => server.once('listening', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => { server.close(); });
+  afterAll(() => {
+    server.close();
+  });
 
   it('says so on every answer, its refusals too: Deprecation (RFC 9745), Sunset (RFC 8594) and its successor', async () => {
-    for (const [path, status] of [['/v1/old/abc', 200], ['/v1/old/ABC', 400]] as const) {
+    for (const [path, status] of [
+      ['/v1/old/abc', 200],
+      ['/v1/old/ABC', 400],
+    ] as const) {
       const answer = await fetch(`${url}${path}`);
       expect(answer.status).toBe(status);
       expect(answer.headers.get('deprecation')).toBe(`@${since.getTime() / 1000}`);
@@ -52,11 +72,24 @@ describe('a deprecated operation', () => {
   });
 
   it('is marked deprecated in the OpenAPI document, with its dates and the headers on each answer', () => {
-    const document = buildOpenApi(routes, { version: 'test' }) as { paths: Record<string, Record<string, { deprecated?: boolean; description?: string; responses: Record<string, { headers: Record<string, unknown> }> }>> };
+    const document = buildOpenApi(routes, { version: 'test' }) as {
+      paths: Record<
+        string,
+        Record<
+          string,
+          {
+            deprecated?: boolean;
+            description?: string;
+            responses: Record<string, { headers: Record<string, unknown> }>;
+          }
+        >
+      >;
+    };
     const old = document.paths['/v1/old/{id}']!.get!;
     expect(old.deprecated).toBe(true);
     expect(old.description).toBe('Deprecated since 2026-11-01; answers until 2027-05-01; use /v2/things/{id} instead.');
-    for (const response of Object.values(old.responses)) expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['deprecation', 'sunset']));
+    for (const response of Object.values(old.responses))
+      expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['deprecation', 'sunset']));
     const current = document.paths['/v2/things/{id}']!.get!;
     expect(current.deprecated).toBeUndefined();
     expect(Object.keys(current.responses['200']!.headers)).not.toContain('sunset');

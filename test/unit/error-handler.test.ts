@@ -8,7 +8,9 @@ describe('error handler', () => {
   const answer = async (error: Error): Promise<number> => {
     const app = new Koa();
     app.use(errorHandler());
-    app.use(() => { throw error; });
+    app.use(() => {
+      throw error;
+    });
     const server = app.listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
     try {
@@ -19,9 +21,19 @@ describe('error handler', () => {
   };
 
   it('answers 503 for a connection the database closed, including a transaction knex found already complete', async () => {
-    expect(await answer(new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info')))).toBe(503);
-    expect(await answer(Object.assign(new Error('insert failed'), { cause: new Error('Connection terminated unexpectedly') }))).toBe(503);
-    expect(await answer(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }))).toBe(503);
+    expect(
+      await answer(
+        new DriverException(new Error('Transaction query already complete, run with DEBUG=knex:tx for more info')),
+      ),
+    ).toBe(503);
+    expect(
+      await answer(
+        Object.assign(new Error('insert failed'), { cause: new Error('Connection terminated unexpectedly') }),
+      ),
+    ).toBe(503);
+    expect(
+      await answer(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
+    ).toBe(503);
     expect(await answer(new TypeError('x is undefined'))).toBe(500);
   });
 });

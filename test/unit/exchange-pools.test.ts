@@ -1,4 +1,14 @@
-import { amountIn, amountOut, bestTrade, hopOf, InsufficientLiquidity, priceImpactPpm, routesBetween, trade, type Pool } from '../../api/exchange/pools';
+import {
+  amountIn,
+  amountOut,
+  bestTrade,
+  hopOf,
+  InsufficientLiquidity,
+  priceImpactPpm,
+  routesBetween,
+  trade,
+  type Pool,
+} from '../../api/exchange/pools';
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
@@ -42,7 +52,10 @@ describe('routes', () => {
 
   it('finds direct pools and two-hop routes through an intermediary', () => {
     expect(routesBetween(pools, 'ETH', 'USDT').map((r) => r.map((h) => h.pool.fee))).toEqual([[3000], [500]]);
-    expect(routesBetween(pools, 'WBTC', 'USDT').map((r) => r.map((h) => h.tokenOut))).toEqual([['ETH', 'USDT'], ['ETH', 'USDT']]);
+    expect(routesBetween(pools, 'WBTC', 'USDT').map((r) => r.map((h) => h.tokenOut))).toEqual([
+      ['ETH', 'USDT'],
+      ['ETH', 'USDT'],
+    ]);
     expect(routesBetween(pools, 'WBTC', 'DOGE')).toEqual([]);
   });
 

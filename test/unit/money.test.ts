@@ -10,12 +10,20 @@ describe('amounts: decimal text to minor units and back', () => {
   });
 
   it('refuses malformed, non-positive and over-precise amounts with a reason', () => {
-    const reason = (text: string, decimals = 6) => { try { parseAmount(text, decimals, 'USDT'); return 'accepted'; } catch (e) { return (e as AmountError).reason; } };
+    const reason = (text: string, decimals = 6) => {
+      try {
+        parseAmount(text, decimals, 'USDT');
+        return 'accepted';
+      } catch (e) {
+        return (e as AmountError).reason;
+      }
+    };
     expect(reason('1.0000001')).toBe('too-many-decimals');
     expect(reason('10.5', 0)).toBe('too-many-decimals');
     expect(reason('0')).toBe('not-positive');
     expect(reason('0.000000')).toBe('not-positive');
-    for (const bad of ['-1', '1e3', '1,000', ' 1', '1.', '.5', '', '0x10', 'NaN']) expect(reason(bad)).toBe('malformed');
+    for (const bad of ['-1', '1e3', '1,000', ' 1', '1.', '.5', '', '0x10', 'NaN'])
+      expect(reason(bad)).toBe('malformed');
   });
 
   it('formats as the interface shows', () => {

@@ -1,16 +1,28 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import { addressKey, readSdnAdvancedXml, SanctionsScreening, ScreeningUnavailable, type SanctionsListState } from '../../integrations/sanctions';
+import {
+  addressKey,
+  readSdnAdvancedXml,
+  SanctionsScreening,
+  ScreeningUnavailable,
+  type SanctionsListState,
+} from '../../integrations/sanctions';
 import { ProviderUnavailable } from '../../integrations/provider-http';
 import { sdnAdvancedXml, snapshotEntries, SNAPSHOT_DATE } from '../../sandbox/sanctions';
 
-const chunksOf = (text: string, size = 997): AsyncIterable<Uint8Array> => Readable.from((function* () {
-  const bytes = Buffer.from(text);
-  for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
-})());
+const chunksOf = (text: string, size = 997): AsyncIterable<Uint8Array> =>
+  Readable.from(
+    (function* () {
+      const bytes = Buffer.from(text);
+      for (let i = 0; i < bytes.length; i += size) yield bytes.subarray(i, i + size);
+    })(),
+  );
 
-const lines = (file: string) => readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', file), 'utf8').split('\n').filter(Boolean);
+const lines = (file: string) =>
+  readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', file), 'utf8')
+    .split('\n')
+    .filter(Boolean);
 
 describe('the SDN advanced XML reader', () => {
   it('reads every digital currency address of the snapshot with its assets and the list date, in chunks cut anywhere', async () => {
@@ -31,8 +43,12 @@ describe('the SDN advanced XML reader', () => {
   });
 
   it('ignores features that are not digital currency addresses', async () => {
-    const xml = sdnAdvancedXml('2025-01-02', [{ address: '0x1111111111111111111111111111111111111111', asset: 'ETH' }])
-      .replace('</Profile>', '<Feature ID="1" FeatureTypeID="8"><FeatureVersion ID="1"><VersionDetail DetailTypeID="1">Iran</VersionDetail></FeatureVersion></Feature></Profile>');
+    const xml = sdnAdvancedXml('2025-01-02', [
+      { address: '0x1111111111111111111111111111111111111111', asset: 'ETH' },
+    ]).replace(
+      '</Profile>',
+      '<Feature ID="1" FeatureTypeID="8"><FeatureVersion ID="1"><VersionDetail DetailTypeID="1">Iran</VersionDetail></FeatureVersion></Feature></Profile>',
+    );
     const read = await readSdnAdvancedXml(chunksOf(xml));
     expect([...read.addresses.keys()]).toEqual(['0x1111111111111111111111111111111111111111']);
     expect(read.listDate).toBe('2025-01-02');
@@ -40,14 +56,27 @@ describe('the SDN advanced XML reader', () => {
 
   it('refuses a broken download, a file that is not the list, or one with no address, storing nothing', async () => {
     const whole = sdnAdvancedXml(SNAPSHOT_DATE, snapshotEntries());
-    await expect(readSdnAdvancedXml(chunksOf(whole.slice(0, whole.length / 2)))).rejects.toThrow(/not well-formed|no digital currency address|DateOfIssue/);
-    await expect(readSdnAdvancedXml(chunksOf('<html><body>Service unavailable</body></html>'))).rejects.toThrow(/DateOfIssue/);
-    await expect(readSdnAdvancedXml(chunksOf(sdnAdvancedXml('2025-01-02', []).replace('</DistinctParties>', '</DistinctParties>')))).rejects.toThrow(/no digital currency address/);
+    await expect(readSdnAdvancedXml(chunksOf(whole.slice(0, whole.length / 2)))).rejects.toThrow(
+      /not well-formed|no digital currency address|DateOfIssue/,
+    );
+    await expect(readSdnAdvancedXml(chunksOf('<html><body>Service unavailable</body></html>'))).rejects.toThrow(
+      /DateOfIssue/,
+    );
+    await expect(
+      readSdnAdvancedXml(
+        chunksOf(sdnAdvancedXml('2025-01-02', []).replace('</DistinctParties>', '</DistinctParties>')),
+      ),
+    ).rejects.toThrow(/no digital currency address/);
   });
 
   it('expands no entity a hostile file declares (no billion laughs, no external entity)', async () => {
-    const hostile = sdnAdvancedXml(SNAPSHOT_DATE, [{ address: '0x1111111111111111111111111111111111111111', asset: 'ETH' }])
-      .replace('<?xml version="1.0" encoding="utf-8"?>', '<?xml version="1.0"?><!DOCTYPE Sanctions [<!ENTITY x SYSTEM "file:///etc/passwd"><!ENTITY a "0x2222222222222222222222222222222222222222">]>')
+    const hostile = sdnAdvancedXml(SNAPSHOT_DATE, [
+      { address: '0x1111111111111111111111111111111111111111', asset: 'ETH' },
+    ])
+      .replace(
+        '<?xml version="1.0" encoding="utf-8"?>',
+        '<?xml version="1.0"?><!DOCTYPE Sanctions [<!ENTITY x SYSTEM "file:///etc/passwd"><!ENTITY a "0x2222222222222222222222222222222222222222">]>',
+      )
       .replace('0x1111111111111111111111111111111111111111', '&a;');
     await expect(readSdnAdvancedXml(chunksOf(hostile))).rejects.toThrow();
   });
@@ -56,30 +85,62 @@ describe('the SDN advanced XML reader', () => {
 describe('sanctions screening', () => {
   const listed = new Map([['0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2', ['USDC']]]);
   const fresh: SanctionsListState = { listDate: '2024-09-27', refreshedAt: new Date(), addressCount: 1 };
-  const screening = (state: SanctionsListState | null, provider?: { screen(address: string): Promise<{ listed: false } | { listed: true; categories: string[] }> }) => new SanctionsScreening({
-    listState: async () => state, lookup: async (key) => listed.get(key) ?? null, provider, maxListAgeMs: 48 * 3600_000,
-  });
+  const screening = (
+    state: SanctionsListState | null,
+    provider?: { screen(address: string): Promise<{ listed: false } | { listed: true; categories: string[] }> },
+  ) =>
+    new SanctionsScreening({
+      listState: async () => state,
+      lookup: async (key) => listed.get(key) ?? null,
+      provider,
+      maxListAgeMs: 48 * 3600_000,
+    });
   const clean = { screen: async () => ({ listed: false as const }) };
 
   it('finds a listed address whatever its case, naming only the programme', async () => {
-    expect(await screening(fresh, clean).screen('0x983A81CA6FB1E441266D2FBCB7D8E530AC2E05A2')).toEqual({ listed: true, source: 'ofac-sdn', programme: 'OFAC SDN' });
-    expect(await screening(fresh, clean).screen('0x1111111111111111111111111111111111111111')).toEqual({ listed: false });
+    expect(await screening(fresh, clean).screen('0x983A81CA6FB1E441266D2FBCB7D8E530AC2E05A2')).toEqual({
+      listed: true,
+      source: 'ofac-sdn',
+      programme: 'OFAC SDN',
+    });
+    expect(await screening(fresh, clean).screen('0x1111111111111111111111111111111111111111')).toEqual({
+      listed: false,
+    });
   });
 
   it('asks the provider for what the list does not name', async () => {
-    const provider = { screen: async (a: string) => (a.endsWith('1111') ? { listed: true as const, categories: ['sanctions'] } : { listed: false as const }) };
-    expect(await screening(fresh, provider).screen('0x1111111111111111111111111111111111111111')).toEqual({ listed: true, source: 'screening-provider', programme: 'SANCTIONS' });
+    const provider = {
+      screen: async (a: string) =>
+        a.endsWith('1111') ? { listed: true as const, categories: ['sanctions'] } : { listed: false as const },
+    };
+    expect(await screening(fresh, provider).screen('0x1111111111111111111111111111111111111111')).toEqual({
+      listed: true,
+      source: 'screening-provider',
+      programme: 'SANCTIONS',
+    });
   });
 
   it('fails closed: no list, a list too old, a provider down or refusing', async () => {
     const address = '0x1111111111111111111111111111111111111111';
     await expect(screening(null, clean).screen(address)).rejects.toMatchObject({ reason: 'list-missing' });
-    await expect(screening({ ...fresh, refreshedAt: new Date(Date.now() - 49 * 3600_000) }, clean).screen(address)).rejects.toMatchObject({ reason: 'list-stale' });
-    const down = { screen: async () => { throw new ProviderUnavailable('timeout'); } };
+    await expect(
+      screening({ ...fresh, refreshedAt: new Date(Date.now() - 49 * 3600_000) }, clean).screen(address),
+    ).rejects.toMatchObject({ reason: 'list-stale' });
+    const down = {
+      screen: async () => {
+        throw new ProviderUnavailable('timeout');
+      },
+    };
     await expect(screening(fresh, down).screen(address)).rejects.toBeInstanceOf(ScreeningUnavailable);
-    const refusing = { screen: async () => { throw new Error('provider rejected /api/v1/address with 401'); } };
+    const refusing = {
+      screen: async () => {
+        throw new Error('provider rejected /api/v1/address with 401');
+      },
+    };
     await expect(screening(fresh, refusing).screen(address)).rejects.toMatchObject({ reason: 'provider' });
     // A listed address is refused even while the provider is down: the list needs no provider.
-    expect(await screening(fresh, down).screen('0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2')).toMatchObject({ listed: true });
+    expect(await screening(fresh, down).screen('0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2')).toMatchObject({
+      listed: true,
+    });
   });
 });

@@ -1,5 +1,10 @@
 import { gunzipSync } from 'node:zlib';
-import { encodeStatusList, newListParameters, statusIndex, STATUS_LIST_LENGTH } from '../../integrations/credentials/status-list';
+import {
+  encodeStatusList,
+  newListParameters,
+  statusIndex,
+  STATUS_LIST_LENGTH,
+} from '../../integrations/credentials/status-list';
 
 describe('status list positions and encoding', () => {
   it('hands out every position of a list exactly once, in an order that is not the issuance order', () => {

@@ -1,29 +1,68 @@
 import { NetworkRegistry } from '../../platform/networks';
-import { parseTransfer, runChecks, type TransferCheck, type TransferIntent, type TransferLedger } from '../../api/transfer/intent';
+import {
+  parseTransfer,
+  runChecks,
+  type TransferCheck,
+  type TransferIntent,
+  type TransferLedger,
+} from '../../api/transfer/intent';
 import { gasBudgetLeft, perTransferLimit, recipientScreening } from '../../api/transfer/checks';
 import { problems } from '../../api/http/problems';
 
-const networks = NetworkRegistry.fromJson(JSON.stringify({
-  ETHEREUM: {
-    kind: 'evm', chainId: 1, rpcUrl: 'http://127.0.0.1:1', entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
-    accountFactory: '0x0000000000000000000000000000000000000001', paymaster: '0x0000000000000000000000000000000000000002', didRegistry: '0x0000000000000000000000000000000000000004', tokens: { USDT: { address: '0x0000000000000000000000000000000000000003', decimals: 6 } },
-  },
-}));
+const networks = NetworkRegistry.fromJson(
+  JSON.stringify({
+    ETHEREUM: {
+      kind: 'evm',
+      chainId: 1,
+      rpcUrl: 'http://127.0.0.1:1',
+      entryPoint: '0x0000000071727De22E5E9d8BAf0edAc6f37da032',
+      accountFactory: '0x0000000000000000000000000000000000000001',
+      paymaster: '0x0000000000000000000000000000000000000002',
+      didRegistry: '0x0000000000000000000000000000000000000004',
+      tokens: { USDT: { address: '0x0000000000000000000000000000000000000003', decimals: 6 } },
+    },
+  }),
+);
 
 const ledger: TransferLedger = {
-  decimalsOf: (symbol) => { if (symbol === 'ETH') return 18; if (symbol === 'USDT') return 6; throw problems.unprocessable('unknown-token', symbol); },
-  record: async () => { throw new Error('not recorded in these tests'); },
+  decimalsOf: (symbol) => {
+    if (symbol === 'ETH') return 18;
+    if (symbol === 'USDT') return 6;
+    throw problems.unprocessable('unknown-token', symbol);
+  },
+  record: async () => {
+    throw new Error('not recorded in these tests');
+  },
 };
-const parse = (fields: Partial<{ to_address: string; network: 'ETHEREUM' | 'POLYGON' | 'SOLANA'; token: string; amount: string }>) => parseTransfer(
-  { networks, ledgerFor: () => ledger, value: async (_token, amount, decimals) => (amount * 4_200_000n) / 10n ** BigInt(decimals) },
-  'usr_1', { to_address: '0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2', network: 'ETHEREUM', token: 'ETH', amount: '0.5', ...fields },
-);
+const parse = (
+  fields: Partial<{ to_address: string; network: 'ETHEREUM' | 'POLYGON' | 'SOLANA'; token: string; amount: string }>,
+) =>
+  parseTransfer(
+    {
+      networks,
+      ledgerFor: () => ledger,
+      value: async (_token, amount, decimals) => (amount * 4_200_000n) / 10n ** BigInt(decimals),
+    },
+    'usr_1',
+    {
+      to_address: '0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2',
+      network: 'ETHEREUM',
+      token: 'ETH',
+      amount: '0.5',
+      ...fields,
+    },
+  );
 
 describe('a transfer request parsed once into its intent', () => {
   it('normalizes the recipient once, resolves the token, reads the amount in base units and values it', async () => {
     const { intent } = await parse({});
     expect(intent).toMatchObject({
-      userId: 'usr_1', recipient: '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2', token: 'ETH', decimals: 18, amount: 500_000_000_000_000_000n, valueKrw: 2_100_000n,
+      userId: 'usr_1',
+      recipient: '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2',
+      token: 'ETH',
+      decimals: 18,
+      amount: 500_000_000_000_000_000n,
+      valueKrw: 2_100_000n,
     });
     expect(intent.network.networkId).toBe('ETHEREUM');
     expect(intent.requested.to_address).toBe('0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2'); // as sent: what the PIN binds
@@ -35,7 +74,10 @@ describe('a transfer request parsed once into its intent', () => {
     await expect(parse({ token: 'DOGE' })).rejects.toMatchObject({ status: 422, type: 'unknown-token' });
     await expect(parse({ amount: '0.1234567890123456789' })).rejects.toMatchObject({ type: 'invalid-amount' }); // a domain error: 422 where it is mapped
     await expect(parse({ network: 'POLYGON' })).rejects.toMatchObject({ status: 503 });
-    await expect(parse({ network: 'SOLANA', to_address: 'not-base58!' })).rejects.toMatchObject({ status: 422, type: 'invalid-address' });
+    await expect(parse({ network: 'SOLANA', to_address: 'not-base58!' })).rejects.toMatchObject({
+      status: 422,
+      type: 'invalid-address',
+    });
   });
 });
 
@@ -45,9 +87,19 @@ describe('transfer checks', () => {
   it('run in order, at their stages, and stop at the first refusal', async () => {
     const ran: string[] = [];
     const check = (name: string, stages: TransferCheck['stages'], refuse = false): TransferCheck => ({
-      name, stages, run: async (_intent, stage) => { ran.push(`${name}@${stage}`); if (refuse) throw problems.unprocessable(name, 'no'); },
+      name,
+      stages,
+      run: async (_intent, stage) => {
+        ran.push(`${name}@${stage}`);
+        if (refuse) throw problems.unprocessable(name, 'no');
+      },
     });
-    const checks = [check('a', ['prepare', 'execute']), check('b', ['execute']), check('c', ['prepare', 'execute'], true), check('d', ['prepare', 'execute'])];
+    const checks = [
+      check('a', ['prepare', 'execute']),
+      check('b', ['execute']),
+      check('c', ['prepare', 'execute'], true),
+      check('d', ['prepare', 'execute']),
+    ];
     await expect(runChecks(checks, 'prepare', await intentOf())).rejects.toMatchObject({ type: 'c' });
     expect(ran).toEqual(['a@prepare', 'c@prepare']);
     ran.length = 0;
@@ -55,26 +107,43 @@ describe('transfer checks', () => {
     expect(ran).toEqual(['a@execute', 'b@execute', 'c@execute']);
   });
 
-  it('per-transfer limit: asks the policy with the intent\'s won value', async () => {
+  it("per-transfer limit: asks the policy with the intent's won value", async () => {
     const asked: Array<[string, bigint]> = [];
-    await perTransferLimit({ assertPerTransfer: async (userId, value) => { asked.push([userId, value]); } }).run(await intentOf(), 'prepare');
+    await perTransferLimit({
+      assertPerTransfer: async (userId, value) => {
+        asked.push([userId, value]);
+      },
+    }).run(await intentOf(), 'prepare');
     expect(asked).toEqual([['usr_1', 2_100_000n]]);
   });
 
   it('sanctions screening: screens the normalized recipient on its network, saying where', async () => {
     const asked: unknown[] = [];
-    const check = recipientScreening({ assertNotSanctioned: async (...args) => { asked.push(args); } });
+    const check = recipientScreening({
+      assertNotSanctioned: async (...args) => {
+        asked.push(args);
+      },
+    });
     await check.run(await intentOf(), 'execute');
-    expect(asked).toEqual([['usr_1', 'ETHEREUM', '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2', { context: 'execute' }]]);
+    expect(asked).toEqual([
+      ['usr_1', 'ETHEREUM', '0x983a81ca6FB1e441266D2FbcB7D8E530AC2E05A2', { context: 'execute' }],
+    ]);
     expect(check.stages).toEqual(['prepare', 'execute']);
   });
 
   it('gas budget: EVM transfers at execute only', async () => {
     const asked: string[] = [];
-    const check = gasBudgetLeft({ assertBudgetLeft: async (userId) => { asked.push(userId); } });
+    const check = gasBudgetLeft({
+      assertBudgetLeft: async (userId) => {
+        asked.push(userId);
+      },
+    });
     expect(check.stages).toEqual(['execute']);
     await check.run(await intentOf(), 'execute');
-    await check.run({ ...(await intentOf()), network: { kind: 'solana', networkId: 'SOLANA' } } as unknown as TransferIntent, 'execute');
+    await check.run(
+      { ...(await intentOf()), network: { kind: 'solana', networkId: 'SOLANA' } } as unknown as TransferIntent,
+      'execute',
+    );
     expect(asked).toEqual(['usr_1']);
   });
 });

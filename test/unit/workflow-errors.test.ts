@@ -2,7 +2,8 @@ import { NamespaceNotFoundError, ServiceError } from '@temporalio/client';
 import { httpErrorFromWorkflow } from '../../api/http/workflow-errors';
 
 describe('Temporal client errors as HTTP answers', () => {
-  const grpc = (code: number) => new ServiceError('call failed', { cause: Object.assign(new Error(`grpc ${code}`), { code }) });
+  const grpc = (code: number) =>
+    new ServiceError('call failed', { cause: Object.assign(new Error(`grpc ${code}`), { code }) });
 
   it('answers 503 with Retry-After while the Temporal service cannot serve, so a client retries the same request', () => {
     for (const error of [new NamespaceNotFoundError('default'), grpc(14), grpc(4), grpc(8)]) {

@@ -29,32 +29,59 @@ async function main(): Promise<void> {
   const residentNumber = `900115${String(1_000_000 + Math.floor(Math.random() * 8_999_999)).slice(0, 7)}`;
   const person = { name: '홍길동', phone: '01012345678', birthDate, residentNumber };
   const verification = await fetch(`${SANDBOX_URL}/pass/v1/verifications`, {
-    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(person),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(person),
   });
   const { passToken } = (await verification.json()) as { passToken: string };
 
   // 2. Registration: start, eKYC (multipart, the card image), the wallet backup (encrypted by the app), tokens.
   const api = createWalletClient({ baseUrl: API_URL });
   const deviceId = crypto.randomUUID();
-  const started = must('register', await api.POST('/v1/account/register', {
-    params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } }, body: { passToken },
-  }));
+  const started = must(
+    'register',
+    await api.POST('/v1/account/register', {
+      params: { header: { 'idempotency-key': idempotencyKey(), 'x-device-id': deviceId } },
+      body: { passToken },
+    }),
+  );
   const regId = started.regId;
   const card = new FormData();
   card.set('idCardType', 'resident_id');
-  card.set('idCardImage', new Blob([makeIdCardPng({ name: person.name, birthDate, idNumber: residentNumber, issueDate: '2020-03-02' })], { type: 'image/png' }), 'card.png');
-  const ekyc = must('eKYC', await api.POST('/v1/account/register/{regId}/ekyc', {
-    params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
-    body: card as never, bodySerializer: (form) => form, // multipart/form-data, sent as it is
-  }));
+  card.set(
+    'idCardImage',
+    new Blob([makeIdCardPng({ name: person.name, birthDate, idNumber: residentNumber, issueDate: '2020-03-02' })], {
+      type: 'image/png',
+    }),
+    'card.png',
+  );
+  const ekyc = must(
+    'eKYC',
+    await api.POST('/v1/account/register/{regId}/ekyc', {
+      params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
+      body: card as never,
+      bodySerializer: (form) => form, // multipart/form-data, sent as it is
+    }),
+  );
   console.log('eKYC:', ekyc.ocrResult.verified ? 'verified' : 'not verified', '-> step', ekyc.step);
-  must('backup', await api.POST('/v1/account/register/{regId}/backup', {
-    params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
-    body: { encryptedMnemonic: Buffer.from('the app encrypts the mnemonic').toString('base64'), encryptedDerivationPaths: Buffer.from("m/44'/60'/0'/0/0").toString('base64'), encryptionMethod: 'AES-256-GCM' },
-  }));
-  const tokens = must('token', await api.POST('/v1/auth/token', {
-    params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } }, body: { grantType: 'registration', regId },
-  }));
+  must(
+    'backup',
+    await api.POST('/v1/account/register/{regId}/backup', {
+      params: { path: { regId }, header: { 'idempotency-key': idempotencyKey(), 'x-pass-token': passToken } },
+      body: {
+        encryptedMnemonic: Buffer.from('the app encrypts the mnemonic').toString('base64'),
+        encryptedDerivationPaths: Buffer.from("m/44'/60'/0'/0/0").toString('base64'),
+        encryptionMethod: 'AES-256-GCM',
+      },
+    }),
+  );
+  const tokens = must(
+    'token',
+    await api.POST('/v1/auth/token', {
+      params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } },
+      body: { grantType: 'registration', regId },
+    }),
+  );
 
   // 3. The signed-in app: every call carries the access token.
   const app = createWalletClient({ baseUrl: API_URL, accessToken: tokens.accessToken });
@@ -63,31 +90,66 @@ async function main(): Promise<void> {
 
   // 4. A smart account on ETHEREUM: the owner key (kept by the app) signs the prepared slot; the deploy is polled.
   const owner = Wallet.createRandom();
-  const prepared = must('deploy prepare', await app.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
-    params: { path: { networkId: 'ETHEREUM' } }, body: { ownerAddress: owner.address },
-  }));
+  const prepared = must(
+    'deploy prepare',
+    await app.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
+      params: { path: { networkId: 'ETHEREUM' } },
+      body: { ownerAddress: owner.address },
+    }),
+  );
   const slot = prepared.items[0]!;
   const deployKey = idempotencyKey(); // one logical request, the same key on each retry
-  must('deploy', await withRetries(() => app.POST('/v1/wallet/networks/{networkId}/deploy', {
-    params: { path: { networkId: 'ETHEREUM' }, header: { 'idempotency-key': deployKey } }, body: { signing: { items: [signSlot(slot, owner)] } },
-  })));
-  await poll(() => app.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }), (job) => job.status === 'completed', { what: 'deployment' });
+  must(
+    'deploy',
+    await withRetries(() =>
+      app.POST('/v1/wallet/networks/{networkId}/deploy', {
+        params: { path: { networkId: 'ETHEREUM' }, header: { 'idempotency-key': deployKey } },
+        body: { signing: { items: [signSlot(slot, owner)] } },
+      }),
+    ),
+  );
+  await poll(
+    () => app.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId: slot.id } } }),
+    (job) => job.status === 'completed',
+    { what: 'deployment' },
+  );
   const account = (slot.parameter.domain as { accountAddress: string }).accountAddress;
   console.log('account:', account);
-  await fetch(FAUCET_URL, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ network: 'ETHEREUM', address: account }) });
+  await fetch(FAUCET_URL, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ network: 'ETHEREUM', address: account }),
+  });
 
   // 5. A transfer: the PIN approves exactly these fields and this Idempotency-Key; then it is polled to inclusion.
-  const fields = { to_address: '0x000000000000000000000000000000000000dEaD', network: 'ETHEREUM' as const, token: 'ETH', amount: '0.01' };
+  const fields = {
+    to_address: '0x000000000000000000000000000000000000dEaD',
+    network: 'ETHEREUM' as const,
+    token: 'ETH',
+    amount: '0.01',
+  };
   const key = idempotencyKey();
   const pin = await app.pin.forTransfer('482915', fields, key);
-  const sent = must('transfer', await withRetries(() => app.POST('/api/v1/transfer/crypto/execute', {
-    params: { header: { 'idempotency-key': key } }, body: { ...fields, pin },
-  })));
+  const sent = must(
+    'transfer',
+    await withRetries(() =>
+      app.POST('/api/v1/transfer/crypto/execute', {
+        params: { header: { 'idempotency-key': key } },
+        body: { ...fields, pin },
+      }),
+    ),
+  );
   const transferId = sent.data.transfer_id;
-  const done = await poll(() => app.GET('/api/v1/transfer/crypto/{transferId}', { params: { path: { transferId } } }),
-    (answer) => ['confirmed', 'finalized', 'failed'].includes(answer.data.status), { what: `transfer ${transferId}` });
+  const done = await poll(
+    () => app.GET('/api/v1/transfer/crypto/{transferId}', { params: { path: { transferId } } }),
+    (answer) => ['confirmed', 'finalized', 'failed'].includes(answer.data.status),
+    { what: `transfer ${transferId}` },
+  );
   console.log(`transfer ${transferId}: ${done.data.status} ${done.data.amount} in ${done.data.tx_hash}`);
   if (done.data.status === 'failed') process.exit(1);
 }
 
-main().catch((error) => { console.error(error); process.exit(1); });
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

@@ -43,13 +43,16 @@ export function createWalletClient(options: WalletClientOptions): WalletClient {
     });
   }
   let publicKey: Promise<JWK> | undefined;
-  const pin = new PinEncryptor(() => (publicKey ??= (async () => {
-    const { data, error, response } = await client.GET('/api/v1/pin/public-key');
-    if (!data) {
-      publicKey = undefined;
-      throw new Error(`GET /api/v1/pin/public-key answered ${response.status}: ${JSON.stringify(error)}`);
-    }
-    return data.data.jwk as unknown as JWK;
-  })()));
+  const pin = new PinEncryptor(
+    () =>
+      (publicKey ??= (async () => {
+        const { data, error, response } = await client.GET('/api/v1/pin/public-key');
+        if (!data) {
+          publicKey = undefined;
+          throw new Error(`GET /api/v1/pin/public-key answered ${response.status}: ${JSON.stringify(error)}`);
+        }
+        return data.data.jwk as unknown as JWK;
+      })()),
+  );
   return Object.assign(client, { pin });
 }

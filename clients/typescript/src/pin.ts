@@ -4,12 +4,23 @@ import { CompactEncrypt, importJWK, type JWK } from 'jose';
 export type PinRequest = Record<string, string | null>;
 
 /** The fields of a crypto transfer its PIN approves. */
-export interface TransferFields { to_address: string; network: string; token: string; amount: string; beneficiary_name?: string }
+export interface TransferFields {
+  to_address: string;
+  network: string;
+  token: string;
+  amount: string;
+  beneficiary_name?: string;
+}
 
 /** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
 export const transferRequest = (body: TransferFields, idempotencyKey?: string): PinRequest => ({
-  action: 'transfer', to_address: body.to_address, network: body.network, token: body.token, amount: body.amount,
-  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}), idempotency_key: idempotencyKey ?? null,
+  action: 'transfer',
+  to_address: body.to_address,
+  network: body.network,
+  token: body.token,
+  amount: body.amount,
+  ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
+  idempotency_key: idempotencyKey ?? null,
 });
 
 const sha256Base64Url = async (text: string): Promise<string> =>
@@ -25,7 +36,8 @@ export class PinEncryptor {
   async encrypt(pin: string, options: { request?: PinRequest; iat?: number; jti?: string } = {}): Promise<string> {
     const jwk = await this.publicKey();
     const payload = {
-      pin, iat: options.iat ?? Math.floor(Date.now() / 1000),
+      pin,
+      iat: options.iat ?? Math.floor(Date.now() / 1000),
       ...(options.request ? { request: options.request, jti: options.jti ?? crypto.randomUUID() } : {}),
     };
     return new CompactEncrypt(new TextEncoder().encode(JSON.stringify(payload)))
@@ -41,7 +53,12 @@ export class PinEncryptor {
   /** A PIN change's body: the new PIN, and the current one approving exactly that new one. */
   async change(current: string, next: string): Promise<{ current_pin: string; new_pin: string }> {
     const newPin = await this.encrypt(next);
-    return { current_pin: await this.encrypt(current, { request: { action: 'pin_change', new_pin_sha256: await sha256Base64Url(newPin) } }), new_pin: newPin };
+    return {
+      current_pin: await this.encrypt(current, {
+        request: { action: 'pin_change', new_pin_sha256: await sha256Base64Url(newPin) },
+      }),
+      new_pin: newPin,
+    };
   }
 
   /** An account closure's body, approved by the PIN. */

@@ -15,7 +15,9 @@ export interface PollOptions {
  * with a status that is not worth retrying.
  */
 export async function poll<T>(
-  read: () => Promise<{ data?: T; error?: unknown; response: Response }>, done: (data: T) => boolean, options: PollOptions = {},
+  read: () => Promise<{ data?: T; error?: unknown; response: Response }>,
+  done: (data: T) => boolean,
+  options: PollOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + (options.timeoutMs ?? 120_000);
   for (;;) {
@@ -24,7 +26,8 @@ export async function poll<T>(
     if (answer.data === undefined && ![404, 429, 502, 503, 504].includes(answer.response.status)) {
       throw new Error(`${options.what ?? 'polling'}: ${answer.response.status} ${JSON.stringify(answer.error)}`);
     }
-    if (Date.now() > deadline) throw new Error(`${options.what ?? 'polling'}: not done after ${options.timeoutMs ?? 120_000} ms`);
+    if (Date.now() > deadline)
+      throw new Error(`${options.what ?? 'polling'}: not done after ${options.timeoutMs ?? 120_000} ms`);
     await new Promise((resolve) => setTimeout(resolve, retryAfterMs(answer.response) ?? options.intervalMs ?? 1000));
   }
 }

@@ -11,7 +11,10 @@ export interface RetryOptions {
   pauseMs?: number;
 }
 
-interface Answer { response: Response; error?: unknown }
+interface Answer {
+  response: Response;
+  error?: unknown;
+}
 
 const RETRIED = new Set([429, 502, 503, 504]);
 
@@ -19,8 +22,12 @@ const RETRIED = new Set([429, 502, 503, 504]);
 export function isRetryable(answer: Answer): boolean {
   const { status } = answer.response;
   if (RETRIED.has(status)) return true;
-  const type = (answer.error as { type?: string; error?: { code?: string } } | undefined);
-  return status === 409 && (type?.type?.endsWith('/idempotency-request-in-progress') === true || type?.error?.code === 'idempotency-request-in-progress');
+  const type = answer.error as { type?: string; error?: { code?: string } } | undefined;
+  return (
+    status === 409 &&
+    (type?.type?.endsWith('/idempotency-request-in-progress') === true ||
+      type?.error?.code === 'idempotency-request-in-progress')
+  );
 }
 
 /** Seconds from a Retry-After header (delta-seconds or an HTTP date), in ms; undefined when absent. */
@@ -51,7 +58,12 @@ export async function withRetries<T extends Answer>(send: () => Promise<T>, opti
       if (Date.now() > deadline) throw error; // a cut connection, again and again
     }
     if (Date.now() > deadline) return answer!;
-    await sleep(Math.min((answer && retryAfterMs(answer.response)) ?? pause * 2 ** Math.min(attempt, 3), Math.max(0, deadline - Date.now())));
+    await sleep(
+      Math.min(
+        (answer && retryAfterMs(answer.response)) ?? pause * 2 ** Math.min(attempt, 3),
+        Math.max(0, deadline - Date.now()),
+      ),
+    );
   }
 }
 

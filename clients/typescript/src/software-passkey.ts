@@ -25,43 +25,82 @@ export class SoftwarePasskey {
     this.publicJwk = publicKey.export({ format: 'jwk' }) as { x: string; y: string };
   }
 
-  get id(): string { return b64url(this.credentialId); }
+  get id(): string {
+    return b64url(this.credentialId);
+  }
 
   /** navigator.credentials.create(): a RegistrationResponseJSON for the server's creation options. */
   create(options: { challenge: string; rp: { id?: string } }, overrides: { origin?: string; type?: string } = {}) {
-    const clientDataJSON = Buffer.from(JSON.stringify({
-      type: overrides.type ?? 'webauthn.create', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false,
-    }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({
+        type: overrides.type ?? 'webauthn.create',
+        challenge: options.challenge,
+        origin: overrides.origin ?? this.origin,
+        crossOrigin: false,
+      }),
+    );
     // COSE_Key (RFC 9053): kty EC2 (2), alg ES256 (-7), crv P-256 (1), x, y.
-    const coseKey = cbor.encode(new Map<number, unknown>([
-      [1, 2], [3, -7], [-1, 1], [-2, Buffer.from(this.publicJwk.x, 'base64url')], [-3, Buffer.from(this.publicJwk.y, 'base64url')],
-    ]));
+    const coseKey = cbor.encode(
+      new Map<number, unknown>([
+        [1, 2],
+        [3, -7],
+        [-1, 1],
+        [-2, Buffer.from(this.publicJwk.x, 'base64url')],
+        [-3, Buffer.from(this.publicJwk.y, 'base64url')],
+      ]),
+    );
     const idLength = Buffer.alloc(2);
     idLength.writeUInt16BE(this.credentialId.length);
     const attestedCredentialData = Buffer.concat([Buffer.alloc(16) /* AAGUID */, idLength, this.credentialId, coseKey]);
     const authData = Buffer.concat([
-      this.authenticatorDataHead(options.rp.id!, FLAGS.userPresent | FLAGS.userVerified | FLAGS.attestedCredentialData), attestedCredentialData,
+      this.authenticatorDataHead(options.rp.id!, FLAGS.userPresent | FLAGS.userVerified | FLAGS.attestedCredentialData),
+      attestedCredentialData,
     ]);
-    const attestationObject = cbor.encode(new Map<string, unknown>([['fmt', 'none'], ['attStmt', new Map()], ['authData', authData]]));
+    const attestationObject = cbor.encode(
+      new Map<string, unknown>([
+        ['fmt', 'none'],
+        ['attStmt', new Map()],
+        ['authData', authData],
+      ]),
+    );
     return {
-      id: this.id, rawId: this.id, type: 'public-key' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), attestationObject: b64url(attestationObject), transports: ['internal'] },
-      clientExtensionResults: {}, authenticatorAttachment: 'platform' as const,
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key' as const,
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        attestationObject: b64url(attestationObject),
+        transports: ['internal'],
+      },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform' as const,
     };
   }
 
   /** navigator.credentials.get(): an AuthenticationResponseJSON for request options (a passkey slot's options). */
   get(options: { challenge: string; rpId: string }, overrides: { origin?: string; userVerified?: boolean } = {}) {
-    const clientDataJSON = Buffer.from(JSON.stringify({
-      type: 'webauthn.get', challenge: options.challenge, origin: overrides.origin ?? this.origin, crossOrigin: false,
-    }));
+    const clientDataJSON = Buffer.from(
+      JSON.stringify({
+        type: 'webauthn.get',
+        challenge: options.challenge,
+        origin: overrides.origin ?? this.origin,
+        crossOrigin: false,
+      }),
+    );
     const flags = FLAGS.userPresent | (overrides.userVerified === false ? 0 : FLAGS.userVerified);
     const authenticatorData = this.authenticatorDataHead(options.rpId, flags);
     const signature = sign('sha256', Buffer.concat([authenticatorData, sha256(clientDataJSON)]), this.privateKey); // DER, as WebAuthn ES256
     return {
-      id: this.id, rawId: this.id, type: 'public-key' as const,
-      response: { clientDataJSON: b64url(clientDataJSON), authenticatorData: b64url(authenticatorData), signature: b64url(signature) },
-      clientExtensionResults: {}, authenticatorAttachment: 'platform' as const,
+      id: this.id,
+      rawId: this.id,
+      type: 'public-key' as const,
+      response: {
+        clientDataJSON: b64url(clientDataJSON),
+        authenticatorData: b64url(authenticatorData),
+        signature: b64url(signature),
+      },
+      clientExtensionResults: {},
+      authenticatorAttachment: 'platform' as const,
     };
   }
 
