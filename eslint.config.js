@@ -137,5 +137,34 @@ module.exports = tseslint.config(
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },
   },
+  // Business time is the service's clock (platform/clock.ts), which the test clock moves; the files below measure
+  // real durations or speak real time to others (JWTs, credentials, rate-limit windows, price history).
+  {
+    files: ['api/**/*.ts', 'activities/**/*.ts', 'db/**/*.ts'],
+    ignores: [
+      'db/migrations/**',
+      'db/make-migration.ts',
+      'api/auth/tokens.ts',
+      'api/http/rate-limits.ts',
+      'api/operators/routes.ts',
+      'api/credentials/routes.ts',
+      'api/assets/routes.ts',
+      'activities/credentials.ts',
+      'activities/security-notice.ts',
+    ],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.object.name='Date'][callee.property.name='now']",
+          message: "Read the service's clock: clock.now() (platform/clock.ts)",
+        },
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: "Read the service's clock: clock.date() (platform/clock.ts)",
+        },
+      ],
+    },
+  },
   prettier,
 );

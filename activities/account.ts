@@ -19,6 +19,7 @@ import type {
   CredentialRevocationOutcome,
 } from '../workflows/messages';
 import type { CredentialBook } from './credentials';
+import { clock } from '../platform/clock';
 
 export interface AccountActivityDeps {
   orm: Orm;
@@ -84,7 +85,7 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
       const onChain = await custodialBalances(userId);
       try {
         return await orm.em.fork().transactional(async (tx) => {
-          const closedAt = new Date();
+          const closedAt = clock.date();
           // The row lock comes first: the checks below see what committed before it.
           if (
             (await tx.nativeUpdate(

@@ -7,6 +7,7 @@ import type { BankClient, BankWithdrawal } from '../integrations/bank';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
+import { clock } from '../platform/clock';
 
 export interface ChargeActivityDeps {
   orm: Orm;
@@ -142,7 +143,7 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
         await tx.nativeUpdate(
           ChargeEntity,
           { chargeId },
-          { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: new Date() },
+          { status: 'completed', bankStatus: 'completed', failureReason: null, completedAt: clock.date() },
         );
         await appendEvent(tx, {
           type: 'charge.completed',

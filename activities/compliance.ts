@@ -8,6 +8,7 @@ import { travelRuleMessage, type PersonName, type TravelRuleClient } from '../in
 import type { DataEncryption } from '../platform/data-encryption';
 import { formatMoney } from '../platform/money';
 import { TransferFailure } from '../platform/failures';
+import { clock } from '../platform/clock';
 
 export interface ComplianceActivityDeps {
   orm: Orm;
@@ -169,7 +170,7 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
           });
       if (!record) {
         const recordId = `trr_${randomUUID()}`;
-        const now = new Date();
+        const now = clock.date();
         record = em.create(TravelRuleRecordEntity, {
           recordId,
           direction: 'outbound',
@@ -247,7 +248,7 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
         .nativeUpdate(
           TravelRuleRecordEntity,
           { transferId: input.transferId, status: 'pending' },
-          { status: input.status, reason: input.reason, decidedAt: new Date() },
+          { status: input.status, reason: input.reason, decidedAt: clock.date() },
         );
     },
   };

@@ -23,6 +23,7 @@ import type { OcrProviderClient } from '../integrations/ocr';
 import { credentialTime } from '../integrations/credentials/issuer';
 import { openCredential } from '../integrations/credentials/records';
 import type { CredentialBook } from './credentials';
+import { clock } from '../platform/clock';
 
 export interface KycActivityDeps {
   orm: Orm;
@@ -78,7 +79,7 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
       engSurnameSealed: encryption.sealText(engSurname, `eng-name:${userId}`),
       engNameSealed: encryption.sealText(engName, `eng-name:${userId}`),
       nationality,
-      submittedAt: new Date(),
+      submittedAt: clock.date(),
     };
     const subject = { name: fullName, familyName: engSurname, givenName: engName, nationality };
     const evidence = [
@@ -165,7 +166,7 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
           birthDate,
           kycLevel: 'identity-verified',
           identityVerification: ['mobile-carrier-pass', 'id-card-ocr'],
-          verifiedAt: credentialTime(new Date()),
+          verifiedAt: credentialTime(clock.date()),
         },
       },
       async (tx, issued) => {

@@ -1,5 +1,6 @@
 import { raw, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity, type LedgerAccount } from '../db/entities';
+import { clock } from '../platform/clock';
 
 export interface LedgerLeg {
   accountId: string;
@@ -51,7 +52,7 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
         kind: input.kind,
         userId: input.userId,
         reference: input.reference,
-        postedAt: new Date(),
+        postedAt: clock.date(),
       });
       for (const leg of input.legs) {
         await tx.upsert(
@@ -62,7 +63,7 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
             userId: leg.userId ?? null,
             currency: leg.currency,
             balance: 0n,
-            updatedAt: new Date(),
+            updatedAt: clock.date(),
           },
           { onConflictAction: 'ignore' },
         );
@@ -71,7 +72,7 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
           accountId: leg.accountId,
           amount: leg.amount,
           currency: leg.currency,
-          postedAt: new Date(),
+          postedAt: clock.date(),
         });
         const guard = leg.kind === 'user_balance' && leg.amount < 0n ? { balance: { $gte: -leg.amount } } : {};
         const changed = await tx.nativeUpdate(
@@ -79,7 +80,7 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
           { accountId: leg.accountId, ...guard },
           {
             balance: raw('balance + ?', [leg.amount]),
-            updatedAt: new Date(),
+            updatedAt: clock.date(),
           },
         );
         if (changed !== 1) throw new InsufficientBalance(leg.accountId);

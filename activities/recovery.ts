@@ -5,6 +5,7 @@ import { RecoveryEntity, RecoveryNetworkEntity, SmartAccountEntity, type Recover
 import type { NetworkRegistry } from '../platform/networks';
 import type { RecoveryKey } from '../integrations/evm/recovery';
 import type { AccountRecoveryOutcome } from '../workflows/messages';
+import { clock } from '../platform/clock';
 
 export interface RecoveryActivityDeps {
   orm: Orm;
@@ -64,7 +65,7 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
             row.error =
               'the account on this network has not been upgraded for recovery (POST /v1/wallet/networks/{networkId}/upgrade/prepare)';
           } else if (same(state.owner, recovery.newOwnerAddress)) {
-            Object.assign(row, { status: 'scheduled', executeAfter: new Date() }); // recovered already (a repeat after a crash)
+            Object.assign(row, { status: 'scheduled', executeAfter: clock.date() }); // recovered already (a repeat after a crash)
           } else if (state.pendingOwner && !same(state.pendingOwner, recovery.newOwnerAddress)) {
             Object.assign(row, {
               status: 'failed',

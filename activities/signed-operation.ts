@@ -8,6 +8,7 @@ import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
 import type { CredentialBook } from './credentials';
+import { clock } from '../platform/clock';
 
 export interface SignedOperationActivityDeps {
   orm: Orm;
@@ -110,7 +111,7 @@ export const createSignedOperationActivities = ({
     Object.assign(account, {
       status: 'deployed',
       deployTxHash: op.txHash,
-      deployedAt: account.deployedAt ?? new Date(),
+      deployedAt: account.deployedAt ?? clock.date(),
     });
   };
 

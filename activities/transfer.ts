@@ -23,6 +23,7 @@ import type { TransferOutcome } from '../workflows/messages';
 import type { EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
+import { clock } from '../platform/clock';
 
 export interface TransferActivityDeps {
   orm: Orm;
@@ -86,7 +87,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const [paymasterAndData] = await deps.gasSponsor.sponsor(
       transfer.userId,
       [{ sponsorshipId: `transfer:${transfer.transferId}`, networkId: network.networkId, operation: built }],
-      new Date(Date.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000),
+      new Date(clock.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000),
     );
     const operation = { ...built, paymasterAndData: paymasterAndData! };
     const userOpHash = userOperationHash(operation, network.chainId, network.entryPoint);
@@ -221,6 +222,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
             await transferEvent(tx, transferId, 'transfer.submitted', {});
         });
         // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
+        // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
         const sentAt = Date.now();
         const outcome = await deps.solanaChains.for(network).sendUntilFinal(
           {
@@ -233,6 +235,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         if (outcome.landed)
           deps.confirmations?.confirmed(
             transfer.networkId,
+            // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
             (Date.now() - sentAt) / 1000,
             outcome.success ? 'success' : 'reverted',
           );

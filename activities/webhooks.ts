@@ -5,6 +5,7 @@ import { EventEntity, WebhookEndpointEntity, webhookSecretAad } from '../db/enti
 import { eventPayload } from '../db/events';
 import type { DataEncryption } from '../platform/data-encryption';
 import { deliverWebhook, WebhookUrlRefused, type WebhookPolicy } from '../integrations/webhooks';
+import { clock } from '../platform/clock';
 
 export interface WebhookActivityDeps {
   orm: Orm;
@@ -63,12 +64,12 @@ export const createWebhookActivities = ({ orm, encryption, webhookPolicy, webhoo
     if (
       endpoint.previousSecretSealed &&
       endpoint.previousSecretUntil &&
-      endpoint.previousSecretUntil.getTime() > Date.now()
+      endpoint.previousSecretUntil.getTime() > clock.now()
     ) {
       secrets.push(encryption.openText(endpoint.previousSecretSealed, webhookSecretAad(endpointId)));
     }
     const failed = async (error: string) => {
-      const now = new Date();
+      const now = clock.date();
       await orm.em
         .fork()
         .nativeUpdate(
@@ -104,7 +105,7 @@ export const createWebhookActivities = ({ orm, encryption, webhookPolicy, webhoo
       {
         cursor: position,
         delivered: raw('delivered + 1'),
-        lastAttemptAt: new Date(),
+        lastAttemptAt: clock.date(),
         lastError: null,
         failingSince: null,
       },

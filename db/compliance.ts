@@ -9,6 +9,7 @@ import {
   type ComplianceCase,
 } from './entities';
 import { appendEvent } from './events';
+import { clock } from '../platform/clock';
 
 /** The stored list of a source: its date, when it was read, how many addresses. */
 export async function sanctionsListState(orm: Orm, source: string) {
@@ -45,7 +46,7 @@ export async function replaceSanctionsList(
 ): Promise<{ added: number; removed: number; unchanged: boolean }> {
   return orm.em.fork().transactional(async (tx) => {
     const current = await tx.findOne(SanctionsListEntity, { source });
-    const refreshedAt = new Date();
+    const refreshedAt = clock.date();
     if (current && current.sha256 === read.sha256) {
       current.refreshedAt = refreshedAt;
       return { added: 0, removed: 0, unchanged: true };

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { EVENT_TYPES, type EventData, type EventType } from '../platform/events';
 import { EventEntity, type Event } from './entities/event';
+import { clock } from '../platform/clock';
 
 export interface NewEvent<T extends EventType> {
   type: T;
@@ -38,7 +39,7 @@ export async function appendEvent<T extends EventType>(
     sequence,
     userId: event.userId,
     data: event.data as Record<string, unknown>,
-    createdAt: new Date(),
+    createdAt: clock.date(),
   });
   return { eventId, sequence };
 }

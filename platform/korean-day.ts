@@ -1,8 +1,9 @@
+import { clock } from './clock';
 const KST_OFFSET_MS = 9 * 3600 * 1000;
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The Korean day `at` falls in: [from, to). Daily limits and budgets reset at 00:00 KST. */
-export function koreanDay(at = new Date()): { from: Date; to: Date } {
+export function koreanDay(at = clock.date()): { from: Date; to: Date } {
   const start = Math.floor((at.getTime() + KST_OFFSET_MS) / DAY_MS) * DAY_MS - KST_OFFSET_MS;
   return { from: new Date(start), to: new Date(start + DAY_MS) };
 }

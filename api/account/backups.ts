@@ -5,6 +5,7 @@ import { appendEvent } from '../../db/events';
 import { AccountBackupEntity, type AccountBackup } from '../../db/entities';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
+import { clock } from '../../platform/clock';
 
 export interface BackupInput {
   encryptedMnemonic: string;
@@ -67,7 +68,7 @@ export class WalletBackups {
             version,
             deviceId,
             ...input,
-            createdAt: new Date(),
+            createdAt: clock.date(),
           });
           await tx.flush();
           await appendEvent(tx, { type: 'backup.stored', resourceId: userId, userId, data: { version } });

@@ -4,6 +4,7 @@ import { appendEvent } from '../../db/events';
 import { DeviceEntity, RefreshTokenEntity, type Device } from '../../db/entities';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
+import { clock } from '../../platform/clock';
 
 export interface SignedInDevice {
   sessionId: string;
@@ -17,7 +18,7 @@ export const deviceView = (device: Device, currentDeviceId: string) => ({
   signInMethod: device.signInMethod,
   firstSeenAt: device.firstSeenAt.toISOString(),
   lastUsedAt: device.lastUsedAt.toISOString(),
-  holdUntil: device.holdUntil && device.holdUntil.getTime() > Date.now() ? device.holdUntil.toISOString() : null,
+  holdUntil: device.holdUntil && device.holdUntil.getTime() > clock.now() ? device.holdUntil.toISOString() : null,
   current: device.deviceId === currentDeviceId,
 });
 
@@ -81,7 +82,7 @@ export class Devices {
     const { userId, deviceId, label, method, holdUntil } = input;
     await this.deps.notices.around({ userId, eventType: 'device.added', resourceId: sessionId }, () =>
       this.deps.orm.em.fork().transactional(async (tx) => {
-        const now = new Date();
+        const now = clock.date();
         const existing = await tx.findOne(DeviceEntity, { userId, deviceId });
         if (existing) {
           Object.assign(existing, {
@@ -167,7 +168,7 @@ export class Devices {
     await approve();
     await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, () =>
       this.deps.orm.em.fork().transactional(async (tx) => {
-        const now = new Date();
+        const now = clock.date();
         const ended = await tx.nativeUpdate(
           DeviceEntity,
           { id: device.id, sessionId: device.sessionId, revokedAt: null },

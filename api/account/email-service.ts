@@ -9,6 +9,7 @@ import { problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
 import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
+import { clock } from '../../platform/clock';
 
 export interface EmailServiceDeps {
   orm: Orm;
@@ -56,7 +57,7 @@ export class EmailVerificationService {
     const email = normalise(address);
     const verificationId = `ev_${randomUUID()}`;
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-    const expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.verificationTtlSeconds * 1000);
     await orm.em.fork().insert(EmailVerificationEntity, {
       verificationId,
       userId: user.id,
@@ -64,7 +65,7 @@ export class EmailVerificationService {
       codeHash: this.codeHashOf(verificationId, code),
       status: 'pending',
       expiresAt,
-      createdAt: new Date(),
+      createdAt: clock.date(),
     });
     // The code travels only in the workflow's (encrypted) input; the database keeps its keyed hash.
     await this.deps.temporal.workflow.execute(emailVerificationWorkflow, {
@@ -101,7 +102,7 @@ export class EmailVerificationService {
       }
       throw wrongCode(remaining);
     }
-    const verifiedAt = new Date();
+    const verifiedAt = clock.date();
     const email = this.deps.encryption.openText(verification.emailSealed, emailAad(userId));
     await this.deps.orm.em.fork().transactional(async (tx) => {
       const moved = await tx.nativeUpdate(

@@ -2,6 +2,7 @@ import { defineRoute, type RouteSpec, type RouteResult } from '../http/route-tab
 import type { RecoveryService } from './recovery-service';
 import { problems } from '../http/problems';
 import * as S from './recovery-schemas';
+import { clock } from '../../platform/clock';
 
 const TAGS = ['Recovery'];
 const SIGNED = {
@@ -15,7 +16,7 @@ const SIGNED = {
 const retryAfter = (status: Awaited<ReturnType<RecoveryService['status']>>): Record<string, string> => {
   if (!['scheduling', 'scheduled'].includes(status.status)) return {};
   const latest = Math.max(0, ...status.networks.map((n) => (n.executeAfter ? Date.parse(n.executeAfter) : 0)));
-  return { 'retry-after': String(Math.max(1, Math.ceil((latest - Date.now()) / 1000))) };
+  return { 'retry-after': String(Math.max(1, Math.ceil((latest - clock.now()) / 1000))) };
 };
 
 /**

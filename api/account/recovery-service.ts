@@ -35,6 +35,7 @@ import {
 } from '../common/signed-operation';
 import { startOnce } from '../http/start-once';
 import type { Passkeys } from '../passkeys/service';
+import { clock } from '../../platform/clock';
 
 export interface RecoveryServiceDeps {
   orm: Orm;
@@ -260,7 +261,7 @@ export class RecoveryService {
     const network = this.deps.networks.get(networkId)!;
     const provider = this.deps.providers.for(network);
     const opId = `${prefix}_${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const [operation] = await this.deps.gas.sponsor(
       userId,
       opId,

@@ -29,6 +29,7 @@ import type { Passkeys } from '../passkeys/service';
 import type { Devices } from '../account/devices';
 import { activePassToken, passTokenHash, regIdFor } from '../registration/guard';
 import { safeEqual, type IssuedTokens, type TokenService } from './tokens';
+import { clock } from '../../platform/clock';
 
 export const SIGN_IN_ROUTE = '/v1/auth/sign-in';
 /** ID cards tried in one sign-in before it fails (each costs an OCR reading and an authority check). */
@@ -209,7 +210,7 @@ export class SignInService {
     if (user?.status !== 'active') throw problems.inactiveUser();
     const claimed = await orm.em
       .fork()
-      .nativeUpdate(SignInEntity, { signInId, tokensIssuedAt: null }, { tokensIssuedAt: new Date() });
+      .nativeUpdate(SignInEntity, { signInId, tokensIssuedAt: null }, { tokensIssuedAt: clock.date() });
     if (claimed !== 1)
       throw problems.conflict(
         'sign-in-used',
@@ -217,7 +218,7 @@ export class SignInService {
       );
     const holdSeconds =
       signIn.method === 'passkey' ? 0 : user.emailVerifiedAt ? this.deps.holdSeconds : this.deps.unnotifiedHoldSeconds;
-    const holdUntil = holdSeconds > 0 ? new Date(Date.now() + holdSeconds * 1000) : null;
+    const holdUntil = holdSeconds > 0 ? new Date(clock.now() + holdSeconds * 1000) : null;
     const { sessionId } = await devices.signIn({
       userId: user.id,
       deviceId: signIn.deviceId,
@@ -233,7 +234,7 @@ export class SignInService {
     if (!signIn || !signIn.passTokenHash) throw problems.notFound(`Sign-in ${signInId}`);
     if (!safeEqual(signIn.passTokenHash, passTokenHash(this.deps.encryption, passToken)))
       throw problems.forbidden('The X-Pass-Token does not belong to this sign-in');
-    if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < Date.now()) {
+    if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < clock.now()) {
       throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
     }
     return signIn;

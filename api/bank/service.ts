@@ -24,6 +24,7 @@ import { safeEqual } from '../auth/tokens';
 import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
 import type { RateLimits } from '../http/rate-limits';
+import { clock } from '../../platform/clock';
 
 export interface BankServiceDeps {
   orm: Orm;
@@ -85,7 +86,7 @@ export class BankVerificationService {
           '0',
         )
       : String(randomInt(0, 10_000)).padStart(4, '0');
-    let expiresAt = new Date(Date.now() + this.deps.verificationTtlSeconds * 1000);
+    let expiresAt = new Date(clock.now() + this.deps.verificationTtlSeconds * 1000);
     try {
       await orm.em.fork().insert(BankVerificationEntity, {
         verificationId,
@@ -98,8 +99,8 @@ export class BankVerificationService {
         sessionId: input.sessionId ?? null,
         expiresAt,
         attempts: 0,
-        createdAt: new Date(),
-        updatedAt: new Date(),
+        createdAt: clock.date(),
+        updatedAt: clock.date(),
       });
     } catch (error) {
       if (!(error instanceof UniqueConstraintViolationException)) throw error;

@@ -5,6 +5,7 @@ import { CexAccountEntity, CexAuthorizationEntity, type CexAccount } from '../..
 import type { DataEncryption } from '../../platform/data-encryption';
 import { CexClient } from '../../integrations/cex';
 import { problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 export interface CexServiceDeps {
   orm: Orm;
@@ -47,7 +48,7 @@ export class CexAccountService {
     }
     const state = randomUUID().replace(/-/g, '');
     const { verifier, challenge } = CexClient.pkce();
-    const expiresAt = new Date(Date.now() + AUTHORIZATION_TTL_MS);
+    const expiresAt = new Date(clock.now() + AUTHORIZATION_TTL_MS);
     const em = orm.em.fork();
     em.create(CexAuthorizationEntity, {
       state,
@@ -74,12 +75,12 @@ export class CexAccountService {
     const em = orm.em.fork();
     const authorization = await em.findOne(CexAuthorizationEntity, { state: input.state, userId });
     if (!authorization) throw problems.notFound('Authorization');
-    if (authorization.expiresAt.getTime() < Date.now())
+    if (authorization.expiresAt.getTime() < clock.now())
       throw problems.gone('authorization-expired', 'The authorization expired; start again');
     const claimed = await em.nativeUpdate(
       CexAuthorizationEntity,
       { state: input.state, usedAt: null },
-      { usedAt: new Date() },
+      { usedAt: clock.date() },
     );
     if (claimed !== 1) throw problems.conflict('authorization-used', 'This authorization was already used');
     const tokens = await cex.exchangeCode({
@@ -102,7 +103,7 @@ export class CexAccountService {
           canRead: profile.permissions.read,
           canWithdraw: profile.permissions.withdraw,
           balances,
-          lastSyncAt: profile.permissions.read ? new Date() : null,
+          lastSyncAt: profile.permissions.read ? clock.date() : null,
         }),
       );
     } catch (error) {

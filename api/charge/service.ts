@@ -10,6 +10,7 @@ import { safeEqual } from '../auth/tokens';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { appendEvent } from '../../db/events';
+import { clock } from '../../platform/clock';
 
 export interface ChargeServiceDeps {
   orm: Orm;
@@ -41,7 +42,7 @@ export class ChargeService {
       );
     // Recorded once per charge id (a retry with the same Idempotency-Key finds it): INSERT … ON CONFLICT DO NOTHING,
     // and its charge.processing event in the same transaction when the row is new.
-    const now = new Date();
+    const now = clock.date();
     await em.transactional(async (tx) => {
       const inserted = await (tx as SqlEntityManager)
         .createQueryBuilder(ChargeEntity)

@@ -1,6 +1,7 @@
 import { raw, type EntityName, type FilterQuery } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { HttpError, problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 /** The columns every code verification has (1 KRW deposit codes, mailed email codes). */
 export interface CodeVerificationRow {
@@ -31,7 +32,7 @@ export async function countCodeAttempt<T extends CodeVerificationRow>(
     throw problems.conflict('already-verified', 'This verification was completed already');
   if (verification.status === 'failed')
     throw problems.conflict('verification-locked', `Too many wrong codes; ${again}`);
-  if (verification.expiresAt.getTime() < Date.now())
+  if (verification.expiresAt.getTime() < clock.now())
     throw problems.gone('verification-expired', `The code expired; ${again}`);
   const counted = await em.nativeUpdate(
     entity,

@@ -13,12 +13,13 @@ import { startOnce } from '../http/start-once';
 import { verifyOnChainSlot } from './slot-verification';
 import type { UserOperation } from '../../integrations/evm/user-operation';
 import { problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 /** Refuses a slot that was already used (409) or expired before it was ever executed (410). */
 function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, what: string): void {
   if (op.status !== 'prepared' && op.status !== 'submitted')
     throw problems.conflict('slot-already-used', `This ${what} was already executed`);
-  if (op.status === 'prepared' && op.expiresAt.getTime() < Date.now())
+  if (op.status === 'prepared' && op.expiresAt.getTime() < clock.now())
     throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
 }
 

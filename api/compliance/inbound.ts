@@ -7,6 +7,7 @@ import { sameName } from '../../platform/names';
 import { beneficiaryAccountOf, beneficiaryNamesOf, readTravelRuleMessage } from '../../integrations/travel-rule';
 import { travelRuleAnswerWorkflow } from '../../workflows/compliance';
 import { HttpError, problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 export interface Counterpart {
   id: string;
@@ -108,7 +109,7 @@ export class InboundTravelRule {
     const verified = this.deps.encryption.openText(user.nameSealed, user.id);
     const matches = user.status === 'active' && beneficiaryNamesOf(message).some((name) => sameName(name, verified));
     const recordId = `trr_${randomUUID()}`;
-    const now = new Date();
+    const now = clock.date();
     em.create(TravelRuleRecordEntity, {
       recordId,
       direction: 'inbound',

@@ -16,6 +16,7 @@ import {
 import { appendEvent } from '../../db/events';
 import { LockMode } from '@mikro-orm/core';
 import { problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
 export class ComplianceService {
@@ -46,7 +47,7 @@ export class ComplianceService {
       sourceUrl: state?.sourceUrl ?? null,
       status: !state
         ? ('missing' as const)
-        : staleAfter!.getTime() < Date.now()
+        : staleAfter!.getTime() < clock.now()
           ? ('stale' as const)
           : ('current' as const),
       staleAfter: staleAfter?.toISOString() ?? null,
@@ -128,7 +129,7 @@ export class ComplianceService {
     const exchanges = await em.find(TravelRuleRecordEntity, { userId }, { orderBy: { requestedAt: 'asc' } });
     return {
       userId,
-      exportedAt: new Date().toISOString(),
+      exportedAt: clock.date().toISOString(),
       cases: cases.map(caseView),
       travelRule: exchanges.map((r) => ({
         recordId: r.recordId,
@@ -166,7 +167,7 @@ export class ComplianceService {
           `This case was ${found.status} by ${found.decidedBy ?? 'an operator'} at ${found.decidedAt?.toISOString() ?? 'an earlier time'}`,
         );
       }
-      Object.assign(found, { status, decidedAt: new Date(), decidedBy: operator, reason, openKey: null });
+      Object.assign(found, { status, decidedAt: clock.date(), decidedBy: operator, reason, openKey: null });
       await tx.flush();
       await appendEvent(tx, {
         type: 'compliance.case_decided',

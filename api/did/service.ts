@@ -18,6 +18,7 @@ import {
   type SignedSlot,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
+import { clock } from '../../platform/clock';
 
 export interface DidKeyServiceDeps {
   orm: Orm;
@@ -52,7 +53,7 @@ export class DidKeyService {
       );
     const keyBytes = publicKeyBytes(input.keyType, input.publicKey);
     const opId = `didop_${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const [operation] = await this.deps.gas.sponsor(
       userId,
       opId,

@@ -4,6 +4,7 @@ import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { IdempotencyRecordEntity } from '../../db/entities';
 import { HttpError } from './problems';
+import { clock } from '../../platform/clock';
 
 export type IdempotencyBegin =
   | { kind: 'proceed'; recordId: number }
@@ -51,7 +52,7 @@ export class IdempotencyStore {
 
   async begin(scope: string, key: string, fingerprint: string, attempt = 1): Promise<IdempotencyBegin> {
     const em = this.orm.em.fork();
-    const now = Date.now();
+    const now = clock.now();
     try {
       // One INSERT (no unit of work, no transaction around it): this runs on every keyed request.
       const recordId = await em.insert(IdempotencyRecordEntity, {
@@ -154,6 +155,6 @@ export class IdempotencyStore {
   }
 
   async sweepExpired(): Promise<number> {
-    return this.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { expiresAt: { $lt: new Date() } });
+    return this.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { expiresAt: { $lt: clock.date() } });
   }
 }

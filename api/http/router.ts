@@ -17,6 +17,7 @@ import {
   type RouteResult,
   type RouteSpec,
 } from './route-table';
+import { clock } from '../../platform/clock';
 
 export interface RouterDeps {
   authenticator: Authenticator;
@@ -116,7 +117,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
   const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
     const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
     const held = route.deviceHold && user?.session?.holdUntil;
-    if (held && held.getTime() > Date.now()) throw problems.deviceOnHold(held, route.deviceHold!);
+    if (held && held.getTime() > clock.now()) throw problems.deviceOnHold(held, route.deviceHold!);
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
     const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;
     const params = pathParams(ctx, route, router.allowFor);

@@ -26,6 +26,7 @@ import { verifyOnChainSlot } from '../common/slot-verification';
 import type { SignedSlot } from '../common/signed-operation';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
+import { clock } from '../../platform/clock';
 
 export interface KeyRotationServiceDeps {
   orm: Orm;
@@ -56,7 +57,7 @@ export class KeyRotationService {
     const newOwner = evmAddress(input.newOwnerAddress);
     if (newOwner === oldOwner) throw problems.conflict('already-owner', 'This key already owns your accounts');
     const taskId = `rot_${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const built = await Promise.all(
       accounts.map(async (account) => {
         const network = networks.get(account.networkId)!;
@@ -141,7 +142,7 @@ export class KeyRotationService {
     if (task.status !== 'prepared' && !(task.status === 'processing' && task.rootSignature)) {
       throw problems.conflict('slot-already-used', 'This key rotation was already executed');
     }
-    if (task.expiresAt.getTime() < Date.now())
+    if (task.expiresAt.getTime() < clock.now())
       throw problems.gone('slot-expired', 'The prepared key rotation expired; prepare again');
     const digest = merkleRootDigest(task.root);
     const signature = verifyOnChainSlot(slot, {

@@ -15,6 +15,7 @@ import { appendEvent } from '../../db/events';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 import type { StepUpRequest } from './step-up';
+import { clock } from '../../platform/clock';
 
 /** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
 export interface PasskeyConfig {
@@ -94,7 +95,7 @@ export class Passkeys {
   ) {}
 
   /** Until when a passkey is too new to waive a cooling-off or approve above the threshold; null once past. */
-  heldUntil(passkey: Passkey, now = Date.now()): Date | null {
+  heldUntil(passkey: Passkey, now = clock.now()): Date | null {
     const until = passkey.createdAt.getTime() + this.config.holdSeconds * 1000;
     return until > now ? new Date(until) : null;
   }
@@ -132,7 +133,7 @@ export class Passkeys {
       challengeId,
       userId: user.userId,
       challenge: publicKey.challenge,
-      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+      expiresAt: new Date(clock.now() + this.config.challengeTtlSeconds * 1000),
       purpose: null,
     });
     await em.flush();
@@ -193,7 +194,7 @@ export class Passkeys {
             deviceType: info.credentialDeviceType,
             backedUp: info.credentialBackedUp,
             name: input.name ?? 'Passkey',
-            createdAt: new Date(),
+            createdAt: clock.date(),
           });
           await tx.flush();
           await appendEvent(tx, { type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
@@ -236,7 +237,7 @@ export class Passkeys {
       userId,
       challenge,
       purpose: purposeOf(request),
-      expiresAt: new Date(Date.now() + this.config.challengeTtlSeconds * 1000),
+      expiresAt: new Date(clock.now() + this.config.challengeTtlSeconds * 1000),
     });
     await em.flush();
     return {
@@ -280,7 +281,7 @@ export class Passkeys {
   private assertUsable(challenge: { usedAt?: Date | null; expiresAt: Date }, kind: 'registration' | 'approval'): void {
     if (challenge.usedAt)
       throw problems.conflict('challenge-used', `This ${kind} challenge was already used; ask for new options`);
-    if (challenge.expiresAt.getTime() < Date.now())
+    if (challenge.expiresAt.getTime() < clock.now())
       throw problems.gone('challenge-expired', `The ${kind} challenge expired; ask for new options`);
   }
 
@@ -288,7 +289,7 @@ export class Passkeys {
   private async consume(challengeId: string): Promise<void> {
     const used = await this.orm.em
       .fork()
-      .nativeUpdate(WebauthnChallengeEntity, { challengeId, usedAt: null }, { usedAt: new Date() });
+      .nativeUpdate(WebauthnChallengeEntity, { challengeId, usedAt: null }, { usedAt: clock.date() });
     if (used !== 1) throw problems.conflict('challenge-used', 'This challenge was already used; ask for new options');
   }
 
@@ -382,7 +383,7 @@ export class Passkeys {
       { passkeyId: passkey.passkeyId },
       {
         signCount: verification.authenticationInfo.newCounter,
-        lastUsedAt: new Date(),
+        lastUsedAt: clock.date(),
       },
     );
     return passkey;

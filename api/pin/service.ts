@@ -5,6 +5,7 @@ import type { Orm } from '../../db/orm';
 import { PinApprovalEntity, UserPinEntity } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
+import { clock } from '../../platform/clock';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -125,7 +126,7 @@ export class PinService {
         `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`,
       );
     }
-    const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
+    const age = Math.floor(clock.now() / 1000) - Number(payload.iat);
     if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
       throw problems.unprocessable(
         'invalid-pin-encryption',
@@ -194,7 +195,7 @@ export class PinService {
       jtiHash,
       userId,
       idempotencyKey,
-      expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
+      expiresAt: new Date(clock.now() + (MAX_AGE_SECONDS + 120) * 1000),
     });
     try {
       await em.flush();
@@ -208,7 +209,7 @@ export class PinService {
       }
     }
     // Approvals older than any acceptable iat can never match again.
-    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: new Date() } });
+    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: clock.date() } });
   }
 
   async isSet(userId: string): Promise<boolean> {
@@ -264,7 +265,7 @@ export class PinService {
     const outcome = await this.orm.em.fork().transactional(async (tx) => {
       const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) return 'not-set' as const;
-      const now = Date.now();
+      const now = clock.now();
       if (row.lockedUntil && row.lockedUntil.getTime() > now) return 'locked' as const;
       if (row.lockedUntil) Object.assign(row, { lockedUntil: null, failedAttempts: 0 });
       if (await pinMatches(pin, row.pinHash)) {
@@ -291,7 +292,7 @@ export class PinService {
     const row = await this.orm.em.fork().findOne(UserPinEntity, { userId });
     const seconds = Math.max(
       1,
-      Math.ceil(((row?.lockedUntil?.getTime() ?? Date.now() + this.policy.lockSeconds * 1000) - Date.now()) / 1000),
+      Math.ceil(((row?.lockedUntil?.getTime() ?? clock.now() + this.policy.lockSeconds * 1000) - clock.now()) / 1000),
     );
     return new HttpError(423, 'pin-locked', 'PIN locked', `Too many wrong PINs; try again in ${seconds} s`, undefined, {
       'retry-after': String(seconds),

@@ -4,6 +4,7 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
 import type { IdentityProviderClient } from '../../integrations/identity';
+import { clock } from '../../platform/clock';
 
 export const regIdFor = (encryption: DataEncryption, passRequestId: string): string =>
   `reg_${encryption.derivedId(passRequestId, 'regId')}`;
@@ -26,7 +27,7 @@ export async function authorizeRegistration(
   if (!safeEqual(registration.passTokenHash, passTokenHash(encryption, passToken))) {
     throw problems.forbidden('The X-Pass-Token does not belong to this registration');
   }
-  if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < Date.now()) {
+  if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < clock.now()) {
     throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
   }
   if (registration.status === 'expired')
@@ -48,7 +49,7 @@ export async function activePassToken(
     throw problems.badGateway('The identity verification service could not be reached');
   });
   const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
-  if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < Date.now()) {
+  if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < clock.now()) {
     throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
   }
   return { passRequestId: introspection.passRequestId, expiresAt };

@@ -7,6 +7,7 @@ import { AddressBookEntryEntity, type AddressBookEntry } from '../../db/entities
 import type { NetworkRegistry } from '../../platform/networks';
 import { problems } from '../http/problems';
 import { addressOn } from '../common/addresses';
+import { clock } from '../../platform/clock';
 
 const MAX_ENTRIES = 200;
 /** How long an ownership challenge can be signed. */
@@ -77,7 +78,7 @@ export class AddressBook {
     const em = this.deps.orm.em.fork();
     const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (!entry) throw problems.notFound(`Recipient ${address} on ${networkId}`);
-    const expiresAt = new Date(Date.now() + OWNERSHIP_CHALLENGE_SECONDS * 1000);
+    const expiresAt = new Date(clock.now() + OWNERSHIP_CHALLENGE_SECONDS * 1000);
     const message = [
       'I control this address and use it with my wallet service account.',
       `Network: ${networkId}`,
@@ -107,7 +108,7 @@ export class AddressBook {
         'signature is required: the challenge message signed by the address',
       );
     const message = entry.ownershipChallenge;
-    if (!message || !entry.ownershipChallengeExpiresAt || entry.ownershipChallengeExpiresAt.getTime() < Date.now()) {
+    if (!message || !entry.ownershipChallengeExpiresAt || entry.ownershipChallengeExpiresAt.getTime() < clock.now()) {
       throw problems.conflict(
         'ownership-challenge-expired',
         `No current challenge: ask for one (POST /api/v1/transfer/address-book/${networkId}/${address}/ownership/challenge)`,
@@ -121,7 +122,7 @@ export class AddressBook {
       );
     }
     Object.assign(entry, {
-      ownershipProvedAt: new Date(),
+      ownershipProvedAt: clock.date(),
       ownershipProof: { message, signature, scheme: solana ? 'ed25519' : 'eip191' },
       ownershipChallenge: null,
       ownershipChallengeExpiresAt: null,
@@ -138,7 +139,7 @@ export class AddressBook {
   ): Promise<RecipientStanding> {
     const entry = await em.findOne(AddressBookEntryEntity, { userId, networkId, address });
     if (!entry) return { state: 'unknown' };
-    return entry.usableFrom.getTime() <= Date.now()
+    return entry.usableFrom.getTime() <= clock.now()
       ? { state: 'trusted' }
       : { state: 'cooling-off', usableFrom: entry.usableFrom };
   }
@@ -158,7 +159,7 @@ export class AddressBook {
         `An address book holds at most ${MAX_ENTRIES} recipients; remove one first`,
       );
     }
-    const now = new Date();
+    const now = clock.date();
     const entry = em.create(AddressBookEntryEntity, {
       userId,
       networkId,
@@ -190,7 +191,7 @@ export class AddressBook {
     address: string,
     approvedBy: 'passkey' | 'cooling-off',
   ): Promise<void> {
-    const now = new Date();
+    const now = clock.date();
     await tx.upsert(
       AddressBookEntryEntity,
       { userId, networkId, address, approvedBy, addedAt: now, usableFrom: now },
@@ -214,7 +215,7 @@ export class AddressBook {
     return {
       network: entry.networkId,
       address: entry.address,
-      status: entry.usableFrom.getTime() <= Date.now() ? ('trusted' as const) : ('cooling_off' as const),
+      status: entry.usableFrom.getTime() <= clock.now() ? ('trusted' as const) : ('cooling_off' as const),
       approved_by: entry.approvedBy,
       added_at: entry.addedAt.toISOString(),
       usable_from: entry.usableFrom.toISOString(),

@@ -12,6 +12,7 @@ import { loadConfig } from '../../platform/config';
 import { readEnvFile } from '../../platform/env-file';
 import { createOrm } from '../../db/orm';
 import { SpendingLimitsEntity, UserEntity } from '../../db/entities';
+import { clock } from '../../platform/clock';
 
 const USAGE = 'usage: npm run limits -- <userId> [<perTransferKrw> <dailyKrw> [<passkeyAboveKrw>] | default]';
 
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
         passkeyAboveKrw: passkeyAbove === undefined ? null : won(passkeyAbove, 'passkeyAboveKrw', 0),
       };
       if (limits.perTransferKrw > limits.dailyKrw) throw new Error('perTransferKrw cannot exceed dailyKrw');
-      await em.upsert(SpendingLimitsEntity, { userId, ...limits, updatedAt: new Date() });
+      await em.upsert(SpendingLimitsEntity, { userId, ...limits, updatedAt: clock.date() });
     }
     const row = await orm.em.fork().findOne(SpendingLimitsEntity, { userId });
     console.log(

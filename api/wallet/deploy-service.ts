@@ -26,6 +26,7 @@ import {
   type SignedSlot,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
+import { clock } from '../../platform/clock';
 
 export interface DeploymentServiceDeps {
   orm: Orm;
@@ -71,7 +72,7 @@ export class DeploymentService {
     }
     const grant = this.transferSignerGrant(network, await this.deps.custody.transferKeyAddress(userId));
     const jobId = `dep_${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const [operation] = await this.deps.gas.sponsor(
       userId,
       jobId,
@@ -176,7 +177,7 @@ export class DeploymentService {
         dailyCap: parseAmount(dailyCaps[a.symbol]!, a.decimals, a.symbol),
         text: `${dailyCaps[a.symbol]} ${a.symbol}`,
       }));
-    return { signer, validUntil: Math.floor(Date.now() / 1000) + validitySeconds, caps };
+    return { signer, validUntil: Math.floor(clock.now() / 1000) + validitySeconds, caps };
   }
 
   private networkOf(networkId: string): EvmNetwork {

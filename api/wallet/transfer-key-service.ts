@@ -25,6 +25,7 @@ import {
   type SignedSlot,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
+import { clock } from '../../platform/clock';
 
 export type TransferKeyAction = 'renew' | 'rotate' | 'revoke' | 'set-caps';
 
@@ -62,7 +63,7 @@ export class TransferKeyService {
       assets.map((a) => a.token),
     );
     const keys = await this.deps.custody.transferKeyAddresses(userId);
-    const today = Math.floor(Date.now() / 1000 / DAY_SECONDS);
+    const today = Math.floor(clock.now() / 1000 / DAY_SECONDS);
     return {
       networkId: network.networkId,
       accountAddress: account,
@@ -75,7 +76,7 @@ export class TransferKeyService {
             ? ('retired' as const)
             : ('unknown' as const),
       validUntil: grant.signer ? new Date(grant.validUntil * 1000).toISOString() : null,
-      expired: grant.signer ? grant.validUntil * 1000 <= Date.now() : true,
+      expired: grant.signer ? grant.validUntil * 1000 <= clock.now() : true,
       caps: assets.map((a) => {
         const allowance = grant.allowances.get(a.token)!;
         const spent = allowance.day === today ? allowance.spent : 0n;
@@ -112,7 +113,7 @@ export class TransferKeyService {
       );
     }
     const caps = this.capsOf(network, input.caps);
-    const validUntil = Math.floor(Date.now() / 1000) + (input.validForSeconds ?? this.deps.maxValiditySeconds);
+    const validUntil = Math.floor(clock.now() / 1000) + (input.validForSeconds ?? this.deps.maxValiditySeconds);
     let change: { signer: string; validUntil: number; text: string };
     switch (input.action) {
       case 'renew': {
@@ -156,7 +157,7 @@ export class TransferKeyService {
         break;
     }
     const opId = `tkop_${randomUUID()}`;
-    const expiresAt = new Date(Date.now() + this.deps.prepareTtlSeconds * 1000);
+    const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const [operation] = await this.deps.gas.sponsor(
       userId,
       opId,

@@ -8,6 +8,7 @@ import { webhookEndpointWorkflow } from '../../workflows/webhooks';
 import { webhookEndpointWorkflowId, webhookWakeSignal, type WebhookRetry } from '../../workflows/messages';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
+import { clock } from '../../platform/clock';
 
 export interface WebhookServiceDeps {
   orm: Orm;
@@ -72,8 +73,8 @@ export class WebhookService {
       secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)),
       cursor: last?.position ?? 0,
       createdBy: operator,
-      createdAt: new Date(),
-      updatedAt: new Date(),
+      createdAt: clock.date(),
+      updatedAt: clock.date(),
     });
     await this.start(endpointId);
     return { ...(await this.view(endpointId)), secret };
@@ -107,7 +108,7 @@ export class WebhookService {
         ...(patch.enabled === false && endpoint.status === 'active'
           ? { status: 'disabled', disabledReason: `disabled by operator ${operator}` }
           : {}),
-        updatedAt: new Date(),
+        updatedAt: clock.date(),
       },
     );
     if (resume) await this.start(endpointId);
@@ -118,7 +119,7 @@ export class WebhookService {
   async rotateSecret(endpointId: string, overlapSeconds: number) {
     const endpoint = await this.find(endpointId);
     const secret = newSecret();
-    const until = overlapSeconds > 0 ? new Date(Date.now() + overlapSeconds * 1000) : null;
+    const until = overlapSeconds > 0 ? new Date(clock.now() + overlapSeconds * 1000) : null;
     await this.deps.orm.em.fork().nativeUpdate(
       WebhookEndpointEntity,
       { endpointId },
@@ -126,7 +127,7 @@ export class WebhookService {
         secretSealed: this.deps.encryption.sealText(secret, webhookSecretAad(endpointId)),
         previousSecretSealed: until ? endpoint.secretSealed : null,
         previousSecretUntil: until,
-        updatedAt: new Date(),
+        updatedAt: clock.date(),
       },
     );
     return { secret, previousSecretValidUntil: until?.toISOString() ?? null };
@@ -139,7 +140,7 @@ export class WebhookService {
       .nativeUpdate(
         WebhookEndpointEntity,
         { endpointId },
-        { cursor: Number(after), generation: endpoint.generation + 1, updatedAt: new Date() },
+        { cursor: Number(after), generation: endpoint.generation + 1, updatedAt: clock.date() },
       );
     await this.wake(endpointId);
     return { cursor: after };
@@ -163,7 +164,7 @@ export class WebhookService {
       .fork()
       .count(EventEntity, { position: { $gt: e.cursor }, ...(all ? {} : { type: { $in: e.eventTypes } }) });
     const overlap =
-      e.previousSecretUntil && e.previousSecretUntil.getTime() > Date.now()
+      e.previousSecretUntil && e.previousSecretUntil.getTime() > clock.now()
         ? e.previousSecretUntil.toISOString()
         : null;
     return {

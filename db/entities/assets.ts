@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** Something of value the user registers by hand (gold, cash, ...), valued in KRW. */
 export const OtherAssetEntity = defineEntity({
@@ -11,7 +12,7 @@ export const OtherAssetEntity = defineEntity({
     category: p.string().length(32),
     /** KRW, whole won. */
     value: p.bigint('number'),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type OtherAsset = InferEntity<typeof OtherAssetEntity>;
@@ -49,7 +50,7 @@ export const CexAccountEntity = defineEntity({
     canWithdraw: p.boolean(),
     balances: p.json<{ currency: string; balance: string }[]>(),
     lastSyncAt: p.datetime().nullable(),
-    registeredAt: p.datetime().onCreate(() => new Date()),
+    registeredAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type CexAccount = InferEntity<typeof CexAccountEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A 1-KRW verification of a bank account: the code travels in the deposit's text and comes back from the user. */
 export const BankVerificationEntity = defineEntity({
@@ -16,11 +17,11 @@ export const BankVerificationEntity = defineEntity({
     status: p.enum(['pending', 'verified', 'failed', 'expired'] as const),
     sessionId: p.string().length(128).nullable(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type BankVerification = InferEntity<typeof BankVerificationEntity>;
@@ -39,7 +40,7 @@ export const BankAccountEntity = defineEntity({
     accountNoHash: p.string().length(64),
     maskedAccountNo: p.string().length(32),
     currency: p.string().length(3),
-    connectedAt: p.datetime().onCreate(() => new Date()),
+    connectedAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type BankAccount = InferEntity<typeof BankAccountEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** Money pulled from a connected bank account into the user's balance, by the charge-<chargeId> workflow. */
 export const ChargeEntity = defineEntity({
@@ -20,11 +21,11 @@ export const ChargeEntity = defineEntity({
     /** The bank's view: pending | completed | rejected | unknown, refunded (compensated), refund_refused. */
     bankStatus: p.string().length(16).nullable(),
     failureReason: p.string().length(255).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
     completedAt: p.datetime().nullable(),
   }),
 });

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * A sanctions list as last read from its source (one row per source, e.g. ofac-sdn): the list's own date, when it was
@@ -66,7 +67,7 @@ export const ComplianceCaseEntity = defineEntity({
     detail: p.text().nullable(),
     /** Where it was found: prepare, execute, address-book, workflow. */
     foundAt: p.string().length(32),
-    openedAt: p.datetime().onCreate(() => new Date()),
+    openedAt: p.datetime().onCreate(() => clock.date()),
     decidedAt: p.datetime().nullable(),
     decidedBy: p.string().length(128).nullable(),
     reason: p.text().nullable(),

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * A device signed in to an account: the registering one, or one signed in later (a new phone). Its access and refresh
@@ -21,10 +22,10 @@ export const DeviceEntity = defineEntity({
     signInMethod: p.enum(['registration', 'passkey', 'id_card'] as const),
     /** Until then, risky actions from this device are refused unless approved by a passkey older than the sign-in. */
     holdUntil: p.datetime().nullable(),
-    firstSeenAt: p.datetime().onCreate(() => new Date()),
-    signedInAt: p.datetime().onCreate(() => new Date()),
+    firstSeenAt: p.datetime().onCreate(() => clock.date()),
+    signedInAt: p.datetime().onCreate(() => clock.date()),
     /** The last token issued to it (sign-in or refresh): at most an access token's lifetime behind its last request. */
-    lastUsedAt: p.datetime().onCreate(() => new Date()),
+    lastUsedAt: p.datetime().onCreate(() => clock.date()),
     revokedAt: p.datetime().nullable(),
   }),
 });
@@ -50,11 +51,11 @@ export const SignInEntity = defineEntity({
     method: p.enum(['passkey', 'id_card'] as const).nullable(),
     /** Tokens were issued for it (once: a sign-in is not a reusable credential). */
     tokensIssuedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type SignIn = InferEntity<typeof SignInEntity>;
@@ -73,7 +74,7 @@ export const AccountBackupEntity = defineEntity({
     encryptionMethod: p.string().length(64),
     /** The device that stored it (null: the registration's). */
     deviceId: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type AccountBackup = InferEntity<typeof AccountBackupEntity>;

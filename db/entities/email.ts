@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * A verification of an email address: a 6-digit code goes to the address by mail and comes back from the user. The
@@ -15,7 +16,7 @@ export const EmailVerificationEntity = defineEntity({
     attempts: p.integer().default(0),
     status: p.enum(['pending', 'verified', 'failed'] as const),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type EmailVerification = InferEntity<typeof EmailVerificationEntity>;

@@ -1,5 +1,6 @@
 import { defineEntity, type EntityManager, type InferEntity } from '@mikro-orm/core';
 import { wonValue } from '../../platform/money';
+import { clock } from '../../platform/clock';
 
 /**
  * Gas the service sponsored for one user operation through its paymaster. Counted against the user's daily budget
@@ -28,12 +29,12 @@ export const GasSponsorshipEntity = defineEntity({
     txHash: p.string().length(66).nullable(),
     createdAt: p
       .datetime()
-      .onCreate(() => new Date())
+      .onCreate(() => clock.date())
       .index(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type GasSponsorship = InferEntity<typeof GasSponsorshipEntity>;

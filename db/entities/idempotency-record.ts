@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A request seen under an Idempotency-Key, scoped to its caller, with the response to replay. */
 export const IdempotencyRecordEntity = defineEntity({
@@ -14,7 +15,7 @@ export const IdempotencyRecordEntity = defineEntity({
     responseStatus: p.integer().nullable(),
     responseBody: p.text().nullable(),
     responseHeaders: p.json<Record<string, string>>().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     expiresAt: p.datetime().index(),
   }),
 });

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A key rotation over several networks, authorized by one owner signature over a merkle root. */
 export const KeyRotationTaskEntity = defineEntity({
@@ -13,11 +14,11 @@ export const KeyRotationTaskEntity = defineEntity({
     rootSignature: p.string().length(140).nullable(),
     status: p.enum(['prepared', 'processing', 'completed', 'partial_failure'] as const),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type KeyRotationTask = InferEntity<typeof KeyRotationTaskEntity>;
@@ -41,8 +42,8 @@ export const KeyRotationNetworkEntity = defineEntity({
     retryable: p.boolean().default(false),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type KeyRotationNetwork = InferEntity<typeof KeyRotationNetworkEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 export const KycBasicInfoEntity = defineEntity({
   name: 'KycBasicInfo',
@@ -13,8 +14,8 @@ export const KycBasicInfoEntity = defineEntity({
     nationality: p.string().length(2),
     submittedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type KycBasicInfo = InferEntity<typeof KycBasicInfoEntity>;

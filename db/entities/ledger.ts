@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * Double-entry ledger. A journal is one business event (a charge credited, a refund), posted once (its id is the
@@ -16,8 +17,8 @@ export const LedgerAccountEntity = defineEntity({
     balance: p.bigint('bigint').default(0),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type LedgerAccount = InferEntity<typeof LedgerAccountEntity>;
@@ -31,7 +32,7 @@ export const LedgerJournalEntity = defineEntity({
     userId: p.string().length(64).nullable().index(),
     /** The business object the journal records (a charge id). */
     reference: p.string().length(64),
-    postedAt: p.datetime().onCreate(() => new Date()),
+    postedAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type LedgerJournal = InferEntity<typeof LedgerJournalEntity>;
@@ -46,7 +47,7 @@ export const LedgerEntryEntity = defineEntity({
     accountId: p.string().length(128).index(),
     amount: p.bigint('bigint'),
     currency: p.string().length(8),
-    postedAt: p.datetime().onCreate(() => new Date()),
+    postedAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type LedgerEntry = InferEntity<typeof LedgerEntryEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A WebAuthn credential (passkey) a user registered; it approves chain operations as a second factor. */
 export const PasskeyEntity = defineEntity({
@@ -16,7 +17,7 @@ export const PasskeyEntity = defineEntity({
     deviceType: p.string().length(16),
     backedUp: p.boolean(),
     name: p.string().length(64),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     lastUsedAt: p.datetime().nullable(),
   }),
 });

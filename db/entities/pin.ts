@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** The user's transaction PIN: a slow hash (scrypt), with failed attempts and a lockout. */
 export const UserPinEntity = defineEntity({
@@ -11,8 +12,8 @@ export const UserPinEntity = defineEntity({
     lockedUntil: p.datetime().nullable(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type UserPin = InferEntity<typeof UserPinEntity>;
@@ -29,7 +30,7 @@ export const PinApprovalEntity = defineEntity({
     userId: p.string().length(64).index(),
     idempotencyKey: p.string().length(64).nullable(),
     expiresAt: p.datetime().index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type PinApproval = InferEntity<typeof PinApprovalEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * A recovery of the owner key (the backup is gone): asked by a signed-in device past its hold, with the new owner's
@@ -15,11 +16,11 @@ export const RecoveryEntity = defineEntity({
     /** The device that asked. */
     deviceId: p.string().length(64),
     status: p.enum(['scheduling', 'scheduled', 'executed', 'cancelled', 'partial', 'failed'] as const),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type Recovery = InferEntity<typeof RecoveryEntity>;
@@ -42,8 +43,8 @@ export const RecoveryNetworkEntity = defineEntity({
     error: p.text().nullable(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type RecoveryNetwork = InferEntity<typeof RecoveryNetworkEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** Refresh tokens are stored as hashes, bound to the device, rotated on every use. */
 export const RefreshTokenEntity = defineEntity({
@@ -12,7 +13,7 @@ export const RefreshTokenEntity = defineEntity({
     familyId: p.string().length(64).index(),
     expiresAt: p.datetime(),
     revokedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type RefreshToken = InferEntity<typeof RefreshTokenEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** One registration attempt, keyed by the regId derived from the identity provider's passRequestId. */
 export const RegistrationEntity = defineEntity({
@@ -20,11 +21,11 @@ export const RegistrationEntity = defineEntity({
     ocrResult: p.json<StoredOcrResult>().nullable(),
     backupId: p.string().length(64).nullable(),
     userId: p.string().length(64).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type Registration = InferEntity<typeof RegistrationEntity>;

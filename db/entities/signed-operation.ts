@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** What a signed operation does; the workflow that submits it and the answers that show it depend on it. */
 export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key' | 'account_upgrade' | 'recovery_cancel';
@@ -49,11 +50,11 @@ export const SignedOperationEntity = defineEntity({
     txHash: p.string().length(66).nullable(),
     error: p.text().nullable(),
     expiresAt: p.datetime(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type SignedOperation = InferEntity<typeof SignedOperationEntity>;

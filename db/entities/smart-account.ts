@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A user's ERC-4337 account on one network: known (counterfactual) from prepare, deployed by a deploy job. */
 export const SmartAccountEntity = defineEntity({
@@ -14,7 +15,7 @@ export const SmartAccountEntity = defineEntity({
     status: p.enum(['counterfactual', 'deployed'] as const),
     deployTxHash: p.string().length(66).nullable(),
     deployedAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type SmartAccount = InferEntity<typeof SmartAccountEntity>;

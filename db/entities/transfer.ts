@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** The service-held key a user's smart accounts authorize for transfers (sealed by envelope encryption). */
 export const TransferKeyEntity = defineEntity({
@@ -8,7 +9,7 @@ export const TransferKeyEntity = defineEntity({
     userId: p.string().primary().length(64),
     address: p.string().length(42),
     keySealed: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type TransferKey = InferEntity<typeof TransferKeyEntity>;
@@ -42,7 +43,7 @@ export const SolanaWalletEntity = defineEntity({
     address: p.string().length(44).unique(),
     /** The 32-byte ed25519 seed, base64, sealed. */
     keySealed: p.text(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type SolanaWallet = InferEntity<typeof SolanaWalletEntity>;
@@ -101,11 +102,11 @@ export const TransferEntity = defineEntity({
     /** Fee paid, in base units of the network's coin. */
     fee: p.string().length(80).nullable(),
     error: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type Transfer = InferEntity<typeof TransferEntity>;
@@ -122,8 +123,8 @@ export const SpendingLimitsEntity = defineEntity({
     passkeyAboveKrw: p.bigint('bigint').nullable(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type SpendingLimits = InferEntity<typeof SpendingLimitsEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** An ID-card image, encrypted at rest; referenced by uploadRef. */
 export const UploadEntity = defineEntity({
@@ -12,7 +13,7 @@ export const UploadEntity = defineEntity({
     sizeBytes: p.integer(),
     sha256: p.string().length(64),
     dataSealed: p.blob(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type Upload = InferEntity<typeof UploadEntity>;

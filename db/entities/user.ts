@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 export const UserEntity = defineEntity({
   name: 'User',
@@ -26,7 +27,7 @@ export const UserEntity = defineEntity({
      * birth date proves nothing. Null for accounts registered before it was kept.
      */
     idCardHash: p.string().length(64).nullable(),
-    registeredAt: p.datetime().onCreate(() => new Date()),
+    registeredAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type User = InferEntity<typeof UserEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** A W3C verifiable credential the service issued to a user; the signed document is sealed (it carries PII). */
 export const VerifiableCredentialEntity = defineEntity({
@@ -24,7 +25,7 @@ export const VerifiableCredentialEntity = defineEntity({
     revocationReason: p.string().length(300).nullable(),
     validFrom: p.datetime(),
     validUntil: p.datetime(),
-    issuedAt: p.datetime().onCreate(() => new Date()),
+    issuedAt: p.datetime().onCreate(() => clock.date()),
   }),
   uniques: [{ properties: ['statusListId', 'statusListIndex'] }],
 });
@@ -51,8 +52,8 @@ export const CredentialStatusListEntity = defineEntity({
     document: p.text(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type CredentialStatusList = InferEntity<typeof CredentialStatusListEntity>;

@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /** The client-encrypted mnemonic backup, stored exactly as given (the service never holds its key). */
 export const WalletBackupEntity = defineEntity({
@@ -10,7 +11,7 @@ export const WalletBackupEntity = defineEntity({
     encryptedMnemonic: p.text(),
     encryptedDerivationPaths: p.text(),
     encryptionMethod: p.string().length(64),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
 export type WalletBackup = InferEntity<typeof WalletBackupEntity>;

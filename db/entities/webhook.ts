@@ -1,4 +1,5 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
 
 /**
  * Where an app receives its events (Standard Webhooks), registered by an operator. Deliveries go out in event order,
@@ -32,8 +33,8 @@ export const WebhookEndpointEntity = defineEntity({
     createdAt: p.datetime(),
     updatedAt: p
       .datetime()
-      .onCreate(() => new Date())
-      .onUpdate(() => new Date()),
+      .onCreate(() => clock.date())
+      .onUpdate(() => clock.date()),
   }),
 });
 export type WebhookEndpoint = InferEntity<typeof WebhookEndpointEntity>;

@@ -5,6 +5,7 @@ import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
 import type { EnvelopeEncryption } from '../../platform/envelope';
+import { clock } from '../../platform/clock';
 
 /**
  * One secp256k1 key per user that their smart accounts authorize for transfers (WalletAccount.setTransferSigner,
@@ -28,7 +29,7 @@ export class TransferKeys {
         userId,
         address: wallet.address,
         keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`),
-        createdAt: new Date(),
+        createdAt: clock.date(),
       });
       return { address: wallet.address, created: true };
     } catch (error) {
@@ -55,13 +56,13 @@ export class TransferKeys {
         userId,
         keySealed: current.keySealed,
         createdAt: current.createdAt,
-        retiredAt: new Date(),
+        retiredAt: clock.date(),
       });
       const wallet = Wallet.createRandom();
       Object.assign(current, {
         address: wallet.address,
         keySealed: this.envelope.seal(wallet.privateKey, `transfer-key:${userId}`),
-        createdAt: new Date(),
+        createdAt: clock.date(),
       });
       return { address: wallet.address, created: true };
     });
@@ -105,7 +106,7 @@ export class SolanaWallets {
         userId,
         address,
         keySealed: this.envelope.seal(seed.toString('base64'), `solana-wallet:${userId}`),
-        createdAt: new Date(),
+        createdAt: clock.date(),
       });
       return { address, created: true };
     } catch (error) {
