@@ -13,6 +13,7 @@ import { createSecurityNoticeActivities, type SecurityNoticeActivityDeps } from 
 import { createSignInActivities, type SignInActivityDeps } from './sign-in';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 import { createComplianceActivities, createTravelRuleActivities, type ComplianceActivityDeps } from './compliance';
+import { createTestClockActivities, type TestClockActivityDeps } from './test-clock';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
@@ -31,6 +32,7 @@ export type ActivityDeps = RegistrationActivityDeps &
   SignInActivityDeps &
   RecoveryActivityDeps &
   ComplianceActivityDeps &
+  TestClockActivityDeps &
   GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -54,6 +56,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createGasSponsorshipActivities(deps),
     ...createComplianceActivities(deps),
     ...createTravelRuleActivities(deps),
+    ...createTestClockActivities(deps),
   };
 };
 

@@ -5,6 +5,7 @@ import { createOrm } from '../db/orm';
 import { composeApi } from './composition';
 import { createApp } from './app';
 import { serveMetrics } from '../platform/metrics';
+import { followTestClock } from '../db/test-clock';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -12,6 +13,8 @@ async function main(): Promise<void> {
   const config = loadConfig(process.env, API_CONFIG_KEYS);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'api' });
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
+  // The test clock (embedded stack and tests only): this process keeps to the shared offset.
+  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
   const deps = await composeApi(config, orm, logger);
   const app = createApp(deps);
   // Prometheus metrics on their own (private) address, when METRICS_PORT is set.
@@ -36,6 +39,7 @@ async function main(): Promise<void> {
     stopping = true;
     logger.info('api stopping');
     clearInterval(sweep);
+    testClock?.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));
     await deps.close();

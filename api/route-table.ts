@@ -32,6 +32,7 @@ import { assetRoutes } from './assets/routes';
 import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
 import { exchangeRoutes } from './exchange/routes';
+import { testClockRoutes } from './test-clock/routes';
 
 /** The OpenAPI document of these routes, with every event type as a webhook and the links between operations. */
 export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
@@ -85,6 +86,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...eventRoutes({ orm }),
     ...complianceRoutes({ inbound: s.inboundTravelRule, compliance: s.compliance }),
     ...webhookRoutes({ webhooks: s.webhooks }),
+    ...testClockRoutes({ testClock: s.testClock }),
     ...operatorRoutes({
       operators: deps.operators,
       tokens,

@@ -33,6 +33,7 @@ import { ComplianceService } from './compliance/service';
 import { InboundTravelRule } from './compliance/inbound';
 import { CexAccountService } from './cex/service';
 import { GasSponsorships } from './common/gas-sponsorship';
+import { TestClockService } from './test-clock/service';
 
 export function buildServices(deps: AppDeps) {
   const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
@@ -266,6 +267,7 @@ export function buildServices(deps: AppDeps) {
       pollSeconds: config.WEBHOOK_POLL_SECONDS,
     }),
     operatorCodec: new OperatorCodec(encryption),
+    testClock: new TestClockService({ orm, temporal, taskQueue, enabled: config.TEST_CLOCK_ENABLED }),
   };
 }
 

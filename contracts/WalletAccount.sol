@@ -26,7 +26,7 @@ import "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
  *     change the owner or the signer, upgrade the account, approve allowances or call anything else;
  *   - its operations name a paymaster, which pays their gas: the account prefunds nothing, so gas and fees the signer
  *     chooses cannot move the account's coin to whoever bundles them;
- *   - each token (address(0): the coin) has a daily cap per UTC day, counted when the transfer executes; a token
+ *   - each token (address(0): the coin) has a daily cap per Korean day (00:00 KST, 15:00 UTC), counted when the transfer executes; a token
  *     without a cap cannot be sent by it at all;
  *   - it expires at transferSignerValidUntil (the EntryPoint refuses it after), and the owner can replace, renew or
  *     remove it, and change any cap, at any time.
@@ -41,7 +41,7 @@ contract WalletAccount is SimpleAccount {
     address public transferSigner;
     uint48 public transferSignerValidUntil;
 
-    /// What the transfer signer may send of a token per UTC day, and what it sent on `day`.
+    /// What the transfer signer may send of a token per Korean day (00:00 KST, 15:00 UTC), and what it sent on `day`.
     struct TransferAllowance { uint128 dailyCap; uint128 spent; uint64 day; }
     mapping(address token => TransferAllowance) public transferAllowances;
 
@@ -65,7 +65,7 @@ contract WalletAccount is SimpleAccount {
         emit TransferSignerChanged(signer, validUntil);
     }
 
-    /// The most the transfer signer may send of `token` (address(0): the coin) per UTC day; 0 stops it. Owner only.
+    /// The most the transfer signer may send of `token` (address(0): the coin) per Korean day (00:00 KST, 15:00 UTC); 0 stops it. Owner only.
     function setTransferCap(address token, uint128 dailyCap) public onlyOwner {
         transferAllowances[token].dailyCap = dailyCap;
         emit TransferCapChanged(token, dailyCap);
@@ -87,7 +87,7 @@ contract WalletAccount is SimpleAccount {
         _requireFromEntryPoint();
         require(to != address(this) && to != address(0), "transfer: bad recipient");
         TransferAllowance storage allowance = transferAllowances[token];
-        uint64 today = uint64(block.timestamp / 1 days);
+        uint64 today = uint64((block.timestamp + 9 hours) / 1 days); // the Korean day (from 00:00 KST), as the service's limits
         if (allowance.day != today) (allowance.day, allowance.spent) = (today, 0);
         require(amount <= allowance.dailyCap && allowance.spent <= allowance.dailyCap - amount, "transfer: over the daily cap");
         allowance.spent += uint128(amount);

@@ -260,6 +260,8 @@ async function main(): Promise<void> {
     // Transfers up to 3,000,000 won need no passkey here (production: 1,000,000), so the walk-through's Travel Rule
     // transfers (from 1,000,000 won) go with the PIN alone.
     TRANSFER_PASSKEY_ABOVE_KRW: process.env.TRANSFER_PASSKEY_ABOVE_KRW ?? '3000000',
+    // An operator may move the clock forward here (docs/test-clock.md); production refuses the setting.
+    TEST_CLOCK_ENABLED: 'true',
     ...secrets,
   };
   // The operator `dev` (its token stays in .data/dev.env; the API gets its hash); the UI's own origins may call the codec.

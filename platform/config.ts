@@ -81,7 +81,7 @@ export const ConfigSchema = Type.Object({
   TRANSFER_SIGNER_DAILY_CAPS: Type.String({
     default: '{"ETH":"5","POL":"20000","USDT":"10000","USDC":"10000"}',
     description:
-      "JSON: per token symbol, the most the service's transfer key may send from an account per UTC day (whole tokens), enforced on chain; a token left out cannot be sent by it",
+      "JSON: per token symbol, the most the service's transfer key may send from an account per Korean day (from 00:00 KST, as the service's limits) (whole tokens), enforced on chain; a token left out cannot be sent by it",
   }),
   GAS_BUDGET_DAILY_KRW: Type.Integer({
     minimum: 0,
@@ -428,6 +428,11 @@ export const ConfigSchema = Type.Object({
     description: 'JSON: operator name -> SHA-256 (hex) of their token (npm run operator:token); {}: no operator',
   }),
   OPERATOR_SESSION_SECONDS: Seconds(8 * 3600),
+  TEST_CLOCK_ENABLED: Type.Boolean({
+    default: false,
+    description:
+      'let an operator move the service clock and the local chains forward (POST /v1/test-clock/advance): the embedded stack and tests only, refused in production',
+  }),
   CODEC_CORS_ORIGINS: Type.String({
     default: '',
     description: 'comma-separated origins of the Temporal UI, the only ones whose browsers may call /codec/*',
@@ -464,6 +469,11 @@ export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys:
       return `${name} ${what}${hint ? ` (${hint})` : ''}`;
     });
     throw new ConfigError([...new Set(problems)]);
+  }
+  if (candidate.NODE_ENV === 'production' && candidate.TEST_CLOCK_ENABLED === true) {
+    throw new ConfigError([
+      'TEST_CLOCK_ENABLED must be false in production (NODE_ENV=production): a moved clock would move real limits and expiries',
+    ]);
   }
   return candidate as Pick<Config, K>;
 }
@@ -555,6 +565,7 @@ export const API_CONFIG_KEYS = [
   'CORS_ORIGINS',
   'OPERATOR_TOKENS',
   'OPERATOR_SESSION_SECONDS',
+  'TEST_CLOCK_ENABLED',
   'CODEC_CORS_ORIGINS',
   'SANCTIONS_LIST_MAX_AGE_HOURS',
   'SCREENING_PROVIDER_URL',
@@ -623,6 +634,7 @@ export const WORKER_CONFIG_KEYS = [
   'TRAVEL_RULE_VASP_ID',
   'TRAVEL_RULE_VASP_NAME',
   'COMPLIANCE_RETENTION_DAYS',
+  'TEST_CLOCK_ENABLED',
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

@@ -7,3 +7,6 @@ export function koreanDay(at = clock.date()): { from: Date; to: Date } {
   const start = Math.floor((at.getTime() + KST_OFFSET_MS) / DAY_MS) * DAY_MS - KST_OFFSET_MS;
   return { from: new Date(start), to: new Date(start + DAY_MS) };
 }
+
+/** The Korean day's number since 1970 (as WalletAccount counts its transfer key's daily caps on chain). */
+export const koreanDayNumber = (ms: number): number => Math.floor((ms + KST_OFFSET_MS) / DAY_MS);

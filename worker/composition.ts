@@ -44,6 +44,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     orm,
     encryption,
     networks,
+    testClockEnabled: config.TEST_CLOCK_ENABLED,
     providers,
     ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
     recoveryKey: new RecoveryKey(config.RECOVERY_PRIVATE_KEY, providers, nonceLockFor(orm)),

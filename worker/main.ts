@@ -3,6 +3,7 @@ import { loadConfig, WORKER_CONFIG_KEYS, ConfigError } from '../platform/config'
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
+import { followTestClock } from '../db/test-clock';
 import { createWorker } from './create-worker';
 import { WorkerMetrics } from './metrics';
 import { createMetricsRegistry, serveMetrics } from '../platform/metrics';
@@ -49,6 +50,8 @@ async function main(): Promise<void> {
     }),
   });
   const orm = await createOrm(config.DATABASE_URL, { requireCurrentSchema: true });
+  // The test clock (embedded stack and tests only): this process keeps to the shared offset.
+  if (config.TEST_CLOCK_ENABLED) await followTestClock(orm);
   const settings = {
     address: config.TEMPORAL_ADDRESS,
     namespace: config.TEMPORAL_NAMESPACE,

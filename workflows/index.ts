@@ -17,3 +17,4 @@ export { signInWorkflow } from './sign-in';
 export { accountRecoveryWorkflow } from './account-recovery';
 export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';
 export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow } from './compliance';
+export { testClockMoveWorkflow } from './test-clock';

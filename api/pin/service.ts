@@ -126,7 +126,9 @@ export class PinService {
         `${field} must be a JWE (${KEY_ALGORITHM}, ${CONTENT_ALGORITHM}) to the key at /api/v1/pin/public-key that decrypts`,
       );
     }
-    const age = Math.floor(clock.now() / 1000) - Number(payload.iat);
+    // The app stamps iat with its own (real) time, and the replay window below runs on the same.
+    // eslint-disable-next-line no-restricted-syntax -- real time, as the app's iat
+    const age = Math.floor(Date.now() / 1000) - Number(payload.iat);
     if (!Number.isFinite(age) || age < -60 || age > MAX_AGE_SECONDS) {
       throw problems.unprocessable(
         'invalid-pin-encryption',
@@ -195,7 +197,8 @@ export class PinService {
       jtiHash,
       userId,
       idempotencyKey,
-      expiresAt: new Date(clock.now() + (MAX_AGE_SECONDS + 120) * 1000),
+      // eslint-disable-next-line no-restricted-syntax -- real time: kept while the JWE is fresh (its iat is real time)
+      expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
     });
     try {
       await em.flush();
@@ -209,7 +212,8 @@ export class PinService {
       }
     }
     // Approvals older than any acceptable iat can never match again.
-    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: clock.date() } });
+    // eslint-disable-next-line no-restricted-syntax -- real time, as the approvals' expiry
+    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: new Date() } });
   }
 
   async isSet(userId: string): Promise<boolean> {

@@ -160,7 +160,8 @@ export const TransferKeyView = Type.Object({
       remainingToday: Type.String(),
     }),
     {
-      description: 'per token, as the account counts it (per UTC day): a cap of 0 means the key cannot send it',
+      description:
+        'per token, as the account counts it (per Korean day, from 00:00 KST): a cap of 0 means the key cannot send it',
     },
   ),
   capsResetAt: DateTime,

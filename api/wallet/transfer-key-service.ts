@@ -26,6 +26,7 @@ import {
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 import { clock } from '../../platform/clock';
+import { koreanDay, koreanDayNumber } from '../../platform/korean-day';
 
 export type TransferKeyAction = 'renew' | 'rotate' | 'revoke' | 'set-caps';
 
@@ -42,8 +43,6 @@ export interface TransferKeyServiceDeps {
   /** The longest grant an owner may give the key (TRANSFER_SIGNER_VALIDITY_SECONDS, also the default). */
   maxValiditySeconds: number;
 }
-
-const DAY_SECONDS = 86_400;
 
 /**
  * The owner's control over the service-held transfer key on one account, on chain: read what it may do today, and
@@ -63,7 +62,7 @@ export class TransferKeyService {
       assets.map((a) => a.token),
     );
     const keys = await this.deps.custody.transferKeyAddresses(userId);
-    const today = Math.floor(clock.now() / 1000 / DAY_SECONDS);
+    const today = koreanDayNumber(clock.now()); // the day the account counts its caps in
     return {
       networkId: network.networkId,
       accountAddress: account,
@@ -91,7 +90,7 @@ export class TransferKeyService {
           ),
         };
       }),
-      capsResetAt: new Date((today + 1) * DAY_SECONDS * 1000).toISOString(),
+      capsResetAt: koreanDay(clock.date()).to.toISOString(),
     };
   }
 

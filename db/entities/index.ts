@@ -23,6 +23,7 @@ export * from './recovery';
 export * from './transfer';
 export * from './gas-sponsorship';
 export * from './compliance';
+export * from './test-clock';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -60,6 +61,7 @@ import {
   SanctionsListEntity,
   TravelRuleRecordEntity,
 } from './compliance';
+import { TestClockEntity } from './test-clock';
 
 export const ALL_ENTITIES = [
   RegistrationEntity,
@@ -108,4 +110,5 @@ export const ALL_ENTITIES = [
   SanctionedAddressEntity,
   ComplianceCaseEntity,
   TravelRuleRecordEntity,
+  TestClockEntity,
 ];

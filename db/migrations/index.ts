@@ -54,6 +54,8 @@ import { Migration20261125140000Compliance as SqliteCompliance } from './sqlite/
 import { Migration20261125150000TravelRule as PgTravelRule } from './postgresql/Migration20261125150000TravelRule';
 import { Migration20261125150000TravelRule as SqliteTravelRule } from './sqlite/Migration20261125150000TravelRule';
 import { Migration20261125160000Monitoring as PgMonitoring } from './postgresql/Migration20261125160000Monitoring';
+import { Migration20261125200000TestClock as PgTestClock } from './postgresql/Migration20261125200000TestClock';
+import { Migration20261125200000TestClock as SqliteTestClock } from './sqlite/Migration20261125200000TestClock';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -91,6 +93,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125140000Compliance', class: PgCompliance },
     { name: 'Migration20261125150000TravelRule', class: PgTravelRule },
     { name: 'Migration20261125160000Monitoring', class: PgMonitoring },
+    { name: 'Migration20261125200000TestClock', class: PgTestClock },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -120,6 +123,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125140000Compliance', class: SqliteCompliance },
     { name: 'Migration20261125150000TravelRule', class: SqliteTravelRule },
     { name: 'Migration20261125160000Monitoring', class: SqliteMonitoring },
+    { name: 'Migration20261125200000TestClock', class: SqliteTestClock },
   ],
 };
 

@@ -45,7 +45,7 @@ export async function isDeployed(provider: JsonRpcProvider, address: string): Pr
 
 /**
  * What the owner grants the service's transfer key on an account: until when, and per token (address(0): the coin)
- * the most it may send in a UTC day (WalletAccount enforces both; a token left out cannot be sent by it).
+ * the most it may send in a Korean day (WalletAccount enforces both; a token left out cannot be sent by it).
  */
 export interface TransferSignerGrant {
   signer: string;
@@ -193,7 +193,7 @@ export const deserializeOperation = (stored: Record<string, string>): UserOperat
 export interface TransferKeyGrant {
   signer: string | null;
   validUntil: number;
-  /** Per token address (address(0): the coin): the daily cap, and what was sent on `day` (UTC days since 1970). */
+  /** Per token address (address(0): the coin): the daily cap, and what was sent on `day` (Korean days since 1970: from 00:00 KST). */
   allowances: Map<string, { dailyCap: bigint; spent: bigint; day: number }>;
 }
 

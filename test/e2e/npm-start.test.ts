@@ -124,6 +124,8 @@ describe('npm start', () => {
         throw new Error(`README walk-through failed (exit ${walk.code}):\n${walk.output.slice(-4000)}`);
       expect(walk.output).toMatch(/transfer tr_\S+: (confirmed|finalized) 0\.01 ETH in 0x[0-9a-f]{64}/); // the client's quickstart
       expect(walk.output).toContain('"twoFactorMethods"'); // the profile
+      expect(walk.output).toMatch(/"offsetSeconds":86400,"chains":\{"ETHEREUM":\d+,"POLYGON":\d+\}/); // the test clock moved a day
+      expect(walk.output).toMatch(/"offsetSeconds":86400[\s\S]*"used_today_krw":"0"/); // and the limit's day started again
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.1 ETH"/);
       expect(walk.output).toMatch(/"status":"confirmed".*"amount":"0\.5 SOL"/);
       expect(walk.output).toMatch(/"verified":true,"firm_name"/);

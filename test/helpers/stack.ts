@@ -13,6 +13,8 @@ import type { Client } from '@temporalio/client';
 import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter, createTemporalClient } from '../../platform/temporal';
+import { setClockOffset } from '../../platform/clock';
+import { followTestClock } from '../../db/test-clock';
 import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, WORKER_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
 import { createActivities } from '../../activities';
@@ -271,6 +273,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const issuerKey = randomBytes(32).toString('base64url');
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const orm = await createOrm(config.DATABASE_URL, { migrate: true });
+  // The API and worker run in this process: its clock keeps to this stack's test clock (a new database: not moved),
+  // and goes back to the system's when the stack stops.
+  const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
   const temporalSettings = { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue };
   const temporal = await createTemporalClient(temporalSettings, encryption);
   const logger = createLogger({
@@ -322,6 +327,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+    TEST_CLOCK_ENABLED: String(config.TEST_CLOCK_ENABLED),
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
   const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);
@@ -385,6 +391,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await stack.stopWorker();
       await apiDeps.close();
       workerDeps.close();
+      testClock?.stop();
+      setClockOffset(0);
       await temporal.connection.close();
       await Promise.all(
         chains.map(async (chain) => {

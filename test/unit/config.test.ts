@@ -3,6 +3,7 @@ import { DEFAULT_RATE_LIMITS, MAX_WINDOW_SECONDS, parseOverrides } from '../../a
 import { createLogger } from '../../platform/logger';
 import { composeApi } from '../../api/composition';
 import type { Orm } from '../../db/orm';
+import { TestClockService } from '../../api/test-clock/service';
 
 describe('loadConfig', () => {
   it('names every bad or missing value in one error', () => {
@@ -24,6 +25,40 @@ describe('loadConfig', () => {
   it('applies defaults and converts numbers', () => {
     const config = loadConfig({ API_PORT: '8080' }, ['API_PORT', 'TEMPORAL_ADDRESS', 'REGISTRATION_TTL_SECONDS']);
     expect(config).toEqual({ API_PORT: 8080, TEMPORAL_ADDRESS: 'localhost:7233', REGISTRATION_TTL_SECONDS: 86400 });
+  });
+});
+
+describe('the test clock setting', () => {
+  it('is refused in production (NODE_ENV defaults to production), allowed in development and tests', () => {
+    for (const env of [{ TEST_CLOCK_ENABLED: 'true' }, { TEST_CLOCK_ENABLED: 'true', NODE_ENV: 'production' }]) {
+      expect(() => loadConfig(env, ['NODE_ENV', 'TEST_CLOCK_ENABLED'])).toThrow(
+        /TEST_CLOCK_ENABLED must be false in production/,
+      );
+    }
+    for (const NODE_ENV of ['development', 'test']) {
+      expect(loadConfig({ TEST_CLOCK_ENABLED: 'true', NODE_ENV }, ['NODE_ENV', 'TEST_CLOCK_ENABLED'])).toEqual({
+        NODE_ENV,
+        TEST_CLOCK_ENABLED: true,
+      });
+    }
+    expect(loadConfig({}, ['NODE_ENV', 'TEST_CLOCK_ENABLED'])).toEqual({
+      NODE_ENV: 'production',
+      TEST_CLOCK_ENABLED: false,
+    });
+  });
+
+  it('answers 409 test-clock-disabled where it is off, touching nothing', async () => {
+    const untouched = new Proxy(
+      {},
+      {
+        get: () => {
+          throw new Error('touched');
+        },
+      },
+    ) as never;
+    const service = new TestClockService({ orm: untouched, temporal: untouched, taskQueue: 'q', enabled: false });
+    await expect(service.advance(60, 'qa')).rejects.toMatchObject({ status: 409, type: 'test-clock-disabled' });
+    expect(await service.state()).toMatchObject({ enabled: false, offsetSeconds: 0 });
   });
 });
 
