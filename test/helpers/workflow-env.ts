@@ -1,0 +1,36 @@
+import { randomUUID } from 'node:crypto';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+
+/**
+ * A worker for fast workflow tests: the real workflow code, bundled once per test file, on the test run's Temporal
+ * server (global-setup), with the activities a test gives (stubs that record their calls), on a task queue of its own.
+ */
+export async function workflowTestWorker(activities: object): Promise<{
+  env: TestWorkflowEnvironment;
+  taskQueue: string;
+  stop(): Promise<void>;
+}> {
+  if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_TEST_ADDRESS! });
+  const taskQueue = `workflow-test-${randomUUID()}`;
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: require.resolve('../../workflows'),
+      logger: new DefaultLogger('WARN'),
+    }),
+    activities,
+  });
+  const running = worker.run();
+  return {
+    env,
+    taskQueue,
+    async stop() {
+      worker.shutdown();
+      await running;
+      await env.teardown();
+    },
+  };
+}
