@@ -16,6 +16,7 @@ import { registerUser, type RegisteredUser } from '../helpers/http';
 import { deployAccount } from '../helpers/wallet';
 import { INCLUDED } from '../helpers/transfers';
 import { waitFor } from '../helpers/processes';
+import { connectBankAccount, openBankAccount } from '../helpers/bank';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 
 interface Delivery {
@@ -150,6 +151,30 @@ describe('an app on the typed client', () => {
     expect(listed.data!.items.filter((e) => e.resource.id === transferId).map((e) => e.id)).toEqual(
       events.map((e) => e.id),
     );
+  });
+
+  it('connects a bank account, charges won and polls the charge to completion, the balance credited once', async () => {
+    const account = await openBankAccount(stack, user.person.name, 1_000_000);
+    const connected = await connectBankAccount(stack, user, account); // through the client (test/helpers/bank.ts)
+    expect(connected).toMatchObject({ bank_code: account.bankCode });
+    const key = idempotencyKey();
+    const send = () =>
+      app.POST('/api/v1/charge/execute', {
+        params: { header: { 'idempotency-key': key } },
+        body: { source: account.bankCode, amount: '50000', currency: 'KRW' },
+      });
+    const accepted = await withRetries(send);
+    expect(accepted.response.status).toBe(202);
+    const chargeId = accepted.data!.data.charge_id;
+    expect((await withRetries(send)).data!.data.charge_id).toBe(chargeId); // the retry: the same charge
+    const charge = await poll(
+      () => app.GET('/api/v1/charge/{chargeId}', { params: { path: { chargeId } } }),
+      (answer) => answer.data.status !== 'processing',
+      { timeoutMs: 60_000, what: `charge ${chargeId}` },
+    );
+    expect(charge.data.status).toBe('completed');
+    const balance = await app.GET('/api/v1/balance');
+    expect(balance.data!.data.balances.find((b) => b.currency === 'KRW')).toMatchObject({ amount: '50000' });
   });
 
   it('answers a refusal as typed data: the problem the service sent, no exception', async () => {

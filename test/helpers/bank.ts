@@ -1,3 +1,4 @@
+import { createWalletClient, idempotencyKey, withRetries } from '@wallet-service/client';
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { bearer } from './wallet';
@@ -54,21 +55,29 @@ export async function callApi(
   };
 }
 
-/** Sends 1 KRW, reads the code in the deposit text as the user would in their bank app, and confirms it. */
+/**
+ * Sends 1 KRW, reads the code in the deposit text as the user would in their bank app, and confirms it: through the
+ * typed client, as an app does (used by the bank, charge and webhook suites).
+ */
 export async function connectBankAccount(
   stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
   user: RegisteredUser,
   account: SandboxAccount,
 ) {
-  const sent = await callApi(stack, '/api/v1/bank/send-won', user, {
-    json: { bank_code: account.bankCode, account_no: account.accountNo },
-  });
-  if (sent.status !== 200) throw new Error(`send-won failed: ${sent.status} ${JSON.stringify(sent.body)}`);
+  const api = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
+  const key = idempotencyKey();
+  const sent = await withRetries(() =>
+    api.POST('/api/v1/bank/send-won', {
+      params: { header: { 'idempotency-key': key } },
+      body: { bank_code: account.bankCode, account_no: account.accountNo },
+    }),
+  );
+  if (!sent.data) throw new Error(`send-won failed: ${sent.response.status} ${JSON.stringify(sent.error)}`);
   const deposit = (await bankAccountLog(stack, account)).transactions.at(-1)!;
-  const confirmed = await callApi(stack, '/api/v1/bank/send-won/confirm', user, {
-    json: { verification_id: sent.body.verification_id, code: deposit.remark.slice(2) },
+  const confirmed = await api.POST('/api/v1/bank/send-won/confirm', {
+    body: { verification_id: sent.data.data.verification_id, code: deposit.remark.slice(2) },
   });
-  if (confirmed.status !== 200)
-    throw new Error(`confirm failed: ${confirmed.status} ${JSON.stringify(confirmed.body)}`);
-  return confirmed.body.bank_account;
+  if (!confirmed.data)
+    throw new Error(`confirm failed: ${confirmed.response.status} ${JSON.stringify(confirmed.error)}`);
+  return confirmed.data.data.bank_account;
 }
