@@ -131,7 +131,10 @@ export function accountRoutes({
         'Recorded with a BasicInfoCredential by the workflow basic-info-<userId>-<submission>; the same details again keep their credential.',
       body: S.BasicInfoBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 200: { description: 'Stored', schema: S.BasicInfoResponse } },
+      responses: {
+        200: { description: 'Stored', schema: S.BasicInfoResponse },
+        422: { description: 'full_name is not the name verified with the identity provider (name-mismatch)' },
+      },
       handler: async ({ user, body }) => {
         const { id: userId } = await activeUser(orm, user.userId);
         const submission = createHash('sha256').update(JSON.stringify(body)).digest('hex').slice(0, 32);

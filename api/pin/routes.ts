@@ -43,7 +43,10 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       responses: {
         201: { description: 'Set', schema: PinStatus },
         409: { description: 'Already set' },
-        422: { description: 'Weak PIN' },
+        422: {
+          description:
+            'A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption)',
+        },
       },
       handler: async ({ body, user }) => {
         await pins.set(user.userId, body.pin);
@@ -65,7 +68,10 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
         429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Changed', schema: PinChanged },
         409: { description: 'No PIN set' },
-        422: { description: 'Wrong current PIN, or weak new PIN' },
+        422: {
+          description:
+            'Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request)',
+        },
         423: { description: 'Locked after too many wrong PINs (Retry-After)' },
       },
       handler: async ({ body, user }, ctx) => {

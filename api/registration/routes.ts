@@ -9,7 +9,7 @@ const ERRORS = {
   403: { description: 'X-Pass-Token does not belong to this registration' },
   404: { description: 'Unknown regId' },
   409: { description: 'Step out of order, or a concurrent request with the same Idempotency-Key' },
-  422: { description: 'Idempotency-Key reused with another payload' },
+  422: { description: 'eKYC: an uploadRef that is not an upload of this registration (upload-not-found)' },
 };
 
 /** Registration: start and status, the steps (upload, eKYC, backup), and the identity provider's callback. */

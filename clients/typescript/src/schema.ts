@@ -3369,7 +3369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found) */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3538,7 +3538,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3719,7 +3719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3887,7 +3887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7582,7 +7582,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description full_name is not the name verified with the identity provider (name-mismatch); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12864,7 +12864,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong current PIN, or weak new PIN; or this Idempotency-Key was used with another payload */
+            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13027,7 +13027,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Weak PIN; or this Idempotency-Key was used with another payload */
+            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */

@@ -1,0 +1,39 @@
+"""Schemathesis hooks for test/fuzz/openapi-fuzz.test.ts.
+
+An app sends a fresh Idempotency-Key for each logical request (the document says so: "Fresh UUID per logical
+request"). Generated cases can repeat a key with another body, which the service rightly refuses (422
+idempotency-key-reused); each call here gets its own key instead, as an app's would.
+"""
+import uuid
+
+import schemathesis
+
+
+def _is_uuid(value):
+    try:
+        uuid.UUID(str(value))
+        return True
+    except ValueError:
+        return False
+
+
+@schemathesis.hook("map_headers")
+def fresh_idempotency_key(ctx, headers):
+    # Only a key that is valid data is renewed: a case that leaves it out or malforms it on purpose stays as it is.
+    for name, value in list((headers or {}).items()):
+        if name.lower() == "idempotency-key" and isinstance(value, str) and _is_uuid(value):
+            headers[name] = str(uuid.uuid4())
+    return headers
+
+
+@schemathesis.hook
+def before_call(ctx, case, **kwargs):
+    # The coverage phase's cases do not pass through map_headers: renew the key there too, in positive cases only
+    # (a negative case keeps every header as generated, so what it leaves out stays left out).
+    meta = case.meta
+    if meta is None or meta.generation.mode.is_negative:
+        return None
+    for name, value in list((case.headers or {}).items()):
+        if name.lower() == "idempotency-key" and isinstance(value, str) and _is_uuid(value):
+            case.headers[name] = str(uuid.uuid4())
+    return None
