@@ -27,11 +27,16 @@ export function testClockRoutes({ testClock }: { testClock: TestClockService }):
       description:
         "Korean-day limits, recipient cooling-off, new-device and new-passkey holds, code and link expiries read the moved clock at once; the local EVM chains' next block carries the moved time. Workflow timers keep Temporal's own time.",
       body: S.AdvanceBody,
+      // A retried move (same Idempotency-Key) answers the first one's result: the clock moves once.
+      idempotency: { required: false, scope: ({ operator }) => `test-clock:${operator}` },
       responses: {
         200: { description: 'Moved', schema: S.TestClockMoved },
         409: { description: 'The test clock is off (test-clock-disabled)' },
       },
-      handler: async ({ body, operator }) => ({ status: 200, body: await testClock.advance(body.seconds, operator) }),
+      handler: async ({ body, operator }, ctx) => ({
+        status: 200,
+        body: await testClock.advance(body.seconds, operator, ctx.get('idempotency-key') || undefined),
+      }),
     }),
   ];
 }

@@ -33,14 +33,16 @@ export class TestClockService {
     };
   }
 
-  async advance(seconds: number, operator: string) {
+  /** With an Idempotency-Key, the move's workflow id follows it: a retry finds the same move (it moved once). */
+  async advance(seconds: number, operator: string, idempotencyKey?: string) {
     if (!this.deps.enabled)
       throw problems.conflict(
         'test-clock-disabled',
         'The test clock is off (TEST_CLOCK_ENABLED); it never runs in production',
       );
     const moved = await this.deps.temporal.workflow.execute(testClockMoveWorkflow, {
-      workflowId: `test-clock-move-by-${operator}-${randomUUID()}`,
+      workflowId: `test-clock-move-by-${operator}-${idempotencyKey?.toLowerCase() ?? randomUUID()}`,
+      workflowIdConflictPolicy: 'USE_EXISTING',
       taskQueue: this.deps.taskQueue,
       args: [{ seconds }],
     });

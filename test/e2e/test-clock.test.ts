@@ -93,6 +93,28 @@ describe.each(testDatabases())('the test clock on $name', (database) => {
     expect(stored.offsetMs).toBe(2 * DAY * 1000);
   });
 
+  it('moves once for a request retried with the same Idempotency-Key', async () => {
+    const before = (await call(`${stack.apiUrl}/v1/test-clock`, { headers: asOperator })).body.offsetSeconds as number;
+    const key = randomUUID();
+    const move = () =>
+      call(`${stack.apiUrl}/v1/test-clock/advance`, {
+        headers: { ...asOperator, 'idempotency-key': key },
+        json: { seconds: 3600 },
+      });
+    const first = await move();
+    const again = await move();
+    expect(first.body.offsetSeconds).toBe(before + 3600);
+    expect(again.body).toEqual(first.body);
+    expect((await call(`${stack.apiUrl}/v1/test-clock`, { headers: asOperator })).body.offsetSeconds).toBe(
+      before + 3600,
+    );
+    const otherBody = await call(`${stack.apiUrl}/v1/test-clock/advance`, {
+      headers: { ...asOperator, 'idempotency-key': key },
+      json: { seconds: 60 },
+    });
+    expect(otherBody.status).toBe(422);
+  });
+
   it('moves only forward, by a whole number of seconds, and only for operators', async () => {
     for (const seconds of [0, -60, 1.5, 'a day', 401 * DAY]) {
       const refused = await call(`${stack.apiUrl}/v1/test-clock/advance`, { headers: asOperator, json: { seconds } });

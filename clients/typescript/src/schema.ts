@@ -19991,7 +19991,10 @@ export interface operations {
     advanceTestClock: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -20045,7 +20048,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The test clock is off (test-clock-disabled) */
+            /** @description The test clock is off (test-clock-disabled); or a request with this Idempotency-Key is still running (Retry-After) */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20069,6 +20072,17 @@ export interface operations {
             };
             /** @description Content-Type is not application/json */
             415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This Idempotency-Key was used with another payload */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
