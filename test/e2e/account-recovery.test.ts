@@ -21,10 +21,10 @@ const PIN = '371902';
  * the recoverable implementation and a recovery with a time lock; an attacker who signed in with a stolen ID card gets
  * nothing: held, told to the person, cancelled by the owner key within the delay, revoked.
  */
-describe('owner recovery on real chains', () => {
+describe.each(testDatabases())('owner recovery on real chains, $name', (kind) => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, {
+    stack = await startTestStack(kind, {
       chains: true,
       env: { RECOVERY_DELAY_SECONDS: String(DELAY), NEW_DEVICE_HOLD_SECONDS: String(HOLD) },
     });
