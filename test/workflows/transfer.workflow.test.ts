@@ -1,0 +1,263 @@
+import { randomUUID } from 'node:crypto';
+import { ApplicationFailure } from '@temporalio/common';
+import { transferWorkflow } from '../../workflows/transfer';
+import {
+  complianceDecisionSignal,
+  travelRuleDecisionSignal,
+  transferFinalityWorkflowId,
+  travelRuleConfirmationWorkflowId,
+  type TransferInput,
+} from '../../workflows/messages';
+import { ChainFailure, TransferFailure } from '../../platform/failures';
+import type { TransferActivities } from '../../activities/transfer';
+import type { ComplianceActivities, TravelRuleActivities } from '../../activities/compliance';
+import { workflowTestWorker } from '../helpers/workflow-env';
+
+type Submission = 'included' | 'reverted' | 'unreachable' | 'refused-by-chain';
+type Script = {
+  screening?: 'sanctioned';
+  /** What each submitTransfer answers, in turn (the last repeats). */
+  submissions?: Submission[];
+  /** Whether a transfer whose submission kept failing may have been broadcast. */
+  maybeSent?: boolean;
+  /** What each awaitFinality answers, in turn (the last repeats). */
+  finality?: Array<'finalized' | 'reorged'>;
+  inquiry?: 'refused';
+};
+
+/**
+ * The transfer workflow's branches, fast: the real workflow code (and its finality and Travel Rule confirmation
+ * children) on the test run's Temporal server, the chain, the screening, the receiving provider and the database
+ * stubbed per transfer (a script), every call recorded in order.
+ */
+describe('transfer workflow (stubbed activities)', () => {
+  let harness: Awaited<ReturnType<typeof workflowTestWorker>>;
+  const scripts = new Map<string, Script>();
+  const calls = new Map<string, string[]>();
+  const record = (transferId: string, call: string) => calls.set(transferId, [...(calls.get(transferId) ?? []), call]);
+  const next = <T>(list: T[]): T => (list.length > 1 ? list.shift()! : list[0]!);
+
+  const activities: Pick<
+    TransferActivities,
+    | 'signTransfer'
+    | 'submitTransfer'
+    | 'finishTransfer'
+    | 'transferMaybeSent'
+    | 'transferReorged'
+    | 'recordTransferNeedsReview'
+    | 'awaitFinality'
+  > &
+    Pick<ComplianceActivities, 'screenTransferRecipient' | 'openReviewCase' | 'releaseHeldTransfer'> &
+    Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome' | 'confirmTravelRuleTransfer'> = {
+    async screenTransferRecipient({ transferId }) {
+      record(transferId, 'screen');
+      if (scripts.get(transferId)!.screening === 'sanctioned')
+        throw ApplicationFailure.nonRetryable('the recipient is sanctioned', TransferFailure.RecipientSanctioned);
+    },
+    async signTransfer({ transferId }) {
+      record(transferId, 'sign');
+    },
+    async submitTransfer({ transferId }) {
+      const submission = next((scripts.get(transferId)!.submissions ??= ['included']));
+      record(transferId, `submit:${submission}`);
+      if (submission === 'unreachable') throw new Error('connect ECONNREFUSED');
+      if (submission === 'refused-by-chain')
+        throw ApplicationFailure.nonRetryable('AA23 reverted', ChainFailure.UserOperationRejected);
+      return submission === 'included'
+        ? { success: true, txHash: '0xabc', fee: '21000', block: { number: '7', hash: '0xb7' } }
+        : { success: false, txHash: '0xabc', fee: '21000', error: 'execution reverted' };
+    },
+    async transferMaybeSent({ transferId }) {
+      record(transferId, 'maybeSent');
+      return scripts.get(transferId)!.maybeSent ?? false;
+    },
+    async recordTransferNeedsReview({ transferId }) {
+      record(transferId, 'needsReview');
+    },
+    async finishTransfer({ transferId, status }) {
+      record(transferId, `finish:${status}`);
+    },
+    async awaitFinality({ transferId }) {
+      const state = next((scripts.get(transferId)!.finality ??= ['finalized']));
+      record(transferId, `finality:${state}`);
+      return state;
+    },
+    async transferReorged({ transferId }) {
+      record(transferId, 'reorged');
+    },
+    async openReviewCase({ transferId, kind }) {
+      record(transferId, `case:${kind}`);
+      return { caseId: `case_${transferId}` };
+    },
+    async releaseHeldTransfer({ transferId }) {
+      record(transferId, 'released');
+    },
+    async sendTravelRuleInquiry({ transferId }) {
+      record(transferId, 'inquiry');
+      return scripts.get(transferId)!.inquiry === 'refused'
+        ? { recordId: `tr_${transferId}`, sent: false, reason: 'unknown beneficiary address' }
+        : { recordId: `tr_${transferId}`, sent: true };
+    },
+    async recordTravelRuleOutcome({ transferId, status }) {
+      record(transferId, `travelRule:${status}`);
+    },
+    async confirmTravelRuleTransfer({ transferId, txHash }) {
+      record(transferId, `confirmTo:${txHash}`);
+    },
+  };
+
+  beforeAll(async () => {
+    harness = await workflowTestWorker(activities);
+  });
+  afterAll(async () => {
+    await harness?.stop();
+  });
+
+  const transfer = async (script: Script, input: Partial<TransferInput> = {}) => {
+    const transferId = `tr_${randomUUID()}`;
+    scripts.set(transferId, script);
+    const handle = await harness.env.client.workflow.start(transferWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `transfer-${transferId}`,
+      args: [{ transferId, userId: 'usr_1', networkId: 'ETHEREUM', ...input }],
+    });
+    return { transferId, handle };
+  };
+  const child = (workflowId: string) => harness.env.client.workflow.getHandle(workflowId).result();
+  const waitForCall = async (transferId: string, call: string) => {
+    for (let i = 0; i < 100 && !calls.get(transferId)?.includes(call); i++) await new Promise((r) => setTimeout(r, 50));
+    expect(calls.get(transferId)).toContain(call);
+  };
+
+  it('screens, signs and sends; answers at inclusion and follows the transfer to finality in a child', async () => {
+    const { transferId, handle } = await transfer({});
+    expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+    await child(transferFinalityWorkflowId(transferId));
+    expect(calls.get(transferId)).toEqual([
+      'screen',
+      'sign',
+      'submit:included',
+      'finish:confirmed',
+      'finality:finalized',
+    ]);
+  });
+
+  it('signs nothing for a recipient the last screening names: a refusal the caller is told', async () => {
+    const { transferId, handle } = await transfer({ screening: 'sanctioned' });
+    expect(await handle.result()).toMatchObject({
+      status: 'failed',
+      refused: true,
+      refusalType: TransferFailure.RecipientSanctioned,
+    });
+    expect(calls.get(transferId)).toEqual(['screen', 'finish:failed']);
+  });
+
+  it('records a revert as failed (the chain proves it), and a refusal by the chain without asking whether it was sent', async () => {
+    const reverted = await transfer({ submissions: ['reverted'] });
+    expect(await reverted.handle.result()).toMatchObject({ status: 'failed', error: 'execution reverted' });
+    expect(calls.get(reverted.transferId)).toEqual(['screen', 'sign', 'submit:reverted', 'finish:failed']);
+    const refused = await transfer({ submissions: ['refused-by-chain'] });
+    expect(await refused.handle.result()).toMatchObject({ status: 'failed', error: 'AA23 reverted' });
+    expect(calls.get(refused.transferId)).toEqual(['screen', 'sign', 'submit:refused-by-chain', 'finish:failed']);
+  });
+
+  it('never records failed a transfer that may have been broadcast: flagged for review, asked patiently, confirmed once', async () => {
+    const { transferId, handle } = await transfer(
+      { submissions: ['unreachable', 'included'], maybeSent: true },
+      { reviewAfterAttempts: 1 },
+    );
+    expect(await handle.result()).toMatchObject({ status: 'confirmed', txHash: '0xabc' });
+    expect(calls.get(transferId)).toEqual([
+      'screen',
+      'sign',
+      'submit:unreachable',
+      'maybeSent',
+      'needsReview',
+      'submit:included',
+      'finish:confirmed',
+    ]);
+  });
+
+  it('fails a transfer that was never broadcast once its attempts run out', async () => {
+    const { transferId, handle } = await transfer({ submissions: ['unreachable'] }, { reviewAfterAttempts: 1 });
+    expect(await handle.result()).toMatchObject({ status: 'failed', error: 'connect ECONNREFUSED' });
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:unreachable', 'maybeSent', 'finish:failed']);
+  });
+
+  it('holds a transfer a monitoring rule flagged until an operator approves (the first decision counts)', async () => {
+    const { transferId, handle } = await transfer({}, { review: { kind: 'structuring', detail: 'three in a day' } });
+    await waitForCall(transferId, 'case:structuring');
+    expect(calls.get(transferId)).toEqual(['case:structuring']);
+    await handle.signal(complianceDecisionSignal, { approved: true, reason: 'known payee', decidedBy: 'op_1' });
+    await handle.signal(complianceDecisionSignal, { approved: false, reason: 'too late', decidedBy: 'op_2' });
+    expect(await handle.result()).toMatchObject({ status: 'confirmed' });
+    expect(calls.get(transferId)).toEqual([
+      'case:structuring',
+      'released',
+      'screen',
+      'sign',
+      'submit:included',
+      'finish:confirmed',
+    ]);
+  });
+
+  it('signs nothing when the operator rejects the held transfer, and says why', async () => {
+    const { transferId, handle } = await transfer({}, { review: { kind: 'fan_out', detail: 'five new recipients' } });
+    await waitForCall(transferId, 'case:fan_out');
+    await handle.signal(complianceDecisionSignal, { approved: false, reason: 'mule account', decidedBy: 'op_1' });
+    expect(await handle.result()).toMatchObject({
+      status: 'failed',
+      refused: true,
+      refusalType: TransferFailure.ComplianceRejected,
+      error: expect.stringContaining('mule account'),
+    });
+    expect(calls.get(transferId)).toEqual(['case:fan_out', 'finish:failed']);
+  });
+
+  it('sends under the Travel Rule once the receiving provider approves, then tells it the transaction id', async () => {
+    const { transferId, handle } = await transfer({}, { travelRuleTimeoutSeconds: 60 });
+    await waitForCall(transferId, 'inquiry');
+    await handle.signal(travelRuleDecisionSignal, { approved: true, reason: null, callback: 'https://vasp.example/c' });
+    expect(await handle.result()).toMatchObject({ status: 'confirmed' });
+    expect(await child(travelRuleConfirmationWorkflowId(transferId))).toBe('confirmed');
+    expect(calls.get(transferId)).toEqual(
+      expect.arrayContaining(['inquiry', 'travelRule:approved', 'sign', 'submit:included', 'confirmTo:0xabc']),
+    );
+    expect(calls.get(transferId)!.indexOf('travelRule:approved')).toBeLessThan(calls.get(transferId)!.indexOf('sign'));
+  });
+
+  it('signs nothing when the receiving provider rejects, refuses the inquiry, or does not answer in time', async () => {
+    const rejected = await transfer({}, { travelRuleTimeoutSeconds: 60 });
+    await waitForCall(rejected.transferId, 'inquiry');
+    await rejected.handle.signal(travelRuleDecisionSignal, { approved: false, reason: 'name mismatch' });
+    expect(await rejected.handle.result()).toMatchObject({ refusalType: TransferFailure.TravelRuleRejected });
+    expect(calls.get(rejected.transferId)).toEqual(['inquiry', 'travelRule:rejected', 'finish:failed']);
+
+    const refused = await transfer({ inquiry: 'refused' }, { travelRuleTimeoutSeconds: 60 });
+    expect(await refused.handle.result()).toMatchObject({
+      refusalType: TransferFailure.TravelRuleRejected,
+      error: expect.stringContaining('unknown beneficiary address'),
+    });
+
+    const silent = await transfer({}, { travelRuleTimeoutSeconds: 1 });
+    expect(await silent.handle.result()).toMatchObject({ refusalType: TransferFailure.TravelRuleTimedOut });
+    expect(calls.get(silent.transferId)).toEqual(['inquiry', 'travelRule:timed_out', 'finish:failed']);
+  });
+
+  it('sends again the same operation after a reorg removed it, and records it confirmed again', async () => {
+    const { transferId, handle } = await transfer({ finality: ['reorged', 'finalized'] });
+    expect(await handle.result()).toMatchObject({ status: 'confirmed' });
+    await child(transferFinalityWorkflowId(transferId));
+    expect(calls.get(transferId)).toEqual([
+      'screen',
+      'sign',
+      'submit:included',
+      'finish:confirmed',
+      'finality:reorged',
+      'reorged',
+      'submit:included',
+      'finish:confirmed',
+      'finality:finalized',
+    ]);
+  });
+});
