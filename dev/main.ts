@@ -309,6 +309,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Database       ${env.DATABASE_URL}
   Secrets        .data/dev.env (a user's access token: npm run token -- <userId>)
   Operators      sign in at ${apiUrl}/codec/login with OPERATOR_TOKEN from .data/dev.env; the Temporal UI then shows payloads decoded
+  Test clock     on: POST ${apiUrl}/v1/test-clock/advance {"seconds":86400} (operator) moves the service and the EVM chains a day (docs/test-clock.md)
 `);
 }
 
