@@ -5,11 +5,13 @@ import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { emailVerificationWorkflow } from '../../workflows/email-verification';
 import { gasSponsorshipWorkflow } from '../../workflows/gas-sponsorship';
 import { custodyKeyWorkflow } from '../../workflows/custody';
+import { kycRenewalWorkflow } from '../../workflows/kyc';
 import { BankFailure, GasFailure, PROVIDER_REJECTED } from '../../platform/failures';
 import type { BankVerificationActivities } from '../../activities/bank-verification';
 import type { EmailVerificationActivities } from '../../activities/email-verification';
 import type { GasSponsorshipActivities } from '../../activities/gas-sponsorship';
 import type { CustodyActivities } from '../../activities/custody';
+import type { KycActivities } from '../../activities/kyc';
 import { workflowTestWorker } from '../helpers/workflow-env';
 
 /** What an activity does on each call for one key, in turn (the last repeats): succeed, fail for a while, or refuse. */
@@ -35,7 +37,8 @@ describe('one-step workflows (stubbed activities)', () => {
   const activities: BankVerificationActivities &
     EmailVerificationActivities &
     Pick<GasSponsorshipActivities, 'sponsorOperations'> &
-    CustodyActivities = {
+    CustodyActivities &
+    Pick<KycActivities, 'renewKyc'> = {
     async sendVerificationDeposit({ verificationId }) {
       step(verificationId, BankFailure.DepositRefused);
     },
@@ -45,6 +48,10 @@ describe('one-step workflows (stubbed activities)', () => {
     async sponsorOperations({ userId, operations }) {
       step(userId, GasFailure.BudgetExceeded);
       return operations.map((o) => `0xpaymaster${o.sponsorshipId}`);
+    },
+    async renewKyc({ userId }) {
+      step(userId, 'never');
+      return { verified: true, ocrResult: { name: '홍길동', birthDate: '1990-01-15', verified: true }, vcId: 'vc_new' };
     },
     async openCustodyKey({ userId }) {
       step(userId, 'never');
@@ -123,4 +130,20 @@ describe('one-step workflows (stubbed activities)', () => {
     });
     expect(attempts.get('usr_key')).toBe(2);
   });
+
+  it('KYC renewal: an OCR provider down for a moment is asked again; down for good, the renewal fails within its attempts', async () => {
+    scripts.set('usr_ocr_late', ['down', 'ok']);
+    expect(
+      await execute(kycRenewalWorkflow, [{ userId: 'usr_ocr_late', uploadRef: 'up_1', idCardType: 'resident_id' }]),
+    ).toMatchObject({
+      verified: true,
+      vcId: 'vc_new',
+    });
+    expect(attempts.get('usr_ocr_late')).toBe(2);
+    scripts.set('usr_ocr_down', ['down']);
+    await failureOf(
+      execute(kycRenewalWorkflow, [{ userId: 'usr_ocr_down', uploadRef: 'up_2', idCardType: 'resident_id' }]),
+    );
+    expect(attempts.get('usr_ocr_down')).toBe(5);
+  }, 30_000);
 });
