@@ -33,10 +33,17 @@ import { securitiesRoutes } from './assets/securities-routes';
 import { cexRoutes } from './cex/routes';
 import { exchangeRoutes } from './exchange/routes';
 import { testClockRoutes } from './test-clock/routes';
+import { OPERATION_EXAMPLES } from './http/examples';
 
 /** The OpenAPI document of these routes, with every event type as a webhook and the links between operations. */
 export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
-  buildOpenApi(routes, { version: API_VERSION, serverUrl, webhooks: EVENT_WEBHOOKS, links: OPERATION_LINKS });
+  buildOpenApi(routes, {
+    version: API_VERSION,
+    serverUrl,
+    webhooks: EVENT_WEBHOOKS,
+    links: OPERATION_LINKS,
+    examples: OPERATION_EXAMPLES,
+  });
 
 export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
   const { config, orm, temporal, encryption, tokens, networks } = deps;

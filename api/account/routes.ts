@@ -171,6 +171,7 @@ export function accountRoutes({
         fields: S.KycRenewalFields,
         file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
         documentAs: S.KycRenewalForm,
+        example: { idCardImage: '(the photo of the ID card: a JPEG or PNG file)', idCardType: 'resident_id' },
       },
       rateLimits: [{ rule: 'kyc-renewal', key: ({ user }) => user.userId }],
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },

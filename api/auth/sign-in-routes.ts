@@ -153,6 +153,10 @@ export function signInRoutes({
         fields: S.IdCardProofFields,
         file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
         documentAs: S.IdCardProofMultipart,
+        example: {
+          idCardImage: '(the photo of the ID card verified at registration: a JPEG or PNG file)',
+          idCardType: 'resident_id',
+        },
       },
       idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
       responses: {

@@ -1,8 +1,10 @@
 import type { TSchema } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { CONTACT_REPRESENTATIVE } from './problems';
+import { validatePart } from './validation';
 import { EnvelopeErrorSchema, ProblemSchema, envelope } from '../common/schemas';
 import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
+import type { OperationExample } from './examples';
 
 type Json = Record<string, unknown>;
 
@@ -41,16 +43,32 @@ const parametersOf = (route: RouteSpec): Json[] => {
   return parameters;
 };
 
-const requestBodyOf = (route: RouteSpec): Json | undefined => {
+const acceptsEmpty = (schema: TSchema): boolean => {
+  try {
+    validatePart(schema, {}, 'body');
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const requestBodyOf = (route: RouteSpec, example?: OperationExample): Json | undefined => {
   const content: Json = {};
-  if (route.body) content['application/json'] = { schema: plain(route.body) };
+  if (route.body)
+    content['application/json'] = {
+      schema: plain(route.body),
+      ...(example?.request !== undefined ? { example: example.request } : {}),
+    };
   if (route.multipart) {
     content['multipart/form-data'] = {
       schema: plain(route.multipart.documentAs),
+      ...(route.multipart.example ? { example: route.multipart.example } : {}),
       encoding: { [route.multipart.file.field]: { contentType: route.multipart.file.contentTypes.join(', ') } },
     };
   }
-  return Object.keys(content).length ? { required: true, content } : undefined;
+  // A JSON body whose every field is optional may be left out (the router validates a missing body as {}).
+  const optional = route.body && !route.multipart && acceptsEmpty(route.body);
+  return Object.keys(content).length ? { required: !optional, content } : undefined;
 };
 
 const deprecationNote = (d: NonNullable<RouteSpec['deprecated']>): string =>
@@ -69,7 +87,15 @@ const DEPRECATION_HEADERS: Json = {
 
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
 
-const responsesOf = (route: RouteSpec, links: Record<number, Record<string, unknown>> = {}): Json => {
+/** An error status's description, with the problem types the operation answers with it. */
+const withProblemTypes = (description: string, types: string[] | undefined): string =>
+  types?.length ? `${description}. Problem types: ${types.map((t) => `\`${t}\``).join(', ')}` : description;
+
+const responsesOf = (
+  route: RouteSpec,
+  links: Record<number, Record<string, unknown>> = {},
+  example: OperationExample = {},
+): Json => {
   const errorContent = usesEnvelope(route.path)
     ? { 'application/json': { schema: { $ref: '#/components/schemas/EnvelopeError' } } }
     : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
@@ -145,9 +171,16 @@ const responsesOf = (route: RouteSpec, links: Record<number, Record<string, unkn
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;
     const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;
+    const answered = example.responses?.[status];
     responses[status] = {
-      description: spec.description,
-      ...(ok && schema ? { content: { 'application/json': { schema: plain(schema) } } } : {}),
+      description: ok ? spec.description : withProblemTypes(spec.description, example.problems?.[status]),
+      ...(ok && schema
+        ? {
+            content: {
+              'application/json': { schema: plain(schema), ...(answered !== undefined ? { example: answered } : {}) },
+            },
+          }
+        : {}),
       ...(!ok ? { content: errorContent } : {}),
       ...(links[Number(status)] ? { links: links[Number(status)] } : {}),
       headers: {
@@ -227,6 +260,7 @@ export function buildOpenApi(
     serverUrl?: string;
     webhooks?: WebhookSpec[];
     links?: Record<string, Record<number, Record<string, unknown>>>;
+    examples?: Record<string, OperationExample>;
   },
 ): Json {
   const paths: Record<string, Json> = {};
@@ -256,8 +290,8 @@ export function buildOpenApi(
         security,
         parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
-        ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route) } : {}),
-        responses: responsesOf(route, info.links?.[route.operationId]),
+        ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route, info.examples?.[route.operationId]) } : {}),
+        responses: responsesOf(route, info.links?.[route.operationId], info.examples?.[route.operationId]),
       },
     };
   }

@@ -73,6 +73,8 @@ export interface MultipartSpec {
   file: { field: string; maxBytes: number; contentTypes: readonly string[] };
   /** How the whole form appears in the OpenAPI document. */
   documentAs: TSchema;
+  /** The form as the document's example shows it (the file part as a note on what to attach). */
+  example: Record<string, string>;
 }
 
 export interface RouteSpec<

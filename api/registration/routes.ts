@@ -75,6 +75,7 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
     fields: S.EkycMultipartFields,
     file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
     documentAs: S.EkycMultipartBody,
+    example: { idCardImage: '(the photo of the ID card: a JPEG or PNG file)', idCardType: 'resident_id' },
   };
 
   return [
@@ -87,7 +88,12 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       summary: 'Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form',
       params: S.RegistrationParams,
       headers: S.PassTokenOnlyHeaders,
-      multipart: { ...multipartImage, fields: S.UploadMultipartFields, documentAs: S.UploadMultipartBody },
+      multipart: {
+        ...multipartImage,
+        fields: S.UploadMultipartFields,
+        documentAs: S.UploadMultipartBody,
+        example: { idCardImage: '(the photo of the ID card: a JPEG or PNG file)' },
+      },
       rateLimits: [{ rule: 'registration-upload', key: ({ params }) => params.regId }],
       idempotency: { required: false, scope: ({ params }) => `reg:${params.regId}` },
       responses: {

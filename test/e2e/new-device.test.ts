@@ -146,6 +146,14 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
         )
       ).body.type,
     ).toBe('/problems/sign-in-used');
+    // Its status, read with the pass token: completed by ID card, tokens issued.
+    const signIn = await call(`${stack.apiUrl}/v1/auth/sign-in/${phone.signInId}`, {
+      headers: { 'x-pass-token': phone.passToken },
+    });
+    expect([signIn.status, signIn.body]).toEqual([
+      200,
+      expect.objectContaining({ signInId: phone.signInId, status: 'completed', method: 'id_card', tokensIssued: true }),
+    ]);
 
     const devices = await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(phone) });
     expect(devices.body.items).toHaveLength(2);

@@ -22,6 +22,7 @@ import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 import { createApp, type App } from '../../api/app';
 import { composeApi } from '../../api/composition';
+import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
 import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
@@ -291,6 +292,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   });
   const apiDeps = await composeApi(config, orm, logger, temporal);
   const app = createApp(apiDeps);
+  if (process.env.RECORD_EXCHANGES) app.koa.middleware.unshift(exchangeRecorder(process.env.RECORD_EXCHANGES));
   const apiServer = app.koa.listen(apiPort, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;

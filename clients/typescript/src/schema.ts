@@ -2855,6 +2855,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -2902,6 +2907,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "checks": {
+                     *         "database": "ok",
+                     *         "temporal": "ok"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ready";
@@ -2934,7 +2948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency is unreachable: `checks` says which */
+            /** @description A dependency is unreachable: `checks` says which. Problem types: `/problems/not-ready` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -2964,6 +2978,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "keys": [
+                     *         {
+                     *           "kty": "EC",
+                     *           "x": "9jdvdHMqPYDzMqVUFtm3lVyAmvGeh76kz-vC3YL3UG0",
+                     *           "y": "EPp08Qz3XzBlCDOanSuRh21CbkW5-bKEe_nZLtu0rIE",
+                     *           "crv": "P-256",
+                     *           "kid": "test-4900947b-bfee-45d3-877a-cfc56dd8e28c",
+                     *           "alg": "ES256",
+                     *           "use": "sig"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         keys: {
                             [key: string]: unknown;
@@ -3139,6 +3168,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "passToken": "-MUxNtMqLeFyLGH46gxNeGS5c6y961KF49hgtOG98fU"
+                 *     }
+                 */
                 "application/json": {
                     passToken: string;
                 };
@@ -3153,6 +3187,39 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "regId": "reg_8e27a5029cde582496f7a0eb",
+                     *       "step": "ekyc",
+                     *       "passInfo": {
+                     *         "name": "홍길동4bdd6",
+                     *         "phone": "01076769126"
+                     *       },
+                     *       "allSteps": [
+                     *         {
+                     *           "step": "pass",
+                     *           "required": true,
+                     *           "order": 1
+                     *         },
+                     *         {
+                     *           "step": "ekyc",
+                     *           "required": true,
+                     *           "order": 2
+                     *         },
+                     *         {
+                     *           "step": "backup",
+                     *           "required": true,
+                     *           "order": 3
+                     *         },
+                     *         {
+                     *           "step": "completed",
+                     *           "required": true,
+                     *           "order": 4
+                     *         }
+                     *       ],
+                     *       "passTokenExpiresAt": "2026-11-26T00:49:29.287Z"
+                     *     }
+                     */
                     "application/json": {
                         regId: string;
                         /** @description Current registration step: pass | ekyc | backup | completed */
@@ -3171,7 +3238,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3182,7 +3249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Invalid or expired pass token */
+            /** @description Invalid or expired pass token. Problem types: `/problems/invalid-pass-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3193,7 +3260,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity result pending (retry after Retry-After), already started elsewhere, or completed; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Identity result pending (retry after Retry-After), already started elsewhere, or completed; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/duplicate-identity`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3226,7 +3293,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity verification failed, or Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload */
+            /** @description Identity verification failed, or Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/pass-verification-failed` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3237,7 +3304,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3299,6 +3366,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "regId": "reg_de6b807e3e4f5cd8edc7b9d8",
+                     *       "step": "ekyc",
+                     *       "status": "in_progress",
+                     *       "allSteps": [
+                     *         {
+                     *           "step": "pass",
+                     *           "required": true,
+                     *           "order": 1
+                     *         },
+                     *         {
+                     *           "step": "ekyc",
+                     *           "required": true,
+                     *           "order": 2
+                     *         },
+                     *         {
+                     *           "step": "backup",
+                     *           "required": true,
+                     *           "order": 3
+                     *         },
+                     *         {
+                     *           "step": "completed",
+                     *           "required": true,
+                     *           "order": 4
+                     *         }
+                     *       ],
+                     *       "passTokenExpiresAt": "2026-11-26T00:49:32.773Z"
+                     *     }
+                     */
                     "application/json": {
                         regId: string;
                         /** @description Current registration step: pass | ekyc | backup | completed */
@@ -3314,7 +3411,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3347,7 +3444,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown regId */
+            /** @description Unknown regId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3436,6 +3533,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "idCardImage": "(the photo of the ID card: a JPEG or PNG file)"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -3454,6 +3556,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "uploadRef": "upl_f92b1eef-3804-48b4-b245-6f120f0a6a7c",
+                     *       "sizeBytes": 186,
+                     *       "contentType": "image/png"
+                     *     }
+                     */
                     "application/json": {
                         uploadRef: string;
                         sizeBytes: number;
@@ -3461,7 +3570,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3483,7 +3592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description X-Pass-Token does not belong to this registration */
+            /** @description X-Pass-Token does not belong to this registration. Problem types: `/problems/forbidden` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3494,7 +3603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown regId */
+            /** @description Unknown regId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3516,7 +3625,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image too large */
+            /** @description Image too large. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3549,7 +3658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3605,12 +3714,24 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "uploadRef": "upl_afcacaf2-a6f7-448e-8f6d-f00f14d107fe",
+                 *       "idCardType": "resident_id"
+                 *     }
+                 */
                 "application/json": {
                     /** @description uploadRef returned by the uploads endpoint */
                     uploadRef: string;
                     /** @description Kind of identity document */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                 };
+                /**
+                 * @example {
+                 *       "idCardImage": "(the photo of the ID card: a JPEG or PNG file)",
+                 *       "idCardType": "resident_id"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -3631,6 +3752,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "step": "backup",
+                     *       "ocrResult": {
+                     *         "name": "홍길동11999a",
+                     *         "birthDate": "1990-01-15",
+                     *         "verified": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Current registration step: pass | ekyc | backup | completed */
                         step: string;
@@ -3642,7 +3773,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3653,7 +3784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Pass token expired */
+            /** @description Pass token expired. Problem types: `/problems/pass-token-expired` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3664,7 +3795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description X-Pass-Token does not belong to this registration */
+            /** @description X-Pass-Token does not belong to this registration. Problem types: `/problems/forbidden` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3675,7 +3806,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown regId */
+            /** @description Unknown regId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3686,7 +3817,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/registration-completed`, `/problems/step-out-of-order` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3697,7 +3828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image too large */
+            /** @description Image too large. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3708,7 +3839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a JPEG or PNG image */
+            /** @description Not a JPEG or PNG image. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3719,7 +3850,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload. Problem types: `/problems/upload-not-found` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3786,6 +3917,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "encryptedMnemonic": "Y2lwaGVyLWRmYjhhMTJmLWU5NjItNGNjYS05NGYwLWViNTQ5NDQ0MTM4Mw==",
+                 *       "encryptedDerivationPaths": "bS80NCcvNjAnLzAnLzAvMA==",
+                 *       "encryptionMethod": "AES-256-GCM"
+                 *     }
+                 */
                 "application/json": {
                     encryptedMnemonic: string;
                     encryptedDerivationPaths: string;
@@ -3803,6 +3941,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "step": "completed",
+                     *       "backupId": "bkp_7b9b2ccd-8d6b-423c-a9fa-590be2e5a56c"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Current registration step: pass | ekyc | backup | completed */
                         step: string;
@@ -3810,7 +3954,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3843,7 +3987,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown regId */
+            /** @description Unknown regId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3854,7 +3998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/registration-completed`, `/problems/step-out-of-order` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3948,6 +4092,19 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "passRequestId": "pr_2a1161ba-ea23-4105-a0d7-1ec96352465b",
+                 *       "success": true,
+                 *       "ci": "WXbmje8fVEmUzW10cOF4RVcQaONvofco9v4dgqnqR6M=",
+                 *       "di": "JN1kGTIrHuI5nFKX9GYYKkkppo2pVXAZ+eWPw+xzDhc=",
+                 *       "name": "홍길동1e6f0",
+                 *       "birthDate": "1990-01-15",
+                 *       "gender": "M",
+                 *       "nationality": "KR",
+                 *       "phone": "01055280919"
+                 *     }
+                 */
                 "application/json": {
                     passRequestId: string;
                     success: boolean;
@@ -3970,6 +4127,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
                     "application/json": {
                         received: boolean;
                     };
@@ -3986,7 +4148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Bad X-Api-Key */
+            /** @description Bad X-Api-Key. Problem types: `/problems/invalid-api-key` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4019,7 +4181,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4072,6 +4234,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "grantType": "registration",
+                 *       "regId": "reg_daafee88e5a4d07dc275933c"
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     grantType: "registration";
@@ -4097,6 +4265,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "tokenType": "Bearer",
+                     *       "accessToken": "eyJhbGciOiJFUzI1NiIsImtpZCI6InRlc3QtYTE0ZDIxOWItNjEyNS00ZmQ4LThmMTUtNmNkY2E0YTI5YjcyIiwidHlwIjoiYXQrand0In0.eyJkaWQiOiJhYTY3NzcyOS05YWQyLTQ4ZTMtYjM1Yy1iZjMzNDM4NDI0NjMiLCJzaWQiOiJzZXNfMjA1N2U3N2QtYTZlYS00NWM3LTgwOTAtMzYwNzY5MjBlZjlmIiwic3ViIjoidXNyXzhjMWNjYjgxLTk1YjEtNGRkYS1iOGEyLWYyZTZlOWQ2YjIyOCIsImlzcyI6IndhbGxldC1zZXJ2aWNlIiwiYXVkIjoid2FsbGV0LWFwcCIsImlhdCI6MTc5NTY1MjM4OSwianRpIjoiNzFhZmFlN2MtMzVhZS00ZThjLTk4MmEtMzk1YjQ5MjVkMTE5IiwiZXhwIjoxNzk1NjUzMjg5fQ.O-Pz1pZwOTNS0XE7ruGsV3lyr4faCsLI2T9gI2J4bF2hRBHCjhmBxE_ehhBdKBJ6knNFPuz2613g6r4KS7Wi7Q",
+                     *       "expiresIn": 900,
+                     *       "refreshToken": "nvSXkZ7QX5f3u3D5TXY3w_70A5f_FLzMrVFZnAFyv04",
+                     *       "refreshTokenExpiresIn": 2592000,
+                     *       "userId": "usr_8c1ccb81-95b1-4dda-b8a2-f2e6e9d6b228"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         tokenType: "Bearer";
@@ -4110,7 +4288,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4121,7 +4299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Invalid, expired or revoked credential */
+            /** @description Invalid, expired or revoked credential. Problem types: `/problems/invalid-refresh-token`, `/problems/invalid-token`, `/problems/pass-token-required` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4132,7 +4310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Another device, a pass token of another registration, or a device signed out since (device-revoked: sign in again) */
+            /** @description Another device, a pass token of another registration, or a device signed out since (device-revoked: sign in again). Problem types: `/problems/device-revoked`, `/problems/forbidden` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4154,7 +4332,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Registration or sign-in not completed yet, or the sign-in was exchanged already (sign-in-used) */
+            /** @description Registration or sign-in not completed yet, or the sign-in was exchanged already (sign-in-used). Problem types: `/problems/sign-in-not-completed`, `/problems/sign-in-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4240,6 +4418,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "passToken": "cpb4tS7B-Ao1siI7Ud-KkIYqyu10oenaAY_9vAQ6eNc",
+                 *       "deviceLabel": "New phone"
+                 *     }
+                 */
                 "application/json": {
                     /** @description From identity verification on this device (the same person as the account) */
                     passToken: string;
@@ -4257,6 +4441,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "signInId": "sgn_2d461cc7d092f0e14a0b0396",
+                     *       "status": "in_progress",
+                     *       "proofs": [
+                     *         "id_card"
+                     *       ],
+                     *       "passTokenExpiresAt": "2026-11-26T00:53:32.268Z"
+                     *     }
+                     */
                     "application/json": {
                         signInId: string;
                         /** @constant */
@@ -4268,7 +4462,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4279,7 +4473,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Invalid or expired pass token */
+            /** @description Invalid or expired pass token. Problem types: `/problems/invalid-pass-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4290,7 +4484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No account for the verified person (not-registered): register instead */
+            /** @description No account for the verified person (not-registered): register instead. Problem types: `/problems/not-registered` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4301,7 +4495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pass-token-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4345,7 +4539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4407,6 +4601,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "signInId": "sgn_127ce11ec3e56c83c2389837",
+                     *       "status": "completed",
+                     *       "method": "id_card",
+                     *       "passTokenExpiresAt": "2026-11-26T01:26:21.224Z",
+                     *       "tokensIssued": true
+                     *     }
+                     */
                     "application/json": {
                         signInId: string;
                         /** @description in_progress | completed | failed | expired */
@@ -4417,7 +4620,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4450,7 +4653,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown signInId */
+            /** @description Unknown signInId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4534,6 +4737,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "wsc_2be34135-dfce-4533-8be0-2ad04e6b22b8",
+                     *       "publicKey": {
+                     *         "challenge": "SigyNBha80wmUnKh9b0hDXHuIRToEwfC0d0cXQwVMDg",
+                     *         "rpId": "localhost",
+                     *         "timeout": 300000,
+                     *         "userVerification": "required",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "Ride3uulJPpWcu51jPRGrCWrxNEvlfN_sWHMPCRnSvM",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Send back as passkeyAssertion.challengeId; single use, 5 minutes */
                         challengeId: string;
@@ -4544,7 +4767,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4577,7 +4800,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown signInId */
+            /** @description Unknown signInId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4588,7 +4811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account has no passkey (prove with the ID card), or the sign-in is not in progress */
+            /** @description The account has no passkey (prove with the ID card), or the sign-in is not in progress. Problem types: `/problems/no-passkey` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4655,6 +4878,25 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "passkeyAssertion": {
+                 *         "challengeId": "wsc_2be34135-dfce-4533-8be0-2ad04e6b22b8",
+                 *         "credential": {
+                 *           "id": "Ride3uulJPpWcu51jPRGrCWrxNEvlfN_sWHMPCRnSvM",
+                 *           "rawId": "Ride3uulJPpWcu51jPRGrCWrxNEvlfN_sWHMPCRnSvM",
+                 *           "type": "public-key",
+                 *           "response": {
+                 *             "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiU2lneU5CaGE4MHdtVW5LaDliMGhEWEh1SVJUb0V3ZkMwZDBjWFF3Vk1EZyIsIm9yaWdpbiI6Imh0dHA6Ly9sb2NhbGhvc3Q6MzAwMCIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+                 *             "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAg",
+                 *             "signature": "MEYCIQDvPRBm8TMg9mRk9xm1XhP9pcWRM39tpP9IUg-60S8XmQIhAIrAZSwMiTLAQAyg9y9730b0te7DDPv0DAQEUVnGGV23"
+                 *           },
+                 *           "clientExtensionResults": {},
+                 *           "authenticatorAttachment": "platform"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     passkeyAssertion: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
@@ -4698,6 +4940,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "signInId": "sgn_d98c2b6b9ae0e49786439649",
+                     *       "status": "completed",
+                     *       "method": "passkey"
+                     *     }
+                     */
                     "application/json": {
                         signInId: string;
                         /** @constant */
@@ -4706,7 +4955,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4739,7 +4988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown signInId */
+            /** @description Unknown signInId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4783,7 +5032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4861,6 +5110,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "idCardImage": "(the photo of the ID card verified at registration: a JPEG or PNG file)",
+                 *       "idCardType": "resident_id"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -4881,6 +5136,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "signInId": "sgn_2298384bbdd398bb5568015c",
+                     *       "status": "completed",
+                     *       "method": "id_card"
+                     *     }
+                     */
                     "application/json": {
                         signInId: string;
                         /** @constant */
@@ -4889,7 +5151,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-multipart`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4922,7 +5184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown signInId */
+            /** @description Unknown signInId. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4933,7 +5195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/sign-in-not-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4955,7 +5217,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a JPEG or PNG image */
+            /** @description Not a JPEG or PNG image. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4966,7 +5228,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload */
+            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-invalid`, `/problems/id-card-mismatch`, `/problems/id-card-unreadable`, `/problems/sign-in-failed` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5031,6 +5293,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "deviceId": "b67fb315-56d5-4dc8-b44d-2921813f8d4f",
+                     *           "label": null,
+                     *           "signInMethod": "registration",
+                     *           "firstSeenAt": "2026-11-26T00:23:31.680Z",
+                     *           "lastUsedAt": "2026-11-26T00:23:31.680Z",
+                     *           "holdUntil": null,
+                     *           "current": false
+                     *         },
+                     *         {
+                     *           "deviceId": "49cbe046-0526-4ae3-a83c-c92520d52c83",
+                     *           "label": "New phone",
+                     *           "signInMethod": "id_card",
+                     *           "firstSeenAt": "2026-11-26T00:23:34.920Z",
+                     *           "lastUsedAt": "2026-11-26T00:23:34.920Z",
+                     *           "holdUntil": "2026-11-27T00:23:34.910Z",
+                     *           "current": true
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             /** @description The app's X-Device-Id */
@@ -5064,7 +5350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5123,8 +5409,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZDNjYzI2Y2QtYjM1Ny00YzkzLThiYjMtMTcwYjViMjM1NWMwIiwiZXBrIjp7IngiOiJJQVBPNjljVEhiQXBRUGtFZE5HMnZibGFOd0wtbUx6cHVOeGUyWGJJdk1RIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJlN1ZrbEloT0xSVEJUTnZvVTkzVlZhTjd6UVczN0c4bTFXeVFWcDVUUEdVIn19.o4byLK2jhWiHfHdJPUJ7KUrjES0sgxVPEx7kd9JA_11AcgBnpajpcg.CHLx88mS11uTsdib.tCAtqU06ftF5x-0La00jv0_tbV5yvr41fN9ZT-cyCQ8cOuS4C5bE1j_IyTn3Gc5k6WEB9PHOJTeu5J9gtrPfCxaNN_fUcm6BIzOC-giwaJgQaU7cxO4eRscJrbecCqp6FBYuWtmZXOWVMceI3NcpQUuTI1WTN578TG311M0Vh1Os4dHZv7wORwonW0ipVlF_l_FKo25BWsDTVgKMmIolMSyplqDN0w.5YI2BqZ3dIB8pS_XhY11xg"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"device_revoke","device_id":"<deviceId>"}} */
                     pin?: string;
@@ -5170,6 +5461,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deviceId": "49cbe046-0526-4ae3-a83c-c92520d52c83",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         deviceId: string;
                         /** @constant */
@@ -5177,7 +5474,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5188,7 +5485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5199,7 +5496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such device of yours, or unknown challenge */
+            /** @description No such device of yours, or unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5243,7 +5540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5254,7 +5551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5324,8 +5621,27 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "passkeyAssertion": {
+                 *         "challengeId": "wsc_e4254e26-a06b-40e2-9bc5-b1ee7944b647",
+                 *         "credential": {
+                 *           "id": "YAjJ2Wgp0_XszF8cQvVQcq5H9_wAGY7WgedBVg7uuro",
+                 *           "rawId": "YAjJ2Wgp0_XszF8cQvVQcq5H9_wAGY7WgedBVg7uuro",
+                 *           "type": "public-key",
+                 *           "response": {
+                 *             "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoicHlid2VwTWRzU2sxWTNZTE9DQkprQXI0T3pKU3BRVm9TTDdQUDVTUXl1ZyIsIm9yaWdpbiI6Imh0dHA6Ly9sb2NhbGhvc3Q6MzAwMCIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+                 *             "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAg",
+                 *             "signature": "MEUCIBccI5ilkbVvxBAbuZaBwu9D_LAYwGgEoDmlsE5vddEIAiEAgz1hM5YJTdDZFqMVceaPRxJLENuBL9s37OwnKBbg6RE"
+                 *           },
+                 *           "clientExtensionResults": {},
+                 *           "authenticatorAttachment": "platform"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
@@ -5369,13 +5685,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deviceId": "3f441d6e-2009-4fac-8e34-314f25ea9e10",
+                     *       "holdUntil": null
+                     *     }
+                     */
                     "application/json": {
                         deviceId: string;
                         holdUntil: null;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5386,7 +5708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5397,7 +5719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such device of yours, or unknown challenge */
+            /** @description No such device of yours, or unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5441,7 +5763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5452,7 +5774,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new) */
+            /** @description No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new). Problem types: `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5522,6 +5844,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": 1,
+                     *       "encryptedMnemonic": "Y2lwaGVyLTEwY2Y5YTA2LTQyYjEtNGQ5YS1hNTI0LWJhZThhMzdkZGMzOQ==",
+                     *       "encryptedDerivationPaths": "bS80NCcvNjAnLzAnLzAvMA==",
+                     *       "encryptionMethod": "AES-256-GCM",
+                     *       "createdAt": "2026-11-26T00:23:31.521Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description 1 is the backup sent at registration */
                         version: number;
@@ -5533,7 +5864,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5544,7 +5875,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5555,7 +5886,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5566,7 +5897,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No backup (of that version) */
+            /** @description No backup (of that version). Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5628,6 +5959,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "encryptedMnemonic": "bmV3LWNpcGhlcg",
+                 *       "encryptedDerivationPaths": "bS80NCc",
+                 *       "encryptionMethod": "AES-256-GCM"
+                 *     }
+                 */
                 "application/json": {
                     encryptedMnemonic: string;
                     encryptedDerivationPaths: string;
@@ -5645,6 +5983,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": 2,
+                     *       "encryptedMnemonic": "bmV3LWNpcGhlcg",
+                     *       "encryptedDerivationPaths": "bS80NCc",
+                     *       "encryptionMethod": "AES-256-GCM",
+                     *       "createdAt": "2026-11-26T00:23:38.764Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description 1 is the backup sent at registration */
                         version: number;
@@ -5656,7 +6003,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5667,7 +6014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5702,7 +6049,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5713,7 +6060,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5791,6 +6138,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "deviceId": "023062e1-c4a7-4608-810a-82e3e62536aa",
+                     *       "revoked": true
+                     *     }
+                     */
                     "application/json": {
                         deviceId: string;
                         /** @constant */
@@ -5809,7 +6162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5879,6 +6232,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "networkId": "ETHEREUM",
+                     *       "accountAddress": "0x99865bB64286423aC6189cDF2234A6A8EFE64CAe",
+                     *       "recoverable": false,
+                     *       "upgradeAvailable": true,
+                     *       "recoveryDelaySeconds": null,
+                     *       "pendingOwner": null,
+                     *       "executeAfter": null
+                     *     }
+                     */
                     "application/json": {
                         networkId: string;
                         accountAddress: string;
@@ -5892,7 +6256,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5903,7 +6267,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5914,7 +6278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5925,7 +6289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, or a network without smart accounts */
+            /** @description No deployed account, or a network without smart accounts. Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5995,6 +6359,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Upgrade your account 0xD7Ffc012A903220FA93C8c1353Ce56858A801D02 on ETHEREUM so the service can recover it if you lose your key: a recovery waits 259200 s (3 days) during which you can cancel it; the recovery key 0x976EA74026E726554dB657fA54763abd0C3a0aa9 can do nothing else (gas paid by the service)",
+                     *       "items": [
+                     *         {
+                     *           "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *               "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *               "action": "account_upgrade",
+                     *               "implementation": "0x7fEE26f565f040F6c90Bd2a2d0674E6221eCD4d0",
+                     *               "recoveryKey": "0x976EA74026E726554dB657fA54763abd0C3a0aa9",
+                     *               "recoveryDelay": 259200,
+                     *               "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                     *             }
+                     *           },
+                     *           "payload": "0xca09db87c52bf8b814fafddc585ece5b09b35f56740e3958b6ef65f8d6375d2a"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -6017,7 +6408,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6028,7 +6419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6050,7 +6441,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6061,7 +6452,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, already upgraded, or no recoverable implementation on this network */
+            /** @description No deployed account, already upgraded, or no recoverable implementation on this network. Problem types: `/problems/account-not-deployed`, `/problems/already-upgraded`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6137,6 +6528,38 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                 "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                 *                 "action": "account_upgrade",
+                 *                 "implementation": "0x7fEE26f565f040F6c90Bd2a2d0674E6221eCD4d0",
+                 *                 "recoveryKey": "0x976EA74026E726554dB657fA54763abd0C3a0aa9",
+                 *                 "recoveryDelay": 259200,
+                 *                 "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0x54b1390e402b529d012ad1f4e2b8d34f8791277d275170dd36256ccea875c69239301548d7f8379696749d32c8f68699a01105a311164da090c8829f84a4cc1a1b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing: {
                         items: {
@@ -6190,6 +6613,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                     *       "status": "submitted"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         /** @description submitted */
@@ -6197,7 +6626,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6208,7 +6637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6230,7 +6659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network or slot */
+            /** @description Unknown network or slot. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6241,7 +6670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6274,7 +6703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6354,6 +6783,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                     *       "kind": "account_upgrade",
+                     *       "networkId": "ETHEREUM",
+                     *       "status": "completed",
+                     *       "recoveryId": null,
+                     *       "txHash": "0xb62689f83de558bbf8bd8066691bf7a6b133f3551d42b030b6113fa7bd89da07",
+                     *       "error": null,
+                     *       "updatedAt": "2026-11-26T00:29:55.432Z"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         /** @description account_upgrade | recovery_cancel */
@@ -6369,7 +6810,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6380,7 +6821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6391,7 +6832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such operation for this user */
+            /** @description No such operation for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6453,6 +6894,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "newOwnerAddress": "0x29cA08BD10Ac1D0212B4f269F7b372cd0022725f"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The new owner key (made on the new phone): it controls the account once the recovery executes */
                     newOwnerAddress: string;
@@ -6468,6 +6914,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "recoveryId": "rcv_b705a3ae-531b-4006-ad44-c93d477873ef",
+                     *       "newOwnerAddress": "0x29cA08BD10Ac1D0212B4f269F7b372cd0022725f",
+                     *       "status": "scheduling",
+                     *       "createdAt": "2026-11-26T00:29:55.190Z",
+                     *       "networks": [
+                     *         {
+                     *           "networkId": "ETHEREUM",
+                     *           "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *           "status": "pending",
+                     *           "executeAfter": null,
+                     *           "scheduleTxHash": null,
+                     *           "executeTxHash": null,
+                     *           "error": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         recoveryId: string;
                         newOwnerAddress: string;
@@ -6488,7 +6953,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6499,7 +6964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6510,7 +6975,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6521,7 +6986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, or a recovery in progress; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description No deployed account, or a recovery in progress; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6543,7 +7008,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6554,7 +7019,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The new owner is the current owner, or its checksum is wrong; or this Idempotency-Key was used with another payload */
+            /** @description The new owner is the current owner, or its checksum is wrong; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6623,6 +7088,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "recoveryId": "rcv_b705a3ae-531b-4006-ad44-c93d477873ef",
+                     *       "newOwnerAddress": "0x29cA08BD10Ac1D0212B4f269F7b372cd0022725f",
+                     *       "status": "failed",
+                     *       "createdAt": "2026-11-26T00:29:55.190Z",
+                     *       "networks": [
+                     *         {
+                     *           "networkId": "ETHEREUM",
+                     *           "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *           "status": "not_recoverable",
+                     *           "executeAfter": null,
+                     *           "scheduleTxHash": null,
+                     *           "executeTxHash": null,
+                     *           "error": "the account on this network has not been upgraded for recovery (POST /v1/wallet/networks/{networkId}/upgrade/prepare)"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         recoveryId: string;
                         newOwnerAddress: string;
@@ -6643,7 +7127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6654,7 +7138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6665,7 +7149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such recovery of yours */
+            /** @description No such recovery of yours. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6736,6 +7220,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Cancel the recovery of your account 0xaFE32b06b7dfe190bE6a77878c9876Fe7D8C2a3A on ETHEREUM to 0x758985f9167ebcBB195eA574907fFD998c9b9763: your current key stays the owner (gas paid by the service)",
+                     *       "items": [
+                     *         {
+                     *           "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x014Bc6C856C1561bEE9C4dC70Bd309c6F168c16a",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *               "accountAddress": "0xaFE32b06b7dfe190bE6a77878c9876Fe7D8C2a3A",
+                     *               "action": "recovery_cancel",
+                     *               "recoveryId": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6",
+                     *               "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                     *             }
+                     *           },
+                     *           "payload": "0x03ded229374ff9173180153217714c785be3a5841ad6b892ce1cbe8764fb9fec"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -6758,7 +7267,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6769,7 +7278,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6780,7 +7289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such recovery of yours on that network */
+            /** @description No such recovery of yours on that network. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6791,7 +7300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Nothing to cancel there (not scheduled) */
+            /** @description Nothing to cancel there (not scheduled). Problem types: `/problems/recovery-not-pending` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6866,8 +7375,38 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0x014Bc6C856C1561bEE9C4dC70Bd309c6F168c16a",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                 "accountAddress": "0xaFE32b06b7dfe190bE6a77878c9876Fe7D8C2a3A",
+                 *                 "action": "recovery_cancel",
+                 *                 "recoveryId": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6",
+                 *                 "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0xd9588696129465af9eddd7214c912cc69e8c37fcf3c92374a32b102bf1afcf707b260540a0a38c06911467918a4000fc49af111183adffc0edc137f3049a927c1b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing?: {
                         items: {
@@ -6921,6 +7460,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                     *       "status": "submitted"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         /** @description submitted */
@@ -6928,7 +7473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description signing is missing or malformed */
+            /** @description signing is missing or malformed. Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6939,7 +7484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6950,7 +7495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network or slot */
+            /** @description Unknown network or slot. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6994,7 +7539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7072,6 +7617,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "usr_94201717-d506-4c22-9d6e-d0ad4ed95404",
+                     *       "name": "홍길동9720a",
+                     *       "maskedPhone": "010-****-0459",
+                     *       "email": "",
+                     *       "emailVerified": false,
+                     *       "emailVerifiedAt": null,
+                     *       "status": "active",
+                     *       "walletType": "smart_account",
+                     *       "registeredAt": "2026-11-26T00:19:59.032Z",
+                     *       "twoFactorMethods": []
+                     *     }
+                     */
                     "application/json": {
                         userId: string;
                         name: string;
@@ -7101,7 +7660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7112,7 +7671,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7163,6 +7722,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "email": "owner.d4e888a4@example.com"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * Format: email
@@ -7181,6 +7745,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verificationId": "ev_2a15b650-b111-495c-b8e5-705f5910a126",
+                     *       "sentTo": "o***@example.com",
+                     *       "expiresAt": "2026-11-26T00:38:31.698Z"
+                     *     }
+                     */
                     "application/json": {
                         /** @description Send it back with the code (POST /v1/account/email/confirm) */
                         verificationId: string;
@@ -7191,7 +7762,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7202,7 +7773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7213,7 +7784,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7248,7 +7819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7270,7 +7841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7294,7 +7865,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The mail provider is not answering */
+            /** @description The mail provider is not answering. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7319,6 +7890,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "verificationId": "ev_2a15b650-b111-495c-b8e5-705f5910a126",
+                 *       "code": "295356"
+                 *     }
+                 */
                 "application/json": {
                     verificationId: string;
                     /** @description The 6-digit code from the mail */
@@ -7335,6 +7912,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verified": true,
+                     *       "email": "owner.d4e888a4@example.com",
+                     *       "emailVerifiedAt": "2026-11-26T00:23:31.835Z"
+                     *     }
+                     */
                     "application/json": {
                         verified: boolean;
                         email: string;
@@ -7343,7 +7927,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7354,7 +7938,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7376,7 +7960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such verification for this user */
+            /** @description No such verification for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7387,7 +7971,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/verification-locked` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7420,7 +8004,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7431,7 +8015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload */
+            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/wrong-code` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7493,6 +8077,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "full_name": "홍길동16a1a",
+                 *       "eng_surname": "Hong",
+                 *       "eng_name": "Gildong",
+                 *       "nationality": "KR"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Full legal name */
                     full_name: string;
@@ -7513,6 +8105,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "step": "basic_info",
+                     *         "completed": true,
+                     *         "vcId": "vc_52e014e9-6f1d-47ea-8fcc-511ed5c878b0"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -7525,7 +8127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7536,7 +8138,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7571,7 +8173,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7582,7 +8184,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description full_name is not the name verified with the identity provider (name-mismatch); or this Idempotency-Key was used with another payload */
+            /** @description full_name is not the name verified with the identity provider (name-mismatch); or this Idempotency-Key was used with another payload. Problem types: `/problems/name-mismatch`, `/problems/nationality-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7644,6 +8246,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "idCardImage": "(the photo of the ID card: a JPEG or PNG file)",
+                 *       "idCardType": "resident_id"
+                 *     }
+                 */
                 "multipart/form-data": {
                     /**
                      * Format: binary
@@ -7664,6 +8272,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "verified": false,
+                     *       "ocrResult": {
+                     *         "name": "홍길동125953",
+                     *         "birthDate": "1990-01-15",
+                     *         "verified": false
+                     *       },
+                     *       "vcId": null
+                     *     }
+                     */
                     "application/json": {
                         /** @description Whether the ID card shows the identity verified at registration */
                         verified: boolean;
@@ -7677,7 +8296,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-multipart`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7688,7 +8307,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7723,7 +8342,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a JPEG or PNG image */
+            /** @description Not a JPEG or PNG image. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7769,7 +8388,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7796,6 +8415,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "confirm": "CLOSE",
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZjRhNjg1YjgtMzc3MS00ZDhlLWE2Y2ItN2RmZGZkYTdkNDc5IiwiZXBrIjp7IngiOiJkMXAtcEZMUnpBc0JKRjhISWVvQzFhdDhYNk9Yekp1TUtkS1F4OWtIS25ZIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiI3WVJPUDBEajFsVHZYclFWMU5tVzVERjhaYUlvNjI2dXBhSVVRZnFhOTg0In19.TRaNFQ_8I1_i6bsPtJQWmyj6Cf5p4P23aox6UDkI1cukxkVBggytfg.Ktq0Lat-NXBsBT72.00oDqSPHnvB6JsvrOoF55nO4TYuzyAOoVWw5bbKZTQBwNBBCaDXnPTcW8aGu2ZSlLTN7V-QcNSwco3U1L4UijUHnTskMYs2Dj7_UnCxgARLsbQ4Lxk4oZPV1jpUbF_l1NwXs8MwmdM-5dhGj6C6vb_IsqA.2v-oIbVZ27fCOVOmDSWV2g"
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description Spelled out, so that no client closes an account by accident
@@ -7846,6 +8471,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "closed",
+                     *       "closedAt": "2026-11-26T00:20:00.599Z",
+                     *       "revokedCredentials": [
+                     *         "vc_a95a4dc0-1cc0-4fb7-b2b9-f4f4ab1b284e"
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "closed";
@@ -7856,7 +8490,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7867,7 +8501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7889,7 +8523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-closable` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7933,7 +8567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8011,6 +8645,53 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "wac_267996d9-5384-4faa-bcd6-f328368daf52",
+                     *       "publicKey": {
+                     *         "challenge": "nJ31xpsPWwkGPkVJ1SMXCQXoN5dOn5JygUhjOqREHW0",
+                     *         "rp": {
+                     *           "name": "Wallet",
+                     *           "id": "localhost"
+                     *         },
+                     *         "user": {
+                     *           "id": "dXNyX2FiZWIxNTFlLTAzOGUtNGY3OC05ODE0LWZiMDE5MGNkOTcyNA",
+                     *           "name": "010-****-0396",
+                     *           "displayName": "홍길동3f14b"
+                     *         },
+                     *         "pubKeyCredParams": [
+                     *           {
+                     *             "alg": -48,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -8,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -7,
+                     *             "type": "public-key"
+                     *           },
+                     *           {
+                     *             "alg": -257,
+                     *             "type": "public-key"
+                     *           }
+                     *         ],
+                     *         "timeout": 300000,
+                     *         "attestation": "none",
+                     *         "excludeCredentials": [],
+                     *         "authenticatorSelection": {
+                     *           "residentKey": "preferred",
+                     *           "userVerification": "required",
+                     *           "requireResidentKey": false
+                     *         },
+                     *         "extensions": {
+                     *           "credProps": true
+                     *         },
+                     *         "hints": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Send back with the registration response; single use */
                         challengeId: string;
@@ -8032,7 +8713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8121,6 +8802,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": []
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             passkeyId: string;
@@ -8148,7 +8834,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8210,6 +8896,27 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "challengeId": "wac_267996d9-5384-4faa-bcd6-f328368daf52",
+                 *       "name": "Test phone",
+                 *       "credential": {
+                 *         "id": "Ride3uulJPpWcu51jPRGrCWrxNEvlfN_sWHMPCRnSvM",
+                 *         "rawId": "Ride3uulJPpWcu51jPRGrCWrxNEvlfN_sWHMPCRnSvM",
+                 *         "type": "public-key",
+                 *         "response": {
+                 *           "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uY3JlYXRlIiwiY2hhbGxlbmdlIjoibkozMXhwc1BXd2tHUGtWSjFTTVhDUVhvTjVkT241SnlnVWhqT3FSRUhXMCIsIm9yaWdpbiI6Imh0dHA6Ly9sb2NhbGhvc3Q6MzAwMCIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+                 *           "attestationObject": "o2NmbXRkbm9uZWdhdHRTdG10oGhhdXRoRGF0YVikSZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2NFAAAAAQAAAAAAAAAAAAAAAAAAAAAAIEYnXt7rpST6VnLudYz0Rqwlq8TRL5Xzf7FhzDwkZ0rzpQECAyYgASFYICITGeX1htWiIRdXIjMhqjt7isbHu0Pnub2pTcGyMel2Ilgg6BBjmFcb_8JOFRqZInyWgazvpOul6BGdkPOVfoe0lqE",
+                 *           "transports": [
+                 *             "internal"
+                 *           ]
+                 *         },
+                 *         "clientExtensionResults": {},
+                 *         "authenticatorAttachment": "platform"
+                 *       },
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZDNjYzI2Y2QtYjM1Ny00YzkzLThiYjMtMTcwYjViMjM1NWMwIiwiZXBrIjp7IngiOiJkZXREZ3AybWN4TmJDdTAyUTljUGNxbzVwOTZ2bGh5ZXo5eVZXQS1yVmpNIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJkMmVyNExPRXJGQ2RYRTEtb0pzUHpIRldTVGE2M0hVN0s4MWhvblNKQUhZIn19.WIJpbGnRoMtANjrvePFPgHgYPXbzzF_qtlkWufJHbnVMV1vZQV6rOQ.6110ZwqqKHlMPGwC.F7Fk6X6HAXHz44tUzzkMKgXj3Qyo8XCy2MlG1JxvZ19XEgfRUsuaicknkTAQNukcgbBO_MpDrgqQCxsXuZu5ZmSGaLtAgY2KYyNZsw8J0-Xn7vImbbBz0g0PHceBNxmsHEmBgiEtFkY-Q2jYtk18BfbNx3wakAxRiKU5dSUWQ_MYJsW_tIvbnEfOfmG3gm_8NOMUoR4C30kSuyr3qgg3aK4GOcklVfj0M2GWXX0.QuOKjKDkU6iKsOhWy9Tyxg"
+                 *     }
+                 */
                 "application/json": {
                     challengeId: string;
                     /** @description A label the user chooses, e.g. "iPhone" */
@@ -8281,6 +8988,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "passkeyId": "pk_4fba12ba-aadd-4cb2-b5f9-23a8a2a83a50",
+                     *       "name": "Test phone",
+                     *       "deviceType": "singleDevice",
+                     *       "backedUp": false,
+                     *       "createdAt": "2026-11-26T00:23:36.308Z",
+                     *       "lastUsedAt": null,
+                     *       "heldUntil": "2026-11-27T00:23:36.308Z"
+                     *     }
+                     */
                     "application/json": {
                         passkeyId: string;
                         name: string;
@@ -8295,7 +9013,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8306,7 +9024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8328,7 +9046,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown challenge */
+            /** @description Unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8339,7 +9057,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the PIN approval already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Challenge already used, no PIN set, or the PIN approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/passkey-exists`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8372,7 +9090,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8383,7 +9101,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-passkey-registration`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8456,8 +9174,27 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "passkeyAssertion": {
+                 *         "challengeId": "wsc_b30aa10f-465b-43f5-a7ee-6b4a7ab7be4b",
+                 *         "credential": {
+                 *           "id": "69J3hu938luupMorAFBz56htw7Juih2YEFCskAqWhDA",
+                 *           "rawId": "69J3hu938luupMorAFBz56htw7Juih2YEFCskAqWhDA",
+                 *           "type": "public-key",
+                 *           "response": {
+                 *             "clientDataJSON": "eyJ0eXBlIjoid2ViYXV0aG4uZ2V0IiwiY2hhbGxlbmdlIjoiaFJ1dWxnUHhQWGZNenNZVWVydzRBRnR3RDFqRzc1ZmRLMG5zek4xUDZjMCIsIm9yaWdpbiI6Imh0dHA6Ly9sb2NhbGhvc3Q6MzAwMCIsImNyb3NzT3JpZ2luIjpmYWxzZX0",
+                 *             "authenticatorData": "SZYN5YgOjGh0NBcPZHZgW4_krrmihjLHmVzzuoMdl2MFAAAAAg",
+                 *             "signature": "MEQCIHgS1XS4DUvYaBlKnuvqMZ2BrZNQ5Ca7UTeW2C2qL0J_AiBG0l3qDfjrSn2xBg2PzhokOAKvo1jPbiGKEhrBdRBs1w"
+                 *           },
+                 *           "clientExtensionResults": {},
+                 *           "authenticatorAttachment": "platform"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"passkey_remove","passkey_id":"<passkeyId>"}} */
                     pin?: string;
@@ -8503,6 +9240,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "passkeyId": "pk_f828f14c-6a4f-4f86-914c-4c51bb156b3b",
+                     *       "removed": true
+                     *     }
+                     */
                     "application/json": {
                         passkeyId: string;
                         /** @constant */
@@ -8510,7 +9253,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8521,7 +9264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8532,7 +9275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such passkey of yours, or unknown challenge */
+            /** @description No such passkey of yours, or unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8576,7 +9319,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8587,7 +9330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8657,6 +9400,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "request": {
+                 *         "action": "device_release",
+                 *         "device_id": "3f441d6e-2009-4fac-8e34-314f25ea9e10"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description The request the passkey will approve, exactly as its PIN would name it */
                     request: {
@@ -8700,6 +9451,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "challengeId": "wsc_e4254e26-a06b-40e2-9bc5-b1ee7944b647",
+                     *       "publicKey": {
+                     *         "challenge": "pybwepMdsSk1Y3YLOCBJkAr4OzJSpQVoSL7PP5SQyug",
+                     *         "rpId": "localhost",
+                     *         "timeout": 300000,
+                     *         "userVerification": "required",
+                     *         "allowCredentials": [
+                     *           {
+                     *             "id": "YAjJ2Wgp0_XszF8cQvVQcq5H9_wAGY7WgedBVg7uuro",
+                     *             "type": "public-key",
+                     *             "transports": [
+                     *               "internal"
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Send back as passkeyAssertion.challengeId with the request; single use, 5 minutes */
                         challengeId: string;
@@ -8710,7 +9481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8721,7 +9492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8732,7 +9503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description You have no passkey (approve with the PIN) */
+            /** @description You have no passkey (approve with the PIN). Problem types: `/problems/no-passkey` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8754,7 +9525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8814,8 +9585,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "ownerAddress": "0x0D662014b84E9134c067f951375dC294FdF639fB"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The account owner's key address; needed on the first prepare only */
                     ownerAddress?: string;
@@ -8831,6 +9607,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Deploy smart account 0xbE984ec33988b45261c9d57E3409A0a40b6E5629 on ETHEREUM, authorizing the service key 0xDAe1c160D2Ea00365Ee1cb05FDb7486fE80a3af1 for PIN-confirmed transfers only, until 2027-11-26T00:21:12.000Z, at most 5 ETH, 10000 USDT a day; gas paid by the service",
+                     *       "items": [
+                     *         {
+                     *           "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x0D662014b84E9134c067f951375dC294FdF639fB",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *               "accountAddress": "0xbE984ec33988b45261c9d57E3409A0a40b6E5629",
+                     *               "transferSigner": "0xDAe1c160D2Ea00365Ee1cb05FDb7486fE80a3af1",
+                     *               "transferSignerValidUntil": 1827188472,
+                     *               "transferSignerDailyCaps": {
+                     *                 "ETH": "5000000000000000000",
+                     *                 "USDT": "10000000000"
+                     *               },
+                     *               "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                     *             }
+                     *           },
+                     *           "payload": "0xd53aefa4e32b7cec324a1c94e5780ae0502100db78f37da584c5dbfe71bef039"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -8853,7 +9658,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8864,7 +9669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8875,7 +9680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8886,7 +9691,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Account already deployed, or another owner key */
+            /** @description Account already deployed, or another owner key. Problem types: `/problems/account-already-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8908,7 +9713,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8919,7 +9724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ownerAddress needed on the first prepare, or the day's gas budget would be exceeded (gas-budget-exceeded) */
+            /** @description ownerAddress needed on the first prepare, or the day's gas budget would be exceeded (gas-budget-exceeded). Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8954,7 +9759,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the network's coin in won, so gas cannot be sponsored */
+            /** @description No price of the network's coin in won, so gas cannot be sponsored. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8982,6 +9787,40 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0x0D662014b84E9134c067f951375dC294FdF639fB",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                 "accountAddress": "0xbE984ec33988b45261c9d57E3409A0a40b6E5629",
+                 *                 "transferSigner": "0xDAe1c160D2Ea00365Ee1cb05FDb7486fE80a3af1",
+                 *                 "transferSignerValidUntil": 1827188472,
+                 *                 "transferSignerDailyCaps": {
+                 *                   "ETH": "5000000000000000000",
+                 *                   "USDT": "10000000000"
+                 *                 },
+                 *                 "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0x8ce49b169c42a54c45921d3aea91a5ac6ffebbe58aacf5adae352d1d5f90f6fd01c26b84c2d9f93e4509271b6d1fd59a8105b0ecf608043020c2cf8bc20a9c601b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing: {
                         items: {
@@ -9035,6 +9874,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jobId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                     *       "status": "submitted"
+                     *     }
+                     */
                     "application/json": {
                         jobId: string;
                         /** @description submitted */
@@ -9042,7 +9887,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9053,7 +9898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9064,7 +9909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network or slot */
+            /** @description Unknown network or slot. Problem types: `/problems/not-found`, `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9075,7 +9920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/no-smart-accounts`, `/problems/slot-already-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9108,7 +9953,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9119,7 +9964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-passkey-assertion`, `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch`, `/problems/unknown-passkey` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9188,6 +10033,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "jobId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                     *       "networkId": "ETHEREUM",
+                     *       "status": "submitted",
+                     *       "accountAddress": "0xbE984ec33988b45261c9d57E3409A0a40b6E5629",
+                     *       "txHash": null,
+                     *       "error": null,
+                     *       "updatedAt": "2026-11-26T00:21:12.569Z"
+                     *     }
+                     */
                     "application/json": {
                         jobId: string;
                         networkId: string;
@@ -9201,7 +10057,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9212,7 +10068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9223,7 +10079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job for this user */
+            /** @description No such job for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9290,6 +10146,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "dailyBudgetKrw": "200000",
+                     *       "usedTodayKrw": "3498",
+                     *       "remainingTodayKrw": "196502",
+                     *       "resetsAt": "2026-11-26T15:00:00.000Z",
+                     *       "paidBy": "service"
+                     *     }
+                     */
                     "application/json": {
                         /** @description whole won, as a decimal string */
                         dailyBudgetKrw: string;
@@ -9321,7 +10186,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9391,6 +10256,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "networkId": "ETHEREUM",
+                     *       "accountAddress": "0x99865bB64286423aC6189cDF2234A6A8EFE64CAe",
+                     *       "signer": "0x72F32c8b25483f0509222bf3e21345F12879Bc2d",
+                     *       "signerStatus": "current",
+                     *       "validUntil": "2027-11-26T00:40:27.000Z",
+                     *       "expired": false,
+                     *       "caps": [
+                     *         {
+                     *           "symbol": "ETH",
+                     *           "dailyCap": "5 ETH",
+                     *           "spentToday": "0 ETH",
+                     *           "remainingToday": "5 ETH"
+                     *         },
+                     *         {
+                     *           "symbol": "USDT",
+                     *           "dailyCap": "10,000 USDT",
+                     *           "spentToday": "0 USDT",
+                     *           "remainingToday": "10,000 USDT"
+                     *         }
+                     *       ],
+                     *       "capsResetAt": "2026-11-26T15:00:00.000Z"
+                     *     }
+                     */
                     "application/json": {
                         networkId: string;
                         accountAddress: string;
@@ -9412,7 +10302,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9423,7 +10313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9434,7 +10324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9445,7 +10335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account on the network, or a network without smart accounts (SOLANA) */
+            /** @description No deployed account on the network, or a network without smart accounts (SOLANA). Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9510,6 +10400,40 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0x6454F590D5a5e8678C8fE5b1823ec4E7F2686782",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                 "accountAddress": "0x120463EEECF311377cD5A2dBB02B0De805c0431A",
+                 *                 "action": "set-caps",
+                 *                 "transferSigner": "0x4c3b59B3F9D66DAE601f15fB10314813fCdC3C82",
+                 *                 "transferSignerValidUntil": 1827189629,
+                 *                 "transferSignerDailyCaps": {
+                 *                   "ETH": "2000000000000000000"
+                 *                 },
+                 *                 "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0x32c7539cbdcf000e728201113e69958e3e026b3f099e2e8f661713c9edbd03e055052e4e775095cc35013bf21235d566ff5fcd28c77b93efabcc7d8e57ec5a9b1b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing: {
                         items: {
@@ -9563,6 +10487,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                     *       "status": "submitted"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         /** @description submitted */
@@ -9570,7 +10500,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9581,7 +10511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9603,7 +10533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network or slot */
+            /** @description Unknown network or slot. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9614,7 +10544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9647,7 +10577,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9720,6 +10650,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "set-caps",
+                 *       "caps": {
+                 *         "ETH": "1"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     /** @description renew: authorize the current service key with a new expiry; rotate: a new service key replaces the one the account names (that one is retired); revoke: no service key at all; set-caps: change daily caps */
                     action: "renew" | "rotate" | "revoke" | "set-caps";
@@ -9741,6 +10679,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Change the daily caps of the service key; daily caps 1 ETH (account 0xD7Ffc012A903220FA93C8c1353Ce56858A801D02 on ETHEREUM; gas paid by the service)",
+                     *       "items": [
+                     *         {
+                     *           "id": "tkop_7bd3258e-61bd-48f1-a5aa-1490c0093873",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *               "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *               "action": "set-caps",
+                     *               "transferSigner": "0xFA6F600b94A2Ecf76664A06eb918Fee770be2598",
+                     *               "transferSignerValidUntil": 1827188993,
+                     *               "transferSignerDailyCaps": {
+                     *                 "ETH": "1000000000000000000"
+                     *               },
+                     *               "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                     *             }
+                     *           },
+                     *           "payload": "0x54318e9ab5713d862e0539f903ff54b3e48b0d18343e6db272a94bfe83ebab48"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -9763,7 +10730,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9774,7 +10741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9785,7 +10752,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9796,7 +10763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9807,7 +10774,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, no key to re-cap, or a network without smart accounts */
+            /** @description No deployed account, no key to re-cap, or a network without smart accounts. Problem types: `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9829,7 +10796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9840,7 +10807,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown token, bad cap, validForSeconds out of range or not for this action, or the gas budget would be exceeded */
+            /** @description Unknown token, bad cap, validForSeconds out of range or not for this action, or the gas budget would be exceeded. Problem types: `/problems/invalid-transfer-key-change`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9907,6 +10874,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "tkop_7bd3258e-61bd-48f1-a5aa-1490c0093873",
+                     *       "networkId": "ETHEREUM",
+                     *       "action": "set-caps",
+                     *       "status": "prepared",
+                     *       "signer": "0xFA6F600b94A2Ecf76664A06eb918Fee770be2598",
+                     *       "txHash": null,
+                     *       "error": null,
+                     *       "updatedAt": "2026-11-26T00:29:55.829Z"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         networkId: string;
@@ -9921,7 +10900,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9932,7 +10911,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9943,7 +10922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such operation for this user */
+            /** @description No such operation for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10002,6 +10981,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "newOwnerAddress": "0xB227903149E721Dba8AB6DEe74d1e88c3Cc903D7"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Address of the new owner key */
                     newOwnerAddress: string;
@@ -10019,6 +11003,35 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Rotate the owner key to 0xB227903149E721Dba8AB6DEe74d1e88c3Cc903D7 on ETHEREUM with one signature",
+                     *       "items": [
+                     *         {
+                     *           "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-merkleroot-v1",
+                     *             "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "root": "0x2358d5af6b72089b4c5b7c410faf2646c02a911231498c01defb924183bbc975",
+                     *               "operations": [
+                     *                 {
+                     *                   "networkId": "ETHEREUM",
+                     *                   "chainId": 31337,
+                     *                   "entryPoint": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *                   "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87",
+                     *                   "userOpHash": "0x8d12c3f31d6ae8ab11e2aecd0aa161d8fbe6f761943500a64881c0025cf0c3e4"
+                     *                 }
+                     *               ]
+                     *             }
+                     *           },
+                     *           "payload": "0x194e9cf3a47085dacebe87bba87bea1045fbab7579537a8f984323687e1f5532"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -10041,7 +11054,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10052,7 +11065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10074,7 +11087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10085,7 +11098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account on a requested network, or the key is already the owner */
+            /** @description No deployed account on a requested network, or the key is already the owner. Problem types: `/problems/account-not-deployed` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10107,7 +11120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10118,7 +11131,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description newOwnerAddress fails its EIP-55 checksum, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt) */
+            /** @description newOwnerAddress fails its EIP-55 checksum, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt). Problem types: `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10178,6 +11191,40 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-merkleroot-v1",
+                 *               "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "root": "0x2358d5af6b72089b4c5b7c410faf2646c02a911231498c01defb924183bbc975",
+                 *                 "operations": [
+                 *                   {
+                 *                     "networkId": "ETHEREUM",
+                 *                     "chainId": 31337,
+                 *                     "entryPoint": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                     "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87",
+                 *                     "userOpHash": "0x8d12c3f31d6ae8ab11e2aecd0aa161d8fbe6f761943500a64881c0025cf0c3e4"
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0x0885fb976704750e860200c53ca3fe1621a5b1b964dbaa2fb16fd284807a5e4478c4a027e9ee43bb8c3beda350ed0164e21d184e2253520231fb258d868956fb1c"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing: {
                         items: {
@@ -10231,6 +11278,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                     *       "status": "processing"
+                     *     }
+                     */
                     "application/json": {
                         taskId: string;
                         /** @description processing */
@@ -10238,7 +11291,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10249,7 +11302,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10271,7 +11324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown slot */
+            /** @description Unknown slot. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10282,7 +11335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/slot-already-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10315,7 +11368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10326,7 +11379,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or a slot that does not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or a slot that does not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10397,6 +11450,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                     *       "status": "completed",
+                     *       "networks": [
+                     *         {
+                     *           "networkId": "ETHEREUM",
+                     *           "status": "completed",
+                     *           "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee",
+                     *           "error": null,
+                     *           "retryable": false
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         taskId: string;
                         /** @description processing | completed | partial_failure */
@@ -10413,7 +11481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10424,7 +11492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10435,7 +11503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such task for this user */
+            /** @description No such task for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10505,6 +11573,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "taskId": "rot_c97d2c7f-e4ec-44a8-8a40-ee5b63a398f2",
+                     *       "status": "processing"
+                     *     }
+                     */
                     "application/json": {
                         taskId: string;
                         /** @description processing */
@@ -10512,7 +11586,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10523,7 +11597,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10534,7 +11608,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such task for this user */
+            /** @description No such task for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10545,7 +11619,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The network is not failed-and-retryable, or the task is closed */
+            /** @description The network is not failed-and-retryable, or the task is closed. Problem types: `/problems/network-not-retryable`, `/problems/task-closed` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10604,6 +11678,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "keyType": "Ed25519VerificationKey2018",
+                 *       "publicKey": "0x1111111111111111111111111111111111111111111111111111111111111111"
+                 *     }
+                 */
                 "application/json": {
                     /** @description e.g. EcdsaSecp256k1VerificationKey2019 */
                     keyType: "EcdsaSecp256k1VerificationKey2019" | "Ed25519VerificationKey2018";
@@ -10621,6 +11701,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "description": "Add Ed25519VerificationKey2018 as an assertionMethod key of did:ethr:0x7a69:0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *       "items": [
+                     *         {
+                     *           "id": "didop_743017f9-b738-4677-a343-07fc9d161197",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x06a1bC2Ba01fDea4B2a6F436b81c0fcFc28177CB",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                     *               "did": "did:ethr:0x7a69:0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *               "accountAddress": "0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *               "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                     *             }
+                     *           },
+                     *           "payload": "0x272bdfecc65c908c2c013e090f316e96deabdce5974226fbd44258153faa9d56"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         description?: string;
                         items: {
@@ -10643,7 +11747,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10654,7 +11758,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10665,7 +11769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The account is not deployed on the DID network */
+            /** @description The account is not deployed on the DID network. Problem types: `/problems/account-not-deployed` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10687,7 +11791,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10698,7 +11802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Invalid public key, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt) */
+            /** @description Invalid public key, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt). Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-public-key` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10758,6 +11862,35 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0xa618667F6D4c8712f5b723126a4Aa98934Bfbf51",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x456FF0eAFC64bA25D9A88d812Ad2d71a201d07aB",
+                 *                 "did": "did:ethr:0x7a69:0x93f80dd5647d4a19cc671DBc6B70e45615967a6B",
+                 *                 "accountAddress": "0x93f80dd5647d4a19cc671DBc6B70e45615967a6B",
+                 *                 "paymaster": "0x5FCa241AD6508362Fe50214bc8E5683164C38D87"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0x2deaae4e17f79d2bbdd2078c6d936ae3422d486683dc451eb1ab54a431a659ec5576c8189133e187a8d06481e08872cd4b0522d0df5d7e1ff73d7fd5cd2457071b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     signing: {
                         items: {
@@ -10811,6 +11944,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                     *       "status": "submitted"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         /** @description submitted */
@@ -10818,7 +11957,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10829,7 +11968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10840,7 +11979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown slot */
+            /** @description Unknown slot. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10884,7 +12023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10895,7 +12034,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-signature`, `/problems/slot-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10964,6 +12103,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "opId": "didop_743017f9-b738-4677-a343-07fc9d161197",
+                     *       "did": "did:ethr:0x7a69:0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
+                     *       "keyType": "Ed25519VerificationKey2018",
+                     *       "status": "prepared",
+                     *       "txHash": null,
+                     *       "error": null,
+                     *       "updatedAt": "2026-11-26T00:29:55.406Z"
+                     *     }
+                     */
                     "application/json": {
                         opId: string;
                         did: string;
@@ -10977,7 +12127,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10988,7 +12138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10999,7 +12149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such operation for this user */
+            /** @description No such operation for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11066,6 +12216,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "vcId": "vc_7d754b31-2258-406f-878a-aa0757251e0e",
+                     *           "type": "KycCredential",
+                     *           "status": "active",
+                     *           "holder": null,
+                     *           "validFrom": "2026-11-26T00:19:49.000Z",
+                     *           "validUntil": "2027-11-26T00:19:49.000Z",
+                     *           "issuedAt": "2026-11-26T00:19:49.776Z",
+                     *           "revokedAt": null,
+                     *           "revocationReason": null,
+                     *           "statusListCredential": "http://127.0.0.1:40417/v1/credentials/status/1"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             vcId: string;
@@ -11098,7 +12266,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11167,6 +12335,50 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@context": [
+                     *         "https://www.w3.org/ns/credentials/v2",
+                     *         "https://w3id.org/wallet-kr/credentials/v1"
+                     *       ],
+                     *       "id": "urn:uuid:7d754b31-2258-406f-878a-aa0757251e0e",
+                     *       "type": [
+                     *         "VerifiableCredential",
+                     *         "KycCredential"
+                     *       ],
+                     *       "issuer": {
+                     *         "id": "did:key:z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y",
+                     *         "name": "Wallet"
+                     *       },
+                     *       "validFrom": "2026-11-26T00:19:49Z",
+                     *       "validUntil": "2027-11-26T00:19:49Z",
+                     *       "credentialSubject": {
+                     *         "name": "홍길동16a1a",
+                     *         "birthDate": "1990-01-15",
+                     *         "kycLevel": "identity-verified",
+                     *         "identityVerification": [
+                     *           "mobile-carrier-pass",
+                     *           "id-card-ocr"
+                     *         ],
+                     *         "verifiedAt": "2026-11-26T00:19:49Z"
+                     *       },
+                     *       "credentialStatus": {
+                     *         "id": "http://127.0.0.1:40417/v1/credentials/status/1#101159",
+                     *         "type": "BitstringStatusListEntry",
+                     *         "statusPurpose": "revocation",
+                     *         "statusListIndex": "101159",
+                     *         "statusListCredential": "http://127.0.0.1:40417/v1/credentials/status/1"
+                     *       },
+                     *       "proof": {
+                     *         "type": "DataIntegrityProof",
+                     *         "cryptosuite": "eddsa-rdfc-2022",
+                     *         "created": "2026-11-26T00:19:49Z",
+                     *         "verificationMethod": "did:key:z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y#z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y",
+                     *         "proofPurpose": "assertionMethod",
+                     *         "proofValue": "z36ZbgyYdXCoQFrW9uDPbBWwzA6ZkzrwnpGjsj2PLdnhFHcYm316vV4CZ5VBEyTkzraB2CPjnCzohefrpZLx6n8RV"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         "@context": string[];
                         id: string;
@@ -11190,7 +12402,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11201,7 +12413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11212,7 +12424,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such credential for this user */
+            /** @description No such credential for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11281,6 +12493,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@context": [
+                     *         "https://www.w3.org/ns/credentials/v2"
+                     *       ],
+                     *       "id": "http://127.0.0.1:40417/v1/credentials/status/1",
+                     *       "type": [
+                     *         "VerifiableCredential",
+                     *         "BitstringStatusListCredential"
+                     *       ],
+                     *       "issuer": {
+                     *         "id": "did:key:z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y",
+                     *         "name": "Wallet"
+                     *       },
+                     *       "validFrom": "2026-11-26T00:19:49Z",
+                     *       "credentialSubject": {
+                     *         "id": "http://127.0.0.1:40417/v1/credentials/status/1#list",
+                     *         "type": "BitstringStatusList",
+                     *         "statusPurpose": "revocation",
+                     *         "encodedList": "uH4sIAAAAAAAAA-3BMQEAAADCoPVPbQwfoAAAAAAAAAAAAAAAAAAAAIC3AYbSVKsAQAAA",
+                     *         "ttl": 60000
+                     *       },
+                     *       "proof": {
+                     *         "type": "DataIntegrityProof",
+                     *         "cryptosuite": "eddsa-rdfc-2022",
+                     *         "created": "2026-11-26T00:19:49Z",
+                     *         "verificationMethod": "did:key:z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y#z6MkiyEq1e9ygdX1Nm1kzAQNmzZrqMAXKYugwsSzYQ25UD9y",
+                     *         "proofPurpose": "assertionMethod",
+                     *         "proofValue": "z23rZbG8EY8QUGJHTDftRStd4QK2cytPTpDN7TMnhJZrBk6SY9vUaHg36qccCEKNzBWT6jjQ6JsStaC5NmMzKeqts"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         "@context": string[];
                         id: string;
@@ -11308,7 +12552,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11319,7 +12563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such list */
+            /** @description No such list. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11357,6 +12601,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "reason": "fraud report"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Why (kept with the credential, sent in credential.revoked) */
                     reason: string;
@@ -11372,6 +12621,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "vcId": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82",
+                     *       "status": "revoked",
+                     *       "revokedAt": "2026-11-26T00:19:55.743Z",
+                     *       "reason": "operator: fraud report"
+                     *     }
+                     */
                     "application/json": {
                         vcId: string;
                         /** @constant */
@@ -11382,7 +12639,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11393,7 +12650,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11404,7 +12661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such credential */
+            /** @description No such credential. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11517,6 +12774,36 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "@context": {
+                     *         "@protected": true,
+                     *         "KycCredential": "https://w3id.org/wallet-kr/credentials#KycCredential",
+                     *         "BasicInfoCredential": "https://w3id.org/wallet-kr/credentials#BasicInfoCredential",
+                     *         "kycLevel": "https://w3id.org/wallet-kr/credentials#kycLevel",
+                     *         "identityVerification": {
+                     *           "@id": "https://w3id.org/wallet-kr/credentials#identityVerification",
+                     *           "@container": "@set"
+                     *         },
+                     *         "verifiedAt": {
+                     *           "@id": "https://w3id.org/wallet-kr/credentials#verifiedAt",
+                     *           "@type": "http://www.w3.org/2001/XMLSchema#dateTime"
+                     *         },
+                     *         "name": "https://schema.org/name",
+                     *         "birthDate": "https://schema.org/birthDate",
+                     *         "familyName": "https://schema.org/familyName",
+                     *         "givenName": "https://schema.org/givenName",
+                     *         "nationality": "https://schema.org/nationality",
+                     *         "IdentityProviderEvidence": "https://w3id.org/wallet-kr/credentials#IdentityProviderEvidence",
+                     *         "SelfAssertedEvidence": "https://w3id.org/wallet-kr/credentials#SelfAssertedEvidence",
+                     *         "checkedBy": "https://w3id.org/wallet-kr/credentials#checkedBy",
+                     *         "claims": {
+                     *           "@id": "https://w3id.org/wallet-kr/credentials#claims",
+                     *           "@container": "@set"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         "@context": {
                             [key: string]: unknown;
@@ -11586,6 +12873,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "bank_code": "004",
+                 *       "account_no": "7956523990650"
+                 *     }
+                 */
                 "application/json": {
                     /** @description Korean bank code, e.g. 004 (KB국민은행), 088 (신한은행), 090 (카카오뱅크) */
                     bank_code: string;
@@ -11604,6 +12897,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "sent": true,
+                     *         "remark": "월렛****",
+                     *         "verification_id": "bv_d01538aa-8b5c-39f4-1715-885079b8a621",
+                     *         "expires_at": "2026-11-26T00:29:59.085Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -11618,7 +12922,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11629,7 +12933,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11640,7 +12944,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Account already connected; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Account already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/bank-account-already-connected` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11662,7 +12966,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11673,7 +12977,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Unknown account, or an account held by someone else; or this Idempotency-Key was used with another payload */
+            /** @description Unknown account, or an account held by someone else; or this Idempotency-Key was used with another payload. Problem types: `/problems/account-holder-mismatch`, `/problems/bank-account-not-found` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11684,7 +12988,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11708,7 +13012,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The bank is not answering */
+            /** @description The bank is not answering. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11733,6 +13037,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "verification_id": "bv_d01538aa-8b5c-39f4-1715-885079b8a621",
+                 *       "code": "9805"
+                 *     }
+                 */
                 "application/json": {
                     verification_id: string;
                     /** @description The 4 digits after "월렛" in the 1 KRW deposit text */
@@ -11749,6 +13059,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "verified": true,
+                     *         "bank_account": {
+                     *           "bank_account_id": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9",
+                     *           "bank_code": "004",
+                     *           "bank_name": "KB국민은행",
+                     *           "account_no": "795*******650",
+                     *           "currency": "KRW",
+                     *           "connected_at": "2026-11-26T00:19:59.147Z"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -11768,7 +13094,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11779,7 +13105,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11790,7 +13116,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No such verification for this user */
+            /** @description No such verification for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11801,7 +13127,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/verification-locked` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11834,7 +13160,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11845,7 +13171,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload */
+            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/wrong-code` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11856,7 +13182,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11912,6 +13238,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "accounts": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -11941,7 +13275,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12003,6 +13337,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source": "KB국민은행",
+                 *       "amount": "5000",
+                 *       "currency": "KRW"
+                 *     }
+                 */
                 "application/json": {
                     /** @description The source institution: a connected bank by name (KB국민은행) or code (004) */
                     source: string;
@@ -12022,6 +13363,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "charge_id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                     *         "status": "processing"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12033,7 +13383,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12044,7 +13394,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12055,7 +13405,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12079,7 +13429,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12090,7 +13440,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Source not connected, unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload */
+            /** @description Source not connected, unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12125,7 +13475,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12159,6 +13509,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "charge_id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                     *         "status": "processing",
+                     *         "amount": "5,000 KRW",
+                     *         "currency": "KRW",
+                     *         "source": "KB국민은행",
+                     *         "failure_reason": null,
+                     *         "created_at": "2026-11-26T00:19:59.155Z",
+                     *         "completed_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12179,7 +13544,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12190,7 +13555,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12201,7 +13566,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No such charge for this user */
+            /** @description No such charge for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12268,6 +13633,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "balances": [
+                     *           {
+                     *             "currency": "KRW",
+                     *             "amount": "1521000",
+                     *             "display": "1,521,000 KRW"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12294,7 +13673,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12353,6 +13732,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "withdrawal.settled",
+                 *       "reference": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                 *       "withdrawalId": "wd_38ca13e9-fdbe-427b-88c3-312758a1eb4c",
+                 *       "status": "completed",
+                 *       "reason": null
+                 *     }
+                 */
                 "application/json": {
                     /** @constant */
                     event: "withdrawal.settled";
@@ -12375,6 +13763,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "received": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12384,7 +13780,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12395,7 +13791,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing or wrong signature */
+            /** @description Missing or wrong signature. Problem types: `/problems/invalid-signature` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12406,7 +13802,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No charge with this reference */
+            /** @description No charge with this reference. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12428,7 +13824,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12439,7 +13835,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12463,7 +13859,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12501,6 +13897,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "transactions": [
+                     *           {
+                     *             "id": "tr_329bf108-3b37-7339-f537-b30b0fe62eb6",
+                     *             "type": "transfer",
+                     *             "amount": "-0.000001 USDT",
+                     *             "date": "2026-11-26",
+                     *             "reference": "tr_329bf108-3b37-7339-f537-b30b0fe62eb6"
+                     *           },
+                     *           {
+                     *             "id": "tr_e0045162-3529-3888-2323-63efcfd41ba4",
+                     *             "type": "transfer",
+                     *             "amount": "-12.5 USDT",
+                     *             "date": "2026-11-26",
+                     *             "reference": "tr_e0045162-3529-3888-2323-63efcfd41ba4"
+                     *           }
+                     *         ],
+                     *         "next_cursor": "eyJ0IjoxNzk1NjUyNjU5NzUzLCJrIjoidHJhbnNmZXIiLCJpZCI6InRyX2UwMDQ1MTYyLTM1MjktMzg4OC0yMzIzLTYzZWZjZmQ0MWJhNCJ9"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12521,7 +13941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12532,7 +13952,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12543,7 +13963,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A cursor this API did not return */
+            /** @description A cursor this API did not return. Problem types: `/problems/invalid-cursor` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12610,6 +14030,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "alg": "ECDH-ES+A256KW",
+                     *         "enc": "A256GCM",
+                     *         "jwk": {
+                     *           "kty": "EC",
+                     *           "x": "7nZncFaG1wzfk7fqpUW-Feoi-GxESKbKVCuTmbLkpbI",
+                     *           "y": "VDAabO3e7yMTxtdlBhtuLZMldQrX9HJfwctBv43fi8E",
+                     *           "crv": "P-256",
+                     *           "kid": "pin-f4a685b8-3771-4d8e-a6cb-7dfdfda7d479",
+                     *           "alg": "ECDH-ES+A256KW",
+                     *           "use": "enc"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12690,6 +14128,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "pin_set": false
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12710,7 +14156,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12772,6 +14218,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "current_pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZDBkMjk5ZWQtM2NkYy00NTc1LThmYTUtZTYwNzEwMjZlNTU0IiwiZXBrIjp7IngiOiJDX244NHpGS2FfS1lFRm4zMEVuR0t2QUxHQ3hQN05BRHhpUVVabDJ5eVA0IiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiI5NWo1aTFiWHpKMlI5TmxmNjVfS3dnWVFjdGtfYV81LWQ2dnBBM3RyckVFIn19.jFbxJR5eZFxosrZJfrKWjDe8cGK07ei1sShEUZTCbjfMEwwwMVEs5g.VEEDMg1YbNQF04YC.lHCah1D7-41Ill3Q-xG_Dr6k-BXtpy83G9ayvsZiHRwrEZ_bV9t9ns4khr0yvKbHqdwOCZrKK2qRmIwS2AahnhpDHiRQ8lEClUPKfTxmRRQWd2UVCCIZD2zpd0NsrXuuxJyCgX4e50Otri_HVL7WRFhVHtCw7PtSf82Bk0t2EEO0RX3_xNVOn2pd0kqBfQQdStLGmFlCnjEvGwiD5TWLmSGWyCAJ8nn2HpEoaInHwQ.bK0dMi2Gv4PufTwrd5_YgA",
+                 *       "new_pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZDBkMjk5ZWQtM2NkYy00NTc1LThmYTUtZTYwNzEwMjZlNTU0IiwiZXBrIjp7IngiOiJDOWFsdTBPdC1HWXI3Snc4ZUJpOUVTQ2NvYk9nTkNFbXEzaGU5YjE4RnV3IiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJqM0FlRFpRWlFPanhhRlBDZkp3eC1za2dtZUQzT1hwRzljc3R5cHFkT3RzIn19.bPhLTNi4c15n7YWJ91vYVnyqNVqSkkHlHhA3HyPYsEw6wc8wVrSDAg.uYU90W_O_D3_UCL4.NgBvVb83g2Klm9r11KaKnIU_Ha9QtTUw5VNEYTO9M9M8.ciNjCvc2U6RaomABkIsGvQ"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}} */
                     current_pin: string;
@@ -12789,6 +14241,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "changed": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12798,7 +14258,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12809,7 +14269,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12820,7 +14280,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12831,7 +14291,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No PIN set; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description No PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12853,7 +14313,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12864,7 +14324,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload */
+            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12875,7 +14335,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Locked after too many wrong PINs (Retry-After) */
+            /** @description Locked after too many wrong PINs (Retry-After). Problem types: `/problems/pin-locked` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12937,6 +14397,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tZjRhNjg1YjgtMzc3MS00ZDhlLWE2Y2ItN2RmZGZkYTdkNDc5IiwiZXBrIjp7IngiOiJlZXFPdE1FN2ptNGw1WUxqRmFuV3ZHS2MtVUNkNTE4TEp2UTZsSzFUWlBjIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJQdEs0OW1MXzdMb3ZkUU5NZERkRno4TC1zV2VlYnN0WGF6dVFvNERGQ1prIn19.siUCmSkd7CZlNKeeXspt0gBHzVEAeytecGW5yVBKxkG2qOttv9_vLg.K8Tkiv8mlcQn-7N6.B9vsj6G_oXHMKfLsbiJmVFITJ81gNezIqxH_DVo8eYYk.GpaCwqxJJ4oC8_XsMCaVRQ"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the new PIN, encrypted */
                     pin: string;
@@ -12952,6 +14417,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "pin_set": true
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -12961,7 +14434,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12972,7 +14445,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12994,7 +14467,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Already set; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Already set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13016,7 +14489,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13027,7 +14500,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload */
+            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/weak-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13094,6 +14567,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "items": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13129,7 +14610,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13188,6 +14669,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "network": "ETHEREUM",
+                 *       "address": "0xBA46a92D78228643EB44c4Cf474E880a53a863aF"
+                 *     }
+                 */
                 "application/json": {
                     network: "POLYGON" | "ETHEREUM" | "SOLANA";
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
@@ -13204,6 +14691,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "network": "ETHEREUM",
+                     *         "address": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                     *         "status": "cooling_off",
+                     *         "approved_by": "cooling-off",
+                     *         "added_at": "2026-11-26T00:45:08.454Z",
+                     *         "usable_from": "2026-11-26T00:45:12.454Z",
+                     *         "ownership_proved_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13234,6 +14735,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "network": "ETHEREUM",
+                     *         "address": "0xBA46a92D78228643EB44c4Cf474E880a53a863aF",
+                     *         "status": "trusted",
+                     *         "approved_by": "cooling-off",
+                     *         "added_at": "2026-11-26T00:21:45.498Z",
+                     *         "usable_from": "2026-11-26T00:21:45.498Z",
+                     *         "ownership_proved_at": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13256,7 +14771,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13267,7 +14782,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13278,7 +14793,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13311,7 +14826,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13322,7 +14837,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address for the network, or a sanctioned address (recipient-sanctioned: screened against the OFAC SDN list and the screening provider) */
+            /** @description Invalid address for the network, or a sanctioned address (recipient-sanctioned: screened against the OFAC SDN list and the screening provider). Problem types: `/problems/invalid-address`, `/problems/recipient-sanctioned` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13357,7 +14872,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured, or the address cannot be screened now (screening-unavailable, Retry-After) */
+            /** @description Network not configured, or the address cannot be screened now (screening-unavailable, Retry-After). Problem types: `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13391,7 +14906,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13402,7 +14917,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13413,7 +14928,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Not in the address book */
+            /** @description Not in the address book. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13424,7 +14939,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address for the network */
+            /** @description Invalid address for the network. Problem types: `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13492,6 +15007,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "network": "ETHEREUM",
+                     *         "address": "0xBA46a92D78228643EB44c4Cf474E880a53a863aF",
+                     *         "message": "I control this address and use it with my wallet service account.\nNetwork: ETHEREUM\nAddress: 0xBA46a92D78228643EB44c4Cf474E880a53a863aF\nAccount: usr_0805b058-2f48-4dec-9e9e-3b86501d21c4\nNonce: 5bf8d683abc52d04095b9a5c4ec6668b\nExpires: 2026-11-26T00:36:45.508Z",
+                     *         "expires_at": "2026-11-26T00:36:45.508Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13506,7 +15032,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13517,7 +15043,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13528,7 +15054,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Not in the address book */
+            /** @description Not in the address book. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13539,7 +15065,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address for the network */
+            /** @description Invalid address for the network. Problem types: `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13597,8 +15123,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "signature": "0xbb0076d6a2963e90239a54d6db7496e59621f3473a4f18e0cecdcabbbcebcbcf1368998f28de88dd0c79673dcb415341ed11e0352f80e300cc256b7fb64cb20c1b"
+                 *     }
+                 */
                 "application/json": {
                     /** @description EVM: 0x-hex 65-byte signature; SOLANA: the 64-byte signature in base64 or base58 */
                     signature?: string;
@@ -13614,6 +15145,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "network": "ETHEREUM",
+                     *         "address": "0xBA46a92D78228643EB44c4Cf474E880a53a863aF",
+                     *         "status": "trusted",
+                     *         "approved_by": "cooling-off",
+                     *         "added_at": "2026-11-26T00:21:45.498Z",
+                     *         "usable_from": "2026-11-26T00:21:45.498Z",
+                     *         "ownership_proved_at": "2026-11-26T00:21:45.545Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13636,7 +15181,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13647,7 +15192,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13658,7 +15203,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Not in the address book */
+            /** @description Not in the address book. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13669,7 +15214,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No current challenge (ownership-challenge-expired) */
+            /** @description No current challenge (ownership-challenge-expired). Problem types: `/problems/ownership-challenge-expired` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13691,7 +15236,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13702,7 +15247,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, or a signature that is not the address's over the challenge (ownership-proof-invalid) */
+            /** @description Invalid address, or a signature that is not the address's over the challenge (ownership-proof-invalid). Problem types: `/problems/invalid-address`, `/problems/ownership-proof-invalid` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13762,6 +15307,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "to_address": "0x9399Cde0063ed92D28F8875c36450dbBCC8BE554",
+                 *       "network": "ETHEREUM",
+                 *       "token": "USDT",
+                 *       "amount": "714.285"
+                 *     }
+                 */
                 "application/json": {
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
                     to_address: string;
@@ -13784,6 +15337,30 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "transfer_id": "tr_29968903-df4c-8c98-81f6-6de5d3badf8f",
+                     *         "value_krw": "999999",
+                     *         "passkey_above_krw": "1000000000000",
+                     *         "recipient": {
+                     *           "network": "ETHEREUM",
+                     *           "address": "0x9399Cde0063ed92D28F8875c36450dbBCC8BE554",
+                     *           "status": "unknown",
+                     *           "usable_from": null
+                     *         },
+                     *         "passkey_approval": "optional",
+                     *         "reasons": [],
+                     *         "travel_rule": {
+                     *           "applies": false,
+                     *           "counterpart": null,
+                     *           "threshold_krw": "1000000"
+                     *         },
+                     *         "items": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13836,7 +15413,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13847,7 +15424,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13880,7 +15457,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13891,7 +15468,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned) */
+            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned). Problem types: `/problems/address-ownership-required`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/recipient-sanctioned`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13926,7 +15503,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable) */
+            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable). Problem types: `/problems/screening-unavailable`, `/problems/vasp-directory-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13956,6 +15533,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "per_transfer_krw": "1000000",
+                     *         "daily_krw": "1500000",
+                     *         "passkey_above_krw": "1000000000000",
+                     *         "used_today_krw": "0",
+                     *         "remaining_today_krw": "1500000",
+                     *         "resets_at": "2026-11-26T15:00:00.000Z",
+                     *         "recipient_cooling_off_seconds": 0
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -13991,7 +15582,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14053,6 +15644,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tMGE1OTA0MzItZmQwNy00MTY1LThkNTktNzYyNDhlODcyODUzIiwiZXBrIjp7IngiOiJMLVVvMzNHUm5rS3c4NzFWdHRjSlpRQjVkQ2MtZ0hhLU5KSklQQzlzbUIwIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJlck5heXR4QnI4NkdKQ0RPbklyRW96bFhqQUVWX05JQXhDV042ZkY2TmdVIn19.Qq3C9Gz9COCv8CR47yLA-a7pwEmLXSS_2l4QijYisSynDeXMsMA0pw.Q5aOoUWHjW67G2fV.Z_YVfsL4P-xsHtxbl-O8FY6eVXhzG2k2LG83eRRcNaodSzZHouRwUwLuOOsWmTtqPTEqIdtrOiVJIYjmOUcFB0TePoB21jfqUMgtLrPeRjLJ1hXpRfEGsCFKR5E44si005dEaQDQA0Jdf9YzE9Bv7WSTuH8cSRYTacPkfTtYBWaIQI6-oezdi7ZtHMQSVJKMMuNV_SXoYGAfdXWaVTSc710ElWnZ4TQqD4vKlR62QfxM4qqI9tOHOgU4sKirbYL3QCBKc5kGPRYpHBjnHhbVbIeoR9bVtfG9vb2It4EjQTDYvIEABlTp-QND7GQ20pu0WhT1CjimNy-SQJWPkCGGe6xnb29KM1HYd0yOenXXTZ-gBd0v-nT13A.PBlo5BxHjOl3M-7hFHA9XA",
+                 *       "to_address": "0x9399Cde0063ed92D28F8875c36450dbBCC8BE554",
+                 *       "network": "ETHEREUM",
+                 *       "token": "USDT",
+                 *       "amount": "714.285"
+                 *     }
+                 */
                 "application/json": {
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
                     to_address: string;
@@ -14119,6 +15719,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "transfer_id": "tr_1a8277b2-1c05-770d-b33a-6ff770586aaf",
+                     *         "status": "confirmed",
+                     *         "tx_hash": "0x4e0ab7cb8d788e2c983e50b44e3fb6977cd5e5371fc79e550a30caf68f2c3dc5",
+                     *         "fee": "0.00026024 ETH",
+                     *         "fee_paid_by": "service",
+                     *         "amount": "714.285 USDT",
+                     *         "to_address": "0x9399Cde0063ed92D28F8875c36450dbBCC8BE554",
+                     *         "network": "ETHEREUM",
+                     *         "error": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14147,6 +15763,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "transfer_id": "tr_81f28c13-0f5c-99eb-6d72-44ba9d9f88e8",
+                     *         "status": "processing",
+                     *         "tx_hash": null,
+                     *         "fee": null,
+                     *         "fee_paid_by": "service",
+                     *         "amount": "714.285714 USDT",
+                     *         "to_address": "0x2b54915c9a042013529c96aa59D18AeAb7c3fb4f",
+                     *         "network": "ETHEREUM",
+                     *         "error": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14167,7 +15799,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14178,7 +15810,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14189,7 +15821,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14200,7 +15832,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-not-set`, `/problems/transfers-not-enabled`, `/problems/wallet-not-opened` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14222,7 +15854,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14233,7 +15865,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload */
+            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14255,7 +15887,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14279,7 +15911,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured, its RPC unavailable, no price in won for the token (price-unavailable), or the recipient cannot be screened now (screening-unavailable, Retry-After) */
+            /** @description Network not configured, its RPC unavailable, no price in won for the token (price-unavailable), or the recipient cannot be screened now (screening-unavailable, Retry-After). Problem types: `/problems/price-unavailable`, `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14311,6 +15943,22 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "transfer_id": "tr_81f28c13-0f5c-99eb-6d72-44ba9d9f88e8",
+                     *         "status": "processing",
+                     *         "tx_hash": null,
+                     *         "fee": null,
+                     *         "fee_paid_by": "service",
+                     *         "amount": "714.285714 USDT",
+                     *         "to_address": "0x2b54915c9a042013529c96aa59D18AeAb7c3fb4f",
+                     *         "network": "ETHEREUM",
+                     *         "error": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14331,7 +15979,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14342,7 +15990,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14353,7 +16001,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No such transfer for this user */
+            /** @description No such transfer for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14425,6 +16073,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "asset": "ETH",
+                     *         "currency": "KRW",
+                     *         "window": "7d",
+                     *         "current": 4530895,
+                     *         "average": 4125230,
+                     *         "high": 4625839,
+                     *         "low": 3696000,
+                     *         "change": "+215,976 (+5.01%)"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14442,7 +16105,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14453,7 +16116,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14464,7 +16127,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Unknown asset */
+            /** @description Unknown asset. Problem types: `/problems/unknown-asset` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14499,7 +16162,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14531,6 +16194,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "totalValue": 0,
+                     *         "assets": []
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14558,7 +16230,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14620,6 +16292,13 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "금 10돈",
+                 *       "category": "gold",
+                 *       "value": 4650000
+                 *     }
+                 */
                 "application/json": {
                     name: string;
                     category: "gold" | "cash" | "deposit" | "real_estate" | "vehicle" | "other";
@@ -14637,6 +16316,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "assetId": "oa_b7b53005-cde0-469a-a14b-5e2efb4eb382",
+                     *         "name": "금 10돈",
+                     *         "category": "gold",
+                     *         "value": 4650000
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14649,7 +16339,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14660,7 +16350,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14695,7 +16385,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14776,7 +16466,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14787,7 +16477,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14798,7 +16488,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No such asset for this user */
+            /** @description No such asset for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14857,6 +16547,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "firm_code": "240",
+                 *       "method": "pin",
+                 *       "account_no": "700-123-4567",
+                 *       "pin": "4321"
+                 *     }
+                 */
                 "application/json": {
                     /** @description securities firm code, e.g. 240 (삼성증권) */
                     firm_code: string;
@@ -14883,6 +16581,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "verified": true,
+                     *         "firm_name": "삼성증권",
+                     *         "accounts": [
+                     *           {
+                     *             "no": "******4567",
+                     *             "balance": "12,345,678 KRW"
+                     *           },
+                     *           {
+                     *             "no": "******6543",
+                     *             "balance": "500,000 KRW"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -14899,7 +16616,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14910,7 +16627,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14932,7 +16649,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14991,6 +16708,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "redirectUri": "wallet://cex/callback",
+                 *       "label": "업비트",
+                 *       "scopes": [
+                 *         "read"
+                 *       ],
+                 *       "loginHint": "upbit-7703b840"
+                 *     }
+                 */
                 "application/json": {
                     /** @description one of the redirect URIs registered at the exchange (CEX_REDIRECT_URIS) */
                     redirectUri: string;
@@ -15015,6 +16742,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "authorizationUrl": "http://127.0.0.1:35045/cex/oauth/authorize?response_type=code&client_id=wallet-service&redirect_uri=wallet%3A%2F%2Fcex%2Fcallback&state=3d4820de4dc34b5f9a885fb8fe4e4449&scope=read&code_challenge=TDSRTsO_iXN21VeSelQnj0eJ_OsFwlJjn7rHf_zc8EU&code_challenge_method=S256&login_hint=upbit-7703b840",
+                     *       "state": "3d4820de4dc34b5f9a885fb8fe4e4449",
+                     *       "expiresAt": "2026-11-26T00:38:27.088Z"
+                     *     }
+                     */
                     "application/json": {
                         authorizationUrl: string;
                         state: string;
@@ -15023,7 +16757,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15034,7 +16768,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15056,7 +16790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15067,7 +16801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redirect URI not registered */
+            /** @description Redirect URI not registered. Problem types: `/problems/redirect-uri-not-registered` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15134,6 +16868,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "cexAccountId": "cex_24015d2a-9daa-4759-aa93-639986520b81",
+                     *           "provider": "upbit",
+                     *           "label": "업비트",
+                     *           "authMethod": "oauth2",
+                     *           "permissions": {
+                     *             "read": true,
+                     *             "withdraw": false
+                     *           },
+                     *           "lastSyncAt": "2026-11-26T00:28:27.112Z",
+                     *           "registeredAt": "2026-11-26T00:28:27.112Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             cexAccountId: string;
@@ -15163,7 +16915,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15225,6 +16977,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "state": "3d4820de4dc34b5f9a885fb8fe4e4449",
+                 *       "code": "f8bf0e81a197d83c691966acbcb10757"
+                 *     }
+                 */
                 "application/json": {
                     state: string;
                     code: string;
@@ -15240,6 +16998,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cexAccountId": "cex_24015d2a-9daa-4759-aa93-639986520b81",
+                     *       "provider": "upbit",
+                     *       "label": "업비트",
+                     *       "authMethod": "oauth2",
+                     *       "permissions": {
+                     *         "read": true,
+                     *         "withdraw": false
+                     *       },
+                     *       "lastSyncAt": "2026-11-26T00:28:27.112Z",
+                     *       "registeredAt": "2026-11-26T00:28:27.112Z"
+                     *     }
+                     */
                     "application/json": {
                         cexAccountId: string;
                         provider: string;
@@ -15256,7 +17028,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15267,7 +17039,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15278,7 +17050,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown state */
+            /** @description Unknown state. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15289,7 +17061,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15322,7 +17094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15333,7 +17105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The exchange refused the code; or this Idempotency-Key was used with another payload */
+            /** @description The exchange refused the code; or this Idempotency-Key was used with another payload. Problem types: `/problems/cex-grant-refused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15402,6 +17174,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cexAccountId": "cex_24015d2a-9daa-4759-aa93-639986520b81",
+                     *       "provider": "upbit",
+                     *       "label": "업비트",
+                     *       "authMethod": "oauth2",
+                     *       "permissions": {
+                     *         "read": true,
+                     *         "withdraw": false
+                     *       },
+                     *       "lastSyncAt": "2026-11-26T00:28:27.112Z",
+                     *       "registeredAt": "2026-11-26T00:28:27.112Z"
+                     *     }
+                     */
                     "application/json": {
                         cexAccountId: string;
                         provider: string;
@@ -15418,7 +17204,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15429,7 +17215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15440,7 +17226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such account for this user */
+            /** @description No such account for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15510,6 +17296,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "networkId": "SOLANA",
+                     *       "kind": "solana-wallet",
+                     *       "address": "DrKQ31CNtRi26aHFpBsV7pws72PxRVat5t8oUuxtq4kf",
+                     *       "deployed": true,
+                     *       "balances": [
+                     *         {
+                     *           "token": "SOL",
+                     *           "amount": "2 SOL",
+                     *           "baseUnits": "2000000000",
+                     *           "decimals": 9
+                     *         },
+                     *         {
+                     *           "token": "USDT",
+                     *           "amount": "1,000 USDT",
+                     *           "baseUnits": "1000000000",
+                     *           "decimals": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         networkId: string;
                         /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
@@ -15529,7 +17337,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15540,7 +17348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15551,7 +17359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network, or no account or wallet there yet */
+            /** @description Unknown network, or no account or wallet there yet. Problem types: `/problems/not-found`, `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15624,6 +17432,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "networkId": "SOLANA",
+                     *       "kind": "solana-wallet",
+                     *       "address": "DrKQ31CNtRi26aHFpBsV7pws72PxRVat5t8oUuxtq4kf",
+                     *       "deployed": true,
+                     *       "balances": [
+                     *         {
+                     *           "token": "SOL",
+                     *           "amount": "2 SOL",
+                     *           "baseUnits": "2000000000",
+                     *           "decimals": 9
+                     *         },
+                     *         {
+                     *           "token": "USDT",
+                     *           "amount": "1,000 USDT",
+                     *           "baseUnits": "1000000000",
+                     *           "decimals": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         networkId: string;
                         /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
@@ -15651,6 +17481,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "networkId": "SOLANA",
+                     *       "kind": "solana-wallet",
+                     *       "address": "DrKQ31CNtRi26aHFpBsV7pws72PxRVat5t8oUuxtq4kf",
+                     *       "deployed": true,
+                     *       "balances": [
+                     *         {
+                     *           "token": "SOL",
+                     *           "amount": "2 SOL",
+                     *           "baseUnits": "2000000000",
+                     *           "decimals": 9
+                     *         },
+                     *         {
+                     *           "token": "USDT",
+                     *           "amount": "1,000 USDT",
+                     *           "baseUnits": "1000000000",
+                     *           "decimals": 6
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         networkId: string;
                         /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
@@ -15670,7 +17522,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15681,7 +17533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15692,7 +17544,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network */
+            /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15703,7 +17555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An EVM network: accounts there are deployed smart accounts; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description An EVM network: accounts there are deployed smart accounts; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/smart-account-network` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15773,6 +17625,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source": "ETH",
+                 *       "target": "USDT",
+                 *       "networkId": "ETHEREUM",
+                 *       "direction": "exactInput",
+                 *       "amount": "1"
+                 *     }
+                 */
                 "application/json": {
                     /** @description token sold, e.g. ETH */
                     source: string;
@@ -15794,6 +17655,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "source": "ETH",
+                     *       "target": "USDT",
+                     *       "direction": "exactInput",
+                     *       "sourceAmount": "1",
+                     *       "targetAmount": "2997.002248",
+                     *       "sourceDisplayAmount": "1 ETH",
+                     *       "targetDisplayAmount": "2,997.002248 USDT",
+                     *       "exchangeRate": "2997.002248",
+                     *       "priceImpact": "0.04%",
+                     *       "priceImpactWarning": false,
+                     *       "route": [
+                     *         "ETH",
+                     *         "USDT"
+                     *       ],
+                     *       "feeTier": 500,
+                     *       "slippage": "0.50%",
+                     *       "minimumReceived": "2982.017236",
+                     *       "minimumReceivedDisplay": "2,982.017236 USDT",
+                     *       "networkId": "ETHEREUM",
+                     *       "executable": false,
+                     *       "notExecutableReason": "insufficient_balance",
+                     *       "intermediary": null
+                     *     }
+                     */
                     "application/json": {
                         source: string;
                         target: string;
@@ -15819,7 +17706,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15830,7 +17717,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15841,7 +17728,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No exchange on this network */
+            /** @description No exchange on this network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15852,7 +17739,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15863,7 +17750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15874,7 +17761,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown token, bad amount, no route or not enough liquidity */
+            /** @description Unknown token, bad amount, no route or not enough liquidity. Problem types: `/problems/insufficient-liquidity`, `/problems/invalid-amount`, `/problems/same-token`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15885,7 +17772,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15949,6 +17836,32 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "evt_407ec890-ab07-4834-a09a-d85928964f42",
+                     *           "type": "credential.revoked",
+                     *           "createdAt": "2026-11-26T00:19:55.743Z",
+                     *           "resource": {
+                     *             "type": "credential",
+                     *             "id": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82"
+                     *           },
+                     *           "sequence": 2,
+                     *           "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                     *           "data": {
+                     *             "vcId": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82",
+                     *             "credentialType": "KycCredential",
+                     *             "reason": "operator: fraud report",
+                     *             "statusListCredential": "http://127.0.0.1:40417/v1/credentials/status/1",
+                     *             "statusListIndex": "116193"
+                     *           }
+                     *         }
+                     *       ],
+                     *       "nextCursor": "27",
+                     *       "hasMore": false
+                     *     }
+                     */
                     "application/json": {
                         items: ({
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -16907,7 +18820,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16918,7 +18831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16987,6 +18900,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "evt_e5c7c97b-8cdb-44a1-830a-37288b45c6e2",
+                     *       "type": "registration.step_changed",
+                     *       "createdAt": "2026-11-26T00:32:05.549Z",
+                     *       "resource": {
+                     *         "type": "registration",
+                     *         "id": "reg_a99064d1e028bdfd89f6e248"
+                     *       },
+                     *       "sequence": 1,
+                     *       "userId": null,
+                     *       "data": {
+                     *         "regId": "reg_a99064d1e028bdfd89f6e248",
+                     *         "step": "pass"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                         id: string;
@@ -17951,7 +19881,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17962,7 +19892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such event */
+            /** @description No such event. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18029,6 +19959,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "source": "ofac-sdn",
+                     *       "listDate": "2024-09-27",
+                     *       "refreshedAt": "2026-11-26T00:27:58.259Z",
+                     *       "addressCount": 174,
+                     *       "sourceUrl": "http://127.0.0.1:38747/ofac/sdn_advanced.xml",
+                     *       "status": "current",
+                     *       "staleAfter": "2026-11-28T00:27:58.259Z",
+                     *       "scheduleId": "sanctions-list-refresh-test-96adfd5f-d86e-4e41-b53f-9813be785b30",
+                     *       "provider": "configured"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         source: "ofac-sdn";
@@ -18058,7 +20001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18125,6 +20068,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "workflowId": "sanctions-list-refresh-test-96adfd5f-d86e-4e41-b53f-9813be785b30-by-compliance-3e16d066-db49-4e30-ab06-b27319fccaa6",
+                     *       "runId": "01a21540-8940-7327-b213-5d0ecd531004"
+                     *     }
+                     */
                     "application/json": {
                         workflowId: string;
                         runId: string;
@@ -18142,7 +20091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18204,6 +20153,90 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "asset": {
+                 *         "network": "ETHEREUM",
+                 *         "symbol": "ETH"
+                 *       },
+                 *       "amount": "2",
+                 *       "callback": "http://127.0.0.1:41983/callbacks/746983e2-b1b5-491b-a5eb-1794d27ca0ef",
+                 *       "IVMS101": {
+                 *         "originator": {
+                 *           "originatorPerson": [
+                 *             {
+                 *               "naturalPerson": {
+                 *                 "name": {
+                 *                   "nameIdentifier": [
+                 *                     {
+                 *                       "primaryIdentifier": "김철수",
+                 *                       "naturalPersonNameIdentifierType": "LEGL"
+                 *                     }
+                 *                   ]
+                 *                 },
+                 *                 "customerIdentification": "partner-42",
+                 *                 "countryOfResidence": "KR"
+                 *               },
+                 *               "accountNumber": [
+                 *                 "0x0E9e0542972c320c58890E56E29F4dac504f9436"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         },
+                 *         "beneficiary": {
+                 *           "beneficiaryPerson": [
+                 *             {
+                 *               "naturalPerson": {
+                 *                 "name": {
+                 *                   "nameIdentifier": [
+                 *                     {
+                 *                       "primaryIdentifier": "홍길동1cc84",
+                 *                       "naturalPersonNameIdentifierType": "LEGL"
+                 *                     }
+                 *                   ]
+                 *                 },
+                 *                 "customerIdentification": "0xbe984ec33988b45261c9d57e3409a0a40b6e5629"
+                 *               },
+                 *               "accountNumber": [
+                 *                 "0xbe984ec33988b45261c9d57e3409a0a40b6e5629"
+                 *               ]
+                 *             }
+                 *           ]
+                 *         },
+                 *         "originatingVASP": {
+                 *           "legalPerson": {
+                 *             "name": {
+                 *               "nameIdentifier": [
+                 *                 {
+                 *                   "legalPersonName": "Partner Exchange",
+                 *                   "legalPersonNameIdentifierType": "LEGL"
+                 *                 }
+                 *               ]
+                 *             },
+                 *             "customerIdentification": "vasp-partner",
+                 *             "countryOfRegistration": "KR"
+                 *           }
+                 *         },
+                 *         "beneficiaryVASP": {
+                 *           "legalPerson": {
+                 *             "name": {
+                 *               "nameIdentifier": [
+                 *                 {
+                 *                   "legalPersonName": "Wallet Korea Co., Ltd.",
+                 *                   "legalPersonNameIdentifierType": "LEGL"
+                 *                 }
+                 *               ]
+                 *             },
+                 *             "customerIdentification": "wallet-kr",
+                 *             "countryOfRegistration": "KR"
+                 *           }
+                 *         },
+                 *         "payloadMetadata": {
+                 *           "payloadVersion": "101.2023"
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     asset?: unknown;
                     amount?: string;
@@ -18222,6 +20255,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": true,
+                     *       "recordId": "trr_39822df0-9797-40d0-b07a-2c950d1d6d02"
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         received: true;
@@ -18229,7 +20268,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a TRP inquiry or not a valid IVMS101 message */
+            /** @description Not a TRP inquiry or not a valid IVMS101 message. Problem types: `/problems/invalid-ivms101`, `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18240,7 +20279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a known counterpart */
+            /** @description Not a known counterpart. Problem types: `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18251,7 +20290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No user of ours holds that account */
+            /** @description No user of ours holds that account. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18273,7 +20312,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18347,6 +20386,14 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "approved": {
+                 *         "address": "0xE1eDb36E6a7491F2B38C37F3DEA6D30851A7f09c",
+                 *         "callback": "http://127.0.0.1:44189/trp/vasp-hanbit/confirmations/5d9e5ace-6b25-41e8-a2e3-a1ba3b22f638"
+                 *       }
+                 *     }
+                 */
                 "application/json": {
                     approved: {
                         address: string;
@@ -18366,13 +20413,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "received": true
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         received: true;
                     };
                 };
             };
-            /** @description Not a TRP resolution */
+            /** @description Not a TRP resolution. Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18383,7 +20435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such inquiry (or not this callback URL) */
+            /** @description No such inquiry (or not this callback URL). Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18394,7 +20446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The transfer no longer waits for a decision (travel-rule-decided) */
+            /** @description The transfer no longer waits for a decision (travel-rule-decided). Problem types: `/problems/travel-rule-decided` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18416,7 +20468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18498,6 +20550,29 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "caseId": "case_798edd35-15ab-4064-aa52-5b7bc47e43ef",
+                     *           "userId": "usr_1da4354d-7326-4432-9eeb-be1323ef6378",
+                     *           "kind": "sanctions_hit",
+                     *           "status": "open",
+                     *           "transferId": null,
+                     *           "networkId": "ETHEREUM",
+                     *           "address": "0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1",
+                     *           "source": "ofac-sdn",
+                     *           "programme": "OFAC SDN",
+                     *           "detail": null,
+                     *           "foundAt": "prepare",
+                     *           "openedAt": "2026-11-26T00:28:00.571Z",
+                     *           "decidedAt": null,
+                     *           "decidedBy": null,
+                     *           "reason": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             caseId: string;
@@ -18523,7 +20598,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18534,7 +20609,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18603,6 +20678,106 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "userId": "usr_0805b058-2f48-4dec-9e9e-3b86501d21c4",
+                     *       "exportedAt": "2026-11-26T00:21:46.691Z",
+                     *       "cases": [],
+                     *       "travelRule": [
+                     *         {
+                     *           "recordId": "trr_d5770458-9489-4e6e-99d0-697884136a99",
+                     *           "direction": "outbound",
+                     *           "transferId": "tr_734fff12-13fd-64a9-7ce6-fe74cd81a99e",
+                     *           "counterpart": {
+                     *             "id": "vasp-hanbit",
+                     *             "name": "Hanbit Exchange (sandbox, 한빛거래소)"
+                     *           },
+                     *           "networkId": "ETHEREUM",
+                     *           "address": "0xE1eDb36E6a7491F2B38C37F3DEA6D30851A7f09c",
+                     *           "status": "approved",
+                     *           "reason": null,
+                     *           "requestIdentifier": "5d9e5ace-6b25-41e8-a2e3-a1ba3b22f638",
+                     *           "requestedAt": "2026-11-26T00:21:14.765Z",
+                     *           "decidedAt": "2026-11-26T00:21:15.003Z",
+                     *           "retainUntil": "2031-11-30T00:21:14.765Z",
+                     *           "ivms101": {
+                     *             "originator": {
+                     *               "originatorPerson": [
+                     *                 {
+                     *                   "naturalPerson": {
+                     *                     "name": {
+                     *                       "nameIdentifier": [
+                     *                         {
+                     *                           "primaryIdentifier": "홍길동1cc84",
+                     *                           "naturalPersonNameIdentifierType": "LEGL"
+                     *                         }
+                     *                       ]
+                     *                     },
+                     *                     "customerIdentification": "usr_0805b058-2f48-4dec-9e9e-3b86501d21c4",
+                     *                     "countryOfResidence": "KR"
+                     *                   },
+                     *                   "accountNumber": [
+                     *                     "0xbE984ec33988b45261c9d57E3409A0a40b6E5629"
+                     *                   ]
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "beneficiary": {
+                     *               "beneficiaryPerson": [
+                     *                 {
+                     *                   "naturalPerson": {
+                     *                     "name": {
+                     *                       "nameIdentifier": [
+                     *                         {
+                     *                           "primaryIdentifier": "김철수",
+                     *                           "naturalPersonNameIdentifierType": "LEGL"
+                     *                         }
+                     *                       ]
+                     *                     },
+                     *                     "customerIdentification": "0xE1eDb36E6a7491F2B38C37F3DEA6D30851A7f09c"
+                     *                   },
+                     *                   "accountNumber": [
+                     *                     "0xE1eDb36E6a7491F2B38C37F3DEA6D30851A7f09c"
+                     *                   ]
+                     *                 }
+                     *               ]
+                     *             },
+                     *             "originatingVASP": {
+                     *               "legalPerson": {
+                     *                 "name": {
+                     *                   "nameIdentifier": [
+                     *                     {
+                     *                       "legalPersonName": "Wallet Korea Co., Ltd.",
+                     *                       "legalPersonNameIdentifierType": "LEGL"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "customerIdentification": "wallet-kr",
+                     *                 "countryOfRegistration": "KR"
+                     *               }
+                     *             },
+                     *             "beneficiaryVASP": {
+                     *               "legalPerson": {
+                     *                 "name": {
+                     *                   "nameIdentifier": [
+                     *                     {
+                     *                       "legalPersonName": "Hanbit Exchange (sandbox, 한빛거래소)",
+                     *                       "legalPersonNameIdentifierType": "LEGL"
+                     *                     }
+                     *                   ]
+                     *                 },
+                     *                 "customerIdentification": "vasp-hanbit",
+                     *                 "countryOfRegistration": "KR"
+                     *               }
+                     *             },
+                     *             "payloadMetadata": {
+                     *               "payloadVersion": "101.2023"
+                     *             }
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         userId: string;
                         /** Format: date-time */
@@ -18664,7 +20839,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18725,6 +20900,12 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "decision": "reject",
+                 *       "reason": "split to stay under the Travel Rule"
+                 *     }
+                 */
                 "application/json": {
                     /** @description approve: a held transfer goes on; reject: it fails, nothing sent */
                     decision: "approve" | "reject";
@@ -18742,6 +20923,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "caseId": "case_55617dee-e8a4-4c65-a16c-75e5f8349f5e",
+                     *       "userId": "usr_b65207c4-668f-4a13-b949-f096e1f2299b",
+                     *       "kind": "structuring",
+                     *       "status": "rejected",
+                     *       "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                     *       "networkId": "ETHEREUM",
+                     *       "address": "0x75b2a279EC51193D6fD9953aD68D4342Dc8753eD",
+                     *       "source": "monitoring",
+                     *       "programme": null,
+                     *       "detail": "2 transfers to one destination within 24 h, each below 100,000 KRW, together 140,000 KRW",
+                     *       "foundAt": "execute",
+                     *       "openedAt": "2026-11-26T00:30:10.130Z",
+                     *       "decidedAt": "2026-11-26T00:30:20.261Z",
+                     *       "decidedBy": "reviewer",
+                     *       "reason": "split to stay under the Travel Rule"
+                     *     }
+                     */
                     "application/json": {
                         caseId: string;
                         userId: string;
@@ -18776,7 +20976,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18798,7 +20998,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already decided otherwise (case-decided) */
+            /** @description Already decided otherwise (case-decided). Problem types: `/problems/case-decided` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18889,6 +21089,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "caseId": "case_798edd35-15ab-4064-aa52-5b7bc47e43ef",
+                     *       "userId": "usr_1da4354d-7326-4432-9eeb-be1323ef6378",
+                     *       "kind": "sanctions_hit",
+                     *       "status": "open",
+                     *       "transferId": null,
+                     *       "networkId": "ETHEREUM",
+                     *       "address": "0x01e2919679362dFBC9ee1644Ba9C6da6D6245BB1",
+                     *       "source": "ofac-sdn",
+                     *       "programme": "OFAC SDN",
+                     *       "detail": null,
+                     *       "foundAt": "prepare",
+                     *       "openedAt": "2026-11-26T00:28:00.571Z",
+                     *       "decidedAt": null,
+                     *       "decidedBy": null,
+                     *       "reason": null
+                     *     }
+                     */
                     "application/json": {
                         caseId: string;
                         userId: string;
@@ -18923,7 +21142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18934,7 +21153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such case */
+            /** @description No such case. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19001,6 +21220,124 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "endpointId": "we_e83f9671-b7ab-4049-a251-6d62681b2dca",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/in-order",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.processing",
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "24",
+                     *           "delivered": 22,
+                     *           "pending": 1,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-26T00:22:42.130Z",
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:32.955Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_b20ef34f-94f5-4f86-b0f1-dcb1f3665977",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/outage",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.processing",
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "24",
+                     *           "delivered": 14,
+                     *           "pending": 1,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-26T00:22:42.323Z",
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:34.537Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_5f5b7930-bca0-4d95-9950-b099c38494bf",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/signatures",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.processing",
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "24",
+                     *           "delivered": 8,
+                     *           "pending": 1,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-26T00:22:42.723Z",
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:37.126Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_a0988ac5-6e51-447f-b4fb-adf711a4d77a",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/broken",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.processing",
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "24",
+                     *           "delivered": 2,
+                     *           "pending": 1,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-26T00:22:49.126Z",
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:41.355Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_d7a49efe-28a8-4a28-9ed2-63385aac7757",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/no-worker",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.processing"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "25",
+                     *           "delivered": 1,
+                     *           "pending": 0,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2026-11-26T00:22:50.176Z",
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:49.232Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_f5d7bad8-0862-4aef-88c6-46a4d98e4136",
+                     *           "url": "http://127.0.0.1:33945/receiver/v1/retried",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "*"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "25",
+                     *           "delivered": 0,
+                     *           "pending": 0,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": null,
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-26T00:22:50.308Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         items: {
                             endpointId: string;
@@ -19038,7 +21375,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19100,6 +21437,15 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "url": "http://127.0.0.1:33945/receiver/v1/in-order",
+                 *       "eventTypes": [
+                 *         "charge.processing",
+                 *         "charge.completed"
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
@@ -19118,6 +21464,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "we_e83f9671-b7ab-4049-a251-6d62681b2dca",
+                     *       "url": "http://127.0.0.1:33945/receiver/v1/in-order",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "charge.processing",
+                     *         "charge.completed"
+                     *       ],
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "cursor": "6",
+                     *       "delivered": 0,
+                     *       "pending": 0,
+                     *       "failingSince": null,
+                     *       "lastError": null,
+                     *       "lastAttemptAt": null,
+                     *       "previousSecretValidUntil": null,
+                     *       "createdAt": "2026-11-26T00:22:32.955Z",
+                     *       "secret": "whsec_tTJNIv1HUZKc21cH9JemiV+JHrW9o03dwqVKzID64v8="
+                     *     }
+                     */
                     "application/json": {
                         endpointId: string;
                         url: string;
@@ -19145,7 +21513,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19156,7 +21524,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19202,7 +21570,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL cannot receive webhooks (scheme, address); or this Idempotency-Key was used with another payload */
+            /** @description The URL cannot receive webhooks (scheme, address); or this Idempotency-Key was used with another payload. Problem types: `/problems/webhook-url-refused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19271,6 +21639,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "we_e83f9671-b7ab-4049-a251-6d62681b2dca",
+                     *       "url": "http://127.0.0.1:33945/receiver/v1/in-order",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "charge.processing",
+                     *         "charge.completed"
+                     *       ],
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "cursor": "10",
+                     *       "delivered": 4,
+                     *       "pending": 0,
+                     *       "failingSince": null,
+                     *       "lastError": null,
+                     *       "lastAttemptAt": "2026-11-26T00:22:34.232Z",
+                     *       "previousSecretValidUntil": null,
+                     *       "createdAt": "2026-11-26T00:22:32.955Z"
+                     *     }
+                     */
                     "application/json": {
                         endpointId: string;
                         url: string;
@@ -19295,7 +21684,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19306,7 +21695,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19317,7 +21706,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such endpoint */
+            /** @description No such endpoint. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19398,7 +21787,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19470,6 +21859,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "enabled": true
+                 *     }
+                 */
                 "application/json": {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
@@ -19490,6 +21884,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "endpointId": "we_a0988ac5-6e51-447f-b4fb-adf711a4d77a",
+                     *       "url": "http://127.0.0.1:33945/receiver/v1/broken",
+                     *       "description": null,
+                     *       "eventTypes": [
+                     *         "charge.processing",
+                     *         "charge.completed"
+                     *       ],
+                     *       "status": "active",
+                     *       "disabledReason": null,
+                     *       "cursor": "22",
+                     *       "delivered": 0,
+                     *       "pending": 2,
+                     *       "failingSince": "2026-11-26T00:22:41.571Z",
+                     *       "lastError": "HTTP 500: Internal Server Error",
+                     *       "lastAttemptAt": "2026-11-26T00:22:48.726Z",
+                     *       "previousSecretValidUntil": null,
+                     *       "createdAt": "2026-11-26T00:22:41.355Z"
+                     *     }
+                     */
                     "application/json": {
                         endpointId: string;
                         url: string;
@@ -19514,7 +21929,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19525,7 +21940,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19631,8 +22046,13 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
+                /**
+                 * @example {
+                 *       "overlapSeconds": 3600
+                 *     }
+                 */
                 "application/json": {
                     /**
                      * @description How long the previous secret keeps signing too (both signatures are sent)
@@ -19651,6 +22071,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "secret": "whsec_qW3hXVmuVuQAcR4N9h7dNMYSE/C5tXwwGcPddFU9Roc=",
+                     *       "previousSecretValidUntil": "2026-11-26T01:22:38.629Z"
+                     *     }
+                     */
                     "application/json": {
                         secret: string;
                         previousSecretValidUntil: string | null;
@@ -19668,7 +22094,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19786,6 +22212,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "after": "6"
+                 *     }
+                 */
                 "application/json": {
                     /** @description An events API cursor: every subscribed event after it is delivered again, in order (same webhook-id as before) */
                     after: string;
@@ -19801,6 +22232,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cursor": "6"
+                     *     }
+                     */
                     "application/json": {
                         cursor: string;
                     };
@@ -19817,7 +22253,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19828,7 +22264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such endpoint */
+            /** @description No such endpoint. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19917,6 +22353,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "enabled": true,
+                     *       "now": "2026-11-26T00:47:20.664Z",
+                     *       "offsetSeconds": 0
+                     *     }
+                     */
                     "application/json": {
                         /** @description TEST_CLOCK_ENABLED: false in production, where moving answers 409 */
                         enabled: boolean;
@@ -19938,7 +22381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20000,6 +22443,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "seconds": 86400
+                 *     }
+                 */
                 "application/json": {
                     /** @description How far to move the clock forward (86400: one day; the clock never moves back) */
                     seconds: number;
@@ -20015,6 +22463,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "now": "2026-11-27T00:47:20.916Z",
+                     *       "offsetSeconds": 86400,
+                     *       "chains": {
+                     *         "ETHEREUM": 1795740440,
+                     *         "POLYGON": 1795740440
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** Format: date-time */
                         now: string;
@@ -20026,7 +22484,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20037,7 +22495,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20081,7 +22539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description This Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20140,6 +22598,18 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "payloads": [
+                 *         {
+                 *           "metadata": {
+                 *             "encoding": "YmluYXJ5L2VuY3J5cHRlZA=="
+                 *           },
+                 *           "data": "AW0fEZTd9yT9ovMFxtBW0ujl1Uir8MdygNPx1JTUa+HEfRscvbCL04G5Ev+E2BBXDmG7DsVnlSpNAjQRvDG1RQRHYpKRLxAiiTbZXVy0IYaZ7zqfpCv9h0zPXmIHrZVNFigDDWQHqqAhHH365UVIk/BnmCzlKfZbEKrS3Dp9vjAw7ND4vjKFdO/tRd7LnaPysoyiM73THIXntOOS11S1eDlEzbU+F1YEIzFVZ6/vDEzOx1O9bFtOV16QeWc9NR1G2ecW+ZnfKQ=="
+                 *         }
+                 *       ]
+                 *     }
+                 */
                 "application/json": {
                     payloads: {
                         /** @description metadata values, base64 */
@@ -20160,6 +22630,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "payloads": [
+                     *         {
+                     *           "metadata": {
+                     *             "encoding": "anNvbi9wbGFpbg=="
+                     *           },
+                     *           "data": "eyJyZWdJZCI6InJlZ18zZmNjN2IwNjc1MWIyMWNlZDNiODlhMjUiLCJwYXNzUmVxdWVzdElkIjoicHJfMGM2YWRkZDItMjhlMS00MTA2LWI2ZTEtZDMxZWIwODA2YTNlIiwidHRsU2Vjb25kcyI6ODY0MDAsInBhc3NSZXN1bHRXYWl0U2Vjb25kcyI6NX0="
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         payloads: {
                             /** @description metadata values, base64 */
@@ -20171,7 +22653,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20182,7 +22664,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20263,6 +22745,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "token": "op_vQmFM497OoewYx8PL041MlTnh8t7RKyzretyJ_QYw0w"
+                 *     }
+                 */
                 "application/json": {
                     /** @description the operator token (op_…) */
                     token: string;
@@ -20278,6 +22765,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "operator": "alice",
+                     *       "expiresAt": "2026-11-26T08:27:40.505Z"
+                     *     }
+                     */
                     "application/json": {
                         operator: string;
                         /** Format: date-time */
@@ -20285,7 +22778,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20296,7 +22789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown token */
+            /** @description Unknown token. Problem types: `/problems/invalid-operator-token` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20318,7 +22811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
