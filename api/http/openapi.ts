@@ -274,6 +274,7 @@ export function buildOpenApi(
           : route.auth === 'operator'
             ? [{ operatorToken: [] }, { operatorSession: [] }]
             : [];
+    const requestBody = requestBodyOf(route, info.examples?.[route.operationId]);
     paths[path] = {
       ...paths[path],
       [route.method]: {
@@ -290,7 +291,7 @@ export function buildOpenApi(
         security,
         parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
-        ...(requestBodyOf(route) ? { requestBody: requestBodyOf(route, info.examples?.[route.operationId]) } : {}),
+        ...(requestBody ? { requestBody } : {}),
         responses: responsesOf(route, info.links?.[route.operationId], info.examples?.[route.operationId]),
       },
     };
