@@ -13,7 +13,7 @@ import type { PriceFeedClient } from '../integrations/prices';
 import { PaymasterSigner, maxCostOf } from '../integrations/evm/paymaster';
 import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
 import { userOperationHash, type UserOperation } from '../integrations/evm/user-operation';
-import type { UserOperationOutcome } from '../integrations/evm/bundler';
+import type { UserOperationOutcome } from '../integrations/evm/entry-point';
 import type { GasSponsorshipInput } from '../workflows/messages';
 
 export interface GasSponsorDeps {

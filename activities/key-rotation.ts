@@ -38,18 +38,22 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
       ...deserializeOperation(row.userOperation),
       signature: merkleSignature(task.root, row.proof, task.rootSignature!),
     };
-    return submitOnce({
+    const submitted = await submitOnce({
+      networkId,
       bundler: bundlers.for(networkId),
-      beneficiary: bundlers.beneficiary,
+      entryPoint: bundlers.entryPoint(networkId),
       operation,
-      recordedTxHash: row.txHash,
+      userOpHash: row.userOpHash,
+      // The userOpHash was stored when the operation was prepared: nothing more to record before sending.
+      recordSubmitted: async () => undefined,
       alreadyDone: async () => (await account.getFunction('owner')()) === task.newOwnerAddress,
-      recordTxHash: async (hash) => {
-        row.txHash = hash;
-        await em.flush();
-      },
       settle: (outcome) => gasSponsor.settle(outcome),
+      observer: bundlers.observer,
     });
+    if (!submitted.ran) return { txHash: null };
+    row.txHash = submitted.receipt.txHash;
+    await em.flush();
+    return { txHash: submitted.receipt.txHash };
   },
 
   async recordNetworkRotation(input: {

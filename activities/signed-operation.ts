@@ -35,22 +35,26 @@ export const createSignedOperationActivities = ({
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
   async function submit(
     operationId: string,
-    alreadyDone: (op: SignedOperation) => Promise<boolean>,
+    alreadyDone?: (op: SignedOperation) => Promise<boolean>,
   ): Promise<{ txHash: string | null }> {
     const em = orm.em.fork();
     const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
-    return submitOnce({
+    const submitted = await submitOnce({
+      networkId: op.networkId,
       bundler: bundlers.for(op.networkId),
-      beneficiary: bundlers.beneficiary,
+      entryPoint: bundlers.entryPoint(op.networkId),
       operation: deserializeOperation(op.userOperation),
-      recordedTxHash: op.txHash,
-      alreadyDone: () => alreadyDone(op),
-      recordTxHash: async (hash) => {
-        op.txHash = hash;
-        await em.flush();
-      },
+      userOpHash: op.userOpHash,
+      // The userOpHash was stored when the operation was prepared: nothing more to record before sending.
+      recordSubmitted: async () => undefined,
+      ...(alreadyDone ? { alreadyDone: () => alreadyDone(op) } : {}),
       settle: (outcome) => gasSponsor.settle(outcome),
+      observer: bundlers.observer,
     });
+    if (!submitted.ran) return { txHash: null };
+    op.txHash = submitted.receipt.txHash;
+    await em.flush();
+    return { txHash: submitted.receipt.txHash };
   }
 
   /**
@@ -132,19 +136,19 @@ export const createSignedOperationActivities = ({
     },
     failDeployment: ({ jobId, error }: { jobId: string; error: string }) => finish(jobId, { status: 'failed', error }),
 
-    // Attributes can be set again, so the chain shows no unique effect: a transaction that landed is found through
-    // its recorded hash, and an operation whose nonce was used otherwise is refused by the EntryPoint (AA25).
-    submitDidKey: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    // Attributes can be set again, so the chain shows no unique effect: an operation that ran is found by its
+    // userOpHash, and one whose nonce another operation used is refused (AA25).
+    submitDidKey: ({ opId }: { opId: string }) => submit(opId),
     finishDidKey: finishOperation,
 
-    // The grant can be set again to the same values: like DID keys, found through the recorded hash or refused (AA25).
-    submitTransferKeyChange: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    // The grant can be set again to the same values: like DID keys, found by its userOpHash or refused (AA25).
+    submitTransferKeyChange: ({ opId }: { opId: string }) => submit(opId),
     finishTransferKeyChange: finishOperation,
 
-    // An upgrade or a cancellation that landed is found through the recorded hash; otherwise its nonce is refused (AA25).
-    submitAccountUpgrade: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    // An upgrade or a cancellation that ran is found by its userOpHash; otherwise its used nonce is refused (AA25).
+    submitAccountUpgrade: ({ opId }: { opId: string }) => submit(opId),
     finishAccountUpgrade: finishOperation,
-    submitRecoveryCancel: ({ opId }: { opId: string }) => submit(opId, async () => false),
+    submitRecoveryCancel: ({ opId }: { opId: string }) => submit(opId),
     finishRecoveryCancel: finishOperation,
   };
 };

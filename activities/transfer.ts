@@ -2,7 +2,8 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import { EventEntity, TransferEntity, type Transfer } from '../db/entities';
 import type { Bundlers } from '../integrations/evm/bundlers';
-import type { ConfirmationObserver } from '../integrations/evm/bundler';
+import type { ConfirmationObserver } from '../integrations/evm/bundlers';
+import { UserOperationRejected } from '../integrations/evm/bundler-client';
 import type { SolanaChains } from '../integrations/solana';
 import type { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
@@ -76,13 +77,19 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
+    // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a token
+    // without one) is refused here, before anything is signed or paid for.
     const built = await buildTransferOperation(
       provider,
+      deps.providers.bundler(network),
       network,
       transfer.fromAddress,
       callData,
       transferNonceKey(transfer.transferId),
-    );
+    ).catch((error: unknown) => {
+      if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
+      throw error;
+    });
     // Gas is sponsored (within the user's budget) before the transfer key signs, as the signature covers paymasterAndData.
     const [paymasterAndData] = await deps.gasSponsor.sponsor(
       transfer.userId,
@@ -132,7 +139,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     transferId: string,
     type:
       'transfer.submitted' | 'transfer.confirmed' | 'transfer.finalized' | 'transfer.failed' | 'transfer.needs_review',
-    extra: { txHash?: string | null; error?: string },
+    extra: { txHash?: string | null; userOpHash?: string | null; error?: string },
   ) => {
     const t = await tx.findOneOrFail(TransferEntity, { transferId }, { disableIdentityMap: true });
     const subject = { transferId, networkId: t.networkId, token: t.token, amount: t.amount, decimals: t.decimals };
@@ -144,7 +151,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
             type,
             resourceId: transferId,
             userId: t.userId,
-            data: { ...subject, txHash: extra.txHash ?? t.txHash ?? null },
+            data: {
+              ...subject,
+              txHash: extra.txHash ?? t.txHash ?? null,
+              ...(extra.userOpHash ? { userOpHash: extra.userOpHash } : {}),
+            },
           },
     );
   };
@@ -169,14 +180,15 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       return finality === 'dropped' ? 'reorged' : 'pending';
     }
     const network = networks.get(transfer.networkId)!;
-    const bundler = bundlers.for(transfer.networkId);
-    const receipt = await bundler.receiptOf(transfer.txHash!);
-    const found = receipt
-      ? { receipt }
-      : await bundler.findOperation(
-          transfer.userOpHash!,
-          Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS),
-        );
+    const entryPoint = bundlers.entryPoint(transfer.networkId);
+    const receipt = await entryPoint.receiptOf(transfer.txHash!);
+    const found =
+      receipt && entryPoint.outcomeIn(receipt, transfer.userOpHash!)
+        ? { receipt }
+        : await entryPoint.findOperation(
+            transfer.userOpHash!,
+            Math.max(0, Number(transfer.blockNumber ?? 0) - REORG_LOOKBACK_BLOCKS),
+          );
     if (!found) return 'reorged';
     const { blockNumber, blockHash, hash } = found.receipt;
     if (blockHash !== transfer.blockHash || hash !== transfer.txHash) {
@@ -248,48 +260,35 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
           ...(outcome.error ? { error: outcome.error } : {}),
         };
       }
-      const bundler = bundlers.for(transfer.networkId);
       const operation = deserializeOperation(transfer.userOperation!);
-      const { txHash } = await submitOnce({
-        bundler,
-        beneficiary: bundlers.beneficiary,
+      const submitted = await submitOnce({
+        networkId: transfer.networkId,
+        bundler: bundlers.for(transfer.networkId),
+        entryPoint: bundlers.entryPoint(transfer.networkId),
         operation,
-        recordedTxHash: transfer.txHash,
-        // Each transfer has its own nonce key, so its operation has executed exactly when that key's sequence moved on.
-        alreadyDone: async () => (await bundler.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce,
-        recordTxHash: async (hash) => {
+        userOpHash: transfer.userOpHash!,
+        // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
+        recordSubmitted: async () => {
           await em.transactional(async (tx) => {
             if (
-              (await tx.nativeUpdate(
-                TransferEntity,
-                { transferId, status: 'processing' },
-                { txHash: hash, status: 'submitted' },
-              )) === 1
-            ) {
-              await transferEvent(tx, transferId, 'transfer.submitted', { txHash: hash });
-            } else {
-              await tx.nativeUpdate(TransferEntity, { transferId, status: 'submitted' }, { txHash: hash });
-            }
+              (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) ===
+              1
+            )
+              await transferEvent(tx, transferId, 'transfer.submitted', { userOpHash: transfer.userOpHash });
           });
         },
         settle: (outcome) => deps.gasSponsor.settle(outcome),
+        observer: bundlers.observer,
       });
-      const hash = txHash ?? transfer.txHash;
-      if (!hash) return { success: true, txHash: null, fee: null };
-      // Where the operation ran: normally in our transaction; after a reorg possibly in another one.
-      const receipt = await bundler.receiptOf(hash, 5_000);
-      const found = receipt
-        ? { outcome: bundler.outcomeOf(receipt), receipt }
-        : await bundler.findOperation(transfer.userOpHash!);
-      if (!found)
-        throw new Error(`user operation ${transfer.userOpHash} of transfer ${transferId} is not on chain yet`);
-      const { outcome } = found;
+      // Each transfer has its own nonce key: no other operation can use its nonce, so `ran` is always true here.
+      if (!submitted.ran) throw new Error(`transfer ${transferId}: its nonce was used by another operation`);
+      const { receipt } = submitted;
       return {
-        success: outcome.success,
-        txHash: found.receipt.hash,
-        fee: outcome.actualGasCost.toString(),
-        block: { number: String(found.receipt.blockNumber), hash: found.receipt.blockHash },
-        ...(outcome.revertReason ? { error: `the account refused it: ${outcome.revertReason}` } : {}),
+        success: receipt.success,
+        txHash: receipt.txHash,
+        fee: receipt.actualGasCost.toString(),
+        block: { number: String(receipt.blockNumber), hash: receipt.blockHash },
+        ...(receipt.revertReason ? { error: `the account refused it: ${receipt.revertReason}` } : {}),
       };
     },
 
@@ -330,9 +329,13 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       });
     },
 
-    /** Whether anything of this transfer may be on its way: a transaction hash is recorded before any broadcast. */
+    /**
+     * Whether anything of this transfer may be on its way: `submitted` is recorded before an EVM operation is handed to
+     * the bundler, and a Solana signature when the transaction is signed, before any broadcast.
+     */
     async transferMaybeSent({ transferId }: { transferId: string }): Promise<boolean> {
-      return Boolean((await orm.em.fork().findOneOrFail(TransferEntity, { transferId })).txHash);
+      const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+      return transfer.status === 'submitted' || Boolean(transfer.txHash);
     },
 
     async finishTransfer(

@@ -38,7 +38,6 @@ import { startTemporalDevServer } from '../dev/temporal-dev-server';
 import { startPostgresInstance, POSTGRES_SUPERUSER, type PostgresInstance } from '../dev/postgres-instance';
 import { startTemporalCluster } from '../dev/temporal-cluster';
 import {
-  ANVIL_BUNDLER_KEY,
   ANVIL_PAYMASTER_SIGNER_KEY,
   ANVIL_RECOVERY_ADDRESS,
   ANVIL_RECOVERY_KEY,
@@ -46,6 +45,7 @@ import {
   startAnvil,
   type RunningChain,
 } from '../dev/chains';
+import { startAlto } from '../dev/alto';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
 import { createOrm } from '../db/orm';
@@ -251,15 +251,25 @@ async function main(): Promise<void> {
   const databaseUrl = Object.assign(new URL(adminUrl), { pathname: `/${dbName}` }).toString();
   await (await createOrm(databaseUrl, { migrate: true })).close();
 
-  log('Temporal dev server, five local chains, the sandbox');
+  log('Temporal dev server, five local chains and their bundlers (Alto), the sandbox');
   const temporal = await startTemporalDevServer({
     cliPath: resolveTemporalCli({ build: true, log }),
     port: await freePort(),
   });
-  const chains: Array<RunningChain & Awaited<ReturnType<typeof ensureChainContracts>>> = [];
+  const chains: Array<RunningChain & Awaited<ReturnType<typeof ensureChainContracts>> & { bundlerUrl: string }> = [];
   for (const [i] of NETWORK_IDS.entries()) {
     const chain = await startAnvil({ chainId: 31337 + i, port: await freePort() });
-    chains.push({ ...chain, ...(await ensureChainContracts(chain.rpcUrl)) });
+    const contracts = await ensureChainContracts(chain.rpcUrl);
+    const bundler = await startAlto({ rpcUrl: chain.rpcUrl, entryPoint: contracts.entryPoint, port: await freePort() });
+    chains.push({
+      ...chain,
+      ...contracts,
+      bundlerUrl: bundler.url,
+      stop: async () => {
+        await bundler.stop();
+        await chain.stop();
+      },
+    });
   }
   const networks = Object.fromEntries(
     chains.map((c, i) => [
@@ -269,6 +279,7 @@ async function main(): Promise<void> {
         chainId: c.chainId,
         rpcUrl: c.rpcUrl,
         entryPoint: c.entryPoint,
+        bundlerUrl: c.bundlerUrl,
         accountFactory: c.accountFactory,
         paymaster: c.paymaster,
         didRegistry: c.didRegistry,
@@ -345,7 +356,6 @@ async function main(): Promise<void> {
     CEX_API_URL: sandboxUrl,
     CEX_CLIENT_SECRET: secrets.cex,
     NETWORKS: JSON.stringify(networks),
-    BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,

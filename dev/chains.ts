@@ -23,8 +23,6 @@ export type LocalNetworkId = keyof typeof LOCAL_NETWORKS;
 
 /** anvil's first well-known development account: funded on every local chain, never used outside them. */
 export const ANVIL_DEPLOYER_KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80';
-/** anvil's third development account: the embedded stack's bundler key (funded on every local chain). */
-export const ANVIL_BUNDLER_KEY = '0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a';
 /** anvil's fourth development account: the embedded stack's paymaster sponsor key (signs paymasterAndData). */
 export const ANVIL_PAYMASTER_SIGNER_KEY = '0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6';
 /** anvil's seventh development account: the embedded stack's recovery key (schedules and executes owner recoveries). */
@@ -34,6 +32,12 @@ export const ANVIL_RECOVERY_ADDRESS = '0x976EA74026E726554dB657fA54763abd0C3a0aa
 const LOCAL_PAYMASTER_DEPOSIT = 1_000n * 10n ** 18n;
 /** The deterministic-deployment proxy anvil preinstalls, so contracts land on the same address on every chain. */
 const CREATE2_FACTORY = '0x4e59b44847b379578588920cA78FbF26c0B4956C';
+/**
+ * EntryPoint v0.8's canonical address, as on every public chain: deployed through the deterministic deployer with the
+ * salt eth-infinitism published. Bundlers (Alto) tell the EntryPoint's version by its address.
+ */
+export const ENTRY_POINT_V08 = '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108';
+const ENTRY_POINT_V08_SALT = '0x0a59dbff790c23c976a548690c27297883cc66b4c67024f9117b0238995e35e9';
 
 const PLATFORM_PACKAGES: Record<string, string> = {
   'linux-x64': '@foundry-rs/anvil-linux-amd64',
@@ -118,13 +122,15 @@ export async function ensureDeployed(
   artifact: { abi: unknown; bytecode: string },
   args: unknown[],
   saltLabel: string,
+  /** A salt of its own instead of keccak256("wallet-service/<label>"): a contract's canonical address. */
+  canonicalSalt?: string,
 ): Promise<string> {
   const provider = new JsonRpcProvider(rpcUrl, undefined, { staticNetwork: true });
   try {
     const deployer = new Wallet(ANVIL_DEPLOYER_KEY, provider);
     const factory = new ContractFactory(artifact.abi as InterfaceAbi, artifact.bytecode, deployer);
     const initCode = (await factory.getDeployTransaction(...args)).data;
-    const salt = keccak256(Buffer.from(`wallet-service/${saltLabel}`));
+    const salt = canonicalSalt ?? keccak256(Buffer.from(`wallet-service/${saltLabel}`));
     const address = getCreate2Address(CREATE2_FACTORY, salt, keccak256(initCode));
     if ((await provider.getCode(address)) !== '0x') return address;
     const tx = await deployer.sendTransaction({
@@ -184,7 +190,9 @@ async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<stri
  * EthereumDIDRegistry (ethr-did-registry) and a USDT (6 decimals).
  */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
-  const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8');
+  const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8', ENTRY_POINT_V08_SALT);
+  if (entryPoint !== ENTRY_POINT_V08)
+    throw new Error(`EntryPoint v0.8 landed at ${entryPoint}, not its canonical ${ENTRY_POINT_V08}: another artifact?`);
   const accountFactory = await ensureDeployed(
     rpcUrl,
     loadArtifact('WalletAccountFactory'),

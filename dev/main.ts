@@ -10,7 +10,6 @@ import { resolveTemporalCli } from './temporal-cli';
 import { stopChild } from './child-process';
 import { startTemporalDevServer, type RunningDevServer } from './temporal-dev-server';
 import {
-  ANVIL_BUNDLER_KEY,
   ANVIL_PAYMASTER_SIGNER_KEY,
   ANVIL_RECOVERY_ADDRESS,
   ANVIL_RECOVERY_KEY,
@@ -23,6 +22,7 @@ import {
 import { buildContracts } from '../contracts/build';
 import { startLocalSolana } from './solana-local';
 import { startEvmFaucet } from './evm-faucet';
+import { startAlto } from './alto';
 import { loadOrCreateDevSecrets } from './secrets';
 import { operatorTokenHash } from '../api/operators/operators';
 import { createOrm } from '../db/orm';
@@ -41,6 +41,8 @@ const PORTS = {
   sandbox: port('SANDBOX_PORT', 4010),
   ETHEREUM: port('ETHEREUM_RPC_PORT', 8545),
   POLYGON: port('POLYGON_RPC_PORT', 8546),
+  ETHEREUM_BUNDLER: port('ETHEREUM_BUNDLER_PORT', 4337),
+  POLYGON_BUNDLER: port('POLYGON_BUNDLER_PORT', 4338),
   SOLANA: port('SOLANA_RPC_PORT', 8899),
   evmFaucet: port('EVM_FAUCET_PORT', 8547),
   apiMetrics: port('API_METRICS_PORT', 9464),
@@ -146,7 +148,7 @@ async function main(): Promise<void> {
   stoppers.push({ name: 'temporal', stop: temporal.stop });
   done(since);
 
-  const chains: Record<string, RunningChain & ChainContracts> = {};
+  const chains: Record<string, RunningChain & ChainContracts & { bundlerUrl: string }> = {};
   buildContracts({ log: (line) => console.log(`\n  ${line}`) });
   let step = 3;
   for (const [networkId, network] of Object.entries(LOCAL_NETWORKS)) {
@@ -155,7 +157,7 @@ async function main(): Promise<void> {
     progress(
       step++,
       total,
-      `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry`,
+      `${networkId} chain (anvil, chain id ${network.chainId}) on :${rpcPort} + EntryPoint v0.8, account factory, paymaster (funded), DID registry; its bundler (Alto) on :${PORTS[`${networkId as keyof typeof LOCAL_NETWORKS}_BUNDLER`]}`,
     );
     const chain = await startAnvil({
       chainId: network.chainId,
@@ -164,7 +166,14 @@ async function main(): Promise<void> {
       blockTimeSeconds: LOCAL_BLOCK_SECONDS,
     });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
-    chains[networkId] = { ...chain, ...(await ensureChainContracts(chain.rpcUrl)) };
+    const contracts = await ensureChainContracts(chain.rpcUrl);
+    const bundler = await startAlto({
+      rpcUrl: chain.rpcUrl,
+      entryPoint: contracts.entryPoint,
+      port: PORTS[`${networkId as keyof typeof LOCAL_NETWORKS}_BUNDLER`],
+    });
+    stoppers.push({ name: `bundler ${networkId}`, stop: bundler.stop });
+    chains[networkId] = { ...chain, ...contracts, bundlerUrl: bundler.url };
     done(since);
   }
   since = Date.now();
@@ -197,6 +206,7 @@ async function main(): Promise<void> {
           chainId: c.chainId,
           rpcUrl: c.rpcUrl,
           entryPoint: c.entryPoint,
+          bundlerUrl: c.bundlerUrl,
           accountFactory: c.accountFactory,
           paymaster: c.paymaster,
           didRegistry: c.didRegistry,
@@ -247,7 +257,6 @@ async function main(): Promise<void> {
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks),
-    BUNDLER_PRIVATE_KEY: ANVIL_BUNDLER_KEY,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     // The recovery key (anvil's, funded); a recovery waits 30 s here (72 h in production) and looks on chain every 5 s
     // for the owner's cancellation, or for a chain clock moved forward past the delay (docs/sign-in-and-recovery.md).

@@ -66,11 +66,7 @@ export const ConfigSchema = Type.Object({
     minLength: 2,
     default: '{}',
     description:
-      'JSON: {"ETHEREUM":{"kind":"evm","chainId":1,"rpcUrl":"https://…","entryPoint":"0x…","accountFactory":"0x…","didRegistry":"0x…"}}',
-  }),
-  BUNDLER_PRIVATE_KEY: Type.String({
-    pattern: '^0x[0-9a-fA-F]{64}$',
-    description: 'funded key that submits EntryPoint.handleOps',
+      'JSON: {"ETHEREUM":{"kind":"evm","chainId":1,"rpcUrl":"https://…","entryPoint":"0x…","bundlerUrl":"https://…","accountFactory":"0x…","didRegistry":"0x…"}}',
   }),
   PAYMASTER_SIGNER_KEY: Type.String({
     pattern: '^0x[0-9a-fA-F]{64}$',
@@ -602,7 +598,6 @@ export const WORKER_CONFIG_KEYS = [
   'OCR_PROVIDER_URL',
   'PROVIDER_TIMEOUT_MS',
   'NETWORKS',
-  'BUNDLER_PRIVATE_KEY',
   'PAYMASTER_SIGNER_KEY',
   'GAS_BUDGET_DAILY_KRW',
   'PRICE_FEED_URL',

@@ -195,8 +195,18 @@ export const EVENT_TYPES = {
   },
   'transfer.submitted': {
     resource: 'transfer',
-    summary: 'A transfer was sent to the chain (again after a reorg removed it from its block)',
-    data: Type.Object({ ...transfer, txHash: TxHash }),
+    summary:
+      "A transfer was sent to the chain (again after a reorg removed it from its block): on an EVM network its user operation was handed to the network's bundler, so its transaction is not known yet",
+    data: Type.Object({
+      ...transfer,
+      txHash: TxHash,
+      userOpHash: Type.Optional(
+        Type.String({
+          description:
+            'EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed)',
+        }),
+      ),
+    }),
   },
   'transfer.confirmed': {
     resource: 'transfer',

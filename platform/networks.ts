@@ -14,6 +14,11 @@ export const EvmNetworkSchema = Type.Object({
   chainId: Type.Integer({ minimum: 1 }),
   rpcUrl: Type.String({ pattern: '^https?://' }),
   entryPoint: Address,
+  bundlerUrl: Type.String({
+    pattern: '^https?://',
+    description:
+      "the ERC-4337 bundler's JSON-RPC endpoint (ERC-7769) for this chain and EntryPoint: a provider's (Pimlico, Alchemy, Candide) or a self-hosted one",
+  }),
   accountFactory: Address,
   paymaster: Type.String({
     pattern: '^0x[0-9a-fA-F]{40}$',

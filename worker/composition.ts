@@ -26,7 +26,7 @@ import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { CredentialBook } from '../activities/credentials';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
-import type { ConfirmationObserver } from '../integrations/evm/bundler';
+import type { ConfirmationObserver } from '../integrations/evm/bundlers';
 import { SolanaChains, SolanaFaucet } from '../integrations/solana';
 import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { PaymasterSigner } from '../integrations/evm/paymaster';
@@ -70,7 +70,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     },
     webhookTimeoutMs: config.WEBHOOK_TIMEOUT_MS,
     newPasskeyHoldSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
-    bundlers: new Bundlers(networks, providers, config.BUNDLER_PRIVATE_KEY, nonceLockFor(orm), confirmations),
+    bundlers: new Bundlers(networks, providers, confirmations),
     confirmations,
     credentials: new CredentialBook({
       orm,

@@ -1,7 +1,7 @@
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityInterceptors } from '@temporalio/worker';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { ConfirmationObserver } from '../integrations/evm/bundler';
+import type { ConfirmationObserver } from '../integrations/evm/bundlers';
 
 /**
  * What the worker counts besides the Temporal SDK's own metrics (TEMPORAL_METRICS_PORT): every activity execution

@@ -268,7 +268,14 @@ export class RecoveryService {
       [
         {
           networkId,
-          operation: await buildCallOperation(provider, network, account.address, account.address, innerCallData),
+          operation: await buildCallOperation(
+            provider,
+            this.deps.providers.bundler(network),
+            network,
+            account.address,
+            account.address,
+            innerCallData,
+          ),
         },
       ],
       sponsoredUntil(expiresAt),

@@ -62,6 +62,7 @@ export class DidKeyService {
           networkId: network.networkId,
           operation: await buildCallOperation(
             this.deps.providers.for(network),
+            this.deps.providers.bundler(network),
             network,
             account.address,
             network.didRegistry,

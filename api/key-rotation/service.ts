@@ -65,10 +65,13 @@ export class KeyRotationService {
           networkId: network.networkId,
           operation: await buildCallOperation(
             providers.for(network),
+            providers.bundler(network),
             network,
             account.address,
             account.address,
             changeOwnerCallData(newOwner),
+            // One owner signature over the merkle root of every network's operation.
+            { kind: 'merkle', leaves: accounts.length },
           ),
         };
       }),

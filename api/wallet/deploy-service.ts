@@ -79,7 +79,7 @@ export class DeploymentService {
       [
         {
           networkId: network.networkId,
-          operation: await buildDeployOperation(provider, network, owner, grant),
+          operation: await buildDeployOperation(provider, this.deps.providers.bundler(network), network, owner, grant),
         },
       ],
       sponsoredUntil(expiresAt),

@@ -165,6 +165,7 @@ export class TransferKeyService {
           networkId: network.networkId,
           operation: await buildCallOperation(
             provider,
+            this.deps.providers.bundler(network),
             network,
             account,
             account,

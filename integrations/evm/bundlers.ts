@@ -1,25 +1,24 @@
-import { Wallet } from 'ethers';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EvmNetwork, NetworkRegistry } from '../../platform/networks';
 import { ChainFailure } from '../../platform/failures';
-import { Bundler, type ConfirmationObserver } from './bundler';
+import type { BundlerClient } from './bundler-client';
+import { EntryPointReader } from './entry-point';
 import type { ChainProviders } from './smart-account';
-import type { NonceLock } from './nonce-lock';
 
-/** One bundler per network for the worker's key (a bundler tracks its own transaction nonces). */
+/** Told how long each user operation took from the bundler's acceptance to its receipt (the worker's metrics). */
+export interface ConfirmationObserver {
+  confirmed(networkId: string, seconds: number, outcome: 'success' | 'reverted'): void;
+}
+
+/** Per network: the bundler the worker sends user operations to (its bundlerUrl) and the EntryPoint it reads. */
 export class Bundlers {
-  private readonly bundlers = new Map<string, Bundler>();
-  readonly beneficiary: string;
+  private readonly readers = new Map<string, EntryPointReader>();
 
   constructor(
     private readonly networks: NetworkRegistry,
     private readonly providers: ChainProviders,
-    private readonly privateKey: string,
-    private readonly nonces: NonceLock,
-    private readonly observer?: ConfirmationObserver,
-  ) {
-    this.beneficiary = new Wallet(privateKey).address;
-  }
+    readonly observer?: ConfirmationObserver,
+  ) {}
 
   network(networkId: string): EvmNetwork {
     const network = this.networks.get(networkId);
@@ -32,18 +31,17 @@ export class Bundlers {
     return network;
   }
 
-  for(networkId: string): Bundler {
-    let bundler = this.bundlers.get(networkId);
-    if (!bundler) {
+  for(networkId: string): BundlerClient {
+    return this.providers.bundler(this.network(networkId));
+  }
+
+  entryPoint(networkId: string): EntryPointReader {
+    let reader = this.readers.get(networkId);
+    if (!reader) {
       const network = this.network(networkId);
-      bundler = new Bundler(
-        new Wallet(this.privateKey, this.providers.for(network)),
-        network.entryPoint,
-        this.nonces,
-        this.observer && { networkId, observer: this.observer },
-      );
-      this.bundlers.set(networkId, bundler);
+      reader = new EntryPointReader(this.providers.for(network), network.entryPoint);
+      this.readers.set(networkId, reader);
     }
-    return bundler;
+    return reader;
   }
 }

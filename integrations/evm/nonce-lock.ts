@@ -1,6 +1,6 @@
 /**
- * Serializes what a bundler key sends, from reading its next nonce to the broadcast, so two senders never pick the
- * same nonce. Nothing is stored: the next nonce is always the chain's pending count, read under the lock, so a sender
+ * Serializes what a key that sends plain transactions (the recovery key) sends, from reading its next nonce to the
+ * broadcast, so two senders never pick the same nonce. Nothing is stored: the next nonce is always the chain's pending count, read under the lock, so a sender
  * that dies between reading and broadcasting leaves no gap.
  */
 export interface NonceLock {

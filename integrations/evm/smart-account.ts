@@ -4,16 +4,30 @@ import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPo
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
 import type { UserOperation } from './user-operation';
+import { BundlerClient } from './bundler-client';
+import { withEstimatedGas, type SignatureShape } from './gas-estimate';
 
 /** Every user's account is salt 0 of its owner key: one account per owner per network, same address on all. */
 export const ACCOUNT_SALT = 0n;
-const DEPLOY_GAS = { callGasLimit: 100_000n, verificationGasLimit: 1_500_000n, preVerificationGas: 60_000n };
+/** Gas limits before estimation: the bundler's simulation replaces them (see withEstimatedGas). */
+const UNESTIMATED = { callGasLimit: 0n, verificationGasLimit: 0n, preVerificationGas: 0n };
 
 const factoryAbi = (): InterfaceAbi => loadArtifact('WalletAccountFactory').abi as InterfaceAbi;
 
-/** One JSON-RPC provider per network, reused. */
+/** One JSON-RPC provider, and one bundler client, per network, reused. */
 export class ChainProviders {
   private readonly providers = new Map<string, JsonRpcProvider>();
+  private readonly bundlers = new Map<string, BundlerClient>();
+
+  /** The network's ERC-4337 bundler (bundlerUrl): gas estimates here; the worker also sends through it. */
+  bundler(network: EvmNetwork): BundlerClient {
+    let bundler = this.bundlers.get(network.networkId);
+    if (!bundler) {
+      bundler = new BundlerClient(network.bundlerUrl, network.entryPoint);
+      this.bundlers.set(network.networkId, bundler);
+    }
+    return bundler;
+  }
 
   for(network: EvmNetwork): JsonRpcProvider {
     let provider = this.providers.get(network.networkId);
@@ -59,6 +73,7 @@ export interface TransferSignerGrant {
  */
 export async function buildDeployOperation(
   provider: JsonRpcProvider,
+  bundler: BundlerClient,
   network: EvmNetwork,
   owner: string,
   grant?: TransferSignerGrant,
@@ -70,7 +85,7 @@ export async function buildDeployOperation(
     entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>,
     provider.getFeeData(),
   ]);
-  return {
+  const op: UserOperation = {
     sender,
     nonce,
     initCode: concat([
@@ -89,15 +104,28 @@ export async function buildDeployOperation(
           ]),
         ])
       : '0x',
-    ...DEPLOY_GAS,
-    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    ...UNESTIMATED,
+    ...feesOf(fees),
     paymasterAndData: '0x',
     signature: '0x',
   };
+  return withEstimatedGas(bundler, op, network.paymaster, { kind: 'owner' });
 }
 
-const CALL_GAS = { callGasLimit: 200_000n, verificationGasLimit: 400_000n, preVerificationGas: 60_000n };
+/**
+ * Fee caps: twice what the node asks now, so a rise of the base fee over the next blocks does not stall the operation
+ * (EIP-1559 charges the block's base fee plus the tip, not the cap). An owner-signed operation cannot be re-priced
+ * without a new signature, so the cap is chosen generously once.
+ */
+const feesOf = (fees: {
+  maxFeePerGas: bigint | null;
+  gasPrice: bigint | null;
+  maxPriorityFeePerGas: bigint | null;
+}) => ({
+  maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
+  maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+});
+
 const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
 
 /**
@@ -107,6 +135,7 @@ const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as Inte
  */
 export async function buildTransferOperation(
   provider: JsonRpcProvider,
+  bundler: BundlerClient,
   network: EvmNetwork,
   account: string,
   callData: string,
@@ -117,17 +146,17 @@ export async function buildTransferOperation(
     entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>,
     provider.getFeeData(),
   ]);
-  return {
+  const op: UserOperation = {
     sender: account,
     nonce,
     initCode: '0x',
     callData,
-    ...CALL_GAS,
-    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    ...UNESTIMATED,
+    ...feesOf(fees),
     paymasterAndData: '0x',
     signature: '0x',
   };
+  return withEstimatedGas(bundler, op, network.paymaster, { kind: 'transfer' });
 }
 
 /** The account's call for a transfer by its transfer signer: the coin (token address(0)) or an ERC-20, within its cap. */
@@ -138,13 +167,18 @@ export const transferCallData = (to: string, amount: bigint, token?: { address: 
 export const transferNonceKey = (transferId: string): bigint =>
   BigInt(`0x${createHash('sha256').update(transferId).digest('hex').slice(0, 48)}`);
 
-/** A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...). */
+/**
+ * A user operation of a deployed account calling `target` (itself for owner rotation, a registry, ...), signed by the
+ * owner (`shape`: alone, or over a merkle root of several networks' operations).
+ */
 export async function buildCallOperation(
   provider: JsonRpcProvider,
+  bundler: BundlerClient,
   network: EvmNetwork,
   account: string,
   target: string,
   innerCallData: string,
+  shape: SignatureShape = { kind: 'owner' },
 ): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const wallet = new Contract(account, accountAbi(), provider);
@@ -152,17 +186,17 @@ export async function buildCallOperation(
     entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
     provider.getFeeData(),
   ]);
-  return {
+  const op: UserOperation = {
     sender: account,
     nonce,
     initCode: '0x',
     callData: wallet.interface.encodeFunctionData('execute', [target, 0n, innerCallData]),
-    ...CALL_GAS,
-    maxFeePerGas: (fees.maxFeePerGas ?? fees.gasPrice ?? 1_000_000_000n) * 2n,
-    maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
+    ...UNESTIMATED,
+    ...feesOf(fees),
     paymasterAndData: '0x',
     signature: '0x',
   };
+  return withEstimatedGas(bundler, op, network.paymaster, shape);
 }
 
 export const changeOwnerCallData = (newOwner: string): string =>

@@ -10,7 +10,7 @@ import {
   type InterfaceAbi,
 } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { Bundler } from '../../integrations/evm/bundler';
+import { EntryPointHarness } from '../helpers/entry-point-harness';
 import { PaymasterSigner } from '../../integrations/evm/paymaster';
 import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 import {
@@ -35,7 +35,7 @@ describe('account recovery with a time lock on a real chain', () => {
   const factoryArtifact = loadArtifact('WalletAccountFactory');
   const recoverableArtifact = loadArtifact('WalletAccountRecoverable');
   let chain: TestChain;
-  let bundler: Bundler;
+  let bundler: EntryPointHarness;
   let implementation: string;
   const holder = Wallet.createRandom();
   const signer = Wallet.createRandom();
@@ -98,7 +98,7 @@ describe('account recovery with a time lock on a real chain', () => {
 
   beforeAll(async () => {
     chain = await startTestChain(31337);
-    bundler = new Bundler(
+    bundler = new EntryPointHarness(
       new Wallet(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/5").privateKey, chain.provider),
       chain.entryPoint,
     );

@@ -9,7 +9,7 @@ import {
   type InterfaceAbi,
 } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { Bundler } from '../../integrations/evm/bundler';
+import { EntryPointHarness } from '../helpers/entry-point-harness';
 import { PaymasterSigner, sponsorshipHash } from '../../integrations/evm/paymaster';
 import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 import {
@@ -51,10 +51,10 @@ describe('WalletAccount on real chains', () => {
     new Contract(chain.accountFactory, factoryArtifact.abi as InterfaceAbi, chain.provider);
   const accountAt = (chain: TestChain, address: string) =>
     new Contract(address, accountArtifact.abi as InterfaceAbi, chain.provider);
-  const bundlers = new Map<TestChain, Bundler>();
+  const bundlers = new Map<TestChain, EntryPointHarness>();
   /** One bundler per chain, as in the worker: it keeps track of its own transaction nonces. */
   const bundlerOf = (chain: TestChain) => {
-    if (!bundlers.has(chain)) bundlers.set(chain, new Bundler(chain.funder, chain.entryPoint));
+    if (!bundlers.has(chain)) bundlers.set(chain, new EntryPointHarness(chain.funder, chain.entryPoint));
     return bundlers.get(chain)!;
   };
 
@@ -250,7 +250,7 @@ describe('WalletAccount on real chains', () => {
     const account = accountAt(chain, sender);
     const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
     // Its own bundler key (anvil account 4), so the funder can fund and mint without racing the bundler's nonces.
-    const bundler = new Bundler(
+    const bundler = new EntryPointHarness(
       new Wallet(HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/4").privateKey, chain.provider),
       chain.entryPoint,
     );
@@ -355,7 +355,7 @@ describe('WalletAccount on real chains', () => {
       HDNodeWallet.fromPhrase(ANVIL_MNEMONIC, undefined, "m/44'/60'/0'/0/5").privateKey,
       chain.provider,
     );
-    const attackerBundler = new Bundler(attacker, chain.entryPoint);
+    const attackerBundler = new EntryPointHarness(attacker, chain.entryPoint);
     const initCode = concat([
       chain.accountFactory,
       factoryOf(chain).interface.encodeFunctionData('createAccount', [holder.address, 0n]),

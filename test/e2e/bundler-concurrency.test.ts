@@ -8,10 +8,10 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
 const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
 
 /**
- * Several worker processes share one bundler key (PostgreSQL is the multi-process mode; CI runs it): what they send
- * is serialized from nonce to broadcast, so operations submitted at once all land once, without a nonce error.
+ * Several worker processes hand operations to one chain's bundler at once (PostgreSQL is the multi-process mode; CI
+ * runs it): the bundler (Alto, one executor key) packs them into bundles, and every operation lands once.
  */
-(postgres ? describe : describe.skip)('two worker processes submitting on one chain with one bundler key', () => {
+(postgres ? describe : describe.skip)('two worker processes submitting on one chain to one bundler', () => {
   let stack: TestStack;
   const workers: ServiceProcess[] = [];
   beforeAll(async () => {

@@ -119,7 +119,7 @@ describe('smart-account deployment under faults', () => {
     expect(await executedOperations(chain, address)).toBe(1n);
   });
 
-  it('completes once when a worker process is SIGKILLed after recording its transaction, and another process picks it up', async () => {
+  it('completes once when a worker process is SIGKILLed after handing the operation to the bundler, and another process picks it up', async () => {
     const user = await registerUser(stack);
     const owner = Wallet.createRandom();
     const chain = stack.chains[0]!;
@@ -128,15 +128,14 @@ describe('smart-account deployment under faults', () => {
     const env = stack.workerProcessEnv();
     const workers: ServiceProcess[] = [];
     try {
-      chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between broadcast and receipt
+      chain.proxy.delayMs = 400; // every chain call crawls, so the kill lands between the bundler's acceptance and the receipt
+      chain.bundlerProxy.methods = [];
       workers.push(runServiceProcess('worker/main.ts', env));
       expect((await execute()).status).toBe(202);
-      const recorded = async () =>
-        (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash;
       await waitFor(
-        async () => Boolean(await recorded()),
+        async () => chain.bundlerProxy.methods.includes('eth_sendUserOperation'),
         60_000,
-        'transaction hash recorded by the worker process',
+        'user operation handed to the bundler by the worker process',
       ).catch((error) => {
         throw new Error(`${error.message}\n${workers[0]!.output()}`);
       });
@@ -152,7 +151,10 @@ describe('smart-account deployment under faults', () => {
         'deployment by the second worker process',
       );
       const job = await jobStatus(user, slot.id);
-      expect(job.txHash).toBe(await recorded());
+      expect(job.txHash).toBe(
+        (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash,
+      );
+      expect(job.txHash).toMatch(/^0x[0-9a-f]{64}$/);
       expect(await chain.provider.getCode(address)).not.toBe('0x');
       expect(await executedOperations(chain, address)).toBe(1n);
       // The account is the counterfactual one announced at prepare.

@@ -8,7 +8,7 @@ import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY 
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { TEST_BUNDLER_KEY, createTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
+import { createTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
@@ -40,7 +40,6 @@ describe('api and worker processes', () => {
       OCR_PROVIDER_URL: sandboxUrl,
       API_HOST: '127.0.0.1',
       API_PORT: String(port),
-      BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
       PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
       BANK_API_URL: sandboxUrl,

@@ -10,7 +10,7 @@ import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { postgres } from '../helpers/databases';
 import { freePort } from '../helpers/global-setup';
-import { startTestStack, TEST_BUNDLER_KEY, type StackChain, type TestStack } from '../helpers/stack';
+import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { TcpBalancer } from '../helpers/tcp-proxy';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { backupBody, newPerson, verifyIdentity, type HttpResult } from '../helpers/http';
@@ -20,8 +20,6 @@ import { signSlot } from '../helpers/wallet';
 import { INCLUDED } from '../helpers/transfers';
 import { transferNonceKey } from '../../integrations/evm/smart-account';
 
-/** Anvil's fifth development account: the second worker's bundler (the first worker has the usual test bundler). */
-const SECOND_BUNDLER_KEY = '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a';
 const USERS = 6;
 const CHARGES_PER_USER = 2;
 const EVM_TRANSFERS_PER_USER = 2;
@@ -30,8 +28,8 @@ const PIN = '582046';
 
 /**
  * Production mode on one machine: the Temporal server itself (not the dev server) on a PostgreSQL server of its own,
- * which also holds the service's database; two API processes behind a balancer and two worker processes, each worker
- * with its own bundler key. Under a load of registrations, charges and transfers on ETHEREUM, POLYGON and SOLANA, one
+ * which also holds the service's database; two API processes behind a balancer and two worker processes sending user
+ * operations to each chain's bundler (Alto). Under a load of registrations, charges and transfers on ETHEREUM, POLYGON and SOLANA, one
  * API process and one worker process are SIGKILLed and the PostgreSQL server restarts. Clients retry as an app does
  * (same Idempotency-Key on a cut connection, a 503 or a 409 in progress). Every request ends accepted, and the bank's
  * log, the chains, the ledger and the history each show every operation exactly once.
@@ -68,8 +66,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
     await stack.stopWorker(); // the worker processes do all the work
     const ports = [await freePort(), await freePort()];
     for (const port of ports) apis.push(runServiceProcess('api/main.ts', stack.apiProcessEnv(port)));
-    for (const key of [TEST_BUNDLER_KEY, SECOND_BUNDLER_KEY])
-      workers.push(runServiceProcess('worker/main.ts', { ...stack.workerProcessEnv(), BUNDLER_PRIVATE_KEY: key }));
+    for (let i = 0; i < 2; i += 1) workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
     balancer = new TcpBalancer(ports.map((port) => ({ host: '127.0.0.1', port })));
     await balancer.start();
     for (const port of ports) {

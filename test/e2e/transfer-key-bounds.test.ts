@@ -53,17 +53,12 @@ describe('the transfer key bounded on chain, through the service', () => {
     const within = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.2' });
     expect(within.body).toMatchObject({ status: expect.stringMatching(INCLUDED), amount: '0.2 ETH' });
 
+    // The bundler's gas estimate simulates the operation: the account's refusal shows before anything is signed or paid.
+    const refusedByAccount = { status: 422, type: '/problems/transfer-would-fail' };
     const past = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.2' });
-    expect(past.status).toBe(200);
-    expect(past.body).toMatchObject({
-      status: 'failed',
-      error: expect.stringContaining('transfer: over the daily cap'),
-    });
+    expect(past.body).toMatchObject({ ...refusedByAccount, detail: expect.stringContaining('over the daily cap') });
     const uncapped = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'USDT', amount: '1' });
-    expect(uncapped.body).toMatchObject({
-      status: 'failed',
-      error: expect.stringContaining('transfer: over the daily cap'),
-    });
+    expect(uncapped.body).toMatchObject({ ...refusedByAccount, detail: expect.stringContaining('over the daily cap') });
 
     expect(await provider.getBalance(recipient)).toBe(parseEther('0.2'));
     expect(await provider.getBalance(account)).toBe(parseEther('0.8'));
@@ -131,8 +126,9 @@ describe('the transfer key bounded on chain, through the service', () => {
       { symbol: 'USDT', dailyCap: '5 USDT', spentToday: '0 USDT', remainingToday: '5 USDT' },
     ]);
     expect((await transfer(eth('0.1'), holder)).body).toMatchObject({
-      status: 'failed',
-      error: expect.stringContaining('over the daily cap'),
+      status: 422,
+      type: '/problems/transfer-would-fail',
+      detail: expect.stringContaining('over the daily cap'),
     });
 
     // Rotation: a new service key; the old one is retired and the account names the new one.

@@ -230,11 +230,11 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
   });
 
-  it('never records a broadcast transfer failed while the RPC is gone past every attempt: held for review, then confirmed once', async () => {
+  it('never records a sent transfer failed while the bundler is gone past every attempt: held for review, then confirmed once', async () => {
     const chain = stack.chains[0]!;
     const recipient = Wallet.createRandom().address;
-    // The handleOps transaction (selector 0x765e827f inside the signed raw transaction) reaches the chain, then the RPC is gone.
-    chain.proxy.downAfter = (body) => body.includes('eth_sendRawTransaction') && body.includes('765e827f');
+    // The bundler accepts the user operation (and puts it on chain), then the worker loses sight of it.
+    chain.bundlerProxy.downAfter = (body) => body.includes('eth_sendUserOperation');
     const started = await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.05' });
     expect(started.status).toBe(202);
     const transferId = started.body.transfer_id as string;
@@ -248,11 +248,11 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status).toBe('submitted'); // sent, not seen included
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05')); // it did land, unseen by the worker
 
-    chain.proxy.down = false;
+    chain.bundlerProxy.down = false;
     await waitFor(
       async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
       90_000,
-      'transfer once the RPC is back',
+      'transfer once the bundler is back',
     );
     expect(await workflow.result()).toMatchObject({
       status: 'confirmed',
@@ -274,25 +274,26 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(events.slice(3).map((e) => e.type)).toEqual(events.length > 3 ? ['transfer.finalized'] : []);
   });
 
-  it('sends once when the worker process is SIGKILLed after recording the transaction', async () => {
+  it('sends once when the worker process is SIGKILLed after handing the operation to the bundler', async () => {
     const chain = stack.chains[1]!;
     const recipient = Wallet.createRandom().address;
     await stack.stopWorker();
     const workers: ServiceProcess[] = [];
     try {
-      chain.proxy.delayMs = 400; // the kill lands between broadcast and receipt
+      chain.bundlerProxy.delayMs = 400; // the kill lands between the bundler's acceptance and the receipt
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       const pending = transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.2' });
       await waitFor(
-        async () => Boolean((await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.txHash),
+        async () =>
+          (await stack.orm.em.fork().findOne(TransferEntity, { toAddress: recipient }))?.status === 'submitted',
         60_000,
-        'transaction recorded',
+        'operation handed to the bundler',
       ).catch((error: Error) => {
         throw new Error(`${error.message}\n${workers[0]!.output()}`);
       });
       workers[0]!.child.kill('SIGKILL');
       expect(await workers[0]!.exited).toBeNull();
-      chain.proxy.delayMs = 0;
+      chain.bundlerProxy.delayMs = 0;
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       const first = await pending;
       await waitFor(

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
-import { SignedOperationEntity, KeyRotationNetworkEntity } from '../../db/entities';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
@@ -35,19 +34,21 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
       'owner',
     )() as Promise<string>;
 
-  /** Runs `start` with the work in a worker process that is SIGKILLed once `recorded` holds; a second process finishes. */
-  const killedMidway = async (
-    start: () => Promise<void>,
-    recorded: () => Promise<boolean>,
-    finished: () => Promise<boolean>,
-  ) => {
+  /** Runs `start` with the work in a worker process that is SIGKILLed once it handed a user operation to a bundler; a second process finishes. */
+  const killedMidway = async (start: () => Promise<void>, finished: () => Promise<boolean>) => {
     await stack.stopWorker();
     const workers: ServiceProcess[] = [];
+    const handedOver = async () =>
+      stack.chains.some((chain) => chain.bundlerProxy.methods.includes('eth_sendUserOperation'));
     try {
-      for (const chain of stack.chains) chain.proxy.delayMs = 400; // the kill lands between broadcast and receipt
+      // Every chain call crawls (the worker's and the bundler's), so the kill lands between acceptance and receipt.
+      for (const chain of stack.chains) {
+        chain.proxy.delayMs = 400;
+        chain.bundlerProxy.methods = [];
+      }
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
       await start();
-      await waitFor(recorded, 60_000, 'transaction recorded').catch((error: Error) => {
+      await waitFor(handedOver, 60_000, 'user operation handed to the bundler').catch((error: Error) => {
         throw new Error(`${error.message}\n${workers[0]!.output()}`);
       });
       workers[0]!.child.kill('SIGKILL');
@@ -93,9 +94,6 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
         expect(accepted.status).toBe(202);
       },
       async () =>
-        (await stack.orm.em.fork().find(KeyRotationNetworkEntity, { taskId: slot.id, txHash: { $ne: null } })).length >
-        0,
-      async () =>
         (await call(`${stack.apiUrl}/v1/wallet/keys/rotate/${slot.id}`, { headers: bearer(user) })).body.status ===
         'completed',
     );
@@ -124,8 +122,6 @@ describe('worker SIGKILLed mid-workflow: key rotation and DID key', () => {
         });
         expect(accepted.status).toBe(202);
       },
-      async () =>
-        Boolean((await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: slot.id })).txHash),
       async () =>
         (await call(`${stack.apiUrl}/v1/did/keys/operations/${slot.id}`, { headers: bearer(user) })).body.status ===
         'completed',

@@ -13,6 +13,8 @@ export class RpcProxy {
   refuse = new Set<string>();
   delayMs = 0;
   calls = 0;
+  /** The JSON-RPC methods passed on or refused, in order (a test clears it to watch from a point on). */
+  methods: string[] = [];
   private readonly sockets = new Set<Socket>();
   private server?: Server;
   url = '';
@@ -25,6 +27,7 @@ export class RpcProxy {
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', async () => {
         this.calls += 1;
+        this.methods.push(...this.methodsOf(Buffer.concat(chunks)));
         if (this.delayMs) await new Promise((r) => setTimeout(r, this.delayMs));
         if (this.down || (this.refuse.size && this.methodsOf(Buffer.concat(chunks)).some((m) => this.refuse.has(m)))) {
           req.socket.destroy();

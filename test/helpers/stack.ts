@@ -28,16 +28,12 @@ import { createSandboxApp } from '../../sandbox/app';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
+import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
 import { freePort } from './global-setup';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
-import {
-  ANVIL_BUNDLER_KEY,
-  ANVIL_PAYMASTER_SIGNER_KEY,
-  ANVIL_RECOVERY_ADDRESS,
-  ANVIL_RECOVERY_KEY,
-} from '../../dev/chains';
+import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
@@ -94,6 +90,8 @@ export interface TestStackOptions {
   chainBlockSeconds?: number;
   /** EVM confirmations before a transfer is finalized (default 1: at inclusion, as the chains mine only on demand). */
   confirmations?: number;
+  /** Options of each chain's bundler (Alto), e.g. one operation per bundle. */
+  bundler?: Pick<AltoOptions, 'popBatchSize'>;
   /** Start the local SOLANA chain (LiteSVM behind Solana JSON-RPC, test USDT, faucet), reached through an RpcProxy. */
   solana?: boolean;
   /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */
@@ -104,11 +102,11 @@ export interface TestStackOptions {
 
 export type StackSolana = LocalSolana & { proxy: RpcProxy };
 
-/** A chain of a test stack; the service reaches it only through `proxy`, so tests can make its RPC fail. */
-export type StackChain = TestChain & { proxy: RpcProxy };
-
-/** The bundler key of test stacks: anvil's third development account, as in the embedded stack. */
-export const TEST_BUNDLER_KEY = ANVIL_BUNDLER_KEY;
+/**
+ * A chain of a test stack with its bundler (Alto). The service reaches the chain only through `proxy` and the bundler
+ * only through `bundlerProxy`, and the bundler reaches the chain through `proxy` too, so tests can make either fail.
+ */
+export type StackChain = TestChain & { proxy: RpcProxy; bundler: RunningBundler; bundlerProxy: RpcProxy };
 
 /** The sandbox (every third-party stand-in) with fresh secrets, which the service under test must be given. */
 export function createTestSandbox() {
@@ -170,7 +168,16 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     const chain = await startTestChain(chainId, options.chainBlockSeconds);
     const proxy = new RpcProxy(chain.rpcUrl);
     await proxy.start();
-    chains.push({ ...chain, proxy });
+    const bundler = await startAlto({
+      rpcUrl: proxy.url,
+      entryPoint: chain.entryPoint,
+      port: await freePort(),
+      debugEndpoints: true,
+      ...options.bundler,
+    });
+    const bundlerProxy = new RpcProxy(bundler.url);
+    await bundlerProxy.start();
+    chains.push({ ...chain, proxy, bundler, bundlerProxy });
   }
   let solana: StackSolana | undefined;
   if (options.solana) {
@@ -188,6 +195,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
           chainId: chain.chainId,
           rpcUrl: chain.proxy.url,
           entryPoint: chain.entryPoint,
+          bundlerUrl: chain.bundlerProxy.url,
           accountFactory: chain.accountFactory,
           paymaster: chain.paymaster,
           didRegistry: chain.didRegistry,
@@ -310,7 +318,6 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
     OCR_PROVIDER_URL: sandboxUrl,
     NETWORKS: config.NETWORKS,
-    BUNDLER_PRIVATE_KEY: TEST_BUNDLER_KEY,
     VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     PRICE_FEED_URL: sandboxUrl,
@@ -398,6 +405,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await temporal.connection.close();
       await Promise.all(
         chains.map(async (chain) => {
+          await chain.bundlerProxy.stop();
+          await chain.bundler.stop();
           await chain.proxy.stop();
           await chain.stop();
         }),

@@ -2446,7 +2446,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A transfer was sent to the chain (again after a reorg removed it from its block)
+         * A transfer was sent to the chain (again after a reorg removed it from its block): on an EVM network its user operation was handed to the network's bundler, so its transaction is not known yet
          * @description Sent to each webhook endpoint subscribed to `transfer.submitted` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:transfer.submitted"];
@@ -18459,6 +18459,8 @@ export interface operations {
                                 decimals: number;
                                 /** @description The transaction hash on chain, when there is one */
                                 txHash: string | null;
+                                /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
+                                userOpHash?: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -19513,6 +19515,8 @@ export interface operations {
                             decimals: number;
                             /** @description The transaction hash on chain, when there is one */
                             txHash: string | null;
+                            /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
+                            userOpHash?: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24581,6 +24585,8 @@ export interface operations {
                         decimals: number;
                         /** @description The transaction hash on chain, when there is one */
                         txHash: string | null;
+                        /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
+                        userOpHash?: string;
                     };
                 };
             };

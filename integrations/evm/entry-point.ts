@@ -1,0 +1,124 @@
+import {
+  AbiCoder,
+  Contract,
+  Interface,
+  dataSlice,
+  type InterfaceAbi,
+  type JsonRpcProvider,
+  type Log,
+  type TransactionReceipt,
+} from 'ethers';
+import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import { packUserOperation, type UserOperation } from './user-operation';
+
+/** How a user operation ran: the bundle transaction that carried it, whether its call succeeded, what it cost. */
+export interface UserOperationOutcome {
+  success: boolean;
+  userOpHash: string;
+  /** The bundle's transaction (a bundler's handleOps), which may carry other users' operations too. */
+  txHash: string;
+  actualGasCost: bigint;
+  /** Why the account's call reverted, when it said (Error(string)), e.g. "transfer: over the daily cap". */
+  revertReason?: string;
+}
+
+const entryPointInterface = new Interface(EntryPointArtifact.abi as InterfaceAbi);
+
+/** The text of an Error(string) revert, or the raw data. */
+export function revertText(data: string): string {
+  if (data.startsWith('0x08c379a0')) {
+    try {
+      return AbiCoder.defaultAbiCoder().decode(['string'], dataSlice(data, 4))[0] as string;
+    } catch {
+      /* not a well-formed Error(string) */
+    }
+  }
+  return data;
+}
+
+/**
+ * The outcome of the operation `userOpHash` among a transaction's logs (its UserOperationEvent and, when its call
+ * reverted, its UserOperationRevertReason); null when they do not name it. A bundle carries many operations: only the
+ * events of this one count.
+ */
+export function outcomeOfLogs(logs: readonly Log[], userOpHash: string, txHash: string): UserOperationOutcome | null {
+  let revertReason: string | undefined;
+  let event: { success: boolean; actualGasCost: bigint } | undefined;
+  for (const log of logs) {
+    let parsed;
+    try {
+      parsed = entryPointInterface.parseLog({ topics: [...log.topics], data: log.data });
+    } catch {
+      continue;
+    }
+    if (parsed?.name !== 'UserOperationEvent' && parsed?.name !== 'UserOperationRevertReason') continue;
+    if ((parsed.args.userOpHash as string).toLowerCase() !== userOpHash.toLowerCase()) continue;
+    if (parsed.name === 'UserOperationRevertReason') revertReason = revertText(parsed.args.revertReason as string);
+    if (parsed.name === 'UserOperationEvent')
+      event = { success: parsed.args.success as boolean, actualGasCost: parsed.args.actualGasCost as bigint };
+  }
+  if (!event) return null;
+  return { ...event, userOpHash, txHash, ...(revertReason ? { revertReason } : {}) };
+}
+
+/** What the chain says of user operations at one EntryPoint: reads only, no key. */
+export class EntryPointReader {
+  private readonly entryPoint: Contract;
+
+  constructor(
+    private readonly provider: JsonRpcProvider,
+    readonly address: string,
+  ) {
+    this.entryPoint = new Contract(address, EntryPointArtifact.abi as InterfaceAbi, provider);
+  }
+
+  async nonceOf(sender: string, key = 0n): Promise<bigint> {
+    return (await this.entryPoint.getFunction('getNonce')(sender, key)) as bigint;
+  }
+
+  async onChainHash(op: UserOperation): Promise<string> {
+    return (await this.entryPoint.getFunction('getUserOpHash')(packUserOperation(op))) as string;
+  }
+
+  /** The EntryPoint deposit of `address` (the paymaster's pays for sponsored operations; an account's stays 0). */
+  async depositOf(address: string): Promise<bigint> {
+    return (await this.entryPoint.getFunction('balanceOf')(address)) as bigint;
+  }
+
+  /** Whether the block `blockHash` is still the chain's at its height (a reorg may have replaced it). */
+  async isCanonical(blockNumber: number, blockHash: string): Promise<boolean> {
+    const block = (await this.provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {
+      hash: string;
+    } | null;
+    return block?.hash === blockHash;
+  }
+
+  async receiptOf(txHash: string): Promise<TransactionReceipt | null> {
+    return this.provider.getTransactionReceipt(txHash);
+  }
+
+  /** The outcome of `userOpHash` in a mined transaction's receipt; null when that transaction did not carry it. */
+  outcomeIn(receipt: TransactionReceipt, userOpHash: string): UserOperationOutcome | null {
+    return outcomeOfLogs(
+      receipt.logs.filter((log) => log.address.toLowerCase() === this.address.toLowerCase()),
+      userOpHash,
+      receipt.hash,
+    );
+  }
+
+  /**
+   * Where the chain executed a user operation, found by its UserOperationEvent (whichever bundle carried it); null when
+   * the chain does not show it (not yet, or a reorg removed it).
+   */
+  async findOperation(
+    userOpHash: string,
+    fromBlock = 0,
+  ): Promise<{ outcome: UserOperationOutcome; receipt: TransactionReceipt } | null> {
+    const topic = this.entryPoint.interface.getEvent('UserOperationEvent')!.topicHash;
+    const [log] = await this.provider.getLogs({ address: this.address, topics: [topic, userOpHash], fromBlock });
+    if (!log) return null;
+    const receipt = await this.provider.getTransactionReceipt(log.transactionHash);
+    const outcome = receipt && this.outcomeIn(receipt, userOpHash);
+    return receipt && outcome ? { outcome, receipt } : null;
+  }
+}

@@ -1,0 +1,161 @@
+import { randomUUID } from 'node:crypto';
+import { Wallet, id, parseEther } from 'ethers';
+import { transferSignature } from '../../integrations/evm/user-operation';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { INCLUDED, fundedUser } from '../helpers/transfers';
+import { callApi } from '../helpers/bank';
+import { transferPin, type TransferFields } from '../helpers/pin';
+import { waitFor } from '../helpers/processes';
+import { SignedOperationEntity, TransferEntity } from '../../db/entities';
+import { BundlerClient, UserOperationRejected } from '../../integrations/evm/bundler-client';
+import { buildTransferOperation, transferCallData, transferNonceKey } from '../../integrations/evm/smart-account';
+import { ChainProviders } from '../../integrations/evm/smart-account';
+import { NetworkRegistry } from '../../platform/networks';
+
+/** A debug method of the test stack's Alto (started with --enable-debug-endpoints). */
+const debug = async (chain: StackChain, method: string, params: unknown[] = []) => {
+  const response = await fetch(chain.bundler.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  return answer.result;
+};
+
+/**
+ * The service as a client of a real ERC-4337 bundler (Alto) that fails: down at prepare (503, nothing stored), down
+ * while an operation waits (it completes once when the bundler is back), an operation the bundler drops (sent again,
+ * executed once), and an invalid operation in a burst (refused on its own; the others land).
+ */
+describe('user operations through a bundler that fails', () => {
+  let stack: TestStack;
+  const PIN = '482915';
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20' } });
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    for (const chain of stack.chains) {
+      chain.bundlerProxy.down = false;
+      chain.bundlerProxy.delayMs = 0;
+    }
+    await debug(stack.chains[0]!, 'debug_bundler_setBundlingMode', ['auto']);
+  });
+
+  const transfer = async (user: RegisteredUser, to: string, amount: string) => {
+    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
+    const key = randomUUID();
+    return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+      json: { ...fields, pin: await transferPin(stack, PIN, fields, key) },
+      key,
+    });
+  };
+
+  it('answers 503 with Retry-After when the bundler is down at prepare (its gas estimate), storing nothing', async () => {
+    const user = await registerUser(stack);
+    stack.chains[0]!.bundlerProxy.down = true;
+    const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
+      headers: { authorization: `Bearer ${user.accessToken}` },
+      json: { ownerAddress: Wallet.createRandom().address },
+    });
+    expect([prepared.status, prepared.body.type]).toEqual([503, '/problems/service-unavailable']);
+    expect(prepared.headers.get('retry-after')).toBe('5');
+    expect(await stack.orm.em.fork().count(SignedOperationEntity, { userId: user.userId })).toBe(0);
+  });
+
+  it('completes a transfer once when the bundler is down while it is sent and comes back', async () => {
+    const { user, account } = await fundedUser(stack, PIN, '0');
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    const pending = transfer(user, recipient, '0.1');
+    await waitFor(
+      async () =>
+        (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient, userOperation: { $ne: null } })) === 1,
+      30_000,
+      'transfer signed',
+    );
+    chain.bundlerProxy.down = true;
+    await new Promise((r) => setTimeout(r, 3000));
+    chain.bundlerProxy.down = false;
+    const first = await pending;
+    expect([200, 202]).toContain(first.status);
+    await waitFor(
+      async () =>
+        INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
+      90_000,
+      'transfer after the bundler came back',
+    );
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+    expect(await chain.provider.getBalance(account)).toBe(parseEther('0.9'));
+  });
+
+  it('sends an operation the bundler dropped from its mempool again, and it runs once', async () => {
+    const { user, account } = await fundedUser(stack, PIN, '0');
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    // The bundler holds what it receives until told to bundle; its mempool is cleared under the waiting worker.
+    await debug(chain, 'debug_bundler_setBundlingMode', ['manual']);
+    chain.bundlerProxy.methods = [];
+    const pending = transfer(user, recipient, '0.2');
+    await waitFor(
+      async () => ((await debug(chain, 'debug_bundler_dumpMempool', [chain.entryPoint])) as unknown[]).length === 1,
+      30_000,
+      'the operation in the bundler',
+    );
+    await debug(chain, 'debug_bundler_clearState');
+    await waitFor(
+      async () => chain.bundlerProxy.methods.filter((m) => m === 'eth_sendUserOperation').length === 2,
+      30_000,
+      'the operation sent again',
+    );
+    await debug(chain, 'debug_bundler_setBundlingMode', ['auto']);
+    const first = await pending;
+    await waitFor(
+      async () =>
+        INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
+      60_000,
+      'transfer included',
+    );
+    expect(chain.bundlerProxy.methods.filter((m) => m === 'eth_sendUserOperation')).toHaveLength(2);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
+    expect(await chain.provider.getBalance(account)).toBe(parseEther('0.8'));
+  });
+
+  it('refuses an invalid operation in a burst without holding the others back', async () => {
+    const chain = stack.chains[0]!;
+    const senders: Array<{ user: RegisteredUser; account: string }> = [];
+    for (let i = 0; i < 4; i += 1) senders.push(await fundedUser(stack, PIN, '0')); // one funding key: one at a time
+    const recipients = senders.map(() => Wallet.createRandom().address);
+    // An operation from one of those accounts signed by a key the account does not know (AA24), sent to the same bundler.
+    const network = NetworkRegistry.fromJson(stack.config.NETWORKS).get('ETHEREUM')!;
+    const providers = new ChainProviders();
+    const bundler = new BundlerClient(network.bundlerUrl, network.entryPoint);
+    const forged = await buildTransferOperation(
+      providers.for(network),
+      bundler,
+      network,
+      senders[0]!.account,
+      transferCallData(Wallet.createRandom().address, parseEther('0.5')),
+      transferNonceKey(randomUUID()),
+    );
+    const intruder = Wallet.createRandom();
+    const [answers, refusal] = await Promise.all([
+      Promise.all(senders.map(({ user }, i) => transfer(user, recipients[i]!, '0.05'))),
+      bundler.send({ ...forged, signature: transferSignature(intruder.signingKey.sign(id('forged')).serialized) }).then(
+        () => null,
+        (error: unknown) => error,
+      ),
+    ]);
+    providers.destroy();
+    expect(refusal).toBeInstanceOf(UserOperationRejected);
+    expect((refusal as UserOperationRejected).reason).toMatch(/AA2\d|AA3\d|signature/i);
+    for (const answer of answers) expect(answer.body.status).toMatch(INCLUDED);
+    for (const recipient of recipients) expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
+  });
+});
