@@ -25,6 +25,8 @@ export interface AltoOptions {
    * bench's baseline).
    */
   popBatchSize?: number;
+  /** The most gas one bundle may hold: just over one operation's limits makes every bundle carry one (the bench's baseline). */
+  maxGasPerBundle?: bigint;
   /** debug_bundler_* methods (clear the mempool, bundle on demand): the fault tests use them. */
   debugEndpoints?: boolean;
   log?: (line: string) => void;
@@ -68,6 +70,7 @@ export async function startAlto(options: AltoOptions): Promise<RunningBundler> {
     '8',
     '--mempool-pop-batch-size',
     String(options.popBatchSize ?? 64),
+    ...(options.maxGasPerBundle ? ['--max-gas-per-bundle', String(options.maxGasPerBundle)] : []),
     '--block-time',
     '250',
     '--min-bundle-interval',

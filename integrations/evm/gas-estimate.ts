@@ -8,7 +8,12 @@ import type { UserOperation } from './user-operation';
  * (0x00 || 65 bytes), the transfer key's (0x02 || 65 bytes), or the owner's over a merkle root of `leaves` operations
  * (0x01 || abi.encode(root, proof, 65 bytes)).
  */
-export type SignatureShape = { kind: 'owner' } | { kind: 'transfer' } | { kind: 'merkle'; leaves: number };
+export type SignatureShape =
+  | { kind: 'owner' }
+  | { kind: 'transfer' }
+  | { kind: 'merkle'; leaves: number }
+  /** 65 bytes alone: accounts of other kinds (the bench's SimpleAccount). */
+  | { kind: 'plain' };
 
 /**
  * The margins over the bundler's estimate, on purpose small. callGasLimit: +10 % (EntryPoint v0.8 charges 10 % of the
@@ -25,6 +30,7 @@ const STAND_IN_SIGNATURE = STAND_IN_SIGNER.signingKey.sign(keccak256(toUtf8Bytes
 
 /** A signature of the right form and size that the account refuses (SIG_VALIDATION_FAILED, never a revert). */
 export function standInSignature(shape: SignatureShape): string {
+  if (shape.kind === 'plain') return STAND_IN_SIGNATURE;
   if (shape.kind === 'owner') return concat(['0x00', STAND_IN_SIGNATURE]);
   if (shape.kind === 'transfer') return concat(['0x02', STAND_IN_SIGNATURE]);
   const depth = Math.max(0, Math.ceil(Math.log2(Math.max(1, shape.leaves))));
