@@ -41,8 +41,9 @@ contract WalletAccount is SimpleAccount {
     address public transferSigner;
     uint48 public transferSignerValidUntil;
 
-    /// What the transfer signer may send of a token per Korean day (00:00 KST, 15:00 UTC), and what it sent on `day`.
-    struct TransferAllowance { uint128 dailyCap; uint128 spent; uint64 day; }
+    /// What the transfer signer may send of a token per Korean day (00:00 KST, 15:00 UTC), and what it sent on `day`:
+    /// one storage slot, so a transfer reads and writes one (uint96 holds 79 billion coins of 18 decimals).
+    struct TransferAllowance { uint96 dailyCap; uint96 spent; uint64 day; }
     mapping(address token => TransferAllowance) public transferAllowances;
 
     event OwnerChanged(address indexed previousOwner, address indexed newOwner);
@@ -67,7 +68,8 @@ contract WalletAccount is SimpleAccount {
 
     /// The most the transfer signer may send of `token` (address(0): the coin) per Korean day (00:00 KST, 15:00 UTC); 0 stops it. Owner only.
     function setTransferCap(address token, uint128 dailyCap) public onlyOwner {
-        transferAllowances[token].dailyCap = dailyCap;
+        require(dailyCap <= type(uint96).max, "transfer: cap too large");
+        transferAllowances[token].dailyCap = uint96(dailyCap);
         emit TransferCapChanged(token, dailyCap);
     }
 
@@ -86,11 +88,11 @@ contract WalletAccount is SimpleAccount {
     function transferWithinCap(address token, address to, uint256 amount) external {
         _requireFromEntryPoint();
         require(to != address(this) && to != address(0), "transfer: bad recipient");
-        TransferAllowance storage allowance = transferAllowances[token];
+        TransferAllowance memory allowance = transferAllowances[token]; // one slot read, one written below
         uint64 today = uint64((block.timestamp + 9 hours) / 1 days); // the Korean day (from 00:00 KST), as the service's limits
-        if (allowance.day != today) (allowance.day, allowance.spent) = (today, 0);
-        require(amount <= allowance.dailyCap && allowance.spent <= allowance.dailyCap - amount, "transfer: over the daily cap");
-        allowance.spent += uint128(amount);
+        uint96 spent = allowance.day == today ? allowance.spent : 0;
+        require(amount <= allowance.dailyCap && spent <= allowance.dailyCap - amount, "transfer: over the daily cap");
+        transferAllowances[token] = TransferAllowance(allowance.dailyCap, spent + uint96(amount), today);
         if (token == address(0)) {
             (bool sent,) = payable(to).call{value: amount}("");
             require(sent, "transfer: coin not sent");

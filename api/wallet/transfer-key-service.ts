@@ -285,7 +285,7 @@ export class TransferKeyService {
           `${symbol} is not a token of ${network.networkId}; tokens: ${assets.map((a) => a.symbol).join(', ')}`,
         );
       const dailyCap = /^0+(\.0+)?$/.test(amount) ? 0n : parseAmount(amount, asset.decimals, symbol);
-      if (dailyCap >= 2n ** 128n) throw problems.unprocessable('invalid-amount', `The cap of ${symbol} is too large`);
+      if (dailyCap >= 2n ** 96n) throw problems.unprocessable('invalid-amount', `The cap of ${symbol} is too large`);
       return { symbol, token: asset.token, dailyCap, text: `${amount} ${symbol}` };
     });
   }

@@ -55,6 +55,8 @@ export type SolanaWallet = InferEntity<typeof SolanaWalletEntity>;
 export const TransferEntity = defineEntity({
   name: 'Transfer',
   tableName: 'transfers',
+  // One in-flight transfer per nonce lane of an account (NULLs never collide: released lanes, Solana transfers).
+  uniques: [{ properties: ['networkId', 'fromAddress', 'nonceLane'] }],
   properties: (p) => ({
     transferId: p.string().primary().length(64),
     userId: p.string().length(64).index(),
@@ -67,6 +69,12 @@ export const TransferEntity = defineEntity({
     amount: p.string().length(80),
     userOperation: p.json<Record<string, string>>().nullable(),
     userOpHash: p.string().length(66).nullable(),
+    /**
+     * EVM: the account's 2D nonce key this transfer holds while in flight (1..NONCE_LANES), so a user's transfers reuse
+     * a few nonce slots instead of writing a fresh one each time (20,000 gas); released once final. Null: none held
+     * (released, Solana, or every lane busy, when the transfer took a key of its own).
+     */
+    nonceLane: p.integer().nullable(),
     /**
      * Solana: the most SOL the transfer can spend (reserved by the API when it records the intent), then, once the
      * worker signed it, the wire transaction (base64) and its last valid block height.

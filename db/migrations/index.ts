@@ -56,6 +56,8 @@ import { Migration20261125150000TravelRule as SqliteTravelRule } from './sqlite/
 import { Migration20261125160000Monitoring as PgMonitoring } from './postgresql/Migration20261125160000Monitoring';
 import { Migration20261125200000TestClock as PgTestClock } from './postgresql/Migration20261125200000TestClock';
 import { Migration20261125200000TestClock as SqliteTestClock } from './sqlite/Migration20261125200000TestClock';
+import { Migration20261126040000NonceLanes as PgNonceLanes } from './postgresql/Migration20261126040000NonceLanes';
+import { Migration20261126040000NonceLanes as SqliteNonceLanes } from './sqlite/Migration20261126040000NonceLanes';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -94,6 +96,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125150000TravelRule', class: PgTravelRule },
     { name: 'Migration20261125160000Monitoring', class: PgMonitoring },
     { name: 'Migration20261125200000TestClock', class: PgTestClock },
+    { name: 'Migration20261126040000NonceLanes', class: PgNonceLanes },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -124,6 +127,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125150000TravelRule', class: SqliteTravelRule },
     { name: 'Migration20261125160000Monitoring', class: SqliteMonitoring },
     { name: 'Migration20261125200000TestClock', class: SqliteTestClock },
+    { name: 'Migration20261126040000NonceLanes', class: SqliteNonceLanes },
   ],
 };
 

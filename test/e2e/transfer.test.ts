@@ -199,6 +199,38 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     );
   });
 
+  it("reuses the account's nonce lanes: one after another on one lane, at once on a lane each, freed once final", async () => {
+    const recipient = Wallet.createRandom().address;
+    const keyOf = async (transferId: string) => {
+      const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+      const nonce = BigInt(row.userOperation!.nonce!);
+      return { key: nonce >> 64n, sequence: nonce & (2n ** 64n - 1n), lane: row.nonceLane, status: row.status };
+    };
+    const final = async (transferId: string) =>
+      waitFor(async () => (await keyOf(transferId)).status === 'finalized', 60_000, `transfer ${transferId} finalized`);
+    const one = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' });
+    await final(one.body.transfer_id);
+    const two = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' });
+    await final(two.body.transfer_id);
+    const [first, second] = [await keyOf(one.body.transfer_id), await keyOf(two.body.transfer_id)];
+    expect([first.key, second.key]).toEqual([1n, 1n]); // the same slot, written once, then updated
+    expect(second.sequence).toBe(first.sequence + 1n);
+    const atOnce = await Promise.all(
+      Array.from({ length: 3 }, () =>
+        transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' }),
+      ),
+    );
+    for (const answer of atOnce) await final(answer.body.transfer_id);
+    const keys = await Promise.all(atOnce.map((a) => keyOf(a.body.transfer_id)));
+    expect(new Set(keys.map((k) => k.key)).size).toBe(3);
+    for (const k of keys) {
+      expect(k.key).toBeGreaterThanOrEqual(1n);
+      expect(k.key).toBeLessThanOrEqual(16n);
+      expect(k.lane).toBeNull(); // released once final
+    }
+    expect(await stack.chains[1]!.provider.getBalance(recipient)).toBe(parseEther('0.05'));
+  });
+
   it('moves the money once when the chain RPC is down mid-transfer, and a retry with the same key finds it', async () => {
     const chain = stack.chains[0]!;
     const recipient = Wallet.createRandom().address;

@@ -12,7 +12,10 @@ import type { JsonRpcProvider } from 'ethers';
 export class EntryPointHarness extends EntryPointReader {
   private readonly contract: Contract;
 
-  constructor(signer: Wallet, entryPointAddress: string) {
+  constructor(
+    private readonly signer: Wallet,
+    entryPointAddress: string,
+  ) {
     super(signer.provider as JsonRpcProvider, entryPointAddress);
     this.contract = new Contract(entryPointAddress, EntryPointArtifact.abi as InterfaceAbi, signer);
   }
@@ -32,7 +35,17 @@ export class EntryPointHarness extends EntryPointReader {
   /** Simulates, sends handleOps([op]) and waits for its receipt. */
   async submit(op: UserOperation, beneficiary: string): Promise<UserOperationOutcome> {
     await this.simulate(op, beneficiary);
-    const tx = await this.contract.getFunction('handleOps')([packUserOperation(op)], beneficiary);
+    // The nonce straight from the node: ethers answers repeated identical calls from a short cache, stale right after
+    // a transaction of the same key.
+    const nonce = Number(
+      BigInt(
+        (await (this.signer.provider as JsonRpcProvider).send('eth_getTransactionCount', [
+          this.signer.address,
+          'pending',
+        ])) as string,
+      ),
+    );
+    const tx = await this.contract.getFunction('handleOps')([packUserOperation(op)], beneficiary, { nonce });
     const receipt = await tx.wait();
     const outcome = receipt && this.outcomeIn(receipt, await this.onChainHash(op));
     if (!outcome) throw new Error(`transaction ${tx.hash} carries no UserOperationEvent`);
