@@ -11,6 +11,7 @@ export const DOMAIN_ERROR_TYPES = [
   'insufficient-liquidity',
   'invalid-public-key',
   'cex-grant-refused',
+  'user-operation-refused',
 ] as const;
 export type DomainErrorType = (typeof DOMAIN_ERROR_TYPES)[number];
 

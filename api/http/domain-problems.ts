@@ -11,6 +11,8 @@ const DOMAIN_PROBLEMS: Record<DomainErrorType, { status: number; title: string }
   'insufficient-liquidity': { status: 422, title: 'Unprocessable request' },
   'invalid-public-key': { status: 422, title: 'Unprocessable request' },
   'cex-grant-refused': { status: 422, title: 'Unprocessable request' },
+  // The bundler's simulation refused the operation being prepared (its call would revert, a paymaster refusal).
+  'user-operation-refused': { status: 422, title: 'The operation would fail' },
 };
 
 export function httpErrorFromDomain(error: unknown): HttpError | undefined {

@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { Type } from '@sinclair/typebox';
 import { dataSlice, getAddress, toBeHex, type Log } from 'ethers';
+import { DomainError } from '../../platform/domain-error';
 import { PROVIDER_REJECTED, ProviderUnavailable, callProvider, expectAnswer } from '../provider-http';
 import type { UserOperation } from './user-operation';
 import { outcomeOfLogs, revertText, type UserOperationOutcome } from './entry-point';
@@ -9,12 +10,12 @@ import { outcomeOfLogs, revertText, type UserOperationOutcome } from './entry-po
  * The bundler refused the operation (ERC-7769 error codes -32500..-32507, -32602: validation failed in the account or
  * the paymaster, a bad nonce, a time range, a signature): it was not accepted, no gas was spent.
  */
-export class UserOperationRejected extends Error {
+export class UserOperationRejected extends DomainError {
   constructor(
     readonly reason: string,
     readonly code?: number,
   ) {
-    super(`user operation rejected: ${reason}`);
+    super('user-operation-refused', `user operation rejected: ${reason}`);
     this.name = 'UserOperationRejected';
   }
 

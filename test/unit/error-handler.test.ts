@@ -2,6 +2,8 @@ import Koa from 'koa';
 import type { AddressInfo } from 'node:net';
 import { DriverException } from '@mikro-orm/core';
 import { errorHandler } from '../../api/http/error-handler';
+import { UserOperationRejected } from '../../integrations/evm/bundler-client';
+import { ProviderUnavailable } from '../../integrations/provider-http';
 
 /** Errors become problems in one place: a database that went away is a 503 the client may retry, a bug a 500. */
 describe('error handler', () => {
@@ -35,5 +37,14 @@ describe('error handler', () => {
       await answer(Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' })),
     ).toBe(503);
     expect(await answer(new TypeError('x is undefined'))).toBe(500);
+  });
+
+  it("answers 422 for an operation the bundler's simulation refuses, and 503 for a bundler that is down", async () => {
+    expect(
+      await answer(
+        new UserOperationRejected('UserOperation reverted during simulation with reason: registry: bad', -32521),
+      ),
+    ).toBe(422);
+    expect(await answer(new ProviderUnavailable('bundler http://127.0.0.1:1/rpc did not answer'))).toBe(503);
   });
 });
