@@ -19,11 +19,19 @@ import {
 import { securityNoticeWorkflow } from './security-notice';
 
 /** Chain calls: an RPC outage is retried; "not due yet" is retried until the chains' clocks pass the delay. */
-const chain = proxyActivities<
-  Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'checkRecoveryCancellations' | 'executeRecoveryNetworks'>
->({
+const CHAIN_RETRY = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
+const chain = proxyActivities<Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'executeRecoveryNetworks'>>({
   startToCloseTimeout: '2 minutes',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  retry: CHAIN_RETRY,
+});
+/**
+ * The look for cancellations, every pollSeconds during the delay: a few reads, so a short timeout, after which a
+ * worker that died while running it is replaced at once (found by CI: a worker SIGKILLed mid-look held the
+ * recovery back for the two minutes of the other chain calls).
+ */
+const watch = proxyActivities<Pick<RecoveryActivities, 'checkRecoveryCancellations'>>({
+  startToCloseTimeout: '20 seconds',
+  retry: CHAIN_RETRY,
 });
 const storage = proxyActivities<Pick<RecoveryActivities, 'finishRecovery'>>(RECORD_OPTIONS);
 
@@ -59,7 +67,7 @@ export async function accountRecoveryWorkflow(input: AccountRecoveryInput): Prom
   while (pending > 0 && !due && Date.now() < deadline) {
     await condition(() => check, Math.max(1, Math.min(input.pollSeconds * 1000, deadline - Date.now())));
     check = false;
-    ({ pending, due } = await chain.checkRecoveryCancellations({ recoveryId: input.recoveryId }));
+    ({ pending, due } = await watch.checkRecoveryCancellations({ recoveryId: input.recoveryId }));
   }
   if (pending > 0) await chain.executeRecoveryNetworks({ recoveryId: input.recoveryId });
   const outcome = await storage.finishRecovery({ recoveryId: input.recoveryId });
