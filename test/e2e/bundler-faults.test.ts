@@ -4,7 +4,7 @@ import { transferSignature } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { INCLUDED, fundedUser } from '../helpers/transfers';
+import { INCLUDED, fundedUser, untilIncluded } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
@@ -85,12 +85,7 @@ describe('user operations through a bundler that fails', () => {
     chain.bundlerProxy.down = false;
     const first = await pending;
     expect([200, 202]).toContain(first.status);
-    await waitFor(
-      async () =>
-        INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
-      90_000,
-      'transfer after the bundler came back',
-    );
+    await untilIncluded(stack, user, first.body.transfer_id, 'transfer after the bundler came back', 90_000);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
     expect(await chain.provider.getBalance(account)).toBe(parseEther('0.9'));
   });
@@ -116,12 +111,7 @@ describe('user operations through a bundler that fails', () => {
     );
     await debug(chain, 'debug_bundler_setBundlingMode', ['auto']);
     const first = await pending;
-    await waitFor(
-      async () =>
-        INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body.status),
-      60_000,
-      'transfer included',
-    );
+    await untilIncluded(stack, user, first.body.transfer_id, 'transfer included', 60_000);
     expect(chain.bundlerProxy.methods.filter((m) => m === 'eth_sendUserOperation')).toHaveLength(2);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
     expect(await chain.provider.getBalance(account)).toBe(parseEther('0.8'));

@@ -5,6 +5,7 @@ import { registerUser, type RegisteredUser } from './http';
 import { callApi } from './bank';
 import { encryptPin } from './pin';
 import { deployAccount } from './wallet';
+import { waitFor } from './processes';
 
 /**
  * The status of a transfer the chain included: `confirmed`, or already `finalized` (with one confirmation, as the
@@ -27,4 +28,19 @@ export async function fundedUser(
   await (await chain.funder.sendTransaction({ to: account, value: parseEther('1'), nonce })).wait();
   if (usdt !== '0') await (await token.getFunction('mint')(account, parseUnits(usdt, 6), { nonce: nonce + 1 })).wait();
   return { user, account };
+}
+
+/** Waits until the API shows the transfer included (confirmed or finalized). */
+export async function untilIncluded(
+  stack: TestStack,
+  user: RegisteredUser,
+  transferId: string,
+  what: string,
+  timeoutMs = 90_000,
+): Promise<void> {
+  await waitFor(
+    async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
+    timeoutMs,
+    what,
+  );
 }
