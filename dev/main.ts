@@ -312,6 +312,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
                  (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory}, paymaster ${chains.ETHEREUM!.paymaster},
                  DID registry ${chains.ETHEREUM!.didRegistry}, USDT ${chains.ETHEREUM!.usdt}
+  Bundlers       ${chains.ETHEREUM!.bundlerUrl} (ETHEREUM), ${chains.POLYGON!.bundlerUrl} (POLYGON)   Pimlico's Alto, ERC-7769 JSON-RPC
   EVM faucet     ${evmFaucet.url}   POST {"network":"ETHEREUM"|"POLYGON","address":"0x…"}: 1 ETH/POL + 1,000 USDT, once
   SOLANA         ${solana.rpcUrl}   LiteSVM, USDT mint ${solana.usdtMint}, faucet ${solana.faucetUrl}
   Metrics        api http://127.0.0.1:${PORTS.apiMetrics}/metrics, worker http://127.0.0.1:${PORTS.workerMetrics}/metrics, Temporal SDK http://127.0.0.1:${PORTS.temporalMetrics}/metrics
