@@ -29,7 +29,7 @@ export class WorkerMetrics {
     });
     this.confirmation = new Histogram({
       name: 'chain_confirmation_seconds',
-      help: 'From broadcast to the receipt (EVM) or to finality (Solana), per network and outcome (success, reverted)',
+      help: "From the bundler's acceptance to the receipt (EVM) or from the first send to finality (Solana), per network and outcome (success, reverted)",
       labelNames: ['network', 'outcome'],
       registers: [registry],
       buckets: [0.1, 0.5, 1, 2, 5, 10, 15, 30, 60, 120, 300, 600],

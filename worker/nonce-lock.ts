@@ -4,7 +4,7 @@ import type { Orm } from '../db/orm';
 import { ProcessNonceLock, type NonceLock } from '../integrations/evm/nonce-lock';
 
 /**
- * Across worker processes on PostgreSQL: a transaction-scoped advisory lock per bundler key and network, held from
+ * Across worker processes on PostgreSQL: a transaction-scoped advisory lock per sending key (the recovery key) and network, held from
  * reading the nonce to the broadcast. Within the process a queue comes first, so a process holds at most one database
  * connection per key while it waits.
  */

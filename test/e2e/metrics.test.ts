@@ -117,7 +117,7 @@ describe('metrics of the api and worker processes', () => {
     expect((await fetch(`${apiUrl}/metrics`)).status).toBe(404);
   });
 
-  it('times each chain submission from broadcast to receipt, per network', async () => {
+  it("times each chain submission from the bundler's acceptance to the receipt, per network", async () => {
     const user = await registerUser({ apiUrl, sandboxUrl: stack.sandboxUrl });
     await deployAccount({ apiUrl }, user, Wallet.createRandom(), 'POLYGON');
     const text = await metricsOf(ports.workerMetrics);
