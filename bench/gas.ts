@@ -8,6 +8,7 @@ import {
   JsonRpcProvider,
   NonceManager,
   Wallet,
+  type BaseWallet,
   concat,
   parseEther,
   type InterfaceAbi,
@@ -136,6 +137,34 @@ async function prepared(
   };
   const hash = userOperationHash(sponsored, chain.network.chainId, chain.network.entryPoint);
   return { op: { ...sponsored, signature: sign(hash) }, hash };
+}
+
+/** A capped transfer by the account's transfer key on nonce lane 1, as the service sends a user's transfers. */
+async function signedTransfer(
+  chain: Chain,
+  bundler: BundlerClient,
+  transferKey: BaseWallet,
+  account: string,
+  to: string,
+  amount: bigint,
+  token?: string,
+): Promise<{ op: UserOperation; hash: string }> {
+  const op = await buildTransferOperation(
+    chain.provider,
+    bundler,
+    chain.network,
+    account,
+    transferCallData(to, amount, token ? { address: token } : undefined),
+    LANE,
+  );
+  return prepared(
+    chain,
+    bundler,
+    op,
+    { kind: 'transfer' },
+    (h) => transferSignature(transferKey.signingKey.sign(h).serialized),
+    true,
+  );
 }
 
 async function receiptOf(bundler: BundlerClient, hash: string): Promise<UserOperationReceipt> {
@@ -335,21 +364,7 @@ export async function gasPerOperation(log: (line: string) => void): Promise<GasR
     const ourCall = (target: string, value: bigint, data: string) => async () =>
       prepared(chain, bundler, await ownerCall(chain, ours, target, value, data), { kind: 'owner' }, ownerSign);
     const cappedTransfer = (to: string, amount: bigint, token?: string) => async () =>
-      prepared(
-        chain,
-        bundler,
-        await buildTransferOperation(
-          chain.provider,
-          bundler,
-          chain.network,
-          capped,
-          transferCallData(to, amount, token ? { address: token } : undefined),
-          LANE,
-        ),
-        { kind: 'transfer' },
-        (h) => transferSignature(transferKey.signingKey.sign(h).serialized),
-        true,
-      );
+      signedTransfer(chain, bundler, transferKey, capped, to, amount, token);
     // Warm-up: the first call of each account (its nonce and balances written the first time).
     await runAlone(chain, bundler, await ourCall(recipient, 1n, '0x')());
     await runAlone(chain, bundler, await simpleCall(recipient, 1n, '0x')());
@@ -459,23 +474,7 @@ export async function bundling(log: (line: string) => void, levels = [1, 10, 50]
       const ops = await Promise.all(
         accounts
           .slice(0, count)
-          .map(async (account) =>
-            prepared(
-              chain,
-              bundler,
-              await buildTransferOperation(
-                chain.provider,
-                bundler,
-                chain.network,
-                account,
-                transferCallData(recipient, 1_000n),
-                LANE,
-              ),
-              { kind: 'transfer' },
-              (h) => transferSignature(transferKey.signingKey.sign(h).serialized),
-              true,
-            ),
-          ),
+          .map((account) => signedTransfer(chain, bundler, transferKey, account, recipient, 1_000n)),
       );
       const started = process.hrtime.bigint();
       await Promise.all(ops.map((op) => bundler.send(op.op)));
