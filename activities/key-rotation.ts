@@ -8,6 +8,7 @@ import { merkleSignature } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
+import type { SignedSubmission } from '../workflows/messages';
 
 export interface KeyRotationActivityDeps {
   orm: Orm;
@@ -18,13 +19,7 @@ export interface KeyRotationActivityDeps {
 
 /** Chain and storage side of key rotation; submitNetworkRotation is safe to retry at any point (see submitOnce). */
 export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSponsor }: KeyRotationActivityDeps) => ({
-  async submitNetworkRotation({
-    taskId,
-    networkId,
-  }: {
-    taskId: string;
-    networkId: string;
-  }): Promise<{ txHash: string | null }> {
+  async submitNetworkRotation({ taskId, networkId }: { taskId: string; networkId: string }): Promise<SignedSubmission> {
     const em = orm.em.fork();
     const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
     const row = await em.findOneOrFail(KeyRotationNetworkEntity, { taskId, networkId });
@@ -49,7 +44,23 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
       alreadyDone: async () => (await account.getFunction('owner')()) === task.newOwnerAddress,
       settle: (outcome) => gasSponsor.settle(outcome),
       observer: bundlers.observer,
+      // A later rotation of this account on the same nonce (the owner rotated a stalled network again) took its place.
+      supersededBy: async () => {
+        const later = await em.find(
+          KeyRotationNetworkEntity,
+          {
+            networkId,
+            accountAddress: row.accountAddress,
+            id: { $gt: row.id },
+            status: { $in: ['processing', 'stalled', 'completed'] },
+          },
+          { orderBy: { id: 'asc' }, disableIdentityMap: true },
+        );
+        return later.find((other) => other.userOperation.nonce === row.userOperation.nonce)?.taskId ?? null;
+      },
     });
+    if ('stalled' in submitted) return { stalled: submitted.stalled };
+    if ('replacedBy' in submitted) return { replacedBy: submitted.replacedBy };
     if (!submitted.ran) return { txHash: null };
     row.txHash = submitted.receipt.txHash;
     await em.flush();
@@ -100,6 +111,37 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
         const account = await em.findOneOrFail(SmartAccountEntity, { userId: task.userId, networkId: input.networkId });
         account.ownerAddress = task.newOwnerAddress;
       }
+    });
+  },
+
+  /** Records a stalled network (the first time: key_rotation.network_stalled); a new rotation of it takes its place. */
+  async recordNetworkStalled(input: {
+    taskId: string;
+    networkId: string;
+    reason: 'fees-rose';
+    maxFeePerGas: string;
+    baseFeePerGas: string;
+  }): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const row = await em.findOneOrFail(KeyRotationNetworkEntity, {
+        taskId: input.taskId,
+        networkId: input.networkId,
+      });
+      if (row.status !== 'processing') return;
+      const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId: input.taskId });
+      row.status = 'stalled';
+      await appendEvent(em, {
+        type: 'key_rotation.network_stalled',
+        resourceId: input.taskId,
+        userId: task.userId,
+        data: {
+          taskId: input.taskId,
+          networkId: input.networkId,
+          reason: input.reason,
+          maxFeePerGas: input.maxFeePerGas,
+          baseFeePerGas: input.baseFeePerGas,
+        },
+      });
     });
   },
 

@@ -9,6 +9,7 @@ import type { GasSponsor } from './gas-sponsorship';
 import { appendEvent } from '../db/events';
 import type { CredentialBook } from './credentials';
 import { clock } from '../platform/clock';
+import type { SignedSubmission } from '../workflows/messages';
 
 export interface SignedOperationActivityDeps {
   orm: Orm;
@@ -32,11 +33,31 @@ export const createSignedOperationActivities = ({
   gasSponsor,
   credentials,
 }: SignedOperationActivityDeps) => {
+  /**
+   * An operation of the same account and nonce prepared after this one and handed over for submission: the owner
+   * signed it again (at higher fees: see priceAboveInFlight), so the bundler holds it in this one's place.
+   */
+  async function successorOf(em: EntityManager, op: SignedOperation): Promise<string | null> {
+    const nonce = op.userOperation.nonce;
+    const later = await em.find(
+      SignedOperationEntity,
+      {
+        networkId: op.networkId,
+        accountAddress: op.accountAddress,
+        status: { $in: ['submitted', 'stalled', 'completed'] },
+        operationId: { $ne: op.operationId },
+        createdAt: { $gte: op.createdAt },
+      },
+      { orderBy: { createdAt: 'asc' }, disableIdentityMap: true },
+    );
+    return later.find((other) => other.userOperation.nonce === nonce)?.operationId ?? null;
+  }
+
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
   async function submit(
     operationId: string,
     alreadyDone?: (op: SignedOperation) => Promise<boolean>,
-  ): Promise<{ txHash: string | null }> {
+  ): Promise<SignedSubmission> {
     const em = orm.em.fork();
     const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
     const submitted = await submitOnce({
@@ -50,7 +71,10 @@ export const createSignedOperationActivities = ({
       ...(alreadyDone ? { alreadyDone: () => alreadyDone(op) } : {}),
       settle: (outcome) => gasSponsor.settle(outcome),
       observer: bundlers.observer,
+      supersededBy: () => successorOf(em, op),
     });
+    if ('stalled' in submitted) return { stalled: submitted.stalled };
+    if ('replacedBy' in submitted) return { replacedBy: submitted.replacedBy };
     if (!submitted.ran) return { txHash: null };
     op.txHash = submitted.receipt.txHash;
     await em.flush();
@@ -88,7 +112,12 @@ export const createSignedOperationActivities = ({
         );
       }
       if (outcome.status === 'completed') {
-        Object.assign(op, { status: 'completed', txHash: outcome.txHash ?? op.txHash ?? null, error: null });
+        Object.assign(op, {
+          status: 'completed',
+          txHash: outcome.txHash ?? op.txHash ?? null,
+          error: null,
+          stallReason: null,
+        });
         await onCompleted?.(em, op);
       } else {
         Object.assign(op, { status: 'failed', error: outcome.error });
@@ -119,7 +148,56 @@ export const createSignedOperationActivities = ({
     });
   };
 
+  /** Records a stalled operation (the first time: `<kind>.stalled`), so the app can have the owner sign it again. */
+  async function recordOperationStalled(input: {
+    operationId: string;
+    reason: 'fees-rose';
+    maxFeePerGas: string;
+    baseFeePerGas: string;
+  }): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const op = await em.findOneOrFail(SignedOperationEntity, { operationId: input.operationId });
+      if (op.status !== 'submitted') return;
+      Object.assign(op, { status: 'stalled', stallReason: input.reason });
+      await appendEvent(em, {
+        type: `${op.kind}.stalled`,
+        resourceId: op.operationId,
+        userId: op.userId,
+        data: {
+          opId: op.operationId,
+          networkId: op.networkId,
+          accountAddress: op.accountAddress,
+          reason: input.reason,
+          maxFeePerGas: input.maxFeePerGas,
+          baseFeePerGas: input.baseFeePerGas,
+        },
+      });
+    });
+  }
+
+  /** Records that the owner's new signature of the same operation took this one's place (`<kind>.replaced`). */
+  async function recordOperationReplaced(input: { operationId: string; replacedBy: string }): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const op = await em.findOneOrFail(SignedOperationEntity, { operationId: input.operationId });
+      if (op.status === 'replaced' || op.status === 'completed' || op.status === 'failed') return;
+      Object.assign(op, { status: 'replaced', replacedBy: input.replacedBy });
+      await appendEvent(em, {
+        type: `${op.kind}.replaced`,
+        resourceId: op.operationId,
+        userId: op.userId,
+        data: {
+          opId: op.operationId,
+          networkId: op.networkId,
+          accountAddress: op.accountAddress,
+          replacedBy: input.replacedBy,
+        },
+      });
+    });
+  }
+
   return {
+    recordOperationStalled,
+    recordOperationReplaced,
     submitDeployment: ({ jobId }: { jobId: string }) =>
       submit(jobId, (op) => isDeployed(providers.for(bundlers.network(op.networkId)), op.accountAddress)),
     // On the DID network, the deployment makes the user's did:ethr: their KYC credential is issued again naming them.

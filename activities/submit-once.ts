@@ -8,6 +8,7 @@ import {
 import type { EntryPointReader, UserOperationOutcome } from '../integrations/evm/entry-point';
 import type { ConfirmationObserver } from '../integrations/evm/bundlers';
 import type { UserOperation } from '../integrations/evm/user-operation';
+import { sponsorshipValidUntil } from '../integrations/evm/paymaster';
 
 /** How long one attempt waits for the receipt before Temporal retries it (which looks for the operation first). */
 const RECEIPT_TIMEOUT_MS = 90_000;
@@ -15,6 +16,26 @@ const POLL_MS = 250;
 /** How often a wait asks the bundler whether it still holds the operation (it may drop one: resent then). */
 const STILL_KNOWN_EVERY_MS = 5_000;
 const HEARTBEAT_MS = 2_000;
+/**
+ * How many checks in a row (STILL_KNOWN_EVERY_MS apart) must find the chain's base fee above the operation's
+ * maxFeePerGas before it counts as stalled: a base fee that rises for one block and falls again is not a stall.
+ */
+const STALLED_AFTER_CHECKS = 2;
+
+/** Why an operation waits in the bundler's mempool without being included: today only that fees rose past its cap. */
+export interface OperationStall {
+  reason: 'fees-rose';
+  /** The operation's cap (wei per gas), below what the chain asks now. */
+  maxFeePerGas: string;
+  /** The chain's base fee (wei per gas) when the stall was seen. */
+  baseFeePerGas: string;
+}
+
+/** An operation signed again on the same nonce, at higher fees: it replaces the stalled one in the bundler's mempool. */
+export interface SignedReplacement {
+  operation: UserOperation;
+  userOpHash: string;
+}
 
 export interface SubmitOnceInput {
   networkId: string;
@@ -33,12 +54,32 @@ export interface SubmitOnceInput {
   /** Told what the operation cost once it ran (the gas budget settles its sponsorship). */
   settle: (outcome: UserOperationOutcome) => Promise<void>;
   observer?: ConfirmationObserver;
+  /**
+   * Hashes of operations on the same nonce that this one replaced (re-priced): they may still land instead of it, and
+   * a receipt of any of them is this operation's outcome.
+   */
+  replacedHashes?: string[];
+  /**
+   * The id of an operation prepared since on the same account and nonce and handed over for submission (the owner
+   * signed it again at higher fees): this one gave way to it. Null when there is none.
+   */
+  supersededBy?: () => Promise<string | null>;
+  /**
+   * For an operation the service signs (a transfer): signs it again on the same nonce at fees the chain accepts now,
+   * records the replacement before it is sent (so a retry finds it) and answers it. Without it, a stalled operation
+   * (owner-signed: only the owner can sign again) is answered as stalled for the caller to report and wait on.
+   */
+  reprice?: (stall: OperationStall) => Promise<SignedReplacement>;
 }
 
 export type SubmitOnceResult =
   | { ran: true; receipt: UserOperationReceipt }
   /** The effect was already on chain by other means: nothing ran for this operation. */
-  | { ran: false };
+  | { ran: false }
+  /** The owner signed the operation again (`replacedBy`), which took its place. */
+  | { ran: false; replacedBy: string }
+  /** The operation waits in the bundler's mempool and the chain asks more than its fee cap: only a new signature helps. */
+  | { ran: false; stalled: OperationStall };
 
 const reverted = (reason?: string) =>
   ApplicationFailure.create({
@@ -74,10 +115,15 @@ export async function submitOnce(input: SubmitOnceInput): Promise<SubmitOnceResu
  * receipt whose block a reorg removed (Alto keeps them a minute), and that one does not count.
  */
 async function bundlerReceipt(input: SubmitOnceInput): Promise<UserOperationReceipt | null> {
-  const receipt = await input.bundler.receipt(input.userOpHash);
-  if (!receipt) return null;
-  return (await input.entryPoint.isCanonical(receipt.blockNumber, receipt.blockHash)) ? receipt : null;
+  for (const userOpHash of hashesOf(input)) {
+    const receipt = await input.bundler.receipt(userOpHash);
+    if (receipt && (await input.entryPoint.isCanonical(receipt.blockNumber, receipt.blockHash))) return receipt;
+  }
+  return null;
 }
+
+/** The operation's hash, then those of the operations on its nonce it replaced. */
+const hashesOf = (input: SubmitOnceInput): string[] => [input.userOpHash, ...(input.replacedHashes ?? [])];
 
 /** The operation's receipt: from the bundler, or from the chain when the bundler does not know it (another bundler's, an old one). */
 async function ranAlready(input: SubmitOnceInput): Promise<UserOperationReceipt | null> {
@@ -85,7 +131,11 @@ async function ranAlready(input: SubmitOnceInput): Promise<UserOperationReceipt 
   if (fromBundler) return fromBundler;
   const { operation } = input;
   if ((await input.entryPoint.nonceOf(operation.sender, operation.nonce >> 64n)) <= operation.nonce) return null;
-  const found = await input.entryPoint.findOperation(input.userOpHash);
+  let found = null;
+  for (const userOpHash of hashesOf(input)) {
+    found = await input.entryPoint.findOperation(userOpHash);
+    if (found) break;
+  }
   if (!found) return null;
   return {
     ...found.outcome,
@@ -101,9 +151,13 @@ async function finished(input: SubmitOnceInput, receipt: UserOperationReceipt): 
   return { ran: true, receipt };
 }
 
-async function submit(input: SubmitOnceInput): Promise<SubmitOnceResult> {
+async function submit(initial: SubmitOnceInput): Promise<SubmitOnceResult> {
+  let input = initial;
   const earlier = await ranAlready(input);
   if (earlier) return finished(input, earlier);
+  // Signed again by the owner on this nonce and handed over: the bundler holds that one, not this.
+  const successor = await input.supersededBy?.();
+  if (successor) return { ran: false, replacedBy: successor };
   const { operation } = input;
   if ((await input.entryPoint.nonceOf(operation.sender, operation.nonce >> 64n)) > operation.nonce) {
     // The nonce is used, and not by this operation.
@@ -111,10 +165,46 @@ async function submit(input: SubmitOnceInput): Promise<SubmitOnceResult> {
     throw refused(`the operation's nonce ${operation.nonce} was used by another operation (AA25)`);
   }
   await input.recordSubmitted();
-  await send(input);
+
+  /**
+   * A stalled operation: answered as such when only its owner can sign it again; otherwise signed again on its nonce
+   * at today's fees and sent in its place (it may still land: its hash stays among those looked for). False: keep
+   * waiting (the replacement could not be made now; the stalled operation is still valid).
+   */
+  const stalled = async (stall: OperationStall): Promise<SubmitOnceResult | 'waiting'> => {
+    if (!input.reprice) return { ran: false, stalled: stall };
+    const replacement = await input.reprice(stall).catch((error: unknown) => {
+      log.warn('the stalled user operation could not be signed again; it keeps waiting', {
+        userOpHash: input.userOpHash,
+        networkId: input.networkId,
+        error: String(error),
+      });
+      return null;
+    });
+    if (!replacement) return 'waiting';
+    log.info('the user operation stalled below the network fees: signed again at higher fees', {
+      userOpHash: input.userOpHash,
+      replacement: replacement.userOpHash,
+      networkId: input.networkId,
+      ...stall,
+    });
+    input = {
+      ...input,
+      operation: replacement.operation,
+      userOpHash: replacement.userOpHash,
+      replacedHashes: [input.userOpHash, ...(input.replacedHashes ?? [])],
+    };
+    return (await send(input)) === 'priced-out' ? stalled(await stallOf(input, true)) : 'waiting';
+  };
+
+  if ((await send(input)) === 'priced-out') {
+    const outcome = await stalled(await stallOf(input, true));
+    if (outcome !== 'waiting') return outcome;
+  }
   // eslint-disable-next-line no-restricted-syntax -- real time: a wait's deadline and a duration for metrics
   const sentAt = Date.now();
   let askedAt = sentAt;
+  let stalledChecks = 0;
   // eslint-disable-next-line no-restricted-syntax -- real time: a wait's deadline
   while (Date.now() - sentAt < RECEIPT_TIMEOUT_MS) {
     await new Promise((r) => setTimeout(r, POLL_MS));
@@ -129,36 +219,74 @@ async function submit(input: SubmitOnceInput): Promise<SubmitOnceResult> {
       return finished(input, receipt);
     }
     // eslint-disable-next-line no-restricted-syntax -- real time: how long since the bundler was last asked
-    if (Date.now() - askedAt >= STILL_KNOWN_EVERY_MS) {
-      // eslint-disable-next-line no-restricted-syntax -- real time
-      askedAt = Date.now();
-      if ((await input.bundler.known(input.userOpHash)) === null) {
-        const landed = await ranAlready(input);
-        if (landed) return finished(input, landed);
-        log.warn('the bundler no longer holds the user operation: sending it again', {
-          userOpHash: input.userOpHash,
-          networkId: input.networkId,
-        });
-        await send(input);
-      }
+    if (Date.now() - askedAt < STILL_KNOWN_EVERY_MS) continue;
+    // eslint-disable-next-line no-restricted-syntax -- real time
+    askedAt = Date.now();
+    if ((await input.bundler.known(input.userOpHash)) === null) {
+      const landed = await ranAlready(input);
+      if (landed) return finished(input, landed);
+      const replacedBy = await input.supersededBy?.();
+      if (replacedBy) return { ran: false, replacedBy };
+      log.warn('the bundler no longer holds the user operation: sending it again', {
+        userOpHash: input.userOpHash,
+        networkId: input.networkId,
+      });
+      if ((await send(input)) === 'sent') continue;
+      const outcome = await stalled(await stallOf(input, true));
+      if (outcome !== 'waiting') return outcome;
+      continue;
     }
+    const stall = await stallOf(input);
+    stalledChecks = stall ? stalledChecks + 1 : 0;
+    if (!stall || stalledChecks < STALLED_AFTER_CHECKS) continue;
+    stalledChecks = 0;
+    const outcome = await stalled(stall);
+    if (outcome !== 'waiting') return outcome;
   }
   throw new Error(
     `user operation ${input.userOpHash} on ${input.networkId} not included within ${RECEIPT_TIMEOUT_MS / 1000} s`,
   );
 }
 
-async function send(input: SubmitOnceInput): Promise<void> {
+/**
+ * Whether the operation cannot be included at its price: the chain's base fee is above its maxFeePerGas (or the
+ * bundler refused it for its fees: `pricedOut`). A stalled
+ * operation whose sponsorship has expired is refused (the paymaster will not pay for it any more; prepare again).
+ */
+async function stallOf(input: SubmitOnceInput, pricedOut: true): Promise<OperationStall>;
+async function stallOf(input: SubmitOnceInput): Promise<OperationStall | null>;
+async function stallOf(input: SubmitOnceInput, pricedOut = false): Promise<OperationStall | null> {
+  const block = await input.entryPoint.latestBlock();
+  if (!pricedOut && block.baseFeePerGas <= input.operation.maxFeePerGas) return null;
+  const validUntil = sponsorshipValidUntil(input.operation.paymasterAndData);
+  if (validUntil !== 0 && block.timestamp > validUntil)
+    throw refused(
+      `the operation's gas sponsorship expired while the network asked more than its fee cap (${input.operation.maxFeePerGas} wei per gas); prepare it again`,
+    );
+  return {
+    reason: 'fees-rose',
+    maxFeePerGas: input.operation.maxFeePerGas.toString(),
+    baseFeePerGas: block.baseFeePerGas.toString(),
+  };
+}
+
+/**
+ * Hands the operation to the bundler. `priced-out`: the bundler will not take it at its fee caps (below what it asks
+ * now, e.g. Alto's "maxFeePerGas must be at least"), which is a stall, not a refusal on the operation's merits.
+ */
+async function send(input: SubmitOnceInput): Promise<'sent' | 'priced-out'> {
   try {
     const hash = await input.bundler.send(input.operation);
     if (hash.toLowerCase() !== input.userOpHash.toLowerCase())
       throw new Error(`the bundler computed userOpHash ${hash} for the operation whose hash is ${input.userOpHash}`);
+    return 'sent';
   } catch (error) {
     if (!(error instanceof UserOperationRejected)) throw error;
     // Its nonce used meanwhile: by this operation (an earlier send just landed) or by another; the next attempt tells.
     if (error.nonceUsed) throw new Error(`the bundler refused a used nonce: ${error.reason}`);
     // Already in the bundler's mempool (an earlier attempt's send): waiting for it is all there is to do.
-    if (/already known|already in mempool/i.test(error.reason)) return;
+    if (/already known|already in mempool/i.test(error.reason)) return 'sent';
+    if (/max(Priority)?FeePerGas must be at least|fee too low|underpriced/i.test(error.reason)) return 'priced-out';
     throw refused(error.message);
   }
 }

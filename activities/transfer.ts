@@ -10,6 +10,8 @@ import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
 import { TransferFailure } from '../platform/failures';
 import {
   buildTransferOperation,
+  currentFees,
+  feesReplacing,
   transferKeyGrantOf,
   deserializeOperation,
   serializeOperation,
@@ -18,7 +20,7 @@ import {
   type ChainProviders,
 } from '../integrations/evm/smart-account';
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
-import { submitOnce } from './submit-once';
+import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
 import type { TransferOutcome } from '../workflows/messages';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
@@ -112,15 +114,102 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return null;
   };
 
+  /** The key this account authorizes now: the current one, or one a rotation retired that the account still names. */
+  const transferSignerOf = async (transfer: Transfer) => {
+    const network = networks.get(transfer.networkId)!;
+    const { signer: authorized } = await transferKeyGrantOf(deps.providers.for(network), transfer.fromAddress, []);
+    const signer = authorized ? await deps.transferKeys.signerFor(transfer.userId, authorized) : undefined;
+    if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
+    return signer;
+  };
+
+  /**
+   * A stalled transfer signed again: the same operation on the same nonce at fees the chain accepts now (above the
+   * stalled one's, as bundlers require to replace it), sponsored anew (the old reservation stays until one of the two
+   * lands), recorded with the stalled one kept among replacedOperations before it is sent (a retry finds both).
+   */
+  const repriceEvm = async (transferId: string, stall: OperationStall): Promise<SignedReplacement> => {
+    const em = orm.em.fork();
+    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    const network = networks.get(transfer.networkId)!;
+    const stalled = deserializeOperation(transfer.userOperation!);
+    const replaced = transfer.replacedOperations ?? [];
+    const signer = await transferSignerOf(transfer);
+    const built = {
+      ...stalled,
+      ...feesReplacing(await currentFees(deps.providers.for(network)), stalled),
+      paymasterAndData: '0x',
+      signature: '0x',
+    };
+    const [paymasterAndData] = await deps.gasSponsor.sponsor(
+      transfer.userId,
+      [
+        {
+          sponsorshipId: `transfer:${transferId}:repriced:${replaced.length + 1}`,
+          networkId: network.networkId,
+          operation: built,
+        },
+      ],
+      new Date(clock.now() + TRANSFER_SPONSORSHIP_SECONDS * 1000),
+    );
+    const priced = { ...built, paymasterAndData: paymasterAndData! };
+    const userOpHash = userOperationHash(priced, network.chainId, network.entryPoint);
+    const operation = { ...priced, signature: transferSignature(signer.signingKey.sign(userOpHash).serialized) };
+    await em.transactional(async (tx) => {
+      const moved = await tx.nativeUpdate(
+        TransferEntity,
+        { transferId, userOpHash: transfer.userOpHash },
+        {
+          userOperation: serializeOperation(operation),
+          userOpHash,
+          replacedOperations: [
+            { userOpHash: transfer.userOpHash!, userOperation: transfer.userOperation! },
+            ...replaced,
+          ],
+        },
+      );
+      if (moved !== 1) throw new Error(`transfer ${transferId} was re-priced by another attempt meanwhile`);
+      const subject = {
+        transferId,
+        networkId: transfer.networkId,
+        token: transfer.token,
+        amount: transfer.amount,
+        decimals: transfer.decimals,
+      };
+      await appendEvent(tx, {
+        type: 'transfer.repriced',
+        resourceId: transferId,
+        userId: transfer.userId,
+        data: { ...subject, userOpHash, replacedUserOpHash: transfer.userOpHash!, ...stall },
+      });
+    });
+    return { operation, userOpHash };
+  };
+
+  /** Makes the replaced operation that landed (userOpHash) the transfer's operation again. */
+  const adoptLanded = async (transferId: string, userOpHash: string): Promise<void> => {
+    const em = orm.em.fork();
+    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    const all = [
+      { userOpHash: transfer.userOpHash!, userOperation: transfer.userOperation! },
+      ...(transfer.replacedOperations ?? []),
+    ];
+    const landed = all.find((o) => o.userOpHash.toLowerCase() === userOpHash.toLowerCase());
+    if (!landed) throw new Error(`transfer ${transferId}: ${userOpHash} is none of its operations`);
+    Object.assign(transfer, {
+      userOpHash: landed.userOpHash,
+      userOperation: landed.userOperation,
+      replacedOperations: all.filter((o) => o !== landed),
+    });
+    await em.flush();
+  };
+
   /** EVM: a user operation of the account, on a nonce lane (or a key of its own), signed by the transfer key. */
   const signEvm = async (transfer: Transfer): Promise<Partial<Transfer>> => {
     const network = networks.get(transfer.networkId);
     if (!network) throw refused(`${transfer.networkId} is not a configured EVM network`);
-    // The key this account authorizes now: the current one, or one a rotation retired that the account still names.
     const provider = deps.providers.for(network);
-    const { signer: authorized } = await transferKeyGrantOf(provider, transfer.fromAddress, []);
-    const signer = authorized ? await deps.transferKeys.signerFor(transfer.userId, authorized) : undefined;
-    if (!signer) throw refused('the account authorizes none of the transfer keys the service holds for this user');
+    const signer = await transferSignerOf(transfer);
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
     // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a token
@@ -319,6 +408,8 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         entryPoint: bundlers.entryPoint(transfer.networkId),
         operation,
         userOpHash: transfer.userOpHash!,
+        replacedHashes: (transfer.replacedOperations ?? []).map((o) => o.userOpHash),
+        reprice: (stall) => repriceEvm(transferId, stall),
         // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
         recordSubmitted: async () => {
           await em.transactional(async (tx) => {
@@ -334,7 +425,14 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       });
       // Each transfer has its own nonce key: no other operation can use its nonce, so `ran` is always true here.
       if (!submitted.ran) throw new Error(`transfer ${transferId}: its nonce was used by another operation`);
+      if ('stalled' in submitted || 'replacedBy' in submitted)
+        throw new Error(
+          `transfer ${transferId}: the service signs its operation, so it is re-priced, never left stalled`,
+        );
       const { receipt } = submitted;
+      // An operation it replaced landed instead (fees fell before the replacement went in): that one is the transfer's
+      // operation now, the one finality looks for.
+      if (receipt.userOpHash !== transfer.userOpHash) await adoptLanded(transferId, receipt.userOpHash);
       return {
         success: receipt.success,
         txHash: receipt.txHash,

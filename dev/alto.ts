@@ -29,6 +29,11 @@ export interface AltoOptions {
   maxGasPerBundle?: bigint;
   /** debug_bundler_* methods (clear the mempool, bundle on demand): the fault tests use them. */
   debugEndpoints?: boolean;
+  /**
+   * How long Alto remembers the gas prices it saw (its default 20 s): it refuses an operation whose fee caps are below
+   * the lowest of them. The fault tests shorten it so that a fee rise they cause is enforced within seconds.
+   */
+  gasPriceExpirySeconds?: number;
   log?: (line: string) => void;
 }
 
@@ -43,7 +48,9 @@ const altoCli = (): string => join(dirname(require.resolve('@pimlico/alto')), 'c
  * `--enforce-unique-senders-per-bundle false` and `--mempool-max-parallel-ops 64` (a user's concurrent transfers use
  * a nonce key each and may share a bundle), `--mempool-max-queued-ops 8` (an account's sequential owner operations),
  * `--block-time 250` (how often it looks for new blocks; the local chains mine on demand), no wallet refilling (anvil
- * funds every development account) and `--log-level warn` (info logs whole bytecodes).
+ * funds every development account), `--log-level warn` (info logs whole bytecodes) and `--default-api-version v2`
+ * (as Pimlico's hosted v2 API: an operation whose fee caps are below what the bundler asks now, or whose
+ * preVerificationGas is short, is refused at eth_sendUserOperation; v1 takes it and may bundle it at a loss).
  */
 export async function startAlto(options: AltoOptions): Promise<RunningBundler> {
   const args = [
@@ -83,6 +90,9 @@ export async function startAlto(options: AltoOptions): Promise<RunningBundler> {
     'false',
     '--enable-debug-endpoints',
     String(options.debugEndpoints ?? false),
+    '--default-api-version',
+    'v2',
+    ...(options.gasPriceExpirySeconds ? ['--gas-price-expiry', String(options.gasPriceExpirySeconds)] : []),
     '--log-level',
     'warn',
   ];

@@ -24,6 +24,25 @@ const signedOperation = {
   accountAddress: Type.String(),
 };
 
+const stall = {
+  reason: Type.Literal('fees-rose', { description: "The network's base fee went above the operation's fee cap" }),
+  maxFeePerGas: Type.String({ description: "The operation's fee cap, wei per gas" }),
+  baseFeePerGas: Type.String({ description: "The network's base fee when the stall was seen, wei per gas" }),
+};
+
+/** An owner-signed operation stalled: the bundler holds it, the chain asks more than its fee cap. */
+const stalledEvent = (what: string) => ({
+  resource: 'signed_operation',
+  summary: `${what} stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)`,
+  data: Type.Object({ ...signedOperation, ...stall }),
+});
+/** An owner-signed operation gave way to the same operation signed again on its nonce. */
+const replacedEvent = (what: string) => ({
+  resource: 'signed_operation',
+  summary: `${what} was replaced by the same operation signed again at higher fees (replacedBy)`,
+  data: Type.Object({ ...signedOperation, replacedBy: Id('The operation that took its place') }),
+});
+
 export const EVENT_TYPES = {
   'registration.step_changed': {
     resource: 'registration',
@@ -58,6 +77,8 @@ export const EVENT_TYPES = {
     summary: 'A deployment failed',
     data: Type.Object({ ...signedOperation, error: Type.String() }),
   },
+  'deploy.stalled': stalledEvent('A deployment'),
+  'deploy.replaced': replacedEvent('A deployment'),
   'did_key.completed': {
     resource: 'signed_operation',
     summary: 'A DID key operation was written on chain',
@@ -68,6 +89,8 @@ export const EVENT_TYPES = {
     summary: 'A DID key operation failed',
     data: Type.Object({ ...signedOperation, error: Type.String() }),
   },
+  'did_key.stalled': stalledEvent('A DID key operation'),
+  'did_key.replaced': replacedEvent('A DID key operation'),
   'transfer_key.completed': {
     resource: 'signed_operation',
     summary: 'A transfer key was authorized on chain',
@@ -78,6 +101,8 @@ export const EVENT_TYPES = {
     summary: 'A transfer key authorization failed',
     data: Type.Object({ ...signedOperation, error: Type.String() }),
   },
+  'transfer_key.stalled': stalledEvent('A transfer key authorization'),
+  'transfer_key.replaced': replacedEvent('A transfer key authorization'),
   'account_upgrade.completed': {
     resource: 'signed_operation',
     summary:
@@ -89,6 +114,8 @@ export const EVENT_TYPES = {
     summary: 'An account upgrade failed',
     data: Type.Object({ ...signedOperation, error: Type.String() }),
   },
+  'account_upgrade.stalled': stalledEvent('An account upgrade'),
+  'account_upgrade.replaced': replacedEvent('An account upgrade'),
   'recovery_cancel.completed': {
     resource: 'signed_operation',
     summary: 'The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)',
@@ -99,6 +126,8 @@ export const EVENT_TYPES = {
     summary: "The owner's cancellation of a recovery failed on one network",
     data: Type.Object({ ...signedOperation, error: Type.String() }),
   },
+  'recovery_cancel.stalled': stalledEvent("A recovery's cancellation"),
+  'recovery_cancel.replaced': replacedEvent("A recovery's cancellation"),
   'recovery.scheduled': {
     resource: 'recovery',
     summary:
@@ -124,6 +153,12 @@ export const EVENT_TYPES = {
     resource: 'key_rotation',
     summary: 'The owner key was rotated on one network',
     data: Type.Object({ taskId: Type.String(), networkId: Type.String(), txHash: TxHash }),
+  },
+  'key_rotation.network_stalled': {
+    resource: 'key_rotation',
+    summary:
+      "Rotating the owner key stalled on one network: the network asks more than the operation's fee cap; it may still land, or rotate that network again (the new rotation takes its place)",
+    data: Type.Object({ taskId: Type.String(), networkId: Type.String(), ...stall }),
   },
   'key_rotation.network_failed': {
     resource: 'key_rotation',
@@ -206,6 +241,17 @@ export const EVENT_TYPES = {
             'EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed)',
         }),
       ),
+    }),
+  },
+  'transfer.repriced': {
+    resource: 'transfer',
+    summary:
+      "An EVM transfer's user operation stalled below the network's base fee and the service signed it again on the same nonce at higher fees: it is known by a new userOpHash (the old one may still land instead; either moves the money once)",
+    data: Type.Object({
+      ...transfer,
+      userOpHash: Type.String({ description: 'The new user operation hash' }),
+      replacedUserOpHash: Type.String({ description: 'The hash of the operation it replaced' }),
+      ...stall,
     }),
   },
   'transfer.confirmed': {

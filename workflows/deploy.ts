@@ -9,9 +9,12 @@ const storage =
 
 /** Deploys a user's smart account on one network: submit the signed user operation, then record the account. */
 export async function deployWorkflow(input: DeployInput): Promise<DeployOutcome> {
-  return submitSignedOperation(input, {
-    submit: () => chain.submitDeployment({ jobId: input.jobId }),
-    completed: (txHash) => storage.completeDeployment({ jobId: input.jobId, txHash }),
-    failed: (error) => storage.failDeployment({ jobId: input.jobId, error }),
-  });
+  return submitSignedOperation(
+    { ...input, operationId: input.jobId },
+    {
+      submit: () => chain.submitDeployment({ jobId: input.jobId }),
+      completed: (txHash) => storage.completeDeployment({ jobId: input.jobId, txHash }),
+      failed: (error) => storage.failDeployment({ jobId: input.jobId, error }),
+    },
+  );
 }

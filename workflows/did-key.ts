@@ -8,9 +8,12 @@ const storage = proxyActivities<Pick<SignedOperationActivities, 'finishDidKey'>>
 
 /** Adds an assertionMethod key to the user's did:ethr document through a user operation of their account. */
 export async function didKeyWorkflow(input: DidKeyInput): Promise<DeployOutcome> {
-  return submitSignedOperation(input, {
-    submit: () => chain.submitDidKey({ opId: input.opId }),
-    completed: (txHash) => storage.finishDidKey({ opId: input.opId, status: 'completed', txHash }),
-    failed: (error) => storage.finishDidKey({ opId: input.opId, status: 'failed', error }),
-  });
+  return submitSignedOperation(
+    { ...input, operationId: input.opId },
+    {
+      submit: () => chain.submitDidKey({ opId: input.opId }),
+      completed: (txHash) => storage.finishDidKey({ opId: input.opId, status: 'completed', txHash }),
+      failed: (error) => storage.finishDidKey({ opId: input.opId, status: 'failed', error }),
+    },
+  );
 }

@@ -5,6 +5,7 @@ import {
   executeChild,
   proxyActivities,
   setHandler,
+  sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -36,7 +37,9 @@ const chain = proxyActivities<Pick<KeyRotationActivities, 'submitNetworkRotation
     nonRetryableErrorTypes: Object.values(ChainFailure),
   },
 });
-const storage = proxyActivities<Pick<KeyRotationActivities, 'recordNetworkRotation' | 'recordKeyRotationStatus'>>({
+const storage = proxyActivities<
+  Pick<KeyRotationActivities, 'recordNetworkRotation' | 'recordNetworkStalled' | 'recordKeyRotationStatus'>
+>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 20 },
 });
@@ -46,7 +49,22 @@ export async function networkKeyRotationWorkflow(input: NetworkRotationInput): P
   upsertSearchAttributes([{ key: NetworkIdSA, value: input.networkId }]);
   await storage.recordNetworkRotation({ ...input, status: 'processing' });
   try {
-    const { txHash } = await chain.submitNetworkRotation(input);
+    let reported = false;
+    let submitted = await chain.submitNetworkRotation(input);
+    // Stalled (the chain asks more than the operation's fee cap): watched until it lands or a new rotation of this
+    // network takes its place (its sponsorship expiring ends it as refused).
+    while ('stalled' in submitted) {
+      if (!reported) await storage.recordNetworkStalled({ ...input, ...submitted.stalled });
+      reported = true;
+      await sleep('30 seconds');
+      submitted = await chain.submitNetworkRotation(input);
+    }
+    if ('replacedBy' in submitted) {
+      const error = `replaced by key rotation ${submitted.replacedBy}, which rotates this network on the same nonce`;
+      await storage.recordNetworkRotation({ ...input, status: 'failed', error, retryable: false });
+      return { networkId: input.networkId, status: 'failed', error, retryable: false };
+    }
+    const { txHash } = submitted;
     await storage.recordNetworkRotation({ ...input, status: 'completed', txHash });
     return { networkId: input.networkId, status: 'completed', txHash: txHash ?? undefined, retryable: false };
   } catch (error) {

@@ -180,10 +180,18 @@ export interface DeployInput {
   networkId: string;
 }
 export interface DeployOutcome {
-  status: 'completed' | 'failed';
+  status: 'completed' | 'failed' | 'replaced';
   txHash?: string;
   error?: string;
+  /** `replaced`: the operation the owner signed again on the same nonce, which took this one's place. */
+  replacedBy?: string;
 }
+
+/** What one submission of an owner-signed operation came to (see submitOnce). */
+export type SignedSubmission =
+  | { txHash: string | null }
+  | { stalled: { reason: 'fees-rose'; maxFeePerGas: string; baseFeePerGas: string } }
+  | { replacedBy: string };
 
 export interface KeyRotationInput {
   taskId: string;

@@ -13,9 +13,12 @@ const storage = proxyActivities<Pick<SignedOperationActivities, 'finishTransferK
 
 /** Renews, rotates, removes or re-caps the service's transfer key on one account, by an owner-signed user operation. */
 export async function transferKeyWorkflow(input: TransferKeyOperationInput): Promise<DeployOutcome> {
-  return submitSignedOperation(input, {
-    submit: () => chain.submitTransferKeyChange({ opId: input.opId }),
-    completed: (txHash) => storage.finishTransferKeyChange({ opId: input.opId, status: 'completed', txHash }),
-    failed: (error) => storage.finishTransferKeyChange({ opId: input.opId, status: 'failed', error }),
-  });
+  return submitSignedOperation(
+    { ...input, operationId: input.opId },
+    {
+      submit: () => chain.submitTransferKeyChange({ opId: input.opId }),
+      completed: (txHash) => storage.finishTransferKeyChange({ opId: input.opId, status: 'completed', txHash }),
+      failed: (error) => storage.finishTransferKeyChange({ opId: input.opId, status: 'failed', error }),
+    },
+  );
 }

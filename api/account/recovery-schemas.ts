@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, IdempotencyKeyHeader } from '../common/schemas';
+import { DateTime, IdempotencyKeyHeader, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
 import { DeployExecuteBody, NetworkParams, SigningContainer } from '../wallet/schemas';
 
 const Address = Type.String({
@@ -39,7 +39,8 @@ export const OperationStatus = Type.Object({
   opId: Type.String(),
   kind: Type.String({ description: 'account_upgrade | recovery_cancel' }),
   networkId: Type.String(),
-  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  status: SignedOperationStatus,
+  ...SignedOperationProgress,
   recoveryId: Nullable(Type.String()),
   txHash: Nullable(Type.String()),
   error: Nullable(Type.String()),

@@ -32,6 +32,7 @@ import {
   preparedSlots,
   recordPreparedOperation,
   type SignedSlot,
+  progressOf,
 } from '../common/signed-operation';
 import { startOnce } from '../http/start-once';
 import type { Passkeys } from '../passkeys/service';
@@ -136,6 +137,7 @@ export class RecoveryService {
       recoveryId: op.details.recoveryId ?? null,
       txHash: op.txHash ?? null,
       error: op.error ?? null,
+      ...progressOf(op),
       updatedAt: op.updatedAt.toISOString(),
     };
   }

@@ -8,6 +8,7 @@ import type { UserOperation } from '../../integrations/evm/user-operation';
 import { gasSponsorshipWorkflow } from '../../workflows/gas-sponsorship';
 import { gasSponsorshipWorkflowId } from '../../workflows/messages';
 import { HttpError } from '../http/problems';
+import { priceAboveInFlight } from './signed-operation';
 
 /** A prepared operation's sponsorship outlives its prepare window by this much, for the submission to land. */
 const SUBMISSION_MARGIN_MS = 15 * 60 * 1000;
@@ -29,6 +30,8 @@ export class GasSponsorships {
     items: Array<{ networkId: string; operation: UserOperation }>,
     validUntil: Date,
   ): Promise<UserOperation[]> {
+    // An operation prepared again for a nonce already in flight (the owner re-signs a stalled one) must outbid it.
+    items = await priceAboveInFlight(this.deps.orm, items);
     const signed = await this.deps.temporal.workflow.execute(gasSponsorshipWorkflow, {
       workflowId: gasSponsorshipWorkflowId(requestId),
       taskQueue: this.deps.taskQueue,

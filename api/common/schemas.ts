@@ -36,3 +36,21 @@ export const EnvelopeErrorSchema = Type.Object(
   { $id: 'EnvelopeError' },
 );
 export const envelope = (data: TSchema) => Type.Object({ status: Type.Literal('ok'), data });
+
+/**
+ * How far a user operation the owner signed has gone, and what a stalled one needs. Shared by every operation view
+ * (deploy job, DID key, transfer key, account upgrade, recovery cancellation).
+ */
+export const SignedOperationStatus = Type.String({
+  description:
+    'prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the ' +
+    'network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one)',
+});
+export const SignedOperationProgress = {
+  stallReason: Type.Union([Type.Literal('fees-rose'), Type.Null()], {
+    description: 'fees-rose: the network base fee went above the operation maxFeePerGas',
+  }),
+  replacedBy: Type.Union([Type.String(), Type.Null()], {
+    description: 'The operation that took the place of this one (same account and nonce, signed again)',
+  }),
+};

@@ -1,11 +1,12 @@
 import type { Orm } from '../../db/orm';
 import {
+  KeyRotationNetworkEntity,
   SignedOperationEntity,
   type SignedOperation,
   type SignedOperationDetails,
   type SignedOperationKind,
 } from '../../db/entities';
-import { deserializeOperation, serializeOperation } from '../../integrations/evm/smart-account';
+import { deserializeOperation, feesReplacing, serializeOperation } from '../../integrations/evm/smart-account';
 import { singleSignature } from '../../integrations/evm/user-operation';
 import { keyUriOf } from '../../integrations/evm/signing-slots';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
@@ -15,9 +16,36 @@ import type { UserOperation } from '../../integrations/evm/user-operation';
 import { problems } from '../http/problems';
 import { clock } from '../../platform/clock';
 
+/**
+ * The operations priced above any operation of the same account and nonce already handed to a bundler (one that
+ * stalled because fees rose, being prepared again for the owner to sign): bundlers replace an operation in their
+ * mempool only for higher fees on both caps (see feesReplacing).
+ */
+export async function priceAboveInFlight<T extends { networkId: string; operation: UserOperation }>(
+  orm: Orm,
+  items: T[],
+): Promise<T[]> {
+  const em = orm.em.fork();
+  return Promise.all(
+    items.map(async (item) => {
+      const where = { networkId: item.networkId, accountAddress: item.operation.sender };
+      const [signed, rotations] = await Promise.all([
+        em.find(SignedOperationEntity, { ...where, status: { $in: ['submitted', 'stalled'] } }),
+        em.find(KeyRotationNetworkEntity, { ...where, status: { $in: ['processing', 'stalled'] } }),
+      ]);
+      const nonce = item.operation.nonce.toString();
+      const inFlight = [...signed, ...rotations].filter((o) => o.userOperation.nonce === nonce);
+      let operation = item.operation;
+      for (const other of inFlight)
+        operation = { ...operation, ...feesReplacing(operation, deserializeOperation(other.userOperation)) };
+      return { ...item, operation };
+    }),
+  );
+}
+
 /** Refuses a slot that was already used (409) or expired before it was ever executed (410). */
 function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, what: string): void {
-  if (op.status !== 'prepared' && op.status !== 'submitted')
+  if (op.status !== 'prepared' && op.status !== 'submitted' && op.status !== 'stalled')
     throw problems.conflict('slot-already-used', `This ${what} was already executed`);
   if (op.status === 'prepared' && op.expiresAt.getTime() < clock.now())
     throw problems.gone('slot-expired', `The prepared ${what} expired; prepare again`);
@@ -40,7 +68,8 @@ async function claimForSubmission(orm: Orm, operationId: string, signed: UserOpe
   );
   if (moved === 1) return;
   const current = await em.findOneOrFail(SignedOperationEntity, { operationId });
-  if (current.status !== 'submitted' || current.userOperation.signature !== signed.signature) {
+  const handedOver = current.status === 'submitted' || current.status === 'stalled';
+  if (!handedOver || current.userOperation.signature !== signed.signature) {
     throw problems.conflict('slot-already-used', `This ${what} was already executed`);
   }
 }
@@ -108,7 +137,7 @@ export async function executeSingleOperation(
   const { onChain: slot, passkey } = splitSignedSlots(items);
   const op = await findOperation(deps.orm, userId, spec.kind, slot.id);
   if (!op || (spec.networkId && op.networkId !== spec.networkId)) throw problems.notFound(`Signing slot ${slot.id}`);
-  if (op.status === 'completed' || op.status === 'failed') {
+  if (op.status === 'completed' || op.status === 'failed' || op.status === 'replaced') {
     // The same signed slot again after the operation finished: a retry whose first answer was lost (found by the
     // cluster drill). It gets the same acceptance and starts nothing; any other signature is a reuse (409).
     if (!sameSignedSlot(op, slot, spec.signer ? await spec.signer(op).catch(() => op.ownerAddress) : op.ownerAddress)) {
@@ -186,3 +215,9 @@ export async function preparedSlots(
   };
   return [slot, ...optional(await passkeys.slotFor(userId, input.id, input.userOpHash))];
 }
+
+/** A stalled operation's reason and a replaced one's successor, as every operation view shows them. */
+export const progressOf = (op: Pick<SignedOperation, 'stallReason' | 'replacedBy'>) => ({
+  stallReason: op.stallReason === 'fees-rose' ? ('fees-rose' as const) : null,
+  replacedBy: op.replacedBy ?? null,
+});

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DID_KEY_TYPES, type DidKeyType } from '../../integrations/evm/did-registry';
 import { SignedSlot } from '../wallet/schemas';
-import { DateTime } from '../common/schemas';
+import { DateTime, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
 
 export const AssertionPrepareBody = Type.Object(
   {
@@ -32,7 +32,8 @@ export const DidOperationStatus = Type.Object({
   opId: Type.String(),
   did: Type.String(),
   keyType: Type.String(),
-  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  status: SignedOperationStatus,
+  ...SignedOperationProgress,
   txHash: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
   updatedAt: DateTime,

@@ -16,6 +16,7 @@ import {
   preparedSlots,
   recordPreparedOperation,
   type SignedSlot,
+  progressOf,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 import { clock } from '../../platform/clock';
@@ -128,6 +129,7 @@ export class DidKeyService {
       status: op.status,
       txHash: op.txHash ?? null,
       error: op.error ?? null,
+      ...progressOf(op),
       updatedAt: op.updatedAt.toISOString(),
     };
   }

@@ -36,7 +36,10 @@ export const KeyRotationTaskView = Type.Object({
   networks: Type.Array(
     Type.Object({
       networkId: Type.String(),
-      status: Type.String({ description: 'completed | failed | processing' }),
+      status: Type.String({
+        description:
+          'processing | stalled | completed | failed. stalled: the bundler holds the operation but the network asks more than its fee cap; it may still land, or rotate this network again (a new rotation of it is priced above the stalled one and takes its place)',
+      }),
       txHash: Type.String({ description: 'empty until a transaction exists' }),
       error: Type.Union([Type.String(), Type.Null()]),
       retryable: Type.Boolean(),

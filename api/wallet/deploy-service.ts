@@ -24,6 +24,7 @@ import {
   preparedSlots,
   recordPreparedOperation,
   type SignedSlot,
+  progressOf,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 import { clock } from '../../platform/clock';
@@ -153,6 +154,7 @@ export class DeploymentService {
       accountAddress: job.accountAddress,
       txHash: job.txHash ?? null,
       error: job.error ?? null,
+      ...progressOf(job),
       updatedAt: job.updatedAt.toISOString(),
     };
   }

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../common/schemas';
+import { DateTime, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
 
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'EVM address' });
 export const NetworkParams = Type.Object({
@@ -86,7 +86,8 @@ export const DeployJobParams = Type.Object({ jobId: Type.String({ pattern: '^dep
 export const DeployJobStatus = Type.Object({
   jobId: Type.String(),
   networkId: Type.String(),
-  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  status: SignedOperationStatus,
+  ...SignedOperationProgress,
   accountAddress: Type.String(),
   txHash: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),
@@ -176,7 +177,8 @@ export const TransferKeyOperationStatus = Type.Object({
   opId: Type.String(),
   networkId: Type.String(),
   action: Type.String(),
-  status: Type.String({ description: 'prepared | submitted | completed | failed' }),
+  status: SignedOperationStatus,
+  ...SignedOperationProgress,
   signer: Type.Union([Type.String(), Type.Null()]),
   txHash: Type.Union([Type.String(), Type.Null()]),
   error: Type.Union([Type.String(), Type.Null()]),

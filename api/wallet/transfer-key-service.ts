@@ -23,6 +23,7 @@ import {
   preparedSlots,
   recordPreparedOperation,
   type SignedSlot,
+  progressOf,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 import { clock } from '../../platform/clock';
@@ -242,6 +243,7 @@ export class TransferKeyService {
       signer: op.details.signer === ZeroAddress ? null : op.details.signer!,
       txHash: op.txHash ?? null,
       error: op.error ?? null,
+      ...progressOf(op),
       updatedAt: op.updatedAt.toISOString(),
     };
   }

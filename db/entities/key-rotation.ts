@@ -36,7 +36,8 @@ export const KeyRotationNetworkEntity = defineEntity({
     userOperation: p.json<Record<string, string>>(),
     userOpHash: p.string().length(66),
     proof: p.json<string[]>(),
-    status: p.enum(['prepared', 'processing', 'completed', 'failed'] as const),
+    /** `stalled`: handed to the bundler, but the chain asks more than its fee cap; a new rotation of this network replaces it. */
+    status: p.enum(['prepared', 'processing', 'stalled', 'completed', 'failed'] as const),
     txHash: p.string().length(66).nullable(),
     error: p.text().nullable(),
     retryable: p.boolean().default(false),

@@ -46,7 +46,14 @@ export const SignedOperationEntity = defineEntity({
     /** The user operation (bigints as decimal strings); its signature field is set at execute. */
     userOperation: p.json<Record<string, string>>(),
     userOpHash: p.string().length(66),
-    status: p.enum(['prepared', 'submitted', 'completed', 'failed'] as const),
+    /**
+     * `stalled`: handed to the bundler, but the chain asks more than its fee cap (stallReason); it may still land, or
+     * the owner prepares the same operation again and signs it at today's fees. `replaced`: that new one took its place
+     * (replacedBy).
+     */
+    status: p.enum(['prepared', 'submitted', 'stalled', 'completed', 'failed', 'replaced'] as const),
+    stallReason: p.string().length(32).nullable(),
+    replacedBy: p.string().length(64).nullable(),
     txHash: p.string().length(66).nullable(),
     error: p.text().nullable(),
     expiresAt: p.datetime(),

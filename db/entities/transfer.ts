@@ -70,6 +70,11 @@ export const TransferEntity = defineEntity({
     userOperation: p.json<Record<string, string>>().nullable(),
     userOpHash: p.string().length(66).nullable(),
     /**
+     * Operations on this transfer's nonce that a re-priced one replaced after the chain's fees rose past their cap
+     * (newest first): any of them may still land instead, and then it is the transfer's operation.
+     */
+    replacedOperations: p.json<Array<{ userOpHash: string; userOperation: Record<string, string> }>>().nullable(),
+    /**
      * EVM: the account's 2D nonce key this transfer holds while in flight (1..NONCE_LANES), so a user's transfers reuse
      * a few nonce slots instead of writing a fresh one each time (20,000 gas); released once final. Null: none held
      * (released, Solana, or every lane busy, when the transfer took a key of its own).

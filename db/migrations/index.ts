@@ -58,6 +58,8 @@ import { Migration20261125200000TestClock as PgTestClock } from './postgresql/Mi
 import { Migration20261125200000TestClock as SqliteTestClock } from './sqlite/Migration20261125200000TestClock';
 import { Migration20261126040000NonceLanes as PgNonceLanes } from './postgresql/Migration20261126040000NonceLanes';
 import { Migration20261126040000NonceLanes as SqliteNonceLanes } from './sqlite/Migration20261126040000NonceLanes';
+import { Migration20261126060000StalledOperations as PgStalledOperations } from './postgresql/Migration20261126060000StalledOperations';
+import { Migration20261126060000StalledOperations as SqliteStalledOperations } from './sqlite/Migration20261126060000StalledOperations';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -97,6 +99,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125160000Monitoring', class: PgMonitoring },
     { name: 'Migration20261125200000TestClock', class: PgTestClock },
     { name: 'Migration20261126040000NonceLanes', class: PgNonceLanes },
+    { name: 'Migration20261126060000StalledOperations', class: PgStalledOperations },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -128,6 +131,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125160000Monitoring', class: SqliteMonitoring },
     { name: 'Migration20261125200000TestClock', class: SqliteTestClock },
     { name: 'Migration20261126040000NonceLanes', class: SqliteNonceLanes },
+    { name: 'Migration20261126060000StalledOperations', class: SqliteStalledOperations },
   ],
 };
 

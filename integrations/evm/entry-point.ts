@@ -93,6 +93,13 @@ export class EntryPointReader {
     return block?.hash === blockHash;
   }
 
+  /** The chain's latest block: its base fee (what an operation's maxFeePerGas must cover to be included) and time. */
+  async latestBlock(): Promise<{ baseFeePerGas: bigint; timestamp: number }> {
+    const block = await this.provider.getBlock('latest');
+    if (!block) throw new Error('the chain has no latest block');
+    return { baseFeePerGas: block.baseFeePerGas ?? 0n, timestamp: block.timestamp };
+  }
+
   async receiptOf(txHash: string): Promise<TransactionReceipt | null> {
     return this.provider.getTransactionReceipt(txHash);
   }

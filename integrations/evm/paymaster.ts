@@ -1,4 +1,4 @@
-import { AbiCoder, Wallet, concat, getBytes, hashMessage, keccak256, toBeHex, zeroPadValue } from 'ethers';
+import { AbiCoder, Wallet, concat, getBytes, hashMessage, hexlify, keccak256, toBeHex, zeroPadValue } from 'ethers';
 import { packUserOperation, type UserOperation } from './user-operation';
 
 /** Gas the paymaster's validation may use (an ecrecover and hashing the operation); it returns no context, so no postOp. */
@@ -21,6 +21,13 @@ export function maxCostOf(op: UserOperation): bigint {
     PAYMASTER_VERIFICATION_GAS +
     PAYMASTER_POST_OP_GAS;
   return gas * op.maxFeePerGas;
+}
+
+/** Until when (unix seconds) a paymasterAndData signed by PaymasterSigner is valid; 0 when it carries no sponsorship. */
+export function sponsorshipValidUntil(paymasterAndData: string): number {
+  const bytes = getBytes(paymasterAndData);
+  if (bytes.length < 58) return 0;
+  return Number(BigInt(hexlify(bytes.slice(52, 58))));
 }
 
 /** WalletPaymaster.getHash(userOp, validUntil, validAfter), computed off chain. */

@@ -126,6 +126,29 @@ const feesOf = (fees: {
   maxPriorityFeePerGas: fees.maxPriorityFeePerGas ?? 1_000_000n,
 });
 
+/**
+ * Fees that replace an operation still in a bundler's mempool on the same nonce: today's caps (as feesOf), and at
+ * least an eighth above the old operation's on both caps (bundlers, like Alto, require 10 % more on each to replace).
+ */
+export function feesReplacing(
+  fresh: Pick<UserOperation, 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
+  previous: Pick<UserOperation, 'maxFeePerGas' | 'maxPriorityFeePerGas'>,
+): Pick<UserOperation, 'maxFeePerGas' | 'maxPriorityFeePerGas'> {
+  const above = (value: bigint) => (value * 9n + 7n) / 8n;
+  const max = (a: bigint, b: bigint) => (a > b ? a : b);
+  return {
+    maxFeePerGas: max(fresh.maxFeePerGas, above(previous.maxFeePerGas)),
+    maxPriorityFeePerGas: max(fresh.maxPriorityFeePerGas, above(previous.maxPriorityFeePerGas)),
+  };
+}
+
+/** Today's fee caps for a new operation on this chain (see feesOf). */
+export async function currentFees(
+  provider: JsonRpcProvider,
+): Promise<Pick<UserOperation, 'maxFeePerGas' | 'maxPriorityFeePerGas'>> {
+  return feesOf(await provider.getFeeData());
+}
+
 const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
 
 /**

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Wallet, id, parseEther } from 'ethers';
+import { Wallet, id, parseEther, toQuantity } from 'ethers';
 import { transferSignature } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
@@ -8,7 +8,10 @@ import { INCLUDED, fundedUser, untilIncluded } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
-import { SignedOperationEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
+import { createWalletClient, idempotencyKey, poll } from '@wallet-service/client';
+import { isDeployed } from '../../integrations/evm/smart-account';
+import { signSlot } from '../helpers/wallet';
 import { BundlerClient, UserOperationRejected } from '../../integrations/evm/bundler-client';
 import { buildTransferOperation, transferCallData, transferNonceKey } from '../../integrations/evm/smart-account';
 import { ChainProviders } from '../../integrations/evm/smart-account';
@@ -27,6 +30,17 @@ const debug = async (chain: StackChain, method: string, params: unknown[] = []) 
 };
 
 /**
+ * Makes the chain ask `wei` per gas of base fee (from its next block on; it stays there while nothing is mined), and
+ * the bundler enforce it: once the lower prices it saw have expired (2 s in this stack), it asks the chain again.
+ */
+const raiseBaseFee = async (chain: StackChain, wei: bigint) => {
+  await chain.provider.send('anvil_setNextBlockBaseFeePerGas', [toQuantity(wei)]);
+  await chain.provider.send('evm_mine', []);
+  await new Promise((r) => setTimeout(r, 2500));
+  await debug(chain, 'pimlico_getUserOperationGasPrice');
+};
+
+/**
  * The service as a client of a real ERC-4337 bundler (Alto) that fails: down at prepare (503, nothing stored), down
  * while an operation waits (it completes once when the bundler is back), an operation the bundler drops (sent again,
  * executed once), and an invalid operation in a burst (refused on its own; the others land).
@@ -35,7 +49,13 @@ describe('user operations through a bundler that fails', () => {
   let stack: TestStack;
   const PIN = '482915';
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { TRANSFER_WAIT_SECONDS: '20' } });
+    stack = await startTestStack(testDatabases()[0]!, {
+      chains: true,
+      // The fee rises these tests cause cost more gas than a day's default budget.
+      env: { TRANSFER_WAIT_SECONDS: '20', GAS_BUDGET_DAILY_KRW: '100000000' },
+      // Alto enforces a fee rise once the lower prices it saw expire: seconds, not its default 20 s.
+      bundler: { gasPriceExpirySeconds: 2 },
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -44,6 +64,7 @@ describe('user operations through a bundler that fails', () => {
     for (const chain of stack.chains) {
       chain.bundlerProxy.down = false;
       chain.bundlerProxy.delayMs = 0;
+      chain.bundlerProxy.refuse.clear();
     }
     await debug(stack.chains[0]!, 'debug_bundler_setBundlingMode', ['auto']);
   });
@@ -147,5 +168,107 @@ describe('user operations through a bundler that fails', () => {
     expect((refusal as UserOperationRejected).reason).toMatch(/AA2\d|AA3\d|signature/i);
     for (const answer of answers) expect(answer.body.status).toMatch(INCLUDED);
     for (const recipient of recipients) expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.05'));
+  });
+  it('signs a transfer again at higher fees when the chain asks more than its cap, and moves the money once', async () => {
+    const { user, account } = await fundedUser(stack, PIN, '0');
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    // Signed at today's fees, but not taken by the bundler until the chain asks three times the operation's cap: the
+    // bundler then refuses it at that price.
+    chain.bundlerProxy.refuse.add('eth_sendUserOperation');
+    const pending = transfer(user, recipient, '0.1');
+    await waitFor(
+      async () =>
+        (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient, userOperation: { $ne: null } })) === 1,
+      30_000,
+      'transfer signed',
+    );
+    const signed = await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient });
+    const cap = BigInt(signed.userOperation!.maxFeePerGas!);
+    await raiseBaseFee(chain, cap * 3n);
+    chain.bundlerProxy.refuse.clear();
+    const answer = await pending;
+    await untilIncluded(stack, user, answer.body.transfer_id, 'the re-priced transfer', 90_000);
+
+    const done = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: answer.body.transfer_id });
+    expect(done.replacedOperations?.map((o) => o.userOpHash)).toEqual([signed.userOpHash]);
+    expect(done.userOpHash).not.toBe(signed.userOpHash);
+    expect(BigInt(done.userOperation!.maxFeePerGas!)).toBeGreaterThan(cap * 3n);
+    expect(done.userOperation!.nonce).toBe(signed.userOperation!.nonce);
+    const events = await stack.orm.em.fork().find(EventEntity, { resourceId: answer.body.transfer_id });
+    const repriced = events.filter((e) => e.type === 'transfer.repriced');
+    expect(repriced).toHaveLength(1);
+    expect(repriced[0]!.data).toMatchObject({
+      replacedUserOpHash: signed.userOpHash,
+      userOpHash: done.userOpHash,
+      reason: 'fees-rose',
+      maxFeePerGas: cap.toString(),
+    });
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.1'));
+    expect(await chain.provider.getBalance(account)).toBe(parseEther('0.9'));
+  });
+
+  it('shows an owner-signed deployment stalled by fees, and the owner signing it again replaces it', async () => {
+    const user = await registerUser(stack);
+    const owner = Wallet.createRandom();
+    const chain = stack.chains[0]!;
+    const api = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
+    const prepare = async () => {
+      const prepared = await api.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
+        params: { path: { networkId: 'ETHEREUM' } },
+        body: { ownerAddress: owner.address },
+      });
+      if (!prepared.data) throw new Error(`prepare: ${prepared.response.status} ${JSON.stringify(prepared.error)}`);
+      return prepared.data.items[0]!;
+    };
+    const execute = async (slot: Awaited<ReturnType<typeof prepare>>) => {
+      const accepted = await api.POST('/v1/wallet/networks/{networkId}/deploy', {
+        params: { path: { networkId: 'ETHEREUM' }, header: { 'idempotency-key': idempotencyKey() } },
+        body: { signing: { items: [signSlot(slot, owner)] } },
+      });
+      expect(accepted.response.status).toBe(202);
+    };
+    const job = (jobId: string) => api.GET('/v1/wallet/deploy-jobs/{jobId}', { params: { path: { jobId } } });
+    const operationOf = async (jobId: string) =>
+      (await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: jobId })).userOperation;
+
+    const first = await prepare();
+    const cap = BigInt((await operationOf(first.id)).maxFeePerGas!);
+    // The chain asks three times the prepared operation's cap before the owner's signature reaches the bundler.
+    await raiseBaseFee(chain, cap * 3n);
+    await execute(first);
+    const stalled = await poll(
+      () => job(first.id),
+      (j) => j.status === 'stalled',
+      { timeoutMs: 60_000, what: 'the deployment stalled' },
+    );
+    expect(stalled).toMatchObject({ status: 'stalled', stallReason: 'fees-rose', replacedBy: null, txHash: null });
+    const stallEvents = await stack.orm.em.fork().find(EventEntity, { resourceId: first.id, type: 'deploy.stalled' });
+    expect(stallEvents).toHaveLength(1);
+    expect(stallEvents[0]!.data).toMatchObject({ reason: 'fees-rose', maxFeePerGas: cap.toString() });
+
+    // Prepared again: same nonce, priced above the stalled one and the chain; signed and executed as before.
+    const second = await prepare();
+    const again = await operationOf(second.id);
+    expect(again.nonce).toBe((await operationOf(first.id)).nonce);
+    expect(BigInt(again.maxFeePerGas!)).toBeGreaterThan(cap * 3n);
+    await execute(second);
+    await poll(
+      () => job(second.id),
+      (j) => j.status === 'completed',
+      { timeoutMs: 60_000, what: 'the new deployment' },
+    );
+    const replaced = await poll(
+      () => job(first.id),
+      (j) => j.status === 'replaced',
+      { timeoutMs: 90_000, what: 'the stalled deployment replaced' },
+    );
+    expect(replaced).toMatchObject({ replacedBy: second.id, txHash: null });
+    const address = (second.parameter as { domain: { accountAddress: string } }).domain.accountAddress;
+    expect(await isDeployed(chain.provider, address)).toBe(true);
+    expect((await stack.orm.em.fork().find(EventEntity, { resourceId: first.id })).map((e) => e.type).sort()).toEqual([
+      'deploy.replaced',
+      'deploy.stalled',
+    ]);
   });
 });

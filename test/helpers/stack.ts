@@ -91,7 +91,7 @@ export interface TestStackOptions {
   /** EVM confirmations before a transfer is finalized (default 1: at inclusion, as the chains mine only on demand). */
   confirmations?: number;
   /** Options of each chain's bundler (Alto), e.g. one operation per bundle. */
-  bundler?: Pick<AltoOptions, 'popBatchSize'>;
+  bundler?: Pick<AltoOptions, 'popBatchSize' | 'gasPriceExpirySeconds'>;
   /** Start the local SOLANA chain (LiteSVM behind Solana JSON-RPC, test USDT, faucet), reached through an RpcProxy. */
   solana?: boolean;
   /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */

@@ -2016,6 +2016,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "deploy.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deployment stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `deploy.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:deploy.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "deploy.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A deployment was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `deploy.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:deploy.replaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "did_key.completed": {
         parameters: {
             query?: never;
@@ -2050,6 +2090,46 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `did_key.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:did_key.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "did_key.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A DID key operation stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `did_key.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:did_key.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "did_key.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A DID key operation was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `did_key.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:did_key.replaced"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2096,6 +2176,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "transfer_key.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer key authorization stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `transfer_key.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer_key.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer_key.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A transfer key authorization was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `transfer_key.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer_key.replaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "account_upgrade.completed": {
         parameters: {
             query?: never;
@@ -2136,6 +2256,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "account_upgrade.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An account upgrade stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `account_upgrade.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:account_upgrade.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "account_upgrade.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An account upgrade was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `account_upgrade.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:account_upgrade.replaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "recovery_cancel.completed": {
         parameters: {
             query?: never;
@@ -2170,6 +2330,46 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `recovery_cancel.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:recovery_cancel.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_cancel.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery's cancellation stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `recovery_cancel.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery_cancel.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "recovery_cancel.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A recovery's cancellation was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `recovery_cancel.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:recovery_cancel.replaced"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2250,6 +2450,26 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `key_rotation.network_completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:key_rotation.network_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "key_rotation.network_stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotating the owner key stalled on one network: the network asks more than the operation's fee cap; it may still land, or rotate that network again (the new rotation takes its place)
+         * @description Sent to each webhook endpoint subscribed to `key_rotation.network_stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:key_rotation.network_stalled"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2450,6 +2670,26 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `transfer.submitted` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:transfer.submitted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "transfer.repriced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An EVM transfer's user operation stalled below the network's base fee and the service signed it again on the same nonce at higher fees: it is known by a new userOpHash (the old one may still land instead; either moves the money once)
+         * @description Sent to each webhook endpoint subscribed to `transfer.repriced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:transfer.repriced"];
         delete?: never;
         options?: never;
         head?: never;
@@ -6785,14 +7025,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                     *       "opId": "upg_fe2d46c1-50a0-4e40-8f70-1db0a9c9ac82",
                      *       "kind": "account_upgrade",
                      *       "networkId": "ETHEREUM",
-                     *       "status": "completed",
+                     *       "status": "submitted",
                      *       "recoveryId": null,
-                     *       "txHash": "0xb62689f83de558bbf8bd8066691bf7a6b133f3551d42b030b6113fa7bd89da07",
+                     *       "txHash": null,
                      *       "error": null,
-                     *       "updatedAt": "2026-11-26T00:29:55.432Z"
+                     *       "stallReason": null,
+                     *       "replacedBy": null,
+                     *       "updatedAt": "2026-11-26T06:34:28.062Z"
                      *     }
                      */
                     "application/json": {
@@ -6800,8 +7042,12 @@ export interface operations {
                         /** @description account_upgrade | recovery_cancel */
                         kind: string;
                         networkId: string;
-                        /** @description prepared | submitted | completed | failed */
+                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
                         status: string;
+                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+                        stallReason: "fees-rose" | null;
+                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
+                        replacedBy: string | null;
                         recoveryId: string | null;
                         txHash: string | null;
                         error: string | null;
@@ -10035,20 +10281,26 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "jobId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                     *       "jobId": "dep_8391ab84-78b0-4235-baa1-688e554f5ce7",
                      *       "networkId": "ETHEREUM",
                      *       "status": "submitted",
-                     *       "accountAddress": "0xbE984ec33988b45261c9d57E3409A0a40b6E5629",
+                     *       "accountAddress": "0x3DbE6134c987e633357bB1b3aAc5682b44C1C30f",
                      *       "txHash": null,
                      *       "error": null,
-                     *       "updatedAt": "2026-11-26T00:21:12.569Z"
+                     *       "stallReason": null,
+                     *       "replacedBy": null,
+                     *       "updatedAt": "2026-11-26T06:34:26.645Z"
                      *     }
                      */
                     "application/json": {
                         jobId: string;
                         networkId: string;
-                        /** @description prepared | submitted | completed | failed */
+                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
                         status: string;
+                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+                        stallReason: "fees-rose" | null;
+                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
+                        replacedBy: string | null;
                         accountAddress: string;
                         txHash: string | null;
                         error: string | null;
@@ -10876,22 +11128,28 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "opId": "tkop_7bd3258e-61bd-48f1-a5aa-1490c0093873",
+                     *       "opId": "tkop_28adc904-aee9-4ff8-b883-69f719e7fbd6",
                      *       "networkId": "ETHEREUM",
                      *       "action": "set-caps",
-                     *       "status": "prepared",
-                     *       "signer": "0xFA6F600b94A2Ecf76664A06eb918Fee770be2598",
+                     *       "status": "submitted",
+                     *       "signer": "0xbEdE253656861b6DCEc7CF2dAc079f9EB69d7aFd",
                      *       "txHash": null,
                      *       "error": null,
-                     *       "updatedAt": "2026-11-26T00:29:55.829Z"
+                     *       "stallReason": null,
+                     *       "replacedBy": null,
+                     *       "updatedAt": "2026-11-26T06:34:43.796Z"
                      *     }
                      */
                     "application/json": {
                         opId: string;
                         networkId: string;
                         action: string;
-                        /** @description prepared | submitted | completed | failed */
+                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
                         status: string;
+                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+                        stallReason: "fees-rose" | null;
+                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
+                        replacedBy: string | null;
                         signer: string | null;
                         txHash: string | null;
                         error: string | null;
@@ -11471,7 +11729,7 @@ export interface operations {
                         status: string;
                         networks: {
                             networkId: string;
-                            /** @description completed | failed | processing */
+                            /** @description processing | stalled | completed | failed. stalled: the bundler holds the operation but the network asks more than its fee cap; it may still land, or rotate this network again (a new rotation of it is priced above the stalled one and takes its place) */
                             status: string;
                             /** @description empty until a transaction exists */
                             txHash: string;
@@ -12105,21 +12363,27 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "opId": "didop_743017f9-b738-4677-a343-07fc9d161197",
-                     *       "did": "did:ethr:0x7a69:0xD7Ffc012A903220FA93C8c1353Ce56858A801D02",
-                     *       "keyType": "Ed25519VerificationKey2018",
-                     *       "status": "prepared",
+                     *       "opId": "didop_581e41f5-4d1c-4e4c-9bfb-7b1c24e9b747",
+                     *       "did": "did:ethr:0x7a69:0x45B8C851F3e32c6Fb60cca883DbeF57fD19e136F",
+                     *       "keyType": "EcdsaSecp256k1VerificationKey2019",
+                     *       "status": "submitted",
                      *       "txHash": null,
                      *       "error": null,
-                     *       "updatedAt": "2026-11-26T00:29:55.406Z"
+                     *       "stallReason": null,
+                     *       "replacedBy": null,
+                     *       "updatedAt": "2026-11-26T06:39:08.195Z"
                      *     }
                      */
                     "application/json": {
                         opId: string;
                         did: string;
                         keyType: string;
-                        /** @description prepared | submitted | completed | failed */
+                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
                         status: string;
+                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+                        stallReason: "fees-rose" | null;
+                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
+                        replacedBy: string | null;
                         txHash: string | null;
                         error: string | null;
                         /** Format: date-time */
@@ -15865,7 +16129,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
+            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/transfer-would-fail`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17991,6 +18255,59 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "deploy.stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "deploy.replaced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /** @description The operation that took its place */
+                                replacedBy: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "did_key.completed";
                             /** Format: date-time */
                             createdAt: string;
@@ -18031,6 +18348,59 @@ export interface operations {
                                 networkId: string;
                                 accountAddress: string;
                                 error: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "did_key.stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "did_key.replaced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /** @description The operation that took its place */
+                                replacedBy: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -18081,6 +18451,59 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "transfer_key.stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "transfer_key.replaced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /** @description The operation that took its place */
+                                replacedBy: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "account_upgrade.completed";
                             /** Format: date-time */
                             createdAt: string;
@@ -18126,6 +18549,59 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "account_upgrade.stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "account_upgrade.replaced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /** @description The operation that took its place */
+                                replacedBy: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "recovery_cancel.completed";
                             /** Format: date-time */
                             createdAt: string;
@@ -18166,6 +18642,59 @@ export interface operations {
                                 networkId: string;
                                 accountAddress: string;
                                 error: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "recovery_cancel.stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "recovery_cancel.replaced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "signed_operation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                                opId: string;
+                                networkId: string;
+                                accountAddress: string;
+                                /** @description The operation that took its place */
+                                replacedBy: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -18250,6 +18779,34 @@ export interface operations {
                                 networkId: string;
                                 /** @description The transaction hash on chain, when there is one */
                                 txHash: string | null;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "key_rotation.network_stalled";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "key_rotation";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                taskId: string;
+                                networkId: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -18461,6 +19018,42 @@ export interface operations {
                                 txHash: string | null;
                                 /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                                 userOpHash?: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "transfer.repriced";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "transfer";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                transferId: string;
+                                networkId: string;
+                                token: string;
+                                /** @description In base units of the token (see decimals) */
+                                amount: string;
+                                decimals: number;
+                                /** @description The new user operation hash */
+                                userOpHash: string;
+                                /** @description The hash of the operation it replaced */
+                                replacedUserOpHash: string;
+                                /**
+                                 * @description The network's base fee went above the operation's fee cap
+                                 * @constant
+                                 */
+                                reason: "fees-rose";
+                                /** @description The operation's fee cap, wei per gas */
+                                maxFeePerGas: string;
+                                /** @description The network's base fee when the stall was seen, wei per gas */
+                                baseFeePerGas: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -19047,6 +19640,59 @@ export interface operations {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                         id: string;
                         /** @constant */
+                        type: "deploy.stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "deploy.replaced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /** @description The operation that took its place */
+                            replacedBy: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
                         type: "did_key.completed";
                         /** Format: date-time */
                         createdAt: string;
@@ -19087,6 +19733,59 @@ export interface operations {
                             networkId: string;
                             accountAddress: string;
                             error: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "did_key.stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "did_key.replaced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /** @description The operation that took its place */
+                            replacedBy: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -19137,6 +19836,59 @@ export interface operations {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                         id: string;
                         /** @constant */
+                        type: "transfer_key.stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "transfer_key.replaced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /** @description The operation that took its place */
+                            replacedBy: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
                         type: "account_upgrade.completed";
                         /** Format: date-time */
                         createdAt: string;
@@ -19182,6 +19934,59 @@ export interface operations {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                         id: string;
                         /** @constant */
+                        type: "account_upgrade.stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "account_upgrade.replaced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /** @description The operation that took its place */
+                            replacedBy: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
                         type: "recovery_cancel.completed";
                         /** Format: date-time */
                         createdAt: string;
@@ -19222,6 +20027,59 @@ export interface operations {
                             networkId: string;
                             accountAddress: string;
                             error: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "recovery_cancel.stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "recovery_cancel.replaced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "signed_operation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                            opId: string;
+                            networkId: string;
+                            accountAddress: string;
+                            /** @description The operation that took its place */
+                            replacedBy: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -19306,6 +20164,34 @@ export interface operations {
                             networkId: string;
                             /** @description The transaction hash on chain, when there is one */
                             txHash: string | null;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "key_rotation.network_stalled";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "key_rotation";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            taskId: string;
+                            networkId: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -19517,6 +20403,42 @@ export interface operations {
                             txHash: string | null;
                             /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                             userOpHash?: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "transfer.repriced";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "transfer";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            transferId: string;
+                            networkId: string;
+                            token: string;
+                            /** @description In base units of the token (see decimals) */
+                            amount: string;
+                            decimals: number;
+                            /** @description The new user operation hash */
+                            userOpHash: string;
+                            /** @description The hash of the operation it replaced */
+                            replacedUserOpHash: string;
+                            /**
+                             * @description The network's base fee went above the operation's fee cap
+                             * @constant
+                             */
+                            reason: "fees-rose";
+                            /** @description The operation's fee cap, wei per gas */
+                            maxFeePerGas: string;
+                            /** @description The network's base fee when the stall was seen, wei per gas */
+                            baseFeePerGas: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -21454,7 +22376,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "did_key.completed" | "did_key.failed" | "transfer_key.completed" | "transfer_key.failed" | "account_upgrade.completed" | "account_upgrade.failed" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -21872,7 +22794,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "did_key.completed" | "did_key.failed" | "transfer_key.completed" | "transfer_key.failed" | "account_upgrade.completed" | "account_upgrade.failed" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -23341,6 +24263,131 @@ export interface operations {
             };
         };
     };
+    "webhook:deploy.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "deploy.stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:deploy.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "deploy.replaced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The operation that took its place */
+                        replacedBy: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook:did_key.completed": {
         parameters: {
             query?: never;
@@ -23437,6 +24484,131 @@ export interface operations {
                         networkId: string;
                         accountAddress: string;
                         error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:did_key.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "did_key.stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:did_key.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "did_key.replaced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The operation that took its place */
+                        replacedBy: string;
                     };
                 };
             };
@@ -23575,6 +24747,131 @@ export interface operations {
             };
         };
     };
+    "webhook:transfer_key.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer_key.stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer_key.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer_key.replaced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The operation that took its place */
+                        replacedBy: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook:account_upgrade.completed": {
         parameters: {
             query?: never;
@@ -23692,6 +24989,131 @@ export interface operations {
             };
         };
     };
+    "webhook:account_upgrade.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "account_upgrade.stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:account_upgrade.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "account_upgrade.replaced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The operation that took its place */
+                        replacedBy: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     "webhook:recovery_cancel.completed": {
         parameters: {
             query?: never;
@@ -23788,6 +25210,131 @@ export interface operations {
                         networkId: string;
                         accountAddress: string;
                         error: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery_cancel.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery_cancel.stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:recovery_cancel.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "recovery_cancel.replaced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "signed_operation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                        opId: string;
+                        networkId: string;
+                        accountAddress: string;
+                        /** @description The operation that took its place */
+                        replacedBy: string;
                     };
                 };
             };
@@ -24016,6 +25563,70 @@ export interface operations {
                         networkId: string;
                         /** @description The transaction hash on chain, when there is one */
                         txHash: string | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:key_rotation.network_stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "key_rotation.network_stalled";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "key_rotation";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        taskId: string;
+                        networkId: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
                     };
                 };
             };
@@ -24587,6 +26198,78 @@ export interface operations {
                         txHash: string | null;
                         /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                         userOpHash?: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:transfer.repriced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "transfer.repriced";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "transfer";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        transferId: string;
+                        networkId: string;
+                        token: string;
+                        /** @description In base units of the token (see decimals) */
+                        amount: string;
+                        decimals: number;
+                        /** @description The new user operation hash */
+                        userOpHash: string;
+                        /** @description The hash of the operation it replaced */
+                        replacedUserOpHash: string;
+                        /**
+                         * @description The network's base fee went above the operation's fee cap
+                         * @constant
+                         */
+                        reason: "fees-rose";
+                        /** @description The operation's fee cap, wei per gas */
+                        maxFeePerGas: string;
+                        /** @description The network's base fee when the stall was seen, wei per gas */
+                        baseFeePerGas: string;
                     };
                 };
             };
