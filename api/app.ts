@@ -1,6 +1,5 @@
 import Koa from 'koa';
 import cors from '@koa/cors';
-import { problems } from './http/problems';
 import { routeTable } from './route-table';
 import { authorizeRegistration } from './registration/guard';
 import { requestContext } from './http/request-context';
@@ -30,29 +29,6 @@ const securityHeaders =
     ctx.set('referrer-policy', 'no-referrer');
     ctx.set('cache-control', 'no-store');
     await next();
-  };
-
-/**
- * OPTIONS and methods a path does not have (TRACE, PATCH, …): `Allow` lists the methods of the routes whose path
- * parameters the path actually satisfies (so /charge/execute does not offer the GET of /charge/{chargeId}), and a
- * missing method answers 405 as a problem like every other error.
- */
-const methodNotAllowed =
-  (allowFor: (path: string) => string[]) =>
-  async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-    await next();
-    const fromRouter =
-      ctx.method === 'OPTIONS'
-        ? ctx.status === 200 && ctx.response.get('allow') !== ''
-        : (ctx.status === 501 || ctx.status === 405) && ctx.body === undefined;
-    if (!fromRouter) return;
-    const allow = allowFor(ctx.path);
-    if (!allow.length) throw problems.notFound(`${ctx.path}`);
-    if (ctx.method === 'OPTIONS') {
-      ctx.set('allow', allow.join(', '));
-      return;
-    }
-    throw problems.methodNotAllowed(ctx.method, allow);
   };
 
 /** The Koa application, built only from the clients and services it is given (api/composition.ts builds them). */
@@ -120,8 +96,7 @@ export function createApp(deps: AppDeps & { services: Services }): App {
     });
     koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? next() : appCors(ctx, next)));
   }
-  koa.use(methodNotAllowed(router.allowFor));
+  // OPTIONS and methods a path does not have (TRACE, PATCH, …) are answered by the router: see buildRouter.
   koa.use(router.routes());
-  koa.use(router.allowedMethods());
   return { koa, routes, idempotency, rateLimits };
 }

@@ -1,5 +1,5 @@
-import type { Context } from 'koa';
-import Router from '@koa/router';
+import type { Context, Middleware } from 'koa';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { bodyParser } from '@koa/bodyparser';
 import Bourne from '@hapi/bourne';
 import { Type } from '@sinclair/typebox';
@@ -74,26 +74,53 @@ async function readBody(
   return { body: validatePart(route.body, raw ?? {}, 'body') as never };
 }
 
+/** The API's routing: one middleware that dispatches to the route table, and what a path offers (OPTIONS, 405). */
+export interface ApiRouter {
+  /** The middleware that dispatches requests (named as Koa routers name it). */
+  routes(): Middleware;
+  /** The methods of the routes whose path parameters the path satisfies (HEAD with GET), in route-table order. */
+  allowFor: (path: string) => string[];
+}
+
 /**
- * Builds the Koa router from the route table: auth, parsing, validation, idempotency, handler, response.
- * `allowFor(path)` lists the methods of the routes whose path parameters the path satisfies.
+ * Builds the API's router from the route table: auth, parsing, validation, idempotency, handler, response.
+ *
+ * Routes are found in a radix tree (find-my-way, the router of Fastify) by method and path, in time that grows with
+ * the path's length, not the number of routes: a path is matched once per request, where a list of routers tries each
+ * route's regular expression in turn. Matching keeps Koa's router's rules: case-insensitive, an optional trailing
+ * slash, percent-decoded parameters, HEAD served by the GET route. A path no route of its method takes answers 405
+ * with `Allow` (OPTIONS: 200 with `Allow`) when other methods' routes take it, else falls through to 404.
  */
-export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { allowFor: (path: string) => string[] } {
-  const router = new Router() as Router & { allowFor: (path: string) => string[] };
-  const specs = new Map(routes.map((route) => [route.operationId, route]));
-  router.allowFor = (path) => {
-    const methods = new Set<string>();
-    for (const layer of router.match(path, 'GET').path) {
-      const spec = layer.name ? specs.get(layer.name) : undefined;
-      if (!spec) continue;
+export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
+  const tree = FindMyWay({ caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: 1000 });
+  const methods: HTTPMethod[] = [];
+  for (const route of routes) {
+    const method = route.method.toUpperCase() as HTTPMethod;
+    if (!methods.includes(method)) methods.push(method);
+    tree.on(method === 'GET' ? ['GET', 'HEAD'] : method, route.path, () => undefined, route);
+  }
+  /** The route of a method and path; null for a method the tree does not know (it throws for, e.g., TRACE). */
+  const find = (method: string, path: string) => {
+    try {
+      return tree.find(method as HTTPMethod, path);
+    } catch {
+      return null;
+    }
+  };
+  const allowFor = (path: string): string[] => {
+    const allowed: Array<{ index: number; methods: string[] }> = [];
+    for (const method of methods) {
+      const found = find(method, path);
+      const spec = found?.store as RouteSpec | undefined;
+      if (!found || !spec) continue;
       try {
-        if (spec.params) validatePart(spec.params, layer.params(path, layer.captures(path), {}), 'path');
+        if (spec.params) validatePart(spec.params, { ...found.params }, 'path');
       } catch {
         continue;
       }
-      for (const method of layer.methods) methods.add(method);
+      allowed.push({ index: routes.indexOf(spec), methods: method === 'GET' ? ['HEAD', 'GET'] : [method] });
     }
-    return [...methods];
+    return allowed.sort((a, b) => a.index - b.index).flatMap((a) => a.methods);
   };
   const parseJson = bodyParser({
     enableTypes: ['json'],
@@ -120,7 +147,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     if (held && held.getTime() > clock.now()) throw problems.deviceOnHold(held, route.deviceHold!);
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
     const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;
-    const params = pathParams(ctx, route, router.allowFor);
+    const params = pathParams(ctx, route, allowFor);
     // A registration step's pass token is checked before its body (an ID-card image) is read.
     if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, (params as { regId: string }).regId);
     const head = {
@@ -138,26 +165,45 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): Router & { a
     respond(ctx, route, result);
   };
 
-  for (const route of routes) {
-    router[route.method](route.operationId, route.path, async (ctx: Context) => {
-      if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
-      try {
-        await handle(route, ctx);
-      } catch (error) {
-        // A refused credential is a guess: an address over its budget of them gets 429 (Retry-After) instead of the
-        // answer, and every refusal is counted. A valid credential is served whatever others behind the same address
-        // (a carrier's NAT puts thousands of phones behind one) have guessed: every credential the service issues has
-        // at least 128 random bits, so the budget slows and flags an address; it never has to stand between a user and
-        // their own account.
-        if (error instanceof HttpError && error.credentialRefused && route.credentials !== false) {
-          await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
-          await deps.rateLimits.count('failed-credentials', ctx.ip);
-        }
-        throw error;
+  /** One route's request: deprecation headers, then `handle`; a refused credential counts against its address. */
+  const serve = async (route: RouteSpec, ctx: Context): Promise<void> => {
+    if (route.deprecated) setDeprecationHeaders(ctx, route.deprecated);
+    try {
+      await handle(route, ctx);
+    } catch (error) {
+      // A refused credential is a guess: an address over its budget of them gets 429 (Retry-After) instead of the
+      // answer, and every refusal is counted. A valid credential is served whatever others behind the same address
+      // (a carrier's NAT puts thousands of phones behind one) have guessed: every credential the service issues has
+      // at least 128 random bits, so the budget slows and flags an address; it never has to stand between a user and
+      // their own account.
+      if (error instanceof HttpError && error.credentialRefused && route.credentials !== false) {
+        await deps.rateLimits.assertUnder('failed-credentials', ctx.ip);
+        await deps.rateLimits.count('failed-credentials', ctx.ip);
       }
-    });
-  }
-  return router;
+      throw error;
+    }
+  };
+
+  const middleware: Middleware = async (ctx, next) => {
+    const found = find(ctx.method, ctx.path);
+    const route = found?.store as RouteSpec | undefined;
+    if (found && route) {
+      ctx.params = found.params as Record<string, string>;
+      // The route template, for metrics and logs (never the raw path, whose ids would make every request its own).
+      (ctx as Context & { _matchedRoute?: string })._matchedRoute = route.path;
+      return serve(route, ctx);
+    }
+    const allow = allowFor(ctx.path);
+    if (!allow.length) return next();
+    if (ctx.method === 'OPTIONS') {
+      ctx.status = 200;
+      ctx.body = '';
+      ctx.set('allow', allow.join(', '));
+      return;
+    }
+    throw problems.methodNotAllowed(ctx.method, allow);
+  };
+  return { routes: () => middleware, allowFor };
 }
 
 /** Deprecation (RFC 9745: `@` and Unix seconds), Sunset (RFC 8594: an HTTP date) and the successor, on every answer. */
