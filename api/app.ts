@@ -48,6 +48,7 @@ export function createApp(deps: AppDeps & { services: Services }): App {
       orm,
       (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }),
       deps.operators,
+      deps.sessions,
     ),
     idempotency,
     rateLimits,

@@ -30,6 +30,7 @@ import { createMetricsRegistry } from '../platform/metrics';
 import type { AppDeps } from './deps';
 import { buildServices, type Services } from './services';
 import { Operators } from './operators/operators';
+import { SessionCache } from './common/session-cache';
 
 export type ApiDeps = AppDeps & { services: Services; close(): Promise<void> };
 
@@ -74,6 +75,8 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       encryption,
     ));
   const providers = new ChainProviders();
+  const sessions = await SessionCache.start(config.DATABASE_URL, logger);
+  sessions.onLookup = (result) => metrics.sessionLookup(result);
   const clients: AppDeps = {
     config,
     orm,
@@ -89,6 +92,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     temporal: temporalClient,
     transferSignerCaps: settings.transferSignerCaps,
     operators: settings.operators,
+    sessions,
     travelRuleCounterparts: settings.counterparts,
     identity: new IdentityProviderClient({
       baseUrl: config.IDENTITY_PROVIDER_URL,
@@ -128,6 +132,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     async close() {
       if (!temporal) await temporalClient.connection.close();
       await rateLimits.stop();
+      await sessions.stop();
       providers.destroy();
     },
   };

@@ -4,6 +4,7 @@ import type { Orm } from '../db/orm';
 import type { ApiConfig } from '../platform/config';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { Logger } from '../platform/logger';
+import type { SessionCache } from './common/session-cache';
 import type { IdentityProviderClient } from '../integrations/identity';
 import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices';
@@ -52,4 +53,6 @@ export interface AppDeps {
   travelRuleCounterparts: Counterpart[];
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
+  /** The per-request session rows, kept while the database tells of no change (PostgreSQL LISTEN/NOTIFY). */
+  sessions?: SessionCache;
 }

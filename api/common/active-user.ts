@@ -5,6 +5,7 @@ import { UserEntity, type User } from '../../db/entities';
 import { problems } from '../http/problems';
 import { requestEntityManager } from '../http/request-context';
 import type { AuthenticatedUser, DeviceSession } from '../http/route-table';
+import type { SessionCache } from './session-cache';
 
 /**
  * The caller's user row, or the one "inactive user" problem when it is suspended, closed or gone. Read through the
@@ -65,6 +66,26 @@ async function sessionRows(
   }
 }
 
+/**
+ * The session's row: from the process's cache while nothing about the user changed (see SessionCache), else read. A
+ * cached row is used after pending I/O has run, so a change notification already received is applied first.
+ */
+async function sessionRow(
+  em: ReturnType<typeof requestEntityManager>,
+  user: AuthenticatedUser,
+  cache?: SessionCache,
+): Promise<SessionRow | undefined> {
+  if (cache?.get(user.userId, user.deviceId)) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const cached = cache.peek(user.userId, user.deviceId);
+    if (cached) return cached as SessionRow;
+  }
+  const generation = cache?.generation() ?? 0;
+  const [row] = await sessionRows(em, [user.deviceId, user.userId]);
+  if (row) cache?.set(user.userId, user.deviceId, row, generation);
+  return row;
+}
+
 interface SessionRow extends Record<string, unknown> {
   device_session_id: string | null;
   device_revoked_at: unknown;
@@ -78,12 +99,12 @@ const dateOf = (value: unknown): Date | null =>
 /**
  * The auth layer's check, once per Bearer request and in one statement: the user is active, and the token's device
  * is signed in with the token's session (a revoked device, or one that signed in again since, is refused at once, in
- * every api process: the row is read on every request, the token cache saves only the signature check). The user row
- * goes to the request's identity map for the handler (activeUser).
+ * every api process: the row is read, or kept in the process's SessionCache only while the database tells of no
+ * change of the user). The user row goes to the request's identity map for the handler (activeUser).
  */
-export async function activeSession(orm: Orm, user: AuthenticatedUser): Promise<DeviceSession> {
+export async function activeSession(orm: Orm, user: AuthenticatedUser, cache?: SessionCache): Promise<DeviceSession> {
   const em = requestEntityManager(orm);
-  const [row] = await sessionRows(em, [user.deviceId, user.userId]);
+  const row = await sessionRow(em, user, cache);
   if (!row) throw problems.inactiveUser();
   const {
     device_session_id: sessionId,
@@ -93,7 +114,7 @@ export async function activeSession(orm: Orm, user: AuthenticatedUser): Promise<
     device_signed_in_at: signedInAt,
     ...columns
   } = row;
-  const found = em.map(UserEntity, columns);
+  const found = em.map(UserEntity, { ...columns });
   if (found.status !== 'active') throw problems.inactiveUser();
   const current =
     sessionId !== null &&

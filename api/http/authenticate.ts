@@ -5,6 +5,7 @@ import { safeEqual } from '../auth/tokens';
 import type { AuthenticatedUser } from './route-table';
 import type { Orm } from '../../db/orm';
 import { activeSession } from '../common/active-user';
+import type { SessionCache } from '../common/session-cache';
 import { OPERATOR_COOKIE, type Operators } from '../operators/operators';
 
 /**
@@ -19,6 +20,8 @@ export class Authenticator {
     /** The registration's own check of its X-Pass-Token (api/registration/guard.ts). */
     private readonly verifyPassToken: (regId: string, passToken: string) => Promise<unknown>,
     private readonly operators: Operators,
+    /** The session rows kept while the database tells of no change (PostgreSQL); absent: read every request. */
+    private readonly sessions?: SessionCache,
   ) {}
 
   /**
@@ -50,7 +53,7 @@ export class Authenticator {
     if (!header) throw problems.unauthorized('An Authorization: Bearer <access token> header is required');
     if (!match) throw problems.unauthorized('The Authorization header must be "Bearer <access token>"');
     const user = await this.tokens.verifyAccessToken(match[1]!);
-    return { ...user, session: await activeSession(this.orm, user) };
+    return { ...user, session: await activeSession(this.orm, user, this.sessions) };
   }
 
   /** A registration step's X-Pass-Token, checked before anything else of the request is read. */

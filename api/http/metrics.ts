@@ -11,6 +11,7 @@ export class ApiMetrics {
   private readonly duration: Histogram<'method' | 'route'>;
   private readonly refused: Counter<'rule'>;
   private readonly dependencyErrors: Counter<'code'>;
+  private readonly sessionLookups: Counter<'result'>;
 
   constructor(readonly registry: Registry) {
     this.requests = new Counter({
@@ -38,6 +39,17 @@ export class ApiMetrics {
       labelNames: ['code'],
       registers: [registry],
     });
+    this.sessionLookups = new Counter({
+      name: 'session_cache_lookups_total',
+      help: "Bearer requests' session checks: hit (kept in this process), miss (read), off (read: no LISTEN connection, or SQLite)",
+      labelNames: ['result'],
+      registers: [registry],
+    });
+  }
+
+  /** A Bearer request's session check: from the process's cache (hit), read (miss), or read with the cache not live (off). */
+  sessionLookup(result: 'hit' | 'miss' | 'off'): void {
+    this.sessionLookups.inc({ result });
   }
 
   rateLimited(rule: string): void {

@@ -60,6 +60,7 @@ import { Migration20261126040000NonceLanes as PgNonceLanes } from './postgresql/
 import { Migration20261126040000NonceLanes as SqliteNonceLanes } from './sqlite/Migration20261126040000NonceLanes';
 import { Migration20261126060000StalledOperations as PgStalledOperations } from './postgresql/Migration20261126060000StalledOperations';
 import { Migration20261126060000StalledOperations as SqliteStalledOperations } from './sqlite/Migration20261126060000StalledOperations';
+import { Migration20261126070000SessionNotifications as PgSessionNotifications } from './postgresql/Migration20261126070000SessionNotifications';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -100,6 +101,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125200000TestClock', class: PgTestClock },
     { name: 'Migration20261126040000NonceLanes', class: PgNonceLanes },
     { name: 'Migration20261126060000StalledOperations', class: PgStalledOperations },
+    { name: 'Migration20261126070000SessionNotifications', class: PgSessionNotifications },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },

@@ -13,7 +13,7 @@ import {
   startSignIn,
   verifyOnNewDevice,
 } from '../helpers/sign-in';
-import { EventEntity, RegistrationEntity, SignInEntity } from '../../db/entities';
+import { EventEntity, RegistrationEntity, SignInEntity, UserEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor } from '../helpers/processes';
 
@@ -344,7 +344,13 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
   it('a device revoked through one api process is refused at once by another (PostgreSQL: several api processes share the database)', async () => {
     if (kind.name !== 'postgresql') return; // the embedded mode runs one api process
     const port = await freePort();
-    const other = runServiceProcess('api/main.ts', stack.apiProcessEnv(port));
+    const metricsPort = await freePort();
+    const other = runServiceProcess('api/main.ts', { ...stack.apiProcessEnv(port), METRICS_PORT: String(metricsPort) });
+    /** How many of the other process's session checks were served from its cache (session_cache_lookups_total). */
+    const hits = async () => {
+      const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return Number(/^session_cache_lookups_total\{[^}]*result="hit"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
+    };
     try {
       const otherUrl = `http://127.0.0.1:${port}`;
       await waitFor(
@@ -355,13 +361,26 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
         throw new Error(`${error.message}\n${other.output()}`);
       });
       const person = await registerUser(stack);
-      // The other process has verified (and cached) the token before the revocation.
+      // The other process has verified (and cached) the token and the session before the revocation: its second
+      // request is served from its session cache.
       expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
+      const before = await hits();
+      expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
+      expect(await hits()).toBe(before + 1);
       expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(
         200,
       );
       const refused = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) });
       expect([refused.status, refused.body.type]).toEqual([401, '/problems/device-signed-out']);
+
+      // A change written by anything else (here plain SQL, as an operator or the worker would) is told by the
+      // database's trigger: the cached session of a suspended user is not served.
+      const suspended = await registerUser(stack);
+      for (let i = 0; i < 2; i += 1)
+        expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) })).status).toBe(200);
+      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
+      const gone = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) });
+      expect([gone.status, gone.body.type]).toEqual([401, '/problems/invalid-token']);
     } finally {
       other.child.kill('SIGTERM');
       await other.exited;
