@@ -65,7 +65,12 @@ export function accountRoutes({
             status: found.status,
             walletType: found.walletType,
             registeredAt: found.registeredAt.toISOString(),
-            twoFactorMethods: await passkeys.methodsOf(found.id),
+            // Read with the session (api/common/active-user.ts), kept current by the passkeys table's trigger.
+            twoFactorMethods: user.session
+              ? user.session.hasPasskey
+                ? ['passkey']
+                : []
+              : await passkeys.methodsOf(found.id),
           },
         };
       },

@@ -25,10 +25,14 @@ export async function assertActive(orm: Orm, userId: string): Promise<void> {
 /** A legacy session: access tokens issued before devices existed name none (migration 20261125110000). */
 export const LEGACY_SESSION = 'legacy';
 
-/** The per-request check (users and the token's device in one statement); the bench times it against the user read alone. */
+/**
+ * The per-request check (the user, the token's device and whether the user has a passkey, in one statement); the bench
+ * times it against the user read alone.
+ */
 export const SESSION_SQL =
   'select u.*, d.session_id as device_session_id, d.revoked_at as device_revoked_at, d.hold_until as device_hold_until, ' +
-  'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at ' +
+  'd.sign_in_method as device_sign_in_method, d.signed_in_at as device_signed_in_at, ' +
+  'exists (select 1 from passkeys p where p.user_id = u.id) as has_passkey ' +
   'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
 
 /** The statement in PostgreSQL's placeholders, prepared once per pooled connection (named). */
@@ -92,6 +96,7 @@ interface SessionRow extends Record<string, unknown> {
   device_hold_until: unknown;
   device_sign_in_method: DeviceSession['signInMethod'] | null;
   device_signed_in_at: unknown;
+  has_passkey: unknown;
 }
 const dateOf = (value: unknown): Date | null =>
   value === null || value === undefined ? null : value instanceof Date ? value : new Date(value as string | number);
@@ -112,6 +117,7 @@ export async function activeSession(orm: Orm, user: AuthenticatedUser, cache?: S
     device_hold_until: holdUntil,
     device_sign_in_method: signInMethod,
     device_signed_in_at: signedInAt,
+    has_passkey: hasPasskey,
     ...columns
   } = row;
   const found = em.map(UserEntity, { ...columns });
@@ -125,5 +131,11 @@ export async function activeSession(orm: Orm, user: AuthenticatedUser, cache?: S
       'This device was signed out (or signed in again since this token was issued): sign in again',
       'device-signed-out',
     );
-  return { holdUntil: dateOf(holdUntil), signInMethod: signInMethod!, signedInAt: dateOf(signedInAt)! };
+  return {
+    holdUntil: dateOf(holdUntil),
+    signInMethod: signInMethod!,
+    signedInAt: dateOf(signedInAt)!,
+    // PostgreSQL answers a boolean, SQLite 0 or 1.
+    hasPasskey: hasPasskey === true || hasPasskey === 1,
+  };
 }

@@ -27,6 +27,8 @@ export interface DeviceSession {
   signInMethod: 'registration' | 'passkey' | 'id_card';
   signedInAt: Date;
   holdUntil: Date | null;
+  /** Whether the user has a passkey (read with the session: the profile's two-factor methods). */
+  hasPasskey: boolean;
 }
 /** The caller of a Bearer route: the token's user, device and session (`sid`; none in tokens issued before devices existed). */
 export interface AuthenticatedUser {

@@ -381,6 +381,15 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
       const gone = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) });
       expect([gone.status, gone.body.type]).toEqual([401, '/problems/invalid-token']);
+
+      // The profile's two-factor methods come with the cached session: a passkey enrolled through the first process
+      // shows in the other's next answer.
+      const enrolling = await registerUser(stack);
+      const profileOnOther = async () =>
+        (await call(`${otherUrl}/v1/account/profile`, { headers: bearer(enrolling) })).body.twoFactorMethods;
+      expect([await profileOnOther(), await profileOnOther()]).toEqual([[], []]);
+      await enrolPasskey(stack, enrolling);
+      expect(await profileOnOther()).toEqual(['passkey']);
     } finally {
       other.child.kill('SIGTERM');
       await other.exited;

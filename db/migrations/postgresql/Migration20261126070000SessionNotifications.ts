@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Every change of a user row, and every device row written, tells the api processes (LISTEN session_changed, see
+ * Every change of a user row, and every device or passkey row written, tells the api processes (LISTEN session_changed, see
  * api/common/session-cache.ts) that user's id, in the writing transaction, whichever process writes. SQLite has no
  * notifications; its api reads the session every time.
  */
@@ -24,6 +24,9 @@ end $$`);
     );
     this.addSql(
       'create trigger devices_session_changed after insert or update or delete on "devices" for each row execute function notify_session_changed()',
+    );
+    this.addSql(
+      'create trigger passkeys_session_changed after insert or update or delete on "passkeys" for each row execute function notify_session_changed()',
     );
   }
 }
