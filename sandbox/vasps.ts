@@ -24,7 +24,8 @@ interface Hosted {
  * Stand-ins for the Travel Rule network: a VASP directory (`GET /vasps/v1/addresses/{network}/{address}` with
  * X-API-Key: which exchange hosts an address, `{hosted: false}` otherwise) and the TRP endpoints of its two exchanges
  * (`POST /trp/{vaspId}`: they check the IVMS101 message, match the beneficiary's name against the holder of the
- * address, and post the decision to the inquiry's callback). `PUT /vasps/v1/_addresses/{network}/{address}`
+ * address, and post the decision to the inquiry's callback; the same request identifier again is a retry, answered
+ * and not recorded twice). `PUT /vasps/v1/_addresses/{network}/{address}`
  * `{vaspId, beneficiaryName, behaviour?: approve|reject|timeout|malformed|twice, callbackDelayMs?}` hosts an address;
  * `GET /trp/_inquiries` shows what the exchanges received.
  */
@@ -77,6 +78,13 @@ export function vaspsRouter(options: { apiKey: string }): Router {
     if (!ctx.get('api-version') || !requestIdentifier || typeof body.callback !== 'string') {
       ctx.status = 400;
       ctx.body = { error: 'api-version and request-identifier headers, and a callback, are required' };
+      return;
+    }
+    // The same request identifier again is the originator retrying (its first answer was lost, or it crashed after
+    // sending): the same inquiry, answered again and neither recorded nor decided twice, as a TRP receiver does.
+    if (inquiries.some((i) => i.vaspId === ctx.params.vaspId && i.requestIdentifier === requestIdentifier)) {
+      ctx.status = 200;
+      ctx.body = { version: ctx.get('api-version') };
       return;
     }
     let names: string[];
