@@ -148,52 +148,44 @@ export const createSignedOperationActivities = ({
     });
   };
 
+  /**
+   * Moves an operation to `status` (with `fields`) if it is in one of `from`, with its `<kind>.<status>` event naming
+   * `data`, in one transaction; an operation already past it is left as it is (a retried activity records it once).
+   */
+  async function moveOperation(
+    operationId: string,
+    from: SignedOperation['status'][],
+    status: 'stalled' | 'replaced',
+    fields: Partial<SignedOperation>,
+    data: Record<string, string>,
+  ): Promise<void> {
+    await orm.em.fork().transactional(async (em) => {
+      const op = await em.findOneOrFail(SignedOperationEntity, { operationId });
+      if (!from.includes(op.status)) return;
+      Object.assign(op, { status, ...fields });
+      await appendEvent(em, {
+        type: `${op.kind}.${status}`,
+        resourceId: op.operationId,
+        userId: op.userId,
+        data: { opId: op.operationId, networkId: op.networkId, accountAddress: op.accountAddress, ...data },
+      } as Parameters<typeof appendEvent>[1]);
+    });
+  }
+
   /** Records a stalled operation (the first time: `<kind>.stalled`), so the app can have the owner sign it again. */
-  async function recordOperationStalled(input: {
+  const recordOperationStalled = ({
+    operationId,
+    ...stall
+  }: {
     operationId: string;
     reason: 'fees-rose';
     maxFeePerGas: string;
     baseFeePerGas: string;
-  }): Promise<void> {
-    await orm.em.fork().transactional(async (em) => {
-      const op = await em.findOneOrFail(SignedOperationEntity, { operationId: input.operationId });
-      if (op.status !== 'submitted') return;
-      Object.assign(op, { status: 'stalled', stallReason: input.reason });
-      await appendEvent(em, {
-        type: `${op.kind}.stalled`,
-        resourceId: op.operationId,
-        userId: op.userId,
-        data: {
-          opId: op.operationId,
-          networkId: op.networkId,
-          accountAddress: op.accountAddress,
-          reason: input.reason,
-          maxFeePerGas: input.maxFeePerGas,
-          baseFeePerGas: input.baseFeePerGas,
-        },
-      });
-    });
-  }
+  }): Promise<void> => moveOperation(operationId, ['submitted'], 'stalled', { stallReason: stall.reason }, stall);
 
   /** Records that the owner's new signature of the same operation took this one's place (`<kind>.replaced`). */
-  async function recordOperationReplaced(input: { operationId: string; replacedBy: string }): Promise<void> {
-    await orm.em.fork().transactional(async (em) => {
-      const op = await em.findOneOrFail(SignedOperationEntity, { operationId: input.operationId });
-      if (op.status === 'replaced' || op.status === 'completed' || op.status === 'failed') return;
-      Object.assign(op, { status: 'replaced', replacedBy: input.replacedBy });
-      await appendEvent(em, {
-        type: `${op.kind}.replaced`,
-        resourceId: op.operationId,
-        userId: op.userId,
-        data: {
-          opId: op.operationId,
-          networkId: op.networkId,
-          accountAddress: op.accountAddress,
-          replacedBy: input.replacedBy,
-        },
-      });
-    });
-  }
+  const recordOperationReplaced = ({ operationId, replacedBy }: { operationId: string; replacedBy: string }) =>
+    moveOperation(operationId, ['prepared', 'submitted', 'stalled'], 'replaced', { replacedBy }, { replacedBy });
 
   return {
     recordOperationStalled,

@@ -69,6 +69,15 @@ describe('user operations through a bundler that fails', () => {
     await debug(stack.chains[0]!, 'debug_bundler_setBundlingMode', ['auto']);
   });
 
+  /** Until the worker has signed (and stored) the transfer to `recipient`. */
+  const untilSigned = (recipient: string) =>
+    waitFor(
+      async () =>
+        (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient, userOperation: { $ne: null } })) === 1,
+      30_000,
+      'transfer signed',
+    );
+
   const transfer = async (user: RegisteredUser, to: string, amount: string) => {
     const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
     const key = randomUUID();
@@ -95,12 +104,7 @@ describe('user operations through a bundler that fails', () => {
     const chain = stack.chains[0]!;
     const recipient = Wallet.createRandom().address;
     const pending = transfer(user, recipient, '0.1');
-    await waitFor(
-      async () =>
-        (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient, userOperation: { $ne: null } })) === 1,
-      30_000,
-      'transfer signed',
-    );
+    await untilSigned(recipient);
     chain.bundlerProxy.down = true;
     await new Promise((r) => setTimeout(r, 3000));
     chain.bundlerProxy.down = false;
@@ -177,12 +181,7 @@ describe('user operations through a bundler that fails', () => {
     // bundler then refuses it at that price.
     chain.bundlerProxy.refuse.add('eth_sendUserOperation');
     const pending = transfer(user, recipient, '0.1');
-    await waitFor(
-      async () =>
-        (await stack.orm.em.fork().count(TransferEntity, { toAddress: recipient, userOperation: { $ne: null } })) === 1,
-      30_000,
-      'transfer signed',
-    );
+    await untilSigned(recipient);
     const signed = await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient });
     const cap = BigInt(signed.userOperation!.maxFeePerGas!);
     await raiseBaseFee(chain, cap * 3n);

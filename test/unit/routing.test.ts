@@ -1,8 +1,6 @@
 import Koa from 'koa';
 import { Type } from '@sinclair/typebox';
-import type { AddressInfo } from 'node:net';
-import { buildRouter } from '../../api/http/router';
-import { errorHandler } from '../../api/http/error-handler';
+import { serveRoutes } from '../helpers/router-server';
 import type { RouteSpec } from '../../api/http/route-table';
 
 const route = (method: RouteSpec['method'], path: string, operationId: string, params?: RouteSpec['params']) =>
@@ -40,21 +38,11 @@ const routes: RouteSpec[] = [
  * 405 with Allow (OPTIONS: Allow) for a path other methods take, 404 for a path nothing takes.
  */
 describe('routing', () => {
-  let server: ReturnType<Koa['listen']>;
+  let server: Awaited<ReturnType<typeof serveRoutes>>;
   let url: string;
   beforeAll(async () => {
-    const koa = new Koa();
-    koa.use(errorHandler());
-    const router = buildRouter(routes, {
-      authenticator: undefined as never,
-      idempotency: undefined as never,
-      rateLimits: undefined as never,
-      jsonBodyMaxBytes: 1024,
-    });
-    koa.use(router.routes());
-    server = koa.listen(0, '127.0.0.1');
-    await new Promise((resolve) => server.once('listening', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await serveRoutes(routes);
+    url = server.url;
   });
   afterAll(() => {
     server.close();
