@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { SqlEntityManager } from '@mikro-orm/knex';
 import type { Orm } from '../../db/orm';
 import { BankAccountEntity, ChargeEntity, LedgerAccountEntity } from '../../db/entities';
 import { FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
@@ -9,8 +8,17 @@ import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } 
 import { safeEqual } from '../auth/tokens';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
-import { appendEvent } from '../../db/events';
+import { insertWithEvent } from '../../db/events';
+import { HotStatement } from '../../db/sql';
 import { clock } from '../../platform/clock';
+
+/** A charge start's source: the user's connected accounts (prepared SQL: it runs on every charge start). */
+const CONNECTED_ACCOUNTS = new HotStatement<{
+  bank_account_id: string;
+  bank_code: string;
+  bank_name: string;
+  currency: string;
+}>('charge-sources', 'select bank_account_id, bank_code, bank_name, currency from bank_accounts where user_id = ?');
 
 export interface ChargeServiceDeps {
   orm: Orm;
@@ -26,9 +34,9 @@ export class ChargeService {
 
   async start(userId: string, chargeId: string, input: { source: string; amount: string; currency: string }) {
     const amount = this.amountOf(input.amount, input.currency);
-    const em = this.deps.orm.em.fork();
-    const source = (await em.find(BankAccountEntity, { userId })).find(
-      (a) => a.bankName === input.source || a.bankCode === input.source,
+    const em = this.deps.orm.em;
+    const source = (await CONNECTED_ACCOUNTS.rows(em, [userId])).find(
+      (a) => a.bank_name === input.source || a.bank_code === input.source,
     );
     if (!source)
       throw problems.unprocessable(
@@ -38,37 +46,27 @@ export class ChargeService {
     if (source.currency !== input.currency)
       throw problems.unprocessable(
         'currency-mismatch',
-        `${source.bankName} holds ${source.currency}, not ${input.currency}`,
+        `${source.bank_name} holds ${source.currency}, not ${input.currency}`,
       );
-    // Recorded once per charge id (a retry with the same Idempotency-Key finds it): INSERT … ON CONFLICT DO NOTHING,
-    // and its charge.processing event in the same transaction when the row is new.
+    // Recorded once per charge id (a retry with the same Idempotency-Key finds it), with its charge.processing event
+    // when the row is new: one statement on PostgreSQL (see insertWithEvent).
     const now = clock.date();
-    await em.transactional(async (tx) => {
-      const inserted = await (tx as SqlEntityManager)
-        .createQueryBuilder(ChargeEntity)
-        .insert({
-          chargeId,
-          userId,
-          bankAccountId: source.bankAccountId,
-          bankCode: source.bankCode,
-          amount,
-          currency: input.currency,
-          status: 'processing',
-          createdAt: now,
-          updatedAt: now,
-        })
-        .onConflict('chargeId')
-        .ignore()
-        .execute('run');
-      if (inserted.affectedRows === 1) {
-        await appendEvent(tx, {
-          type: 'charge.processing',
-          resourceId: chargeId,
-          userId,
-          data: { chargeId, amount: amount.toString(), currency: 'KRW' },
-        });
-      }
-    });
+    await insertWithEvent(
+      em,
+      'charge-start',
+      {
+        sql:
+          'insert into charges (charge_id, user_id, bank_account_id, bank_code, amount, currency, status, created_at, updated_at) ' +
+          "values (?, ?, ?, ?, ?, ?, 'processing', ?, ?) on conflict (charge_id) do nothing",
+        params: [chargeId, userId, source.bank_account_id, source.bank_code, amount, input.currency, now, now],
+      },
+      {
+        type: 'charge.processing',
+        resourceId: chargeId,
+        userId,
+        data: { chargeId, amount: amount.toString(), currency: 'KRW' },
+      },
+    );
     await startOnce(() =>
       this.deps.temporal.workflow.start(chargeWorkflow, {
         workflowId: chargeWorkflowId(chargeId),

@@ -1,18 +1,21 @@
-import type { AbstractSqlConnection } from '@mikro-orm/knex';
-import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { UserEntity, type User } from '../../db/entities';
 import { problems } from '../http/problems';
-import { requestEntityManager } from '../http/request-context';
+import { requestEntityManager, takeSessionUser, keepSessionUser } from '../http/request-context';
+import { HotStatement } from '../../db/sql';
 import type { AuthenticatedUser, DeviceSession } from '../http/route-table';
 import type { SessionCache } from './session-cache';
 
 /**
- * The caller's user row, or the one "inactive user" problem when it is suspended, closed or gone. Read through the
- * request's entity manager: the auth layer has read it already, so a handler asking again gets it from its identity map.
+ * The caller's user row, or the one "inactive user" problem when it is suspended, closed or gone, in the request's
+ * entity manager. The auth layer's session check has read it already (kept for the request, mapped to an entity
+ * only here, as most handlers never ask), so the handler's call runs no statement.
  */
 export async function activeUser(orm: Orm, userId: string): Promise<User> {
-  const user = await requestEntityManager(orm).findOne(UserEntity, { id: userId });
+  const em = requestEntityManager(orm);
+  const checked = takeSessionUser(userId);
+  const user = checked ? em.map(UserEntity, { ...checked }) : await em.findOne(UserEntity, { id: userId });
   if (user?.status !== 'active') throw problems.inactiveUser();
   return user;
 }
@@ -35,47 +38,18 @@ export const SESSION_SQL =
   'exists (select 1 from passkeys p where p.user_id = u.id) as has_passkey ' +
   'from users u left join devices d on d.user_id = u.id and d.device_id = ? where u.id = ?';
 
-/** The statement in PostgreSQL's placeholders, prepared once per pooled connection (named). */
-const SESSION_SQL_PG = (() => {
-  let n = 0;
-  return SESSION_SQL.replace(/\?/g, () => `$${++n}`);
-})();
-
-interface PgClient {
-  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
-}
-interface KnexClient {
-  acquireConnection(): Promise<PgClient>;
-  releaseConnection(connection: PgClient): Promise<void>;
-}
-
 /**
- * Runs the session statement. On PostgreSQL it is a named (prepared) statement on the ORM's own pool: planning the
- * join is most of its cost (measured: 250 µs a round trip unprepared, 100 µs prepared, the same as the user read
- * alone), and it runs on every Bearer request. SQLite (one process, in memory) runs it as it is.
+ * Prepared (a named statement on PostgreSQL): planning the join is most of its cost (measured: 250 µs a round trip
+ * unprepared, 100 µs prepared, the same as the user read alone), and it runs on every Bearer request a cache misses.
  */
-async function sessionRows(
-  em: ReturnType<typeof requestEntityManager>,
-  params: [string, string],
-): Promise<SessionRow[]> {
-  if (!(em.getDriver() instanceof PostgreSqlDriver))
-    return em.getConnection().execute<SessionRow[]>(SESSION_SQL, params);
-  const knex = (em.getConnection() as unknown as AbstractSqlConnection).getKnex() as unknown as { client: KnexClient };
-  const connection = await knex.client.acquireConnection();
-  try {
-    return (await connection.query({ name: 'active-session', text: SESSION_SQL_PG, values: params }))
-      .rows as SessionRow[];
-  } finally {
-    await knex.client.releaseConnection(connection);
-  }
-}
+const SESSION = new HotStatement<SessionRow>('active-session', SESSION_SQL);
 
 /**
  * The session's row: from the process's cache while nothing about the user changed (see SessionCache), else read. A
  * cached row is used after pending I/O has run, so a change notification already received is applied first.
  */
 async function sessionRow(
-  em: ReturnType<typeof requestEntityManager>,
+  em: EntityManager,
   user: AuthenticatedUser,
   cache?: SessionCache,
 ): Promise<SessionRow | undefined> {
@@ -85,7 +59,7 @@ async function sessionRow(
     if (cached) return cached as SessionRow;
   }
   const generation = cache?.generation() ?? 0;
-  const [row] = await sessionRows(em, [user.deviceId, user.userId]);
+  const row = await SESSION.row(em, [user.deviceId, user.userId]);
   if (row) cache?.set(user.userId, user.deviceId, row, generation);
   return row;
 }
@@ -105,11 +79,10 @@ const dateOf = (value: unknown): Date | null =>
  * The auth layer's check, once per Bearer request and in one statement: the user is active, and the token's device
  * is signed in with the token's session (a revoked device, or one that signed in again since, is refused at once, in
  * every api process: the row is read, or kept in the process's SessionCache only while the database tells of no
- * change of the user). The user row goes to the request's identity map for the handler (activeUser).
+ * change of the user). The user row is kept for the request's handler (activeUser).
  */
 export async function activeSession(orm: Orm, user: AuthenticatedUser, cache?: SessionCache): Promise<DeviceSession> {
-  const em = requestEntityManager(orm);
-  const row = await sessionRow(em, user, cache);
+  const row = await sessionRow(orm.em, user, cache);
   if (!row) throw problems.inactiveUser();
   const {
     device_session_id: sessionId,
@@ -120,8 +93,8 @@ export async function activeSession(orm: Orm, user: AuthenticatedUser, cache?: S
     has_passkey: hasPasskey,
     ...columns
   } = row;
-  const found = em.map(UserEntity, { ...columns });
-  if (found.status !== 'active') throw problems.inactiveUser();
+  if (columns.status !== 'active') throw problems.inactiveUser();
+  keepSessionUser(user.userId, columns);
   const current =
     sessionId !== null &&
     revokedAt === null &&

@@ -1,11 +1,21 @@
 import { Contract } from 'ethers';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity, SolanaWalletEntity } from '../../db/entities';
+import type { SmartAccount } from '../../db/entities';
+import { HotStatement } from '../../db/sql';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 
 const ERC20 = ['function balanceOf(address) view returns (uint256)'];
+
+const SMART_ACCOUNT = new HotStatement<{ address: string; status: SmartAccount['status'] }>(
+  'holder-smart-account',
+  'select address, status from smart_accounts where user_id = ? and network_id = ?',
+);
+const SOLANA_WALLET = new HotStatement<{ address: string }>(
+  'holder-solana-wallet',
+  'select address from solana_wallets where user_id = ?',
+);
 
 export interface Holder {
   networkId: string;
@@ -30,14 +40,15 @@ export class Holdings {
     },
   ) {}
 
+  /** The user's account on a network (read on every quote and balance request: prepared SQL, see db/sql.ts). */
   async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
     const network = this.deps.networks.any(networkId);
     if (!network) return undefined;
     if (network.kind === 'solana') {
-      const address = (await this.deps.orm.em.fork().findOne(SolanaWalletEntity, { userId }))?.address;
+      const address = (await SOLANA_WALLET.row(this.deps.orm.em, [userId]))?.address;
       return address ? { networkId, kind: 'solana-wallet', address, deployed: true } : undefined;
     }
-    const account = await this.deps.orm.em.fork().findOne(SmartAccountEntity, { userId, networkId });
+    const account = await SMART_ACCOUNT.row(this.deps.orm.em, [userId, networkId]);
     return account
       ? { networkId, kind: 'smart-account', address: account.address, deployed: account.status === 'deployed' }
       : undefined;

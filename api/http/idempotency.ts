@@ -1,10 +1,22 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { IdempotencyRecordEntity } from '../../db/entities';
 import { HttpError } from './problems';
 import { clock } from '../../platform/clock';
+import { HotStatement } from '../../db/sql';
+
+/** The two statements of every keyed request, prepared (see db/sql.ts); the rest (retries, takeovers) uses the ORM. */
+const BEGIN = new HotStatement<{ id: number | string }>(
+  'idempotency-begin',
+  'insert into idempotency_records (scope, key, fingerprint, state, created_at, expires_at) ' +
+    "values (?, ?, ?, 'in_progress', ?, ?) on conflict (scope, key) do nothing returning id",
+);
+const COMPLETE = new HotStatement(
+  'idempotency-complete',
+  "update idempotency_records set state = 'completed', response_status = ?, response_headers = ?, response_body = ? " +
+    'where id = ?',
+);
 
 export type IdempotencyBegin =
   | { kind: 'proceed'; recordId: number }
@@ -51,22 +63,16 @@ export class IdempotencyStore {
   ) {}
 
   async begin(scope: string, key: string, fingerprint: string, attempt = 1): Promise<IdempotencyBegin> {
-    const em = this.orm.em.fork();
     const now = clock.now();
-    try {
-      // One INSERT (no unit of work, no transaction around it): this runs on every keyed request.
-      const recordId = await em.insert(IdempotencyRecordEntity, {
-        scope,
-        key,
-        fingerprint,
-        state: 'in_progress',
-        createdAt: new Date(now),
-        expiresAt: new Date(now + this.retentionSeconds * 1000),
-      });
-      return { kind: 'proceed', recordId: recordId as number };
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-    }
+    // One prepared INSERT (no unit of work, no transaction around it): this runs on every keyed request.
+    const inserted = await BEGIN.row(this.orm.em, [
+      scope,
+      key,
+      fingerprint,
+      new Date(now),
+      new Date(now + this.retentionSeconds * 1000),
+    ]);
+    if (inserted) return { kind: 'proceed', recordId: Number(inserted.id) };
     const existing = await this.orm.em.fork().findOne(IdempotencyRecordEntity, { scope, key });
     if (!existing) {
       // The record that blocked the insert was released (its request failed) in between: try again. Found by Schemathesis.
@@ -128,19 +134,12 @@ export class IdempotencyStore {
   }
 
   async complete(recordId: number, status: number, body: unknown, headers: Record<string, string>): Promise<void> {
-    await this.orm.em.fork().nativeUpdate(
-      IdempotencyRecordEntity,
-      { id: recordId },
-      {
-        state: 'completed',
-        responseStatus: status,
-        responseHeaders: headers,
-        responseBody:
-          body === undefined
-            ? null
-            : this.encryption.sealText(JSON.stringify(body), `idempotency-response:${recordId}`),
-      },
-    );
+    await COMPLETE.rows(this.orm.em, [
+      status,
+      headers,
+      body === undefined ? null : this.encryption.sealText(JSON.stringify(body), `idempotency-response:${recordId}`),
+      recordId,
+    ]);
   }
 
   /** Records written before answers were sealed hold plain JSON; they expire within the retention period. */

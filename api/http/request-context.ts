@@ -7,7 +7,10 @@ import type { Logger } from '../../platform/logger';
 const REQUEST_ID = /^[A-Za-z0-9\-_.]{8,128}$/;
 
 /** The request's entity manager, forked on first use (health checks and documents never need one). */
-const requestScope = new AsyncLocalStorage<{ em?: ReturnType<Orm['em']['fork']> }>();
+const requestScope = new AsyncLocalStorage<{
+  em?: ReturnType<Orm['em']['fork']>;
+  sessionUser?: { userId: string; row: Record<string, unknown> };
+}>();
 
 /**
  * The entity manager of the request under way (one per request, so a row read twice in a request is read once), or a
@@ -17,6 +20,21 @@ export const requestEntityManager = (orm: Orm): ReturnType<Orm['em']['fork']> =>
   const scope = requestScope.getStore();
   if (!scope) return orm.em.fork();
   return (scope.em ??= orm.em.fork());
+};
+
+/** Keeps the caller's user row the session check read, for the request's handler (see activeUser). */
+export const keepSessionUser = (userId: string, row: Record<string, unknown>): void => {
+  const scope = requestScope.getStore();
+  if (scope) scope.sessionUser = { userId, row };
+};
+
+/** The caller's user row kept by the session check, once (it then lives in the request's entity manager). */
+export const takeSessionUser = (userId: string): Record<string, unknown> | undefined => {
+  const scope = requestScope.getStore();
+  const kept = scope?.sessionUser;
+  if (!kept || kept.userId !== userId) return undefined;
+  scope.sessionUser = undefined;
+  return kept.row;
 };
 
 /**

@@ -1,0 +1,69 @@
+import type { AbstractSqlConnection } from '@mikro-orm/knex';
+import type { EntityManager } from '@mikro-orm/core';
+import { PostgreSqlDriver } from '@mikro-orm/postgresql';
+
+/**
+ * A hot statement written as SQL, run on the ORM's own pool without its query builder, unit of work or identity map:
+ * for the few statements every request of a hot path runs (the session check, a quote's account, a charge start's
+ * writes; see bench/NOTES.md, issue 28). PostgreSQL runs it as a named statement, parsed and planned once per pooled
+ * connection; SQLite (the embedded mode, in process) runs it as it is. Everything else keeps the ORM.
+ *
+ * The SQL uses `?` placeholders for both dialects. Values: a Date is given as each dialect's ORM stores it (SQLite:
+ * milliseconds), a plain object or array as JSON text, the rest as they are.
+ */
+export class HotStatement<Row = Record<string, unknown>> {
+  private readonly pgText: string;
+
+  constructor(
+    readonly name: string,
+    readonly sql: string,
+  ) {
+    let n = 0;
+    this.pgText = sql.replace(/\?/g, () => `$${++n}`);
+  }
+
+  /** The rows it answers (INSERT … RETURNING included), within the entity manager's transaction when it has one. */
+  async rows(em: EntityManager, params: readonly unknown[]): Promise<Row[]> {
+    const transaction = em.getTransactionContext<unknown>();
+    if (!isPostgres(em)) {
+      return (await em
+        .getConnection()
+        .execute(this.sql, params.map(sqliteValue), 'all', transaction)) as unknown as Row[];
+    }
+    const values = params.map(pgValue);
+    // Inside a transaction, knex's transaction client answers its own connection (and releasing it does nothing).
+    const client = transaction ? (transaction as { client: KnexClient }).client : knexClientOf(em);
+    const connection = await client.acquireConnection();
+    try {
+      return (await connection.query({ name: this.name, text: this.pgText, values })).rows as Row[];
+    } finally {
+      await client.releaseConnection(connection);
+    }
+  }
+
+  /** The first row, or undefined. */
+  async row(em: EntityManager, params: readonly unknown[]): Promise<Row | undefined> {
+    return (await this.rows(em, params))[0];
+  }
+}
+
+export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
+
+interface PgClient {
+  query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
+}
+interface KnexClient {
+  acquireConnection(): Promise<PgClient>;
+  releaseConnection(connection: PgClient): Promise<void>;
+}
+
+const knexClientOf = (em: EntityManager): KnexClient =>
+  ((em.getConnection() as unknown as AbstractSqlConnection).getKnex() as unknown as { client: KnexClient }).client;
+
+const isJson = (value: unknown): boolean =>
+  value !== null && typeof value === 'object' && !(value instanceof Date) && !Buffer.isBuffer(value);
+
+const pgValue = (value: unknown): unknown => (isJson(value) ? JSON.stringify(value) : value);
+
+const sqliteValue = (value: unknown): unknown =>
+  value instanceof Date ? value.getTime() : typeof value === 'boolean' ? Number(value) : pgValue(value);

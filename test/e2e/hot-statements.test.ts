@@ -1,0 +1,124 @@
+import { randomBytes } from 'node:crypto';
+import { createOrm, type Orm } from '../../db/orm';
+import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
+import { appendEvent, insertWithEvent } from '../../db/events';
+import { HotStatement } from '../../db/sql';
+import { IdempotencyStore } from '../../api/http/idempotency';
+import { DataEncryption } from '../../platform/data-encryption';
+import { HttpError } from '../../api/http/problems';
+import { testDatabases, type TestDatabase } from '../helpers/databases';
+
+/**
+ * The hot paths' SQL (db/sql.ts) writes what the ORM reads back, in both databases: the rows a charge start and an
+ * Idempotency-Key write without the ORM must be the rows the rest of the service (the worker, the events API, replays)
+ * reads through it.
+ */
+describe.each(testDatabases())('hot statements on $name', (kind) => {
+  let database: TestDatabase;
+  let orm: Orm;
+  beforeAll(async () => {
+    database = await kind.create();
+    orm = await createOrm(database.url, { migrate: true });
+  });
+  afterAll(async () => {
+    await orm.close();
+    await database.drop();
+  });
+
+  const chargeStart = (chargeId: string, createdAt: Date) =>
+    insertWithEvent(
+      orm.em,
+      'test-charge-start',
+      {
+        sql:
+          'insert into charges (charge_id, user_id, bank_account_id, bank_code, amount, currency, status, created_at, updated_at) ' +
+          "values (?, ?, ?, ?, ?, ?, 'processing', ?, ?) on conflict (charge_id) do nothing",
+        params: [chargeId, 'usr_1', 'bank_1', '004', 1_234_567_890_123n, 'KRW', createdAt, createdAt],
+      },
+      {
+        type: 'charge.processing',
+        resourceId: chargeId,
+        userId: 'usr_1',
+        data: { chargeId, amount: '1', currency: 'KRW' },
+      },
+    );
+
+  it('inserts a row and its event once: a retry writes neither, and the next event of the resource numbers on', async () => {
+    const chargeId = `chg_${randomBytes(6).toString('hex')}`;
+    const createdAt = new Date('2026-11-26T01:02:03.456Z');
+    expect(await chargeStart(chargeId, createdAt)).toBe(true);
+    expect(await chargeStart(chargeId, new Date())).toBe(false);
+
+    const em = orm.em.fork();
+    const charge = await em.findOneOrFail(ChargeEntity, { chargeId });
+    expect(charge).toMatchObject({ userId: 'usr_1', status: 'processing', currency: 'KRW', bankCode: '004' });
+    expect(charge.amount).toBe(1_234_567_890_123n); // a bigint both ways
+    expect(charge.createdAt.toISOString()).toBe(createdAt.toISOString());
+    const events = await em.find(EventEntity, { resourceId: chargeId }, { orderBy: { sequence: 'asc' } });
+    expect(events.map((e) => [e.type, e.sequence, e.resourceType, e.userId])).toEqual([
+      ['charge.processing', 1, 'charge', 'usr_1'],
+    ]);
+    expect(events[0]!.data).toEqual({ chargeId, amount: '1', currency: 'KRW' });
+    expect(events[0]!.createdAt).toBeInstanceOf(Date);
+
+    await orm.em.fork().transactional((tx) =>
+      appendEvent(tx, {
+        type: 'charge.failed',
+        resourceId: chargeId,
+        userId: 'usr_1',
+        data: { chargeId, amount: '1', currency: 'KRW', reason: 'test' },
+      }),
+    );
+    const after = await orm.em.fork().find(EventEntity, { resourceId: chargeId }, { orderBy: { sequence: 'asc' } });
+    expect(after.map((e) => e.sequence)).toEqual([1, 2]);
+  });
+
+  it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {
+    const chargeId = `chg_${randomBytes(6).toString('hex')}`;
+    const insert = new HotStatement(
+      'test-insert-in-transaction',
+      'insert into event_streams (resource_id, last_sequence) values (?, 7)',
+    );
+    await expect(
+      orm.em.fork().transactional(async (tx) => {
+        await insert.rows(tx, [chargeId]);
+        const seen = await new HotStatement(
+          'test-read-in-transaction',
+          'select last_sequence from event_streams where resource_id = ?',
+        ).rows(tx, [chargeId]);
+        expect(seen).toHaveLength(1); // its own transaction sees it
+        throw new Error('roll back');
+      }),
+    ).rejects.toThrow('roll back');
+    const left = await new HotStatement(
+      'test-read-after',
+      'select last_sequence from event_streams where resource_id = ?',
+    ).rows(orm.em, [chargeId]);
+    expect(left).toEqual([]);
+  });
+
+  it('keeps Idempotency-Key records the store reads back: proceed, in progress, replay, another payload', async () => {
+    const store = new IdempotencyStore(orm, new DataEncryption(randomBytes(32).toString('base64')), 3600);
+    const key = `key-${randomBytes(4).toString('hex')}`;
+    const begun = await store.begin('user:usr_1', key, 'f1');
+    expect(begun.kind).toBe('proceed');
+    const refusal = (promise: Promise<unknown>) =>
+      promise.then(
+        () => null,
+        (e: HttpError) => [e.status, e.type],
+      );
+    expect(await refusal(store.begin('user:usr_1', key, 'f1'))).toEqual([409, expect.stringContaining('in-progress')]);
+    await store.complete((begun as { recordId: number }).recordId, 202, { charge_id: 'chg_1' }, { location: '/x' });
+    expect(await store.begin('user:usr_1', key, 'f1')).toEqual({
+      kind: 'replay',
+      status: 202,
+      body: { charge_id: 'chg_1' },
+      headers: { location: '/x' },
+    });
+    expect(await refusal(store.begin('user:usr_1', key, 'f2'))).toEqual([422, expect.stringContaining('reused')]);
+    const record = await orm.em.fork().findOneOrFail(IdempotencyRecordEntity, { scope: 'user:usr_1', key });
+    expect(record.state).toBe('completed');
+    expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBe(3600 * 1000);
+    expect(record.responseBody).not.toContain('chg_1'); // sealed at rest
+  });
+});
