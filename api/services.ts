@@ -68,7 +68,7 @@ export function buildServices(deps: AppDeps) {
     holdSeconds: config.NEW_DEVICE_HOLD_SECONDS,
     unnotifiedHoldSeconds: config.NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS,
   });
-  const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains });
+  const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains, cache: deps.sessions });
   const custody = new CustodyKeys({ orm, temporal, taskQueue });
   const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
   const gas = new GasSponsorships({ orm, temporal, taskQueue, dailyBudgetKrw: config.GAS_BUDGET_DAILY_KRW });

@@ -2,6 +2,7 @@ import { Contract } from 'ethers';
 import type { Orm } from '../../db/orm';
 import type { SmartAccount } from '../../db/entities';
 import { HotStatement } from '../../db/sql';
+import type { SessionCache } from './session-cache';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
@@ -37,11 +38,24 @@ export class Holdings {
       networks: NetworkRegistry;
       providers: ChainProviders;
       solanaChains: SolanaChains;
+      /** Keeps the holder rows per user while the database tells of no change (the api's; none in the worker). */
+      cache?: SessionCache;
     },
   ) {}
 
-  /** The user's account on a network (read on every quote and balance request: prepared SQL, see db/sql.ts). */
+  /**
+   * The user's account on a network, read on every quote and balance request: kept in the process's cache while no
+   * change of the user's accounts is told (smart_accounts and solana_wallets notify, migration 20261126090000), read
+   * with prepared SQL (db/sql.ts) otherwise.
+   */
   async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
+    const cache = this.deps.cache;
+    return cache
+      ? cache.through(userId, `holder:${networkId}`, () => this.readHolder(userId, networkId))
+      : this.readHolder(userId, networkId);
+  }
+
+  private async readHolder(userId: string, networkId: string): Promise<Holder | undefined> {
     const network = this.deps.networks.any(networkId);
     if (!network) return undefined;
     if (network.kind === 'solana') {

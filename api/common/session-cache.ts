@@ -10,8 +10,9 @@ const MAX_ENTRIES = 4_096;
 const RECONNECT_MS = 1_000;
 
 /**
- * The per-request session check's rows (the user and the token's device, see activeSession), kept per api process
- * while nothing about that user changed. Changes are told by the database itself: triggers on `users` and `devices`
+ * The per-request session check's rows (the user and the token's device, see activeSession), and a few other rows of
+ * the user read on hot paths (`through`: their accounts), kept per api process while nothing about that user changed.
+ * Changes are told by the database itself: triggers on `users`, `devices` (and the tables of the other rows)
  * call pg_notify(session_changed, user id) in the writing transaction, whichever process writes (an api, the
  * worker, an operator's SQL), and each api process LISTENs and forgets that user's rows. So a revocation or suspension
  * takes effect in every process as soon as it commits and the notification arrives (a request that finds a cached row
@@ -76,6 +77,23 @@ export class SessionCache {
     let keys = this.keysByUser.get(userId);
     if (!keys) this.keysByUser.set(userId, (keys = new Set()));
     keys.add(key);
+  }
+
+  /**
+   * Another per-user row kept the same way (the user's account on a network, say), read through: from memory while
+   * nothing about the user was told changed, else by `read` (its answer, undefined included, kept for next time). Not
+   * counted in the session lookups. `key` must not look like a device id (prefix it: `holder:<network>`).
+   */
+  async through<T>(userId: string, key: string, read: () => Promise<T>): Promise<T> {
+    if (this.peek(userId, key)) {
+      await new Promise((resolve) => setImmediate(resolve)); // a notification already received is applied first
+      const kept = this.peek(userId, key);
+      if (kept) return kept.value as T;
+    }
+    const generation = this.generation();
+    const value = await read();
+    this.set(userId, key, { value }, generation);
+    return value;
   }
 
   /** Forgets every cached session of the user (told by a notification). */

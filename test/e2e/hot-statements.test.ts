@@ -7,6 +7,12 @@ import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
 import { testDatabases, type TestDatabase } from '../helpers/databases';
+import { Holdings } from '../../api/common/holdings';
+import { SessionCache } from '../../api/common/session-cache';
+import { SmartAccountEntity } from '../../db/entities';
+import { NetworkRegistry } from '../../platform/networks';
+import type { ChainProviders } from '../../integrations/evm/smart-account';
+import type { SolanaChains } from '../../integrations/solana';
 
 /**
  * The hot paths' SQL (db/sql.ts) writes what the ORM reads back, in both databases: the rows a charge start and an
@@ -120,5 +126,65 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     expect(record.state).toBe('completed');
     expect(record.expiresAt.getTime() - record.createdAt.getTime()).toBe(3600 * 1000);
     expect(record.responseBody).not.toContain('chg_1'); // sealed at rest
+  });
+
+  it('keeps a user’s account per process only until the database tells of a change (PostgreSQL’s triggers)', async () => {
+    const cache = await SessionCache.start(database.url);
+    const networks = NetworkRegistry.fromJson(
+      JSON.stringify({
+        ETHEREUM: {
+          kind: 'evm',
+          chainId: 1,
+          rpcUrl: 'http://127.0.0.1:1',
+          entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
+          bundlerUrl: 'http://127.0.0.1:2/rpc',
+          accountFactory: '0x0000000000000000000000000000000000000001',
+          paymaster: '0x0000000000000000000000000000000000000002',
+          didRegistry: '0x0000000000000000000000000000000000000004',
+        },
+      }),
+    );
+    const holdings = new Holdings({
+      orm,
+      networks,
+      providers: {} as ChainProviders, // no balance is read here
+      solanaChains: {} as SolanaChains,
+      cache,
+    });
+    const reads = jest.spyOn(HotStatement.prototype, 'rows');
+    try {
+      const userId = `usr_${randomBytes(6).toString('hex')}`;
+      const address = `0x${randomBytes(20).toString('hex')}`;
+      expect(await holdings.holderOf(userId, 'ETHEREUM')).toBeUndefined();
+      expect(await holdings.holderOf(userId, 'ETHEREUM')).toBeUndefined();
+      // SQLite keeps nothing (no notifications): every call reads. PostgreSQL reads once while nothing changes.
+      expect(reads).toHaveBeenCalledTimes(kind.name === 'postgresql' ? 1 : 2);
+
+      // The account is written by another connection (the worker, in the service): the api's next answer has it.
+      const em = orm.em.fork();
+      const account = em.create(SmartAccountEntity, {
+        userId,
+        networkId: 'ETHEREUM',
+        address,
+        ownerAddress: address,
+        status: 'counterfactual',
+      });
+      await em.flush();
+      const told = () => new Promise((resolve) => setTimeout(resolve, 200)); // the notification's trip
+      await told();
+      expect(await holdings.holderOf(userId, 'ETHEREUM')).toEqual({
+        networkId: 'ETHEREUM',
+        kind: 'smart-account',
+        address,
+        deployed: false,
+      });
+      account.status = 'deployed';
+      await em.flush();
+      await told();
+      expect((await holdings.holderOf(userId, 'ETHEREUM'))?.deployed).toBe(true);
+    } finally {
+      reads.mockRestore();
+      await cache.stop();
+    }
   });
 });
