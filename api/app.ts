@@ -21,15 +21,13 @@ export interface App {
   rateLimits: RateLimits;
 }
 
-const securityHeaders =
-  () =>
-  async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-    ctx.set('x-content-type-options', 'nosniff');
-    ctx.set('x-frame-options', 'DENY');
-    ctx.set('referrer-policy', 'no-referrer');
-    ctx.set('cache-control', 'no-store');
-    await next();
-  };
+/** On every answer: no sniffing, no framing, no referrer, no caching (a route may set its own cache-control). */
+const SECURITY_HEADERS = {
+  'x-content-type-options': 'nosniff',
+  'x-frame-options': 'DENY',
+  'referrer-policy': 'no-referrer',
+  'cache-control': 'no-store',
+};
 
 /** The Koa application, built only from the clients and services it is given (api/composition.ts builds them). */
 export function createApp(deps: AppDeps & { services: Services }): App {
@@ -56,11 +54,11 @@ export function createApp(deps: AppDeps & { services: Services }): App {
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.
   const koa = new Koa({ proxy: config.TRUST_PROXY });
+  // Few layers on purpose (each is a promise and a dispatch on every request, health checks included): the request
+  // context sets the security headers, the error handler counts dependency errors.
   koa.use(deps.metrics.requestsMiddleware());
-  koa.use(requestContext(deps.logger));
-  koa.use(errorHandler());
-  koa.use(deps.metrics.dependencyErrorsMiddleware());
-  koa.use(securityHeaders());
+  koa.use(requestContext(deps.logger, SECURITY_HEADERS));
+  koa.use(errorHandler((error) => deps.metrics.countDependencyError(error)));
   const origins = (list: string) =>
     new Set(
       list
@@ -77,11 +75,11 @@ export function createApp(deps: AppDeps & { services: Services }): App {
     allowHeaders: ['content-type', 'x-namespace', 'authorization'],
     maxAge: 600,
   });
-  koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? codecCors(ctx, next) : next()));
   const corsOrigins = origins(config.CORS_ORIGINS);
+  let appCors: Koa.Middleware | undefined;
   if (corsOrigins.size) {
     // Only configured browser origins get CORS headers; without CORS_ORIGINS no cross-origin browser call is allowed.
-    const appCors = cors({
+    appCors = cors({
       origin: (ctx) => (corsOrigins.has(ctx.get('origin')) ? ctx.get('origin') : ''),
       allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'x-device-id', 'x-pass-token'],
       exposeHeaders: [
@@ -95,8 +93,11 @@ export function createApp(deps: AppDeps & { services: Services }): App {
       ],
       maxAge: 600,
     });
-    koa.use(async (ctx, next) => (ctx.path.startsWith('/codec/') ? next() : appCors(ctx, next)));
   }
+  // One layer for both: the codec's paths get the codec's CORS, the others the app's (none without CORS_ORIGINS).
+  koa.use(async (ctx, next) =>
+    ctx.path.startsWith('/codec/') ? codecCors(ctx, next) : appCors ? appCors(ctx, next) : next(),
+  );
   // OPTIONS and methods a path does not have (TRACE, PATCH, …) are answered by the router: see buildRouter.
   koa.use(router.routes());
   return { koa, routes, idempotency, rateLimits };

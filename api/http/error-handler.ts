@@ -57,14 +57,18 @@ const dependencyUnavailable = (error: unknown): HttpError | undefined => {
 };
 import { usesEnvelope } from './route-table';
 
-/** The one place errors become responses: RFC 9457 problem+json on /v1/*, the error envelope on /api/v1/*. */
+/**
+ * The one place errors become responses: RFC 9457 problem+json on /v1/*, the error envelope on /api/v1/*. `onError`
+ * sees each error as thrown, before it is mapped (the metrics count dependency errors there).
+ */
 export const errorHandler =
-  () =>
+  (onError: (error: unknown) => void = () => undefined) =>
   async (ctx: Context, next: Next): Promise<void> => {
     try {
       await next();
       if (ctx.status === 404 && ctx.body === undefined) throw problems.notFound(`${ctx.method} ${ctx.path}`);
     } catch (error) {
+      onError(error);
       const known =
         error instanceof HttpError
           ? error

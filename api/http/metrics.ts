@@ -56,32 +56,42 @@ export class ApiMetrics {
     this.refused.inc({ rule });
   }
 
+  /** The series of a route's requests, made once per method, route and status (prom-client hashes labels per call). */
+  private readonly series = new Map<
+    string,
+    { requests: Counter.Internal; duration: Histogram.Internal<'method' | 'route'> }
+  >();
+
   /**
    * Outermost: times every request and labels it with the route template it matched (never the raw path, so ids do
-   * not multiply the series). Next inside the error handler: sees a dependency's error before it becomes a 503.
+   * not multiply the series).
    */
   requestsMiddleware() {
     return async (ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-      const end = this.duration.startTimer();
+      const started = process.hrtime.bigint();
       try {
         await next();
       } finally {
         const route = (ctx as Koa.Context & { _matchedRoute?: string })._matchedRoute ?? 'unmatched';
-        end({ method: ctx.method, route });
-        this.requests.inc({ method: ctx.method, route, status: String(ctx.status) });
+        const status = String(ctx.status);
+        const key = `${ctx.method} ${route} ${status}`;
+        let series = this.series.get(key);
+        if (!series) {
+          series = {
+            requests: this.requests.labels({ method: ctx.method, route, status }),
+            duration: this.duration.labels({ method: ctx.method, route }),
+          };
+          this.series.set(key, series);
+        }
+        series.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+        series.requests.inc();
       }
     };
   }
 
-  dependencyErrorsMiddleware() {
-    return async (_ctx: Koa.Context, next: Koa.Next): Promise<void> => {
-      try {
-        await next();
-      } catch (error) {
-        const code = (error as { code?: unknown }).code;
-        if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) this.dependencyErrors.inc({ code });
-        throw error;
-      }
-    };
+  /** Given every error the API's error handler sees: counts a dependency's (before it becomes a 503). */
+  countDependencyError(error: unknown): void {
+    const code = (error as { code?: unknown } | null)?.code;
+    if (typeof code === 'string' && UNAVAILABLE_CODES.has(code)) this.dependencyErrors.inc({ code });
   }
 }

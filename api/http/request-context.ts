@@ -38,13 +38,15 @@ export const takeSessionUser = (userId: string): Record<string, unknown> | undef
 };
 
 /**
- * Request id (echoed as X-Request-Id), a child logger, the request's entity manager, and one access-log line. The child
+ * Request id (echoed as X-Request-Id), a child logger, the request's entity manager, and one access-log line; `headers`
+ * are set on every answer (the security headers). The child
  * logger (`ctx.state.log`) is made on first use: with the access log off (LOG_LEVEL above info) a request that logs
  * nothing does not pay for it.
  */
 export const requestContext =
-  (logger: Logger) =>
+  (logger: Logger, headers: Record<string, string> = {}) =>
   async (ctx: Context, next: Next): Promise<void> => {
+    for (const name in headers) ctx.res.setHeader(name, headers[name]!);
     const incoming = ctx.get('x-request-id');
     const requestId = REQUEST_ID.test(incoming) ? incoming : randomUUID();
     let log: Logger | undefined;

@@ -152,8 +152,11 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
     if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, (params as { regId: string }).regId);
     const head = {
       params,
-      query: validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query') as never,
-      headers: validatePart(route.headers ?? EMPTY, pickHeaders(ctx, route), 'header') as never,
+      // Nothing to validate (no query string, no declared headers) is the empty object, without a validator's call.
+      query: (!route.query && ctx.querystring === ''
+        ? {}
+        : validatePart(route.query ?? EMPTY, { ...ctx.query }, 'query')) as never,
+      headers: (route.headers ? validatePart(route.headers, pickHeaders(ctx, route), 'header') : {}) as never,
       // The handler of a Bearer route gets its user, of an operator route its operator (RouteInput's Caller).
       ...((user ? { user } : operator !== undefined ? { operator } : {}) as Caller<AuthMode>),
     };
@@ -221,6 +224,7 @@ function setDeprecationHeaders(ctx: Context, deprecated: NonNullable<RouteSpec['
 
 /** The path parameters; a path that only another method's route can take (GET /charge/execute) is 405, not 400. */
 function pathParams(ctx: Context, route: RouteSpec, allowFor: (path: string) => string[]): never {
+  if (!route.params && Object.keys(ctx.params).length === 0) return {} as never;
   try {
     return validatePart(route.params ?? EMPTY, { ...ctx.params }, 'path') as never;
   } catch (error) {
