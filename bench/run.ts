@@ -406,6 +406,19 @@ async function main(): Promise<void> {
   const profiling = process.env.BENCH_CPU_PROF
     ? ['--cpu-prof', `--cpu-prof-dir=${join(ROOT, '.data/cpu-profiles')}`]
     : [];
+  // BENCH_HEAP_SNAPSHOT=1 writes heap snapshots of the api (Heap.*.heapsnapshot in .data/heap-snapshots) at rest and
+  // right after the quote load, the api's peak.
+  const heapSnapshots = process.env.BENCH_HEAP_SNAPSHOT ? join(ROOT, '.data/heap-snapshots') : undefined;
+  if (heapSnapshots) mkdirSync(heapSnapshots, { recursive: true });
+  const snapshotting = heapSnapshots ? ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${heapSnapshots}`] : [];
+  const snapshot = async (pid: number) => {
+    if (!heapSnapshots) return;
+    const before = readdirSync(heapSnapshots).length;
+    process.kill(pid, 'SIGUSR2');
+    while (readdirSync(heapSnapshots).length === before) await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 5000)); // written synchronously by the api: its next answer is after
+    log(`heap snapshot of the api written to ${heapSnapshots}`);
+  };
   // The api runs with the node flags of the image's command (Dockerfile CMD), or BENCH_API_FLAGS for tuning experiments.
   const imageCmd = JSON.parse(/^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!) as string[];
   const apiFlags =
@@ -415,7 +428,7 @@ async function main(): Promise<void> {
   log(`api node flags: ${apiFlags.join(' ') || '(none)'}`);
   // The api's metrics: how many of the profile load's session checks its session cache served.
   const apiMetricsPort = await freePort();
-  const api = spawnService('api', [...profiling, ...apiFlags, 'dist/api/main.js'], {
+  const api = spawnService('api', [...profiling, ...snapshotting, ...apiFlags, 'dist/api/main.js'], {
     ...env,
     METRICS_PORT: String(apiMetricsPort),
   });
@@ -436,6 +449,7 @@ async function main(): Promise<void> {
   watched = { api: api.pid, worker: worker.pid, temporal: temporal.process.pid, 'bare Koa': bareKoa.pid };
   await new Promise((r) => setTimeout(r, 1000));
   const idleMemory = { api: rssNow(api.pid!), bareKoa: rssNow(bareKoa.pid!) };
+  await snapshot(api.pid!);
 
   const stack = { apiUrl, sandboxUrl };
   const user: RegisteredUser = await registerUser(stack);
@@ -468,6 +482,7 @@ async function main(): Promise<void> {
       amount: '1.5',
     }),
   });
+  await snapshot(api.pid!);
   const lookupsBefore = await sessionLookups(apiMetricsPort);
   const profile = await load({ url: `${apiUrl}/v1/account/profile`, headers: bearer(user) });
   const lookupsAfter = await sessionLookups(apiMetricsPort);

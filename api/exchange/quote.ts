@@ -76,6 +76,7 @@ const plain = (minor: bigint, decimals: number) => formatDecimal(minor, decimals
 
 export class QuoteEngine {
   private readonly pools = new Map<string, Pool[]>();
+  private readonly tokens = new Map<string, string[]>();
 
   constructor(
     config: PoolsConfig,
@@ -120,8 +121,14 @@ export class QuoteEngine {
     return [...this.pools.keys()];
   }
 
+  /** The tokens a network's pools trade, sorted (worked out once per network: the pools are fixed at start). */
   tokensOf(networkId: string): string[] {
-    return [...new Set((this.pools.get(networkId) ?? []).flatMap((p) => [p.tokenA, p.tokenB]))].sort();
+    let tokens = this.tokens.get(networkId);
+    if (!tokens) {
+      tokens = [...new Set((this.pools.get(networkId) ?? []).flatMap((p) => [p.tokenA, p.tokenB]))].sort();
+      this.tokens.set(networkId, tokens);
+    }
+    return [...tokens];
   }
 
   /** A quote; the user's balance of the source token (read only once the request is valid) decides executability. */
@@ -132,11 +139,12 @@ export class QuoteEngine {
         'unknown-network',
         `Network ${request.networkId} is not supported; supported: ${this.networkIds().join(', ')}`,
       );
+    const tokens = this.tokensOf(request.networkId);
     for (const token of [request.source, request.target]) {
-      if (!this.tokensOf(request.networkId).includes(token)) {
+      if (!tokens.includes(token)) {
         throw new QuoteError(
           'unknown-token',
-          `${token} is not traded on ${request.networkId}; tokens: ${this.tokensOf(request.networkId).join(', ')}`,
+          `${token} is not traded on ${request.networkId}; tokens: ${tokens.join(', ')}`,
         );
       }
     }
