@@ -157,6 +157,7 @@ export function buildServices(deps: AppDeps) {
       taskQueue,
       webhookSecret: config.BANK_WEBHOOK_SECRET,
       chargeMaxAmountKrw: config.CHARGE_MAX_AMOUNT_KRW,
+      cache: deps.sessions,
     }),
     transfers: new TransferService({
       orm,

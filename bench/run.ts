@@ -448,7 +448,7 @@ async function main(): Promise<void> {
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
   watched = { api: api.pid, worker: worker.pid, temporal: temporal.process.pid, 'bare Koa': bareKoa.pid };
   await new Promise((r) => setTimeout(r, 1000));
-  const idleMemory = { api: rssNow(api.pid!), bareKoa: rssNow(bareKoa.pid!) };
+  const idleMemory = { api: rssNow(api.pid!), worker: rssNow(worker.pid!), bareKoa: rssNow(bareKoa.pid!) };
   await snapshot(api.pid!);
 
   const stack = { apiUrl, sandboxUrl };
@@ -702,6 +702,7 @@ async function main(): Promise<void> {
     workerPeakRssMiB: Math.round(workerPeak),
     bareKoaPeakRssMiB: Math.round(peakRssMiB(bareKoa.pid!)),
     apiIdle: idleMemory.api,
+    workerIdle: idleMemory.worker,
     apiAfterLoad: rssNow(api.pid!),
     bareKoaIdle: idleMemory.bareKoa,
   };
@@ -825,6 +826,8 @@ async function main(): Promise<void> {
     workerPeakRssMiB: number;
     bareKoaPeakRssMiB: number;
     apiIdle: Rss;
+    /** Absent in reports of runs before it was measured. */
+    workerIdle?: Rss;
     apiAfterLoad: Rss;
     bareKoaIdle: Rss;
   };
@@ -987,7 +990,7 @@ ${cpuRows
 
 Peak RSS under this load: api ${m.apiPeakRssMiB} MiB, worker ${m.workerPeakRssMiB} MiB, bare Koa ${m.bareKoaPeakRssMiB} MiB. Resident
 memory of the api at rest after start: ${m.apiIdle.anonMiB} MiB its own (heap, stacks) + ${m.apiIdle.fileMiB} MiB mapped files (node binary, native
-modules); after all loads: ${m.apiAfterLoad.anonMiB} + ${m.apiAfterLoad.fileMiB} MiB; bare Koa at rest: ${m.bareKoaIdle.anonMiB} + ${m.bareKoaIdle.fileMiB} MiB.
+modules); after all loads: ${m.apiAfterLoad.anonMiB} + ${m.apiAfterLoad.fileMiB} MiB; the worker at rest: ${m.workerIdle ? `${m.workerIdle.anonMiB} + ${m.workerIdle.fileMiB} MiB` : 'not measured'}; bare Koa at rest: ${m.bareKoaIdle.anonMiB} + ${m.bareKoaIdle.fileMiB} MiB.
 Errors: quote ${a.quote.errors}/${a.quote.non2xx} (errors/non-2xx), profile ${a.profile.errors}/${a.profile.non2xx}, charge starts non-2xx ${o.apiNon2xx}, cluster charge starts non-2xx ${c.non2xx}.
 
 Key rotation, where the time went (medians from the workflow histories): 1 network: ${breakdownRow(f.oneNetwork)};

@@ -10,9 +10,13 @@ import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { insertWithEvent } from '../../db/events';
 import { HotStatement } from '../../db/sql';
+import type { SessionCache } from '../common/session-cache';
 import { clock } from '../../platform/clock';
 
-/** A charge start's source: the user's connected accounts (prepared SQL: it runs on every charge start). */
+/**
+ * A charge start's source: the user's connected accounts, kept per api process while PostgreSQL tells of no change
+ * (triggers on bank_accounts, migration 20261126090000AccountNotifications), else read with prepared SQL.
+ */
 const CONNECTED_ACCOUNTS = new HotStatement<{
   bank_account_id: string;
   bank_code: string;
@@ -26,6 +30,8 @@ export interface ChargeServiceDeps {
   taskQueue: string;
   webhookSecret: string;
   chargeMaxAmountKrw: number;
+  /** Keeps a user's connected accounts per process while the database tells of no change (the api's). */
+  cache?: SessionCache;
 }
 
 /** Charging the user's balance from a connected bank account: the API records the charge and starts charge-<id>. */
@@ -35,9 +41,9 @@ export class ChargeService {
   async start(userId: string, chargeId: string, input: { source: string; amount: string; currency: string }) {
     const amount = this.amountOf(input.amount, input.currency);
     const em = this.deps.orm.em;
-    const source = (await CONNECTED_ACCOUNTS.rows(em, [userId])).find(
-      (a) => a.bank_name === input.source || a.bank_code === input.source,
-    );
+    const read = () => CONNECTED_ACCOUNTS.rows(em, [userId]);
+    const accounts = await (this.deps.cache ? this.deps.cache.through(userId, 'bank-accounts', read) : read());
+    const source = accounts.find((a) => a.bank_name === input.source || a.bank_code === input.source);
     if (!source)
       throw problems.unprocessable(
         'source-not-connected',

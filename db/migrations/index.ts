@@ -61,7 +61,7 @@ import { Migration20261126040000NonceLanes as SqliteNonceLanes } from './sqlite/
 import { Migration20261126060000StalledOperations as PgStalledOperations } from './postgresql/Migration20261126060000StalledOperations';
 import { Migration20261126060000StalledOperations as SqliteStalledOperations } from './sqlite/Migration20261126060000StalledOperations';
 import { Migration20261126070000SessionNotifications as PgSessionNotifications } from './postgresql/Migration20261126070000SessionNotifications';
-import { Migration20261126090000HolderNotifications as PgHolderNotifications } from './postgresql/Migration20261126090000HolderNotifications';
+import { Migration20261126090000AccountNotifications as PgAccountNotifications } from './postgresql/Migration20261126090000AccountNotifications';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -103,7 +103,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126040000NonceLanes', class: PgNonceLanes },
     { name: 'Migration20261126060000StalledOperations', class: PgStalledOperations },
     { name: 'Migration20261126070000SessionNotifications', class: PgSessionNotifications },
-    { name: 'Migration20261126090000HolderNotifications', class: PgHolderNotifications },
+    { name: 'Migration20261126090000AccountNotifications', class: PgAccountNotifications },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },

@@ -182,6 +182,23 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
       await em.flush();
       await told();
       expect((await holdings.holderOf(userId, 'ETHEREUM'))?.deployed).toBe(true);
+
+      // A connected bank account (the charge start's source) is told the same way.
+      const bankReads = jest.fn(() =>
+        new HotStatement('test-bank-accounts', 'select bank_name from bank_accounts where user_id = ?').rows(orm.em, [
+          userId,
+        ]),
+      );
+      expect(await cache.through(userId, 'bank-accounts', bankReads)).toEqual([]);
+      expect(await cache.through(userId, 'bank-accounts', bankReads)).toEqual([]);
+      expect(bankReads).toHaveBeenCalledTimes(kind.name === 'postgresql' ? 1 : 2);
+      await new HotStatement(
+        'test-connect-bank',
+        'insert into bank_accounts (bank_account_id, user_id, bank_code, bank_name, account_no_sealed, account_no_hash, masked_account_no, currency, connected_at) ' +
+          "values (?, ?, '004', 'KB', 'sealed', 'hash', '***', 'KRW', ?)",
+      ).rows(orm.em, [`ba_${userId}`, userId, new Date()]);
+      await told();
+      expect(await cache.through(userId, 'bank-accounts', bankReads)).toEqual([{ bank_name: 'KB' }]);
     } finally {
       reads.mockRestore();
       await cache.stop();
