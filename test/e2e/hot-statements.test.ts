@@ -10,7 +10,7 @@ import { testDatabases, type TestDatabase } from '../helpers/databases';
 import { Holdings } from '../../api/common/holdings';
 import { SessionCache } from '../../api/common/session-cache';
 import { SmartAccountEntity } from '../../db/entities';
-import { NetworkRegistry } from '../../platform/networks';
+import { unreachableEthereum } from '../helpers/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 
@@ -130,20 +130,8 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
 
   it('keeps a user’s account per process only until the database tells of a change (PostgreSQL’s triggers)', async () => {
     const cache = await SessionCache.start(database.url);
-    const networks = NetworkRegistry.fromJson(
-      JSON.stringify({
-        ETHEREUM: {
-          kind: 'evm',
-          chainId: 1,
-          rpcUrl: 'http://127.0.0.1:1',
-          entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
-          bundlerUrl: 'http://127.0.0.1:2/rpc',
-          accountFactory: '0x0000000000000000000000000000000000000001',
-          paymaster: '0x0000000000000000000000000000000000000002',
-          didRegistry: '0x0000000000000000000000000000000000000004',
-        },
-      }),
-    );
+    const networks = unreachableEthereum();
+
     const holdings = new Holdings({
       orm,
       networks,

@@ -1,4 +1,4 @@
-import { NetworkRegistry } from '../../platform/networks';
+import { unreachableEthereum } from '../helpers/networks';
 import {
   parseTransfer,
   runChecks,
@@ -9,21 +9,7 @@ import {
 import { gasBudgetLeft, perTransferLimit, recipientScreening } from '../../api/transfer/checks';
 import { problems } from '../../api/http/problems';
 
-const networks = NetworkRegistry.fromJson(
-  JSON.stringify({
-    ETHEREUM: {
-      kind: 'evm',
-      chainId: 1,
-      rpcUrl: 'http://127.0.0.1:1',
-      entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
-      bundlerUrl: 'http://127.0.0.1:2/rpc',
-      accountFactory: '0x0000000000000000000000000000000000000001',
-      paymaster: '0x0000000000000000000000000000000000000002',
-      didRegistry: '0x0000000000000000000000000000000000000004',
-      tokens: { USDT: { address: '0x0000000000000000000000000000000000000003', decimals: 6 } },
-    },
-  }),
-);
+const networks = unreachableEthereum({ USDT: { address: '0x0000000000000000000000000000000000000003', decimals: 6 } });
 
 const ledger: TransferLedger = {
   decimalsOf: (symbol) => {
