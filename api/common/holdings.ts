@@ -45,8 +45,8 @@ export class Holdings {
 
   /**
    * The user's account on a network, read on every quote and balance request: kept in the process's cache while no
-   * change of the user's accounts is told (smart_accounts and solana_wallets notify, migration 20261126090000AccountNotifications), read
-   * with prepared SQL (db/sql.ts) otherwise.
+   * change of the user's accounts is told (smart_accounts and solana_wallets notify, migration
+   * 20261126090000AccountNotifications), read with prepared SQL (db/sql.ts) otherwise.
    */
   async holderOf(userId: string, networkId: string): Promise<Holder | undefined> {
     const cache = this.deps.cache;
