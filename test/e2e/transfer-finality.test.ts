@@ -71,12 +71,16 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     const before = await row(transferId);
     expect(await balance(to)).toBe(parseEther('0.25'));
 
-    // The chain drops the block that included it (and those after): the transfer is gone from the chain.
+    // The chain drops the block that included it (and those after): the transfer is gone from the chain. Mining is
+    // paused meanwhile, so no block lands between reading the head and the reorg (which would leave the including
+    // block in place) nor before the checks; it then goes on at one block a second.
     const chain = rpc();
+    await chain.send('evm_setIntervalMining', [0]);
     const head = Number(await chain.send('eth_blockNumber', []));
     await chain.send('anvil_reorg', [head - before.blockNumber! + 1, []]);
     expect(await balance(to)).toBe(0n);
     expect(await chain.send('eth_getTransactionReceipt', [before.txHash])).toBeNull();
+    await chain.send('evm_setIntervalMining', [1]);
 
     await waitFor(async () => (await row(transferId)).status === 'finalized', 90_000, 'finalized after the reorg');
     const after = await row(transferId);

@@ -290,8 +290,11 @@ if (process.env.RECORD_HISTORIES) {
       await save(transferFinalityWorkflowId(finalized), 'transfer-finality-finalized');
       const reorged = await send();
       const { blockNumber } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: reorged });
+      // Mining paused so that no block lands between reading the head and the reorg.
+      await stack.chains[0]!.provider.send('evm_setIntervalMining', [0]);
       const head = Number(await stack.chains[0]!.provider.send('eth_blockNumber', []));
       await stack.chains[0]!.provider.send('anvil_reorg', [head - blockNumber! + 1, []]);
+      await stack.chains[0]!.provider.send('evm_setIntervalMining', [1]);
       await save(transferFinalityWorkflowId(reorged), 'transfer-finality-reorged');
 
       const owner = Wallet.createRandom();
