@@ -68,7 +68,12 @@ export interface RunningChain {
 export async function startAnvil(options: {
   chainId: number;
   port: number;
+  /** Loaded at start and written on stop (the dev chains keep their state across restarts). */
   stateFile?: string;
+  /** Only loaded: the chain starts from this snapshot, which it never writes. */
+  loadStateFile?: string;
+  /** Only written, on stop. */
+  dumpStateFile?: string;
   blockTimeSeconds?: number;
   log?: (line: string) => void;
 }): Promise<RunningChain> {
@@ -83,6 +88,8 @@ export async function startAnvil(options: {
   ];
   if (options.blockTimeSeconds) args.push('--mixed-mining', '--block-time', String(options.blockTimeSeconds));
   if (options.stateFile) args.push('--state', options.stateFile);
+  if (options.loadStateFile) args.push('--load-state', options.loadStateFile);
+  if (options.dumpStateFile) args.push('--dump-state', options.dumpStateFile);
   const child = spawn(resolveAnvil(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
   child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   const rpcUrl = `http://127.0.0.1:${options.port}`;

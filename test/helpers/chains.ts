@@ -1,3 +1,6 @@
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import {
   ANVIL_DEPLOYER_KEY,
@@ -13,9 +16,31 @@ export interface TestChain extends RunningChain, ChainContracts {
   funder: Wallet;
 }
 
+/**
+ * A snapshot of a chain with the contracts deployed, made by a real deployment the first time a test run asks for it
+ * (kept in the run's directory, TEST_RUN_DIR, or else this process's) and loaded by every test chain after it:
+ * deploying takes seconds, loading none. `ensureChainContracts` still checks every contract is there.
+ */
+async function deployedState(chainId: number): Promise<string> {
+  const dir = join(process.env.TEST_RUN_DIR ?? join(tmpdir(), `wallet-test-${process.pid}`), 'chains');
+  const file = join(dir, `chain-${chainId}.json`);
+  if (existsSync(file)) return file;
+  mkdirSync(dir, { recursive: true });
+  const written = `${file}.${process.pid}.tmp`;
+  const chain = await startAnvil({ chainId, port: await freePort(), dumpStateFile: written });
+  try {
+    await ensureChainContracts(chain.rpcUrl);
+  } finally {
+    await chain.stop(); // anvil writes the snapshot as it exits
+  }
+  renameSync(written, file);
+  return file;
+}
+
 /** A real local EVM chain (anvil) with EntryPoint v0.8 and our account factory deployed. */
 export async function startTestChain(chainId: number, blockTimeSeconds?: number): Promise<TestChain> {
-  const chain = await startAnvil({ chainId, port: await freePort(), blockTimeSeconds });
+  const loadStateFile = await deployedState(chainId);
+  const chain = await startAnvil({ chainId, port: await freePort(), blockTimeSeconds, loadStateFile });
   const contracts = await ensureChainContracts(chain.rpcUrl);
   const provider = new JsonRpcProvider(chain.rpcUrl, chainId, { staticNetwork: true, pollingInterval: 100 });
   const funder = new Wallet(ANVIL_DEPLOYER_KEY, provider);

@@ -1,9 +1,19 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { startTemporalDevServer, type RunningDevServer } from '../../dev/temporal-dev-server';
+import { bundleWorkflowsForRun } from './workflow-bundle';
 
-/** One real Temporal dev server for the whole test run (in memory), on a free port. */
+/**
+ * One real Temporal dev server for the whole test run (in memory), on a free port; the workflow code bundled once for
+ * every test worker; a directory for what the test files share (TEST_RUN_DIR).
+ */
 export default async function globalSetup(): Promise<void> {
+  // What the run's test files share and the teardown removes: the workflow bundle, the chains' snapshots.
+  process.env.TEST_RUN_DIR = mkdtempSync(join(tmpdir(), 'wallet-test-run-'));
+  await bundleWorkflowsForRun(process.env.TEST_RUN_DIR);
   if (process.env.TEMPORAL_TEST_ADDRESS) return;
   const cliPath = resolveTemporalCli({ build: true, log: (line) => console.log(line) });
   const port = await freePort();

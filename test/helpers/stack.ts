@@ -1,14 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
-import {
-  bundleWorkflowCode,
-  DefaultLogger,
-  NativeConnection,
-  Runtime,
-  Worker,
-  type WorkflowBundleWithSourceMap,
-} from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
@@ -30,19 +23,13 @@ import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
 import { freePort } from './global-setup';
+import { testWorkflowBundle } from './workflow-bundle';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
 import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 
-let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 let runtimeInstalled = false;
-/** Bundling the workflows takes seconds; do it once per test file. */
-const workflowBundle = () =>
-  (bundle ??= bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
-    logger: new DefaultLogger('WARN'),
-  }));
 
 const close = (server: Server): Promise<void> => new Promise((resolve) => server.close(() => resolve()));
 
@@ -163,22 +150,24 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     url.host = `127.0.0.1:${await databaseProxy.start()}`;
     databaseUrl = url.toString();
   }
-  const chains: StackChain[] = [];
-  for (const chainId of options.chains ? [31337, 31338] : []) {
-    const chain = await startTestChain(chainId, options.chainBlockSeconds);
-    const proxy = new RpcProxy(chain.rpcUrl);
-    await proxy.start();
-    const bundler = await startAlto({
-      rpcUrl: proxy.url,
-      entryPoint: chain.entryPoint,
-      port: await freePort(),
-      debugEndpoints: true,
-      ...options.bundler,
-    });
-    const bundlerProxy = new RpcProxy(bundler.url);
-    await bundlerProxy.start();
-    chains.push({ ...chain, proxy, bundler, bundlerProxy });
-  }
+  // Both chains (each with its contracts and bundler) start at once: a chain's start is mostly waiting.
+  const chains: StackChain[] = await Promise.all(
+    (options.chains ? [31337, 31338] : []).map(async (chainId) => {
+      const chain = await startTestChain(chainId, options.chainBlockSeconds);
+      const proxy = new RpcProxy(chain.rpcUrl);
+      await proxy.start();
+      const bundler = await startAlto({
+        rpcUrl: proxy.url,
+        entryPoint: chain.entryPoint,
+        port: await freePort(),
+        debugEndpoints: true,
+        ...options.bundler,
+      });
+      const bundlerProxy = new RpcProxy(bundler.url);
+      await bundlerProxy.start();
+      return { ...chain, proxy, bundler, bundlerProxy };
+    }),
+  );
   let solana: StackSolana | undefined;
   if (options.solana) {
     const node = await startLocalSolana();
@@ -376,7 +365,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       const worker = await Worker.create({
         connection,
         taskQueue,
-        workflowBundle: await workflowBundle(),
+        workflowBundle: await testWorkflowBundle(),
         activities: createActivities(workerDeps),
         dataConverter: createDataConverter(encryption),
         shutdownGraceTime: '1s',

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
+import { testWorkflowBundle } from './workflow-bundle';
 
 /**
- * A worker for fast workflow tests: the real workflow code, bundled once per test file, on the test run's Temporal
+ * A worker for fast workflow tests: the real workflow code, bundled once per test run, on the test run's Temporal
  * server (global-setup), with the activities a test gives (stubs that record their calls), on a task queue of its own.
  */
 export async function workflowTestWorker(activities: object): Promise<{
@@ -17,10 +18,7 @@ export async function workflowTestWorker(activities: object): Promise<{
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: require.resolve('../../workflows'),
-      logger: new DefaultLogger('WARN'),
-    }),
+    workflowBundle: await testWorkflowBundle(),
     activities,
   });
   const running = worker.run();
