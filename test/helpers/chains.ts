@@ -21,7 +21,17 @@ export interface TestChain extends RunningChain, ChainContracts {
  * (kept in the run's directory, TEST_RUN_DIR, or else this process's) and loaded by every test chain after it:
  * deploying takes seconds, loading none. `ensureChainContracts` still checks every contract is there.
  */
-async function deployedState(chainId: number): Promise<string> {
+const snapshots = new Map<number, Promise<string>>();
+const deployedState = (chainId: number): Promise<string> => {
+  let snapshot = snapshots.get(chainId);
+  if (!snapshot) {
+    snapshots.set(chainId, (snapshot = makeDeployedState(chainId)));
+    snapshot.catch(() => snapshots.delete(chainId)); // a failed attempt is not kept: the next chain tries again
+  }
+  return snapshot;
+};
+
+async function makeDeployedState(chainId: number): Promise<string> {
   const dir = join(process.env.TEST_RUN_DIR ?? join(tmpdir(), `wallet-test-${process.pid}`), 'chains');
   const file = join(dir, `chain-${chainId}.json`);
   if (existsSync(file)) return file;

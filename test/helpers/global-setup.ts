@@ -22,7 +22,8 @@ export default async function globalSetup(): Promise<void> {
   (globalThis as { __TEMPORAL__?: RunningDevServer }).__TEMPORAL__ = server;
 }
 
-export function freePort(): Promise<number> {
+/** A port nothing listens on, asked of the kernel. */
+function unusedPort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -31,4 +32,20 @@ export function freePort(): Promise<number> {
       server.close(() => resolve(port));
     });
   });
+}
+
+const handedOut = new Set<number>();
+/**
+ * A free port for a process about to start. Never one this test file was given before: processes started at once
+ * (a stack's two chains and bundlers) each get a port before any of them binds, and the kernel may offer a port again
+ * until it is bound.
+ */
+export async function freePort(): Promise<number> {
+  for (;;) {
+    const port = await unusedPort();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
 }
