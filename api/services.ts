@@ -228,6 +228,7 @@ export function buildServices(deps: AppDeps) {
         allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       },
       retry: {
+      rateLimits: deps.rateLimits,
         initialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
         maximumSeconds: config.WEBHOOK_RETRY_MAX_SECONDS,
         giveUpSeconds: config.WEBHOOK_GIVE_UP_SECONDS,

@@ -53,13 +53,19 @@ export function complianceRoutes({
       body: S.TrpInquiryBody,
       responses: {
         200: {
-          description: 'Received: matched against the verified name, recorded, answered at the callback',
+          description:
+            'Received and recorded; answered at the callback: approved, or "beneficiary not confirmed" alike for an address that is not ours, a closed account or another name',
           schema: S.TrpInquiryAnswer,
         },
-        400: { description: 'Not a TRP inquiry or not a valid IVMS101 message' },
+        400: {
+          description: 'Not a TRP inquiry, not a valid IVMS101 message, or a beneficiary account of no kind we serve',
+        },
         401: { description: 'Not a known counterpart' },
-        404: { description: 'No user of ours holds that account' },
         422: { description: "A callback outside the counterpart's host" },
+        429: {
+          description:
+            "Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks), or too many refused credentials from this address (Retry-After)",
+        },
       },
       handler: async ({ headers, body }, ctx) => ({
         status: 200,

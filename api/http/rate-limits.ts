@@ -59,6 +59,13 @@ export const DEFAULT_RATE_LIMITS = {
    * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
    * address: over the limit, every further wrong credential from that address answers 429 until the window passes.
    * A valid credential from the same address is still served (other callers' guesses lock out no one).
+  /**
+   * Inbound Travel Rule inquiries: every one per counterpart provider (each costs a lookup, a record and an answer);
+   * and new ones (not retries) per beneficiary address, whoever asks, so no one tries more than that many names on
+   * an address a day.
+   */
+  'travel-rule-counterpart': { points: 600, seconds: 3600 },
+  'travel-rule-address': { points: 10, seconds: 24 * 3600 },
    */
   'failed-credentials': { points: 30, seconds: 300 },
 } satisfies Record<string, RateRule>;

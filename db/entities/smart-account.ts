@@ -1,4 +1,4 @@
-import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { defineEntity, type InferEntity, type Opt } from '@mikro-orm/core';
 import { clock } from '../../platform/clock';
 
 /** A user's ERC-4337 account on one network: known (counterfactual) from prepare, deployed by a deploy job. */
@@ -11,6 +11,11 @@ export const SmartAccountEntity = defineEntity({
     userId: p.string().length(64),
     networkId: p.string().length(32),
     address: p.string().length(42),
+    /**
+     * The address in lower case, kept by the database (a generated column): an inbound Travel Rule inquiry finds an
+     * account by it through its index, whatever the case of the address it names.
+     */
+    addressLower: p.string().$type<Opt<string>>().length(42).generated('(lower(address)) stored').index(),
     ownerAddress: p.string().length(42),
     status: p.enum(['counterfactual', 'deployed'] as const),
     deployTxHash: p.string().length(66).nullable(),

@@ -63,6 +63,8 @@ import { Migration20261126060000StalledOperations as SqliteStalledOperations } f
 import { Migration20261126070000SessionNotifications as PgSessionNotifications } from './postgresql/Migration20261126070000SessionNotifications';
 import { Migration20261126090000AccountNotifications as PgAccountNotifications } from './postgresql/Migration20261126090000AccountNotifications';
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
+import { Migration20261127010000TravelRuleLookup as PgTravelRuleLookup } from './postgresql/Migration20261127010000TravelRuleLookup';
+import { Migration20261127010000TravelRuleLookup as SqliteTravelRuleLookup } from './sqlite/Migration20261127010000TravelRuleLookup';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -104,6 +106,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126060000StalledOperations', class: PgStalledOperations },
     { name: 'Migration20261126070000SessionNotifications', class: PgSessionNotifications },
     { name: 'Migration20261126090000AccountNotifications', class: PgAccountNotifications },
+    { name: 'Migration20261127010000TravelRuleLookup', class: PgTravelRuleLookup },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -136,6 +139,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261125200000TestClock', class: SqliteTestClock },
     { name: 'Migration20261126040000NonceLanes', class: SqliteNonceLanes },
     { name: 'Migration20261126060000StalledOperations', class: SqliteStalledOperations },
+    { name: 'Migration20261127010000TravelRuleLookup', class: SqliteTravelRuleLookup },
   ],
 };
 

@@ -16,6 +16,13 @@ import { readTravelRuleMessage } from '../../integrations/travel-rule';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { bearer } from '../helpers/wallet';
 import { closeAccountBody } from '../helpers/pin';
+import type { AbstractSqlConnection } from '@mikro-orm/knex';
+import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
+
+/** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
+const COUNTERPART_LIMIT = 12;
+const ADDRESS_LIMIT = 4;
+const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
 const AT_THRESHOLD = '714.285714';
@@ -42,6 +49,9 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   const operatorToken = newOperatorToken();
   // Another provider that asks us (inbound TRP): its token, and its server where our answers arrive.
   const counterpartToken = randomBytes(24).toString('base64url');
+  // Two more providers at the same server: one that probes names, one that floods (each has its own limit).
+  const proberToken = randomBytes(24).toString('base64url');
+  const floodToken = randomBytes(24).toString('base64url');
   const answers: Array<{ path: string; requestIdentifier: string; body: unknown }> = [];
   let counterpart: Server;
   let counterpartOrigin = '';
@@ -73,9 +83,19 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
         TRAVEL_RULE_COUNTERPARTS: JSON.stringify({
           'vasp-partner': {
             name: 'Partner Exchange',
-            tokenSha256: createHash('sha256').update(counterpartToken).digest('hex'),
+            tokenSha256: sha256(counterpartToken),
             origin: counterpartOrigin,
           },
+          'vasp-prober': { name: 'Prober Exchange', tokenSha256: sha256(proberToken), origin: counterpartOrigin },
+          'vasp-flood': { name: 'Flood Exchange', tokenSha256: sha256(floodToken), origin: counterpartOrigin },
+        }),
+        // The suites' default (no limit in the way) but for inbound inquiries.
+        RATE_LIMITS: JSON.stringify({
+          ...Object.fromEntries(
+            Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]),
+          ),
+          'travel-rule-counterpart': { points: COUNTERPART_LIMIT, seconds: 3600 },
+          'travel-rule-address': { points: ADDRESS_LIMIT, seconds: 24 * 3600 },
         }),
       },
     });
@@ -118,6 +138,28 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     );
   const recordOf = (transferId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId });
   const balanceOf = async (address: string) => (await usdt().getFunction('balanceOf')(address)) as bigint;
+  /** A TRP v3 inquiry from a counterpart (by its token) about `address`, naming `name` as the beneficiary. */
+  const inquire = (name: string, address: string, token = counterpartToken, requestIdentifier: string = randomUUID()) =>
+    call(`${stack.apiUrl}/trp/v3/inquiries`, {
+      headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
+      json: {
+        asset: { network: 'ETHEREUM', symbol: 'ETH' },
+        amount: '2',
+        callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
+        IVMS101: travelRuleMessage({
+          originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address },
+          beneficiary: { name, address },
+          originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' },
+          beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
+        }),
+      },
+    });
+  /** What our callback told the counterpart about the inquiry of that request-identifier (waits for it). */
+  const callbackFor = async (requestIdentifier: string) => {
+    await waitFor(() => answers.some((a) => a.requestIdentifier === requestIdentifier), 30_000, 'the answer');
+    return answers.find((a) => a.requestIdentifier === requestIdentifier)!.body;
+  };
+  const inboundRecord = (recordId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { recordId });
 
   it("applies from 1,000,000 won at the request's price: 999,999 is not under it; a hosted recipient needs the beneficiary's name", async () => {
     const recipient = Wallet.createRandom().address;
@@ -316,44 +358,23 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     }
   });
 
-  it("answers another provider's inquiry about our user's account: the verified name approves, another is rejected, a stranger or a bad message refused", async () => {
-    const inquiry = (name: string, address: string, token = counterpartToken, requestIdentifier = randomUUID()) =>
-      call(`${stack.apiUrl}/trp/v3/inquiries`, {
-        headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
-        json: {
-          asset: { network: 'ETHEREUM', symbol: 'ETH' },
-          amount: '2',
-          callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
-          IVMS101: travelRuleMessage({
-            originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address },
-            beneficiary: { name, address },
-            originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' },
-            beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
-          }),
-        },
-      });
-    const matched = await inquiry(user.person.name, account.toLowerCase());
+  it("answers another provider's inquiry about our user's account: the verified name approves, another is not confirmed, a stranger or a bad message refused", async () => {
+    const matched = await inquire(user.person.name, account.toLowerCase());
     expect([matched.status, matched.body.received]).toEqual([200, true]);
-    const mismatched = await inquiry('이영희', account);
+    const mismatched = await inquire('이영희', account);
     expect(mismatched.status).toBe(200);
-    await waitFor(() => answers.length >= 2, 30_000, 'the answers at the callback');
-    const answerTo = (recordId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { recordId });
-    const approvedRecord = await answerTo(matched.body.recordId);
-    expect(answers.find((a) => a.requestIdentifier === approvedRecord.requestIdentifier)!.body).toEqual({
-      approved: { address: account },
-    });
-    const rejectedRecord = await answerTo(mismatched.body.recordId);
-    expect(answers.find((a) => a.requestIdentifier === rejectedRecord.requestIdentifier)!.body).toEqual({
-      rejected: 'beneficiary name mismatch',
-    });
+    const approvedRecord = await inboundRecord(matched.body.recordId);
+    expect(await callbackFor(approvedRecord.requestIdentifier)).toEqual({ approved: { address: account } });
+    const rejectedRecord = await inboundRecord(mismatched.body.recordId);
+    expect(await callbackFor(rejectedRecord.requestIdentifier)).toEqual({ rejected: 'beneficiary not confirmed' });
     expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason]).toEqual([
       'inbound',
       user.userId,
       'approved',
     ]);
+    expect(rejectedRecord.reason).toBe('rejected: beneficiary name mismatch');
     expect(approvedRecord.payloadSealed).not.toContain(user.person.name);
-    expect((await inquiry(user.person.name, account, 'not-a-partner')).status).toBe(401);
-    expect((await inquiry(user.person.name, Wallet.createRandom().address)).status).toBe(404);
+    expect((await inquire(user.person.name, account, 'not-a-partner')).status).toBe(401);
     const malformed = await call(`${stack.apiUrl}/trp/v3/inquiries`, {
       headers: {
         authorization: `Bearer ${counterpartToken}`,
@@ -363,6 +384,116 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       json: { callback: `${counterpartOrigin}/x`, IVMS101: { originator: {} } },
     });
     expect(malformed.status).toBe(400);
+  });
+
+  it('answers an address that is not ours, a closed account and a wrong name alike (status, body, callback); only our record says which', async () => {
+    const departed = await fundedUser(stack, PIN, '0');
+    const closed = await call(`${stack.apiUrl}/v1/account/close`, {
+      headers: bearer(departed.user),
+      json: await closeAccountBody(stack, PIN),
+    });
+    expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
+    const probes = {
+      unknown: [user.person.name, Wallet.createRandom().address],
+      closed: [departed.user.person.name, departed.account],
+      wrongName: ['이영희', account],
+    } as const;
+    const seen: Record<string, unknown> = {};
+    const recordIds: Record<string, string> = {};
+    for (const [probe, [name, address]] of Object.entries(probes)) {
+      const requestIdentifier = randomUUID();
+      const answer = await inquire(name, address, counterpartToken, requestIdentifier);
+      recordIds[probe] = answer.body?.recordId;
+      // What the counterpart can compare: the status, the content type, the body (ids aside) and the callback.
+      seen[probe] = {
+        status: answer.status,
+        contentType: answer.headers.get('content-type'),
+        body: {
+          ...answer.body,
+          ...(answer.body?.recordId ? { recordId: /^trr_[0-9a-f-]{36}$/.test(answer.body.recordId) } : {}),
+        },
+        callback: answer.status === 200 ? await callbackFor(requestIdentifier) : null,
+      };
+    }
+    expect(seen.closed).toEqual(seen.unknown);
+    expect(seen.wrongName).toEqual(seen.unknown);
+    expect(seen.unknown).toMatchObject({ status: 200, callback: { rejected: 'beneficiary not confirmed' } });
+    const records = await Promise.all(Object.values(recordIds).map(inboundRecord));
+    expect(records.map((r) => [r.userId, r.reason])).toEqual([
+      [null, 'rejected: unknown address'],
+      [departed.user.userId, 'rejected: account closed'],
+      [user.userId, 'rejected: beneficiary name mismatch'],
+    ]);
+  });
+
+  it('limits the names tried on one address a day, whoever asks: past the limit even the right name is refused (429), a retry is still answered', async () => {
+    const probed = await fundedUser(stack, PIN, '0');
+    const wrongNames = Array.from({ length: ADDRESS_LIMIT }, (_, i) => `${'김이박최정강조윤'[i % 8]}가명`);
+    const tries: Array<{ requestIdentifier: string; status: number; recordId?: string }> = [];
+    for (const name of wrongNames) {
+      const requestIdentifier = randomUUID();
+      const answer = await inquire(name, probed.account, proberToken, requestIdentifier);
+      tries.push({ requestIdentifier, status: answer.status, recordId: answer.body?.recordId });
+    }
+    expect(tries.map((t) => t.status)).toEqual(wrongNames.map(() => 200));
+    // The right name, by the prober or by anyone else, in any case: the address has had its tries for the day.
+    const right = await inquire(probed.user.person.name, probed.account, proberToken);
+    const byPartner = await inquire(probed.user.person.name, probed.account.toLowerCase());
+    expect([right.status, byPartner.status]).toEqual([429, 429]);
+    const retryAfter = Number(right.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(23 * 3600);
+    expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
+    // A retry (same request-identifier) answers its record without spending a try; it cannot test another name.
+    const retry = await inquire(probed.user.person.name, probed.account, proberToken, tries[0]!.requestIdentifier);
+    expect([retry.status, retry.body.recordId]).toEqual([200, tries[0]!.recordId]);
+    for (const t of tries)
+      expect(await callbackFor(t.requestIdentifier)).toEqual({ rejected: 'beneficiary not confirmed' });
+    // Another address is counted apart.
+    expect((await inquire(user.person.name, Wallet.createRandom().address, proberToken)).status).toBe(200);
+  });
+
+  it("limits each counterpart's inquiries: over its limit it gets 429 with Retry-After, other counterparts are still answered", async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < COUNTERPART_LIMIT; i++)
+      statuses.push((await inquire(user.person.name, Wallet.createRandom().address, floodToken)).status);
+    expect(statuses.filter((status) => status === 429)).toEqual([]);
+    const over = await inquire(user.person.name, Wallet.createRandom().address, floodToken);
+    expect([over.status, over.body.type]).toEqual([429, expect.stringContaining('rate-limited')]);
+    const retryAfter = Number(over.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(3600);
+    expect((await inquire(user.person.name, Wallet.createRandom().address)).status).toBe(200);
+  });
+
+  it('finds the beneficiary through the address index, never reading every account', async () => {
+    const knex = (stack.orm.em.getConnection() as AbstractSqlConnection).getKnex();
+    const statements: Array<{ sql: string; bindings: unknown[] }> = [];
+    const listen = (query: { sql: string; bindings?: unknown[] }) => {
+      if (/smart_accounts/.test(query.sql)) statements.push({ sql: query.sql, bindings: query.bindings ?? [] });
+    };
+    knex.on('query', listen);
+    try {
+      expect((await inquire(user.person.name, account.toLowerCase())).status).toBe(200);
+    } finally {
+      knex.removeListener('query', listen);
+    }
+    // The plan of every statement the inquiry ran on smart_accounts. PostgreSQL plans a table this small with a scan
+    // whatever its indexes; with scans priced out, a statement that can use an index does.
+    const planOf = async ({ sql, bindings }: { sql: string; bindings: unknown[] }): Promise<string> => {
+      if (kind.name === 'sqlite')
+        return ((await knex.raw(`explain query plan ${sql}`, bindings as never)) as Array<{ detail: string }>)
+          .map((row) => row.detail)
+          .join('\n');
+      return knex.transaction(async (trx) => {
+        await trx.raw('set local enable_seqscan = off');
+        const { rows } = await trx.raw(`explain ${sql}`, bindings as never);
+        return (rows as Array<{ 'QUERY PLAN': string }>).map((row) => row['QUERY PLAN']).join('\n');
+      });
+    };
+    const plans = await Promise.all(statements.map(planOf));
+    expect(plans.length).toBeGreaterThan(0);
+    expect(plans.filter((plan) => /Seq Scan|^SCAN /m.test(plan))).toEqual([]);
+    expect(plans.filter((plan) => plan.includes('smart_accounts_address_lower_index'))).toHaveLength(1);
   });
 
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {
