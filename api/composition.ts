@@ -17,6 +17,7 @@ import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { VaspDirectoryClient } from '../integrations/travel-rule';
 import { counterpartsFromJson } from './compliance/inbound';
 import { storedSanctionsList } from '../db/compliance';
+import { storedPriceReferences } from '../db/price-references';
 import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
 import { ChainProviders } from '../integrations/evm/smart-account';
@@ -109,6 +110,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       baseUrl: config.SECURITIES_API_URL,
       clientSecret: config.SECURITIES_CLIENT_SECRET,
       ...providerHttp,
+      references: storedPriceReferences(orm),
     }),
     cex: new CexClient({
       baseUrl: config.CEX_API_URL,

@@ -15,7 +15,7 @@ const HistoryAnswer = Type.Object({
 
 /**
  * What makes a price usable for a won value: at most `maxAgeSeconds` old, and within `bandPercent` of the previous
- * hour's price and of the last price this process accepted in the last two hours.
+ * hour's price and of the asset's reference (PriceReferences).
  */
 export interface PriceChecks {
   maxAgeSeconds: number;
@@ -25,19 +25,72 @@ export interface PriceChecks {
 /** A won price ×100 fit to value money with, or why none can be had now (never a guess). */
 export type WonPrice = { centi: bigint; at: string } | { refused: string };
 
-/** How long an accepted price serves as the reference of the next one. */
-const REFERENCE_MS = 2 * 3_600_000;
+/** The price a fresh one is held to, and when it became that (ms since the epoch, real time). */
+export interface PriceAnchor {
+  centi: bigint;
+  setAtMs: number;
+}
+
+/**
+ * Where the reference of each asset is kept. The composition roots give the database's (db/price-references.ts), so
+ * every API and worker process holds prices to the same one. `replace` sets `next` only while the reference is still
+ * `expected` (undefined: none yet), atomically, and answers the reference in force afterwards.
+ */
+export interface PriceReferences {
+  get(asset: string): Promise<PriceAnchor | undefined>;
+  replace(asset: string, expected: PriceAnchor | undefined, next: PriceAnchor): Promise<PriceAnchor>;
+}
+
+/** References kept in this process only: for a client used alone (a tool, a test), never by a composition root. */
+export class ProcessPriceReferences implements PriceReferences {
+  private readonly anchors = new Map<string, PriceAnchor>();
+
+  async get(asset: string): Promise<PriceAnchor | undefined> {
+    return this.anchors.get(asset);
+  }
+
+  async replace(asset: string, expected: PriceAnchor | undefined, next: PriceAnchor): Promise<PriceAnchor> {
+    const current = this.anchors.get(asset);
+    if (current?.setAtMs !== expected?.setAtMs) return current!;
+    this.anchors.set(asset, next);
+    return next;
+  }
+}
+
+/**
+ * The reference moves at most one band per window passed: a feed answering lower on every call (a compromised one)
+ * drags what prices value at by a band per window of time, however many answers it gives, instead of a band per
+ * call; a real move past the band is followed within a few windows (refused until then: fail closed).
+ */
+const REFERENCE_WINDOW_MS = 6 * 3_600_000;
+
+/** How far `centi` is from `reference`, in percent (two decimals). */
+const percentFrom = (centi: bigint, reference: bigint): number =>
+  reference > 0n
+    ? Number(((centi > reference ? centi - reference : reference - centi) * 10_000n) / reference) / 100
+    : Infinity;
+
+/** `centi`, brought within `windows` bands of `reference`. */
+function withinBands(centi: bigint, reference: bigint, bandPercent: number, windows: number): bigint {
+  const bandBps = BigInt(Math.round(bandPercent * 100));
+  let [low, high] = [reference, reference];
+  for (let i = 0; i < windows && (centi < low || centi > high); i += 1) {
+    low -= (low * bandBps) / 10_000n;
+    high += (high * bandBps) / 10_000n;
+  }
+  return centi < low ? low : centi > high ? high : centi;
+}
 
 /** HTTP client of the market data provider (hourly KRW prices). */
 export class PriceFeedClient {
   private readonly http: ProviderHttpOptions;
   private readonly checks: PriceChecks;
-  /** The last price accepted per asset, with when: a reference against which a wild next answer is refused. */
-  private readonly accepted = new Map<string, { centi: bigint; atMs: number }>();
+  private readonly references: PriceReferences;
 
-  constructor(options: { baseUrl: string; timeoutMs: number; checks?: PriceChecks }) {
+  constructor(options: { baseUrl: string; timeoutMs: number; checks?: PriceChecks; references?: PriceReferences }) {
     this.http = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxAnswerBytes: 4 * 1024 * 1024 };
     this.checks = options.checks ?? { maxAgeSeconds: 2 * 3600, bandPercent: 20 };
+    this.references = options.references ?? new ProcessPriceReferences();
   }
 
   async hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]> {
@@ -59,8 +112,9 @@ export class PriceFeedClient {
 
   /**
    * The asset's won price ×100 at the last full hour, checked before any money is valued with it: a feed that does not
-   * answer, answers another shape, an old point, a price that rounds to nothing, or a jump past the band (a glitch or
-   * a compromised feed: either would switch the won limits off or on for everyone) gives no price.
+   * answer, answers another shape, an old point, a price that rounds to nothing, or a price past the band from the
+   * previous hour's or from the reference (a glitch or a compromised feed: either would switch the won limits off or
+   * on for everyone) gives no price.
    */
   async wonPrice(asset: string): Promise<WonPrice> {
     const now = Date.now();
@@ -79,31 +133,38 @@ export class PriceFeedClient {
     const centi = BigInt(Math.round(last.price * 100));
     if (centi < 1n) return { refused: `the ${asset} price ${last.price} is implausible` };
     const previous = points.length > 1 ? points.at(-2)! : undefined;
-    const known = this.accepted.get(asset);
-    const references = [
-      ...(previous
-        ? [{ centi: BigInt(Math.round(previous.price * 100)), what: `the previous hour's ${previous.price}` }]
-        : []),
-      ...(known && now - known.atMs < REFERENCE_MS
-        ? [{ centi: known.centi, what: `the last accepted ${Number(known.centi) / 100}` }]
-        : []),
-    ];
-    for (const reference of references) {
-      const movedBy =
-        reference.centi > 0n
-          ? Number(
-              ((centi > reference.centi ? centi - reference.centi : reference.centi - centi) * 10_000n) /
-                reference.centi,
-            ) / 100
-          : Infinity;
-      if (movedBy > this.checks.bandPercent) {
-        return {
-          refused: `the ${asset} price ${last.price} is implausible: ${movedBy}% from ${reference.what} (the band is ${this.checks.bandPercent}%)`,
-        };
-      }
+    if (previous) {
+      const refusal = this.outsideBand(
+        asset,
+        last.price,
+        BigInt(Math.round(previous.price * 100)),
+        `the previous hour's ${previous.price}`,
+      );
+      if (refusal) return refusal;
     }
-    this.accepted.set(asset, { centi, atMs: now });
-    return { centi, at: last.at };
+    const anchor = await this.referenceFor(asset, centi, now);
+    const what = `the reference ${Number(anchor.centi) / 100} (of ${new Date(anchor.setAtMs).toISOString()})`;
+    return this.outsideBand(asset, last.price, anchor.centi, what) ?? { centi, at: last.at };
+  }
+
+  /**
+   * The reference `centi` is held to. The first price becomes it; once it is a window old, it follows `centi` by at
+   * most a band per window passed, and only one process's renewal counts (the others are held to that one).
+   */
+  private async referenceFor(asset: string, centi: bigint, now: number): Promise<PriceAnchor> {
+    const current = await this.references.get(asset);
+    if (current && now - current.setAtMs < REFERENCE_WINDOW_MS) return current;
+    const windows = current ? Math.floor((now - current.setAtMs) / REFERENCE_WINDOW_MS) : 0;
+    const next = current ? withinBands(centi, current.centi, this.checks.bandPercent, windows) : centi;
+    return this.references.replace(asset, current, { centi: next, setAtMs: now });
+  }
+
+  private outsideBand(asset: string, price: number, reference: bigint, what: string): { refused: string } | undefined {
+    const movedBy = percentFrom(BigInt(Math.round(price * 100)), reference);
+    if (movedBy <= this.checks.bandPercent) return undefined;
+    return {
+      refused: `the ${asset} price ${price} is implausible: ${movedBy}% from ${what} (the band is ${this.checks.bandPercent}%)`,
+    };
   }
 }
 

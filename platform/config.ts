@@ -281,7 +281,7 @@ export const ConfigSchema = Type.Object({
     maximum: 1000,
     default: 20,
     description:
-      "a price further than this from the previous hour's, or from the last one accepted in the last 2 hours, is implausible: refused",
+      "a price further than this from the previous hour's, or from the asset's reference (shared by every process, moved at most this far per 6 hours), is implausible: refused",
   }),
   SANCTIONS_LIST_URL: Type.String({
     pattern: '^https?://',

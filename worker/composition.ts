@@ -14,6 +14,7 @@ import { OcrProviderClient } from '../integrations/ocr';
 import { IdCardCheckClient } from '../integrations/id-card-check';
 import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
 import { storedSanctionsList } from '../db/compliance';
+import { storedPriceReferences } from '../db/price-references';
 import { TravelRuleClient } from '../integrations/travel-rule';
 
 /** The SDN advanced XML is about 100 MB: ten minutes to read it, and no more than 1 GiB. */
@@ -86,6 +87,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
       baseUrl: config.PRICE_FEED_URL,
       timeoutMs: config.PROVIDER_TIMEOUT_MS,
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
+      references: storedPriceReferences(orm),
     }),
     solanaChains: new SolanaChains(),
     faucet: new SolanaFaucet(),

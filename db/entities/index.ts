@@ -24,6 +24,7 @@ export * from './transfer';
 export * from './gas-sponsorship';
 export * from './compliance';
 export * from './test-clock';
+export * from './price-reference';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -62,6 +63,7 @@ import {
   TravelRuleRecordEntity,
 } from './compliance';
 import { TestClockEntity } from './test-clock';
+import { PriceReferenceEntity } from './price-reference';
 
 export const ALL_ENTITIES = [
   RegistrationEntity,
@@ -111,4 +113,5 @@ export const ALL_ENTITIES = [
   ComplianceCaseEntity,
   TravelRuleRecordEntity,
   TestClockEntity,
+  PriceReferenceEntity,
 ];

@@ -65,6 +65,8 @@ import { Migration20261126090000AccountNotifications as PgAccountNotifications }
 import { Migration20261125160000Monitoring as SqliteMonitoring } from './sqlite/Migration20261125160000Monitoring';
 import { Migration20261127010000TravelRuleLookup as PgTravelRuleLookup } from './postgresql/Migration20261127010000TravelRuleLookup';
 import { Migration20261127010000TravelRuleLookup as SqliteTravelRuleLookup } from './sqlite/Migration20261127010000TravelRuleLookup';
+import { Migration20261127020000PriceReferences as PgPriceReferences } from './postgresql/Migration20261127020000PriceReferences';
+import { Migration20261127020000PriceReferences as SqlitePriceReferences } from './sqlite/Migration20261127020000PriceReferences';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -107,6 +109,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126070000SessionNotifications', class: PgSessionNotifications },
     { name: 'Migration20261126090000AccountNotifications', class: PgAccountNotifications },
     { name: 'Migration20261127010000TravelRuleLookup', class: PgTravelRuleLookup },
+    { name: 'Migration20261127020000PriceReferences', class: PgPriceReferences },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -140,6 +143,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126040000NonceLanes', class: SqliteNonceLanes },
     { name: 'Migration20261126060000StalledOperations', class: SqliteStalledOperations },
     { name: 'Migration20261127010000TravelRuleLookup', class: SqliteTravelRuleLookup },
+    { name: 'Migration20261127020000PriceReferences', class: SqlitePriceReferences },
   ],
 };
 

@@ -7,7 +7,10 @@ import { call, type RegisteredUser } from '../helpers/http';
 import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { transferPin } from '../helpers/pin';
-import { TransferEntity, UserPinEntity } from '../../db/entities';
+import { PriceReferenceEntity, TransferEntity, UserPinEntity } from '../../db/entities';
+import { createOrm } from '../../db/orm';
+import { loadConfig, WORKER_CONFIG_KEYS } from '../../platform/config';
+import { composeWorker } from '../../worker/composition';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -146,6 +149,72 @@ describe.each(testDatabases())(
       expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
       await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
       expect((await send(user, '800')).body.type).toBe('/problems/limit-per-transfer');
+    });
+
+    it('holds prices to a reference a run of answers cannot drag, shared by the API and the worker: a feed 19 % lower on each call is refused from its second answer', async () => {
+      const user = await fundedUser();
+      const hour = Math.floor(Date.now() / 3_600_000);
+      const at = (h: number) => new Date(h * 3_600_000).toISOString();
+      /** The compromised feed's nth answer: 19 % below its answer before, which it gives as the previous hour's. */
+      const dragged = (n: number) => Math.round(1400 * 0.81 ** n * 100) / 100;
+      const answer = (n: number) =>
+        call(`${stack.sandboxUrl}/_faults/prices`, {
+          method: 'PUT',
+          json: {
+            paths: ['/USDT/history'],
+            answer: {
+              body: {
+                points: [
+                  { at: at(hour - 1), price: dragged(n - 1) },
+                  { at: at(hour), price: dragged(n) },
+                ],
+              },
+            },
+          },
+        });
+      // 900 USDT is 1,260,000 won at the real price: over the per-transfer limit at any price within the band of it.
+      expect((await send(user, '900')).body.type).toBe('/problems/limit-per-transfer');
+      await answer(1); // 1,134: within the band, still over the limit
+      expect((await send(user, '900')).body.type).toBe('/problems/limit-per-transfer');
+      for (let n = 2; n <= 5; n += 1) {
+        await answer(n); // 918.54, 744.02, 602.66, 488.15 (900 USDT would fit the limit at each)
+        const refused = await send(user, '900');
+        expect([n, refused.status, refused.body.type]).toEqual([n, 503, '/problems/price-unavailable']);
+        expect(refused.body.detail).toContain('from the reference 1400');
+      }
+      expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
+
+      // The worker's price client (its own composition root and database connection) is held to the same reference.
+      const workerOrm = await createOrm(stack.config.DATABASE_URL);
+      const worker = composeWorker(loadConfig(stack.workerProcessEnv(), WORKER_CONFIG_KEYS), workerOrm);
+      try {
+        await answer(2);
+        expect(await worker.prices.wonPrice('USDT')).toEqual({
+          refused: expect.stringContaining('from the reference 1400'),
+        });
+        // A window later the reference follows the feed by one band (1,400 -> 1,120), not to where it points: 918.54
+        // is then within the band, the next answer (744.02) is not, for the API too.
+        await stack.orm.em
+          .fork()
+          .nativeUpdate(
+            PriceReferenceEntity,
+            { asset: 'USDT' },
+            { setAt: new Date(Date.now() - 6 * 3_600_000 - 1000) },
+          );
+        expect(await worker.prices.wonPrice('USDT')).toEqual({ centi: 91854n, at: at(hour) });
+        expect((await stack.orm.em.fork().findOneOrFail(PriceReferenceEntity, { asset: 'USDT' })).centi).toBe(112000n);
+        await answer(3);
+        const refused = await send(user, '900');
+        expect([refused.status, refused.body.detail]).toEqual([
+          503,
+          expect.stringContaining('from the reference 1120'),
+        ]);
+      } finally {
+        // The next valuation takes the real price as the reference again.
+        await stack.orm.em.fork().nativeDelete(PriceReferenceEntity, { asset: 'USDT' });
+        worker.close();
+        await workerOrm.close();
+      }
     });
 
     it('takes the limits an operator sets with npm run limits', async () => {
