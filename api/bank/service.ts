@@ -139,7 +139,11 @@ export class BankVerificationService {
     const pending = await this.deps.orm.em
       .fork()
       .findOne(BankVerificationEntity, { verificationId, userId }, { fields: ['accountNoHash'] });
-    if (pending) await this.deps.rateLimits.assertUnder('bank-account-wrong-code', pending.accountNoHash);
+    if (!pending) throw problems.notFound(`Verification ${verificationId}`);
+    // A guess takes its unit of the account's wrong-code budget before its code is compared, so guesses at once cannot
+    // all pass a reading made before any of them counted; one that compares nothing, or is right, gives it back.
+    const { rateLimits } = this.deps;
+    await rateLimits.reserve('bank-account-wrong-code', pending.accountNoHash);
     const verification = await countCodeAttempt(
       this.deps.orm,
       BankVerificationEntity,
@@ -147,12 +151,14 @@ export class BankVerificationService {
       userId,
       this.deps.verificationMaxAttempts,
       'send 1 KRW again',
-    );
+    ).catch(async (error: unknown) => {
+      await rateLimits.giveBack('bank-account-wrong-code', pending.accountNoHash);
+      throw error;
+    });
     const expected = LEGACY_ACCOUNT_NO_HASH.test(verification.codeHash)
       ? legacyHashOf(verification.verificationId, code)
       : this.codeHashOf(verification.verificationId, code);
     if (!safeEqual(verification.codeHash, expected)) {
-      await this.deps.rateLimits.count('bank-account-wrong-code', verification.accountNoHash);
       const remaining = this.deps.verificationMaxAttempts - verification.attempts;
       if (remaining <= 0) {
         await this.deps.orm.em.fork().transactional(async (tx) => {
@@ -174,6 +180,7 @@ export class BankVerificationService {
       }
       throw wrongCode(remaining);
     }
+    await rateLimits.giveBack('bank-account-wrong-code', verification.accountNoHash);
     return { verified: true, bank_account: bankAccountView(await this.connect(verification)) };
   }
 

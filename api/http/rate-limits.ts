@@ -224,6 +224,25 @@ export class RateLimits {
     this.checks.delete(cacheKey);
     // Oldest first (a Map keeps insertion order): a flood of addresses cannot grow the process without bound.
     if (this.checks.size >= CHECK_CACHE_ENTRIES) this.checks.delete(this.checks.keys().next().value!);
+  /**
+   * Takes one unit of `rule` for `key` before the outcome that decides whether the request counts is known (429 when
+   * none is left): requests at once each take their own, so none passes on a reading made before the others counted.
+   * `giveBack` returns the unit of a request that turned out not to count.
+   */
+  async reserve(rule: RateRuleName, key: string): Promise<void> {
+    try {
+      await this.consume(rule, key);
+    } finally {
+      this.checks.delete(`${rule}\u0000${key}`); // a count: assertUnder reads the shared store again
+    }
+  }
+
+  /** Returns a unit `reserve` took. */
+  async giveBack(rule: RateRuleName, key: string): Promise<void> {
+    await this.limiters.get(rule)!.reward(key, 1);
+    this.checks.delete(`${rule}\u0000${key}`);
+  }
+
     this.checks.set(cacheKey, { over, until });
   }
 

@@ -2,7 +2,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { newPerson, registerUser, type RegisteredUser } from '../helpers/http';
 import { bankAccountLog, callApi, openBankAccount, type SandboxAccount } from '../helpers/bank';
-import { BankAccountEntity } from '../../db/entities';
+import { BankAccountEntity, BankVerificationEntity } from '../../db/entities';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 
 /**
@@ -24,13 +24,13 @@ const RATE_LIMITS = JSON.stringify({
  * ask for deposits to their account and guess. Guesses are bounded per verification (3) and per bank account across
  * every user (3 sends a day, 10 wrong codes in 20 days), so a guesser with many accounts of their own gains nothing more.
  */
-describe("1 KRW codes guessed at someone else's bank account", () => {
+describe.each(testDatabases())("1 KRW codes guessed at someone else's bank account on $name", (database) => {
   let stack: TestStack;
   let victim: SandboxAccount;
   const holder = newPerson().name;
   const sameName = () => registerUser(stack, { ...newPerson(), name: holder });
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { env: { RATE_LIMITS } });
+    stack = await startTestStack(database, { env: { RATE_LIMITS } });
     victim = await openBankAccount(stack, holder, 1_000_000);
   });
   afterAll(async () => {
@@ -47,6 +47,24 @@ describe("1 KRW codes guessed at someone else's bank account", () => {
   const wrongCodeFor = async (account: SandboxAccount) => {
     const real = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
     return String((Number(real) + 1) % 10_000).padStart(4, '0');
+  };
+  /** A code none of the account's deposits carried. */
+  const codeOfNoDeposit = async (account: SandboxAccount) => {
+    const sent = new Set((await bankAccountLog(stack, account)).transactions.map((t) => t.remark.slice(2)));
+    let code = 0;
+    while (sent.has(String(code).padStart(4, '0'))) code += 1;
+    return String(code).padStart(4, '0');
+  };
+  /** A verification per user of the same name, each sent to `account`. */
+  const verificationsAt = async (account: SandboxAccount, users: number) => {
+    const guessers = await Promise.all(Array.from({ length: users }, () => sameName()));
+    const verifications: Array<{ guesser: RegisteredUser; id: string }> = [];
+    for (const guesser of guessers) {
+      const sent = await send(guesser, account);
+      expect([sent.status, sent.body.detail]).toEqual([200, undefined]);
+      verifications.push({ guesser, id: sent.body.verification_id });
+    }
+    return verifications;
   };
 
   it('locks a verification after three wrong codes', async () => {
@@ -95,5 +113,38 @@ describe("1 KRW codes guessed at someone else's bank account", () => {
     const resend = await send(await sameName(), account);
     expect([resend.status, resend.body.detail]).toEqual([429, expect.stringContaining('bank-account-wrong-code')]);
     expect(await stack.orm.em.fork().count(BankAccountEntity, {})).toBe(0);
+  });
+
+  it('compares no more than ten of fifteen wrong codes sent at once to one bank account by five users: the rest 429', async () => {
+    const account = await openBankAccount(stack, holder, 1000);
+    const verifications = await verificationsAt(account, SENDS_A_DAY);
+    const wrong = await codeOfNoDeposit(account);
+    const answers = await Promise.all(
+      verifications.flatMap(({ guesser, id }) => [1, 2, 3].map(() => confirm(guesser, id, wrong))),
+    );
+    const answered = (type: string) => answers.filter((a) => a.body.type === type).length;
+    // Reading the budget, comparing, then counting let all fifteen be compared (PostgreSQL, where the counters are
+    // shared; SQLite's one process happened to serve these one after another).
+    expect([answered('/problems/wrong-code'), answered('/problems/rate-limited')]).toEqual([10, 5]);
+    // What the service compared, by its own count of attempts.
+    const rows = await stack.orm.em
+      .fork()
+      .find(BankVerificationEntity, { verificationId: { $in: verifications.map((v) => v.id) } });
+    expect(rows.reduce((sum, row) => sum + row.attempts, 0)).toBe(10);
+  });
+
+  it('gives the right code its unit of the budget back: after nine wrong codes and a right one, a tenth wrong code is still compared', async () => {
+    const account = await openBankAccount(stack, holder, 1000);
+    const verifications = await verificationsAt(account, 4);
+    const wrong = await codeOfNoDeposit(account);
+    for (const { guesser, id } of verifications.slice(0, 3)) {
+      for (let n = 0; n < 3; n += 1) expect((await confirm(guesser, id, wrong)).body.type).toBe('/problems/wrong-code');
+    }
+    // The fourth has the right code, as the holder has it from their statement (the last deposit's).
+    const right = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
+    expect((await confirm(verifications[3]!.guesser, verifications[3]!.id, right)).status).toBe(200);
+    const [late] = await verificationsAt(account, 1);
+    const tenth = await confirm(late!.guesser, late!.id, await codeOfNoDeposit(account));
+    expect([tenth.status, tenth.body.type]).toEqual([422, '/problems/wrong-code']);
   });
 });
