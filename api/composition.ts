@@ -76,7 +76,12 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       encryption,
     ));
   const providers = new ChainProviders();
-  const sessions = await SessionCache.start(config.DATABASE_URL, logger);
+  const sessions = await SessionCache.start(config.DATABASE_URL, {
+    listenUrl: config.DATABASE_LISTEN_URL,
+    heartbeatSeconds: config.SESSION_CACHE_HEARTBEAT_SECONDS,
+    maxAgeSeconds: config.SESSION_CACHE_MAX_AGE_SECONDS,
+    logger,
+  });
   sessions.onLookup = (result) => metrics.sessionLookup(result);
   const clients: AppDeps = {
     config,

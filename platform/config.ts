@@ -42,6 +42,28 @@ export const ConfigSchema = Type.Object({
     pattern: '^(sqlite:|postgres(ql)?://)',
     description: 'sqlite:<file> or postgresql://user:pass@host:port/db',
   }),
+  DATABASE_LISTEN_URL: Type.Optional(
+    Type.String({
+      pattern: '^postgres(ql)?://',
+      description:
+        "the session cache's LISTEN connection, direct to PostgreSQL where DATABASE_URL is a transaction-mode pooler (which cannot LISTEN); unset: DATABASE_URL",
+    }),
+  ),
+  SESSION_CACHE_HEARTBEAT_SECONDS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 60,
+      description:
+        'how often the LISTEN connection must prove it still delivers notifications, and how long it has (unset: 5)',
+    }),
+  ),
+  SESSION_CACHE_MAX_AGE_SECONDS: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 300,
+      description: 'no session row older than this is served from memory, whatever the LISTEN connection (unset: 30)',
+    }),
+  ),
   TEMPORAL_ADDRESS: Type.String({ default: 'localhost:7233', pattern: '^[^:/]+:\\d+$' }),
   TEMPORAL_NAMESPACE: Type.String({ default: 'default', minLength: 1 }),
   TEMPORAL_TASK_QUEUE: Type.String({ default: 'wallet', minLength: 1 }),
@@ -503,6 +525,9 @@ export const API_CONFIG_KEYS = [
   'JSON_BODY_MAX_BYTES',
   'REGISTRATION_TTL_SECONDS',
   'NETWORKS',
+  'DATABASE_LISTEN_URL',
+  'SESSION_CACHE_HEARTBEAT_SECONDS',
+  'SESSION_CACHE_MAX_AGE_SECONDS',
   'DEPLOY_PREPARE_TTL_SECONDS',
   'KEY_ROTATION_RETRY_WINDOW_SECONDS',
   'GAS_BUDGET_DAILY_KRW',

@@ -15,6 +15,7 @@ import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 import { createApp, type App } from '../../api/app';
 import { composeApi } from '../../api/composition';
+import type { SessionCache } from '../../api/common/session-cache';
 import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
 import { createSandboxApp } from '../../sandbox/app';
@@ -46,6 +47,10 @@ export interface TestStack {
   chains: StackChain[];
   solana?: StackSolana;
   databaseProxy?: TcpProxy;
+  /** The proxy of the session cache's LISTEN connection alone (option `listenProxy`). */
+  listenProxy?: TcpProxy;
+  /** The API's session cache (whether it serves from memory: `live`). */
+  sessions?: SessionCache;
   startWorker(): Promise<void>;
   /** The environment of a worker process (worker/main.ts) that serves this stack's task queue. */
   workerProcessEnv(): Record<string, string>;
@@ -83,6 +88,11 @@ export interface TestStackOptions {
   solana?: boolean;
   /** Reach the database (PostgreSQL) through a TcpProxy, so a test can cut it as a restart would. */
   databaseProxy?: boolean;
+  /**
+   * Reach the database's LISTEN connection (the session cache's, DATABASE_LISTEN_URL) through a TcpProxy of its own,
+   * so a test can silence it while the API's queries go on.
+   */
+  listenProxy?: boolean;
   /** The API's port, when a test must name it before the stack starts (a browser origin, the UI's codec endpoint). */
   apiPort?: number;
 }
@@ -142,14 +152,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     runtimeInstalled = true;
   }
   const database: TestDatabase = await kind.create();
-  let databaseUrl = database.url;
-  let databaseProxy: TcpProxy | undefined;
-  if (options.databaseProxy) {
-    const url = new URL(database.url);
-    databaseProxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
-    url.host = `127.0.0.1:${await databaseProxy.start()}`;
-    databaseUrl = url.toString();
-  }
+  const databaseProxy = options.databaseProxy ? await proxyOf(database.url) : undefined;
+  const databaseUrl = databaseProxy?.url ?? database.url;
+  const listenProxy = options.listenProxy ? await proxyOf(database.url) : undefined;
   // Both chains (each with its contracts and bundler) start at once: a chain's start is mostly waiting.
   const chains: StackChain[] = await Promise.all(
     (options.chains ? [31337, 31338] : []).map(async (chainId) => {
@@ -220,6 +225,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATABASE_URL: databaseUrl,
+      ...(listenProxy ? { DATABASE_LISTEN_URL: listenProxy.url } : {}),
       TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS,
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_PRIVATE_JWK: testJwk(),
@@ -343,7 +349,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     app,
     chains,
     solana,
-    databaseProxy,
+    databaseProxy: databaseProxy?.proxy,
+    listenProxy: listenProxy?.proxy,
+    sessions: apiDeps.sessions,
     workerProcessEnv: () => ({ ...workerEnv }),
     pointSandboxAt(url) {
       sandbox.setCallbackUrl(`${url}/v1/auth/pass/callback`);
@@ -405,7 +413,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
         await solana.stop();
       }
       await orm.close();
-      await databaseProxy?.stop();
+      await databaseProxy?.proxy.stop();
+      await listenProxy?.proxy.stop();
       await database.drop();
     },
   };
@@ -417,4 +426,12 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     args: [],
   });
   return stack;
+}
+
+/** A TcpProxy in front of a database, and the database's URL through it. */
+async function proxyOf(databaseUrl: string): Promise<{ proxy: TcpProxy; url: string }> {
+  const url = new URL(databaseUrl);
+  const proxy = new TcpProxy({ host: url.hostname, port: Number(url.port || 5432) });
+  url.host = `127.0.0.1:${await proxy.start()}`;
+  return { proxy, url: url.toString() };
 }

@@ -3,10 +3,13 @@ import { connect, createServer, type AddressInfo, type Server, type Socket } fro
 /**
  * A TCP pass-through in front of a server (PostgreSQL here), for fault drills. `restart(ms)` does to clients what a
  * database restart does: every open connection is cut, and new ones are refused until the server is back.
+ * `blackHole()` does what a NAT or load balancer that forgot a flow does: the connection stays open and goes silent.
  */
 export class TcpProxy {
   private server?: Server;
   private readonly sockets = new Set<Socket>();
+  /** Connections still carried (not black-holed). */
+  private readonly flows = new Set<{ client: Socket; upstream: Socket }>();
   private downUntil = 0;
   port = 0;
 
@@ -27,6 +30,9 @@ export class TcpProxy {
           upstream.destroy();
         });
       }
+      const flow = { client, upstream };
+      this.flows.add(flow);
+      client.on('close', () => this.flows.delete(flow));
       client.pipe(upstream);
       upstream.pipe(client);
     });
@@ -39,6 +45,21 @@ export class TcpProxy {
   restart(ms: number): void {
     this.downUntil = Date.now() + ms;
     for (const socket of this.sockets) socket.destroy();
+  }
+
+  /**
+   * Every open connection stops carrying anything, silently: both ends stay connected, what either sends is read and
+   * dropped (no back-pressure, no FIN, no RST reaches the other), as behind a NAT that forgot the flow. New
+   * connections are carried.
+   */
+  blackHole(): void {
+    for (const flow of this.flows) {
+      const { client, upstream } = flow;
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      for (const socket of [client, upstream]) socket.on('data', () => undefined).resume();
+      this.flows.delete(flow);
+    }
   }
 
   async stop(): Promise<void> {
