@@ -1,7 +1,16 @@
 import { Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import type { EntityManager } from '@mikro-orm/core';
-import { DeviceEntity, EventEntity, PasskeyEntity, UserEntity, emailAad, type Event } from '../db/entities';
+import {
+  DeviceEntity,
+  EmailChangeEntity,
+  EventEntity,
+  PasskeyEntity,
+  UserEntity,
+  emailAad,
+  emailUndoCode,
+  type Event,
+} from '../db/entities';
 import type { MailClient } from '../integrations/mail';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { SecurityNoticeInput, SecurityNoticeOutcome } from '../workflows/messages';
@@ -24,12 +33,21 @@ export const createSecurityNoticeActivities = ({
   newPasskeyHoldSeconds,
 }: SecurityNoticeActivityDeps) => ({
   /** The event of the change once committed, or null when it did not commit within a minute (the request failed). */
-  async committedSecurityEvent({ userId, eventType, resourceId }: SecurityNoticeInput): Promise<string | null> {
+  async committedSecurityEvent({
+    userId,
+    eventType,
+    resourceId,
+    eventId,
+  }: SecurityNoticeInput): Promise<string | null> {
     const deadline = Date.now() + COMMIT_WAIT_MS;
     for (;;) {
       const event = await orm.em
         .fork()
-        .findOne(EventEntity, { type: eventType, resourceId, userId }, { fields: ['eventId'] });
+        .findOne(
+          EventEntity,
+          { type: eventType, resourceId, userId, ...(eventId ? { eventId } : {}) },
+          { fields: ['eventId'] },
+        );
       if (event) return event.eventId;
       if (Date.now() >= deadline) return null;
       Context.current().heartbeat();
@@ -37,29 +55,84 @@ export const createSecurityNoticeActivities = ({
     }
   },
 
-  /** Mails the notice to the user's verified address (the event id is the provider's message key: one mail). */
+  /**
+   * Mails the notice to every address the person has: the verified one and, while an email change can be undone, the
+   * one it replaced (so a thief who changed the address cannot silence the notices). The provider's message key is the
+   * event id per address: one mail each, however often this is retried.
+   */
   async mailSecurityNotice({ eventId }: { eventId: string }): Promise<SecurityNoticeOutcome> {
     const em = orm.em.fork();
     const event = await em.findOneOrFail(EventEntity, { eventId });
     const user = await em.findOneOrFail(UserEntity, { id: event.userId! });
-    if (!user.emailSealed) return { mailed: false, reason: 'no-verified-email' };
-    const { subject, text } = await noticeText(em, event, newPasskeyHoldSeconds);
-    await mail.send({ to: encryption.openText(user.emailSealed, emailAad(user.id)), subject, text }, eventId);
-    return { mailed: true, eventId };
+    const recipients = [
+      ...(user.emailSealed ? [{ sealed: user.emailSealed, role: 'current' as const }] : []),
+      ...(user.previousEmailSealed && user.previousEmailUntil && user.previousEmailUntil > event.createdAt
+        ? [{ sealed: user.previousEmailSealed, role: 'previous' as const }]
+        : []),
+    ];
+    if (!recipients.length) return { mailed: false, reason: 'no-verified-email' };
+    for (const { sealed, role } of recipients) {
+      const { subject, text } = await noticeText(em, event, { newPasskeyHoldSeconds, encryption, role });
+      const to = encryption.openText(sealed, emailAad(user.id));
+      await mail.send({ to, subject, text }, role === 'current' ? eventId : `${eventId}:previous`);
+    }
+    return { mailed: true, eventId, addresses: recipients.length };
   },
 });
 
 export type SecurityNoticeActivities = ReturnType<typeof createSecurityNoticeActivities>;
 
 /** What a notice says, by the change it tells of. No secret, no link: the person acts in the app they hold. */
-async function noticeText(
+export async function noticeText(
   em: EntityManager,
   event: Event,
-  newPasskeyHoldSeconds: number,
+  options: { newPasskeyHoldSeconds: number; encryption: DataEncryption; role: 'current' | 'previous' },
 ): Promise<{ subject: string; text: string }> {
+  const { newPasskeyHoldSeconds, encryption, role } = options;
   const at = event.createdAt.toISOString();
   const data = event.data as Record<string, unknown>;
   switch (event.type) {
+    case 'pin.set':
+      return {
+        subject: 'A PIN was set on your account',
+        text: `A transaction PIN was set on your wallet account at ${at}. If this was not you, contact us at once and reset your PIN in the app with your identity verification and ID card.`,
+      };
+    case 'pin.changed':
+      return {
+        subject: 'Your PIN was changed',
+        text: `The transaction PIN of your wallet account was changed at ${at} with the current PIN. If this was not you, reset your PIN in the app with your identity verification and ID card, and contact us.`,
+      };
+    case 'pin.reset':
+      return {
+        subject: 'Your PIN was reset',
+        text: `The transaction PIN of your wallet account was reset at ${at} after an identity verification and your ID card. If this was not you, contact us at once.`,
+      };
+    case 'email.changed': {
+      const change = await em.findOne(EmailChangeEntity, { changeId: event.resourceId });
+      const until = change?.undoUntil.toISOString() ?? String(data.undoUntil);
+      if (role === 'current')
+        return {
+          subject: 'This is now the email address of your wallet account',
+          text: `This address became the email address of your wallet account at ${at}. Security notices come here from now on.`,
+        };
+      return {
+        subject: 'The email address of your wallet account was changed',
+        text:
+          `The email address of your wallet account was changed at ${at} to another address. If you did not change it, undo it before ${until}: ` +
+          `in the app (Security > Email > Undo) enter change ${event.resourceId} and code ${emailUndoCode(encryption, event.resourceId)}. ` +
+          'Until then security notices come to this address too. Then sign out any device you do not know.',
+      };
+    }
+    case 'email.change_undone':
+      return {
+        subject: 'An email change of your wallet account was undone',
+        text: `The change of your wallet account's email address was undone at ${at} from the address it replaced: that address is the account's again.`,
+      };
+    case 'backup.stored':
+      return {
+        subject: 'Your wallet backup was replaced',
+        text: `A new version (${String(data.version)}) of your encrypted wallet backup was stored from one of your signed-in devices at ${at}. If this was not you, sign that device out in the app (Security > Devices) and contact us.`,
+      };
     case 'passkey.added': {
       const passkey = await em.findOne(PasskeyEntity, { passkeyId: event.resourceId });
       const usableFrom = new Date(event.createdAt.getTime() + newPasskeyHoldSeconds * 1000).toISOString();

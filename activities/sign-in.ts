@@ -13,6 +13,7 @@ import type { DataEncryption } from '../platform/data-encryption';
 import type { OcrProviderClient } from '../integrations/ocr';
 import type { IdCardCheckClient } from '../integrations/id-card-check';
 import { sameName } from '../platform/names';
+import { clock } from '../platform/clock';
 import {
   SignInFailure,
   signInUploadOwner,
@@ -36,7 +37,11 @@ const refusal = (type: string, message: string): ApplicationFailure =>
 
 /** Sign-in on a new device; each activity looks up what an earlier attempt wrote before writing. */
 export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: SignInActivityDeps) => ({
-  /** The verified person's account (active), recorded with the device that asks; answers the proofs it can give. */
+  /**
+   * The verified person's account (active), recorded with the device that asks; answers the proofs it can give. A
+   * step-up identity check must have verified the holder of the account that asks, and answers the ID card when its
+   * request needs it (or nothing: the verification alone approves).
+   */
   async recordSignIn({
     signInId,
     result,
@@ -54,6 +59,14 @@ export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: Si
         'no account exists for this person: register instead (POST /v1/account/register)',
       );
     if (user.status !== 'active') throw refusal(SignInFailure.NotRegistered, `this account is ${user.status}`);
+    const { stepUp } = request;
+    if (stepUp && user.id !== stepUp.userId)
+      throw refusal(SignInFailure.NotSamePerson, 'the person verified is not the holder of this account');
+    if (stepUp?.idCard && !user.idCardHash)
+      throw refusal(
+        SignInFailure.IdCardNotOnFile,
+        'this account has no ID card on file to compare with: renew your KYC (POST /v1/account/kyc/renew) first',
+      );
     const existing = await em.findOne(SignInEntity, { signInId });
     if (!existing) {
       em.create(SignInEntity, {
@@ -66,10 +79,16 @@ export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: Si
         passTokenExpiresAt: new Date(request.passTokenExpiresAt),
         status: 'in_progress',
         method: null,
+        passkeyId: null,
         tokensIssuedAt: null,
+        purpose: stepUp?.request ?? null,
+        completedAt: null,
+        usedAt: null,
+        usedIdempotencyKey: null,
       });
       await em.flush();
     }
+    if (stepUp) return { userId: user.id, proofs: stepUp.idCard ? ['id_card'] : [] };
     const proofs: SignInProof[] = [];
     if (await em.count(PasskeyEntity, { userId: user.id })) proofs.push('passkey');
     if (user.idCardHash) proofs.push('id_card');
@@ -151,10 +170,22 @@ export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: Si
     return { ok: true };
   },
 
-  async completeSignIn({ signInId, method }: { signInId: string; method: SignInProof }): Promise<void> {
+  async completeSignIn({
+    signInId,
+    method,
+    passkeyId,
+  }: {
+    signInId: string;
+    method: SignInProof;
+    passkeyId?: string;
+  }): Promise<void> {
     await orm.em
       .fork()
-      .nativeUpdate(SignInEntity, { signInId, status: 'in_progress' }, { status: 'completed', method });
+      .nativeUpdate(
+        SignInEntity,
+        { signInId, status: 'in_progress' },
+        { status: 'completed', method, passkeyId: passkeyId ?? null, completedAt: clock.date() },
+      );
   },
 
   async closeSignIn({ signInId, status }: { signInId: string; status: 'failed' | 'expired' }): Promise<void> {

@@ -44,12 +44,16 @@ export function createApp(deps: AppDeps & { services: Services }): App {
       tokens,
       config.PASS_CALLBACK_API_KEY,
       orm,
-      (regId, passToken) => authorizeRegistration(orm, deps.encryption, regId, passToken, { allowCompleted: true }),
+      (params, passToken) =>
+        params.signInId
+          ? deps.services.signIns.authorizePassToken(params.signInId, passToken)
+          : authorizeRegistration(orm, deps.encryption, params.regId!, passToken, { allowCompleted: true }),
       deps.operators,
       deps.sessions,
     ),
     idempotency,
     rateLimits,
+    stepUp: deps.services.stepUp,
     jsonBodyMaxBytes: config.JSON_BODY_MAX_BYTES,
   });
   // Behind a reverse proxy (TRUST_PROXY), the client address comes from X-Forwarded-For; rate limits key on it.

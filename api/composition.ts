@@ -110,12 +110,12 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       baseUrl: config.PRICE_FEED_URL,
       ...providerHttp,
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
+      references: storedPriceReferences(orm),
     }),
     securities: new SecuritiesClient({
       baseUrl: config.SECURITIES_API_URL,
       clientSecret: config.SECURITIES_CLIENT_SECRET,
       ...providerHttp,
-      references: storedPriceReferences(orm),
     }),
     cex: new CexClient({
       baseUrl: config.CEX_API_URL,

@@ -8,6 +8,7 @@ import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { authRoutes } from './auth/routes';
 import { signInRoutes } from './auth/sign-in-routes';
+import { identityCheckRoutes } from './auth/identity-check-routes';
 import { accountRoutes } from './account/routes';
 import { deviceRoutes } from './account/device-routes';
 import { recoveryRoutes } from './account/recovery-routes';
@@ -59,10 +60,11 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       tokens,
       openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)),
     }),
-    ...registrationRoutes({ uploadMaxBytes, registrations: s.registrations }),
+    ...registrationRoutes({ uploadMaxBytes, registrations: s.registrations, pins: deps.pins, notices: s.notices }),
     ...authRoutes({ orm, encryption, tokens, devices: s.devices, signIns: s.signIns }),
     ...signInRoutes({ signIns: s.signIns, uploadMaxBytes }),
-    ...deviceRoutes({ devices: s.devices, stepUp: s.stepUp, passkeys: s.passkeys, backups: s.backups }),
+    ...identityCheckRoutes({ checks: s.identityChecks, uploadMaxBytes }),
+    ...deviceRoutes({ devices: s.devices, backups: s.backups }),
     ...recoveryRoutes({ recoveries: s.recoveries }),
     ...accountRoutes({
       orm,
@@ -70,11 +72,10 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       taskQueue,
       encryption,
       passkeys: s.passkeys,
-      stepUp: s.stepUp,
       uploadMaxBytes,
       emails: s.emails,
     }),
-    ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, stepUp: s.stepUp }),
+    ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, actions: s.stepUpActions }),
     ...walletRoutes({ gas: s.gas, deployments: s.deployments }),
     ...transferKeyRoutes({ transferKeys: s.transferKeys }),
     ...keyRotationRoutes({ rotations: s.rotations }),
@@ -83,7 +84,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...bankRoutes({ orm, verifications: s.bankVerifications }),
     ...chargeRoutes({ charges: s.charges }),
     ...transactionRoutes({ orm }),
-    ...pinRoutes({ pins: deps.pins }),
+    ...pinRoutes({ pins: deps.pins, notices: s.notices }),
     ...transferRoutes({ policy: s.policy, addressBook: s.addressBook, screening: s.screening, transfers: s.transfers }),
     ...assetRoutes({ orm, prices: deps.prices }),
     ...securitiesRoutes({ orm, encryption, securities: deps.securities }),
@@ -102,5 +103,8 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       sessionSeconds: config.OPERATOR_SESSION_SECONDS,
     }),
   );
+  // The policies stay on their routes; approvals made ahead of a request (passkey challenges, identity checks) look
+  // up what the named action takes here.
+  for (const route of routes) if (route.stepUp) s.stepUpActions.declare(route.stepUp);
   return routes;
 }

@@ -7,7 +7,9 @@ import type { AppDeps } from './deps';
 import { Holdings } from './common/holdings';
 import { CustodyKeys } from './common/custody';
 import { Passkeys } from './passkeys/service';
-import { StepUp } from './passkeys/step-up';
+import { StepUp } from './common/step-up';
+import { StepUpActions } from './common/step-up-actions';
+import { IdentityChecks } from './auth/identity-checks';
 import { SecurityNotices } from './common/security-notices';
 import { BankVerificationService } from './bank/service';
 import { ChargeService } from './charge/service';
@@ -50,7 +52,6 @@ export function buildServices(deps: AppDeps) {
     },
     notices,
   );
-  const stepUp = new StepUp(deps.pins, passkeys);
   const devices = new Devices({ orm, notices });
   const signIns = new SignInService({
     orm,
@@ -68,6 +69,15 @@ export function buildServices(deps: AppDeps) {
     holdSeconds: config.NEW_DEVICE_HOLD_SECONDS,
     unnotifiedHoldSeconds: config.NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS,
   });
+  // The route table declares every route's step-up here as it is built (api/route-table.ts).
+  const stepUpActions = new StepUpActions();
+  const identityChecks = new IdentityChecks({
+    orm,
+    signIns,
+    actions: stepUpActions,
+    freshSeconds: config.STEP_UP_IDENTITY_SECONDS,
+  });
+  const stepUp = new StepUp(deps.pins, passkeys, identityChecks);
   const holdings = new Holdings({ orm, networks, providers, solanaChains: deps.solanaChains, cache: deps.sessions });
   const custody = new CustodyKeys({ orm, temporal, taskQueue });
   const prepareTtlSeconds = config.DEPLOY_PREPARE_TTL_SECONDS;
@@ -87,8 +97,11 @@ export function buildServices(deps: AppDeps) {
   /** What every service preparing and executing signed operations (slots, gas, custody) is built on. */
   const signing = { orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas };
   return {
+    notices,
     passkeys,
     stepUp,
+    stepUpActions,
+    identityChecks,
     devices,
     signIns,
     holdings,
@@ -112,7 +125,9 @@ export function buildServices(deps: AppDeps) {
       ...signing,
       recoveryAddress: config.RECOVERY_ADDRESS,
       recoveryDelaySeconds: config.RECOVERY_DELAY_SECONDS,
+      cooldownSeconds: config.RECOVERY_COOLDOWN_SECONDS,
       pollSeconds: config.RECOVERY_POLL_SECONDS,
+      screening,
     }),
     emails: new EmailVerificationService({
       orm,
@@ -121,10 +136,13 @@ export function buildServices(deps: AppDeps) {
       taskQueue,
       verificationTtlSeconds: config.EMAIL_VERIFICATION_TTL_SECONDS,
       verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
+      notices,
+      undoSeconds: config.EMAIL_CHANGE_UNDO_SECONDS,
     }),
     deployments: new DeploymentService({
       ...signing,
       custody,
+      screening,
       transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
     }),
     transferKeys: new TransferKeyService({
@@ -134,6 +152,7 @@ export function buildServices(deps: AppDeps) {
     }),
     rotations: new KeyRotationService({
       ...signing,
+      screening,
       retryWindowSeconds: config.KEY_ROTATION_RETRY_WINDOW_SECONDS,
     }),
     didKeys: new DidKeyService({
@@ -209,6 +228,7 @@ export function buildServices(deps: AppDeps) {
       taskQueue,
       counterparts: deps.travelRuleCounterparts,
       retentionDays: config.COMPLIANCE_RETENTION_DAYS,
+      rateLimits: deps.rateLimits,
     }),
     compliance: new ComplianceService({
       orm,
@@ -228,7 +248,6 @@ export function buildServices(deps: AppDeps) {
         allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
       },
       retry: {
-      rateLimits: deps.rateLimits,
         initialSeconds: config.WEBHOOK_RETRY_INITIAL_SECONDS,
         maximumSeconds: config.WEBHOOK_RETRY_MAX_SECONDS,
         giveUpSeconds: config.WEBHOOK_GIVE_UP_SECONDS,

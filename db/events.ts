@@ -6,6 +6,8 @@ import { clock } from '../platform/clock';
 import { HotStatement, isPostgres } from './sql';
 
 export interface NewEvent<T extends EventType> {
+  /** The event's id when the caller needs it ahead (a security notice waits for it); a fresh one otherwise. */
+  eventId?: string;
   type: T;
   resourceId: string;
   userId: string | null;
@@ -31,7 +33,7 @@ export async function appendEvent<T extends EventType>(
       em.getTransactionContext(),
     );
   const sequence = Number(rows[0]!.last_sequence);
-  const eventId = `evt_${randomUUID()}`;
+  const eventId = event.eventId ?? `evt_${randomUUID()}`;
   await em.insert(EventEntity, {
     eventId,
     type: event.type,

@@ -347,12 +347,40 @@ export const EVENT_TYPES = {
   },
   'backup.stored': {
     resource: 'user',
-    summary: 'A new version of the encrypted wallet backup was stored (earlier versions are kept)',
+    summary:
+      'A new version of the encrypted wallet backup was stored (earlier versions are kept); a replacement is mailed to the person',
     data: Type.Object({ version: Type.Integer() }),
   },
   'email.verified': {
     resource: 'user',
     summary: 'The user confirmed an email address (GET /v1/account/profile shows it)',
+    data: Type.Object({ userId: Type.String() }),
+  },
+  'email.changed': {
+    resource: 'email_change',
+    summary:
+      'The verified email address was replaced by another: the replaced address is mailed at once with a code that undoes the change until undoUntil, and gets every security notice until then',
+    data: Type.Object({ changeId: Type.String(), undoUntil: Type.String({ format: 'date-time' }) }),
+  },
+  'email.change_undone': {
+    resource: 'email_change',
+    summary: 'An email change was undone from the address it replaced: that address is the verified one again',
+    data: Type.Object({ changeId: Type.String() }),
+  },
+  'pin.set': {
+    resource: 'user',
+    summary:
+      'The first transaction PIN was set (at registration, or later with a fresh identity check); the person is mailed',
+    data: Type.Object({ userId: Type.String() }),
+  },
+  'pin.changed': {
+    resource: 'user',
+    summary: 'The PIN was changed with the current one; the person is mailed',
+    data: Type.Object({ userId: Type.String() }),
+  },
+  'pin.reset': {
+    resource: 'user',
+    summary: 'The PIN was reset with an identity check and the ID card (the lockout cleared); the person is mailed',
     data: Type.Object({ userId: Type.String() }),
   },
   'compliance.case_opened': {

@@ -29,6 +29,10 @@ export const SignInFailure = {
   TooManyAttempts: 'SignInTooManyAttempts',
   /** A step of a sign-in that is not in progress (completed, failed, expired) or still waiting for the identity result. */
   NotInProgress: 'SignInNotInProgress',
+  /** A step-up identity check verified another person than the account's (another CI). */
+  NotSamePerson: 'SignInNotSamePerson',
+  /** A step-up identity check whose identity result is older than a step-up allows: verify again. */
+  VerificationStale: 'SignInVerificationStale',
 } as const;
 
 /** Basic KYC details that contradict the identity verified at registration: nothing is recorded or signed. */

@@ -102,8 +102,12 @@ export const submitEkycUpdate = defineUpdate<SubmitEkycResponse, [SubmitEkycRequ
 export const submitBackupUpdate = defineUpdate<SubmitBackupResponse, [SubmitBackupRequest]>('submitBackup');
 export const registrationStateQuery = defineQuery<RegistrationState>('registrationState');
 
-/** Sign-in on a new device (workflow sign-in-<signInId>): identity verified again, then a second proof, then tokens. */
-export type SignInProof = 'passkey' | 'id_card';
+/**
+ * Sign-in on a new device (workflow sign-in-<signInId>): identity verified again, then a second proof, then tokens.
+ * The same workflow runs a step-up identity check on a signed-in device (`stepUp`): the person verified again for one
+ * sensitive request, with the ID card too where that request can lose the account; no token comes of it.
+ */
+export type SignInProof = 'passkey' | 'id_card' | 'identity';
 export interface SignInInput {
   signInId: string;
   passRequestId: string;
@@ -115,15 +119,26 @@ export interface SignInOutcome {
   status: 'completed' | 'expired' | 'failed';
   method?: SignInProof;
 }
+/** What a step-up identity check approves: whose account, the request (canonical JSON), and whether the ID card too. */
+export interface StepUpIdentityRequest {
+  userId: string;
+  request: string;
+  idCard: boolean;
+  /** The identity provider's result must have arrived at most this long before the check starts. */
+  maxResultAgeSeconds: number;
+}
 export interface StartSignInRequest {
   deviceId: string;
   deviceLabel: string | null;
   passTokenHash: string;
   passTokenExpiresAt: string;
+  /** A step-up identity check instead of a sign-in. */
+  stepUp?: StepUpIdentityRequest;
 }
 export interface StartSignInResponse {
   signInId: string;
-  status: 'in_progress';
+  /** A step-up identity check that needs no ID card is completed at once. */
+  status: 'in_progress' | 'completed';
   proofs: SignInProof[];
   passTokenExpiresAt: string;
 }
@@ -445,28 +460,40 @@ export interface KycRenewalOutcome {
 export const kycRenewalWorkflowId = (userId: string, requestId: string): string => `kyc-renewal-${userId}-${requestId}`;
 
 /**
- * A change to how an account is protected (a passkey added or removed), told to the person by mail:
- * security-notice-<eventType>-<resourceId>. Started before the change commits, so a crash in between loses no mail;
- * a change that never committed mails nothing.
+ * A change to how an account is protected (a passkey, a device, the PIN, the email, the backup, a recovery), told to
+ * the person by mail at every address they have: security-notice-<eventType>-<resourceId>, or -<eventId> for a
+ * resource that changes more than once (the PIN, the backup). Started before the change commits, so a crash in between
+ * loses no mail; a change that never committed mails nothing.
  */
-export type SecurityEventType =
-  | 'passkey.added'
-  | 'passkey.removed'
-  | 'device.added'
-  | 'device.revoked'
-  | 'backup.read'
-  | 'recovery.scheduled'
-  | 'recovery.executed'
-  | 'recovery.cancelled';
+export const SECURITY_EVENT_TYPES = [
+  'passkey.added',
+  'passkey.removed',
+  'device.added',
+  'device.revoked',
+  'backup.read',
+  'backup.stored',
+  'pin.set',
+  'pin.changed',
+  'pin.reset',
+  'email.changed',
+  'email.change_undone',
+  'recovery.scheduled',
+  'recovery.executed',
+  'recovery.cancelled',
+] as const;
+export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 export interface SecurityNoticeInput {
   userId: string;
   eventType: SecurityEventType;
   resourceId: string;
+  /** The event the change commits (api/common/security-notices.ts): the notice waits for this very one. */
+  eventId?: string;
 }
 export type SecurityNoticeOutcome =
-  { mailed: true; eventId: string } | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
-export const securityNoticeWorkflowId = (eventType: SecurityEventType, resourceId: string): string =>
-  `security-notice-${eventType.replace('.', '-')}-${resourceId}`;
+  | { mailed: true; eventId: string; addresses?: number }
+  | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
+export const securityNoticeWorkflowId = (eventType: SecurityEventType, key: string): string =>
+  `security-notice-${eventType.replace('.', '-')}-${key}`;
 
 // ---- compliance
 /** The sanctions list's schedule: `sanctions-list-refresh` on the default task queue, suffixed elsewhere (test stacks share a server). */

@@ -54,10 +54,16 @@ const fail = (type: string, message: string, details?: Record<string, unknown>):
  * a passkey of the account (verified by the API) or the ID card (read by the OCR, compared with the card verified at
  * registration, checked with the issuing authority, in the worker). Then the app exchanges it once for tokens
  * (POST /v1/auth/token, grantType "sign_in"). A sign-in not proved within `ttlSeconds` expires; too many wrong cards fail it.
+ *
+ * Started as a step-up identity check (`stepUp` in the start request, from a signed-in device), the same result
+ * approves one sensitive request instead: it must be the account holder's (their CI), have arrived minutes ago, and
+ * where the request can lose the account be proved with the ID card as above; it completes at once otherwise.
  */
 export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome> {
   let status = 'in_progress' as 'in_progress' | SignInOutcome['status'];
   let passResult: PassResult | undefined;
+  /** Workflow time the identity result arrived: a step-up takes only a fresh one. */
+  let passResultAt = 0;
   let started: { request: StartSignInRequest; response: StartSignInResponse } | undefined;
   let method: SignInProof | null = null;
   let busy = false;
@@ -87,15 +93,17 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
       );
     }
   };
-  const complete = async (proof: SignInProof) => {
-    await records.completeSignIn({ signInId: input.signInId, method: proof });
+  const complete = async (proof: SignInProof, passkeyId?: string) => {
+    await records.completeSignIn({ signInId: input.signInId, method: proof, ...(passkeyId ? { passkeyId } : {}) });
     method = proof;
     status = 'completed';
     return { signInId: input.signInId, status: 'completed' as const, method: proof };
   };
 
   setHandler(passResultSignal, (result) => {
-    if (!passResult && result.passRequestId === input.passRequestId) passResult = result;
+    if (passResult || result.passRequestId !== input.passRequestId) return;
+    passResult = result;
+    passResultAt = Date.now();
   });
   setHandler(signInStateQuery, () => ({
     signInId: input.signInId,
@@ -117,6 +125,11 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
         }
         if (!passResult!.success)
           throw fail(RegistrationFailure.PassVerificationFailed, 'identity verification failed');
+        if (request.stepUp && Date.now() - passResultAt > request.stepUp.maxResultAgeSeconds * 1000)
+          throw fail(
+            SignInFailure.VerificationStale,
+            `this identity verification is more than ${request.stepUp.maxResultAgeSeconds} s old: verify your identity again`,
+          );
         const { userId, proofs } = await records.recordSignIn({
           signInId: input.signInId,
           result: passResult!,
@@ -130,6 +143,8 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
           passTokenExpiresAt: request.passTokenExpiresAt,
         };
         started = { request, response };
+        // A step-up that needs no second proof is approved by the fresh verification of the account holder alone.
+        if (request.stepUp && proofs.length === 0) return { ...response, status: (await complete('identity')).status };
         return response;
       }),
     {
@@ -157,10 +172,8 @@ export async function signInWorkflow(input: SignInInput): Promise<SignInOutcome>
   setHandler(
     passkeyProofUpdate,
     (request) =>
-      exclusively(async () => {
-        void request; // the API verified the assertion of this passkey of the account
-        return complete('passkey');
-      }),
+      // The API verified the assertion of this passkey of the account; which one tells whether it was still held.
+      exclusively(async () => complete('passkey', request.passkeyId)),
     { validator: (_request) => requireProofStep('passkey') },
   );
 

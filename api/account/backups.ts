@@ -38,9 +38,10 @@ export class WalletBackups {
     });
     if (!backup) throw problems.notFound(version ? `Backup version ${version}` : 'A wallet backup');
     const readId = `bkr_${randomUUID()}`;
-    await this.deps.notices.around({ userId, eventType: 'backup.read', resourceId: readId }, () =>
+    await this.deps.notices.around({ userId, eventType: 'backup.read', resourceId: readId }, (eventId) =>
       this.deps.orm.em.fork().transactional(async (tx) => {
         await appendEvent(tx, {
+          eventId,
           type: 'backup.read',
           resourceId: readId,
           userId,
@@ -51,32 +52,37 @@ export class WalletBackups {
     return backup;
   }
 
-  /** Stores a new version (the next number; a concurrent store gets the one after). */
+  /**
+   * Stores a new version (the next number; a concurrent store gets the one after), with backup.stored, mailed to the
+   * person (its route's step-up approved it: a backup decides what a new phone restores).
+   */
   async store(userId: string, deviceId: string, input: BackupInput): Promise<AccountBackup> {
-    for (let attempt = 0; ; attempt += 1) {
-      try {
-        return await this.deps.orm.em.fork().transactional(async (tx) => {
-          const [latest] = await tx.find(
-            AccountBackupEntity,
-            { userId },
-            { orderBy: { version: 'desc' }, limit: 1, fields: ['version'] },
-          );
-          const version = (latest?.version ?? 0) + 1;
-          const backup = tx.create(AccountBackupEntity, {
-            id: `bkp_${randomUUID()}`,
-            userId,
-            version,
-            deviceId,
-            ...input,
-            createdAt: clock.date(),
+    return this.deps.notices.around({ userId, eventType: 'backup.stored', resourceId: userId }, async (eventId) => {
+      for (let attempt = 0; ; attempt += 1) {
+        try {
+          return await this.deps.orm.em.fork().transactional(async (tx) => {
+            const [latest] = await tx.find(
+              AccountBackupEntity,
+              { userId },
+              { orderBy: { version: 'desc' }, limit: 1, fields: ['version'] },
+            );
+            const version = (latest?.version ?? 0) + 1;
+            const backup = tx.create(AccountBackupEntity, {
+              id: `bkp_${randomUUID()}`,
+              userId,
+              version,
+              deviceId,
+              ...input,
+              createdAt: clock.date(),
+            });
+            await tx.flush();
+            await appendEvent(tx, { eventId, type: 'backup.stored', resourceId: userId, userId, data: { version } });
+            return backup;
           });
-          await tx.flush();
-          await appendEvent(tx, { type: 'backup.stored', resourceId: userId, userId, data: { version } });
-          return backup;
-        });
-      } catch (error) {
-        if (!(error instanceof UniqueConstraintViolationException) || attempt >= 3) throw error;
+        } catch (error) {
+          if (!(error instanceof UniqueConstraintViolationException) || attempt >= 3) throw error;
+        }
       }
-    }
+    });
   }
 }

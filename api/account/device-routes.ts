@@ -1,28 +1,13 @@
 import { defineRoute, type RouteSpec } from '../http/route-table';
-import { problems } from '../http/problems';
 import { STEP_UP_REFUSALS } from '../passkeys/routes';
-import type { StepUp } from '../passkeys/step-up';
-import type { Passkeys } from '../passkeys/service';
-import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import { deviceView, type Devices } from './devices';
 import * as S from './device-schemas';
-import { BackupBody } from '../registration/schemas';
 import { backupView, type WalletBackups } from './backups';
 
 const TAGS = ['Devices'];
 
 /** The devices signed in to the caller's account: list, sign out this one, revoke another (a lost or stolen phone). */
-export function deviceRoutes({
-  devices,
-  stepUp,
-  passkeys,
-  backups,
-}: {
-  devices: Devices;
-  stepUp: StepUp;
-  passkeys: Passkeys;
-  backups: WalletBackups;
-}): RouteSpec[] {
+export function deviceRoutes({ devices, backups }: { devices: Devices; backups: WalletBackups }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -42,13 +27,24 @@ export function deviceRoutes({
       method: 'delete',
       path: '/v1/account/devices/:deviceId',
       operationId: 'revokeDevice',
+      // Signing oneself out needs nothing; signing out another device is the step-up's.
+      stepUp: {
+        action: 'device_revoke',
+        does: 'sign out another device',
+        binds: ({ params }) => ({ device_id: params.deviceId }),
+        appliesTo: ({ params, user }) => params.deviceId.toLowerCase() !== user?.deviceId.toLowerCase(),
+        anyOf: [['pin'], ['passkey']],
+        hold: true,
+        notice: { event: 'device.revoked', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary:
         'Sign a device out: its refresh tokens are revoked and its access tokens refused from now on, in every api process',
       description:
         'Your own device (X-Device-Id of the token) signs out with the token alone. Another device needs `pin` bound to ' +
-        '`{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out). ' +
+        '`{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out), ' +
+        'and a device in its new-device hold cannot sign out another. ' +
         'Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.',
       params: S.DeviceParams,
       body: S.RevokeDeviceBody,
@@ -58,21 +54,12 @@ export function deviceRoutes({
         ...STEP_UP_REFUSALS,
         404: { description: 'No such device of yours, or unknown challenge' },
       },
-      handler: async ({ user, params, body }, ctx) => {
+      handler: async ({ user, params }) => {
         const itself = params.deviceId.toLowerCase() === user.deviceId.toLowerCase();
         await devices.revoke(
           user.userId,
           itself ? user.deviceId : params.deviceId,
           itself ? 'itself' : 'another_device',
-          itself
-            ? undefined
-            : () =>
-                stepUp.verify(
-                  user.userId,
-                  body,
-                  { action: 'device_revoke', device_id: params.deviceId },
-                  ctx.get('idempotency-key') || null,
-                ),
         );
         return { status: 200, body: { deviceId: params.deviceId, revoked: true as const } };
       },
@@ -82,16 +69,25 @@ export function deviceRoutes({
       method: 'post',
       path: '/v1/account/devices/:deviceId/release',
       operationId: 'releaseDeviceHold',
+      stepUp: {
+        action: 'device_release',
+        does: "end a device's new-device hold",
+        binds: ({ params }) => ({ device_id: params.deviceId }),
+        anyOf: [['passkey']],
+        hold: false,
+        notice: null,
+      },
       tags: TAGS,
       auth: 'bearer',
       summary: "End a device's new-device hold with a passkey registered before it signed in",
       description:
-        'Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}.',
+        'Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}. The passkey must be older than the device\'s sign-in and past its own new-passkey hold.',
       params: S.DeviceParams,
       body: S.ReleaseDeviceBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Released', schema: S.DeviceReleased },
+        403: { description: 'The passkey is in its own new-passkey hold (passkey-on-hold)' },
         404: { description: 'No such device of yours, or unknown challenge' },
         409: { description: 'Challenge already used' },
         410: { description: 'Challenge expired' },
@@ -101,20 +97,8 @@ export function deviceRoutes({
         },
         429: { description: 'Too many requests (Retry-After)' },
       },
-      handler: async ({ user, params, body }) => {
-        await devices.release(user.userId, params.deviceId, () => {
-          if (!body.passkeyAssertion)
-            throw problems.unprocessable(
-              'step-up-required',
-              'Send passkeyAssertion: a passkey registered before this device signed in releases its hold',
-            );
-          return passkeys.verifyStepUp(
-            user.userId,
-            body.passkeyAssertion.challengeId,
-            body.passkeyAssertion.credential as unknown as AuthenticationResponseJSON,
-            { action: 'device_release', device_id: params.deviceId },
-          );
-        });
+      handler: async ({ user, params, approval }) => {
+        await devices.release(user.userId, params.deviceId, approval!.passkey!);
         return { status: 200, body: { deviceId: params.deviceId, holdUntil: null } };
       },
     }),
@@ -125,7 +109,13 @@ export function deviceRoutes({
       operationId: 'getWalletBackup',
       tags: ['Backup'],
       auth: 'bearer',
-      deviceHold: 'read the wallet backup',
+      stepUp: {
+        action: 'backup_read',
+        does: 'read the wallet backup',
+        anyOf: [],
+        hold: true,
+        notice: { event: 'backup.read', mailed: true },
+      },
       summary:
         'The encrypted wallet backup, as the app stored it (the service never decrypts it): restore the owner key on a new device',
       description:
@@ -149,15 +139,24 @@ export function deviceRoutes({
       operationId: 'replaceWalletBackup',
       tags: ['Backup'],
       auth: 'bearer',
-      deviceHold: 'replace the wallet backup',
+      stepUp: {
+        action: 'backup_replace',
+        does: 'replace the wallet backup',
+        anyOf: [['pin'], ['passkey']],
+        hold: true,
+        notice: { event: 'backup.stored', mailed: true },
+      },
       summary: 'Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept',
-      body: BackupBody,
+      description:
+        'A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace"}` or a `passkeyAssertion`. The person is mailed and `backup.stored` is written.',
+      body: S.ReplaceBackupBody,
+      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 201: { description: 'Stored', schema: S.BackupView } },
-      handler: async ({ user, body }) => ({
-        status: 201,
-        body: backupView(await backups.store(user.userId, user.deviceId, body)),
-      }),
+      responses: { 201: { description: 'Stored', schema: S.BackupView }, ...STEP_UP_REFUSALS },
+      handler: async ({ user, body }) => {
+        const { pin: _pin, passkeyAssertion: _assertion, ...backup } = body;
+        return { status: 201, body: backupView(await backups.store(user.userId, user.deviceId, backup)) };
+      },
     }),
 
     defineRoute({

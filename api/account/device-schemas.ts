@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime } from '../common/schemas';
 import { PasskeyAssertion, stepUpFields } from '../passkeys/schemas';
+import { BackupBody } from '../registration/schemas';
 
 export const DeviceView = Type.Object({
   deviceId: Type.String({ description: "The app's X-Device-Id" }),
@@ -44,3 +45,7 @@ export const BackupView = Type.Object({
   encryptionMethod: Type.String(),
   createdAt: DateTime,
 });
+export const ReplaceBackupBody = Type.Object(
+  { ...BackupBody.properties, ...stepUpFields('{"action":"backup_replace"}') },
+  { additionalProperties: false },
+);

@@ -80,7 +80,7 @@ export class Devices {
   }): Promise<SignedInDevice> {
     const sessionId = newSessionId();
     const { userId, deviceId, label, method, holdUntil } = input;
-    await this.deps.notices.around({ userId, eventType: 'device.added', resourceId: sessionId }, () =>
+    await this.deps.notices.around({ userId, eventType: 'device.added', resourceId: sessionId }, (eventId) =>
       this.deps.orm.em.fork().transactional(async (tx) => {
         const now = clock.date();
         const existing = await tx.findOne(DeviceEntity, { userId, deviceId });
@@ -113,6 +113,7 @@ export class Devices {
         }
         await tx.flush();
         await appendEvent(tx, {
+          eventId,
           type: 'device.added',
           resourceId: sessionId,
           userId,
@@ -133,13 +134,13 @@ export class Devices {
   }
 
   /**
-   * Ends a device's new-device hold, approved by a passkey the account registered before that device signed in (a
-   * passkey added from the held device itself, or after it, proves nothing the ID card did not).
+   * Ends a device's new-device hold, approved by `passkey` (its route's step-up: a passkey past its own hold), which
+   * the account must have registered before that device signed in (a passkey added from the held device itself, or
+   * after it, proves nothing the ID card did not).
    */
-  async release(userId: string, deviceId: string, approve: () => Promise<{ createdAt: Date }>): Promise<void> {
+  async release(userId: string, deviceId: string, passkey: { createdAt: Date }): Promise<void> {
     const device = await this.deps.orm.em.fork().findOne(DeviceEntity, { userId, deviceId, revokedAt: null });
     if (!device) throw problems.notFound(`Device ${deviceId}`);
-    const passkey = await approve();
     if (passkey.createdAt.getTime() >= device.signedInAt.getTime()) {
       throw problems.unprocessable(
         'passkey-too-new',
@@ -153,20 +154,14 @@ export class Devices {
 
   /**
    * Signs a device out: its session ends and its refresh tokens are revoked in one transaction, with device.revoked.
-   * `approve` runs first (revoking another device needs the PIN or a passkey). Revoking a device signed out already
+   * (Revoking another device needs the PIN or a passkey: its route's step-up.) Revoking a device signed out already
    * answers as the first time did.
    */
-  async revoke(
-    userId: string,
-    deviceId: string,
-    by: 'itself' | 'another_device',
-    approve: () => Promise<unknown> = async () => undefined,
-  ): Promise<void> {
+  async revoke(userId: string, deviceId: string, by: 'itself' | 'another_device'): Promise<void> {
     const device = await this.deps.orm.em.fork().findOne(DeviceEntity, { userId, deviceId });
     if (!device) throw problems.notFound(`Device ${deviceId}`);
     if (device.revokedAt) return;
-    await approve();
-    await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, () =>
+    await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, (eventId) =>
       this.deps.orm.em.fork().transactional(async (tx) => {
         const now = clock.date();
         const ended = await tx.nativeUpdate(
@@ -176,7 +171,13 @@ export class Devices {
         );
         if (ended !== 1) return; // a concurrent revocation (or a new sign-in) got there first
         await tx.nativeUpdate(RefreshTokenEntity, { userId, deviceId, revokedAt: null }, { revokedAt: now });
-        await appendEvent(tx, { type: 'device.revoked', resourceId: device.sessionId, userId, data: { deviceId, by } });
+        await appendEvent(tx, {
+          eventId,
+          type: 'device.revoked',
+          resourceId: device.sessionId,
+          userId,
+          data: { deviceId, by },
+        });
       }),
     );
   }

@@ -1,7 +1,16 @@
 import { randomInt, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { EmailVerificationEntity, UserEntity, emailAad, type User } from '../../db/entities';
+import type { EntityManager } from '@mikro-orm/core';
+import {
+  EmailChangeEntity,
+  EmailVerificationEntity,
+  UserEntity,
+  emailAad,
+  emailUndoCode,
+  type User,
+} from '../../db/entities';
+import type { SecurityNotices } from '../common/security-notices';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { emailVerificationWorkflow } from '../../workflows/email-verification';
 import { emailVerificationWorkflowId } from '../../workflows/messages';
@@ -15,9 +24,12 @@ export interface EmailServiceDeps {
   orm: Orm;
   temporal: Client;
   encryption: DataEncryption;
+  notices: SecurityNotices;
   taskQueue: string;
   verificationTtlSeconds: number;
   verificationMaxAttempts: number;
+  /** EMAIL_CHANGE_UNDO_SECONDS: how long the replaced address can undo a change (and gets every security notice). */
+  undoSeconds: number;
 }
 
 /** `j***@example.com`: enough for the user to recognise their address, not enough to harvest it. */
@@ -102,24 +114,111 @@ export class EmailVerificationService {
       }
       throw wrongCode(remaining);
     }
-    const verifiedAt = clock.date();
     const email = this.deps.encryption.openText(verification.emailSealed, emailAad(userId));
+    const previous = (await this.deps.orm.em.fork().findOneOrFail(UserEntity, { id: userId })).emailSealed;
+    if (!previous) return this.verifyFirst(userId, verificationId, verification.emailSealed, email);
+    const changeId = `emc_${randomUUID()}`;
+    return this.deps.notices.around({ userId, eventType: 'email.changed', resourceId: changeId }, (eventId) =>
+      this.deps.orm.em.fork().transactional(async (tx) => {
+        const verifiedAt = clock.date();
+        const undoUntil = new Date(verifiedAt.getTime() + this.deps.undoSeconds * 1000);
+        await this.markVerified(tx, verificationId);
+        // The replaced address is the one the user row holds now (another change may have landed since the read).
+        const user = await tx.findOneOrFail(UserEntity, { id: userId });
+        tx.create(EmailChangeEntity, {
+          changeId,
+          userId,
+          previousEmailSealed: user.emailSealed!,
+          newEmailSealed: verification.emailSealed,
+          undoUntil,
+          undoneAt: null,
+          createdAt: verifiedAt,
+        });
+        Object.assign(user, {
+          emailSealed: verification.emailSealed,
+          emailVerifiedAt: verifiedAt,
+          previousEmailSealed: user.emailSealed,
+          previousEmailUntil: undoUntil,
+        });
+        await tx.flush();
+        await appendEvent(tx, {
+          eventId,
+          type: 'email.changed',
+          resourceId: changeId,
+          userId,
+          data: { changeId, undoUntil: undoUntil.toISOString() },
+        });
+        return { verified: true, email, emailVerifiedAt: verifiedAt.toISOString() };
+      }),
+    );
+  }
+
+  /**
+   * Undoes an email change from the address it replaced, with the code mailed there (POST /v1/account/email/undo): no
+   * access token, as the person may have lost theirs to the thief who changed it. A wrong code or change is a refused
+   * credential (counted per address); a change past its window, undone already or replaced by a later one, a conflict.
+   */
+  async undo(changeId: string, code: string) {
+    const { orm, encryption } = this.deps;
+    const change = await orm.em.fork().findOne(EmailChangeEntity, { changeId });
+    if (!change || !safeEqual(code, emailUndoCode(encryption, changeId)))
+      throw problems.invalidCredential('invalid-undo-code', 'This change id and code do not undo an email change');
+    if (change.undoneAt) throw problems.conflict('email-change-undone', 'This change was undone already');
+    if (change.undoUntil.getTime() < clock.now())
+      throw problems.gone('email-change-final', 'This change can no longer be undone: contact us');
+    const { userId } = change;
+    return this.deps.notices.around({ userId, eventType: 'email.change_undone', resourceId: changeId }, (eventId) =>
+      orm.em.fork().transactional(async (tx) => {
+        const now = clock.date();
+        const user = await tx.findOneOrFail(UserEntity, { id: userId });
+        if (
+          user.emailSealed !== change.newEmailSealed ||
+          (await tx.count(EmailChangeEntity, { changeId, undoneAt: null })) !== 1
+        )
+          throw problems.conflict('email-change-superseded', 'The address was changed again since: contact us');
+        await tx.nativeUpdate(EmailChangeEntity, { changeId }, { undoneAt: now });
+        // The address the change replaced is the account's again; the one it brought gets nothing more.
+        Object.assign(user, {
+          emailSealed: change.previousEmailSealed,
+          emailVerifiedAt: now,
+          previousEmailSealed: null,
+          previousEmailUntil: null,
+        });
+        await tx.nativeUpdate(EmailVerificationEntity, { userId, status: 'pending' }, { status: 'failed' });
+        await tx.flush();
+        await appendEvent(tx, {
+          eventId,
+          type: 'email.change_undone',
+          resourceId: changeId,
+          userId,
+          data: { changeId },
+        });
+        return {
+          undone: true as const,
+          email: maskEmail(encryption.openText(change.previousEmailSealed, emailAad(userId))),
+        };
+      }),
+    );
+  }
+
+  /** The first verified address of the account: nothing to replace, nothing to undo. */
+  private async verifyFirst(userId: string, verificationId: string, emailSealed: string, email: string) {
+    const verifiedAt = clock.date();
     await this.deps.orm.em.fork().transactional(async (tx) => {
-      const moved = await tx.nativeUpdate(
-        EmailVerificationEntity,
-        { verificationId, status: 'pending' },
-        { status: 'verified' },
-      );
-      if (moved !== 1) throw problems.conflict('already-verified', 'This address was already verified');
-      // The newest confirmed address is the user's; it was sealed for this user, so it is stored as it is.
-      await tx.nativeUpdate(
-        UserEntity,
-        { id: userId },
-        { emailSealed: verification.emailSealed, emailVerifiedAt: verifiedAt },
-      );
+      await this.markVerified(tx, verificationId);
+      await tx.nativeUpdate(UserEntity, { id: userId }, { emailSealed, emailVerifiedAt: verifiedAt });
       await appendEvent(tx, { type: 'email.verified', resourceId: userId, userId, data: { userId } });
     });
     return { verified: true, email, emailVerifiedAt: verifiedAt.toISOString() };
+  }
+
+  private async markVerified(tx: EntityManager, verificationId: string): Promise<void> {
+    const moved = await tx.nativeUpdate(
+      EmailVerificationEntity,
+      { verificationId, status: 'pending' },
+      { status: 'verified' },
+    );
+    if (moved !== 1) throw problems.conflict('already-verified', 'This address was already verified');
   }
 
   /** A keyed hash: a copy of the table cannot be tried against the million possible codes. */

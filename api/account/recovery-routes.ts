@@ -51,7 +51,7 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       operationId: 'prepareAccountUpgrade',
       tags: TAGS,
       auth: 'bearer',
-      deviceHold: 'upgrade the account',
+      stepUp: { action: 'account_upgrade', does: 'upgrade the account', anyOf: [], hold: true, notice: null },
       summary:
         'Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps)',
       params: S.NetworkParams,
@@ -75,7 +75,14 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       operationId: 'executeAccountUpgrade',
       tags: TAGS,
       auth: 'bearer',
-      deviceHold: 'upgrade the account',
+      stepUp: {
+        action: 'account_upgrade',
+        does: 'upgrade the account',
+        anyOf: [['owner_key']],
+        checkedBy: 'the service against the prepared operation, then the chain',
+        hold: true,
+        notice: { event: 'account_upgrade.completed', mailed: false },
+      },
       summary:
         'Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed',
       params: S.NetworkParams,
@@ -116,20 +123,40 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       operationId: 'startRecovery',
       tags: TAGS,
       auth: 'bearer',
-      deviceHold: 'start a recovery',
+      stepUp: {
+        action: 'recovery_start',
+        does: 'start a recovery of the owner key',
+        binds: ({ body }) => ({ new_owner_address: body.newOwnerAddress }),
+        anyOf: [['identity', 'id_card']],
+        hold: true,
+        notice: { event: 'recovery.scheduled', mailed: true },
+      },
       summary:
         'Recover the owner key (the backup is gone): a new owner on every network where the account is deployed, after the delay',
       description:
         'Workflow account-recovery-<recoveryId>: the recovery key schedules the new owner on each network where the account is recoverable, ' +
         'the person is mailed and `recovery.scheduled` written; after RECOVERY_DELAY_SECONDS (chain time) it executes, writing `recovery.executed` per network, ' +
-        'unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. A device on hold cannot ask.',
+        'unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. ' +
+        'The access token alone cannot ask (a thief would schedule their own key): send `identityCheckId`, an identity check for ' +
+        '`{"action":"recovery_start","new_owner_address":"<newOwnerAddress as sent>"}` proved with the ID card verified at registration (POST /v1/auth/identity-checks, then …/id-card), ' +
+        'from a device past its new-device hold. The new owner is screened against sanctions lists as a transfer recipient is; after a cancellation a new recovery waits RECOVERY_COOLDOWN_SECONDS. ' +
+        'The person is told at every address they have (the replaced one too, while an email change can be undone).',
       headers: S.IdempotentHeaders,
       body: S.StartRecoveryBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Scheduling (poll the status)', schema: S.RecoveryStatus },
-        409: { description: 'No deployed account, or a recovery in progress' },
-        422: { description: 'The new owner is the current owner, or its checksum is wrong' },
+        409: {
+          description:
+            'No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used',
+        },
+        422: {
+          description:
+            'No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned)',
+        },
+        503: {
+          description: 'The new owner could not be screened now (screening-unavailable), or a dependency is down',
+        },
       },
       handler: async ({ user, body }): Promise<RouteResult> => {
         const status = await recoveries.start(user.userId, user.deviceId, body.newOwnerAddress);
@@ -188,6 +215,14 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       method: 'post',
       path: '/v1/account/recovery/:recoveryId/networks/:networkId/cancel',
       operationId: 'executeRecoveryCancel',
+      stepUp: {
+        action: 'recovery_cancel',
+        does: 'cancel a recovery',
+        anyOf: [['owner_key']],
+        checkedBy: 'the service against the prepared cancellation, then the chain',
+        hold: false,
+        notice: { event: 'recovery.cancelled', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary:

@@ -1,3 +1,4 @@
+import { proofFields } from '../passkeys/schemas';
 import { Type } from '@sinclair/typebox';
 import { DateTime, IdempotencyKeyHeader, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
 import { DeployExecuteBody, NetworkParams, SigningContainer } from '../wallet/schemas';
@@ -52,6 +53,10 @@ export const StartRecoveryBody = Type.Object(
       ...Address,
       description: 'The new owner key (made on the new phone): it controls the account once the recovery executes',
     },
+    ...proofFields(
+      '{"action":"recovery_start","new_owner_address":"<newOwnerAddress as sent>"}, proved with the ID card',
+      ['identity'],
+    ),
   },
   { additionalProperties: false },
 );

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import {
+  EventEntity,
   RecoveryEntity,
   RecoveryNetworkEntity,
   SignedOperationEntity as SmartAccountOperation,
@@ -36,6 +37,7 @@ import {
 } from '../common/signed-operation';
 import { startOnce } from '../http/start-once';
 import type { Passkeys } from '../passkeys/service';
+import type { Screening } from '../compliance/screening';
 import { clock } from '../../platform/clock';
 
 export interface RecoveryServiceDeps {
@@ -50,14 +52,20 @@ export interface RecoveryServiceDeps {
   /** RECOVERY_ADDRESS (the worker holds its key) and RECOVERY_DELAY_SECONDS, written on chain by the upgrade. */
   recoveryAddress: string;
   recoveryDelaySeconds: number;
+  /** RECOVERY_COOLDOWN_SECONDS: after the owner cancels one, how long before a new recovery can be asked for. */
+  cooldownSeconds: number;
   pollSeconds: number;
+  /** The new owner is screened as a transfer recipient is, before the service pays the recovery's gas. */
+  screening: Pick<Screening, 'assertNotSanctioned'>;
 }
 
 /**
  * Recovery of the owner key when the backup is gone. Per network, the owner first upgrades the account to the
  * recoverable implementation (an owner-signed operation, like a transfer-key change); then a signed-in device past its
- * hold asks for a recovery with a new owner address (workflow account-recovery-<recoveryId>), which the owner can
- * cancel during the delay with an owner-signed operation per network (or directly on chain).
+ * hold asks for a recovery with a new owner address, approved by a fresh identity check with the ID card (its route's
+ * step-up), screened like a transfer recipient, and not within the cool-down of a cancelled one (workflow
+ * account-recovery-<recoveryId>); the owner can cancel it during the delay with an owner-signed operation per network
+ * (or directly on chain).
  */
 export class RecoveryService {
   constructor(private readonly deps: RecoveryServiceDeps) {}
@@ -159,6 +167,8 @@ export class RecoveryService {
         'A recovery of your account is in progress: wait for it, or cancel it first',
       );
     }
+    await this.assertCooledDown(userId);
+    await this.deps.screening.assertNotSanctioned(userId, accounts[0]!.networkId, newOwner, { context: 'recovery' });
     const recoveryId = `rcv_${randomUUID()}`;
     await em.transactional(async (tx) => {
       tx.create(RecoveryEntity, { recoveryId, userId, deviceId, newOwnerAddress: newOwner, status: 'scheduling' });
@@ -185,6 +195,28 @@ export class RecoveryService {
       }),
     );
     return this.status(userId, recoveryId);
+  }
+
+  /**
+   * After the owner cancelled a recovery, a new one waits RECOVERY_COOLDOWN_SECONDS (409 with Retry-After): whoever
+   * asked cannot simply ask again at once, wearing the owner down with a cancellation per network each time.
+   */
+  private async assertCooledDown(userId: string): Promise<void> {
+    const [cancelled] = await this.deps.orm.em
+      .fork()
+      .find(
+        EventEntity,
+        { userId, type: 'recovery.cancelled' },
+        { orderBy: { createdAt: 'desc' }, limit: 1, fields: ['createdAt'] },
+      );
+    const until = cancelled ? cancelled.createdAt.getTime() + this.deps.cooldownSeconds * 1000 : 0;
+    if (until <= clock.now()) return;
+    const seconds = Math.ceil((until - clock.now()) / 1000);
+    throw problems.conflict(
+      'recovery-cooling-down',
+      `A recovery of your account was cancelled at ${cancelled!.createdAt.toISOString()}: a new one can be asked for from ${new Date(until).toISOString()}`,
+      { 'retry-after': String(seconds) },
+    );
   }
 
   async status(userId: string, recoveryId: string) {

@@ -11,7 +11,6 @@ import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import { accountClosureWorkflow } from '../../workflows/account';
 import { HttpError, problems } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
-import type { StepUp } from '../passkeys/step-up';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
@@ -23,7 +22,6 @@ export interface AccountRouteDeps {
   taskQueue: string;
   encryption: DataEncryption;
   passkeys: Passkeys;
-  stepUp: StepUp;
   emails: EmailVerificationService;
   uploadMaxBytes: number;
 }
@@ -38,7 +36,6 @@ export function accountRoutes({
   taskQueue,
   encryption,
   passkeys,
-  stepUp,
   emails,
   uploadMaxBytes,
 }: AccountRouteDeps): RouteSpec[] {
@@ -80,11 +77,20 @@ export function accountRoutes({
       method: 'post',
       path: '/v1/account/email',
       operationId: 'requestEmailVerification',
-      deviceHold: 'change the email address',
+      stepUp: {
+        action: 'email_change',
+        does: 'change the email address',
+        binds: ({ body }) => ({ email: body.email }),
+        anyOf: [['pin'], ['passkey'], ['identity']],
+        hold: true,
+        notice: null,
+      },
       tags: ['Account'],
       auth: 'bearer',
       summary: 'Verify an email address: a 6-digit code is mailed to it, which the user sends back',
       description:
+        'The address is where every security notice goes, so an access token alone cannot set it: send `pin` bound to ' +
+        '`{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. ' +
         'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
       body: S.EmailBody,
       rateLimits: [{ rule: 'email-send', key: ({ user }) => user.userId }],
@@ -104,10 +110,18 @@ export function accountRoutes({
       method: 'post',
       path: '/v1/account/email/confirm',
       operationId: 'confirmEmail',
-      deviceHold: 'change the email address',
+      stepUp: {
+        action: 'email_confirm',
+        does: 'change the email address',
+        anyOf: [],
+        hold: true,
+        notice: { event: 'email.changed', mailed: true },
+      },
       tags: ['Account'],
       auth: 'bearer',
       summary: "Confirm the code from the mail; the address becomes the profile's email",
+      description:
+        'Replacing a verified address writes `email.changed` and mails the replaced address at once, with a code that undoes the change for EMAIL_CHANGE_UNDO_SECONDS (POST /v1/account/email/undo); until then every security notice goes to both addresses. The first address writes `email.verified`.',
       body: S.EmailConfirmBody,
       rateLimits: [{ rule: 'email-confirm', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
@@ -123,6 +137,26 @@ export function accountRoutes({
         status: 200,
         body: await emails.confirm(user.userId, body.verificationId, body.code),
       }),
+    }),
+
+    defineRoute({
+      method: 'post',
+      path: '/v1/account/email/undo',
+      operationId: 'undoEmailChange',
+      tags: ['Account'],
+      auth: 'none',
+      summary: 'Undo an email change from the address it replaced, with the code mailed there',
+      description:
+        "No access token: the person may have lost theirs to whoever changed the address. The replaced address is the account's again, " +
+        'pending verifications end, and `email.change_undone` is written and mailed. Within EMAIL_CHANGE_UNDO_SECONDS of the change.',
+      body: S.EmailUndoBody,
+      responses: {
+        200: { description: 'Undone', schema: S.EmailChangeUndone },
+        401: { description: 'Unknown change or wrong code (invalid-undo-code)' },
+        409: { description: 'Undone already, or the address was changed again since' },
+        410: { description: 'Too late to undo (email-change-final)' },
+      },
+      handler: async ({ body }) => ({ status: 200, body: await emails.undo(body.changeId, body.code) }),
     }),
 
     defineRoute({
@@ -167,11 +201,15 @@ export function accountRoutes({
       method: 'post',
       path: '/v1/account/kyc/renew',
       operationId: 'renewKyc',
+      // A renewal records the card on file of an account registered before cards were kept (what a sign-in by ID card
+      // is compared with): not on the access token alone.
+      stepUp: { action: 'kyc_renew', does: 'renew KYC', anyOf: [['pin'], ['identity']], hold: true, notice: null },
       tags: ['KYC'],
       auth: 'bearer',
       summary: 'Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones',
       description:
-        'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes.',
+        'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes. ' +
+        'With the form, `pin` (bound to {"action":"kyc_renew"}) or `identityCheckId`: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.',
       multipart: {
         fields: S.KycRenewalFields,
         file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
@@ -213,6 +251,13 @@ export function accountRoutes({
       method: 'post',
       path: '/v1/account/close',
       operationId: 'closeAccount',
+      stepUp: {
+        action: 'account_close',
+        does: 'close the account',
+        anyOf: [['pin'], ['passkey']],
+        hold: true,
+        notice: { event: 'account.closed', mailed: false },
+      },
       tags: ['Account'],
       auth: 'bearer',
       summary: 'Close the account: every token stops working and every credential is revoked',
@@ -236,8 +281,7 @@ export function accountRoutes({
         423: { description: 'PIN locked after too many wrong PINs (Retry-After)' },
         429: { description: 'Too many requests (Retry-After)' },
       },
-      handler: async ({ user, body }, ctx) => {
-        await stepUp.verify(user.userId, body, { action: 'account_close' }, ctx.get('idempotency-key') || null);
+      handler: async ({ user }) => {
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
           workflowId: accountClosureWorkflowId(user.userId),
           taskQueue,

@@ -1,7 +1,7 @@
 import { EkycMultipartBody, EkycMultipartFields } from '../registration/schemas';
 import { Type } from '@sinclair/typebox';
 import { DateTime, NonEmpty } from '../common/schemas';
-import { stepUpFields } from '../passkeys/schemas';
+import { proofFields, stepUpFields } from '../passkeys/schemas';
 
 export const ProfileResponse = Type.Object({
   userId: Type.String(),
@@ -43,6 +43,7 @@ export const EmailBody = Type.Object(
       maxLength: 254,
       description: 'The address to verify; a 6-digit code is mailed to it',
     }),
+    ...proofFields('{"action":"email_change","email":"<email as sent>"}', ['pin', 'passkey', 'identity']),
   },
   { additionalProperties: false },
 );
@@ -58,6 +59,20 @@ export const EmailConfirmBody = Type.Object(
   },
   { additionalProperties: false },
 );
+export const EmailUndoBody = Type.Object(
+  {
+    changeId: Type.String({ pattern: '^emc_[0-9a-f-]{36}$', description: 'From the mail to the replaced address' }),
+    code: Type.String({
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      description: 'The code from the mail to the replaced address',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const EmailChangeUndone = Type.Object({
+  undone: Type.Literal(true),
+  email: Type.String({ description: 'The restored address, masked' }),
+});
 export const EmailConfirmed = Type.Object({
   verified: Type.Boolean(),
   email: Type.String(),
@@ -79,11 +94,15 @@ export const AccountClosed = Type.Object({
   }),
 });
 
+const KYC_RENEWAL_PROOFS = proofFields('{"action":"kyc_renew"}', ['pin', 'identity']);
 export const KycRenewalFields = Type.Object(
-  { idCardType: EkycMultipartFields.properties.idCardType },
+  { idCardType: EkycMultipartFields.properties.idCardType, ...KYC_RENEWAL_PROOFS },
   { additionalProperties: false },
 );
-export const KycRenewalForm = EkycMultipartBody;
+export const KycRenewalForm = Type.Object(
+  { ...EkycMultipartBody.properties, ...KYC_RENEWAL_PROOFS },
+  { additionalProperties: false },
+);
 export const KycRenewed = Type.Object({
   verified: Type.Boolean({ description: 'Whether the ID card shows the identity verified at registration' }),
   ocrResult: Type.Object({ name: Type.String(), birthDate: Type.String(), verified: Type.Boolean() }),

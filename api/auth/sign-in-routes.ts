@@ -72,7 +72,7 @@ export function signInRoutes({
       path: '/v1/auth/sign-in/:signInId',
       operationId: 'getSignIn',
       tags: TAGS,
-      auth: 'none',
+      auth: 'passToken',
       summary: "A sign-in's status",
       params: S.SignInParams,
       headers: S.PassTokenHeaders,
@@ -88,7 +88,7 @@ export function signInRoutes({
       path: '/v1/auth/sign-in/:signInId/passkey/options',
       operationId: 'signInPasskeyOptions',
       tags: TAGS,
-      auth: 'none',
+      auth: 'passToken',
       summary: "A one-time challenge for one of the account's passkeys (navigator.credentials.get())",
       params: S.SignInParams,
       headers: S.PassTokenHeaders,
@@ -108,11 +108,13 @@ export function signInRoutes({
       path: '/v1/auth/sign-in/:signInId/passkey',
       operationId: 'proveSignInWithPasskey',
       tags: TAGS,
-      auth: 'none',
-      summary: "Prove the sign-in with one of the account's passkeys (no hold on the new device)",
+      auth: 'passToken',
+      summary:
+        "Prove the sign-in with one of the account's passkeys (no hold on the new device, unless the passkey is in its own new-passkey hold)",
       params: S.SignInParams,
       headers: S.PassTokenIdempotentHeaders,
       body: S.PasskeyProofBody,
+      rateLimits: [{ rule: 'sign-in-proof-address', key: (_input, ctx) => ctx.ip }],
       idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
       responses: {
         200: {
@@ -139,12 +141,12 @@ export function signInRoutes({
       path: '/v1/auth/sign-in/:signInId/id-card',
       operationId: 'proveSignInWithIdCard',
       tags: TAGS,
-      auth: 'none',
+      auth: 'passToken',
       summary:
         'Prove the sign-in with the ID card verified at registration (read, compared, and checked with the issuing authority)',
       description:
         'The device is then on hold for NEW_DEVICE_HOLD_SECONDS (NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS without a verified email): ' +
-        'no transfers, PIN, email, address-book or transfer-key changes, no backup read, unless a passkey registered before the sign-in approves. ' +
+        'no transfers, PIN, email, address-book, key, passkey, device or backup changes, no backup read, no recovery, no closure (docs/security.md), unless a passkey registered before the sign-in releases it. ' +
         'Refusals: id-card-unreadable, id-card-mismatch (not the card verified at registration), id-card-invalid (reported lost or stolen, not issued), ' +
         'id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).',
       params: S.SignInParams,
@@ -158,6 +160,8 @@ export function signInRoutes({
           idCardType: 'resident_id',
         },
       },
+      // The pass token is checked before the image is read, and the images one address sends are bounded.
+      rateLimits: [{ rule: 'sign-in-proof-address', key: (_input, ctx) => ctx.ip }],
       idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
       responses: {
         200: {

@@ -6,7 +6,7 @@ import {
 } from '@temporalio/client';
 import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Orm } from '../../db/orm';
-import { SignInEntity, UserEntity, type SignIn } from '../../db/entities';
+import { PasskeyEntity, SignInEntity, UserEntity, type SignIn } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import type { IdentityProviderClient } from '../../integrations/identity';
 import { signInWorkflow } from '../../workflows/sign-in';
@@ -20,7 +20,11 @@ import {
   startSignInUpdate,
   type PassResult,
   type SignInInput,
+  type StartSignInRequest,
+  type StepUpIdentityRequest,
 } from '../../workflows/messages';
+import { SignInFailure } from '../../platform/failures';
+import { httpErrorOfFailure } from '../http/workflow-errors';
 import { storeIdCardImage } from '../common/uploads';
 import type { UploadedFile } from '../http/route-table';
 import { HttpError, problems } from '../http/problems';
@@ -65,10 +69,24 @@ export class SignInService {
   constructor(private readonly deps: SignInServiceDeps) {}
 
   async start(deviceId: string, passToken: string, deviceLabel: string | null) {
+    return this.begin(passToken, { deviceId, deviceLabel });
+  }
+
+  /**
+   * A step-up identity check of a signed-in device: the same workflow as a sign-in, started with what the check must
+   * approve (api/auth/identity-checks.ts). The verification must be of the account's holder, and fresh.
+   */
+  async startStepUp(deviceId: string, passToken: string, stepUp: StepUpIdentityRequest) {
+    return this.begin(passToken, { deviceId, deviceLabel: null, stepUp });
+  }
+
+  private async begin(passToken: string, request: Pick<StartSignInRequest, 'deviceId' | 'deviceLabel' | 'stepUp'>) {
     const { identity, encryption, temporal } = this.deps;
     const { passRequestId, expiresAt } = await activePassToken(identity, passToken);
     // The identity result of a person without an account went to a registration.
     if (await exists(temporal, registrationWorkflowId(regIdFor(encryption, passRequestId)))) {
+      if (request.stepUp)
+        throw httpErrorOfFailure(SignInFailure.NotSamePerson, 'the person verified is not the holder of this account');
       throw new HttpError(
         404,
         'not-registered',
@@ -81,8 +99,7 @@ export class SignInService {
       const response = await temporal.workflow.executeUpdateWithStart(startSignInUpdate, {
         args: [
           {
-            deviceId,
-            deviceLabel,
+            ...request,
             passTokenHash: passTokenHash(encryption, passToken),
             passTokenExpiresAt: expiresAt.toISOString(),
           },
@@ -98,7 +115,7 @@ export class SignInService {
       if (error instanceof WorkflowExecutionAlreadyStartedError) {
         throw problems.conflict(
           'pass-token-used',
-          'This identity verification was used for a sign-in already: verify your identity again',
+          'This identity verification was used already (for a sign-in or an identity check): verify your identity again',
         );
       }
       throw error;
@@ -163,11 +180,13 @@ export class SignInService {
   ) {
     const signIn = await this.inProgress(signInId, passToken);
     await this.deps.rateLimits.consume('sign-in-person', signIn.userId);
+    // A passkey still in its own hold signs in too, but to a held device (grant).
     const passkey = await this.deps.passkeys.verifyStepUp(
       signIn.userId,
       assertion.challengeId,
       assertion.credential as unknown as AuthenticationResponseJSON,
       { action: 'sign_in', sign_in_id: signInId },
+      { allowHeld: true },
     );
     return this.deps.temporal.workflow.getHandle(signInWorkflowId(signInId)).executeUpdate(passkeyProofUpdate, {
       args: [{ passkeyId: passkey.passkeyId }],
@@ -182,7 +201,12 @@ export class SignInService {
     idCardType: string,
     idempotencyKey: string,
   ) {
-    const signIn = await this.inProgress(signInId, passToken);
+    return this.submitIdCard(await this.inProgress(signInId, passToken), file, idCardType, idempotencyKey);
+  }
+
+  /** The ID card of a sign-in or of a step-up identity check (its caller authorized it): stored sealed, then checked. */
+  async submitIdCard(signIn: SignIn, file: UploadedFile, idCardType: string, idempotencyKey: string) {
+    const { signInId } = signIn;
     await this.deps.rateLimits.consume('sign-in-person', signIn.userId);
     const uploadRef = await storeIdCardImage(this.deps.orm, this.deps.encryption, signInUploadOwner(signInId), file);
     return this.deps.temporal.workflow.getHandle(signInWorkflowId(signInId)).executeUpdate(idCardProofUpdate, {
@@ -216,24 +240,42 @@ export class SignInService {
         'sign-in-used',
         'Tokens were issued for this sign-in already: verify your identity again to sign in again',
       );
-    const holdSeconds =
-      signIn.method === 'passkey' ? 0 : user.emailVerifiedAt ? this.deps.holdSeconds : this.deps.unnotifiedHoldSeconds;
+    // A passkey still in its new-passkey hold proves no more than the ID card: it may be a thief's, added minutes ago.
+    const trustedPasskey = signIn.method === 'passkey' && !(await this.heldPasskey(signIn.passkeyId ?? null));
+    const holdSeconds = trustedPasskey
+      ? 0
+      : user.emailVerifiedAt
+        ? this.deps.holdSeconds
+        : this.deps.unnotifiedHoldSeconds;
     const holdUntil = holdSeconds > 0 ? new Date(clock.now() + holdSeconds * 1000) : null;
     const { sessionId } = await devices.signIn({
       userId: user.id,
       deviceId: signIn.deviceId,
       label: signIn.deviceLabel ?? null,
-      method: signIn.method,
+      method: signIn.method === 'passkey' ? 'passkey' : 'id_card',
       holdUntil,
     });
     return tokens.issue(orm, { userId: user.id, deviceId: signIn.deviceId, sessionId });
   }
 
+  /** Whether the passkey that proved a sign-in was still in its new-passkey hold (a passkey removed since: held too). */
+  private async heldPasskey(passkeyId: string | null): Promise<boolean> {
+    if (!passkeyId) return true;
+    const passkey = await this.deps.orm.em.fork().findOne(PasskeyEntity, { passkeyId });
+    return !passkey || this.deps.passkeys.heldUntil(passkey) !== null;
+  }
+
+  /** The router's check of a sign-in route's X-Pass-Token, before the request's body is read. */
+  async authorizePassToken(signInId: string, passToken: string): Promise<void> {
+    await this.authorize(signInId, passToken);
+  }
+
   private async authorize(signInId: string, passToken: string): Promise<SignIn> {
     const signIn = await this.deps.orm.em.fork().findOne(SignInEntity, { signInId });
-    if (!signIn || !signIn.passTokenHash) throw problems.notFound(`Sign-in ${signInId}`);
+    // A step-up identity check is the signed-in device's (api/auth/identity-checks.ts), never a sign-in's.
+    if (!signIn || !signIn.passTokenHash || signIn.purpose) throw problems.notFound(`Sign-in ${signInId}`);
     if (!safeEqual(signIn.passTokenHash, passTokenHash(this.deps.encryption, passToken)))
-      throw problems.forbidden('The X-Pass-Token does not belong to this sign-in');
+      throw problems.wrongPassToken('The X-Pass-Token does not belong to this sign-in');
     if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < clock.now()) {
       throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
     }

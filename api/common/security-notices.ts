@@ -1,26 +1,32 @@
+import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { securityNoticeWorkflow } from '../../workflows/security-notice';
 import { securityNoticeWorkflowId, type SecurityNoticeInput } from '../../workflows/messages';
 import { startOnce } from '../http/start-once';
 
 /**
- * Mail to the person about a change to how their account is protected. The worker mails it (workflow
- * security-notice-<type>-<resourceId>); the workflow is started before the change commits and mails only once the
+ * Mail to the person about a change to how their account is protected, at every address they have (the verified one,
+ * and the one an email change replaced while it can still be undone). The worker mails it (workflow
+ * security-notice-<type>-<eventId>); the workflow is started before the change commits and mails only once the
  * change's event is there, so a process that dies between the two loses no notice, and a change that fails mails none.
  */
 export class SecurityNotices {
   constructor(private readonly deps: { temporal: Client; taskQueue: string }) {}
 
-  /** Runs `change` (which commits the event `notice.eventType` of `notice.resourceId`) with its notice started first. */
-  async around<T>(notice: SecurityNoticeInput, change: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `change` with its notice started first. `change` commits the event `notice.eventType` of `notice.resourceId`
+   * under the event id it is given (appendEvent's `eventId`), which the notice waits for.
+   */
+  async around<T>(notice: Omit<SecurityNoticeInput, 'eventId'>, change: (eventId: string) => Promise<T>): Promise<T> {
+    const eventId = `evt_${randomUUID()}`;
     await startOnce(() =>
       this.deps.temporal.workflow.start(securityNoticeWorkflow, {
-        workflowId: securityNoticeWorkflowId(notice.eventType, notice.resourceId),
+        workflowId: securityNoticeWorkflowId(notice.eventType, eventId),
         taskQueue: this.deps.taskQueue,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        args: [notice],
+        args: [{ ...notice, eventId }],
       }),
     );
-    return change();
+    return change(eventId);
   }
 }

@@ -5,8 +5,11 @@ import { httpErrorOfFailure } from '../http/workflow-errors';
 import { TransferFailure } from '../../platform/failures';
 import type { HttpError } from '../http/problems';
 
-/** Where the API screened an address: a transfer's prepare or execute, or an address entering the address book. */
-export type ScreeningContext = 'prepare' | 'execute' | 'address-book';
+/**
+ * Where the API screened an address: a transfer's prepare or execute, an address entering the address book, or a key
+ * about to control an account (its first owner, a rotation's or a recovery's new owner) before the service pays gas.
+ */
+export type ScreeningContext = 'prepare' | 'execute' | 'address-book' | 'deploy' | 'key-rotation' | 'recovery';
 
 /** 422 recipient-sanctioned: names the programme (OFAC SDN, or the provider's category), nothing of the list entry. */
 export const sanctionedRefusal = (programme: string): HttpError =>

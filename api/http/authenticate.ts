@@ -17,8 +17,11 @@ export class Authenticator {
     private readonly tokens: TokenService,
     private readonly passCallbackApiKey: string,
     private readonly orm: Orm,
-    /** The registration's own check of its X-Pass-Token (api/registration/guard.ts). */
-    private readonly verifyPassToken: (regId: string, passToken: string) => Promise<unknown>,
+    /**
+     * The check of a route's X-Pass-Token against what its path names: a registration's (`regId`,
+     * api/registration/guard.ts) or a sign-in's (`signInId`).
+     */
+    private readonly verifyPassToken: (params: Record<string, string>, passToken: string) => Promise<unknown>,
     private readonly operators: Operators,
     /** The session rows kept while the database tells of no change (PostgreSQL); absent: read every request. */
     private readonly sessions?: SessionCache,
@@ -56,11 +59,14 @@ export class Authenticator {
     return { ...user, session: await activeSession(this.orm, user, this.sessions) };
   }
 
-  /** A registration step's X-Pass-Token, checked before anything else of the request is read. */
-  async passToken(ctx: Context, regId: string): Promise<void> {
+  /**
+   * The X-Pass-Token of a registration step or a sign-in proof, checked before anything else of the request is read
+   * (an unauthenticated upload never reaches the body parser or an Idempotency-Key record).
+   */
+  async passToken(ctx: Context, params: Record<string, string>): Promise<void> {
     const token = ctx.get('x-pass-token');
     if (!token) throw problems.badHeader('x-pass-token', 'X-Pass-Token (from the identity verification) is required');
-    await this.verifyPassToken(regId, token);
+    await this.verifyPassToken(params, token);
   }
 
   apiKey(ctx: Context): void {

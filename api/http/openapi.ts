@@ -87,6 +87,36 @@ const DEPRECATION_HEADERS: Json = {
 
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
 
+/** What a route's step-up proof can answer (its own responses say more where they have more to say). */
+const stepUpResponses = (policy: NonNullable<RouteSpec['stepUp']>): Record<number, ResponseSpec | undefined> => {
+  const takes = (proof: string) => policy.anyOf.some((set) => set.includes(proof as never));
+  return {
+    ...(takes('passkey') || takes('identity')
+      ? { 404: { description: 'Unknown approval challenge or identity check' } }
+      : {}),
+    409: { description: 'The approval was used already, no PIN is set, or the identity check is not verified yet' },
+    ...(takes('passkey') || takes('identity')
+      ? { 410: { description: 'The approval challenge or the identity check expired' } }
+      : {}),
+    422: {
+      description:
+        'No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request',
+    },
+    ...(takes('pin') ? { 423: { description: 'PIN locked after too many wrong PINs (Retry-After)' } } : {}),
+  };
+};
+
+/** The step-up extension of an operation: the machine-readable form of docs/security.md's table row. */
+const stepUpExtension = (policy: NonNullable<RouteSpec['stepUp']>): Json => ({
+  'x-step-up': {
+    action: policy.action,
+    anyOf: policy.anyOf,
+    hold: policy.hold,
+    notice: policy.notice,
+    ...(policy.checkedBy ? { checkedBy: policy.checkedBy } : {}),
+  },
+});
+
 /** An error status's description, with the problem types the operation answers with it. */
 const withProblemTypes = (description: string, types: string[] | undefined): string =>
   types?.length ? `${description}. Problem types: ${types.map((t) => `\`${t}\``).join(', ')}` : description;
@@ -145,10 +175,11 @@ const responsesOf = (
           },
         }
       : {}),
-    ...(route.deviceHold
+    ...(route.stepUp?.anyOf.length && !route.stepUp.checkedBy ? stepUpResponses(route.stepUp) : {}),
+    ...(route.stepUp?.hold
       ? {
           403: {
-            description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)`,
+            description: `This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release)${route.stepUp.anyOf.some((set) => set.includes('passkey')) ? ', or the approving passkey is in its own hold (passkey-on-hold)' : ''}`,
           },
         }
       : {}),
@@ -291,6 +322,7 @@ export function buildOpenApi(
         security,
         parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
+        ...(route.stepUp ? stepUpExtension(route.stepUp) : {}),
         ...(requestBody ? { requestBody } : {}),
         responses: responsesOf(route, info.links?.[route.operationId], info.examples?.[route.operationId]),
       },

@@ -57,14 +57,17 @@ export const problems = {
       `Network ${networkId} is not supported; supported: ${supported.join(', ')}`,
     ),
   forbidden: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail),
-  forbiddenAs: (type: string, detail: string) => new HttpError(403, type, 'Forbidden', detail),
+  /** A pass token that is not the one of the registration or sign-in it names: a guess, counted per address. */
+  wrongPassToken: (detail: string) => new HttpError(403, 'forbidden', 'Forbidden', detail, undefined, {}, true),
+  forbiddenAs: (type: string, detail: string, extensions?: Record<string, unknown>) =>
+    new HttpError(403, type, 'Forbidden', detail, undefined, undefined, false, extensions),
   /** A risky action from a device still in its new-device hold (issue 24): when it ends, and how to approve it now. */
   deviceOnHold: (until: Date, action: string) =>
     new HttpError(
       403,
       'device-on-hold',
       'New device on hold',
-      `This device signed in with the ID card only; until ${until.toISOString()} it cannot ${action} unless a passkey registered before the sign-in approves it (passkeyAssertion)`,
+      `This device signed in without a passkey the account trusts (by ID card, or by a passkey still in its own hold); until ${until.toISOString()} it cannot ${action}, unless a passkey registered before the sign-in releases it (POST /v1/account/devices/{deviceId}/release)`,
       undefined,
       undefined,
       false,
@@ -76,7 +79,8 @@ export const problems = {
   gone: (type: string, detail: string) => new HttpError(410, type, 'Gone', detail),
   tooLarge: (detail: string) => new HttpError(413, 'payload-too-large', 'Payload too large', detail),
   unsupportedMedia: (detail: string) => new HttpError(415, 'unsupported-media-type', 'Unsupported media type', detail),
-  unprocessable: (type: string, detail: string) => new HttpError(422, type, 'Unprocessable request', detail),
+  unprocessable: (type: string, detail: string, extensions?: Record<string, unknown>) =>
+    new HttpError(422, type, 'Unprocessable request', detail, undefined, undefined, false, extensions),
   badGateway: (detail: string) => new HttpError(502, 'provider-error', 'Upstream provider error', detail),
   /** A method the path does not have: 405 with the methods it does have in Allow. */
   methodNotAllowed: (method: string, allow: string[]) =>

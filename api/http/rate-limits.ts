@@ -40,6 +40,10 @@ export const DEFAULT_RATE_LIMITS = {
   'sign-in-device': { points: 10, seconds: 3600 },
   'sign-in-address': { points: 30, seconds: 3600 },
   'sign-in-person': { points: 10, seconds: 24 * 3600 },
+  /** Sign-in proofs (an ID-card image, a passkey assertion) per calling address, counted before the body is read. */
+  'sign-in-proof-address': { points: 60, seconds: 3600 },
+  /** Step-up identity checks per user: each costs an identity-provider introspection and a workflow. */
+  'identity-check': { points: 10, seconds: 3600 },
   /** Reading the encrypted wallet backup back, per user (each read is mailed). */
   'backup-read': { points: 10, seconds: 24 * 3600 },
   /** KYC renewal by a registered user: each stores an ID-card image and costs an OCR reading. */
@@ -56,16 +60,16 @@ export const DEFAULT_RATE_LIMITS = {
   /** Preparing an operation the service pays gas for (deploy, key rotation, DID key): each asks the worker to sponsor. */
   'sponsored-prepare': { points: 30, seconds: 3600 },
   /**
-   * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
-   * address: over the limit, every further wrong credential from that address answers 429 until the window passes.
-   * A valid credential from the same address is still served (other callers' guesses lock out no one).
-  /**
    * Inbound Travel Rule inquiries: every one per counterpart provider (each costs a lookup, a record and an answer);
    * and new ones (not retries) per beneficiary address, whoever asks, so no one tries more than that many names on
    * an address a day.
    */
   'travel-rule-counterpart': { points: 600, seconds: 3600 },
   'travel-rule-address': { points: 10, seconds: 24 * 3600 },
+  /**
+   * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
+   * address: over the limit, every further wrong credential from that address answers 429 until the window passes.
+   * A valid credential from the same address is still served (other callers' guesses lock out no one).
    */
   'failed-credentials': { points: 30, seconds: 300 },
 } satisfies Record<string, RateRule>;
@@ -220,10 +224,6 @@ export class RateLimits {
       this.remember(cacheKey, true, Date.now() + state.msBeforeNext);
   }
 
-  private remember(cacheKey: string, over: boolean, until: number): void {
-    this.checks.delete(cacheKey);
-    // Oldest first (a Map keeps insertion order): a flood of addresses cannot grow the process without bound.
-    if (this.checks.size >= CHECK_CACHE_ENTRIES) this.checks.delete(this.checks.keys().next().value!);
   /**
    * Takes one unit of `rule` for `key` before the outcome that decides whether the request counts is known (429 when
    * none is left): requests at once each take their own, so none passes on a reading made before the others counted.
@@ -243,6 +243,10 @@ export class RateLimits {
     this.checks.delete(`${rule}\u0000${key}`);
   }
 
+  private remember(cacheKey: string, over: boolean, until: number): void {
+    this.checks.delete(cacheKey);
+    // Oldest first (a Map keeps insertion order): a flood of addresses cannot grow the process without bound.
+    if (this.checks.size >= CHECK_CACHE_ENTRIES) this.checks.delete(this.checks.keys().next().value!);
     this.checks.set(cacheKey, { over, until });
   }
 

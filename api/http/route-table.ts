@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { RateRuleName } from './rate-limits';
+import type { Approval, StepUpPolicy } from './step-up';
 
 /**
  * A route is data: method, path, schemas for each part of the request and each response, and a handler.
@@ -60,6 +61,13 @@ export type RouteInput<
   headers: Static<H>;
   body: Static<B>;
   file?: UploadedFile;
+  /** How the route's step-up was approved (api/http/step-up.ts), when its policy needs a proof the router checks. */
+  approval?: Approval;
+  /**
+   * A policy's proof the handler checks itself (`checkedBy`): calling this checks the request's proof against the
+   * policy, as the router would, when the handler finds the request is the sensitive kind (the first owner key).
+   */
+  stepUp?: () => Promise<Approval>;
 } & Caller<A>;
 
 export interface RouteResult {
@@ -100,10 +108,11 @@ export interface RouteSpec<
    */
   credentials?: false;
   /**
-   * A risky action a device in its new-device hold may not take (a sign-in by ID card only; issue 24): what it does,
-   * as the refusal names it ("send funds"). Checked right after authentication: 403 device-on-hold with holdUntil.
+   * The step-up of a sensitive action (api/http/step-up.ts): the proof it needs beyond the access token, whether a
+   * device in its new-device hold is refused (403 device-on-hold), and how the person is told. The router enforces
+   * the hold once the path is valid and the proof before the handler runs.
    */
-  deviceHold?: string;
+  stepUp?: StepUpPolicy<RouteInput<P, Q, H, B, A>>;
   /**
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.

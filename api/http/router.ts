@@ -2,13 +2,14 @@ import type { Context, Middleware } from 'koa';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { bodyParser } from '@koa/bodyparser';
 import Bourne from '@hapi/bourne';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { HttpError, problems } from './problems';
 import { validatePart } from './validation';
 import { isMultipart, parseMultipart } from './multipart';
 import type { Authenticator } from './authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import type { RateLimits } from './rate-limits';
+import { stepUpRequestOf, type StepUpPolicy, type StepUpVerifier } from './step-up';
 import {
   usesEnvelope,
   type AuthMode,
@@ -23,6 +24,8 @@ export interface RouterDeps {
   authenticator: Authenticator;
   idempotency: IdempotencyStore;
   rateLimits: RateLimits;
+  /** Checks the proofs of a route's step-up (the PIN, a passkey, an identity check). */
+  stepUp: StepUpVerifier;
   jsonBodyMaxBytes: number;
 }
 
@@ -140,16 +143,17 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
     },
   });
 
-  /** Auth, parsing, validation, the route's own limits, idempotency, the handler and the response. */
+  /** Auth, parsing, validation, the step-up's hold, the route's own limits, idempotency, the step-up's proof, the handler. */
   const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
     const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
-    const held = route.deviceHold && user?.session?.holdUntil;
-    if (held && held.getTime() > clock.now()) throw problems.deviceOnHold(held, route.deviceHold!);
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
     const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;
     const params = pathParams(ctx, route, allowFor);
-    // A registration step's pass token is checked before its body (an ID-card image) is read.
-    if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, (params as { regId: string }).regId);
+    // A pass token (a registration's, a sign-in's) is checked before the body (an ID-card image) is read.
+    if (route.auth === 'passToken') await deps.authenticator.passToken(ctx, params as Record<string, string>);
+    const policy = route.stepUp?.appliesTo?.({ params, user } as never) === false ? undefined : route.stepUp;
+    const held = policy?.hold && user?.session?.holdUntil;
+    if (held && held.getTime() > clock.now()) throw problems.deviceOnHold(held, policy!.does);
     const head = {
       params,
       // Nothing to validate (no query string, no declared headers) is the empty object, without a validator's call.
@@ -162,9 +166,10 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
     };
     for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
     const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };
+    const run = approved(route, policy, deps.stepUp);
     const result = route.idempotency
-      ? await runIdempotently(ctx, route, input, deps.idempotency)
-      : await route.handler(input, ctx);
+      ? await runIdempotently(ctx, route, input, deps.idempotency, run)
+      : await run(input, ctx);
     respond(ctx, route, result);
   };
 
@@ -192,8 +197,9 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
     const route = found?.store as RouteSpec | undefined;
     if (found && route) {
       ctx.params = found.params as Record<string, string>;
-      // The route template, for metrics and logs (never the raw path, whose ids would make every request its own).
-      (ctx as Context & { _matchedRoute?: string })._matchedRoute = route.path;
+      // The route template, for metrics and logs (never the raw path, whose ids would make every request its own),
+      // and its operation (the tests' exchange recorder names examples by it).
+      Object.assign(ctx, { _matchedRoute: route.path, _matchedRouteName: route.operationId });
       return serve(route, ctx);
     }
     const allow = allowFor(ctx.path);
@@ -241,13 +247,14 @@ async function runIdempotently(
   route: RouteSpec,
   input: RouteInput<never, never, never, never>,
   store: IdempotencyStore,
+  handler: RouteSpec['handler'],
 ): Promise<RouteResult> {
   const key = ctx.get('idempotency-key');
   // A header sent empty is a malformed key, not a missing one.
   if (!key && ctx.headers['idempotency-key'] === undefined) {
     if (route.idempotency!.required)
       throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header is required (a fresh UUID per request)');
-    return route.handler(input, ctx);
+    return handler(input, ctx);
   }
   if (!IDEMPOTENCY_KEY.test(key))
     throw problems.badHeader('Idempotency-Key', 'The Idempotency-Key header must be a UUID');
@@ -264,7 +271,7 @@ async function runIdempotently(
   }
   let result: RouteResult;
   try {
-    result = await route.handler(input, ctx);
+    result = await handler(input, ctx);
   } catch (error) {
     await store.release(begun.recordId);
     throw error;
@@ -272,6 +279,26 @@ async function runIdempotently(
   if (NOT_REPLAYED.has(result.status) || result.status >= 500) await store.release(begun.recordId);
   else await store.complete(begun.recordId, result.status, result.body, result.headers ?? {});
   return result;
+}
+
+/**
+ * The route's handler behind its step-up's proof: the request must carry a proof of one of the policy's sets, naming
+ * this very request, or nothing runs (422 step-up-required). Checked inside the Idempotency-Key record, so a retry of
+ * an answered request is replayed without a second proof, and a refused one can be sent again with a proof.
+ */
+function approved(route: RouteSpec, policy: RouteSpec['stepUp'], verifier: StepUpVerifier): RouteSpec['handler'] {
+  if (!policy || !policy.anyOf.length) return route.handler;
+  const verify = (input: RouteInput<TSchema, TSchema, TSchema, TSchema>, ctx: Context) =>
+    verifier.verify(
+      input.user!,
+      policy as StepUpPolicy<unknown>,
+      stepUpRequestOf(policy, input as never, ctx),
+      (input.body ?? {}) as Record<string, unknown>,
+      ctx.get('idempotency-key') || null,
+    );
+  // The handler checks it where it must (after checks that come first, or only for the sensitive kind of request).
+  if (policy.checkedBy) return (input, ctx) => route.handler({ ...input, stepUp: () => verify(input, ctx) }, ctx);
+  return async (input, ctx) => route.handler({ ...input, approval: await verify(input, ctx) }, ctx);
 }
 
 function respond(ctx: Context, route: RouteSpec, result: RouteResult): void {

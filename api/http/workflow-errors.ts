@@ -56,6 +56,16 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   [SignInFailure.IdCardNotOnFile]: { status: 422, slug: 'id-card-not-on-file', title: 'No ID card on file' },
   [SignInFailure.TooManyAttempts]: { status: 422, slug: 'sign-in-failed', title: 'Too many attempts' },
   [SignInFailure.NotInProgress]: { status: 409, slug: 'sign-in-not-in-progress', title: 'Sign-in not in progress' },
+  [SignInFailure.NotSamePerson]: {
+    status: 422,
+    slug: 'identity-mismatch',
+    title: "Not the account holder's identity",
+  },
+  [SignInFailure.VerificationStale]: {
+    status: 422,
+    slug: 'identity-check-stale',
+    title: 'Identity verification too old',
+  },
   [KeyRotationFailure.NetworkNotInRotation]: {
     status: 404,
     slug: 'network-not-in-rotation',

@@ -26,6 +26,7 @@ import { verifyOnChainSlot } from '../common/slot-verification';
 import type { SignedSlot } from '../common/signed-operation';
 import { optional, splitSignedSlots, type Passkeys } from '../passkeys/service';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
+import type { Screening } from '../compliance/screening';
 import { clock } from '../../platform/clock';
 
 export interface KeyRotationServiceDeps {
@@ -38,6 +39,8 @@ export interface KeyRotationServiceDeps {
   retryWindowSeconds: number;
   passkeys: Passkeys;
   gas: GasSponsorships;
+  /** The new owner is screened as a transfer recipient is, before the service pays the rotation's gas. */
+  screening: Pick<Screening, 'assertNotSanctioned'>;
 }
 
 const ALGORITHM = 'eip712-erc4337-merkleroot-v1';
@@ -56,6 +59,9 @@ export class KeyRotationService {
     const { accounts, oldOwner } = await this.accountsToRotate(userId, input.networkIds);
     const newOwner = evmAddress(input.newOwnerAddress);
     if (newOwner === oldOwner) throw problems.conflict('already-owner', 'This key already owns your accounts');
+    await this.deps.screening.assertNotSanctioned(userId, accounts[0]!.networkId, newOwner, {
+      context: 'key-rotation',
+    });
     const taskId = `rot_${randomUUID()}`;
     const expiresAt = new Date(clock.now() + this.deps.prepareTtlSeconds * 1000);
     const built = await Promise.all(

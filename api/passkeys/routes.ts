@@ -2,7 +2,8 @@ import type { Orm } from '../../db/orm';
 import { UserEntity, type Passkey } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import type { Passkeys } from './service';
-import type { StepUp } from './step-up';
+import type { StepUpActions } from '../common/step-up-actions';
+import type { StepUpRequest } from '../http/step-up';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from './schemas';
@@ -11,14 +12,18 @@ export interface PasskeyRouteDeps {
   orm: Orm;
   encryption: DataEncryption;
   passkeys: Passkeys;
-  stepUp: StepUp;
+  actions: StepUpActions;
 }
 
 const TAGS = ['Passkeys'];
 export const STEP_UP_REFUSALS = {
-  404: { description: 'Unknown challenge' },
-  409: { description: 'Challenge already used, no PIN set, or the PIN approval already used' },
-  410: { description: 'Challenge expired' },
+  403: {
+    description:
+      'This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold)',
+  },
+  404: { description: 'Unknown challenge or identity check' },
+  409: { description: 'Challenge already used, no PIN set, or the approval (PIN, identity check) already used' },
+  410: { description: 'Challenge or identity check expired' },
   422: {
     description:
       'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request',
@@ -27,7 +32,7 @@ export const STEP_UP_REFUSALS = {
   429: { description: 'Too many requests (Retry-After)' },
 };
 
-export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRouteDeps): RouteSpec[] {
+export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRouteDeps): RouteSpec[] {
   const view = (p: Passkey) => ({
     passkeyId: p.passkeyId,
     name: p.name,
@@ -42,7 +47,8 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       method: 'post',
       path: '/v1/auth/passkeys/registration/options',
       operationId: 'passkeyRegistrationOptions',
-      deviceHold: 'add a passkey',
+      // Options only: the enrolment that uses them needs the step-up.
+      stepUp: { action: 'passkey_enrol', does: 'add a passkey', anyOf: [], hold: true, notice: null },
       tags: TAGS,
       auth: 'bearer',
       summary: 'Start registering a passkey: WebAuthn creation options with a one-time challenge',
@@ -69,7 +75,14 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       method: 'post',
       path: '/v1/auth/passkeys',
       operationId: 'registerPasskey',
-      deviceHold: 'add a passkey',
+      stepUp: {
+        action: 'passkey_enrol',
+        does: 'add a passkey',
+        binds: ({ body }) => ({ challenge_id: body.challengeId }),
+        anyOf: [['pin'], ['passkey']],
+        hold: true,
+        notice: { event: 'passkey.added', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary:
@@ -80,16 +93,9 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Passkey registered', schema: S.PasskeyView }, ...STEP_UP_REFUSALS },
-      handler: async ({ user, body }, ctx) => {
-        const { pin, passkeyAssertion, ...registration } = body;
-        const passkey = await passkeys.register(user.userId, registration, () =>
-          stepUp.verify(
-            user.userId,
-            { pin, passkeyAssertion },
-            { action: 'passkey_enrol', challenge_id: body.challengeId },
-            ctx.get('idempotency-key') || null,
-          ),
-        );
+      handler: async ({ user, body }) => {
+        const { pin: _pin, passkeyAssertion: _assertion, ...registration } = body;
+        const passkey = await passkeys.register(user.userId, registration);
         return { status: 201, body: view(passkey), headers: { location: `/v1/auth/passkeys/${passkey.passkeyId}` } };
       },
     }),
@@ -109,6 +115,14 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       method: 'post',
       path: '/v1/auth/passkeys/:passkeyId/remove',
       operationId: 'removePasskey',
+      stepUp: {
+        action: 'passkey_remove',
+        does: 'remove a passkey',
+        binds: ({ params }) => ({ passkey_id: params.passkeyId }),
+        anyOf: [['pin'], ['passkey']],
+        hold: true,
+        notice: { event: 'passkey.removed', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary: 'Remove a passkey, approved by the PIN or a passkey (the same proof as adding one)',
@@ -123,15 +137,8 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
         ...STEP_UP_REFUSALS,
         404: { description: 'No such passkey of yours, or unknown challenge' },
       },
-      handler: async ({ user, params, body }, ctx) => {
-        await passkeys.remove(user.userId, params.passkeyId, () =>
-          stepUp.verify(
-            user.userId,
-            body,
-            { action: 'passkey_remove', passkey_id: params.passkeyId },
-            ctx.get('idempotency-key') || null,
-          ),
-        );
+      handler: async ({ user, params }) => {
+        await passkeys.remove(user.userId, params.passkeyId);
         return { status: 200, body: { passkeyId: params.passkeyId, removed: true as const } };
       },
     }),
@@ -143,18 +150,20 @@ export function passkeyRoutes({ orm, encryption, passkeys, stepUp }: PasskeyRout
       tags: TAGS,
       auth: 'bearer',
       summary:
-        'A one-time challenge for a passkey to approve one request: adding or removing a passkey, or closing the account',
+        'A one-time challenge for a passkey to approve one request: adding or removing a passkey, closing the account, signing out another device, …',
       description:
-        'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request.',
+        'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request. The actions a passkey approves, and what each binds, are in docs/security.md; a passkey added less than NEW_PASSKEY_HOLD_SECONDS ago approves none of them.',
       body: S.ApprovalOptionsBody,
       responses: {
         200: { description: 'Request options', schema: S.ApprovalOptionsResponse },
         409: { description: 'You have no passkey (approve with the PIN)' },
+        422: { description: 'No request takes a passkey for this action (step-up-action-unknown)' },
       },
-      handler: async ({ user, body }) => ({
-        status: 200,
-        body: await passkeys.approvalOptions(user.userId, body.request),
-      }),
+      handler: async ({ user, body }) => {
+        const request = body.request as StepUpRequest;
+        actions.assertAccepts(request.action, 'passkey');
+        return { status: 200, body: await passkeys.approvalOptions(user.userId, request) };
+      },
     }),
   ];
 }

@@ -75,10 +75,25 @@ const EncryptedPin = (approves: string) =>
     description: `The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":${approves}}`,
   });
 
+/** A step-up identity check (POST /v1/auth/identity-checks) approving this request. */
+export const IdentityCheckId = (approves: string) =>
+  Type.String({
+    pattern: '^sgn_[0-9a-f]{24}$',
+    description: `A verified identity check (POST /v1/auth/identity-checks) whose request is ${approves}; usable once, within STEP_UP_IDENTITY_SECONDS`,
+  });
+
 /**
- * Proof that the person, not only their access token, asks for a change that protects or ends the account: the PIN
- * bound to this request, or an assertion of one of their passkeys over a challenge issued for it. Exactly one.
+ * The proof fields of a step-up (api/http/step-up.ts): the PIN bound to this request, an assertion of one of the
+ * person's passkeys over a challenge issued for it, or a fresh identity check for it. Exactly one, of the kinds the
+ * route's policy takes.
  */
+export const proofFields = (approves: string, kinds: Array<'pin' | 'passkey' | 'identity'>) => ({
+  ...(kinds.includes('pin') ? { pin: Type.Optional(EncryptedPin(approves)) } : {}),
+  ...(kinds.includes('passkey') ? { passkeyAssertion: Type.Optional(PasskeyAssertion) } : {}),
+  ...(kinds.includes('identity') ? { identityCheckId: Type.Optional(IdentityCheckId(approves)) } : {}),
+});
+
+/** The PIN or a passkey, bound to this request: the step-up of most changes to how the account is protected. */
 export const stepUpFields = (approves: string) => ({
   pin: Type.Optional(EncryptedPin(approves)),
   passkeyAssertion: Type.Optional(PasskeyAssertion),
@@ -110,45 +125,18 @@ export const PasskeyView = Type.Object({
 });
 export const PasskeyList = Type.Object({ items: Type.Array(PasskeyView) });
 
-export const ApprovalOptionsBody = Type.Object(
+/** A request a step-up approves, as its route's policy binds it: `action` and the ids it acts on. */
+export const StepUpRequestSchema = Type.Object(
+  { action: Type.String({ pattern: '^[a-z_]{1,40}$', description: 'The action, e.g. passkey_enrol' }) },
   {
-    request: Type.Union(
-      [
-        Type.Object(
-          {
-            action: Type.Literal('passkey_enrol'),
-            challenge_id: Type.String({
-              pattern: '^wac_[0-9a-f-]{36}$',
-              description: 'the registration challenge of the passkey to add',
-            }),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Object(
-          { action: Type.Literal('passkey_remove'), passkey_id: Type.String({ pattern: '^pk_[0-9a-f-]{36}$' }) },
-          { additionalProperties: false },
-        ),
-        Type.Object({ action: Type.Literal('account_close') }, { additionalProperties: false }),
-        Type.Object(
-          {
-            action: Type.Literal('device_revoke'),
-            device_id: Type.String({ format: 'uuid', description: 'The device to sign out' }),
-          },
-          { additionalProperties: false },
-        ),
-        Type.Object(
-          {
-            action: Type.Literal('device_release'),
-            device_id: Type.String({ format: 'uuid', description: 'The device to release from its new-device hold' }),
-          },
-          { additionalProperties: false },
-        ),
-      ],
-      { description: 'The request the passkey will approve, exactly as its PIN would name it' },
-    ),
+    additionalProperties: Type.String({ maxLength: 256 }),
+    maxProperties: 8,
+    description:
+      'The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds)',
   },
-  { additionalProperties: false },
 );
+
+export const ApprovalOptionsBody = Type.Object({ request: StepUpRequestSchema }, { additionalProperties: false });
 export const ApprovalOptionsResponse = Type.Object({
   challengeId: Type.String({
     description: 'Send back as passkeyAssertion.challengeId with the request; single use, 5 minutes',

@@ -14,7 +14,7 @@ import { PasskeyEntity, WebauthnChallengeEntity, type Passkey } from '../../db/e
 import { appendEvent } from '../../db/events';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
-import type { StepUpRequest } from './step-up';
+import { canonicalRequest, type StepUpRequest } from '../http/step-up';
 import { clock } from '../../platform/clock';
 
 /** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
@@ -80,8 +80,7 @@ export function splitPasskeySlot<T extends SignedSlotInput>(items: T[]): T {
 }
 
 /** The canonical form of a step-up request, as a challenge's purpose: the same request gives the same text. */
-const purposeOf = (request: StepUpRequest): string =>
-  JSON.stringify(Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b))));
+const purposeOf = canonicalRequest;
 
 /**
  * WebAuthn passkeys: registration ceremonies (each approved by the PIN or an existing passkey, each told to the person
@@ -141,14 +140,13 @@ export class Passkeys {
   }
 
   /**
-   * Verifies a registration response against its one-time challenge and stores the passkey, once `approve` (the
-   * step-up: the PIN or an existing passkey, bound to this challenge) passes. The passkey and its passkey.added event
-   * commit together; the person is mailed.
+   * Verifies a registration response against its one-time challenge and stores the passkey (its route's step-up, the
+   * PIN or an existing passkey bound to this challenge, has passed). The passkey and its passkey.added event commit
+   * together; the person is mailed.
    */
   async register(
     userId: string,
     input: { challengeId: string; name?: string; credential: RegistrationResponseJSON },
-    approve: () => Promise<unknown>,
   ): Promise<Passkey> {
     const em = this.orm.em.fork();
     const challenge = await em.findOne(WebauthnChallengeEntity, {
@@ -158,7 +156,6 @@ export class Passkeys {
     });
     if (!challenge) throw problems.notFound(`Registration challenge ${input.challengeId}`);
     this.assertUsable(challenge, 'registration');
-    await approve();
     await this.consume(challenge.challengeId);
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
@@ -182,7 +179,7 @@ export class Passkeys {
     const info = verification.registrationInfo;
     const passkeyId = `pk_${randomUUID()}`;
     try {
-      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, () =>
+      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, (eventId) =>
         this.orm.em.fork().transactional(async (tx) => {
           const passkey = tx.create(PasskeyEntity, {
             passkeyId,
@@ -197,7 +194,7 @@ export class Passkeys {
             createdAt: clock.date(),
           });
           await tx.flush();
-          await appendEvent(tx, { type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
+          await appendEvent(tx, { eventId, type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
           return passkey;
         }),
       );
@@ -208,16 +205,13 @@ export class Passkeys {
     }
   }
 
-  /** Removes one of the user's passkeys once `approve` passes; the removal and passkey.removed commit together. */
-  async remove(userId: string, passkeyId: string, approve: () => Promise<unknown>): Promise<void> {
-    if (!(await this.orm.em.fork().count(PasskeyEntity, { passkeyId, userId })))
-      throw problems.notFound(`Passkey ${passkeyId}`);
-    await approve();
-    await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, () =>
+  /** Removes one of the user's passkeys (its route's step-up passed); the removal and passkey.removed commit together. */
+  async remove(userId: string, passkeyId: string): Promise<void> {
+    await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, (eventId) =>
       this.orm.em.fork().transactional(async (tx) => {
         if ((await tx.nativeDelete(PasskeyEntity, { passkeyId, userId })) !== 1)
           throw problems.notFound(`Passkey ${passkeyId}`);
-        await appendEvent(tx, { type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
+        await appendEvent(tx, { eventId, type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
       }),
     );
   }
@@ -256,12 +250,17 @@ export class Passkeys {
     };
   }
 
-  /** Checks a passkey's approval of `request` against the challenge issued for it, and spends the challenge. */
+  /**
+   * Checks a passkey's approval of `request` against the challenge issued for it, and spends the challenge. A passkey
+   * still inside its new-passkey hold approves nothing (it may be a thief's, enrolled minutes ago), unless the caller
+   * takes a held passkey for what it is (a sign-in, which then gives a held device).
+   */
   async verifyStepUp(
     userId: string,
     challengeId: string,
     response: AuthenticationResponseJSON,
     request: StepUpRequest,
+    options: { allowHeld?: boolean } = {},
   ): Promise<Passkey> {
     const challenge = await this.orm.em
       .fork()
@@ -275,7 +274,15 @@ export class Passkeys {
     }
     this.assertUsable(challenge, 'approval');
     await this.consume(challengeId);
-    return this.verifyAssertion(await this.list(userId), response, challenge.challenge);
+    const passkey = await this.verifyAssertion(await this.list(userId), response, challenge.challenge);
+    const heldUntil = this.heldUntil(passkey);
+    if (heldUntil && !options.allowHeld)
+      throw problems.forbiddenAs(
+        'passkey-on-hold',
+        `This passkey was added less than NEW_PASSKEY_HOLD_SECONDS ago: until ${heldUntil.toISOString()} it approves nothing (use your PIN, or an older passkey)`,
+        { heldUntil: heldUntil.toISOString() },
+      );
+    return passkey;
   }
 
   private assertUsable(challenge: { usedAt?: Date | null; expiresAt: Date }, kind: 'registration' | 'approval'): void {

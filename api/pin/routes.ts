@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
 import type { PinService } from './service';
-import { ChangePinBody, PinChanged, PinPublicKey, PinStatus, SetPinBody } from './schemas';
+import type { SecurityNotices } from '../common/security-notices';
+import { ChangePinBody, PinChanged, PinPublicKey, PinStatus, ResetPinBody, SetPinBody } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
+import { STEP_UP_REFUSALS } from '../passkeys/routes';
 
 const TAGS = ['PIN'];
+/** The digest a PIN change or reset names: base64url SHA-256 of the new_pin JWE as sent. */
+const digestOf = (jwe: string): string => createHash('sha256').update(jwe).digest('base64url');
 
-export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
+export function pinRoutes({ pins, notices }: { pins: PinService; notices: SecurityNotices }): RouteSpec[] {
   return [
     defineRoute({
       method: 'get',
@@ -34,22 +39,38 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       method: 'post',
       path: '/api/v1/pin',
       operationId: 'setPin',
-      deviceHold: 'set or change the PIN',
+      stepUp: {
+        action: 'pin_set',
+        does: 'set the PIN',
+        anyOf: [['identity']],
+        hold: true,
+        notice: { event: 'pin.set', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
-      summary: 'Set the transaction PIN (6 digits, not repeated or sequential), encrypted',
+      summary:
+        'Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check',
+      description:
+        'The PIN is best set during registration, with its pass token (POST /v1/account/register/{regId}/pin, before the first token). ' +
+        'Afterwards an access token alone cannot set it (a stolen token would make the PIN its own): send `identityCheckId`, an identity check ' +
+        'verified for `{"action":"pin_set"}` (POST /v1/auth/identity-checks). The person is mailed and `pin.set` is written.',
       body: SetPinBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         201: { description: 'Set', schema: PinStatus },
-        409: { description: 'Already set' },
+        ...STEP_UP_REFUSALS,
+        409: {
+          description: 'A PIN is set already (pin-already-set), or the identity check is not verified or was used',
+        },
         422: {
           description:
-            'A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption)',
+            'No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption)',
         },
       },
       handler: async ({ body, user }) => {
-        await pins.set(user.userId, body.pin);
+        await notices.around({ userId: user.userId, eventType: 'pin.set', resourceId: user.userId }, (eventId) =>
+          pins.set(user.userId, body.pin, eventId),
+        );
         return { status: 201, body: { pin_set: true } };
       },
     }),
@@ -57,25 +78,71 @@ export function pinRoutes({ pins }: { pins: PinService }): RouteSpec[] {
       method: 'put',
       path: '/api/v1/pin',
       operationId: 'changePin',
-      deviceHold: 'set or change the PIN',
+      stepUp: {
+        action: 'pin_change',
+        does: 'change the PIN',
+        binds: ({ body }) => ({ new_pin_sha256: digestOf(body.new_pin) }),
+        anyOf: [['pin']],
+        pinField: 'current_pin',
+        hold: true,
+        notice: { event: 'pin.changed', mailed: true },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary: 'Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted',
+      description:
+        'The person is mailed and `pin.changed` is written. A forgotten PIN is reset: POST /api/v1/pin/reset.',
       body: ChangePinBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        429: { description: 'Too many requests (Retry-After)' },
         200: { description: 'Changed', schema: PinChanged },
-        409: { description: 'No PIN set' },
+        ...STEP_UP_REFUSALS,
+        409: { description: 'No PIN set, or this approval was used already' },
         422: {
           description:
             'Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request)',
         },
-        423: { description: 'Locked after too many wrong PINs (Retry-After)' },
       },
-      handler: async ({ body, user }, ctx) => {
-        await pins.change(user.userId, body.current_pin, body.new_pin, ctx.get('idempotency-key') || null);
+      handler: async ({ body, user }) => {
+        await notices.around({ userId: user.userId, eventType: 'pin.changed', resourceId: user.userId }, (eventId) =>
+          pins.change(user.userId, body.new_pin, eventId),
+        );
+        return { status: 200, body: { changed: true } };
+      },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/api/v1/pin/reset',
+      operationId: 'resetPin',
+      stepUp: {
+        action: 'pin_reset',
+        does: 'reset the PIN',
+        binds: ({ body }) => ({ new_pin_sha256: digestOf(body.new_pin) }),
+        anyOf: [['identity', 'id_card']],
+        hold: true,
+        notice: { event: 'pin.reset', mailed: true },
+      },
+      tags: TAGS,
+      auth: 'bearer',
+      summary: 'Reset a forgotten or locked PIN with a fresh identity check proved with the ID card',
+      description:
+        'Send the new PIN (`new_pin`, encrypted) and `identityCheckId`: an identity check for `{"action":"pin_reset","new_pin_sha256":"<base64url SHA-256 of new_pin as sent>"}`, ' +
+        'proved with the ID card verified at registration (POST /v1/auth/identity-checks, then …/id-card). The lockout ends; the person is mailed and `pin.reset` is written.',
+      body: ResetPinBody,
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
+      responses: {
+        200: { description: 'Reset', schema: PinChanged },
+        ...STEP_UP_REFUSALS,
+        422: {
+          description:
+            'No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption)',
+        },
+      },
+      handler: async ({ body, user }) => {
+        await notices.around({ userId: user.userId, eventType: 'pin.reset', resourceId: user.userId }, (eventId) =>
+          pins.reset(user.userId, body.new_pin, eventId),
+        );
         return { status: 200, body: { changed: true } };
       },
     }),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { IdentityCheckId } from '../passkeys/schemas';
 
 export const Jwe = (description: string) =>
   Type.String({ pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$', maxLength: 2048, description });
@@ -9,7 +10,22 @@ export const PinPublicKey = Type.Object({
   jwk: Type.Record(Type.String(), Type.Unknown()),
 });
 export const PinStatus = Type.Object({ pin_set: Type.Boolean() });
-export const SetPinBody = Type.Object({ pin: Jwe('the new PIN, encrypted') }, { additionalProperties: false });
+const IdentityCheck = (approves: string) => Type.Optional(IdentityCheckId(approves));
+export const SetPinBody = Type.Object(
+  { pin: Jwe('the new PIN, encrypted'), identityCheckId: IdentityCheck('{"action":"pin_set"}') },
+  { additionalProperties: false },
+);
+/** The PIN set during registration, with its pass token (before the first access token). */
+export const RegistrationPinBody = Type.Object({ pin: Jwe('the PIN, encrypted') }, { additionalProperties: false });
+export const ResetPinBody = Type.Object(
+  {
+    new_pin: Jwe('the new PIN, encrypted'),
+    identityCheckId: IdentityCheck(
+      '{"action":"pin_reset","new_pin_sha256":"<base64url SHA-256 of new_pin as sent>"}, proved with the ID card',
+    ),
+  },
+  { additionalProperties: false },
+);
 export const ChangePinBody = Type.Object(
   {
     current_pin: Jwe(

@@ -5,6 +5,7 @@ import type { Orm } from '../../db/orm';
 import { PinApprovalEntity, UserPinEntity } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
+import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
@@ -220,16 +221,24 @@ export class PinService {
     return (await this.orm.em.fork().count(UserPinEntity, { userId })) > 0;
   }
 
-  async set(userId: string, jwe: string): Promise<void> {
-    const pin = await this.open(jwe, 'pin');
-    if (WEAK.has(pin))
-      throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
+  /**
+   * Sets the first PIN (its route made sure the person, not only a token, asks: the registration's pass token, or a
+   * fresh identity check), with the event `pin.set` under `eventId`.
+   */
+  async set(userId: string, jwe: string, eventId: string): Promise<void> {
+    const pin = await this.newPin(jwe, 'pin');
     const em = this.orm.em.fork();
     if (await em.count(UserPinEntity, { userId }))
-      throw problems.conflict('pin-already-set', 'A PIN is already set; change it with PUT /api/v1/pin');
-    em.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
+      throw problems.conflict(
+        'pin-already-set',
+        'A PIN is already set; change it with PUT /api/v1/pin, or reset it with POST /api/v1/pin/reset',
+      );
     try {
-      await em.flush();
+      await em.transactional(async (tx) => {
+        tx.create(UserPinEntity, { userId, pinHash: await hashPin(pin) });
+        await tx.flush();
+        await appendEvent(tx, { eventId, type: 'pin.set', resourceId: userId, userId, data: { userId } });
+      });
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException)
         throw problems.conflict('pin-already-set', 'A PIN is already set');
@@ -238,17 +247,43 @@ export class PinService {
   }
 
   /**
-   * The current PIN approves this change only: it names the new PIN's digest (`new_pin_sha256`, base64url SHA-256 of
-   * the `new_pin` JWE as sent), so an intercepted change cannot be raced with another new PIN.
+   * Changes the PIN to `newJwe`. The current PIN approved this very change (the route's step-up: `current_pin` names
+   * the new PIN's digest, `new_pin_sha256`, so an intercepted change cannot be raced with another new PIN).
    */
-  async change(userId: string, currentJwe: string, newJwe: string, idempotencyKey: string | null): Promise<void> {
-    await this.verify(userId, currentJwe, { field: 'current_pin', request: pinChangeApproval(newJwe), idempotencyKey });
-    const pin = await this.open(newJwe, 'new_pin');
+  async change(userId: string, newJwe: string, eventId: string): Promise<void> {
+    await this.replace(userId, await this.newPin(newJwe, 'new_pin'), 'pin.changed', eventId);
+  }
+
+  /**
+   * Resets a forgotten or locked PIN (the route's step-up: a fresh identity check with the ID card): the new PIN
+   * replaces it and the lockout ends; a person without a PIN gets this one.
+   */
+  async reset(userId: string, newJwe: string, eventId: string): Promise<void> {
+    await this.replace(userId, await this.newPin(newJwe, 'new_pin'), 'pin.reset', eventId);
+  }
+
+  private async newPin(jwe: string, field: string): Promise<string> {
+    const pin = await this.open(jwe, field);
     if (WEAK.has(pin))
       throw problems.unprocessable('weak-pin', 'Choose a PIN that is not a repeated or sequential number');
-    await this.orm.em
-      .fork()
-      .nativeUpdate(UserPinEntity, { userId }, { pinHash: await hashPin(pin), failedAttempts: 0, lockedUntil: null });
+    return pin;
+  }
+
+  private async replace(userId: string, pin: string, type: 'pin.changed' | 'pin.reset', eventId: string) {
+    const pinHash = await hashPin(pin);
+    await this.orm.em.fork().transactional(async (tx) => {
+      const updated = await tx.nativeUpdate(
+        UserPinEntity,
+        { userId },
+        { pinHash, failedAttempts: 0, lockedUntil: null },
+      );
+      if (!updated) {
+        if (type === 'pin.changed') throw problems.conflict('pin-not-set', 'Set a PIN first');
+        tx.create(UserPinEntity, { userId, pinHash });
+        await tx.flush();
+      }
+      await appendEvent(tx, { eventId, type, resourceId: userId, userId, data: { userId } });
+    });
   }
 
   /**

@@ -25,7 +25,7 @@ export async function authorizeRegistration(
   const registration = await orm.em.fork().findOne(RegistrationEntity, { regId });
   if (!registration || !registration.passTokenHash) throw problems.notFound(`Registration ${regId}`);
   if (!safeEqual(registration.passTokenHash, passTokenHash(encryption, passToken))) {
-    throw problems.forbidden('The X-Pass-Token does not belong to this registration');
+    throw problems.wrongPassToken('The X-Pass-Token does not belong to this registration');
   }
   if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < clock.now()) {
     throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');

@@ -1,5 +1,8 @@
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { RegistrationService } from './service';
+import type { PinService } from '../pin/service';
+import type { SecurityNotices } from '../common/security-notices';
+import { PinStatus, RegistrationPinBody } from '../pin/schemas';
 import * as S from './schemas';
 
 export const ID_CARD_IMAGE_TYPES = ['image/jpeg', 'image/png'] as const;
@@ -13,12 +16,67 @@ const ERRORS = {
 };
 
 /** Registration: start and status, the steps (upload, eKYC, backup), and the identity provider's callback. */
-export function registrationRoutes(deps: { registrations: RegistrationService; uploadMaxBytes: number }): RouteSpec[] {
+export function registrationRoutes(deps: {
+  registrations: RegistrationService;
+  uploadMaxBytes: number;
+  pins: PinService;
+  notices: SecurityNotices;
+}): RouteSpec[] {
   return [
     ...startRoutes(deps.registrations),
     ...stepRoutes(deps.registrations, deps.uploadMaxBytes),
+    pinRoute(deps),
     ...providerRoutes(deps.registrations),
   ];
+}
+
+/**
+ * The first PIN, inside the registration: the person just verified with the identity provider (the pass token), and
+ * no access token exists yet that a thief could have taken. Optional: registration's steps (allSteps) are the
+ * interface's; a PIN not set here is set later only with a fresh identity check (POST /api/v1/pin).
+ */
+function pinRoute({
+  registrations,
+  pins,
+  notices,
+}: {
+  registrations: RegistrationService;
+  pins: PinService;
+  notices: SecurityNotices;
+}): RouteSpec {
+  return defineRoute({
+    method: 'post',
+    path: '/v1/account/register/:regId/pin',
+    operationId: 'setRegistrationPin',
+    tags: TAG,
+    auth: 'passToken',
+    summary: 'Set the transaction PIN within the registration, with its pass token, before the first access token',
+    description:
+      'Optional, after the last step (backup) and before POST /v1/auth/token: the registration is identity-verified and no token exists yet. ' +
+      'Once tokens were issued for the registration, the PIN is set with a fresh identity check instead (POST /api/v1/pin with identityCheckId). Writes `pin.set`.',
+    params: S.RegistrationParams,
+    headers: S.PassTokenOnlyHeaders,
+    body: RegistrationPinBody,
+    idempotency: { required: false, scope: ({ params }) => `reg:${params.regId}` },
+    responses: {
+      201: { description: 'Set', schema: PinStatus },
+      ...ERRORS,
+      409: {
+        description:
+          'The registration is not completed yet (registration-not-completed), tokens were issued for it already (registration-tokens-issued), or a PIN is set already',
+      },
+      422: {
+        description: 'A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key (invalid-pin-encryption)',
+      },
+    },
+    handler: async ({ params, headers, body }) => {
+      const userId = await registrations.userBeforeTokens(params.regId, headers['x-pass-token']);
+      await notices.around({ userId, eventType: 'pin.set', resourceId: userId }, (eventId) =>
+        pins.set(userId, body.pin, eventId),
+      );
+      return { status: 201, body: { pin_set: true } };
+    },
+  });
 }
 
 function startRoutes(registrations: RegistrationService): RouteSpec[] {

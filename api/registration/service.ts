@@ -7,7 +7,7 @@ import {
   type UpdateDefinition,
 } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { RegistrationEntity } from '../../db/entities';
+import { DeviceEntity, RegistrationEntity } from '../../db/entities';
 import { storeIdCardImage } from '../common/uploads';
 import type { DataEncryption } from '../../platform/data-encryption';
 import type { IdentityProviderClient } from '../../integrations/identity';
@@ -86,6 +86,26 @@ export class RegistrationService {
       allSteps: ALL_REGISTRATION_STEPS,
       passTokenExpiresAt: registration.passTokenExpiresAt?.toISOString() ?? null,
     };
+  }
+
+  /**
+   * The user a completed registration made, while no access token was issued for it yet (its device has no session):
+   * what only the person who verified can do then (set the first PIN) needs no step-up.
+   */
+  async userBeforeTokens(regId: string, passToken: string): Promise<string> {
+    const { orm, encryption } = this.deps;
+    const registration = await authorizeRegistration(orm, encryption, regId, passToken, { allowCompleted: true });
+    if (registration.status !== 'completed' || !registration.userId)
+      throw problems.conflict(
+        'registration-not-completed',
+        `Registration is at step ${registration.step}: finish it first`,
+      );
+    if (await orm.em.fork().count(DeviceEntity, { userId: registration.userId }))
+      throw problems.conflict(
+        'registration-tokens-issued',
+        'Tokens were issued for this registration: set the PIN with an identity check (POST /api/v1/pin with identityCheckId)',
+      );
+    return registration.userId;
   }
 
   async upload(regId: string, passToken: string, file: UploadedFile) {

@@ -40,7 +40,14 @@ export function transferRoutes({
       method: 'post',
       path: '/api/v1/transfer/address-book',
       operationId: 'addRecipient',
-      deviceHold: 'add recipients to the address book',
+      // A new recipient waits out its cooling-off before it can receive without a passkey: no proof to add one.
+      stepUp: {
+        action: 'address_book_add',
+        does: 'add recipients to the address book',
+        anyOf: [],
+        hold: true,
+        notice: null,
+      },
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
@@ -156,7 +163,7 @@ export function transferRoutes({
       method: 'post',
       path: '/api/v1/transfer/crypto/prepare',
       operationId: 'prepareCryptoTransfer',
-      deviceHold: 'send funds',
+      stepUp: { action: 'transfer_prepare', does: 'send funds', anyOf: [], hold: true, notice: null },
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
@@ -200,7 +207,15 @@ export function transferRoutes({
       method: 'post',
       path: '/api/v1/transfer/crypto/execute',
       operationId: 'executeCryptoTransfer',
-      deviceHold: 'send funds',
+      stepUp: {
+        action: 'transfer',
+        does: 'send funds',
+        anyOf: [['pin']],
+        checkedBy:
+          'the transfer service, after its checks (a transfer that cannot pass costs no PIN attempt): the PIN bound to the transfer and its Idempotency-Key; to a recipient in its cooling-off or above TRANSFER_PASSKEY_ABOVE_KRW, a passkey past its hold too',
+        hold: true,
+        notice: { event: 'transfer.submitted', mailed: false },
+      },
       tags: ['Transfer'],
       auth: 'bearer',
       summary:

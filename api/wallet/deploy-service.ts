@@ -18,6 +18,7 @@ import { problems } from '../http/problems';
 import { evmAddress } from '../common/addresses';
 import type { CustodyKeys } from '../common/custody';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
+import type { Screening } from '../compliance/screening';
 import {
   executeSingleOperation,
   findOperation,
@@ -39,6 +40,8 @@ export interface DeploymentServiceDeps {
   passkeys: Passkeys;
   custody: CustodyKeys;
   gas: GasSponsorships;
+  /** The first owner key is screened as a transfer recipient is, before the service pays the deployment's gas. */
+  screening: Pick<Screening, 'assertNotSanctioned'>;
   /** How long the owner's grant to the transfer key lasts, and its daily caps per token symbol (whole tokens). */
   transferSigner: { validitySeconds: number; dailyCaps: Record<string, string> };
 }
@@ -50,7 +53,17 @@ export interface DeploymentServiceDeps {
 export class DeploymentService {
   constructor(private readonly deps: DeploymentServiceDeps) {}
 
-  async prepare(userId: string, networkId: string, ownerAddress?: string) {
+  /**
+   * The deploy operation to sign. The first prepare names the owner key of every account of the user, which then only
+   * an owner-signed key rotation or a recovery changes: it needs the route's step-up (`approveFirstOwner`: the PIN, a
+   * passkey or an identity check naming that key), or a stolen access token would make its holder the owner.
+   */
+  async prepare(
+    userId: string,
+    networkId: string,
+    ownerAddress: string | undefined,
+    approveFirstOwner: () => Promise<unknown>,
+  ) {
     const network = this.networkOf(networkId);
     const em = this.deps.orm.em.fork();
     const known = await em.find(SmartAccountEntity, { userId }, { limit: 1 });
@@ -70,6 +83,10 @@ export class DeploymentService {
         'account-already-deployed',
         `The account ${address} already exists on ${network.networkId}`,
       );
+    }
+    if (!known[0]) {
+      await approveFirstOwner();
+      await this.deps.screening.assertNotSanctioned(userId, network.networkId, owner, { context: 'deploy' });
     }
     const grant = this.transferSignerGrant(network, await this.deps.custody.transferKeyAddress(userId));
     const jobId = `dep_${randomUUID()}`;

@@ -18,10 +18,23 @@ export function walletRoutes({
       method: 'post',
       path: '/v1/wallet/networks/:networkId/deploy/prepare',
       operationId: 'prepareDeploy',
+      stepUp: {
+        action: 'owner_set',
+        does: 'name the owner key of your accounts',
+        binds: ({ body }) => ({ owner_address: body.ownerAddress ?? null }),
+        anyOf: [['pin'], ['passkey'], ['identity']],
+        checkedBy:
+          'the deployment service, on the prepare that names the owner key for the first time (later ones name the same key or none)',
+        hold: false,
+        notice: null,
+      },
       tags: TAGS,
       auth: 'bearer',
       summary:
         'Prepare smart-account deployment: the user operation to sign (the account address is known from here on)',
+      description:
+        'The first prepare names the owner key of every account of the user (`ownerAddress`), so the access token alone cannot: send `pin` bound to ' +
+        '`{"action":"owner_set","owner_address":"<ownerAddress as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. Later prepares name the same key or none.',
       params: S.NetworkParams,
       body: S.DeployPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
@@ -32,13 +45,13 @@ export function walletRoutes({
         409: { description: 'Account already deployed, or another owner key' },
         422: {
           description:
-            "ownerAddress needed on the first prepare, or the day's gas budget would be exceeded (gas-budget-exceeded)",
+            "ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded)",
         },
         503: { description: "No price of the network's coin in won, so gas cannot be sponsored" },
       },
-      handler: async ({ params, body, user }) => ({
+      handler: async ({ params, body, user, stepUp }) => ({
         status: 200,
-        body: await deployments.prepare(user.userId, params.networkId, body.ownerAddress),
+        body: await deployments.prepare(user.userId, params.networkId, body.ownerAddress, stepUp!),
       }),
     }),
 
@@ -46,6 +59,14 @@ export function walletRoutes({
       method: 'post',
       path: '/v1/wallet/networks/:networkId/deploy',
       operationId: 'executeDeploy',
+      stepUp: {
+        action: 'deploy',
+        does: 'deploy an account',
+        anyOf: [['owner_key']],
+        checkedBy: 'the service against the prepared operation, then the chain',
+        hold: false,
+        notice: { event: 'deploy.completed', mailed: false },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',

@@ -1,3 +1,4 @@
+import { proofFields } from '../passkeys/schemas';
 import { Type } from '@sinclair/typebox';
 import { DateTime, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
 
@@ -35,6 +36,8 @@ export const DeployPrepareBody = Type.Object(
       ...Address,
       description: "The account owner's key address; needed on the first prepare only",
     }),
+    // The first prepare names the owner: it needs one of these (later prepares ignore them).
+    ...proofFields('{"action":"owner_set","owner_address":"<ownerAddress as sent>"}', ['pin', 'passkey', 'identity']),
   },
   { additionalProperties: false },
 );

@@ -31,7 +31,7 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       method: 'post',
       path: '/v1/wallet/networks/:networkId/transfer-key/prepare',
       operationId: 'prepareTransferKeyChange',
-      deviceHold: 'change transfer keys',
+      stepUp: { action: 'transfer_key', does: 'change transfer keys', anyOf: [], hold: true, notice: null },
       tags: TAGS,
       auth: 'bearer',
       summary:
@@ -63,7 +63,14 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       method: 'post',
       path: '/v1/wallet/networks/:networkId/transfer-key',
       operationId: 'executeTransferKeyChange',
-      deviceHold: 'change transfer keys',
+      stepUp: {
+        action: 'transfer_key',
+        does: 'change transfer keys',
+        anyOf: [['owner_key']],
+        checkedBy: 'the service against the prepared operation, then the chain',
+        hold: true,
+        notice: { event: 'transfer_key.completed', mailed: false },
+      },
       tags: TAGS,
       auth: 'bearer',
       summary:

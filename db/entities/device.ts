@@ -33,7 +33,8 @@ export type Device = InferEntity<typeof DeviceEntity>;
 
 /**
  * A sign-in on a new device, keyed by the signInId derived from the identity provider's passRequestId: the person
- * verified again, then proves it a second time (a passkey, or the ID card) before any token.
+ * verified again, then proves it a second time (a passkey, or the ID card) before any token. A row with a `purpose`
+ * is a step-up identity check of a signed-in device instead: it approves that one request, once, and no token.
  */
 export const SignInEntity = defineEntity({
   name: 'SignIn',
@@ -47,10 +48,18 @@ export const SignInEntity = defineEntity({
     passTokenHash: p.string().length(64).nullable(),
     passTokenExpiresAt: p.datetime().nullable(),
     status: p.enum(['in_progress', 'completed', 'failed', 'expired'] as const).default('in_progress'),
-    /** The second proof that completed it. */
-    method: p.enum(['passkey', 'id_card'] as const).nullable(),
+    /** The second proof that completed it; `identity` for a step-up the fresh verification alone approves. */
+    method: p.enum(['passkey', 'id_card', 'identity'] as const).nullable(),
+    /** The passkey that proved it (a sign-in with a passkey still in its new-passkey hold gives a held device). */
+    passkeyId: p.string().length(64).nullable(),
     /** Tokens were issued for it (once: a sign-in is not a reusable credential). */
     tokensIssuedAt: p.datetime().nullable(),
+    /** A step-up identity check: the request it approves (canonical JSON of {action, ...ids}); null for a sign-in. */
+    purpose: p.text().nullable(),
+    completedAt: p.datetime().nullable(),
+    /** When the step-up it approved ran, and with which Idempotency-Key (a retry of that request may present it again). */
+    usedAt: p.datetime().nullable(),
+    usedIdempotencyKey: p.string().length(64).nullable(),
     createdAt: p.datetime().onCreate(() => clock.date()),
     updatedAt: p
       .datetime()

@@ -51,7 +51,7 @@ import {
   TransferKeyEntity,
 } from './transfer';
 import { GasSponsorshipEntity } from './gas-sponsorship';
-import { EmailVerificationEntity } from './email';
+import { EmailChangeEntity, EmailVerificationEntity } from './email';
 import { EventEntity, EventStreamEntity } from './event';
 import { WebhookEndpointEntity } from './webhook';
 import { AccountBackupEntity, DeviceEntity, SignInEntity } from './device';
@@ -99,6 +99,7 @@ export const ALL_ENTITIES = [
   RetiredTransferKeyEntity,
   GasSponsorshipEntity,
   EmailVerificationEntity,
+  EmailChangeEntity,
   EventEntity,
   EventStreamEntity,
   WebhookEndpointEntity,

@@ -15,6 +15,13 @@ export const UserEntity = defineEntity({
     /** The verified email address, sealed (emailAad); null until the user confirms one (POST /v1/account/email/confirm). */
     emailSealed: p.text().nullable(),
     emailVerifiedAt: p.datetime().nullable(),
+    /**
+     * The address replaced by the last email change, sealed as emailSealed, until the change can no longer be undone
+     * (EMAIL_CHANGE_UNDO_SECONDS): security notices go to it too meanwhile, so a thief who changed the address cannot
+     * silence them.
+     */
+    previousEmailSealed: p.text().nullable(),
+    previousEmailUntil: p.datetime().nullable(),
     status: p.enum(['active', 'suspended', 'closed'] as const).default('active'),
     /** When the user closed the account (POST /v1/account/close): kept, not deleted, for the records the law requires. */
     closedAt: p.datetime().nullable(),

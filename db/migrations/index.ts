@@ -67,6 +67,8 @@ import { Migration20261127010000TravelRuleLookup as PgTravelRuleLookup } from '.
 import { Migration20261127010000TravelRuleLookup as SqliteTravelRuleLookup } from './sqlite/Migration20261127010000TravelRuleLookup';
 import { Migration20261127020000PriceReferences as PgPriceReferences } from './postgresql/Migration20261127020000PriceReferences';
 import { Migration20261127020000PriceReferences as SqlitePriceReferences } from './sqlite/Migration20261127020000PriceReferences';
+import { Migration20261127030000StepUp as PgStepUp } from './postgresql/Migration20261127030000StepUp';
+import { Migration20261127030000StepUp as SqliteStepUp } from './sqlite/Migration20261127030000StepUp';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -110,6 +112,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126090000AccountNotifications', class: PgAccountNotifications },
     { name: 'Migration20261127010000TravelRuleLookup', class: PgTravelRuleLookup },
     { name: 'Migration20261127020000PriceReferences', class: PgPriceReferences },
+    { name: 'Migration20261127030000StepUp', class: PgStepUp },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -144,6 +147,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261126060000StalledOperations', class: SqliteStalledOperations },
     { name: 'Migration20261127010000TravelRuleLookup', class: SqliteTravelRuleLookup },
     { name: 'Migration20261127020000PriceReferences', class: SqlitePriceReferences },
+    { name: 'Migration20261127030000StepUp', class: SqliteStepUp },
   ],
 };
 

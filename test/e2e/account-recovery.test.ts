@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Contract, Wallet, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Contract, Wallet, getAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { testDatabases } from '../helpers/databases';
@@ -10,11 +12,17 @@ import { inbox, verifyEmail } from '../helpers/mail';
 import { signInWithIdCard } from '../helpers/sign-in';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { EventEntity, SmartAccountEntity } from '../../db/entities';
+import { EventEntity, RecoveryEntity, SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
+import { startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
 
 const DELAY = 10;
 const HOLD = 2;
+const COOLDOWN = 3600;
 const PIN = '371902';
+/** Addresses of the OFAC snapshot the sandbox's SDN list names. */
+const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH.txt'), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 
 /**
  * Issue 24, point 5: a person whose phone and backup are gone gets their wallet back, through the account's upgrade to
@@ -26,7 +34,11 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
   beforeAll(async () => {
     stack = await startTestStack(kind, {
       chains: true,
-      env: { RECOVERY_DELAY_SECONDS: String(DELAY), NEW_DEVICE_HOLD_SECONDS: String(HOLD) },
+      env: {
+        RECOVERY_DELAY_SECONDS: String(DELAY),
+        NEW_DEVICE_HOLD_SECONDS: String(HOLD),
+        RECOVERY_COOLDOWN_SECONDS: String(COOLDOWN),
+      },
     });
   });
   afterAll(async () => stack?.stop());
@@ -38,10 +50,9 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     String(await accountAt(address).getFunction('owner').staticCall({ blockTag: 'latest' }));
   /** A registered person with a verified email, a PIN, and an account on ETHEREUM holding 1 ETH. */
   const person = async () => {
-    const user = await registerUser(stack);
+    const user = await registerUser(stack, undefined, { pin: PIN });
     const email = `rcv.${randomUUID().slice(0, 8)}@example.com`;
     await verifyEmail(stack, user, email);
-    await call(`${stack.apiUrl}/api/v1/pin`, { headers: bearer(user), json: { pin: await encryptPin(stack, PIN) } });
     const owner = Wallet.createRandom();
     const account = await deployAccount(stack, user, owner, 'ETHEREUM');
     const nonce = await chain().provider.getTransactionCount(chain().funder.address, 'latest');
@@ -87,6 +98,21 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     );
   const recoveryOf = (user: RegisteredUser, recoveryId: string) =>
     call(`${stack.apiUrl}/v1/account/recovery/${recoveryId}`, { headers: bearer(user) });
+  /**
+   * Asks for a recovery as the app does: the person verifies again with the identity provider on this device and
+   * shows the ID card verified at registration, for this very request (the access token alone asks for nothing).
+   */
+  const askRecovery = async (user: RegisteredUser, newOwnerAddress: string) =>
+    call(`${stack.apiUrl}/v1/account/recovery`, {
+      headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+      json: {
+        newOwnerAddress,
+        identityCheckId: await verifiedIdentityCheck(stack, user, {
+          action: 'recovery_start',
+          new_owner_address: newOwnerAddress,
+        }),
+      },
+    });
 
   it("upgrades an account of today's factory by an owner-signed operation: same address, owner, transfer key, caps and balance", async () => {
     const { user, owner, account } = await person();
@@ -135,11 +161,7 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     await upgrade(user, owner);
     const phone = await signInWithIdCard(stack, user);
     const newKey = Wallet.createRandom();
-    const ask = () =>
-      call(`${stack.apiUrl}/v1/account/recovery`, {
-        headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
-        json: { newOwnerAddress: newKey.address },
-      });
+    const ask = () => askRecovery(phone, newKey.address);
     expect((await ask()).body.type).toBe('/problems/device-on-hold');
     await new Promise((r) => setTimeout(r, HOLD * 1000 + 200));
     const asked = await ask();
@@ -206,13 +228,11 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
       30_000,
       'new device mail',
     );
-    // The hold passes before the person acts: the attacker asks for a recovery to their own key.
+    // The hold passes before the person acts: the attacker (the SIM swap's identity result, the stolen card) asks for
+    // a recovery to their own key.
     await new Promise((r) => setTimeout(r, HOLD * 1000 + 200));
     const thiefKey = Wallet.createRandom();
-    const asked = await call(`${stack.apiUrl}/v1/account/recovery`, {
-      headers: { ...bearer(attacker), 'idempotency-key': randomUUID() },
-      json: { newOwnerAddress: thiefKey.address },
-    });
+    const asked = await askRecovery(attacker, thiefKey.address);
     expect(asked.status).toBe(202);
     const { recoveryId } = asked.body;
     await waitFor(async () => (await recoveryOf(user, recoveryId)).body.status === 'scheduled', 30_000, 'scheduled');
@@ -248,6 +268,64 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     expect(await stack.orm.em.fork().count(EventEntity, { type: 'recovery.executed', userId: user.userId })).toBe(0);
   });
 
+  it('a stolen access token starts no recovery; the new owner is screened; after a cancellation a new one waits; every address the person has is told', async () => {
+    const { user, owner, email } = await person();
+    await upgrade(user, owner);
+    // The person changed their address lately: the replaced one still gets every notice (a thief may have changed it).
+    const newEmail = `rcv-new.${randomUUID().slice(0, 8)}@example.com`;
+    await verifyEmail(stack, user, newEmail);
+    const thiefKey = Wallet.createRandom();
+    // The token alone (before the step-up policy: 202, the thief's key scheduled as owner).
+    const tokenOnly = await call(`${stack.apiUrl}/v1/account/recovery`, {
+      headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+      json: { newOwnerAddress: thiefKey.address },
+    });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    expect(tokenOnly.body.stepUp.accepts).toEqual([['identity', 'id_card']]);
+    // A fresh identity verification without the ID card does not approve it.
+    const started = await startIdentityCheck(stack, user, {
+      action: 'recovery_start',
+      new_owner_address: thiefKey.address,
+    });
+    expect(started.body).toMatchObject({ status: 'in_progress', proofs: ['id_card'] });
+    const unproved = await call(`${stack.apiUrl}/v1/account/recovery`, {
+      headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+      json: { newOwnerAddress: thiefKey.address, identityCheckId: started.body.identityCheckId },
+    });
+    expect(unproved.body.type).toBe('/problems/identity-check-not-verified');
+    // A key on a sanctions list is refused before the service pays any gas for it.
+    const listed = getAddress(LISTED[2]!.toLowerCase());
+    const sanctioned = await askRecovery(user, listed);
+    expect([sanctioned.status, sanctioned.body.type]).toEqual([422, '/problems/recipient-sanctioned']);
+    expect(await stack.orm.em.fork().count(RecoveryEntity, { userId: user.userId })).toBe(0);
+    expect(
+      await stack.orm.em.fork().count(SignedOperationEntity, { userId: user.userId, kind: 'recovery_cancel' }),
+    ).toBe(0);
+
+    // Asked with the identity check and the card: scheduled, and told at both addresses.
+    const asked = await askRecovery(user, Wallet.createRandom().address);
+    expect(asked.status).toBe(202);
+    const { recoveryId } = asked.body;
+    await waitFor(async () => (await recoveryOf(user, recoveryId)).body.status === 'scheduled', 30_000, 'scheduled');
+    for (const address of [email, newEmail])
+      await waitFor(
+        async () => (await inbox(stack, address)).some((m) => m.subject === 'A recovery of your wallet was requested'),
+        30_000,
+        `recovery mail to ${address}`,
+      );
+    // Cancelled by the owner key; asking again at once waits out the cool-down.
+    await signedOperation(
+      user,
+      `/v1/account/recovery/${recoveryId}/networks/ETHEREUM/cancel/prepare`,
+      `/v1/account/recovery/${recoveryId}/networks/ETHEREUM/cancel`,
+      owner,
+    );
+    await waitFor(async () => (await recoveryOf(user, recoveryId)).body.status === 'cancelled', 30_000, 'cancelled');
+    const again = await askRecovery(user, Wallet.createRandom().address);
+    expect([again.status, again.body.type]).toEqual([409, '/problems/recovery-cooling-down']);
+    expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(COOLDOWN - 60);
+  });
+
   it('a worker SIGKILLed during the delay: a new worker executes the recovery once per network', async () => {
     const user = await registerUser(stack);
     const owner = Wallet.createRandom();
@@ -268,10 +346,7 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     const workers: ServiceProcess[] = [];
     try {
       workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
-      const asked = await call(`${stack.apiUrl}/v1/account/recovery`, {
-        headers: { ...bearer(user), 'idempotency-key': randomUUID() },
-        json: { newOwnerAddress: newKey.address },
-      });
+      const asked = await askRecovery(user, newKey.address);
       expect(asked.status).toBe(202);
       const { recoveryId } = asked.body;
       await waitFor(

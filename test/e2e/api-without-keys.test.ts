@@ -10,6 +10,7 @@ import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
+import { verifiedIdentityCheck } from '../helpers/identity-checks';
 
 /**
  * The API process holds no key-encryption key and no credential issuer key, so it cannot create, open or use a
@@ -49,10 +50,16 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
       60_000,
       'the api process',
     );
-    user = await registerUser(stack);
+    user = await registerUser(stack, undefined, { pin: null });
+    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
     expect(
-      (await callApi(viaProcess(), '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } })).status,
+      (
+        await callApi(viaProcess(), '/api/v1/pin', user, {
+          json: { pin: await encryptPin(stack, PIN), identityCheckId },
+        })
+      ).status,
     ).toBe(201);
+    user.pin = PIN;
   });
   afterAll(async () => {
     api?.child.kill('SIGTERM');

@@ -10,7 +10,7 @@ import { freePort } from '../helpers/global-setup';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { encryptPin, ensurePin } from '../helpers/pin';
-import { bearer, signSlot } from '../helpers/wallet';
+import { bearer, signSlot, ownerApproval } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
 
 /** Debian's Chromium (`.ci/run` installs it); playwright-core drives it, its own browser downloads do not work here. */
@@ -237,7 +237,7 @@ describe('in a real browser (headless Chromium)', () => {
     const owner = Wallet.createRandom();
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
       headers: bearer(user),
-      json: { ownerAddress: owner.address },
+      json: { ownerAddress: owner.address, ...(await ownerApproval(stack, user, owner.address)) },
     });
     const [onChain, twoFactor] = prepared.body.items;
     expect(twoFactor.parameter.options.allowCredentials).toEqual([expect.objectContaining({ id: credential.id })]);

@@ -4,6 +4,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { ownerApproval } from '../helpers/wallet';
 
 const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
 
@@ -37,7 +38,7 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     const auth = { authorization: `Bearer ${user.accessToken}` };
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
       headers: auth,
-      json: { ownerAddress: owner.address },
+      json: { ownerAddress: owner.address, ...(await ownerApproval(stack, user, owner.address)) },
     });
     expect(prepared.status).toBe(200);
     const slot = prepared.body.items[0];

@@ -11,7 +11,7 @@ import { waitFor } from '../helpers/processes';
 import { EventEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
 import { createWalletClient, idempotencyKey, poll } from '@wallet-service/client';
 import { isDeployed } from '../../integrations/evm/smart-account';
-import { signSlot } from '../helpers/wallet';
+import { signSlot, ownerApproval } from '../helpers/wallet';
 import { BundlerClient, UserOperationRejected } from '../../integrations/evm/bundler-client';
 import { buildTransferOperation, transferCallData, transferNonceKey } from '../../integrations/evm/smart-account';
 import { ChainProviders } from '../../integrations/evm/smart-account';
@@ -215,7 +215,7 @@ describe('user operations through a bundler that fails', () => {
     const prepare = async () => {
       const prepared = await api.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
         params: { path: { networkId: 'ETHEREUM' } },
-        body: { ownerAddress: owner.address },
+        body: { ownerAddress: owner.address, ...(await ownerApproval(stack, user, owner.address)) },
       });
       if (!prepared.data) throw new Error(`prepare: ${prepared.response.status} ${JSON.stringify(prepared.error)}`);
       return prepared.data.items[0]!;

@@ -18,6 +18,7 @@ import { INCLUDED } from '../helpers/transfers';
 import { waitFor } from '../helpers/processes';
 import { connectBankAccount, openBankAccount } from '../helpers/bank';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
+import { verifiedIdentityCheck } from '../helpers/identity-checks';
 
 interface Delivery {
   body: string;
@@ -58,7 +59,7 @@ describe('an app on the typed client', () => {
     });
     receiver.listen(0, '127.0.0.1');
     await once(receiver, 'listening');
-    user = await registerUser(stack); // through the client (test/helpers/http.ts)
+    user = await registerUser(stack, undefined, { pin: null }); // through the client (test/helpers/http.ts)
     app = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
     operator = createWalletClient({ baseUrl: stack.apiUrl, accessToken: operatorToken });
   });
@@ -78,8 +79,11 @@ describe('an app on the typed client', () => {
 
     const profile = await app.GET('/v1/account/profile');
     expect(profile.data).toMatchObject({ userId: user.userId, status: 'active' });
-    const pinSet = await app.POST('/api/v1/pin', { body: { pin: await app.pin.encrypt(PIN) } });
+    // After registration the first PIN needs a fresh identity check (the person verified again on this phone).
+    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    const pinSet = await app.POST('/api/v1/pin', { body: { pin: await app.pin.encrypt(PIN), identityCheckId } });
     expect(pinSet.response.status).toBe(201);
+    user.pin = PIN;
 
     const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM'); // through the client
     const chain = stack.chains[0]!;

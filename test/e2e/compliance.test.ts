@@ -7,7 +7,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
 import { EventEntity, SanctionsListEntity, TransferEntity, UserPinEntity } from '../../db/entities';
@@ -38,8 +38,7 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
         SCREENING_TIMEOUT_MS: '1000',
       },
     });
-    user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    user = await registerUser(stack, undefined, { pin: PIN });
     account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
     const chain = stack.chains[0]!;
     await (

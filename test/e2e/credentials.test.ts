@@ -269,7 +269,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
   });
 
   it('closes an account over HTTP: refused while the service holds won for the user; once closed, tokens stop and credentials are revoked', async () => {
-    const saver = await registerUser(stack);
+    const saver = await registerUser(stack, undefined, { pin: CLOSING_PIN });
     const bank = await openBankAccount(stack, saver.person.name, 100_000);
     await connectBankAccount(stack, saver, bank);
     const charged = await callApi(stack, '/api/v1/charge/execute', saver, {
@@ -297,7 +297,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(saver) })).body.status).toBe('active');
     expect((await list(saver)).body.items[0].status).toBe('active');
 
-    const leaving = await registerUser(stack);
+    const leaving = await registerUser(stack, undefined, { pin: CLOSING_PIN });
     await ensurePin(stack, leaving, CLOSING_PIN);
     const kyc = (await get((await list(leaving)).body.items[0].vcId, leaving)).body;
     expect((await close(leaving, {})).status).toBe(400);
@@ -360,16 +360,26 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const u = await registerUser(stack);
     const [oldKyc] = (await list(u)).body.items;
     const oldVc = (await get(oldKyc.vcId, u)).body;
-    const renew = (
+    /** A renewal as the app sends it: the form carries the PIN approving it (kept on the form, so a retry is the same). */
+    const renew = async (
       form: FormData | undefined,
       key: string | undefined = randomUUID(),
       headers: Record<string, string> = bearer(u),
-    ) =>
-      call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+    ) => {
+      if (form && !form.has('pin'))
+        form.set('pin', await encryptPin(stack, u.pin!, { request: { action: 'kyc_renew' } }));
+      return call(`${stack.apiUrl}/v1/account/kyc/renew`, {
         headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) },
         form,
       });
+    };
 
+    // The access token alone renews nothing (a renewal can put a card on file that sign-ins are compared with).
+    const tokenOnly = await call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+      headers: { ...bearer(u), 'idempotency-key': randomUUID() },
+      form: idCardForm(u.person),
+    });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
     // Someone else's ID card: read, not verified, nothing issued or revoked.
     const other = await renew(idCardForm(newPerson()));
     expect(other.status).toBe(200);
@@ -396,7 +406,8 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const billedBefore = await billed();
     stack.faults.set('ocr', { failTimes: 2, status: 503 });
     const key = randomUUID();
-    const renewed = await renew(idCardForm(u.person), key);
+    const form = idCardForm(u.person);
+    const renewed = await renew(form, key);
     expect(await billed()).toBe(billedBefore + 1);
     expect(renewed.status).toBe(200);
     expect(renewed.body).toMatchObject({
@@ -405,11 +416,11 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
       vcId: expect.stringMatching(/^vc_/),
     });
     // The same request again (a retry): the same answer, one credential.
-    const retried = await renew(idCardForm(u.person), key);
+    const retried = await renew(form, key);
     expect([retried.status, retried.body]).toEqual([200, renewed.body]);
     // Even with the stored answer gone (released after a lost answer), the retry finds the same renewal.
     await stack.orm.em.fork().nativeDelete(IdempotencyRecordEntity, { key });
-    const rerun = await renew(idCardForm(u.person), key);
+    const rerun = await renew(form, key);
     expect([rerun.status, rerun.body]).toEqual([200, renewed.body]);
     const items = (await list(u)).body.items as Array<{
       vcId: string;

@@ -5,6 +5,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
+import { ownerApproval } from '../helpers/wallet';
 
 /** Deployment completes exactly once although the chain RPC fails or crawls and the worker dies mid-way. */
 describe('smart-account deployment under faults', () => {
@@ -27,7 +28,7 @@ describe('smart-account deployment under faults', () => {
     const auth = { authorization: `Bearer ${user.accessToken}` };
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, {
       headers: auth,
-      json: { ownerAddress: owner.address },
+      json: { ownerAddress: owner.address, ...(await ownerApproval(stack, user, owner.address)) },
     });
     expect(prepared.status).toBe(200);
     const slot = prepared.body.items[0];

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { Contract, Wallet, ZeroAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Contract, Wallet, ZeroAddress, getAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { EventEntity, SignedOperationEntity, SmartAccountEntity } from '../../db/entities';
 import { deployWorkflowId } from '../../workflows/messages';
@@ -7,6 +9,13 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
+import { ownerApproval } from '../helpers/wallet';
+import { encryptPin } from '../helpers/pin';
+
+/** Addresses of the OFAC snapshot the sandbox's SDN list names. */
+const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH.txt'), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 
 describe('smart-account deployment over HTTP on two real chains', () => {
   let stack: TestStack;
@@ -21,8 +30,15 @@ describe('smart-account deployment over HTTP on two real chains', () => {
   });
 
   const auth = (u: RegisteredUser = user) => ({ authorization: `Bearer ${u.accessToken}` });
-  const prepare = (networkId: string, body: object = {}, u: RegisteredUser = user) =>
-    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, { headers: auth(u), json: body });
+  /** The first prepare names the owner key: the user's PIN approves it (ignored by later prepares). */
+  const prepare = async (networkId: string, body: { ownerAddress?: string } = {}, u: RegisteredUser = user) =>
+    call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, {
+      headers: auth(u),
+      json: {
+        ...body,
+        ...(body.ownerAddress?.startsWith('0x') ? await ownerApproval(stack, u, body.ownerAddress) : {}),
+      },
+    });
   const execute = (networkId: string, items: object[], u: RegisteredUser = user, key = randomUUID()) =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
       headers: { ...auth(u), 'idempotency-key': key },
@@ -179,5 +195,34 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const badChecksum = await prepare('ETHEREUM', { ownerAddress: flipped }, fresh);
     if (/[a-f]/.test(flipped.slice(2)) && /[A-F]/.test(flipped.slice(2)))
       expect([badChecksum.status, badChecksum.body.type]).toEqual([422, '/problems/invalid-address']);
+  });
+
+  it('a stolen token names no first owner key: the first prepare needs the PIN naming it; a sanctioned key is refused before any gas', async () => {
+    const victim = await registerUser(stack);
+    const thiefs = Wallet.createRandom().address;
+    const raw = (body: object) =>
+      call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, { headers: auth(victim), json: body });
+    // The token alone (before the step-up policy: 200, the thief's key recorded as the owner of every account).
+    const tokenOnly = await raw({ ownerAddress: thiefs });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    const forAnother = await raw({
+      ownerAddress: thiefs,
+      pin: await encryptPin(stack, victim.pin!, {
+        request: { action: 'owner_set', owner_address: Wallet.createRandom().address },
+      }),
+    });
+    expect(forAnother.body.type).toBe('/problems/pin-not-for-this-request');
+    expect(await stack.orm.em.fork().count(SmartAccountEntity, { userId: victim.userId })).toBe(0);
+    // A key on a sanctions list, with the person's own PIN: refused, nothing recorded, nothing sponsored.
+    const listed = getAddress(LISTED[3]!.toLowerCase());
+    const sanctioned = await prepare('ETHEREUM', { ownerAddress: listed }, victim);
+    expect([sanctioned.status, sanctioned.body.type]).toEqual([422, '/problems/recipient-sanctioned']);
+    expect(await stack.orm.em.fork().count(SmartAccountEntity, { userId: victim.userId })).toBe(0);
+    expect(await stack.orm.em.fork().count(SignedOperationEntity, { userId: victim.userId })).toBe(0);
+    // The person's own key, with their PIN naming it: prepared; later prepares name it without a proof.
+    const mine = Wallet.createRandom().address;
+    expect((await prepare('ETHEREUM', { ownerAddress: mine }, victim)).status).toBe(200);
+    expect((await raw({})).status).toBe(200);
+    expect((await raw({ ownerAddress: thiefs })).body.type).toBe('/problems/owner-mismatch');
   });
 });

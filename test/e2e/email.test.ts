@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { encryptPin, pinChangePin } from '../helpers/pin';
+import { setClockOffset } from '../../platform/clock';
 import { UserEntity, EventEntity } from '../../db/entities';
 
 /** The email step over HTTP: a code mailed through the mail provider (the sandbox's stand-in), confirmed by the user. */
@@ -20,8 +22,21 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
   });
 
   const bearer = (u: RegisteredUser) => ({ authorization: `Bearer ${u.accessToken}` });
-  const requestCode = (u: RegisteredUser, email: string, headers: Record<string, string> = {}) =>
-    call(`${stack.apiUrl}/v1/account/email`, { headers: { ...bearer(u), ...headers }, json: { email } });
+  /** The request an app sends: the address, and the user's PIN approving exactly it (the token alone cannot). */
+  const emailBody = async (u: RegisteredUser, email: string) => ({
+    email,
+    pin: await encryptPin(stack, u.pin!, { request: { action: 'email_change', email } }),
+  });
+  const requestCode = async (
+    u: RegisteredUser,
+    email: string,
+    headers: Record<string, string> = {},
+    body?: Awaited<ReturnType<typeof emailBody>>,
+  ) =>
+    call(`${stack.apiUrl}/v1/account/email`, {
+      headers: { ...bearer(u), ...headers },
+      json: body ?? (await emailBody(u, email)),
+    });
   const confirm = (u: RegisteredUser, verificationId: string, code: string) =>
     call(`${stack.apiUrl}/v1/account/email/confirm`, { headers: bearer(u), json: { verificationId, code } });
   /** What the sandbox's mail provider delivered to an address, newest first. */
@@ -37,10 +52,11 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
 
     const email = `kim.${randomUUID().slice(0, 8)}@Example.COM`;
     const key = randomUUID();
-    const started = await requestCode(user, email, { 'idempotency-key': key });
+    const body = await emailBody(user, email);
+    const started = await requestCode(user, email, { 'idempotency-key': key }, body);
     expect(started.status).toBe(200);
     expect(started.body).toMatchObject({ verificationId: expect.stringMatching(/^ev_/), sentTo: 'k***@example.com' });
-    const retried = await requestCode(user, email, { 'idempotency-key': key });
+    const retried = await requestCode(user, email, { 'idempotency-key': key }, body);
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.body.verificationId).toBe(started.body.verificationId);
@@ -158,4 +174,100 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(flaky.status).toBe(200);
     expect(await inbox(email)).toHaveLength(1);
   });
+
+  it('a stolen token cannot replace the email; a change is told to the replaced address, which gets every notice and can undo it', async () => {
+    const u = await registerUser(stack);
+    const owners = `owner.${randomUUID().slice(0, 8)}@example.com`;
+    const thiefs = `thief.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, owners);
+
+    // The thief holds the access token only: no code is mailed, nothing changes (before, this mailed the thief a code).
+    const tokenOnly = await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(u), json: { email: thiefs } });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    expect(tokenOnly.body.stepUp.accepts).toEqual([['pin'], ['passkey'], ['identity']]);
+    // A PIN approval of another address does not approve this one.
+    const otherAddress = await call(`${stack.apiUrl}/v1/account/email`, {
+      headers: bearer(u),
+      json: { ...(await emailBody(u, owners)), email: thiefs },
+    });
+    expect(otherAddress.body.type).toBe('/problems/pin-not-for-this-request');
+    expect(await inbox(thiefs)).toHaveLength(0);
+
+    // The person changes it (with their PIN): the replaced address is told at once, with a code that undoes it.
+    const changed = await confirmed(u, thiefs);
+    expect(changed.email).toBe(thiefs);
+    const change = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'email.changed' });
+    const toOld = await mailTo(owners, 'The email address of your wallet account was changed');
+    const [, changeId, code] = /change (emc_[0-9a-f-]{36}) and code ([A-Za-z0-9_-]{43})/.exec(toOld.text)!;
+    expect(changeId).toBe(change.resourceId);
+    expect(toOld.text).not.toContain(thiefs);
+    expect((await mailTo(thiefs, 'This is now the email address of your wallet account')).text).not.toContain(code!);
+
+    // Until the change is final, every security notice goes to both addresses (a PIN change here).
+    const newPin = await encryptPin(stack, '731904');
+    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
+      method: 'PUT',
+      headers: bearer(u),
+      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
+    });
+    expect(pinChange.status).toBe(200);
+    await mailTo(owners, 'Your PIN was changed');
+    await mailTo(thiefs, 'Your PIN was changed');
+
+    const undo = (body: object) => call(`${stack.apiUrl}/v1/account/email/undo`, { json: body });
+    const wrong = await undo({ changeId, code: `${code!.slice(0, 42)}${code!.endsWith('A') ? 'B' : 'A'}` });
+    expect([wrong.status, wrong.body.type]).toEqual([401, '/problems/invalid-undo-code']);
+    const undone = await undo({ changeId, code });
+    expect(undone.status).toBe(200);
+    expect(undone.body).toEqual({ undone: true, email: 'o***@example.com' });
+    expect((await profile(u)).email).toBe(owners);
+    expect((await undo({ changeId, code })).body.type).toBe('/problems/email-change-undone');
+    await mailTo(owners, 'An email change of your wallet account was undone');
+    // The address the change brought gets nothing more.
+    const before = (await inbox(thiefs)).length;
+    const again = await encryptPin(stack, '590382');
+    await call(`${stack.apiUrl}/api/v1/pin`, {
+      method: 'PUT',
+      headers: bearer(u),
+      json: { current_pin: await pinChangePin(stack, '731904', again), new_pin: again },
+    });
+    await mailTo(owners, 'Your PIN was changed', 2);
+    expect(await inbox(thiefs)).toHaveLength(before);
+  });
+
+  it('an email change can no longer be undone once EMAIL_CHANGE_UNDO_SECONDS have passed', async () => {
+    const u = await registerUser(stack);
+    const first = `first.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, first);
+    await confirmed(u, `second.${randomUUID().slice(0, 8)}@example.com`);
+    const toOld = await mailTo(first, 'The email address of your wallet account was changed');
+    const [, changeId, code] = /change (emc_[0-9a-f-]{36}) and code ([A-Za-z0-9_-]{43})/.exec(toOld.text)!;
+    setClockOffset(7 * 24 * 3600 * 1000 + 1000);
+    try {
+      const late = await call(`${stack.apiUrl}/v1/account/email/undo`, { json: { changeId, code } });
+      expect([late.status, late.body.type]).toEqual([410, '/problems/email-change-final']);
+    } finally {
+      setClockOffset(0);
+    }
+  });
+
+  /** Requests and confirms `email` with the user's PIN; answers the confirmation. */
+  async function confirmed(u: RegisteredUser, email: string) {
+    const started = await requestCode(u, email);
+    expect(started.status).toBe(200);
+    const code = codeIn((await inbox(email)).find((m) => m.subject.startsWith('Your verification code'))!);
+    const done = await confirm(u, started.body.verificationId, code);
+    expect(done.status).toBe(200);
+    return done.body;
+  }
+
+  /** The newest mail with this subject to the address, waited for (the worker mails notices), `count` of them. */
+  async function mailTo(email: string, subject: string, count = 1): Promise<{ subject: string; text: string }> {
+    for (let i = 0; i < 150; i += 1) {
+      const found = (await inbox(email)).filter((m) => m.subject === subject);
+      if (found.length >= count) return found[0]!;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`no mail "${subject}" to ${email}: ${JSON.stringify((await inbox(email)).map((m) => m.subject))}`);
+  }
 });

@@ -14,8 +14,8 @@ import { startTestStack, type StackChain, type TestStack } from '../helpers/stac
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
-import { bearer, deployAccount } from '../helpers/wallet';
+import { transferPin, type TransferFields } from '../helpers/pin';
+import { bearer, deployAccount, ownerApproval } from '../helpers/wallet';
 
 const ENTRY_POINT_ABI = ['function balanceOf(address) view returns (uint256)'];
 
@@ -27,8 +27,7 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
   const PIN = '482915';
   beforeAll(async () => {
     stack = await startTestStack(database, { chains: true, env: { TRANSFER_WAIT_SECONDS: '30' } });
-    user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    user = await registerUser(stack, undefined, { pin: PIN });
     account = await deployAccount(stack, user, owner, 'ETHEREUM');
   });
   afterAll(async () => {
@@ -234,9 +233,10 @@ describe('a user over the gas budget', () => {
 
   it('is refused with the budget and when it resets, and nothing is signed', async () => {
     const user = await registerUser(stack);
+    const ownerAddress = Wallet.createRandom().address;
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
       headers: bearer(user),
-      json: { ownerAddress: Wallet.createRandom().address },
+      json: { ownerAddress, ...(await ownerApproval(stack, user, ownerAddress)) },
     });
     expect(prepared.status).toBe(422);
     expect(prepared.headers.get('content-type')).toMatch(/application\/problem\+json/);

@@ -1,14 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import { Contract, Wallet, type BaseWallet } from 'ethers';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Contract, Wallet, getAddress, type BaseWallet } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { keyRotationWorkflowId } from '../../workflows/messages';
-import { EventEntity, KeyRotationTaskEntity } from '../../db/entities';
+import { ComplianceCaseEntity, EventEntity, KeyRotationTaskEntity } from '../../db/entities';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+
+/** Addresses of the OFAC snapshot the sandbox's SDN list names. */
+const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH.txt'), 'utf8')
+  .split('\n')
+  .filter(Boolean);
 
 describe('key rotation over HTTP on two real chains', () => {
   let stack: TestStack;
@@ -168,6 +175,19 @@ describe('key rotation over HTTP on two real chains', () => {
     const replay = await execute(user, [signSlot(slot, owner)]);
     expect(replay.status).toBe(409);
     expect(replay.body.type).toBe('/problems/slot-already-used');
+  });
+
+  it('refuses a new owner on a sanctions list before the service sponsors any gas for it, and opens a case', async () => {
+    const { user } = await setUp();
+    const listed = getAddress(LISTED[4]!.toLowerCase());
+    const refused = await prepare(user, { newOwnerAddress: listed });
+    expect([refused.status, refused.body.type]).toEqual([422, '/problems/recipient-sanctioned']);
+    expect(await stack.orm.em.fork().count(KeyRotationTaskEntity, { userId: user.userId })).toBe(0);
+    expect(
+      await stack.orm.em
+        .fork()
+        .count(ComplianceCaseEntity, { userId: user.userId, address: listed, foundAt: 'key-rotation' }),
+    ).toBe(1);
   });
 
   it('starts the workflow when the API died between recording the signature and starting it', async () => {

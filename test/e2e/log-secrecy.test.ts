@@ -9,6 +9,7 @@ import { encryptPin, transferPin } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
 import { SolanaWalletEntity } from '../../db/entities';
 import { EnvelopeEncryption } from '../../platform/envelope';
+import { verifiedIdentityCheck } from '../helpers/identity-checks';
 
 describe('logs', () => {
   const lines: string[] = [];
@@ -53,7 +54,7 @@ describe('logs', () => {
   });
 
   it('keep PINs, bank account numbers, keys and tokens out of logs and answers through a charge and a transfer', async () => {
-    const user = await registerUser(stack);
+    const user = await registerUser(stack, undefined, { pin: null });
     const answers: string[] = [];
     const api = async (path: string, init: Parameters<typeof callApi>[3] = {}) => {
       const answer = await callApi(stack, path, user, init);
@@ -62,7 +63,8 @@ describe('logs', () => {
     };
     const pin = '918273';
     const encryptedPin = await encryptPin(stack, pin);
-    await api('/api/v1/pin', { json: { pin: encryptedPin } });
+    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    expect((await api('/api/v1/pin', { json: { pin: encryptedPin, identityCheckId } })).status).toBe(201);
     const account = await openBankAccount(stack, user.person.name, 1_000_000);
     await connectBankAccount(stack, user, account);
     const charge = await api('/api/v1/charge/execute', {

@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, cardOf, registerUser, residentNumberFor, verifyIdentity, type RegisteredUser } from '../helpers/http';
+import {
+  call,
+  cardOf,
+  idCardForm,
+  registerUser,
+  residentNumberFor,
+  verifyIdentity,
+  type RegisteredUser,
+} from '../helpers/http';
 import { encryptPin, ensurePin, pinChangeBody, transferPin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';
 import { enrolPasskey, ENROLMENT_PIN } from '../helpers/passkeys';
@@ -203,6 +211,37 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
         headers: bearer(phone),
         json: { action: 'revoke' },
       }),
+      // Closing the account, removing a passkey, signing out another device, renewing KYC, a recovery, a new backup.
+      call(`${stack.apiUrl}/v1/account/close`, {
+        headers: bearer(phone),
+        json: {
+          confirm: 'CLOSE',
+          pin: await encryptPin(stack, ENROLMENT_PIN, { request: { action: 'account_close' } }),
+        },
+      }),
+      call(`${stack.apiUrl}/v1/auth/passkeys/pk_${randomUUID()}/remove`, { headers: bearer(phone), json: {} }),
+      call(`${stack.apiUrl}/v1/account/devices/${owner.deviceId}`, {
+        method: 'DELETE',
+        headers: bearer(phone),
+        json: {
+          pin: await encryptPin(stack, ENROLMENT_PIN, {
+            request: { action: 'device_revoke', device_id: owner.deviceId },
+          }),
+        },
+      }),
+      call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+        headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
+        form: idCardForm(owner.person),
+      }),
+      call(`${stack.apiUrl}/v1/account/recovery`, {
+        headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
+        json: { newOwnerAddress: '0x5FbDB2315678afecb367f032d93F642f64180aa3' },
+      }),
+      call(`${stack.apiUrl}/v1/account/backup`, {
+        method: 'PUT',
+        headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
+        json: { ...owner.backup },
+      }),
     ];
     for (const answer of await Promise.all(held)) {
       expect(answer.status).toBe(403);
@@ -244,7 +283,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
 
   it('a passkey of the account signs in a new phone with no hold, and reads the backup', async () => {
     const person = await registerUser(stack);
-    const { passkey } = await enrolPasskey(stack, person);
+    const { passkey } = await enrolPasskey(stack, person, { pastItsHold: true });
     const device = await verifyOnNewDevice(stack, person.person);
     const started = await startSignIn(stack, device, 'Tablet');
     expect(started.body.proofs).toEqual(['passkey', 'id_card']);
@@ -279,7 +318,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
 
   it('a device released from its hold by a passkey older than the sign-in; a new backup version is stored and the old one kept', async () => {
     const person = await registerUser(stack);
-    const { passkey } = await enrolPasskey(stack, person);
+    const { passkey } = await enrolPasskey(stack, person, { pastItsHold: true });
     const phone = await signInWithIdCard(stack, person);
     expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) })).status).toBe(403);
     const options = await call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, {
@@ -298,10 +337,17 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       encryptedDerivationPaths: 'bS80NCc',
       encryptionMethod: 'AES-256-GCM',
     };
-    const stored = await call(`${stack.apiUrl}/v1/account/backup`, {
-      method: 'PUT',
-      headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
-      json: newer,
+    const replace = async (body: object) =>
+      call(`${stack.apiUrl}/v1/account/backup`, {
+        method: 'PUT',
+        headers: { ...bearer(phone), 'idempotency-key': randomUUID() },
+        json: body,
+      });
+    // A new backup decides what a new phone restores: the token alone stores none.
+    expect((await replace(newer)).body.type).toBe('/problems/step-up-required');
+    const stored = await replace({
+      ...newer,
+      pin: await encryptPin(stack, person.pin!, { request: { action: 'backup_replace' } }),
     });
     expect(stored.status).toBe(201);
     expect(stored.body).toMatchObject({ version: 2, ...newer });
@@ -330,15 +376,81 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     expect(again.body.type).toBe('/problems/device-revoked');
     // A stranger's device id is no device of this account.
     const other = await registerUser(stack);
+    const stranger = randomUUID();
     expect(
       (
-        await call(`${stack.apiUrl}/v1/account/devices/${randomUUID()}`, {
+        await call(`${stack.apiUrl}/v1/account/devices/${stranger}`, {
           method: 'DELETE',
           headers: bearer(other),
-          json: {},
+          json: {
+            pin: await encryptPin(stack, other.pin!, { request: { action: 'device_revoke', device_id: stranger } }),
+          },
         })
       ).status,
     ).toBe(404);
+  });
+
+  it("a thief's passkey (enrolled with the token and a known PIN) approves nothing during its hold, and signs in only a held device", async () => {
+    const victim = await registerUser(stack);
+    // Worst case: the thief has the victim's token and has seen the PIN, and enrols a passkey of their own.
+    const { passkey: thiefs, passkeyId } = await enrolPasskey(stack, victim, { name: 'Not mine' });
+    const approve = async (user: RegisteredUser, request: Record<string, string>) => {
+      const options = await call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, {
+        headers: bearer(user),
+        json: { request },
+      });
+      return { challengeId: options.body.challengeId, credential: thiefs.get(options.body.publicKey) };
+    };
+    // It approves no step-up while it is new (before the step-up policy read the hold, each of these passed).
+    const closing = await call(`${stack.apiUrl}/v1/account/close`, {
+      headers: bearer(victim),
+      json: { confirm: 'CLOSE', passkeyAssertion: await approve(victim, { action: 'account_close' }) },
+    });
+    expect([closing.status, closing.body.type]).toEqual([403, '/problems/passkey-on-hold']);
+    const backup = await call(`${stack.apiUrl}/v1/account/backup`, {
+      method: 'PUT',
+      headers: { ...bearer(victim), 'idempotency-key': randomUUID() },
+      json: { ...victim.backup, passkeyAssertion: await approve(victim, { action: 'backup_replace' }) },
+    });
+    expect(backup.body.type).toBe('/problems/passkey-on-hold');
+
+    // A SIM swap gives the thief the victim's identity result on their own phone; with their passkey they sign in,
+    // but only to a held device (before: no hold, the backup readable at once).
+    const device = await verifyOnNewDevice(stack, victim.person);
+    const { signInId } = (await startSignIn(stack, device, 'Thief')).body;
+    const options = await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey/options`, {
+      method: 'POST',
+      headers: { 'x-pass-token': device.passToken },
+    });
+    const proved = await call(`${stack.apiUrl}/v1/auth/sign-in/${signInId}/passkey`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-pass-token': device.passToken },
+      json: {
+        passkeyAssertion: { challengeId: options.body.challengeId, credential: thiefs.get(options.body.publicKey) },
+      },
+    });
+    expect(proved.body).toMatchObject({ status: 'completed', method: 'passkey' });
+    const phone = { ...victim, ...(await signInTokens(stack, device, signInId)).body, deviceId: device.deviceId };
+    const mine = (await call(`${stack.apiUrl}/v1/account/devices`, { headers: bearer(phone) })).body.items.find(
+      (d: { current: boolean }) => d.current,
+    );
+    expect(mine).toMatchObject({ signInMethod: 'passkey', holdUntil: expect.any(String) });
+    expect((await call(`${stack.apiUrl}/v1/account/backup`, { headers: bearer(phone) })).body.type).toBe(
+      '/problems/device-on-hold',
+    );
+    // Nor does it release that hold.
+    const released = await call(`${stack.apiUrl}/v1/account/devices/${phone.deviceId}/release`, {
+      headers: bearer(phone),
+      json: { passkeyAssertion: await approve(phone, { action: 'device_release', device_id: phone.deviceId }) },
+    });
+    expect([released.status, released.body.type]).toEqual([403, '/problems/passkey-on-hold']);
+    // The victim removes it with their PIN.
+    const removed = await call(`${stack.apiUrl}/v1/auth/passkeys/${passkeyId}/remove`, {
+      headers: bearer(victim),
+      json: {
+        pin: await encryptPin(stack, victim.pin!, { request: { action: 'passkey_remove', passkey_id: passkeyId } }),
+      },
+    });
+    expect(removed.status).toBe(200);
   });
 
   it('a device revoked through one api process is refused at once by another (PostgreSQL: several api processes share the database)', async () => {

@@ -5,11 +5,14 @@ import { SignedOperationEntity } from '../../db/entities';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { call, idCardForm, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin, transferPin } from '../helpers/pin';
+import { transferPin } from '../helpers/pin';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { enrolPasskey } from '../helpers/passkeys';
+import { startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
+import { encryptPin } from '../helpers/pin';
+import { stepUpRequestOf } from '../../api/http/step-up';
 
 /** Path parameters that name a network, not something a user owns. */
 const NOT_OWNED = new Set(['networkId']);
@@ -26,7 +29,7 @@ describe('object-level authorization of every route that takes an id', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     stack = await startTestStack(testDatabases().at(-1)!, { chains: true, solana: true });
-    [owner, stranger] = [await registerUser(stack), await registerUser(stack)];
+    [owner, stranger] = [await registerUser(stack, undefined, { pin: '582046' }), await registerUser(stack)];
 
     // One of each thing the owner can have, made through the API.
     const account = await openBankAccount(stack, owner.person.name, 1_000_000);
@@ -58,10 +61,17 @@ describe('object-level authorization of every route that takes an id', () => {
         json: { signing: { items: [signSlot(upgrade, key)] } },
       })
     ).body.opId;
+    const recoveryTarget = Wallet.createRandom().address;
     ids.recoveryId = (
       await call(`${stack.apiUrl}/v1/account/recovery`, {
         headers: { ...bearer(owner), 'idempotency-key': randomUUID() },
-        json: { newOwnerAddress: Wallet.createRandom().address },
+        json: {
+          newOwnerAddress: recoveryTarget,
+          identityCheckId: await verifiedIdentityCheck(stack, owner, {
+            action: 'recovery_start',
+            new_owner_address: recoveryTarget,
+          }),
+        },
       })
     ).body.recoveryId;
     ids.opId = (
@@ -105,7 +115,6 @@ describe('object-level authorization of every route that takes an id', () => {
         json: { network: 'ETHEREUM', address: Wallet.createRandom().address },
       })
     ).body.address;
-    await callApi(stack, '/api/v1/pin', owner, { json: { pin: await encryptPin(stack, '582046') } });
     ids.passkeyId = (await enrolPasskey(stack, owner, { pin: '582046' })).passkeyId;
     await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     ids.transferId = (
@@ -138,6 +147,9 @@ describe('object-level authorization of every route that takes an id', () => {
       })
     ).body.cexAccountId;
     ids.deviceId = owner.deviceId;
+    ids.identityCheckId = (
+      await startIdentityCheck(stack, owner, { action: 'pin_reset', new_pin_sha256: 'x'.repeat(43) })
+    ).body.identityCheckId;
     for (const [name, value] of Object.entries(ids))
       if (!value) throw new Error(`could not create ${name} for the owner`);
   });
@@ -160,16 +172,41 @@ describe('object-level authorization of every route that takes an id', () => {
           throw new Error(`${route.method.toUpperCase()} ${route.path}: add an owned ${name} to this test`);
         return encodeURIComponent(ids[name]!);
       });
-      const send = (user?: RegisteredUser) =>
+      const send = (user?: RegisteredUser, json: object = {}) =>
         call(`${stack.apiUrl}${path}`, {
           method: route.method.toUpperCase(),
           headers: { ...(user ? bearer(user) : {}), 'idempotency-key': randomUUID() },
-          ...(route.method === 'post' ? { json: {} } : {}),
+          // A form route (an ID-card image) gets a form, so its answer is the route's, not a 415.
+          ...(route.multipart && !route.body
+            ? { form: idCardForm(owner.person) }
+            : route.method !== 'get'
+              ? { json }
+              : {}),
         });
       const what = `${route.method.toUpperCase()} ${route.path}`;
       expect([what, (await send()).status]).toEqual([what, 401]);
-      const foreign = await send(stranger);
-      expect([what, foreign.status]).toEqual([what, 404]);
+      // A route behind a step-up is sent the stranger's own proof for the very request (their PIN naming the owner's
+      // id), so the answer is the route's, not the step-up's; one that takes only a passkey refuses a stranger
+      // without one before anything is looked up, the same for any id.
+      const policy = route.stepUp && route.stepUp.anyOf.length && !route.stepUp.checkedBy ? route.stepUp : undefined;
+      const params = Object.fromEntries(
+        [...route.path.matchAll(/:([A-Za-z]+)/g)].map(([, name]) => [
+          name!,
+          NOT_OWNED.has(name!) ? 'ETHEREUM' : ids[name!]!,
+        ]),
+      );
+      const proof =
+        policy && policy.anyOf.some((set) => set.includes('pin'))
+          ? {
+              [policy.pinField ?? 'pin']: await encryptPin(stack, stranger.pin!, {
+                request: stepUpRequestOf(policy, { params, body: {} } as never, { get: () => '' } as never),
+              }),
+            }
+          : {};
+      const foreign = await send(stranger, proof);
+      if (policy && !Object.keys(proof).length)
+        expect([what, foreign.status, foreign.body.type]).toEqual([what, 422, '/problems/step-up-required']);
+      else expect([what, foreign.status]).toEqual([what, 404]);
       expect(JSON.stringify(foreign.body)).not.toContain(owner.userId);
       // The owner is served (or told why not, never "not found") - proof the id was real.
       if (route.method !== 'delete') expect([what, (await send(owner)).status === 404]).toEqual([what, false]);

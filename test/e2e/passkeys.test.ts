@@ -4,10 +4,10 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
-import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+import { bearer, deployAccount, signSlot, ownerApproval } from '../helpers/wallet';
 import { EventEntity } from '../../db/entities';
 import { SoftwarePasskey, approveSlot } from '@wallet-service/client';
-import { ENROLMENT_PIN, enrolPasskey } from '../helpers/passkeys';
+import { ENROLMENT_PIN, enrolPasskey, passkeyPastItsHold } from '../helpers/passkeys';
 import { encryptPin, ensurePin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';
 
@@ -39,10 +39,10 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
   };
   const addPasskey = async (user: RegisteredUser): Promise<SoftwarePasskey> =>
     (await enrolPasskey(stack, user)).passkey;
-  const deployPrepare = (user: RegisteredUser, owner: BaseWallet, networkId = 'ETHEREUM') =>
+  const deployPrepare = async (user: RegisteredUser, owner: BaseWallet, networkId = 'ETHEREUM') =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy/prepare`, {
       headers: bearer(user),
-      json: { ownerAddress: owner.address },
+      json: { ownerAddress: owner.address, ...(await ownerApproval(stack, user, owner.address)) },
     });
   const deployExecute = (user: RegisteredUser, items: object[], networkId = 'ETHEREUM') =>
     call(`${stack.apiUrl}/v1/wallet/networks/${networkId}/deploy`, {
@@ -301,7 +301,7 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
       }>;
 
     it('refuses an enrolment with the token alone, or with a PIN for another enrolment; the PIN bound to it, or an existing passkey, approves it', async () => {
-      const user = await registerUser(stack);
+      const user = await registerUser(stack, undefined, { pin: null });
       const attacker = new SoftwarePasskey();
       // No PIN set yet: nothing can approve, so nothing is added.
       const first = (await options(user)).body;
@@ -356,8 +356,25 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
       expect(await listed(user)).toEqual([]);
       expect(await stack.orm.em.fork().count(EventEntity, { userId: user.userId, type: 'passkey.added' })).toBe(0);
 
-      // The person's own enrolment, with the PIN bound to it; then a second passkey approved by the first.
-      const { passkey } = await enrolPasskey(stack, user, { name: 'Galaxy' });
+      // The person's own enrolment, with the PIN bound to it; then a second passkey approved by the first (once past
+      // its new-passkey hold: a passkey added minutes ago approves nothing).
+      const { passkey, passkeyId: firstId } = await enrolPasskey(stack, user, { name: 'Galaxy' });
+      const early = (await options(user)).body;
+      const earlyApproval = (await approvalOptions(user, { action: 'passkey_enrol', challenge_id: early.challengeId }))
+        .body;
+      const tooNew = await call(`${stack.apiUrl}/v1/auth/passkeys`, {
+        headers: bearer(user),
+        json: {
+          challengeId: early.challengeId,
+          credential: new SoftwarePasskey().create(early.publicKey),
+          passkeyAssertion: {
+            challengeId: earlyApproval.challengeId,
+            credential: passkey.get(earlyApproval.publicKey),
+          },
+        },
+      });
+      expect([tooNew.status, tooNew.body.type]).toEqual([403, '/problems/passkey-on-hold']);
+      await passkeyPastItsHold(stack, firstId);
       const next = (await options(user)).body;
       const second = new SoftwarePasskey();
       const forClosing = (await approvalOptions(user, { action: 'account_close' })).body;
@@ -413,14 +430,15 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
       expect((await approvalOptions(await registerUser(stack), { action: 'account_close' })).body.type).toBe(
         '/problems/no-passkey',
       );
-      expect((await approvalOptions(user, { action: 'transfer' })).status).toBe(400);
+      // An action no request takes a passkey for: no challenge.
+      expect((await approvalOptions(user, { action: 'transfer' })).body.type).toBe('/problems/step-up-action-unknown');
     });
 
     it('removes a passkey only with the same proof; every change is mailed to the person and written as an event', async () => {
       const user = await registerUser(stack);
       const email = `pk.${randomUUID().slice(0, 8)}@example.com`;
       await verifyEmail(stack, user, email);
-      const { passkey, passkeyId } = await enrolPasskey(stack, user, { name: 'Pixel' });
+      const { passkey, passkeyId } = await enrolPasskey(stack, user, { name: 'Pixel', pastItsHold: true });
       const other = await registerUser(stack);
       const othersKey = await enrolPasskey(stack, other);
 
@@ -428,7 +446,11 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
       const bound = await encryptPin(stack, ENROLMENT_PIN, {
         request: { action: 'passkey_remove', passkey_id: passkeyId },
       });
-      expect((await remove(user, othersKey.passkeyId, { pin: bound })).status).toBe(404);
+      // Another user's passkey, with the caller's own PIN naming it: not found, as one that does not exist.
+      const boundToTheirs = await encryptPin(stack, ENROLMENT_PIN, {
+        request: { action: 'passkey_remove', passkey_id: othersKey.passkeyId },
+      });
+      expect((await remove(user, othersKey.passkeyId, { pin: boundToTheirs })).status).toBe(404);
       expect(
         (
           await remove(other, passkeyId, {

@@ -1,86 +1,220 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { registerUser, type RegisteredUser } from '../helpers/http';
+import {
+  TEST_PIN,
+  call,
+  cardOf,
+  completeRegistration,
+  newPerson,
+  registerUser,
+  type CompletedRegistration,
+  type RegisteredUser,
+} from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { encryptPin, pinChangeBody, pinChangePin } from '../helpers/pin';
-import { UserPinEntity } from '../../db/entities';
+import { proveIdentityCheck, startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
+import { verifyOnNewDevice } from '../helpers/sign-in';
+import { inbox, verifyEmail } from '../helpers/mail';
+import { EventEntity, UserPinEntity } from '../../db/entities';
+import { setClockOffset } from '../../platform/clock';
 
-describe.each(testDatabases())('transaction PIN on %s', (database) => {
+describe.each(testDatabases())('transaction PIN on $name', (database) => {
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack(database, { env: { PIN_LOCK_SECONDS: '2' } });
   });
   afterAll(async () => {
+    setClockOffset(0);
     await stack?.stop();
   });
-  const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string } = {}) =>
+  const api = (path: string, u: RegisteredUser, init: { json?: unknown; method?: string; key?: string } = {}) =>
     callApi(stack, path, u, init);
   const change = async (u: RegisteredUser, current: string, next: string) =>
     api('/api/v1/pin', u, { method: 'PUT', json: await pinChangeBody(stack, current, next) });
+  const registrationPin = (reg: CompletedRegistration, body: unknown, key = randomUUID()) =>
+    call(`${stack.apiUrl}/v1/account/register/${reg.regId}/pin`, {
+      headers: { 'x-pass-token': reg.passToken, 'idempotency-key': key },
+      json: body,
+    });
+  const events = (userId: string, type: string) =>
+    stack.orm.em.fork().count(EventEntity, { userId, type: type as never });
+  const digest = async (jwe: string) =>
+    Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(jwe))).toString('base64url');
 
-  it('sets a PIN sent encrypted, stores only a slow hash, and changes it with the current one', async () => {
-    const user = await registerUser(stack);
-    expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '123456') } })).body.type).toBe(
+  it('sets the first PIN within the registration with its pass token, before the first token, and stores only a slow hash', async () => {
+    const reg = await completeRegistration(stack);
+    expect((await registrationPin(reg, { pin: '482915' })).status).toBe(400); // in clear
+    expect((await registrationPin(reg, { pin: await encryptPin(stack, '123456') })).body.type).toBe(
       '/problems/weak-pin',
     );
-    const setBody = { pin: await encryptPin(stack, '482915') };
+    const stale = await encryptPin(stack, '482915', { iat: Math.floor(Date.now() / 1000) - 3600 });
+    expect((await registrationPin(reg, { pin: stale })).status).toBe(422);
+    expect((await registrationPin(reg, { pin: await encryptPin(stack, '4829') })).status).toBe(422);
+    const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
+    expect((await registrationPin(reg, { pin: tampered })).status).toBe(422);
+    // Another registration's pass token is not this one's.
+    const other = await completeRegistration(stack);
+    const foreign = await call(`${stack.apiUrl}/v1/account/register/${reg.regId}/pin`, {
+      headers: { 'x-pass-token': other.passToken },
+      json: { pin: await encryptPin(stack, '482915') },
+    });
+    expect(foreign.status).toBe(403);
+
+    const body = { pin: await encryptPin(stack, '482915') };
     const key = randomUUID();
-    const set = () => callApi(stack, '/api/v1/pin', user, { json: setBody, key });
-    expect((await set()).status).toBe(201);
-    expect((await set()).headers.get('idempotent-replayed')).toBe('true'); // a retry of the same request, not a second PIN
+    expect((await registrationPin(reg, body, key)).status).toBe(201);
+    expect((await registrationPin(reg, body, key)).headers.get('idempotent-replayed')).toBe('true');
+    expect((await registrationPin(reg, { pin: await encryptPin(stack, '482916') })).body.type).toBe(
+      '/problems/pin-already-set',
+    );
+    const tokens = await call(`${stack.apiUrl}/v1/auth/token`, {
+      headers: { 'x-device-id': reg.deviceId, 'x-pass-token': reg.passToken },
+      json: { grantType: 'registration', regId: reg.regId },
+    });
+    const user = { ...reg, pin: '482915', ...tokens.body } as RegisteredUser;
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: true });
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482916') } })).status).toBe(409);
     const stored = await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId });
     expect(stored.pinHash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(stored.pinHash).not.toContain('482915');
+    expect(await events(user.userId, 'pin.set')).toBe(1);
 
-    expect((await change(user, '482915', '731904')).body).toEqual({ changed: true });
-    expect((await change(user, '482915', '111222')).body.type).toBe('/problems/wrong-pin');
-    expect((await change(user, '731904', '590382')).status).toBe(200);
+    // Once a token exists (one that could be stolen), the registration's pass token no longer sets a PIN.
+    const late = await completeRegistration(stack);
+    await call(`${stack.apiUrl}/v1/auth/token`, {
+      headers: { 'x-device-id': late.deviceId, 'x-pass-token': late.passToken },
+      json: { grantType: 'registration', regId: late.regId },
+    });
+    const after = await registrationPin(late, { pin: await encryptPin(stack, '482915') });
+    expect([after.status, after.body.type]).toEqual([409, '/problems/registration-tokens-issued']);
   });
 
-  it('refuses PINs in clear, stale or malformed encryptions', async () => {
-    const user = await registerUser(stack);
-    expect((await api('/api/v1/pin', user, { json: { pin: '482915' } })).status).toBe(400);
-    // Well-formed but unusable (stale, too short, undecryptable): 422.
+  it("a stolen access token sets no first PIN (it would be the thief's): only a fresh identity check of the holder, once, told to the person", async () => {
+    const victim = await registerUser(stack, undefined, { pin: null });
+    const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
+    await verifyEmail(stack, victim, email); // with an identity check: the victim has no PIN
+
+    // The thief holds the victim's access token only. Before the step-up policy this answered 201.
+    const tokenOnly = await api('/api/v1/pin', victim, { json: { pin: await encryptPin(stack, '630517') } });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    expect(tokenOnly.body.stepUp).toEqual({ request: { action: 'pin_set' }, accepts: [['identity']] });
+    // The thief's own identity verification is not the account holder's.
+    const thiefs = await verifyOnNewDevice(stack, newPerson());
+    const mismatch = await startIdentityCheck(stack, victim, { action: 'pin_set' }, thiefs.passToken);
+    expect([mismatch.status, mismatch.body.type]).toEqual([422, '/problems/identity-mismatch']);
+    expect((await api('/api/v1/pin', victim)).body).toEqual({ pin_set: false });
+    expect(await events(victim.userId, 'pin.set')).toBe(0);
+
+    // A check made for another request does not approve this one.
+    const forReset = await verifiedIdentityCheck(stack, victim, {
+      action: 'pin_reset',
+      new_pin_sha256: 'x'.repeat(43),
+    });
+    const misused = await api('/api/v1/pin', victim, {
+      json: { pin: await encryptPin(stack, '630517'), identityCheckId: forReset },
+    });
+    expect([misused.status, misused.body.type]).toEqual([422, '/problems/identity-check-not-for-this-request']);
+
+    // The person verifies again on their phone: the check approves this one request, once.
+    const started = await startIdentityCheck(stack, victim, { action: 'pin_set' });
+    expect(started.body).toMatchObject({ status: 'verified', proofs: [], request: { action: 'pin_set' } });
+    const identityCheckId = started.body.identityCheckId;
+    const set = await api('/api/v1/pin', victim, {
+      json: { pin: await encryptPin(stack, '630517'), identityCheckId },
+    });
+    expect(set.status).toBe(201);
     expect(
-      (
-        await api('/api/v1/pin', user, {
-          json: { pin: await encryptPin(stack, '482915', { iat: Math.floor(Date.now() / 1000) - 3600 }) },
-        })
-      ).status,
-    ).toBe(422);
-    expect((await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '4829') } })).status).toBe(422);
-    const tampered = (await encryptPin(stack, '482915')).replace(/\.([A-Za-z0-9_-])/, '.A$1');
-    expect((await api('/api/v1/pin', user, { json: { pin: tampered } })).status).toBe(422);
-    expect((await change(user, '482915', '590382')).body.type).toBe('/problems/pin-not-set');
+      (await call(`${stack.apiUrl}/v1/auth/identity-checks/${identityCheckId}`, { headers: auth(victim) })).body,
+    ).toMatchObject({ status: 'used' });
+    expect(await events(victim.userId, 'pin.set')).toBe(1);
+    await waitForMail(email, 'A PIN was set on your account');
+  });
+
+  it('refuses an identity check once it is older than STEP_UP_IDENTITY_SECONDS', async () => {
+    const user = await registerUser(stack, undefined, { pin: null });
+    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    setClockOffset(301_000);
+    try {
+      const late = await api('/api/v1/pin', user, {
+        json: { pin: await encryptPin(stack, '630517'), identityCheckId },
+      });
+      expect([late.status, late.body.type]).toEqual([410, '/problems/identity-check-expired']);
+    } finally {
+      setClockOffset(0);
+    }
+    expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
+  });
+
+  it('changes the PIN only with the current one, naming the new one, and tells the person', async () => {
+    const user = await registerUser(stack);
+    const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
+    await verifyEmail(stack, user, email);
+    // Only the current PIN, naming the new one, approves a change (a token-only request is not even well-formed).
+    expect((await change(user, TEST_PIN, '731904')).body).toEqual({ changed: true });
+    expect((await change(user, TEST_PIN, '111222')).body.type).toBe('/problems/wrong-pin');
+    expect((await change(user, '731904', '590382')).status).toBe(200);
+    expect(await events(user.userId, 'pin.changed')).toBe(2);
+    await waitForMail(email, 'Your PIN was changed');
+  });
+
+  it('resets a forgotten or locked PIN only with an identity check proved with the ID card, and tells the person', async () => {
+    const user = await registerUser(stack);
+    const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
+    await verifyEmail(stack, user, email);
+    await Promise.all(Array.from({ length: 5 }, (_, i) => change(user, `90000${i}`, '590382')));
+    expect((await change(user, TEST_PIN, '590382')).status).toBe(423);
+
+    const newPin = await encryptPin(stack, '264810');
+    const request = { action: 'pin_reset', new_pin_sha256: await digest(newPin) };
+    const reset = (identityCheckId?: string) =>
+      api('/api/v1/pin/reset', user, { json: { new_pin: newPin, ...(identityCheckId ? { identityCheckId } : {}) } });
+    expect((await reset()).body.type).toBe('/problems/step-up-required');
+    // The identity verification alone is not enough for a reset: the check waits for the ID card.
+    const started = await startIdentityCheck(stack, user, request);
+    expect(started.body).toMatchObject({ status: 'in_progress', proofs: ['id_card'] });
+    const unproved = await reset(started.body.identityCheckId);
+    expect([unproved.status, unproved.body.type]).toEqual([409, '/problems/identity-check-not-verified']);
+    // Another person's genuine card with the same name and birth date is not the card verified at registration.
+    const wrongCard = await proveIdentityCheck(stack, user, started.body.identityCheckId, {
+      ...cardOf(user.person),
+      idNumber: cardOf(newPerson()).idNumber,
+    });
+    expect([wrongCard.status, wrongCard.body.type, wrongCard.body.attemptsLeft]).toEqual([
+      422,
+      '/problems/id-card-mismatch',
+      2,
+    ]);
+    const proved = await proveIdentityCheck(stack, user, started.body.identityCheckId);
+    expect(proved.body).toMatchObject({ status: 'verified', proofs: [] });
+    expect((await reset(started.body.identityCheckId)).status).toBe(200);
+    // The lockout is over; the old PIN is gone, the new one works.
+    expect((await change(user, TEST_PIN, '590382')).body.type).toBe('/problems/wrong-pin');
+    expect((await change(user, '264810', '590382')).status).toBe(200);
+    expect(await events(user.userId, 'pin.reset')).toBe(1);
+    await waitForMail(email, 'Your PIN was reset');
   });
 
   it('locks after five wrong PINs, even when they arrive at once, and unlocks after the lock time', async () => {
     const user = await registerUser(stack);
-    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
     const guesses = await Promise.all(Array.from({ length: 8 }, (_, i) => change(user, `90000${i}`, '590382')));
     // Checks of one user run one at a time: exactly four are told "attempts left", the fifth locks, the rest find it locked.
     expect(guesses.filter((g) => g.status === 422)).toHaveLength(4);
     expect(guesses.filter((g) => g.status === 423)).toHaveLength(4);
-    const locked = await change(user, '482915', '590382'); // the right PIN, but locked
+    const locked = await change(user, TEST_PIN, '590382'); // the right PIN, but locked
     expect(locked.status).toBe(423);
     expect(Number(locked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     await new Promise((r) => setTimeout(r, 2100));
-    expect((await change(user, '482915', '590382')).status).toBe(200);
+    expect((await change(user, TEST_PIN, '590382')).status).toBe(200);
   });
 
   it('takes an encrypted PIN as approval of the request it names, once', async () => {
     const user = await registerUser(stack);
-    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
     const newPin = await encryptPin(stack, '590382');
     const changeWith = async (current: string, key?: string) =>
       callApi(stack, '/api/v1/pin', user, { method: 'PUT', json: { current_pin: current, new_pin: newPin }, key });
     // Not bound at all, or bound to another request (a transfer's PIN replayed as a PIN change): refused, nothing counted.
-    expect((await changeWith(await encryptPin(stack, '482915'))).body.type).toBe('/problems/pin-not-bound');
-    const transferApproval = await encryptPin(stack, '482915', {
+    expect((await changeWith(await encryptPin(stack, TEST_PIN))).body.type).toBe('/problems/pin-not-bound');
+    const transferApproval = await encryptPin(stack, TEST_PIN, {
       request: {
         action: 'transfer',
         to_address: '0x5FbDB2315678afecb367f032d93F642f64180aa3',
@@ -94,13 +228,13 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     expect([misused.status, misused.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
     expect(misused.body.detail).toContain('action');
     // A PIN change's approval names the new PIN it approves; one for another new PIN does not approve this one.
-    const forOther = await pinChangePin(stack, '482915', await encryptPin(stack, '590382'));
+    const forOther = await pinChangePin(stack, TEST_PIN, await encryptPin(stack, '590382'));
     expect((await changeWith(forOther)).body.type).toBe('/problems/pin-not-for-this-request');
     expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
 
     // Used once; the same JWE for another request (another Idempotency-Key, or none) is refused; the same request
     // retried with its key is answered from the first (the idempotency layer).
-    const approval = await pinChangePin(stack, '482915', newPin);
+    const approval = await pinChangePin(stack, TEST_PIN, newPin);
     const key = randomUUID();
     expect((await changeWith(approval, key)).status).toBe(200);
     const again = await changeWith(approval, randomUUID());
@@ -110,9 +244,8 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
 
   it('an intercepted PIN change cannot be raced with another new PIN: the current PIN approves the new PIN it names only', async () => {
     const user = await registerUser(stack);
-    await api('/api/v1/pin', user, { json: { pin: await encryptPin(stack, '482915') } });
     const usersNewPin = await encryptPin(stack, '590382');
-    const approval = await pinChangePin(stack, '482915', usersNewPin);
+    const approval = await pinChangePin(stack, TEST_PIN, usersNewPin);
     // An attacker who sees the request in flight sends the user's approval first, with a new PIN of their own.
     const raced = await api('/api/v1/pin', user, {
       method: 'PUT',
@@ -127,4 +260,13 @@ describe.each(testDatabases())('transaction PIN on %s', (database) => {
     ).toBe(200);
     expect((await change(user, '590382', '246813')).status).toBe(200);
   });
+
+  const auth = (u: RegisteredUser) => ({ authorization: `Bearer ${u.accessToken}` });
+  async function waitForMail(email: string, subject: string): Promise<void> {
+    for (let i = 0; i < 100; i += 1) {
+      if ((await inbox(stack, email)).some((m) => m.subject === subject)) return;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    throw new Error(`no mail "${subject}" to ${email}: ${JSON.stringify(await inbox(stack, email))}`);
+  }
 });

@@ -173,6 +173,15 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       200,
       'backup',
     );
+    // The PIN within the registration, before its first token (409: set by a cut request).
+    expectStatus(
+      await send(`/v1/account/register/${regId}/pin`, {
+        headers: { 'x-pass-token': passToken },
+        json: { pin: await encryptPin(stack, PIN) },
+      }),
+      [201, 409],
+      'PIN',
+    );
     const token = expectStatus(
       await send('/v1/auth/token', {
         headers: { 'x-device-id': deviceId, 'x-pass-token': passToken },
@@ -181,13 +190,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       200,
       'token',
     );
-    const user = { accessToken: token.accessToken as string, name: person.name };
-    expectStatus(
-      await send('/api/v1/pin', { headers: auth(user), json: { pin: await encryptPin(stack, PIN) } }),
-      [201, 409],
-      'PIN',
-    ); // 409: set by a cut request
-    return user;
+    return { accessToken: token.accessToken as string, name: person.name };
   }
 
   async function chargeTwice(user: User): Promise<{ account: SandboxAccount; charges: string[] }> {
@@ -253,7 +256,10 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
     const prepared = expectStatus(
       await send(`/v1/wallet/networks/${networkId}/deploy/prepare`, {
         headers: auth(user),
-        json: { ownerAddress: owner.address },
+        json: {
+          ownerAddress: owner.address,
+          pin: await encryptPin(stack, PIN, { request: { action: 'owner_set', owner_address: owner.address } }),
+        },
       }),
       200,
       'deploy prepare',

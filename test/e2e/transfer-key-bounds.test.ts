@@ -6,7 +6,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { transferPin, type TransferFields } from '../helpers/pin';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { call } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
@@ -26,8 +26,7 @@ describe('the transfer key bounded on chain, through the service', () => {
       chains: true,
       env: { TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"0.3"}' },
     });
-    user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    user = await registerUser(stack, undefined, { pin: PIN });
     account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
     const chain = stack.chains[0]!;
     const usdt = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);
@@ -68,8 +67,7 @@ describe('the transfer key bounded on chain, through the service', () => {
 
   it("lets the owner read the key's bounds on chain, re-cap, rotate, revoke and renew it with signed operations", async () => {
     const owner = Wallet.createRandom();
-    const holder = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', holder, { json: { pin: await encryptPin(stack, PIN) } });
+    const holder = await registerUser(stack, undefined, { pin: PIN });
     const account2 = await deployAccount(stack, holder, owner, 'ETHEREUM');
     const chain = stack.chains[0]!;
     await (await chain.funder.sendTransaction({ to: account2, value: parseEther('1') })).wait();

@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { closeAccountBody, encryptPin, ensurePin, transferPin, type TransferFields } from '../helpers/pin';
+import { closeAccountBody, ensurePin, transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 
@@ -24,8 +24,7 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
 
   beforeAll(async () => {
     stack = await startTestStack(kind, { solana: true, env: { TRANSFER_WAIT_SECONDS: '20' } });
-    user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    user = await registerUser(stack, undefined, { pin: PIN });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -212,8 +211,7 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
     expect(await refused({ to_address: recipient, network: 'SOLANA', token: 'SOL', amount: '0.01' }, '111111')).toEqual(
       [422, '/problems/wrong-pin'],
     );
-    const noWallet = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', noWallet, { json: { pin: await encryptPin(stack, PIN) } });
+    const noWallet = await registerUser(stack, undefined, { pin: PIN });
     expect(
       await refused({ to_address: recipient, network: 'SOLANA', token: 'SOL', amount: '0.01' }, PIN, noWallet),
     ).toEqual([409, '/problems/wallet-not-opened']);
@@ -222,8 +220,7 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
   });
 
   it('never overdraws when many transfers run at once', async () => {
-    const other = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', other, { json: { pin: await encryptPin(stack, PIN) } });
+    const other = await registerUser(stack, undefined, { pin: PIN });
     const from = (await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', other, { method: 'POST' })).body.address;
     const recipient = await newAddress();
     const answers = await Promise.all(

@@ -6,7 +6,7 @@ import { startTestStack, type StackChain, type TestStack } from '../helpers/stac
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { EventEntity, TransferEntity } from '../../db/entities';
@@ -22,8 +22,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       chains: true,
       env: { TRANSFER_WAIT_SECONDS: '20', TRANSFER_REVIEW_AFTER_ATTEMPTS: '3' },
     });
-    user = await registerUser(stack);
-    await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, PIN) } });
+    user = await registerUser(stack, undefined, { pin: PIN });
     const owner = Wallet.createRandom();
     for (const [i, networkId] of ['ETHEREUM', 'POLYGON'].entries()) {
       accounts[networkId] = await deployAccount(stack, user, owner, networkId);
@@ -167,7 +166,7 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(
       (await transfer({ to_address: recipient, network: 'BITCOIN' as string, token: 'BTC', amount: '1' })).status,
     ).toBe(400);
-    const noPin = await registerUser(stack);
+    const noPin = await registerUser(stack, undefined, { pin: null });
     expect(
       (await transfer({ to_address: recipient, network: 'ETHEREUM', token: 'ETH', amount: '0.01' }, noPin)).body.type,
     ).toBe('/problems/pin-not-set');

@@ -102,8 +102,13 @@ export const backupBody = () => ({
   encryptionMethod: 'AES-256-GCM',
 });
 
+/** The PIN a registered user of the tests has, unless the test registered them with another or none. */
+export const TEST_PIN = '482915';
+
 export interface RegisteredUser {
   person: Person;
+  /** The PIN set at registration (POST /v1/account/register/{regId}/pin), or null: a user who set none. */
+  pin: string | null;
   deviceId: string;
   passToken: string;
   regId: string;
@@ -124,14 +129,57 @@ const ensure = <T>(answer: { data?: T; error?: unknown; response: Response }, st
   return answer.data;
 };
 
+/** A registration driven through its last step (backup), before any PIN or token. */
+export type CompletedRegistration = Pick<RegisteredUser, 'person' | 'deviceId' | 'passToken' | 'regId' | 'backup'>;
+
 /**
  * Drives a whole registration as an app does, through the typed client (clients/typescript), checking each step's
- * status; returns the tokens. (Used by most suites and the benchmarks: a change that breaks the client breaks them.)
+ * status; sets the PIN within the registration (TEST_PIN unless `pin` says another, or null for none), then returns
+ * the tokens. (Used by most suites and the benchmarks: a change that breaks the client breaks them.)
  */
 export async function registerUser(
   stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
   person = newPerson(),
+  options: { pin?: string | null } = {},
 ): Promise<RegisteredUser> {
+  const pin = options.pin === undefined ? TEST_PIN : options.pin;
+  const api = createWalletClient({ baseUrl: stack.apiUrl });
+  const { deviceId, passToken, regId, backup } = await completeRegistration(stack, person);
+  if (pin)
+    ensure(
+      await api.POST('/v1/account/register/{regId}/pin', {
+        params: { path: { regId }, header: { 'x-pass-token': passToken } },
+        body: { pin: await api.pin.encrypt(pin) },
+      }),
+      201,
+      'PIN',
+    );
+  const token = ensure(
+    await api.POST('/v1/auth/token', {
+      params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } },
+      body: { grantType: 'registration', regId },
+    }),
+    200,
+    'token',
+  );
+  return {
+    person,
+    pin,
+    deviceId,
+    passToken,
+    regId,
+    accessToken: token.accessToken,
+    refreshToken: token.refreshToken!,
+    userId: token.userId!,
+    backup,
+  };
+}
+
+/** The registration's steps (identity verification, eKYC, backup) through the typed client, without a PIN or token. */
+export async function completeRegistration(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  person = newPerson(),
+): Promise<CompletedRegistration> {
   const api = createWalletClient({ baseUrl: stack.apiUrl });
   const deviceId = randomUUID();
   const { passToken } = await verifyIdentity(stack, person);
@@ -163,22 +211,5 @@ export async function registerUser(
     200,
     'backup',
   );
-  const token = ensure(
-    await api.POST('/v1/auth/token', {
-      params: { header: { 'x-device-id': deviceId, 'x-pass-token': passToken } },
-      body: { grantType: 'registration', regId },
-    }),
-    200,
-    'token',
-  );
-  return {
-    person,
-    deviceId,
-    passToken,
-    regId,
-    accessToken: token.accessToken,
-    refreshToken: token.refreshToken!,
-    userId: token.userId!,
-    backup: backupSent,
-  };
+  return { person, deviceId, passToken, regId, backup: backupSent };
 }

@@ -1,22 +1,24 @@
 import type { TestStack } from './stack';
-import { call, type RegisteredUser } from './http';
+import type { Orm } from '../../db/orm';
+import { PasskeyEntity } from '../../db/entities';
+import { TEST_PIN, call, type RegisteredUser } from './http';
 import { encryptPin, ensurePin } from './pin';
 import { SoftwarePasskey } from '@wallet-service/client';
 
-/** The PIN enrolments use when a test does not name one (set for the user if they have none). */
-export const ENROLMENT_PIN = '482913';
+/** The PIN enrolments use when a test does not name one and the user has none (set for them then). */
+export const ENROLMENT_PIN = TEST_PIN;
 
 /**
  * Adds a passkey as an app does: creation options, the authenticator's response, and the user's PIN bound to that
  * enrolment (set first if the user has no PIN). Answers the passkey and the registration's answer body.
  */
 export async function enrolPasskey(
-  stack: Pick<TestStack, 'apiUrl'>,
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'> & { orm?: Orm },
   user: RegisteredUser,
-  options: { passkey?: SoftwarePasskey; pin?: string; name?: string } = {},
+  options: { passkey?: SoftwarePasskey; pin?: string; name?: string; pastItsHold?: boolean } = {},
 ): Promise<{ passkey: SoftwarePasskey; passkeyId: string }> {
   const passkey = options.passkey ?? new SoftwarePasskey();
-  const pin = options.pin ?? ENROLMENT_PIN;
+  const pin = options.pin ?? user.pin ?? ENROLMENT_PIN;
   await ensurePin(stack, user, pin);
   const headers = { authorization: `Bearer ${user.accessToken}` };
   const { body } = await call(`${stack.apiUrl}/v1/auth/passkeys/registration/options`, { method: 'POST', headers });
@@ -31,5 +33,15 @@ export async function enrolPasskey(
   });
   if (added.status !== 201)
     throw new Error(`passkey registration failed: ${added.status} ${JSON.stringify(added.body)}`);
+  if (options.pastItsHold) await passkeyPastItsHold(stack as { orm: Orm }, added.body.passkeyId);
   return { passkey, passkeyId: added.body.passkeyId };
+}
+
+/**
+ * Makes a passkey one the person added days ago, past its new-passkey hold (what a test cannot wait for): until then
+ * it approves no step-up, and a sign-in with it gives a held device.
+ */
+export async function passkeyPastItsHold(stack: { orm: Orm }, passkeyId: string): Promise<void> {
+  const daysAgo = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+  await stack.orm.em.fork().nativeUpdate(PasskeyEntity, { passkeyId }, { createdAt: daysAgo });
 }

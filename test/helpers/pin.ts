@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import type { JWK } from 'jose';
 import { PinEncryptor, type TransferFields } from '@wallet-service/client';
 import type { TestStack } from './stack';
-import { call } from './http';
+import { call, type RegisteredUser } from './http';
+import { verifiedIdentityCheck } from './identity-checks';
 
 /** The client's PIN encryptor, reading the stack's public key each time (stacks come and go on reused ports). */
 const encryptorFor = (apiUrl: string): PinEncryptor =>
@@ -46,16 +47,24 @@ export async function pinChangeBody(
   return { current_pin: await pinChangePin(stack, current, newPin), new_pin: newPin };
 }
 
-/** Sets the user's PIN unless one is set already. */
+/**
+ * Sets the user's PIN unless one is set already, as an app does after registration: with a fresh identity check (the
+ * access token alone cannot). A user registered with a PIN keeps theirs.
+ */
 export async function ensurePin(
-  stack: Pick<TestStack, 'apiUrl'>,
-  user: { accessToken: string },
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  user: RegisteredUser,
   pin: string,
 ): Promise<void> {
   const headers = { authorization: `Bearer ${user.accessToken}` };
   if ((await call(`${stack.apiUrl}/api/v1/pin`, { headers })).body.data.pin_set) return;
-  const set = await call(`${stack.apiUrl}/api/v1/pin`, { headers, json: { pin: await encryptPin(stack, pin) } });
+  const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+  const set = await call(`${stack.apiUrl}/api/v1/pin`, {
+    headers,
+    json: { pin: await encryptPin(stack, pin), identityCheckId },
+  });
   if (set.status !== 201) throw new Error(`setting the PIN failed: ${set.status} ${JSON.stringify(set.body)}`);
+  user.pin = pin;
 }
 
 /** The body of an account closure approved by the PIN. */

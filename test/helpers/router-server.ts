@@ -15,6 +15,7 @@ export async function serveRoutes(routes: RouteSpec[]): Promise<{ url: string; c
     authenticator: undefined as never,
     idempotency: undefined as never,
     rateLimits: undefined as never,
+    stepUp: undefined as never,
     jsonBodyMaxBytes: 1024,
   });
   koa.use(router.routes());

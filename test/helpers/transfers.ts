@@ -3,7 +3,6 @@ import { loadArtifact } from '../../contracts/build';
 import type { TestStack } from './stack';
 import { registerUser, type RegisteredUser } from './http';
 import { callApi } from './bank';
-import { encryptPin } from './pin';
 import { deployAccount } from './wallet';
 import { waitFor } from './processes';
 
@@ -19,8 +18,7 @@ export async function fundedUser(
   pin: string,
   usdt = '10000',
 ): Promise<{ user: RegisteredUser; account: string }> {
-  const user = await registerUser(stack);
-  await callApi(stack, '/api/v1/pin', user, { json: { pin: await encryptPin(stack, pin) } });
+  const user = await registerUser(stack, undefined, { pin });
   const account = await deployAccount(stack, user, Wallet.createRandom(), 'ETHEREUM');
   const chain = stack.chains[0]!;
   const token = new Contract(chain.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, chain.funder);

@@ -13,7 +13,7 @@ import { newOperatorToken, operatorTokenHash } from '../../api/operators/operato
 import { waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
+import { closeAccountBody, ensurePin, transferPin } from '../helpers/pin';
 import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
@@ -221,7 +221,6 @@ if (process.env.RECORD_HISTORIES) {
       await stack.temporal.workflow.getHandle(didKeyWorkflowId(didSlot.id)).result();
       await save(didKeyWorkflowId(didSlot.id), 'did-key-completed');
 
-      await callApi(stack, '/api/v1/pin', user2, { json: { pin: await encryptPin(stack, '482915') } });
       const account2 = (
         await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: user2.userId, kind: 'deploy' })
       ).accountAddress;

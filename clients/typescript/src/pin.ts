@@ -45,6 +45,16 @@ export class PinEncryptor {
       .encrypt(await importJWK(jwk, 'ECDH-ES+A256KW'));
   }
 
+  /** The PIN approving one request an access token alone cannot make (docs/security.md lists them and what each binds). */
+  approving(pin: string, request: PinRequest): Promise<string> {
+    return this.encrypt(pin, { request });
+  }
+
+  /** The PIN approving the first deploy prepare's owner key: `{"action":"owner_set","owner_address":…}`. */
+  ownerKey(pin: string, ownerAddress: string): Promise<string> {
+    return this.approving(pin, { action: 'owner_set', owner_address: ownerAddress });
+  }
+
   /** The PIN approving this transfer, sent with this Idempotency-Key. */
   forTransfer(pin: string, body: TransferFields, idempotencyKey?: string): Promise<string> {
     return this.encrypt(pin, { request: transferRequest(body, idempotencyKey) });

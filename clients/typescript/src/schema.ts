@@ -194,6 +194,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/account/register/{regId}/pin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Set the transaction PIN within the registration, with its pass token, before the first access token
+         * @description Optional, after the last step (backup) and before POST /v1/auth/token: the registration is identity-verified and no token exists yet. Once tokens were issued for the registration, the PIN is set with a fresh identity check instead (POST /api/v1/pin with identityCheckId). Writes `pin.set`.
+         */
+        post: operations["setRegistrationPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/pass/callback": {
         parameters: {
             query?: never;
@@ -294,7 +314,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove the sign-in with one of the account's passkeys (no hold on the new device) */
+        /** Prove the sign-in with one of the account's passkeys (no hold on the new device, unless the passkey is in its own new-passkey hold) */
         post: operations["proveSignInWithPasskey"];
         delete?: never;
         options?: never;
@@ -313,9 +333,66 @@ export interface paths {
         put?: never;
         /**
          * Prove the sign-in with the ID card verified at registration (read, compared, and checked with the issuing authority)
-         * @description The device is then on hold for NEW_DEVICE_HOLD_SECONDS (NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS without a verified email): no transfers, PIN, email, address-book or transfer-key changes, no backup read, unless a passkey registered before the sign-in approves. Refusals: id-card-unreadable, id-card-mismatch (not the card verified at registration), id-card-invalid (reported lost or stolen, not issued), id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).
+         * @description The device is then on hold for NEW_DEVICE_HOLD_SECONDS (NEW_DEVICE_HOLD_UNNOTIFIED_SECONDS without a verified email): no transfers, PIN, email, address-book, key, passkey, device or backup changes, no backup read, no recovery, no closure (docs/security.md), unless a passkey registered before the sign-in releases it. Refusals: id-card-unreadable, id-card-mismatch (not the card verified at registration), id-card-invalid (reported lost or stolen, not issued), id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).
          */
         post: operations["proveSignInWithIdCard"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/identity-checks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start an identity check for one request, with the pass token of an identity verification just done on this device
+         * @description The verification must be of the account holder (the CI verified at registration) and have come back within STEP_UP_IDENTITY_SECONDS. `request` is the request the check approves, exactly as its PIN would name it (docs/security.md). A request that can lose the account (pin_reset, recovery_start) needs the ID card too: `proofs` is ["id_card"] and the check is verified once POST …/id-card accepts the card; otherwise it is verified at once. Refusals: identity-mismatch (another person), identity-check-stale (verify again), pass-token-used, invalid-pass-token.
+         */
+        post: operations["startIdentityCheck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/identity-checks/{identityCheckId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An identity check's status, the request it approves, and until when */
+        get: operations["getIdentityCheck"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/identity-checks/{identityCheckId}/id-card": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prove an identity check with the ID card verified at registration (read, compared, checked with the issuing authority)
+         * @description As a sign-in by ID card: the card must read as the verified person, show the number kept at registration, and be valid and current at the issuing authority. Refusals: id-card-unreadable, id-card-mismatch, id-card-invalid, each with attemptsLeft; the last failed attempt fails the check (sign-in-failed).
+         */
+        post: operations["proveIdentityCheckWithIdCard"];
         delete?: never;
         options?: never;
         head?: never;
@@ -351,7 +428,7 @@ export interface paths {
         post?: never;
         /**
          * Sign a device out: its refresh tokens are revoked and its access tokens refused from now on, in every api process
-         * @description Your own device (X-Device-Id of the token) signs out with the token alone. Another device needs `pin` bound to `{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out). Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.
+         * @description Your own device (X-Device-Id of the token) signs out with the token alone. Another device needs `pin` bound to `{"action":"device_revoke","device_id":"<deviceId>"}` or `passkeyAssertion` in the JSON body (a stolen phone must not sign its owner out), and a device in its new-device hold cannot sign out another. Writes `device.revoked`; the person is mailed. Revoking a device signed out already answers the same.
          */
         delete: operations["revokeDevice"];
         options?: never;
@@ -370,7 +447,7 @@ export interface paths {
         put?: never;
         /**
          * End a device's new-device hold with a passkey registered before it signed in
-         * @description Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}.
+         * @description Challenge: POST /v1/auth/passkeys/approvals/options with request {"action":"device_release","device_id":"<deviceId>"}. The passkey must be older than the device's sign-in and past its own new-passkey hold.
          */
         post: operations["releaseDeviceHold"];
         delete?: never;
@@ -391,7 +468,10 @@ export interface paths {
          * @description Every read writes `backup.read` and is mailed to the person. A device in its new-device hold cannot read it.
          */
         get: operations["getWalletBackup"];
-        /** Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept */
+        /**
+         * Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept
+         * @description A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace"}` or a `passkeyAssertion`. The person is mailed and `backup.stored` is written.
+         */
         put: operations["replaceWalletBackup"];
         post?: never;
         delete?: never;
@@ -496,7 +576,7 @@ export interface paths {
         put?: never;
         /**
          * Recover the owner key (the backup is gone): a new owner on every network where the account is deployed, after the delay
-         * @description Workflow account-recovery-<recoveryId>: the recovery key schedules the new owner on each network where the account is recoverable, the person is mailed and `recovery.scheduled` written; after RECOVERY_DELAY_SECONDS (chain time) it executes, writing `recovery.executed` per network, unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. A device on hold cannot ask.
+         * @description Workflow account-recovery-<recoveryId>: the recovery key schedules the new owner on each network where the account is recoverable, the person is mailed and `recovery.scheduled` written; after RECOVERY_DELAY_SECONDS (chain time) it executes, writing `recovery.executed` per network, unless the owner cancels (POST …/networks/{networkId}/cancel, or cancelRecovery on chain): `recovery.cancelled`. The access token alone cannot ask (a thief would schedule their own key): send `identityCheckId`, an identity check for `{"action":"recovery_start","new_owner_address":"<newOwnerAddress as sent>"}` proved with the ID card verified at registration (POST /v1/auth/identity-checks, then …/id-card), from a device past its new-device hold. The new owner is screened against sanctions lists as a transfer recipient is; after a cancellation a new recovery waits RECOVERY_COOLDOWN_SECONDS. The person is told at every address they have (the replaced one too, while an email change can be undone).
          */
         post: operations["startRecovery"];
         delete?: never;
@@ -587,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an email address: a 6-digit code is mailed to it, which the user sends back
-         * @description The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.
+         * @description The address is where every security notice goes, so an access token alone cannot set it: send `pin` bound to `{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.
          */
         post: operations["requestEmailVerification"];
         delete?: never;
@@ -605,8 +685,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm the code from the mail; the address becomes the profile's email */
+        /**
+         * Confirm the code from the mail; the address becomes the profile's email
+         * @description Replacing a verified address writes `email.changed` and mails the replaced address at once, with a code that undoes the change for EMAIL_CHANGE_UNDO_SECONDS (POST /v1/account/email/undo); until then every security notice goes to both addresses. The first address writes `email.verified`.
+         */
         post: operations["confirmEmail"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/account/email/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Undo an email change from the address it replaced, with the code mailed there
+         * @description No access token: the person may have lost theirs to whoever changed the address. The replaced address is the account's again, pending verifications end, and `email.change_undone` is written and mailed. Within EMAIL_CHANGE_UNDO_SECONDS of the change.
+         */
+        post: operations["undoEmailChange"];
         delete?: never;
         options?: never;
         head?: never;
@@ -644,7 +747,7 @@ export interface paths {
         put?: never;
         /**
          * Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones
-         * @description For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes.
+         * @description For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes. With the form, `pin` (bound to {"action":"kyc_renew"}) or `identityCheckId`: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.
          */
         post: operations["renewKyc"];
         delete?: never;
@@ -741,8 +844,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * A one-time challenge for a passkey to approve one request: adding or removing a passkey, or closing the account
-         * @description Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request.
+         * A one-time challenge for a passkey to approve one request: adding or removing a passkey, closing the account, signing out another device, …
+         * @description Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request. The actions a passkey approves, and what each binds, are in docs/security.md; a passkey added less than NEW_PASSKEY_HOLD_SECONDS ago approves none of them.
          */
         post: operations["passkeyApprovalOptions"];
         delete?: never;
@@ -760,7 +863,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare smart-account deployment: the user operation to sign (the account address is known from here on) */
+        /**
+         * Prepare smart-account deployment: the user operation to sign (the account address is known from here on)
+         * @description The first prepare names the owner key of every account of the user (`ownerAddress`), so the access token alone cannot: send `pin` bound to `{"action":"owner_set","owner_address":"<ownerAddress as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. Later prepares name the same key or none.
+         */
         post: operations["prepareDeploy"];
         delete?: never;
         options?: never;
@@ -1249,10 +1355,36 @@ export interface paths {
         };
         /** Whether the caller has set a PIN */
         get: operations["pinStatus"];
-        /** Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted */
+        /**
+         * Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted
+         * @description The person is mailed and `pin.changed` is written. A forgotten PIN is reset: POST /api/v1/pin/reset.
+         */
         put: operations["changePin"];
-        /** Set the transaction PIN (6 digits, not repeated or sequential), encrypted */
+        /**
+         * Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check
+         * @description The PIN is best set during registration, with its pass token (POST /v1/account/register/{regId}/pin, before the first token). Afterwards an access token alone cannot set it (a stolen token would make the PIN its own): send `identityCheckId`, an identity check verified for `{"action":"pin_set"}` (POST /v1/auth/identity-checks). The person is mailed and `pin.set` is written.
+         */
         post: operations["setPin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/pin/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reset a forgotten or locked PIN with a fresh identity check proved with the ID card
+         * @description Send the new PIN (`new_pin`, encrypted) and `identityCheckId`: an identity check for `{"action":"pin_reset","new_pin_sha256":"<base64url SHA-256 of new_pin as sent>"}`, proved with the ID card verified at registration (POST /v1/auth/identity-checks, then …/id-card). The lockout ends; the person is mailed and `pin.reset` is written.
+         */
+        post: operations["resetPin"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2966,7 +3098,7 @@ export interface webhooks {
         get?: never;
         put?: never;
         /**
-         * A new version of the encrypted wallet backup was stored (earlier versions are kept)
+         * A new version of the encrypted wallet backup was stored (earlier versions are kept); a replacement is mailed to the person
          * @description Sent to each webhook endpoint subscribed to `backup.stored` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:backup.stored"];
@@ -2990,6 +3122,106 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `email.verified` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:email.verified"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The verified email address was replaced by another: the replaced address is mailed at once with a code that undoes the change until undoUntil, and gets every security notice until then
+         * @description Sent to each webhook endpoint subscribed to `email.changed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:email.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "email.change_undone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An email change was undone from the address it replaced: that address is the verified one again
+         * @description Sent to each webhook endpoint subscribed to `email.change_undone` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:email.change_undone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pin.set": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The first transaction PIN was set (at registration, or later with a fresh identity check); the person is mailed
+         * @description Sent to each webhook endpoint subscribed to `pin.set` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:pin.set"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pin.changed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PIN was changed with the current one; the person is mailed
+         * @description Sent to each webhook endpoint subscribed to `pin.changed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:pin.changed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "pin.reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The PIN was reset with an identity check and the ID card (the lockout cleared); the person is mailed
+         * @description Sent to each webhook endpoint subscribed to `pin.reset` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:pin.reset"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4321,6 +4553,180 @@ export interface operations {
             };
         };
     };
+    setRegistrationPin: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The pass token that started this registration */
+                "x-pass-token": string;
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description Registration id */
+                regId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tNWQzZGU2YjMtOWQ4Ny00MDYyLTlmYzUtYTBiN2NhZWY2MDgzIiwiZXBrIjp7IngiOiJHRlNDTHMtWU9FanMwWWh3alJOc3c4a0RmVmJ1V19oMEN5OC1MRzFRR3VZIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJYVlNBaVdnckJaZmc4V1NWaFh0WU1TU0dSX090OTEycUZlWnFzaG9NenFRIn19.jGPwEQW3WYT8C6flsCAHTEHcfa6teI0pMvPPyxcJA6JIc7tCLf5qrw.Q9v5CUEBNS8bwG8b.K-Dt-Zb-hHt6sPzFVvVto0GTZCrKaXUtc5JQSpDTBCBG.V7axnKxqX6NqzYkvjKdRRQ"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the PIN, encrypted */
+                    pin: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Set */
+            201: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pin_set": true
+                     *     }
+                     */
+                    "application/json": {
+                        pin_set: boolean;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Pass token expired */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description X-Pass-Token does not belong to this registration. Problem types: `/problems/forbidden` */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown regId */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The registration is not completed yet (registration-not-completed), tokens were issued for it already (registration-tokens-issued), or a PIN is set already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set`, `/problems/registration-tokens-issued` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/weak-pin` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     passCallback: {
         parameters: {
             query?: never;
@@ -5516,6 +5922,501 @@ export interface operations {
             };
         };
     };
+    startIdentityCheck: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Fresh UUID per logical request (IETF httpapi Idempotency-Key draft). A retry with the same key replays the stored response. */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "passToken": "J2SuZWjKbVy5rnZDj7F0TNDNWR8LBryqLV-pdwXH_b8",
+                 *       "request": {
+                 *         "action": "email_change",
+                 *         "email": "pin-cb6ad6bf@example.com"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @description From an identity verification the person just did on this device (the account holder: same CI) */
+                    passToken: string;
+                    /** @description The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds) */
+                    request: {
+                        /** @description The action, e.g. passkey_enrol */
+                        action: string;
+                    } & {
+                        [key: string]: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Started (or verified at once) */
+            201: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "identityCheckId": "sgn_c06b94801e592c886b68c5e7",
+                     *       "status": "verified",
+                     *       "request": {
+                     *         "action": "email_change",
+                     *         "email": "pin-cb6ad6bf@example.com"
+                     *       },
+                     *       "proofs": [],
+                     *       "verifiedAt": "2026-11-26T18:37:34.589Z",
+                     *       "expiresAt": "2026-11-26T18:42:34.589Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send as identityCheckId with the request it approves */
+                        identityCheckId: string;
+                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
+                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
+                        /** @description The one request it approves */
+                        request: {
+                            [key: string]: string | null;
+                        };
+                        /** @description What is still to prove */
+                        proofs: "id_card"[];
+                        verifiedAt: string | null;
+                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Invalid or expired pass token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The identity result has not arrived yet (retry after Retry-After), or this verification was used already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After) */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Another person verified (identity-mismatch), a verification too old (identity-check-stale), failed, an action no request takes an identity check for (step-up-action-unknown), or no ID card on file for a request that needs it; or this Idempotency-Key was used with another payload. Problem types: `/problems/identity-mismatch` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many identity checks (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getIdentityCheck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Identity check id */
+                identityCheckId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The check */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "identityCheckId": "sgn_5672498e99b088a911ce81a7",
+                     *       "status": "used",
+                     *       "request": {
+                     *         "action": "pin_set"
+                     *       },
+                     *       "proofs": [],
+                     *       "verifiedAt": "2026-11-26T18:37:35.819Z",
+                     *       "expiresAt": "2026-11-26T18:42:35.819Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send as identityCheckId with the request it approves */
+                        identityCheckId: string;
+                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
+                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
+                        /** @description The one request it approves */
+                        request: {
+                            [key: string]: string | null;
+                        };
+                        /** @description What is still to prove */
+                        proofs: "id_card"[];
+                        verifiedAt: string | null;
+                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such identity check of yours made on this device */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The check is not in progress, or a concurrent request with the same Idempotency-Key */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many checks or ID cards for this person (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    proveIdentityCheckWithIdCard: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Fresh UUID per logical request (IETF httpapi Idempotency-Key draft). A retry with the same key replays the stored response. */
+                "idempotency-key": string;
+            };
+            path: {
+                /** @description Identity check id */
+                identityCheckId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "idCardImage": "(the photo of the ID card verified at registration: a JPEG or PNG file)",
+                 *       "idCardType": "resident_id"
+                 *     }
+                 */
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description JPEG or PNG image of the ID card verified at registration (its number and issue date readable)
+                     */
+                    idCardImage: string;
+                    /** @description Kind of identity document: the kind verified at registration */
+                    idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
+                };
+            };
+        };
+        responses: {
+            /** @description Verified: send identityCheckId with its request */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "identityCheckId": "sgn_155e4995f9c8ab3be24572e5",
+                     *       "status": "verified",
+                     *       "request": {
+                     *         "action": "pin_reset",
+                     *         "new_pin_sha256": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+                     *       },
+                     *       "proofs": [],
+                     *       "verifiedAt": "2026-11-26T18:37:35.389Z",
+                     *       "expiresAt": "2026-11-26T18:42:35.389Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Send as identityCheckId with the request it approves */
+                        identityCheckId: string;
+                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
+                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
+                        /** @description The one request it approves */
+                        request: {
+                            [key: string]: string | null;
+                        };
+                        /** @description What is still to prove */
+                        proofs: "id_card"[];
+                        verifiedAt: string | null;
+                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
+                        expiresAt: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such identity check of yours made on this device */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The check is not in progress, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Image too large */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not a JPEG or PNG image */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-mismatch` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many checks or ID cards for this person (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The OCR or the ID-card authenticity service is not answering (not counted as an attempt) */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDevices: {
         parameters: {
             query?: never;
@@ -5736,6 +6637,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such device of yours, or unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
@@ -5747,7 +6659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the PIN approval already used */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5758,7 +6670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge expired */
+            /** @description Challenge or identity check expired */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5950,6 +6862,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The passkey is in its own new-passkey hold (passkey-on-hold) */
+            403: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -6211,6 +7134,38 @@ export interface operations {
                     encryptedDerivationPaths: string;
                     /** @description e.g. AES-256-GCM */
                     encryptionMethod: string;
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"backup_replace"}} */
+                    pin?: string;
+                    passkeyAssertion?: {
+                        /** @description From POST /v1/auth/passkeys/approvals/options; single use */
+                        challengeId: string;
+                        credential: {
+                            /** @description credential id */
+                            id: string;
+                            /** @description credential id */
+                            rawId: string;
+                            /** @constant */
+                            type: "public-key";
+                            response: {
+                                /** @description client data JSON */
+                                clientDataJSON: string;
+                                /** @description authenticator data */
+                                authenticatorData: string;
+                                /** @description signature */
+                                signature: string;
+                                /** @description user handle */
+                                userHandle?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            authenticatorAttachment?: "platform" | "cross-platform";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
                 };
             };
         };
@@ -6265,7 +7220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6276,13 +7231,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Unknown challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After) */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Challenge or identity check expired */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6311,7 +7286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6322,7 +7297,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            423: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After) */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7148,6 +8134,8 @@ export interface operations {
                 "application/json": {
                     /** @description The new owner key (made on the new phone): it controls the account once the recovery executes */
                     newOwnerAddress: string;
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"recovery_start","new_owner_address":"<newOwnerAddress as sent>"}, proved with the ID card; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
                 };
             };
         };
@@ -7232,8 +8220,30 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, or a recovery in progress; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed` */
+            /** @description Unknown approval challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed` */
             409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval challenge or the identity check expired */
+            410: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -7265,7 +8275,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The new owner is the current owner, or its checksum is wrong; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-address` */
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7300,13 +8310,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description The new owner could not be screened now (screening-unavailable), or a dependency is down */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7979,6 +8987,40 @@ export interface operations {
                      * @description The address to verify; a 6-digit code is mailed to it
                      */
                     email: string;
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"email_change","email":"<email as sent>"}} */
+                    pin?: string;
+                    passkeyAssertion?: {
+                        /** @description From POST /v1/auth/passkeys/approvals/options; single use */
+                        challengeId: string;
+                        credential: {
+                            /** @description credential id */
+                            id: string;
+                            /** @description credential id */
+                            rawId: string;
+                            /** @constant */
+                            type: "public-key";
+                            response: {
+                                /** @description client data JSON */
+                                clientDataJSON: string;
+                                /** @description authenticator data */
+                                authenticatorData: string;
+                                /** @description signature */
+                                signature: string;
+                                /** @description user handle */
+                                userHandle?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            authenticatorAttachment?: "platform" | "cross-platform";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"email_change","email":"<email as sent>"}; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
                 };
             };
         };
@@ -8030,7 +9072,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8041,13 +9083,33 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Unknown approval challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval challenge or the identity check expired */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8076,8 +9138,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
             422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            423: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -8311,6 +9384,157 @@ export interface operations {
             };
         };
     };
+    undoEmailChange: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "changeId": "emc_45606fad-c0d5-4293-b0bf-2ddbb908508f",
+                 *       "code": "T1I2P9hq32I19LDr9U5Fh5BRsezq27UJcSFIL9ldIMY"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description From the mail to the replaced address */
+                    changeId: string;
+                    /** @description The code from the mail to the replaced address */
+                    code: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Undone */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "undone": true,
+                     *       "email": "o***@example.com"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        undone: true;
+                        /** @description The restored address, masked */
+                        email: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown change or wrong code (invalid-undo-code). Problem types: `/problems/invalid-undo-code` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Undone already, or the address was changed again since. Problem types: `/problems/email-change-undone` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too late to undo (email-change-final). Problem types: `/problems/email-change-final` */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     submitKycBasicInfo: {
         parameters: {
             query?: never;
@@ -8506,6 +9730,10 @@ export interface operations {
                     idCardImage: string;
                     /** @description Kind of identity document */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"kyc_renew"}} */
+                    pin?: string;
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"kyc_renew"}; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
                 };
             };
         };
@@ -8564,13 +9792,44 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown approval challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval challenge or the identity check expired */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8599,8 +9858,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request */
             422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            423: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -8749,6 +10019,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold) */
+            403: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -9281,7 +10562,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9292,7 +10573,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown challenge. Problem types: `/problems/not-found` */
+            /** @description Unknown challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9303,7 +10584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the PIN approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/passkey-exists`, `/problems/pin-not-set` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/passkey-exists`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9314,7 +10595,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge expired */
+            /** @description Challenge or identity check expired */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9521,6 +10802,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such passkey of yours, or unknown challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
@@ -9532,7 +10824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the PIN approval already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After) */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9543,7 +10835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge expired */
+            /** @description Challenge or identity check expired */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9655,35 +10947,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The request the passkey will approve, exactly as its PIN would name it */
+                    /** @description The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds) */
                     request: {
-                        /** @constant */
-                        action: "passkey_enrol";
-                        /** @description the registration challenge of the passkey to add */
-                        challenge_id: string;
-                    } | {
-                        /** @constant */
-                        action: "passkey_remove";
-                        passkey_id: string;
-                    } | {
-                        /** @constant */
-                        action: "account_close";
-                    } | {
-                        /** @constant */
-                        action: "device_revoke";
-                        /**
-                         * Format: uuid
-                         * @description The device to sign out
-                         */
-                        device_id: string;
-                    } | {
-                        /** @constant */
-                        action: "device_release";
-                        /**
-                         * Format: uuid
-                         * @description The device to release from its new-device hold
-                         */
-                        device_id: string;
+                        /** @description The action, e.g. passkey_enrol */
+                        action: string;
+                    } & {
+                        [key: string]: string;
                     };
                 };
             };
@@ -9782,6 +11051,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No request takes a passkey for this action (step-up-action-unknown) */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
             429: {
                 headers: {
@@ -9841,6 +11121,40 @@ export interface operations {
                 "application/json": {
                     /** @description The account owner's key address; needed on the first prepare only */
                     ownerAddress?: string;
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"owner_set","owner_address":"<ownerAddress as sent>"}} */
+                    pin?: string;
+                    passkeyAssertion?: {
+                        /** @description From POST /v1/auth/passkeys/approvals/options; single use */
+                        challengeId: string;
+                        credential: {
+                            /** @description credential id */
+                            id: string;
+                            /** @description credential id */
+                            rawId: string;
+                            /** @constant */
+                            type: "public-key";
+                            response: {
+                                /** @description client data JSON */
+                                clientDataJSON: string;
+                                /** @description authenticator data */
+                                authenticatorData: string;
+                                /** @description signature */
+                                signature: string;
+                                /** @description user handle */
+                                userHandle?: string;
+                            } & {
+                                [key: string]: unknown;
+                            };
+                            clientExtensionResults: {
+                                [key: string]: unknown;
+                            };
+                            authenticatorAttachment?: "platform" | "cross-platform";
+                        } & {
+                            [key: string]: unknown;
+                        };
+                    };
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"owner_set","owner_address":"<ownerAddress as sent>"}; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
                 };
             };
         };
@@ -9970,7 +11284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ownerAddress needed on the first prepare, or the day's gas budget would be exceeded (gas-budget-exceeded). Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
+            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded). Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14544,7 +15858,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14555,8 +15869,30 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-used`, `/problems/pin-not-set` */
+            /** @description Unknown challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No PIN set, or this approval was used already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Challenge or identity check expired */
+            410: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -14599,7 +15935,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Locked after too many wrong PINs (Retry-After). Problem types: `/problems/pin-locked` */
+            /** @description PIN locked after too many wrong PINs (Retry-After). Problem types: `/problems/pin-locked` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14669,6 +16005,8 @@ export interface operations {
                 "application/json": {
                     /** @description the new PIN, encrypted */
                     pin: string;
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"pin_set"}; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
                 };
             };
         };
@@ -14720,7 +16058,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14731,8 +16069,30 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Already set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set` */
+            /** @description Unknown challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A PIN is set already (pin-already-set), or the identity check is not verified or was used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set` */
             409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Challenge or identity check expired. Problem types: `/problems/identity-check-expired` */
+            410: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -14764,7 +16124,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/weak-pin` */
+            /** @description No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/step-up-required`, `/problems/weak-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14775,7 +16135,219 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            423: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    resetPin: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "new_pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tNWQzZGU2YjMtOWQ4Ny00MDYyLTlmYzUtYTBiN2NhZWY2MDgzIiwiZXBrIjp7IngiOiIyOWVvZ3FCeDdxTUk5YnJIdzFlckFhNmZ3QlVHLUJLTmJ0LW5lVDA3Z05NIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJ1aS1HM0JlaU5scHBOQ1piTHgtaFd2alI3RjZJd3JRc3poY2xLODlBdDJNIn19.OKlETd1rxrL17W6y16WAyv1d0S0QQ9aL0M3FXcDyABHQTESmLXTdeQ.DurTWvJJ0xtoh9gx.dJ8r3pqc6My_LSChVionKDblqFeIoHfxy7p0x6p-yYfn.chlFCGYax1dT-wDwO7m8Cw",
+                 *       "identityCheckId": "sgn_0568fba2ef42cebddc504515"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the new PIN, encrypted */
+                    new_pin: string;
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"pin_reset","new_pin_sha256":"<base64url SHA-256 of new_pin as sent>"}, proved with the ID card; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    identityCheckId?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Reset */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "changed": true
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            changed: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Unknown challenge or identity check */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/identity-check-not-verified` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Challenge or identity check expired */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/step-up-required` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            423: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests (Retry-After) */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19370,6 +20942,98 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "email.changed";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "email_change";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                changeId: string;
+                                /** Format: date-time */
+                                undoUntil: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "email.change_undone";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "email_change";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                changeId: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "pin.set";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "user";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                userId: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "pin.changed";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "user";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                userId: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
+                            type: "pin.reset";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "user";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                userId: string;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "compliance.case_opened";
                             /** Format: date-time */
                             createdAt: string;
@@ -20755,6 +22419,98 @@ export interface operations {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                         id: string;
                         /** @constant */
+                        type: "email.changed";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "email_change";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            changeId: string;
+                            /** Format: date-time */
+                            undoUntil: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "email.change_undone";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "email_change";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            changeId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "pin.set";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "user";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            userId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "pin.changed";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "user";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            userId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "pin.reset";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "user";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            userId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
                         type: "compliance.case_opened";
                         /** Format: date-time */
                         createdAt: string;
@@ -21173,7 +22929,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Received: matched against the verified name, recorded, answered at the callback */
+            /** @description Received and recorded; answered at the callback: approved, or "beneficiary not confirmed" alike for an address that is not ours, a closed account or another name */
             200: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21194,7 +22950,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a TRP inquiry or not a valid IVMS101 message. Problem types: `/problems/invalid-ivms101`, `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description Not a TRP inquiry, not a valid IVMS101 message, or a beneficiary account of no kind we serve. Problem types: `/problems/invalid-ivms101`, `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21207,17 +22963,6 @@ export interface operations {
             };
             /** @description Not a known counterpart. Problem types: `/problems/unauthorized` */
             401: {
-                headers: {
-                    /** @description Request id, also in logs */
-                    "x-request-id"?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description No user of ours holds that account. Problem types: `/problems/not-found` */
-            404: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -21260,7 +23005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks), or too many refused credentials from this address (Retry-After) */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22376,7 +24121,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -22794,7 +24539,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -27109,6 +28854,278 @@ export interface operations {
                     id: string;
                     /** @constant */
                     type: "email.verified";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:email.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "email.changed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "email_change";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        changeId: string;
+                        /** Format: date-time */
+                        undoUntil: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:email.change_undone": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "email.change_undone";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "email_change";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        changeId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:pin.set": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "pin.set";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:pin.changed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "pin.changed";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:pin.reset": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "pin.reset";
                     /** Format: date-time */
                     createdAt: string;
                     resource: {
