@@ -1,6 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import {
+  DeviceEntity,
   PasskeyEntity,
   RegistrationEntity,
   SignInEntity,
@@ -66,6 +67,13 @@ export const createSignInActivities = ({ orm, encryption, ocr, idCardCheck }: Si
       throw refusal(
         SignInFailure.IdCardNotOnFile,
         'this account has no ID card on file to compare with: renew your KYC (POST /v1/account/kyc/renew) first',
+      );
+    // A sign-in names its own new device: never one the account has signed in (it would sign that one out and take
+    // its place, its label and all: an attacker who learnt the owner's device id could lock the owner out).
+    if (!stepUp && (await em.count(DeviceEntity, { userId: user.id, deviceId: request.deviceId, revokedAt: null })))
+      throw refusal(
+        SignInFailure.DeviceSignedIn,
+        'this device is signed in to the account already: use it as it is, or sign it out first',
       );
     const existing = await em.findOne(SignInEntity, { signInId });
     if (!existing) {

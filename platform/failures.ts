@@ -33,6 +33,8 @@ export const SignInFailure = {
   NotSamePerson: 'SignInNotSamePerson',
   /** A step-up identity check whose identity result is older than a step-up allows: verify again. */
   VerificationStale: 'SignInVerificationStale',
+  /** A sign-in naming a device the account has signed in already (it would sign that device out and take its place). */
+  DeviceSignedIn: 'SignInDeviceSignedIn',
 } as const;
 
 /** Basic KYC details that contradict the identity verified at registration: nothing is recorded or signed. */

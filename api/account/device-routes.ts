@@ -53,6 +53,10 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
         200: { description: 'Signed out', schema: S.DeviceRevoked },
         ...STEP_UP_REFUSALS,
         404: { description: 'No such device of yours, or unknown challenge' },
+        409: {
+          description:
+            'The approval was used already, or this is the only signed-in device of an account with nothing else to sign in with (last-device)',
+        },
       },
       handler: async ({ user, params }) => {
         const itself = params.deviceId.toLowerCase() === user.deviceId.toLowerCase();
@@ -166,7 +170,13 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
       tags: ['Auth'],
       auth: 'bearer',
       summary: 'Sign this device out (as DELETE /v1/account/devices/{your deviceId})',
-      responses: { 200: { description: 'Signed out', schema: S.DeviceRevoked } },
+      responses: {
+        200: { description: 'Signed out', schema: S.DeviceRevoked },
+        409: {
+          description:
+            'The only signed-in device of an account with no passkey or ID card on file to sign in again with (last-device)',
+        },
+      },
       handler: async ({ user }) => {
         await devices.revoke(user.userId, user.deviceId, 'itself');
         return { status: 200, body: { deviceId: user.deviceId, revoked: true as const } };

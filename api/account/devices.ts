@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../../db/orm';
 import { appendEvent } from '../../db/events';
-import { DeviceEntity, RefreshTokenEntity, type Device } from '../../db/entities';
+import { DeviceEntity, PasskeyEntity, RefreshTokenEntity, UserEntity, type Device } from '../../db/entities';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 import { clock } from '../../platform/clock';
@@ -68,8 +68,9 @@ export class Devices {
   }
 
   /**
-   * A sign-in on a device (new, revoked before, or signed in already: it gets a new session, so earlier tokens of it
-   * stop working). Writes device.added and mails the person (the notice starts before the change commits).
+   * A sign-in on a device (new, or revoked before: it gets a new session, so earlier tokens of it never come back; one
+   * signed in already is refused). Writes device.added and mails the person (the notice starts before the change
+   * commits).
    */
   async signIn(input: {
     userId: string;
@@ -84,12 +85,15 @@ export class Devices {
       this.deps.orm.em.fork().transactional(async (tx) => {
         const now = clock.date();
         const existing = await tx.findOne(DeviceEntity, { userId, deviceId });
+        // Checked at the sign-in's start too; here against a device signed in meanwhile.
+        if (existing && !existing.revokedAt)
+          throw problems.conflict('device-signed-in', 'This device is signed in to the account already');
         if (existing) {
           Object.assign(existing, {
             sessionId,
             signInMethod: method,
             holdUntil,
-            label: label ?? existing.label,
+            label,
             signedInAt: now,
             lastUsedAt: now,
             revokedAt: null,
@@ -161,6 +165,7 @@ export class Devices {
     const device = await this.deps.orm.em.fork().findOne(DeviceEntity, { userId, deviceId });
     if (!device) throw problems.notFound(`Device ${deviceId}`);
     if (device.revokedAt) return;
+    if (by === 'itself') await this.assertCanSignInAgain(userId, deviceId);
     await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, (eventId) =>
       this.deps.orm.em.fork().transactional(async (tx) => {
         const now = clock.date();
@@ -179,6 +184,21 @@ export class Devices {
           data: { deviceId, by },
         });
       }),
+    );
+  }
+
+  /**
+   * Signing out the account's only signed-in device is refused when nothing could sign it in again (no passkey, no ID
+   * card on file: an account registered before cards were kept): a stolen token must not lock the person out for good.
+   */
+  private async assertCanSignInAgain(userId: string, deviceId: string): Promise<void> {
+    const em = this.deps.orm.em.fork();
+    if (await em.count(DeviceEntity, { userId, revokedAt: null, deviceId: { $ne: deviceId } })) return;
+    if (await em.count(PasskeyEntity, { userId })) return;
+    if ((await em.findOne(UserEntity, { id: userId }, { fields: ['idCardHash'] }))?.idCardHash) return;
+    throw problems.conflict(
+      'last-device',
+      'This is the only signed-in device and the account has no passkey or ID card on file to sign in again with: add a passkey or renew your KYC first',
     );
   }
 }

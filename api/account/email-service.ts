@@ -66,6 +66,7 @@ export class EmailVerificationService {
 
   async request(user: User, address: string) {
     const { orm, encryption } = this.deps;
+    this.assertNoChangePending(user);
     const email = normalise(address);
     const verificationId = `ev_${randomUUID()}`;
     const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
@@ -125,6 +126,7 @@ export class EmailVerificationService {
         await this.markVerified(tx, verificationId);
         // The replaced address is the one the user row holds now (another change may have landed since the read).
         const user = await tx.findOneOrFail(UserEntity, { id: userId });
+        this.assertNoChangePending(user);
         tx.create(EmailChangeEntity, {
           changeId,
           userId,
@@ -198,6 +200,18 @@ export class EmailVerificationService {
           email: maskEmail(encryption.openText(change.previousEmailSealed, emailAad(userId))),
         };
       }),
+    );
+  }
+
+  /**
+   * While a change can still be undone, no other is taken (409 email-change-pending): a second change would make the
+   * first one's undo point at an address the thief chose, and silence the address the person had.
+   */
+  private assertNoChangePending(user: User): void {
+    if (!user.previousEmailUntil || user.previousEmailUntil.getTime() <= clock.now()) return;
+    throw problems.conflict(
+      'email-change-pending',
+      `The last change of the address can be undone until ${user.previousEmailUntil.toISOString()}: no other change before then`,
     );
   }
 

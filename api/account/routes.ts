@@ -81,7 +81,7 @@ export function accountRoutes({
         action: 'email_change',
         does: 'change the email address',
         binds: ({ body }) => ({ email: body.email }),
-        anyOf: [['pin'], ['passkey'], ['identity']],
+        anyOf: [['pin'], ['passkey'], ['identity', 'id_card']],
         hold: true,
         notice: null,
       },
@@ -90,7 +90,8 @@ export function accountRoutes({
       summary: 'Verify an email address: a 6-digit code is mailed to it, which the user sends back',
       description:
         'The address is where every security notice goes, so an access token alone cannot set it: send `pin` bound to ' +
-        '`{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. ' +
+        '`{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request proved with the ID card. ' +
+        'While an earlier change can still be undone (EMAIL_CHANGE_UNDO_SECONDS), no other is taken (409 email-change-pending). ' +
         'The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.',
       body: S.EmailBody,
       rateLimits: [{ rule: 'email-send', key: ({ user }) => user.userId }],

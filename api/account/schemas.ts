@@ -44,6 +44,7 @@ export const EmailBody = Type.Object(
       description: 'The address to verify; a 6-digit code is mailed to it',
     }),
     ...proofFields('{"action":"email_change","email":"<email as sent>"}', ['pin', 'passkey', 'identity']),
+    // (an identity check for it is proved with the ID card)
   },
   { additionalProperties: false },
 );

@@ -37,6 +37,7 @@ export class IdentityChecks {
   constructor(private readonly deps: IdentityCheckDeps) {}
 
   async start(user: AuthenticatedUser, passToken: string, request: StepUpRequest): Promise<IdentityCheckView> {
+    this.deps.actions.assertAccepts(request.action, 'identity');
     const idCard = this.deps.actions.identityNeedsIdCard(request.action);
     const { signInId } = await this.deps.signIns.startStepUp(user.deviceId, passToken, {
       userId: user.userId,
@@ -122,8 +123,16 @@ export class IdentityChecks {
     return check;
   }
 
+  /**
+   * Whether a check no longer approves: STEP_UP_IDENTITY_SECONDS after it was verified, and twice that after it started
+   * (an ID card shown half an hour after the verification proves nothing fresh).
+   */
   private expired(check: SignIn): boolean {
-    return !!check.completedAt && check.completedAt.getTime() + this.deps.freshSeconds * 1000 < clock.now();
+    const now = clock.now();
+    return (
+      (!!check.completedAt && check.completedAt.getTime() + this.deps.freshSeconds * 1000 < now) ||
+      check.createdAt.getTime() + 2 * this.deps.freshSeconds * 1000 < now
+    );
   }
 
   private view(check: SignIn): IdentityCheckView {

@@ -294,7 +294,8 @@ function approved(route: RouteSpec, policy: RouteSpec['stepUp'], verifier: StepU
       policy as StepUpPolicy<unknown>,
       stepUpRequestOf(policy, input as never, ctx),
       (input.body ?? {}) as Record<string, unknown>,
-      ctx.get('idempotency-key') || null,
+      // A proof presented again is taken as the same request's retry only where the route keeps its record.
+      route.idempotency ? ctx.get('idempotency-key') || null : null,
     );
   // The handler checks it where it must (after checks that come first, or only for the sensitive kind of request).
   if (policy.checkedBy) return (input, ctx) => route.handler({ ...input, stepUp: () => verify(input, ctx) }, ctx);

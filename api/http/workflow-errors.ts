@@ -66,6 +66,7 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
     slug: 'identity-check-stale',
     title: 'Identity verification too old',
   },
+  [SignInFailure.DeviceSignedIn]: { status: 409, slug: 'device-signed-in', title: 'Device signed in already' },
   [KeyRotationFailure.NetworkNotInRotation]: {
     status: 404,
     slug: 'network-not-in-rotation',

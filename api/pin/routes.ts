@@ -42,18 +42,20 @@ export function pinRoutes({ pins, notices }: { pins: PinService; notices: Securi
       stepUp: {
         action: 'pin_set',
         does: 'set the PIN',
-        anyOf: [['identity']],
+        binds: ({ body }) => ({ new_pin_sha256: digestOf(body.pin) }),
+        // A verification alone can be a SIM swap's (the sign-in asks a second proof for that reason): the ID card too.
+        anyOf: [['identity', 'id_card']],
         hold: true,
         notice: { event: 'pin.set', mailed: true },
       },
       tags: TAGS,
       auth: 'bearer',
       summary:
-        'Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check',
+        'Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check and the ID card',
       description:
         'The PIN is best set during registration, with its pass token (POST /v1/account/register/{regId}/pin, before the first token). ' +
         'Afterwards an access token alone cannot set it (a stolen token would make the PIN its own): send `identityCheckId`, an identity check ' +
-        'verified for `{"action":"pin_set"}` (POST /v1/auth/identity-checks). The person is mailed and `pin.set` is written.',
+        'for `{"action":"pin_set","new_pin_sha256":"<base64url SHA-256 of pin as sent>"}` proved with the ID card (POST /v1/auth/identity-checks, then …/id-card). The person is mailed and `pin.set` is written.',
       body: SetPinBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {

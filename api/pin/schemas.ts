@@ -12,7 +12,12 @@ export const PinPublicKey = Type.Object({
 export const PinStatus = Type.Object({ pin_set: Type.Boolean() });
 const IdentityCheck = (approves: string) => Type.Optional(IdentityCheckId(approves));
 export const SetPinBody = Type.Object(
-  { pin: Jwe('the new PIN, encrypted'), identityCheckId: IdentityCheck('{"action":"pin_set"}') },
+  {
+    pin: Jwe('the new PIN, encrypted'),
+    identityCheckId: IdentityCheck(
+      '{"action":"pin_set","new_pin_sha256":"<base64url SHA-256 of pin as sent>"}, proved with the ID card',
+    ),
+  },
   { additionalProperties: false },
 );
 /** The PIN set during registration, with its pass token (before the first access token). */

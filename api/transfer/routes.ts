@@ -80,6 +80,13 @@ export function transferRoutes({
       method: 'delete',
       path: '/api/v1/transfer/address-book/:networkId/:address',
       operationId: 'removeRecipient',
+      stepUp: {
+        action: 'address_book_remove',
+        does: 'remove recipients from the address book',
+        anyOf: [],
+        hold: true,
+        notice: null,
+      },
       tags: ['Transfer'],
       auth: 'bearer',
       summary: 'Remove a recipient; adding it again starts a new cooling-off',

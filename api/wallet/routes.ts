@@ -22,10 +22,10 @@ export function walletRoutes({
         action: 'owner_set',
         does: 'name the owner key of your accounts',
         binds: ({ body }) => ({ owner_address: body.ownerAddress ?? null }),
-        anyOf: [['pin'], ['passkey'], ['identity']],
+        anyOf: [['pin'], ['passkey'], ['identity', 'id_card']],
         checkedBy:
           'the deployment service, on the prepare that names the owner key for the first time (later ones name the same key or none)',
-        hold: false,
+        hold: true,
         notice: null,
       },
       tags: TAGS,
@@ -38,6 +38,8 @@ export function walletRoutes({
       params: S.NetworkParams,
       body: S.DeployPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
+      // Optional: a retry of a first prepare whose answer was lost presents its PIN approval again under the same key.
+      idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         429: { description: 'Too many prepares (Retry-After)' },
         200: { description: 'Signing container', schema: S.SigningContainer },

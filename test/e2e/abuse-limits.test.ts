@@ -7,6 +7,7 @@ import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { pinChangeBody, transferPin } from '../helpers/pin';
 import { UserEntity } from '../../db/entities';
+import { encryptPin } from '../helpers/pin';
 
 const LIMITS = {
   'exchange-quote': { points: 5, seconds: 60 },
@@ -292,11 +293,13 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
 
   it('limits email codes per user (each mails an address the user names), across both API processes', async () => {
     // (No new user here: the sandbox's identity callbacks all come from one address, limited to 5 a minute above.)
-    const send = (base: string) =>
-      call(`${base}/v1/account/email`, {
+    const send = async (base: string) => {
+      const email = `limit.${randomUUID().slice(0, 8)}@example.com`;
+      return call(`${base}/v1/account/email`, {
         headers: bearer(user),
-        json: { email: `limit.${randomUUID().slice(0, 8)}@example.com` },
+        json: { email, pin: await encryptPin(stack, user.pin!, { request: { action: 'email_change', email } }) },
       });
+    };
     const seen = await statuses(3, send);
     expect(seen).toEqual([200, 200, 429]);
   });

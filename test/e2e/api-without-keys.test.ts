@@ -6,7 +6,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { bankAccountLog, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin, transferPin, type TransferFields } from '../helpers/pin';
+import { encryptPin, pinSetRequest, transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
@@ -51,13 +51,10 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
       'the api process',
     );
     user = await registerUser(stack, undefined, { pin: null });
-    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    const firstPin = await encryptPin(stack, PIN);
+    const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(firstPin));
     expect(
-      (
-        await callApi(viaProcess(), '/api/v1/pin', user, {
-          json: { pin: await encryptPin(stack, PIN), identityCheckId },
-        })
-      ).status,
+      (await callApi(viaProcess(), '/api/v1/pin', user, { json: { pin: firstPin, identityCheckId } })).status,
     ).toBe(201);
     user.pin = PIN;
   });

@@ -8,7 +8,7 @@ import { registrationWorkflowId } from '../../workflows/messages';
 import { testDatabases } from '../helpers/databases';
 import { freePort } from '../helpers/global-setup';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { TEST_PIN, call, registerUser, type RegisteredUser } from '../helpers/http';
 import { encryptPin, ensurePin } from '../helpers/pin';
 import { bearer, signSlot, ownerApproval } from '../helpers/wallet';
 import { waitFor } from '../helpers/processes';
@@ -221,8 +221,8 @@ describe('in a real browser (headless Chromium)', () => {
       return created.toJSON() as { id: string };
     }, options.body.publicKey);
     // The enrolment is approved by the user's PIN, bound to this registration challenge.
-    await ensurePin(stack, user, '482913');
-    const pin = await encryptPin(stack, '482913', {
+    await ensurePin(stack, user, TEST_PIN);
+    const pin = await encryptPin(stack, TEST_PIN, {
       request: { action: 'passkey_enrol', challenge_id: options.body.challengeId },
     });
     const added = await call(`${stack.apiUrl}/v1/auth/passkeys`, {

@@ -90,9 +90,10 @@ describe('user operations through a bundler that fails', () => {
   it('answers 503 with Retry-After when the bundler is down at prepare (its gas estimate), storing nothing', async () => {
     const user = await registerUser(stack);
     stack.chains[0]!.bundlerProxy.down = true;
+    const ownerAddress = Wallet.createRandom().address;
     const prepared = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/deploy/prepare`, {
       headers: { authorization: `Bearer ${user.accessToken}` },
-      json: { ownerAddress: Wallet.createRandom().address },
+      json: { ownerAddress, ...(await ownerApproval(stack, user, ownerAddress)) },
     });
     expect([prepared.status, prepared.body.type]).toEqual([503, '/problems/service-unavailable']);
     expect(prepared.headers.get('retry-after')).toBe('5');

@@ -19,6 +19,7 @@ import { waitFor } from '../helpers/processes';
 import { connectBankAccount, openBankAccount } from '../helpers/bank';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { verifiedIdentityCheck } from '../helpers/identity-checks';
+import { pinSetRequest } from '../helpers/pin';
 
 interface Delivery {
   body: string;
@@ -80,8 +81,9 @@ describe('an app on the typed client', () => {
     const profile = await app.GET('/v1/account/profile');
     expect(profile.data).toMatchObject({ userId: user.userId, status: 'active' });
     // After registration the first PIN needs a fresh identity check (the person verified again on this phone).
-    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
-    const pinSet = await app.POST('/api/v1/pin', { body: { pin: await app.pin.encrypt(PIN), identityCheckId } });
+    const firstPin = await app.pin.encrypt(PIN);
+    const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(firstPin));
+    const pinSet = await app.POST('/api/v1/pin', { body: { pin: firstPin, identityCheckId } });
     expect(pinSet.response.status).toBe(201);
     user.pin = PIN;
 

@@ -184,7 +184,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     // The thief holds the access token only: no code is mailed, nothing changes (before, this mailed the thief a code).
     const tokenOnly = await call(`${stack.apiUrl}/v1/account/email`, { headers: bearer(u), json: { email: thiefs } });
     expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
-    expect(tokenOnly.body.stepUp.accepts).toEqual([['pin'], ['passkey'], ['identity']]);
+    expect(tokenOnly.body.stepUp.accepts).toEqual([['pin'], ['passkey'], ['identity', 'id_card']]);
     // A PIN approval of another address does not approve this one.
     const otherAddress = await call(`${stack.apiUrl}/v1/account/email`, {
       headers: bearer(u),
@@ -233,6 +233,25 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     });
     await mailTo(owners, 'Your PIN was changed', 2);
     expect(await inbox(thiefs)).toHaveLength(before);
+  });
+
+  it("takes no second change while the first can be undone, so the first one's undo still restores the person's address", async () => {
+    const u = await registerUser(stack);
+    const owners = `own.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, owners);
+    const first = `t1.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, first);
+    // A thief who changed it once cannot change it again and so silence the person's address (before: the second
+    // change made the first's undo answer 409 and the person's address got nothing more).
+    const second = await requestCode(u, `t2.${randomUUID().slice(0, 8)}@example.com`);
+    expect([second.status, second.body.type]).toEqual([409, '/problems/email-change-pending']);
+    const toOld = await mailTo(owners, 'The email address of your wallet account was changed');
+    const [, changeId, code] = /change (emc_[0-9a-f-]{36}) and code ([A-Za-z0-9_-]{43})/.exec(toOld.text)!;
+    const undone = await call(`${stack.apiUrl}/v1/account/email/undo`, { json: { changeId, code } });
+    expect(undone.status).toBe(200);
+    expect((await profile(u)).email).toBe(owners);
+    // Undone, the address can change again.
+    expect((await requestCode(u, `later.${randomUUID().slice(0, 8)}@example.com`)).status).toBe(200);
   });
 
   it('an email change can no longer be undone once EMAIL_CHANGE_UNDO_SECONDS have passed', async () => {

@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { encryptPin, transferPin } from '../helpers/pin';
+import { encryptPin, pinSetRequest, transferPin } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
 import { SolanaWalletEntity } from '../../db/entities';
 import { EnvelopeEncryption } from '../../platform/envelope';
@@ -63,7 +63,7 @@ describe('logs', () => {
     };
     const pin = '918273';
     const encryptedPin = await encryptPin(stack, pin);
-    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(encryptedPin));
     expect((await api('/api/v1/pin', { json: { pin: encryptedPin, identityCheckId } })).status).toBe(201);
     const account = await openBankAccount(stack, user.person.name, 1_000_000);
     await connectBankAccount(stack, user, account);

@@ -361,6 +361,30 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     });
   });
 
+  it("a sign-in cannot take the place of a device signed in already: an attacker who learnt the owner's device id cannot sign the owner's phone out", async () => {
+    const person = await registerUser(stack);
+    // SIM swap plus the stolen card, with the X-Device-Id of the owner's phone (before: the owner's phone was signed
+    // out and the attacker's device took its session and its label).
+    const device = { ...(await verifyOnNewDevice(stack, person.person)), deviceId: person.deviceId };
+    const started = await startSignIn(stack, device, 'My phone');
+    expect([started.status, started.body.type]).toEqual([409, '/problems/device-signed-in']);
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
+    expect(await stack.orm.em.fork().count(EventEntity, { type: 'device.added', userId: person.userId })).toBe(0);
+  });
+
+  it('a stolen token cannot sign out the only device of an account with nothing else to sign in with', async () => {
+    const person = await registerUser(stack);
+    // An account registered before card numbers were kept, without a passkey: signed out, it could never sign in.
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: person.userId }, { idCardHash: null });
+    const signOut = () => call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) });
+    const refused = await signOut();
+    expect([refused.status, refused.body.type]).toEqual([409, '/problems/last-device']);
+    expect((await call(`${stack.apiUrl}/v1/account/profile`, { headers: bearer(person) })).status).toBe(200);
+    // With a passkey to sign in again with, it may.
+    await enrolPasskey(stack, person);
+    expect((await signOut()).status).toBe(200);
+  });
+
   it('sign-out ends this device at once, and the registration pass token cannot bring it back', async () => {
     const person = await registerUser(stack);
     expect((await call(`${stack.apiUrl}/v1/auth/sign-out`, { method: 'POST', headers: bearer(person) })).status).toBe(

@@ -12,7 +12,7 @@ import {
   type RegisteredUser,
 } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin, pinChangeBody, pinChangePin } from '../helpers/pin';
+import { encryptPin, pinChangeBody, pinChangePin, pinSetRequest } from '../helpers/pin';
 import { proveIdentityCheck, startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
 import { verifyOnNewDevice } from '../helpers/sign-in';
 import { inbox, verifyEmail } from '../helpers/mail';
@@ -89,19 +89,27 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     expect([after.status, after.body.type]).toEqual([409, '/problems/registration-tokens-issued']);
   });
 
-  it("a stolen access token sets no first PIN (it would be the thief's): only a fresh identity check of the holder, once, told to the person", async () => {
+  it("a stolen access token sets no first PIN (it would be the thief's): only a fresh identity check of the holder with the ID card, once, told to the person", async () => {
     const victim = await registerUser(stack, undefined, { pin: null });
     const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
     await verifyEmail(stack, victim, email); // with an identity check: the victim has no PIN
+    const thiefsPin = await encryptPin(stack, '630517');
 
     // The thief holds the victim's access token only. Before the step-up policy this answered 201.
-    const tokenOnly = await api('/api/v1/pin', victim, { json: { pin: await encryptPin(stack, '630517') } });
+    const tokenOnly = await api('/api/v1/pin', victim, { json: { pin: thiefsPin } });
     expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
-    expect(tokenOnly.body.stepUp).toEqual({ request: { action: 'pin_set' }, accepts: [['identity']] });
+    expect(tokenOnly.body.stepUp).toEqual({ request: pinSetRequest(thiefsPin), accepts: [['identity', 'id_card']] });
     // The thief's own identity verification is not the account holder's.
     const thiefs = await verifyOnNewDevice(stack, newPerson());
-    const mismatch = await startIdentityCheck(stack, victim, { action: 'pin_set' }, thiefs.passToken);
+    const mismatch = await startIdentityCheck(stack, victim, pinSetRequest(thiefsPin), thiefs.passToken);
     expect([mismatch.status, mismatch.body.type]).toEqual([422, '/problems/identity-mismatch']);
+    // A SIM swap gives the thief the victim's own verification: without the ID card it approves nothing.
+    const swapped = await startIdentityCheck(stack, victim, pinSetRequest(thiefsPin));
+    expect(swapped.body).toMatchObject({ status: 'in_progress', proofs: ['id_card'] });
+    const unproved = await api('/api/v1/pin', victim, {
+      json: { pin: thiefsPin, identityCheckId: swapped.body.identityCheckId },
+    });
+    expect([unproved.status, unproved.body.type]).toEqual([409, '/problems/identity-check-not-verified']);
     expect((await api('/api/v1/pin', victim)).body).toEqual({ pin_set: false });
     expect(await events(victim.userId, 'pin.set')).toBe(0);
 
@@ -115,13 +123,18 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     });
     expect([misused.status, misused.body.type]).toEqual([422, '/problems/identity-check-not-for-this-request']);
 
-    // The person verifies again on their phone: the check approves this one request, once.
-    const started = await startIdentityCheck(stack, victim, { action: 'pin_set' });
-    expect(started.body).toMatchObject({ status: 'verified', proofs: [], request: { action: 'pin_set' } });
+    // The person verifies again on their phone and shows their card: the check approves this one PIN, once.
+    const ownPin = await encryptPin(stack, '630517');
+    const started = await startIdentityCheck(stack, victim, pinSetRequest(ownPin));
     const identityCheckId = started.body.identityCheckId;
-    const set = await api('/api/v1/pin', victim, {
-      json: { pin: await encryptPin(stack, '630517'), identityCheckId },
+    expect((await proveIdentityCheck(stack, victim, identityCheckId)).body).toMatchObject({
+      status: 'verified',
+      request: pinSetRequest(ownPin),
     });
+    // Another PIN than the one the check names is refused.
+    const another = await api('/api/v1/pin', victim, { json: { pin: thiefsPin, identityCheckId } });
+    expect(another.body.type).toBe('/problems/identity-check-not-for-this-request');
+    const set = await api('/api/v1/pin', victim, { json: { pin: ownPin, identityCheckId } });
     expect(set.status).toBe(201);
     expect(
       (await call(`${stack.apiUrl}/v1/auth/identity-checks/${identityCheckId}`, { headers: auth(victim) })).body,
@@ -132,12 +145,11 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
 
   it('refuses an identity check once it is older than STEP_UP_IDENTITY_SECONDS', async () => {
     const user = await registerUser(stack, undefined, { pin: null });
-    const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
+    const pin = await encryptPin(stack, '630517');
+    const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(pin));
     setClockOffset(301_000);
     try {
-      const late = await api('/api/v1/pin', user, {
-        json: { pin: await encryptPin(stack, '630517'), identityCheckId },
-      });
+      const late = await api('/api/v1/pin', user, { json: { pin, identityCheckId } });
       expect([late.status, late.body.type]).toEqual([410, '/problems/identity-check-expired']);
     } finally {
       setClockOffset(0);

@@ -255,7 +255,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
     const owner = Wallet.createRandom();
     const prepared = expectStatus(
       await send(`/v1/wallet/networks/${networkId}/deploy/prepare`, {
-        headers: auth(user),
+        headers: keyed(auth(user)), // its PIN approves the owner key once: a retry presents it under the same key
         json: {
           ownerAddress: owner.address,
           pin: await encryptPin(stack, PIN, { request: { action: 'owner_set', owner_address: owner.address } }),

@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { closeAccountBody, ensurePin, transferPin, type TransferFields } from '../helpers/pin';
+import { closeAccountBody, transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity } from '../../db/entities';
 
@@ -342,10 +342,9 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
   });
 
   it('refuses to close an account while its custodial Solana wallet holds anything, naming what', async () => {
-    const owner = await registerUser(stack);
+    const owner = await registerUser(stack, undefined, { pin: '482913' });
     const opened = await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', owner, { method: 'POST' });
     expect([200, 201]).toContain(opened.status);
-    await ensurePin(stack, owner, '482913');
     const closing = await callApi(stack, '/v1/account/close', owner, { json: await closeAccountBody(stack, '482913') });
     expect(closing.status).toBe(409);
     const held = (closing.body.blockers as Array<{ reason: string; detail: string }>).filter(

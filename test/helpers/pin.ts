@@ -31,6 +31,12 @@ export const transferPin = (
   idempotencyKey?: string,
 ) => encryptorFor(stack.apiUrl).forTransfer(pin, body, idempotencyKey);
 
+/** What an identity check approving the first PIN names: that PIN, by the digest of its JWE as sent. */
+export const pinSetRequest = (pinJwe: string) => ({
+  action: 'pin_set',
+  new_pin_sha256: createHash('sha256').update(pinJwe).digest('base64url'),
+});
+
 /** The encrypted current PIN approving a change to the new PIN `newPinJwe` (as sent in new_pin). */
 export const pinChangePin = (stack: Pick<TestStack, 'apiUrl'>, pin: string, newPinJwe: string) =>
   encryptPin(stack, pin, {
@@ -58,11 +64,9 @@ export async function ensurePin(
 ): Promise<void> {
   const headers = { authorization: `Bearer ${user.accessToken}` };
   if ((await call(`${stack.apiUrl}/api/v1/pin`, { headers })).body.data.pin_set) return;
-  const identityCheckId = await verifiedIdentityCheck(stack, user, { action: 'pin_set' });
-  const set = await call(`${stack.apiUrl}/api/v1/pin`, {
-    headers,
-    json: { pin: await encryptPin(stack, pin), identityCheckId },
-  });
+  const jwe = await encryptPin(stack, pin);
+  const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(jwe));
+  const set = await call(`${stack.apiUrl}/api/v1/pin`, { headers, json: { pin: jwe, identityCheckId } });
   if (set.status !== 201) throw new Error(`setting the PIN failed: ${set.status} ${JSON.stringify(set.body)}`);
   user.pin = pin;
 }

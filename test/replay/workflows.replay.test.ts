@@ -39,7 +39,16 @@ import {
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack } from '../helpers/stack';
-import { backupBody, call, cardOf, idCardForm, newPerson, registerUser, verifyIdentity } from '../helpers/http';
+import {
+  backupBody,
+  call,
+  cardOf,
+  idCardForm,
+  newPerson,
+  registerUser,
+  verifyIdentity,
+  TEST_PIN,
+} from '../helpers/http';
 import { idCardProof, signInTokens, startSignIn, verifyOnNewDevice } from '../helpers/sign-in';
 
 /**
@@ -402,22 +411,22 @@ if (process.env.RECORD_HISTORIES) {
         })
       ).body.charge_id as string;
       await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      await ensurePin(stack, saver, '482913');
+      await ensurePin(stack, saver, TEST_PIN);
       expect(
         (
           await call(`${stack.apiUrl}/v1/account/close`, {
             headers: bearer(saver),
-            json: await closeAccountBody(stack, '482913'),
+            json: await closeAccountBody(stack, TEST_PIN),
           })
         ).status,
       ).toBe(409);
       await save(accountClosureWorkflowId(saver.userId), 'account-closure-refused');
-      await ensurePin(stack, user, '482913');
+      await ensurePin(stack, user, TEST_PIN);
       expect(
         (
           await call(`${stack.apiUrl}/v1/account/close`, {
             headers: bearer(user),
-            json: await closeAccountBody(stack, '482913'),
+            json: await closeAccountBody(stack, TEST_PIN),
           })
         ).status,
       ).toBe(200);

@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Verify an email address: a 6-digit code is mailed to it, which the user sends back
-         * @description The address is where every security notice goes, so an access token alone cannot set it: send `pin` bound to `{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request. The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.
+         * @description The address is where every security notice goes, so an access token alone cannot set it: send `pin` bound to `{"action":"email_change","email":"<email as sent>"}`, a `passkeyAssertion`, or an `identityCheckId` for that request proved with the ID card. While an earlier change can still be undone (EMAIL_CHANGE_UNDO_SECONDS), no other is taken (409 email-change-pending). The mail is sent by the workflow email-verification-<verificationId>; the answer waits for it. The profile shows the address once confirmed.
          */
         post: operations["requestEmailVerification"];
         delete?: never;
@@ -1361,8 +1361,8 @@ export interface paths {
          */
         put: operations["changePin"];
         /**
-         * Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check
-         * @description The PIN is best set during registration, with its pass token (POST /v1/account/register/{regId}/pin, before the first token). Afterwards an access token alone cannot set it (a stolen token would make the PIN its own): send `identityCheckId`, an identity check verified for `{"action":"pin_set"}` (POST /v1/auth/identity-checks). The person is mailed and `pin.set` is written.
+         * Set the first transaction PIN (6 digits, not repeated or sequential), encrypted, with a fresh identity check and the ID card
+         * @description The PIN is best set during registration, with its pass token (POST /v1/account/register/{regId}/pin, before the first token). Afterwards an access token alone cannot set it (a stolen token would make the PIN its own): send `identityCheckId`, an identity check for `{"action":"pin_set","new_pin_sha256":"<base64url SHA-256 of pin as sent>"}` proved with the ID card (POST /v1/auth/identity-checks, then …/id-card). The person is mailed and `pin.set` is written.
          */
         post: operations["setPin"];
         delete?: never;
@@ -6659,7 +6659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used */
+            /** @description The approval was used already, or this is the only signed-in device of an account with nothing else to sign in with (last-device) */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7390,6 +7390,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The only signed-in device of an account with no passkey or ID card on file to sign in again with (last-device) */
+            409: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -11104,7 +11115,10 @@ export interface operations {
     prepareDeploy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key"?: string;
+            };
             path: {
                 /** @description e.g. ETHEREUM, POLYGON */
                 networkId: string;
@@ -11240,6 +11254,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold) */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Unknown network. Problem types: `/problems/unknown-network` */
             404: {
                 headers: {
@@ -11251,7 +11276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Account already deployed, or another owner key. Problem types: `/problems/account-already-deployed`, `/problems/no-smart-accounts` */
+            /** @description Account already deployed, or another owner key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-already-deployed`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11284,7 +11309,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded). Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
+            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16005,7 +16030,7 @@ export interface operations {
                 "application/json": {
                     /** @description the new PIN, encrypted */
                     pin: string;
-                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"pin_set"}; usable once, within STEP_UP_IDENTITY_SECONDS */
+                    /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"pin_set","new_pin_sha256":"<base64url SHA-256 of pin as sent>"}, proved with the ID card; usable once, within STEP_UP_IDENTITY_SECONDS */
                     identityCheckId?: string;
                 };
             };
@@ -16755,6 +16780,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            403: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
