@@ -75,6 +75,14 @@ async function main(): Promise<void> {
       },
     }),
   );
+  // The PIN, while the registration's pass token is the only credential (no access token exists yet to steal).
+  must(
+    'PIN',
+    await api.POST('/v1/account/register/{regId}/pin', {
+      params: { path: { regId }, header: { 'x-pass-token': passToken } },
+      body: { pin: await api.pin.encrypt('482915') },
+    }),
+  );
   const tokens = must(
     'token',
     await api.POST('/v1/auth/token', {
@@ -86,15 +94,15 @@ async function main(): Promise<void> {
   // 3. The signed-in app: every call carries the access token.
   const app = createWalletClient({ baseUrl: API_URL, accessToken: tokens.accessToken });
   console.log('user:', must('profile', await app.GET('/v1/account/profile')).userId);
-  must('PIN', await app.POST('/api/v1/pin', { body: { pin: await app.pin.encrypt('482915') } }));
 
   // 4. A smart account on ETHEREUM: the owner key (kept by the app) signs the prepared slot; the deploy is polled.
+  // The first prepare names the owner key of every account, so the PIN approves that key.
   const owner = Wallet.createRandom();
   const prepared = must(
     'deploy prepare',
     await app.POST('/v1/wallet/networks/{networkId}/deploy/prepare', {
       params: { path: { networkId: 'ETHEREUM' } },
-      body: { ownerAddress: owner.address },
+      body: { ownerAddress: owner.address, pin: await app.pin.ownerKey('482915', owner.address) },
     }),
   );
   const slot = prepared.items[0]!;
