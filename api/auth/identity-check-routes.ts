@@ -2,6 +2,7 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { StepUpRequest } from '../http/step-up';
 import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import type { IdentityChecks } from './identity-checks';
+import { ID_CARD_PROOF_REFUSALS } from './sign-in-routes';
 import * as S from './identity-check-schemas';
 
 const TAGS = ['Identity checks'];
@@ -103,12 +104,7 @@ export function identityCheckRoutes({
       responses: {
         200: { description: 'Verified: send identityCheckId with its request', schema: S.IdentityCheckView },
         ...ERRORS,
-        413: { description: 'Image too large' },
-        415: { description: 'Not a JPEG or PNG image' },
-        422: { description: 'The card was refused (see type and attemptsLeft)' },
-        503: {
-          description: 'The OCR or the ID-card authenticity service is not answering (not counted as an attempt)',
-        },
+        ...ID_CARD_PROOF_REFUSALS,
       },
       handler: async ({ user, params, body, file }, ctx) => ({
         status: 200,

@@ -15,6 +15,16 @@ const ERRORS = {
   429: { description: 'Too many attempts for this person (Retry-After)' },
 };
 
+/** How an ID-card proof (of a sign-in, or of a step-up identity check) is refused. */
+export const ID_CARD_PROOF_REFUSALS = {
+  413: { description: 'Image too large' },
+  415: { description: 'Not a JPEG or PNG image' },
+  422: { description: 'The card was refused (see type and attemptsLeft)' },
+  503: {
+    description: 'The OCR or the ID-card authenticity service is not answering (not counted as an attempt)',
+  },
+};
+
 /**
  * Sign-in on a new device: the person verifies again with the identity provider, then gives a second proof (a passkey
  * of the account, or the ID card verified at registration), then exchanges the sign-in for tokens
@@ -169,12 +179,7 @@ export function signInRoutes({
           schema: S.SignInProofResponse,
         },
         ...ERRORS,
-        413: { description: 'Image too large' },
-        415: { description: 'Not a JPEG or PNG image' },
-        422: { description: 'The card was refused (see type and attemptsLeft)' },
-        503: {
-          description: 'The OCR or the ID-card authenticity service is not answering (not counted as an attempt)',
-        },
+        ...ID_CARD_PROOF_REFUSALS,
       },
       handler: async ({ params, headers, body, file }, ctx) => ({
         status: 200,
