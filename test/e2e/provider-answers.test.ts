@@ -6,6 +6,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 import { openBankAccount } from '../helpers/bank';
 import { bearer } from '../helpers/wallet';
+import { encryptPin } from '../helpers/pin';
 import { BankVerificationEntity } from '../../db/entities';
 
 /**
@@ -53,9 +54,10 @@ describe('answers of a hostile provider', () => {
     expect(await stack.orm.em.fork().count(BankVerificationEntity, { userId: user.userId })).toBe(0);
 
     await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { redirectTo: trapUrl } });
+    const email = `trap.${randomUUID().slice(0, 8)}@example.com`;
     const mailed = await call(`${stack.apiUrl}/v1/account/email`, {
       headers: bearer(user),
-      json: { email: `trap.${randomUUID().slice(0, 8)}@example.com` },
+      json: { email, pin: await encryptPin(stack, user.pin!, { request: { action: 'email_change', email } }) },
     });
     expect(mailed.status).toBe(503);
     expect(trapped).toEqual([]);
