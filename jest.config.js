@@ -12,5 +12,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 180_000,
+  // One test file at a time, in a worker process that is replaced once a file leaves it above this much memory: a
+  // single process for the whole run (--runInBand) kept every file's modules and ran out of heap near the end.
+  workerIdleMemoryLimit: '1500MB',
   verbose: true,
 };
