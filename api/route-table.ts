@@ -74,6 +74,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       passkeys: s.passkeys,
       uploadMaxBytes,
       emails: s.emails,
+      sessions: deps.sessions,
     }),
     ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, actions: s.stepUpActions }),
     ...walletRoutes({ gas: s.gas, deployments: s.deployments }),

@@ -52,7 +52,7 @@ export function buildServices(deps: AppDeps) {
     },
     notices,
   );
-  const devices = new Devices({ orm, notices });
+  const devices = new Devices({ orm, notices, sessions: deps.sessions });
   const signIns = new SignInService({
     orm,
     temporal,

@@ -4,6 +4,7 @@ import { appendEvent } from '../../db/events';
 import { DeviceEntity, PasskeyEntity, RefreshTokenEntity, UserEntity, type Device } from '../../db/entities';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
+import type { SessionCache } from '../common/session-cache';
 import { clock } from '../../platform/clock';
 
 export interface SignedInDevice {
@@ -29,7 +30,7 @@ export const deviceView = (device: Device, currentDeviceId: string) => ({
  * is an event, and mailed to the person.
  */
 export class Devices {
-  constructor(private readonly deps: { orm: Orm; notices: SecurityNotices }) {}
+  constructor(private readonly deps: { orm: Orm; notices: SecurityNotices; sessions?: SessionCache }) {}
 
   /**
    * The registering device's session, for the registration grant: created at its first grant, the same at the next.
@@ -166,6 +167,8 @@ export class Devices {
     if (!device) throw problems.notFound(`Device ${deviceId}`);
     if (device.revokedAt) return;
     if (by === 'itself') await this.assertCanSignInAgain(userId, deviceId);
+    // Answered once every api process has been told: its tokens are refused by the next request, wherever it goes.
+    const told = this.deps.sessions?.whenTold(userId);
     await this.deps.notices.around({ userId, eventType: 'device.revoked', resourceId: device.sessionId }, (eventId) =>
       this.deps.orm.em.fork().transactional(async (tx) => {
         const now = clock.date();
@@ -185,6 +188,7 @@ export class Devices {
         });
       }),
     );
+    await told?.();
   }
 
   /**

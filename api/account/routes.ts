@@ -15,6 +15,7 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
 import { emailView, type EmailVerificationService } from './email-service';
+import type { SessionCache } from '../common/session-cache';
 
 export interface AccountRouteDeps {
   orm: Orm;
@@ -24,6 +25,8 @@ export interface AccountRouteDeps {
   passkeys: Passkeys;
   emails: EmailVerificationService;
   uploadMaxBytes: number;
+  /** The api process's session cache: a closure answers once every process has been told. */
+  sessions?: SessionCache;
 }
 
 /**
@@ -38,6 +41,7 @@ export function accountRoutes({
   passkeys,
   emails,
   uploadMaxBytes,
+  sessions,
 }: AccountRouteDeps): RouteSpec[] {
   return [
     defineRoute({
@@ -283,6 +287,7 @@ export function accountRoutes({
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ user }) => {
+        const told = sessions?.whenTold(user.userId, 5_000);
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
           workflowId: accountClosureWorkflowId(user.userId),
           taskQueue,
@@ -302,6 +307,7 @@ export function accountRoutes({
             { blockers: outcome.blockers },
           );
         }
+        await told?.();
         return {
           status: 200,
           body: { status: 'closed', closedAt: outcome.closedAt, revokedCredentials: outcome.revokedCredentials },

@@ -51,6 +51,8 @@ export class SessionCache {
   onLookup: (result: 'hit' | 'miss' | 'off') => void = () => undefined;
   private readonly rows = new Map<string, { row: Record<string, unknown>; storedAt: number }>();
   private readonly keysByUser = new Map<string, Set<string>>();
+  /** Who waits to hear of a change of a user (whenTold). */
+  private readonly waiters = new Map<string, Set<() => void>>();
   /** Bumped by every change told (and when going dark): a read that overlapped one is not kept. */
   private changes = 0;
   private listening = false;
@@ -145,6 +147,29 @@ export class SessionCache {
     this.changes += 1;
     for (const key of this.keysByUser.get(userId) ?? []) this.rows.delete(key);
     this.keysByUser.delete(userId);
+    for (const told of this.waiters.get(userId) ?? []) told();
+    this.waiters.delete(userId);
+  }
+
+  /**
+   * Taken before a change of the user commits; the function it answers resolves once the change is told on this
+   * process's LISTEN connection (or after `ms`; at once when nothing is cached). An api process that signs a device
+   * out answers only then: every process listens on the same server, so the others have been told by then too, and a
+   * token refused by the answer is refused by the next request anywhere.
+   */
+  whenTold(userId: string, ms = 2_000): () => Promise<void> {
+    if (!this.listening) return async () => undefined;
+    let arrived!: () => void;
+    const told = new Promise<void>((resolve) => (arrived = resolve));
+    let waiting = this.waiters.get(userId);
+    if (!waiting) this.waiters.set(userId, (waiting = new Set()));
+    waiting.add(arrived);
+    return async () => {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([told, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+      clearTimeout(timer);
+      waiting.delete(arrived);
+    };
   }
 
   async stop(): Promise<void> {

@@ -510,11 +510,14 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       expect([refused.status, refused.body.type]).toEqual([401, '/problems/device-signed-out']);
 
       // A change written by anything else (here plain SQL, as an operator or the worker would) is told by the
-      // database's trigger: the cached session of a suspended user is not served.
+      // database's trigger: once told (the first process's listener has heard it, as every process's has), the cached
+      // session of a suspended user is not served.
       const suspended = await registerUser(stack);
       for (let i = 0; i < 2; i += 1)
         expect((await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) })).status).toBe(200);
+      const told = stack.sessions!.whenTold(suspended.userId);
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
+      await told();
       const gone = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) });
       expect([gone.status, gone.body.type]).toEqual([401, '/problems/invalid-token']);
 
