@@ -1,8 +1,7 @@
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { StepUpRequest } from '../http/step-up';
-import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import type { IdentityChecks } from './identity-checks';
-import { ID_CARD_PROOF_REFUSALS } from './sign-in-routes';
+import { ID_CARD_PROOF_REFUSALS, idCardProofMultipart } from './sign-in-routes';
 import * as S from './identity-check-schemas';
 
 const TAGS = ['Identity checks'];
@@ -91,15 +90,7 @@ export function identityCheckRoutes({
         'Refusals: id-card-unreadable, id-card-mismatch, id-card-invalid, each with attemptsLeft; the last failed attempt fails the check (sign-in-failed).',
       params: S.IdentityCheckParams,
       headers: S.IdempotentHeaders,
-      multipart: {
-        fields: S.IdCardProofFields,
-        file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
-        documentAs: S.IdCardProofMultipart,
-        example: {
-          idCardImage: '(the photo of the ID card verified at registration: a JPEG or PNG file)',
-          idCardType: 'resident_id',
-        },
-      },
+      multipart: idCardProofMultipart(uploadMaxBytes),
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         200: { description: 'Verified: send identityCheckId with its request', schema: S.IdentityCheckView },

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, IdempotencyKeyHeader, NonEmpty } from '../common/schemas';
 import { StepUpRequestSchema } from '../passkeys/schemas';
-import { IdCardProofFields, IdCardProofMultipart } from './sign-in-schemas';
 
 export const IdentityCheckParams = Type.Object({
   identityCheckId: Type.String({ pattern: '^sgn_[0-9a-f]{24}$', description: 'Identity check id' }),
@@ -35,4 +34,3 @@ export const IdentityCheckView = Type.Object({
     description: 'Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt)',
   }),
 });
-export { IdCardProofFields, IdCardProofMultipart };

@@ -25,6 +25,19 @@ export const ID_CARD_PROOF_REFUSALS = {
   },
 };
 
+/** The multipart body of an ID-card proof (of a sign-in, or of a step-up identity check). */
+export function idCardProofMultipart(uploadMaxBytes: number) {
+  return {
+    fields: S.IdCardProofFields,
+    file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
+    documentAs: S.IdCardProofMultipart,
+    example: {
+      idCardImage: '(the photo of the ID card verified at registration: a JPEG or PNG file)',
+      idCardType: 'resident_id',
+    },
+  };
+}
+
 /**
  * Sign-in on a new device: the person verifies again with the identity provider, then gives a second proof (a passkey
  * of the account, or the ID card verified at registration), then exchanges the sign-in for tokens
@@ -161,15 +174,7 @@ export function signInRoutes({
         'id-card-not-on-file; each answers attemptsLeft; the last failed attempt fails the sign-in (sign-in-failed).',
       params: S.SignInParams,
       headers: S.PassTokenIdempotentHeaders,
-      multipart: {
-        fields: S.IdCardProofFields,
-        file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },
-        documentAs: S.IdCardProofMultipart,
-        example: {
-          idCardImage: '(the photo of the ID card verified at registration: a JPEG or PNG file)',
-          idCardType: 'resident_id',
-        },
-      },
+      multipart: idCardProofMultipart(uploadMaxBytes),
       // The pass token is checked before the image is read, and the images one address sends are bounded.
       rateLimits: [{ rule: 'sign-in-proof-address', key: (_input, ctx) => ctx.ip }],
       idempotency: { required: true, scope: ({ params }) => `sign-in:${params.signInId}` },
