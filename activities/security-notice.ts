@@ -13,6 +13,7 @@ import {
 } from '../db/entities';
 import type { MailClient } from '../integrations/mail';
 import type { DataEncryption } from '../platform/data-encryption';
+import { PROVIDER_REJECTED } from '../platform/failures';
 import type { SecurityNoticeInput, SecurityNoticeOutcome } from '../workflows/messages';
 
 export interface SecurityNoticeActivityDeps {
@@ -57,26 +58,43 @@ export const createSecurityNoticeActivities = ({
 
   /**
    * Mails the notice to every address the person has: the verified one and, while an email change can be undone, the
-   * one it replaced (so a thief who changed the address cannot silence the notices). The provider's message key is the
-   * event id per address: one mail each, however often this is retried.
+   * one it replaced (so a thief who changed the address cannot silence the notices). The replaced address is mailed
+   * first, and each address on its own: a provider that refuses one address (a thief's mailbox made to bounce, so the
+   * provider suppresses it) does not keep the notice from the other. A refusal is reported, not retried; any other
+   * failure is retried once every address was tried. The provider's message key is the event id per address: one mail
+   * each, however often this is retried.
    */
   async mailSecurityNotice({ eventId }: { eventId: string }): Promise<SecurityNoticeOutcome> {
     const em = orm.em.fork();
     const event = await em.findOneOrFail(EventEntity, { eventId });
     const user = await em.findOneOrFail(UserEntity, { id: event.userId! });
     const recipients = [
-      ...(user.emailSealed ? [{ sealed: user.emailSealed, role: 'current' as const }] : []),
       ...(user.previousEmailSealed && user.previousEmailUntil && user.previousEmailUntil > event.createdAt
         ? [{ sealed: user.previousEmailSealed, role: 'previous' as const }]
         : []),
+      ...(user.emailSealed ? [{ sealed: user.emailSealed, role: 'current' as const }] : []),
     ];
     if (!recipients.length) return { mailed: false, reason: 'no-verified-email' };
+    const refused: Array<'current' | 'previous'> = [];
+    let retry: unknown;
     for (const { sealed, role } of recipients) {
-      const { subject, text } = await noticeText(em, event, { newPasskeyHoldSeconds, encryption, role });
-      const to = encryption.openText(sealed, emailAad(user.id));
-      await mail.send({ to, subject, text }, role === 'current' ? eventId : `${eventId}:previous`);
+      try {
+        const { subject, text } = await noticeText(em, event, { newPasskeyHoldSeconds, encryption, role });
+        const to = encryption.openText(sealed, emailAad(user.id));
+        await mail.send({ to, subject, text }, role === 'current' ? eventId : `${eventId}:previous`);
+      } catch (error) {
+        if ((error as { type?: unknown }).type === PROVIDER_REJECTED) refused.push(role);
+        else retry ??= error;
+      }
     }
-    return { mailed: true, eventId, addresses: recipients.length };
+    if (retry) throw retry;
+    if (refused.length === recipients.length) return { mailed: false, reason: 'refused', refused };
+    return {
+      mailed: true,
+      eventId,
+      addresses: recipients.length - refused.length,
+      ...(refused.length ? { refused } : {}),
+    };
   },
 });
 

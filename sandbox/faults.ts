@@ -5,7 +5,8 @@ import type { Context, Next } from 'koa';
  * Fault injection for a sandbox service: delay every call, fail a share of calls, or fail the next N calls; or answer
  * as a compromised or broken provider would: `answer` (this status and JSON body instead of the real one),
  * `redirectTo` (307 to that address), `bodyBytes` (200 with a body that long). `paths`: only calls whose path ends
- * with one of these (e.g. ["/deposits"]); every call of the target otherwise.
+ * with one of these (e.g. ["/deposits"]); every call of the target otherwise. `bodyIncludes`: only calls whose JSON
+ * body contains this text (e.g. a mail provider refusing one recipient, as it does an address it suppresses).
  */
 export interface FaultSettings {
   delayMs?: number;
@@ -13,6 +14,7 @@ export interface FaultSettings {
   failTimes?: number;
   status?: number;
   paths?: string[];
+  bodyIncludes?: string;
   answer?: { status?: number; body: unknown };
   redirectTo?: string;
   bodyBytes?: number;
@@ -38,7 +40,12 @@ export class FaultInjector {
   middleware(target: string) {
     return async (ctx: Context, next: Next): Promise<void> => {
       const settings = this.settings.get(target);
-      const faults = settings?.paths && !settings.paths.some((p) => ctx.path.endsWith(p)) ? undefined : settings;
+      const faults =
+        (settings?.paths && !settings.paths.some((p) => ctx.path.endsWith(p))) ||
+        (settings?.bodyIncludes !== undefined &&
+          !JSON.stringify((ctx.request as { body?: unknown }).body ?? null).includes(settings.bodyIncludes))
+          ? undefined
+          : settings;
       if (faults?.delayMs) await new Promise((r) => setTimeout(r, faults.delayMs));
       const failNow = (faults?.failTimes ?? 0) > 0 || (faults?.errorRate ?? 0) > Math.random();
       if (faults && failNow) {

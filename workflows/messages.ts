@@ -490,8 +490,10 @@ export interface SecurityNoticeInput {
   eventId?: string;
 }
 export type SecurityNoticeOutcome =
-  | { mailed: true; eventId: string; addresses?: number }
-  | { mailed: false; reason: 'not-committed' | 'no-verified-email' };
+  /** `refused`: the addresses the mail provider refused (a suppressed or bouncing mailbox); the others were mailed. */
+  | { mailed: true; eventId: string; addresses?: number; refused?: Array<'current' | 'previous'> }
+  | { mailed: false; reason: 'not-committed' | 'no-verified-email' }
+  | { mailed: false; reason: 'refused'; refused: Array<'current' | 'previous'> };
 export const securityNoticeWorkflowId = (eventType: SecurityEventType, key: string): string =>
   `security-notice-${eventType.replace('.', '-')}-${key}`;
 

@@ -5,6 +5,7 @@ import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { encryptPin, pinChangePin } from '../helpers/pin';
 import { setClockOffset } from '../../platform/clock';
 import { UserEntity, EventEntity } from '../../db/entities';
+import { securityNoticeWorkflowId } from '../../workflows/messages';
 
 /** The email step over HTTP: a code mailed through the mail provider (the sandbox's stand-in), confirmed by the user. */
 describe.each(testDatabases())('email verification on $name', (kind) => {
@@ -233,6 +234,41 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     });
     await mailTo(owners, 'Your PIN was changed', 2);
     expect(await inbox(thiefs)).toHaveLength(before);
+  });
+
+  it('a new address the mail provider refuses does not keep the undo and the notices from the replaced address', async () => {
+    const u = await registerUser(stack);
+    const owners = `keep.${randomUUID().slice(0, 8)}@example.com`;
+    const thiefs = `bounce.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, owners);
+    const started = await requestCode(u, thiefs);
+    const code = codeIn((await inbox(thiefs)).find((m) => m.subject.startsWith('Your verification code'))!);
+    // The thief makes the new address bounce, so the provider refuses it from now on (as it does a suppressed
+    // address). Before, the notice mailed the new address first and a refusal ended it: the replaced address never got
+    // the undo code, nor any later notice.
+    await call(`${stack.sandboxUrl}/_faults/mail`, {
+      method: 'PUT',
+      json: { errorRate: 1, status: 422, bodyIncludes: thiefs },
+    });
+    expect((await confirm(u, started.body.verificationId, code)).status).toBe(200);
+    const toOld = await mailTo(owners, 'The email address of your wallet account was changed');
+    expect(toOld.text).toMatch(/change emc_[0-9a-f-]{36} and code [A-Za-z0-9_-]{43}/);
+
+    const newPin = await encryptPin(stack, '806215');
+    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
+      method: 'PUT',
+      headers: bearer(u),
+      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
+    });
+    expect(pinChange.status).toBe(200);
+    await mailTo(owners, 'Your PIN was changed');
+    // The refusal is the notice's recorded outcome, for the operator, and nothing was mailed to the refused address.
+    expect((await inbox(thiefs)).filter((m) => m.subject === 'Your PIN was changed')).toHaveLength(0);
+    const event = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'pin.changed' });
+    const outcome = await stack.temporal.workflow
+      .getHandle(securityNoticeWorkflowId('pin.changed', event.eventId))
+      .result();
+    expect(outcome).toMatchObject({ mailed: true, addresses: 1, refused: ['current'] });
   });
 
   it("takes no second change while the first can be undone, so the first one's undo still restores the person's address", async () => {
