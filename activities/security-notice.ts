@@ -125,6 +125,16 @@ export async function noticeText(
         subject: 'Your PIN was reset',
         text: `The transaction PIN of your wallet account was reset at ${at} after an identity verification and your ID card. If this was not you, contact us at once.`,
       };
+    case 'pin.locked':
+      return data.resetRequired
+        ? {
+            subject: 'Your PIN is locked until you reset it',
+            text: `Wrong PINs were entered on your wallet account again and again, the last at ${at}. The PIN stays locked until you reset it in the app with your identity verification and ID card. If this was not you, someone may hold your phone or session: sign out the devices you do not know and contact us.`,
+          }
+        : {
+            subject: 'Your PIN was locked',
+            text: `Wrong PINs were entered on your wallet account, the last at ${at}; the PIN is locked until ${String(data.lockedUntil)}. If this was not you, someone may hold your phone or session: sign out the devices you do not know, reset your PIN in the app, and contact us.`,
+          };
     case 'email.changed': {
       const change = await em.findOne(EmailChangeEntity, { changeId: event.resourceId });
       const until = change?.undoUntil.toISOString() ?? String(data.undoUntil);

@@ -23,6 +23,7 @@ import { CexClient } from '../integrations/cex';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { SolanaChains } from '../integrations/solana';
 import { TokenService } from './auth/tokens';
+import { SecurityNotices } from './common/security-notices';
 import { PinService } from './pin/service';
 import { QuoteEngine } from './exchange/quote';
 import { RateLimits, parseOverrides } from './http/rate-limits';
@@ -63,18 +64,20 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     accessTtlSeconds: config.ACCESS_TOKEN_TTL_SECONDS,
     refreshTtlSeconds: config.REFRESH_TOKEN_TTL_SECONDS,
   });
-  const pins = await PinService.create(
-    orm,
-    config.PIN_ENCRYPTION_JWK,
-    { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS },
-    encryption,
-  );
   const temporalClient =
     temporal ??
     (await createTemporalClient(
       { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE },
       encryption,
     ));
+  const notices = new SecurityNotices({ temporal: temporalClient, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const pins = await PinService.create(
+    orm,
+    config.PIN_ENCRYPTION_JWK,
+    { maxAttempts: config.PIN_MAX_ATTEMPTS, lockSeconds: config.PIN_LOCK_SECONDS, maxLocks: config.PIN_MAX_LOCKS },
+    encryption,
+    notices,
+  );
   const providers = new ChainProviders();
   const sessions = await SessionCache.start(config.DATABASE_URL, {
     listenUrl: config.DATABASE_LISTEN_URL,
@@ -91,6 +94,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     networks,
     tokens,
     pins,
+    notices,
     quotes,
     rateLimits,
     providers,

@@ -16,6 +16,7 @@ import type { Counterpart } from './compliance/inbound';
 import type { QuoteEngine } from './exchange/quote';
 import type { BankClient } from '../integrations/bank';
 import type { PinService } from './pin/service';
+import type { SecurityNotices } from './common/security-notices';
 import type { SolanaChains } from '../integrations/solana';
 import type { RateLimits } from './http/rate-limits';
 import type { ApiMetrics } from './http/metrics';
@@ -34,6 +35,8 @@ export interface AppDeps {
   transferSignerCaps: Record<string, string>;
   tokens: TokenService;
   pins: PinService;
+  /** Mail to the person about changes to how their account is protected (started by the API, sent by the worker). */
+  notices: SecurityNotices;
   quotes: QuoteEngine;
   rateLimits: RateLimits;
   /** Request, rate-limit and dependency metrics (served by api/main.ts on METRICS_PORT). */

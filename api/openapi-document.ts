@@ -61,6 +61,7 @@ export function offlineRoutes() {
     networks: unavailable('networks'),
     tokens: unavailable('tokens'),
     pins: unavailable('pins'),
+    notices: unavailable('notices'),
     quotes: unavailable('quotes'),
     rateLimits: unavailable('rateLimits'),
     metrics: unavailable('metrics'),

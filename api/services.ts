@@ -10,7 +10,6 @@ import { Passkeys } from './passkeys/service';
 import { StepUp } from './common/step-up';
 import { StepUpActions } from './common/step-up-actions';
 import { IdentityChecks } from './auth/identity-checks';
-import { SecurityNotices } from './common/security-notices';
 import { BankVerificationService } from './bank/service';
 import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
@@ -40,7 +39,7 @@ import { TestClockService } from './test-clock/service';
 export function buildServices(deps: AppDeps) {
   const { config, orm, temporal, encryption, tokens, networks, providers } = deps;
   const taskQueue = config.TEMPORAL_TASK_QUEUE;
-  const notices = new SecurityNotices({ temporal, taskQueue });
+  const { notices } = deps;
   const passkeys = new Passkeys(
     orm,
     {

@@ -312,6 +312,7 @@ export const ConfigSchema = Type.Object({
   }),
   PIN_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
   PIN_LOCK_SECONDS: Seconds(1800),
+  PIN_MAX_LOCKS: Type.Integer({ minimum: 1, maximum: 20, default: 3 }),
   PRICE_FEED_URL: Url,
   PRICE_MAX_AGE_SECONDS: Type.Integer({
     minimum: 60,
@@ -591,6 +592,7 @@ export const API_CONFIG_KEYS = [
   'PIN_ENCRYPTION_JWK',
   'PIN_MAX_ATTEMPTS',
   'PIN_LOCK_SECONDS',
+  'PIN_MAX_LOCKS',
   'PRICE_FEED_URL',
   'SECURITIES_API_URL',
   'SECURITIES_CLIENT_SECRET',

@@ -383,6 +383,16 @@ export const EVENT_TYPES = {
     summary: 'The PIN was reset with an identity check and the ID card (the lockout cleared); the person is mailed',
     data: Type.Object({ userId: Type.String() }),
   },
+  'pin.locked': {
+    resource: 'user',
+    summary:
+      'Too many wrong PINs locked the PIN: for PIN_LOCK_SECONDS (lockedUntil), or, at the PIN_MAX_LOCKS-th lock in a row, until a reset with an identity check and the ID card (resetRequired); the person is mailed',
+    data: Type.Object({
+      userId: Type.String(),
+      lockedUntil: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+      resetRequired: Type.Boolean(),
+    }),
+  },
   'compliance.case_opened': {
     resource: 'compliance_case',
     summary:

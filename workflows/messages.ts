@@ -475,6 +475,7 @@ export const SECURITY_EVENT_TYPES = [
   'pin.set',
   'pin.changed',
   'pin.reset',
+  'pin.locked',
   'email.changed',
   'email.change_undone',
   'recovery.scheduled',

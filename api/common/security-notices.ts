@@ -19,7 +19,20 @@ export class SecurityNotices {
    */
   async around<T>(notice: Omit<SecurityNoticeInput, 'eventId'>, change: (eventId: string) => Promise<T>): Promise<T> {
     const eventId = `evt_${randomUUID()}`;
-    await startOnce(() =>
+    await this.start(notice, eventId);
+    return change(eventId);
+  }
+
+  /**
+   * Starts the notice of a change already committed under `eventId`, for a change that could not know beforehand
+   * that it would need one (a wrong PIN that a parallel one made the locking one).
+   */
+  async afterCommit(notice: Omit<SecurityNoticeInput, 'eventId'>, eventId: string): Promise<void> {
+    await this.start(notice, eventId);
+  }
+
+  private start(notice: Omit<SecurityNoticeInput, 'eventId'>, eventId: string): Promise<void> {
+    return startOnce(() =>
       this.deps.temporal.workflow.start(securityNoticeWorkflow, {
         workflowId: securityNoticeWorkflowId(notice.eventType, eventId),
         taskQueue: this.deps.taskQueue,
@@ -27,6 +40,5 @@ export class SecurityNotices {
         args: [{ ...notice, eventId }],
       }),
     );
-    return change(eventId);
   }
 }

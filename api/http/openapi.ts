@@ -102,7 +102,14 @@ const stepUpResponses = (policy: NonNullable<RouteSpec['stepUp']>): Record<numbe
       description:
         'No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request',
     },
-    ...(takes('pin') ? { 423: { description: 'PIN locked after too many wrong PINs (Retry-After)' } } : {}),
+    ...(takes('pin')
+      ? {
+          423: {
+            description:
+              'PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required)',
+          },
+        }
+      : {}),
   };
 };
 

@@ -28,7 +28,10 @@ export const STEP_UP_REFUSALS = {
     description:
       'No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request',
   },
-  423: { description: 'PIN locked after too many wrong PINs (Retry-After)' },
+  423: {
+    description:
+      'PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required)',
+  },
   429: { description: 'Too many requests (Retry-After)' },
 };
 

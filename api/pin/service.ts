@@ -1,4 +1,11 @@
-import { createHash, randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import {
+  createHash,
+  randomBytes,
+  randomUUID,
+  scrypt as scryptCallback,
+  timingSafeEqual,
+  type ScryptOptions,
+} from 'node:crypto';
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
@@ -7,6 +14,7 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
+import type { SecurityNotices } from '../common/security-notices';
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -73,26 +81,38 @@ interface PinPayload {
 /**
  * Transaction PINs. The app encrypts `{"pin": "123456", "iat": <unix seconds>}` as a compact JWE to the service's
  * public key (ECDH-ES+A256KW, A256GCM; GET /api/v1/pin/public-key), so the PIN is never in clear text on the wire
- * or in logs. Stored as scrypt; PIN_MAX_ATTEMPTS wrong PINs lock it for PIN_LOCK_SECONDS.
+ * or in logs. Stored as scrypt; PIN_MAX_ATTEMPTS wrong PINs lock it for PIN_LOCK_SECONDS, and the PIN_MAX_LOCKS-th lock
+ * in a row (no right PIN in between) keeps it locked until a reset (identity check and ID card). Every lock is mailed.
  *
  * A PIN that approves something (a transfer, a PIN change) also carries `jti` (a random id) and `request` (what it
  * approves, e.g. the transfer's recipient, amount, token, network and Idempotency-Key): it approves that request only,
  * and only once (the same request retried with its Idempotency-Key may present it again).
  */
+/** Wrong PINs before a lock, its length, and how many locks in a row keep the PIN locked until a reset. */
+export interface PinPolicy {
+  maxAttempts: number;
+  lockSeconds: number;
+  maxLocks: number;
+}
+
+type PinCheck = 'ok' | 'not-set' | 'locked' | 'reset-required' | number;
+
 export class PinService {
   private constructor(
     private readonly orm: Orm,
     private readonly privateKey: KeyLike | Uint8Array,
     readonly publicJwk: JWK,
-    private readonly policy: { maxAttempts: number; lockSeconds: number },
+    private readonly policy: PinPolicy,
     private readonly encryption: DataEncryption,
+    private readonly notices: SecurityNotices,
   ) {}
 
   static async create(
     orm: Orm,
     privateJwkJson: string,
-    policy: { maxAttempts: number; lockSeconds: number },
+    policy: PinPolicy,
     encryption: DataEncryption,
+    notices: SecurityNotices,
   ): Promise<PinService> {
     const jwk = JSON.parse(privateJwkJson) as JWK;
     if (jwk.kty !== 'EC' || jwk.crv !== 'P-256' || !jwk.d || !jwk.kid)
@@ -105,7 +125,7 @@ export class PinService {
       alg: KEY_ALGORITHM,
       use: 'enc',
     };
-    return new PinService(orm, privateKey, publicJwk, policy, encryption);
+    return new PinService(orm, privateKey, publicJwk, policy, encryption, notices);
   }
 
   /** Opens an encrypted PIN; anything malformed, stale or not 6 digits is a 422. */
@@ -275,7 +295,7 @@ export class PinService {
       const updated = await tx.nativeUpdate(
         UserPinEntity,
         { userId },
-        { pinHash, failedAttempts: 0, lockedUntil: null },
+        { pinHash, failedAttempts: 0, locks: 0, lockedUntil: null },
       );
       if (!updated) {
         if (type === 'pin.changed') throw problems.conflict('pin-not-set', 'Set a PIN first');
@@ -289,7 +309,8 @@ export class PinService {
   /**
    * Checks the PIN. Checks of one user run one at a time (a row lock on their PIN held while the hash is compared),
    * so parallel guesses are counted exactly and can never exceed the limit, while parallel right PINs simply queue.
-   * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS.
+   * The last allowed wrong PIN locks it for PIN_LOCK_SECONDS; the PIN_MAX_LOCKS-th lock in a row keeps it locked until
+   * a reset, so a thief holding a session guesses PIN_MAX_ATTEMPTS x PIN_MAX_LOCKS times at most, not 240 a day.
    */
   async verify(
     userId: string,
@@ -300,31 +321,72 @@ export class PinService {
     const payload = await this.openPayload(jwe, field);
     const jti = this.approvalOf(payload, field, approval.request);
     await this.assertUnused(userId, jti, approval.idempotencyKey);
-    const { pin } = payload;
-    const outcome = await this.orm.em.fork().transactional(async (tx) => {
-      const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!row) return 'not-set' as const;
-      const now = clock.now();
-      if (row.lockedUntil && row.lockedUntil.getTime() > now) return 'locked' as const;
-      if (row.lockedUntil) Object.assign(row, { lockedUntil: null, failedAttempts: 0 });
-      if (await pinMatches(pin, row.pinHash)) {
-        row.failedAttempts = 0;
-        return 'ok' as const;
-      }
-      row.failedAttempts += 1;
-      if (row.failedAttempts >= this.policy.maxAttempts) {
-        Object.assign(row, { failedAttempts: 0, lockedUntil: new Date(now + this.policy.lockSeconds * 1000) });
-        return 'locked' as const;
-      }
-      return this.policy.maxAttempts - row.failedAttempts;
-    });
+    const outcome = await this.check(userId, payload.pin);
     if (outcome === 'ok') return this.spend(userId, jti, approval.idempotencyKey);
     if (outcome === 'not-set') throw problems.conflict('pin-not-set', 'Set a PIN first (POST /api/v1/pin)');
     if (outcome === 'locked') throw await this.locked(userId);
+    if (outcome === 'reset-required')
+      throw new HttpError(
+        423,
+        'pin-reset-required',
+        'PIN locked until reset',
+        'Too many wrong PINs: reset the PIN (POST /api/v1/pin/reset) with an identity check and the ID card',
+      );
     throw problems.unprocessable(
       'wrong-pin',
       `The PIN is wrong; ${outcome} attempt${outcome === 1 ? '' : 's'} left before it locks`,
     );
+  }
+
+  /**
+   * Compares the PIN and counts a wrong one. A lock is an event (pin.locked) mailed to the person: its notice is
+   * started before the check when this check may lock (so a crash after the commit loses no mail), and after the commit
+   * when a parallel check made this one the locking one.
+   */
+  private async check(userId: string, pin: string): Promise<PinCheck> {
+    const { maxAttempts, maxLocks } = this.policy;
+    const seen = await this.orm.em.fork().findOne(UserPinEntity, { userId });
+    const mayLock =
+      !!seen &&
+      seen.locks < maxLocks &&
+      !(seen.lockedUntil && seen.lockedUntil.getTime() > clock.now()) &&
+      (seen.lockedUntil ? 0 : seen.failedAttempts) + 1 >= maxAttempts;
+    const notice = { userId, eventType: 'pin.locked' as const, resourceId: userId };
+    if (mayLock) return (await this.notices.around(notice, (eventId) => this.compare(userId, pin, eventId))).outcome;
+    const eventId = `evt_${randomUUID()}`;
+    const { outcome, lockedNow } = await this.compare(userId, pin, eventId);
+    if (lockedNow) await this.notices.afterCommit(notice, eventId);
+    return outcome;
+  }
+
+  private compare(userId: string, pin: string, eventId: string): Promise<{ outcome: PinCheck; lockedNow: boolean }> {
+    const { maxAttempts, maxLocks, lockSeconds } = this.policy;
+    return this.orm.em.fork().transactional(async (tx) => {
+      const row = await tx.findOne(UserPinEntity, { userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!row) return { outcome: 'not-set', lockedNow: false };
+      const now = clock.now();
+      if (row.lockedUntil && row.lockedUntil.getTime() > now) return { outcome: 'locked', lockedNow: false };
+      if (row.locks >= maxLocks) return { outcome: 'reset-required', lockedNow: false };
+      if (row.lockedUntil) Object.assign(row, { lockedUntil: null, failedAttempts: 0 });
+      if (await pinMatches(pin, row.pinHash)) {
+        Object.assign(row, { failedAttempts: 0, locks: 0 });
+        return { outcome: 'ok', lockedNow: false };
+      }
+      row.failedAttempts += 1;
+      if (row.failedAttempts < maxAttempts) return { outcome: maxAttempts - row.failedAttempts, lockedNow: false };
+      const locks = row.locks + 1;
+      const lockedUntil = locks >= maxLocks ? null : new Date(now + lockSeconds * 1000);
+      Object.assign(row, { failedAttempts: 0, locks, lockedUntil });
+      await tx.flush();
+      await appendEvent(tx, {
+        eventId,
+        type: 'pin.locked',
+        resourceId: userId,
+        userId,
+        data: { userId, lockedUntil: lockedUntil?.toISOString() ?? null, resetRequired: !lockedUntil },
+      });
+      return { outcome: lockedUntil ? 'locked' : 'reset-required', lockedNow: true };
+    });
   }
 
   private async locked(userId: string): Promise<HttpError> {

@@ -242,7 +242,10 @@ export function transferRoutes({
           description:
             'Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN',
         },
-        423: { description: 'PIN locked after too many wrong PINs' },
+        423: {
+          description:
+            'PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required)',
+        },
         503: {
           description:
             'Network not configured, its RPC unavailable, no price in won for the token (price-unavailable), or the recipient cannot be screened now (screening-unavailable, Retry-After)',

@@ -1,7 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { clock } from '../../platform/clock';
 
-/** The user's transaction PIN: a slow hash (scrypt), with failed attempts and a lockout. */
+/** The user's transaction PIN: a slow hash (scrypt), with failed attempts, a lockout, and the locks in a row. */
 export const UserPinEntity = defineEntity({
   name: 'UserPin',
   tableName: 'user_pins',
@@ -10,6 +10,8 @@ export const UserPinEntity = defineEntity({
     pinHash: p.string().length(255),
     failedAttempts: p.integer().default(0),
     lockedUntil: p.datetime().nullable(),
+    /** Locks in a row with no right PIN in between; at PIN_MAX_LOCKS the PIN stays locked until a reset. */
+    locks: p.integer().default(0),
     updatedAt: p
       .datetime()
       .onCreate(() => clock.date())

@@ -69,6 +69,8 @@ import { Migration20261127020000PriceReferences as PgPriceReferences } from './p
 import { Migration20261127020000PriceReferences as SqlitePriceReferences } from './sqlite/Migration20261127020000PriceReferences';
 import { Migration20261127030000StepUp as PgStepUp } from './postgresql/Migration20261127030000StepUp';
 import { Migration20261127030000StepUp as SqliteStepUp } from './sqlite/Migration20261127030000StepUp';
+import { Migration20261127040000PinLocks as PgPinLocks } from './postgresql/Migration20261127040000PinLocks';
+import { Migration20261127040000PinLocks as SqlitePinLocks } from './sqlite/Migration20261127040000PinLocks';
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -113,6 +115,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127010000TravelRuleLookup', class: PgTravelRuleLookup },
     { name: 'Migration20261127020000PriceReferences', class: PgPriceReferences },
     { name: 'Migration20261127030000StepUp', class: PgStepUp },
+    { name: 'Migration20261127040000PinLocks', class: PgPinLocks },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -148,6 +151,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127010000TravelRuleLookup', class: SqliteTravelRuleLookup },
     { name: 'Migration20261127020000PriceReferences', class: SqlitePriceReferences },
     { name: 'Migration20261127030000StepUp', class: SqliteStepUp },
+    { name: 'Migration20261127040000PinLocks', class: SqlitePinLocks },
   ],
 };
 

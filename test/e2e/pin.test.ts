@@ -219,6 +219,45 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     expect((await change(user, TEST_PIN, '590382')).status).toBe(200);
   });
 
+  it('a thief guessing a few at a time is stopped for good at the third lock in a row, and the person is told of every lock', async () => {
+    const user = await registerUser(stack);
+    const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
+    await verifyEmail(stack, user, email);
+    const guessFive = async (round: number) => {
+      const answers = [];
+      for (let i = 0; i < 5; i += 1) answers.push(await change(user, `9${round}000${i}`, '590382'));
+      return answers.at(-1)!;
+    };
+    // Before, each lock ended after PIN_LOCK_SECONDS and counting started over: five guesses every lock, without end,
+    // and nobody told.
+    for (const round of [1, 2]) {
+      const locked = await guessFive(round);
+      expect([locked.status, locked.body.type]).toEqual([423, '/problems/pin-locked']);
+      await waitForMail(email, 'Your PIN was locked', round);
+      await new Promise((r) => setTimeout(r, 2100));
+    }
+    const third = await guessFive(3);
+    expect([third.status, third.body.type]).toEqual([423, '/problems/pin-reset-required']);
+    expect(third.headers.get('retry-after')).toBeNull();
+    await waitForMail(email, 'Your PIN is locked until you reset it');
+    await new Promise((r) => setTimeout(r, 2100));
+    // Not even the right PIN opens it now; only a reset with an identity check and the ID card does.
+    expect((await change(user, TEST_PIN, '590382')).body.type).toBe('/problems/pin-reset-required');
+    expect(await events(user.userId, 'pin.locked')).toBe(3);
+
+    const newPin = await encryptPin(stack, '264810');
+    const started = await startIdentityCheck(stack, user, {
+      action: 'pin_reset',
+      new_pin_sha256: await digest(newPin),
+    });
+    expect((await proveIdentityCheck(stack, user, started.body.identityCheckId)).body.status).toBe('verified');
+    const reset = await api('/api/v1/pin/reset', user, {
+      json: { new_pin: newPin, identityCheckId: started.body.identityCheckId },
+    });
+    expect(reset.status).toBe(200);
+    expect((await change(user, '264810', '590382')).status).toBe(200);
+  });
+
   it('takes an encrypted PIN as approval of the request it names, once', async () => {
     const user = await registerUser(stack);
     const newPin = await encryptPin(stack, '590382');
@@ -274,9 +313,10 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
   });
 
   const auth = (u: RegisteredUser) => ({ authorization: `Bearer ${u.accessToken}` });
-  async function waitForMail(email: string, subject: string): Promise<void> {
+  /** Waits for `count` mails with this subject to the address. */
+  async function waitForMail(email: string, subject: string, count = 1): Promise<void> {
     for (let i = 0; i < 100; i += 1) {
-      if ((await inbox(stack, email)).some((m) => m.subject === subject)) return;
+      if ((await inbox(stack, email)).filter((m) => m.subject === subject).length >= count) return;
       await new Promise((r) => setTimeout(r, 200));
     }
     throw new Error(`no mail "${subject}" to ${email}: ${JSON.stringify(await inbox(stack, email))}`);

@@ -3228,6 +3228,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "pin.locked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Too many wrong PINs locked the PIN: for PIN_LOCK_SECONDS (lockedUntil), or, at the PIN_MAX_LOCKS-th lock in a row, until a reset with an identity check and the ID card (resetRequired); the person is mailed
+         * @description Sent to each webhook endpoint subscribed to `pin.locked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:pin.locked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "compliance.case_opened": {
         parameters: {
             query?: never;
@@ -6714,7 +6734,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7297,7 +7317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9160,7 +9180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9880,7 +9900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10116,7 +10136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10650,7 +10670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10890,7 +10910,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15960,7 +15980,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After). Problem types: `/problems/pin-locked` */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16160,7 +16180,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16361,7 +16381,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs (Retry-After) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17748,7 +17768,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21070,6 +21090,26 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "pin.locked";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "user";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                userId: string;
+                                lockedUntil: string | null;
+                                resetRequired: boolean;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "compliance.case_opened";
                             /** Format: date-time */
                             createdAt: string;
@@ -22542,6 +22582,26 @@ export interface operations {
                         userId: string | null;
                         data: {
                             userId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "pin.locked";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "user";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            userId: string;
+                            lockedUntil: string | null;
+                            resetRequired: boolean;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24157,7 +24217,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -24575,7 +24635,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -29174,6 +29234,62 @@ export interface operations {
                     userId: string | null;
                     data: {
                         userId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:pin.locked": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "pin.locked";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "user";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        userId: string;
+                        lockedUntil: string | null;
+                        resetRequired: boolean;
                     };
                 };
             };
