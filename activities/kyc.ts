@@ -20,6 +20,7 @@ import {
 } from '../workflows/messages';
 import { KycFailure } from '../platform/failures';
 import type { OcrProviderClient } from '../integrations/ocr';
+import type { IdCardCheckClient } from '../integrations/id-card-check';
 import { credentialTime } from '../integrations/credentials/issuer';
 import { openCredential } from '../integrations/credentials/records';
 import type { CredentialBook } from './credentials';
@@ -30,10 +31,11 @@ export interface KycActivityDeps {
   encryption: DataEncryption;
   credentials: CredentialBook;
   ocr: OcrProviderClient;
+  idCardCheck: IdCardCheckClient;
 }
 
 /** Only the worker holds the issuer's key (VC_ISSUER_KEY): credentials are signed here. */
-export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycActivityDeps) => ({
+export const createKycActivities = ({ orm, encryption, credentials, ocr, idCardCheck }: KycActivityDeps) => ({
   /**
    * Stores the user's basic information with a BasicInfoCredential for it, in one transaction: a credential per
    * distinct submission (the same details again keep the credential they have), so a retry never issues twice. New
@@ -119,7 +121,7 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
   /**
    * KYC again for a registered user: the ID card (upload owned by kyc-renewal:<userId>) is read by the OCR provider
    * and must show the name and birth date verified at registration (the user's sealed name, and the birth date their
-   * KYC credentials attest). A match issues a new KycCredential (naming the holder once deployed) and revokes every
+   * KYC credentials attest), the number of the card on file when there is one, and be valid at the issuing authority. A match issues a new KycCredential (naming the holder once deployed) and revokes every
    * other live one as superseded, in one transaction; the source key is the upload, so a retry issues once.
    */
   async renewKyc({ userId, uploadRef, idCardType }: KycRenewalInput): Promise<KycRenewalOutcome> {
@@ -152,7 +154,28 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
       idCardType,
       requestId: `${workflowExecution?.workflowId ?? uploadRef}/ocr`,
     });
-    const verified = reading.confidence >= 0.8 && sameName(reading.name, name) && reading.birthDate === birthDate;
+    // The card must read as the person (name, birth date), be the card on file when there is one (a renewed card keeps
+    // its number), and be valid and current at the issuing authority: a renewal may put the card on file that sign-ins
+    // are compared with, so a made-up or reported card must never pass.
+    const readsAsPerson =
+      reading.confidence >= 0.8 &&
+      sameName(reading.name, name) &&
+      reading.birthDate === birthDate &&
+      !!reading.idNumber &&
+      !!reading.issueDate &&
+      (!user.idCardHash || idCardFingerprint(encryption, reading.idNumber) === user.idCardHash);
+    const verified =
+      readsAsPerson &&
+      (await idCardCheck.check(
+        {
+          idCardType,
+          name: reading.name,
+          birthDate: reading.birthDate,
+          idNumber: reading.idNumber!,
+          issueDate: reading.issueDate!,
+        },
+        `${workflowExecution?.workflowId ?? uploadRef}/check`,
+      )) === 'valid';
     const ocrResult = { name: reading.name, birthDate: reading.birthDate, verified };
     if (!verified) return { verified: false, ocrResult, vcId: null };
     const { credential } = await credentials.issueOnce(
@@ -172,12 +195,11 @@ export const createKycActivities = ({ orm, encryption, credentials, ocr }: KycAc
       async (tx, issued) => {
         await credentials.revoke(tx, { userId, type: 'KycCredential', vcId: { $ne: issued.vcId } }, 'superseded');
         // An account registered before cards were kept gets its card on file now (a sign-in by ID card compares with it).
-        if (reading.idNumber)
-          await tx.nativeUpdate(
-            UserEntity,
-            { id: userId, idCardHash: null },
-            { idCardHash: idCardFingerprint(encryption, reading.idNumber) },
-          );
+        await tx.nativeUpdate(
+          UserEntity,
+          { id: userId, idCardHash: null },
+          { idCardHash: idCardFingerprint(encryption, reading.idNumber!) },
+        );
       },
     );
     return { verified: true, ocrResult, vcId: credential.vcId };

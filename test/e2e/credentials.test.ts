@@ -1,7 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, idCardForm, newPerson, registerUser, type RegisteredUser } from '../helpers/http';
+import {
+  call,
+  cardOf,
+  idCardForm,
+  newPerson,
+  registerUser,
+  residentNumberFor,
+  type RegisteredUser,
+} from '../helpers/http';
+import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { bearer } from '../helpers/wallet';
 import { verifyCredential, WALLET_CONTEXT_URL } from '../helpers/credentials';
 import { connectBankAccount, openBankAccount, callApi } from '../helpers/bank';
@@ -11,6 +20,7 @@ import {
   CredentialStatusListEntity,
   EventEntity,
   IdempotencyRecordEntity,
+  UserEntity,
   VerifiableCredentialEntity,
 } from '../../db/entities';
 import { closeAccountBody, encryptPin, ensurePin } from '../helpers/pin';
@@ -449,6 +459,38 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
       stack.faults.set('ocr', {});
     }
     expect((await list(u)).body.items.map((i: { status: string }) => i.status)).toEqual(['active', 'revoked']);
+  });
+
+  it('a renewal takes no made-up card: not another number than the card on file, nor one the issuing authority does not answer valid', async () => {
+    const u = await registerUser(stack);
+    const renew = async (card: ReturnType<typeof cardOf>) => {
+      const form = idCardForm(u.person, 'resident_id', makeIdCardPng(card));
+      form.set('pin', await encryptPin(stack, u.pin!, { request: { action: 'kyc_renew' } }));
+      return call(`${stack.apiUrl}/v1/account/kyc/renew`, {
+        headers: { ...bearer(u), 'idempotency-key': randomUUID() },
+        form,
+      });
+    };
+    const stored = async () => stack.orm.em.fork().findOneOrFail(UserEntity, { id: u.userId });
+    const active = async () =>
+      (await list(u)).body.items.filter((i: { status: string }) => i.status === 'active').length as number;
+    // A card printed with the person's name and birth date but another number (before: read, matched, renewed).
+    const madeUp = { ...cardOf(u.person), idNumber: residentNumberFor(u.person.birthDate) };
+    expect((await renew(madeUp)).body).toMatchObject({ verified: false, vcId: null });
+
+    // An account registered before cards were kept: a renewal puts the card on file, so a card the issuing authority
+    // answers reported (stolen, here) must not get there (before: the OCR's reading alone put it on file).
+    const lost = { ...cardOf(u.person), idNumber: residentNumberFor(u.person.birthDate) };
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: u.userId }, { idCardHash: null });
+    await call(`${stack.sandboxUrl}/idcheck/v1/_reports`, {
+      json: { idNumber: lost.idNumber, status: 'reported_stolen' },
+    });
+    expect((await renew(lost)).body).toMatchObject({ verified: false, vcId: null });
+    expect((await stored()).idCardHash).toBeNull();
+    expect(await active()).toBe(1);
+    // The person's own card, valid at the authority, renews and goes on file.
+    expect((await renew(cardOf(u.person))).body).toMatchObject({ verified: true, vcId: expect.stringMatching(/^vc_/) });
+    expect((await stored()).idCardHash).not.toBeNull();
   });
 
   it('returns a credential to its owner only', async () => {
