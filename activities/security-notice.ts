@@ -1,4 +1,5 @@
-import { Context } from '@temporalio/activity';
+import { createHash } from 'node:crypto';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import type { EntityManager } from '@mikro-orm/core';
 import {
@@ -61,8 +62,9 @@ export const createSecurityNoticeActivities = ({
    * one it replaced (so a thief who changed the address cannot silence the notices). The replaced address is mailed
    * first, and each address on its own: a provider that refuses one address (a thief's mailbox made to bounce, so the
    * provider suppresses it) does not keep the notice from the other. A refusal is reported, not retried; any other
-   * failure is retried once every address was tried. The provider's message key is the event id per address: one mail
-   * each, however often this is retried.
+   * failure (and a refusal of us rather than of the address: a wrong key, throttling) is retried once every address
+   * was tried. The provider's message key is the event id and the address: one mail each, however often this is
+   * retried.
    */
   async mailSecurityNotice({ eventId }: { eventId: string }): Promise<SecurityNoticeOutcome> {
     const em = orm.em.fork();
@@ -78,16 +80,23 @@ export const createSecurityNoticeActivities = ({
     const refused: Array<'current' | 'previous'> = [];
     let retry: unknown;
     for (const { sealed, role } of recipients) {
+      const to = encryption.openText(sealed, emailAad(user.id));
       try {
         const { subject, text } = await noticeText(em, event, { newPasskeyHoldSeconds, encryption, role });
-        const to = encryption.openText(sealed, emailAad(user.id));
-        await mail.send({ to, subject, text }, role === 'current' ? eventId : `${eventId}:previous`);
+        // Keyed by the address, not its role: a retry after an undo (which swaps the roles) mails no address twice.
+        await mail.send({ to, subject, text }, `${eventId}:${addressKey(to)}`);
       } catch (error) {
-        if ((error as { type?: unknown }).type === PROVIDER_REJECTED) refused.push(role);
+        if (refusesRecipient(error)) refused.push(role);
         else retry ??= error;
       }
     }
-    if (retry) throw retry;
+    if (retry) {
+      // Any other refusal (a wrong API key, throttling) is the provider refusing us, not the address: retried until
+      // it mails, and visible as a failing activity meanwhile.
+      if ((retry as { type?: unknown }).type === PROVIDER_REJECTED)
+        throw ApplicationFailure.retryable((retry as Error).message, 'MailProviderRefusedUs');
+      throw retry;
+    }
     if (refused.length === recipients.length) return { mailed: false, reason: 'refused', refused };
     return {
       mailed: true,
@@ -97,6 +106,15 @@ export const createSecurityNoticeActivities = ({
     };
   },
 });
+
+/** A refusal of the recipient (400, 422: a suppressed, bouncing or invalid address), not of the client. */
+const refusesRecipient = (error: unknown): boolean =>
+  (error as { type?: unknown }).type === PROVIDER_REJECTED &&
+  [400, 422].includes((error as { details?: unknown[] }).details?.[1] as number);
+
+/** The provider's message key part for an address: a digest (no address in the key the provider keeps). */
+const addressKey = (address: string): string =>
+  createHash('sha256').update(address.trim().toLowerCase()).digest('base64url').slice(0, 22);
 
 export type SecurityNoticeActivities = ReturnType<typeof createSecurityNoticeActivities>;
 

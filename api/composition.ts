@@ -70,7 +70,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       { address: config.TEMPORAL_ADDRESS, namespace: config.TEMPORAL_NAMESPACE, taskQueue: config.TEMPORAL_TASK_QUEUE },
       encryption,
     ));
-  const notices = new SecurityNotices({ temporal: temporalClient, taskQueue: config.TEMPORAL_TASK_QUEUE });
+  const notices = new SecurityNotices({ temporal: temporalClient, taskQueue: config.TEMPORAL_TASK_QUEUE, logger });
   const pins = await PinService.create(
     orm,
     config.PIN_ENCRYPTION_JWK,

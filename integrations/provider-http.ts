@@ -145,7 +145,8 @@ export async function callProvider<T>(
       type: PROVIDER_REJECTED,
       nonRetryable: true,
       message: `provider rejected ${path} with ${response.status}`,
-      details: [parsed],
+      // The answer, then its status (a caller that must tell a refusal of the request from one of the client can).
+      details: [parsed, response.status],
     });
   }
   return { status: response.status, body: parsed };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
+import type { Logger } from '../../platform/logger';
 import { securityNoticeWorkflow } from '../../workflows/security-notice';
 import { securityNoticeWorkflowId, type SecurityNoticeInput } from '../../workflows/messages';
 import { startOnce } from '../http/start-once';
@@ -11,7 +12,7 @@ import { startOnce } from '../http/start-once';
  * change's event is there, so a process that dies between the two loses no notice, and a change that fails mails none.
  */
 export class SecurityNotices {
-  constructor(private readonly deps: { temporal: Client; taskQueue: string }) {}
+  constructor(private readonly deps: { temporal: Client; taskQueue: string; logger?: Logger }) {}
 
   /**
    * Runs `change` with its notice started first. `change` commits the event `notice.eventType` of `notice.resourceId`
@@ -25,10 +26,17 @@ export class SecurityNotices {
 
   /**
    * Starts the notice of a change already committed under `eventId`, for a change that could not know beforehand
-   * that it would need one (a wrong PIN that a parallel one made the locking one).
+   * that it would need one (a wrong PIN that a parallel one made the locking one). Never throws: it logs.
    */
   async afterCommit(notice: Omit<SecurityNoticeInput, 'eventId'>, eventId: string): Promise<void> {
-    await this.start(notice, eventId);
+    // The change stands whatever happens here: its answer is not turned into an error. The event is kept (and sent to
+    // webhooks) even when its mail cannot be started.
+    await this.start(notice, eventId).catch((error: unknown) =>
+      this.deps.logger?.error(
+        { err: error, eventId, eventType: notice.eventType, userId: notice.userId },
+        'security notice not started after its change committed',
+      ),
+    );
   }
 
   private start(notice: Omit<SecurityNoticeInput, 'eventId'>, eventId: string): Promise<void> {

@@ -271,6 +271,29 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(outcome).toMatchObject({ mailed: true, addresses: 1, refused: ['current'] });
   });
 
+  it('a mail provider refusing us (throttled, a wrong key) delays a notice, never drops it as a refused address', async () => {
+    const u = await registerUser(stack);
+    const email = `throttled.${randomUUID().slice(0, 8)}@example.com`;
+    await confirmed(u, email);
+    await call(`${stack.sandboxUrl}/_faults/mail`, {
+      method: 'PUT',
+      json: { failTimes: 2, status: 429, paths: ['/messages'] },
+    });
+    const newPin = await encryptPin(stack, '640283');
+    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
+      method: 'PUT',
+      headers: bearer(u),
+      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
+    });
+    expect(pinChange.status).toBe(200);
+    await mailTo(email, 'Your PIN was changed');
+    const event = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'pin.changed' });
+    const outcome = await stack.temporal.workflow
+      .getHandle(securityNoticeWorkflowId('pin.changed', event.eventId))
+      .result();
+    expect(outcome).toEqual({ mailed: true, eventId: event.eventId, addresses: 1 });
+  });
+
   it("takes no second change while the first can be undone, so the first one's undo still restores the person's address", async () => {
     const u = await registerUser(stack);
     const owners = `own.${randomUUID().slice(0, 8)}@example.com`;
