@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { encryptPin, pinChangePin } from '../helpers/pin';
+import { encryptPin, pinChangeBody } from '../helpers/pin';
 import { setClockOffset } from '../../platform/clock';
 import { UserEntity, EventEntity } from '../../db/entities';
 import { securityNoticeWorkflowId } from '../../workflows/messages';
@@ -205,13 +205,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect((await mailTo(thiefs, 'This is now the email address of your wallet account')).text).not.toContain(code!);
 
     // Until the change is final, every security notice goes to both addresses (a PIN change here).
-    const newPin = await encryptPin(stack, '731904');
-    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
-      method: 'PUT',
-      headers: bearer(u),
-      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
-    });
-    expect(pinChange.status).toBe(200);
+    await changePin(u, u.pin!, '731904');
     await mailTo(owners, 'Your PIN was changed');
     await mailTo(thiefs, 'Your PIN was changed');
 
@@ -226,12 +220,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     await mailTo(owners, 'An email change of your wallet account was undone');
     // The address the change brought gets nothing more.
     const before = (await inbox(thiefs)).length;
-    const again = await encryptPin(stack, '590382');
-    await call(`${stack.apiUrl}/api/v1/pin`, {
-      method: 'PUT',
-      headers: bearer(u),
-      json: { current_pin: await pinChangePin(stack, '731904', again), new_pin: again },
-    });
+    await changePin(u, '731904', '590382');
     await mailTo(owners, 'Your PIN was changed', 2);
     expect(await inbox(thiefs)).toHaveLength(before);
   });
@@ -254,13 +243,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     const toOld = await mailTo(owners, 'The email address of your wallet account was changed');
     expect(toOld.text).toMatch(/change emc_[0-9a-f-]{36} and code [A-Za-z0-9_-]{43}/);
 
-    const newPin = await encryptPin(stack, '806215');
-    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
-      method: 'PUT',
-      headers: bearer(u),
-      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
-    });
-    expect(pinChange.status).toBe(200);
+    await changePin(u, u.pin!, '806215');
     await mailTo(owners, 'Your PIN was changed');
     // The refusal is the notice's recorded outcome, for the operator, and nothing was mailed to the refused address.
     expect((await inbox(thiefs)).filter((m) => m.subject === 'Your PIN was changed')).toHaveLength(0);
@@ -279,13 +262,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
       method: 'PUT',
       json: { failTimes: 2, status: 429, paths: ['/messages'] },
     });
-    const newPin = await encryptPin(stack, '640283');
-    const pinChange = await call(`${stack.apiUrl}/api/v1/pin`, {
-      method: 'PUT',
-      headers: bearer(u),
-      json: { current_pin: await pinChangePin(stack, u.pin!, newPin), new_pin: newPin },
-    });
-    expect(pinChange.status).toBe(200);
+    await changePin(u, u.pin!, '640283');
     await mailTo(email, 'Your PIN was changed');
     const event = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'pin.changed' });
     const outcome = await stack.temporal.workflow
@@ -337,6 +314,16 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     const done = await confirm(u, started.body.verificationId, code);
     expect(done.status).toBe(200);
     return done.body;
+  }
+
+  /** Changes the PIN with the current one (a security notice, mailed to every address the person has). */
+  async function changePin(u: RegisteredUser, current: string, next: string) {
+    const changed = await call(`${stack.apiUrl}/api/v1/pin`, {
+      method: 'PUT',
+      headers: bearer(u),
+      json: await pinChangeBody(stack, current, next),
+    });
+    expect(changed.status).toBe(200);
   }
 
   /** The newest mail with this subject to the address, waited for (the worker mails notices), `count` of them. */
