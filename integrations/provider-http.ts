@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { Agent, fetch, type Response } from 'undici';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -48,13 +49,34 @@ export function expectAnswer<S extends TSchema>(schema: S, body: unknown, what: 
   );
 }
 
+/**
+ * Mutual TLS with a provider (PEM text): our client certificate and its key, presented when the provider asks, and the
+ * CA that must have signed the provider's certificate (replacing the system's roots, so a provider reached over a
+ * private CA is pinned to it). Built from settings by platform/provider-settings.ts.
+ */
+export interface ProviderTls {
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
+
 /** `maxAnswerBytes`: the largest answer read (default 1 MiB); a longer one is ProviderAnswerInvalid, read no further. */
 export interface ProviderHttpOptions {
   baseUrl: string;
   timeoutMs: number;
   headers?: Record<string, string>;
   maxAnswerBytes?: number;
+  tls?: ProviderTls;
 }
+
+/** One connection pool per TLS identity (an adapter builds its options once): certificates are parsed once. */
+const tlsAgents = new WeakMap<ProviderTls, Agent>();
+const dispatcherFor = (tls: ProviderTls | undefined): Agent | undefined => {
+  if (!tls || (!tls.cert && !tls.ca)) return undefined;
+  let agent = tlsAgents.get(tls);
+  if (!agent) tlsAgents.set(tls, (agent = new Agent({ connect: { cert: tls.cert, key: tls.key, ca: tls.ca } })));
+  return agent;
+};
 
 const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 
@@ -82,14 +104,20 @@ async function readCapped(response: Response, limit: number, what: string): Prom
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** A path under the provider's base URL (which may have a path of its own), or an absolute URL as it is. */
+export const providerUrl = (baseUrl: string, path: string): string =>
+  /^https?:\/\//.test(path)
+    ? path
+    : `${baseUrl.replace(/\/+$/, '')}${path.startsWith('/') || !path ? path : `/${path}`}`;
+
 /**
- * JSON over HTTP to a third-party provider with a deadline (a form body when `body` is URLSearchParams). Redirects are
- * never followed (a compromised provider could send the request, its body and headers such as an API key to an
- * internal address): a 3xx is ProviderAnswerInvalid, as is an answer longer than `maxAnswerBytes`. Network errors,
- * timeouts and 5xx are thrown as plain errors (Temporal retries them); 4xx become a non-retryable ApplicationFailure
- * carrying the provider's answer.
+ * JSON over HTTP to a third-party provider with a deadline (a form body when `body` is URLSearchParams), answering
+ * the status and the parsed body of any answer below 500. Redirects are never followed (a compromised provider could
+ * send the request, its body and headers such as an API key to an internal address): a 3xx is ProviderAnswerInvalid,
+ * as is an answer longer than `maxAnswerBytes` or one that is not JSON. Network errors, timeouts and 5xx are
+ * ProviderUnavailable (Temporal retries them). For providers whose refusals carry codes to read (4xx bodies).
  */
-export async function callProvider<T>(
+export async function requestProvider<T>(
   options: ProviderHttpOptions,
   method: 'GET' | 'POST',
   path: string,
@@ -101,7 +129,7 @@ export async function callProvider<T>(
   let response: Response;
   let text: string;
   try {
-    response = await fetch(new URL(path, options.baseUrl), {
+    response = await fetch(providerUrl(options.baseUrl, path), {
       method,
       redirect: 'manual',
       headers: {
@@ -112,6 +140,7 @@ export async function callProvider<T>(
       },
       body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(options.timeoutMs),
+      dispatcher: dispatcherFor(options.tls),
     });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();
@@ -127,27 +156,38 @@ export async function callProvider<T>(
       cause: error,
     });
   }
-  let parsed: T;
+  if (response.status >= 500)
+    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
   try {
-    parsed = text ? (JSON.parse(text) as T) : (undefined as T);
+    return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T) };
   } catch {
-    if (response.status >= 500)
-      throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
     throw new ProviderAnswerInvalid(
       `provider ${options.baseUrl} answered ${path} with ${response.status} and a body that is not JSON`,
       text.slice(0, 500),
     );
   }
-  if (response.status >= 500)
-    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
-  if (response.status >= 400) {
+}
+
+/**
+ * requestProvider for providers whose 4xx is a refusal of the request: a 4xx becomes a non-retryable
+ * ApplicationFailure (PROVIDER_REJECTED) carrying the provider's answer and its status.
+ */
+export async function callProvider<T>(
+  options: ProviderHttpOptions,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: T }> {
+  const answer = await requestProvider<T>(options, method, path, body, headers);
+  if (answer.status >= 400) {
     throw ApplicationFailure.create({
       type: PROVIDER_REJECTED,
       nonRetryable: true,
-      message: `provider rejected ${path} with ${response.status}`,
+      message: `provider rejected ${path} with ${answer.status}`,
       // The answer, then its status (a caller that must tell a refusal of the request from one of the client can).
-      details: [parsed, response.status],
+      details: [answer.body, answer.status],
     });
   }
-  return { status: response.status, body: parsed };
+  return answer;
 }

@@ -1,0 +1,204 @@
+import { readFileSync } from 'node:fs';
+import { Type, type TInteger, type TOptional, type TString } from '@sinclair/typebox';
+
+/**
+ * The settings of the providers behind ports (docs/providers.md): which adapter each kind uses (BANK_PROVIDER, ...),
+ * what that adapter needs (URLs, client ids, secrets), and how the service reaches it: every kind has a deadline
+ * and mutual TLS under its prefix (BANK_TIMEOUT_MS, BANK_TLS_CERT_FILE, BANK_TLS_KEY_FILE, BANK_TLS_CA_FILE), the
+ * files PEM, read once at start (an unreadable one stops the process with its name). Merged into the one schema of
+ * platform/config.ts.
+ */
+export const PROVIDER_PREFIXES = [
+  'IDENTITY_PROVIDER',
+  'BANK',
+  'ID_CARD_OCR',
+  'ID_CARD_CHECK',
+  'MAIL',
+  'PRICE_FEED',
+  'SECURITIES',
+  'CEX',
+] as const;
+export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
+
+/** The adapters each port has, by the value of its setting (the first is the default). */
+export const PROVIDERS = {
+  BANK_PROVIDER: ['kftc'],
+  ID_CARD_OCR_PROVIDER: ['clova'],
+  ID_CARD_CHECK_PROVIDER: ['useb'],
+  MAIL_PROVIDER: ['smtp'],
+} as const;
+
+const choice = <K extends keyof typeof PROVIDERS>(key: K, what: string) =>
+  Type.Union(
+    PROVIDERS[key].map((p) => Type.Literal(p as (typeof PROVIDERS)[K][number])),
+    { default: PROVIDERS[key][0], description: `${what}: ${PROVIDERS[key].join(' | ')}` },
+  );
+
+export const PROVIDER_SETTINGS = {
+  BANK_PROVIDER: choice('BANK_PROVIDER', 'the bank rail (kftc: the KFTC open banking API v2.0)'),
+  BANK_API_URL: Type.String({
+    pattern: '^https?://',
+    description: 'the open banking API: https://openapi.openbanking.or.kr (test bed https://testapi.openbanking.or.kr)',
+  }),
+  BANK_CLIENT_ID: Type.String({ minLength: 1, description: "our app's client id at the open banking centre" }),
+  BANK_CLIENT_SECRET: Type.String({ minLength: 8, description: "our app's client secret at the open banking centre" }),
+  BANK_INSTITUTION_CODE: Type.String({
+    pattern: '^[A-Z0-9]{10}$',
+    description: 'our institution code (이용기관코드, 10 characters): the first part of every bank_tran_id',
+  }),
+  BANK_CONTRACT_ACCOUNT_NUM: Type.String({
+    pattern: '^[0-9A-Za-z-]{1,16}$',
+    description: 'our contracted account (약정 계좌) that withdrawals credit and deposits debit (cntr_account_num)',
+  }),
+  BANK_CONTRACT_ACCOUNT_TYPE: Type.Union([Type.Literal('N'), Type.Literal('C')], {
+    default: 'N',
+    description: 'cntr_account_type: N an account, C an accounting code (계정)',
+  }),
+  BANK_DEPOSIT_PASS_PHRASE: Type.String({
+    minLength: 1,
+    maxLength: 128,
+    description: 'the pass phrase deposits from the contracted account carry (wd_pass_phrase, 입금이체용 암호문구)',
+  }),
+  BANK_CONSENT_REDIRECT_URI: Type.Optional(
+    Type.String({
+      pattern: '^https?://',
+      description:
+        'the callback URL registered with the open banking centre, where a consent comes back; unset: PUBLIC_BASE_URL/api/v1/bank/consent/callback',
+    }),
+  ),
+  BANK_CONSENT_RETURN_URIS: Type.String({
+    default: 'wallet://bank/consent',
+    description: 'comma-separated app addresses a finished consent may send the person back to',
+  }),
+  BANK_WEBHOOK_SECRET: Type.Optional(
+    Type.String({
+      minLength: 16,
+      description:
+        'deprecated: the HMAC key of POST /api/v1/bank/webhooks/withdrawals (no open banking bank calls it); unset: that route refuses every call',
+    }),
+  ),
+  ID_CARD_OCR_PROVIDER: choice('ID_CARD_OCR_PROVIDER', 'the ID-card reader (clova: NAVER CLOVA OCR, ID card model)'),
+  ID_CARD_OCR_URL: Type.String({
+    pattern: '^https?://',
+    description: "the CLOVA OCR domain's invoke URL (…/custom/v1/{domainId}/{invokeKey}/document)",
+  }),
+  ID_CARD_OCR_SECRET: Type.String({ minLength: 8, description: "the domain's secret key (X-OCR-SECRET)" }),
+  ID_CARD_CHECK_PROVIDER: choice(
+    'ID_CARD_CHECK_PROVIDER',
+    "the ID-card authenticity check (useb: useB's status API, the issuing authorities' records)",
+  ),
+  ID_CARD_CHECK_URL: Type.String({ pattern: '^https?://', description: "useB's API: https://api3.useb.co.kr" }),
+  ID_CARD_CHECK_AUTH_URL: Type.String({
+    pattern: '^https?://',
+    description: "useB's token service: https://auth.useb.co.kr",
+  }),
+  ID_CARD_CHECK_CLIENT_ID: Type.String({ minLength: 1, description: 'our client id at useB' }),
+  ID_CARD_CHECK_CLIENT_SECRET: Type.String({ minLength: 8, description: 'our client secret at useB' }),
+  MAIL_PROVIDER: choice('MAIL_PROVIDER', 'the mailer (smtp: any mail service over SMTP)'),
+  MAIL_SMTP_HOST: Type.String({ minLength: 1, description: 'the SMTP server (submission)' }),
+  MAIL_SMTP_PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 587 }),
+  MAIL_SMTP_SECURITY: Type.Union([Type.Literal('starttls'), Type.Literal('tls'), Type.Literal('none')], {
+    default: 'starttls',
+    description:
+      'starttls: upgrade required (port 587); tls: TLS from the start (port 465); none: no encryption (a relay on loopback, not in production)',
+  }),
+  MAIL_SMTP_USER: Type.Optional(Type.String({ minLength: 1, description: 'SMTP AUTH user; unset: no AUTH' })),
+  MAIL_SMTP_PASSWORD: Type.Optional(Type.String({ minLength: 1, description: 'SMTP AUTH password' })),
+  MAIL_FROM: Type.String({
+    default: 'Wallet <no-reply@wallet.example>',
+    minLength: 3,
+    maxLength: 254,
+    description: 'the sender of every mail (its domain names our Message-IDs)',
+  }),
+  ...transportSchema(),
+};
+
+type TransportSchema = { [K in `${ProviderPrefix}_TIMEOUT_MS`]: TOptional<TInteger> } & {
+  [K in `${ProviderPrefix}_TLS_${'CERT' | 'KEY' | 'CA'}_FILE`]: TOptional<TString>;
+};
+
+function transportSchema(): TransportSchema {
+  return Object.fromEntries(
+    PROVIDER_PREFIXES.flatMap((prefix) => {
+      const what = prefix.toLowerCase().replace(/_/g, ' ');
+      return [
+        [
+          `${prefix}_TIMEOUT_MS`,
+          Type.Optional(
+            Type.Integer({
+              minimum: 100,
+              maximum: 120_000,
+              description: `how long the ${what} has to answer (ms); unset: PROVIDER_TIMEOUT_MS`,
+            }),
+          ),
+        ],
+        [
+          `${prefix}_TLS_CERT_FILE`,
+          Type.Optional(Type.String({ minLength: 1, description: `our client certificate (PEM) for the ${what}` })),
+        ],
+        [
+          `${prefix}_TLS_KEY_FILE`,
+          Type.Optional(Type.String({ minLength: 1, description: "the client certificate's private key (PEM)" })),
+        ],
+        [
+          `${prefix}_TLS_CA_FILE`,
+          Type.Optional(
+            Type.String({
+              minLength: 1,
+              description: `the CA (PEM) the ${what}'s certificate must chain to, instead of the system's`,
+            }),
+          ),
+        ],
+      ];
+    }),
+  ) as TransportSchema;
+}
+
+/** The transport setting names of some providers, for a process's list of the settings it reads. */
+export const transportKeys = <P extends ProviderPrefix>(
+  ...prefixes: P[]
+): Array<`${P}_TIMEOUT_MS` | `${P}_TLS_CERT_FILE` | `${P}_TLS_KEY_FILE` | `${P}_TLS_CA_FILE`> =>
+  prefixes.flatMap((p) => [
+    `${p}_TIMEOUT_MS` as const,
+    `${p}_TLS_CERT_FILE` as const,
+    `${p}_TLS_KEY_FILE` as const,
+    `${p}_TLS_CA_FILE` as const,
+  ]);
+
+export interface ProviderTransport {
+  timeoutMs: number;
+  tls?: { cert?: string; key?: string; ca?: string };
+}
+
+/**
+ * A provider's deadline and TLS material from settings. A certificate without its key (or the reverse) or a file that
+ * cannot be read is an Error naming the setting (composition roots report it with the other bad settings at start).
+ */
+export function providerTransport(
+  config: object & { PROVIDER_TIMEOUT_MS: number },
+  prefix: ProviderPrefix,
+): ProviderTransport {
+  const settings = config as Record<string, unknown>;
+  const read = (suffix: string): string | undefined => {
+    const name = `${prefix}_${suffix}`;
+    const file = settings[name];
+    if (typeof file !== 'string' || !file) return undefined;
+    try {
+      return readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new Error(`${name}: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`);
+    }
+  };
+  const cert = read('TLS_CERT_FILE');
+  const key = read('TLS_KEY_FILE');
+  const ca = read('TLS_CA_FILE');
+  if (!!cert !== !!key)
+    throw new Error(
+      `${prefix}_TLS_CERT_FILE and ${prefix}_TLS_KEY_FILE go together: set both for mutual TLS, or neither`,
+    );
+  const timeout = settings[`${prefix}_TIMEOUT_MS`];
+  return {
+    timeoutMs: typeof timeout === 'number' ? timeout : config.PROVIDER_TIMEOUT_MS,
+    ...(cert || ca ? { tls: { cert, key, ca } } : {}),
+  };
+}
