@@ -1,15 +1,26 @@
 import { crc32, deflateSync } from 'node:zlib';
+import type { IdCardKind } from '../integrations/id-card/reader';
 
 /**
- * The sandbox OCR cannot read pixels; it reads what a card "says" from a PNG tEXt chunk named `ocr`
- * (JSON {name, birthDate, idNumber?, issueDate?}). Real images without the chunk read as unrecognised (confidence 0).
- * `idNumber`: the resident registration number on a resident card (13 digits, the first six the birth date).
+ * The sandbox OCR cannot read pixels; it reads what a card "says" from a PNG tEXt chunk named `ocr` (this JSON).
+ * Real images without the chunk read as no card.
  */
 export interface CardText {
+  /** The card's kind; a resident card by default. */
+  kind?: IdCardKind;
   name: string;
+  /** YYYY-MM-DD. A card that shows a resident number carries the birth date in it, as its first six digits. */
   birthDate: string;
+  /** The resident registration number (the alien registration number on an alien card), 13 digits. */
   idNumber?: string;
+  /** YYYY-MM-DD */
   issueDate?: string;
+  /** Driver's licence: the licence number, 12 digits (with or without its hyphens). */
+  licenseNumber?: string;
+  /** Driver's licence: the serial under the small photo (암호일련번호), 5 or 6 letters and digits. */
+  licenseSerial?: string;
+  /** Whether the reader is sure of what it read (false: a blurred or partly hidden card); true by default. */
+  confident?: boolean;
 }
 
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
