@@ -1,0 +1,91 @@
+import { Type } from '@sinclair/typebox';
+import {
+  ProviderAnswerInvalid,
+  ProviderUnavailable,
+  expectAnswer,
+  requestProvider,
+  type ProviderHttpOptions,
+} from '../provider-http';
+import { UNREADABLE, readingFromClovaAnswer } from './clova-ocr-answer';
+import type { IdCardReader, IdCardReading } from './reader';
+
+/**
+ * The ID-card reader on NAVER CLOVA OCR's ID-card model (Document OCR): `POST {invokeURL}/id-card` with the domain's
+ * secret in X-OCR-SECRET, the image as Base64 in a JSON body. CLOVA deduplicates nothing (`requestId` is only a label)
+ * and bills every call: the caller keeps a reading it already paid for.
+ */
+export interface ClovaIdCardReaderOptions {
+  /** The domain's invoke URL, …/custom/v1/{domainId}/{invokeKey}/document (ID_CARD_OCR_URL). */
+  invokeUrl: string;
+  /** The domain's secret key (ID_CARD_OCR_SECRET). */
+  secret: string;
+  transport: Pick<ProviderHttpOptions, 'timeoutMs' | 'tls'>;
+}
+
+/** The image formats we send (the API accepts only these); CLOVA's names for them. */
+const FORMATS: Record<string, 'png' | 'jpg'> = { 'image/png': 'png', 'image/jpeg': 'jpg' };
+
+/** CLOVA's error answer (HTTP 4xx/5xx): `{code, message, path, traceId, timestamp}`; we read the code. */
+const ClovaError = Type.Object({ code: Type.String(), message: Type.String() });
+
+export class ClovaIdCardReader implements IdCardReader {
+  private readonly http: ProviderHttpOptions;
+
+  constructor(options: ClovaIdCardReaderOptions) {
+    this.http = {
+      baseUrl: options.invokeUrl,
+      timeoutMs: options.transport.timeoutMs,
+      tls: options.transport.tls,
+      headers: { 'x-ocr-secret': options.secret },
+    };
+  }
+
+  async read(input: { image: Buffer; contentType: string; requestId: string }): Promise<IdCardReading> {
+    const request = {
+      version: 'V2',
+      requestId: input.requestId,
+      timestamp: Date.now(),
+      images: [{ format: formatOf(input.contentType), name: 'id-card', data: input.image.toString('base64') }],
+    };
+    // A 5xx (0500, 0501, 1021) is ProviderUnavailable from requestProvider; a 4xx carries CLOVA's code.
+    const answer = await requestProvider<unknown>(this.http, 'POST', '/id-card', request);
+    if (answer.status < 400) return readingFromClovaAnswer(answer.body);
+    return readingOfRefusal(expectAnswer(ClovaError, answer.body, 'a CLOVA OCR error'));
+  }
+}
+
+function formatOf(contentType: string): 'png' | 'jpg' {
+  const format = FORMATS[contentType.split(';')[0]!.trim().toLowerCase()];
+  if (!format) throw new Error(`CLOVA OCR is sent ID cards as PNG or JPEG, not ${contentType}`);
+  return format;
+}
+
+/**
+ * CLOVA's refusals (its common error table). A body it cannot take (0011: an image it cannot decode) reads as no card.
+ * Everything else is thrown ProviderUnavailable and retried: its limits and failures pass, and a refusal of us (a
+ * wrong secret or URL) is retried while an operator fixes the setting the message names.
+ */
+function readingOfRefusal(error: { code: string; message: string }): IdCardReading {
+  const said = `${error.code} ${error.message}`;
+  switch (error.code) {
+    case '0011':
+      return UNREADABLE;
+    case '0002':
+      throw new ProviderUnavailable(`CLOVA OCR refused our secret (${said}): check ID_CARD_OCR_SECRET`);
+    case '0001':
+    case '0022':
+      throw new ProviderUnavailable(`CLOVA OCR does not know our invoke URL (${said}): check ID_CARD_OCR_URL`);
+    case '0023':
+    case '0025':
+      throw new ProviderUnavailable(`CLOVA OCR is limiting our calls (${said})`);
+    case '0021':
+      // We send V2, the only version CLOVA documents: this adapter must follow a change of protocol.
+      throw new ProviderUnavailable(`CLOVA OCR no longer takes protocol V2 (${said})`);
+    case '0500':
+    case '0501':
+    case '1021':
+      throw new ProviderUnavailable(`CLOVA OCR failed (${said})`);
+    default:
+      throw new ProviderAnswerInvalid(`CLOVA OCR answered an undocumented error (${said})`, said);
+  }
+}
