@@ -1,0 +1,128 @@
+import type Router from '@koa/router';
+import type { Context } from 'koa';
+import { IN_DOUBT_CODES, type InDoubtCode } from './codes';
+import { BANKS, type Account, type Ledger } from './ledger';
+import type { OpenBankingSettings, TransferBook, TransferRequest } from './transfer-book';
+
+/** A transfer call as GET /kftc/_transfers shows it: what arrived, what it was answered, and how it settled. */
+export interface TransferRequestView {
+  bankTranId: string;
+  bankTranDate: string;
+  direction: 'withdraw' | 'deposit';
+  amount: number | null;
+  /** The rsp_code answered (null: a malformed answer on purpose). */
+  rspCode: string | null;
+  /** The bank's outcome; null when the call never reached a bank or is still in doubt. */
+  bankRspCode: string | null;
+  /** Whether the bank is done with it; false while in doubt and for calls refused before any bank. */
+  settled: boolean;
+  outcome: 'completed' | 'rejected' | null;
+}
+
+export interface AdminDeps {
+  ledger: Ledger;
+  contract: Account;
+  book: TransferBook;
+}
+
+const viewOf = ({ transfer, ...request }: TransferRequest): TransferRequestView => ({
+  ...request,
+  bankRspCode: transfer?.bankRspCode ?? null,
+  settled: transfer ? transfer.state !== 'processing' : false,
+  outcome: transfer && transfer.state !== 'processing' ? transfer.state : null,
+});
+
+const fail = (ctx: Context, status: number, code: string, message: string) => {
+  ctx.status = status;
+  ctx.body = { code, message };
+};
+const bodyOf = (ctx: Context) => (ctx.request as unknown as { body?: Record<string, unknown> }).body ?? {};
+const isDate = (text: unknown): text is string =>
+  typeof text === 'string' &&
+  /^\d{4}-\d{2}-\d{2}$/.test(text) &&
+  new Date(`${text}T00:00:00Z`).toISOString().startsWith(text);
+
+/**
+ * Sandbox administration, not part of KFTC's protocol (paths start with `_`): open accounts as people hold them at
+ * their banks, read balances and statements, list every transfer call, and set how the gateway misbehaves.
+ */
+export function mountAdmin(router: Router, { ledger, contract, book }: AdminDeps): void {
+  router.post('/_accounts', (ctx) => {
+    const { bankCode, accountNo, holder, birthDate, balance = 0 } = bodyOf(ctx);
+    if (
+      typeof bankCode !== 'string' ||
+      !BANKS[bankCode] ||
+      typeof accountNo !== 'string' ||
+      !/^\d{10,14}$/.test(accountNo) ||
+      typeof holder !== 'string' ||
+      !holder.trim() ||
+      holder.length > 20 ||
+      !isDate(birthDate) ||
+      !Number.isSafeInteger(balance) ||
+      (balance as number) < 0
+    ) {
+      const message = 'bankCode (known), accountNo (10-14 digits), holder, birthDate (YYYY-MM-DD) and balance >= 0';
+      return fail(ctx, 400, 'invalid_account', message);
+    }
+    // Opening an account again would wipe its statement, which tests read to see money moved once.
+    if (ledger.find(bankCode, accountNo)) return fail(ctx, 409, 'account_exists', 'this account is already open');
+    const opened = ledger.open({
+      bankCode,
+      accountNo,
+      holder: holder.trim(),
+      birthDate: birthDate.replaceAll('-', ''),
+      balance: balance as number,
+    });
+    ctx.status = 201;
+    ctx.body = ledger.view(opened);
+  });
+  router.get('/_accounts/:bankCode/:accountNo', (ctx) => {
+    const account = ledger.find(ctx.params.bankCode!, ctx.params.accountNo!);
+    if (!account) return fail(ctx, 404, 'account_not_found', 'no such account');
+    ctx.body = ledger.view(account);
+  });
+  router.get('/_contract-account', (ctx) => {
+    ctx.body = ledger.view(contract);
+  });
+
+  router.get('/_transfers', (ctx) => {
+    ctx.body = book.requests().map(viewOf);
+  });
+  /** Settles every in-doubt transfer now instead of after its delay. */
+  router.post('/_transfers/settle', (ctx) => {
+    book.settleAll();
+    ctx.body = book.requests().map(viewOf);
+  });
+
+  router.put('/_settings', (ctx) => {
+    const problem = applySettings(book.settings, bodyOf(ctx));
+    if (problem) return fail(ctx, 400, 'invalid_settings', problem);
+    ctx.body = book.settings;
+  });
+}
+
+/** Applies the settings given (each optional) after checking them all; what is wrong, if anything. */
+function applySettings(settings: OpenBankingSettings, input: Record<string, unknown>): string | undefined {
+  const { inDoubt, reportCode, malformed } = input;
+  if (inDoubt !== undefined && (typeof inDoubt !== 'object' || inDoubt === null)) return 'inDoubt must be an object';
+  const given = (inDoubt ?? {}) as Partial<Record<keyof OpenBankingSettings['inDoubt'], unknown>>;
+  const next = {
+    times: given.times ?? settings.inDoubt.times,
+    code: given.code ?? settings.inDoubt.code,
+    settleAfterMs: given.settleAfterMs ?? settings.inDoubt.settleAfterMs,
+    outcome: given.outcome ?? settings.inDoubt.outcome,
+  } as OpenBankingSettings['inDoubt'];
+  if (!Number.isSafeInteger(next.times) || next.times < 0) return 'inDoubt.times must be an integer >= 0';
+  if (!IN_DOUBT_CODES.includes(next.code as InDoubtCode)) return `inDoubt.code must be ${IN_DOUBT_CODES.join(', ')}`;
+  if (!Number.isSafeInteger(next.settleAfterMs) || next.settleAfterMs < 0)
+    return 'inDoubt.settleAfterMs must be an integer >= 0';
+  if (next.outcome !== 'completed' && next.outcome !== 'rejected')
+    return 'inDoubt.outcome must be completed or rejected';
+  if (reportCode !== undefined && reportCode !== null && (typeof reportCode !== 'string' || !reportCode))
+    return 'reportCode must be a code or null';
+  if (malformed !== undefined && typeof malformed !== 'boolean') return 'malformed must be true or false';
+  settings.inDoubt = next;
+  if (reportCode !== undefined) settings.reportCode = reportCode as string | null;
+  if (malformed !== undefined) settings.malformed = malformed;
+  return undefined;
+}
