@@ -151,6 +151,7 @@ module.exports = tseslint.config(
       'api/assets/routes.ts',
       'activities/credentials.ts',
       'activities/security-notice.ts',
+      'db/bank-tran-ids.ts',
     ],
     rules: {
       'no-restricted-syntax': [

@@ -1,19 +1,24 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { BankVerificationEntity, bankAccountNoAad } from '../db/entities';
-import type { BankClient } from '../integrations/bank';
+import { BankVerificationEntity, UserEntity, bankAccountNoAad } from '../db/entities';
+import type { BankRail } from '../integrations/bank/rail';
 import type { DataEncryption } from '../platform/data-encryption';
-import { BankFailure } from '../platform/failures';
+import { BankFailure, PROVIDER_UNAVAILABLE } from '../platform/failures';
 import type { BankVerificationInput } from '../workflows/messages';
+import { transferRequester } from './bank-consent';
 
 export interface BankVerificationActivityDeps {
   orm: Orm;
   encryption: DataEncryption;
-  bank: BankClient;
+  bank: BankRail;
 }
 
 export const createBankVerificationActivities = ({ orm, encryption, bank }: BankVerificationActivityDeps) => ({
-  /** The bank answers a repeated reference with its first result, so a retry never deposits twice. */
+  /**
+   * 1 KRW from our contracted account with the code in the text the person's statement shows, named by the
+   * verification: a retry asks the bank what became of the first send instead of sending again. A refusal is final; an
+   * answer in doubt fails this attempt, and the next one asks again.
+   */
   async sendVerificationDeposit({ verificationId, remark }: BankVerificationInput): Promise<void> {
     const verification = await orm.em.fork().findOne(BankVerificationEntity, { verificationId });
     if (!verification)
@@ -22,8 +27,27 @@ export const createBankVerificationActivities = ({ orm, encryption, bank }: Bank
         message: `no verification ${verificationId}`,
         nonRetryable: true,
       });
-    const accountNo = encryption.openText(verification.accountNoSealed, bankAccountNoAad(verification.userId));
-    await bank.deposit({ bankCode: verification.bankCode, accountNo, amount: 1n, remark, reference: verificationId });
+    const user = await orm.em.fork().findOneOrFail(UserEntity, { id: verification.userId });
+    const requester = transferRequester(encryption, user);
+    const outcome = await bank.deposit({
+      reference: `verification:${verificationId}`,
+      bankCode: verification.bankCode,
+      accountNo: encryption.openText(verification.accountNoSealed, bankAccountNoAad(verification.userId)),
+      holderName: requester.name,
+      amount: 1n,
+      memo: remark,
+      purpose: 'verification',
+      requester,
+    });
+    if (outcome.status === 'completed') return;
+    if (outcome.status === 'rejected')
+      throw ApplicationFailure.create({
+        type: BankFailure.DepositRefused,
+        message: `the bank refused the deposit: ${outcome.reason} (${outcome.code}${outcome.detail ? `: ${outcome.detail}` : ''})`,
+        nonRetryable: true,
+      });
+    // The bank has not said yet (the API answers 503 if no attempt learns it): the next attempt asks, never resends.
+    throw ApplicationFailure.retryable(`the deposit is not settled: ${outcome.reason}`, PROVIDER_UNAVAILABLE);
   },
 });
 

@@ -1,9 +1,10 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad, type Charge } from '../db/entities';
+import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
-import { ChargeFailure, type WithdrawalSettlement } from '../workflows/messages';
-import type { BankClient, BankWithdrawal } from '../integrations/bank';
+import { ChargeFailure, PROVIDER_REJECTED, type WithdrawalSettlement } from '../workflows/messages';
+import type { BankRail, TransferOutcome } from '../integrations/bank/rail';
+import { consentToken, endConsent, transferRequester } from './bank-consent';
 import { bankClearingAccount, postJournal, userBalanceAccount } from './ledger';
 import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
@@ -12,26 +13,28 @@ import { clock } from '../platform/clock';
 export interface ChargeActivityDeps {
   orm: Orm;
   encryption: DataEncryption;
-  bank: BankClient;
+  bank: BankRail;
 }
 
-/** Text the bank shows on the user's statement (the bank allows 20 characters). */
-const CHARGE_REMARK = '월렛 충전';
-const REFUND_REMARK = '월렛 충전 환불';
+/** What the statements show: ours for a charge, the person's for a refund (the bank allows 20 characters). */
+const CHARGE_MEMO = '월렛 충전';
+const REFUND_MEMO = '월렛 충전 환불';
 
 /**
- * What the bank's answer means for this charge. A settlement of another reference or another amount is not this
- * charge's, whatever its status says: it is unknown, and the charge waits for review.
+ * What the bank's answer means for the charge: done, refused, not known yet (`pending`: the charge workflow asks the
+ * bank again with growing waits), or something the bank does not document (`unknown`: held for review meanwhile).
  */
-function settlementOf(charge: Charge, withdrawal: BankWithdrawal): WithdrawalSettlement {
-  if (withdrawal.status === 'unknown') return { status: 'unknown', reason: withdrawal.reason };
-  if (withdrawal.reference !== charge.chargeId || withdrawal.amount !== charge.amount) {
-    return {
-      status: 'unknown',
-      reason: `the bank's answer is for ${withdrawal.reference} of ${withdrawal.amount}, not ${charge.chargeId} of ${charge.amount}`,
-    };
+function settlementOf(outcome: TransferOutcome): WithdrawalSettlement {
+  switch (outcome.status) {
+    case 'completed':
+      return { status: 'completed', reason: null };
+    case 'rejected':
+      return { status: 'rejected', reason: outcome.reason };
+    case 'in_doubt':
+      return { status: 'pending', reason: outcome.reason };
+    case 'unknown':
+      return { status: 'unknown', reason: outcome.reason };
   }
-  return { status: withdrawal.status, reason: withdrawal.reason };
 }
 
 /** The bank side and the ledger side of a charge; every step is idempotent by the charge id. */
@@ -47,29 +50,44 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
       accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(charge.userId)),
     };
   };
+  const withdrawOnce = async (chargeId: string): Promise<WithdrawalSettlement> => {
+    const { em, charge, account } = await load(chargeId);
+    const token = account.consentId ? await consentToken({ orm, encryption, bank }, account.consentId) : undefined;
+    const user = await em.findOneOrFail(UserEntity, { id: charge.userId });
+    const outcome = await bank.withdraw({
+      reference: `charge:${chargeId}`,
+      accountRef: account.railAccountRef ?? '',
+      accessToken: account.railAccountRef ? token : undefined,
+      amount: charge.amount,
+      memo: CHARGE_MEMO,
+      requester: transferRequester(encryption, user),
+    });
+    // The bank says the consent no longer holds (withdrawal consent expired, the account unregistered): consent again.
+    if (outcome.status === 'rejected' && outcome.reason === 'consent_required' && account.consentId)
+      await endConsent(orm, { consentId: account.consentId, userId: charge.userId }, `refused: ${outcome.code}`);
+    return settlementOf(outcome);
+  };
 
   return {
+    /**
+     * The withdrawal from the person's account, with their consent's token (renewed first when near its end), named by
+     * the charge: asked again (a retry, a new worker, the poll below), the rail asks the bank what became of it instead
+     * of sending it twice. No consent (it ended since the charge started): refused, nothing asked of the bank.
+     */
     async requestWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
-      const { em, charge, account, accountNo } = await load(chargeId);
+      const { em, charge } = await load(chargeId);
       // Never for an account closed (or suspended) since the charge was asked for: the bank is not called.
       if (charge.bankStatus === null && !(await userIsActive(orm, charge.userId)))
         return { status: 'rejected', reason: 'account_not_active' };
-      const withdrawal = await bank.withdraw({
-        bankCode: account.bankCode,
-        accountNo,
-        amount: charge.amount,
-        remark: CHARGE_REMARK,
-        reference: chargeId,
-      });
-      const settlement = settlementOf(charge, withdrawal);
+      const settlement = await withdrawOnce(chargeId);
       charge.bankStatus = settlement.status;
       await em.flush();
       return settlement;
     },
 
+    /** What the bank says became of the withdrawal: the same call, which asks (transfer/result) rather than sends. */
     async pollWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
-      const charge = await orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
-      return settlementOf(charge, await bank.withdrawal(chargeId));
+      return withdrawOnce(chargeId);
     },
 
     /** The charge waits for an operator or for the bank to say something documented; nothing is credited meanwhile. */
@@ -154,16 +172,31 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
       });
     },
 
-    /** Compensation: the withdrawn money goes back to the account it came from (idempotent at the bank). */
+    /**
+     * Compensation: the withdrawn money goes back to the account it came from, named by the charge (sent once). A
+     * refusal is final (the workflow holds the charge for an operator); an answer in doubt is asked about again.
+     */
     async refundCharge({ chargeId }: { chargeId: string }): Promise<void> {
-      const { charge, account, accountNo } = await load(chargeId);
-      await bank.deposit({
+      const { em, charge, account, accountNo } = await load(chargeId);
+      const user = await em.findOneOrFail(UserEntity, { id: charge.userId });
+      const outcome = await bank.deposit({
+        reference: `refund:${chargeId}`,
         bankCode: account.bankCode,
         accountNo,
+        holderName: encryption.openText(user.nameSealed, user.id),
         amount: charge.amount,
-        remark: REFUND_REMARK,
-        reference: `refund-${chargeId}`,
+        memo: REFUND_MEMO,
+        purpose: 'refund',
+        requester: transferRequester(encryption, user),
       });
+      if (outcome.status === 'completed') return;
+      if (outcome.status === 'rejected')
+        throw ApplicationFailure.create({
+          type: PROVIDER_REJECTED,
+          message: `the bank refused the refund: ${outcome.reason} (${outcome.code}${outcome.detail ? `: ${outcome.detail}` : ''})`,
+          nonRetryable: true,
+        });
+      throw ApplicationFailure.retryable(`the refund is not settled yet: ${outcome.reason}`, 'RefundInDoubt');
     },
 
     async failCharge({

@@ -16,7 +16,7 @@ import {
   sealOcrResult,
 } from '../db/entities';
 import type { DataEncryption } from '../platform/data-encryption';
-import type { OcrProviderClient } from '../integrations/ocr';
+import { readUploadedCard, readsAsDeclared, type IdCardProofDeps } from './id-card-proof';
 import { credentialTime } from '../integrations/credentials/issuer';
 import type { CredentialBook } from './credentials';
 import {
@@ -28,10 +28,9 @@ import {
   type SubmitEkycResponse,
 } from '../workflows/messages';
 
-export interface RegistrationActivityDeps {
+export interface RegistrationActivityDeps extends Pick<IdCardProofDeps, 'idCardReader'> {
   orm: Orm;
   encryption: DataEncryption;
-  ocr: OcrProviderClient;
   credentials: CredentialBook;
 }
 
@@ -47,7 +46,12 @@ export const maskPhone = (phone: string): string => {
 };
 
 /** Every activity is idempotent: it looks up what an earlier attempt wrote before writing. */
-export const createRegistrationActivities = ({ orm, encryption, ocr, credentials }: RegistrationActivityDeps) => {
+export const createRegistrationActivities = ({
+  orm,
+  encryption,
+  idCardReader,
+  credentials,
+}: RegistrationActivityDeps) => {
   const sealPassResult = (regId: string, result: PassResult): string => {
     const { passRequestId: _id, success: _ok, ...pii } = result;
     return encryption.sealText(JSON.stringify(pii), regId);
@@ -135,17 +139,15 @@ export const createRegistrationActivities = ({ orm, encryption, ocr, credentials
       const upload = await em.findOne(UploadEntity, { id: input.uploadRef, regId: input.regId });
       if (!upload)
         throw businessFailure(RegistrationFailure.UploadNotFound, `no upload ${input.uploadRef} for this registration`);
-      const image = encryption.open(Buffer.from(upload.dataSealed), upload.id);
       const { workflowExecution, activityId } = Context.current().info;
-      const reading = await ocr.readIdCard({
-        image,
-        contentType: upload.contentType,
-        idCardType: input.idCardType,
-        requestId: `${workflowExecution?.workflowId ?? input.regId}/${activityId}`,
-      });
+      const reading = await readUploadedCard(
+        { orm, encryption, idCardReader },
+        upload,
+        `${workflowExecution?.workflowId ?? input.regId}/${activityId}`,
+      );
       const identity = openPassResult(input.regId, registration.passResultSealed);
       const verified =
-        reading.confidence >= 0.8 &&
+        readsAsDeclared(reading, input.idCardType) &&
         sameName(reading.name, identity.name ?? '') &&
         reading.birthDate === identity.birthDate;
       return {

@@ -12,15 +12,15 @@ import {
   emailUndoCode,
   type Event,
 } from '../db/entities';
-import type { MailClient } from '../integrations/mail';
+import { MailRefused, type Mailer } from '../integrations/mail/mailer';
+import { mailOnce } from './mail-sends';
 import type { DataEncryption } from '../platform/data-encryption';
-import { PROVIDER_REJECTED } from '../platform/failures';
 import type { SecurityNoticeInput, SecurityNoticeOutcome } from '../workflows/messages';
 
 export interface SecurityNoticeActivityDeps {
   orm: Orm;
   encryption: DataEncryption;
-  mail: MailClient;
+  mail: Mailer;
   newPasskeyHoldSeconds: number;
 }
 
@@ -84,16 +84,16 @@ export const createSecurityNoticeActivities = ({
       try {
         const { subject, text } = await noticeText(em, event, { newPasskeyHoldSeconds, encryption, role });
         // Keyed by the address, not its role: a retry after an undo (which swaps the roles) mails no address twice.
-        await mail.send({ to, subject, text }, `${eventId}:${addressKey(to)}`);
+        await mailOnce(orm, mail, { to, subject, text }, `notice:${eventId}:${addressKey(to)}`);
       } catch (error) {
         if (refusesRecipient(error)) refused.push(role);
         else retry ??= error;
       }
     }
     if (retry) {
-      // Any other refusal (a wrong API key, throttling) is the provider refusing us, not the address: retried until
-      // it mails, and visible as a failing activity meanwhile.
-      if ((retry as { type?: unknown }).type === PROVIDER_REJECTED)
+      // Any other refusal (a wrong password, our domain refused) is the mail service refusing us, not the address:
+      // retried until it mails, and visible as a failing activity meanwhile.
+      if (retry instanceof MailRefused)
         throw ApplicationFailure.retryable((retry as Error).message, 'MailProviderRefusedUs');
       throw retry;
     }
@@ -107,10 +107,8 @@ export const createSecurityNoticeActivities = ({
   },
 });
 
-/** A refusal of the recipient (400, 422: a suppressed, bouncing or invalid address), not of the client. */
-const refusesRecipient = (error: unknown): boolean =>
-  (error as { type?: unknown }).type === PROVIDER_REJECTED &&
-  [400, 422].includes((error as { details?: unknown[] }).details?.[1] as number);
+/** A refusal of the recipient (a 5xx to RCPT TO: no such mailbox, suppressed after bounces), not of us. */
+const refusesRecipient = (error: unknown): boolean => error instanceof MailRefused && error.refuses === 'recipient';
 
 /** The provider's message key part for an address: a digest (no address in the key the provider keeps). */
 const addressKey = (address: string): string =>

@@ -11,7 +11,8 @@ import { NetworkRegistry } from '../platform/networks';
 import { createTemporalClient } from '../platform/temporal';
 import type { Orm } from '../db/orm';
 import { IdentityProviderClient } from '../integrations/identity';
-import { BankClient } from '../integrations/bank';
+import { bankRailFrom } from '../integrations/providers';
+import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { VaspDirectoryClient } from '../integrations/travel-rule';
@@ -47,6 +48,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
     operators: () => Operators.fromJson(config.OPERATOR_TOKENS),
     counterparts: () => counterpartsFromJson(config.TRAVEL_RULE_COUNTERPARTS),
+    bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -109,7 +111,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
       ...providerHttp,
     }),
-    bank: new BankClient({ baseUrl: config.BANK_API_URL, clientSecret: config.BANK_CLIENT_SECRET, ...providerHttp }),
+    bank: settings.bank,
     prices: new PriceFeedClient({
       baseUrl: config.PRICE_FEED_URL,
       ...providerHttp,

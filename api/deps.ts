@@ -14,7 +14,7 @@ import type { SanctionsScreening } from '../integrations/sanctions';
 import type { VaspDirectoryClient } from '../integrations/travel-rule';
 import type { Counterpart } from './compliance/inbound';
 import type { QuoteEngine } from './exchange/quote';
-import type { BankClient } from '../integrations/bank';
+import type { BankRail } from '../integrations/bank/rail';
 import type { PinService } from './pin/service';
 import type { SecurityNotices } from './common/security-notices';
 import type { SolanaChains } from '../integrations/solana';
@@ -44,7 +44,7 @@ export interface AppDeps {
   providers: ChainProviders;
   solanaChains: SolanaChains;
   identity: IdentityProviderClient;
-  bank: BankClient;
+  bank: BankRail;
   prices: PriceFeedClient;
   securities: SecuritiesClient;
   cex: CexClient;

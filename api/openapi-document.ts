@@ -19,8 +19,9 @@ const REQUIRED_SETTINGS = [
   'IDENTITY_PROVIDER_CLIENT_SECRET',
   'RECOVERY_ADDRESS',
   'BANK_API_URL',
+  'BANK_CLIENT_ID',
   'BANK_CLIENT_SECRET',
-  'BANK_WEBHOOK_SECRET',
+  'BANK_INSTITUTION_CODE',
   'PIN_ENCRYPTION_JWK',
   'PRICE_FEED_URL',
   'SECURITIES_API_URL',
@@ -32,6 +33,7 @@ const PLACEHOLDERS: Record<string, string> = {
   DATABASE_URL: 'sqlite::memory:',
   RECOVERY_ADDRESS: '0x0000000000000000000000000000000000000001',
   DATA_ENCRYPTION_KEY: Buffer.alloc(32).toString('base64'),
+  BANK_INSTITUTION_CODE: 'M000000000',
 };
 
 /** A dependency the document does not need: reading anything from it is a bug in this module, said as such. */

@@ -19,6 +19,7 @@ import { keyRotationRoutes } from './key-rotation/routes';
 import { didRoutes } from './did/routes';
 import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
+import { bankConsentRoutes } from './bank/consent-routes';
 import { chargeRoutes } from './charge/routes';
 import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
@@ -83,6 +84,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...didRoutes({ keys: s.didKeys }),
     ...credentialRoutes({ orm, encryption, temporal, taskQueue }),
     ...bankRoutes({ orm, verifications: s.bankVerifications }),
+    ...bankConsentRoutes({ consents: s.bankConsents }),
     ...chargeRoutes({ charges: s.charges }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins, notices: s.notices }),

@@ -11,6 +11,7 @@ import { StepUp } from './common/step-up';
 import { StepUpActions } from './common/step-up-actions';
 import { IdentityChecks } from './auth/identity-checks';
 import { BankVerificationService } from './bank/service';
+import { BankConsentService } from './bank/consent-service';
 import { ChargeService } from './charge/service';
 import { TransferService } from './transfer/service';
 import { SpendingPolicy } from './transfer/spending-policy';
@@ -168,6 +169,17 @@ export function buildServices(deps: AppDeps) {
       rateLimits: deps.rateLimits,
       verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS,
       verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+    }),
+    bankConsents: new BankConsentService({
+      orm,
+      encryption,
+      bank: deps.bank,
+      redirectUri:
+        config.BANK_CONSENT_REDIRECT_URI ??
+        `${config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`}/api/v1/bank/consent/callback`,
+      returnUris: config.BANK_CONSENT_RETURN_URIS.split(',')
+        .map((u) => u.trim())
+        .filter(Boolean),
     }),
     charges: new ChargeService({
       orm,

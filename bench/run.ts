@@ -49,6 +49,7 @@ import { startAlto } from '../dev/alto';
 import { bundling, gasPerOperation, type BundlingRow, type GasRow } from './gas';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
+import { newSandboxCredentials, sandboxOptionsFor, sandboxServiceEnv } from '../sandbox/service-env';
 import { createOrm } from '../db/orm';
 import { DEFAULT_RATE_LIMITS } from '../api/http/rate-limits';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../integrations/evm/user-operation';
@@ -319,37 +320,14 @@ async function main(): Promise<void> {
       },
     ]),
   );
-  const secret = () => randomBytes(24).toString('base64url');
-  const secrets = {
-    apiKey: secret(),
-    client: secret(),
-    bank: secret(),
-    webhook: secret(),
-    securities: secret(),
-    cex: secret(),
-    mail: secret(),
-    idCheck: secret(),
-    screening: secret(),
-    vasps: secret(),
-  };
-  const sandbox = createSandboxApp({
-    callbackUrl: '',
-    callbackApiKey: secrets.apiKey,
-    clientSecret: secrets.client,
-    bankClientSecret: secrets.bank,
-    bankWebhookSecret: secrets.webhook,
-    securitiesClientSecret: secrets.securities,
-    cexClientId: 'wallet-service',
-    cexClientSecret: secrets.cex,
-    mailApiKey: secrets.mail,
-    idCardCheckApiKey: secrets.idCheck,
-    screeningApiKey: secrets.screening,
-    vaspDirectoryApiKey: secrets.vasps,
-  });
+  const credentials = newSandboxCredentials();
+  const sandbox = createSandboxApp(sandboxOptionsFor(credentials, { callbackUrl: '' }));
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
+  await new Promise<void>((resolve) => sandbox.smtp.listen(0, '127.0.0.1', resolve));
   const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
-  await call(`${sandboxUrl}/bank/v1/_settings`, { method: 'PUT', json: { settleDelayMs: 0 } }); // the bank settles at once
+  const smtpPort = (sandbox.smtp.server.address() as AddressInfo).port;
+  const sandboxServers = { close: () => (sandboxServer.close(), sandbox.smtp.close()) };
 
   const jwk = (kid: string) =>
     JSON.stringify({ ...generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'jwk' }), kid });
@@ -369,37 +347,18 @@ async function main(): Promise<void> {
     DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
     VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
-    PASS_CALLBACK_API_KEY: secrets.apiKey,
-    IDENTITY_PROVIDER_URL: sandboxUrl,
-    IDENTITY_PROVIDER_CLIENT_SECRET: secrets.client,
-    OCR_PROVIDER_URL: sandboxUrl,
-    BANK_API_URL: sandboxUrl,
-    BANK_CLIENT_SECRET: secrets.bank,
-    MAIL_API_URL: sandboxUrl,
-    MAIL_API_KEY: secrets.mail,
-    ID_CARD_CHECK_URL: sandboxUrl,
-    ID_CARD_CHECK_API_KEY: secrets.idCheck,
+    ...sandboxServiceEnv({ url: sandboxUrl, smtpPort }, credentials),
     VC_STATUS_BASE_URL: apiUrl,
-    BANK_WEBHOOK_SECRET: secrets.webhook,
-    PRICE_FEED_URL: sandboxUrl,
-    SECURITIES_API_URL: sandboxUrl,
-    SECURITIES_CLIENT_SECRET: secrets.securities,
-    CEX_API_URL: sandboxUrl,
-    CEX_CLIENT_SECRET: secrets.cex,
     NETWORKS: JSON.stringify(networks),
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
-    SCREENING_PROVIDER_URL: sandboxUrl,
-    SCREENING_PROVIDER_API_KEY: secrets.screening,
     // The load comes from one user and one address; the limits are not what is measured here.
     RATE_LIMITS: JSON.stringify(
       Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }])),
     ),
   };
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
-  sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
   log('api and worker (node dist/…, NODE_ENV=production), bare Koa baseline, baseline worker');
   // BENCH_CPU_PROF=1 writes V8 CPU profiles of the api and worker to .data/cpu-profiles (open them in Chrome DevTools).
@@ -518,7 +477,7 @@ async function main(): Promise<void> {
     log(
       `api peak RSS ${Math.round(peakRssMiB(api.pid!))} MiB (idle ${JSON.stringify(idleMemory.api)}, now ${JSON.stringify(rssNow(api.pid!))}); bare Koa peak ${Math.round(peakRssMiB(bareKoa.pid!))} MiB (idle ${JSON.stringify(idleMemory.bareKoa)})`,
     );
-    await shutdown(chains, temporal, sandboxServer, admin, dbName);
+    await shutdown(chains, temporal, sandboxServers, admin, dbName);
     return;
   }
 
@@ -531,7 +490,7 @@ async function main(): Promise<void> {
     dataConverter: createDataConverter(new DataEncryption(env.DATA_ENCRYPTION_KEY!)),
   });
   const plainClient = new Client({ connection });
-  const account = await openBankAccount(stack, user.person.name, 10_000_000_000);
+  const account = await openBankAccount(stack, user.person, 10_000_000_000);
   await connectBankAccount(stack, user, account);
   const chargeLatencies: number[] = [];
   for (let i = -3; i < CHARGES; i += 1) {
@@ -747,7 +706,7 @@ async function main(): Promise<void> {
     TEMPORAL_ADDRESS: cluster.address,
   });
   const clusterUser = await registerUser(clusterStack);
-  const clusterAccount = await openBankAccount(clusterStack, clusterUser.person.name, 10_000_000_000);
+  const clusterAccount = await openBankAccount(clusterStack, clusterUser.person, 10_000_000_000);
   await connectBankAccount(clusterStack, clusterUser, clusterAccount);
   clusterWorker.kill('SIGTERM');
   await new Promise((r) => clusterWorker.once('exit', r));
@@ -1048,7 +1007,7 @@ to the workflow's result.
   console.log(`\n${report}`);
 
   await temporalClient.connection.close();
-  await shutdown(chains, temporal, sandboxServer, admin, dbName);
+  await shutdown(chains, temporal, sandboxServers, admin, dbName);
 }
 
 async function shutdown(

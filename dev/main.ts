@@ -26,6 +26,7 @@ import { startAlto } from './alto';
 import { loadOrCreateDevSecrets } from './secrets';
 import { operatorTokenHash } from '../api/operators/operators';
 import { createOrm } from '../db/orm';
+import { credentialsFromEnv, sandboxServiceEnv } from '../sandbox/service-env';
 
 const ROOT = join(__dirname, '..');
 /** State of the embedded stack; STACK_DATA_DIR moves it (the Ctrl-C test runs a second stack in a scratch folder). */
@@ -39,6 +40,7 @@ const PORTS = {
   temporal: port('TEMPORAL_PORT', 7233),
   temporalUi: port('TEMPORAL_UI_PORT', 8233),
   sandbox: port('SANDBOX_PORT', 4010),
+  sandboxSmtp: port('SANDBOX_SMTP_PORT', 2525),
   ETHEREUM: port('ETHEREUM_RPC_PORT', 8545),
   POLYGON: port('POLYGON_RPC_PORT', 8546),
   ETHEREUM_BUNDLER: port('ETHEREUM_BUNDLER_PORT', 4337),
@@ -233,27 +235,18 @@ async function main(): Promise<void> {
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(DATA, 'wallet.db')}`,
     TEMPORAL_ADDRESS: temporal.address,
-    IDENTITY_PROVIDER_URL: sandboxUrl,
-    OCR_PROVIDER_URL: sandboxUrl,
+    // Every provider is the sandbox, speaking its provider's own protocol (docs/providers.md).
+    ...sandboxServiceEnv({ url: sandboxUrl, smtpPort: PORTS.sandboxSmtp }, credentialsFromEnv(secrets)),
     API_HOST: '127.0.0.1',
     API_PORT: String(PORTS.api),
     PUBLIC_BASE_URL: apiUrl,
     VC_STATUS_BASE_URL: apiUrl,
     SANDBOX_PORT: String(PORTS.sandbox),
+    SANDBOX_SMTP_PORT: String(PORTS.sandboxSmtp),
     PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
-    BANK_API_URL: sandboxUrl,
-    BANK_WEBHOOK_URL: `${apiUrl}/api/v1/bank/webhooks/withdrawals`,
-    PRICE_FEED_URL: sandboxUrl,
-    SECURITIES_API_URL: sandboxUrl,
-    CEX_API_URL: sandboxUrl,
-    MAIL_API_URL: sandboxUrl,
-    ID_CARD_CHECK_URL: sandboxUrl,
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
-    // screening provider of Chainalysis' shape (docs/transfers.md, "Compliance").
-    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
-    SCREENING_PROVIDER_URL: sandboxUrl,
-    // The Travel Rule: the sandbox's VASP directory and its two exchanges (docs/transfers.md, "Compliance").
-    VASP_DIRECTORY_URL: sandboxUrl,
+    // screening provider of Chainalysis' shape; the Travel Rule: its VASP directory and two exchanges
+    // (docs/transfers.md, "Compliance").
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
     NETWORKS: JSON.stringify(networks),
@@ -284,9 +277,13 @@ async function main(): Promise<void> {
   done(since);
 
   since = Date.now();
-  progress(step++, total, `sandbox providers (identity, OCR, bank, prices, securities, CEX) on :${PORTS.sandbox}`);
+  progress(
+    step++,
+    total,
+    `sandbox providers (identity, open banking, CLOVA OCR, useB, prices, securities, CEX) on :${PORTS.sandbox}, mail (SMTP) on :${PORTS.sandboxSmtp}`,
+  );
   startTsProcess('sandbox', 'sandbox/main.ts', env);
-  await waitForHttp(`${sandboxUrl}/ocr/v1/stats`);
+  await waitForHttp(`${sandboxUrl}/clova/_stats`);
   done(since);
 
   since = Date.now();
@@ -307,7 +304,8 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, OCR /ocr/v1, ID-card check /idcheck/v1, bank /bank/v1, prices /prices/v1, securities /securities/v1, CEX /cex, OFAC list /ofac, screening /api/v1/address, VASP directory /vasps/v1, Travel Rule /trp, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, prices /prices/v1, securities /securities/v1, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, VASP directory /vasps/v1, Travel Rule /trp, faults /_faults)
+  Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}
                  (both) EntryPoint ${chains.ETHEREUM!.entryPoint}, account factory ${chains.ETHEREUM!.accountFactory}, paymaster ${chains.ETHEREUM!.paymaster},

@@ -2,6 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import { formatEnvFile, readEnvFile } from '../platform/env-file';
 import { newOperatorToken } from '../api/operators/operators';
+import { credentialsEnv, newSandboxCredentials } from '../sandbox/service-env';
 
 /**
  * Secrets of the embedded stack, generated once into .data/dev.env (mode 600) so that restarts can still read
@@ -9,24 +10,17 @@ import { newOperatorToken } from '../api/operators/operators';
  */
 export function loadOrCreateDevSecrets(file: string): Record<string, string> {
   const existing = existsSync(file) ? readEnvFile(file) : {};
+  // The credentials the sandbox's providers and the service share (sandbox/service-env.ts).
+  const providers = credentialsEnv(newSandboxCredentials());
   const generators: Record<string, () => string> = {
+    ...Object.fromEntries(Object.entries(providers).map(([key, value]) => [key, () => value])),
     JWT_PRIVATE_JWK: () => {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       return JSON.stringify({ ...privateKey.export({ format: 'jwk' }), kid: `dev-${randomUUID()}` });
     },
     DATA_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
-    PASS_CALLBACK_API_KEY: () => randomBytes(24).toString('base64url'),
-    IDENTITY_PROVIDER_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
     VC_ISSUER_KEY: () => randomBytes(32).toString('base64url'),
     KEY_ENCRYPTION_KEY: () => randomBytes(32).toString('base64'),
-    BANK_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
-    BANK_WEBHOOK_SECRET: () => randomBytes(24).toString('base64url'),
-    SECURITIES_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
-    CEX_CLIENT_SECRET: () => randomBytes(24).toString('base64url'),
-    MAIL_API_KEY: () => randomBytes(24).toString('base64url'),
-    ID_CARD_CHECK_API_KEY: () => randomBytes(24).toString('base64url'),
-    SCREENING_PROVIDER_API_KEY: () => randomBytes(24).toString('base64url'),
-    VASP_DIRECTORY_API_KEY: () => randomBytes(24).toString('base64url'),
     // The embedded stack's operator (name `dev`) signs in to the Temporal UI's codec with it (docs/operating.md).
     OPERATOR_TOKEN: () => newOperatorToken(),
     PIN_ENCRYPTION_JWK: () => {

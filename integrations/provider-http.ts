@@ -11,9 +11,12 @@ export { PROVIDER_REJECTED };
 /** The provider did not answer in time, could not be reached, or failed (5xx): a retry may succeed. */
 export class ProviderUnavailable extends Error {
   readonly code = 'PROVIDER_UNAVAILABLE';
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** The provider's status when it answered (a 5xx), undefined when it did not answer at all (timeout, network). */
+  readonly status?: number;
+  constructor(message: string, options?: { cause?: unknown; status?: number }) {
     super(message, options);
     this.name = PROVIDER_UNAVAILABLE;
+    this.status = options?.status;
   }
 }
 
@@ -157,7 +160,9 @@ export async function requestProvider<T>(
     });
   }
   if (response.status >= 500)
-    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`);
+    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`, {
+      status: response.status,
+    });
   try {
     return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T) };
   } catch {

@@ -1,5 +1,6 @@
 import { Type, type Static, type TSchema } from '@sinclair/typebox';
 import Ajv from 'ajv';
+import { PROVIDER_SETTINGS, transportKeys } from './provider-settings';
 
 /**
  * The one configuration loader. Every process (api, worker, sandbox) reads its settings from
@@ -76,7 +77,6 @@ export const ConfigSchema = Type.Object({
   PASS_CALLBACK_API_KEY: Type.String({ minLength: 16 }),
   IDENTITY_PROVIDER_URL: Url,
   IDENTITY_PROVIDER_CLIENT_SECRET: Type.String({ minLength: 8 }),
-  OCR_PROVIDER_URL: Url,
   PROVIDER_TIMEOUT_MS: Type.Integer({ minimum: 100, default: 10_000 }),
   REGISTRATION_TTL_SECONDS: Seconds(24 * 3600),
   PASS_RESULT_WAIT_SECONDS: Seconds(20),
@@ -203,31 +203,12 @@ export const ConfigSchema = Type.Object({
     description:
       "the API's public address as verifiers reach it (https://api.example.com): credentials name their status list under it, <url>/v1/credentials/status/<n>",
   }),
-  BANK_API_URL: Url,
-  BANK_CLIENT_SECRET: Type.String({ minLength: 8, description: 'our client secret at the bank API' }),
-  BANK_WEBHOOK_SECRET: Type.String({
-    minLength: 16,
-    description: 'HMAC key the bank signs its webhooks with (X-Bank-Signature)',
-  }),
   BANK_VERIFICATION_TTL_SECONDS: Seconds(600),
   BANK_VERIFICATION_MAX_ATTEMPTS: Type.Integer({
     minimum: 1,
     maximum: 20,
     default: 3,
     description: 'wrong 1 KRW codes before a verification locks (a code is 4 digits)',
-  }),
-  MAIL_API_URL: Url,
-  MAIL_API_KEY: Type.String({ minLength: 8, description: 'our API key at the transactional mail provider' }),
-  ID_CARD_CHECK_URL: Type.String({
-    pattern: '^https?://',
-    description: 'the ID-card authenticity service (asks the issuing authority whether a card is valid and current)',
-  }),
-  ID_CARD_CHECK_API_KEY: Type.String({ minLength: 8, description: 'our API key at the ID-card authenticity service' }),
-  MAIL_FROM: Type.String({
-    default: 'Wallet <no-reply@wallet.example>',
-    minLength: 3,
-    maxLength: 254,
-    description: 'the sender of verification mails',
   }),
   EMAIL_VERIFICATION_TTL_SECONDS: Seconds(900),
   EMAIL_VERIFICATION_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
@@ -476,6 +457,7 @@ export const ConfigSchema = Type.Object({
     default: '',
     description: 'comma-separated origins of the Temporal UI, the only ones whose browsers may call /codec/*',
   }),
+  ...PROVIDER_SETTINGS,
 });
 
 export type Config = Static<typeof ConfigSchema>;
@@ -508,6 +490,15 @@ export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys:
       return `${name} ${what}${hint ? ` (${hint})` : ''}`;
     });
     throw new ConfigError([...new Set(problems)]);
+  }
+  if (
+    candidate.NODE_ENV === 'production' &&
+    candidate.MAIL_SMTP_SECURITY === 'none' &&
+    !/^(localhost|127\.\d+\.\d+\.\d+|::1)$/.test(String(candidate.MAIL_SMTP_HOST))
+  ) {
+    throw new ConfigError([
+      'MAIL_SMTP_SECURITY=none sends mail (codes, notices) unencrypted: in production only to a relay on loopback',
+    ]);
   }
   if (candidate.NODE_ENV === 'production' && candidate.TEST_CLOCK_ENABLED === true) {
     throw new ConfigError([
@@ -571,8 +562,13 @@ export const API_CONFIG_KEYS = [
   'RECOVERY_POLL_SECONDS',
   'PRICE_MAX_AGE_SECONDS',
   'PRICE_BAND_PERCENT',
+  'BANK_PROVIDER',
   'BANK_API_URL',
+  'BANK_CLIENT_ID',
   'BANK_CLIENT_SECRET',
+  'BANK_INSTITUTION_CODE',
+  'BANK_CONSENT_REDIRECT_URI',
+  'BANK_CONSENT_RETURN_URIS',
   'BANK_WEBHOOK_SECRET',
   'BANK_VERIFICATION_TTL_SECONDS',
   'BANK_VERIFICATION_MAX_ATTEMPTS',
@@ -629,6 +625,7 @@ export const API_CONFIG_KEYS = [
   'MONITORING_FAN_OUT_RECIPIENTS',
   'MONITORING_NEW_RECIPIENT_MINUTES',
   'MONITORING_NEW_DEVICE_HOURS',
+  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'PRICE_FEED', 'SECURITIES', 'CEX'),
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -645,7 +642,9 @@ export const WORKER_CONFIG_KEYS = [
   'DATA_ENCRYPTION_KEY',
   'IDENTITY_PROVIDER_URL',
   'IDENTITY_PROVIDER_CLIENT_SECRET',
-  'OCR_PROVIDER_URL',
+  'ID_CARD_OCR_PROVIDER',
+  'ID_CARD_OCR_URL',
+  'ID_CARD_OCR_SECRET',
   'PROVIDER_TIMEOUT_MS',
   'NETWORKS',
   'PAYMASTER_SIGNER_KEY',
@@ -656,14 +655,27 @@ export const WORKER_CONFIG_KEYS = [
   'VC_VALIDITY_SECONDS',
   'VC_STATUS_BASE_URL',
   'DID_NETWORK_ID',
+  'BANK_PROVIDER',
   'BANK_API_URL',
+  'BANK_CLIENT_ID',
   'BANK_CLIENT_SECRET',
+  'BANK_INSTITUTION_CODE',
+  'BANK_CONTRACT_ACCOUNT_NUM',
+  'BANK_CONTRACT_ACCOUNT_TYPE',
+  'BANK_DEPOSIT_PASS_PHRASE',
   'KEY_ENCRYPTION_KEY',
-  'MAIL_API_URL',
-  'MAIL_API_KEY',
+  'MAIL_PROVIDER',
+  'MAIL_SMTP_HOST',
+  'MAIL_SMTP_PORT',
+  'MAIL_SMTP_SECURITY',
+  'MAIL_SMTP_USER',
+  'MAIL_SMTP_PASSWORD',
   'MAIL_FROM',
+  'ID_CARD_CHECK_PROVIDER',
   'ID_CARD_CHECK_URL',
-  'ID_CARD_CHECK_API_KEY',
+  'ID_CARD_CHECK_AUTH_URL',
+  'ID_CARD_CHECK_CLIENT_ID',
+  'ID_CARD_CHECK_CLIENT_SECRET',
   'RECOVERY_PRIVATE_KEY',
   'WEBHOOK_ALLOW_PRIVATE_NETWORKS',
   'WEBHOOK_TIMEOUT_MS',
@@ -680,6 +692,7 @@ export const WORKER_CONFIG_KEYS = [
   'TRAVEL_RULE_VASP_NAME',
   'COMPLIANCE_RETENTION_DAYS',
   'TEST_CLOCK_ENABLED',
+  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'ID_CARD_OCR', 'ID_CARD_CHECK', 'MAIL', 'PRICE_FEED'),
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

@@ -228,6 +228,15 @@ export const EVENT_TYPES = {
     summary: 'A 1 KRW verification was locked after too many wrong codes',
     data: Type.Object({ verificationId: Type.String() }),
   },
+  'bank_consent.granted': {
+    resource: 'bank_consent',
+    summary:
+      'The person consented at the bank to withdrawals (open banking): connected accounts it covers can be charged from',
+    data: Type.Object({
+      consentId: Type.String(),
+      accounts: Type.Integer({ description: 'how many accounts the consent covers' }),
+    }),
+  },
   'transfer.submitted': {
     resource: 'transfer',
     summary:

@@ -10,3 +10,10 @@ export function koreanDay(at = clock.date()): { from: Date; to: Date } {
 
 /** The Korean day's number since 1970 (as WalletAccount counts its transfer key's daily caps on chain). */
 export const koreanDayNumber = (ms: number): number => Math.floor((ms + KST_OFFSET_MS) / DAY_MS);
+
+/**
+ * A moment in Korean time as the banks write it: YYYYMMDDHHmmss (and its first eight digits, the bank's day). The
+ * banks' calendar runs on real time, never the service's test clock: pass `Date.now()`-based times.
+ */
+export const koreanDigits = (atMs: number): string =>
+  new Date(atMs + KST_OFFSET_MS).toISOString().replace(/\D/g, '').slice(0, 14);

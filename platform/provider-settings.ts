@@ -55,8 +55,7 @@ export const PROVIDER_SETTINGS = {
     description: 'cntr_account_type: N an account, C an accounting code (계정)',
   }),
   BANK_DEPOSIT_PASS_PHRASE: Type.String({
-    minLength: 1,
-    maxLength: 128,
+    pattern: '^[A-Za-z0-9]{1,128}$',
     description: 'the pass phrase deposits from the contracted account carry (wd_pass_phrase, 입금이체용 암호문구)',
   }),
   BANK_CONSENT_REDIRECT_URI: Type.Optional(

@@ -1,47 +1,81 @@
 import Koa from 'koa';
 import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
+import type { SMTPServer } from 'smtp-server';
 import { FaultInjector, type FaultSettings } from './faults';
 import { identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
-import { ocrProviderRouter } from './ocr-provider';
-import { bankRouter } from './bank';
+import { clovaOcrRouter } from './clova-ocr';
+import { openBankingRouter } from './open-banking';
 import { pricesRouter } from './prices';
 import { securitiesRouter } from './securities';
 import { cexRouter } from './cex';
-import { mailRouter } from './mail';
+import { mailSandbox } from './mail';
 import { webhookReceiverRouter } from './webhook-receiver';
-import { idCardCheckRouter } from './id-card-check';
+import { usebRouter } from './useb';
 import { sanctionsRouter } from './sanctions';
 import { vaspsRouter } from './vasps';
 
 export interface SandboxOptions extends IdentityProviderOptions {
-  bankClientSecret: string;
-  bankWebhookSecret: string;
-  /** Where the bank reports settled withdrawals (the API's /api/v1/bank/webhooks/withdrawals). */
-  bankWebhookUrl?: string;
+  /** The open banking centre's view of us: our app's client id and secret, institution code, contracted account. */
+  bank: {
+    clientId: string;
+    clientSecret: string;
+    institutionCode: string;
+    contractAccountNum: string;
+    depositPassPhrase: string;
+  };
+  /** CLOVA OCR's secret of our domain (ID_CARD_OCR_SECRET). */
+  ocrSecret: string;
+  /** useB's client id and secret of ours (ID_CARD_CHECK_CLIENT_ID / _SECRET). */
+  idCheck: { clientId: string; clientSecret: string };
   securitiesClientSecret: string;
   cexClientId: string;
   cexClientSecret: string;
-  /** The mail provider's API key (MAIL_API_KEY of the worker). */
-  mailApiKey: string;
-  /** The ID-card authenticity service's API key (ID_CARD_CHECK_API_KEY of the worker). */
-  idCardCheckApiKey: string;
+  /** The SMTP AUTH credentials of the mail service (MAIL_SMTP_USER / MAIL_SMTP_PASSWORD of the worker). */
+  mailUser: string;
+  mailPassword: string;
+  /** PEM key and certificate for the mail service's STARTTLS; unset: it offers none. */
+  mailTls?: { key: string; cert: string };
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
   /** The VASP directory's API key (VASP_DIRECTORY_API_KEY). */
   vaspDirectoryApiKey: string;
 }
 
+/** Our contracted account at the sandbox's banks: charges land in it, 1 KRW deposits and refunds leave it. */
+export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛' };
+
 /**
- * All third-party stand-ins on one port: /pass/v1 (identity), /ocr/v1 (OCR), /bank/v1 (bank), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1, /idcheck/v1 (ID-card authenticity), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening), /vasps/v1 (VASP directory), /trp (two exchanges' Travel Rule endpoints), and /_faults to inject
- * delays and failures per service ({"target":"ocr","failTimes":2}).
+ * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
+ * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
+ * token service and status API), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1/_inbox (what the SMTP server
+ * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
+ * /vasps/v1 (VASP directory), /trp (two exchanges' Travel Rule endpoints), and /_faults to inject delays and failures
+ * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
  */
 export interface SandboxApp {
   koa: Koa;
+  /** The mail service's SMTP server: listen on a port of its own (SANDBOX_SMTP_PORT). */
+  smtp: SMTPServer;
   faults: FaultInjector;
   setCallbackUrl(url: string): void;
-  setBankWebhookUrl(url: string): void;
 }
+
+/** Which fault target guards which paths; a provider's sandbox administration (`_…`) stays reachable while it fails. */
+const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
+  ['/pass/', 'identity'],
+  ['/clova/', 'ocr'],
+  ['/kftc/', 'bank'],
+  ['/prices/', 'prices'],
+  ['/securities/', 'securities'],
+  ['/cex/', 'cex'],
+  ['/useb/', 'idcheck'],
+  ['/api/v1/address/', 'chainalysis'],
+  ['/ofac/', 'ofac'],
+  ['/vasps/', 'vasps'],
+  ['/trp/', 'trp'],
+];
+const isAdministration = (path: string) => /^\/[^/]+\/(v1\/)?_/.test(path);
 
 export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const faults = new FaultInjector();
@@ -58,21 +92,29 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     ctx.status = 204;
   });
 
-  const identity = identityProviderRouter(options);
-  const ocr = ocrProviderRouter();
-  const bankOptions = {
-    clientSecret: options.bankClientSecret,
-    webhookSecret: options.bankWebhookSecret,
-    webhookUrl: options.bankWebhookUrl ?? '',
+  const mail = mailSandbox({
+    user: options.mailUser,
+    password: options.mailPassword,
+    tls: options.mailTls,
+    faults,
     log: options.log,
-  };
-  const bank = bankRouter(bankOptions);
-  const others = [
+  });
+  const routers = [
+    identityProviderRouter(options),
+    openBankingRouter({
+      clientId: options.bank.clientId,
+      clientSecret: options.bank.clientSecret,
+      institutionCode: options.bank.institutionCode,
+      contractAccount: { ...SANDBOX_CONTRACT_ACCOUNT, accountNo: options.bank.contractAccountNum },
+      depositPassPhrase: options.bank.depositPassPhrase,
+      log: options.log,
+    }),
+    clovaOcrRouter({ secret: options.ocrSecret, log: options.log }),
+    usebRouter(options.idCheck),
     pricesRouter(),
     securitiesRouter({ clientSecret: options.securitiesClientSecret }),
     cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
-    mailRouter({ apiKey: options.mailApiKey }),
-    idCardCheckRouter({ apiKey: options.idCardCheckApiKey }),
+    mail.router,
     webhookReceiverRouter(),
     sanctionsRouter({ apiKey: options.screeningApiKey }),
     vaspsRouter({ apiKey: options.vaspDirectoryApiKey }),
@@ -81,39 +123,18 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
   koa.use(admin.routes());
   koa.use(async (ctx, next) => {
-    if (ctx.path.startsWith('/pass/')) return faults.middleware('identity')(ctx, next);
-    if (ctx.path.startsWith('/ocr/')) return faults.middleware('ocr')(ctx, next);
-    // Sandbox administration (/bank/v1/_…) stays reachable while the bank's API is failing.
-    if (ctx.path.startsWith('/bank/') && !ctx.path.startsWith('/bank/v1/_'))
-      return faults.middleware('bank')(ctx, next);
-    if (ctx.path.startsWith('/prices/')) return faults.middleware('prices')(ctx, next);
-    if (ctx.path.startsWith('/securities/') && !ctx.path.includes('/_'))
-      return faults.middleware('securities')(ctx, next);
-    if (ctx.path.startsWith('/cex/') && !ctx.path.startsWith('/cex/_')) return faults.middleware('cex')(ctx, next);
-    if (ctx.path.startsWith('/mail/') && !ctx.path.startsWith('/mail/v1/_'))
-      return faults.middleware('mail')(ctx, next);
-    if (ctx.path.startsWith('/idcheck/') && !ctx.path.startsWith('/idcheck/v1/_'))
-      return faults.middleware('idcheck')(ctx, next);
-    if (ctx.path.startsWith('/api/v1/address/')) return faults.middleware('chainalysis')(ctx, next);
-    if (ctx.path === '/ofac/sdn_advanced.xml') return faults.middleware('ofac')(ctx, next);
-    if (ctx.path.startsWith('/vasps/') && !ctx.path.startsWith('/vasps/v1/_'))
-      return faults.middleware('vasps')(ctx, next);
-    if (ctx.path.startsWith('/trp/') && !ctx.path.startsWith('/trp/_')) return faults.middleware('trp')(ctx, next);
-    return next();
+    const target = FAULT_TARGETS.find(([prefix]) => ctx.path.startsWith(prefix))?.[1];
+    if (!target || isAdministration(ctx.path)) return next();
+    return faults.middleware(target)(ctx, next);
   });
-  koa.use(identity.routes());
-  koa.use(ocr.routes());
-  koa.use(bank.routes());
-  for (const router of others) koa.use(router.routes());
+  for (const router of routers) koa.use(router.routes());
   // The identity router reads options.callbackUrl at every delivery, so it can be set after the API starts.
   return {
     koa,
+    smtp: mail.smtp,
     faults,
     setCallbackUrl: (url) => {
       options.callbackUrl = url;
-    },
-    setBankWebhookUrl: (url) => {
-      bankOptions.webhookUrl = url;
     },
   };
 }

@@ -10,8 +10,6 @@ import { NetworkRegistry } from '../platform/networks';
 import type { Orm } from '../db/orm';
 import { nonceLockFor } from './nonce-lock';
 import type { ActivityDeps } from '../activities';
-import { OcrProviderClient } from '../integrations/ocr';
-import { IdCardCheckClient } from '../integrations/id-card-check';
 import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
@@ -21,8 +19,8 @@ import { TravelRuleClient } from '../integrations/travel-rule';
 const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
 const SDN_LIST_MAX_BYTES = 1024 * 1024 * 1024;
 import { RecoveryKey } from '../integrations/evm/recovery';
-import { BankClient } from '../integrations/bank';
-import { MailClient } from '../integrations/mail';
+import { bankRailFrom, idCardAuthenticityFrom, idCardReaderFrom, mailerFrom } from '../integrations/providers';
+import { storedBankTranIds } from '../db/bank-tran-ids';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { CredentialBook } from '../activities/credentials';
 import { ChainProviders } from '../integrations/evm/smart-account';
@@ -41,30 +39,23 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
   const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
   const providers = new ChainProviders();
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
+  const { mail, bank, idCardReader, idCardCheck } = parseJsonSettings({
+    mail: () => mailerFrom(config),
+    idCardReader: () => idCardReaderFrom(config),
+    idCardCheck: () => idCardAuthenticityFrom(config),
+    bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
+  });
   return {
     orm,
     encryption,
     networks,
     testClockEnabled: config.TEST_CLOCK_ENABLED,
     providers,
-    ocr: new OcrProviderClient({ baseUrl: config.OCR_PROVIDER_URL, timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    idCardReader,
     recoveryKey: new RecoveryKey(config.RECOVERY_PRIVATE_KEY, providers, nonceLockFor(orm)),
-    idCardCheck: new IdCardCheckClient({
-      baseUrl: config.ID_CARD_CHECK_URL,
-      apiKey: config.ID_CARD_CHECK_API_KEY,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-    }),
-    bank: new BankClient({
-      baseUrl: config.BANK_API_URL,
-      clientSecret: config.BANK_CLIENT_SECRET,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-    }),
-    mail: new MailClient({
-      baseUrl: config.MAIL_API_URL,
-      apiKey: config.MAIL_API_KEY,
-      from: config.MAIL_FROM,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
-    }),
+    idCardCheck,
+    bank,
+    mail,
     webhookPolicy: {
       allowHttp: config.NODE_ENV !== 'production',
       allowPrivateNetworks: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
@@ -102,6 +93,9 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     }),
     transferKeys: new TransferKeys(orm, keyEnvelope),
     solanaWallets: new SolanaWallets(orm, keyEnvelope),
-    close: () => providers.destroy(),
+    close: () => {
+      providers.destroy();
+      mail.close();
+    },
   };
 }

@@ -38,3 +38,54 @@ export const BankAccountView = Type.Object({
 });
 export const ConfirmWonResponse = Type.Object({ verified: Type.Boolean(), bank_account: BankAccountView });
 export const BankAccountList = Type.Object({ accounts: Type.Array(BankAccountView) });
+
+export const ConsentStartBody = Type.Object(
+  {
+    return_uri: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 512,
+        description:
+          "Where the person goes back to once the bank's consent is done (one of BANK_CONSENT_RETURN_URIS), with consent_id and status in its query; unset: the return answers JSON",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export const ConsentStarted = Type.Object({
+  consent_id: Type.String(),
+  authorization_url: Type.String({
+    description: "Open it in a browser: the open banking centre's screens, where the person consents to withdrawals",
+  }),
+  expires_at: { ...DateTime, description: 'The person must come back (the return route) before this' },
+});
+export const ConsentedAccountView = Type.Object({
+  bank_code: Type.String(),
+  bank_name: Type.String(),
+  account_no: Type.String({ description: 'masked, as the bank lists it' }),
+  withdrawals_agreed: Type.Boolean(),
+  bank_account_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The connected account (send-won) it is, if any: a charge source once both hold',
+  }),
+});
+export const ConsentView = Type.Object({
+  consent_id: Type.Union([Type.String(), Type.Null()]),
+  status: Type.Union(
+    ['none', 'pending', 'active', 'failed', 'expired', 'replaced'].map((s) => Type.Literal(s)),
+    { description: 'none: no consent asked for yet; active: withdrawals allowed from the accounts below' },
+  ),
+  accounts: Type.Array(ConsentedAccountView),
+  failure: Type.Union([Type.String(), Type.Null()]),
+});
+export const ConsentReturnQuery = Type.Object(
+  {
+    state: Type.String({ minLength: 1, maxLength: 256 }),
+    code: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    scope: Type.Optional(Type.String({ maxLength: 256 })),
+    client_info: Type.Optional(Type.String({ maxLength: 512 })),
+    error: Type.Optional(Type.String({ maxLength: 256 })),
+    error_description: Type.Optional(Type.String({ maxLength: 1024 })),
+  },
+  // The bank's redirect may carry parameters of its own: they are not ours to refuse.
+  { additionalProperties: true },
+);

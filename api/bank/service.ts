@@ -6,16 +6,19 @@ import {
   BankAccountEntity,
   BankVerificationEntity,
   LEGACY_ACCOUNT_NO_HASH,
+  RegistrationEntity,
+  openPassResult,
   bankAccountNoAad,
   bankAccountNoFingerprint,
   type BankAccount,
   type BankVerification,
   type User,
+  UserEntity,
 } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { sameName } from '../../platform/names';
-import { PROVIDER_REJECTED } from '../../platform/failures';
-import type { BankClient, AccountHolder } from '../../integrations/bank';
+import type { BankRail } from '../../integrations/bank/rail';
+import { linkConnectedAccount } from './consent-service';
 import { bankVerificationWorkflow } from '../../workflows/bank-verification';
 import { bankVerificationWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
@@ -30,7 +33,7 @@ export interface BankServiceDeps {
   orm: Orm;
   temporal: Client;
   encryption: DataEncryption;
-  bank: BankClient;
+  bank: BankRail;
   taskQueue: string;
   rateLimits: RateLimits;
   verificationTtlSeconds: number;
@@ -69,10 +72,7 @@ export class BankVerificationService {
     ) {
       throw problems.conflict('bank-account-already-connected', 'This account is already connected');
     }
-    const holder = await this.holderOf(input.bankCode, accountNo);
-    if (!sameName(holder.holder, encryption.openText(user.nameSealed, user.id))) {
-      throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
-    }
+    await this.holderOf(user, input.bankCode, accountNo);
     // Names are not unique: the holder check lets anyone of the same name try. Guesses at one account are bounded
     // across every user: a few sends a day, and no send at all once too many wrong codes were tried at it.
     await this.deps.rateLimits.assertUnder('bank-account-wrong-code', accountNoHash);
@@ -201,9 +201,11 @@ export class BankVerificationService {
       verification.accountNoSealed,
       bankAccountNoAad(verification.userId),
     );
-    const holder = await this.holderOf(verification.bankCode, accountNo);
+    const user = await this.deps.orm.em.fork().findOneOrFail(UserEntity, { id: verification.userId });
+    const holder = await this.holderOf(user, verification.bankCode, accountNo);
+    let connected: BankAccount;
     try {
-      return await this.deps.orm.em.fork().transactional(async (tx) => {
+      connected = await this.deps.orm.em.fork().transactional(async (tx) => {
         const moved = await tx.nativeUpdate(
           BankVerificationEntity,
           { verificationId: verification.verificationId, status: 'pending' },
@@ -214,11 +216,13 @@ export class BankVerificationService {
           bankAccountId: `ba_${randomUUID()}`,
           userId: verification.userId,
           bankCode: verification.bankCode,
-          bankName: holder.bankName,
+          bankName: holder.bankName || verification.bankCode,
           accountNoSealed: verification.accountNoSealed,
           accountNoHash: bankAccountNoFingerprint(this.deps.encryption, verification.bankCode, accountNo),
           maskedAccountNo: mask(accountNo),
           currency: 'KRW',
+          railAccountRef: null,
+          consentId: null,
         });
         await appendEvent(tx, {
           type: 'bank_verification.verified',
@@ -233,16 +237,36 @@ export class BankVerificationService {
         throw problems.conflict('bank-account-already-connected', 'This account is already connected');
       throw error;
     }
+    // Consented at the bank already (the consent came first): a charge source at once.
+    await linkConnectedAccount(this.deps.orm, connected, accountNo);
+    return connected;
   }
 
-  /** The real-name inquiry (a read): an account the bank does not know is the caller's mistake, not an outage. */
-  private async holderOf(bankCode: string, accountNo: string): Promise<AccountHolder> {
-    try {
-      return await this.deps.bank.accountHolder(bankCode, accountNo);
-    } catch (error) {
-      if ((error as { type?: unknown }).type === PROVIDER_REJECTED)
+  /**
+   * The real-name inquiry (a read): the bank checks the account's holder against the person's birth date, and the
+   * holder's name must be the verified one. An account the bank does not know is the caller's mistake, not an outage.
+   */
+  private async holderOf(user: User, bankCode: string, accountNo: string): Promise<{ bankName: string }> {
+    const registration = await this.deps.orm.em.fork().findOneOrFail(RegistrationEntity, { regId: user.regId });
+    const { birthDate } = openPassResult(this.deps.encryption, user.regId, registration.passResultSealed ?? '');
+    const answer = await this.deps.bank.accountHolder({
+      reference: `real-name:${randomUUID()}`,
+      bankCode,
+      accountNo,
+      birthDate: birthDate ?? '',
+    });
+    if (!answer.found) {
+      if (answer.reason === 'no_such_account')
         throw problems.unprocessable('bank-account-not-found', 'The bank does not know this account number');
-      throw error;
+      if (answer.reason === 'holder_mismatch')
+        throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
+      throw problems.unprocessable(
+        'bank-account-refused',
+        `The bank refuses inquiries about this account (${answer.code}); try another account`,
+      );
     }
+    if (!sameName(answer.holderName, this.deps.encryption.openText(user.nameSealed, user.id)))
+      throw problems.unprocessable('account-holder-mismatch', 'The account is not held in your verified name');
+    return { bankName: answer.bankName };
   }
 }

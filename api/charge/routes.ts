@@ -23,7 +23,10 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Charge started', schema: S.ChargeAccepted },
-        422: { description: 'Source not connected, unsupported currency, invalid amount or over the limit' },
+        422: {
+          description:
+            'Source not connected, no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit',
+        },
       },
       handler: async ({ body, user }, ctx?: Context) => {
         const chargeId = idForRequest('chg', user.userId, ctx?.get('idempotency-key') || undefined);
@@ -64,7 +67,9 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       operationId: 'bankWithdrawalWebhook',
       tags: ['Bank'],
       auth: 'none',
-      summary: 'Server to server: the bank reports a settled withdrawal (X-Bank-Signature: sha256=<HMAC of the body>)',
+      summary:
+        'Deprecated: a settled withdrawal reported by a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>); open banking has no such call, charges ask the bank (transfer/result)',
+      deprecated: { since: new Date('2026-11-27T00:00:00Z'), sunset: new Date('2027-05-31T00:00:00Z') },
       body: S.WithdrawalWebhookBody,
       responses: {
         200: { description: 'Received', schema: S.WebhookAck },

@@ -22,13 +22,18 @@ const CONNECTED_ACCOUNTS = new HotStatement<{
   bank_code: string;
   bank_name: string;
   currency: string;
-}>('charge-sources', 'select bank_account_id, bank_code, bank_name, currency from bank_accounts where user_id = ?');
+  rail_account_ref: string | null;
+}>(
+  'charge-sources',
+  'select bank_account_id, bank_code, bank_name, currency, rail_account_ref from bank_accounts where user_id = ?',
+);
 
 export interface ChargeServiceDeps {
   orm: Orm;
   temporal: Client;
   taskQueue: string;
-  webhookSecret: string;
+  /** BANK_WEBHOOK_SECRET of the deprecated settlement webhook; unset: the route refuses every call. */
+  webhookSecret?: string;
   chargeMaxAmountKrw: number;
   /** Keeps a user's connected accounts per process while the database tells of no change (the api's). */
   cache?: SessionCache;
@@ -53,6 +58,13 @@ export class ChargeService {
       throw problems.unprocessable(
         'currency-mismatch',
         `${source.bank_name} holds ${source.currency}, not ${input.currency}`,
+      );
+    // The bank takes money from an account only with the person's consent at the bank (open banking).
+    if (!source.rail_account_ref)
+      throw problems.unprocessable(
+        'bank-consent-required',
+        `Charging from ${source.bank_name} needs your consent at the bank first: POST /api/v1/bank/consent, then open its authorization_url`,
+        { consentRoute: '/api/v1/bank/consent' },
       );
     // Recorded once per charge id (a retry with the same Idempotency-Key finds it), with its charge.processing event
     // when the row is new: one statement on PostgreSQL (see insertWithEvent).
@@ -124,9 +136,10 @@ export class ChargeService {
     signature: string,
     report: { reference: string; status: string; reason: string | null },
   ) {
-    const expected = `sha256=${createHmac('sha256', this.deps.webhookSecret).update(rawBody).digest('hex')}`;
+    const secret = this.deps.webhookSecret;
+    const expected = secret ? `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` : '';
     // Compared as fixed-length digests: a header of any length or alphabet (latin-1 bytes too) is just a wrong one.
-    if (!safeEqual(signature, expected)) {
+    if (!secret || !safeEqual(signature, expected)) {
       throw problems.invalidCredential(
         'invalid-signature',
         'The X-Bank-Signature header is missing or does not match the body',

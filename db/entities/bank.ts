@@ -40,6 +40,10 @@ export const BankAccountEntity = defineEntity({
     accountNoHash: p.string().length(64),
     maskedAccountNo: p.string().length(32),
     currency: p.string().length(3),
+    /** The account's id at the bank rail for withdrawals (open banking: fintech_use_num), once the person consented. */
+    railAccountRef: p.string().length(64).nullable(),
+    /** The consent (bank_consents) that gave `railAccountRef`. */
+    consentId: p.string().length(64).nullable(),
     connectedAt: p.datetime().onCreate(() => clock.date()),
   }),
 });
@@ -60,3 +64,25 @@ export const bankAccountNoFingerprint = (
 
 /** The form the first service versions stored (bare SHA-256, hex); recognised until re-keyed. */
 export const LEGACY_ACCOUNT_NO_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * The bank_tran_id each bank call of ours carried (integrations/bank/kftc-tran-ids.ts): one per reference (a charge,
+ * a refund, a 1 KRW deposit, an inquiry), unique (the open banking centre refuses a repeat within a day), with the day
+ * it belongs to and when a request with it started (the result inquiry needs both).
+ */
+export const BankTranIdEntity = defineEntity({
+  name: 'BankTranId',
+  tableName: 'bank_tran_ids',
+  properties: (p) => ({
+    reference: p.string().primary().length(128),
+    bankTranId: p.string().length(20).unique(),
+    tranDate: p.string().length(8),
+    direction: p.enum(['deposit', 'withdrawal', 'inquiry'] as const),
+    amount: p.bigint('bigint'),
+    sentAt: p.datetime().nullable(),
+    /** When that request came back with an error status: over, so transfer/result's "no record" is final. */
+    erroredAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => clock.date()),
+  }),
+});
+export type BankTranId = InferEntity<typeof BankTranIdEntity>;

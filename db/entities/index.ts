@@ -25,6 +25,8 @@ export * from './gas-sponsorship';
 export * from './compliance';
 export * from './test-clock';
 export * from './price-reference';
+export * from './mail-send';
+export * from './bank-consent';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
@@ -37,7 +39,8 @@ import { SignedOperationEntity } from './signed-operation';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
 import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
 import { CredentialStatusListEntity, VerifiableCredentialEntity } from './verifiable-credential';
-import { BankAccountEntity, BankVerificationEntity } from './bank';
+import { BankAccountEntity, BankTranIdEntity, BankVerificationEntity } from './bank';
+import { BankConsentAccountEntity, BankConsentEntity } from './bank-consent';
 import { ChargeEntity } from './charge';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
@@ -64,6 +67,7 @@ import {
 } from './compliance';
 import { TestClockEntity } from './test-clock';
 import { PriceReferenceEntity } from './price-reference';
+import { MailSendEntity } from './mail-send';
 
 export const ALL_ENTITIES = [
   RegistrationEntity,
@@ -115,4 +119,8 @@ export const ALL_ENTITIES = [
   TravelRuleRecordEntity,
   TestClockEntity,
   PriceReferenceEntity,
+  MailSendEntity,
+  BankTranIdEntity,
+  BankConsentEntity,
+  BankConsentAccountEntity,
 ];

@@ -13,6 +13,10 @@ export const UploadEntity = defineEntity({
     sizeBytes: p.integer(),
     sha256: p.string().length(64),
     dataSealed: p.blob(),
+    /** What the ID-card reader read of it (JSON, sealed): read once, as the reader bills every reading. */
+    readingSealed: p.text().nullable(),
+    /** What the issuing authority answered of the card it shows: asked once, as the check is billed too. */
+    checkResult: p.string().length(32).nullable(),
     createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });

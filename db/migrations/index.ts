@@ -71,6 +71,9 @@ import { Migration20261127030000StepUp as PgStepUp } from './postgresql/Migratio
 import { Migration20261127030000StepUp as SqliteStepUp } from './sqlite/Migration20261127030000StepUp';
 import { Migration20261127040000PinLocks as PgPinLocks } from './postgresql/Migration20261127040000PinLocks';
 import { Migration20261127040000PinLocks as SqlitePinLocks } from './sqlite/Migration20261127040000PinLocks';
+import { Migration20261127080000Providers as PgProviders } from './postgresql/Migration20261127080000Providers';
+import { Migration20261127080000Providers as SqliteProviders } from './sqlite/Migration20261127080000Providers';
+
 
 export type Dialect = 'sqlite' | 'postgresql';
 
@@ -116,6 +119,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127020000PriceReferences', class: PgPriceReferences },
     { name: 'Migration20261127030000StepUp', class: PgStepUp },
     { name: 'Migration20261127040000PinLocks', class: PgPinLocks },
+    { name: 'Migration20261127080000Providers', class: PgProviders },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -152,6 +156,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127020000PriceReferences', class: SqlitePriceReferences },
     { name: 'Migration20261127030000StepUp', class: SqliteStepUp },
     { name: 'Migration20261127040000PinLocks', class: SqlitePinLocks },
+    { name: 'Migration20261127080000Providers', class: SqliteProviders },
   ],
 };
 

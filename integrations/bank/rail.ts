@@ -17,7 +17,7 @@ export type TransferOutcome =
    * The bank refused it; nothing moved. `reason` in the service's words (insufficient_funds, account_closed,
    * consent_required, limit_exceeded, holder_mismatch, not_received, refused), `code` the bank's own.
    */
-  | { status: 'rejected'; reason: string; code: string }
+  | { status: 'rejected'; reason: string; code: string; detail?: string }
   /** The bank has not said (processing, a timeout, no answer): ask again later; never guessed. */
   | { status: 'in_doubt'; reason: string }
   /** The bank answered something it does not document: an operator looks; nothing is acted on. */
@@ -49,19 +49,15 @@ export interface WithdrawalOrder {
   reference: string;
   /** The consented account's id at the rail (open banking: fintech_use_num). */
   accountRef: string;
-  /** The person's consent token (BankConsentTokens.accessToken), unexpired. */
-  accessToken: string;
+  /**
+   * The person's consent token (BankConsentTokens.accessToken), unexpired; undefined when the consent ended: a
+   * withdrawal sent before is still asked about, a new one is refused (consent_required) without asking the bank.
+   */
+  accessToken?: string;
   amount: bigint;
   /** What our statement shows for it, at most 20 characters. */
   memo: string;
   requester: TransferRequester;
-}
-
-/** A transfer to ask about: the order's reference, its direction and amount. */
-export interface TransferQuery {
-  reference: string;
-  direction: 'deposit' | 'withdrawal';
-  amount: bigint;
 }
 
 /** The answer of a real-name inquiry: who holds the account, or why the bank says no such holder. */
@@ -97,6 +93,14 @@ export interface BankConsentGrant {
   accounts: ConsentedAccount[];
 }
 
+/** The rail refused a consent's code or refresh token (expired, used, not ours): the person must consent again. */
+export class BankConsentRefused extends Error {
+  constructor(readonly code: string) {
+    super(`the bank rail refused the consent (${code})`);
+    this.name = 'BankConsentRefused';
+  }
+}
+
 export interface BankRail {
   /** The address a person opens (in a browser) to consent; the rail sends them back to `redirectUri`. */
   consentUrl(input: { state: string; redirectUri: string }): string;
@@ -114,8 +118,8 @@ export interface BankRail {
     accountNo: string;
     birthDate: string;
   }): Promise<AccountHolderAnswer>;
+  /** Sent once per reference: asked again, it answers what became of the first send (open banking: transfer/result). */
   deposit(order: DepositOrder): Promise<TransferOutcome>;
+  /** Sent once per reference, as deposit. */
   withdraw(order: WithdrawalOrder): Promise<TransferOutcome>;
-  /** What became of a transfer sent before (deposit or withdraw with this reference). */
-  transferOutcome(query: TransferQuery): Promise<TransferOutcome>;
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import {
   ProviderAnswerInvalid,
@@ -43,7 +44,8 @@ export class ClovaIdCardReader implements IdCardReader {
   async read(input: { image: Buffer; contentType: string; requestId: string }): Promise<IdCardReading> {
     const request = {
       version: 'V2',
-      requestId: input.requestId,
+      // CLOVA asks for a UUID: one derived from ours, so its logs and ours name the same call.
+      requestId: uuidOf(input.requestId),
       timestamp: Date.now(),
       images: [{ format: formatOf(input.contentType), name: 'id-card', data: input.image.toString('base64') }],
     };
@@ -88,4 +90,11 @@ function readingOfRefusal(error: { code: string; message: string }): IdCardReadi
     default:
       throw new ProviderAnswerInvalid(`CLOVA OCR answered an undocumented error (${said})`, said);
   }
+}
+
+/** A UUID (version 8: custom, RFC 9562) derived from any id of ours. */
+function uuidOf(id: string): string {
+  const hex = createHash('sha256').update(id).digest('hex');
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }

@@ -70,7 +70,7 @@ const RESIDENT: CardText = {
 };
 
 describe('the CLOVA OCR request', () => {
-  it('sends X-OCR-SECRET, version V2, the requestId, a millisecond timestamp and one Base64 image', async () => {
+  it('sends X-OCR-SECRET, version V2, a UUID derived from our request id, a millisecond timestamp and one Base64 image', async () => {
     const image = makeIdCardPng(RESIDENT);
     const before = Date.now();
     await reader().read({ image, contentType: 'image/png', requestId: 'reg-42/ocr-1' });
@@ -78,7 +78,9 @@ describe('the CLOVA OCR request', () => {
     expect(headers['x-ocr-secret']).toBe(SECRET);
     expect(headers['content-type']).toBe('application/json');
     expect(body.version).toBe('V2');
-    expect(body.requestId).toBe('reg-42/ocr-1');
+    expect(body.requestId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await reader().read({ image, contentType: 'image/png', requestId: 'reg-42/ocr-1' });
+    expect(lastSent().body.requestId).toBe(body.requestId);
     expect(Number.isInteger(body.timestamp)).toBe(true);
     expect(body.timestamp).toBeGreaterThanOrEqual(before);
     expect(body.timestamp).toBeLessThanOrEqual(Date.now());

@@ -114,7 +114,7 @@ describe('an API process without KEY_ENCRYPTION_KEY', () => {
   });
 
   it('verifies a bank account by a 1 KRW deposit the worker makes', async () => {
-    const account = await openBankAccount(stack, user.person.name, 50_000);
+    const account = await openBankAccount(stack, user.person, 50_000);
     const connected = await connectBankAccount(viaProcess(), user, account);
     expect(connected.account_no).toMatch(/\*/);
     expect((await bankAccountLog(stack, account)).transactions.filter((t) => t.amount === 1)).toHaveLength(1);

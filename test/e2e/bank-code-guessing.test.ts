@@ -20,15 +20,16 @@ const RATE_LIMITS = JSON.stringify({
 });
 
 /**
- * The 1 KRW code is 4 digits and the holder check compares names only, so anyone who shares the holder's name can
- * ask for deposits to their account and guess. Guesses are bounded per verification (3) and per bank account across
+ * The 1 KRW code is 4 digits and the bank's real-name inquiry compares the holder's name and birth date only, so
+ * anyone who shares both can ask for deposits to their account and guess. Guesses are bounded per verification (3) and per bank account across
  * every user (3 sends a day, 10 wrong codes in 20 days), so a guesser with many accounts of their own gains nothing more.
  */
 describe.each(testDatabases())("1 KRW codes guessed at someone else's bank account on $name", (database) => {
   let stack: TestStack;
   let victim: SandboxAccount;
-  const holder = newPerson().name;
-  const sameName = () => registerUser(stack, { ...newPerson(), name: holder });
+  // Same name and birth date: what the bank's real-name inquiry compares.
+  const holder = newPerson();
+  const sameName = () => registerUser(stack, { ...newPerson(), name: holder.name, birthDate: holder.birthDate });
   beforeAll(async () => {
     stack = await startTestStack(database, { env: { RATE_LIMITS } });
     victim = await openBankAccount(stack, holder, 1_000_000);
@@ -45,12 +46,12 @@ describe.each(testDatabases())("1 KRW codes guessed at someone else's bank accou
     callApi(stack, '/api/v1/bank/send-won/confirm', user, { json: { verification_id: verificationId, code } });
   /** A code the deposit did not carry (the guesser reads no statement). */
   const wrongCodeFor = async (account: SandboxAccount) => {
-    const real = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
+    const real = (await bankAccountLog(stack, account)).transactions.at(-1)!.printContent.slice(2);
     return String((Number(real) + 1) % 10_000).padStart(4, '0');
   };
   /** A code none of the account's deposits carried. */
   const codeOfNoDeposit = async (account: SandboxAccount) => {
-    const sent = new Set((await bankAccountLog(stack, account)).transactions.map((t) => t.remark.slice(2)));
+    const sent = new Set((await bankAccountLog(stack, account)).transactions.map((t) => t.printContent.slice(2)));
     let code = 0;
     while (sent.has(String(code).padStart(4, '0'))) code += 1;
     return String(code).padStart(4, '0');
@@ -105,7 +106,7 @@ describe.each(testDatabases())("1 KRW codes guessed at someone else's bank accou
     }
     expect((await confirm(guessers[3]!, verifications[3]!, wrong)).body.type).toBe('/problems/wrong-code');
     // The fourth user's verification has attempts left, and the right code (read here from the holder's statement): refused.
-    const right = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
+    const right = (await bankAccountLog(stack, account)).transactions.at(-1)!.printContent.slice(2);
     const refused = await confirm(guessers[3]!, verifications[3]!, right);
     expect([refused.status, refused.body.type]).toEqual([429, '/problems/rate-limited']);
     expect(refused.body.detail).toContain('bank-account-wrong-code');
@@ -141,7 +142,7 @@ describe.each(testDatabases())("1 KRW codes guessed at someone else's bank accou
       for (let n = 0; n < 3; n += 1) expect((await confirm(guesser, id, wrong)).body.type).toBe('/problems/wrong-code');
     }
     // The fourth has the right code, as the holder has it from their statement (the last deposit's).
-    const right = (await bankAccountLog(stack, account)).transactions.at(-1)!.remark.slice(2);
+    const right = (await bankAccountLog(stack, account)).transactions.at(-1)!.printContent.slice(2);
     expect((await confirm(verifications[3]!.guesser, verifications[3]!.id, right)).status).toBe(200);
     const [late] = await verificationsAt(account, 1);
     const tenth = await confirm(late!.guesser, late!.id, await codeOfNoDeposit(account));

@@ -160,7 +160,7 @@ describe('an app on the typed client', () => {
   });
 
   it('connects a bank account, charges won and polls the charge to completion, the balance credited once', async () => {
-    const account = await openBankAccount(stack, user.person.name, 1_000_000);
+    const account = await openBankAccount(stack, user.person, 1_000_000);
     const connected = await connectBankAccount(stack, user, account); // through the client (test/helpers/bank.ts)
     expect(connected).toMatchObject({ bank_code: account.bankCode });
     const key = idempotencyKey();

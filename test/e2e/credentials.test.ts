@@ -280,7 +280,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
 
   it('closes an account over HTTP: refused while the service holds won for the user; once closed, tokens stop and credentials are revoked', async () => {
     const saver = await registerUser(stack, undefined, { pin: CLOSING_PIN });
-    const bank = await openBankAccount(stack, saver.person.name, 100_000);
+    const bank = await openBankAccount(stack, saver.person, 100_000);
     await connectBankAccount(stack, saver, bank);
     const charged = await callApi(stack, '/api/v1/charge/execute', saver, {
       json: { source: 'KB국민은행', amount: '5000', currency: 'KRW' },
@@ -412,7 +412,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await renew(idCardForm(u.person), randomUUID(), {})).status).toBe(401);
 
     // The OCR provider fails twice, then answers: the renewal goes through, billed once.
-    const billed = async () => (await call(`${stack.sandboxUrl}/ocr/v1/stats`)).body.billedReadings as number;
+    const billed = async () => (await call(`${stack.sandboxUrl}/clova/_stats`)).body.billedReadings as number;
     const billedBefore = await billed();
     stack.faults.set('ocr', { failTimes: 2, status: 503 });
     const key = randomUUID();
@@ -479,12 +479,10 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     expect((await renew(madeUp)).body).toMatchObject({ verified: false, vcId: null });
 
     // An account registered before cards were kept: a renewal puts the card on file, so a card the issuing authority
-    // answers reported (stolen, here) must not get there (before: the OCR's reading alone put it on file).
+    // answers reported (lost, here) must not get there (before: the OCR's reading alone put it on file).
     const lost = { ...cardOf(u.person), idNumber: residentNumberFor(u.person.birthDate) };
     await stack.orm.em.fork().nativeUpdate(UserEntity, { id: u.userId }, { idCardHash: null });
-    await call(`${stack.sandboxUrl}/idcheck/v1/_reports`, {
-      json: { idNumber: lost.idNumber, status: 'reported_stolen' },
-    });
+    await call(`${stack.sandboxUrl}/useb/_reports`, { json: { idNumber: lost.idNumber, status: 'lost' } });
     expect((await renew(lost)).body).toMatchObject({ verified: false, vcId: null });
     expect((await stored()).idCardHash).toBeNull();
     expect(await active()).toBe(1);

@@ -21,7 +21,7 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
   beforeAll(async () => {
     stack = await startTestStack(postgres!, { databaseProxy: true, env: { IDEMPOTENCY_LOCK_SECONDS: '3' } });
     user = await registerUser(stack);
-    account = await openBankAccount(stack, user.person.name, 10_000_000);
+    account = await openBankAccount(stack, user.person, 10_000_000);
     await connectBankAccount(stack, user, account);
   });
   afterAll(async () => {
@@ -102,7 +102,7 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
     const log = await bankAccountLog(stack, account);
     const withdrawals = log.transactions.filter((t) => t.amount === -1000);
     expect(withdrawals).toHaveLength(chargeIds.size);
-    expect(new Set(withdrawals.map((t) => t.reference)).size).toBe(chargeIds.size);
+    expect(new Set(withdrawals.map((t) => t.bankTranId)).size).toBe(chargeIds.size);
     expect((await callApi(stack, '/api/v1/balance', user)).body).toMatchObject({
       balances: [{ currency: 'KRW', amount: String(chargeIds.size * 1000) }],
     });

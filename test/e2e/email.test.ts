@@ -165,12 +165,12 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
   it('answers 503 when the mail provider keeps failing, and mails once when it recovers within the retries', async () => {
     const u = await registerUser(stack);
     const email = `choi.${randomUUID().slice(0, 8)}@example.com`;
-    await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { failTimes: 10, status: 503 } });
+    await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { failTimes: 10, status: 451 } });
     const down = await requestCode(u, email);
     expect(down.status).toBe(503);
     expect(await inbox(email)).toHaveLength(0);
 
-    await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { failTimes: 1, status: 503 } });
+    await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { failTimes: 1, status: 451 } });
     const flaky = await requestCode(u, email);
     expect(flaky.status).toBe(200);
     expect(await inbox(email)).toHaveLength(1);
@@ -237,7 +237,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     // the undo code, nor any later notice.
     await call(`${stack.sandboxUrl}/_faults/mail`, {
       method: 'PUT',
-      json: { errorRate: 1, status: 422, bodyIncludes: thiefs },
+      json: { errorRate: 1, status: 550, bodyIncludes: thiefs },
     });
     expect((await confirm(u, started.body.verificationId, code)).status).toBe(200);
     const toOld = await mailTo(owners, 'The email address of your wallet account was changed');
@@ -260,7 +260,7 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     await confirmed(u, email);
     await call(`${stack.sandboxUrl}/_faults/mail`, {
       method: 'PUT',
-      json: { failTimes: 2, status: 429, paths: ['/messages'] },
+      json: { failTimes: 2, status: 535, paths: ['AUTH'] },
     });
     await changePin(u, u.pin!, '640283');
     await mailTo(email, 'Your PIN was changed');

@@ -67,7 +67,7 @@ describe.each(testDatabases())('events on $name', (kind) => {
   });
 
   it('tells a charge from processing to completed with growing sequence numbers, in commit order, and pages by cursor', async () => {
-    const account = await openBankAccount(stack, user.person.name, 1_000_000);
+    const account = await openBankAccount(stack, user.person, 1_000_000);
     await connectBankAccount(stack, user, account);
     const chargeIds: string[] = [];
     for (let i = 0; i < 2; i += 1) {
@@ -112,7 +112,7 @@ describe.each(testDatabases())('events on $name', (kind) => {
   });
 
   it("writes a failed charge's event once, when the bank refuses it, and no event for a change that did not happen", async () => {
-    const account = await openBankAccount(stack, user.person.name, 10); // too little for the charge
+    const account = await openBankAccount(stack, user.person, 10); // too little for the charge
     await connectBankAccount(stack, user, account);
     const accepted = await call(`${stack.apiUrl}/api/v1/charge/execute`, {
       headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': randomUUID() },

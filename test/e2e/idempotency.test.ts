@@ -101,7 +101,7 @@ describe.each(testDatabases())('Idempotency-Key on $name', (database) => {
       json: { passToken },
     });
     const { regId } = start.body;
-    const before = (await call(`${stack.sandboxUrl}/ocr/v1/stats`)).body.billedReadings;
+    const before = (await call(`${stack.sandboxUrl}/clova/_stats`)).body.billedReadings;
     const headers = { 'idempotency-key': randomUUID(), 'x-pass-token': passToken };
     const first = await call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
       headers,
@@ -114,7 +114,7 @@ describe.each(testDatabases())('Idempotency-Key on $name', (database) => {
     expect(first.status).toBe(200);
     expect(retry.body).toEqual(first.body);
     expect(await stack.orm.em.fork().count(UploadEntity, { regId })).toBe(1);
-    expect((await call(`${stack.sandboxUrl}/ocr/v1/stats`)).body.billedReadings).toBe(before + 1);
+    expect((await call(`${stack.sandboxUrl}/clova/_stats`)).body.billedReadings).toBe(before + 1);
   });
 
   it('lets a retry take over a key left in progress by a crashed request', async () => {

@@ -65,7 +65,7 @@ describe('logs', () => {
     const encryptedPin = await encryptPin(stack, pin);
     const identityCheckId = await verifiedIdentityCheck(stack, user, pinSetRequest(encryptedPin));
     expect((await api('/api/v1/pin', { json: { pin: encryptedPin, identityCheckId } })).status).toBe(201);
-    const account = await openBankAccount(stack, user.person.name, 1_000_000);
+    const account = await openBankAccount(stack, user.person, 1_000_000);
     await connectBankAccount(stack, user, account);
     const charge = await api('/api/v1/charge/execute', {
       json: { source: account.bankCode, amount: '10000', currency: 'KRW' },

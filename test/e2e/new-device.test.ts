@@ -126,8 +126,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     // Another user's card, reported lost after registration (the thief has it): the issuing authority refuses it.
     const victim = await registerUser(stack);
     expect(
-      (await call(`${stack.sandboxUrl}/idcheck/v1/_reports`, { json: { idNumber: victim.person.residentNumber } }))
-        .status,
+      (await call(`${stack.sandboxUrl}/useb/_reports`, { json: { idNumber: victim.person.residentNumber } })).status,
     ).toBe(201);
     const thief = await verifyOnNewDevice(stack, victim.person);
     const thiefSignIn = (await startSignIn(stack, thief)).body.signInId;

@@ -32,7 +32,7 @@ describe('object-level authorization of every route that takes an id', () => {
     [owner, stranger] = [await registerUser(stack, undefined, { pin: '582046' }), await registerUser(stack)];
 
     // One of each thing the owner can have, made through the API.
-    const account = await openBankAccount(stack, owner.person.name, 1_000_000);
+    const account = await openBankAccount(stack, owner.person, 1_000_000);
     await connectBankAccount(stack, owner, account);
     ids.chargeId = (
       await callApi(stack, '/api/v1/charge/execute', owner, {

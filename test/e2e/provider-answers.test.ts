@@ -44,7 +44,7 @@ describe('answers of a hostile provider', () => {
 
   it('follows no redirect: the bank account number and the mail API key are never sent to where a provider points', async () => {
     const user = await registerUser(stack);
-    const account = await openBankAccount(stack, user.person.name, 1000);
+    const account = await openBankAccount(stack, user.person, 1000);
     await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { redirectTo: trapUrl } });
     const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, {
       headers: bearer(user),
@@ -76,7 +76,7 @@ describe('answers of a hostile provider', () => {
 
   it('reads no more of an answer than the client allows: an endless answer is a typed failure, not a process out of memory', async () => {
     const user = await registerUser(stack);
-    const account = await openBankAccount(stack, user.person.name, 1000);
+    const account = await openBankAccount(stack, user.person, 1000);
     await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { bodyBytes: 200 * 1024 * 1024 } });
     const sent = await call(`${stack.apiUrl}/api/v1/bank/send-won`, {
       headers: bearer(user),

@@ -19,7 +19,7 @@ describe.each(testDatabases())('registration survives faults on $name', (databas
   });
 
   const ocrStats = async () =>
-    (await call(`${stack.sandboxUrl}/ocr/v1/stats`)).body as { requests: number; billedReadings: number };
+    (await call(`${stack.sandboxUrl}/clova/_stats`)).body as { requests: number; billedReadings: number };
 
   it('completes once when the worker is stopped and restarted between steps, and while a step waits', async () => {
     const person = newPerson();

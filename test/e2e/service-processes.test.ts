@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,65 +7,46 @@ import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY 
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
 import { freePort } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { createTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
+import { startTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 /** The production entry points as separate processes (npm run api / npm run worker), configured only by env. */
 describe('api and worker processes', () => {
   const dir = mkdtempSync(join(tmpdir(), 'wallet-proc-'));
-  const { sandbox, secrets } = createTestSandbox();
-  const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
+  let testSandbox: Awaited<ReturnType<typeof startTestSandbox>>;
   const running: ServiceProcess[] = [];
   let env: Record<string, string>;
   let apiUrl: string;
   let sandboxUrl: string;
 
   beforeAll(async () => {
-    await new Promise((r) => sandboxServer.once('listening', r));
-    sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
+    testSandbox = await startTestSandbox();
+    sandboxUrl = testSandbox.url;
     const port = await freePort();
     apiUrl = `http://127.0.0.1:${port}`;
-    sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
+    testSandbox.sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
     env = {
+      ...testSandbox.env,
       LOG_LEVEL: 'warn',
       DATABASE_URL: `sqlite:${join(dir, 'wallet.db')}`,
       TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS!,
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`,
       JWT_PRIVATE_JWK: testJwk(),
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      PASS_CALLBACK_API_KEY: secrets.apiKey,
-      IDENTITY_PROVIDER_URL: sandboxUrl,
-      IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
-      OCR_PROVIDER_URL: sandboxUrl,
       API_HOST: '127.0.0.1',
       API_PORT: String(port),
       PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
       VC_ISSUER_KEY: randomBytes(32).toString('base64url'),
-      BANK_API_URL: sandboxUrl,
-      BANK_CLIENT_SECRET: secrets.bankClientSecret,
-      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
-      PRICE_FEED_URL: sandboxUrl,
-      SECURITIES_API_URL: sandboxUrl,
-      SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
-      CEX_API_URL: sandboxUrl,
-      CEX_CLIENT_SECRET: secrets.cexClientSecret,
       PIN_ENCRYPTION_JWK: testPinJwk(),
       KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      MAIL_API_URL: sandboxUrl,
-      MAIL_API_KEY: secrets.mailApiKey,
-      ID_CARD_CHECK_URL: sandboxUrl,
-      ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey,
       VC_STATUS_BASE_URL: apiUrl,
       RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
       RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-      SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
-      SCREENING_PROVIDER_URL: sandboxUrl,
-      SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     };
   });
   afterAll(async () => {
     for (const service of running) service.child.kill('SIGKILL');
-    await new Promise((r) => sandboxServer.close(r));
+    await testSandbox.stop();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -119,7 +99,7 @@ describe('api and worker processes', () => {
     const { regId } = begin.body;
 
     // Slow OCR keeps the activity running; the worker dies in the middle of it.
-    sandbox.faults.set('ocr', { delayMs: 2500 });
+    testSandbox.sandbox.faults.set('ocr', { delayMs: 2500 });
     const ekyc = call(`${apiUrl}/v1/account/register/${regId}/ekyc`, {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
       form: idCardForm(person),
@@ -127,13 +107,13 @@ describe('api and worker processes', () => {
     await new Promise((r) => setTimeout(r, 1000));
     worker.child.kill('SIGKILL');
     await worker.exited;
-    sandbox.faults.clear();
+    testSandbox.sandbox.faults.clear();
     worker = start('worker/main.ts');
     const ekycResult = await ekyc;
     expect(ekycResult.status).toBe(200);
     expect(ekycResult.body.step).toBe('backup');
     // The killed attempt reached the provider; the retry reused its Idempotency-Key, so one reading was billed.
-    expect((await call(`${sandboxUrl}/ocr/v1/stats`)).body.billedReadings).toBe(1);
+    expect((await call(`${sandboxUrl}/clova/_stats`)).body.billedReadings).toBe(1);
 
     const backup = await call(`${apiUrl}/v1/account/register/${regId}/backup`, {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },

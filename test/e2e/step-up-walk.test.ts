@@ -59,6 +59,8 @@ const EXEMPT: Record<string, string> = {
     'records KYC details checked against the identity verified at registration (name-mismatch otherwise): no credential, channel, owner or money',
   sendWon:
     "the interface's own send-won takes no proof field; it sends 1 KRW to an account the bank says is in the person's own verified name",
+  startBankConsent:
+    "starts a consent the person completes at the bank, with the bank's own authentication (a certificate, their phone): the token alone completes nothing, and a consent lets money in from the person's own accounts, never out",
   executeCharge:
     "the interface's own charge/execute takes no proof field; it pulls money in from the person's own connected account, never out",
 };

@@ -13,8 +13,8 @@ import { freePort } from '../helpers/global-setup';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { TcpBalancer } from '../helpers/tcp-proxy';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
-import { backupBody, newPerson, verifyIdentity, type HttpResult } from '../helpers/http';
-import { openBankAccount, bankAccountLog, type SandboxAccount } from '../helpers/bank';
+import { backupBody, newPerson, verifyIdentity, type HttpResult, type Person } from '../helpers/http';
+import { openBankAccount, bankAccountLog, consentAtBank, type SandboxAccount } from '../helpers/bank';
 import { encryptPin, transferPin } from '../helpers/pin';
 import { signSlot } from '../helpers/wallet';
 import { INCLUDED } from '../helpers/transfers';
@@ -144,7 +144,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
 
   interface User {
     accessToken: string;
-    name: string;
+    person: Person;
   }
   const auth = (user: User) => ({ authorization: `Bearer ${user.accessToken}` });
 
@@ -190,11 +190,11 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       200,
       'token',
     );
-    return { accessToken: token.accessToken as string, name: person.name };
+    return { accessToken: token.accessToken as string, person };
   }
 
   async function chargeTwice(user: User): Promise<{ account: SandboxAccount; charges: string[] }> {
-    const account = await openBankAccount(stack, user.name, 1_000_000);
+    const account = await openBankAccount(stack, user.person, 1_000_000);
     const sent = expectStatus(
       await send('/api/v1/bank/send-won', {
         headers: keyed(auth(user)),
@@ -203,7 +203,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       200,
       'send-won',
     ).data;
-    const code = (await bankAccountLog(stack, account)).transactions.find((t) => t.amount === 1)!.remark.slice(2);
+    const code = (await bankAccountLog(stack, account)).transactions.find((t) => t.amount === 1)!.printContent.slice(2);
     expectStatus(
       await send('/api/v1/bank/send-won/confirm', {
         headers: auth(user),
@@ -212,6 +212,8 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       [200, 409],
       'confirm',
     ); // 409: confirmed by a cut request
+    // The person's consent at the bank (a browser at the bank's pages, not through the cut connections).
+    expect((await consentAtBank(stack, user, account)).body.status).toBe('active');
     const charges: string[] = [];
     for (let i = 0; i < CHARGES_PER_USER; i += 1) {
       const started = await send('/api/v1/charge/execute', {
@@ -363,7 +365,7 @@ describe('production mode: Temporal cluster on PostgreSQL, two api and two worke
       // The bank: one 1 KRW deposit and one withdrawal per charge.
       const log = await bankAccountLog(stack, bank.account);
       expect(log.transactions.filter((t) => t.amount === 1)).toHaveLength(1);
-      const withdrawals = log.transactions.filter((t) => t.remark === '월렛 충전');
+      const withdrawals = log.transactions.filter((t) => t.printContent === '월렛 충전');
       expect(withdrawals.map((t) => Math.abs(t.amount))).toEqual(Array(CHARGES_PER_USER).fill(CHARGE_KRW));
       expect(log.balance).toBe(1_000_000 + 1 - CHARGES_PER_USER * CHARGE_KRW);
       // The ledger: credited once per charge.

@@ -78,7 +78,7 @@ function webhookSuite(kind: TestDatabaseKind, giveUpSeconds: number) {
       },
     });
     user = await registerUser(stack);
-    account = await openBankAccount(stack, user.person.name, 100_000_000);
+    account = await openBankAccount(stack, user.person, 100_000_000);
     await connectBankAccount(stack, user, account);
   });
   afterAll(async () => {

@@ -1,42 +1,56 @@
 import { createWalletClient, idempotencyKey, withRetries } from '@wallet-service/client';
+import type { Booking } from '../../sandbox/open-banking';
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { bearer } from './wallet';
 
-export interface BankTransaction {
-  amount: number;
-  remark: string;
-  reference: string;
-}
+export type BankTransaction = Booking;
 export interface SandboxAccount {
   bankCode: string;
   accountNo: string;
 }
+/** Who holds an account at the sandbox's banks: the name and birth date (YYYY-MM-DD) the real-name inquiry checks. */
+export interface AccountHolder {
+  name: string;
+  birthDate: string;
+}
 
 let accountSeq = 0;
 
-/** Opens an account at the sandbox bank (as the user would have at their bank). */
+/** Opens an account at a sandbox bank (as the person would hold one at their bank). */
 export async function openBankAccount(
   stack: Pick<TestStack, 'sandboxUrl'>,
-  holder: string,
+  holder: AccountHolder,
   balance: number,
   bankCode = '004',
 ): Promise<SandboxAccount> {
   const accountNo = `${Date.now()}${accountSeq++}`.slice(-13).padStart(13, '1');
-  const opened = await call(`${stack.sandboxUrl}/bank/v1/_accounts`, {
-    json: { bankCode, accountNo, holder, balance },
+  const opened = await call(`${stack.sandboxUrl}/kftc/_accounts`, {
+    json: { bankCode, accountNo, holder: holder.name, birthDate: holder.birthDate, balance },
   });
-  if (opened.status !== 201) throw new Error(`opening a sandbox account failed: ${opened.status}`);
+  if (opened.status !== 201)
+    throw new Error(`opening a sandbox account failed: ${opened.status} ${JSON.stringify(opened.body)}`);
   return { bankCode, accountNo };
 }
 
-/** The sandbox bank's view of an account: balance and transaction log. */
+/** The sandbox bank's view of an account: balance and statement (what each booking prints). */
 export async function bankAccountLog(
   stack: Pick<TestStack, 'sandboxUrl'>,
   account: SandboxAccount,
 ): Promise<{ balance: number; transactions: BankTransaction[] }> {
-  return (await call(`${stack.sandboxUrl}/bank/v1/_accounts/${account.bankCode}/${account.accountNo}`)).body;
+  return (await call(`${stack.sandboxUrl}/kftc/_accounts/${account.bankCode}/${account.accountNo}`)).body;
 }
+
+/** Our contracted account at the sandbox bank: where charges land, what 1 KRW deposits and refunds leave. */
+export async function contractAccountLog(
+  stack: Pick<TestStack, 'sandboxUrl'>,
+): Promise<{ balance: number; transactions: BankTransaction[] }> {
+  return (await call(`${stack.sandboxUrl}/kftc/_contract-account`)).body;
+}
+
+/** Sets how the sandbox's open banking centre misbehaves (PUT /kftc/_settings). */
+export const bankSettings = (stack: Pick<TestStack, 'sandboxUrl'>, settings: object) =>
+  call(`${stack.sandboxUrl}/kftc/_settings`, { method: 'PUT', json: settings });
 
 /** Calls an /api/v1 endpoint as the user and unwraps its {status, data | error} envelope. */
 export async function callApi(
@@ -56,13 +70,51 @@ export async function callApi(
 }
 
 /**
- * Sends 1 KRW, reads the code in the deposit text as the user would in their bank app, and confirms it: through the
- * typed client, as an app does (used by the bank, charge and webhook suites).
+ * The person's consent at the bank, as a browser does it: the API's authorization address, the bank's consent page
+ * (the person names themselves and the account), its redirect to the API's return route, whose answer is the consent.
+ */
+export async function consentAtBank(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  user: { accessToken: string; person: AccountHolder },
+  account: SandboxAccount,
+  options: { returnUri?: string; action?: 'approve' | 'deny' } = {},
+): Promise<{ status: number; body: any; location?: string }> {
+  const started = await callApi(stack, '/api/v1/bank/consent', user as RegisteredUser, {
+    json: options.returnUri ? { return_uri: options.returnUri } : {},
+  });
+  if (started.status !== 200)
+    throw new Error(`consent start failed: ${started.status} ${JSON.stringify(started.body)}`);
+  const authorize = new URL(started.body.authorization_url as string);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('name', user.person.name);
+  form.set('birth_date', user.person.birthDate.replace(/-/g, ''));
+  form.set('bank_code', account.bankCode);
+  form.set('account_num', account.accountNo);
+  form.set('action', options.action ?? 'approve');
+  const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
+  const back = page.headers.get('location');
+  if (page.status !== 302 || !back)
+    throw new Error(`the bank's consent page answered ${page.status}: ${await page.text()}`);
+  const returned = await fetch(back, { redirect: 'manual' });
+  const text = await returned.text();
+  const body = returned.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined;
+  return {
+    status: returned.status,
+    body: body?.data ?? body?.error ?? body,
+    location: returned.headers.get('location') ?? undefined,
+  };
+}
+
+/**
+ * Sends 1 KRW, reads the code in the deposit's statement line as the user would in their bank app, and confirms it,
+ * through the typed client as an app does; then (unless `consent: false`) consents at the bank, so the account is a
+ * charge source (used by the bank, charge and webhook suites).
  */
 export async function connectBankAccount(
   stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
   user: RegisteredUser,
   account: SandboxAccount,
+  options: { consent?: boolean } = {},
 ) {
   const api = createWalletClient({ baseUrl: stack.apiUrl, accessToken: user.accessToken });
   const key = idempotencyKey();
@@ -75,9 +127,14 @@ export async function connectBankAccount(
   if (!sent.data) throw new Error(`send-won failed: ${sent.response.status} ${JSON.stringify(sent.error)}`);
   const deposit = (await bankAccountLog(stack, account)).transactions.at(-1)!;
   const confirmed = await api.POST('/api/v1/bank/send-won/confirm', {
-    body: { verification_id: sent.data.data.verification_id, code: deposit.remark.slice(2) },
+    body: { verification_id: sent.data.data.verification_id, code: deposit.printContent.slice(2) },
   });
   if (!confirmed.data)
     throw new Error(`confirm failed: ${confirmed.response.status} ${JSON.stringify(confirmed.error)}`);
+  if (options.consent !== false) {
+    const consent = await consentAtBank(stack, user, account);
+    if (consent.status !== 200 || consent.body.status !== 'active')
+      throw new Error(`consent failed: ${consent.status} ${JSON.stringify(consent.body)}`);
+  }
   return confirmed.data.data.bank_account;
 }

@@ -18,7 +18,8 @@ import { composeApi } from '../../api/composition';
 import type { SessionCache } from '../../api/common/session-cache';
 import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
-import { createSandboxApp } from '../../sandbox/app';
+import { createSandboxApp, type SandboxOptions } from '../../sandbox/app';
+import { newSandboxCredentials, sandboxOptionsFor, sandboxServiceEnv } from '../../sandbox/service-env';
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
@@ -74,6 +75,8 @@ export const testJwk = (): string => {
 export interface TestStackOptions {
   /** Environment overrides for the API's configuration. */
   env?: Record<string, string>;
+  /** Environment overrides for the worker's configuration (a provider's timeout, the mail service's TLS). */
+  workerEnv?: Record<string, string>;
   /** Collect the API's log lines here (at trace level). */
   logSink?: string[];
   /** Start two real chains (ETHEREUM 31337, POLYGON 31338) with EntryPoint and the account factory. */
@@ -105,36 +108,30 @@ export type StackSolana = LocalSolana & { proxy: RpcProxy };
  */
 export type StackChain = TestChain & { proxy: RpcProxy; bundler: RunningBundler; bundlerProxy: RpcProxy };
 
-/** The sandbox (every third-party stand-in) with fresh secrets, which the service under test must be given. */
-export function createTestSandbox() {
-  const secret = () => randomBytes(24).toString('base64url');
-  const secrets = {
-    apiKey: secret(),
-    clientSecret: secret(),
-    bankClientSecret: secret(),
-    bankWebhookSecret: secret(),
-    securitiesClientSecret: secret(),
-    cexClientSecret: secret(),
-    mailApiKey: secret(),
-    idCardCheckApiKey: secret(),
-    screeningApiKey: secret(),
-    vaspDirectoryApiKey: secret(),
+/**
+ * The sandbox (every third-party stand-in) with fresh credentials, listening: its HTTP services and its mail service
+ * (SMTP) on free ports. `env`: the provider settings that point the service at it (sandbox/service-env.ts).
+ */
+export async function startTestSandbox(options: Pick<SandboxOptions, 'mailTls'> = {}) {
+  const credentials = newSandboxCredentials();
+  const sandbox = createSandboxApp(sandboxOptionsFor(credentials, { callbackUrl: '', ...options }));
+  const server = sandbox.koa.listen(0, '127.0.0.1');
+  await new Promise((r) => server.once('listening', r));
+  await new Promise<void>((resolve) => sandbox.smtp.listen(0, '127.0.0.1', resolve));
+  const address = {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    smtpPort: (sandbox.smtp.server.address() as AddressInfo).port,
   };
-  const sandbox = createSandboxApp({
-    callbackUrl: '',
-    callbackApiKey: secrets.apiKey,
-    clientSecret: secrets.clientSecret,
-    bankClientSecret: secrets.bankClientSecret,
-    bankWebhookSecret: secrets.bankWebhookSecret,
-    securitiesClientSecret: secrets.securitiesClientSecret,
-    cexClientId: 'wallet-service',
-    cexClientSecret: secrets.cexClientSecret,
-    mailApiKey: secrets.mailApiKey,
-    idCardCheckApiKey: secrets.idCardCheckApiKey,
-    screeningApiKey: secrets.screeningApiKey,
-    vaspDirectoryApiKey: secrets.vaspDirectoryApiKey,
-  });
-  return { sandbox, secrets };
+  return {
+    sandbox,
+    credentials,
+    url: address.url,
+    env: sandboxServiceEnv(address, credentials),
+    async stop() {
+      await close(server);
+      await new Promise<void>((resolve) => sandbox.smtp.close(() => resolve()));
+    },
+  };
 }
 
 /** A fresh P-256 key PINs are encrypted to. */
@@ -212,15 +209,14 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       : {}),
   });
   const taskQueue = `test-${randomUUID()}`;
-  const { sandbox, secrets } = createTestSandbox();
-  const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
-  await new Promise((r) => sandboxServer.once('listening', r));
-  const sandboxUrl = `http://127.0.0.1:${(sandboxServer.address() as AddressInfo).port}`;
+  const testSandbox = await startTestSandbox();
+  const { sandbox, url: sandboxUrl } = testSandbox;
 
   // The API's port is chosen first: its public address goes into callbacks it hands out (Travel Rule inquiries).
   const apiPort = options.apiPort ?? (await freePort());
   const config = loadConfig(
     {
+      ...testSandbox.env,
       NODE_ENV: 'test',
       PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
@@ -230,20 +226,9 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_PRIVATE_JWK: testJwk(),
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
-      PASS_CALLBACK_API_KEY: secrets.apiKey,
-      IDENTITY_PROVIDER_URL: sandboxUrl,
-      IDENTITY_PROVIDER_CLIENT_SECRET: secrets.clientSecret,
       PASS_RESULT_WAIT_SECONDS: '5',
       UPLOAD_MAX_BYTES: String(256 * 1024),
       NETWORKS: networksJson,
-      BANK_API_URL: sandboxUrl,
-      BANK_CLIENT_SECRET: secrets.bankClientSecret,
-      BANK_WEBHOOK_SECRET: secrets.bankWebhookSecret,
-      PRICE_FEED_URL: sandboxUrl,
-      SECURITIES_API_URL: sandboxUrl,
-      SECURITIES_CLIENT_SECRET: secrets.securitiesClientSecret,
-      CEX_API_URL: sandboxUrl,
-      CEX_CLIENT_SECRET: secrets.cexClientSecret,
       PIN_ENCRYPTION_JWK: testPinJwk(),
       // Suites make many requests as one user; the rate-limit suite sets its own limits.
       RATE_LIMITS: JSON.stringify(
@@ -263,10 +248,6 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       MONITORING_FAN_OUT_RECIPIENTS: '1000000',
       RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
       RECOVERY_POLL_SECONDS: '1',
-      SCREENING_PROVIDER_URL: sandboxUrl,
-      SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
-      VASP_DIRECTORY_URL: sandboxUrl,
-      VASP_DIRECTORY_API_KEY: secrets.vaspDirectoryApiKey,
       ...overrides,
     },
     API_CONFIG_KEYS,
@@ -300,38 +281,26 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
-  sandbox.setBankWebhookUrl(`${apiUrl}/api/v1/bank/webhooks/withdrawals`);
 
   const workerEnv = {
+    ...testSandbox.env,
     NODE_ENV: 'test',
     LOG_LEVEL: 'warn',
     DATABASE_URL: config.DATABASE_URL,
     TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
     TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY,
-    IDENTITY_PROVIDER_URL: sandboxUrl,
-    IDENTITY_PROVIDER_CLIENT_SECRET: config.IDENTITY_PROVIDER_CLIENT_SECRET,
-    OCR_PROVIDER_URL: sandboxUrl,
     NETWORKS: config.NETWORKS,
     VC_ISSUER_KEY: issuerKey,
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
-    PRICE_FEED_URL: sandboxUrl,
     GAS_BUDGET_DAILY_KRW: String(config.GAS_BUDGET_DAILY_KRW),
-    BANK_API_URL: sandboxUrl,
-    BANK_CLIENT_SECRET: config.BANK_CLIENT_SECRET,
     KEY_ENCRYPTION_KEY: keyEncryptionKey,
-    MAIL_API_URL: sandboxUrl,
-    MAIL_API_KEY: secrets.mailApiKey,
-    ID_CARD_CHECK_URL: sandboxUrl,
-    ID_CARD_CHECK_API_KEY: secrets.idCardCheckApiKey,
     VC_STATUS_BASE_URL: apiUrl,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    SANCTIONS_LIST_URL: `${sandboxUrl}/ofac/sdn_advanced.xml`,
-    SCREENING_PROVIDER_URL: sandboxUrl,
-    SCREENING_PROVIDER_API_KEY: secrets.screeningApiKey,
     // Webhook receivers in tests are the sandbox's, on loopback (the refusal of such addresses has its own tests).
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     TEST_CLOCK_ENABLED: String(config.TEST_CLOCK_ENABLED),
+    ...options.workerEnv,
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
   const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);
@@ -355,7 +324,6 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     workerProcessEnv: () => ({ ...workerEnv }),
     pointSandboxAt(url) {
       sandbox.setCallbackUrl(`${url}/v1/auth/pass/callback`);
-      sandbox.setBankWebhookUrl(`${url}/api/v1/bank/webhooks/withdrawals`);
     },
     apiProcessEnv: (port) => ({
       ...Object.fromEntries(
@@ -392,7 +360,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       // Requests still under way (a sandbox callback retried into the API, a handler waiting for a workflow) finish
       // before what they need goes away: no more callbacks, the API drained while the worker still runs, then the rest.
       // (Found by a fresh-clone run under load: a Temporal call retrying after the API's connection closed.)
-      await close(sandboxServer);
+      await testSandbox.stop();
       await close(apiServer);
       await stack.stopWorker();
       await apiDeps.close();

@@ -1,0 +1,220 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Orm } from '../../db/orm';
+import {
+  BankAccountEntity,
+  BankConsentAccountEntity,
+  BankConsentEntity,
+  bankAccountNoAad,
+  bankConsentAad,
+  type BankConsent,
+} from '../../db/entities';
+import { BankConsentRefused, type BankConsentGrant, type BankRail } from '../../integrations/bank/rail';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { appendEvent } from '../../db/events';
+import { clock } from '../../platform/clock';
+import { problems } from '../http/problems';
+import { maskedMatches } from './masked-account';
+
+export interface BankConsentServiceDeps {
+  orm: Orm;
+  encryption: DataEncryption;
+  bank: BankRail;
+  /** Where the rail sends the person back (registered with it): this service's return route. */
+  redirectUri: string;
+  /** Where a finished consent may send the person on to (BANK_CONSENT_RETURN_URIS). */
+  returnUris: string[];
+}
+
+/** How long the person has at the bank's screens before the consent must be asked for again. */
+const RETURN_WITHIN_MS = 15 * 60_000;
+
+/**
+ * A person's consent to withdrawals at the bank rail (open banking's OAuth authorization). The API starts it (a
+ * state, the rail's authorization address) and receives its return (the code exchanged for the person's token and
+ * the accounts they consented to, kept sealed); the worker uses the token for withdrawals (activities/charge.ts).
+ */
+export class BankConsentService {
+  constructor(private readonly deps: BankConsentServiceDeps) {}
+
+  async start(userId: string, returnUri: string | undefined) {
+    if (returnUri && !this.deps.returnUris.includes(returnUri))
+      throw problems.unprocessable(
+        'return-uri-not-registered',
+        `return_uri must be one of the registered return addresses (${this.deps.returnUris.join(', ')})`,
+      );
+    // 32 characters: the centre asks for a random state of 32.
+    const state = randomBytes(24).toString('base64url');
+    const consentId = `bcs_${randomUUID()}`;
+    const returnBy = new Date(clock.now() + RETURN_WITHIN_MS);
+    await this.deps.orm.em.fork().insert(BankConsentEntity, {
+      consentId,
+      userId,
+      status: 'pending',
+      stateHash: this.stateHash(state),
+      returnUri: returnUri ?? null,
+      returnBy,
+      tokenVersion: 0,
+      createdAt: clock.date(),
+      updatedAt: clock.date(),
+    });
+    return {
+      consent_id: consentId,
+      authorization_url: this.deps.bank.consentUrl({ state, redirectUri: this.deps.redirectUri }),
+      expires_at: returnBy.toISOString(),
+    };
+  }
+
+  /**
+   * The rail's redirect back: the consent named by its state is completed (or failed, as the rail says). Answers the
+   * consent's view and where to send the person on (its return address), if it has one.
+   */
+  async complete(query: { state: string; code?: string; error?: string; error_description?: string }) {
+    const em = this.deps.orm.em.fork();
+    const consent = await em.findOne(BankConsentEntity, { stateHash: this.stateHash(query.state) });
+    if (!consent) throw problems.notFound('A consent with this state');
+    if (consent.status !== 'pending')
+      throw problems.conflict('consent-already-returned', `This consent is already ${consent.status}`);
+    if (consent.returnBy.getTime() < clock.now()) {
+      await this.fail(consent, 'the person did not come back in time');
+      throw problems.gone('consent-expired', 'The consent was not completed in time; start it again');
+    }
+    if (query.error || !query.code) {
+      await this.fail(consent, `the bank answered ${query.error ?? 'no code'}: ${query.error_description ?? ''}`);
+      return { view: await this.view(consent.userId, consent.consentId), returnUri: consent.returnUri };
+    }
+    let grant: BankConsentGrant;
+    try {
+      grant = await this.deps.bank.completeConsent({ code: query.code, redirectUri: this.deps.redirectUri });
+    } catch (error) {
+      if (!(error instanceof BankConsentRefused)) throw error;
+      await this.fail(consent, error.message);
+      throw problems.unprocessable('consent-refused', `The bank refused the consent's code (${error.code})`);
+    }
+    await this.activate(consent, grant);
+    return { view: await this.view(consent.userId, consent.consentId), returnUri: consent.returnUri };
+  }
+
+  /** The person's latest consent (or one by id), with the accounts it covers and which connected account each is. */
+  async view(userId: string, consentId?: string) {
+    const em = this.deps.orm.em.fork();
+    const [consent] = await em.find(BankConsentEntity, consentId ? { consentId, userId } : { userId }, {
+      orderBy: { createdAt: 'desc' },
+      limit: 1,
+    });
+    if (!consent) return { consent_id: null, status: 'none' as const, accounts: [], failure: null };
+    const accounts = await em.find(
+      BankConsentAccountEntity,
+      { consentId: consent.consentId },
+      { orderBy: { id: 'asc' } },
+    );
+    const linked = await em.find(BankAccountEntity, { userId, consentId: consent.consentId });
+    return {
+      consent_id: consent.consentId,
+      status: consent.status,
+      accounts: accounts.map((a) => ({
+        bank_code: a.bankCode,
+        bank_name: a.bankName,
+        account_no: a.accountNoMasked,
+        withdrawals_agreed: a.withdrawalsAgreed,
+        bank_account_id: linked.find((b) => b.railAccountRef === a.railAccountRef)?.bankAccountId ?? null,
+      })),
+      failure: consent.failure ?? null,
+    };
+  }
+
+  /**
+   * The person's connected accounts the consent covers get the rail's id for withdrawals; an account connected later
+   * is linked when it is (linkConnectedAccount). An earlier consent of the person is replaced.
+   */
+  private async activate(consent: BankConsent, grant: BankConsentGrant): Promise<void> {
+    const { encryption } = this.deps;
+    const aad = bankConsentAad(consent.userId);
+    await this.deps.orm.em.fork().transactional(async (tx) => {
+      const moved = await tx.nativeUpdate(
+        BankConsentEntity,
+        { consentId: consent.consentId, status: 'pending' },
+        {
+          status: 'active',
+          userRef: grant.userRef,
+          accessTokenSealed: encryption.sealText(grant.tokens.accessToken, aad),
+          refreshTokenSealed: encryption.sealText(grant.tokens.refreshToken, aad),
+          scope: grant.tokens.scope,
+          accessExpiresAt: grant.tokens.accessExpiresAt,
+        },
+      );
+      if (moved !== 1) throw problems.conflict('consent-already-returned', 'This consent was completed meanwhile');
+      await tx.nativeUpdate(
+        BankConsentEntity,
+        { userId: consent.userId, status: 'active', consentId: { $ne: consent.consentId } },
+        { status: 'replaced' },
+      );
+      for (const account of grant.accounts)
+        tx.create(BankConsentAccountEntity, {
+          id: `bca_${randomUUID()}`,
+          consentId: consent.consentId,
+          userId: consent.userId,
+          railAccountRef: account.accountRef,
+          bankCode: account.bankCode,
+          bankName: account.bankName.slice(0, 64),
+          accountNoMasked: account.accountNoMasked.slice(0, 32),
+          withdrawalsAgreed: account.withdrawalsAgreed,
+        });
+      const connected = await tx.find(BankAccountEntity, { userId: consent.userId });
+      for (const account of connected) {
+        const accountNo = encryption.openText(account.accountNoSealed, bankAccountNoAad(consent.userId));
+        const match = grant.accounts.find(
+          (a) => a.withdrawalsAgreed && a.bankCode === account.bankCode && maskedMatches(a.accountNoMasked, accountNo),
+        );
+        account.railAccountRef = match?.accountRef ?? null;
+        account.consentId = match ? consent.consentId : null;
+      }
+      await appendEvent(tx, {
+        type: 'bank_consent.granted',
+        resourceId: consent.consentId,
+        userId: consent.userId,
+        data: { consentId: consent.consentId, accounts: grant.accounts.length },
+      });
+    });
+  }
+
+  private async fail(consent: BankConsent, why: string): Promise<void> {
+    await this.deps.orm.em
+      .fork()
+      .nativeUpdate(
+        BankConsentEntity,
+        { consentId: consent.consentId, status: 'pending' },
+        { status: 'failed', failure: why.slice(0, 255) },
+      );
+  }
+
+  private stateHash(state: string): string {
+    return this.deps.encryption.fingerprint(state, 'bank-consent-state');
+  }
+}
+
+/** A newly connected account gets the rail's id for withdrawals when the person's active consent covers it. */
+export async function linkConnectedAccount(
+  orm: Orm,
+  account: { bankAccountId: string; userId: string; bankCode: string },
+  accountNo: string,
+): Promise<void> {
+  const em = orm.em.fork();
+  const [consent] = await em.find(
+    BankConsentEntity,
+    { userId: account.userId, status: 'active' },
+    { orderBy: { createdAt: 'desc' }, limit: 1 },
+  );
+  if (!consent) return;
+  const covered = await em.find(BankConsentAccountEntity, {
+    consentId: consent.consentId,
+    bankCode: account.bankCode,
+    withdrawalsAgreed: true,
+  });
+  const match = covered.find((a) => maskedMatches(a.accountNoMasked, accountNo));
+  if (match)
+    await em.nativeUpdate(
+      BankAccountEntity,
+      { bankAccountId: account.bankAccountId },
+      { railAccountRef: match.railAccountRef, consentId: consent.consentId },
+    );
+}

@@ -1,0 +1,109 @@
+/**
+ * The adapter behind each port, as settings name it (BANK_PROVIDER, ID_CARD_OCR_PROVIDER, ID_CARD_CHECK_PROVIDER,
+ * MAIL_PROVIDER): the composition roots (api/composition.ts, worker/composition.ts) build the clients through these,
+ * so switching a provider is a settings change. Each adapter gets its own deadline and TLS material
+ * (platform/provider-settings.ts).
+ */
+import type { Config } from '../platform/config';
+import { providerTransport } from '../platform/provider-settings';
+import type { Mailer } from './mail/mailer';
+import { SmtpMailer } from './mail/smtp';
+import type { BankRail } from './bank/rail';
+import { KftcOpenBanking } from './bank/kftc';
+import type { BankTranIdBook } from './bank/kftc-tran-ids';
+import type { IdCardReader } from './id-card/reader';
+import { ClovaIdCardReader } from './id-card/clova-ocr';
+import type { IdCardAuthenticity } from './id-card/authenticity';
+import { UsebIdCardCheck } from './id-card/useb';
+
+type Settings<K extends keyof Config> = Pick<Config, K | 'PROVIDER_TIMEOUT_MS'> & Partial<Config>;
+
+export function mailerFrom(
+  config: Settings<
+    | 'MAIL_PROVIDER'
+    | 'MAIL_SMTP_HOST'
+    | 'MAIL_SMTP_PORT'
+    | 'MAIL_SMTP_SECURITY'
+    | 'MAIL_SMTP_USER'
+    | 'MAIL_SMTP_PASSWORD'
+    | 'MAIL_FROM'
+  >,
+): Mailer & { close(): void } {
+  switch (config.MAIL_PROVIDER) {
+    case 'smtp':
+      return new SmtpMailer({
+        host: config.MAIL_SMTP_HOST,
+        port: config.MAIL_SMTP_PORT,
+        security: config.MAIL_SMTP_SECURITY,
+        user: config.MAIL_SMTP_USER,
+        password: config.MAIL_SMTP_PASSWORD,
+        from: config.MAIL_FROM,
+        ...providerTransport(config, 'MAIL'),
+      });
+  }
+}
+
+/**
+ * The bank rail. The worker's moves money (its settings name our contracted account); the API's only asks (real-name
+ * inquiries, consents).
+ */
+export function bankRailFrom(
+  config: Settings<
+    'BANK_PROVIDER' | 'BANK_API_URL' | 'BANK_CLIENT_ID' | 'BANK_CLIENT_SECRET' | 'BANK_INSTITUTION_CODE'
+  >,
+  stores: { tranIds: BankTranIdBook },
+): BankRail {
+  switch (config.BANK_PROVIDER) {
+    case 'kftc':
+      return new KftcOpenBanking({
+        apiUrl: config.BANK_API_URL,
+        clientId: config.BANK_CLIENT_ID,
+        clientSecret: config.BANK_CLIENT_SECRET,
+        institutionCode: config.BANK_INSTITUTION_CODE,
+        contract:
+          config.BANK_CONTRACT_ACCOUNT_NUM && config.BANK_DEPOSIT_PASS_PHRASE
+            ? {
+                accountNum: config.BANK_CONTRACT_ACCOUNT_NUM,
+                accountType: config.BANK_CONTRACT_ACCOUNT_TYPE ?? 'N',
+                depositPassPhrase: config.BANK_DEPOSIT_PASS_PHRASE,
+              }
+            : undefined,
+        transport: providerTransport(config, 'BANK'),
+        tranIds: stores.tranIds,
+      });
+  }
+}
+
+export function idCardReaderFrom(
+  config: Settings<'ID_CARD_OCR_PROVIDER' | 'ID_CARD_OCR_URL' | 'ID_CARD_OCR_SECRET'>,
+): IdCardReader {
+  switch (config.ID_CARD_OCR_PROVIDER) {
+    case 'clova':
+      return new ClovaIdCardReader({
+        invokeUrl: config.ID_CARD_OCR_URL,
+        secret: config.ID_CARD_OCR_SECRET,
+        transport: providerTransport(config, 'ID_CARD_OCR'),
+      });
+  }
+}
+
+export function idCardAuthenticityFrom(
+  config: Settings<
+    | 'ID_CARD_CHECK_PROVIDER'
+    | 'ID_CARD_CHECK_URL'
+    | 'ID_CARD_CHECK_AUTH_URL'
+    | 'ID_CARD_CHECK_CLIENT_ID'
+    | 'ID_CARD_CHECK_CLIENT_SECRET'
+  >,
+): IdCardAuthenticity {
+  switch (config.ID_CARD_CHECK_PROVIDER) {
+    case 'useb':
+      return new UsebIdCardCheck({
+        apiUrl: config.ID_CARD_CHECK_URL,
+        authUrl: config.ID_CARD_CHECK_AUTH_URL,
+        clientId: config.ID_CARD_CHECK_CLIENT_ID,
+        clientSecret: config.ID_CARD_CHECK_CLIENT_SECRET,
+        transport: providerTransport(config, 'ID_CARD_CHECK'),
+      });
+  }
+}

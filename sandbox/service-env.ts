@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type { SandboxOptions } from './app';
+
+/**
+ * The credentials a sandbox and the service pointed at it share: one per provider credential, each the environment
+ * variable the service reads it from (so `npm start` hands one environment to the sandbox, the API and the worker).
+ */
+export const SANDBOX_CREDENTIALS = {
+  passCallbackApiKey: 'PASS_CALLBACK_API_KEY',
+  identityClientSecret: 'IDENTITY_PROVIDER_CLIENT_SECRET',
+  bankClientId: 'BANK_CLIENT_ID',
+  bankClientSecret: 'BANK_CLIENT_SECRET',
+  bankInstitutionCode: 'BANK_INSTITUTION_CODE',
+  bankContractAccountNum: 'BANK_CONTRACT_ACCOUNT_NUM',
+  bankDepositPassPhrase: 'BANK_DEPOSIT_PASS_PHRASE',
+  bankWebhookSecret: 'BANK_WEBHOOK_SECRET',
+  ocrSecret: 'ID_CARD_OCR_SECRET',
+  idCheckClientId: 'ID_CARD_CHECK_CLIENT_ID',
+  idCheckClientSecret: 'ID_CARD_CHECK_CLIENT_SECRET',
+  mailUser: 'MAIL_SMTP_USER',
+  mailPassword: 'MAIL_SMTP_PASSWORD',
+  securitiesClientSecret: 'SECURITIES_CLIENT_SECRET',
+  cexClientId: 'CEX_CLIENT_ID',
+  cexClientSecret: 'CEX_CLIENT_SECRET',
+  screeningApiKey: 'SCREENING_PROVIDER_API_KEY',
+  vaspDirectoryApiKey: 'VASP_DIRECTORY_API_KEY',
+} as const;
+export type SandboxCredentials = Record<keyof typeof SANDBOX_CREDENTIALS, string>;
+
+const secret = () => randomBytes(24).toString('base64url');
+
+/** Fresh credentials (a test stack's, the benchmark's); `npm start` keeps its own in .data/dev.env. */
+export function newSandboxCredentials(): SandboxCredentials {
+  return {
+    passCallbackApiKey: secret(),
+    identityClientSecret: secret(),
+    bankClientId: `wallet-${randomBytes(4).toString('hex')}`,
+    bankClientSecret: secret(),
+    bankInstitutionCode: `M${String(200000000 + randomBytes(3).readUIntBE(0, 3)).slice(0, 9)}`,
+    bankContractAccountNum: '100000000001',
+    bankDepositPassPhrase: randomBytes(32).toString('hex'),
+    bankWebhookSecret: secret(),
+    ocrSecret: secret(),
+    idCheckClientId: `wallet-${randomBytes(4).toString('hex')}`,
+    idCheckClientSecret: secret(),
+    mailUser: 'wallet-service',
+    mailPassword: secret(),
+    securitiesClientSecret: secret(),
+    cexClientId: 'wallet-service',
+    cexClientSecret: secret(),
+    screeningApiKey: secret(),
+    vaspDirectoryApiKey: secret(),
+  };
+}
+
+/** The credentials as the environment names them. */
+export const credentialsEnv = (credentials: SandboxCredentials): Record<string, string> =>
+  Object.fromEntries(
+    Object.entries(SANDBOX_CREDENTIALS).map(([key, env]) => [env, credentials[key as keyof SandboxCredentials]]),
+  );
+
+/** The credentials read back from an environment (the sandbox process's); a missing one is named. */
+export function credentialsFromEnv(env: NodeJS.ProcessEnv): SandboxCredentials {
+  const missing = Object.values(SANDBOX_CREDENTIALS).filter((name) => !env[name]);
+  if (missing.length) throw new Error(`the sandbox needs ${missing.join(', ')}`);
+  return Object.fromEntries(
+    Object.entries(SANDBOX_CREDENTIALS).map(([key, name]) => [key, env[name]!]),
+  ) as SandboxCredentials;
+}
+
+/** Where the sandbox listens: its HTTP services under one URL, the mail service on an SMTP port. */
+export interface SandboxAddress {
+  url: string;
+  smtpPort: number;
+}
+
+/**
+ * The provider settings of a service pointed at a sandbox, for the API and the worker: each provider's URL as the
+ * sandbox serves its real protocol, and the credentials. The same adapters a production deployment uses.
+ */
+export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxCredentials): Record<string, string> {
+  const { url } = sandbox;
+  return {
+    ...credentialsEnv(credentials),
+    IDENTITY_PROVIDER_URL: url,
+    BANK_PROVIDER: 'kftc',
+    BANK_API_URL: `${url}/kftc`,
+    ID_CARD_OCR_PROVIDER: 'clova',
+    ID_CARD_OCR_URL: `${url}/clova/custom/v1/1001/${credentials.ocrSecret.slice(0, 16)}/document`,
+    ID_CARD_CHECK_PROVIDER: 'useb',
+    ID_CARD_CHECK_URL: `${url}/useb/api`,
+    ID_CARD_CHECK_AUTH_URL: `${url}/useb/auth`,
+    MAIL_PROVIDER: 'smtp',
+    MAIL_SMTP_HOST: '127.0.0.1',
+    MAIL_SMTP_PORT: String(sandbox.smtpPort),
+    // The sandbox's mail service is on loopback: no TLS (tests that exercise STARTTLS set their own).
+    MAIL_SMTP_SECURITY: 'none',
+    PRICE_FEED_URL: url,
+    SECURITIES_API_URL: url,
+    CEX_API_URL: url,
+    SANCTIONS_LIST_URL: `${url}/ofac/sdn_advanced.xml`,
+    SCREENING_PROVIDER_URL: url,
+    VASP_DIRECTORY_URL: url,
+  };
+}
+
+/** The options of a sandbox for these credentials (createSandboxApp). */
+export const sandboxOptionsFor = (
+  credentials: SandboxCredentials,
+  extras: Pick<SandboxOptions, 'callbackUrl' | 'mailTls' | 'log'>,
+): SandboxOptions => ({
+  ...extras,
+  callbackApiKey: credentials.passCallbackApiKey,
+  clientSecret: credentials.identityClientSecret,
+  bank: {
+    clientId: credentials.bankClientId,
+    clientSecret: credentials.bankClientSecret,
+    institutionCode: credentials.bankInstitutionCode,
+    contractAccountNum: credentials.bankContractAccountNum,
+    depositPassPhrase: credentials.bankDepositPassPhrase,
+  },
+  ocrSecret: credentials.ocrSecret,
+  idCheck: { clientId: credentials.idCheckClientId, clientSecret: credentials.idCheckClientSecret },
+  securitiesClientSecret: credentials.securitiesClientSecret,
+  cexClientId: credentials.cexClientId,
+  cexClientSecret: credentials.cexClientSecret,
+  mailUser: credentials.mailUser,
+  mailPassword: credentials.mailPassword,
+  screeningApiKey: credentials.screeningApiKey,
+  vaspDirectoryApiKey: credentials.vaspDirectoryApiKey,
+});

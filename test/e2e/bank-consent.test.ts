@@ -1,0 +1,222 @@
+import { randomUUID } from 'node:crypto';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { waitFor } from '../helpers/processes';
+import {
+  bankAccountLog,
+  callApi,
+  connectBankAccount,
+  consentAtBank,
+  openBankAccount,
+  type SandboxAccount,
+} from '../helpers/bank';
+import { BankAccountEntity, BankConsentEntity, EventEntity, bankConsentAad } from '../../db/entities';
+
+/**
+ * Open banking takes money from a person's account only with their consent at the centre (its OAuth authorization,
+ * which gives a token and a fintech_use_num per account): the routes an app starts it with and the centre returns to,
+ * what a charge answers before it, and what happens when the bank ends it or its token nears its end.
+ */
+describe('consent at the bank to charges', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases().at(-1)!);
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+  afterEach(async () => {
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+  });
+
+  const charge = (user: RegisteredUser, amount: string) =>
+    callApi(stack, '/api/v1/charge/execute', user, {
+      json: { source: 'KB국민은행', amount, currency: 'KRW' },
+      key: randomUUID(),
+    });
+  const chargeOutcome = async (user: RegisteredUser, chargeId: string) => {
+    let view: { status: string; failure_reason: string | null } = { status: 'processing', failure_reason: null };
+    await waitFor(
+      async () => {
+        view = (await callApi(stack, `/api/v1/charge/${chargeId}`, user)).body;
+        return view.status !== 'processing';
+      },
+      60_000,
+      `charge ${chargeId}`,
+    );
+    return view;
+  };
+  const connected = async (balance = 100_000): Promise<{ user: RegisteredUser; account: SandboxAccount }> => {
+    const user = await registerUser(stack);
+    const account = await openBankAccount(stack, user.person, balance);
+    await connectBankAccount(stack, user, account, { consent: false });
+    return { user, account };
+  };
+
+  it('answers a charge before the consent with a problem naming the consent route, then charges once it is given', async () => {
+    const { user, account } = await connected();
+    const early = await charge(user, '5000');
+    expect(early.status).toBe(422);
+    expect(early.body).toMatchObject({
+      type: '/problems/bank-consent-required',
+      consentRoute: '/api/v1/bank/consent',
+      detail: expect.stringContaining('POST /api/v1/bank/consent'),
+    });
+    expect((await callApi(stack, '/api/v1/bank/consent', user)).body).toEqual({
+      consent_id: null,
+      status: 'none',
+      accounts: [],
+      failure: null,
+    });
+
+    // The app sends the person to the centre and asks to have them back at its own address.
+    const given = await consentAtBank(stack, user, account, { returnUri: 'wallet://bank/consent' });
+    expect(given.status).toBe(302);
+    const back = new URL(given.location!);
+    expect(`${back.protocol}//${back.host}${back.pathname}`).toBe('wallet://bank/consent');
+    expect(back.searchParams.get('status')).toBe('active');
+    const consentId = back.searchParams.get('consent_id')!;
+    const view = (await callApi(stack, '/api/v1/bank/consent', user)).body;
+    const [bankAccount] = (await callApi(stack, '/api/v1/bank/accounts', user)).body.accounts;
+    expect(view).toEqual({
+      consent_id: consentId,
+      status: 'active',
+      accounts: [
+        {
+          bank_code: '004',
+          bank_name: 'KB국민은행',
+          account_no: expect.stringMatching(/\*/),
+          withdrawals_agreed: true,
+          bank_account_id: bankAccount.bank_account_id,
+        },
+      ],
+      failure: null,
+    });
+    // The person's token is kept sealed, never as sent.
+    const row = await stack.orm.em.fork().findOneOrFail(BankConsentEntity, { consentId });
+    expect(row.accessTokenSealed).toBeTruthy();
+    expect(row.accessTokenSealed).not.toContain('.');
+    expect(stack.encryption.openText(row.accessTokenSealed!, bankConsentAad(user.userId)).split('.')).toHaveLength(3);
+    expect(await stack.orm.em.fork().count(EventEntity, { type: 'bank_consent.granted', resourceId: consentId })).toBe(
+      1,
+    );
+
+    const started = await charge(user, '5000');
+    expect(started.status).toBe(202);
+    expect(await chargeOutcome(user, started.body.charge_id)).toMatchObject({ status: 'completed' });
+    expect((await bankAccountLog(stack, account)).balance).toBe(100_001 - 5000);
+  });
+
+  it('links an account connected after the consent, and keeps a denied consent from linking anything', async () => {
+    const user = await registerUser(stack);
+    const account = await openBankAccount(stack, user.person, 50_000);
+    const denied = await consentAtBank(stack, user, account, { action: 'deny' });
+    expect([denied.status, denied.body.status]).toEqual([200, 'failed']);
+    expect(denied.body.failure).toContain('access_denied');
+
+    const given = await consentAtBank(stack, user, account);
+    expect([given.status, given.body.status]).toEqual([200, 'active']);
+    expect(given.body.accounts[0].bank_account_id).toBeNull(); // not connected (1 KRW) yet
+    const connectedAccount = await connectBankAccount(stack, user, account, { consent: false });
+    expect((await callApi(stack, '/api/v1/bank/consent', user)).body.accounts[0].bank_account_id).toBe(
+      connectedAccount.bank_account_id,
+    );
+    const started = await charge(user, '3000');
+    expect(await chargeOutcome(user, started.body.charge_id)).toMatchObject({ status: 'completed' });
+  });
+
+  it('refuses a return address not registered, a state it never gave, and a consent returned twice', async () => {
+    const { user, account } = await connected();
+    const foreign = await callApi(stack, '/api/v1/bank/consent', user, {
+      json: { return_uri: 'https://attacker.example/steal' },
+    });
+    expect([foreign.status, foreign.body.type]).toEqual([422, '/problems/return-uri-not-registered']);
+    const unknown = await call(`${stack.apiUrl}/api/v1/bank/consent/callback?state=${'x'.repeat(32)}&code=abc`);
+    expect(unknown.status).toBe(404);
+    const missing = await call(`${stack.apiUrl}/api/v1/bank/consent/callback?code=abc`);
+    expect(missing.status).toBe(400);
+
+    // The centre's redirect replayed (a browser's back button, a copied address): the consent is done once.
+    const started = await callApi(stack, '/api/v1/bank/consent', user, { json: {} });
+    const authorize = new URL(started.body.authorization_url);
+    const form = new URLSearchParams(authorize.searchParams);
+    for (const [k, v] of Object.entries({
+      name: user.person.name,
+      birth_date: user.person.birthDate.replace(/-/g, ''),
+      bank_code: account.bankCode,
+      account_num: account.accountNo,
+      action: 'approve',
+    }))
+      form.set(k, v);
+    const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
+    const back = page.headers.get('location')!;
+    expect((await fetch(back)).status).toBe(200);
+    const again = await fetch(back);
+    expect(again.status).toBe(409);
+  });
+
+  it('ends the consent when the bank says it expired: the charge fails, the next one asks for consent again', async () => {
+    const { user, account } = await connected();
+    await consentAtBank(stack, user, account);
+    // The centre refuses the withdrawal: 출금동의만료 (A0319), the person's consent to withdrawals expired.
+    await call(`${stack.sandboxUrl}/_faults/bank`, {
+      method: 'PUT',
+      json: {
+        paths: ['/withdraw/fin_num'],
+        answer: {
+          body: {
+            api_tran_id: randomUUID(),
+            api_tran_dtm: '20261127120000000',
+            rsp_code: 'A0319',
+            rsp_message: '출금동의만료',
+          },
+        },
+      },
+    });
+    const refused = await charge(user, '2000');
+    expect(await chargeOutcome(user, refused.body.charge_id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'consent_required',
+    });
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    expect((await callApi(stack, '/api/v1/bank/consent', user)).body.status).toBe('expired');
+    expect((await charge(user, '2000')).body.type).toBe('/problems/bank-consent-required');
+    await consentAtBank(stack, user, account);
+    const again = await charge(user, '2000');
+    expect(await chargeOutcome(user, again.body.charge_id)).toMatchObject({ status: 'completed' });
+    expect((await bankAccountLog(stack, account)).balance).toBe(100_001 - 2000);
+  });
+
+  it('renews the token of a consent near its end before a charge, once, and ends one the bank will not renew', async () => {
+    const { user, account } = await connected();
+    const given = await consentAtBank(stack, user, account);
+    const consentId = given.body.consent_id as string;
+    const soon = new Date(Date.now() + 24 * 3600_000);
+    await stack.orm.em.fork().nativeUpdate(BankConsentEntity, { consentId }, { accessExpiresAt: soon });
+    const before = await stack.orm.em.fork().findOneOrFail(BankConsentEntity, { consentId });
+
+    const charges = await Promise.all([charge(user, '1000'), charge(user, '1000')]);
+    for (const c of charges) expect(await chargeOutcome(user, c.body.charge_id)).toMatchObject({ status: 'completed' });
+    const after = await stack.orm.em.fork().findOneOrFail(BankConsentEntity, { consentId });
+    expect(after.tokenVersion).toBe(1); // renewed once, though two charges needed it at once
+    expect(after.accessExpiresAt!.getTime()).toBeGreaterThan(Date.now() + 80 * 24 * 3600_000);
+    expect(after.refreshTokenSealed).not.toBe(before.refreshTokenSealed);
+
+    // The centre refuses to renew (the refresh token expired): the consent ends, the account is no charge source.
+    await stack.orm.em.fork().nativeUpdate(BankConsentEntity, { consentId }, { accessExpiresAt: soon });
+    await call(`${stack.sandboxUrl}/_faults/bank`, {
+      method: 'PUT',
+      json: {
+        paths: ['/oauth/2.0/token'],
+        answer: { status: 400, body: { rsp_code: 'O0004', rsp_message: 'expired' } },
+      },
+    });
+    const refused = await charge(user, '1000');
+    expect(await chargeOutcome(user, refused.body.charge_id)).toMatchObject({ failure_reason: 'consent_required' });
+    expect((await stack.orm.em.fork().findOneOrFail(BankConsentEntity, { consentId })).status).toBe('expired');
+    expect(
+      (await stack.orm.em.fork().find(BankAccountEntity, { userId: user.userId })).map((a) => a.railAccountRef),
+    ).toEqual([null]);
+  });
+});
