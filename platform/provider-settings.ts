@@ -174,10 +174,10 @@ export interface ProviderTransport {
  * cannot be read is an Error naming the setting (composition roots report it with the other bad settings at start).
  */
 export function providerTransport(
-  config: object & { PROVIDER_TIMEOUT_MS: number },
+  config: Readonly<Record<string, unknown>> & { PROVIDER_TIMEOUT_MS: number },
   prefix: ProviderPrefix,
 ): ProviderTransport {
-  const settings = config as Record<string, unknown>;
+  const settings = config;
   const read = (suffix: string): string | undefined => {
     const name = `${prefix}_${suffix}`;
     const file = settings[name];

@@ -1244,6 +1244,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/bank/consent": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The person's latest consent and the accounts it covers (status none before any) */
+        get: operations["getBankConsent"];
+        put?: never;
+        /**
+         * Start the person's consent at the bank to charges (withdrawals): open authorization_url in a browser
+         * @description The open banking centre's screens authenticate the person (their certificate or phone) and list the accounts they allow; the centre then sends them to GET /api/v1/bank/consent/callback, which completes the consent and sends them on to return_uri. Charges need it: POST /api/v1/charge/execute answers 422 bank-consent-required until a connected account is covered.
+         */
+        post: operations["startBankConsent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/bank/consent/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the bank sends the person back (the browser follows it; not called by apps): completes the consent its state names
+         * @description Registered with the open banking centre as the callback URL (BANK_CONSENT_REDIRECT_URI). With a return_uri the answer is 302 to it, with consent_id and status (active or failed) in its query; without one, the consent as JSON.
+         */
+        get: operations["returnBankConsent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/charge/execute": {
         parameters: {
             query?: never;
@@ -1304,7 +1345,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Server to server: the bank reports a settled withdrawal (X-Bank-Signature: sha256=<HMAC of the body>) */
+        /**
+         * Deprecated: a settled withdrawal reported by a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>); open banking has no such call, charges ask the bank (transfer/result)
+         * @deprecated
+         * @description Deprecated since 2026-11-27; answers until 2027-05-31.
+         */
         post: operations["bankWithdrawalWebhook"];
         delete?: never;
         options?: never;
@@ -2782,6 +2827,26 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `bank_verification.locked` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:bank_verification.locked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "bank_consent.granted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The person consented at the bank to withdrawals (open banking): connected accounts it covers can be charged from
+         * @description Sent to each webhook endpoint subscribed to `bank_consent.granted` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:bank_consent.granted"];
         delete?: never;
         options?: never;
         head?: never;
@@ -14948,6 +15013,438 @@ export interface operations {
             };
         };
     };
+    getBankConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Consent */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "consent_id": "bcs_4cfcebdb-32fe-4218-bbdb-d2e6ac324551",
+                     *         "status": "active",
+                     *         "accounts": [
+                     *           {
+                     *             "bank_code": "004",
+                     *             "bank_name": "KB국민은행",
+                     *             "account_no": "7957653383***",
+                     *             "withdrawals_agreed": true,
+                     *             "bank_account_id": "ba_ae5b2626-3d6c-4246-b987-45a3e2df83b9"
+                     *           }
+                     *         ],
+                     *         "failure": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            consent_id: string | null;
+                            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
+                            status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
+                            accounts: {
+                                bank_code: string;
+                                bank_name: string;
+                                /** @description masked, as the bank lists it */
+                                account_no: string;
+                                withdrawals_agreed: boolean;
+                                /** @description The connected account (send-won) it is, if any: a charge source once both hold */
+                                bank_account_id: string | null;
+                            }[];
+                            failure: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    startBankConsent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "return_uri": "wallet://bank/consent"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description Where the person goes back to once the bank's consent is done (one of BANK_CONSENT_RETURN_URIS), with consent_id and status in its query; unset: the return answers JSON */
+                    return_uri?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Where to send the person */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "consent_id": "bcs_4cfcebdb-32fe-4218-bbdb-d2e6ac324551",
+                     *         "authorization_url": "http://127.0.0.1:41587/kftc/oauth/2.0/authorize?response_type=code&client_id=wallet-0ac9fa10&redirect_uri=http%3A%2F%2F127.0.0.1%3A43543%2Fapi%2Fv1%2Fbank%2Fconsent%2Fcallback&scope=login+inquiry+transfer&state=KEOL0dIy3oox8mDtVFlEG9Bo-525pLys&auth_type=0",
+                     *         "expires_at": "2026-11-27T07:57:18.556Z"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            consent_id: string;
+                            /** @description Open it in a browser: the open banking centre's screens, where the person consents to withdrawals */
+                            authorization_url: string;
+                            /**
+                             * Format: date-time
+                             * @description The person must come back (the return route) before this
+                             */
+                            expires_at: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The return address is not registered. Problem types: `/problems/return-uri-not-registered` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    returnBankConsent: {
+        parameters: {
+            query: {
+                state: string;
+                code?: string;
+                scope?: string;
+                client_info?: string;
+                error?: string;
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The consent */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "consent_id": "bcs_4cfcebdb-32fe-4218-bbdb-d2e6ac324551",
+                     *         "status": "active",
+                     *         "accounts": [
+                     *           {
+                     *             "bank_code": "004",
+                     *             "bank_name": "KB국민은행",
+                     *             "account_no": "7957653383***",
+                     *             "withdrawals_agreed": true,
+                     *             "bank_account_id": "ba_ae5b2626-3d6c-4246-b987-45a3e2df83b9"
+                     *           }
+                     *         ],
+                     *         "failure": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            consent_id: string | null;
+                            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
+                            status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
+                            accounts: {
+                                bank_code: string;
+                                bank_name: string;
+                                /** @description masked, as the bank lists it */
+                                account_no: string;
+                                withdrawals_agreed: boolean;
+                                /** @description The connected account (send-won) it is, if any: a charge source once both hold */
+                                bank_account_id: string | null;
+                            }[];
+                            failure: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description To the app (return_uri), with consent_id and status */
+            302: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No consent has this state. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The consent was completed already. Problem types: `/problems/consent-already-returned` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The consent was not completed in time */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The bank refused the code */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The bank is not answering */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     executeCharge: {
         parameters: {
             query?: never;
@@ -15063,7 +15560,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Source not connected, unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
+            /** @description Source not connected, no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/bank-consent-required`, `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15383,6 +15880,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15408,6 +15909,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15419,6 +15924,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15430,6 +15939,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15441,6 +15954,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15452,6 +15969,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15463,6 +15984,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -15476,6 +16001,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15487,6 +16016,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -20624,6 +21157,26 @@ export interface operations {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
                             id: string;
                             /** @constant */
+                            type: "bank_consent.granted";
+                            /** Format: date-time */
+                            createdAt: string;
+                            resource: {
+                                /** @constant */
+                                type: "bank_consent";
+                                id: string;
+                            };
+                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                            sequence: number;
+                            userId: string | null;
+                            data: {
+                                consentId: string;
+                                /** @description how many accounts the consent covers */
+                                accounts: number;
+                            };
+                        } | {
+                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                            id: string;
+                            /** @constant */
                             type: "transfer.submitted";
                             /** Format: date-time */
                             createdAt: string;
@@ -22116,6 +22669,26 @@ export interface operations {
                         userId: string | null;
                         data: {
                             verificationId: string;
+                        };
+                    } | {
+                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                        id: string;
+                        /** @constant */
+                        type: "bank_consent.granted";
+                        /** Format: date-time */
+                        createdAt: string;
+                        resource: {
+                            /** @constant */
+                            type: "bank_consent";
+                            id: string;
+                        };
+                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                        sequence: number;
+                        userId: string | null;
+                        data: {
+                            consentId: string;
+                            /** @description how many accounts the consent covers */
+                            accounts: number;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24217,7 +24790,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -24635,7 +25208,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -27976,6 +28549,62 @@ export interface operations {
                     userId: string | null;
                     data: {
                         verificationId: string;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:bank_consent.granted": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+                    id: string;
+                    /** @constant */
+                    type: "bank_consent.granted";
+                    /** Format: date-time */
+                    createdAt: string;
+                    resource: {
+                        /** @constant */
+                        type: "bank_consent";
+                        id: string;
+                    };
+                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+                    sequence: number;
+                    userId: string | null;
+                    data: {
+                        consentId: string;
+                        /** @description how many accounts the consent covers */
+                        accounts: number;
                     };
                 };
             };
