@@ -53,7 +53,7 @@ export function bankConsentRoutes({ consents }: { consents: BankConsentService }
         404: { description: 'No consent has this state' },
         409: { description: 'The consent was completed already' },
         410: { description: 'The consent was not completed in time' },
-        422: { description: 'The bank refused the code' },
+        422: { description: 'The bank refused the code, or another person than the account holder consented' },
         503: { description: 'The bank is not answering' },
       },
       handler: async ({ query }) => {

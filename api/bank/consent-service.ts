@@ -4,6 +4,7 @@ import {
   BankAccountEntity,
   BankConsentAccountEntity,
   BankConsentEntity,
+  UserEntity,
   bankAccountNoAad,
   bankConsentAad,
   type BankConsent,
@@ -14,6 +15,7 @@ import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
 import { problems } from '../http/problems';
 import { maskedMatches } from './masked-account';
+import { sameName } from '../../platform/names';
 
 export interface BankConsentServiceDeps {
   orm: Orm;
@@ -90,7 +92,18 @@ export class BankConsentService {
       await this.fail(consent, error.message);
       throw problems.unprocessable('consent-refused', `The bank refused the consent's code (${error.code})`);
     }
-    await this.activate(consent, grant);
+    // The consent must be the person's own: someone who started a consent and had another person complete it at the
+    // bank (a link sent to them) would otherwise charge from that person's accounts.
+    const name = await this.verifiedName(consent.userId);
+    if (!sameName(grant.personName, name)) {
+      await this.fail(consent, 'the consent was given by another person than the account holder');
+      throw problems.unprocessable(
+        'consent-of-another-person',
+        'The consent was given at the bank by another person than the one this account is verified as',
+      );
+    }
+    // Only accounts in the person's own name are taken (the bank lists the holder of each).
+    await this.activate(consent, { ...grant, accounts: grant.accounts.filter((a) => sameName(a.holderName, name)) });
     return { view: await this.view(consent.userId, consent.consentId), returnUri: consent.returnUri };
   }
 
@@ -185,6 +198,11 @@ export class BankConsentService {
         { consentId: consent.consentId, status: 'pending' },
         { status: 'failed', failure: why.slice(0, 255) },
       );
+  }
+
+  private async verifiedName(userId: string): Promise<string> {
+    const user = await this.deps.orm.em.fork().findOneOrFail(UserEntity, { id: userId });
+    return this.deps.encryption.openText(user.nameSealed, user.id);
   }
 
   private stateHash(state: string): string {

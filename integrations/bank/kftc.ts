@@ -75,6 +75,7 @@ export class KftcOpenBanking implements BankRail {
     if (me.rsp_code !== 'A0000') throw new ProviderUnavailable(`user/me answered ${me.rsp_code}: ${me.rsp_message}`);
     return {
       userRef: token.userSeqNo,
+      personName: me.user_name ?? '',
       tokens: token.tokens,
       accounts: (me.res_list ?? []).map((a) => ({
         accountRef: a.fintech_use_num,

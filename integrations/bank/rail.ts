@@ -89,6 +89,8 @@ export interface ConsentedAccount {
 export interface BankConsentGrant {
   /** The person's id at the rail (open banking: user_seq_no). */
   userRef: string;
+  /** The name of the person who consented, as the rail authenticated them. */
+  personName: string;
   tokens: BankConsentTokens;
   accounts: ConsentedAccount[];
 }

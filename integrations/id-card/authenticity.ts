@@ -1,4 +1,4 @@
-import type { IdCardKind } from './reader';
+import type { IdCardKind, IdCardReading } from './reader';
 
 /**
  * The ID-card authenticity port: asks the issuing authority's records (행정안전부 for resident cards, 도로교통공단 for
@@ -26,21 +26,12 @@ export const ID_CARD_CHECK_RESULTS = [
 ] as const;
 export type IdCardCheckResult = (typeof ID_CARD_CHECK_RESULTS)[number];
 
-/** The details a check needs, as the reader read them. */
-export interface IdCardToCheck {
-  kind: IdCardKind;
-  name: string;
-  /** YYYY-MM-DD */
-  birthDate: string;
-  /** 13 digits; resident cards (and driver's licences, which show it too). */
-  idNumber?: string;
-  /** YYYY-MM-DD; resident cards. */
-  issueDate?: string;
-  /** 12 digits; driver's licences. */
-  licenseNumber?: string;
-  /** 5 or 6 characters; driver's licences (without it the authority confirms the licence, not this card). */
-  licenseSerial?: string;
-}
+/**
+ * The details a check needs, as the reader read them (a card of a known kind): a resident card's number and issue
+ * date; a driver's licence's number and the serial under its photo (without it the authority confirms the licence,
+ * not this card), with the birth date.
+ */
+export type IdCardToCheck = Omit<IdCardReading, 'kind' | 'confident'> & { kind: IdCardKind };
 
 export interface IdCardAuthenticity {
   /**

@@ -156,6 +156,31 @@ describe('consent at the bank to charges', () => {
     expect(again.status).toBe(409);
   });
 
+  it("refuses a consent another person gave at the bank (a thief's link followed by the victim): nothing is linked", async () => {
+    const thief = await connected();
+    const victim = await registerUser(stack);
+    const victimsAccount = await openBankAccount(stack, victim.person, 900_000);
+    // The thief starts a consent and has the victim complete it at the bank with the victim's own account.
+    const started = await callApi(stack, '/api/v1/bank/consent', thief.user, { json: {} });
+    const authorize = new URL(started.body.authorization_url);
+    const form = new URLSearchParams(authorize.searchParams);
+    for (const [k, v] of Object.entries({
+      name: victim.person.name,
+      birth_date: victim.person.birthDate.replace(/-/g, ''),
+      bank_code: victimsAccount.bankCode,
+      account_num: victimsAccount.accountNo,
+      action: 'approve',
+    }))
+      form.set(k, v);
+    const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
+    const returned = await call(page.headers.get('location')!);
+    expect([returned.status, returned.body.error.type]).toEqual([422, '/problems/consent-of-another-person']);
+    const view = (await callApi(stack, '/api/v1/bank/consent', thief.user)).body;
+    expect([view.status, view.accounts]).toEqual(['failed', []]);
+    expect((await charge(thief.user, '1000')).body.type).toBe('/problems/bank-consent-required');
+    expect((await bankAccountLog(stack, victimsAccount)).balance).toBe(900_000);
+  });
+
   it('ends the consent when the bank says it expired: the charge fails, the next one asks for consent again', async () => {
     const { user, account } = await connected();
     await consentAtBank(stack, user, account);

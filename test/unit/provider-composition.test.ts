@@ -14,6 +14,7 @@ import { SmtpMailer } from '../../integrations/mail/smtp';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { testJwk, testPinJwk } from '../helpers/stack';
 import { TestCa } from '../helpers/certificates';
+import { unreachableEthereumJson } from '../helpers/networks';
 
 /** Each port's adapters, by the value of its setting: what the composition roots must build for it. */
 const ADAPTERS: Record<
@@ -46,18 +47,7 @@ describe('providers chosen by settings', () => {
     PAYMASTER_SIGNER_KEY: ANVIL_PAYMASTER_SIGNER_KEY,
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
-    NETWORKS: JSON.stringify({
-      ETHEREUM: {
-        kind: 'evm',
-        chainId: 1,
-        rpcUrl: 'http://127.0.0.1:1',
-        entryPoint: '0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108',
-        bundlerUrl: 'http://127.0.0.1:2/rpc',
-        accountFactory: '0x0000000000000000000000000000000000000001',
-        paymaster: '0x0000000000000000000000000000000000000002',
-        didRegistry: '0x0000000000000000000000000000000000000004',
-      },
-    }),
+    NETWORKS: unreachableEthereumJson(),
     ...overrides,
   });
   beforeAll(async () => {

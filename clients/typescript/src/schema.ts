@@ -15397,7 +15397,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The bank refused the code */
+            /** @description The bank refused the code, or another person than the account holder consented */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
