@@ -52,12 +52,14 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
   };
   const withdrawOnce = async (chargeId: string): Promise<WithdrawalSettlement> => {
     const { em, charge, account } = await load(chargeId);
-    const token = account.consentId ? await consentToken({ orm, encryption, bank }, account.consentId) : undefined;
     const user = await em.findOneOrFail(UserEntity, { id: charge.userId });
+    const { consentId, railAccountRef } = account;
     const outcome = await bank.withdraw({
       reference: `charge:${chargeId}`,
-      accountRef: account.railAccountRef ?? '',
-      accessToken: account.railAccountRef ? token : undefined,
+      accountRef: railAccountRef ?? '',
+      // Asked for only to send: a withdrawal in doubt is asked about whatever became of the consent since.
+      accessToken: async () =>
+        consentId && railAccountRef ? consentToken({ orm, encryption, bank }, consentId) : undefined,
       amount: charge.amount,
       memo: CHARGE_MEMO,
       requester: transferRequester(encryption, user),
@@ -76,9 +78,13 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
      */
     async requestWithdrawal({ chargeId }: { chargeId: string }): Promise<WithdrawalSettlement> {
       const { em, charge } = await load(chargeId);
-      // Never for an account closed (or suspended) since the charge was asked for: the bank is not called.
-      if (charge.bankStatus === null && !(await userIsActive(orm, charge.userId)))
-        return { status: 'rejected', reason: 'account_not_active' };
+      // Never for an account closed (or suspended) since the charge was asked for: the bank is not called. Once the
+      // bank may have been asked (the mark below comes first), a retry asks it what became of the charge instead.
+      if (charge.bankStatus === null) {
+        if (!(await userIsActive(orm, charge.userId))) return { status: 'rejected', reason: 'account_not_active' };
+        charge.bankStatus = 'requested';
+        await em.flush();
+      }
       const settlement = await withdrawOnce(chargeId);
       charge.bankStatus = settlement.status;
       await em.flush();

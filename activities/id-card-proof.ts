@@ -58,7 +58,7 @@ export async function checkUploadedCard(
 ): Promise<IdCardCheckResult> {
   const known = ID_CARD_CHECK_RESULTS.find((r) => r === upload.checkResult);
   if (known) return known;
-  if (reading.kind === 'unknown') return 'mismatch';
+  if (reading.kind === 'unknown' || (reading.kind === 'driver_license' && !reading.licenseSerial)) return 'mismatch';
   const result = await deps.idCardCheck.check(
     {
       kind: reading.kind,
@@ -75,6 +75,14 @@ export async function checkUploadedCard(
   return result;
 }
 
-/** Whether a reading is the card the person said it is, read well enough to rely on. */
+/**
+ * Whether a reading is the card the person said it is, read well enough to rely on. A driver's licence must show its
+ * number and the serial under its photo: without the serial the authority confirms a licence, not this card (an old
+ * card of a licence reported lost and replaced, its serial covered, would pass).
+ */
 export const readsAsDeclared = (reading: IdCardReading, idCardType: string): boolean =>
-  reading.confident && reading.kind === idCardType && !!reading.name && !!reading.birthDate;
+  reading.confident &&
+  reading.kind === idCardType &&
+  !!reading.name &&
+  !!reading.birthDate &&
+  (reading.kind !== 'driver_license' || (!!reading.licenseNumber && !!reading.licenseSerial));

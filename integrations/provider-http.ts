@@ -26,12 +26,32 @@ export class ProviderUnavailable extends Error {
  * answer must never be taken as a result (a bank settlement) catches it and treats the outcome as unknown.
  */
 export class ProviderAnswerInvalid extends ProviderUnavailable {
-  constructor(
-    message: string,
-    readonly answer: string,
-  ) {
+  /**
+   * What came back, as its shape only (keys and the types of their values): answers carry personal data (resident
+   * numbers, names) and secrets (tokens), and this error is logged wherever it surfaces.
+   */
+  readonly answer: string;
+  constructor(message: string, answer: string) {
     super(message);
     this.name = PROVIDER_ANSWER_INVALID;
+    this.answer = shapeOf(answer);
+  }
+}
+
+/** A JSON text's shape (`{"a":"string","b":[{"c":"number"}]}`), or its length when it is not JSON. */
+function shapeOf(text: string): string {
+  const shape = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.slice(0, 1).map(shape)
+      : value !== null && typeof value === 'object'
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k.slice(0, 64), shape(v)]))
+        : value === null
+          ? 'null'
+          : typeof value;
+  try {
+    return JSON.stringify(shape(JSON.parse(text))).slice(0, 500);
+  } catch {
+    return `(${text.length} characters, not JSON)`;
   }
 }
 

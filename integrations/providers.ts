@@ -70,6 +70,7 @@ export function bankRailFrom(
             : undefined,
         transport: providerTransport(config, 'BANK'),
         tranIds: stores.tranIds,
+        notReceivedAfterMs: (config.BANK_NOT_RECEIVED_AFTER_SECONDS ?? 600) * 1000,
       });
   }
 }

@@ -471,6 +471,21 @@ export class ConfigError extends Error {
 
 const ajv = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true, removeAdditional: true });
 
+/** The providers' addresses: https in production (loopback aside). */
+const PROVIDER_URL_SETTINGS = [
+  'IDENTITY_PROVIDER_URL',
+  'BANK_API_URL',
+  'BANK_CONSENT_REDIRECT_URI',
+  'ID_CARD_OCR_URL',
+  'ID_CARD_CHECK_URL',
+  'ID_CARD_CHECK_AUTH_URL',
+  'PRICE_FEED_URL',
+  'SECURITIES_API_URL',
+  'CEX_API_URL',
+  'SCREENING_PROVIDER_URL',
+  'VASP_DIRECTORY_URL',
+] as const;
+
 /** Validates a subset of the schema, so a process only demands what it uses. */
 export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys: readonly K[]): Pick<Config, K> {
   const properties: Record<string, TSchema> = {};
@@ -491,6 +506,20 @@ export function loadConfig<K extends keyof Config>(env: NodeJS.ProcessEnv, keys:
     });
     throw new ConfigError([...new Set(problems)]);
   }
+  const cleartext = PROVIDER_URL_SETTINGS.filter(
+    (key) =>
+      candidate.NODE_ENV === 'production' &&
+      typeof candidate[key] === 'string' &&
+      /^http:\/\//.test(candidate[key] as string) &&
+      !/^http:\/\/(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?(\/|$)/.test(candidate[key] as string),
+  );
+  if (cleartext.length)
+    throw new ConfigError(
+      cleartext.map(
+        (key) =>
+          `${key} must be https in production (secrets, tokens, ID-card images and account numbers travel there); http only on loopback`,
+      ),
+    );
   if (
     candidate.NODE_ENV === 'production' &&
     candidate.MAIL_SMTP_SECURITY === 'none' &&
@@ -663,6 +692,7 @@ export const WORKER_CONFIG_KEYS = [
   'BANK_CONTRACT_ACCOUNT_NUM',
   'BANK_CONTRACT_ACCOUNT_TYPE',
   'BANK_DEPOSIT_PASS_PHRASE',
+  'BANK_NOT_RECEIVED_AFTER_SECONDS',
   'KEY_ENCRYPTION_KEY',
   'MAIL_PROVIDER',
   'MAIL_SMTP_HOST',

@@ -58,6 +58,13 @@ export const PROVIDER_SETTINGS = {
     pattern: '^[A-Za-z0-9]{1,128}$',
     description: 'the pass phrase deposits from the contracted account carry (wd_pass_phrase, 입금이체용 암호문구)',
   }),
+  BANK_NOT_RECEIVED_AFTER_SECONDS: Type.Integer({
+    minimum: 1,
+    maximum: 24 * 3600,
+    default: 600,
+    description:
+      'how long a transfer the open banking centre has no record of (transfer/result) is waited for before it is taken as never received and sent again under a new bank_tran_id; at least three times BANK_TIMEOUT_MS',
+  }),
   BANK_CONSENT_REDIRECT_URI: Type.Optional(
     Type.String({
       pattern: '^https?://',

@@ -68,7 +68,7 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       tags: ['Bank'],
       auth: 'none',
       summary:
-        'Deprecated: a settled withdrawal reported by a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>); open banking has no such call, charges ask the bank (transfer/result)',
+        'Deprecated: a settlement report of a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>), acknowledged and not acted on: open banking has no such call, a charge follows what the bank answers it (the withdrawal, transfer/result)',
       deprecated: { since: new Date('2026-11-27T00:00:00Z'), sunset: new Date('2027-05-31T00:00:00Z') },
       body: S.WithdrawalWebhookBody,
       responses: {

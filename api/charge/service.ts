@@ -1,10 +1,10 @@
 import { createHmac } from 'node:crypto';
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { BankAccountEntity, ChargeEntity, LedgerAccountEntity } from '../../db/entities';
 import { FIAT_DECIMALS, formatDecimal, formatMoney, parseAmount } from '../../platform/money';
 import { chargeWorkflow } from '../../workflows/charge';
-import { chargeWorkflowId, withdrawalSettledSignal, type WithdrawalSettlement } from '../../workflows/messages';
+import { chargeWorkflowId } from '../../workflows/messages';
 import { safeEqual } from '../auth/tokens';
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
@@ -130,12 +130,12 @@ export class ChargeService {
     };
   }
 
-  /** The bank's settlement webhook: checked against its HMAC, then told to the charge's workflow. */
-  async settle(
-    rawBody: string,
-    signature: string,
-    report: { reference: string; status: string; reason: string | null },
-  ) {
+  /**
+   * The deprecated settlement webhook: checked against its HMAC and its charge, and acknowledged. What it reports is
+   * not told to the charge: a charge follows only what the bank answers to its own requests (the withdrawal and the
+   * result inquiry), so a report, even a signed one, can never credit a charge the bank refused (nor fail one it paid).
+   */
+  async settle(rawBody: string, signature: string, report: { reference: string }) {
     const secret = this.deps.webhookSecret;
     const expected = secret ? `sha256=${createHmac('sha256', secret).update(rawBody).digest('hex')}` : '';
     // Compared as fixed-length digests: a header of any length or alphabet (latin-1 bytes too) is just a wrong one.
@@ -147,13 +147,6 @@ export class ChargeService {
     }
     const charge = await this.deps.orm.em.fork().findOne(ChargeEntity, { chargeId: report.reference });
     if (!charge) throw problems.notFound(`Charge ${report.reference}`);
-    try {
-      await this.deps.temporal.workflow
-        .getHandle(chargeWorkflowId(charge.chargeId))
-        .signal(withdrawalSettledSignal, settlementReported(report));
-    } catch (error) {
-      if (!(error instanceof WorkflowNotFoundError)) throw error; // the charge already finished (it polled): nothing to tell it
-    }
     return { received: true };
   }
 
@@ -173,11 +166,4 @@ export class ChargeService {
       );
     return amount;
   }
-}
-
-/** A status the bank does not document is told to the workflow as unknown: it holds the charge for review. */
-function settlementReported(report: { status: string; reason: string | null }): WithdrawalSettlement {
-  if (report.status === 'completed' || report.status === 'rejected' || report.status === 'pending')
-    return { status: report.status, reason: report.reason };
-  return { status: 'unknown', reason: `the bank's webhook reported the undocumented status "${report.status}"` };
 }

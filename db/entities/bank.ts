@@ -40,8 +40,11 @@ export const BankAccountEntity = defineEntity({
     accountNoHash: p.string().length(64),
     maskedAccountNo: p.string().length(32),
     currency: p.string().length(3),
-    /** The account's id at the bank rail for withdrawals (open banking: fintech_use_num), once the person consented. */
-    railAccountRef: p.string().length(64).nullable(),
+    /**
+     * The account's id at the bank rail for withdrawals (open banking: fintech_use_num), once the person consented:
+     * one connected account only, of one user only.
+     */
+    railAccountRef: p.string().length(64).nullable().unique(),
     /** The consent (bank_consents) that gave `railAccountRef`. */
     consentId: p.string().length(64).nullable(),
     connectedAt: p.datetime().onCreate(() => clock.date()),
@@ -68,7 +71,7 @@ export const LEGACY_ACCOUNT_NO_HASH = /^[0-9a-f]{64}$/;
 /**
  * The bank_tran_id each bank call of ours carried (integrations/bank/kftc-tran-ids.ts): one per reference (a charge,
  * a refund, a 1 KRW deposit, an inquiry), unique (the open banking centre refuses a repeat within a day), with the day
- * it belongs to and when a request with it started (the result inquiry needs both).
+ * it was sent on and whether a send claimed it (the result inquiry needs the id, the day and the amount).
  */
 export const BankTranIdEntity = defineEntity({
   name: 'BankTranId',
@@ -79,9 +82,10 @@ export const BankTranIdEntity = defineEntity({
     tranDate: p.string().length(8),
     direction: p.enum(['deposit', 'withdrawal', 'inquiry'] as const),
     amount: p.bigint('bigint'),
+    /** When a send with the current id was claimed (one attempt only); null: never sent. */
     sentAt: p.datetime().nullable(),
-    /** When that request came back with an error status: over, so transfer/result's "no record" is final. */
-    erroredAt: p.datetime().nullable(),
+    /** The ids it was sent under before (`{bankTranId, tranDate}`), each one the bank was found never to have received. */
+    earlierIds: p.json().nullable(),
     createdAt: p.datetime().onCreate(() => clock.date()),
   }),
 });

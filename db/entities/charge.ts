@@ -18,7 +18,10 @@ export const ChargeEntity = defineEntity({
      * a charge that could not be credited; `failureReason` says which. Never credited while in review.
      */
     status: p.enum(['processing', 'completed', 'failed', 'needs_review'] as const),
-    /** The bank's view: pending | completed | rejected | unknown, refunded (compensated), refund_refused. */
+    /**
+     * The bank's view: requested (the bank may have been asked), pending (its answer in doubt) | completed | rejected |
+     * unknown, refunded (compensated), refund_refused.
+     */
     bankStatus: p.string().length(16).nullable(),
     failureReason: p.string().length(255).nullable(),
     createdAt: p.datetime().onCreate(() => clock.date()),

@@ -94,8 +94,11 @@ const IN_DOUBT = new Set(['A0001', 'A0007', 'A0017']);
  * asked about, never read as a refusal.
  */
 const BANK_IN_DOUBT = new Set(['400', '803', '804', '819', '822']);
-/** rsp_code of transfer/result for a transfer it has no record of. */
-export const NOT_FOUND = new Set(['A0310', 'A0018']);
+/** rsp_code of transfer/result for a transfer it has no record of (이체내역 없음). */
+export const NOT_FOUND = new Set(['A0310']);
+
+/** The centre's refusals of a request, before any bank: the reason in the service's words (nothing moved). */
+export const refusalOf = (rspCode: string): string | undefined => REFUSED_BY_CENTRE[rspCode];
 
 /** Refusals of the request itself (nothing moved), by rsp_code: the reason in the service's words. */
 const REFUSED_BY_CENTRE: Record<string, string> = {
@@ -140,57 +143,68 @@ const REFUSED_BY_CENTRE: Record<string, string> = {
   A0337: 'consent_required',
 };
 
-/** The bank's refusals (bank_rsp_code), in the service's words; any other code of a refusal reads `refused`. */
+/**
+ * The bank's refusals (bank_rsp_code) the specification's code list names (별첨, as copied in
+ * test/contract/fixtures/kftc/SOURCES.md), in the service's words: nothing moved. A code not on it is not read as a
+ * refusal: the transfer is `unknown`, for an operator, and asked about again.
+ */
 const REFUSED_BY_BANK: Record<string, string> = {
   '412': 'no_such_account',
   '413': 'account_closed',
   '414': 'account_closed',
   '415': 'account_closed',
   '416': 'account_closed',
+  '417': 'account_restricted',
+  '418': 'account_restricted',
   '419': 'account_restricted',
   '420': 'account_restricted',
+  '421': 'account_restricted',
   '422': 'account_restricted',
+  '424': 'account_restricted',
   '425': 'account_restricted',
+  '426': 'account_restricted',
   '427': 'account_restricted',
+  '428': 'account_restricted',
+  '431': 'account_restricted',
+  '432': 'account_restricted',
+  '433': 'account_restricted',
+  '452': 'account_restricted',
   '453': 'insufficient_funds',
   '454': 'insufficient_funds',
   '455': 'limit_exceeded',
   '456': 'limit_exceeded',
+  '458': 'account_restricted',
+  '461': 'holder_mismatch',
+  '462': 'account_restricted',
   '463': 'holder_mismatch',
+  '464': 'consent_required',
   '467': 'account_restricted',
   '468': 'consent_required',
+  '470': 'account_restricted',
   '471': 'account_restricted',
   '472': 'account_restricted',
+  '473': 'account_restricted',
   '474': 'account_restricted',
+  '475': 'account_restricted',
+  '476': 'account_restricted',
+  '477': 'account_restricted',
   '490': 'account_restricted',
+  '499': 'refused',
   '551': 'consent_required',
   '555': 'consent_required',
   '556': 'consent_required',
   '815': 'holder_mismatch',
 };
 
-export const isCentreCode = (code: string): boolean =>
-  code === 'A0000' ||
-  code === 'A0002' ||
-  code === 'A0009' ||
-  IN_DOUBT.has(code) ||
-  NOT_FOUND.has(code) ||
-  code in REFUSED_BY_CENTRE ||
-  code === 'A0326';
-
 /** The bank's part of an answer: done, refused, or not known yet. */
 export function bankOutcome(bankRspCode: string, amount: bigint, message: string): TransferOutcome {
   if (bankRspCode === '000') return { status: 'completed', amount };
   if (BANK_IN_DOUBT.has(bankRspCode))
     return { status: 'in_doubt', reason: `the bank answered ${bankRspCode} (${message.slice(0, 80)})` };
-  if (!/^\d{3}$/.test(bankRspCode))
-    return { status: 'unknown', reason: `the bank answered "${bankRspCode.slice(0, 16)}"` };
-  return {
-    status: 'rejected',
-    reason: REFUSED_BY_BANK[bankRspCode] ?? 'refused',
-    code: bankRspCode,
-    detail: message.slice(0, 200),
-  };
+  const reason = REFUSED_BY_BANK[bankRspCode];
+  if (!reason)
+    return { status: 'unknown', reason: `the bank answered the unlisted code "${bankRspCode.slice(0, 16)}"` };
+  return { status: 'rejected', reason, code: bankRspCode, detail: message.slice(0, 200) };
 }
 
 /**
@@ -210,3 +224,25 @@ export function centreOutcome(rspCode: string, message: string): TransferOutcome
 export type WithdrawalAnswer = Static<typeof Withdrawal>;
 export type DepositAnswer = Static<typeof Deposit>;
 export type TransferResultAnswer = Static<typeof TransferResult>;
+
+/** The bank's part of an answer about our transfer; one about another transfer or amount is not ours: unknown. */
+export function itemOutcome(
+  item: { bank_tran_id?: string; bank_rsp_code?: string; bank_rsp_message?: string; tran_amt?: string } | undefined,
+  bankTranId: string,
+  amount: bigint,
+): TransferOutcome {
+  if (!item?.bank_rsp_code) return { status: 'unknown', reason: 'the answer carries no bank_rsp_code' };
+  if (item.bank_tran_id !== undefined && item.bank_tran_id !== bankTranId)
+    return { status: 'unknown', reason: `the answer is for ${item.bank_tran_id.slice(0, 20)}, not ${bankTranId}` };
+  const outcome = bankOutcome(item.bank_rsp_code, amount, item.bank_rsp_message ?? '');
+  if (outcome.status === 'completed' && item.tran_amt !== undefined && item.tran_amt !== wonOnTheWire(amount))
+    return { status: 'unknown', reason: `the bank moved ${item.tran_amt.slice(0, 20)} won, not ${amount}` };
+  return outcome;
+}
+
+/** Won as the API types amounts: a string of digits (N(12)), 1 to 999,999,999,999. */
+export function wonOnTheWire(amount: bigint): string {
+  if (amount <= 0n || amount >= 10n ** 12n)
+    throw new Error(`a bank amount must be 1 to 999,999,999,999 won: ${amount}`);
+  return amount.toString();
+}

@@ -35,7 +35,13 @@ export class KftcTokens {
 
   async userToken(grant: Record<string, string>): Promise<{ userSeqNo: string; tokens: BankConsentTokens }> {
     const answer = await this.tokenRequest(grant);
-    if (answer.status >= 400) throw new BankConsentRefused(codeOf(answer.body));
+    // A code or refresh token refused (400, as OAuth answers an invalid grant: expired, used, not ours) ends the
+    // consent; anything else (401 our client credentials refused, a 429, a 5xx) is an outage, retried, ending nothing.
+    if (answer.status === 400) throw new BankConsentRefused(codeOf(answer.body));
+    if (answer.status >= 400)
+      throw new ProviderUnavailable(
+        `the open banking centre answered ${answer.status} to a token request (${codeOf(answer.body)})`,
+      );
     const token = expectAnswer(UserToken, answer.body, 'a person token');
     return {
       userSeqNo: token.user_seq_no,

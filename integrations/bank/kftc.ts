@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { ProviderAnswerInvalid, ProviderUnavailable, expectAnswer, requestProvider } from '../provider-http';
+import { ProviderUnavailable, expectAnswer, requestProvider } from '../provider-http';
 import type { ProviderHttpOptions } from '../provider-http';
 import * as A from './kftc-answers';
 import type {
@@ -12,7 +12,8 @@ import type {
   WithdrawalOrder,
 } from './rail';
 import { KftcTokens } from './kftc-tokens';
-import { bankDate, bankDateTime, type BankTranIdBook, type BankTranIdEntry } from './kftc-tran-ids';
+import { bankDateTime, type BankTranIdBook, type BankTranIdEntry } from './kftc-tran-ids';
+import { GatewayRefusal, SendOnce } from './kftc-once';
 
 export interface KftcSettings {
   /** https://openapi.openbanking.or.kr (a path of its own allowed: the sandbox serves it under /kftc). */
@@ -25,10 +26,10 @@ export interface KftcSettings {
   contract?: { accountNum: string; accountType: 'N' | 'C'; depositPassPhrase: string };
   transport: Pick<ProviderHttpOptions, 'timeoutMs' | 'tls'>;
   tranIds: BankTranIdBook;
+  /** How long a transfer the centre has no record of is waited for before it is sent again (kftc-once.ts). */
+  notReceivedAfterMs: number;
 }
 
-/** A transfer whose send timed out, not found by transfer/result this long after: it never reached the centre. */
-const NOT_RECEIVED_AFTER_MS = 2 * 60_000;
 const SCOPE = 'login inquiry transfer';
 
 /**
@@ -42,10 +43,22 @@ const SCOPE = 'login inquiry transfer';
 export class KftcOpenBanking implements BankRail {
   private readonly http: ProviderHttpOptions;
   private readonly tokens: KftcTokens;
+  private readonly once: SendOnce;
 
   constructor(private readonly settings: KftcSettings) {
+    // A transfer may still arrive as long as a request can take: it is sent again only well after that.
+    if (settings.notReceivedAfterMs < 3 * settings.transport.timeoutMs)
+      throw new Error(
+        'BANK_NOT_RECEIVED_AFTER_SECONDS must be at least three times the bank deadline (BANK_TIMEOUT_MS)',
+      );
     this.http = { baseUrl: settings.apiUrl, ...settings.transport };
     this.tokens = new KftcTokens(this.http, settings);
+    this.once = new SendOnce({
+      tranIds: settings.tranIds,
+      call: (path, body) => this.call(path, body),
+      newTranId: () => this.newTranId(),
+      notReceivedAfterMs: settings.notReceivedAfterMs,
+    });
   }
 
   consentUrl({ state, redirectUri }: { state: string; redirectUri: string }): string {
@@ -131,7 +144,8 @@ export class KftcOpenBanking implements BankRail {
 
   async deposit(order: DepositOrder): Promise<TransferOutcome> {
     const contract = this.contract();
-    return this.transferOnce({ reference: order.reference, direction: 'deposit', amount: order.amount }, async (id) => {
+    const key = { reference: order.reference, direction: 'deposit' as const, amount: order.amount };
+    return this.once.transfer(key, async (id) => {
       const answer = expectAnswer(
         A.Deposit,
         await this.call('/v2.0/transfer/deposit/acnt_num', {
@@ -150,7 +164,7 @@ export class KftcOpenBanking implements BankRail {
               account_num: order.accountNo,
               account_holder_name: order.holderName,
               print_content: order.memo,
-              tran_amt: wonOnTheWire(order.amount),
+              tran_amt: A.wonOnTheWire(order.amount),
               req_client_name: order.requester.name,
               req_client_bank_code: order.bankCode,
               req_client_account_num: order.accountNo,
@@ -162,16 +176,14 @@ export class KftcOpenBanking implements BankRail {
         }),
         'transfer/deposit/acnt_num',
       );
-      const early = A.centreOutcome(answer.rsp_code, answer.rsp_message);
-      if (early) return early;
-      return this.itemOutcome(answer.res_list?.[0], id, order.amount);
+      return this.outcomeOf(answer, answer.res_list?.[0], id, order.amount);
     });
   }
 
   async withdraw(order: WithdrawalOrder): Promise<TransferOutcome> {
     const contract = this.contract();
-    const token = order.accessToken;
-    const send = async (id: BankTranIdEntry): Promise<TransferOutcome> => {
+    const key = { reference: order.reference, direction: 'withdrawal' as const, amount: order.amount };
+    const send = async (id: BankTranIdEntry, token: string | undefined): Promise<TransferOutcome> => {
       const answer = expectAnswer(
         A.Withdrawal,
         await this.call(
@@ -183,7 +195,7 @@ export class KftcOpenBanking implements BankRail {
             dps_print_content: order.memo,
             fintech_use_num: order.accountRef,
             wd_print_content: order.memo,
-            tran_amt: wonOnTheWire(order.amount),
+            tran_amt: A.wonOnTheWire(order.amount),
             tran_dtime: bankDateTime(),
             req_client_name: order.requester.name,
             req_client_fintech_use_num: order.accountRef,
@@ -195,120 +207,23 @@ export class KftcOpenBanking implements BankRail {
         ),
         'transfer/withdraw/fin_num',
       );
-      const early = A.centreOutcome(answer.rsp_code, answer.rsp_message);
-      if (early) return early;
-      return this.itemOutcome(answer, id, order.amount);
+      return this.outcomeOf(answer, answer, id, order.amount);
     };
-    return this.transferOnce(
-      { reference: order.reference, direction: 'withdrawal', amount: order.amount },
-      token ? send : undefined,
-    );
+    // The person's token is asked for only when a send is needed (a transfer sent before is asked about without it).
+    return this.once.transfer(key, send, order.accessToken);
   }
 
-  /**
-   * Sends `reference` once: the first call sends it (with a bank_tran_id noted before the request leaves); a later
-   * call, for a reference that may have been sent, asks transfer/result instead. A transfer the centre has no record
-   * of never reached it, and is sent again under a new id: at once when the first send ended in an error answer
-   * (nothing of it is under way anywhere), else only once NOT_RECEIVED_AFTER_MS passed (a request that timed out may
-   * still be on its way).
-   */
-  private async transferOnce(
-    query: { reference: string; direction: 'deposit' | 'withdrawal'; amount: bigint },
-    send: ((entry: BankTranIdEntry) => Promise<TransferOutcome>) | undefined,
-  ): Promise<TransferOutcome> {
-    const { tranIds } = this.settings;
-    let entry = await tranIds.assign(query.reference, query, () => this.newTranId());
-    if (entry.sentAt) {
-      const asked = await this.inquire(entry);
-      const neverArrived =
-        asked.notFound && (!!entry.erroredAt || Date.now() - entry.sentAt.getTime() >= NOT_RECEIVED_AFTER_MS);
-      if (!neverArrived) return asked.outcome;
-      entry = await tranIds.reassign(entry.reference, () => this.newTranId());
-    } else if (entry.tranDate !== bankDate()) {
-      entry = await tranIds.reassign(entry.reference, () => this.newTranId());
-    }
-    // Sending needs what only the first send has (a withdrawal, the person's token): without it, nothing is sent.
-    if (!send) return { status: 'rejected', reason: 'consent_required', code: 'no-token' };
-    await tranIds.markSent(entry.reference);
-    try {
-      return await send(entry);
-    } catch (error) {
-      if (error instanceof GatewayRefusal) {
-        // Refused at the gateway (a token refused): nothing was processed, so nothing stands in the way of a new send.
-        await tranIds.unmarkSent(entry.reference);
-        return { status: 'rejected', reason: error.reason, code: error.code };
-      }
-      if (error instanceof ProviderAnswerInvalid) return { status: 'unknown', reason: error.message.slice(0, 200) };
-      if (error instanceof ProviderUnavailable) {
-        // An error answer ends the exchange: if the centre has no record of it later, it never will.
-        if (error.status) await tranIds.markErrored(entry.reference);
-        return { status: 'in_doubt', reason: error.message.slice(0, 200) };
-      }
-      throw error;
-    }
-  }
-
-  /** transfer/result for one transfer of ours. */
-  private async inquire(entry: BankTranIdEntry): Promise<{ outcome: TransferOutcome; notFound: boolean }> {
-    let answer: A.TransferResultAnswer;
-    try {
-      answer = expectAnswer(
-        A.TransferResult,
-        await this.call('/v2.0/transfer/result', {
-          check_type: entry.direction === 'withdrawal' ? '1' : '2',
-          tran_dtime: bankDateTime(),
-          req_cnt: '1',
-          req_list: [
-            {
-              tran_no: '1',
-              org_bank_tran_id: entry.bankTranId,
-              org_bank_tran_date: entry.tranDate,
-              org_tran_amt: wonOnTheWire(entry.amount),
-            },
-          ],
-        }),
-        'transfer/result',
-      );
-    } catch (error) {
-      if (error instanceof ProviderAnswerInvalid)
-        return { outcome: { status: 'unknown', reason: error.message.slice(0, 200) }, notFound: false };
-      if (error instanceof ProviderUnavailable)
-        return { outcome: { status: 'in_doubt', reason: error.message.slice(0, 200) }, notFound: false };
-      throw error;
-    }
-    if (A.NOT_FOUND.has(answer.rsp_code))
-      return {
-        outcome: { status: 'in_doubt', reason: `transfer/result has no record of ${entry.bankTranId} yet` },
-        notFound: true,
-      };
-    const early = A.centreOutcome(answer.rsp_code, answer.rsp_message);
-    if (early)
-      return {
-        outcome:
-          early.status === 'rejected'
-            ? { status: 'unknown', reason: `transfer/result answered ${answer.rsp_code}` }
-            : early,
-        notFound: false,
-      };
-    return { outcome: this.itemOutcome(answer.res_list?.[0], entry, entry.amount), notFound: false };
-  }
-
-  /** The bank's part of an answer about our transfer; one about another transfer or amount is not ours: unknown. */
-  private itemOutcome(
-    item: { bank_tran_id?: string; bank_rsp_code?: string; bank_rsp_message?: string; tran_amt?: string } | undefined,
-    entry: BankTranIdEntry,
+  /** A transfer's answer: the centre's code first, then the bank's part about our id (its booking day is kept). */
+  private async outcomeOf(
+    answer: { rsp_code: string; rsp_message: string },
+    item: (NonNullable<Parameters<typeof A.itemOutcome>[0]> & { bank_tran_date?: string }) | undefined,
+    id: BankTranIdEntry,
     amount: bigint,
-  ): TransferOutcome {
-    if (!item?.bank_rsp_code) return { status: 'unknown', reason: 'the answer carries no bank_rsp_code' };
-    if (item.bank_tran_id !== undefined && item.bank_tran_id !== entry.bankTranId)
-      return {
-        status: 'unknown',
-        reason: `the answer is for ${item.bank_tran_id.slice(0, 20)}, not ${entry.bankTranId}`,
-      };
-    const outcome = A.bankOutcome(item.bank_rsp_code, amount, item.bank_rsp_message ?? '');
-    if (outcome.status === 'completed' && item.tran_amt !== undefined && item.tran_amt !== wonOnTheWire(amount))
-      return { status: 'unknown', reason: `the bank moved ${item.tran_amt.slice(0, 20)} won, not ${amount}` };
-    return outcome;
+  ): Promise<TransferOutcome> {
+    const early = A.centreOutcome(answer.rsp_code, answer.rsp_message);
+    if (early) return early;
+    await this.once.dated(id, item);
+    return A.itemOutcome(item, id.bankTranId, amount);
   }
 
   /** A JSON call with the institution's token (or the person's, for a withdrawal). */
@@ -323,6 +238,9 @@ export class KftcOpenBanking implements BankRail {
       this.tokens.forgetInstitutionToken();
       throw new ProviderUnavailable(`the open banking centre refused our token on ${path} (${codeOf(answer.body)})`);
     }
+    // A refusal the centre documents, answered with an error status: nothing was processed.
+    const refusal = A.refusalOf(codeOf(answer.body));
+    if (answer.status >= 400 && refusal) throw new GatewayRefusal(refusal, codeOf(answer.body));
     if (answer.status >= 400)
       throw new ProviderUnavailable(
         `the open banking centre answered ${answer.status} on ${path} (${codeOf(answer.body)})`,
@@ -345,24 +263,9 @@ export class KftcOpenBanking implements BankRail {
   }
 }
 
-/** The gateway refused the call itself (before any processing): a refused token, say. */
-class GatewayRefusal extends Error {
-  constructor(
-    readonly reason: string,
-    readonly code: string,
-  ) {
-    super(`the open banking gateway refused the call (${code})`);
-  }
-}
-
 const codeOf = (body: unknown): string =>
   typeof body === 'object' && body !== null && 'rsp_code' in body
     ? String((body as { rsp_code: unknown }).rsp_code).slice(0, 16)
     : 'no code';
 
-/** Won as the API types amounts: a string of digits (N(12)). */
-export function wonOnTheWire(amount: bigint): string {
-  if (amount <= 0n || amount >= 10n ** 12n)
-    throw new Error(`a bank amount must be 1 to 999,999,999,999 won: ${amount}`);
-  return amount.toString();
-}
+export { wonOnTheWire } from './kftc-answers';

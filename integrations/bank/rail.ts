@@ -50,10 +50,11 @@ export interface WithdrawalOrder {
   /** The consented account's id at the rail (open banking: fintech_use_num). */
   accountRef: string;
   /**
-   * The person's consent token (BankConsentTokens.accessToken), unexpired; undefined when the consent ended: a
-   * withdrawal sent before is still asked about, a new one is refused (consent_required) without asking the bank.
+   * The person's consent token (BankConsentTokens.accessToken), unexpired, asked for only when the withdrawal must be
+   * sent (one sent before is asked about without it); undefined when the consent ended: refused (consent_required)
+   * without asking the bank.
    */
-  accessToken?: string;
+  accessToken: () => Promise<string | undefined>;
   amount: bigint;
   /** What our statement shows for it, at most 20 characters. */
   memo: string;

@@ -47,25 +47,34 @@ function memoryBook(): BankTranIdBook & { entries: Map<string, BankTranIdEntry> 
         tranDate: bankDate(),
         ...transfer,
         sentAt: null,
-        erroredAt: null,
+        earlier: [],
       };
       entries.set(reference, entry);
       return entry;
     },
-    reassign: async (reference, newId) => {
-      const entry = {
-        ...entries.get(reference)!,
+    claim: async (reference, bankTranId) => {
+      const entry = entries.get(reference)!;
+      if (entry.bankTranId !== bankTranId || entry.sentAt) return false;
+      Object.assign(entry, { sentAt: new Date(), tranDate: bankDate() });
+      return true;
+    },
+    reassign: async (reference, expected, newId) => {
+      const entry = entries.get(reference)!;
+      if (entry.bankTranId !== expected) return undefined;
+      const next = {
+        ...entry,
         bankTranId: draw(newId),
         tranDate: bankDate(),
         sentAt: null,
-        erroredAt: null,
+        earlier: [...entry.earlier, { bankTranId: entry.bankTranId, tranDate: entry.tranDate }],
       };
-      entries.set(reference, entry);
-      return entry;
+      entries.set(reference, next);
+      return next;
     },
-    markSent: async (reference) => void (entries.get(reference)!.sentAt = new Date()),
-    markErrored: async (reference) => void (entries.get(reference)!.erroredAt = new Date()),
-    unmarkSent: async (reference) => void (entries.get(reference)!.sentAt = null),
+    dated: async (reference, bankTranId, tranDate) => {
+      const entry = entries.get(reference)!;
+      if (entry.bankTranId === bankTranId) entry.tranDate = tranDate;
+    },
   };
 }
 
@@ -132,7 +141,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(json),
     });
-  const adapter = (timeoutMs = 2000) =>
+  const adapter = (timeoutMs = 2000, notReceivedAfterMs = 3 * timeoutMs) =>
     new KftcOpenBanking({
       apiUrl: `${base}/kftc`,
       clientId: 'wallet-app',
@@ -141,6 +150,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
       contract: { accountNum: CONTRACT.accountNo, accountType: 'N', depositPassPhrase: PASS_PHRASE },
       transport: { timeoutMs },
       tranIds: book,
+      notReceivedAfterMs,
     });
   /** The person at the consent page, as a browser posts it: the code the centre redirects back with. */
   const consentCode = async (url: string, person = PERSON): Promise<string> => {
@@ -284,8 +294,15 @@ describe('KFTC open banking adapter against the sandbox', () => {
   });
 
   describe('withdrawals', () => {
-    const withdraw = (reference: string, amount = 1000n, consent: { token?: string } = { token }) =>
-      bank.withdraw({ reference, accountRef, accessToken: consent.token, amount, memo: '월렛 충전', requester });
+    const withdraw = (reference: string, amount = 1000n, consent: { token?: string } = { token }, via = bank) =>
+      via.withdraw({
+        reference,
+        accountRef,
+        accessToken: async () => consent.token,
+        amount,
+        memo: '월렛 충전',
+        requester,
+      });
 
     it("sends the published request's fields as strings, with the person's token, and reads the published answer", async () => {
       expect(await withdraw('w-1', 1500n)).toEqual({ status: 'completed', amount: 1500n });
@@ -315,7 +332,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
       const foreign = await bank.withdraw({
         reference: 'w-3',
         accountRef: '9'.repeat(24),
-        accessToken: token,
+        accessToken: async () => token,
         amount: 1000n,
         memo: '월렛 충전',
         requester,
@@ -349,54 +366,97 @@ describe('KFTC open banking adapter against the sandbox', () => {
       },
     );
 
-    it('sends again under a new id a withdrawal whose send ended in an error answer and that the centre has no record of', async () => {
+    it('keeps a withdrawal answered 503 in doubt, and sends it again under a new id only once the centre has had no record of it for the wait', async () => {
       const before = await balance();
+      const patient = adapter(500, 1500);
       faults.push({ path: '/transfer/withdraw/fin_num', status: 503 });
-      expect(await withdraw('w-503', 800n)).toMatchObject({ status: 'in_doubt' });
+      expect(await withdraw('w-503', 800n, { token }, patient)).toMatchObject({ status: 'in_doubt' });
       const first = book.entries.get('w-503')!.bankTranId;
-      expect(await withdraw('w-503', 800n)).toEqual({ status: 'completed', amount: 800n });
-      expect(book.entries.get('w-503')!.bankTranId).not.toBe(first);
+      // A gateway's 503 may come after the centre passed the request on: no record yet is not "never".
+      expect(await withdraw('w-503', 800n, { token }, patient)).toMatchObject({ status: 'in_doubt' });
+      expect(book.entries.get('w-503')!.bankTranId).toBe(first);
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(await withdraw('w-503', 800n, { token }, patient)).toEqual({ status: 'completed', amount: 800n });
+      expect(book.entries.get('w-503')!.earlier.map((e) => e.bankTranId)).toEqual([first]);
       expect(await balance()).toBe(before - 800);
     });
 
-    it('waits out a withdrawal that timed out before sending it again: the request may still be on its way', async () => {
+    it('waits out a withdrawal that timed out: it arrived late and is found under its first id, sent once', async () => {
       const before = await balance();
       faults.push({ path: '/transfer/withdraw/fin_num', hangMs: 1500 });
-      const slow = adapter(500);
-      const withdrawSlow = () =>
-        slow.withdraw({
-          reference: 'w-late',
-          accountRef,
-          accessToken: token,
-          amount: 900n,
-          memo: '월렛 충전',
-          requester,
-        });
-      expect(await withdrawSlow()).toMatchObject({ status: 'in_doubt' });
+      const slow = adapter(500, 1500);
+      expect(await withdraw('w-late', 900n, { token }, slow)).toMatchObject({ status: 'in_doubt' });
       const first = book.entries.get('w-late')!.bankTranId;
-      // Asked at once, the centre has no record yet: still in doubt, not sent again.
-      expect(await withdrawSlow()).toMatchObject({ status: 'in_doubt' });
-      await new Promise((r) => setTimeout(r, 1500));
-      // It arrived late and moved the money: the inquiry finds it under the first id.
-      expect(await withdrawSlow()).toEqual({ status: 'completed', amount: 900n });
+      expect(await withdraw('w-late', 900n, { token }, slow)).toMatchObject({ status: 'in_doubt' });
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(await withdraw('w-late', 900n, { token }, slow)).toEqual({ status: 'completed', amount: 900n });
       expect(book.entries.get('w-late')!.bankTranId).toBe(first);
       expect(await balance()).toBe(before - 900);
     });
 
-    it('sends again a withdrawal that never arrived, once the wait is over, and a day-old unsent id under a new one', async () => {
+    it('takes a withdrawal found under an earlier id and a newer one both for an operator, never a result', async () => {
+      // The original arrives after the wait was over and the withdrawal went again: both moved money.
+      const patient = adapter(300, 900);
+      faults.push({ path: '/transfer/withdraw/fin_num', hangMs: 2500 });
+      expect(await withdraw('w-twice', 400n, { token }, patient)).toMatchObject({ status: 'in_doubt' });
+      await new Promise((r) => setTimeout(r, 1000));
+      expect(await withdraw('w-twice', 400n, { token }, patient)).toEqual({ status: 'completed', amount: 400n });
+      await new Promise((r) => setTimeout(r, 1800));
+      expect(await withdraw('w-twice', 400n, { token }, patient)).toMatchObject({
+        status: 'unknown',
+        reason: expect.stringContaining('for an operator'),
+      });
+    });
+
+    it('sends a withdrawal once however many attempts run at once: one claims the id, the others are in doubt', async () => {
       const before = await balance();
-      // A send that timed out and never arrived: no record at the centre three minutes later.
+      const outcomes = await Promise.all(Array.from({ length: 4 }, () => withdraw('w-racing', 300n)));
+      expect(outcomes.filter((o) => o.status === 'completed')).toHaveLength(1);
+      expect(outcomes.filter((o) => o.status === 'in_doubt')).toHaveLength(3);
+      expect(
+        calls('/transfer/withdraw/fin_num').filter(
+          (c) => c.body.bank_tran_id === book.entries.get('w-racing')!.bankTranId,
+        ),
+      ).toHaveLength(1);
+      expect(await balance()).toBe(before - 300);
+      expect(await withdraw('w-racing', 300n)).toEqual({ status: 'completed', amount: 300n });
+    });
+
+    it('finds a withdrawal booked on the next day (sent across midnight) and keeps the day the bank gave', async () => {
+      expect(await withdraw('w-midnight', 250n)).toEqual({ status: 'completed', amount: 250n });
+      const yesterday = new Date(Date.now() - 24 * 3600_000);
+      book.entries.get('w-midnight')!.tranDate = bankDate(yesterday.getTime());
+      expect(await withdraw('w-midnight', 250n)).toEqual({ status: 'completed', amount: 250n });
+    });
+
+    it('sends again a withdrawal that never arrived, once the wait is over, under a new id kept with the old', async () => {
+      const before = await balance();
       await book.assign('w-lost', { direction: 'withdrawal', amount: 600n }, () => `${INSTITUTION}ULOST00001`);
-      await book.markSent('w-lost');
+      await book.claim('w-lost', `${INSTITUTION}ULOST00001`);
       book.entries.get('w-lost')!.sentAt = new Date(Date.now() - 3 * 60_000);
       expect(await withdraw('w-lost', 600n)).toEqual({ status: 'completed', amount: 600n });
       expect(book.entries.get('w-lost')!.bankTranId).not.toBe(`${INSTITUTION}ULOST00001`);
-      // An id drawn yesterday and never sent is not sent today: ids are unique per day only.
-      await book.assign('w-old', { direction: 'withdrawal', amount: 500n }, () => `${INSTITUTION}UOLD000001`);
-      book.entries.get('w-old')!.tranDate = '20000101';
-      expect(await withdraw('w-old', 500n)).toEqual({ status: 'completed', amount: 500n });
-      expect(book.entries.get('w-old')!.tranDate).toBe(bankDate());
-      expect(await balance()).toBe(before - 1100);
+      expect(book.entries.get('w-lost')!.earlier).toEqual([
+        { bankTranId: `${INSTITUTION}ULOST00001`, tranDate: bankDate() },
+      ]);
+      expect(await balance()).toBe(before - 600);
+    });
+
+    it('reads a refusal the centre answers with an error status, and a bank code it does not list as unknown', async () => {
+      faults.push({
+        path: '/transfer/withdraw/fin_num',
+        status: 400,
+        body: {
+          api_tran_id: 'x',
+          api_tran_dtm: '20260101000000000',
+          rsp_code: 'A0004',
+          rsp_message: '요청전문 포맷에러',
+        },
+      });
+      expect(await withdraw('w-400', 100n)).toMatchObject({ status: 'rejected', code: 'A0004' });
+      expect(A.bankOutcome('999', 100n, '')).toMatchObject({ status: 'unknown' });
+      expect(A.bankOutcome('500', 100n, '')).toMatchObject({ status: 'unknown' });
+      expect(A.bankOutcome('453', 100n, '')).toMatchObject({ status: 'rejected', reason: 'insufficient_funds' });
     });
 
     it('refuses without asking the bank a new withdrawal with no token, yet still asks about one sent before', async () => {
@@ -404,7 +464,9 @@ describe('KFTC open banking adapter against the sandbox', () => {
         status: 'rejected',
         reason: 'consent_required',
       });
-      expect(calls('/transfer/withdraw/fin_num').some((c) => c.body.tran_amt === '100')).toBe(false);
+      const unsent = book.entries.get('w-no-token')!;
+      expect(unsent.sentAt).toBeNull();
+      expect(calls('/transfer/withdraw/fin_num').some((c) => c.body.bank_tran_id === unsent.bankTranId)).toBe(false);
       await withdraw('w-then', 200n);
       expect(await withdraw('w-then', 200n, {})).toEqual({ status: 'completed', amount: 200n });
     });

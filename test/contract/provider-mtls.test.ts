@@ -18,14 +18,11 @@ const forgetfulBook: BankTranIdBook = {
     tranDate: '20260101',
     ...transfer,
     sentAt: null,
-    erroredAt: null,
+    earlier: [],
   }),
-  reassign: async () => {
-    throw new Error('not used');
-  },
-  markSent: async () => undefined,
-  markErrored: async () => undefined,
-  unmarkSent: async () => undefined,
+  claim: async () => true,
+  reassign: async () => undefined,
+  dated: async () => undefined,
 };
 
 /**

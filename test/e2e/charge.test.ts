@@ -27,8 +27,11 @@ const WELL_BEHAVED = {
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
   beforeAll(async () => {
-    // The bank has 3 s to answer (its own deadline, BANK_TIMEOUT_MS): the hanging bank below takes longer.
-    stack = await startTestStack(database, { workerEnv: { BANK_TIMEOUT_MS: '3000' } });
+    // The bank has 3 s to answer (its own deadline, BANK_TIMEOUT_MS): the hanging bank below takes longer; a transfer
+    // it has no record of 12 s after it was sent never arrived (10 minutes in production).
+    stack = await startTestStack(database, {
+      workerEnv: { BANK_TIMEOUT_MS: '3000', BANK_NOT_RECEIVED_AFTER_SECONDS: '12' },
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -135,20 +138,26 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     ).toBe(409);
   });
 
-  it('deposits the 1 KRW once through a centre that answers 503 twice, and answers 503 (nothing deposited) when it stays down', async () => {
+  it('answers 503 for a 1 KRW deposit the centre answered 503 (in doubt: never sent again on its own), and deposits once when asked again', async () => {
     const user = await registerUser(stack);
     const account = await openAccount(user.person, 10_000);
-    const deposits = async () =>
-      (await bankAccount('004', account.accountNo)).transactions.filter((t) => t.amount === 1);
+    const deposits = async (a: SandboxAccount) =>
+      (await bankAccount(a.bankCode, a.accountNo)).transactions.filter((t) => t.amount === 1);
     await call(`${stack.sandboxUrl}/_faults/bank`, {
       method: 'PUT',
-      json: { failTimes: 2, status: 503, paths: ['/deposit/acnt_num'] },
+      json: { failTimes: 1, status: 503, paths: ['/deposit/acnt_num'] },
     });
+    const doubt = await api('/api/v1/bank/send-won', user, {
+      json: { bank_code: '004', account_no: account.accountNo },
+    });
+    expect([doubt.status, doubt.headers.get('retry-after')]).toEqual([503, '5']);
+    expect(await deposits(account)).toHaveLength(0);
+    // The person asks again: a new verification, one deposit.
     const sent = await api('/api/v1/bank/send-won', user, {
       json: { bank_code: '004', account_no: account.accountNo },
     });
     expect(sent.status).toBe(200);
-    expect(await deposits()).toHaveLength(1);
+    expect(await deposits(account)).toHaveLength(1);
 
     const other = await openAccount(user.person, 10_000, '088');
     await call(`${stack.sandboxUrl}/_faults/bank`, {
@@ -646,6 +655,26 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     ]);
     expect((await post(payload, sign(payload))).status).toBe(404); // signed, but no such charge
     expect((await post('{"event":"withdrawal.settled"}', sign('{"event":"withdrawal.settled"}'))).status).toBe(400);
+
+    // Found by an outside review: a signed report overrode the bank's own answer. A charge the bank refuses
+    // (insufficient funds) reported "completed" at once, signed: acknowledged, acted on never.
+    const user = await registerUser(stack);
+    await connect(user, await openAccount(user.person, 1_000));
+    const refused = await charge(user, '50000');
+    const report = JSON.stringify({
+      event: 'withdrawal.settled',
+      reference: refused.body.charge_id,
+      withdrawalId: 'wd_1',
+      status: 'completed',
+      reason: null,
+    });
+    const acknowledged = await post(report, sign(report));
+    expect([acknowledged.status, await acknowledged.json()]).toEqual([200, { status: 'ok', data: { received: true } }]);
+    expect(await settled(user, refused.body.charge_id)).toMatchObject({
+      status: 'failed',
+      failure_reason: 'insufficient_funds',
+    });
+    expect(await balance(user)).toMatchObject({ amount: '0' });
   });
 
   it('runs many charges at once on one user without losing or doubling a won', async () => {

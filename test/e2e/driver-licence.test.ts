@@ -42,6 +42,11 @@ describe("a driver's licence as the ID card of a sign-in", () => {
     expect([forged.proof.status, forged.proof.body.type]).toEqual([422, '/problems/id-card-invalid']);
     expect(forged.proof.body.detail).toContain('mismatch');
 
+    // Found by an outside review: with the serial covered, the authority confirmed the licence (not this card): an old
+    // card of a licence replaced after a loss would pass. A licence without its serial proves nothing.
+    const covered = await signIn(user, { ...licenceOf(user, '9WSWRQ'), licenseSerial: undefined });
+    expect([covered.proof.status, covered.proof.body.type]).toEqual([422, '/problems/id-card-unreadable']);
+
     // A licence read as a resident card is not what the person said it is: no check is asked for.
     const declared = await signIn(user, { ...licenceOf(user, '9WSWRQ'), kind: 'resident_id' });
     expect(declared.proof.status).toBe(422);

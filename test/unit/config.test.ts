@@ -103,3 +103,21 @@ describe('rate limit windows', () => {
     ).toEqual({ 'bank-account-wrong-code': { points: 10, seconds: 2073600 } });
   });
 });
+
+describe('provider addresses', () => {
+  it('must be https in production, except on loopback (found by an outside review: http was taken)', () => {
+    const keys = ['NODE_ENV', 'BANK_API_URL', 'ID_CARD_OCR_URL', 'PROVIDER_TIMEOUT_MS'] as const;
+    expect(() =>
+      loadConfig({ BANK_API_URL: 'http://openapi.bank.example', ID_CARD_OCR_URL: 'http://ocr.example/document' }, keys),
+    ).toThrow(/BANK_API_URL must be https in production[\s\S]*ID_CARD_OCR_URL must be https in production/);
+    expect(
+      loadConfig({ BANK_API_URL: 'http://127.0.0.1:4010/kftc', ID_CARD_OCR_URL: 'https://ocr.example/document' }, keys),
+    ).toMatchObject({ BANK_API_URL: 'http://127.0.0.1:4010/kftc' });
+    expect(
+      loadConfig(
+        { NODE_ENV: 'development', BANK_API_URL: 'http://bank.example', ID_CARD_OCR_URL: 'http://ocr.example' },
+        keys,
+      ),
+    ).toMatchObject({ NODE_ENV: 'development' });
+  });
+});

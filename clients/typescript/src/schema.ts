@@ -1346,7 +1346,7 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Deprecated: a settled withdrawal reported by a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>); open banking has no such call, charges ask the bank (transfer/result)
+         * Deprecated: a settlement report of a bank that calls back (X-Bank-Signature: sha256=<HMAC of the body>), acknowledged and not acted on: open banking has no such call, a charge follows what the bank answers it (the withdrawal, transfer/result)
          * @deprecated
          * @description Deprecated since 2026-11-27; answers until 2027-05-31.
          */

@@ -9,10 +9,11 @@ export class Migration20261127080000Providers extends Migration {
     this.addSql("create index \"bank_consent_accounts_consent_id_index\" on \"bank_consent_accounts\" (\"consent_id\")");
     this.addSql("create index \"bank_consent_accounts_user_id_index\" on \"bank_consent_accounts\" (\"user_id\")");
     this.addSql("alter table \"bank_consent_accounts\" add constraint \"bank_consent_accounts_consent_id_rail_account_ref_unique\" unique (\"consent_id\", \"rail_account_ref\")");
-    this.addSql("create table \"bank_tran_ids\" (\"reference\" varchar(128) not null, \"bank_tran_id\" varchar(20) not null, \"tran_date\" varchar(8) not null, \"direction\" text check (\"direction\" in ('deposit', 'withdrawal', 'inquiry')) not null, \"amount\" bigint not null, \"sent_at\" timestamptz null, \"errored_at\" timestamptz null, \"created_at\" timestamptz not null, constraint \"bank_tran_ids_pkey\" primary key (\"reference\"))");
+    this.addSql("create table \"bank_tran_ids\" (\"reference\" varchar(128) not null, \"bank_tran_id\" varchar(20) not null, \"tran_date\" varchar(8) not null, \"direction\" text check (\"direction\" in ('deposit', 'withdrawal', 'inquiry')) not null, \"amount\" bigint not null, \"sent_at\" timestamptz null, \"earlier_ids\" jsonb null, \"created_at\" timestamptz not null, constraint \"bank_tran_ids_pkey\" primary key (\"reference\"))");
     this.addSql("alter table \"bank_tran_ids\" add constraint \"bank_tran_ids_bank_tran_id_unique\" unique (\"bank_tran_id\")");
     this.addSql("create table \"mail_sends\" (\"message_key\" varchar(128) not null, \"message_id\" varchar(255) not null, \"status\" text check (\"status\" in ('sending', 'sent')) not null, \"attempts\" int not null default 0, \"created_at\" timestamptz not null, \"sent_at\" timestamptz null, constraint \"mail_sends_pkey\" primary key (\"message_key\"))");
     this.addSql("alter table \"bank_accounts\" add column \"rail_account_ref\" varchar(64) null, add column \"consent_id\" varchar(64) null");
+    this.addSql("alter table \"bank_accounts\" add constraint \"bank_accounts_rail_account_ref_unique\" unique (\"rail_account_ref\")");
     this.addSql("alter table \"uploads\" add column \"reading_sealed\" text null, add column \"check_result\" varchar(32) null");
   }
 }

@@ -9,11 +9,12 @@ export class Migration20261127080000Providers extends Migration {
     this.addSql("create index `bank_consent_accounts_consent_id_index` on `bank_consent_accounts` (`consent_id`)");
     this.addSql("create index `bank_consent_accounts_user_id_index` on `bank_consent_accounts` (`user_id`)");
     this.addSql("create unique index `bank_consent_accounts_consent_id_rail_account_ref_unique` on `bank_consent_accounts` (`consent_id`, `rail_account_ref`)");
-    this.addSql("create table `bank_tran_ids` (`reference` text not null, `bank_tran_id` text not null, `tran_date` text not null, `direction` text check (`direction` in ('deposit', 'withdrawal', 'inquiry')) not null, `amount` bigint not null, `sent_at` datetime null, `errored_at` datetime null, `created_at` datetime not null, primary key (`reference`))");
+    this.addSql("create table `bank_tran_ids` (`reference` text not null, `bank_tran_id` text not null, `tran_date` text not null, `direction` text check (`direction` in ('deposit', 'withdrawal', 'inquiry')) not null, `amount` bigint not null, `sent_at` datetime null, `earlier_ids` json null, `created_at` datetime not null, primary key (`reference`))");
     this.addSql("create unique index `bank_tran_ids_bank_tran_id_unique` on `bank_tran_ids` (`bank_tran_id`)");
     this.addSql("create table `mail_sends` (`message_key` text not null, `message_id` text not null, `status` text check (`status` in ('sending', 'sent')) not null, `attempts` integer not null default 0, `created_at` datetime not null, `sent_at` datetime null, primary key (`message_key`))");
     this.addSql("alter table `bank_accounts` add column `rail_account_ref` text null");
     this.addSql("alter table `bank_accounts` add column `consent_id` text null");
+    this.addSql("create unique index `bank_accounts_rail_account_ref_unique` on `bank_accounts` (`rail_account_ref`)");
     this.addSql("alter table `uploads` add column `reading_sealed` text null");
     this.addSql("alter table `uploads` add column `check_result` text null");
   }
