@@ -51,7 +51,7 @@ export function bankConsentRoutes({ consents }: { consents: BankConsentService }
         200: { description: 'The consent', schema: S.ConsentView },
         302: { description: 'To the app (return_uri), with consent_id and status' },
         404: { description: 'No consent has this state' },
-        409: { description: 'The consent was completed already' },
+        409: { description: 'The consent was completed already, or an account it covers is connected by another user' },
         410: { description: 'The consent was not completed in time' },
         422: { description: 'The bank refused the code, or another person than the account holder consented' },
         503: { description: 'The bank is not answering' },

@@ -14,7 +14,8 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
 import { problems } from '../http/problems';
-import { maskedMatches } from './masked-account';
+import { maskedMatches, pairListed } from './masked-account';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { sameName } from '../../platform/names';
 
 export interface BankConsentServiceDeps {
@@ -140,6 +141,21 @@ export class BankConsentService {
    * is linked when it is (linkConnectedAccount). An earlier consent of the person is replaced.
    */
   private async activate(consent: BankConsent, grant: BankConsentGrant): Promise<void> {
+    try {
+      await this.activateOnce(consent, grant);
+    } catch (error) {
+      // Another of our users has an account this consent covers linked (the same person's consent given twice over,
+      // or given for someone else): the rail's id stays with the first, this consent takes nothing.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      await this.fail(consent, 'an account the consent covers is linked to another user');
+      throw problems.conflict(
+        'bank-account-linked-elsewhere',
+        'An account this consent covers is already connected by another user of this service',
+      );
+    }
+  }
+
+  private async activateOnce(consent: BankConsent, grant: BankConsentGrant): Promise<void> {
     const { encryption } = this.deps;
     const aad = bankConsentAad(consent.userId);
     await this.deps.orm.em.fork().transactional(async (tx) => {
@@ -172,14 +188,26 @@ export class BankConsentService {
           accountNoMasked: account.accountNoMasked.slice(0, 32),
           withdrawalsAgreed: account.withdrawalsAgreed,
         });
-      const connected = await tx.find(BankAccountEntity, { userId: consent.userId });
-      for (const account of connected) {
-        const accountNo = encryption.openText(account.accountNoSealed, bankAccountNoAad(consent.userId));
-        const match = grant.accounts.find(
-          (a) => a.withdrawalsAgreed && a.bankCode === account.bankCode && maskedMatches(a.accountNoMasked, accountNo),
-        );
-        account.railAccountRef = match?.accountRef ?? null;
-        account.consentId = match ? consent.consentId : null;
+      const connected = (await tx.find(BankAccountEntity, { userId: consent.userId })).map((account) => ({
+        account,
+        accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(consent.userId)),
+      }));
+      const pairs = pairListed(
+        connected,
+        grant.accounts.filter((a) => a.withdrawalsAgreed),
+        (c, listed) => listed.bankCode === c.account.bankCode && maskedMatches(listed.accountNoMasked, c.accountNo),
+      );
+      // Unlinked first, then linked, so that an id moving between two of the person's accounts never meets itself.
+      for (const { account } of connected) {
+        account.railAccountRef = null;
+        account.consentId = null;
+      }
+      await tx.flush();
+      for (const c of connected) {
+        const match = pairs.get(c);
+        if (!match) continue;
+        c.account.railAccountRef = match.accountRef;
+        c.account.consentId = consent.consentId;
       }
       await appendEvent(tx, {
         type: 'bank_consent.granted',
@@ -210,11 +238,15 @@ export class BankConsentService {
   }
 }
 
-/** A newly connected account gets the rail's id for withdrawals when the person's active consent covers it. */
+/**
+ * A newly connected account gets the rail's id for withdrawals when the person's active consent covers it: one listed
+ * account matches it, no other of the person's accounts matches that listing, and no other user holds that id.
+ */
 export async function linkConnectedAccount(
   orm: Orm,
   account: { bankAccountId: string; userId: string; bankCode: string },
   accountNo: string,
+  encryption: DataEncryption,
 ): Promise<void> {
   const em = orm.em.fork();
   const [consent] = await em.find(
@@ -228,11 +260,23 @@ export async function linkConnectedAccount(
     bankCode: account.bankCode,
     withdrawalsAgreed: true,
   });
-  const match = covered.find((a) => maskedMatches(a.accountNoMasked, accountNo));
-  if (match)
+  const sameBank = (await em.find(BankAccountEntity, { userId: account.userId, bankCode: account.bankCode })).map(
+    (a) =>
+      a.bankAccountId === account.bankAccountId
+        ? { id: a.bankAccountId, accountNo }
+        : { id: a.bankAccountId, accountNo: encryption.openText(a.accountNoSealed, bankAccountNoAad(account.userId)) },
+  );
+  const pairs = pairListed(sameBank, covered, (c, listed) => maskedMatches(listed.accountNoMasked, c.accountNo));
+  const match = [...pairs].find(([c]) => c.id === account.bankAccountId)?.[1];
+  if (!match) return;
+  try {
     await em.nativeUpdate(
       BankAccountEntity,
-      { bankAccountId: account.bankAccountId },
+      { bankAccountId: account.bankAccountId, railAccountRef: null },
       { railAccountRef: match.railAccountRef, consentId: consent.consentId },
     );
+  } catch (error) {
+    // Linked to another user of ours already: this account stays without the rail's id (a charge asks for consent).
+    if (!(error instanceof UniqueConstraintViolationException)) throw error;
+  }
 }

@@ -1,13 +1,37 @@
+/** The fewest digits a listing must show before it is taken as one account number (KFTC lists all but the last 3). */
+export const MIN_SHOWN_DIGITS = 6;
+
 /**
  * Whether an account number as a bank lists it, part hidden ("1234567***", "000-1230000-***", "20230821***"), can be
- * this account number: the digits it shows are this number's, at the same places. Dashes are not digits; a listing
- * shorter than the number shows its start.
+ * this account number: it shows at least MIN_SHOWN_DIGITS digits, each this number's at the same place (dashes are
+ * not digits, a hidden digit is one place). A listing shorter than the number must end hidden and shows its start
+ * (the open banking documents do not say that a bank keeps the length).
  */
 export function maskedMatches(masked: string, accountNo: string): boolean {
   const shown = masked.replace(/[^0-9*]/g, '');
   const digits = accountNo.replace(/\D/g, '');
-  if (!shown || !/\d/.test(shown) || shown.length > digits.length) return false;
-  // A listing as long as the number lines up with it; a shorter one lines up with its start.
+  if (shown.length > digits.length) return false;
   if (shown.length < digits.length && !shown.endsWith('*')) return false;
+  if (shown.replace(/\*/g, '').length < MIN_SHOWN_DIGITS) return false;
   return [...shown].every((c, i) => c === '*' || c === digits[i]);
+}
+
+/**
+ * Pairs the person's connected accounts with the accounts a bank listed, each pair only when it is the one match on
+ * both sides: a listing two connected accounts could be, or a connected account two listings could be, links
+ * nothing, since the wrong pairing would withdraw from another account than the person chose.
+ */
+export function pairListed<C, L>(
+  connected: readonly C[],
+  listed: readonly L[],
+  matches: (connected: C, listed: L) => boolean,
+): Map<C, L> {
+  const pairs = new Map<C, L>();
+  for (const account of connected) {
+    const candidates = listed.filter((l) => matches(account, l));
+    if (candidates.length !== 1) continue;
+    const [only] = candidates;
+    if (connected.filter((c) => matches(c, only)).length === 1) pairs.set(account, only);
+  }
+  return pairs;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { call, registerUser, residentNumberFor, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import {
   bankAccountLog,
@@ -179,6 +179,29 @@ describe('consent at the bank to charges', () => {
     expect([view.status, view.accounts]).toEqual(['failed', []]);
     expect((await charge(thief.user, '1000')).body.type).toBe('/problems/bank-consent-required');
     expect((await bankAccountLog(stack, victimsAccount)).balance).toBe(900_000);
+  });
+
+  it('links an account a consent covers to one user only: a second login the bank takes for the same customer gets nothing', async () => {
+    const first = await connected();
+    expect((await consentAtBank(stack, first.user, first.account)).status).toBe(200);
+    // A namesake born the same day (another person to us: another CI) whom the sandbox bank takes for the same
+    // customer, as it knows people by name and birth date: they connect the first user's account and consent, and
+    // the bank lists the fintech_use_num that already charges for the first user.
+    const namesake = {
+      ...first.user.person,
+      phone: '01099990000',
+      residentNumber: residentNumberFor(first.user.person.birthDate),
+    };
+    const second = await registerUser(stack, namesake);
+    await connectBankAccount(stack, second, first.account, { consent: false });
+    const returned = await consentAtBank(stack, second, first.account);
+    expect([returned.status, returned.body.type]).toEqual([409, '/problems/bank-account-linked-elsewhere']);
+    expect((await callApi(stack, '/api/v1/bank/consent', second)).body.status).toBe('failed');
+    expect((await charge(second, '1000')).body.type).toBe('/problems/bank-consent-required');
+    // The first login still charges from it.
+    const charged = await charge(first.user, '2000');
+    expect(charged.status).toBe(202);
+    expect((await chargeOutcome(first.user, charged.body.charge_id)).status).toBe('completed');
   });
 
   it('ends the consent when the bank says it expired: the charge fails, the next one asks for consent again', async () => {

@@ -15375,7 +15375,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The consent was completed already. Problem types: `/problems/consent-already-returned` */
+            /** @description The consent was completed already, or an account it covers is connected by another user. Problem types: `/problems/consent-already-returned` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
