@@ -8,6 +8,7 @@ import {
   callApi,
   connectBankAccount,
   consentAtBank,
+  consentAtBankPage,
   openBankAccount,
   type SandboxAccount,
 } from '../helpers/bank';
@@ -138,19 +139,7 @@ describe('consent at the bank to charges', () => {
     expect(missing.status).toBe(400);
 
     // The centre's redirect replayed (a browser's back button, a copied address): the consent is done once.
-    const started = await callApi(stack, '/api/v1/bank/consent', user, { json: {} });
-    const authorize = new URL(started.body.authorization_url);
-    const form = new URLSearchParams(authorize.searchParams);
-    for (const [k, v] of Object.entries({
-      name: user.person.name,
-      birth_date: user.person.birthDate.replace(/-/g, ''),
-      bank_code: account.bankCode,
-      account_num: account.accountNo,
-      action: 'approve',
-    }))
-      form.set(k, v);
-    const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
-    const back = page.headers.get('location')!;
+    const back = await consentAtBankPage(stack, user, user.person, account);
     expect((await fetch(back)).status).toBe(200);
     const again = await fetch(back);
     expect(again.status).toBe(409);
@@ -161,19 +150,8 @@ describe('consent at the bank to charges', () => {
     const victim = await registerUser(stack);
     const victimsAccount = await openBankAccount(stack, victim.person, 900_000);
     // The thief starts a consent and has the victim complete it at the bank with the victim's own account.
-    const started = await callApi(stack, '/api/v1/bank/consent', thief.user, { json: {} });
-    const authorize = new URL(started.body.authorization_url);
-    const form = new URLSearchParams(authorize.searchParams);
-    for (const [k, v] of Object.entries({
-      name: victim.person.name,
-      birth_date: victim.person.birthDate.replace(/-/g, ''),
-      bank_code: victimsAccount.bankCode,
-      account_num: victimsAccount.accountNo,
-      action: 'approve',
-    }))
-      form.set(k, v);
-    const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
-    const returned = await call(page.headers.get('location')!);
+    const back = await consentAtBankPage(stack, thief.user, victim.person, victimsAccount);
+    const returned = await call(back);
     expect([returned.status, returned.body.error.type]).toEqual([422, '/problems/consent-of-another-person']);
     const view = (await callApi(stack, '/api/v1/bank/consent', thief.user)).body;
     expect([view.status, view.accounts]).toEqual(['failed', []]);

@@ -70,6 +70,36 @@ export async function callApi(
 }
 
 /**
+ * A consent started by the user and completed at the bank's consent page by `person` (the user themselves unless said)
+ * naming their account: where the bank sends the browser back (the API's return route, with code and state).
+ */
+export async function consentAtBankPage(
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  user: { accessToken: string },
+  person: AccountHolder,
+  account: SandboxAccount,
+  options: { returnUri?: string; action?: 'approve' | 'deny' } = {},
+): Promise<string> {
+  const started = await callApi(stack, '/api/v1/bank/consent', user as RegisteredUser, {
+    json: options.returnUri ? { return_uri: options.returnUri } : {},
+  });
+  if (started.status !== 200)
+    throw new Error(`consent start failed: ${started.status} ${JSON.stringify(started.body)}`);
+  const authorize = new URL(started.body.authorization_url as string);
+  const form = new URLSearchParams(authorize.searchParams);
+  form.set('name', person.name);
+  form.set('birth_date', person.birthDate.replace(/-/g, ''));
+  form.set('bank_code', account.bankCode);
+  form.set('account_num', account.accountNo);
+  form.set('action', options.action ?? 'approve');
+  const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
+  const back = page.headers.get('location');
+  if (page.status !== 302 || !back)
+    throw new Error(`the bank's consent page answered ${page.status}: ${await page.text()}`);
+  return back;
+}
+
+/**
  * The person's consent at the bank, as a browser does it: the API's authorization address, the bank's consent page
  * (the person names themselves and the account), its redirect to the API's return route, whose answer is the consent.
  */
@@ -79,22 +109,7 @@ export async function consentAtBank(
   account: SandboxAccount,
   options: { returnUri?: string; action?: 'approve' | 'deny' } = {},
 ): Promise<{ status: number; body: any; location?: string }> {
-  const started = await callApi(stack, '/api/v1/bank/consent', user as RegisteredUser, {
-    json: options.returnUri ? { return_uri: options.returnUri } : {},
-  });
-  if (started.status !== 200)
-    throw new Error(`consent start failed: ${started.status} ${JSON.stringify(started.body)}`);
-  const authorize = new URL(started.body.authorization_url as string);
-  const form = new URLSearchParams(authorize.searchParams);
-  form.set('name', user.person.name);
-  form.set('birth_date', user.person.birthDate.replace(/-/g, ''));
-  form.set('bank_code', account.bankCode);
-  form.set('account_num', account.accountNo);
-  form.set('action', options.action ?? 'approve');
-  const page = await fetch(authorize, { method: 'POST', body: form, redirect: 'manual' });
-  const back = page.headers.get('location');
-  if (page.status !== 302 || !back)
-    throw new Error(`the bank's consent page answered ${page.status}: ${await page.text()}`);
+  const back = await consentAtBankPage(stack, user, user.person, account, options);
   const returned = await fetch(back, { redirect: 'manual' });
   const text = await returned.text();
   const body = returned.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined;
