@@ -54,6 +54,7 @@ export function bankConsentRoutes({ consents }: { consents: BankConsentService }
         409: { description: 'The consent was completed already, or an account it covers is connected by another user' },
         410: { description: 'The consent was not completed in time' },
         422: { description: 'The bank refused the code, or another person than the account holder consented' },
+        431: { description: 'The address is longer than the HTTP server reads (16 KiB with the headers)' },
         503: { description: 'The bank is not answering' },
       },
       handler: async ({ query }) => {

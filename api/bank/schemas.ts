@@ -77,14 +77,19 @@ export const ConsentView = Type.Object({
   accounts: Type.Array(ConsentedAccountView),
   failure: Type.Union([Type.String(), Type.Null()]),
 });
+/** RFC 6749's VSCHAR: printable ASCII. */
+const OAUTH_CHARS = '^[\\x20-\\x7E]*$';
+
 export const ConsentReturnQuery = Type.Object(
   {
-    state: Type.String({ minLength: 1, maxLength: 256 }),
-    code: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    scope: Type.Optional(Type.String({ maxLength: 256 })),
-    client_info: Type.Optional(Type.String({ maxLength: 512 })),
-    error: Type.Optional(Type.String({ maxLength: 256 })),
-    error_description: Type.Optional(Type.String({ maxLength: 1024 })),
+    // OAuth 2.0 (RFC 6749) keeps state, code, scope and error to printable ASCII; every limit together keeps the
+    // longest valid return address, percent-encoded, within what the HTTP server reads (16 KiB of request line).
+    state: Type.String({ minLength: 1, maxLength: 256, pattern: OAUTH_CHARS }),
+    code: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: OAUTH_CHARS })),
+    scope: Type.Optional(Type.String({ maxLength: 256, pattern: OAUTH_CHARS })),
+    client_info: Type.Optional(Type.String({ maxLength: 128 })),
+    error: Type.Optional(Type.String({ maxLength: 256, pattern: OAUTH_CHARS })),
+    error_description: Type.Optional(Type.String({ maxLength: 300 })),
   },
   // The bank's redirect may carry parameters of its own: they are not ours to refuse.
   { additionalProperties: true },

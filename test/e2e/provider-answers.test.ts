@@ -1,17 +1,15 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { randomUUID } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
-import { openBankAccount } from '../helpers/bank';
+import { consentAtBankPage, openBankAccount } from '../helpers/bank';
 import { bearer } from '../helpers/wallet';
-import { encryptPin } from '../helpers/pin';
 import { BankVerificationEntity } from '../../db/entities';
 
 /**
  * A provider that answers as a compromised one would: a redirect to an internal address (where a followed request
- * would carry its body, e.g. a bank account number, and headers such as the mail provider's API key), or an answer
+ * would carry its body, e.g. a bank account number or an authorization code with our client secret), or an answer
  * without end. The service follows no redirect, reads no more than it needs, and fails typed (503), changing nothing.
  */
 describe('answers of a hostile provider', () => {
@@ -42,7 +40,7 @@ describe('answers of a hostile provider', () => {
     await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
   });
 
-  it('follows no redirect: the bank account number and the mail API key are never sent to where a provider points', async () => {
+  it('follows no redirect: the bank account number, the consent code and our client secret are never sent to where a provider points', async () => {
     const user = await registerUser(stack);
     const account = await openBankAccount(stack, user.person, 1000);
     await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { redirectTo: trapUrl } });
@@ -53,13 +51,18 @@ describe('answers of a hostile provider', () => {
     expect(sent.status).toBe(503);
     expect(await stack.orm.em.fork().count(BankVerificationEntity, { userId: user.userId })).toBe(0);
 
-    await call(`${stack.sandboxUrl}/_faults/mail`, { method: 'PUT', json: { redirectTo: trapUrl } });
-    const email = `trap.${randomUUID().slice(0, 8)}@example.com`;
-    const mailed = await call(`${stack.apiUrl}/v1/account/email`, {
-      headers: bearer(user),
-      json: { email, pin: await encryptPin(stack, user.pin!, { request: { action: 'email_change', email } }) },
+    // The bank's token endpoint, pointing elsewhere as a person comes back from consenting: the authorization code
+    // and our client secret stay here, and the consent waits (503) rather than taking an answer from elsewhere.
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+    const back = await consentAtBankPage(stack, user, user.person, account);
+    await call(`${stack.sandboxUrl}/_faults/bank`, {
+      method: 'PUT',
+      json: { redirectTo: trapUrl, paths: ['/oauth/2.0/token'] },
     });
-    expect(mailed.status).toBe(503);
+    expect((await call(back)).status).toBe(503);
+    expect((await call(`${stack.apiUrl}/api/v1/bank/consent`, { headers: bearer(user) })).body.data.status).toBe(
+      'pending',
+    );
     expect(trapped).toEqual([]);
 
     // With the provider sound again, the same requests go through.

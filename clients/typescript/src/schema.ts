@@ -15421,6 +15421,17 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
+            /** @description The address is longer than the HTTP server reads (16 KiB with the headers) */
+            431: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
             /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
             500: {
                 headers: {
