@@ -3,7 +3,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import type { SMTPServer } from 'smtp-server';
 import { FaultInjector, type FaultSettings } from './faults';
-import { identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
+import { IdentityAgency, identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
 import { clovaOcrRouter } from './clova-ocr';
 import { openBankingRouter } from './open-banking';
 import { pricesRouter } from './prices';
@@ -99,9 +99,11 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     faults,
     log: options.log,
   });
+  const agency = new IdentityAgency();
   const routers = [
-    identityProviderRouter(options),
+    identityProviderRouter(options, agency),
     openBankingRouter({
+      ciOf: (name, birthDate, phone) => agency.ciOf(name, birthDate, phone),
       clientId: options.bank.clientId,
       clientSecret: options.bank.clientSecret,
       institutionCode: options.bank.institutionCode,

@@ -13,6 +13,25 @@ export interface IdentityProviderOptions {
   log?: (line: string) => void;
 }
 
+/**
+ * The people an identity agency has verified: their CI by name, birth date and phone. KFTC's consent screens
+ * authenticate a person by phone (휴대폰 본인인증) through such an agency, which is how the centre learns the CI it
+ * answers in user/me; the sandbox's bank asks this one.
+ */
+export class IdentityAgency {
+  private readonly cis = new Map<string, string>();
+  private static key(name: string, birthDate: string, phone: string): string {
+    return `${name.trim()}|${birthDate.replace(/\D/g, '')}|${phone.replace(/\D/g, '')}`;
+  }
+  remember(person: { name: string; birthDate: string; phone: string }, ci: string): void {
+    this.cis.set(IdentityAgency.key(person.name, person.birthDate, person.phone), ci);
+  }
+  /** The CI of the person verified with this name, birth date (any form of YYYYMMDD) and phone, if one was. */
+  ciOf(name: string, birthDate: string, phone: string): string | undefined {
+    return this.cis.get(IdentityAgency.key(name, birthDate, phone));
+  }
+}
+
 interface Verification {
   passRequestId: string;
   passToken: string;
@@ -25,7 +44,8 @@ interface Verification {
 
 const CALLBACK_ATTEMPTS = 6;
 
-export function identityProviderRouter(options: IdentityProviderOptions): Router {
+/** `agency`: where the people it verifies are remembered, for the open banking consent screens (IdentityAgency). */
+export function identityProviderRouter(options: IdentityProviderOptions, agency?: IdentityAgency): Router {
   const verifications = new Map<string, Verification>();
   const byToken = new Map<string, Verification>();
 
@@ -89,6 +109,7 @@ export function identityProviderRouter(options: IdentityProviderOptions): Router
     };
     verifications.set(passRequestId, verification);
     byToken.set(verification.passToken, verification);
+    agency?.remember({ name, birthDate, phone }, ci);
     if (body.sendCallback !== false)
       setTimeout(() => void deliverWithRetries(verification), verification.callbackDelayMs);
     ctx.status = 201;

@@ -36,6 +36,8 @@ export interface OpenBankingOptions {
   log?: (line: string) => void;
   /** The time the gateway lives in (Korean days, token expiry); the system's by default, a test clock's if given. */
   now?: () => Date;
+  /** The identity agency behind the consent screens' phone authentication (the sandbox's identity provider's). */
+  ciOf?: (name: string, birthDate: string, phone: string) => string | undefined;
 }
 
 const CONTRACT_OPENING_BALANCE = 1_000_000_000;

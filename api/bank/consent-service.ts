@@ -15,7 +15,7 @@ import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
 import { problems } from '../http/problems';
 import { maskedMatches, pairListed } from './masked-account';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { LockMode, UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { sameName } from '../../platform/names';
 
 export interface BankConsentServiceDeps {
@@ -73,14 +73,24 @@ export class BankConsentService {
    */
   async complete(query: { state: string; code?: string; error?: string; error_description?: string }) {
     const em = this.deps.orm.em.fork();
-    const consent = await em.findOne(BankConsentEntity, { stateHash: this.stateHash(query.state) });
+    const fresh = this.stateHash(query.state);
+    const returned = this.deps.encryption.fingerprint(query.state, 'bank-consent-state-returned');
+    const consent = await em.findOne(BankConsentEntity, { stateHash: { $in: [fresh, returned] } });
     if (!consent) throw problems.notFound('A consent with this state');
-    if (consent.status !== 'pending')
-      throw problems.conflict('consent-already-returned', `This consent is already ${consent.status}`);
+    if (consent.status !== 'pending' || consent.stateHash === returned)
+      throw problems.conflict('consent-already-returned', `This consent was returned already (${consent.status})`);
     if (consent.returnBy.getTime() < clock.now()) {
       await this.fail(consent, 'the person did not come back in time');
       throw problems.gone('consent-expired', 'The consent was not completed in time; start it again');
     }
+    // The state is spent before the code goes to the bank: of two returns at once (a page loaded twice), one goes on
+    // and the other answers 409, and the second's refused code cannot fail the first's consent.
+    const spent = await em.nativeUpdate(
+      BankConsentEntity,
+      { consentId: consent.consentId, status: 'pending', stateHash: fresh },
+      { stateHash: returned },
+    );
+    if (spent !== 1) throw problems.conflict('consent-already-returned', 'This consent was returned already');
     if (query.error || !query.code) {
       await this.fail(consent, `the bank answered ${query.error ?? 'no code'}: ${query.error_description ?? ''}`);
       return { view: await this.view(consent.userId, consent.consentId), returnUri: consent.returnUri };
@@ -89,14 +99,26 @@ export class BankConsentService {
     try {
       grant = await this.deps.bank.completeConsent({ code: query.code, redirectUri: this.deps.redirectUri });
     } catch (error) {
-      if (!(error instanceof BankConsentRefused)) throw error;
+      if (!(error instanceof BankConsentRefused)) {
+        // The bank did not answer: the same return may be tried again (the browser reloaded).
+        await em.nativeUpdate(
+          BankConsentEntity,
+          { consentId: consent.consentId, status: 'pending', stateHash: returned },
+          { stateHash: fresh },
+        );
+        throw error;
+      }
       await this.fail(consent, error.message);
       throw problems.unprocessable('consent-refused', `The bank refused the consent's code (${error.code})`);
     }
     // The consent must be the person's own: someone who started a consent and had another person complete it at the
-    // bank (a link sent to them) would otherwise charge from that person's accounts.
-    const name = await this.verifiedName(consent.userId);
-    if (!sameName(grant.personName, name)) {
+    // bank (a link sent to them) would otherwise charge from that person's accounts. The rail's CI names the person
+    // (a namesake has another); the name is compared too, and alone where the rail gives no CI.
+    const person = await this.verifiedPerson(consent.userId);
+    const samePerson =
+      sameName(grant.personName, person.name) &&
+      (grant.personCi === undefined || this.deps.encryption.fingerprint(grant.personCi, 'ci') === person.ciHash);
+    if (!samePerson) {
       await this.fail(consent, 'the consent was given by another person than the account holder');
       throw problems.unprocessable(
         'consent-of-another-person',
@@ -104,7 +126,10 @@ export class BankConsentService {
       );
     }
     // Only accounts in the person's own name are taken (the bank lists the holder of each).
-    await this.activate(consent, { ...grant, accounts: grant.accounts.filter((a) => sameName(a.holderName, name)) });
+    await this.activate(consent, {
+      ...grant,
+      accounts: grant.accounts.filter((a) => sameName(a.holderName, person.name)),
+    });
     return { view: await this.view(consent.userId, consent.consentId), returnUri: consent.returnUri };
   }
 
@@ -159,6 +184,7 @@ export class BankConsentService {
     const { encryption } = this.deps;
     const aad = bankConsentAad(consent.userId);
     await this.deps.orm.em.fork().transactional(async (tx) => {
+      await lockPerson(tx, consent.userId);
       const moved = await tx.nativeUpdate(
         BankConsentEntity,
         { consentId: consent.consentId, status: 'pending' },
@@ -188,27 +214,13 @@ export class BankConsentService {
           accountNoMasked: account.accountNoMasked.slice(0, 32),
           withdrawalsAgreed: account.withdrawalsAgreed,
         });
-      const connected = (await tx.find(BankAccountEntity, { userId: consent.userId })).map((account) => ({
-        account,
-        accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(consent.userId)),
-      }));
-      const pairs = pairListed(
-        connected,
-        grant.accounts.filter((a) => a.withdrawalsAgreed),
-        (c, listed) => listed.bankCode === c.account.bankCode && maskedMatches(listed.accountNoMasked, c.accountNo),
+      await relinkAccounts(
+        tx,
+        encryption,
+        consent.userId,
+        consent.consentId,
+        grant.accounts.map((a) => ({ ...a, railAccountRef: a.accountRef })),
       );
-      // Unlinked first, then linked, so that an id moving between two of the person's accounts never meets itself.
-      for (const { account } of connected) {
-        account.railAccountRef = null;
-        account.consentId = null;
-      }
-      await tx.flush();
-      for (const c of connected) {
-        const match = pairs.get(c);
-        if (!match) continue;
-        c.account.railAccountRef = match.accountRef;
-        c.account.consentId = consent.consentId;
-      }
       await appendEvent(tx, {
         type: 'bank_consent.granted',
         resourceId: consent.consentId,
@@ -228,9 +240,9 @@ export class BankConsentService {
       );
   }
 
-  private async verifiedName(userId: string): Promise<string> {
+  private async verifiedPerson(userId: string): Promise<{ name: string; ciHash: string }> {
     const user = await this.deps.orm.em.fork().findOneOrFail(UserEntity, { id: userId });
-    return this.deps.encryption.openText(user.nameSealed, user.id);
+    return { name: this.deps.encryption.openText(user.nameSealed, user.id), ciHash: user.ciHash };
   }
 
   private stateHash(state: string): string {
@@ -238,45 +250,84 @@ export class BankConsentService {
   }
 }
 
+/** An account as the bank listed it in a consent: its id for withdrawals, bank, number part hidden, agreement. */
+interface Listing {
+  railAccountRef: string;
+  bankCode: string;
+  accountNoMasked: string;
+  withdrawalsAgreed: boolean;
+}
+
 /**
- * A newly connected account gets the rail's id for withdrawals when the person's active consent covers it: one listed
- * account matches it, no other of the person's accounts matches that listing, and no other user holds that id.
+ * Gives each of the person's connected accounts the rail's id of the listing it is (pairListed over every listing,
+ * then only one with withdrawals agreed), and takes it from the others; an account whose link does not change is
+ * left alone. Unlinked first, then linked, so an id moving between two of the person's accounts never meets itself.
  */
-export async function linkConnectedAccount(
-  orm: Orm,
-  account: { bankAccountId: string; userId: string; bankCode: string },
-  accountNo: string,
+async function relinkAccounts(
+  tx: EntityManager,
   encryption: DataEncryption,
+  userId: string,
+  consentId: string,
+  listings: readonly Listing[],
 ): Promise<void> {
-  const em = orm.em.fork();
-  const [consent] = await em.find(
-    BankConsentEntity,
-    { userId: account.userId, status: 'active' },
-    { orderBy: { createdAt: 'desc' }, limit: 1 },
+  const connected = (await tx.find(BankAccountEntity, { userId })).map((account) => ({
+    account,
+    accountNo: encryption.openText(account.accountNoSealed, bankAccountNoAad(userId)),
+  }));
+  const pairs = pairListed(
+    connected,
+    listings,
+    (c, listed) => listed.bankCode === c.account.bankCode && maskedMatches(listed.accountNoMasked, c.accountNo),
   );
-  if (!consent) return;
-  const covered = await em.find(BankConsentAccountEntity, {
-    consentId: consent.consentId,
-    bankCode: account.bankCode,
-    withdrawalsAgreed: true,
-  });
-  const sameBank = (await em.find(BankAccountEntity, { userId: account.userId, bankCode: account.bankCode })).map(
-    (a) =>
-      a.bankAccountId === account.bankAccountId
-        ? { id: a.bankAccountId, accountNo }
-        : { id: a.bankAccountId, accountNo: encryption.openText(a.accountNoSealed, bankAccountNoAad(account.userId)) },
+  const wanted = (c: (typeof connected)[number]) => {
+    const listed = pairs.get(c);
+    return listed?.withdrawalsAgreed ? listed.railAccountRef : null;
+  };
+  const changing = connected.filter(
+    (c) => c.account.railAccountRef !== wanted(c) || (wanted(c) !== null && c.account.consentId !== consentId),
   );
-  const pairs = pairListed(sameBank, covered, (c, listed) => maskedMatches(listed.accountNoMasked, c.accountNo));
-  const match = [...pairs].find(([c]) => c.id === account.bankAccountId)?.[1];
-  if (!match) return;
+  for (const { account } of changing) {
+    account.railAccountRef = null;
+    account.consentId = null;
+  }
+  await tx.flush();
+  for (const c of changing) {
+    const ref = wanted(c);
+    if (!ref) continue;
+    c.account.railAccountRef = ref;
+    c.account.consentId = consentId;
+  }
+  await tx.flush();
+}
+
+/**
+ * A newly connected account is linked when the person's active consent covers it, and the person's other accounts at
+ * its bank are paired again (a second account showing the digits a listing shows makes that listing link neither).
+ * Linked to another user of ours already, an account stays without the rail's id (a charge asks for consent).
+ */
+export async function linkConnectedAccount(orm: Orm, userId: string, encryption: DataEncryption): Promise<void> {
   try {
-    await em.nativeUpdate(
-      BankAccountEntity,
-      { bankAccountId: account.bankAccountId, railAccountRef: null },
-      { railAccountRef: match.railAccountRef, consentId: consent.consentId },
-    );
+    await orm.em.fork().transactional(async (tx) => {
+      await lockPerson(tx, userId);
+      const [consent] = await tx.find(
+        BankConsentEntity,
+        { userId, status: 'active' },
+        { orderBy: { createdAt: 'desc' }, limit: 1 },
+      );
+      if (!consent) return;
+      const listings = await tx.find(BankConsentAccountEntity, { consentId: consent.consentId });
+      await relinkAccounts(tx, encryption, userId, consent.consentId, listings);
+    });
   } catch (error) {
-    // Linked to another user of ours already: this account stays without the rail's id (a charge asks for consent).
     if (!(error instanceof UniqueConstraintViolationException)) throw error;
   }
+}
+
+/**
+ * The person's consents and links change one transaction at a time (PostgreSQL: their user row locked until it ends;
+ * SQLite writes one at a time): two consents returning at once, or a consent and a newly connected account, each see
+ * what the other committed, so one consent stays active and every link is to it.
+ */
+async function lockPerson(tx: EntityManager, userId: string): Promise<void> {
+  await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
 }

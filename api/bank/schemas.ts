@@ -79,6 +79,8 @@ export const ConsentView = Type.Object({
 });
 /** RFC 6749's VSCHAR: printable ASCII. */
 const OAUTH_CHARS = '^[\\x20-\\x7E]*$';
+/** Any text without control characters (a bank's message may be Korean). */
+const PRINTABLE = '^[^\\x00-\\x1F\\x7F]*$';
 
 export const ConsentReturnQuery = Type.Object(
   {
@@ -87,9 +89,9 @@ export const ConsentReturnQuery = Type.Object(
     state: Type.String({ minLength: 1, maxLength: 256, pattern: OAUTH_CHARS }),
     code: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, pattern: OAUTH_CHARS })),
     scope: Type.Optional(Type.String({ maxLength: 256, pattern: OAUTH_CHARS })),
-    client_info: Type.Optional(Type.String({ maxLength: 128 })),
+    client_info: Type.Optional(Type.String({ maxLength: 128, pattern: PRINTABLE })),
     error: Type.Optional(Type.String({ maxLength: 256, pattern: OAUTH_CHARS })),
-    error_description: Type.Optional(Type.String({ maxLength: 300 })),
+    error_description: Type.Optional(Type.String({ maxLength: 300, pattern: PRINTABLE })),
   },
   // The bank's redirect may carry parameters of its own: they are not ours to refuse.
   { additionalProperties: true },

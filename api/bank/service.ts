@@ -238,7 +238,7 @@ export class BankVerificationService {
       throw error;
     }
     // Consented at the bank already (the consent came first): a charge source at once.
-    await linkConnectedAccount(this.deps.orm, connected, accountNo, this.deps.encryption);
+    await linkConnectedAccount(this.deps.orm, connected.userId, this.deps.encryption);
     return connected;
   }
 

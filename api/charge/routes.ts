@@ -25,7 +25,7 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
         202: { description: 'Charge started', schema: S.ChargeAccepted },
         422: {
           description:
-            'Source not connected, no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit',
+            'Source not connected, two accounts at the bank named (source-ambiguous: name one by bank_account_id), no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit',
         },
       },
       handler: async ({ body, user }, ctx?: Context) => {

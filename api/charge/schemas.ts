@@ -22,7 +22,8 @@ export const ChargeBody = Type.Object(
     source: Type.String({
       minLength: 1,
       maxLength: 64,
-      description: 'The source institution: a connected bank by name (KB국민은행) or code (004)',
+      description:
+        'The source institution: a connected bank by name (KB국민은행) or code (004); with two accounts at that bank, the bank_account_id of one (ba_…)',
     }),
     amount: Type.String({ minLength: 1, maxLength: 40, description: 'Decimal string in the currency, e.g. "10000"' }),
     currency: Type.String({ pattern: '^[A-Z]{3}$', description: 'KRW' }),

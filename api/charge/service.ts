@@ -48,7 +48,17 @@ export class ChargeService {
     const em = this.deps.orm.em;
     const read = () => CONNECTED_ACCOUNTS.rows(em, [userId]);
     const accounts = await (this.deps.cache ? this.deps.cache.through(userId, 'bank-accounts', read) : read());
-    const source = accounts.find((a) => a.bank_name === input.source || a.bank_code === input.source);
+    const matching = accounts.filter(
+      (a) => a.bank_account_id === input.source || a.bank_name === input.source || a.bank_code === input.source,
+    );
+    // Two accounts at the bank named: which one the person means is theirs to say, never the database's row order.
+    if (matching.length > 1)
+      throw problems.unprocessable(
+        'source-ambiguous',
+        `You have ${matching.length} accounts at ${input.source}: name one by its bank_account_id (GET /api/v1/bank/accounts)`,
+        { bankAccountIds: matching.map((a) => a.bank_account_id) },
+      );
+    const [source] = matching;
     if (!source)
       throw problems.unprocessable(
         'source-not-connected',

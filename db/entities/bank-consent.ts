@@ -23,7 +23,7 @@ export const BankConsentEntity = defineEntity({
     refreshTokenSealed: p.text().nullable(),
     scope: p.string().length(128).nullable(),
     accessExpiresAt: p.datetime().nullable(),
-    /** Counts token refreshes: a refresh is kept only if no other process refreshed first. */
+    /** Even at rest, odd while one process renews the token (claimed at updatedAt): one renewal at a time. */
     tokenVersion: p.integer().default(0),
     /** How long the person has to come back with the rail's answer. */
     returnBy: p.datetime(),

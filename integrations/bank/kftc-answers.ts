@@ -30,8 +30,9 @@ export const UserToken = Type.Object({
   token_type: Type.String(),
   expires_in: Type.Integer({ minimum: 1 }),
   refresh_token: Type.String({ minLength: 1 }),
-  scope: Type.String(),
-  user_seq_no: Type.String({ minLength: 1 }),
+  // Kept in columns of these lengths (user_seq_no is N(10), a scope of three words).
+  scope: Type.String({ maxLength: 128 }),
+  user_seq_no: Type.String({ minLength: 1, maxLength: 64 }),
 });
 export const InstitutionToken = Type.Object({
   access_token: Type.String({ minLength: 1 }),
@@ -44,13 +45,16 @@ export const InstitutionToken = Type.Object({
 export const UserMe = Type.Object({
   ...Envelope,
   user_seq_no: Type.Optional(Type.String()),
+  /** The person's CI (연계정보, 88 characters of Base64), the same one every Korean identity agency gives them. */
+  user_ci: Type.Optional(Type.Union([Type.String({ maxLength: 128 }), Type.Null()])),
   user_name: Type.Optional(Type.String()),
   res_cnt: Type.Optional(Type.String()),
   res_list: Type.Optional(
     Type.Array(
       Type.Object({
-        fintech_use_num: Type.String({ minLength: 1 }),
-        bank_code_std: Type.String(),
+        // AN(24) and the bank code standard, kept in columns of 64 and 3.
+        fintech_use_num: Type.String({ minLength: 1, maxLength: 64 }),
+        bank_code_std: Type.String({ pattern: '^[0-9]{3}$' }),
         bank_name: Type.String(),
         account_num_masked: Type.String(),
         account_holder_name: Type.String(),

@@ -89,6 +89,7 @@ export class KftcOpenBanking implements BankRail {
     return {
       userRef: token.userSeqNo,
       personName: me.user_name ?? '',
+      personCi: me.user_ci || undefined,
       tokens: token.tokens,
       accounts: (me.res_list ?? []).map((a) => ({
         accountRef: a.fintech_use_num,

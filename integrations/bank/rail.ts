@@ -92,6 +92,11 @@ export interface BankConsentGrant {
   userRef: string;
   /** The name of the person who consented, as the rail authenticated them. */
   personName: string;
+  /**
+   * The person's CI (연계정보), as the rail authenticated them, when it says: the same for a person at every Korean
+   * identity agency, so it names them where a name cannot (namesakes).
+   */
+  personCi?: string;
   tokens: BankConsentTokens;
   accounts: ConsentedAccount[];
 }

@@ -4,7 +4,7 @@ import { BANK_RSP, RSP, type BankRspCode, type RspCode } from './codes';
 import { readFields, fixed, optional, required } from './fields';
 import { koreanDate } from './korean-time';
 import { BANKS, maskedAccountNo, type Account, type Ledger } from './ledger';
-import { connectingInformation, type People } from './people';
+import type { People } from './people';
 import type { Tokens } from './tokens';
 import { answer, bearerToken, envelope, grantOf, hasScope, jsonBody, type BankTranIds } from './wire';
 
@@ -71,7 +71,7 @@ export function mountInquiry(router: Router, deps: InquiryDeps): void {
     answer(ctx, {
       ...envelope(at, 'A0000'),
       user_seq_no: person.userSeqNo,
-      user_ci: connectingInformation(person),
+      user_ci: person.ci,
       user_name: person.name,
       res_cnt: String(person.registrations.length),
       res_list: person.registrations.map(({ fintechUseNum, alias, account, agreedAt }) => ({

@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { GATEWAY } from './codes';
 import { consentPage, refusalPage } from './consent-page';
 import type { Ledger } from './ledger';
-import type { People } from './people';
+import { derivedCi, type People } from './people';
 import { ACCESS_TOKEN_SECONDS, type Tokens, type UserGrant } from './tokens';
 import { refuse } from './wire';
 
@@ -15,6 +15,8 @@ export interface OAuthDeps {
   people: People;
   tokens: Tokens;
   log?: (line: string) => void;
+  /** The identity agency the consent screens authenticate a person by phone with: their CI, if it verified them. */
+  ciOf?: (name: string, birthDate: string, phone: string) => string | undefined;
 }
 
 const USER_SCOPES = ['login', 'inquiry', 'transfer'];
@@ -108,6 +110,7 @@ export function mountOAuth(router: Router, deps: OAuthDeps): void {
     const typed = {
       name: String(form.name ?? '').trim(),
       birth_date: String(form.birth_date ?? ''),
+      phone: String(form.phone ?? '').replace(/\D/g, ''),
       bank_code: String(form.bank_code ?? ''),
       account_num: String(form.account_num ?? ''),
     };
@@ -116,7 +119,9 @@ export function mountOAuth(router: Router, deps: OAuthDeps): void {
       const problem = '입력하신 정보와 일치하는 계좌가 없습니다 (이름, 생년월일, 은행, 계좌번호를 확인하세요)';
       return html(ctx, 200, consentPage({ request: request.params, typed, problem }));
     }
-    const { person } = people.register(account, typed.birth_date);
+    // 휴대폰 본인인증: the agency's CI for this person (one it never verified: a CI derived from name and birth date).
+    const ci = deps.ciOf?.(typed.name, typed.birth_date, typed.phone) ?? derivedCi(typed.name, typed.birth_date);
+    const { person } = people.register(account, typed.birth_date, ci);
     deps.log?.(`kftc registered ${account.bankCode}-${account.accountNo} for user ${person.userSeqNo}`);
     approve(ctx, request, { kind: 'user', userSeqNo: person.userSeqNo, scopes: request.scopes });
   });

@@ -13,10 +13,12 @@ export interface Registration {
   agreedAt: string;
 }
 
-/** A person known to open banking: found again by name and birth date, as KFTC finds them again by their CI. */
+/** A person known to open banking: found again by their CI, as KFTC finds them. */
 export interface Person {
   /** 10 digits (사용자일련번호). */
   userSeqNo: string;
+  /** 연계정보: from the identity agency that authenticated them at the consent screens (or derivedCi). */
+  ci: string;
   name: string;
   /** YYYYMMDD */
   birthDate: string;
@@ -28,7 +30,7 @@ export interface People {
    * Registers the account for its holder (born on `birthDate`), creating the person on first sight; registering the
    * same account again changes nothing.
    */
-  register(account: Account, birthDate: string): { person: Person; registration: Registration };
+  register(account: Account, birthDate: string, ci: string): { person: Person; registration: Registration };
   byUserSeqNo(userSeqNo: string): Person | undefined;
   /** The person holding the registered account named by a fintech_use_num, and that registration. */
   byFintechUseNum(fintechUseNum: string): { person: Person; registration: Registration } | undefined;
@@ -45,13 +47,12 @@ export function createPeople(now: () => Date): People {
     }
   };
   return {
-    register: (account, birthDate) => {
-      const identity = `${account.holder}:${birthDate}`;
-      let person = byIdentity.get(identity);
+    register: (account, birthDate, ci) => {
+      let person = byIdentity.get(ci);
       if (!person) {
         const userSeqNo = digits(10, (n) => bySeqNo.has(n));
-        person = { userSeqNo, name: account.holder, birthDate, registrations: [] };
-        byIdentity.set(identity, person);
+        person = { userSeqNo, ci, name: account.holder, birthDate, registrations: [] };
+        byIdentity.set(ci, person);
         bySeqNo.set(userSeqNo, person);
       }
       const known = person.registrations.find((r) => r.account === account);
@@ -72,8 +73,8 @@ export function createPeople(now: () => Date): People {
 }
 
 /**
- * A stand-in for the person's CI (연계정보, 88 characters of Base64): derived from who they are, so the same person
- * always has the same one. Not a real CI: those come from an identity agency's secret key.
+ * The CI of a person the identity agency never verified (the sandbox used without the identity provider): derived
+ * from who they say they are. Not a real CI: those come from an identity agency's secret key.
  */
-export const connectingInformation = (person: Person): string =>
-  createHash('sha512').update(`ci:${person.name}:${person.birthDate}`).digest('base64');
+export const derivedCi = (name: string, birthDate: string): string =>
+  createHash('sha512').update(`ci:${name}:${birthDate}`).digest('base64');

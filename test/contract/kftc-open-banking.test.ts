@@ -219,6 +219,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
       );
       expect(exchange.body.grant_type).toBe('authorization_code');
       expect(grant.userRef).toMatch(/^\d{10}$/);
+      expect([grant.personName, grant.personCi]).toEqual([PERSON.name, expect.stringMatching(/^[A-Za-z0-9+/]{86}==$/)]);
       expect(grant.accounts).toEqual([
         {
           accountRef: expect.stringMatching(/^\d{24}$/),
@@ -231,6 +232,16 @@ describe('KFTC open banking adapter against the sandbox', () => {
       ]);
       expect(grant.tokens.accessExpiresAt.getTime()).toBeGreaterThan(Date.now() + 89 * 24 * 3600_000);
       expect(last('/v2.0/user/me').headers.authorization).toBe(`Bearer ${grant.tokens.accessToken}`);
+    });
+
+    it("reads the captured user/me answer: the person's name and CI, each account's fintech_use_num", () => {
+      const me = expectAnswer(A.UserMe, fixture('user-me-response.json'), 'user/me');
+      expect(me.user_ci).toMatch(/^[A-Za-z0-9+/]{86}==$/);
+      expect([me.user_name, me.res_list![0]!.fintech_use_num, me.res_list![0]!.account_num_masked]).toEqual([
+        '홍길동',
+        '120211385488932395653894',
+        '20230821***',
+      ]);
     });
 
     it('reads the published token answers (a person token, the institution token)', () => {

@@ -276,6 +276,31 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     });
   });
 
+  it('charges from the account the person names by its id when two are at the bank named, never from either at random', async () => {
+    const user = await registerUser(stack);
+    const first = await openAccount(user.person, 50_000);
+    // A second account at the same bank whose number shows other digits (each listing is then one account's).
+    const second = { bankCode: '004', accountNo: `555${String(Date.now()).slice(-10)}` };
+    await call(`${stack.sandboxUrl}/kftc/_accounts`, {
+      json: { ...second, holder: user.person.name, birthDate: user.person.birthDate, balance: 70_000 },
+    });
+    await connect(user, first);
+    const secondConnected = await connect(user, second);
+    const ambiguous = await charge(user, '1000');
+    expect([ambiguous.status, ambiguous.body.type]).toEqual([422, '/problems/source-ambiguous']);
+    expect(ambiguous.body.bankAccountIds).toHaveLength(2);
+    const named = await charge(user, '4000', randomUUID(), secondConnected.bank_account_id);
+    expect(named.status).toBe(202);
+    expect(await settled(user, named.body.charge_id)).toMatchObject({ status: 'completed' });
+    expect([
+      (await bankAccount('004', first.accountNo)).balance,
+      (await bankAccount('004', second.accountNo)).balance,
+    ]).toEqual([
+      50_000 + 1, // the 1 KRW verification came in; nothing went out
+      70_000 + 1 - 4000,
+    ]);
+  });
+
   it('refuses charges from unconnected sources, in other currencies, over the limit, or with bad amounts', async () => {
     const user = await registerUser(stack);
     await connect(user, await openAccount(user.person, 10_000));

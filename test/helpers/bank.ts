@@ -9,10 +9,14 @@ export interface SandboxAccount {
   bankCode: string;
   accountNo: string;
 }
-/** Who holds an account at the sandbox's banks: the name and birth date (YYYY-MM-DD) the real-name inquiry checks. */
+/**
+ * Who holds an account at the sandbox's banks: the name and birth date (YYYY-MM-DD) the real-name inquiry checks; the
+ * phone the bank's consent screens authenticate them with (the identity agency's CI for it).
+ */
 export interface AccountHolder {
   name: string;
   birthDate: string;
+  phone?: string;
 }
 
 let accountSeq = 0;
@@ -89,6 +93,7 @@ export async function consentAtBankPage(
   const form = new URLSearchParams(authorize.searchParams);
   form.set('name', person.name);
   form.set('birth_date', person.birthDate.replace(/-/g, ''));
+  form.set('phone', person.phone ?? '');
   form.set('bank_code', account.bankCode);
   form.set('account_num', account.accountNo);
   form.set('action', options.action ?? 'approve');

@@ -6,7 +6,7 @@ describe('an account number as a bank lists it', () => {
     ['0001230000***', '0001230000123', true],
     ['000-1230000-***', '0001230000456', true],
     ['20230821***', '20230821123', true],
-    ['20230821***', '2023082112345', true], // shorter: the start of the number
+    ['20230821***', '2023082112345', false], // shorter: it could be another number starting alike
     ['0001230000***', '0001230001123', false], // a digit shown differs
     ['***0001230000', '0001230000123', false], // the shown digits at other places
     ['1234567890', '12345678901', false], // shorter and not ending hidden
@@ -21,10 +21,10 @@ describe('an account number as a bank lists it', () => {
   const match = (c: string, l: string) => maskedMatches(l, c);
 
   it('pairs each connected account with the one listing it can be', () => {
-    const pairs = pairListed(['0001230000123', '5556667778889'], ['555666777***', '000123000***'], match);
+    const pairs = pairListed(['0001230000123', '5556667778889'], ['5556667778***', '0001230000***'], match);
     expect([...pairs]).toEqual([
-      ['0001230000123', '000123000***'],
-      ['5556667778889', '555666777***'],
+      ['0001230000123', '0001230000***'],
+      ['5556667778889', '5556667778***'],
     ]);
   });
 
@@ -33,6 +33,8 @@ describe('an account number as a bank lists it', () => {
     expect(pairListed(['0001230000123', '0001230000456'], ['0001230000***'], match).size).toBe(0);
     // Two listings could both be this account.
     expect(pairListed(['0001230000123'], ['0001230000***', '000123000****'], match).size).toBe(0);
+    // A listing of another account of the person's that shows the same digits (one they did not connect with us).
+    expect(pairListed(['0001230000123'], ['0001230000***', '0001230000***'], match).size).toBe(0);
     // The unambiguous one still pairs.
     const pairs = pairListed(
       ['0001230000123', '0001230000456', '9998887776665'],

@@ -9,6 +9,7 @@
  * (identity verification, the card image, the faucet) are local stand-ins; in production the person verifies in the
  * identity provider's own UI and the app photographs a real card.
  */
+import { randomInt } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { createWalletClient, idempotencyKey, poll, signSlot, withRetries } from '@wallet-service/client';
 import { makeIdCardPng } from '../../../sandbox/id-card-image';
@@ -26,7 +27,8 @@ function must<T>(step: string, answer: { data?: T; error?: unknown; response: Re
 async function main(): Promise<void> {
   // 1. The sandbox's identity provider verifies a new person (one person, one account: a fresh resident number each run).
   const birthDate = '1990-01-15';
-  const residentNumber = `900115${String(1_000_000 + Math.floor(Math.random() * 8_999_999)).slice(0, 7)}`;
+  // The 7th digit is the century and sex (1 or 2: born in the 1900s), the six after it free.
+  const residentNumber = `900115${1 + randomInt(2)}${String(randomInt(1_000_000)).padStart(6, '0')}`;
   const person = { name: '홍길동', phone: '01012345678', birthDate, residentNumber };
   const verification = await fetch(`${SANDBOX_URL}/pass/v1/verifications`, {
     method: 'POST',

@@ -15476,7 +15476,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The source institution: a connected bank by name (KB국민은행) or code (004) */
+                    /** @description The source institution: a connected bank by name (KB국민은행) or code (004); with two accounts at that bank, the bank_account_id of one (ba_…) */
                     source: string;
                     /** @description Decimal string in the currency, e.g. "10000" */
                     amount: string;
@@ -15571,7 +15571,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Source not connected, no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/bank-consent-required`, `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
+            /** @description Source not connected, two accounts at the bank named (source-ambiguous: name one by bank_account_id), no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/bank-consent-required`, `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
