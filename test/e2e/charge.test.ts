@@ -568,11 +568,16 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       const view = await inReview(user, chargeId);
       expect(view.failure_reason).toContain('A9999');
       expect(await balance(user)).toMatchObject({ amount: '0' });
-      expect(await reviewFlag(chargeId)).toBe('unknown_bank_status');
-      expect(
-        (await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`))
-          .count,
-      ).toBe(1);
+      // The charge row says needs_review once its activity wrote it; the workflow marks itself just after, and
+      // visibility follows: both are awaited, not raced.
+      await waitFor(
+        async () =>
+          (await reviewFlag(chargeId)) === 'unknown_bank_status' &&
+          (await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`))
+            .count === 1,
+        30_000,
+        `charge ${chargeId} marked NeedsReview in Temporal`,
+      );
       const ledgerLines = await stack.orm.em
         .fork()
         .getConnection()
