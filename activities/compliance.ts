@@ -4,7 +4,11 @@ import type { Orm } from '../db/orm';
 import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity, type CaseKind } from '../db/entities';
 import { openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
-import { travelRuleMessage, type PersonName, type TravelRuleClient } from '../integrations/travel-rule';
+import { ivms101Message, type PersonName } from '../integrations/travel-rule/ivms101';
+import type { TravelRuleCounterpart, TrpClient } from '../integrations/travel-rule/trp';
+import { trpAssetOf } from '../integrations/travel-rule/assets';
+import { counterpartAt } from '../integrations/travel-rule/counterparts';
+import type { NetworkRegistry } from '../platform/networks';
 import type { DataEncryption } from '../platform/data-encryption';
 import { formatMoney } from '../platform/money';
 import { TransferFailure } from '../platform/failures';
@@ -15,7 +19,9 @@ export interface ComplianceActivityDeps {
   sanctions: SanctionsScreening;
   sdnList: SdnListClient;
   encryption: DataEncryption;
-  travelRule: TravelRuleClient;
+  /** The Travel Rule network: the VASPs we exchange with and our TRP client (absent: no TLS identity configured). */
+  travelRule: { counterparts: TravelRuleCounterpart[]; trp?: TrpClient };
+  networks: NetworkRegistry;
   /** Who we are in Travel Rule messages (TRAVEL_RULE_VASP_ID, TRAVEL_RULE_VASP_NAME), and how long records are kept. */
   vasp: { id: string; name: string };
   retentionDays: number;
@@ -136,38 +142,53 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
 
   return {
     /**
-     * Sends the transfer's Travel Rule inquiry (TRP, IVMS101 validated) to the provider that hosts the recipient and
-     * records it (payload sealed). Once per transfer: a retry finds the record and sends the same request again (the
-     * same request-identifier), which the receiving provider takes as a repeat.
+     * Sends the transfer's Travel Rule inquiry (TRP v3, IVMS101 in the form the VASP reads) to the URL its Travel
+     * Address names and records it (payload sealed). Once per transfer: a retry finds the record and sends the same
+     * message again under the same request-identifier, which the VASP takes as a repeat. Answers the resolution the
+     * VASP gave at once (approved with its confirmation URL, or rejected), or none when it decides later, at our
+     * callback. An approval naming another address than the transfer's is a rejection.
      */
-    async sendTravelRuleInquiry(input: {
-      transferId: string;
-    }): Promise<{ recordId: string; sent: boolean; reason?: string }> {
+    async sendTravelRuleInquiry(input: { transferId: string }): Promise<{
+      recordId: string;
+      sent: boolean;
+      reason?: string;
+      decision?: { approved: boolean; reason: string | null; callback?: string | null };
+    }> {
       const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
       const rule = transfer.travelRule;
-      if (!rule)
-        throw ApplicationFailure.create({
-          type: TransferFailure.TransferRefused,
-          nonRetryable: true,
-          message: 'the Travel Rule was not recorded for this transfer',
-        });
+      const refuse = (message: string) =>
+        ApplicationFailure.create({ type: TransferFailure.TransferRefused, nonRetryable: true, message });
+      if (!rule) throw refuse('the Travel Rule was not recorded for this transfer');
+      const counterpart = deps.travelRule.counterparts.find((c) => c.id === rule.vaspId);
+      if (!counterpart) throw refuse(`${rule.vaspName} is no longer a VASP we exchange Travel Rule data with`);
+      if (!deps.travelRule.trp) throw refuse('no Travel Rule TLS identity is configured (TRAVEL_RULE_TLS_*)');
+      const network = deps.networks.any(transfer.networkId);
+      const asset = network && trpAssetOf(network, transfer.token);
+      if (!asset) throw refuse(`${transfer.token} on ${transfer.networkId} has no Travel Rule identifier`);
+      const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
       const em = orm.em.fork();
       let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
       const message = record
-        ? JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`))
-        : travelRuleMessage({
-            originator: {
-              name: await originatorName(transfer.userId),
-              customerId: transfer.userId,
-              address: transfer.fromAddress,
+        ? (JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`)) as Record<
+            string,
+            unknown
+          >)
+        : ivms101Message(
+            {
+              originator: {
+                name: await originatorName(transfer.userId),
+                customerId: transfer.userId,
+                account: transfer.fromAddress,
+              },
+              beneficiary: {
+                name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`),
+                account: transfer.toAddress,
+              },
+              originatingVasp: deps.vasp,
+              beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
             },
-            beneficiary: {
-              name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`),
-              address: transfer.toAddress,
-            },
-            originatingVasp: deps.vasp,
-            beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
-          });
+            counterpart.ivms101,
+          );
       if (!record) {
         const recordId = `trr_${randomUUID()}`;
         const now = clock.date();
@@ -184,57 +205,95 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
           payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
           reason: null,
           requestIdentifier: randomUUID(),
+          asset: 'dti' in asset ? `dti:${asset.dti}` : `slip0044:${asset.slip0044}`,
+          amount,
+          txid: null,
+          canceled: null,
+          confirmedAt: null,
           requestedAt: now,
           decidedAt: null,
           retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
         });
         await em.flush();
       }
-      const answer = await deps.travelRule.sendInquiry(rule.trpUrl, {
+      const resolution = await deps.travelRule.trp.inquiry(counterpart, rule.trpUrl, {
         requestIdentifier: record.requestIdentifier,
-        asset: { network: transfer.networkId, symbol: transfer.token },
-        amount: formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim(),
+        asset,
+        amount,
         callback: rule.callbackUrl,
         ivms101: message,
       });
-      return answer.accepted
-        ? { recordId: record.recordId, sent: true }
-        : { recordId: record.recordId, sent: false, reason: answer.reason };
+      const sent = { recordId: record.recordId, sent: true };
+      if (resolution.kind === 'pending') return sent;
+      if (resolution.kind === 'rejected') return { ...sent, decision: { approved: false, reason: resolution.reason } };
+      if (resolution.address.toLowerCase() !== transfer.toAddress.toLowerCase())
+        return {
+          ...sent,
+          decision: {
+            approved: false,
+            reason: `${counterpart.name} approved another address (${resolution.address.slice(0, 128)}) than the transfer's`,
+          },
+        };
+      return { ...sent, decision: { approved: true, reason: null, callback: resolution.callback } };
     },
 
     /**
-     * TRP transfer confirmation: the transaction id to the URL the receiving provider gave with its approval. Sent
-     * only to the provider's own host (the one the directory named for it): a counterpart cannot make the worker call
-     * anywhere else.
+     * TRP transfer confirmation: the transaction id to the URL the beneficiary VASP named in its approval, sent only
+     * to that VASP's own origin (a counterpart cannot make the worker call anywhere else), over mutual TLS.
      */
     async confirmTravelRuleTransfer(input: { transferId: string; callback: string; txHash: string }): Promise<void> {
       const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
       const record = await orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId: input.transferId });
-      let sameHost = false;
-      try {
-        sameHost = new URL(input.callback).origin === new URL(transfer.travelRule!.trpUrl).origin;
-      } catch {
-        sameHost = false;
-      }
-      if (!sameHost)
+      const counterpart = deps.travelRule.counterparts.find((c) => c.id === transfer.travelRule?.vaspId);
+      const onItsOrigin = (() => {
+        try {
+          return counterpart !== undefined && new URL(input.callback).origin === counterpart.origin;
+        } catch {
+          return false;
+        }
+      })();
+      if (!onItsOrigin || !deps.travelRule.trp)
         throw ApplicationFailure.create({
           nonRetryable: true,
-          message: `the confirmation URL is not on ${transfer.travelRule!.vaspName}'s host; not called`,
+          message: `the confirmation URL is not on ${transfer.travelRule?.vaspName ?? 'the VASP'}'s TRP origin; not called`,
         });
-      await deps.travelRule.sendConfirmation(input.callback, {
+      await deps.travelRule.trp.confirm(counterpart!, input.callback, {
         requestIdentifier: record.requestIdentifier,
         txid: input.txHash,
       });
+      await orm.em
+        .fork()
+        .nativeUpdate(
+          TravelRuleRecordEntity,
+          { recordId: record.recordId, confirmedAt: null },
+          { txid: input.txHash, confirmedAt: clock.date() },
+        );
     },
 
-    /** Our answer to an inbound inquiry, to the callback the counterpart gave (its host was checked by the API). */
+    /**
+     * Our resolution of an inbound inquiry, to its callback: for travel-rule-answer workflows started before inquiries
+     * were resolved in their answer (TRP v3 over mutual TLS, to the counterpart at the callback's origin only).
+     */
     async answerTravelRuleInquiry(input: {
       callback: string;
       requestIdentifier: string;
       approved: { address: string } | null;
       rejected: string | null;
     }): Promise<void> {
-      await deps.travelRule.sendResolution(input.callback, input);
+      const counterpart = counterpartAt(deps.travelRule.counterparts, input.callback);
+      if (!counterpart || !deps.travelRule.trp)
+        throw ApplicationFailure.create({
+          nonRetryable: true,
+          message: 'the callback is on no VASP we exchange Travel Rule data with; not called',
+        });
+      await deps.travelRule.trp.resolve(
+        counterpart,
+        input.callback,
+        input.requestIdentifier,
+        input.approved
+          ? { approved: { address: input.approved.address, callback: input.callback } }
+          : { rejected: input.rejected ?? 'beneficiary not confirmed' },
+      );
     },
 
     /** What became of the inquiry: approved, rejected (with the provider's reason) or timed out. Written once. */

@@ -15,8 +15,7 @@ import { bankRailFrom } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
-import { VaspDirectoryClient } from '../integrations/travel-rule';
-import { counterpartsFromJson } from './compliance/inbound';
+import { counterpartsFromJson } from '../integrations/travel-rule/counterparts';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
 import { SecuritiesClient } from '../integrations/securities';
@@ -131,13 +130,6 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     }),
     solanaChains: new SolanaChains(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
-    vaspDirectory: config.VASP_DIRECTORY_URL
-      ? new VaspDirectoryClient({
-          baseUrl: config.VASP_DIRECTORY_URL,
-          apiKey: config.VASP_DIRECTORY_API_KEY ?? '',
-          ...providerHttp,
-        })
-      : undefined,
   };
   return {
     ...clients,

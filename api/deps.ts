@@ -11,8 +11,7 @@ import type { PriceFeedClient } from '../integrations/prices';
 import type { SecuritiesClient } from '../integrations/securities';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
-import type { VaspDirectoryClient } from '../integrations/travel-rule';
-import type { Counterpart } from './compliance/inbound';
+import type { TravelRuleCounterpart } from '../integrations/travel-rule/trp';
 import type { QuoteEngine } from './exchange/quote';
 import type { BankRail } from '../integrations/bank/rail';
 import type { PinService } from './pin/service';
@@ -50,10 +49,8 @@ export interface AppDeps {
   cex: CexClient;
   /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
   sanctions: SanctionsScreening;
-  /** The VASP directory (VASP_DIRECTORY_URL): who hosts an address, for the Travel Rule; absent: not configured. */
-  vaspDirectory?: VaspDirectoryClient;
-  /** TRAVEL_RULE_COUNTERPARTS: the providers that may ask us Travel Rule inquiries. */
-  travelRuleCounterparts: Counterpart[];
+  /** TRAVEL_RULE_COUNTERPARTS: the VASPs we exchange Travel Rule messages with. */
+  travelRuleCounterparts: TravelRuleCounterpart[];
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
   /** The per-request session rows, kept while the database tells of no change (PostgreSQL LISTEN/NOTIFY). */

@@ -6,6 +6,8 @@ import { composeApi } from './composition';
 import { createApp } from './app';
 import { serveMetrics } from '../platform/metrics';
 import { followTestClock } from '../db/test-clock';
+import { providerTransport } from '../platform/provider-settings';
+import { serveTravelRuleListener, trpIdentity } from './http/trp-listener';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -27,6 +29,17 @@ async function main(): Promise<void> {
     logger.info({ port: config.API_PORT }, 'api listening'),
   );
   server.requestTimeout = 60_000;
+  // Other VASPs' TRP messages on their own port, over mutual TLS (TRAVEL_RULE_PORT, TRAVEL_RULE_TLS_*).
+  const trpTls = providerTransport(config, 'TRAVEL_RULE').tls;
+  const trp =
+    config.TRAVEL_RULE_PORT === undefined
+      ? undefined
+      : await serveTravelRuleListener(app.koa.callback(), {
+          host: config.TRAVEL_RULE_HOST,
+          port: config.TRAVEL_RULE_PORT,
+          tls: trpIdentity(trpTls),
+        });
+  if (trp) logger.info({ port: config.TRAVEL_RULE_PORT }, 'trp listening');
   const sweep = setInterval(
     () => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')),
     IDEMPOTENCY_SWEEP_MS,
@@ -41,6 +54,7 @@ async function main(): Promise<void> {
     clearInterval(sweep);
     testClock?.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+    if (trp) await new Promise<void>((resolve) => trp.close(() => resolve()));
     if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));
     await deps.close();
     await orm.close();

@@ -75,7 +75,6 @@ export function offlineRoutes() {
     securities: unavailable('securities'),
     cex: unavailable('cex'),
     sanctions: unavailable('sanctions'),
-    vaspDirectory: unavailable('vaspDirectory'),
     operators: unavailable('operators'),
   };
   return routeTable(deps, buildServices(deps));

@@ -205,7 +205,7 @@ export function buildServices(deps: AppDeps) {
       custody,
       screening,
       travelRule: new TravelRule({
-        directory: deps.vaspDirectory,
+        counterparts: deps.travelRuleCounterparts,
         thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW),
         addressBook,
       }),
@@ -220,7 +220,7 @@ export function buildServices(deps: AppDeps) {
         },
       }),
       encryption,
-      travelRuleCallbackBase: config.PUBLIC_BASE_URL ?? `http://127.0.0.1:${config.API_PORT}`,
+      travelRuleCallbackBase: trpPublicUrl(config),
       travelRuleTimeoutSeconds: config.TRAVEL_RULE_TIMEOUT_SECONDS,
       waitSeconds: config.TRANSFER_WAIT_SECONDS,
       reviewAfterAttempts: config.TRANSFER_REVIEW_AFTER_ATTEMPTS,
@@ -235,9 +235,8 @@ export function buildServices(deps: AppDeps) {
     inboundTravelRule: new InboundTravelRule({
       orm,
       encryption,
-      temporal,
-      taskQueue,
       counterparts: deps.travelRuleCounterparts,
+      publicUrl: trpPublicUrl(config),
       retentionDays: config.COMPLIANCE_RETENTION_DAYS,
       rateLimits: deps.rateLimits,
     }),
@@ -271,3 +270,7 @@ export function buildServices(deps: AppDeps) {
 }
 
 export type Services = ReturnType<typeof buildServices>;
+
+/** Our TRP origin: TRAVEL_RULE_PUBLIC_URL, or the TRP listener on this host. */
+export const trpPublicUrl = (config: { TRAVEL_RULE_PUBLIC_URL?: string; TRAVEL_RULE_PORT?: number }): string =>
+  config.TRAVEL_RULE_PUBLIC_URL ?? `https://localhost:${config.TRAVEL_RULE_PORT ?? 8443}`;

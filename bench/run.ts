@@ -49,6 +49,7 @@ import { startAlto } from '../dev/alto';
 import { bundling, gasPerOperation, type BundlingRow, type GasRow } from './gas';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
+import { travelRuleIdentities } from '../sandbox/travel-rule-network';
 import { newSandboxCredentials, sandboxOptionsFor, sandboxServiceEnv } from '../sandbox/service-env';
 import { createOrm } from '../db/orm';
 import { DEFAULT_RATE_LIMITS } from '../api/http/rate-limits';
@@ -321,7 +322,9 @@ async function main(): Promise<void> {
     ]),
   );
   const credentials = newSandboxCredentials();
-  const sandbox = createSandboxApp(sandboxOptionsFor(credentials, { callbackUrl: '' }));
+  const sandbox = createSandboxApp(
+    sandboxOptionsFor(credentials, { callbackUrl: '', travelRule: travelRuleIdentities() }),
+  );
   const sandboxServer = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => sandboxServer.once('listening', r));
   await new Promise<void>((resolve) => sandbox.smtp.listen(0, '127.0.0.1', resolve));

@@ -27,6 +27,13 @@ import { loadOrCreateDevSecrets } from './secrets';
 import { operatorTokenHash } from '../api/operators/operators';
 import { createOrm } from '../db/orm';
 import { credentialsFromEnv, sandboxServiceEnv } from '../sandbox/service-env';
+import { USDT_ETHEREUM_DTI } from '../integrations/travel-rule/assets';
+import {
+  SANDBOX_VASPS,
+  sandboxCounterparts,
+  travelRuleIdentities,
+  type SandboxVaspId,
+} from '../sandbox/travel-rule-network';
 
 const ROOT = join(__dirname, '..');
 /** State of the embedded stack; STACK_DATA_DIR moves it (the Ctrl-C test runs a second stack in a scratch folder). */
@@ -41,6 +48,9 @@ const PORTS = {
   temporalUi: port('TEMPORAL_UI_PORT', 8233),
   sandbox: port('SANDBOX_PORT', 4010),
   sandboxSmtp: port('SANDBOX_SMTP_PORT', 2525),
+  // The sandbox's two Travel Rule exchanges (TRP, mutual TLS) on this port and the next; the API's TRP listener.
+  sandboxTrp: port('SANDBOX_TRP_PORT', 4011),
+  trp: port('TRAVEL_RULE_PORT', 3443),
   ETHEREUM: port('ETHEREUM_RPC_PORT', 8545),
   POLYGON: port('POLYGON_RPC_PORT', 8546),
   ETHEREUM_BUNDLER: port('ETHEREUM_BUNDLER_PORT', 4337),
@@ -214,7 +224,8 @@ async function main(): Promise<void> {
           didRegistry: c.didRegistry,
           recoverableImplementation: c.recoverableImplementation,
           nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH',
-          tokens: { USDT: { address: c.usdt, decimals: 6 } },
+          // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
+          tokens: { USDT: { address: c.usdt, decimals: 6, ...(id === 'ETHEREUM' ? { dti: USDT_ETHEREUM_DTI } : {}) } },
           confirmations: LOCAL_CONFIRMATIONS,
         },
       ]),
@@ -230,13 +241,32 @@ async function main(): Promise<void> {
 
   const sandboxUrl = `http://127.0.0.1:${PORTS.sandbox}`;
   const apiUrl = `http://127.0.0.1:${PORTS.api}`;
+  // The Travel Rule network's certificates (a private CA's, made once into .data/trp), and where its exchanges are.
+  const trpDir = join(DATA, 'trp');
+  mkdirSync(trpDir, { recursive: true });
+  const trpIdentities = travelRuleIdentities(trpDir);
+  const trpOrigins = Object.fromEntries(
+    SANDBOX_VASPS.map((v, i) => [v.id, `https://localhost:${PORTS.sandboxTrp + i}`]),
+  ) as Record<SandboxVaspId, string>;
   const env: NodeJS.ProcessEnv = {
     NODE_ENV: 'development',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
     DATABASE_URL: process.env.DATABASE_URL ?? `sqlite:${join(DATA, 'wallet.db')}`,
     TEMPORAL_ADDRESS: temporal.address,
     // Every provider is the sandbox, speaking its provider's own protocol (docs/providers.md).
-    ...sandboxServiceEnv({ url: sandboxUrl, smtpPort: PORTS.sandboxSmtp }, credentialsFromEnv(secrets)),
+    ...sandboxServiceEnv(
+      {
+        url: sandboxUrl,
+        smtpPort: PORTS.sandboxSmtp,
+        travelRule: { counterparts: sandboxCounterparts(trpIdentities, trpOrigins), identities: trpIdentities },
+      },
+      credentialsFromEnv(secrets),
+    ),
+    SANDBOX_TRP_DIR: trpDir,
+    SANDBOX_TRP_PORT: String(PORTS.sandboxTrp),
+    TRAVEL_RULE_PORT: String(PORTS.trp),
+    TRAVEL_RULE_HOST: '127.0.0.1',
+    TRAVEL_RULE_PUBLIC_URL: `https://localhost:${PORTS.trp}`,
     API_HOST: '127.0.0.1',
     API_PORT: String(PORTS.api),
     PUBLIC_BASE_URL: apiUrl,
@@ -245,7 +275,7 @@ async function main(): Promise<void> {
     SANDBOX_SMTP_PORT: String(PORTS.sandboxSmtp),
     PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
-    // screening provider of Chainalysis' shape; the Travel Rule: its VASP directory and two exchanges
+    // screening provider of Chainalysis' shape; the Travel Rule: two exchanges speaking TRP over mutual TLS
     // (docs/transfers.md, "Compliance").
     // The sandbox's webhook receiver is on loopback; production refuses private addresses.
     WEBHOOK_ALLOW_PRIVATE_NETWORKS: process.env.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? 'true',
@@ -304,7 +334,8 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, prices /prices/v1, securities /securities/v1, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, VASP directory /vasps/v1, Travel Rule /trp, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, prices /prices/v1, securities /securities/v1, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
+  Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}
   Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { checkServerIdentity, type PeerCertificate } from 'node:tls';
 import { Agent, fetch, type Response } from 'undici';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -81,7 +82,16 @@ export interface ProviderTls {
   cert?: string;
   key?: string;
   ca?: string;
+  /**
+   * The SHA-256 fingerprints (hex, any case, colons allowed) one of which the provider's own certificate must have,
+   * besides chaining to `ca`: a counterpart pinned (a Travel Rule VASP), so another holder of a certificate of the
+   * same CA cannot stand in for it.
+   */
+  pins?: string[];
 }
+
+/** A certificate fingerprint as we compare it: hex, lower case, no colons. */
+export const fingerprintHex = (fingerprint: string): string => fingerprint.replace(/:/g, '').toLowerCase();
 
 /** `maxAnswerBytes`: the largest answer read (default 1 MiB); a longer one is ProviderAnswerInvalid, read no further. */
 export interface ProviderHttpOptions {
@@ -94,17 +104,36 @@ export interface ProviderHttpOptions {
 
 /** One connection pool per TLS identity (an adapter builds its options once): certificates are parsed once. */
 const tlsAgents = new WeakMap<ProviderTls, Agent>();
-const dispatcherFor = (tls: ProviderTls | undefined): Agent | undefined => {
-  if (!tls || (!tls.cert && !tls.ca)) return undefined;
+export const dispatcherFor = (tls: ProviderTls | undefined): Agent | undefined => {
+  if (!tls || (!tls.cert && !tls.ca && !tls.pins)) return undefined;
   let agent = tlsAgents.get(tls);
-  if (!agent) tlsAgents.set(tls, (agent = new Agent({ connect: { cert: tls.cert, key: tls.key, ca: tls.ca } })));
+  if (!agent) {
+    const pins = tls.pins?.map(fingerprintHex);
+    agent = new Agent({
+      connect: {
+        cert: tls.cert,
+        key: tls.key,
+        ca: tls.ca,
+        ...(pins
+          ? {
+              checkServerIdentity: (host: string, peer: PeerCertificate) =>
+                checkServerIdentity(host, peer) ??
+                (pins.includes(fingerprintHex(peer.fingerprint256))
+                  ? undefined
+                  : new Error(`the certificate of ${host} is not the one pinned for it`)),
+            }
+          : {}),
+      },
+    });
+    tlsAgents.set(tls, agent);
+  }
   return agent;
 };
 
 const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
 
 /** Reads at most `limit` bytes of the answer's body; more is refused without reading it all (a hostile provider). */
-async function readCapped(response: Response, limit: number, what: string): Promise<string> {
+export async function readCapped(response: Response, limit: number, what: string): Promise<string> {
   const declared = Number(response.headers.get('content-length'));
   if (Number.isFinite(declared) && declared > limit) {
     await response.body?.cancel();

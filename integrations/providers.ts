@@ -15,6 +15,8 @@ import type { IdCardReader } from './id-card/reader';
 import { ClovaIdCardReader } from './id-card/clova-ocr';
 import type { IdCardAuthenticity } from './id-card/authenticity';
 import { UsebIdCardCheck } from './id-card/useb';
+import { TrpClient, type TravelRuleCounterpart } from './travel-rule/trp';
+import { counterpartsFromJson } from './travel-rule/counterparts';
 
 type Settings<K extends keyof Config> = Pick<Config, K | 'PROVIDER_TIMEOUT_MS'> & Partial<Config>;
 
@@ -107,4 +109,26 @@ export function idCardAuthenticityFrom(
         transport: providerTransport(config, 'ID_CARD_CHECK'),
       });
   }
+}
+
+/**
+ * The Travel Rule network (TRP v3 over mutual TLS): the VASPs of TRAVEL_RULE_COUNTERPARTS and our client for them,
+ * with our certificate and the CA theirs chain to (TRAVEL_RULE_TLS_CERT_FILE, _KEY_FILE, _CA_FILE), required as soon
+ * as there is a counterpart.
+ */
+export function travelRuleFrom(config: Settings<'TRAVEL_RULE_COUNTERPARTS'>): {
+  counterparts: TravelRuleCounterpart[];
+  trp?: TrpClient;
+} {
+  const counterparts = counterpartsFromJson(config.TRAVEL_RULE_COUNTERPARTS);
+  const transport = providerTransport(config, 'TRAVEL_RULE');
+  const { cert, key, ca } = transport.tls ?? {};
+  if (!cert || !key) {
+    if (counterparts.length > 0)
+      throw new Error(
+        'TRAVEL_RULE_TLS_CERT_FILE and TRAVEL_RULE_TLS_KEY_FILE are required with TRAVEL_RULE_COUNTERPARTS: TRP is mutual TLS',
+      );
+    return { counterparts };
+  }
+  return { counterparts, trp: new TrpClient({ timeoutMs: transport.timeoutMs, tls: { cert, key, ca } }) };
 }

@@ -348,16 +348,6 @@ export const ConfigSchema = Type.Object({
     default: 1_000_000,
     description: "a crypto transfer valued at this or more (won, at the request's price) falls under the Travel Rule",
   }),
-  VASP_DIRECTORY_URL: Type.Optional(
-    Type.String({
-      pattern: '^https?://',
-      description:
-        'the VASP directory: which provider hosts an address, and its Travel Rule (TRP) endpoint; unset: transfers at or above the threshold are refused',
-    }),
-  ),
-  VASP_DIRECTORY_API_KEY: Type.Optional(
-    Type.String({ minLength: 8, description: 'our X-API-Key at the VASP directory' }),
-  ),
   TRAVEL_RULE_VASP_ID: Type.String({
     default: 'wallet-kr',
     minLength: 2,
@@ -407,8 +397,24 @@ export const ConfigSchema = Type.Object({
   TRAVEL_RULE_COUNTERPARTS: Type.String({
     default: '{}',
     description:
-      'JSON: provider id -> {name, tokenSha256, origin}: who may ask us Travel Rule inquiries (Authorization: Bearer <token>) and the only host we answer them at; {}: none',
+      'JSON: VASP id -> {name, origin, certificateSha256, ivms101?}: the VASPs we exchange Travel Rule (TRP) messages with, after due diligence: their TRP origin (https://host[:port], where their Travel Addresses point), the SHA-256 fingerprint(s) of the certificate they present (pinned, both ways) and the IVMS101 form they read (2020 or 2023; default 2020); {}: none',
   }),
+  TRAVEL_RULE_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description:
+        "api: the port of the TRP listener (HTTPS with mutual TLS: TRAVEL_RULE_TLS_*; only /trp/v3/* is served there); unset: other VASPs' inquiries are not received",
+    }),
+  ),
+  TRAVEL_RULE_HOST: Type.String({ default: '0.0.0.0', description: 'api: the address the TRP listener binds' }),
+  TRAVEL_RULE_PUBLIC_URL: Type.Optional(
+    Type.String({
+      pattern: '^https://[^/?#]+$',
+      description:
+        'https://host[:port] where other VASPs reach our TRP listener: the origin of our Travel Addresses and of the callback and confirmation URLs we give',
+    }),
+  ),
   COMPLIANCE_RETENTION_DAYS: Type.Integer({
     minimum: 1,
     default: 5 * 366,
@@ -483,7 +489,6 @@ const PROVIDER_URL_SETTINGS = [
   'SECURITIES_API_URL',
   'CEX_API_URL',
   'SCREENING_PROVIDER_URL',
-  'VASP_DIRECTORY_URL',
 ] as const;
 
 /** Validates a subset of the schema, so a process only demands what it uses. */
@@ -643,18 +648,19 @@ export const API_CONFIG_KEYS = [
   'SCREENING_PROVIDER_API_KEY',
   'SCREENING_TIMEOUT_MS',
   'TRAVEL_RULE_THRESHOLD_KRW',
-  'VASP_DIRECTORY_URL',
-  'VASP_DIRECTORY_API_KEY',
   'TRAVEL_RULE_VASP_ID',
   'TRAVEL_RULE_TIMEOUT_SECONDS',
   'COMPLIANCE_RETENTION_DAYS',
   'TRAVEL_RULE_COUNTERPARTS',
+  'TRAVEL_RULE_PORT',
+  'TRAVEL_RULE_HOST',
+  'TRAVEL_RULE_PUBLIC_URL',
   'MONITORING_LARGE_KRW',
   'MONITORING_STRUCTURING_KRW',
   'MONITORING_FAN_OUT_RECIPIENTS',
   'MONITORING_NEW_RECIPIENT_MINUTES',
   'MONITORING_NEW_DEVICE_HOURS',
-  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'PRICE_FEED', 'SECURITIES', 'CEX'),
+  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'PRICE_FEED', 'SECURITIES', 'CEX', 'TRAVEL_RULE'),
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -720,9 +726,11 @@ export const WORKER_CONFIG_KEYS = [
   'SCREENING_TIMEOUT_MS',
   'TRAVEL_RULE_VASP_ID',
   'TRAVEL_RULE_VASP_NAME',
+  'TRAVEL_RULE_COUNTERPARTS',
+  'TRAVEL_RULE_PUBLIC_URL',
   'COMPLIANCE_RETENTION_DAYS',
   'TEST_CLOCK_ENABLED',
-  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'ID_CARD_OCR', 'ID_CARD_CHECK', 'MAIL', 'PRICE_FEED'),
+  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'ID_CARD_OCR', 'ID_CARD_CHECK', 'MAIL', 'PRICE_FEED', 'TRAVEL_RULE'),
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

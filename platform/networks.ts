@@ -6,6 +6,12 @@ import Ajv from 'ajv';
  * RPC URL, contract addresses and tokens (EVM), or RPC URL and token mints (Solana). Configured by NETWORKS (JSON); the embedded stack writes it for its local chains.
  */
 const Address = Type.String({ pattern: '^0x[0-9a-fA-F]{40}$' });
+const Dti = Type.String({
+  pattern: '^[0-9A-Z]{9}$',
+  description:
+    "the token's Digital Token Identifier (ISO 24165, DTI Foundation registry): how Travel Rule messages name it",
+});
+
 /** EVM blocks (the including one counted) before a transfer is finalized, when a network does not say. */
 export const DEFAULT_CONFIRMATIONS = 12;
 export const confirmationsOf = (network: EvmNetwork): number => network.confirmations ?? DEFAULT_CONFIRMATIONS;
@@ -45,7 +51,7 @@ export const EvmNetworkSchema = Type.Object({
   tokens: Type.Optional(
     Type.Record(
       Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }),
-      Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }) }),
+      Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }), dti: Type.Optional(Dti) }),
     ),
   ),
 });
@@ -56,7 +62,7 @@ export const SolanaNetworkSchema = Type.Object({
   tokens: Type.Optional(
     Type.Record(
       Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' }),
-      Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }) }),
+      Type.Object({ mint: Base58Key, decimals: Type.Integer({ minimum: 0, maximum: 18 }), dti: Type.Optional(Dti) }),
     ),
   ),
   faucetUrl: Type.Optional(

@@ -17,6 +17,7 @@ export const PROVIDER_PREFIXES = [
   'PRICE_FEED',
   'SECURITIES',
   'CEX',
+  'TRAVEL_RULE',
 ] as const;
 export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
 

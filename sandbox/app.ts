@@ -13,7 +13,7 @@ import { mailSandbox } from './mail';
 import { webhookReceiverRouter } from './webhook-receiver';
 import { usebRouter } from './useb';
 import { sanctionsRouter } from './sanctions';
-import { vaspsRouter } from './vasps';
+import { SandboxVaspNetwork, type TravelRuleIdentities } from './travel-rule-network';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   /** The open banking centre's view of us: our app's client id and secret, institution code, contracted account. */
@@ -38,8 +38,8 @@ export interface SandboxOptions extends IdentityProviderOptions {
   mailTls?: { key: string; cert: string };
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
-  /** The VASP directory's API key (VASP_DIRECTORY_API_KEY). */
-  vaspDirectoryApiKey: string;
+  /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
+  travelRule: TravelRuleIdentities;
 }
 
 /** Our contracted account at the sandbox's banks: charges land in it, 1 KRW deposits and refunds leave it. */
@@ -50,13 +50,15 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
  * token service and status API), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
- * /vasps/v1 (VASP directory), /trp (two exchanges' Travel Rule endpoints), and /_faults to inject delays and failures
+ * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
  */
 export interface SandboxApp {
   koa: Koa;
   /** The mail service's SMTP server: listen on a port of its own (SANDBOX_SMTP_PORT). */
   smtp: SMTPServer;
+  /** The Travel Rule network's exchanges: listen() starts their TRP servers (mutual TLS), a port each. */
+  travelRule: SandboxVaspNetwork;
   faults: FaultInjector;
   setCallbackUrl(url: string): void;
 }
@@ -72,8 +74,6 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/useb/', 'idcheck'],
   ['/api/v1/address/', 'chainalysis'],
   ['/ofac/', 'ofac'],
-  ['/vasps/', 'vasps'],
-  ['/trp/', 'trp'],
 ];
 const isAdministration = (path: string) => /^\/[^/]+\/(v1\/)?_/.test(path);
 
@@ -100,6 +100,8 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     log: options.log,
   });
   const agency = new IdentityAgency();
+  // The exchanges of the Travel Rule network answer on ports of their own (listen), with the faults of target trp.
+  const travelRule = new SandboxVaspNetwork(options.travelRule, { faults: faults.middleware('trp'), log: options.log });
   const routers = [
     identityProviderRouter(options, agency),
     openBankingRouter({
@@ -119,7 +121,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     mail.router,
     webhookReceiverRouter(),
     sanctionsRouter({ apiKey: options.screeningApiKey }),
-    vaspsRouter({ apiKey: options.vaspDirectoryApiKey }),
+    travelRule.router(),
   ];
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json', 'form'], jsonLimit: '20mb' }));
@@ -134,6 +136,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   return {
     koa,
     smtp: mail.smtp,
+    travelRule,
     faults,
     setCallbackUrl: (url) => {
       options.callbackUrl = url;

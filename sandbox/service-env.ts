@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxOptions } from './app';
+import type { TravelRuleIdentities } from './travel-rule-network';
 
 /**
  * The credentials a sandbox and the service pointed at it share: one per provider credential, each the environment
@@ -23,7 +24,6 @@ export const SANDBOX_CREDENTIALS = {
   cexClientId: 'CEX_CLIENT_ID',
   cexClientSecret: 'CEX_CLIENT_SECRET',
   screeningApiKey: 'SCREENING_PROVIDER_API_KEY',
-  vaspDirectoryApiKey: 'VASP_DIRECTORY_API_KEY',
 } as const;
 export type SandboxCredentials = Record<keyof typeof SANDBOX_CREDENTIALS, string>;
 
@@ -49,7 +49,6 @@ export function newSandboxCredentials(): SandboxCredentials {
     cexClientId: 'wallet-service',
     cexClientSecret: secret(),
     screeningApiKey: secret(),
-    vaspDirectoryApiKey: secret(),
   };
 }
 
@@ -68,10 +67,14 @@ export function credentialsFromEnv(env: NodeJS.ProcessEnv): SandboxCredentials {
   ) as SandboxCredentials;
 }
 
-/** Where the sandbox listens: its HTTP services under one URL, the mail service on an SMTP port. */
+/**
+ * Where the sandbox listens: its HTTP services under one URL, the mail service on an SMTP port, and its Travel Rule
+ * network (the exchanges' TRAVEL_RULE_COUNTERPARTS, the service's certificate) when its exchanges listen.
+ */
 export interface SandboxAddress {
   url: string;
   smtpPort: number;
+  travelRule?: { counterparts: string; identities: TravelRuleIdentities };
 }
 
 /**
@@ -100,14 +103,21 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     CEX_API_URL: url,
     SANCTIONS_LIST_URL: `${url}/ofac/sdn_advanced.xml`,
     SCREENING_PROVIDER_URL: url,
-    VASP_DIRECTORY_URL: url,
+    ...(sandbox.travelRule
+      ? {
+          TRAVEL_RULE_COUNTERPARTS: sandbox.travelRule.counterparts,
+          TRAVEL_RULE_TLS_CERT_FILE: sandbox.travelRule.identities.service.certFile,
+          TRAVEL_RULE_TLS_KEY_FILE: sandbox.travelRule.identities.service.keyFile,
+          TRAVEL_RULE_TLS_CA_FILE: sandbox.travelRule.identities.caFile,
+        }
+      : {}),
   };
 }
 
 /** The options of a sandbox for these credentials (createSandboxApp). */
 export const sandboxOptionsFor = (
   credentials: SandboxCredentials,
-  extras: Pick<SandboxOptions, 'callbackUrl' | 'mailTls' | 'log'>,
+  extras: Pick<SandboxOptions, 'callbackUrl' | 'mailTls' | 'log' | 'travelRule'>,
 ): SandboxOptions => ({
   ...extras,
   callbackApiKey: credentials.passCallbackApiKey,
@@ -127,5 +137,4 @@ export const sandboxOptionsFor = (
   mailUser: credentials.mailUser,
   mailPassword: credentials.mailPassword,
   screeningApiKey: credentials.screeningApiKey,
-  vaspDirectoryApiKey: credentials.vaspDirectoryApiKey,
 });

@@ -13,13 +13,18 @@ import type { ActivityDeps } from '../activities';
 import { SdnListClient, sanctionsScreeningFrom } from '../integrations/sanctions';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
-import { TravelRuleClient } from '../integrations/travel-rule';
 
 /** The SDN advanced XML is about 100 MB: ten minutes to read it, and no more than 1 GiB. */
 const SDN_LIST_TIMEOUT_MS = 10 * 60_000;
 const SDN_LIST_MAX_BYTES = 1024 * 1024 * 1024;
 import { RecoveryKey } from '../integrations/evm/recovery';
-import { bankRailFrom, idCardAuthenticityFrom, idCardReaderFrom, mailerFrom } from '../integrations/providers';
+import {
+  bankRailFrom,
+  idCardAuthenticityFrom,
+  idCardReaderFrom,
+  mailerFrom,
+  travelRuleFrom,
+} from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { CredentialIssuer } from '../integrations/credentials/issuer';
 import { CredentialBook } from '../activities/credentials';
@@ -39,7 +44,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
   const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
   const providers = new ChainProviders();
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
-  const { mail, bank, idCardReader, idCardCheck } = parseJsonSettings({
+  const { mail, bank, idCardReader, idCardCheck, travelRule } = parseJsonSettings({
+    travelRule: () => travelRuleFrom(config),
     mail: () => mailerFrom(config),
     idCardReader: () => idCardReaderFrom(config),
     idCardCheck: () => idCardAuthenticityFrom(config),
@@ -83,7 +89,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     solanaChains: new SolanaChains(),
     faucet: new SolanaFaucet(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
-    travelRule: new TravelRuleClient({ timeoutMs: config.PROVIDER_TIMEOUT_MS }),
+    travelRule,
     vasp: { id: config.TRAVEL_RULE_VASP_ID, name: config.TRAVEL_RULE_VASP_NAME },
     retentionDays: config.COMPLIANCE_RETENTION_DAYS,
     sdnList: new SdnListClient({

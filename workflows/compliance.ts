@@ -19,7 +19,10 @@ export async function sanctionsListRefreshWorkflow(): Promise<
   return list.refreshSanctionsList();
 }
 
-/** Our answer to another provider's Travel Rule inquiry, posted to its callback until it is taken (a few tries). */
+/**
+ * Our answer to another provider's Travel Rule inquiry, posted to its callback until it is taken (a few tries). No
+ * longer started (inquiries are resolved in their answer); kept for executions started before.
+ */
 export async function travelRuleAnswerWorkflow(input: {
   recordId: string;
   callback: string;

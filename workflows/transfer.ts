@@ -232,8 +232,8 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
 }
 
 /**
- * Sends the Travel Rule inquiry and waits durably (a worker may die meanwhile) for the receiving provider's decision,
- * which its TRP callback signals; the first decision counts. Answers why the transfer must fail, or null to go on.
+ * Sends the Travel Rule inquiry and takes the receiving VASP's decision from its answer, or waits durably (a worker
+ * may die meanwhile) for it at the TRP callback, which signals it; the first decision counts. Answers why the transfer must fail, or null to go on.
  */
 async function travelRuleExchange(
   transferId: string,
@@ -245,6 +245,8 @@ async function travelRuleExchange(
   });
   const sent = await travelRule.sendTravelRuleInquiry({ transferId });
   if (!sent.sent) decision = { approved: false, reason: sent.reason ?? 'the receiving provider refused the inquiry' };
+  // A VASP that resolves in the inquiry's answer (TRP allows either): its decision, before any at the callback.
+  if (sent.decision) decision ??= sent.decision;
   const decided = await condition(() => decision !== undefined, `${timeoutSeconds} seconds`);
   if (!decided) {
     await travelRule.recordTravelRuleOutcome({ transferId, status: 'timed_out', reason: null });

@@ -1,51 +1,23 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/core';
 import { isAddress } from '@solana/kit';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity, SolanaWalletEntity, TravelRuleRecordEntity, UserEntity } from '../../db/entities';
+import {
+  SmartAccountEntity,
+  SolanaWalletEntity,
+  TravelRuleRecordEntity,
+  UserEntity,
+  type TravelRuleRecord,
+} from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { sameName } from '../../platform/names';
-import { beneficiaryAccountOf, beneficiaryNamesOf, readTravelRuleMessage } from '../../integrations/travel-rule';
-import { travelRuleAnswerWorkflow } from '../../workflows/compliance';
+import { Ivms101Invalid, readIvms101, type Ivms101Reading } from '../../integrations/travel-rule/ivms101';
+import { isAcceptedTrpVersion, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
+import { counterpartPresenting } from '../../integrations/travel-rule/counterparts';
+import { assetLabel } from '../../integrations/travel-rule/assets';
 import { HttpError, problems } from '../http/problems';
 import type { RateLimits } from '../http/rate-limits';
 import { clock } from '../../platform/clock';
-
-export interface Counterpart {
-  id: string;
-  name: string;
-  hash: Buffer;
-  origin: string;
-}
-
-/** TRAVEL_RULE_COUNTERPARTS: `{"vasp-id": {"name", "tokenSha256", "origin"}}`. */
-export function counterpartsFromJson(json: string): Counterpart[] {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(json);
-  } catch {
-    throw new Error('TRAVEL_RULE_COUNTERPARTS is not valid JSON');
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new Error('TRAVEL_RULE_COUNTERPARTS must be a JSON object of provider id -> {name, tokenSha256, origin}');
-  return Object.entries(parsed as Record<string, { name?: unknown; tokenSha256?: unknown; origin?: unknown }>).map(
-    ([id, c]) => {
-      if (
-        typeof c?.name !== 'string' ||
-        typeof c.tokenSha256 !== 'string' ||
-        !/^[0-9a-f]{64}$/.test(c.tokenSha256) ||
-        typeof c.origin !== 'string' ||
-        !/^https?:\/\/[^/]+$/.test(c.origin)
-      ) {
-        throw new Error(
-          `TRAVEL_RULE_COUNTERPARTS: ${id} needs name, tokenSha256 (64 lowercase hex) and origin (scheme://host[:port])`,
-        );
-      }
-      return { id, name: c.name, hash: Buffer.from(c.tokenSha256, 'hex'), origin: c.origin };
-    },
-  );
-}
 
 /**
  * What a counterpart hears whenever the beneficiary is not confirmed, whether the address is none of ours, its
@@ -60,55 +32,77 @@ type BeneficiaryAddress = { kind: 'evm' | 'solana'; key: string; given: string }
 /** Our account at the address, if any: the user and where it is. */
 type Holder = { userId: string; address: string; networkId: string };
 
+/** The peer of a TRP request as the TLS listener saw it: its certificate verified against the CA, and its fingerprint. */
+export interface TrpPeer {
+  authorized: boolean;
+  fingerprint256?: string;
+}
+
 /**
- * The beneficiary side of the Travel Rule: another provider asks whether an address is one of our users' and whether
- * the beneficiary it names is that user (TRP v3 inquiry, `POST /trp/v3/inquiries`, Authorization: Bearer its token).
- * Each inquiry counts against its counterpart's limit; the IVMS101 is validated (400 otherwise); a new inquiry (not a
- * retry: same request-identifier) counts against its address's daily limit, whoever asks, before the address is
- * looked up (by index) and the name matched against the verified one. Every inquiry is recorded (inbound, payload
- * sealed, the real outcome) and answered alike at its callback by workflow travel-rule-answer-<recordId> (only on
- * that provider's host): approved, or BENEFICIARY_NOT_CONFIRMED for any other outcome.
+ * The beneficiary side of the Travel Rule (TRP v3): another VASP asks whether an account is one of our users' and
+ * whether the beneficiary it names is that user (`POST /trp/v3/inquiries` on the TRP listener, over mutual TLS: the
+ * counterpart is the one whose pinned certificate it presented). Each inquiry counts against its counterpart's limit;
+ * the IVMS101 (2020 or 2023 form) is read (400 otherwise); a new inquiry (not a retry: same request-identifier)
+ * counts against its address's daily limit, whoever asks, before the address is looked up (by index) and the name
+ * matched against the verified one. Every inquiry is recorded (inbound, payload sealed, the real outcome) and
+ * resolved at once in the answer: approved with the URL where the originator confirms the transfer, or
+ * BENEFICIARY_NOT_CONFIRMED for any other outcome. The originator's confirmation (`txid` or `canceled`) is recorded.
  */
 export class InboundTravelRule {
   constructor(
     private readonly deps: {
       orm: Orm;
       encryption: DataEncryption;
-      temporal: Client;
-      taskQueue: string;
-      counterparts: Counterpart[];
+      counterparts: TravelRuleCounterpart[];
+      /** Our TRP origin (TRAVEL_RULE_PUBLIC_URL): where our confirmation URLs point. */
+      publicUrl: string;
       retentionDays: number;
       rateLimits: RateLimits;
     },
   ) {}
 
+  /** The counterpart on the other end of a TRP request (401 for a peer without a pinned certificate). */
+  counterpartOf(peer: TrpPeer | undefined): TravelRuleCounterpart {
+    const found = peer?.authorized ? counterpartPresenting(this.deps.counterparts, peer.fingerprint256) : undefined;
+    if (!found)
+      throw new HttpError(
+        401,
+        'unauthorized',
+        'Authentication required',
+        peer
+          ? 'TRP messages are taken from the VASPs of TRAVEL_RULE_COUNTERPARTS only: present the certificate pinned for you'
+          : 'TRP is served over mutual TLS on the TRP listener (TRAVEL_RULE_PORT), not on this address',
+      );
+    return found;
+  }
+
   async inquiry(
-    authorization: string | undefined,
-    requestIdentifier: string,
-    body: { callback: string; IVMS101: unknown },
-  ) {
-    const counterpart = this.authenticate(authorization);
+    peer: TrpPeer | undefined,
+    headers: { apiVersion: string; requestIdentifier: string },
+    body: { asset: unknown; amount: number | string; callback: string; IVMS101: unknown },
+  ): Promise<{ approved: { address: string; callback: string } } | { rejected: string }> {
+    const counterpart = this.counterpartOf(peer);
+    checkVersion(headers.apiVersion);
     // Retries count here too: this limit bounds the work a counterpart makes us do, whatever it sends.
     await this.deps.rateLimits.consume('travel-rule-counterpart', counterpart.id);
-    const message = inquiryMessage(counterpart, body);
-    const address = beneficiaryAddressOf(beneficiaryAccountOf(message));
+    const reading = readInquiry(body.IVMS101);
+    const address = beneficiaryAddressOf(reading.beneficiary.accounts[0]);
     const em = this.deps.orm.em.fork();
     const existing = await em.findOne(TravelRuleRecordEntity, {
       direction: 'inbound',
       counterpartVaspId: counterpart.id,
-      requestIdentifier,
+      requestIdentifier: headers.requestIdentifier,
     });
-    // A retry answers its record and tests nothing new (its message is not read again), so it spends no daily try.
-    if (existing) return { received: true as const, recordId: existing.recordId };
+    // A retry is answered as the first time and tests nothing new (its message is not read again), so it spends no try.
+    if (existing) return this.resolutionOf(existing);
     await this.deps.rateLimits.consume('travel-rule-address', address.key);
     const holder = await holderOf(em, address);
     const user = holder ? await em.findOneOrFail(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
-    const matches = verified !== null && beneficiaryNamesOf(message).some((name) => sameName(name, verified));
-    const approved = matches && holder ? { address: holder.address } : null;
+    const matches = verified !== null && reading.beneficiary.names.some((name) => sameName(name, verified));
     const recordId = `trr_${randomUUID()}`;
     const now = clock.date();
-    em.create(TravelRuleRecordEntity, {
+    const record = em.create(TravelRuleRecordEntity, {
       recordId,
       direction: 'inbound',
       userId: user?.id ?? null,
@@ -119,7 +113,7 @@ export class InboundTravelRule {
       networkId: holder?.networkId ?? (address.kind === 'evm' ? 'EVM' : 'SOLANA'),
       address: holder?.address ?? address.given,
       status: 'answered',
-      payloadSealed: this.deps.encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+      payloadSealed: this.deps.encryption.sealText(JSON.stringify(body.IVMS101), `travel-rule:${recordId}`),
       reason: !user
         ? 'rejected: unknown address'
         : user.status !== 'active'
@@ -127,62 +121,104 @@ export class InboundTravelRule {
           : matches
             ? 'approved'
             : 'rejected: beneficiary name mismatch',
-      requestIdentifier,
+      requestIdentifier: headers.requestIdentifier,
+      asset: assetLabel(body.asset) ?? 'slip0044:0',
+      amount: String(body.amount).slice(0, 80),
+      txid: null,
+      canceled: null,
+      confirmedAt: null,
       requestedAt: now,
       decidedAt: now,
       retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
     });
     await em.flush();
-    await this.deps.temporal.workflow.start(travelRuleAnswerWorkflow, {
-      workflowId: `travel-rule-answer-${recordId}`,
-      taskQueue: this.deps.taskQueue,
-      args: [
-        {
-          recordId,
-          callback: body.callback,
-          requestIdentifier,
-          approved,
-          rejected: approved ? null : BENEFICIARY_NOT_CONFIRMED,
-        },
-      ],
-    });
-    return { received: true as const, recordId };
+    return this.resolutionOf(record);
   }
 
-  private authenticate(authorization: string | undefined): Counterpart {
-    const token = authorization?.startsWith('Bearer ') ? authorization.slice(7) : '';
-    const hash = createHash('sha256').update(token).digest();
-    const found = token ? this.deps.counterparts.find((c) => timingSafeEqual(c.hash, hash)) : undefined;
-    if (!found)
+  /**
+   * The originator's transfer confirmation at the URL our approval gave: its transaction id, or why it canceled.
+   * Only the counterpart we approved, and once: the same confirmation again is taken (a retry), another is 409.
+   */
+  async confirmation(
+    peer: TrpPeer | undefined,
+    params: { recordId: string; token: string },
+    headers: { apiVersion: string; requestIdentifier: string },
+    body: { txid?: string; canceled?: string },
+  ): Promise<void> {
+    const counterpart = this.counterpartOf(peer);
+    checkVersion(headers.apiVersion);
+    if ((body.txid === undefined) === (body.canceled === undefined))
       throw new HttpError(
-        401,
-        'unauthorized',
-        'Authentication required',
-        'A Travel Rule inquiry needs a counterpart token (Authorization: Bearer)',
-        undefined,
-        { 'www-authenticate': 'Bearer' },
+        400,
+        'invalid-trp-message',
+        'Bad request',
+        'A TRP confirmation carries either txid or canceled, and not both',
       );
-    return found;
+    const em = this.deps.orm.em.fork();
+    const record = await em.findOne(TravelRuleRecordEntity, { recordId: params.recordId, direction: 'inbound' });
+    if (
+      !record ||
+      record.counterpartVaspId !== counterpart.id ||
+      record.reason !== 'approved' ||
+      !sameSecret(params.token, this.confirmationToken(record.recordId))
+    )
+      throw problems.notFound('Travel Rule approval');
+    const given = { txid: body.txid ?? null, canceled: body.canceled ?? null };
+    if (record.confirmedAt) {
+      if (record.txid === given.txid && record.canceled === given.canceled) return;
+      throw problems.conflict('travel-rule-confirmed', 'This transfer was confirmed otherwise already');
+    }
+    const claimed = await em.nativeUpdate(
+      TravelRuleRecordEntity,
+      { recordId: record.recordId, confirmedAt: null },
+      { ...given, confirmedAt: clock.date() },
+    );
+    if (claimed === 0) return this.confirmation(peer, params, headers, body);
+  }
+
+  private confirmationToken(recordId: string): string {
+    return this.deps.encryption.derivedId(recordId, 'trp-confirmation', 32);
+  }
+
+  private resolutionOf(record: TravelRuleRecord):
+    | { approved: { address: string; callback: string } }
+    | {
+        rejected: string;
+      } {
+    if (record.reason !== 'approved') return { rejected: BENEFICIARY_NOT_CONFIRMED };
+    const token = this.confirmationToken(record.recordId);
+    return {
+      approved: {
+        address: record.address,
+        callback: `${this.deps.publicUrl}/trp/v3/confirmations/${record.recordId}/${token}`,
+      },
+    };
   }
 }
 
-/** The inquiry's IVMS101, once its callback is on the counterpart's own host (422) and the message valid (400). */
-function inquiryMessage(counterpart: Counterpart, body: { callback: string; IVMS101: unknown }) {
-  let sameHost = false;
+const sameSecret = (given: string, expected: string) =>
+  given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+
+/** 400 for a TRP version whose messages we do not read (TRISA answers the same for a version it does not speak). */
+function checkVersion(version: string): void {
+  if (!isAcceptedTrpVersion(version))
+    throw problems.badHeader(
+      'api-version',
+      `api-version ${version.slice(0, 20)} is not one we speak: 3.1.x or 3.2.x (we send 3.1.0)`,
+    );
+}
+
+/** The inquiry's IVMS101, read (400 for a message that is not one). */
+function readInquiry(message: unknown): Ivms101Reading {
   try {
-    sameHost = new URL(body.callback).origin === counterpart.origin;
-  } catch {
-    sameHost = false;
-  }
-  if (!sameHost) throw problems.unprocessable('callback-not-allowed', `The callback must be on ${counterpart.origin}`);
-  try {
-    return readTravelRuleMessage(body.IVMS101);
+    return readIvms101(message);
   } catch (error) {
+    if (!(error instanceof Ivms101Invalid)) throw error;
     throw new HttpError(
       400,
       'invalid-ivms101',
       'Bad request',
-      `Not a valid IVMS101 message: ${(error as Error).message.slice(0, 300)}`,
+      `Not a valid IVMS101 message: ${error.message.slice(0, 300)}`,
     );
   }
 }

@@ -1,6 +1,8 @@
+import type { TLSSocket } from 'node:tls';
+import type { Context } from 'koa';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { ComplianceService } from './service';
-import type { InboundTravelRule } from './inbound';
+import type { InboundTravelRule, TrpPeer } from './inbound';
 import * as S from './schemas';
 
 const TAGS = ['Compliance'];
@@ -48,29 +50,52 @@ export function complianceRoutes({
       tags: ['Travel Rule'],
       auth: 'none',
       summary:
-        "TRP v3: another provider's inquiry about one of our users' addresses (Authorization: Bearer its token); the answer goes to its callback",
+        "TRP v3 (on the TRP listener, mutual TLS): another VASP's transfer inquiry about one of our users' accounts, resolved in the answer",
       headers: S.TrpInquiryHeaders,
       body: S.TrpInquiryBody,
       responses: {
         200: {
           description:
-            'Received and recorded; answered at the callback: approved, or "beneficiary not confirmed" alike for an address that is not ours, a closed account or another name',
+            'Recorded and resolved: approved {address, callback} (the URL where the originator confirms the transfer), or rejected "beneficiary not confirmed" alike for an account that is not ours, a closed account or another name. The same request-identifier again is answered the same.',
           schema: S.TrpInquiryAnswer,
         },
         400: {
-          description: 'Not a TRP inquiry, not a valid IVMS101 message, or a beneficiary account of no kind we serve',
+          description:
+            'Not a TRP inquiry, a TRP version we do not read (3.1.x, 3.2.x), not a valid IVMS101 message, or a beneficiary account of no kind we serve',
         },
-        401: { description: 'Not a known counterpart' },
-        422: { description: "A callback outside the counterpart's host" },
+        401: { description: 'Not over mutual TLS with the certificate pinned for a VASP of TRAVEL_RULE_COUNTERPARTS' },
         429: {
           description:
-            "Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks), or too many refused credentials from this address (Retry-After)",
+            "Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks) (Retry-After)",
         },
       },
       handler: async ({ headers, body }, ctx) => ({
         status: 200,
-        body: await inbound.inquiry(ctx?.get('authorization') || undefined, headers['request-identifier'], body),
+        body: await inbound.inquiry(trpPeer(ctx), trpHeaders(headers), body),
       }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/trp/v3/confirmations/:recordId/:token',
+      operationId: 'travelRuleConfirmation',
+      tags: ['Travel Rule'],
+      auth: 'none',
+      summary:
+        "TRP v3 (on the TRP listener, mutual TLS): the originator's transfer confirmation at the URL our approval gave: {txid} or {canceled}",
+      params: S.TrpConfirmationParams,
+      headers: S.TrpHeadersSchema,
+      body: S.TrpConfirmationBody,
+      responses: {
+        204: { description: 'Recorded (the same confirmation again too)' },
+        400: { description: 'Neither or both of txid and canceled, or a TRP version we do not read' },
+        401: { description: 'Not over mutual TLS with the certificate pinned for a VASP of TRAVEL_RULE_COUNTERPARTS' },
+        404: { description: 'No approval of ours at this URL for this VASP' },
+        409: { description: 'Confirmed otherwise already (travel-rule-confirmed)' },
+      },
+      handler: async ({ params, headers, body }, ctx) => {
+        await inbound.confirmation(trpPeer(ctx), params, trpHeaders(headers), body);
+        return { status: 204 };
+      },
     }),
     defineRoute({
       method: 'post',
@@ -79,19 +104,26 @@ export function complianceRoutes({
       tags: ['Travel Rule'],
       auth: 'none',
       summary:
-        "TRP v3: the receiving provider's decision on our inquiry ({approved: {address, callback}} or {rejected: reason}), at the callback URL the inquiry named",
+        "TRP v3 (on the TRP listener, mutual TLS): the beneficiary VASP's resolution of our inquiry ({approved: {address, callback}} or {rejected}), at the callback URL the inquiry named",
       params: S.TrpCallbackParams,
-      body: S.TrpCallbackBody,
+      headers: S.TrpHeadersSchema,
+      body: S.TrpResolutionBody,
       responses: {
-        200: { description: 'Received (the first decision counts)', schema: S.TrpCallbackAnswer },
-        400: { description: 'Not a TRP resolution' },
+        200: { description: 'Received (the first decision counts)', schema: S.TrpReceived },
+        400: { description: 'Not a TRP resolution (exactly one of approved, rejected, version)' },
+        401: { description: 'Not over mutual TLS with the certificate of the VASP the inquiry went to' },
         404: { description: 'No such inquiry (or not this callback URL)' },
         409: { description: 'The transfer no longer waits for a decision (travel-rule-decided)' },
         422: { description: 'An approval naming another address' },
       },
-      handler: async ({ params, body }) => ({
+      handler: async ({ params, headers, body }, ctx) => ({
         status: 200,
-        body: await compliance.travelRuleCallback(params.transferId, params.token, body),
+        body: await compliance.travelRuleCallback(
+          inbound.counterpartOf(trpPeer(ctx)),
+          trpHeaders(headers),
+          params,
+          body,
+        ),
       }),
     }),
     defineRoute({
@@ -150,3 +182,15 @@ export function complianceRoutes({
     }),
   ];
 }
+
+/** The TLS peer of a request on the TRP listener (undefined on the plain HTTP one). */
+function trpPeer(ctx: Context | undefined): TrpPeer | undefined {
+  const socket = ctx?.req.socket as TLSSocket | undefined;
+  if (!socket?.encrypted) return undefined;
+  return { authorized: socket.authorized, fingerprint256: socket.getPeerCertificate()?.fingerprint256 };
+}
+
+const trpHeaders = (headers: { 'api-version': string; 'request-identifier': string }) => ({
+  apiVersion: headers['api-version'],
+  requestIdentifier: headers['request-identifier'],
+});

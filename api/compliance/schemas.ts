@@ -67,17 +67,45 @@ export const TrpCallbackParams = Type.Object({
     description: 'the unguessable part of the callback URL we sent with the inquiry',
   }),
 });
-/** TRP v3: the beneficiary provider's resolution of a transfer inquiry. */
-export const TrpCallbackBody = Type.Union([
-  Type.Object({
-    approved: Type.Object({
-      address: Type.String({ minLength: 1, maxLength: 128 }),
-      callback: Type.Optional(Type.String({ maxLength: 2048 })),
-    }),
+const TrpHeaders = {
+  'api-version': Type.String({
+    minLength: 1,
+    maxLength: 20,
+    description: 'the TRP version of the message: 3.1.x or 3.2.x (we send 3.1.0)',
   }),
-  Type.Object({ rejected: Type.String({ minLength: 1, maxLength: 1000 }) }),
-]);
-export const TrpCallbackAnswer = Type.Object({ received: Type.Literal(true) });
+  'request-identifier': Type.String({
+    minLength: 1,
+    maxLength: 64,
+    pattern: '^[A-Za-z0-9-]+$',
+    description: "the transfer's identifier, the same on every message about it",
+  }),
+};
+export const TrpHeadersSchema = Type.Object(TrpHeaders);
+/** TRP v3: the beneficiary VASP's resolution of our inquiry, at the callback the inquiry named. */
+export const TrpResolutionBody = Type.Object(
+  {
+    approved: Type.Optional(
+      Type.Object({
+        address: Type.String({ minLength: 1, maxLength: 128 }),
+        callback: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https://' }),
+      }),
+    ),
+    rejected: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+    version: Type.Optional(Type.String({ maxLength: 20 })),
+  },
+  { description: 'exactly one of approved, rejected (version alone says the decision is still to come)' },
+);
+export const TrpReceived = Type.Object({ received: Type.Literal(true) });
+
+export const TrpConfirmationParams = Type.Object({
+  recordId: Type.String({ pattern: '^trr_[0-9a-f-]{36}$' }),
+  token: Type.String({ pattern: '^[0-9a-f]{32}$', description: 'the unguessable part of the URL we approved with' }),
+});
+/** TRP v3: the originator's transfer confirmation: the transaction id, or why the transfer was canceled. */
+export const TrpConfirmationBody = Type.Object({
+  txid: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
+  canceled: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
+});
 
 export const UserParams = Type.Object({ userId: Type.String({ pattern: '^usr_[0-9a-f-]{36}$' }) });
 export const UserRecords = Type.Object({
@@ -120,15 +148,39 @@ export const DecisionBody = Type.Object(
   { additionalProperties: false },
 );
 
-export const TrpInquiryHeaders = Type.Object({
-  'api-version': Type.String({ minLength: 1, maxLength: 20 }),
-  'request-identifier': Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' }),
-});
-/** TRP v3: a transfer inquiry another provider sends about an address it believes is one of our users'. */
+export const TrpInquiryHeaders = TrpHeadersSchema;
+/** TRP v3: a transfer inquiry another VASP sends about an account it believes is one of our users'. */
 export const TrpInquiryBody = Type.Object({
-  asset: Type.Optional(Type.Unknown()),
-  amount: Type.Optional(Type.String({ maxLength: 64 })),
-  callback: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https?://' }),
-  IVMS101: Type.Unknown({ description: 'the IVMS101 message (2023)' }),
+  asset: Type.Union(
+    [
+      Type.Object({ dti: Type.String({ pattern: '^[0-9A-Z]{9}$' }) }, { additionalProperties: false }),
+      Type.Object(
+        { slip0044: Type.Union([Type.String({ pattern: '^[A-Za-z0-9]{1,16}$' }), Type.Integer({ minimum: 0 })]) },
+        { additionalProperties: false },
+      ),
+      Type.Object({}, { additionalProperties: false, description: 'TRISA sends Bitcoin (coin type 0) as {}' }),
+    ],
+    { description: 'what is sent: {slip0044: "ETH"} (a coin, by its SLIP-0044 symbol or number) or {dti} (a token)' },
+  ),
+  amount: Type.Union(
+    [Type.Number({ exclusiveMinimum: 0 }), Type.String({ pattern: '^[0-9]{1,40}(\\.[0-9]{1,36})?$' })],
+    {
+      description: 'in whole units: a JSON number (0.25), or the same as a decimal string',
+    },
+  ),
+  callback: Type.String({ minLength: 8, maxLength: 2048, pattern: '^https://' }),
+  IVMS101: Type.Object({}, { additionalProperties: true, description: 'the IVMS101 payload, 2020 or 2023 form' }),
+  extensions: Type.Optional(Type.Object({}, { additionalProperties: true })),
 });
-export const TrpInquiryAnswer = Type.Object({ received: Type.Literal(true), recordId: Type.String() });
+export const TrpInquiryAnswer = Type.Object(
+  {
+    approved: Type.Optional(
+      Type.Object({
+        address: Type.String(),
+        callback: Type.String({ description: 'where the originator confirms the transfer (its txid) or cancels it' }),
+      }),
+    ),
+    rejected: Type.Optional(Type.String()),
+  },
+  { description: 'the TRP resolution: approved {address, callback} or rejected, answered at once' },
+);

@@ -15,7 +15,8 @@ import {
 } from '../../workflows/messages';
 import { appendEvent } from '../../db/events';
 import { LockMode } from '@mikro-orm/core';
-import { problems } from '../http/problems';
+import { HttpError, problems } from '../http/problems';
+import { isAcceptedTrpVersion, parseResolution, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
 import { clock } from '../../platform/clock';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
@@ -68,33 +69,50 @@ export class ComplianceService {
   }
 
   /**
-   * The receiving provider's decision on our Travel Rule inquiry (TRP callback): the URL's token proves it is the one
-   * we sent; the decision signals the waiting transfer workflow, where the first decision counts (a repeat changes
-   * nothing). A transfer no longer waiting answers 409.
+   * The beneficiary VASP's resolution of our Travel Rule inquiry at its callback (TRP): the URL's token proves it is
+   * the one we sent, and the peer must be the VASP it went to (mutual TLS). A decision signals the waiting transfer
+   * workflow, where the first counts (a repeat changes nothing); `{version}` alone says nothing yet. A transfer no
+   * longer waiting answers 409.
    */
   async travelRuleCallback(
-    transferId: string,
-    token: string,
-    body: { approved: { address: string; callback?: string } } | { rejected: string },
+    counterpart: TravelRuleCounterpart,
+    headers: { apiVersion: string; requestIdentifier: string },
+    params: { transferId: string; token: string },
+    body: unknown,
   ) {
+    if (!isAcceptedTrpVersion(headers.apiVersion))
+      throw problems.badHeader(
+        'api-version',
+        `api-version ${headers.apiVersion.slice(0, 20)} is not one we speak: 3.1.x or 3.2.x`,
+      );
+    const { transferId, token } = params;
     const expected = this.deps.encryption.derivedId(transferId, 'trp-callback', 32);
     const transfer = await this.deps.orm.em.fork().findOne(TransferEntity, { transferId });
     if (
       !transfer?.travelRule ||
+      transfer.travelRule.vaspId !== counterpart.id ||
       token.length !== expected.length ||
       !timingSafeEqual(Buffer.from(token), Buffer.from(expected))
     )
       throw problems.notFound('Travel Rule inquiry');
-    const decision =
-      'approved' in body
-        ? { approved: true, reason: null, callback: body.approved.callback ?? null }
-        : { approved: false, reason: body.rejected };
-    if ('approved' in body && body.approved.address.toLowerCase() !== transfer.toAddress.toLowerCase()) {
+    const resolution = parseResolution(body);
+    if (!resolution)
+      throw new HttpError(
+        400,
+        'invalid-trp-message',
+        'Bad request',
+        'A TRP resolution carries exactly one of approved {address, callback}, rejected or version',
+      );
+    if (resolution.kind === 'pending') return { received: true as const };
+    if (resolution.kind === 'approved' && resolution.address.toLowerCase() !== transfer.toAddress.toLowerCase())
       throw problems.unprocessable(
         'travel-rule-address-mismatch',
-        `The approval names ${body.approved.address}, not the address of this transfer`,
+        `The approval names ${resolution.address}, not the address of this transfer`,
       );
-    }
+    const decision =
+      resolution.kind === 'approved'
+        ? { approved: true, reason: null, callback: resolution.callback }
+        : { approved: false, reason: resolution.reason };
     try {
       await this.deps.temporal.workflow
         .getHandle(transferWorkflowId(transferId))

@@ -1,6 +1,9 @@
-import { HttpError } from '../http/problems';
+import { HttpError, problems } from '../http/problems';
 import { formatMoney } from '../../platform/money';
-import type { VaspDirectoryClient } from '../../integrations/travel-rule';
+import { decodeTravelAddress } from '../../integrations/travel-rule/travel-address';
+import { counterpartAt } from '../../integrations/travel-rule/counterparts';
+import { trpAssetOf } from '../../integrations/travel-rule/assets';
+import type { TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
 import type { AddressBook } from '../transfer/address-book';
 import type { CheckFindings, TransferCheck, TransferIntent } from '../transfer/intent';
 
@@ -8,15 +11,17 @@ const won = (amount: bigint) => formatMoney(amount, 0, 'KRW');
 
 /**
  * The Travel Rule as a transfer check: a transfer valued at TRAVEL_RULE_THRESHOLD_KRW or more (at the request's price)
- * goes either to an address another provider hosts (the VASP directory says which): then the beneficiary's name is
- * required, and the workflow exchanges originator and beneficiary with that provider before signing; or to a
- * self-custody address: then the user must have proved control of it (an address-book entry with an ownership proof).
- * The directory not answering refuses the transfer (503): hosted or not cannot be guessed.
+ * goes either to an account at another VASP, which the user names by the recipient's Travel Address (TRP: the
+ * beneficiary's VASP gives it with the deposit address): then that VASP must be one we exchange with
+ * (TRAVEL_RULE_COUNTERPARTS), the beneficiary's name is required and the asset must have a TRP identifier, and the
+ * workflow exchanges originator and beneficiary with that VASP before signing; or, without a Travel Address, to a
+ * wallet of the user's own (self-custody): then the user must have proved control of it (an address-book entry with
+ * an ownership proof), which no one can for an exchange's deposit address.
  */
 export class TravelRule {
   constructor(
     private readonly deps: {
-      directory?: Pick<VaspDirectoryClient, 'lookup'>;
+      counterparts: TravelRuleCounterpart[];
       thresholdKrw: bigint;
       addressBook: Pick<AddressBook, 'entry'>;
     },
@@ -32,28 +37,30 @@ export class TravelRule {
 
   async findings(intent: TransferIntent): Promise<CheckFindings> {
     if (intent.valueKrw < this.deps.thresholdKrw) return {};
-    const networkId = intent.network.networkId;
-    const where = await this.lookup(networkId, intent.recipient);
     const worth = `This transfer is worth ${won(intent.valueKrw)}: from ${won(this.deps.thresholdKrw)} the Travel Rule applies`;
-    if (where.hosted) {
-      if (!intent.beneficiaryName) {
+    const limits = { thresholdKrw: this.deps.thresholdKrw.toString(), valueKrw: intent.valueKrw.toString() };
+    if (intent.travelAddress) {
+      const { counterpart, url } = this.counterpartOf(intent.travelAddress, worth);
+      if (!intent.beneficiaryName)
         throw new HttpError(
           422,
           'beneficiary-name-required',
           'Beneficiary name required',
-          `${worth}, and ${intent.recipient} is an account at ${where.vasp.name}, which must be told who receives it: send beneficiary_name (the recipient's name as ${where.vasp.name} knows it) with the transfer and in its PIN approval.`,
+          `${worth}, and the recipient's account is at ${counterpart.name}, which must be told who receives it: send beneficiary_name (the recipient's name as ${counterpart.name} knows it) with the transfer and in its PIN approval.`,
           undefined,
           {},
           false,
-          {
-            vasp: { id: where.vasp.id, name: where.vasp.name },
-            thresholdKrw: this.deps.thresholdKrw.toString(),
-            valueKrw: intent.valueKrw.toString(),
-          },
+          { vasp: { id: counterpart.id, name: counterpart.name }, ...limits },
         );
-      }
-      return { travelRule: { vaspId: where.vasp.id, vaspName: where.vasp.name, trpUrl: where.vasp.trpUrl } };
+      if (!trpAssetOf(intent.network, intent.token))
+        throw problems.unprocessable(
+          'travel-rule-asset-unidentified',
+          `${worth}, and ${intent.token} on ${intent.network.networkId} has no Travel Rule identifier (a SLIP-0044 coin, or a DTI in the network's settings), so it cannot be announced to ${counterpart.name}: nothing is sent`,
+          { vasp: { id: counterpart.id, name: counterpart.name }, ...limits },
+        );
+      return { travelRule: { vaspId: counterpart.id, vaspName: counterpart.name, trpUrl: url } };
     }
+    const networkId = intent.network.networkId;
     const entry = await this.deps.addressBook.entry(intent.userId, networkId, intent.recipient);
     if (!entry?.ownershipProvedAt) {
       const base = `/api/v1/transfer/address-book/${networkId}/${intent.recipient}/ownership`;
@@ -61,42 +68,34 @@ export class TravelRule {
         422,
         'address-ownership-required',
         'Prove you control this address',
-        `${worth}, and ${intent.recipient} is not an account at a provider we know (self-custody): prove once that it is yours. ${entry ? '' : 'Add it to your address book (POST /api/v1/transfer/address-book), then '}POST ${base}/challenge, sign its message with that address's key (EVM: EIP-191 personal_sign; SOLANA: ed25519), and POST ${base} {"signature"}.`,
+        `${worth}. If ${intent.recipient} is an account at another VASP (an exchange), send its travel_address (the "ta…" Travel Address that VASP shows with the deposit address) and beneficiary_name. If it is a wallet of your own, prove once that it is yours: ${entry ? '' : 'add it to your address book (POST /api/v1/transfer/address-book), then '}POST ${base}/challenge, sign its message with that address's key (EVM: EIP-191 personal_sign; SOLANA: ed25519), and POST ${base} {"signature"}.`,
         undefined,
         {},
         false,
-        {
-          challenge: `${base}/challenge`,
-          inAddressBook: Boolean(entry),
-          thresholdKrw: this.deps.thresholdKrw.toString(),
-          valueKrw: intent.valueKrw.toString(),
-        },
+        { challenge: `${base}/challenge`, inAddressBook: Boolean(entry), ...limits },
       );
     }
     return {};
   }
 
-  private async lookup(networkId: string, address: string) {
-    if (!this.deps.directory)
-      throw new HttpError(
-        503,
-        'vasp-directory-unavailable',
-        'VASP directory unavailable',
-        'No VASP directory is configured (VASP_DIRECTORY_URL), so transfers under the Travel Rule cannot be sent',
-        undefined,
-        { 'retry-after': '300' },
-      );
+  /** The VASP a Travel Address names (422 for one that does not decode, or names a VASP we do not exchange with). */
+  private counterpartOf(travelAddress: string, worth: string): { counterpart: TravelRuleCounterpart; url: string } {
+    let url: string;
     try {
-      return await this.deps.directory.lookup(networkId, address);
-    } catch {
-      throw new HttpError(
-        503,
-        'vasp-directory-unavailable',
-        'VASP directory unavailable',
-        'Whether another provider hosts the recipient cannot be learnt right now, and the Travel Rule depends on it: nothing is sent; try again shortly',
-        undefined,
-        { 'retry-after': '30' },
+      url = decodeTravelAddress(travelAddress);
+    } catch (error) {
+      throw problems.unprocessable(
+        'travel-address-invalid',
+        `travel_address is not a Travel Address: ${(error as Error).message}`,
       );
     }
+    const counterpart = counterpartAt(this.deps.counterparts, url);
+    if (!counterpart)
+      throw problems.unprocessable(
+        'travel-address-unknown-vasp',
+        `${worth}, and the Travel Address names ${new URL(url).host}, which is not a VASP we exchange Travel Rule data with: nothing can be sent there from this service`,
+        { host: new URL(url).host },
+      );
+    return { counterpart, url };
   }
 }

@@ -21,6 +21,8 @@ export interface TransferIntent {
   readonly valueKrw: bigint;
   /** The recipient's name the user gave (trimmed), for the Travel Rule. */
   readonly beneficiaryName?: string;
+  /** The recipient's Travel Address (TRP) the user gave: their account is at the VASP it names. */
+  readonly travelAddress?: string;
   /** The device session that asks (how and when it signed in), for monitoring; absent for tokens from before devices. */
   readonly device?: { signInMethod: string; signedInAt: Date };
   readonly requested: TransferFields;
@@ -119,6 +121,7 @@ export async function parseTransfer(
       amount,
       valueKrw,
       beneficiaryName,
+      travelAddress: requested.travel_address,
       device,
       requested,
     },

@@ -23,6 +23,17 @@ export function transferRoutes({
   return [
     defineRoute({
       method: 'get',
+      path: '/api/v1/transfer/travel-address',
+      operationId: 'getTravelAddress',
+      tags: ['Transfer'],
+      auth: 'bearer',
+      summary:
+        "Our Travel Address (TRP): what a user gives a sender at another VASP with their deposit address, so that VASP's Travel Rule inquiry reaches us",
+      responses: { 200: { description: 'The Travel Address and the URL it names', schema: S.TravelAddressView } },
+      handler: async () => ({ status: 200, body: transfers.travelAddress() }),
+    }),
+    defineRoute({
+      method: 'get',
       path: '/api/v1/transfer/address-book',
       operationId: 'listAddressBook',
       tags: ['Transfer'],

@@ -25,6 +25,13 @@ const transferFields = {
         "the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given",
     }),
   ),
+  travel_address: Type.Optional(
+    Type.String({
+      pattern: '^ta[1-9A-HJ-NP-Za-km-z]{6,600}$',
+      description:
+        "the recipient's Travel Address (TRP, \"ta…\"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given",
+    }),
+  ),
 };
 
 export const TransferBody = Type.Object(
@@ -186,5 +193,10 @@ export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryV
 /** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
 export type TransferFields = Pick<
   Static<typeof TransferBody>,
-  'to_address' | 'network' | 'token' | 'amount' | 'beneficiary_name'
+  'to_address' | 'network' | 'token' | 'amount' | 'beneficiary_name' | 'travel_address'
 >;
+
+export const TravelAddressView = Type.Object({
+  travel_address: Type.String({ description: 'TRP Travel Address ("ta…"), the same for every user of this service' }),
+  inquiry_url: Type.String({ description: 'the TRP inquiry URL it names (mutual TLS, for VASPs we exchange with)' }),
+});

@@ -1,3 +1,4 @@
+import { encodeTravelAddress } from '../../integrations/travel-rule/travel-address';
 import { createHash } from 'node:crypto';
 import type { Static } from '@sinclair/typebox';
 import type { Client } from '@temporalio/client';
@@ -69,6 +70,7 @@ export const transferApproval = (body: TransferFields, idempotencyKey: string | 
   amount: body.amount,
   // Named only when given, so approvals of transfers without one keep their shape.
   ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
+  ...(body.travel_address !== undefined ? { travel_address: body.travel_address } : {}),
   idempotency_key: idempotencyKey,
 });
 
@@ -83,6 +85,12 @@ export class TransferService {
 
   constructor(private readonly deps: TransferServiceDeps) {
     this.checks = [...transferChecks(deps), deps.travelRule.check(), deps.monitoring.check()];
+  }
+
+  /** Our Travel Address: the TRP inquiry URL of our listener, as a Travel Address (one for every user). */
+  travelAddress() {
+    const url = `${this.deps.travelRuleCallbackBase}/trp/v3/inquiries`;
+    return { travel_address: encodeTravelAddress(url), inquiry_url: url };
   }
 
   async execute(

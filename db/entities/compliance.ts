@@ -97,6 +97,13 @@ export const TravelRuleRecordEntity = defineEntity({
     payloadSealed: p.text(),
     reason: p.text().nullable(),
     requestIdentifier: p.string().length(64),
+    /** What the inquiry said is sent: `slip0044:ETH`, `dti:...` (TRP asset), and the amount in whole units. */
+    asset: p.string().length(64).nullable(),
+    amount: p.string().length(80).nullable(),
+    /** The TRP transfer confirmation: the transaction id, or why the transfer was canceled, and when it came. */
+    txid: p.string().length(128).nullable(),
+    canceled: p.text().nullable(),
+    confirmedAt: p.datetime().nullable(),
     requestedAt: p.datetime(),
     decidedAt: p.datetime().nullable(),
     retainUntil: p.datetime(),

@@ -73,6 +73,8 @@ import { Migration20261127040000PinLocks as PgPinLocks } from './postgresql/Migr
 import { Migration20261127040000PinLocks as SqlitePinLocks } from './sqlite/Migration20261127040000PinLocks';
 import { Migration20261127080000Providers as PgProviders } from './postgresql/Migration20261127080000Providers';
 import { Migration20261127080000Providers as SqliteProviders } from './sqlite/Migration20261127080000Providers';
+import { Migration20261127120000TrpV3 as PgTrpV3 } from './postgresql/Migration20261127120000TrpV3';
+import { Migration20261127120000TrpV3 as SqliteTrpV3 } from './sqlite/Migration20261127120000TrpV3';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -120,6 +122,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127030000StepUp', class: PgStepUp },
     { name: 'Migration20261127040000PinLocks', class: PgPinLocks },
     { name: 'Migration20261127080000Providers', class: PgProviders },
+    { name: 'Migration20261127120000TrpV3', class: PgTrpV3 },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -157,6 +160,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127030000StepUp', class: SqliteStepUp },
     { name: 'Migration20261127040000PinLocks', class: SqlitePinLocks },
     { name: 'Migration20261127080000Providers', class: SqliteProviders },
+    { name: 'Migration20261127120000TrpV3', class: SqliteTrpV3 },
   ],
 };
 

@@ -21,6 +21,8 @@ const PORTS = {
   API_METRICS_PORT: 19_464,
   WORKER_METRICS_PORT: 19_465,
   TEMPORAL_METRICS_PORT: 19_466,
+  SANDBOX_TRP_PORT: 14_111, // and the next two: the sandbox's three Travel Rule exchanges
+  TRAVEL_RULE_PORT: 13_443,
 };
 
 /** Every live process whose process group is `pgid` (the launcher and everything it started). */
@@ -140,7 +142,10 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"status":"held_for_review"/); // held by monitoring
       expect(walk.output).toMatch(/"status":"approved","transferId":"tr_[^"]+"[^}]*"decidedBy":"dev"/); // the operator's decision
       expect(walk.output.match(/"status":"(confirmed|finalized)"[^}]*"amount":"0\.3 ETH"/g)?.length).toBe(2); // hosted (approved), self-custody (proved)
-      expect(walk.output).toMatch(/"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\]\]/); // the operator's export
+      // The operator's export: our transfer's exchange with Hanbit, and Coinmaru's inquiry about our user.
+      expect(walk.output).toMatch(
+        /"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\],\["trr_[^"]+","answered","vasp-coinmaru"\]\]/,
+      );
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 
       const pgid = launcher.pid!;

@@ -1,7 +1,9 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { travelRuleMessage } from '../../integrations/travel-rule';
+import { randomUUID } from 'node:crypto';
+import { Agent, fetch } from 'undici';
+import { readIvms101 } from '../../integrations/travel-rule/ivms101';
+import { decodeTravelAddress, encodeTravelAddress } from '../../integrations/travel-rule/travel-address';
+import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
+import type { SandboxVaspId } from '../../sandbox/travel-rule-network';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { testDatabases } from '../helpers/databases';
@@ -12,7 +14,6 @@ import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { TransferEntity, TravelRuleRecordEntity, UserPinEntity } from '../../db/entities';
-import { readTravelRuleMessage } from '../../integrations/travel-rule';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { bearer } from '../helpers/wallet';
 import { closeAccountBody } from '../helpers/pin';
@@ -22,7 +23,6 @@ import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 /** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
 const COUNTERPART_LIMIT = 12;
 const ADDRESS_LIMIT = 4;
-const sha256 = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
 const AT_THRESHOLD = '714.285714';
@@ -32,14 +32,23 @@ interface Inquiry {
   vaspId: string;
   requestIdentifier: string;
   apiVersion: string;
-  body: { IVMS101: unknown; callback: string; amount: string };
+  body: { IVMS101: unknown; callback: string; amount: number; asset: unknown };
   decision: string;
-  confirmedTxid?: string;
+  confirmation?: { txid?: string; canceled?: string };
+}
+
+/** What an exchange of the sandbox got back from us for its inquiry (TRP over mutual TLS). */
+interface Sent {
+  requestIdentifier: string;
+  resolution: { status: number; contentType: string | null; retryAfter: string | null; body: Record<string, any> };
+  confirmation?: { status: number; body: unknown };
 }
 
 /**
- * The Travel Rule end to end on a real chain: the sandbox's VASP directory and its two exchanges' TRP endpoints, the
- * API's check and record, the workflow's inquiry and durable wait for the callback, and self-custody ownership proofs.
+ * The Travel Rule end to end on a real chain: the sandbox's exchanges speaking TRP v3 as TRISA's implementation does,
+ * over mutual TLS with pinned certificates, found by their Travel Addresses; the API's check and record, the
+ * workflow's inquiry and its durable wait for a decision that comes later, our TRP listener's answers to their
+ * inquiries, and self-custody ownership proofs.
  */
 describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   let stack: TestStack;
@@ -47,32 +56,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   let account: string;
   const PIN = '482915';
   const operatorToken = newOperatorToken();
-  // Another provider that asks us (inbound TRP): its token, and its server where our answers arrive.
-  const counterpartToken = randomBytes(24).toString('base64url');
-  // Two more providers at the same server: one that probes names, one that floods (each has its own limit).
-  const proberToken = randomBytes(24).toString('base64url');
-  const floodToken = randomBytes(24).toString('base64url');
-  const answers: Array<{ path: string; requestIdentifier: string; body: unknown }> = [];
-  let counterpart: Server;
-  let counterpartOrigin = '';
   beforeAll(async () => {
-    counterpart = createServer((req, res) => {
-      let data = '';
-      req.on('data', (c: Buffer) => {
-        data += c.toString();
-      });
-      req.on('end', () => {
-        answers.push({
-          path: req.url ?? '',
-          requestIdentifier: String(req.headers['request-identifier'] ?? ''),
-          body: JSON.parse(data || 'null'),
-        });
-        res.statusCode = 204;
-        res.end();
-      });
-    }).listen(0, '127.0.0.1');
-    await new Promise((r) => counterpart.once('listening', r));
-    counterpartOrigin = `http://127.0.0.1:${(counterpart.address() as AddressInfo).port}`;
     stack = await startTestStack(kind, {
       chains: true,
       env: {
@@ -80,15 +64,6 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
         TRANSFER_WAIT_SECONDS: '20',
         TRAVEL_RULE_TIMEOUT_SECONDS: '6',
         OPERATOR_TOKENS: JSON.stringify({ compliance: operatorTokenHash(operatorToken) }),
-        TRAVEL_RULE_COUNTERPARTS: JSON.stringify({
-          'vasp-partner': {
-            name: 'Partner Exchange',
-            tokenSha256: sha256(counterpartToken),
-            origin: counterpartOrigin,
-          },
-          'vasp-prober': { name: 'Prober Exchange', tokenSha256: sha256(proberToken), origin: counterpartOrigin },
-          'vasp-flood': { name: 'Flood Exchange', tokenSha256: sha256(floodToken), origin: counterpartOrigin },
-        }),
         // The suites' default (no limit in the way) but for inbound inquiries.
         RATE_LIMITS: JSON.stringify({
           ...Object.fromEntries(
@@ -103,17 +78,19 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   });
   afterAll(async () => {
     await stack?.stop();
-    counterpart?.close();
   });
 
   const usdt = () =>
     new Contract(stack.chains[0]!.usdt, loadArtifact('TestUSDT').abi as InterfaceAbi, stack.chains[0]!.funder);
+  /** Our user's transfer; a recipient at an exchange is named by its Travel Address (`hosted` by host()). */
+  const hostedAt = new Map<string, string>();
   const body = (to: string, amount: string, beneficiary?: string): TransferFields => ({
     to_address: to,
     network: 'ETHEREUM',
     token: 'USDT',
     amount,
     ...(beneficiary ? { beneficiary_name: beneficiary } : {}),
+    ...(hostedAt.has(to) ? { travel_address: hostedAt.get(to)! } : {}),
   });
   const prepare = (fields: TransferFields) =>
     callApi(stack, '/api/v1/transfer/crypto/prepare', user, { json: fields, key: randomUUID() });
@@ -122,15 +99,14 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       json: { pin: await transferPin(stack, PIN, fields, key), ...fields },
       key,
     });
+  /** An account at the sandbox's Hanbit exchange: its holder, and how Hanbit answers inquiries about it. */
   const host = async (address: string, beneficiaryName: string, behaviour = 'approve', callbackDelayMs = 200) => {
-    expect(
-      (
-        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${address}`, {
-          method: 'PUT',
-          json: { vaspId: 'vasp-hanbit', beneficiaryName, behaviour, callbackDelayMs },
-        })
-      ).status,
-    ).toBe(200);
+    const opened = await call(`${stack.sandboxUrl}/trp/_accounts/vasp-hanbit/ETHEREUM/${address}`, {
+      method: 'PUT',
+      json: { beneficiaryName, behaviour, callbackDelayMs },
+    });
+    expect([opened.status, opened.body.travelAddress]).toEqual([200, expect.stringMatching(/^ta/)]);
+    hostedAt.set(address, opened.body.travelAddress);
   };
   const inquiriesFor = async (address: string) =>
     ((await call(`${stack.sandboxUrl}/trp/_inquiries`)).body.inquiries as Inquiry[]).filter((i) =>
@@ -138,28 +114,51 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     );
   const recordOf = (transferId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId });
   const balanceOf = async (address: string) => (await usdt().getFunction('balanceOf')(address)) as bigint;
-  /** A TRP v3 inquiry from a counterpart (by its token) about `address`, naming `name` as the beneficiary. */
-  const inquire = (name: string, address: string, token = counterpartToken, requestIdentifier: string = randomUUID()) =>
-    call(`${stack.apiUrl}/trp/v3/inquiries`, {
-      headers: { authorization: `Bearer ${token}`, 'api-version': '3.1.0', 'request-identifier': requestIdentifier },
+  /** Our Travel Address: where the sandbox's exchanges send their inquiries (our TRP listener, mutual TLS). */
+  const ours = () => encodeTravelAddress(`${stack.travelRule.publicUrl}/trp/v3/inquiries`);
+  /** A TRP v3 inquiry from a sandbox exchange about `address`, naming `name` as the beneficiary. */
+  const inquire = async (
+    name: string,
+    address: string,
+    vaspId = 'vasp-hanbit',
+    requestIdentifier: string = randomUUID(),
+    extra: Record<string, unknown> = {},
+  ): Promise<Sent> => {
+    const sent = await call(`${stack.sandboxUrl}/trp/_send/${vaspId}`, {
       json: {
-        asset: { network: 'ETHEREUM', symbol: 'ETH' },
-        amount: '2',
-        callback: `${counterpartOrigin}/callbacks/${requestIdentifier}`,
-        IVMS101: travelRuleMessage({
-          originator: { name: { local: '김철수' }, customerId: 'partner-42', address: Wallet.createRandom().address },
-          beneficiary: { name, address },
-          originatingVasp: { id: 'vasp-partner', name: 'Partner Exchange' },
-          beneficiaryVasp: { id: 'wallet-kr', name: 'Wallet Korea Co., Ltd.' },
-        }),
+        travelAddress: ours(),
+        requestIdentifier,
+        originator: { name: '김철수', account: Wallet.createRandom().address },
+        beneficiary: { name, account: address },
+        ...extra,
       },
     });
-  /** What our callback told the counterpart about the inquiry of that request-identifier (waits for it). */
-  const callbackFor = async (requestIdentifier: string) => {
-    await waitFor(() => answers.some((a) => a.requestIdentifier === requestIdentifier), 30_000, 'the answer');
-    return answers.find((a) => a.requestIdentifier === requestIdentifier)!.body;
+    expect(sent.status).toBe(200);
+    return sent.body as Sent;
   };
-  const inboundRecord = (recordId: string) => stack.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { recordId });
+  const inboundRecord = (vaspId: string, requestIdentifier: string) =>
+    stack.orm.em
+      .fork()
+      .findOneOrFail(TravelRuleRecordEntity, { direction: 'inbound', counterpartVaspId: vaspId, requestIdentifier });
+  /** A TRP message to our listener over mutual TLS, with a sandbox exchange's certificate. */
+  const overTrp = async (url: string, json: unknown, vaspId: SandboxVaspId = 'vasp-hanbit') => {
+    const { identities } = stack.travelRule.network;
+    const dispatcher = new Agent({
+      connect: { cert: identities.vasps[vaspId].cert, key: identities.vasps[vaspId].key, ca: identities.ca },
+    });
+    try {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'api-version': '3.1.0', 'request-identifier': randomUUID() },
+        body: JSON.stringify(json),
+        dispatcher,
+      });
+      const text = await response.text();
+      return { status: response.status, body: text ? JSON.parse(text) : undefined };
+    } finally {
+      await dispatcher.close();
+    }
+  };
 
   it("applies from 1,000,000 won at the request's price: 999,999 is not under it; a hosted recipient needs the beneficiary's name", async () => {
     const recipient = Wallet.createRandom().address;
@@ -201,20 +200,22 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(await balanceOf(recipient)).toBe(714_285_714n);
     // Told the transaction id once it was sent (TRP transfer confirmation), to the URL its approval named.
     await waitFor(
-      async () => (await inquiriesFor(recipient))[0]?.confirmedTxid === sent.body.tx_hash,
+      async () => (await inquiriesFor(recipient))[0]?.confirmation?.txid === sent.body.tx_hash,
       30_000,
       'the transfer confirmation',
     );
     const [inquiry, ...more] = await inquiriesFor(recipient);
     expect(more).toEqual([]);
     expect(inquiry!.apiVersion).toBe('3.1.0');
-    const message = readTravelRuleMessage(inquiry!.body.IVMS101);
-    const originator = message.originator.originatorPerson[0]!;
-    expect(JSON.stringify(originator.naturalPerson)).toContain(user.person.name);
-    expect(originator.accountNumber).toEqual([account]);
-    expect(message.beneficiary.beneficiaryPerson[0]!.accountNumber).toEqual([recipient]);
-    expect(JSON.stringify(message.beneficiary)).toContain('김철수');
-    expect(JSON.stringify(message.originatingVASP)).toContain('wallet-kr');
+    // What TRISA reads: the asset by its DTI, the amount a number, IVMS101 in the 2020 form.
+    expect(inquiry!.body.asset).toEqual({ dti: USDT_ETHEREUM_DTI });
+    expect(inquiry!.body.amount).toBe(714.285714);
+    expect(readIvms101(inquiry!.body.IVMS101)).toEqual({
+      form: '2020',
+      originator: { names: expect.arrayContaining([user.person.name]), accounts: [account] },
+      beneficiary: { names: ['김철수'], accounts: [recipient] },
+    });
+    expect(JSON.stringify(inquiry!.body.IVMS101)).toContain('"customerNumber":"wallet-kr"');
     const record = await recordOf(sent.body.transfer_id);
     expect(record).toMatchObject({
       direction: 'outbound',
@@ -263,19 +264,26 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       expect(await balanceOf(recipient)).toBe(714_285_714n);
       expect((await recordOf(sent.body.transfer_id)).status).toBe('approved');
     }
-    // A callback URL with the wrong token, or for a transfer with no inquiry, is not found; a bad body is 400.
+    // Callbacks are TRP over mutual TLS: not on the API's own port, and only from the VASP the inquiry went to.
     const [any] = await stack.orm.em.fork().find(TransferEntity, { travelRule: { $ne: null } }, { limit: 1 });
-    const url = (transferId: string, token: string) => `${stack.apiUrl}/trp/v3/callbacks/${transferId}/${token}`;
-    expect((await call(url(any!.transferId, '0'.repeat(32)), { json: { rejected: 'forged' } })).status).toBe(404);
-    expect((await call(url(`tr_${randomUUID()}`, '0'.repeat(32)), { json: { rejected: 'forged' } })).status).toBe(404);
-    expect((await call(any!.travelRule!.callbackUrl, { json: { approved: 'yes' } })).status).toBe(400);
+    const callbackUrl = any!.travelRule!.callbackUrl;
+    expect(callbackUrl.startsWith(`${stack.travelRule.publicUrl}/trp/v3/callbacks/`)).toBe(true);
+    const onApiPort = callbackUrl.replace(stack.travelRule.publicUrl, stack.apiUrl);
+    const trpHeaders = { 'api-version': '3.1.0', 'request-identifier': randomUUID() };
+    expect((await call(onApiPort, { headers: trpHeaders, json: { rejected: 'forged' } })).status).toBe(401);
+    expect((await overTrp(callbackUrl, { rejected: 'forged' }, 'vasp-coinmaru')).status).toBe(404);
+    const url = (transferId: string, token: string) =>
+      `${stack.travelRule.publicUrl}/trp/v3/callbacks/${transferId}/${token}`;
+    expect((await overTrp(url(any!.transferId, '0'.repeat(32)), { rejected: 'forged' })).status).toBe(404);
+    expect((await overTrp(url(`tr_${randomUUID()}`, '0'.repeat(32)), { rejected: 'forged' })).status).toBe(404);
+    expect((await overTrp(callbackUrl, { approved: 'yes' })).status).toBe(400);
     // The real URL after the transfer went on: no longer waiting.
-    expect((await call(any!.travelRule!.callbackUrl, { json: { rejected: 'too late' } })).status).toBe(409);
+    expect((await overTrp(callbackUrl, { rejected: 'too late' })).status).toBe(409);
   });
 
   it('waits durably: a worker SIGKILLed while waiting for the provider, the decision arriving meanwhile, sends once', async () => {
     const recipient = Wallet.createRandom().address;
-    await host(recipient, '정우성', 'approve', 6000);
+    await host(recipient, '정우성', 'async', 6000);
     await stack.stopWorker();
     const workers: ServiceProcess[] = [];
     let transferId = '';
@@ -343,50 +351,100 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(await inquiriesFor(own.address)).toEqual([]);
   });
 
-  it('refuses transfers under the rule while the directory cannot answer (503), never guessing', async () => {
-    stack.faults.set('vasps', { failTimes: 100, status: 503 });
-    try {
-      const answer = await prepare(body(Wallet.createRandom().address, AT_THRESHOLD, '누구'));
-      expect([answer.status, answer.body.type, answer.headers.get('retry-after')]).toEqual([
-        503,
-        '/problems/vasp-directory-unavailable',
-        '30',
-      ]);
-      expect((await prepare(body(Wallet.createRandom().address, BELOW_THRESHOLD))).status).toBe(200);
-    } finally {
-      stack.faults.clear();
-    }
+  it('refuses a Travel Address that does not decode or names a VASP we do not exchange with, and an asset it cannot name', async () => {
+    const recipient = Wallet.createRandom().address;
+    const mistyped = await prepare({
+      ...body(recipient, AT_THRESHOLD, '누구'),
+      travel_address: 'ta2W2HPKfHxgSgrzY178knqXHg1H3jfeQrwQ9JrKBs9wx',
+    });
+    expect([mistyped.status, mistyped.body.type]).toEqual([422, '/problems/travel-address-invalid']);
+    const stranger = await prepare({
+      ...body(recipient, AT_THRESHOLD, '누구'),
+      travel_address: encodeTravelAddress('https://exchange.example/trp/transfers'),
+    });
+    expect([stranger.status, stranger.body.type, stranger.body.host]).toEqual([
+      422,
+      '/problems/travel-address-unknown-vasp',
+      'exchange.example',
+    ]);
+    // POLYGON's USDT has no DTI in this stack's settings: it cannot be announced, so it is not sent.
+    await host(recipient, '누구');
+    const unnamed = await prepare({ ...body(recipient, AT_THRESHOLD, '누구'), network: 'POLYGON' });
+    expect([unnamed.status, unnamed.body.type]).toEqual([422, '/problems/travel-rule-asset-unidentified']);
+    // Below the threshold a Travel Address changes nothing.
+    expect((await prepare(body(recipient, BELOW_THRESHOLD))).status).toBe(200);
   });
 
-  it("answers another provider's inquiry about our user's account: the verified name approves, another is not confirmed, a stranger or a bad message refused", async () => {
+  it('gives users our Travel Address, for senders at other VASPs', async () => {
+    const answer = await callApi(stack, '/api/v1/transfer/travel-address', user);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({
+      travel_address: ours(),
+      inquiry_url: `${stack.travelRule.publicUrl}/trp/v3/inquiries`,
+    });
+    expect(decodeTravelAddress(answer.body.travel_address)).toBe(`${stack.travelRule.publicUrl}/trp/v3/inquiries?t=i`);
+  });
+
+  it("answers another VASP's inquiry about our user's account at once: the verified name approves, another is not confirmed, a stranger or a bad message refused", async () => {
     const matched = await inquire(user.person.name, account.toLowerCase());
-    expect([matched.status, matched.body.received]).toEqual([200, true]);
+    expect(matched.resolution).toMatchObject({
+      status: 200,
+      body: {
+        approved: {
+          address: account,
+          callback: expect.stringMatching(new RegExp(`^${stack.travelRule.publicUrl}/trp/v3/confirmations/trr_`)),
+        },
+      },
+    });
+    expect(Object.keys(matched.resolution.body)).toEqual(['approved']); // TRISA's client reads no other key
     const mismatched = await inquire('이영희', account);
-    expect(mismatched.status).toBe(200);
-    const approvedRecord = await inboundRecord(matched.body.recordId);
-    expect(await callbackFor(approvedRecord.requestIdentifier)).toEqual({ approved: { address: account } });
-    const rejectedRecord = await inboundRecord(mismatched.body.recordId);
-    expect(await callbackFor(rejectedRecord.requestIdentifier)).toEqual({ rejected: 'beneficiary not confirmed' });
-    expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason]).toEqual([
+    expect(mismatched.resolution).toMatchObject({ status: 200, body: { rejected: 'beneficiary not confirmed' } });
+    const approvedRecord = await inboundRecord('vasp-hanbit', matched.requestIdentifier);
+    expect([approvedRecord.direction, approvedRecord.userId, approvedRecord.reason, approvedRecord.asset]).toEqual([
       'inbound',
       user.userId,
       'approved',
+      'slip0044:ETH',
     ]);
-    expect(rejectedRecord.reason).toBe('rejected: beneficiary name mismatch');
+    expect((await inboundRecord('vasp-hanbit', mismatched.requestIdentifier)).reason).toBe(
+      'rejected: beneficiary name mismatch',
+    );
     expect(approvedRecord.payloadSealed).not.toContain(user.person.name);
-    expect((await inquire(user.person.name, account, 'not-a-partner')).status).toBe(401);
-    const malformed = await call(`${stack.apiUrl}/trp/v3/inquiries`, {
-      headers: {
-        authorization: `Bearer ${counterpartToken}`,
-        'api-version': '3.1.0',
-        'request-identifier': randomUUID(),
-      },
-      json: { callback: `${counterpartOrigin}/x`, IVMS101: { originator: {} } },
+    // The same request again is answered the same, and recorded once.
+    const again = await inquire(user.person.name, account, 'vasp-hanbit', matched.requestIdentifier);
+    expect(again.resolution.body).toEqual(matched.resolution.body);
+    // Not over mutual TLS (the API's own port): refused; a message that is not IVMS101: 400.
+    const plain = await call(`${stack.apiUrl}/trp/v3/inquiries`, {
+      headers: { 'api-version': '3.1.0', 'request-identifier': randomUUID() },
+      json: { asset: { slip0044: 'ETH' }, amount: 1, callback: 'https://x.example/c', IVMS101: {} },
     });
-    expect(malformed.status).toBe(400);
+    expect(plain.status).toBe(401);
+    const malformed = await inquire(user.person.name, account, 'vasp-hanbit', randomUUID(), {
+      payload: { originator: {} },
+    });
+    expect(malformed.resolution.status).toBe(400);
+    const version = await inquire(user.person.name, account, 'vasp-hanbit', randomUUID(), { apiVersion: '4.0.0' });
+    expect(version.resolution.status).toBe(400);
   });
 
-  it('answers an address that is not ours, a closed account and a wrong name alike (status, body, callback); only our record says which', async () => {
+  it("takes the originator's confirmation once, at the URL our approval gave and only from that VASP", async () => {
+    // Another of our users (each address has its daily tries of new inquiries).
+    const payee = await fundedUser(stack, PIN, '0');
+    const approved = await inquire(payee.user.person.name, payee.account, 'vasp-hanbit', randomUUID(), {
+      confirm: { txid: '0xabc' },
+    });
+    expect(approved.confirmation).toMatchObject({ status: 204 });
+    const record = await inboundRecord('vasp-hanbit', approved.requestIdentifier);
+    expect([record.txid, record.canceled, record.confirmedAt]).toEqual(['0xabc', null, expect.any(Date)]);
+    const url = approved.resolution.body.approved.callback as string;
+    expect((await overTrp(url, { txid: '0xabc' })).status).toBe(204); // the same again: a retry
+    expect((await overTrp(url, { txid: '0xdef' })).status).toBe(409);
+    expect((await overTrp(url, { txid: '0xabc' }, 'vasp-coinmaru')).status).toBe(404);
+    expect((await overTrp(url, { txid: '0xabc', canceled: 'both' })).status).toBe(400);
+    expect((await overTrp(url.replace(/[0-9a-f]{32}$/, '0'.repeat(32)), { txid: '0xabc' })).status).toBe(404);
+  });
+
+  it('answers an address that is not ours, a closed account and a wrong name alike (status, body); only our record says which', async () => {
     const departed = await fundedUser(stack, PIN, '0');
     const closed = await call(`${stack.apiUrl}/v1/account/close`, {
       headers: bearer(departed.user),
@@ -399,26 +457,21 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       wrongName: ['이영희', account],
     } as const;
     const seen: Record<string, unknown> = {};
-    const recordIds: Record<string, string> = {};
+    const requests: Record<string, string> = {};
     for (const [probe, [name, address]] of Object.entries(probes)) {
-      const requestIdentifier = randomUUID();
-      const answer = await inquire(name, address, counterpartToken, requestIdentifier);
-      recordIds[probe] = answer.body?.recordId;
-      // What the counterpart can compare: the status, the content type, the body (ids aside) and the callback.
+      const sent = await inquire(name, address);
+      requests[probe] = sent.requestIdentifier;
+      // What the counterpart can compare: the status, the content type and the body.
       seen[probe] = {
-        status: answer.status,
-        contentType: answer.headers.get('content-type'),
-        body: {
-          ...answer.body,
-          ...(answer.body?.recordId ? { recordId: /^trr_[0-9a-f-]{36}$/.test(answer.body.recordId) } : {}),
-        },
-        callback: answer.status === 200 ? await callbackFor(requestIdentifier) : null,
+        status: sent.resolution.status,
+        contentType: sent.resolution.contentType,
+        body: sent.resolution.body,
       };
     }
     expect(seen.closed).toEqual(seen.unknown);
     expect(seen.wrongName).toEqual(seen.unknown);
-    expect(seen.unknown).toMatchObject({ status: 200, callback: { rejected: 'beneficiary not confirmed' } });
-    const records = await Promise.all(Object.values(recordIds).map(inboundRecord));
+    expect(seen.unknown).toMatchObject({ status: 200, body: { rejected: 'beneficiary not confirmed' } });
+    const records = await Promise.all(Object.values(requests).map((r) => inboundRecord('vasp-hanbit', r)));
     expect(records.map((r) => [r.userId, r.reason])).toEqual([
       [null, 'rejected: unknown address'],
       [departed.user.userId, 'rejected: account closed'],
@@ -429,40 +482,38 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   it('limits the names tried on one address a day, whoever asks: past the limit even the right name is refused (429), a retry is still answered', async () => {
     const probed = await fundedUser(stack, PIN, '0');
     const wrongNames = Array.from({ length: ADDRESS_LIMIT }, (_, i) => `${'김이박최정강조윤'[i % 8]}가명`);
-    const tries: Array<{ requestIdentifier: string; status: number; recordId?: string }> = [];
-    for (const name of wrongNames) {
-      const requestIdentifier = randomUUID();
-      const answer = await inquire(name, probed.account, proberToken, requestIdentifier);
-      tries.push({ requestIdentifier, status: answer.status, recordId: answer.body?.recordId });
-    }
-    expect(tries.map((t) => t.status)).toEqual(wrongNames.map(() => 200));
+    const tries: Sent[] = [];
+    for (const name of wrongNames) tries.push(await inquire(name, probed.account, 'vasp-coinmaru'));
+    expect(tries.map((t) => t.resolution.status)).toEqual(wrongNames.map(() => 200));
     // The right name, by the prober or by anyone else, in any case: the address has had its tries for the day.
-    const right = await inquire(probed.user.person.name, probed.account, proberToken);
-    const byPartner = await inquire(probed.user.person.name, probed.account.toLowerCase());
-    expect([right.status, byPartner.status]).toEqual([429, 429]);
-    const retryAfter = Number(right.headers.get('retry-after'));
+    const right = await inquire(probed.user.person.name, probed.account, 'vasp-coinmaru');
+    const byAnother = await inquire(probed.user.person.name, probed.account.toLowerCase(), 'vasp-hanbit');
+    expect([right.resolution.status, byAnother.resolution.status]).toEqual([429, 429]);
+    const retryAfter = Number(right.resolution.retryAfter);
     expect(retryAfter).toBeGreaterThan(23 * 3600);
     expect(retryAfter).toBeLessThanOrEqual(24 * 3600);
-    // A retry (same request-identifier) answers its record without spending a try; it cannot test another name.
-    const retry = await inquire(probed.user.person.name, probed.account, proberToken, tries[0]!.requestIdentifier);
-    expect([retry.status, retry.body.recordId]).toEqual([200, tries[0]!.recordId]);
-    for (const t of tries)
-      expect(await callbackFor(t.requestIdentifier)).toEqual({ rejected: 'beneficiary not confirmed' });
+    // A retry (same request-identifier) is answered as before without spending a try; it cannot test another name.
+    const retry = await inquire(probed.user.person.name, probed.account, 'vasp-coinmaru', tries[0]!.requestIdentifier);
+    expect(retry.resolution).toMatchObject({ status: 200, body: { rejected: 'beneficiary not confirmed' } });
     // Another address is counted apart.
-    expect((await inquire(user.person.name, Wallet.createRandom().address, proberToken)).status).toBe(200);
+    expect((await inquire(user.person.name, Wallet.createRandom().address, 'vasp-coinmaru')).resolution.status).toBe(
+      200,
+    );
   });
 
   it("limits each counterpart's inquiries: over its limit it gets 429 with Retry-After, other counterparts are still answered", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < COUNTERPART_LIMIT; i++)
-      statuses.push((await inquire(user.person.name, Wallet.createRandom().address, floodToken)).status);
+      statuses.push((await inquire(user.person.name, Wallet.createRandom().address, 'vasp-dasan')).resolution.status);
     expect(statuses.filter((status) => status === 429)).toEqual([]);
-    const over = await inquire(user.person.name, Wallet.createRandom().address, floodToken);
-    expect([over.status, over.body.type]).toEqual([429, expect.stringContaining('rate-limited')]);
-    const retryAfter = Number(over.headers.get('retry-after'));
+    const over = await inquire(user.person.name, Wallet.createRandom().address, 'vasp-dasan');
+    expect([over.resolution.status, over.resolution.body.type]).toEqual([429, expect.stringContaining('rate-limited')]);
+    const retryAfter = Number(over.resolution.retryAfter);
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(3600);
-    expect((await inquire(user.person.name, Wallet.createRandom().address)).status).toBe(200);
+    expect((await inquire(user.person.name, Wallet.createRandom().address, 'vasp-coinmaru')).resolution.status).toBe(
+      200,
+    );
   });
 
   it('finds the beneficiary through the address index, never reading every account', async () => {
@@ -473,7 +524,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     };
     knex.on('query', listen);
     try {
-      expect((await inquire(user.person.name, account.toLowerCase())).status).toBe(200);
+      expect((await inquire(user.person.name, account.toLowerCase(), 'vasp-coinmaru')).resolution.status).toBe(200);
     } finally {
       knex.removeListener('query', listen);
     }

@@ -20,11 +20,25 @@ import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
 import { createSandboxApp, type SandboxOptions } from '../../sandbox/app';
 import { newSandboxCredentials, sandboxOptionsFor, sandboxServiceEnv } from '../../sandbox/service-env';
+import {
+  travelRuleIdentities,
+  type SandboxVaspNetwork,
+  type TravelRuleIdentities,
+} from '../../sandbox/travel-rule-network';
+
+/** The Travel Rule network's certificates, made once per test process (openssl). */
+let testTravelRuleIdentities: TravelRuleIdentities | undefined;
+/** The test stacks' Travel Rule CA and certificates (issue another VASP's leaf before a stack starts). */
+export const travelRuleTestIdentities = (): TravelRuleIdentities =>
+  (testTravelRuleIdentities ??= travelRuleIdentities());
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
 import { freePort } from './global-setup';
+import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
+import { serveTravelRuleListener, trpIdentity } from '../../api/http/trp-listener';
+import { providerTransport } from '../../platform/provider-settings';
 import { testWorkflowBundle } from './workflow-bundle';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
@@ -43,6 +57,8 @@ export interface TestStack {
   taskQueue: string;
   encryption: DataEncryption;
   faults: FaultInjector;
+  /** The sandbox's Travel Rule network (its exchanges, their certificates' CA), and our own TRP listener's origin. */
+  travelRule: { network: SandboxVaspNetwork; publicUrl: string };
   config: ApiConfig;
   app: App;
   chains: StackChain[];
@@ -79,6 +95,11 @@ export interface TestStackOptions {
   workerEnv?: Record<string, string>;
   /** Collect the API's log lines here (at trace level). */
   logSink?: string[];
+  /** More VASPs to exchange Travel Rule messages with, beside the sandbox's two (TRAVEL_RULE_COUNTERPARTS entries). */
+  travelRuleCounterparts?: Record<
+    string,
+    { name: string; origin: string; certificateSha256: string; ivms101?: string }
+  >;
   /** Start two real chains (ETHEREUM 31337, POLYGON 31338) with EntryPoint and the account factory. */
   chains?: boolean;
   /** Besides a block per transaction, a block every so many seconds (anvil mixed mining): for finality. */
@@ -114,13 +135,18 @@ export type StackChain = TestChain & { proxy: RpcProxy; bundler: RunningBundler;
  */
 export async function startTestSandbox(options: Pick<SandboxOptions, 'mailTls'> = {}) {
   const credentials = newSandboxCredentials();
-  const sandbox = createSandboxApp(sandboxOptionsFor(credentials, { callbackUrl: '', ...options }));
+  const identities = travelRuleTestIdentities();
+  const sandbox = createSandboxApp(
+    sandboxOptionsFor(credentials, { callbackUrl: '', travelRule: identities, ...options }),
+  );
   const server = sandbox.koa.listen(0, '127.0.0.1');
   await new Promise((r) => server.once('listening', r));
   await new Promise<void>((resolve) => sandbox.smtp.listen(0, '127.0.0.1', resolve));
+  await sandbox.travelRule.listen();
   const address = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     smtpPort: (sandbox.smtp.server.address() as AddressInfo).port,
+    travelRule: { counterparts: sandbox.travelRule.counterpartsJson(), identities },
   };
   return {
     sandbox,
@@ -129,6 +155,7 @@ export async function startTestSandbox(options: Pick<SandboxOptions, 'mailTls'> 
     env: sandboxServiceEnv(address, credentials),
     async stop() {
       await close(server);
+      await sandbox.travelRule.close();
       await new Promise<void>((resolve) => sandbox.smtp.close(() => resolve()));
     },
   };
@@ -192,7 +219,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
           didRegistry: chain.didRegistry,
           recoverableImplementation: chain.recoverableImplementation,
           nativeSymbol: i === 0 ? 'ETH' : 'POL',
-          tokens: { USDT: { address: chain.usdt, decimals: 6 } },
+          // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
+          tokens: { USDT: { address: chain.usdt, decimals: 6, ...(i === 0 ? { dti: USDT_ETHEREUM_DTI } : {}) } },
           confirmations: options.confirmations ?? 1,
         },
       ]),
@@ -214,11 +242,20 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
 
   // The API's port is chosen first: its public address goes into callbacks it hands out (Travel Rule inquiries).
   const apiPort = options.apiPort ?? (await freePort());
+  // Likewise the TRP listener's: our Travel Addresses, callbacks and confirmation URLs name it.
+  const trpPort = await freePort();
+  testSandbox.env.TRAVEL_RULE_COUNTERPARTS = JSON.stringify({
+    ...JSON.parse(testSandbox.env.TRAVEL_RULE_COUNTERPARTS ?? '{}'),
+    ...options.travelRuleCounterparts,
+  });
   const config = loadConfig(
     {
       ...testSandbox.env,
       NODE_ENV: 'test',
       PUBLIC_BASE_URL: `http://127.0.0.1:${apiPort}`,
+      TRAVEL_RULE_PORT: String(trpPort),
+      TRAVEL_RULE_HOST: '127.0.0.1',
+      TRAVEL_RULE_PUBLIC_URL: `https://localhost:${trpPort}`,
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATABASE_URL: databaseUrl,
       ...(listenProxy ? { DATABASE_LISTEN_URL: listenProxy.url } : {}),
@@ -280,6 +317,11 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const apiServer = app.koa.listen(apiPort, '127.0.0.1');
   await new Promise((r) => apiServer.once('listening', r));
   const apiUrl = `http://127.0.0.1:${(apiServer.address() as AddressInfo).port}`;
+  const trpServer = await serveTravelRuleListener(app.koa.callback(), {
+    host: config.TRAVEL_RULE_HOST,
+    port: trpPort,
+    tls: trpIdentity(providerTransport(config, 'TRAVEL_RULE').tls),
+  });
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
 
   const workerEnv = {
@@ -314,6 +356,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     taskQueue,
     encryption,
     faults: sandbox.faults,
+    travelRule: { network: sandbox.travelRule, publicUrl: `https://localhost:${trpPort}` },
     config,
     app,
     chains,
@@ -362,6 +405,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       // (Found by a fresh-clone run under load: a Temporal call retrying after the API's connection closed.)
       await testSandbox.stop();
       await close(apiServer);
+      await close(trpServer);
       await stack.stopWorker();
       await apiDeps.close();
       workerDeps.close();

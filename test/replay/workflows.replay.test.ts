@@ -655,9 +655,9 @@ if (process.env.RECORD_HISTORIES) {
       const { user } = await fundedUser(stack, '482915');
       const send = async (behaviour: string) => {
         const to = Wallet.createRandom().address;
-        await call(`${stack.sandboxUrl}/vasps/v1/_addresses/ETHEREUM/${to}`, {
+        const opened = await call(`${stack.sandboxUrl}/trp/_accounts/vasp-hanbit/ETHEREUM/${to}`, {
           method: 'PUT',
-          json: { vaspId: 'vasp-hanbit', beneficiaryName: '김철수', behaviour },
+          json: { beneficiaryName: '김철수', behaviour },
         });
         const fields = {
           to_address: to,
@@ -665,6 +665,7 @@ if (process.env.RECORD_HISTORIES) {
           token: 'USDT',
           amount: '800',
           beneficiary_name: '김철수',
+          travel_address: opened.body.travelAddress as string,
         };
         const key = randomUUID();
         const transferId = (

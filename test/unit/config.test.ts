@@ -86,7 +86,7 @@ describe('the API composition root', () => {
       expect.stringMatching(/^TRANSFER_SIGNER_DAILY_CAPS must be a JSON object/),
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
       'OPERATOR_TOKENS: the value for alice must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)',
-      expect.stringMatching(/^TRAVEL_RULE_COUNTERPARTS: vasp-partner needs name, tokenSha256/),
+      expect.stringMatching(/^TRAVEL_RULE_COUNTERPARTS: vasp-partner needs name, origin/),
     ]);
   });
 });

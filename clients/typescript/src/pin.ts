@@ -10,6 +10,8 @@ export interface TransferFields {
   token: string;
   amount: string;
   beneficiary_name?: string;
+  /** The recipient's Travel Address (TRP "ta…"), when their account is at another VASP. */
+  travel_address?: string;
 }
 
 /** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
@@ -20,6 +22,7 @@ export const transferRequest = (body: TransferFields, idempotencyKey?: string): 
   token: body.token,
   amount: body.amount,
   ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
+  ...(body.travel_address !== undefined ? { travel_address: body.travel_address } : {}),
   idempotency_key: idempotencyKey ?? null,
 });
 

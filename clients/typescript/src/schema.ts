@@ -1436,6 +1436,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transfer/travel-address": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Our Travel Address (TRP): what a user gives a sender at another VASP with their deposit address, so that VASP's Travel Rule inquiry reaches us */
+        get: operations["getTravelAddress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transfer/address-book": {
         parameters: {
             query?: never;
@@ -1815,8 +1832,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** TRP v3: another provider's inquiry about one of our users' addresses (Authorization: Bearer its token); the answer goes to its callback */
+        /** TRP v3 (on the TRP listener, mutual TLS): another VASP's transfer inquiry about one of our users' accounts, resolved in the answer */
         post: operations["travelRuleInquiry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/trp/v3/confirmations/{recordId}/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** TRP v3 (on the TRP listener, mutual TLS): the originator's transfer confirmation at the URL our approval gave: {txid} or {canceled} */
+        post: operations["travelRuleConfirmation"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1832,7 +1866,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** TRP v3: the receiving provider's decision on our inquiry ({approved: {address, callback}} or {rejected: reason}), at the callback URL the inquiry named */
+        /** TRP v3 (on the TRP listener, mutual TLS): the beneficiary VASP's resolution of our inquiry ({approved: {address, callback}} or {rejected}), at the callback URL the inquiry named */
         post: operations["travelRuleCallback"];
         delete?: never;
         options?: never;
@@ -16975,6 +17009,105 @@ export interface operations {
             };
         };
     };
+    getTravelAddress: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Travel Address and the URL it names */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "travel_address": "ta6PVndqAo1FALUZRBnRGTHgQ5dsiRvqUiCEmfA4jeFUCDxdZX4fAgH2s",
+                     *         "inquiry_url": "https://localhost:44255/trp/v3/inquiries"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            /** @description TRP Travel Address ("ta…"), the same for every user of this service */
+                            travel_address: string;
+                            /** @description the TRP inquiry URL it names (mutual TLS, for VASPs we exchange with) */
+                            inquiry_url: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     listAddressBook: {
         parameters: {
             query?: never;
@@ -17761,6 +17894,8 @@ export interface operations {
                     amount: string;
                     /** @description the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given */
                     beneficiary_name?: string;
+                    /** @description the recipient's Travel Address (TRP, "ta…"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given */
+                    travel_address?: string;
                 };
             };
         };
@@ -17904,7 +18039,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned). Problem types: `/problems/address-ownership-required`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/recipient-sanctioned`, `/problems/unknown-token` */
+            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned). Problem types: `/problems/address-ownership-required`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/recipient-sanctioned`, `/problems/travel-address-invalid`, `/problems/travel-address-unknown-vasp`, `/problems/travel-rule-asset-unidentified`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18099,6 +18234,8 @@ export interface operations {
                     amount: string;
                     /** @description the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given */
                     beneficiary_name?: string;
+                    /** @description the recipient's Travel Address (TRP, "ta…"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given */
+                    travel_address?: string;
                     /** @description the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}} */
                     pin: string;
                     /** @description a passkey approval bound to this transfer: needed for a recipient not yet usable and above the passkey threshold */
@@ -23507,7 +23644,9 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
+                /** @description the TRP version of the message: 3.1.x or 3.2.x (we send 3.1.0) */
                 "api-version": string;
+                /** @description the transfer's identifier, the same on every message about it */
                 "request-identifier": string;
             };
             path?: never;
@@ -23518,98 +23657,88 @@ export interface operations {
                 /**
                  * @example {
                  *       "asset": {
-                 *         "network": "ETHEREUM",
-                 *         "symbol": "ETH"
+                 *         "slip0044": "ETH"
                  *       },
-                 *       "amount": "2",
-                 *       "callback": "http://127.0.0.1:41983/callbacks/746983e2-b1b5-491b-a5eb-1794d27ca0ef",
+                 *       "amount": 0.25,
+                 *       "callback": "https://localhost:43125/resolve",
                  *       "IVMS101": {
                  *         "originator": {
-                 *           "originatorPerson": [
+                 *           "originatorPersons": [
                  *             {
                  *               "naturalPerson": {
                  *                 "name": {
                  *                   "nameIdentifier": [
                  *                     {
                  *                       "primaryIdentifier": "김철수",
-                 *                       "naturalPersonNameIdentifierType": "LEGL"
+                 *                       "nameIdentifierType": "LEGL"
                  *                     }
                  *                   ]
-                 *                 },
-                 *                 "customerIdentification": "partner-42",
-                 *                 "countryOfResidence": "KR"
-                 *               },
-                 *               "accountNumber": [
-                 *                 "0x0E9e0542972c320c58890E56E29F4dac504f9436"
-                 *               ]
+                 *                 }
+                 *               }
                  *             }
+                 *           ],
+                 *           "accountNumber": [
+                 *             "0xDC54763a2165248Bc96F5ea67E263d151a0b9023"
                  *           ]
                  *         },
                  *         "beneficiary": {
-                 *           "beneficiaryPerson": [
+                 *           "beneficiaryPersons": [
                  *             {
                  *               "naturalPerson": {
                  *                 "name": {
                  *                   "nameIdentifier": [
                  *                     {
-                 *                       "primaryIdentifier": "홍길동1cc84",
-                 *                       "naturalPersonNameIdentifierType": "LEGL"
+                 *                       "primaryIdentifier": "홍길동13876",
+                 *                       "nameIdentifierType": "LEGL"
                  *                     }
                  *                   ]
-                 *                 },
-                 *                 "customerIdentification": "0xbe984ec33988b45261c9d57e3409a0a40b6e5629"
-                 *               },
-                 *               "accountNumber": [
-                 *                 "0xbe984ec33988b45261c9d57e3409a0a40b6e5629"
-                 *               ]
+                 *                 }
+                 *               }
                  *             }
+                 *           ],
+                 *           "accountNumber": [
+                 *             "0x084bf83545519bcc2d5e0b8c97d4d131685ef250"
                  *           ]
                  *         },
                  *         "originatingVASP": {
-                 *           "legalPerson": {
-                 *             "name": {
-                 *               "nameIdentifier": [
-                 *                 {
-                 *                   "legalPersonName": "Partner Exchange",
-                 *                   "legalPersonNameIdentifierType": "LEGL"
-                 *                 }
-                 *               ]
-                 *             },
-                 *             "customerIdentification": "vasp-partner",
-                 *             "countryOfRegistration": "KR"
+                 *           "originatingVASP": {
+                 *             "legalPerson": {
+                 *               "name": {
+                 *                 "nameIdentifier": [
+                 *                   {
+                 *                     "legalPersonName": "Hanbit Exchange (sandbox, 한빛거래소)",
+                 *                     "legalPersonNameIdentifierType": "LEGL"
+                 *                   }
+                 *                 ]
+                 *               }
+                 *             }
                  *           }
-                 *         },
-                 *         "beneficiaryVASP": {
-                 *           "legalPerson": {
-                 *             "name": {
-                 *               "nameIdentifier": [
-                 *                 {
-                 *                   "legalPersonName": "Wallet Korea Co., Ltd.",
-                 *                   "legalPersonNameIdentifierType": "LEGL"
-                 *                 }
-                 *               ]
-                 *             },
-                 *             "customerIdentification": "wallet-kr",
-                 *             "countryOfRegistration": "KR"
-                 *           }
-                 *         },
-                 *         "payloadMetadata": {
-                 *           "payloadVersion": "101.2023"
                  *         }
                  *       }
                  *     }
                  */
                 "application/json": {
-                    asset?: unknown;
-                    amount?: string;
+                    /** @description what is sent: {slip0044: "ETH"} (a coin, by its SLIP-0044 symbol or number) or {dti} (a token) */
+                    asset: {
+                        dti: string;
+                    } | {
+                        slip0044: string | number;
+                    } | Record<string, never>;
+                    /** @description in whole units: a JSON number (0.25), or the same as a decimal string */
+                    amount: number | string;
                     callback: string;
-                    /** @description the IVMS101 message (2023) */
-                    IVMS101: unknown;
+                    /** @description the IVMS101 payload, 2020 or 2023 form */
+                    IVMS101: {
+                        [key: string]: unknown;
+                    };
+                    extensions?: {
+                        [key: string]: unknown;
+                    };
                 };
             };
         };
         responses: {
-            /** @description Received and recorded; answered at the callback: approved, or "beneficiary not confirmed" alike for an address that is not ours, a closed account or another name */
+            /** @description Recorded and resolved: approved {address, callback} (the URL where the originator confirms the transfer), or rejected "beneficiary not confirmed" alike for an account that is not ours, a closed account or another name. The same request-identifier again is answered the same. */
             200: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23619,18 +23748,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "received": true,
-                     *       "recordId": "trr_39822df0-9797-40d0-b07a-2c950d1d6d02"
+                     *       "approved": {
+                     *         "address": "0x084Bf83545519bcC2D5e0B8c97d4D131685Ef250",
+                     *         "callback": "https://localhost:42973/trp/v3/confirmations/trr_213a744e-8c12-482d-a6cf-0684600b94e9/f88fb2ec1813f9e7d75b2e6d20d90a8e"
+                     *       }
                      *     }
                      */
                     "application/json": {
-                        /** @constant */
-                        received: true;
-                        recordId: string;
+                        approved?: {
+                            address: string;
+                            /** @description where the originator confirms the transfer (its txid) or cancels it */
+                            callback: string;
+                        };
+                        rejected?: string;
                     };
                 };
             };
-            /** @description Not a TRP inquiry, not a valid IVMS101 message, or a beneficiary account of no kind we serve. Problem types: `/problems/invalid-ivms101`, `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description Not a TRP inquiry, a TRP version we do not read (3.1.x, 3.2.x), not a valid IVMS101 message, or a beneficiary account of no kind we serve. Problem types: `/problems/invalid-ivms101`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23641,7 +23775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a known counterpart. Problem types: `/problems/unauthorized` */
+            /** @description Not over mutual TLS with the certificate pinned for a VASP of TRAVEL_RULE_COUNTERPARTS. Problem types: `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23663,7 +23797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            /** @description Content-Type is not application/json */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23674,8 +23808,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A callback outside the counterpart's host */
-            422: {
+            /** @description Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks) (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -23685,7 +23832,127 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the counterpart's limit of inquiries or the address's daily limit of new ones (whoever asks), or too many refused credentials from this address (Retry-After) */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    travelRuleConfirmation: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the TRP version of the message: 3.1.x or 3.2.x (we send 3.1.0) */
+                "api-version": string;
+                /** @description the transfer's identifier, the same on every message about it */
+                "request-identifier": string;
+            };
+            path: {
+                recordId: string;
+                /** @description the unguessable part of the URL we approved with */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "txid": "0xabc"
+                 *     }
+                 */
+                "application/json": {
+                    txid?: string;
+                    canceled?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Recorded (the same confirmation again too) */
+            204: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Neither or both of txid and canceled, or a TRP version we do not read. Problem types: `/problems/invalid-trp-message` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not over mutual TLS with the certificate pinned for a VASP of TRAVEL_RULE_COUNTERPARTS */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No approval of ours at this URL for this VASP. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Confirmed otherwise already (travel-rule-confirmed). Problem types: `/problems/travel-rule-confirmed` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23727,7 +23994,12 @@ export interface operations {
     travelRuleCallback: {
         parameters: {
             query?: never;
-            header?: never;
+            header: {
+                /** @description the TRP version of the message: 3.1.x or 3.2.x (we send 3.1.0) */
+                "api-version": string;
+                /** @description the transfer's identifier, the same on every message about it */
+                "request-identifier": string;
+            };
             path: {
                 transferId: string;
                 /** @description the unguessable part of the callback URL we sent with the inquiry */
@@ -23735,23 +24007,23 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
                  *       "approved": {
-                 *         "address": "0xE1eDb36E6a7491F2B38C37F3DEA6D30851A7f09c",
-                 *         "callback": "http://127.0.0.1:44189/trp/vasp-hanbit/confirmations/5d9e5ace-6b25-41e8-a2e3-a1ba3b22f638"
+                 *         "address": "0x8D6382D8F2c2DecEbF300889e7F76ddB7A7Df534",
+                 *         "callback": "https://localhost:43125/confirm/a69c8c76-22b9-4808-9b06-7c84c10197c4"
                  *       }
                  *     }
                  */
                 "application/json": {
-                    approved: {
+                    approved?: {
                         address: string;
-                        callback?: string;
+                        callback: string;
                     };
-                } | {
-                    rejected: string;
+                    rejected?: string;
+                    version?: string;
                 };
             };
         };
@@ -23775,8 +24047,19 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a TRP resolution. Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description Not a TRP resolution (exactly one of approved, rejected, version). Problem types: `/problems/validation-error` */
             400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not over mutual TLS with the certificate of the VASP the inquiry went to. Problem types: `/problems/unauthorized` */
+            401: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -23819,7 +24102,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            /** @description Content-Type is not application/json */
             415: {
                 headers: {
                     /** @description Request id, also in logs */

@@ -1,0 +1,52 @@
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/**
+ * The TRP listener: HTTPS with mutual TLS for other VASPs (TRP v3), beside the API's own port. Our certificate is
+ * served, a client certificate chaining to the Travel Rule CA is required (the handshake fails without one), and the
+ * routes see the peer's certificate (api/compliance/routes.ts), whose pin names the counterpart. Only `/trp/v3/*` is
+ * served here; anything else is 404, so the app's other routes are not reachable on this port.
+ */
+export function serveTravelRuleListener(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  options: { host: string; port: number; tls: { cert: string; key: string; ca?: string } },
+): Promise<Server> {
+  const server = createServer(
+    {
+      cert: options.tls.cert,
+      key: options.tls.key,
+      ca: options.tls.ca,
+      requestCert: true,
+      rejectUnauthorized: true,
+      minVersion: 'TLSv1.2',
+    },
+    (req, res) => {
+      if (!/^\/trp\/v3\//.test(req.url ?? '')) {
+        res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' }).end('not a TRP endpoint\n');
+        return;
+      }
+      handler(req, res);
+    },
+  );
+  server.requestTimeout = 30_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host, () => {
+      server.off('error', reject);
+      resolve(server);
+    });
+  });
+}
+
+/** Our TRP identity from settings: a certificate and its key are required for the listener. */
+export function trpIdentity(tls: { cert?: string; key?: string; ca?: string } | undefined): {
+  cert: string;
+  key: string;
+  ca?: string;
+} {
+  if (!tls?.cert || !tls.key)
+    throw new Error(
+      'TRAVEL_RULE_PORT needs TRAVEL_RULE_TLS_CERT_FILE and TRAVEL_RULE_TLS_KEY_FILE (TRP is mutual TLS)',
+    );
+  return { cert: tls.cert, key: tls.key, ca: tls.ca };
+}

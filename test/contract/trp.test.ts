@@ -1,0 +1,246 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  decodeTravelAddress,
+  encodeTravelAddress,
+  TravelAddressInvalid,
+} from '../../integrations/travel-rule/travel-address';
+import { Ivms101Invalid, ivms101Message, readIvms101 } from '../../integrations/travel-rule/ivms101';
+import { TrpClient, parseResolution, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
+import { counterpartsFromJson } from '../../integrations/travel-rule/counterparts';
+import { SandboxVaspNetwork, travelRuleIdentities } from '../../sandbox/travel-rule-network';
+
+const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, 'fixtures/trp', name), 'utf8'));
+
+/**
+ * TRP v3 as TRISA's implementation reads it (test/contract/fixtures/trp/SOURCES.md): Travel Addresses by its test
+ * vectors, IVMS101 in the 2020 form it reads and writes (and the 2023 form the standard allows), and our TRP client
+ * against the sandbox's exchanges, which answer as TRISA's handler does, over mutual TLS with pinned certificates.
+ */
+describe('TRP v3 and its Travel Addresses', () => {
+  // trisa v1.1.1 pkg/openvasp/traddr/traddr_test.go
+  const VECTORS: Array<[string, string]> = [
+    ['https://beneficiary.com/x/12345?t=i', 'ta2W2HPKfHxgSgrzY178knqXHg1H3jfeQrwQ9JrKBs9wv'],
+    ['https://trisa.beneficiary.com:4443/x/12345?t=i', 'ta2wijJqYhcj5zriQyV5SVWybf71AyHEXgRCa7WWJ8XQk9g1NodLEHbKoHdg'],
+    ['https://envoy.local:8100/x/12345?t=i', 'ta7pwsXgswc9soxfnDgsBbWpDVsEwXy4G4hhPEN8WkrmaB'],
+    [
+      'https://api.testing.21analytics.xyz/transfers/01H11RHY53MBMEQB1VJ4KJF39Z?t=i',
+      'ta2SRCMhxtdtKVfoV2MTziaN7F9WD7WKyGvynQa7w3as7ziTr583ZRU1DeKarHjFrLSxuQAZLciZMqry4Yk797qKErWYnCmj8sLaH',
+    ],
+  ];
+
+  it.each(VECTORS)('encodes and decodes %s as TRISA does', (url, address) => {
+    expect(encodeTravelAddress(url)).toBe(address);
+    expect(decodeTravelAddress(address)).toBe(url);
+  });
+
+  it('adds t=i to a URL without it, and refuses a mistyped address, another alphabet or a URL without t=i', () => {
+    expect(encodeTravelAddress('https://beneficiary.com/x/12345')).toBe(VECTORS[0]![1]);
+    const [, good] = VECTORS[0]!;
+    const typo = `${good.slice(0, 10)}${good[10] === 'a' ? 'b' : 'a'}${good.slice(11)}`;
+    expect(() => decodeTravelAddress(typo)).toThrow(/checksum/);
+    expect(() => decodeTravelAddress('ta0OIl')).toThrow(TravelAddressInvalid);
+    expect(() => decodeTravelAddress('tb2W2HPKfHxgSgrzY178knqXHg1H3jfeQrwQ9JrKBs9wv')).toThrow(TravelAddressInvalid);
+    expect(() => encodeTravelAddress('http://beneficiary.com/x')).toThrow(/https/);
+  });
+
+  it("reads TRISA's own inquiry (IVMS101 2020: persons plural, accounts beside them, nameIdentifierType)", () => {
+    const inquiry = fixture('trisa-inquiry.json');
+    expect(typeof inquiry.amount).toBe('number');
+    expect(inquiry.asset).toEqual({ slip0044: 'BTC' });
+    expect(readIvms101(inquiry.IVMS101)).toEqual({
+      form: '2020',
+      originator: { names: ['Post Johnny'], accounts: [] },
+      beneficiary: { names: ['Tilcott Mildred'], accounts: ['mhtL3YVFdpTVffmLgUp4h4bcP3Su2zr5qx'] },
+    });
+  });
+
+  it('writes the 2020 form TRISA reads, and the 2023 form (singular persons, accounts per person, renamed keys)', () => {
+    const parties = {
+      originator: {
+        name: { local: '김민준', latin: { surname: 'KIM', given: 'MINJUN' } },
+        customerId: 'usr_1',
+        account: '0x1111111111111111111111111111111111111111',
+      },
+      beneficiary: { name: '홍길동', account: '0x2222222222222222222222222222222222222222' },
+      originatingVasp: { name: 'Wallet Korea', id: 'wallet-kr' },
+      beneficiaryVasp: { name: 'Hanbit', id: 'vasp-hanbit' },
+    };
+    const m2020 = ivms101Message(parties, '2020') as Record<string, Record<string, unknown>>;
+    expect(Object.keys(m2020.originator!)).toEqual(['originatorPersons', 'accountNumber']);
+    expect(m2020.beneficiary!.accountNumber).toEqual([parties.beneficiary.account]);
+    expect(JSON.stringify(m2020)).not.toMatch(
+      /naturalPersonNameIdentifierType|payloadMetadata|customerIdentification":"wallet/,
+    );
+    expect(m2020.originatingVASP).toEqual({
+      originatingVASP: {
+        legalPerson: {
+          name: { nameIdentifier: [{ legalPersonName: 'Wallet Korea', legalPersonNameIdentifierType: 'LEGL' }] },
+          customerNumber: 'wallet-kr',
+          countryOfRegistration: 'KR',
+        },
+      },
+    });
+    const m2023 = ivms101Message(parties, '2023') as Record<string, Record<string, unknown>>;
+    expect(m2023.payloadMetadata).toEqual({ payloadVersion: '101.2023' });
+    expect(m2023.beneficiary).toEqual({
+      beneficiaryPerson: [
+        {
+          naturalPerson: {
+            name: { nameIdentifier: [{ primaryIdentifier: '홍길동', naturalPersonNameIdentifierType: 'LEGL' }] },
+          },
+          accountNumber: [parties.beneficiary.account],
+        },
+      ],
+    });
+    for (const [form, message] of [
+      ['2020', m2020],
+      ['2023', m2023],
+    ] as const)
+      expect(readIvms101(message)).toEqual({
+        form,
+        originator: { names: ['김민준', 'KIM MINJUN'], accounts: [parties.originator.account] },
+        beneficiary: { names: ['홍길동'], accounts: [parties.beneficiary.account] },
+      });
+  });
+
+  it('refuses a message without persons, without a legal name, or with a person both natural and legal', () => {
+    expect(() => readIvms101({ originator: {}, beneficiary: {} })).toThrow(/originatorPersons/);
+    const noLegal = fixture('trisa-inquiry.json').IVMS101;
+    noLegal.beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier[0].nameIdentifierType = 'ALIA';
+    expect(() => readIvms101(noLegal)).toThrow(Ivms101Invalid);
+    const both = fixture('trisa-inquiry.json').IVMS101;
+    both.originator.originatorPersons[0].legalPerson = { name: { nameIdentifier: [{ legalPersonName: 'X' }] } };
+    expect(() => readIvms101(both)).toThrow(/not both/);
+  });
+
+  it('reads a resolution only with exactly one of approved {address, https callback}, rejected, version', () => {
+    expect(parseResolution({ version: '3.1.0' })).toEqual({ kind: 'pending' });
+    expect(parseResolution({ rejected: 'no' })).toEqual({ kind: 'rejected', reason: 'no' });
+    expect(parseResolution({ approved: { address: '0xabc', callback: 'https://b.example/c' } })).toEqual({
+      kind: 'approved',
+      address: '0xabc',
+      callback: 'https://b.example/c',
+    });
+    for (const bad of [
+      {},
+      { approved: 'yes, probably' },
+      { approved: { address: '0xabc', callback: 'http://b.example/c' } },
+      { approved: { address: '0xabc', callback: 'https://b.example/c' }, rejected: 'no' },
+      [],
+    ])
+      expect(parseResolution(bad)).toBeUndefined();
+  });
+
+  describe("our client against the sandbox's exchanges (TRISA's handler, mutual TLS)", () => {
+    const identities = travelRuleIdentities();
+    const network = new SandboxVaspNetwork(identities);
+    let hanbit: TravelRuleCounterpart;
+    let client: TrpClient;
+    const account = '0x2222222222222222222222222222222222222222';
+    const message = () =>
+      ivms101Message(
+        {
+          originator: {
+            name: { local: '김민준' },
+            customerId: 'usr_1',
+            account: '0x1111111111111111111111111111111111111111',
+          },
+          beneficiary: { name: '홍길동', account },
+          originatingVasp: { name: 'Wallet Korea', id: 'wallet-kr' },
+          beneficiaryVasp: { name: 'Hanbit', id: 'vasp-hanbit' },
+        },
+        '2020',
+      );
+    beforeAll(async () => {
+      await network.listen();
+      [hanbit] = counterpartsFromJson(network.counterpartsJson());
+      client = new TrpClient({
+        timeoutMs: 5000,
+        tls: { cert: identities.service.cert, key: identities.service.key, ca: identities.ca },
+      });
+      network.accounts.set(account, {
+        vaspId: 'vasp-hanbit',
+        beneficiaryName: '홍길동',
+        behaviour: 'approve',
+        callbackDelayMs: 10,
+      });
+    });
+    afterAll(() => network.close());
+
+    const inquiry = (amount: string, requestIdentifier = crypto.randomUUID()) =>
+      client.inquiry(hanbit, decodeTravelAddress(network.travelAddressOf('vasp-hanbit')), {
+        requestIdentifier,
+        asset: { slip0044: 'ETH' },
+        amount,
+        callback: `${hanbit.origin}/resolve`,
+        ivms101: message(),
+      });
+
+    it('sends the amount as the JSON number it is (every digit), and takes the approval it answers', async () => {
+      const resolution = await inquiry('0.000000000000000123');
+      expect(resolution).toEqual({
+        kind: 'approved',
+        address: account,
+        callback: expect.stringMatching(/\/confirm\//),
+      });
+      const received = network.received.at(-1)!;
+      expect(received.apiVersion).toBe('3.1.0');
+      expect((received.body as { amount: number }).amount).toBe(1.23e-16);
+      expect(
+        await client.confirm(hanbit, (resolution as { callback: string }).callback, {
+          requestIdentifier: received.requestIdentifier,
+          txid: '0xfeed',
+        }),
+      ).toEqual({ status: 204 });
+      expect(received.confirmation).toEqual({ txid: '0xfeed' });
+    });
+
+    it('takes a rejection, and a decision to come ({version}) as pending', async () => {
+      network.accounts.get(account)!.behaviour = 'reject';
+      expect(await inquiry('1')).toEqual({ kind: 'rejected', reason: 'the beneficiary refused the transfer' });
+      network.accounts.get(account)!.behaviour = 'async';
+      expect(await inquiry('1')).toEqual({ kind: 'pending' });
+      network.accounts.get(account)!.behaviour = 'approve';
+    });
+
+    it("takes a 500 (TRISA's answer to a coin it does not know) as an outage to retry, never as a decision", async () => {
+      await expect(
+        client.inquiry(hanbit, `${hanbit.origin}/transfers`, {
+          requestIdentifier: crypto.randomUUID(),
+          asset: { slip0044: 'SOL' },
+          amount: '1',
+          callback: `${hanbit.origin}/resolve`,
+          ivms101: message(),
+        }),
+      ).rejects.toThrow(/answered 500/);
+    });
+
+    it('refuses to talk to a server whose certificate is not the one pinned for it, though of the same CA', async () => {
+      const impostor = { ...hanbit, pins: [identities.vasps['vasp-coinmaru'].fingerprint256.replace(/:/g, '')] };
+      const before = network.received.length;
+      await expect(
+        client.inquiry(impostor, `${hanbit.origin}/transfers`, {
+          requestIdentifier: crypto.randomUUID(),
+          asset: { slip0044: 'ETH' },
+          amount: '1',
+          callback: `${hanbit.origin}/resolve`,
+          ivms101: message(),
+        }),
+      ).rejects.toThrow(/not the one pinned/);
+      expect(network.received).toHaveLength(before);
+    });
+
+    it('never sends to a URL off the counterpart origin (a Travel Address of someone else)', async () => {
+      await expect(
+        client.inquiry(hanbit, 'https://localhost:1/transfers', {
+          requestIdentifier: crypto.randomUUID(),
+          asset: { slip0044: 'ETH' },
+          amount: '1',
+          callback: `${hanbit.origin}/resolve`,
+          ivms101: message(),
+        }),
+      ).rejects.toThrow(/not on/);
+    });
+  });
+});
