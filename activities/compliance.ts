@@ -5,7 +5,7 @@ import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity,
 import { openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
 import { ivms101Message, type PersonName } from '../integrations/travel-rule/ivms101';
-import type { TravelRuleCounterpart, TrpClient } from '../integrations/travel-rule/trp';
+import { sameAccount, type TravelRuleCounterpart, type TrpClient } from '../integrations/travel-rule/trp';
 import { trpAssetOf } from '../integrations/travel-rule/assets';
 import { counterpartAt } from '../integrations/travel-rule/counterparts';
 import type { NetworkRegistry } from '../platform/networks';
@@ -226,7 +226,7 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       const sent = { recordId: record.recordId, sent: true };
       if (resolution.kind === 'pending') return sent;
       if (resolution.kind === 'rejected') return { ...sent, decision: { approved: false, reason: resolution.reason } };
-      if (resolution.address.toLowerCase() !== transfer.toAddress.toLowerCase())
+      if (!sameAccount(resolution.address, transfer.toAddress))
         return {
           ...sent,
           decision: {

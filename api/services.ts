@@ -236,6 +236,7 @@ export function buildServices(deps: AppDeps) {
       orm,
       encryption,
       counterparts: deps.travelRuleCounterparts,
+      networks: deps.networks,
       publicUrl: trpPublicUrl(config),
       retentionDays: config.COMPLIANCE_RETENTION_DAYS,
       rateLimits: deps.rateLimits,

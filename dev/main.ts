@@ -27,7 +27,7 @@ import { loadOrCreateDevSecrets } from './secrets';
 import { operatorTokenHash } from '../api/operators/operators';
 import { createOrm } from '../db/orm';
 import { credentialsFromEnv, sandboxServiceEnv } from '../sandbox/service-env';
-import { USDT_ETHEREUM_DTI } from '../integrations/travel-rule/assets';
+import { ETHER_DTI, POLYGON_DTI, USDT_ETHEREUM_DTI } from '../integrations/travel-rule/assets';
 import {
   SANDBOX_VASPS,
   sandboxCounterparts,
@@ -224,6 +224,8 @@ async function main(): Promise<void> {
           didRegistry: c.didRegistry,
           recoverableImplementation: c.recoverableImplementation,
           nativeSymbol: id === 'POLYGON' ? 'POL' : 'ETH',
+          // The local chains stand for Ethereum and Polygon: their coins are announced as those (Travel Rule).
+          coinDti: id === 'POLYGON' ? POLYGON_DTI : ETHER_DTI,
           // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
           tokens: { USDT: { address: c.usdt, decimals: 6, ...(id === 'ETHEREUM' ? { dti: USDT_ETHEREUM_DTI } : {}) } },
           confirmations: LOCAL_CONFIRMATIONS,

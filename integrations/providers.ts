@@ -130,5 +130,9 @@ export function travelRuleFrom(config: Settings<'TRAVEL_RULE_COUNTERPARTS'>): {
       );
     return { counterparts };
   }
+  if (counterparts.length > 0 && !ca)
+    throw new Error(
+      "TRAVEL_RULE_TLS_CA_FILE is required with TRAVEL_RULE_COUNTERPARTS: the counterparts' certificates chain to the Travel Rule network's CA, not to the public roots",
+    );
   return { counterparts, trp: new TrpClient({ timeoutMs: transport.timeoutMs, tls: { cert, key, ca } }) };
 }

@@ -41,6 +41,13 @@ export const EvmNetworkSchema = Type.Object({
   nativeSymbol: Type.Optional(
     Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$', description: "the chain's coin, e.g. ETH, POL (default ETH)" }),
   ),
+  coinDti: Type.Optional(
+    Type.String({
+      pattern: '^[0-9A-Z]{9}$',
+      description:
+        "the DTI of this chain's coin, how Travel Rule messages name it (Ethereum mainnet's Ether and Polygon's coin are known; a layer 2's Ether is not mainnet Ether); without one a transfer of the coin under the Travel Rule is refused",
+    }),
+  ),
   confirmations: Type.Optional(
     Type.Integer({
       minimum: 1,

@@ -1,5 +1,5 @@
 import { randomUUID, timingSafeEqual } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { isAddress } from '@solana/kit';
 import type { Orm } from '../../db/orm';
 import {
@@ -14,7 +14,8 @@ import { sameName } from '../../platform/names';
 import { Ivms101Invalid, readIvms101, type Ivms101Reading } from '../../integrations/travel-rule/ivms101';
 import { isAcceptedTrpVersion, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
 import { counterpartPresenting } from '../../integrations/travel-rule/counterparts';
-import { assetLabel } from '../../integrations/travel-rule/assets';
+import { assetLabel, assetLabelsOf } from '../../integrations/travel-rule/assets';
+import type { NetworkRegistry } from '../../platform/networks';
 import { HttpError, problems } from '../http/problems';
 import type { RateLimits } from '../http/rate-limits';
 import { clock } from '../../platform/clock';
@@ -29,8 +30,8 @@ const BENEFICIARY_NOT_CONFIRMED = 'beneficiary not confirmed';
 /** An inquiry's beneficiary address as it is counted and looked up: EVM in lower case (any case names one account). */
 type BeneficiaryAddress = { kind: 'evm' | 'solana'; key: string; given: string };
 
-/** Our account at the address, if any: the user and where it is. */
-type Holder = { userId: string; address: string; networkId: string };
+/** Our account at the address, if any: the user, where it was first deployed, and every network it is deployed on. */
+type Holder = { userId: string; address: string; networkId: string; networkIds: string[] };
 
 /** The peer of a TRP request as the TLS listener saw it: its certificate verified against the CA, and its fingerprint. */
 export interface TrpPeer {
@@ -54,6 +55,7 @@ export class InboundTravelRule {
       orm: Orm;
       encryption: DataEncryption;
       counterparts: TravelRuleCounterpart[];
+      networks: Pick<NetworkRegistry, 'any'>;
       /** Our TRP origin (TRAVEL_RULE_PUBLIC_URL): where our confirmation URLs point. */
       publicUrl: string;
       retentionDays: number;
@@ -100,6 +102,15 @@ export class InboundTravelRule {
     const user = holder ? await em.findOneOrFail(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
     const matches = verified !== null && reading.beneficiary.names.some((name) => sameName(name, verified));
+    // What is sent must be something the account holds on a network it is deployed on: an approval of a coin or a
+    // token we do not keep there would have the originator send what our user could never reach.
+    const asset = assetLabel(body.asset) ?? 'slip0044:0';
+    const receivable =
+      holder !== null &&
+      holder.networkIds.some((id) => {
+        const network = this.deps.networks.any(id);
+        return network !== undefined && assetLabelsOf(network).includes(asset);
+      });
     const recordId = `trr_${randomUUID()}`;
     const now = clock.date();
     const record = em.create(TravelRuleRecordEntity, {
@@ -118,11 +129,13 @@ export class InboundTravelRule {
         ? 'rejected: unknown address'
         : user.status !== 'active'
           ? `rejected: account ${user.status}`
-          : matches
-            ? 'approved'
-            : 'rejected: beneficiary name mismatch',
+          : !matches
+            ? 'rejected: beneficiary name mismatch'
+            : receivable
+              ? 'approved'
+              : `rejected: ${asset} not received at this account`,
       requestIdentifier: headers.requestIdentifier,
-      asset: assetLabel(body.asset) ?? 'slip0044:0',
+      asset,
       amount: String(body.amount).slice(0, 80),
       txid: null,
       canceled: null,
@@ -131,7 +144,19 @@ export class InboundTravelRule {
       decidedAt: now,
       retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
     });
-    await em.flush();
+    try {
+      await em.flush();
+    } catch (error) {
+      // The same inquiry twice at once (a counterpart retrying before our answer reached it): the first one recorded
+      // is the answer to both.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      const first = await this.deps.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, {
+        direction: 'inbound',
+        counterpartVaspId: counterpart.id,
+        requestIdentifier: headers.requestIdentifier,
+      });
+      return this.resolutionOf(first);
+    }
     return this.resolutionOf(record);
   }
 
@@ -240,7 +265,9 @@ function beneficiaryAddressOf(account: string | undefined): BeneficiaryAddress {
 async function holderOf(em: EntityManager, address: BeneficiaryAddress): Promise<Holder | null> {
   if (address.kind === 'solana') {
     const wallet = await em.findOne(SolanaWalletEntity, { address: address.key }, { fields: ['userId', 'address'] });
-    return wallet ? { userId: wallet.userId, address: wallet.address, networkId: 'SOLANA' } : null;
+    return wallet
+      ? { userId: wallet.userId, address: wallet.address, networkId: 'SOLANA', networkIds: ['SOLANA'] }
+      : null;
   }
   // The same address on several networks is one user's: the first deployed is recorded. Ordered here, not in SQL:
   // an `order by id limit 1` invites the planner to walk the primary key instead of the address's index.
@@ -250,5 +277,12 @@ async function holderOf(em: EntityManager, address: BeneficiaryAddress): Promise
     { fields: ['userId', 'address', 'networkId'] },
   );
   const account = accounts.sort((a, b) => a.id - b.id)[0];
-  return account ? { userId: account.userId, address: account.address, networkId: account.networkId } : null;
+  return account
+    ? {
+        userId: account.userId,
+        address: account.address,
+        networkId: account.networkId,
+        networkIds: accounts.map((a) => a.networkId),
+      }
+    : null;
 }

@@ -16,7 +16,12 @@ import {
 import { appendEvent } from '../../db/events';
 import { LockMode } from '@mikro-orm/core';
 import { HttpError, problems } from '../http/problems';
-import { isAcceptedTrpVersion, parseResolution, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
+import {
+  isAcceptedTrpVersion,
+  parseResolution,
+  sameAccount,
+  type TravelRuleCounterpart,
+} from '../../integrations/travel-rule/trp';
 import { clock } from '../../platform/clock';
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
@@ -104,7 +109,7 @@ export class ComplianceService {
         'A TRP resolution carries exactly one of approved {address, callback}, rejected or version',
       );
     if (resolution.kind === 'pending') return { received: true as const };
-    if (resolution.kind === 'approved' && resolution.address.toLowerCase() !== transfer.toAddress.toLowerCase())
+    if (resolution.kind === 'approved' && !sameAccount(resolution.address, transfer.toAddress))
       throw problems.unprocessable(
         'travel-rule-address-mismatch',
         `The approval names ${resolution.address}, not the address of this transfer`,

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { TLSSocket } from 'node:tls';
 
 /**
  * The TRP listener: HTTPS with mutual TLS for other VASPs (TRP v3), beside the API's own port. Our certificate is
@@ -9,7 +10,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
  */
 export function serveTravelRuleListener(
   handler: (req: IncomingMessage, res: ServerResponse) => void,
-  options: { host: string; port: number; tls: { cert: string; key: string; ca?: string } },
+  options: { host: string; port: number; tls: { cert: string; key: string; ca: string } },
 ): Promise<Server> {
   const server = createServer(
     {
@@ -29,6 +30,8 @@ export function serveTravelRuleListener(
     },
   );
   server.requestTimeout = 30_000;
+  // The peer's certificate is checked at the handshake: no renegotiation may swap it afterwards.
+  server.on('secureConnection', (socket: TLSSocket) => socket.disableRenegotiation());
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {
@@ -38,15 +41,15 @@ export function serveTravelRuleListener(
   });
 }
 
-/** Our TRP identity from settings: a certificate and its key are required for the listener. */
+/** Our TRP identity from settings: a certificate, its key and the Travel Rule network's CA are required. */
 export function trpIdentity(tls: { cert?: string; key?: string; ca?: string } | undefined): {
   cert: string;
   key: string;
-  ca?: string;
+  ca: string;
 } {
-  if (!tls?.cert || !tls.key)
+  if (!tls?.cert || !tls.key || !tls.ca)
     throw new Error(
-      'TRAVEL_RULE_PORT needs TRAVEL_RULE_TLS_CERT_FILE and TRAVEL_RULE_TLS_KEY_FILE (TRP is mutual TLS)',
+      "TRAVEL_RULE_PORT needs TRAVEL_RULE_TLS_CERT_FILE, TRAVEL_RULE_TLS_KEY_FILE and TRAVEL_RULE_TLS_CA_FILE (TRP is mutual TLS, with the Travel Rule network's CA)",
     );
   return { cert: tls.cert, key: tls.key, ca: tls.ca };
 }

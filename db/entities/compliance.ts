@@ -84,6 +84,10 @@ export type ComplianceCase = InferEntity<typeof ComplianceCaseEntity>;
 export const TravelRuleRecordEntity = defineEntity({
   name: 'TravelRuleRecord',
   tableName: 'travel_rule_records',
+  // A counterpart's inquiry is found again by its request-identifier (a retry), and recorded once.
+  uniques: [
+    { name: 'travel_rule_records_request_unique', properties: ['direction', 'counterpartVaspId', 'requestIdentifier'] },
+  ],
   properties: (p) => ({
     recordId: p.string().primary().length(64),
     direction: p.enum(['outbound', 'inbound'] as const),

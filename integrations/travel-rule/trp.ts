@@ -44,6 +44,10 @@ export interface TravelRuleCounterpart {
   ivms101: Ivms101Form;
 }
 
+/** The same account: EVM addresses in any case (checksum case is not part of them), others (base58) exactly. */
+export const sameAccount = (a: string, b: string): boolean =>
+  /^0x[0-9a-fA-F]{40}$/.test(a) && /^0x[0-9a-fA-F]{40}$/.test(b) ? a.toLowerCase() === b.toLowerCase() : a === b;
+
 /** A resolution's JSON (ours or a counterpart's): exactly one of approved, rejected, version. */
 export function parseResolution(body: unknown): TrpResolution | undefined {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
@@ -98,6 +102,11 @@ export class TrpClient {
       IVMS101: inquiry.ivms101,
     }).replace(marker, inquiry.amount);
     const answer = await this.post(counterpart, url, body, inquiry.requestIdentifier);
+    // Too many requests, or too slow to read ours: not a refusal of this transfer; asked again later.
+    if (answer.status === 408 || answer.status === 429)
+      throw new ProviderUnavailable(`${counterpart.name} answered ${answer.status} to the inquiry`, {
+        status: answer.status,
+      });
     if (answer.status >= 400)
       return {
         kind: 'rejected',

@@ -6,7 +6,16 @@ import {
   TravelAddressInvalid,
 } from '../../integrations/travel-rule/travel-address';
 import { Ivms101Invalid, ivms101Message, readIvms101 } from '../../integrations/travel-rule/ivms101';
-import { TrpClient, parseResolution, type TravelRuleCounterpart } from '../../integrations/travel-rule/trp';
+import {
+  TrpClient,
+  parseResolution,
+  sameAccount,
+  type TravelRuleCounterpart,
+  type TrpAsset,
+} from '../../integrations/travel-rule/trp';
+import { assetLabel, assetLabelsOf, trpAssetOf, USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
+import { ProviderUnavailable } from '../../integrations/provider-http';
+import { FaultInjector } from '../../sandbox/faults';
 import { counterpartsFromJson } from '../../integrations/travel-rule/counterparts';
 import { SandboxVaspNetwork, travelRuleIdentities } from '../../sandbox/travel-rule-network';
 
@@ -132,9 +141,36 @@ describe('TRP v3 and its Travel Addresses', () => {
       expect(parseResolution(bad)).toBeUndefined();
   });
 
+  it("names what is sent by Ether's SLIP-0044 symbol only on Ethereum mainnet, other coins and tokens by DTI, else not at all", () => {
+    const evm = (chainId: number, extra: Record<string, unknown> = {}) =>
+      ({ kind: 'evm', networkId: 'X', chainId, nativeSymbol: chainId === 137 ? 'POL' : 'ETH', ...extra }) as never;
+    expect(trpAssetOf(evm(1), 'ETH')).toEqual({ slip0044: 'ETH' });
+    expect(trpAssetOf(evm(10), 'ETH')).toBeUndefined(); // a layer 2's Ether is not mainnet Ether
+    expect(trpAssetOf(evm(8453, { coinDti: 'ABCDEFGH1' }), 'ETH')).toEqual({ dti: 'ABCDEFGH1' });
+    expect(trpAssetOf(evm(137), 'POL')).toEqual({ dti: 'RQWW6J6K0' });
+    expect(trpAssetOf({ kind: 'solana', networkId: 'SOLANA' } as never, 'SOL')).toEqual({ dti: '20J63Z4N3' });
+    const withUsdt = evm(1, { tokens: { USDT: { address: '0x', decimals: 6, dti: USDT_ETHEREUM_DTI } } });
+    expect(trpAssetOf(withUsdt, 'USDT')).toEqual({ dti: USDT_ETHEREUM_DTI });
+    expect(assetLabelsOf(withUsdt)).toEqual(['slip0044:ETH', `dti:${USDT_ETHEREUM_DTI}`]);
+    expect([assetLabel({ slip0044: 60 }), assetLabel({ slip0044: 'eth' }), assetLabel({})]).toEqual([
+      'slip0044:ETH',
+      'slip0044:ETH',
+      'slip0044:BTC',
+    ]);
+  });
+
+  it('compares EVM accounts in any case, Solana accounts (base58) exactly', () => {
+    const evm = '0x2222222222222222222222222222222222222222';
+    expect(sameAccount(evm, evm.toUpperCase().replace('0X', '0x'))).toBe(true);
+    const solana = '9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM';
+    expect(sameAccount(solana, solana)).toBe(true);
+    expect(sameAccount(solana, solana.toLowerCase())).toBe(false);
+  });
+
   describe("our client against the sandbox's exchanges (TRISA's handler, mutual TLS)", () => {
     const identities = travelRuleIdentities();
-    const network = new SandboxVaspNetwork(identities);
+    const faults = new FaultInjector();
+    const network = new SandboxVaspNetwork(identities, { faults: faults.middleware('trp') });
     let hanbit: TravelRuleCounterpart;
     let client: TrpClient;
     const account = '0x2222222222222222222222222222222222222222';
@@ -168,14 +204,16 @@ describe('TRP v3 and its Travel Addresses', () => {
     });
     afterAll(() => network.close());
 
-    const inquiry = (amount: string, requestIdentifier = crypto.randomUUID()) =>
-      client.inquiry(hanbit, decodeTravelAddress(network.travelAddressOf('vasp-hanbit')), {
-        requestIdentifier,
-        asset: { slip0044: 'ETH' },
-        amount,
+    /** Our inquiry to `to` (Hanbit's Travel Address URL unless said), as `as` (Hanbit unless said) would be reached. */
+    const ask = (options: { amount?: string; asset?: TrpAsset; to?: string; as?: TravelRuleCounterpart } = {}) =>
+      client.inquiry(options.as ?? hanbit, options.to ?? decodeTravelAddress(network.travelAddressOf('vasp-hanbit')), {
+        requestIdentifier: crypto.randomUUID(),
+        asset: options.asset ?? { slip0044: 'ETH' },
+        amount: options.amount ?? '1',
         callback: `${hanbit.origin}/resolve`,
         ivms101: message(),
       });
+    const inquiry = (amount: string) => ask({ amount });
 
     it('sends the amount as the JSON number it is (every digit), and takes the approval it answers', async () => {
       const resolution = await inquiry('0.000000000000000123');
@@ -205,42 +243,26 @@ describe('TRP v3 and its Travel Addresses', () => {
     });
 
     it("takes a 500 (TRISA's answer to a coin it does not know) as an outage to retry, never as a decision", async () => {
-      await expect(
-        client.inquiry(hanbit, `${hanbit.origin}/transfers`, {
-          requestIdentifier: crypto.randomUUID(),
-          asset: { slip0044: 'SOL' },
-          amount: '1',
-          callback: `${hanbit.origin}/resolve`,
-          ivms101: message(),
-        }),
-      ).rejects.toThrow(/answered 500/);
+      await expect(ask({ asset: { slip0044: 'SOL' } })).rejects.toThrow(/answered 500/);
+    });
+
+    it('takes 429 and 408 as the exchange asking again later, not as a refusal of the transfer', async () => {
+      for (const status of [429, 408]) {
+        faults.set('trp', { failTimes: 1, status, paths: ['/transfers'] });
+        await expect(inquiry('1')).rejects.toThrow(ProviderUnavailable);
+        expect(await inquiry('1')).toMatchObject({ kind: 'approved' });
+      }
     });
 
     it('refuses to talk to a server whose certificate is not the one pinned for it, though of the same CA', async () => {
       const impostor = { ...hanbit, pins: [identities.vasps['vasp-coinmaru'].fingerprint256.replace(/:/g, '')] };
       const before = network.received.length;
-      await expect(
-        client.inquiry(impostor, `${hanbit.origin}/transfers`, {
-          requestIdentifier: crypto.randomUUID(),
-          asset: { slip0044: 'ETH' },
-          amount: '1',
-          callback: `${hanbit.origin}/resolve`,
-          ivms101: message(),
-        }),
-      ).rejects.toThrow(/not the one pinned/);
+      await expect(ask({ as: impostor })).rejects.toThrow(/not the one pinned/);
       expect(network.received).toHaveLength(before);
     });
 
     it('never sends to a URL off the counterpart origin (a Travel Address of someone else)', async () => {
-      await expect(
-        client.inquiry(hanbit, 'https://localhost:1/transfers', {
-          requestIdentifier: crypto.randomUUID(),
-          asset: { slip0044: 'ETH' },
-          amount: '1',
-          callback: `${hanbit.origin}/resolve`,
-          ivms101: message(),
-        }),
-      ).rejects.toThrow(/not on/);
+      await expect(ask({ to: 'https://localhost:1/transfers' })).rejects.toThrow(/not on/);
     });
   });
 });

@@ -442,6 +442,27 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect((await overTrp(url, { txid: '0xabc' }, 'vasp-coinmaru')).status).toBe(404);
     expect((await overTrp(url, { txid: '0xabc', canceled: 'both' })).status).toBe(400);
     expect((await overTrp(url.replace(/[0-9a-f]{32}$/, '0'.repeat(32)), { txid: '0xabc' })).status).toBe(404);
+    // Something the account cannot hold there (SOL to an EVM account): not approved, whoever the beneficiary is, so no
+    // originator sends what our user could never reach; answered as every other rejection.
+    const sol = await inquire(payee.user.person.name, payee.account, 'vasp-hanbit', randomUUID(), {
+      asset: { dti: '20J63Z4N3' },
+    });
+    expect(sol.resolution).toMatchObject({ status: 200, body: { rejected: 'beneficiary not confirmed' } });
+    expect((await inboundRecord('vasp-hanbit', sol.requestIdentifier)).reason).toBe(
+      'rejected: dti:20J63Z4N3 not received at this account',
+    );
+    // The same inquiry twice at once (a retry racing the first): one record, one answer for both.
+    const requestIdentifier = randomUUID();
+    const both = await Promise.all(
+      [1, 2].map(() => inquire(payee.user.person.name, payee.account, 'vasp-hanbit', requestIdentifier)),
+    );
+    expect(both.map((b) => b.resolution.status)).toEqual([200, 200]);
+    expect(both[1]!.resolution.body).toEqual(both[0]!.resolution.body);
+    expect(
+      await stack.orm.em
+        .fork()
+        .count(TravelRuleRecordEntity, { direction: 'inbound', counterpartVaspId: 'vasp-hanbit', requestIdentifier }),
+    ).toBe(1);
   });
 
   it('answers an address that is not ours, a closed account and a wrong name alike (status, body); only our record says which', async () => {

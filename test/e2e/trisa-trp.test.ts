@@ -194,19 +194,20 @@ describe("TRP v3 with TRISA's implementation (both directions)", () => {
     expect(sent.body.detail).toContain('beneficiary not known here');
   });
 
-  it('it sends us its inquiry about our user: we approve the verified name (TRISA reads our resolution), it confirms', async () => {
-    const payload = join(files.dir, `payload-${randomUUID()}.json`);
+  /** An IVMS101 (2020 form, as TRISA reads it) naming our user's account and `beneficiary`, in a file for TRISA. */
+  const payloadFile = (beneficiary: string) => {
+    const file = join(files.dir, `payload-${randomUUID()}.json`);
     const person = (name: string) => ({
       naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: name, nameIdentifierType: 'LEGL' }] } },
     });
     writeFileSync(
-      payload,
+      file,
       JSON.stringify({
         originator: {
           originatorPersons: [person('Tilcott Mildred')],
           accountNumber: ['0x1111111111111111111111111111111111111111'],
         },
-        beneficiary: { beneficiaryPersons: [person(user.person.name)], accountNumber: [account] },
+        beneficiary: { beneficiaryPersons: [person(beneficiary)], accountNumber: [account] },
         originatingVASP: {
           originatingVASP: {
             legalPerson: {
@@ -216,23 +217,29 @@ describe("TRP v3 with TRISA's implementation (both directions)", () => {
         },
       }),
     );
-    const ours = encodeTravelAddress(`${stack.travelRule.publicUrl}/trp/v3/inquiries`);
-    const send = (extra: string[]) =>
-      Counterpart.start([
-        'send',
-        '-to',
-        ours,
-        '-ivms',
-        payload,
-        '-asset',
-        'ETH',
-        '-amount',
-        '0.25',
-        ...tls(),
-        ...extra,
-      ]);
-    const sender = send(['-txid', '0xfeedbeef']);
+    return file;
+  };
+  /** TRISA's client sending us an inquiry (to our Travel Address), and its confirmation when `extra` asks. */
+  const sendToUs = (beneficiary: string, asset: string, amount: string, extra: string[] = []) => {
+    const sender = Counterpart.start([
+      'send',
+      '-to',
+      encodeTravelAddress(`${stack.travelRule.publicUrl}/trp/v3/inquiries`),
+      '-ivms',
+      payloadFile(beneficiary),
+      '-asset',
+      asset,
+      '-amount',
+      amount,
+      ...tls(),
+      ...extra,
+    ]);
     peers.push(sender);
+    return sender;
+  };
+
+  it('it sends us its inquiry about our user: we approve the verified name (TRISA reads our resolution), it confirms', async () => {
+    const sender = sendToUs(user.person.name, 'ETH', '0.25', ['-txid', '0xfeedbeef']);
     const resolution = await sender.next('resolution');
     expect(resolution).toMatchObject({ status: 200, rejected: null, error: null, approved: { address: account } });
     expect(await sender.next('confirmed')).toMatchObject({ status: 204, error: null });
@@ -246,33 +253,7 @@ describe("TRP v3 with TRISA's implementation (both directions)", () => {
   });
 
   it('another name for our user is answered "beneficiary not confirmed", which TRISA reads as a rejection', async () => {
-    const payload = join(files.dir, `payload-${randomUUID()}.json`);
-    const person = (name: string) => ({
-      naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: name, nameIdentifierType: 'LEGL' }] } },
-    });
-    writeFileSync(
-      payload,
-      JSON.stringify({
-        originator: {
-          originatorPersons: [person('Tilcott Mildred')],
-          accountNumber: ['0x1111111111111111111111111111111111111111'],
-        },
-        beneficiary: { beneficiaryPersons: [person('Someone Else')], accountNumber: [account] },
-      }),
-    );
-    const sender = Counterpart.start([
-      'send',
-      '-to',
-      encodeTravelAddress(`${stack.travelRule.publicUrl}/trp/v3/inquiries`),
-      '-ivms',
-      payload,
-      '-asset',
-      'dti:' + USDT_ETHEREUM_DTI,
-      '-amount',
-      '10',
-      ...tls(),
-    ]);
-    peers.push(sender);
+    const sender = sendToUs('Someone Else', `dti:${USDT_ETHEREUM_DTI}`, '10');
     expect(await sender.next('resolution')).toMatchObject({
       status: 200,
       approved: null,

@@ -36,7 +36,7 @@ import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
 import { freePort } from './global-setup';
-import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
+import { ETHER_DTI, POLYGON_DTI, USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
 import { serveTravelRuleListener, trpIdentity } from '../../api/http/trp-listener';
 import { providerTransport } from '../../platform/provider-settings';
 import { testWorkflowBundle } from './workflow-bundle';
@@ -219,6 +219,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
           didRegistry: chain.didRegistry,
           recoverableImplementation: chain.recoverableImplementation,
           nativeSymbol: i === 0 ? 'ETH' : 'POL',
+          // The local chains stand for Ethereum and Polygon: their coins are announced as those (Travel Rule).
+          coinDti: i === 0 ? ETHER_DTI : POLYGON_DTI,
           // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
           tokens: { USDT: { address: chain.usdt, decimals: 6, ...(i === 0 ? { dti: USDT_ETHEREUM_DTI } : {}) } },
           confirmations: options.confirmations ?? 1,
