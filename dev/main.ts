@@ -110,11 +110,16 @@ function startTsProcess(name: string, file: string, env: NodeJS.ProcessEnv): Chi
   return child;
 }
 
-async function waitForHttp(url: string, timeoutMs = 120_000): Promise<void> {
+async function waitForHttp(
+  url: string,
+  timeoutMs = 120_000,
+  init: { headers?: Record<string, string>; until?: (body: unknown) => boolean } = {},
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
-      if ((await fetch(url)).ok) return;
+      const answer = await fetch(url, { headers: init.headers });
+      if (answer.ok && (!init.until || init.until(await answer.json()))) return;
     } catch {
       /* not up yet */
     }
@@ -319,7 +324,7 @@ async function main(): Promise<void> {
   done(since);
 
   since = Date.now();
-  progress(step++, total, `worker and API on :${PORTS.api}`);
+  progress(step++, total, `worker and API on :${PORTS.api}, the sanctions list read`);
   startTsProcess('worker', 'worker/main.ts', {
     ...env,
     METRICS_PORT: String(PORTS.workerMetrics),
@@ -328,6 +333,12 @@ async function main(): Promise<void> {
   // The API never holds a server-held key: only the worker gets KEY_ENCRYPTION_KEY, VC_ISSUER_KEY, PAYMASTER_SIGNER_KEY.
   startTsProcess('api', 'api/main.ts', { ...withoutServerKeys(env), METRICS_PORT: String(PORTS.apiMetrics) });
   await waitForHttp(`${apiUrl}/readyz`);
+  // Transfers and deploys are screened against the sanctions list, which the worker reads at start: the stack is up
+  // once it has (before that every screened request answers 503 screening-unavailable).
+  await waitForHttp(`${apiUrl}/v1/compliance/sanctions-list`, 120_000, {
+    headers: { authorization: `Bearer ${secrets.OPERATOR_TOKEN}` },
+    until: (list) => (list as { status?: string }).status === 'current',
+  });
   done(since);
 
   console.log(`
