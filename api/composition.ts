@@ -48,16 +48,10 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     operators: () => Operators.fromJson(config.OPERATOR_TOKENS),
     counterparts: () => {
       const counterparts = counterpartsFromJson(config.TRAVEL_RULE_COUNTERPARTS);
-      // Our Travel Address and the callbacks we give name this origin: a default of localhost would send every
-      // counterpart's answer to its own machine.
-      if (
-        config.NODE_ENV === 'production' &&
-        (counterparts.length > 0 || config.TRAVEL_RULE_PORT !== undefined) &&
-        !config.TRAVEL_RULE_PUBLIC_URL
-      )
-        throw new Error(
-          'TRAVEL_RULE_PUBLIC_URL is required in production with TRAVEL_RULE_COUNTERPARTS or TRAVEL_RULE_PORT',
-        );
+      // Our Travel Address and the callbacks we give name this origin once other VASPs can reach us: a default of
+      // localhost would send every counterpart's answer to its own machine.
+      if (config.NODE_ENV === 'production' && config.TRAVEL_RULE_PORT !== undefined && !config.TRAVEL_RULE_PUBLIC_URL)
+        throw new Error('TRAVEL_RULE_PUBLIC_URL is required in production with TRAVEL_RULE_PORT');
       return counterparts;
     },
     bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),

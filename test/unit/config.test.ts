@@ -91,6 +91,30 @@ describe('the API composition root', () => {
   });
 });
 
+describe('the Travel Rule listener in production', () => {
+  it('refuses to start without TRAVEL_RULE_PUBLIC_URL: our Travel Address and callbacks would name localhost', async () => {
+    const config = {
+      DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
+      PROVIDER_TIMEOUT_MS: 1000,
+      NODE_ENV: 'production',
+      TRAVEL_RULE_PORT: 8443,
+      TRAVEL_RULE_COUNTERPARTS: '{}',
+      NETWORKS: '{}',
+      EXCHANGE_POOLS: '{}',
+      EXCHANGE_DAILY_LIMITS: '{}',
+      TRANSFER_SIGNER_DAILY_CAPS: '{}',
+      RATE_LIMITS: '{}',
+      OPERATOR_TOKENS: '{}',
+    } as unknown as ApiConfig;
+    const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch(
+      (e: unknown) => e,
+    );
+    expect((error as ConfigError).problems).toContain(
+      'TRAVEL_RULE_PUBLIC_URL is required in production with TRAVEL_RULE_PORT',
+    );
+  });
+});
+
 describe('rate limit windows', () => {
   it('keeps every window within what the in-process store can time (a longer Node timer fires at once)', () => {
     for (const [rule, { seconds }] of Object.entries(DEFAULT_RATE_LIMITS))
