@@ -373,7 +373,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     apiProcessEnv: (port) => ({
       ...Object.fromEntries(
         Object.entries(config)
-          .filter(([, v]) => v !== undefined)
+          // The stack's own TRP listener has the port: another api process serves none.
+          .filter(([k, v]) => v !== undefined && k !== 'TRAVEL_RULE_PORT')
           .map(([k, v]) => [k, String(v)]),
       ),
       LOG_LEVEL: 'warn',
