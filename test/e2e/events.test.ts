@@ -113,10 +113,11 @@ describe.each(testDatabases())('events on $name', (kind) => {
 
   it("writes a failed charge's event once, when the bank refuses it, and no event for a change that did not happen", async () => {
     const account = await openBankAccount(stack, user.person, 10); // too little for the charge
-    await connectBankAccount(stack, user, account);
+    // The user's second account at this bank: named by its id (the bank's code alone is ambiguous now).
+    const connected = await connectBankAccount(stack, user, account);
     const accepted = await call(`${stack.apiUrl}/api/v1/charge/execute`, {
       headers: { authorization: `Bearer ${user.accessToken}`, 'idempotency-key': randomUUID() },
-      json: { source: account.bankCode, amount: '5000', currency: 'KRW' },
+      json: { source: connected.bank_account_id, amount: '5000', currency: 'KRW' },
     });
     const chargeId = accepted.body.data.charge_id as string;
     const charge = await settled(chargeId);
