@@ -51,6 +51,7 @@ export function buildServices(deps: AppDeps) {
       holdSeconds: config.NEW_PASSKEY_HOLD_SECONDS,
     },
     notices,
+    deps.sessions,
   );
   const devices = new Devices({ orm, notices, sessions: deps.sessions });
   const signIns = new SignInService({

@@ -14,6 +14,7 @@ import { PasskeyEntity, WebauthnChallengeEntity, type Passkey } from '../../db/e
 import { appendEvent } from '../../db/events';
 import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
+import type { SessionCache } from '../common/session-cache';
 import { canonicalRequest, type StepUpRequest } from '../http/step-up';
 import { clock } from '../../platform/clock';
 
@@ -91,6 +92,8 @@ export class Passkeys {
     private readonly orm: Orm,
     private readonly config: PasskeyConfig,
     private readonly notices: SecurityNotices,
+    /** Told of the change by the database: an enrolment or removal answers once every api process has heard it. */
+    private readonly sessions?: SessionCache,
   ) {}
 
   /** Until when a passkey is too new to waive a cooling-off or approve above the threshold; null once past. */
@@ -178,8 +181,9 @@ export class Passkeys {
     }
     const info = verification.registrationInfo;
     const passkeyId = `pk_${randomUUID()}`;
+    const told = this.sessions?.whenTold(userId);
     try {
-      return await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, (eventId) =>
+      const passkey = await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, (eventId) =>
         this.orm.em.fork().transactional(async (tx) => {
           const passkey = tx.create(PasskeyEntity, {
             passkeyId,
@@ -198,6 +202,8 @@ export class Passkeys {
           return passkey;
         }),
       );
+      await told?.();
+      return passkey;
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException)
         throw problems.conflict('passkey-exists', 'This passkey is already registered');
@@ -207,6 +213,7 @@ export class Passkeys {
 
   /** Removes one of the user's passkeys (its route's step-up passed); the removal and passkey.removed commit together. */
   async remove(userId: string, passkeyId: string): Promise<void> {
+    const told = this.sessions?.whenTold(userId);
     await this.notices.around({ userId, eventType: 'passkey.removed', resourceId: passkeyId }, (eventId) =>
       this.orm.em.fork().transactional(async (tx) => {
         if ((await tx.nativeDelete(PasskeyEntity, { passkeyId, userId })) !== 1)
@@ -214,6 +221,7 @@ export class Passkeys {
         await appendEvent(tx, { eventId, type: 'passkey.removed', resourceId: passkeyId, userId, data: { passkeyId } });
       }),
     );
+    await told?.();
   }
 
   /** A one-time challenge for one of the user's passkeys to approve `request` (a step-up), valid for 5 minutes. */
