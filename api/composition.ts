@@ -11,14 +11,13 @@ import { NetworkRegistry } from '../platform/networks';
 import { createTemporalClient } from '../platform/temporal';
 import type { Orm } from '../db/orm';
 import { IdentityProviderClient } from '../integrations/identity';
-import { bankRailFrom } from '../integrations/providers';
+import { bankRailFrom, securitiesBrokerFrom } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { counterpartsFromJson } from '../integrations/travel-rule/counterparts';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
-import { SecuritiesClient } from '../integrations/securities';
 import { CexClient } from '../integrations/cex';
 import { ChainProviders } from '../integrations/evm/smart-account';
 import { SolanaChains } from '../integrations/solana';
@@ -55,6 +54,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       return counterparts;
     },
     bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
+    securities: () => securitiesBrokerFrom(config),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -124,11 +124,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
       references: storedPriceReferences(orm),
     }),
-    securities: new SecuritiesClient({
-      baseUrl: config.SECURITIES_API_URL,
-      clientSecret: config.SECURITIES_CLIENT_SECRET,
-      ...providerHttp,
-    }),
+    securities: settings.securities,
     cex: new CexClient({
       baseUrl: config.CEX_API_URL,
       clientId: config.CEX_CLIENT_ID,

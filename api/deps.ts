@@ -8,7 +8,7 @@ import type { SessionCache } from './common/session-cache';
 import type { IdentityProviderClient } from '../integrations/identity';
 import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices';
-import type { SecuritiesClient } from '../integrations/securities';
+import type { SecuritiesBroker } from '../integrations/securities/broker';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
 import type { TravelRuleCounterpart } from '../integrations/travel-rule/trp';
@@ -45,7 +45,7 @@ export interface AppDeps {
   identity: IdentityProviderClient;
   bank: BankRail;
   prices: PriceFeedClient;
-  securities: SecuritiesClient;
+  securities: SecuritiesBroker;
   cex: CexClient;
   /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
   sanctions: SanctionsScreening;

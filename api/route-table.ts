@@ -90,7 +90,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...pinRoutes({ pins: deps.pins, notices: s.notices }),
     ...transferRoutes({ policy: s.policy, addressBook: s.addressBook, screening: s.screening, transfers: s.transfers }),
     ...assetRoutes({ orm, prices: deps.prices }),
-    ...securitiesRoutes({ orm, encryption, securities: deps.securities }),
+    ...securitiesRoutes({ securities: deps.securities }),
     ...cexRoutes({ accounts: s.cexAccounts }),
     ...networkWalletRoutes({ networks, holdings: s.holdings, custody: s.custody }),
     ...exchangeRoutes({ holdings: s.holdings, engine: deps.quotes }),

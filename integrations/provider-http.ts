@@ -100,6 +100,11 @@ export interface ProviderHttpOptions {
   headers?: Record<string, string>;
   maxAnswerBytes?: number;
   tls?: ProviderTls;
+  /**
+   * Answer a 5xx's JSON body too, for the caller to read its code (KIS's gateway answers an expired token or a rate
+   * limit as a 500 with a code): a 5xx without a JSON body is still ProviderUnavailable.
+   */
+  readServerErrors?: boolean;
 }
 
 /** One connection pool per TLS identity (an adapter builds its options once): certificates are parsed once. */
@@ -208,13 +213,15 @@ export async function requestProvider<T>(
       cause: error,
     });
   }
-  if (response.status >= 500)
-    throw new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`, {
+  const unavailable = () =>
+    new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`, {
       status: response.status,
     });
+  if (response.status >= 500 && !options.readServerErrors) throw unavailable();
   try {
     return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T) };
   } catch {
+    if (response.status >= 500) throw unavailable();
     throw new ProviderAnswerInvalid(
       `provider ${options.baseUrl} answered ${path} with ${response.status} and a body that is not JSON`,
       text.slice(0, 500),

@@ -17,6 +17,8 @@ import type { IdCardAuthenticity } from './id-card/authenticity';
 import { UsebIdCardCheck } from './id-card/useb';
 import { TrpClient, type TravelRuleCounterpart } from './travel-rule/trp';
 import { counterpartsFromJson } from './travel-rule/counterparts';
+import type { SecuritiesBroker } from './securities/broker';
+import { KisOpenApi } from './securities/kis';
 
 type Settings<K extends keyof Config> = Pick<Config, K | 'PROVIDER_TIMEOUT_MS'> & Partial<Config>;
 
@@ -135,4 +137,18 @@ export function travelRuleFrom(config: Settings<'TRAVEL_RULE_COUNTERPARTS'>): {
       "TRAVEL_RULE_TLS_CA_FILE is required with TRAVEL_RULE_COUNTERPARTS: the counterparts' certificates chain to the Travel Rule network's CA, not to the public roots",
     );
   return { counterparts, trp: new TrpClient({ timeoutMs: transport.timeoutMs, tls: { cert, key, ca } }) };
+}
+
+/** The securities broker whose account inquiry the person's own key pair opens (POST /api/v1/securities/verify). */
+export function securitiesBrokerFrom(
+  config: Settings<'SECURITIES_PROVIDER' | 'SECURITIES_API_URL' | 'SECURITIES_KIS_ENVIRONMENT'>,
+): SecuritiesBroker {
+  switch (config.SECURITIES_PROVIDER) {
+    case 'kis':
+      return new KisOpenApi({
+        apiUrl: config.SECURITIES_API_URL,
+        environment: config.SECURITIES_KIS_ENVIRONMENT,
+        transport: providerTransport(config, 'SECURITIES'),
+      });
+  }
 }

@@ -27,6 +27,7 @@ export const PROVIDERS = {
   ID_CARD_OCR_PROVIDER: ['clova'],
   ID_CARD_CHECK_PROVIDER: ['useb'],
   MAIL_PROVIDER: ['smtp'],
+  SECURITIES_PROVIDER: ['kis'],
 } as const;
 
 const choice = <K extends keyof typeof PROVIDERS>(key: K, what: string) =>
@@ -116,6 +117,21 @@ export const PROVIDER_SETTINGS = {
     minLength: 3,
     maxLength: 254,
     description: 'the sender of every mail (its domain names our Message-IDs)',
+  }),
+  SECURITIES_PROVIDER: choice(
+    'SECURITIES_PROVIDER',
+    "the securities broker (kis: Korea Investment & Securities' open API, KIS Developers)",
+  ),
+  SECURITIES_API_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://openapi.koreainvestment.com:9443',
+    description:
+      "the broker's API: KIS https://openapi.koreainvestment.com:9443 (paper trading https://openapivts.koreainvestment.com:29443)",
+  }),
+  SECURITIES_KIS_ENVIRONMENT: Type.Union([Type.Literal('real'), Type.Literal('mock')], {
+    default: 'real',
+    description:
+      'which KIS domain SECURITIES_API_URL is: real (실전, balance inquiry TTTC8434R) or mock (모의투자, VTTC8434R; its own keys and accounts)',
   }),
   ...transportSchema(),
 };

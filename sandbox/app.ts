@@ -7,7 +7,7 @@ import { IdentityAgency, identityProviderRouter, type IdentityProviderOptions } 
 import { clovaOcrRouter } from './clova-ocr';
 import { openBankingRouter } from './open-banking';
 import { pricesRouter } from './prices';
-import { securitiesRouter } from './securities';
+import { kisRouter } from './kis';
 import { cexRouter } from './cex';
 import { mailSandbox } from './mail';
 import { webhookReceiverRouter } from './webhook-receiver';
@@ -28,7 +28,6 @@ export interface SandboxOptions extends IdentityProviderOptions {
   ocrSecret: string;
   /** useB's client id and secret of ours (ID_CARD_CHECK_CLIENT_ID / _SECRET). */
   idCheck: { clientId: string; clientSecret: string };
-  securitiesClientSecret: string;
   cexClientId: string;
   cexClientSecret: string;
   /** The SMTP AUTH credentials of the mail service (MAIL_SMTP_USER / MAIL_SMTP_PASSWORD of the worker). */
@@ -48,7 +47,7 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
- * token service and status API), /prices/v1, /securities/v1, /cex (OAuth), /mail/v1/_inbox (what the SMTP server
+ * token service and status API), /prices/v1, /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
@@ -69,7 +68,7 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/clova/', 'ocr'],
   ['/kftc/', 'bank'],
   ['/prices/', 'prices'],
-  ['/securities/', 'securities'],
+  ['/kis/', 'securities'],
   ['/cex/', 'cex'],
   ['/useb/', 'idcheck'],
   ['/api/v1/address/', 'chainalysis'],
@@ -116,7 +115,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     clovaOcrRouter({ secret: options.ocrSecret, log: options.log }),
     usebRouter(options.idCheck),
     pricesRouter(),
-    securitiesRouter({ clientSecret: options.securitiesClientSecret }),
+    kisRouter(),
     cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
     mail.router,
     webhookReceiverRouter(),

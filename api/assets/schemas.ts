@@ -45,8 +45,35 @@ export const OtherAssetList = Type.Object({
 export const SecuritiesBody = Type.Union([
   Type.Object(
     {
+      firm_code: Type.String({
+        pattern: '^\\d{3}$',
+        description: "securities firm code: 243 (한국투자증권, Korea Investment & Securities' open API)",
+      }),
+      method: Type.Literal('app_key', {
+        description: 'the app key and secret KIS Developers issued the person for this account',
+      }),
+      account_no: Type.String({
+        pattern: '^\\d{8}-?\\d{2}$',
+        description: 'the account the key was issued for: 8 digits and the 2-digit product code (12345678-01)',
+      }),
+      app_key: Type.String({
+        pattern: '^[A-Za-z0-9]{16,64}$',
+        description: 'the app key (36 characters at KIS); used for this inquiry only, never stored or logged',
+      }),
+      app_secret: Type.String({
+        pattern: '^[A-Za-z0-9+/=]{32,400}$',
+        description: 'the app secret (180 characters at KIS); used for this inquiry only, never stored or logged',
+      }),
+    },
+    { additionalProperties: false },
+  ),
+  Type.Object(
+    {
       firm_code: Type.String({ pattern: '^\\d{3}$', description: 'securities firm code, e.g. 240 (삼성증권)' }),
-      method: Type.Literal('pin'),
+      method: Type.Literal('pin', {
+        description:
+          'deprecated: no broker publishes an API that checks a trading PIN for a third party; answered 422 securities-method-unsupported (use app_key)',
+      }),
       account_no: Type.String({ pattern: '^[0-9-]{6,20}$' }),
       pin: Type.String({ pattern: '^\\d{4,6}$', description: "the account's trading PIN (never stored or logged)" }),
     },
@@ -55,7 +82,10 @@ export const SecuritiesBody = Type.Union([
   Type.Object(
     {
       firm_code: Type.String({ pattern: '^\\d{3}$' }),
-      method: Type.Literal('auth_code'),
+      method: Type.Literal('auth_code', {
+        description:
+          'deprecated: no broker publishes an API that takes a one-time code of its app for a third party; answered 422 securities-method-unsupported (use app_key)',
+      }),
       auth_code: Type.String({ pattern: '^[A-Za-z0-9]{6,32}$', description: "one-time code issued by the firm's app" }),
     },
     { additionalProperties: false },

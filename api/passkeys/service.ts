@@ -183,24 +183,32 @@ export class Passkeys {
     const passkeyId = `pk_${randomUUID()}`;
     const told = this.sessions?.whenTold(userId);
     try {
-      const passkey = await this.notices.around({ userId, eventType: 'passkey.added', resourceId: passkeyId }, (eventId) =>
-        this.orm.em.fork().transactional(async (tx) => {
-          const passkey = tx.create(PasskeyEntity, {
-            passkeyId,
-            userId,
-            credentialId: info.credential.id,
-            publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
-            signCount: info.credential.counter,
-            transports: info.credential.transports ?? input.credential.response.transports ?? [],
-            deviceType: info.credentialDeviceType,
-            backedUp: info.credentialBackedUp,
-            name: input.name ?? 'Passkey',
-            createdAt: clock.date(),
-          });
-          await tx.flush();
-          await appendEvent(tx, { eventId, type: 'passkey.added', resourceId: passkeyId, userId, data: { passkeyId } });
-          return passkey;
-        }),
+      const passkey = await this.notices.around(
+        { userId, eventType: 'passkey.added', resourceId: passkeyId },
+        (eventId) =>
+          this.orm.em.fork().transactional(async (tx) => {
+            const passkey = tx.create(PasskeyEntity, {
+              passkeyId,
+              userId,
+              credentialId: info.credential.id,
+              publicKey: Buffer.from(info.credential.publicKey).toString('base64url'),
+              signCount: info.credential.counter,
+              transports: info.credential.transports ?? input.credential.response.transports ?? [],
+              deviceType: info.credentialDeviceType,
+              backedUp: info.credentialBackedUp,
+              name: input.name ?? 'Passkey',
+              createdAt: clock.date(),
+            });
+            await tx.flush();
+            await appendEvent(tx, {
+              eventId,
+              type: 'passkey.added',
+              resourceId: passkeyId,
+              userId,
+              data: { passkeyId },
+            });
+            return passkey;
+          }),
       );
       await told?.();
       return passkey;

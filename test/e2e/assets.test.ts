@@ -86,73 +86,67 @@ describe.each(testDatabases())('asset views on %s', (database) => {
     }
   });
 
-  it('verifies securities accounts by PIN or by auth code, never leaking a full account number', async () => {
-    const holder = user.person.name;
-    await call(`${stack.sandboxUrl}/securities/v1/_accounts`, {
-      json: { firmCode: '240', accountNo: '7001234567', holder, pin: '4321', balance: 12_345_678 },
-    });
-    await call(`${stack.sandboxUrl}/securities/v1/_accounts`, {
-      json: { firmCode: '240', accountNo: '7009876543', holder, pin: '1111', balance: 500_000 },
-    });
-    const verified = await api('/api/v1/securities/verify', user, {
-      json: { firm_code: '240', method: 'pin', account_no: '700-123-4567', pin: '4321' },
-    });
+  it("verifies a securities account with the person's KIS app key and secret, never leaking a full account number", async () => {
+    // The holdings of KIS's published paper-account answer (test/contract/fixtures/kis): 9,644,485 won of deposit,
+    // 1 SK하이닉스 at 215,500 and 35 KODEX 인버스 at 4,290.
+    const opened = (
+      await call(`${stack.sandboxUrl}/kis/_accounts`, {
+        json: {
+          deposit: 9_644_485,
+          holdings: [
+            { pdno: '000660', name: 'SK하이닉스', quantity: 1, price: 215_500, averagePrice: 198_600 },
+            { pdno: '114800', name: 'KODEX 인버스', quantity: 35, price: 4_290, averagePrice: 4482.142 },
+          ],
+        },
+      })
+    ).body as { accountNo: string; appKey: string; appSecret: string };
+    const verify = (u: RegisteredUser, body: object) => api('/api/v1/securities/verify', u, { json: body });
+    const keyPair = { firm_code: '243', method: 'app_key', app_key: opened.appKey, app_secret: opened.appSecret };
+    const verified = await verify(user, { ...keyPair, account_no: opened.accountNo });
     expect(verified.status).toBe(200);
     expect(verified.body).toEqual({
       verified: true,
-      firm_name: '삼성증권',
-      accounts: [
-        { no: '******4567', balance: '12,345,678 KRW' },
-        { no: '******6543', balance: '500,000 KRW' },
-      ],
+      firm_name: '한국투자증권',
+      accounts: [{ no: `******${opened.accountNo.slice(6)}`, balance: '10,010,135 KRW' }],
     });
+    // The account number written without its dash is the same account.
+    expect((await verify(user, { ...keyPair, account_no: opened.accountNo.replace('-', '') })).body.verified).toBe(
+      true,
+    );
+
+    // Another account than the key's (OPSQ2000), or a wrong secret (EGW00105): not verified, nothing else said.
+    const other = `${opened.accountNo.startsWith('509') ? '508' : '509'}${opened.accountNo.slice(3)}`;
+    expect((await verify(user, { ...keyPair, account_no: other })).body).toEqual({
+      verified: false,
+      firm_name: null,
+      accounts: [],
+    });
+    const wrongSecret = `${opened.appSecret.slice(0, -2)}${opened.appSecret.endsWith('AA') ? 'BB' : 'AA'}`;
     expect(
-      (
-        await api('/api/v1/securities/verify', user, {
-          json: { firm_code: '240', method: 'pin', account_no: '7001234567', pin: '0000' },
-        })
-      ).body,
-    ).toEqual({ verified: false, firm_name: null, accounts: [] });
-    // Someone else cannot use the account's PIN: the holder is the caller's verified name.
-    expect(
-      (
-        await api('/api/v1/securities/verify', stranger, {
-          json: { firm_code: '240', method: 'pin', account_no: '7001234567', pin: '4321' },
-        })
-      ).body.verified,
+      (await verify(user, { ...keyPair, app_secret: wrongSecret, account_no: opened.accountNo })).body.verified,
     ).toBe(false);
 
-    const { authCode } = (
-      await call(`${stack.sandboxUrl}/securities/v1/_auth-codes`, { json: { firmCode: '240', holder } })
-    ).body;
-    expect(
-      (
-        await api('/api/v1/securities/verify', user, {
-          json: { firm_code: '240', method: 'auth_code', auth_code: authCode },
-        })
-      ).body.accounts,
-    ).toHaveLength(2);
-    expect(
-      (
-        await api('/api/v1/securities/verify', user, {
-          json: { firm_code: '240', method: 'auth_code', auth_code: authCode },
-        })
-      ).body.verified,
-    ).toBe(false); // one use
-    expect(
-      (
-        await api('/api/v1/securities/verify', user, {
-          json: { firm_code: '240', method: 'pin', account_no: '7001234567' },
-        })
-      ).status,
-    ).toBe(400);
-    expect(
-      (
-        await api('/api/v1/securities/verify', user, {
-          json: { firm_code: '240', method: 'pin', account_no: '7001234567', pin: '12' },
-        })
-      ).status,
-    ).toBe(400);
+    // The broker failing is an outage to retry, not a refusal of the person's key.
+    await call(`${stack.sandboxUrl}/_faults/securities`, { method: 'PUT', json: { failTimes: 5, status: 500 } });
+    const down = await verify(user, { ...keyPair, account_no: opened.accountNo });
+    expect([down.status, down.body.type]).toEqual([503, '/problems/service-unavailable']);
+    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+
+    // The deprecated methods say what to send instead; another firm, and malformed keys, are refused as such.
+    const pin = await verify(user, { firm_code: '243', method: 'pin', account_no: opened.accountNo, pin: '4321' });
+    expect([pin.status, pin.body.type]).toEqual([422, '/problems/securities-method-unsupported']);
+    expect(pin.body.detail).toContain('app_key');
+    const code = await verify(user, { firm_code: '243', method: 'auth_code', auth_code: 'ABC123' });
+    expect([code.status, code.body.type]).toEqual([422, '/problems/securities-method-unsupported']);
+    const firm = await verify(user, { ...keyPair, firm_code: '240', account_no: opened.accountNo });
+    expect([firm.status, firm.body.type]).toEqual([422, '/problems/securities-firm-unsupported']);
+    for (const bad of [
+      { ...keyPair, account_no: '1234567-01' },
+      { ...keyPair, account_no: opened.accountNo, app_key: `${opened.appKey}\n` },
+      { ...keyPair, account_no: opened.accountNo, app_secret: undefined },
+      { ...keyPair, account_no: opened.accountNo, pin: '1234' },
+    ])
+      expect((await verify(user, bad)).status).toBe(400);
   });
 
   it('connects an exchange account through OAuth 2.0 with PKCE, visible to its owner only', async () => {

@@ -11,6 +11,7 @@ import { KftcOpenBanking } from '../../integrations/bank/kftc';
 import { ClovaIdCardReader } from '../../integrations/id-card/clova-ocr';
 import { UsebIdCardCheck } from '../../integrations/id-card/useb';
 import { SmtpMailer } from '../../integrations/mail/smtp';
+import { KisOpenApi } from '../../integrations/securities/kis';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { testJwk, testPinJwk } from '../helpers/stack';
 import { TestCa } from '../helpers/certificates';
@@ -19,13 +20,17 @@ import { unreachableEthereumJson } from '../helpers/networks';
 /** Each port's adapters, by the value of its setting: what the composition roots must build for it. */
 const ADAPTERS: Record<
   keyof typeof PROVIDERS,
-  Record<string, { port: string; adapter: abstract new (...a: never[]) => unknown }>
+  Record<string, { port: string; adapter: abstract new (...a: never[]) => unknown; api?: true }>
 > = {
   BANK_PROVIDER: { kftc: { port: 'bank', adapter: KftcOpenBanking } },
   ID_CARD_OCR_PROVIDER: { clova: { port: 'idCardReader', adapter: ClovaIdCardReader } },
   ID_CARD_CHECK_PROVIDER: { useb: { port: 'idCardCheck', adapter: UsebIdCardCheck } },
   MAIL_PROVIDER: { smtp: { port: 'mail', adapter: SmtpMailer } },
+  // Read by the API only (POST /api/v1/securities/verify).
+  SECURITIES_PROVIDER: { kis: { port: 'securities', adapter: KisOpenApi, api: true } },
 };
+const keysOf = (setting: string) =>
+  Object.values(ADAPTERS[setting as keyof typeof PROVIDERS]).some((a) => a.api) ? API_CONFIG_KEYS : WORKER_CONFIG_KEYS;
 
 /**
  * Switching a provider is a settings change: the composition roots build the adapter each provider setting names
@@ -58,8 +63,22 @@ describe('providers chosen by settings', () => {
   });
 
   for (const [setting, values] of Object.entries(ADAPTERS))
-    for (const [value, { port, adapter }] of Object.entries(values))
-      it(`builds ${adapter.name} behind ${port} in the worker for ${setting}=${value}`, () => {
+    for (const [value, { port, adapter, api }] of Object.entries(values))
+      it(`builds ${adapter.name} behind ${port} in the ${api ? 'api' : 'worker'} for ${setting}=${value}`, async () => {
+        if (api) {
+          const built = await composeApi(
+            loadConfig(env({ [setting]: value }), API_CONFIG_KEYS),
+            orm,
+            createLogger({ level: 'silent', name: 'test' }),
+            { connection: { close: async () => undefined } } as unknown as Client,
+          );
+          try {
+            expect((built as unknown as Record<string, unknown>)[port]).toBeInstanceOf(adapter);
+          } finally {
+            await built.close();
+          }
+          return;
+        }
         const worker = composeWorker(loadConfig(env({ [setting]: value }), WORKER_CONFIG_KEYS), orm);
         try {
           expect((worker as unknown as Record<string, unknown>)[port]).toBeInstanceOf(adapter);
@@ -92,7 +111,7 @@ describe('providers chosen by settings', () => {
     for (const [setting, values] of Object.entries(PROVIDERS)) {
       let error: unknown;
       try {
-        loadConfig(env({ [setting]: 'acme' }), WORKER_CONFIG_KEYS);
+        loadConfig(env({ [setting]: 'acme' }), keysOf(setting));
       } catch (e) {
         error = e;
       }

@@ -1654,7 +1654,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Verify a securities account (its trading PIN, or an auth code from the firm's app) and list the user's accounts there */
+        /**
+         * Verify a securities account with the broker's app key and secret, and list its value
+         * @description The broker's own API is asked with the person's key pair (`method: "app_key"`: with SECURITIES_PROVIDER=kis, the app key and secret KIS Developers issued for the account at firm 243, 한국투자증권); `verified: false` when the broker refuses the key pair or the account. The broker proves possession of the key, not whose account it is. The `pin` and `auth_code` methods are deprecated: no broker publishes an API that checks them for a third party (422 securities-method-unsupported).
+         */
         post: operations["verifySecurities"];
         delete?: never;
         options?: never;
@@ -19129,16 +19132,36 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @description securities firm code: 243 (한국투자증권, Korea Investment & Securities' open API) */
+                    firm_code: string;
+                    /**
+                     * @description the app key and secret KIS Developers issued the person for this account
+                     * @constant
+                     */
+                    method: "app_key";
+                    /** @description the account the key was issued for: 8 digits and the 2-digit product code (12345678-01) */
+                    account_no: string;
+                    /** @description the app key (36 characters at KIS); used for this inquiry only, never stored or logged */
+                    app_key: string;
+                    /** @description the app secret (180 characters at KIS); used for this inquiry only, never stored or logged */
+                    app_secret: string;
+                } | {
                     /** @description securities firm code, e.g. 240 (삼성증권) */
                     firm_code: string;
-                    /** @constant */
+                    /**
+                     * @description deprecated: no broker publishes an API that checks a trading PIN for a third party; answered 422 securities-method-unsupported (use app_key)
+                     * @constant
+                     */
                     method: "pin";
                     account_no: string;
                     /** @description the account's trading PIN (never stored or logged) */
                     pin: string;
                 } | {
                     firm_code: string;
-                    /** @constant */
+                    /**
+                     * @description deprecated: no broker publishes an API that takes a one-time code of its app for a third party; answered 422 securities-method-unsupported (use app_key)
+                     * @constant
+                     */
                     method: "auth_code";
                     /** @description one-time code issued by the firm's app */
                     auth_code: string;
@@ -19233,6 +19256,17 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
+            /** @description A method other than app_key (securities-method-unsupported), or a firm other than the broker's (securities-firm-unsupported) */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
             /** @description Too many requests (Retry-After) */
             429: {
                 headers: {
@@ -19257,13 +19291,11 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description The broker did not answer, or limits us (KIS issues one token a minute per key): try again */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
