@@ -9,7 +9,7 @@ import { coinOf } from '../platform/networks';
 import { formatMoney, wonValue } from '../platform/money';
 import { koreanDay } from '../platform/korean-day';
 import { ChainFailure, GasFailure } from '../platform/failures';
-import type { PriceFeedClient } from '../integrations/prices';
+import type { PriceFeedClient } from '../integrations/prices/feed';
 import { PaymasterSigner, maxCostOf } from '../integrations/evm/paymaster';
 import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
 import { userOperationHash, type UserOperation } from '../integrations/evm/user-operation';

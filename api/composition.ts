@@ -11,9 +11,9 @@ import { NetworkRegistry } from '../platform/networks';
 import { createTemporalClient } from '../platform/temporal';
 import type { Orm } from '../db/orm';
 import { IdentityProviderClient } from '../integrations/identity';
-import { bankRailFrom, securitiesBrokerFrom } from '../integrations/providers';
+import { bankRailFrom, marketDataFrom, securitiesBrokerFrom } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
-import { PriceFeedClient } from '../integrations/prices';
+import { PriceFeedClient } from '../integrations/prices/feed';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { counterpartsFromJson } from '../integrations/travel-rule/counterparts';
 import { storedSanctionsList } from '../db/compliance';
@@ -55,6 +55,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     },
     bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
     securities: () => securitiesBrokerFrom(config),
+    marketData: () => marketDataFrom(config),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -119,8 +120,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     }),
     bank: settings.bank,
     prices: new PriceFeedClient({
-      baseUrl: config.PRICE_FEED_URL,
-      ...providerHttp,
+      source: settings.marketData,
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
       references: storedPriceReferences(orm),
     }),

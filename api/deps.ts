@@ -7,7 +7,7 @@ import type { Logger } from '../platform/logger';
 import type { SessionCache } from './common/session-cache';
 import type { IdentityProviderClient } from '../integrations/identity';
 import type { TokenService } from './auth/tokens';
-import type { PriceFeedClient } from '../integrations/prices';
+import type { PriceFeedClient } from '../integrations/prices/feed';
 import type { SecuritiesBroker } from '../integrations/securities/broker';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';

@@ -317,7 +317,7 @@ async function main(): Promise<void> {
   progress(
     step++,
     total,
-    `sandbox providers (identity, open banking, CLOVA OCR, useB, prices, KIS securities, CEX) on :${PORTS.sandbox}, mail (SMTP) on :${PORTS.sandboxSmtp}`,
+    `sandbox providers (identity, open banking, CLOVA OCR, useB, Upbit quotations, KIS securities, CEX) on :${PORTS.sandbox}, mail (SMTP) on :${PORTS.sandboxSmtp}`,
   );
   startTsProcess('sandbox', 'sandbox/main.ts', env);
   await waitForHttp(`${sandboxUrl}/clova/_stats`);
@@ -347,7 +347,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, prices /prices/v1, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
   Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}
   Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}

@@ -180,7 +180,7 @@ export async function requestProvider<T>(
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},
-): Promise<{ status: number; body: T }> {
+): Promise<{ status: number; body: T; headers: Headers }> {
   const form = body instanceof URLSearchParams;
   const what = `provider ${options.baseUrl} on ${path}`;
   let response: Response;
@@ -219,7 +219,11 @@ export async function requestProvider<T>(
     });
   if (response.status >= 500 && !options.readServerErrors) throw unavailable();
   try {
-    return { status: response.status, body: text ? (JSON.parse(text) as T) : (undefined as T) };
+    return {
+      status: response.status,
+      body: text ? (JSON.parse(text) as T) : (undefined as T),
+      headers: response.headers as unknown as Headers,
+    };
   } catch {
     if (response.status >= 500) throw unavailable();
     throw new ProviderAnswerInvalid(

@@ -19,6 +19,10 @@ import { TrpClient, type TravelRuleCounterpart } from './travel-rule/trp';
 import { counterpartsFromJson } from './travel-rule/counterparts';
 import type { SecuritiesBroker } from './securities/broker';
 import { KisOpenApi } from './securities/kis';
+import type { MarketData } from './prices/market-data';
+import { DEFAULT_UPBIT_MARKETS, UpbitQuotation } from './prices/upbit';
+import { KrxGoldPrices } from './prices/krx-gold';
+import { MarketDataSources } from './prices/sources';
 
 type Settings<K extends keyof Config> = Pick<Config, K | 'PROVIDER_TIMEOUT_MS'> & Partial<Config>;
 
@@ -151,4 +155,67 @@ export function securitiesBrokerFrom(
         transport: providerTransport(config, 'SECURITIES'),
       });
   }
+}
+
+/**
+ * The market data behind every won price (PriceFeedClient holds its answers to the sanity rules): the coins' quotation
+ * API, and gold's when GOLD_PRICE_AUTH_KEY is set.
+ */
+export function marketDataFrom(
+  config: Settings<
+    | 'PRICE_FEED_PROVIDER'
+    | 'PRICE_FEED_URL'
+    | 'PRICE_FEED_MARKETS'
+    | 'PRICE_FEED_KEEP_SECONDS'
+    | 'GOLD_PRICE_PROVIDER'
+    | 'GOLD_PRICE_URL'
+  >,
+): MarketData {
+  const sources = [coinPricesFrom(config)];
+  if (config.GOLD_PRICE_AUTH_KEY)
+    switch (config.GOLD_PRICE_PROVIDER) {
+      case 'krx':
+        sources.push(
+          new KrxGoldPrices({
+            apiUrl: config.GOLD_PRICE_URL,
+            authKey: config.GOLD_PRICE_AUTH_KEY,
+            transport: providerTransport(config, 'GOLD_PRICE'),
+          }),
+        );
+    }
+  return new MarketDataSources(sources);
+}
+
+function coinPricesFrom(
+  config: Settings<'PRICE_FEED_PROVIDER' | 'PRICE_FEED_URL' | 'PRICE_FEED_MARKETS' | 'PRICE_FEED_KEEP_SECONDS'>,
+): MarketData {
+  switch (config.PRICE_FEED_PROVIDER) {
+    case 'upbit':
+      return new UpbitQuotation({
+        apiUrl: config.PRICE_FEED_URL,
+        transport: providerTransport(config, 'PRICE_FEED'),
+        markets: marketsFromJson(config.PRICE_FEED_MARKETS, DEFAULT_UPBIT_MARKETS),
+        keepSeconds: config.PRICE_FEED_KEEP_SECONDS,
+      });
+  }
+}
+
+/** PRICE_FEED_MARKETS over the defaults: `{"GOLD": "KRW-GOLD"}` adds, `{"POL": null}` removes. */
+function marketsFromJson(json: string, defaults: Record<string, string>): Record<string, string> {
+  let overrides: unknown;
+  try {
+    overrides = JSON.parse(json);
+  } catch {
+    throw new Error('PRICE_FEED_MARKETS is not JSON');
+  }
+  if (!overrides || typeof overrides !== 'object' || Array.isArray(overrides))
+    throw new Error('PRICE_FEED_MARKETS must be an object of asset -> market');
+  const markets = { ...defaults };
+  for (const [asset, market] of Object.entries(overrides)) {
+    if (!/^[A-Z0-9]{2,10}$/.test(asset)) throw new Error(`PRICE_FEED_MARKETS: ${asset} is not an asset symbol`);
+    if (market === null) delete markets[asset];
+    else if (typeof market === 'string' && /^[A-Z]{3,5}-[A-Z0-9]{2,10}$/.test(market)) markets[asset] = market;
+    else throw new Error(`PRICE_FEED_MARKETS: ${asset} names no market (KRW-${asset})`);
+  }
+  return markets;
 }

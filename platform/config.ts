@@ -294,7 +294,6 @@ export const ConfigSchema = Type.Object({
   PIN_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 20, default: 5 }),
   PIN_LOCK_SECONDS: Seconds(1800),
   PIN_MAX_LOCKS: Type.Integer({ minimum: 1, maximum: 20, default: 3 }),
-  PRICE_FEED_URL: Url,
   PRICE_MAX_AGE_SECONDS: Type.Integer({
     minimum: 60,
     default: 2 * 3600,
@@ -484,6 +483,7 @@ const PROVIDER_URL_SETTINGS = [
   'ID_CARD_CHECK_URL',
   'ID_CARD_CHECK_AUTH_URL',
   'PRICE_FEED_URL',
+  'GOLD_PRICE_URL',
   'SECURITIES_API_URL',
   'CEX_API_URL',
   'SCREENING_PROVIDER_URL',
@@ -621,7 +621,13 @@ export const API_CONFIG_KEYS = [
   'PIN_MAX_ATTEMPTS',
   'PIN_LOCK_SECONDS',
   'PIN_MAX_LOCKS',
+  'PRICE_FEED_PROVIDER',
   'PRICE_FEED_URL',
+  'PRICE_FEED_MARKETS',
+  'PRICE_FEED_KEEP_SECONDS',
+  'GOLD_PRICE_PROVIDER',
+  'GOLD_PRICE_URL',
+  'GOLD_PRICE_AUTH_KEY',
   'SECURITIES_PROVIDER',
   'SECURITIES_API_URL',
   'SECURITIES_KIS_ENVIRONMENT',
@@ -659,7 +665,7 @@ export const API_CONFIG_KEYS = [
   'MONITORING_FAN_OUT_RECIPIENTS',
   'MONITORING_NEW_RECIPIENT_MINUTES',
   'MONITORING_NEW_DEVICE_HOURS',
-  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'PRICE_FEED', 'SECURITIES', 'CEX', 'TRAVEL_RULE'),
+  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'PRICE_FEED', 'GOLD_PRICE', 'SECURITIES', 'CEX', 'TRAVEL_RULE'),
 ] as const;
 export type ApiConfig = Pick<Config, (typeof API_CONFIG_KEYS)[number]>;
 
@@ -683,7 +689,13 @@ export const WORKER_CONFIG_KEYS = [
   'NETWORKS',
   'PAYMASTER_SIGNER_KEY',
   'GAS_BUDGET_DAILY_KRW',
+  'PRICE_FEED_PROVIDER',
   'PRICE_FEED_URL',
+  'PRICE_FEED_MARKETS',
+  'PRICE_FEED_KEEP_SECONDS',
+  'GOLD_PRICE_PROVIDER',
+  'GOLD_PRICE_URL',
+  'GOLD_PRICE_AUTH_KEY',
   'VC_ISSUER_KEY',
   'VC_ISSUER_NAME',
   'VC_VALIDITY_SECONDS',
@@ -729,7 +741,16 @@ export const WORKER_CONFIG_KEYS = [
   'TRAVEL_RULE_PUBLIC_URL',
   'COMPLIANCE_RETENTION_DAYS',
   'TEST_CLOCK_ENABLED',
-  ...transportKeys('IDENTITY_PROVIDER', 'BANK', 'ID_CARD_OCR', 'ID_CARD_CHECK', 'MAIL', 'PRICE_FEED', 'TRAVEL_RULE'),
+  ...transportKeys(
+    'IDENTITY_PROVIDER',
+    'BANK',
+    'ID_CARD_OCR',
+    'ID_CARD_CHECK',
+    'MAIL',
+    'PRICE_FEED',
+    'GOLD_PRICE',
+    'TRAVEL_RULE',
+  ),
 ] as const;
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 

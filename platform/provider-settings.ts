@@ -18,6 +18,7 @@ export const PROVIDER_PREFIXES = [
   'SECURITIES',
   'CEX',
   'TRAVEL_RULE',
+  'GOLD_PRICE',
 ] as const;
 export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
 
@@ -28,6 +29,8 @@ export const PROVIDERS = {
   ID_CARD_CHECK_PROVIDER: ['useb'],
   MAIL_PROVIDER: ['smtp'],
   SECURITIES_PROVIDER: ['kis'],
+  PRICE_FEED_PROVIDER: ['upbit'],
+  GOLD_PRICE_PROVIDER: ['krx'],
 } as const;
 
 const choice = <K extends keyof typeof PROVIDERS>(key: K, what: string) =>
@@ -118,6 +121,40 @@ export const PROVIDER_SETTINGS = {
     maxLength: 254,
     description: 'the sender of every mail (its domain names our Message-IDs)',
   }),
+  PRICE_FEED_PROVIDER: choice('PRICE_FEED_PROVIDER', "the market data (upbit: Upbit's quotation API, hourly candles)"),
+  PRICE_FEED_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.upbit.com',
+    description: "the quotation API: Upbit's https://api.upbit.com",
+  }),
+  PRICE_FEED_MARKETS: Type.String({
+    default: '{}',
+    description:
+      'JSON: asset symbol -> the market quoting it in won, e.g. {"BTC":"KRW-BTC"}; merged over the defaults (BTC, ETH, SOL, POL, USDT, USDC on their KRW-… markets); a market of null removes an asset',
+  }),
+  PRICE_FEED_KEEP_SECONDS: Type.Integer({
+    minimum: 0,
+    maximum: 3600,
+    default: 10,
+    description:
+      'how long an answer of the quotation API is kept and served again (complete candles never change; Upbit allows 10 calls a second per IP); 0: every valuation asks',
+  }),
+  GOLD_PRICE_PROVIDER: choice(
+    'GOLD_PRICE_PROVIDER',
+    "gold's won price (krx: the KRX Open API's gold market, 금 99.99_1kg per gram, daily closes)",
+  ),
+  GOLD_PRICE_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://data-dbg.krx.co.kr/svc/apis',
+    description: 'the KRX Open API',
+  }),
+  GOLD_PRICE_AUTH_KEY: Type.Optional(
+    Type.String({
+      minLength: 8,
+      description:
+        'our KRX Open API key (AUTH_KEY), approved for 금시장 일별매매정보; unset: no gold price (GOLD is not quoted)',
+    }),
+  ),
   SECURITIES_PROVIDER: choice(
     'SECURITIES_PROVIDER',
     "the securities broker (kis: Korea Investment & Securities' open API, KIS Developers)",

@@ -6,7 +6,8 @@ import { FaultInjector, type FaultSettings } from './faults';
 import { IdentityAgency, identityProviderRouter, type IdentityProviderOptions } from './identity-provider';
 import { clovaOcrRouter } from './clova-ocr';
 import { openBankingRouter } from './open-banking';
-import { pricesRouter } from './prices';
+import { upbitQuotationRouter } from './upbit-quotation';
+import { krxGoldRouter } from './krx-gold';
 import { kisRouter } from './kis';
 import { cexRouter } from './cex';
 import { mailSandbox } from './mail';
@@ -35,6 +36,8 @@ export interface SandboxOptions extends IdentityProviderOptions {
   mailPassword: string;
   /** PEM key and certificate for the mail service's STARTTLS; unset: it offers none. */
   mailTls?: { key: string; cert: string };
+  /** Our key at the KRX Open API (GOLD_PRICE_AUTH_KEY). */
+  goldAuthKey: string;
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
   /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
@@ -47,7 +50,7 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
- * token service and status API), /prices/v1, /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
+ * token service and status API), /upbit (Upbit's quotation API), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
@@ -67,7 +70,9 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/pass/', 'identity'],
   ['/clova/', 'ocr'],
   ['/kftc/', 'bank'],
-  ['/prices/', 'prices'],
+  ['/upbit/v1/candles/', 'prices'],
+  ['/upbit/v1/ticker', 'prices'],
+  ['/krx/', 'prices'],
   ['/kis/', 'securities'],
   ['/cex/', 'cex'],
   ['/useb/', 'idcheck'],
@@ -114,7 +119,8 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     }),
     clovaOcrRouter({ secret: options.ocrSecret, log: options.log }),
     usebRouter(options.idCheck),
-    pricesRouter(),
+    upbitQuotationRouter(),
+    krxGoldRouter({ authKey: options.goldAuthKey }),
     kisRouter(),
     cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
     mail.router,

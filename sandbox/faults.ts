@@ -15,6 +15,8 @@ export interface FaultSettings {
   status?: number;
   paths?: string[];
   bodyIncludes?: string;
+  /** Only calls whose query string contains this (e.g. "market=KRW-USDT"). */
+  queryIncludes?: string;
   answer?: { status?: number; body: unknown };
   redirectTo?: string;
   bodyBytes?: number;
@@ -43,7 +45,8 @@ export class FaultInjector {
       const faults =
         (settings?.paths && !settings.paths.some((p) => ctx.path.endsWith(p))) ||
         (settings?.bodyIncludes !== undefined &&
-          !JSON.stringify((ctx.request as { body?: unknown }).body ?? null).includes(settings.bodyIncludes))
+          !JSON.stringify((ctx.request as { body?: unknown }).body ?? null).includes(settings.bodyIncludes)) ||
+        (settings?.queryIncludes !== undefined && !ctx.querystring.includes(settings.queryIncludes))
           ? undefined
           : settings;
       if (faults?.delayMs) await new Promise((r) => setTimeout(r, faults.delayMs));

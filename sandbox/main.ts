@@ -25,7 +25,7 @@ async function main(): Promise<void> {
   console.log(`[sandbox] Travel Rule exchanges (TRP, mutual TLS): ${Object.values(origins).join(', ')}`);
   koa.listen(port, '127.0.0.1', () =>
     console.log(
-      `[sandbox] identity, open banking, CLOVA OCR, useB, prices, KIS (securities), CEX, OFAC list, sanctions screening and the Travel Rule network's administration on http://127.0.0.1:${port} (callback -> ${callbackUrl})`,
+      `[sandbox] identity, open banking, CLOVA OCR, useB, Upbit quotations, KIS (securities), CEX, OFAC list, sanctions screening and the Travel Rule network's administration on http://127.0.0.1:${port} (callback -> ${callbackUrl})`,
     ),
   );
 }

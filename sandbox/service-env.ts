@@ -23,6 +23,7 @@ export const SANDBOX_CREDENTIALS = {
   cexClientId: 'CEX_CLIENT_ID',
   cexClientSecret: 'CEX_CLIENT_SECRET',
   screeningApiKey: 'SCREENING_PROVIDER_API_KEY',
+  goldAuthKey: 'GOLD_PRICE_AUTH_KEY',
 } as const;
 export type SandboxCredentials = Record<keyof typeof SANDBOX_CREDENTIALS, string>;
 
@@ -47,6 +48,7 @@ export function newSandboxCredentials(): SandboxCredentials {
     cexClientId: 'wallet-service',
     cexClientSecret: secret(),
     screeningApiKey: secret(),
+    goldAuthKey: secret(),
   };
 }
 
@@ -96,7 +98,10 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     MAIL_SMTP_PORT: String(sandbox.smtpPort),
     // The sandbox's mail service is on loopback: no TLS (tests that exercise STARTTLS set their own).
     MAIL_SMTP_SECURITY: 'none',
-    PRICE_FEED_URL: url,
+    PRICE_FEED_PROVIDER: 'upbit',
+    PRICE_FEED_URL: `${url}/upbit`,
+    GOLD_PRICE_PROVIDER: 'krx',
+    GOLD_PRICE_URL: `${url}/krx/svc/apis`,
     SECURITIES_PROVIDER: 'kis',
     SECURITIES_API_URL: `${url}/kis`,
     SECURITIES_KIS_ENVIRONMENT: 'mock',
@@ -136,4 +141,5 @@ export const sandboxOptionsFor = (
   mailUser: credentials.mailUser,
   mailPassword: credentials.mailPassword,
   screeningApiKey: credentials.screeningApiKey,
+  goldAuthKey: credentials.goldAuthKey,
 });

@@ -23,6 +23,7 @@ import {
   idCardAuthenticityFrom,
   idCardReaderFrom,
   mailerFrom,
+  marketDataFrom,
   travelRuleFrom,
 } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
@@ -34,7 +35,7 @@ import type { ConfirmationObserver } from '../integrations/evm/bundlers';
 import { SolanaChains, SolanaFaucet } from '../integrations/solana';
 import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { PaymasterSigner } from '../integrations/evm/paymaster';
-import { PriceFeedClient } from '../integrations/prices';
+import { PriceFeedClient } from '../integrations/prices/feed';
 
 export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): void };
 
@@ -44,7 +45,8 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
   const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
   const providers = new ChainProviders();
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
-  const { mail, bank, idCardReader, idCardCheck, travelRule } = parseJsonSettings({
+  const { mail, bank, idCardReader, idCardCheck, travelRule, marketData } = parseJsonSettings({
+    marketData: () => marketDataFrom(config),
     travelRule: () => travelRuleFrom(config),
     mail: () => mailerFrom(config),
     idCardReader: () => idCardReaderFrom(config),
@@ -81,8 +83,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     paymaster: new PaymasterSigner(config.PAYMASTER_SIGNER_KEY),
     gasBudgetDailyKrw: config.GAS_BUDGET_DAILY_KRW,
     prices: new PriceFeedClient({
-      baseUrl: config.PRICE_FEED_URL,
-      timeoutMs: config.PROVIDER_TIMEOUT_MS,
+      source: marketData,
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
       references: storedPriceReferences(orm),
     }),

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Orm } from '../../db/orm';
 import { OtherAssetEntity } from '../../db/entities';
-import { priceStatistics, WINDOWS, type PriceFeedClient } from '../../integrations/prices';
+import { priceStatistics, WINDOWS, type PriceFeedClient } from '../../integrations/prices/feed';
 import { MarketQuery, MarketPrice, OtherAssetBody, OtherAssetView, OtherAssetList, OtherAssetParams } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
@@ -28,9 +28,22 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       handler: async ({ query }) => {
         const window = query.window ?? '24h';
         const toHour = Math.floor(Date.now() / 3_600_000);
+        if (!deps.prices.quotes(query.asset))
+          throw problems.unprocessable('unknown-asset', `No market prices for ${query.asset}`);
         try {
           const points = await deps.prices.hourly(query.asset, toHour - WINDOWS[window], toHour);
-          return { status: 200, body: { asset: query.asset, currency: 'KRW', window, ...priceStatistics(points) } };
+          if (points.length === 0)
+            throw problems.unprocessable('unknown-asset', `No trades of ${query.asset} in the window`);
+          return {
+            status: 200,
+            body: {
+              asset: query.asset,
+              currency: 'KRW',
+              window,
+              ...priceStatistics(points),
+              quiet_hours: points.filter((p) => p.carried).length,
+            },
+          };
         } catch (error) {
           if (isProviderRejection(error))
             throw problems.unprocessable('unknown-asset', `No market prices for ${query.asset}`);

@@ -1,10 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { WINDOWS, type PriceWindow } from '../../integrations/prices';
+import { WINDOWS, type PriceWindow } from '../../integrations/prices/feed';
 
 export const CATEGORIES = ['gold', 'cash', 'deposit', 'real_estate', 'vehicle', 'other'] as const;
 export const MarketQuery = Type.Object(
   {
-    asset: Type.String({ pattern: '^[A-Z]{2,10}$', description: 'e.g. BTC, ETH, SOL, GOLD' }),
+    asset: Type.String({
+      pattern: '^[A-Z]{2,10}$',
+      description:
+        'an asset the market data quotes in won: BTC, ETH, SOL, POL, USDT, USDC by default (PRICE_FEED_MARKETS)',
+    }),
     window: Type.Optional(
       Type.Union(
         (Object.keys(WINDOWS) as PriceWindow[]).map((w) => Type.Literal(w)),
@@ -23,6 +27,11 @@ export const MarketPrice = Type.Object({
   high: Type.Number(),
   low: Type.Number(),
   change: Type.String({ description: 'current − first price of the window, with its percentage: "+52,000 (1.25%)"' }),
+  quiet_hours: Type.Integer({
+    minimum: 0,
+    description:
+      "how many of the window's hourly prices come from an hour without trades at the source (no candle): each is the last earlier trade's price",
+  }),
 });
 export const OtherAssetBody = Type.Object(
   {

@@ -3,7 +3,7 @@ import type { Orm } from '../../db/orm';
 import { SpendingLimitsEntity, TransferEntity, UserEntity } from '../../db/entities';
 import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
-import type { PriceFeedClient } from '../../integrations/prices';
+import type { PriceFeedClient } from '../../integrations/prices/feed';
 import { HttpError, problems } from '../http/problems';
 import type { AddressBook, RecipientStanding } from './address-book';
 

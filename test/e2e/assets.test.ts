@@ -4,7 +4,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { bearer } from '../helpers/wallet';
-import { priceAt } from '../../sandbox/prices';
+import { priceAt } from '../../sandbox/upbit-quotation';
+import { goldCloseOn } from '../../sandbox/krx-gold';
 
 describe.each(testDatabases())('asset views on %s', (database) => {
   let stack: TestStack;
@@ -40,6 +41,7 @@ describe.each(testDatabases())('asset views on %s', (database) => {
         low: Math.min(...prices),
         average: Math.round(prices.reduce((a, b) => a + b, 0) / prices.length),
         change: `${sign}${Math.abs(delta).toLocaleString('en-US')} (${sign}${Math.abs((delta / prices[0]!) * 100).toFixed(2)}%)`,
+        quiet_hours: 0,
       };
     };
     const hour = Math.floor(Date.now() / 3_600_000);
@@ -48,6 +50,16 @@ describe.each(testDatabases())('asset views on %s', (database) => {
     expect((await api('/api/v1/market-price?asset=BTC', user)).body.window).toBe('24h');
 
     expect((await api('/api/v1/market-price?asset=DOGE', user)).status).toBe(422);
+    // An hour without trades at Upbit has no candle: its price is the last trade's, and the answer counts such hours.
+    await call(`${stack.sandboxUrl}/upbit/_quiet/KRW-SOL`, { method: 'PUT', json: { hours: [hour - 3, hour - 2] } });
+    const quiet = await api('/api/v1/market-price?asset=SOL', user);
+    expect([quiet.status, quiet.body.quiet_hours]).toEqual([200, 2]);
+    // Gold is not on Upbit: the KRX gold market's daily close (won per gram), carried through the hours after it.
+    const gold = await api('/api/v1/market-price?asset=GOLD&window=7d', user);
+    let day = Math.floor((Date.now() + 9 * 3_600_000) / 86_400_000) - 1;
+    while (goldCloseOn(day) === null || day * 86_400_000 + 6.5 * 3_600_000 > Date.now()) day -= 1;
+    expect([gold.status, gold.body.current]).toEqual([200, goldCloseOn(day)]);
+    expect(gold.body.quiet_hours).toBeGreaterThan(24 * 7 - 10);
     expect((await api('/api/v1/market-price?asset=ETH&window=1y', user)).status).toBe(400);
     expect((await api('/api/v1/market-price', user)).status).toBe(400);
     await call(`${stack.sandboxUrl}/_faults/prices`, { method: 'PUT', json: { failTimes: 1, status: 503 } });

@@ -4,7 +4,8 @@ import { GasSponsor } from '../../activities/gas-sponsorship';
 import { ANVIL_PAYMASTER_SIGNER_KEY } from '../../dev/chains';
 import { NetworkRegistry } from '../../platform/networks';
 import { PaymasterSigner } from '../../integrations/evm/paymaster';
-import { PriceFeedClient } from '../../integrations/prices';
+import { PriceFeedClient } from '../../integrations/prices/feed';
+import { UpbitQuotation } from '../../integrations/prices/upbit';
 import { ChainProviders } from '../../integrations/evm/smart-account';
 import { packUserOperation, userOperationHash, type UserOperation } from '../../integrations/evm/user-operation';
 import { loadArtifact } from '../../contracts/build';
@@ -119,7 +120,13 @@ describe.each(testDatabases())('gas sponsored by the paymaster within a daily bu
       networks: NetworkRegistry.fromJson(stack.config.NETWORKS),
       providers: new ChainProviders(),
       paymaster: new PaymasterSigner(ANVIL_PAYMASTER_SIGNER_KEY),
-      prices: new PriceFeedClient({ baseUrl: stack.sandboxUrl, timeoutMs: 5_000 }),
+      prices: new PriceFeedClient({
+        source: new UpbitQuotation({
+          apiUrl: `${stack.sandboxUrl}/upbit`,
+          transport: { timeoutMs: 5_000 },
+          keepSeconds: 0,
+        }),
+      }),
       gasBudgetDailyKrw: 200_000,
     });
     const fees = await chain().provider.getFeeData();

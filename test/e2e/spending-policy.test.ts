@@ -3,6 +3,7 @@ import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { upbitCandles } from '../helpers/prices';
 import { call, type RegisteredUser } from '../helpers/http';
 import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
@@ -103,39 +104,37 @@ describe.each(testDatabases())(
     it('values nothing with a price answer that is malformed, stale, rounds to zero, jumps past the band or runs too long: 503, no transfer', async () => {
       const user = await fundedUser();
       const hour = Math.floor(Date.now() / 3_600_000);
-      const at = (h: number) => new Date(h * 3_600_000).toISOString();
       const answers: Array<[string, object]> = [
         ['malformed', { answer: { body: { points: 'none' } } }],
         [
           'a price that rounds to 0 won',
           {
             answer: {
-              body: {
-                points: [
-                  { at: at(hour - 1), price: 0.001 },
-                  { at: at(hour), price: 0.001 },
-                ],
-              },
+              body: upbitCandles('KRW-USDT', [
+                { hour: hour - 1, price: 0.001 },
+                { hour: hour, price: 0.001 },
+              ]),
             },
           },
         ],
-        ['a negative price', { answer: { body: { points: [{ at: at(hour), price: -1400 }] } } }],
-        ['stale', { answer: { body: { points: [{ at: at(hour - 5), price: 1400 }] } } }],
-        ['from the future', { answer: { body: { points: [{ at: at(hour + 3), price: 1400 }] } } }],
+        ['a negative price', { answer: { body: upbitCandles('KRW-USDT', [{ hour: hour, price: -1400 }]) } }],
+        ['stale', { answer: { body: upbitCandles('KRW-USDT', [{ hour: hour - 5, price: 1400 }]) } }],
+        ['from the future', { answer: { body: upbitCandles('KRW-USDT', [{ hour: hour + 3, price: 1400 }]) } }],
         [
           'a hundredfold drop in an hour',
           {
             answer: {
-              body: {
-                points: [
-                  { at: at(hour - 1), price: 1400 },
-                  { at: at(hour), price: 14 },
-                ],
-              },
+              body: upbitCandles('KRW-USDT', [
+                { hour: hour - 1, price: 1400 },
+                { hour: hour, price: 14 },
+              ]),
             },
           },
         ],
-        ['a drop from the last accepted price', { answer: { body: { points: [{ at: at(hour), price: 14 }] } } }],
+        [
+          'a drop from the last accepted price',
+          { answer: { body: upbitCandles('KRW-USDT', [{ hour: hour, price: 14 }]) } },
+        ],
         ['larger than the client reads', { bodyBytes: 6 * 1024 * 1024 }],
       ];
       // 800 USDT is 1,120,000 won at the real price, over the per-transfer limit: a bad price must not let it through.
@@ -161,14 +160,12 @@ describe.each(testDatabases())(
         call(`${stack.sandboxUrl}/_faults/prices`, {
           method: 'PUT',
           json: {
-            paths: ['/USDT/history'],
+            queryIncludes: 'market=KRW-USDT',
             answer: {
-              body: {
-                points: [
-                  { at: at(hour - 1), price: dragged(n - 1) },
-                  { at: at(hour), price: dragged(n) },
-                ],
-              },
+              body: upbitCandles('KRW-USDT', [
+                { hour: hour - 1, price: dragged(n - 1) },
+                { hour: hour, price: dragged(n) },
+              ]),
             },
           },
         });

@@ -152,7 +152,8 @@ export async function startTestSandbox(options: Pick<SandboxOptions, 'mailTls'> 
     sandbox,
     credentials,
     url: address.url,
-    env: sandboxServiceEnv(address, credentials),
+    // Every valuation asks the quotation API: the tests change its answers between calls.
+    env: { ...sandboxServiceEnv(address, credentials), PRICE_FEED_KEEP_SECONDS: '0' } as Record<string, string>,
     async stop() {
       await close(server);
       await sandbox.travelRule.close();

@@ -12,6 +12,8 @@ import { ClovaIdCardReader } from '../../integrations/id-card/clova-ocr';
 import { UsebIdCardCheck } from '../../integrations/id-card/useb';
 import { SmtpMailer } from '../../integrations/mail/smtp';
 import { KisOpenApi } from '../../integrations/securities/kis';
+import { UpbitQuotation } from '../../integrations/prices/upbit';
+import { KrxGoldPrices } from '../../integrations/prices/krx-gold';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { testJwk, testPinJwk } from '../helpers/stack';
 import { TestCa } from '../helpers/certificates';
@@ -28,6 +30,10 @@ const ADAPTERS: Record<
   MAIL_PROVIDER: { smtp: { port: 'mail', adapter: SmtpMailer } },
   // Read by the API only (POST /api/v1/securities/verify).
   SECURITIES_PROVIDER: { kis: { port: 'securities', adapter: KisOpenApi, api: true } },
+  // The worker's won prices (PriceFeedClient) ask this market data; the API's the same.
+  PRICE_FEED_PROVIDER: { upbit: { port: 'prices.source.sources.0', adapter: UpbitQuotation } },
+  // Gold's, after the coins' (the sandbox's settings give it a KRX key).
+  GOLD_PRICE_PROVIDER: { krx: { port: 'prices.source.sources.1', adapter: KrxGoldPrices } },
 };
 const keysOf = (setting: string) =>
   Object.values(ADAPTERS[setting as keyof typeof PROVIDERS]).some((a) => a.api) ? API_CONFIG_KEYS : WORKER_CONFIG_KEYS;
@@ -73,7 +79,7 @@ describe('providers chosen by settings', () => {
             { connection: { close: async () => undefined } } as unknown as Client,
           );
           try {
-            expect((built as unknown as Record<string, unknown>)[port]).toBeInstanceOf(adapter);
+            expect(port.split('.').reduce<any>((at, key) => at[key], built)).toBeInstanceOf(adapter);
           } finally {
             await built.close();
           }
@@ -81,7 +87,7 @@ describe('providers chosen by settings', () => {
         }
         const worker = composeWorker(loadConfig(env({ [setting]: value }), WORKER_CONFIG_KEYS), orm);
         try {
-          expect((worker as unknown as Record<string, unknown>)[port]).toBeInstanceOf(adapter);
+          expect(port.split('.').reduce<any>((at, key) => at[key], worker)).toBeInstanceOf(adapter);
         } finally {
           worker.close();
         }

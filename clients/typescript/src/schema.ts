@@ -18630,7 +18630,7 @@ export interface operations {
     marketPrice: {
         parameters: {
             query: {
-                /** @description e.g. BTC, ETH, SOL, GOLD */
+                /** @description an asset the market data quotes in won: BTC, ETH, SOL, POL, USDT, USDC by default (PRICE_FEED_MARKETS) */
                 asset: string;
                 /** @description 24h (default), 7d or 30d of hourly prices */
                 window?: "24h" | "7d" | "30d";
@@ -18656,11 +18656,12 @@ export interface operations {
                      *         "asset": "ETH",
                      *         "currency": "KRW",
                      *         "window": "7d",
-                     *         "current": 4530895,
-                     *         "average": 4125230,
-                     *         "high": 4625839,
+                     *         "current": 4316645,
+                     *         "average": 4204523,
+                     *         "high": 4704000,
                      *         "low": 3696000,
-                     *         "change": "+215,976 (+5.01%)"
+                     *         "change": "+431,222 (+11.10%)",
+                     *         "quiet_hours": 0
                      *       }
                      *     }
                      */
@@ -18677,6 +18678,8 @@ export interface operations {
                             low: number;
                             /** @description current − first price of the window, with its percentage: "+52,000 (1.25%)" */
                             change: string;
+                            /** @description how many of the window's hourly prices come from an hour without trades at the source (no candle): each is the last earlier trade's price */
+                            quiet_hours: number;
                         };
                     };
                 };
@@ -19125,10 +19128,11 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "firm_code": "240",
-                 *       "method": "pin",
-                 *       "account_no": "700-123-4567",
-                 *       "pin": "4321"
+                 *       "firm_code": "243",
+                 *       "method": "app_key",
+                 *       "app_key": "PS1RcuTI1JCjaDEbD42GJ28dMiBoQ5Hb1NSd",
+                 *       "app_secret": "8ZmZgrRlo8gyO9i4El/5UcWbH3YR3c4Jk+r8FSssb4AmqsIbKYElIVcFpFLf20kiA6MUu7bNntm1mCaJEsmv/oKmnd1yh7Tw0tGbNSmkW5DhJjA/YTwIEMRy3WGHELVd6X1MpeMfLtLt2Ua4nXDYYD9iFC4Sazqrf9g19arih9C3cwhFCBr4",
+                 *       "account_no": "50992946-01"
                  *     }
                  */
                 "application/json": {
@@ -19182,15 +19186,11 @@ export interface operations {
                      *       "status": "ok",
                      *       "data": {
                      *         "verified": true,
-                     *         "firm_name": "삼성증권",
+                     *         "firm_name": "한국투자증권",
                      *         "accounts": [
                      *           {
-                     *             "no": "******4567",
-                     *             "balance": "12,345,678 KRW"
-                     *           },
-                     *           {
-                     *             "no": "******6543",
-                     *             "balance": "500,000 KRW"
+                     *             "no": "******46-01",
+                     *             "balance": "10,010,135 KRW"
                      *           }
                      *         ]
                      *       }
@@ -19256,7 +19256,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A method other than app_key (securities-method-unsupported), or a firm other than the broker's (securities-firm-unsupported) */
+            /** @description A method other than app_key (securities-method-unsupported), or a firm other than the broker's (securities-firm-unsupported). Problem types: `/problems/securities-firm-unsupported`, `/problems/securities-method-unsupported` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19291,7 +19291,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The broker did not answer, or limits us (KIS issues one token a minute per key): try again */
+            /** @description The broker did not answer, or limits us (KIS issues one token a minute per key): try again. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */

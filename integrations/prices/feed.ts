@@ -1,17 +1,6 @@
-import { Type } from '@sinclair/typebox';
-import { ProviderAnswerInvalid, callProvider, expectAnswer, type ProviderHttpOptions } from './provider-http';
+import type { MarketData, PricePoint } from './market-data';
 
-export interface PricePoint {
-  at: string;
-  price: number;
-}
-
-/** The feed's answer as its API documents it; anything else is ProviderAnswerInvalid (a 503 upstream). */
-const HistoryAnswer = Type.Object({
-  points: Type.Array(Type.Object({ at: Type.String({ format: 'date-time' }), price: Type.Number() }), {
-    maxItems: 24 * 366 + 1,
-  }),
-});
+export type { PricePoint } from './market-data';
 
 /**
  * What makes a price usable for a won value: at most `maxAgeSeconds` old, and within `bandPercent` of the previous
@@ -81,33 +70,27 @@ function withinBands(centi: bigint, reference: bigint, bandPercent: number, wind
   return centi < low ? low : centi > high ? high : centi;
 }
 
-/** HTTP client of the market data provider (hourly KRW prices). */
+/**
+ * Won prices for the service: the market data's hourly points (a quotation API behind the MarketData port), and the
+ * checks a price passes before money is valued with it (wonPrice).
+ */
 export class PriceFeedClient {
-  private readonly http: ProviderHttpOptions;
+  readonly source: MarketData;
   private readonly checks: PriceChecks;
   private readonly references: PriceReferences;
 
-  constructor(options: { baseUrl: string; timeoutMs: number; checks?: PriceChecks; references?: PriceReferences }) {
-    this.http = { baseUrl: options.baseUrl, timeoutMs: options.timeoutMs, maxAnswerBytes: 4 * 1024 * 1024 };
+  constructor(options: { source: MarketData; checks?: PriceChecks; references?: PriceReferences }) {
+    this.source = options.source;
     this.checks = options.checks ?? { maxAgeSeconds: 2 * 3600, bandPercent: 20 };
     this.references = options.references ?? new ProcessPriceReferences();
   }
 
+  quotes(asset: string): boolean {
+    return this.source.quotes(asset);
+  }
+
   async hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]> {
-    const { body } = await callProvider<unknown>(
-      this.http,
-      'GET',
-      `/prices/v1/${encodeURIComponent(asset)}/history?fromHour=${fromHour}&toHour=${toHour}`,
-    );
-    const { points } = expectAnswer(HistoryAnswer, body, `the ${asset} price history`);
-    for (const point of points) {
-      if (!Number.isFinite(point.price) || point.price <= 0)
-        throw new ProviderAnswerInvalid(
-          `the price feed answered a ${asset} price of ${point.price}`,
-          JSON.stringify(point),
-        );
-    }
-    return points;
+    return this.source.hourly(asset, fromHour, toHour);
   }
 
   /**
@@ -117,6 +100,7 @@ export class PriceFeedClient {
    * on for everyone) gives no price.
    */
   async wonPrice(asset: string): Promise<WonPrice> {
+    if (!this.source.quotes(asset)) return { refused: `the market data quotes no ${asset}` };
     const now = Date.now();
     const hour = Math.floor(now / 3_600_000);
     let points: PricePoint[];
@@ -128,8 +112,10 @@ export class PriceFeedClient {
     const last = points.at(-1);
     if (!last) return { refused: `the price feed has no ${asset} price for the last hour` };
     const at = Date.parse(last.at);
-    if (now - at > this.checks.maxAgeSeconds * 1000 || at - now > 300_000)
-      return { refused: `the ${asset} price is stale (of ${last.at})` };
+    // A price carried over quiet hours is as old as its trade.
+    const tradedAt = last.tradedAt ? Date.parse(last.tradedAt) : at;
+    if (now - tradedAt > this.checks.maxAgeSeconds * 1000 || at - now > 300_000)
+      return { refused: `the ${asset} price is stale (of ${last.tradedAt ?? last.at})` };
     const centi = BigInt(Math.round(last.price * 100));
     if (centi < 1n) return { refused: `the ${asset} price ${last.price} is implausible` };
     const previous = points.length > 1 ? points.at(-2)! : undefined;
