@@ -19,6 +19,13 @@ export const REDACTED_PATHS = [
   '*.access_token',
   '*.privateKey',
   '*.idCardImage',
+  // A broker's key pair (POST /api/v1/securities/verify) and the headers KIS takes it in.
+  '*.app_secret',
+  '*.appSecret',
+  '*.appsecret',
+  '*.app_key',
+  '*.appKey',
+  '*.appkey',
 ];
 
 export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {
