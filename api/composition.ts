@@ -11,7 +11,7 @@ import { NetworkRegistry } from '../platform/networks';
 import { createTemporalClient } from '../platform/temporal';
 import type { Orm } from '../db/orm';
 import { IdentityProviderClient } from '../integrations/identity';
-import { bankRailFrom, marketDataFrom, securitiesBrokerFrom } from '../integrations/providers';
+import { bankRailFrom, exchangesFrom, marketDataFrom, securitiesBrokerFrom } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices/feed';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
@@ -56,6 +56,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
     securities: () => securitiesBrokerFrom(config),
     marketData: () => marketDataFrom(config),
+    exchanges: () => exchangesFrom(config),
   });
   const { networks } = settings;
   const quotes = new QuoteEngine(settings.pools, {
@@ -125,6 +126,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       references: storedPriceReferences(orm),
     }),
     securities: settings.securities,
+    exchanges: settings.exchanges,
     cex: new CexClient({
       baseUrl: config.CEX_API_URL,
       clientId: config.CEX_CLIENT_ID,

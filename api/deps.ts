@@ -9,6 +9,7 @@ import type { IdentityProviderClient } from '../integrations/identity';
 import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices/feed';
 import type { SecuritiesBroker } from '../integrations/securities/broker';
+import type { ExchangeAccounts, ExchangeName } from '../integrations/exchange/accounts';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
 import type { TravelRuleCounterpart } from '../integrations/travel-rule/trp';
@@ -47,6 +48,8 @@ export interface AppDeps {
   prices: PriceFeedClient;
   securities: SecuritiesBroker;
   cex: CexClient;
+  /** The exchanges whose accounts a key pair connects (Upbit, Bithumb). */
+  exchanges: Record<ExchangeName, ExchangeAccounts>;
   /** Sanctions screening: the stored SDN list, then the screening provider when one is configured. */
   sanctions: SanctionsScreening;
   /** TRAVEL_RULE_COUNTERPARTS: the VASPs we exchange Travel Rule messages with. */

@@ -73,6 +73,7 @@ export function offlineRoutes() {
     prices: unavailable('prices'),
     securities: unavailable('securities'),
     cex: unavailable('cex'),
+    exchanges: unavailable('exchanges'),
     sanctions: unavailable('sanctions'),
     operators: unavailable('operators'),
   };

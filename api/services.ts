@@ -230,6 +230,7 @@ export function buildServices(deps: AppDeps) {
       orm,
       encryption,
       cex: deps.cex,
+      exchanges: deps.exchanges,
       provider: config.CEX_PROVIDER,
       redirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
     }),

@@ -23,6 +23,8 @@ import type { MarketData } from './prices/market-data';
 import { DEFAULT_UPBIT_MARKETS, UpbitQuotation } from './prices/upbit';
 import { KrxGoldPrices } from './prices/krx-gold';
 import { MarketDataSources } from './prices/sources';
+import type { ExchangeAccounts, ExchangeName } from './exchange/accounts';
+import { UpbitStyleExchange } from './exchange/upbit-style';
 
 type Settings<K extends keyof Config> = Pick<Config, K | 'PROVIDER_TIMEOUT_MS'> & Partial<Config>;
 
@@ -218,4 +220,25 @@ function marketsFromJson(json: string, defaults: Record<string, string>): Record
     else throw new Error(`PRICE_FEED_MARKETS: ${asset} names no market (KRW-${asset})`);
   }
   return markets;
+}
+
+/** The exchanges whose accounts a person connects with an API key pair (Upbit; Bithumb, which copies its API). */
+export function exchangesFrom(
+  config: Settings<'CEX_UPBIT_URL' | 'CEX_BITHUMB_URL'>,
+): Record<ExchangeName, ExchangeAccounts> {
+  const transport = providerTransport(config, 'CEX');
+  return {
+    upbit: new UpbitStyleExchange('upbit', {
+      apiUrl: config.CEX_UPBIT_URL,
+      transport,
+      algorithm: 'HS512',
+      timestamp: false,
+    }),
+    bithumb: new UpbitStyleExchange('bithumb', {
+      apiUrl: config.CEX_BITHUMB_URL,
+      transport,
+      algorithm: 'HS256',
+      timestamp: true,
+    }),
+  };
 }

@@ -155,6 +155,16 @@ export const PROVIDER_SETTINGS = {
         'our KRX Open API key (AUTH_KEY), approved for 금시장 일별매매정보; unset: no gold price (GOLD is not quoted)',
     }),
   ),
+  CEX_UPBIT_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.upbit.com',
+    description: "Upbit's Exchange API, where a person's key pair reads their balances",
+  }),
+  CEX_BITHUMB_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.bithumb.com',
+    description: "Bithumb's API, where a person's key pair reads their balances",
+  }),
   SECURITIES_PROVIDER: choice(
     'SECURITIES_PROVIDER',
     "the securities broker (kis: Korea Investment & Securities' open API, KIS Developers)",

@@ -8,6 +8,7 @@ import { clovaOcrRouter } from './clova-ocr';
 import { openBankingRouter } from './open-banking';
 import { upbitQuotationRouter } from './upbit-quotation';
 import { krxGoldRouter } from './krx-gold';
+import { exchangeAccountsRouter } from './exchange-accounts';
 import { kisRouter } from './kis';
 import { cexRouter } from './cex';
 import { mailSandbox } from './mail';
@@ -50,7 +51,7 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
- * token service and status API), /upbit (Upbit's quotation API), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
+ * token service and status API), /upbit (Upbit's quotation API and its Exchange API's accounts), /bithumb (Bithumb's accounts), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
@@ -73,6 +74,9 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/upbit/v1/candles/', 'prices'],
   ['/upbit/v1/ticker', 'prices'],
   ['/krx/', 'prices'],
+  ['/upbit/v1/accounts', 'cex'],
+  ['/upbit/v1/api_keys', 'cex'],
+  ['/bithumb/', 'cex'],
   ['/kis/', 'securities'],
   ['/cex/', 'cex'],
   ['/useb/', 'idcheck'],
@@ -121,6 +125,8 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     usebRouter(options.idCheck),
     upbitQuotationRouter(),
     krxGoldRouter({ authKey: options.goldAuthKey }),
+    exchangeAccountsRouter('upbit'),
+    exchangeAccountsRouter('bithumb'),
     kisRouter(),
     cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
     mail.router,

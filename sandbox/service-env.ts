@@ -106,6 +106,8 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     SECURITIES_API_URL: `${url}/kis`,
     SECURITIES_KIS_ENVIRONMENT: 'mock',
     CEX_API_URL: url,
+    CEX_UPBIT_URL: `${url}/upbit`,
+    CEX_BITHUMB_URL: `${url}/bithumb`,
     SANCTIONS_LIST_URL: `${url}/ofac/sdn_advanced.xml`,
     SCREENING_PROVIDER_URL: url,
     ...(sandbox.travelRule

@@ -18,8 +18,14 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       operationId: 'authorizeCexAccount',
       tags: ['Assets'],
       auth: 'bearer',
-      summary: 'Start connecting an exchange account (OAuth 2.0 authorization code with PKCE): open authorizationUrl',
+      summary:
+        'Deprecated: start connecting an exchange account by OAuth 2.0 (Upbit and Bithumb offer none); connect with a key pair instead',
       body: CexAuthorizeBody,
+      deprecated: {
+        since: new Date('2026-11-27T00:00:00Z'),
+        sunset: new Date('2027-05-31T00:00:00Z'),
+        successor: '/v1/asset/cex-accounts',
+      },
       responses: {
         200: { description: 'Where to send the user', schema: CexAuthorization },
         422: { description: 'Redirect URI not registered' },
@@ -32,7 +38,12 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       operationId: 'connectCexAccount',
       tags: ['Assets'],
       auth: 'bearer',
-      summary: 'Finish connecting: the code and state the exchange redirected with; balances are synced once',
+      summary:
+        "Connect an exchange account with the person's API key pair (Upbit, Bithumb): checked at once by reading the balances",
+      description:
+        'The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents) and kept encrypted. ' +
+        "Ask the person for a key with the View Account (자산조회) permission only, and with the service's outbound IP address in its allowed IPs (the exchanges refuse keys used from elsewhere). " +
+        'A refused key answers 422 `cex-key-refused` saying what to fix. The `{state, code}` body of the OAuth flow is deprecated (Sunset 2027-05-31).',
       body: CexConnectBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
@@ -40,10 +51,14 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
         404: { description: 'Unknown state' },
         409: { description: 'State already used, or the account is already connected' },
         410: { description: 'Authorization expired' },
-        422: { description: 'The exchange refused the code' },
+        422: { description: 'The exchange refused the key pair (cex-key-refused: what to fix), or the OAuth code' },
+        503: { description: 'The exchange did not answer, or limits us: try again' },
       },
       handler: async ({ body, user }) => {
-        const account = await accounts.connect(user.userId, body);
+        const account =
+          'provider' in body
+            ? await accounts.connectWithKey(user.userId, body)
+            : await accounts.connect(user.userId, body);
         return {
           status: 201,
           body: cexAccountView(account),

@@ -20,18 +20,41 @@ export const CexAuthorization = Type.Object({
   state: Type.String(),
   expiresAt: DateTime,
 });
-export const CexConnectBody = Type.Object(
+export const CexKeyBody = Type.Object(
+  {
+    provider: Type.Union([Type.Literal('upbit'), Type.Literal('bithumb')], {
+      description: 'the exchange that issued the key pair',
+    }),
+    accessKey: Type.String({ pattern: '^[A-Za-z0-9]{16,128}$', description: "the key pair's access key" }),
+    secretKey: Type.String({
+      pattern: '^[A-Za-z0-9+/=_-]{16,256}$',
+      description: "the key pair's secret key: kept encrypted, never shown again, never logged",
+    }),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  },
+  {
+    additionalProperties: false,
+    description:
+      "An API key pair the person issued at the exchange with the View Account (자산조회) permission only, and the service's address in its allowed IPs",
+  },
+);
+export const CexOAuthConnectBody = Type.Object(
   {
     state: Type.String({ pattern: '^[A-Za-z0-9_-]{16,64}$' }),
     code: Type.String({ minLength: 1, maxLength: 512 }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'Deprecated (Sunset 2027-05-31): the code and state of the OAuth flow of POST /v1/asset/cex-accounts/authorize, which Upbit and Bithumb do not offer',
+  },
 );
+export const CexConnectBody = Type.Union([CexKeyBody, CexOAuthConnectBody]);
 export const CexAccountView = Type.Object({
   cexAccountId: Type.String(),
   provider: Type.String(),
   label: Type.String(),
-  authMethod: Type.String({ description: 'oauth2' }),
+  authMethod: Type.String({ description: "api_key (the person's key pair) or oauth2 (deprecated)" }),
   permissions: Type.Object({ read: Type.Boolean(), withdraw: Type.Boolean() }),
   lastSyncAt: Type.Union([DateTime, Type.Null()]),
   registeredAt: DateTime,

@@ -1,9 +1,11 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { CexAccountEntity, CexAuthorizationEntity, type CexAccount } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { CexClient } from '../../integrations/cex';
+import type { ExchangeAccounts, ExchangeName } from '../../integrations/exchange/accounts';
+import { isProviderRejection } from '../common/provider-rejection';
 import { problems } from '../http/problems';
 import { clock } from '../../platform/clock';
 
@@ -11,6 +13,8 @@ export interface CexServiceDeps {
   orm: Orm;
   encryption: DataEncryption;
   cex: CexClient;
+  /** The exchanges a key pair connects an account at. */
+  exchanges: Record<ExchangeName, ExchangeAccounts>;
   provider: string;
   redirectUris: string[];
 }
@@ -21,14 +25,26 @@ export const cexAccountView = (a: CexAccount) => ({
   cexAccountId: a.cexAccountId,
   provider: a.provider,
   label: a.label,
-  authMethod: 'oauth2',
+  authMethod: a.authMethod,
   permissions: { read: a.canRead, withdraw: a.canWithdraw },
   lastSyncAt: a.lastSyncAt?.toISOString() ?? null,
   registeredAt: a.registeredAt.toISOString(),
 });
 
+/** What the person should do about an exchange's refusal of their key pair, by the exchange's error name. */
+function keyRefusal(provider: ExchangeName, name: string): string {
+  if (['no_authorization_ip', 'no_authorization_i_p', 'NotAllowIP'].includes(name))
+    return `${provider} refused our address (${name}): add the service's outbound IP address to the key's allowed IPs`;
+  if (name === 'out_of_scope')
+    return `The key lacks the View Account (자산조회) permission (${name}): issue a key with it, and nothing more`;
+  if (['expired_access_key', 'expired_jwt'].includes(name))
+    return `The key has expired (${name}): ${provider} keys last a year; issue a new one`;
+  return `${provider} refused the key pair (${name}): check the access key and the secret key`;
+}
+
 /**
- * Exchange (CEX) accounts connected by OAuth 2.0 authorization code with PKCE: `authorize` records a single-use state
+ * Exchange (CEX) accounts connected with the person's API key pair (`connectWithKey`: Upbit, Bithumb), read once
+ * to check it and kept encrypted; or, deprecated, by OAuth 2.0 authorization code with PKCE: `authorize` records a single-use state
  * with its sealed verifier and answers where to send the user; `connect` claims the state, exchanges the code, reads
  * the profile and balances once, and stores the tokens sealed.
  */
@@ -109,6 +125,48 @@ export class CexAccountService {
     } catch (error) {
       if (error instanceof UniqueConstraintViolationException)
         throw problems.conflict('cex-account-already-connected', 'This exchange account is already connected');
+      throw error;
+    }
+  }
+
+  async connectWithKey(
+    userId: string,
+    input: { provider: ExchangeName; accessKey: string; secretKey: string; label?: string },
+  ): Promise<CexAccount> {
+    const { orm, encryption, exchanges } = this.deps;
+    const keys = { accessKey: input.accessKey, secretKey: input.secretKey };
+    let balances: Array<{ currency: string; balance: string }>;
+    try {
+      balances = await exchanges[input.provider].balances(keys);
+    } catch (error) {
+      if (!isProviderRejection(error)) throw error;
+      const [answer] = ((error as { details?: unknown[] }).details ?? []) as Array<{ name?: string } | undefined>;
+      throw problems.unprocessable('cex-key-refused', keyRefusal(input.provider, answer?.name ?? 'no reason'));
+    }
+    const cexAccountId = `cex_${randomUUID()}`;
+    // The same key connected twice is one account; the access key itself is not kept in clear.
+    const externalAccountId = `key:${createHash('sha256').update(input.accessKey).digest('hex').slice(0, 40)}`;
+    try {
+      return await orm.em.fork().transactional(async (tx) =>
+        tx.create(CexAccountEntity, {
+          cexAccountId,
+          userId,
+          provider: input.provider,
+          label: input.label ?? input.provider,
+          externalAccountId,
+          authMethod: 'api_key',
+          tokensSealed: encryption.sealText(JSON.stringify(keys), cexAccountId),
+          canRead: true,
+          // The service never withdraws; it cannot tell whether the key could (no exchange lists a key's permissions
+          // to a key without them).
+          canWithdraw: false,
+          balances,
+          lastSyncAt: clock.date(),
+        }),
+      );
+    } catch (error) {
+      if (error instanceof UniqueConstraintViolationException)
+        throw problems.conflict('cex-account-already-connected', 'This key pair is already connected');
       throw error;
     }
   }

@@ -34,7 +34,10 @@ export const CexAuthorizationEntity = defineEntity({
 });
 export type CexAuthorization = InferEntity<typeof CexAuthorizationEntity>;
 
-/** An exchange account connected by OAuth; its tokens are sealed. */
+/**
+ * An exchange account: connected with the person's API key pair (`api_key`: Upbit, Bithumb) or, deprecated, by OAuth
+ * (`oauth2`); the key pair or the tokens sealed in tokensSealed.
+ */
 export const CexAccountEntity = defineEntity({
   name: 'CexAccount',
   tableName: 'cex_accounts',
@@ -45,6 +48,7 @@ export const CexAccountEntity = defineEntity({
     provider: p.string().length(32),
     label: p.string().length(64),
     externalAccountId: p.string().length(128),
+    authMethod: p.enum(['oauth2', 'api_key'] as const).default('oauth2'),
     tokensSealed: p.text(),
     canRead: p.boolean(),
     canWithdraw: p.boolean(),

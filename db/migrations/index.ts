@@ -75,6 +75,8 @@ import { Migration20261127080000Providers as PgProviders } from './postgresql/Mi
 import { Migration20261127080000Providers as SqliteProviders } from './sqlite/Migration20261127080000Providers';
 import { Migration20261127120000TrpV3 as PgTrpV3 } from './postgresql/Migration20261127120000TrpV3';
 import { Migration20261127120000TrpV3 as SqliteTrpV3 } from './sqlite/Migration20261127120000TrpV3';
+import { Migration20261127150000CexApiKeys as PgCexApiKeys } from './postgresql/Migration20261127150000CexApiKeys';
+import { Migration20261127150000CexApiKeys as SqliteCexApiKeys } from './sqlite/Migration20261127150000CexApiKeys';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -123,6 +125,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127040000PinLocks', class: PgPinLocks },
     { name: 'Migration20261127080000Providers', class: PgProviders },
     { name: 'Migration20261127120000TrpV3', class: PgTrpV3 },
+    { name: 'Migration20261127150000CexApiKeys', class: PgCexApiKeys },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -161,6 +164,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127040000PinLocks', class: SqlitePinLocks },
     { name: 'Migration20261127080000Providers', class: SqliteProviders },
     { name: 'Migration20261127120000TrpV3', class: SqliteTrpV3 },
+    { name: 'Migration20261127150000CexApiKeys', class: SqliteCexApiKeys },
   ],
 };
 

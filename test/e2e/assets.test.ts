@@ -4,6 +4,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { bearer } from '../helpers/wallet';
+import { CexAccountEntity } from '../../db/entities';
 import { priceAt } from '../../sandbox/upbit-quotation';
 import { goldCloseOn } from '../../sandbox/krx-gold';
 
@@ -161,7 +162,79 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       expect((await verify(user, bad)).status).toBe(400);
   });
 
-  it('connects an exchange account through OAuth 2.0 with PKCE, visible to its owner only', async () => {
+  it("connects Upbit and Bithumb accounts with the person's key pair, checked at once and kept encrypted", async () => {
+    /** A key pair the exchange issued (its access and secret keys only). */
+    const issue = async (exchange: 'upbit' | 'bithumb', body: object) => {
+      const { accessKey, secretKey } = (await call(`${stack.sandboxUrl}/${exchange}/_keys`, { json: body })).body;
+      return { accessKey: accessKey as string, secretKey: secretKey as string };
+    };
+    const connect = (u: RegisteredUser, body: object) =>
+      call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(u), json: body });
+    const keys = await issue('upbit', { balances: { BTC: { balance: '0.5', locked: '0.1' }, KRW: '1200000' } });
+    const connected = await connect(user, { provider: 'upbit', ...keys, label: '업비트' });
+    expect(connected.status).toBe(201);
+    expect(connected.body).toMatchObject({
+      provider: 'upbit',
+      label: '업비트',
+      authMethod: 'api_key',
+      permissions: { read: true, withdraw: false },
+    });
+    expect(connected.headers.get('location')).toBe(`/v1/asset/cex-accounts/${connected.body.cexAccountId}`);
+    const stored = await stack.orm.em
+      .fork()
+      .findOneOrFail(CexAccountEntity, { cexAccountId: connected.body.cexAccountId });
+    expect(stored.balances).toEqual([
+      { currency: 'BTC', balance: '0.6' },
+      { currency: 'KRW', balance: '1200000' },
+    ]);
+    // Neither key is stored in clear.
+    expect(JSON.stringify(stored)).not.toContain(keys.secretKey);
+    expect(JSON.stringify(stored)).not.toContain(keys.accessKey);
+    expect((await connect(user, { provider: 'upbit', ...keys })).body.type).toBe(
+      '/problems/cex-account-already-connected',
+    );
+    expect(
+      (
+        await call(`${stack.apiUrl}/v1/asset/cex-accounts/${connected.body.cexAccountId}`, {
+          headers: bearer(stranger),
+        })
+      ).status,
+    ).toBe(404);
+
+    const bithumbKeys = await issue('bithumb', { balances: { ETH: '2.5' } });
+    expect((await connect(user, { provider: 'bithumb', ...bithumbKeys })).body).toMatchObject({
+      provider: 'bithumb',
+      authMethod: 'api_key',
+    });
+
+    // Refusals say what to fix: the permission, the allowed IPs, the keys themselves.
+    const refused = async (body: object) => {
+      const answer = await connect(user, body);
+      return [answer.status, answer.body.type, answer.body.detail] as const;
+    };
+    const orderOnly = await issue('upbit', { balances: {}, permissions: ['make_orders'] });
+    expect(await refused({ provider: 'upbit', ...orderOnly })).toEqual([
+      422,
+      '/problems/cex-key-refused',
+      expect.stringContaining('View Account'),
+    ]);
+    const elsewhere = await issue('upbit', { balances: {}, allowedIps: ['203.0.113.7'] });
+    expect((await refused({ provider: 'upbit', ...elsewhere }))[2]).toContain('allowed IPs');
+    expect((await refused({ provider: 'upbit', ...keys, secretKey: 'x'.repeat(40) }))[2]).toContain('jwt_verification');
+    expect((await refused({ provider: 'bithumb', ...keys }))[1]).toBe('/problems/cex-key-refused');
+    // The exchange down is an outage, not a refusal; malformed keys never reach it.
+    await call(`${stack.sandboxUrl}/_faults/cex`, { method: 'PUT', json: { failTimes: 1, status: 503 } });
+    expect((await connect(user, { provider: 'upbit', ...(await issue('upbit', { balances: {} })) })).status).toBe(503);
+    for (const bad of [
+      { provider: 'coinone', ...keys },
+      { provider: 'upbit', accessKey: keys.accessKey },
+      { provider: 'upbit', ...keys, secretKey: 'short' },
+      { provider: 'upbit', ...keys, state: 'x'.repeat(16) },
+    ])
+      expect((await connect(user, bad)).status).toBe(400);
+  });
+
+  it('still connects an exchange account through the deprecated OAuth 2.0 flow, and says it is deprecated', async () => {
     const cexUser = `upbit-${randomUUID().slice(0, 8)}`;
     await call(`${stack.sandboxUrl}/cex/_users`, {
       json: { userId: cexUser, name: user.person.name, balances: { BTC: '0.5', KRW: '1200000' } },
@@ -179,6 +252,8 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       loginHint: cexUser,
     });
     expect(started.status).toBe(200);
+    expect(started.headers.get('deprecation')).toBeTruthy();
+    expect(started.headers.get('sunset')).toBe('Mon, 31 May 2027 00:00:00 GMT');
     const url = new URL(started.body.authorizationUrl);
     expect(url.searchParams.get('code_challenge_method')).toBe('S256');
     expect(url.searchParams.get('state')).toBe(started.body.state);
@@ -210,7 +285,12 @@ describe.each(testDatabases())('asset views on %s', (database) => {
     expect(
       (await call(`${stack.apiUrl}/v1/asset/cex-accounts/cex_${randomUUID()}`, { headers: bearer(user) })).status,
     ).toBe(404);
-    expect((await call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(user) })).body.items).toHaveLength(1);
+    const listed = (await call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(user) })).body.items;
+    expect(
+      listed
+        .filter((a: { authMethod: string }) => a.authMethod === 'oauth2')
+        .map((a: { cexAccountId: string }) => a.cexAccountId),
+    ).toEqual([id]);
 
     // A forged code is refused by the exchange; the state cannot be replayed either way.
     const second = await authorize(user, { redirectUri: 'wallet://cex/callback', loginHint: cexUser });

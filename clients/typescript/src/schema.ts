@@ -1674,7 +1674,11 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start connecting an exchange account (OAuth 2.0 authorization code with PKCE): open authorizationUrl */
+        /**
+         * Deprecated: start connecting an exchange account by OAuth 2.0 (Upbit and Bithumb offer none); connect with a key pair instead
+         * @deprecated
+         * @description Deprecated since 2026-11-27; answers until 2027-05-31; use /v1/asset/cex-accounts instead.
+         */
         post: operations["authorizeCexAccount"];
         delete?: never;
         options?: never;
@@ -1692,7 +1696,10 @@ export interface paths {
         /** Connected exchange accounts */
         get: operations["listCexAccounts"];
         put?: never;
-        /** Finish connecting: the code and state the exchange redirected with; balances are synced once */
+        /**
+         * Connect an exchange account with the person's API key pair (Upbit, Bithumb): checked at once by reading the balances
+         * @description The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents) and kept encrypted. Ask the person for a key with the View Account (자산조회) permission only, and with the service's outbound IP address in its allowed IPs (the exchanges refuse keys used from elsewhere). A refused key answers 422 `cex-key-refused` saying what to fix. The `{state, code}` body of the OAuth flow is deprecated (Sunset 2027-05-31).
+         */
         post: operations["connectCexAccount"];
         delete?: never;
         options?: never;
@@ -19344,6 +19351,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19367,6 +19378,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19378,6 +19393,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19389,6 +19408,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19400,6 +19423,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19411,6 +19438,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19422,6 +19453,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -19435,6 +19470,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19446,6 +19485,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 9745: when this operation was deprecated (`@` and Unix seconds) */
+                    deprecation?: string;
+                    /** @description RFC 8594: when it stops answering (an HTTP date); see CHANGELOG.md for its successor */
+                    sunset?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -19496,7 +19539,7 @@ export interface operations {
                             cexAccountId: string;
                             provider: string;
                             label: string;
-                            /** @description oauth2 */
+                            /** @description api_key (the person's key pair) or oauth2 (deprecated) */
                             authMethod: string;
                             permissions: {
                                 read: boolean;
@@ -19584,11 +19627,21 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "state": "3d4820de4dc34b5f9a885fb8fe4e4449",
-                 *       "code": "f8bf0e81a197d83c691966acbcb10757"
+                 *       "provider": "upbit",
+                 *       "accessKey": "AB5ICyiCdDVApICi7LOMvhQWG8imdS6yCtQEtGl1",
+                 *       "secretKey": "G6wJDaDJwrG7bPqb0oTo7etyXhG5sH9rRw3NqpFu",
+                 *       "label": "업비트"
                  *     }
                  */
                 "application/json": {
+                    /** @description the exchange that issued the key pair */
+                    provider: "upbit" | "bithumb";
+                    /** @description the key pair's access key */
+                    accessKey: string;
+                    /** @description the key pair's secret key: kept encrypted, never shown again, never logged */
+                    secretKey: string;
+                    label?: string;
+                } | {
                     state: string;
                     code: string;
                 };
@@ -19605,23 +19658,23 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "cexAccountId": "cex_24015d2a-9daa-4759-aa93-639986520b81",
+                     *       "cexAccountId": "cex_65f23636-8dd8-45a7-93a3-146cc897b668",
                      *       "provider": "upbit",
                      *       "label": "업비트",
-                     *       "authMethod": "oauth2",
+                     *       "authMethod": "api_key",
                      *       "permissions": {
                      *         "read": true,
                      *         "withdraw": false
                      *       },
-                     *       "lastSyncAt": "2026-11-26T00:28:27.112Z",
-                     *       "registeredAt": "2026-11-26T00:28:27.112Z"
+                     *       "lastSyncAt": "2026-11-27T14:53:53.321Z",
+                     *       "registeredAt": "2026-11-27T14:53:53.322Z"
                      *     }
                      */
                     "application/json": {
                         cexAccountId: string;
                         provider: string;
                         label: string;
-                        /** @description oauth2 */
+                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
                         authMethod: string;
                         permissions: {
                             read: boolean;
@@ -19666,7 +19719,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used` */
+            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used`, `/problems/cex-account-already-connected` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19710,7 +19763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The exchange refused the code; or this Idempotency-Key was used with another payload. Problem types: `/problems/cex-grant-refused` */
+            /** @description The exchange refused the key pair (cex-key-refused: what to fix), or the OAuth code; or this Idempotency-Key was used with another payload. Problem types: `/problems/cex-grant-refused`, `/problems/cex-key-refused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19745,13 +19798,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description The exchange did not answer, or limits us: try again. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19797,7 +19848,7 @@ export interface operations {
                         cexAccountId: string;
                         provider: string;
                         label: string;
-                        /** @description oauth2 */
+                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
                         authMethod: string;
                         permissions: {
                             read: boolean;
