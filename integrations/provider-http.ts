@@ -176,7 +176,7 @@ export const providerUrl = (baseUrl: string, path: string): string =>
  */
 export async function requestProvider<T>(
   options: ProviderHttpOptions,
-  method: 'GET' | 'POST',
+  method: 'GET' | 'POST' | 'PUT',
   path: string,
   body?: unknown,
   headers: Record<string, string> = {},

@@ -1,0 +1,345 @@
+import { randomBytes } from 'node:crypto';
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import {
+  base64Of,
+  codeKeyPair,
+  openCodePayload,
+  sealCodePayload,
+  verifyCodeRequest,
+  type CodeKeyPair,
+} from '../integrations/travel-rule/code/crypto';
+
+/**
+ * CODE's (CodeVASP's) hub as its members' Request API reaches it (https://docs.codevasp.com: "API 03 - Request API",
+ * "Dev 03 - Header Parameter", "Dev 10 - Returning Errors"), under /code, with member exchanges of its own on the
+ * other side answering as CODE's Response API asks a member to ("API 04"): every request signed (X-Code-Req-*
+ * headers, Ed25519 over datetime, body, nonce), a nonce seen in the last 100 seconds refused, the sender known by
+ * `X-Request-Origin` (`code:{entityId}`) and its registered public key, sealed payloads opened with the receiver's key
+ * (`X-Code-Req-Remote-PubKey` must be its current one), errors `{errorType, errorMsg}` with CODE's statuses.
+ * Administration: `POST /code/_members` `{entityId, publicKey}` registers a member (the service); `PUT
+ * /code/_accounts/{entityId}/{account}` `{name, behaviour?: verify | deny}` opens an account at one of the hub's
+ * exchanges; `POST /code/_rotate/{entityId}` gives one a new key; `GET /code/_transfers` what the exchanges received.
+ */
+
+interface HubExchange {
+  entityId: string;
+  name: string;
+  keys: CodeKeyPair;
+  accounts: Map<string, { name: string; behaviour: 'verify' | 'deny' }>;
+}
+
+export interface CodeHubTransfer {
+  beneficiaryVaspEntityId: string;
+  originatingVaspEntityId: string;
+  transferId: string;
+  currency: string;
+  amount: string;
+  tradePrice: string;
+  tradeCurrency: string;
+  /** The IVMS101 message as the exchange opened it. */
+  ivms101: Record<string, any>;
+  result: 'verified' | 'denied';
+  txid?: string;
+  status: 'verified' | 'denied' | 'confirmed' | 'canceled';
+}
+
+/** The hub's exchanges: entity id and legal name. */
+export const CODE_HUB_EXCHANGES: Record<string, string> = {
+  'code-gwanghwa': 'Gwanghwa Exchange Inc.',
+  'code-mapo': 'Mapo Digital Assets Co., Ltd.',
+};
+const NONCE_WINDOW_MS = 100_000;
+
+const personName = (persons: unknown): string | undefined => {
+  const person = (Array.isArray(persons) ? persons[0] : undefined) as Record<string, any> | undefined;
+  const identifier = person?.naturalPerson?.name?.nameIdentifier?.[0] ?? person?.legalPerson?.name?.nameIdentifier?.[0];
+  if (!identifier) return undefined;
+  return (
+    identifier.legalPersonName ??
+    [identifier.primaryIdentifier, identifier.secondaryIdentifier].filter((p: unknown) => p).join(' ')
+  );
+};
+const sameName = (a: string, b: string) => a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
+
+export class SandboxCodeHub {
+  private readonly exchanges = new Map<string, HubExchange>();
+  private readonly members = new Map<string, string>();
+  private readonly nonces = new Map<string, number>();
+  readonly transfers: CodeHubTransfer[] = [];
+  private ready: Promise<void>;
+
+  constructor(private readonly options: { now?: () => number } = {}) {
+    this.ready = Promise.all(
+      Object.entries(CODE_HUB_EXCHANGES).map(async ([entityId, name]) =>
+        this.exchanges.set(entityId, { entityId, name, keys: await this.newKeys(), accounts: new Map() }),
+      ),
+    ).then(() => undefined);
+  }
+
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  private async newKeys(): Promise<CodeKeyPair> {
+    return codeKeyPair(randomBytes(32).toString('base64'));
+  }
+
+  /** A member of the hub outside it (the service): its entity id and verify key. */
+  register(entityId: string, publicKey: string): void {
+    this.members.set(entityId, publicKey);
+  }
+
+  router(): Router {
+    const router = new Router({ prefix: '/code' });
+    const fail = (ctx: Context, status: number, errorType: string, errorMsg: string) => {
+      ctx.status = status;
+      ctx.body = { errorType, errorMsg };
+    };
+    const body = (ctx: Context) => (ctx.request as unknown as { body?: Record<string, any> }).body ?? {};
+
+    router.post('/_members', (ctx) => {
+      const { entityId, publicKey } = body(ctx);
+      if (
+        typeof entityId !== 'string' ||
+        typeof publicKey !== 'string' ||
+        Buffer.from(publicKey, 'base64').length !== 32
+      )
+        return fail(ctx, 400, 'SANDBOX', 'entityId and publicKey (a 32-byte Ed25519 verify key, base64)');
+      this.register(entityId, publicKey);
+      ctx.status = 204;
+    });
+    router.put('/_accounts/:entityId/:account', async (ctx) => {
+      await this.ready;
+      const exchange = this.exchanges.get(ctx.params.entityId!);
+      const { name, behaviour = 'verify' } = body(ctx);
+      if (!exchange || typeof name !== 'string' || !['verify', 'deny'].includes(behaviour))
+        return fail(
+          ctx,
+          400,
+          'SANDBOX',
+          `one of ${Object.keys(CODE_HUB_EXCHANGES).join(', ')}, a name, behaviour verify | deny`,
+        );
+      exchange.accounts.set(decodeURIComponent(ctx.params.account!), { name, behaviour });
+      ctx.body = { entityId: exchange.entityId, account: ctx.params.account, name, behaviour };
+    });
+    router.post('/_rotate/:entityId', async (ctx) => {
+      await this.ready;
+      const exchange = this.exchanges.get(ctx.params.entityId!);
+      if (!exchange) return fail(ctx, 404, 'SANDBOX', 'no such exchange');
+      exchange.keys = await this.newKeys();
+      ctx.body = { entityId: exchange.entityId, publicKey: base64Of(exchange.keys.publicKey) };
+    });
+    router.get('/_transfers', (ctx) => {
+      ctx.body = { transfers: this.transfers };
+    });
+
+    /** The signed request's sender, or undefined once a refusal is answered. */
+    const authenticate = async (ctx: Context): Promise<{ entityId: string; publicKey: string } | undefined> => {
+      await this.ready;
+      const header = (name: string) => ctx.get(name);
+      const required = [
+        'X-Code-Req-Datetime',
+        'X-Code-Req-Nonce',
+        'X-Code-Req-PubKey',
+        'X-Code-Req-Signature',
+        'X-Request-Origin',
+      ];
+      const missing = required.filter((name) => !header(name));
+      if (missing.length) return void fail(ctx, 422, 'MISSING_HEADER_FIELD', `missing ${missing.join(', ')}`);
+      const origin = /^([a-z0-9]+):([A-Za-z0-9._-]+)$/.exec(header('X-Request-Origin'));
+      if (!origin)
+        return void fail(ctx, 422, 'ILLEGAL_FORMAT_OF_ORIGIN', 'X-Request-Origin is {allianceName}:{vaspEntityId}');
+      const registered = this.members.get(origin[2]!);
+      if (origin[1] !== 'code' || !registered)
+        return void fail(ctx, 422, 'INVALID_ORIGIN', `unknown member ${origin[0]}`);
+      const nonce = Number(header('X-Code-Req-Nonce'));
+      if (!/^\d+$/.test(header('X-Code-Req-Nonce')) || nonce > 0xffffffff)
+        return void fail(ctx, 422, 'INVALID_MSG_FIELD_VALUE', 'X-Code-Req-Nonce is an unsigned 32-bit integer');
+      const raw = (ctx.request as unknown as { rawBody?: string }).rawBody ?? '';
+      if (
+        header('X-Code-Req-PubKey') !== registered ||
+        !(await verifyCodeRequest(
+          registered,
+          header('X-Code-Req-Signature'),
+          header('X-Code-Req-Datetime'),
+          raw,
+          nonce,
+        ))
+      )
+        return void fail(ctx, 422, 'INVALID_HEADER_SIGNATURE', 'the signature does not verify with the registered key');
+      const at = this.now();
+      for (const [key, seen] of this.nonces) if (at - seen > NONCE_WINDOW_MS) this.nonces.delete(key);
+      const nonceKey = `${origin[2]} ${nonce}`;
+      if (this.nonces.has(nonceKey))
+        return void fail(ctx, 422, 'DUPLICATED_HEADER_NONCE', 'this nonce was used in the last 100 seconds');
+      this.nonces.set(nonceKey, at);
+      return { entityId: origin[2]!, publicKey: registered };
+    };
+    /** The target exchange of a sealed request whose remote key is its current one, or undefined once refused. */
+    const target = (ctx: Context, sealed: boolean): HubExchange | undefined => {
+      const exchange = this.exchanges.get(ctx.params.entityId!);
+      if (!exchange) return void fail(ctx, 422, 'INVALID_TARGET_VASP_ID', `no VASP ${ctx.params.entityId}`);
+      if (sealed && ctx.get('X-Code-Req-Remote-PubKey') !== base64Of(exchange.keys.publicKey))
+        return void fail(ctx, 422, 'INVALID_RECEIVER_PUBLIC_KEY', "not the beneficiary VASP's current public key");
+      return exchange;
+    };
+    const open = async (
+      ctx: Context,
+      exchange: HubExchange,
+      sender: string,
+    ): Promise<Record<string, any> | undefined> => {
+      try {
+        const opened = (await openCodePayload(exchange.keys, sender, String(body(ctx).payload ?? ''))) as {
+          ivms101?: Record<string, any>;
+        };
+        if (!opened?.ivms101) throw new Error('no ivms101');
+        return opened.ivms101;
+      } catch {
+        // The exchange's own answer, passed through by the hub.
+        return void fail(ctx, 503, 'INVALID_ENCRYPTED_BODY', 'the payload does not open with our key and yours');
+      }
+    };
+
+    router.get('/v1/code/Vasp/:entityId/pubkey', async (ctx) => {
+      if (!(await authenticate(ctx))) return;
+      const exchange = target(ctx, false);
+      if (!exchange) return;
+      ctx.body = {
+        pubkeys: [
+          {
+            pubkey: base64Of(exchange.keys.publicKey),
+            expiresAt: new Date(this.now() + 30 * 86_400_000).toISOString(),
+          },
+        ],
+      };
+    });
+
+    router.post('/v1/code/VerifyAddress/:entityId', async (ctx) => {
+      const sender = await authenticate(ctx);
+      if (!sender) return;
+      const exchange = target(ctx, true);
+      if (!exchange) return;
+      const ivms101 = await open(ctx, exchange, sender.publicKey);
+      if (!ivms101) return;
+      const account = ivms101.Beneficiary?.accountNumber?.[0];
+      if (typeof account !== 'string')
+        return fail(ctx, 422, 'MISSING_REQUIRED_MSG_FIELD', 'Beneficiary.accountNumber is required');
+      const known = exchange.accounts.has(account);
+      ctx.body = {
+        result: known ? 'valid' : 'invalid',
+        reasonType: known ? '' : 'NOT_FOUND_ADDRESS',
+        reasonMsg: known ? '' : 'no such address at this VASP',
+        beneficiaryVaspEntityId: exchange.entityId,
+      };
+    });
+
+    router.post('/v1/code/transfer/:entityId', async (ctx) => {
+      const sender = await authenticate(ctx);
+      if (!sender) return;
+      const exchange = target(ctx, true);
+      if (!exchange) return;
+      const input = body(ctx);
+      const missing = ['transferId', 'currency', 'amount', 'tradePrice', 'tradeCurrency', 'payload'].filter(
+        (name) => typeof input[name] !== 'string' || !input[name],
+      );
+      if (missing.length || typeof input.isExceedingThreshold !== 'boolean')
+        return fail(
+          ctx,
+          422,
+          'MISSING_REQUIRED_MSG_FIELD',
+          `missing ${[...missing, 'isExceedingThreshold'].join(', ')}`,
+        );
+      const ivms101 = await open(ctx, exchange, sender.publicKey);
+      if (!ivms101) return;
+      const accountNumber = ivms101.Beneficiary?.accountNumber?.[0];
+      const account = typeof accountNumber === 'string' ? exchange.accounts.get(accountNumber) : undefined;
+      const beneficiaryName = personName(ivms101.Beneficiary?.beneficiaryPersons);
+      const originatorName = personName(ivms101.Originator?.originatorPersons);
+      // Name validation defaults to false (04-3): verified only when every condition is met.
+      let denial: [string, string] | undefined;
+      if (!account) denial = ['NOT_FOUND_ADDRESS', 'no such address at this VASP'];
+      else if (!beneficiaryName || !sameName(beneficiaryName, account.name))
+        denial = ['', "the beneficiary's name is not the account holder's"];
+      else if (!originatorName) denial = ['', "the originator's name is missing"];
+      else if (account.behaviour === 'deny') denial = ['', 'refused by the beneficiary VASP'];
+      const result = denial ? 'denied' : 'verified';
+      this.transfers.push({
+        beneficiaryVaspEntityId: exchange.entityId,
+        originatingVaspEntityId: sender.entityId,
+        transferId: input.transferId,
+        currency: input.currency,
+        amount: input.amount,
+        tradePrice: input.tradePrice,
+        tradeCurrency: input.tradeCurrency,
+        ivms101,
+        result,
+        status: result,
+      });
+      const answer = {
+        ...ivms101,
+        BeneficiaryVASP: {
+          beneficiaryVASP: {
+            legalPerson: {
+              name: { nameIdentifier: [{ legalPersonName: exchange.name, legalPersonNameIdentifierType: 'LEGL' }] },
+              countryOfRegistration: 'KR',
+            },
+          },
+        },
+      };
+      ctx.body = {
+        result,
+        reasonType: denial?.[0] ?? '',
+        reasonMsg: denial?.[1] ?? '',
+        transferId: input.transferId,
+        beneficiaryVasp: {},
+        ...(denial ? {} : { payload: await sealCodePayload(exchange.keys, sender.publicKey, { ivms101: answer }) }),
+      };
+    });
+
+    router.post('/v1/code/transfer/:entityId/txid', async (ctx) => {
+      const sender = await authenticate(ctx);
+      if (!sender) return;
+      const exchange = target(ctx, false);
+      if (!exchange) return;
+      const { transferId, txid } = body(ctx);
+      const transfer = this.transfers.find(
+        (t) =>
+          t.transferId === transferId &&
+          t.originatingVaspEntityId === sender.entityId &&
+          t.beneficiaryVaspEntityId === exchange.entityId,
+      );
+      if (!transfer) return fail(ctx, 503, 'UNKNOWN_TRANSFER_ID', 'no such transfer');
+      const reason =
+        transfer.status === 'canceled' || transfer.status === 'denied'
+          ? 'TRANSFER_ALREADY_FAILED'
+          : transfer.txid && transfer.txid !== txid
+            ? 'TXID_ALREADY_EXISTS'
+            : '';
+      if (!reason) Object.assign(transfer, { txid, status: 'confirmed' });
+      ctx.body = { transferId, result: reason ? 'error' : 'normal', reasonType: reason };
+    });
+
+    router.put('/v1/code/transfer/:entityId/status', async (ctx) => {
+      const sender = await authenticate(ctx);
+      if (!sender) return;
+      const exchange = target(ctx, false);
+      if (!exchange) return;
+      const { transferId, status } = body(ctx);
+      const transfer = this.transfers.find(
+        (t) =>
+          t.transferId === transferId &&
+          t.originatingVaspEntityId === sender.entityId &&
+          t.beneficiaryVaspEntityId === exchange.entityId,
+      );
+      if (!transfer) return fail(ctx, 503, 'UNKNOWN_TRANSFER_ID', 'no such transfer');
+      if (status !== 'canceled') return fail(ctx, 422, 'INVALID_MSG_FIELD_VALUE', 'status is canceled');
+      // "An attempted change to the same state is considered a success."
+      if (transfer.status === 'confirmed')
+        return (ctx.body = { transferId, result: 'error', reasonType: 'ILLEGAL_STATEFLOW' });
+      transfer.status = 'canceled';
+      ctx.body = { transferId, result: 'normal', reasonType: '' };
+    });
+    return router;
+  }
+}

@@ -1,0 +1,253 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import Koa from 'koa';
+import { bodyParser } from '@koa/bodyparser';
+import nacl from 'tweetnacl';
+import ed2curve from 'ed2curve';
+import { ApplicationFailure } from '@temporalio/common';
+import { CodeClient } from '../../integrations/travel-rule/code/client';
+import {
+  base64Of,
+  codeKeyPair,
+  openCodePayload,
+  sealCodePayload,
+  signCodeRequest,
+  signedBytes,
+} from '../../integrations/travel-rule/code/crypto';
+import { ProviderUnavailable } from '../../integrations/provider-http';
+import { PROVIDER_REJECTED } from '../../platform/failures';
+import { SandboxCodeHub } from '../../sandbox/code-hub';
+
+/**
+ * CODE's signature and sealed payloads against an independent implementation of the same primitives (TweetNaCl, and
+ * ed2curve for the Ed25519 to Curve25519 conversion), and the CODE client against the sandbox's emulation of CODE's
+ * hub over real HTTP, with CODE's published IVMS101 examples (fixtures/code/SOURCES.md).
+ */
+const fixture = (name: string): any => JSON.parse(readFileSync(join(__dirname, 'fixtures/code', name), 'utf8'));
+const OUR_ID = 'wallet-sandbox';
+
+let server: Server;
+let base: string;
+let hub: SandboxCodeHub;
+let ourSeed: string;
+const sent: Array<{ method: string; url: string; headers: IncomingHttpHeaders; raw: string }> = [];
+
+beforeAll(async () => {
+  hub = new SandboxCodeHub();
+  ourSeed = randomBytes(32).toString('base64');
+  hub.register(OUR_ID, base64Of((await codeKeyPair(ourSeed)).publicKey));
+  const koa = new Koa();
+  koa.use(bodyParser({ enableTypes: ['json'] }));
+  koa.use(async (ctx, next) => {
+    if (!ctx.path.includes('/_'))
+      sent.push({
+        method: ctx.method,
+        url: ctx.url,
+        headers: ctx.headers,
+        raw: (ctx.request as unknown as { rawBody?: string }).rawBody ?? '',
+      });
+    return next();
+  });
+  koa.use(hub.router().routes());
+  server = koa.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  sent.length = 0;
+});
+
+const client = (seed = ourSeed) =>
+  new CodeClient({ apiUrl: `${base}/code`, entityId: OUR_ID, signingKey: seed, transport: { timeoutMs: 5000 } });
+const admin = (path: string, method: string, body?: object) =>
+  fetch(`${base}/code${path}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  }).then((r) => r.json() as Promise<any>);
+const failure = async (asking: Promise<unknown>): Promise<Error> => {
+  try {
+    await asking;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('the call did not fail');
+};
+/** The published request example, as a transfer of ours would carry it to `account`. */
+const published = (account: string) => {
+  const ivms101 = fixture('asset-transfer-authorization-request-natural-2-natural-example.json');
+  ivms101.Beneficiary.accountNumber = [account];
+  return ivms101;
+};
+const transfer = (account: string, ivms101 = published(account)) => ({
+  transferId: randomUUID(),
+  currency: 'ETH',
+  amount: '0.5',
+  tradePrice: '2100000',
+  tradeCurrency: 'KRW',
+  isExceedingThreshold: true,
+  ivms101,
+});
+
+describe("CODE's cryptography, against TweetNaCl", () => {
+  it('signs the datetime, the body and the nonce as 4 big-endian bytes with Ed25519', async () => {
+    const keys = await codeKeyPair(ourSeed);
+    const [datetime, body, nonce] = ['2024-03-04T15:10:00Z', '{"transferId":"681f27dd"}', 989166249];
+    const bytes = signedBytes(datetime, body, nonce);
+    expect([...bytes.subarray(-4)]).toEqual([nonce >>> 24, (nonce >>> 16) & 255, (nonce >>> 8) & 255, nonce & 255]);
+    expect(bytes.subarray(0, -4).toString('utf8')).toBe(datetime + body);
+    const signature = Buffer.from(await signCodeRequest(keys, datetime, body, nonce), 'base64');
+    expect(nacl.sign.detached.verify(bytes, signature, keys.publicKey)).toBe(true);
+    // The same key from the same seed in TweetNaCl signs the same (Ed25519 is deterministic).
+    const theirs = nacl.sign.keyPair.fromSeed(Buffer.from(ourSeed, 'base64'));
+    expect(Buffer.from(nacl.sign.detached(bytes, theirs.secretKey))).toEqual(signature);
+  });
+
+  it('seals the payload as NaCl box between the converted keys, its nonce first, both ways', async () => {
+    const ours = await codeKeyPair(ourSeed);
+    const theirs = nacl.sign.keyPair.fromSeed(randomBytes(32));
+    const payload = { ivms101: published('rHcFoo6a9qT5NHiVn1THQRhsEGcxtYCV4d:tag or memo') };
+    const sealed = Buffer.from(await sealCodePayload(ours, base64Of(theirs.publicKey), payload), 'base64');
+    const opened = nacl.box.open(
+      sealed.subarray(24),
+      sealed.subarray(0, 24),
+      ed2curve.convertPublicKey(ours.publicKey)!,
+      ed2curve.convertSecretKey(theirs.secretKey),
+    );
+    expect(JSON.parse(Buffer.from(opened!).toString('utf8'))).toEqual(payload);
+
+    const nonce = randomBytes(24);
+    const answer = { ivms101: fixture('asset-transfer-authorization-response-natual-2-natual-example.json') };
+    const boxed = nacl.box(
+      Buffer.from(JSON.stringify(answer)),
+      nonce,
+      ed2curve.convertPublicKey(ours.publicKey)!,
+      ed2curve.convertSecretKey(theirs.secretKey),
+    );
+    expect(
+      await openCodePayload(ours, base64Of(theirs.publicKey), Buffer.concat([nonce, boxed]).toString('base64')),
+    ).toEqual(answer);
+    await expect(openCodePayload(ours, base64Of(nacl.sign.keyPair().publicKey), base64Of(boxed))).rejects.toThrow();
+  });
+});
+
+describe('the CODE client against the hub', () => {
+  it("authorizes a transfer with CODE's published IVMS101 example: signed headers, the payload sealed, the answer opened", async () => {
+    const account = `0x${randomBytes(20).toString('hex')}`;
+    await admin(`/_accounts/code-gwanghwa/${account}`, 'PUT', { name: 'Smith Alice' });
+    const decision = await client().authorizeTransfer('code-gwanghwa', transfer(account));
+    expect(decision.verified).toBe(true);
+    const answer = (decision as { ivms101: Record<string, any> }).ivms101;
+    expect(Object.keys(answer).sort()).toEqual(
+      Object.keys(fixture('asset-transfer-authorization-response-natual-2-natual-example.json')).sort(),
+    );
+    expect(answer.BeneficiaryVASP.beneficiaryVASP.legalPerson.name.nameIdentifier[0].legalPersonName).toBe(
+      'Gwanghwa Exchange Inc.',
+    );
+    const request = sent.find((r) => r.url === '/code/v1/code/transfer/code-gwanghwa')!;
+    expect(request.headers['x-request-origin']).toBe(`code:${OUR_ID}`);
+    expect(request.headers['x-code-req-datetime']).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/);
+    expect(request.headers['x-code-req-nonce']).toMatch(/^\d+$/);
+    expect(request.headers['x-code-req-pubkey']).toBe(await client().publicKey());
+    expect(request.headers['x-code-req-remote-pubkey']).toBe(await client().publicKeyOf('code-gwanghwa'));
+    const body = JSON.parse(request.raw);
+    expect(Object.keys(body)).toEqual([
+      'transferId',
+      'currency',
+      'amount',
+      'tradePrice',
+      'tradeCurrency',
+      'isExceedingThreshold',
+      'payload',
+    ]);
+    expect(typeof body.payload).toBe('string');
+    expect(hub.transfers.at(-1)).toMatchObject({
+      transferId: body.transferId,
+      result: 'verified',
+      originatingVaspEntityId: OUR_ID,
+    });
+  });
+
+  it('is denied for an unknown address or another name; reports the txid once, and ends a transfer', async () => {
+    const account = `0x${randomBytes(20).toString('hex')}`;
+    await admin(`/_accounts/code-mapo/${account}`, 'PUT', { name: 'Smith Alice' });
+    expect(await client().authorizeTransfer('code-mapo', transfer(`0x${'ab'.repeat(20)}`))).toMatchObject({
+      verified: false,
+      reasonType: 'NOT_FOUND_ADDRESS',
+    });
+    const otherName = published(account);
+    otherName.Beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier[0].primaryIdentifier = 'Jones';
+    expect((await client().authorizeTransfer('code-mapo', transfer(account, otherName))).verified).toBe(false);
+
+    const sending = transfer(account);
+    expect((await client().authorizeTransfer('code-mapo', sending)).verified).toBe(true);
+    expect(
+      await client().reportTxid('code-mapo', { transferId: sending.transferId, txid: 'ab'.repeat(32) }),
+    ).toMatchObject({
+      result: 'normal',
+    });
+    expect(
+      await client().reportTxid('code-mapo', { transferId: sending.transferId, txid: 'cd'.repeat(32) }),
+    ).toMatchObject({
+      result: 'error',
+      reasonType: 'TXID_ALREADY_EXISTS',
+    });
+    const dropped = transfer(account);
+    await client().authorizeTransfer('code-mapo', dropped);
+    expect(await client().finishTransfer('code-mapo', { transferId: dropped.transferId })).toMatchObject({
+      result: 'normal',
+    });
+    expect(await client().finishTransfer('code-mapo', { transferId: dropped.transferId })).toMatchObject({
+      result: 'normal',
+    });
+    expect(hub.transfers.find((t) => t.transferId === dropped.transferId)!.status).toBe('canceled');
+  });
+
+  it('searches an address (the IVMS101 Beneficiary sealed)', async () => {
+    const account = `0x${randomBytes(20).toString('hex')}`;
+    await admin(`/_accounts/code-gwanghwa/${account}`, 'PUT', { name: 'Smith Alice' });
+    expect(await client().verifyAddress('code-gwanghwa', { currency: 'ETH', account })).toMatchObject({ valid: true });
+    expect(await client().verifyAddress('code-gwanghwa', { currency: 'ETH', account: '0xdead' })).toMatchObject({
+      valid: false,
+      reasonType: 'NOT_FOUND_ADDRESS',
+    });
+  });
+
+  it('asks for the beneficiary’s key again when the hub says it is not current, and seals again', async () => {
+    const account = `0x${randomBytes(20).toString('hex')}`;
+    await admin(`/_accounts/code-gwanghwa/${account}`, 'PUT', { name: 'Smith Alice' });
+    const adapter = client();
+    await adapter.publicKeyOf('code-gwanghwa');
+    await admin('/_rotate/code-gwanghwa', 'POST');
+    sent.length = 0;
+    expect((await adapter.authorizeTransfer('code-gwanghwa', transfer(account))).verified).toBe(true);
+    expect(sent.map((r) => r.url)).toEqual([
+      '/code/v1/code/transfer/code-gwanghwa',
+      '/code/v1/code/Vasp/code-gwanghwa/pubkey',
+      '/code/v1/code/transfer/code-gwanghwa',
+    ]);
+  });
+
+  it('is refused by the hub for a key it does not know, a replayed nonce, or an unknown VASP', async () => {
+    const stranger = client(randomBytes(32).toString('base64'));
+    const unsigned = await failure(stranger.publicKeyOf('code-gwanghwa'));
+    expect([unsigned instanceof ProviderUnavailable, unsigned.message]).toEqual([
+      true,
+      expect.stringContaining('INVALID_HEADER_SIGNATURE'),
+    ]);
+    await client().publicKeyOf('code-mapo', true);
+    const first = sent.at(-1)!;
+    const replay = await fetch(`${base}${first.url}`, {
+      headers: Object.fromEntries(
+        Object.entries(first.headers).filter(([k]) => k.startsWith('x-')) as Array<[string, string]>,
+      ),
+    });
+    expect([replay.status, ((await replay.json()) as any).errorType]).toEqual([422, 'DUPLICATED_HEADER_NONCE']);
+    const unknown = await failure(client().publicKeyOf('code-nowhere'));
+    expect(unknown instanceof ApplicationFailure && unknown.type === PROVIDER_REJECTED).toBe(true);
+  });
+});
