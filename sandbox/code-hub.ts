@@ -38,7 +38,7 @@ export interface CodeHubTransfer {
   tradePrice: string;
   tradeCurrency: string;
   /** The IVMS101 message as the exchange opened it. */
-  ivms101: Record<string, any>;
+  ivms101: Ivms;
   result: 'verified' | 'denied';
   txid?: string;
   status: 'verified' | 'denied' | 'confirmed' | 'canceled';
@@ -51,14 +51,18 @@ export const CODE_HUB_EXCHANGES: Record<string, string> = {
 };
 const NONCE_WINDOW_MS = 100_000;
 
+type Ivms = Record<string, unknown>;
+/** The value at a path of objects and array indexes, if there is one. */
+const dig = (value: unknown, ...path: Array<string | number>): unknown =>
+  path.reduce<unknown>((at, key) => (at !== null && typeof at === 'object' ? (at as Ivms)[key] : undefined), value);
 const personName = (persons: unknown): string | undefined => {
-  const person = (Array.isArray(persons) ? persons[0] : undefined) as Record<string, any> | undefined;
-  const identifier = person?.naturalPerson?.name?.nameIdentifier?.[0] ?? person?.legalPerson?.name?.nameIdentifier?.[0];
+  const identifier = (dig(persons, 0, 'naturalPerson', 'name', 'nameIdentifier', 0) ??
+    dig(persons, 0, 'legalPerson', 'name', 'nameIdentifier', 0)) as Record<string, unknown> | undefined;
   if (!identifier) return undefined;
-  return (
-    identifier.legalPersonName ??
-    [identifier.primaryIdentifier, identifier.secondaryIdentifier].filter((p: unknown) => p).join(' ')
-  );
+  if (typeof identifier.legalPersonName === 'string') return identifier.legalPersonName;
+  return [identifier.primaryIdentifier, identifier.secondaryIdentifier]
+    .filter((p) => typeof p === 'string' && p)
+    .join(' ');
 };
 const sameName = (a: string, b: string) => a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
 
@@ -96,7 +100,8 @@ export class SandboxCodeHub {
       ctx.status = status;
       ctx.body = { errorType, errorMsg };
     };
-    const body = (ctx: Context) => (ctx.request as unknown as { body?: Record<string, any> }).body ?? {};
+    const body = (ctx: Context) =>
+      ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
 
     router.post('/_members', (ctx) => {
       const { entityId, publicKey } = body(ctx);
@@ -112,8 +117,8 @@ export class SandboxCodeHub {
     router.put('/_accounts/:entityId/:account', async (ctx) => {
       await this.ready;
       const exchange = this.exchanges.get(ctx.params.entityId!);
-      const { name, behaviour = 'verify' } = body(ctx);
-      if (!exchange || typeof name !== 'string' || !['verify', 'deny'].includes(behaviour))
+      const { name, behaviour = 'verify' } = body(ctx) as { name?: unknown; behaviour?: unknown };
+      if (!exchange || typeof name !== 'string' || (behaviour !== 'verify' && behaviour !== 'deny'))
         return fail(
           ctx,
           400,
@@ -184,14 +189,10 @@ export class SandboxCodeHub {
         return void fail(ctx, 422, 'INVALID_RECEIVER_PUBLIC_KEY', "not the beneficiary VASP's current public key");
       return exchange;
     };
-    const open = async (
-      ctx: Context,
-      exchange: HubExchange,
-      sender: string,
-    ): Promise<Record<string, any> | undefined> => {
+    const open = async (ctx: Context, exchange: HubExchange, sender: string): Promise<Ivms | undefined> => {
       try {
         const opened = (await openCodePayload(exchange.keys, sender, String(body(ctx).payload ?? ''))) as {
-          ivms101?: Record<string, any>;
+          ivms101?: Ivms;
         };
         if (!opened?.ivms101) throw new Error('no ivms101');
         return opened.ivms101;
@@ -222,7 +223,7 @@ export class SandboxCodeHub {
       if (!exchange) return;
       const ivms101 = await open(ctx, exchange, sender.publicKey);
       if (!ivms101) return;
-      const account = ivms101.Beneficiary?.accountNumber?.[0];
+      const account = dig(ivms101, 'Beneficiary', 'accountNumber', 0);
       if (typeof account !== 'string')
         return fail(ctx, 422, 'MISSING_REQUIRED_MSG_FIELD', 'Beneficiary.accountNumber is required');
       const known = exchange.accounts.has(account);
@@ -252,10 +253,10 @@ export class SandboxCodeHub {
         );
       const ivms101 = await open(ctx, exchange, sender.publicKey);
       if (!ivms101) return;
-      const accountNumber = ivms101.Beneficiary?.accountNumber?.[0];
+      const accountNumber = dig(ivms101, 'Beneficiary', 'accountNumber', 0);
       const account = typeof accountNumber === 'string' ? exchange.accounts.get(accountNumber) : undefined;
-      const beneficiaryName = personName(ivms101.Beneficiary?.beneficiaryPersons);
-      const originatorName = personName(ivms101.Originator?.originatorPersons);
+      const beneficiaryName = personName(dig(ivms101, 'Beneficiary', 'beneficiaryPersons'));
+      const originatorName = personName(dig(ivms101, 'Originator', 'originatorPersons'));
       // Name validation defaults to false (04-3): verified only when every condition is met.
       let denial: [string, string] | undefined;
       if (!account) denial = ['NOT_FOUND_ADDRESS', 'no such address at this VASP'];
@@ -267,11 +268,11 @@ export class SandboxCodeHub {
       this.transfers.push({
         beneficiaryVaspEntityId: exchange.entityId,
         originatingVaspEntityId: sender.entityId,
-        transferId: input.transferId,
-        currency: input.currency,
-        amount: input.amount,
-        tradePrice: input.tradePrice,
-        tradeCurrency: input.tradeCurrency,
+        transferId: String(input.transferId),
+        currency: String(input.currency),
+        amount: String(input.amount),
+        tradePrice: String(input.tradePrice),
+        tradeCurrency: String(input.tradeCurrency),
         ivms101,
         result,
         status: result,
