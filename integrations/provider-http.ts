@@ -182,7 +182,9 @@ export async function requestProvider<T>(
   headers: Record<string, string> = {},
 ): Promise<{ status: number; body: T; headers: Headers }> {
   const form = body instanceof URLSearchParams;
-  const what = `provider ${options.baseUrl} on ${path}`;
+  // Messages name the path without its query: a query can carry an account number (KIS's CANO).
+  const where = path.split('?')[0]!;
+  const what = `provider ${options.baseUrl} on ${where}`;
   let response: Response;
   let text: string;
   try {
@@ -209,12 +211,12 @@ export async function requestProvider<T>(
     text = await readCapped(response, options.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES, what);
   } catch (error) {
     if (error instanceof ProviderAnswerInvalid) throw error;
-    throw new ProviderUnavailable(`provider ${options.baseUrl} did not answer ${path}: ${(error as Error).message}`, {
+    throw new ProviderUnavailable(`provider ${options.baseUrl} did not answer ${where}: ${(error as Error).message}`, {
       cause: error,
     });
   }
   const unavailable = () =>
-    new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${path}`, {
+    new ProviderUnavailable(`provider ${options.baseUrl} answered ${response.status} on ${where}`, {
       status: response.status,
     });
   if (response.status >= 500 && !options.readServerErrors) throw unavailable();
@@ -227,7 +229,7 @@ export async function requestProvider<T>(
   } catch {
     if (response.status >= 500) throw unavailable();
     throw new ProviderAnswerInvalid(
-      `provider ${options.baseUrl} answered ${path} with ${response.status} and a body that is not JSON`,
+      `provider ${options.baseUrl} answered ${where} with ${response.status} and a body that is not JSON`,
       text.slice(0, 500),
     );
   }

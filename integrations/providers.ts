@@ -216,8 +216,9 @@ function marketsFromJson(json: string, defaults: Record<string, string>): Record
   for (const [asset, market] of Object.entries(overrides)) {
     if (!/^[A-Z0-9]{2,10}$/.test(asset)) throw new Error(`PRICE_FEED_MARKETS: ${asset} is not an asset symbol`);
     if (market === null) delete markets[asset];
-    else if (typeof market === 'string' && /^[A-Z]{3,5}-[A-Z0-9]{2,10}$/.test(market)) markets[asset] = market;
-    else throw new Error(`PRICE_FEED_MARKETS: ${asset} names no market (KRW-${asset})`);
+    // Won markets only: a price in BTC or USDT taken as won would switch the won limits off.
+    else if (typeof market === 'string' && /^KRW-[A-Z0-9]{2,10}$/.test(market)) markets[asset] = market;
+    else throw new Error(`PRICE_FEED_MARKETS: ${asset} names no won market (KRW-${asset})`);
   }
   return markets;
 }

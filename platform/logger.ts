@@ -19,13 +19,20 @@ export const REDACTED_PATHS = [
   '*.access_token',
   '*.privateKey',
   '*.idCardImage',
-  // A broker's key pair (POST /api/v1/securities/verify) and the headers KIS takes it in.
-  '*.app_secret',
-  '*.appSecret',
-  '*.appsecret',
-  '*.app_key',
-  '*.appKey',
-  '*.appkey',
+  // A broker's key pair (POST /api/v1/securities/verify, KIS's headers) and an exchange's (POST /v1/asset/cex-accounts),
+  // at the top, one level down, and in a request's body or headers.
+  ...[
+    'app_secret',
+    'appSecret',
+    'appsecret',
+    'app_key',
+    'appKey',
+    'appkey',
+    'secretKey',
+    'accessKey',
+    'secret_key',
+    'access_key',
+  ].flatMap((key) => [key, `*.${key}`, `*.body.${key}`, `*.headers.${key}`, `req.body.${key}`]),
 ];
 
 export function createLogger(options: { level: string; name: string; destination?: pino.DestinationStream }): Logger {

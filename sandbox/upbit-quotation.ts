@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 /**
  * Upbit's quotation API as it answers (https://docs.upbit.com/kr/reference, no authentication), under /upbit:
  * `GET /upbit/v1/candles/minutes/{unit}` (units 1, 3, 5, 10, 15, 30, 60, 240; `market`, `to` exclusive, `count` at
- * most 200; newest first) and `GET /upbit/v1/ticker?markets=…`, over a deterministic price series per market (the
+ * most 200 intervals; newest first) and `GET /upbit/v1/ticker?markets=…`, over a deterministic price series per market (the
  * same market and time always give the same price), so tests can check statistics by hand:
  * price(t) = base · (1 + 0.04·sin(2πt/1 day) + 0.08·sin(2πt/9 days)), t in hours since the Unix epoch; USDT and USDC
  * stay at their base. A candle's close (`trade_price`) is the price at its end, its last trade a second before.
@@ -89,11 +89,12 @@ export function upbitQuotationRouter(options: { now?: () => number } = {}): Rout
     const current = now();
     const quietHours = quiet.get(market) ?? new Set<number>();
     const candles = [];
-    // Candles that start before `to` and have started (the current one still forming), newest first; quiet hours
-    // have none. At most 10,000 intervals are looked through (a market quiet for longer answers fewer).
+    // The candles of the `count` intervals before `to` that have started (the current one still forming), newest
+    // first; an interval without trades has none, so such a page holds fewer (Upbit's guide to downloading candles
+    // warns of exactly that).
     const newest = Math.floor(Math.min(to - 1, current) / unitMs) * unitMs;
-    for (let start = newest, looked = 0; candles.length < count && start >= 0 && looked < 10_000; start -= unitMs) {
-      looked += 1;
+    const first = Math.ceil(to / unitMs) * unitMs - count * unitMs;
+    for (let start = newest; start >= Math.max(first, 0); start -= unitMs) {
       if (quietHours.has(Math.floor(start / HOUR_MS))) continue;
       const end = Math.min(start + unitMs, current);
       const [open, close] = [priceAtMs(market, start), priceAtMs(market, end)];

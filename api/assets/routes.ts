@@ -24,7 +24,12 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       auth: 'bearer',
       summary: 'Market price statistics in KRW over a window of hourly prices ending at the last full hour',
       query: MarketQuery,
-      responses: { 200: { description: 'Price data', schema: MarketPrice }, 422: { description: 'Unknown asset' } },
+      rateLimits: [{ rule: 'market-price', key: ({ user }) => user.userId }],
+      responses: {
+        200: { description: 'Price data', schema: MarketPrice },
+        422: { description: 'Unknown asset' },
+        429: { description: 'Too many requests (Retry-After)' },
+      },
       handler: async ({ query }) => {
         const window = query.window ?? '24h';
         const toHour = Math.floor(Date.now() / 3_600_000);

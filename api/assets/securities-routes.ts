@@ -34,8 +34,8 @@ export function securitiesRoutes(deps: { securities: SecuritiesBroker }): RouteS
         '`verified: false` when the broker refuses the key pair or the account. The broker proves possession of the key, not whose account it is. ' +
         'The `pin` and `auth_code` methods are deprecated: no broker publishes an API that checks them for a third party (422 securities-method-unsupported).',
       body: SecuritiesBody,
-      // Guessing a broker's key pair here is as worth stopping as guessing a PIN.
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
+      // Each costs a token and an inquiry at the broker; its own rule, so it never uses up the PIN routes' allowance.
+      rateLimits: [{ rule: 'securities-verify', key: ({ user }) => user.userId }],
       responses: {
         422: {
           description:

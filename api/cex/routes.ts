@@ -96,5 +96,24 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
         body: cexAccountView(await accounts.get(user.userId, params.cexAccountId)),
       }),
     }),
+    defineRoute({
+      method: 'delete',
+      path: '/v1/asset/cex-accounts/:cexAccountId',
+      operationId: 'removeCexAccount',
+      tags: ['Assets'],
+      auth: 'bearer',
+      summary: 'Disconnect an exchange account: the key pair (or tokens) kept for it are deleted',
+      description:
+        'Deleting it here does not revoke the key at the exchange: the person should also delete the key there.',
+      params: CexAccountParams,
+      responses: {
+        204: { description: 'Disconnected' },
+        404: { description: 'No such account for this user' },
+      },
+      handler: async ({ params, user }) => {
+        await accounts.remove(user.userId, params.cexAccountId);
+        return { status: 204 };
+      },
+    }),
   ];
 }

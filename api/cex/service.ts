@@ -6,6 +6,7 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import { CexClient } from '../../integrations/cex';
 import type { ExchangeAccounts, ExchangeName } from '../../integrations/exchange/accounts';
 import { isProviderRejection } from '../common/provider-rejection';
+import { ProviderUnavailable } from '../../integrations/provider-http';
 import { problems } from '../http/problems';
 import { clock } from '../../platform/clock';
 
@@ -30,6 +31,9 @@ export const cexAccountView = (a: CexAccount) => ({
   lastSyncAt: a.lastSyncAt?.toISOString() ?? null,
   registeredAt: a.registeredAt.toISOString(),
 });
+
+/** Refusals of the request as we built it, not of the person's key. */
+const OUR_FAULTS = new Set(['invalid_query_payload', 'nonce_used', 'no_authorization_token']);
 
 /** What the person should do about an exchange's refusal of their key pair, by the exchange's error name. */
 function keyRefusal(provider: ExchangeName, name: string): string {
@@ -141,7 +145,10 @@ export class CexAccountService {
     } catch (error) {
       if (!isProviderRejection(error)) throw error;
       const [answer] = ((error as { details?: unknown[] }).details ?? []) as Array<{ name?: string } | undefined>;
-      throw problems.unprocessable('cex-key-refused', keyRefusal(input.provider, answer?.name ?? 'no reason'));
+      const name = answer?.name ?? 'no reason';
+      // Refusals of how we signed (a hash, a nonce, the header) are ours to fix, not the person's: try again later.
+      if (OUR_FAULTS.has(name)) throw new ProviderUnavailable(`${input.provider} refused our signed request (${name})`);
+      throw problems.unprocessable('cex-key-refused', keyRefusal(input.provider, name));
     }
     const cexAccountId = `cex_${randomUUID()}`;
     // The same key connected twice is one account; the access key itself is not kept in clear.
@@ -173,6 +180,12 @@ export class CexAccountService {
 
   async list(userId: string): Promise<CexAccount[]> {
     return this.deps.orm.em.fork().find(CexAccountEntity, { userId }, { orderBy: { registeredAt: 'asc' } });
+  }
+
+  /** Disconnects an account: its row, and the key pair or tokens sealed in it, are deleted. */
+  async remove(userId: string, cexAccountId: string): Promise<void> {
+    const removed = await this.deps.orm.em.fork().nativeDelete(CexAccountEntity, { cexAccountId, userId });
+    if (removed !== 1) throw problems.notFound(`CEX account ${cexAccountId}`);
   }
 
   async get(userId: string, cexAccountId: string): Promise<CexAccount> {

@@ -54,6 +54,10 @@ export const DEFAULT_RATE_LIMITS = {
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },
+  /** Market price charts: each may cost several calls of the quotation API, which limits us per IP (Upbit: 10/s). */
+  'market-price': { points: 60, seconds: 60 },
+  /** Securities verifications: each costs a token and a balance inquiry at the broker (KIS: one token a minute). */
+  'securities-verify': { points: 20, seconds: 3600 },
   /** Adding a recipient to the address book (each starts a cooling-off), and preparing a transfer (a price lookup). */
   'address-book': { points: 30, seconds: 3600 },
   'transfer-prepare': { points: 120, seconds: 3600 },

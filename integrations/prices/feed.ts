@@ -1,3 +1,4 @@
+import { ProviderAnswerInvalid } from '../provider-http';
 import type { MarketData, PricePoint } from './market-data';
 
 export type { PricePoint } from './market-data';
@@ -89,8 +90,16 @@ export class PriceFeedClient {
     return this.source.quotes(asset);
   }
 
-  async hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]> {
-    return this.source.hourly(asset, fromHour, toHour);
+  /** The source's points, each a finite positive price (anything else: ProviderAnswerInvalid, a 503 upstream). */
+  async hourly(asset: string, fromHour: number, toHour: number, options?: { urgent?: boolean }): Promise<PricePoint[]> {
+    const points = await this.source.hourly(asset, fromHour, toHour, options);
+    for (const point of points)
+      if (!Number.isFinite(point.price) || point.price <= 0)
+        throw new ProviderAnswerInvalid(
+          `the market data answered a ${asset} price of ${point.price}`,
+          JSON.stringify(point),
+        );
+    return points;
   }
 
   /**
@@ -105,7 +114,7 @@ export class PriceFeedClient {
     const hour = Math.floor(now / 3_600_000);
     let points: PricePoint[];
     try {
-      points = await this.hourly(asset, hour - 1, hour);
+      points = await this.hourly(asset, hour - 1, hour, { urgent: true });
     } catch (error) {
       return { refused: `the price feed gave no usable answer (${(error as Error).message})` };
     }
@@ -114,7 +123,12 @@ export class PriceFeedClient {
     const at = Date.parse(last.at);
     // A price carried over quiet hours is as old as its trade.
     const tradedAt = last.tradedAt ? Date.parse(last.tradedAt) : at;
-    if (now - tradedAt > this.checks.maxAgeSeconds * 1000 || at - now > 300_000)
+    if (
+      Number.isNaN(tradedAt) ||
+      now - tradedAt > this.checks.maxAgeSeconds * 1000 ||
+      at - now > 300_000 ||
+      tradedAt - now > 300_000
+    )
       return { refused: `the ${asset} price is stale (of ${last.tradedAt ?? last.at})` };
     const centi = BigInt(Math.round(last.price * 100));
     if (centi < 1n) return { refused: `the ${asset} price ${last.price} is implausible` };

@@ -31,6 +31,8 @@ const CLOSE_OFFSET_MS = 15.5 * HOUR_MS;
 const LOOKBACK_DAYS = 10;
 const PARALLEL = 4;
 const MAX_KEPT_DAYS = 800;
+/** How long a day without its row yet (not published) is taken as such before it is asked again. */
+const UNPUBLISHED_RETRY_MS = 10 * 60_000;
 
 const Won = Type.String({ pattern: '^[0-9,]+(\\.[0-9]+)?$' });
 export const KrxGoldAnswer = Type.Object({
@@ -53,6 +55,9 @@ export class KrxGoldPrices implements MarketData {
   private readonly http: ProviderHttpOptions;
   /** Closes by Korean day number (null: no trading that day), for days that will not change. */
   private readonly days = new Map<number, number | null>();
+  /** Days not published yet (no row), asked again only after a while; and the days being asked now (shared). */
+  private readonly unpublished = new Map<number, number>();
+  private readonly asking = new Map<number, Promise<number | null>>();
 
   constructor(options: { apiUrl: string; authKey: string; transport: ProviderTransport; now?: () => number }) {
     this.http = {
@@ -113,6 +118,16 @@ export class KrxGoldPrices implements MarketData {
   /** The day's close of 금 99.99_1kg (won per gram), or null: no trading that day, or not published yet. */
   private async closeOn(day: number): Promise<number | null> {
     if (this.days.has(day)) return this.days.get(day)!;
+    if ((this.unpublished.get(day) ?? 0) > this.now()) return null;
+    let asking = this.asking.get(day);
+    if (!asking) {
+      asking = this.fetchClose(day).finally(() => this.asking.delete(day));
+      this.asking.set(day, asking);
+    }
+    return asking;
+  }
+
+  private async fetchClose(day: number): Promise<number | null> {
     const { status, body } = await requestProvider<unknown>(this.http, 'GET', `/gen/gold_bydd_trd?basDd=${basDd(day)}`);
     if (status === 401 || status === 403)
       throw new ProviderUnavailable(
@@ -128,12 +143,16 @@ export class KrxGoldPrices implements MarketData {
         JSON.stringify(row),
       );
     const close = row ? Number(row.TDD_CLSPRC.replace(/,/g, '')) : null;
-    if (close !== null && !(close > 0))
+    if (close !== null && !(Number.isFinite(close) && close > 0))
       throw new ProviderAnswerInvalid(`the KRX gold close of ${basDd(day)} is ${row!.TDD_CLSPRC}`, JSON.stringify(row));
     // A day is published the next morning: before that (and for today) it answers no row, which is not kept.
     if (row || day < kstDay(this.now()) - 1) {
       if (this.days.size >= MAX_KEPT_DAYS) this.days.delete(this.days.keys().next().value!);
       this.days.set(day, close);
+    } else {
+      // Today, or yesterday before it is published: asked again in a while, not at every chart.
+      for (const [kept, until] of this.unpublished) if (until <= this.now()) this.unpublished.delete(kept);
+      this.unpublished.set(day, this.now() + UNPUBLISHED_RETRY_MS);
     }
     return close;
   }

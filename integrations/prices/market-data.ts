@@ -22,7 +22,8 @@ export interface MarketData {
   /**
    * The points at each hour mark from `fromHour` to `toHour` (hours since the epoch, both included), oldest first;
    * marks before the source's first trade are left out. A refusal of the request is PROVIDER_REJECTED; an outage, a
-   * limit or an answer outside the API's shape ProviderUnavailable.
+   * limit or an answer outside the API's shape ProviderUnavailable. `urgent`: a valuation a transfer waits on (asked
+   * before charts when the source limits us).
    */
-  hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]>;
+  hourly(asset: string, fromHour: number, toHour: number, options?: { urgent?: boolean }): Promise<PricePoint[]>;
 }

@@ -10,7 +10,7 @@ export class MarketDataSources implements MarketData {
     return this.sources.some((s) => s.quotes(asset));
   }
 
-  async hourly(asset: string, fromHour: number, toHour: number): Promise<PricePoint[]> {
+  async hourly(asset: string, fromHour: number, toHour: number, options?: { urgent?: boolean }): Promise<PricePoint[]> {
     const source = this.sources.find((s) => s.quotes(asset));
     if (!source)
       throw ApplicationFailure.create({
@@ -19,6 +19,6 @@ export class MarketDataSources implements MarketData {
         message: `no market data quotes ${asset}`,
         details: [{ asset }, 404],
       });
-    return source.hourly(asset, fromHour, toHour);
+    return source.hourly(asset, fromHour, toHour, options);
   }
 }

@@ -163,8 +163,7 @@ export class KisOpenApi implements SecuritiesBroker {
       }
       if (ACCOUNT_REFUSALS.has(code) || OAUTH_REFUSALS.has(code))
         throw refused(`KIS refused the account for this app key (${code})`, code);
-      // Business refusals come as 200 with rt_cd other than "0"; the gateway's (tokens, limits) as a 5xx.
-      if (status === 200) throw refused(`KIS refused the balance inquiry (${code})`, code);
+      // Any other code (maintenance, the paper domain's hours, one KIS added since): not the person's key's fault.
       throw new ProviderUnavailable(`KIS answered ${status} (${code}) to a balance inquiry`, { status });
     }
   }

@@ -23,13 +23,13 @@ let server: Server;
 let base: string;
 /** What a stub Upbit answers under /stub (answers the emulator never gives), in turn. */
 let stub: Array<{ status: number; body: unknown; headers?: Record<string, string> }>;
-const sent: Array<{ url: string; headers: IncomingHttpHeaders }> = [];
+const sent: Array<{ url: string; headers: IncomingHttpHeaders; at: number }> = [];
 
 beforeAll(async () => {
   const koa = new Koa();
   koa.use(bodyParser({ enableTypes: ['json'] }));
   koa.use(async (ctx, next) => {
-    if (!ctx.path.includes('/_')) sent.push({ url: ctx.url, headers: ctx.headers });
+    if (!ctx.path.includes('/_')) sent.push({ url: ctx.url, headers: ctx.headers, at: Date.now() });
     if (ctx.path.startsWith('/stub/')) {
       const answer = stub.shift() ?? { status: 404, body: { error: { name: 404, message: 'no stub' } } };
       ctx.status = answer.status;
@@ -118,13 +118,28 @@ describe('Upbit candles as Upbit documents them', () => {
     expect(points[3]!.tradedAt).toBe(new Date((hour - 3) * HOUR - 1000).toISOString());
   });
 
-  it('waits out the per-second limit (429) and keeps answers as long as told, one request for callers at once', async () => {
+  it('paces its calls below Upbit’s 10 a second, waits out a 429, and keeps answers as long as told, one request for callers at once', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1100)); // the calls of the tests before are a second old
+    sent.length = 0;
     const hour = thisHour();
     const adapter = upbit();
-    // 14 different windows at once: past the 10 a second, some answered 429 and asked again.
+    // 14 different windows at once: the process sends at most 8 in any second, so Upbit never refuses one.
     const results = await Promise.all(Array.from({ length: 14 }, (_, i) => adapter.hourly('ETH', hour - 2 - i, hour)));
     expect(results.map((r) => r.length)).toEqual(Array.from({ length: 14 }, (_, i) => 3 + i));
-    expect(sent.length).toBeGreaterThan(14);
+    expect(sent).toHaveLength(14);
+    for (const call of sent)
+      expect(sent.filter((c) => c.at >= call.at && c.at < call.at + 1000).length).toBeLessThanOrEqual(8);
+
+    // A 429 all the same (another process used the allowance): waited out and asked again.
+    sent.length = 0;
+    stub = [
+      { status: 429, body: { error: { name: 429, message: 'Too many API requests.' } } },
+      { status: 200, body: upbitCandles('KRW-ETH', [{ hour, price: 4_200_000 }]) },
+    ];
+    expect((await upbit({ apiUrl: `${base}/stub` }).hourly('ETH', hour, hour)).map((p) => p.price)).toEqual([
+      4_200_000,
+    ]);
+    expect(sent).toHaveLength(2);
 
     sent.length = 0;
     const keeping = upbit({ keepSeconds: 60 });
@@ -143,12 +158,26 @@ describe('Upbit refusals and answers outside the API', () => {
     expect(refused instanceof ApplicationFailure && refused.type === PROVIDER_REJECTED).toBe(true);
     stub = [{ status: 500, body: {} }];
     expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
-    stub = [{ status: 418, body: { error: { name: 418, message: 'blocked' } } }];
+    stub = [{ status: 400, body: { error: { name: 'validation_error', message: 'count' } } }];
     expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
+    // Blocked (418): nothing more is called for a while, whatever is asked.
+    const blocked = upbit({ apiUrl: `${base}/stub` });
+    stub = [{ status: 418, body: { error: { name: 418, message: 'blocked' } } }];
+    expect(await failure(blocked.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
+    sent.length = 0;
+    expect((await failure(blocked.hourly('BTC', hour - 1, hour))).message).toContain('418');
+    expect(sent).toHaveLength(0);
     stub = [{ status: 200, body: upbitCandles('KRW-BTC', [{ hour, price: 1 }]) }];
     expect((await failure(stubbed.hourly('ETH', hour - 1, hour))).message).toContain('KRW-BTC');
     stub = [{ status: 200, body: upbitCandles('KRW-ETH', [{ hour: hour + 1, price: 1 }]) }];
     expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
+    // A last trade outside its candle's hour (a future one would make an old price look fresh).
+    const [candle] = upbitCandles('KRW-ETH', [{ hour, price: 1 }]) as Array<Record<string, unknown>>;
+    stub = [{ status: 200, body: [{ ...candle, timestamp: Date.now() + 3_600_000 }] }];
+    expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
+    // A price JSON reads as Infinity is refused, not thrown about.
+    stub = [{ status: 200, body: [{ ...candle, trade_price: 1e308 * 10 }] }];
+    expect(await new PriceFeedClient({ source: stubbed }).wonPrice('ETH')).toEqual({ refused: expect.any(String) });
     expect(await failure(upbit().hourly('GOLD', hour - 1, hour))).toBeInstanceOf(ApplicationFailure);
   });
 

@@ -201,6 +201,14 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       ).status,
     ).toBe(404);
 
+    // Disconnected: the row and the sealed key pair are gone; anyone else's id is not found.
+    const removeUrl = `${stack.apiUrl}/v1/asset/cex-accounts/${connected.body.cexAccountId}`;
+    expect((await call(removeUrl, { method: 'DELETE', headers: bearer(stranger) })).status).toBe(404);
+    expect((await call(removeUrl, { method: 'DELETE', headers: bearer(user) })).status).toBe(204);
+    expect(await stack.orm.em.fork().count(CexAccountEntity, { cexAccountId: connected.body.cexAccountId })).toBe(0);
+    expect((await call(removeUrl, { method: 'DELETE', headers: bearer(user) })).status).toBe(404);
+    expect((await connect(user, { provider: 'upbit', ...keys })).status).toBe(201);
+
     const bithumbKeys = await issue('bithumb', { balances: { ETH: '2.5' } });
     expect((await connect(user, { provider: 'bithumb', ...bithumbKeys })).body).toMatchObject({
       provider: 'bithumb',

@@ -52,6 +52,8 @@ const EXEMPT: Record<string, string> = {
   verifySecurities: 'reads the securities accounts at the broker',
   authorizeCexAccount: "starts connecting a read-only view of the person's exchange account",
   connectCexAccount: "connects a read-only view of the person's exchange account",
+  removeCexAccount:
+    "forgets a read-only view of the person's exchange account (and the key kept for it): nothing moves",
   openNetworkWallet:
     "opens the person's custodial Solana wallet: its key stays with the service, sending takes the PIN",
   exchangeQuote: 'a quote: nothing is recorded',
