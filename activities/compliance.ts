@@ -1,13 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { KycBasicInfoEntity, TransferEntity, TravelRuleRecordEntity, UserEntity, type CaseKind } from '../db/entities';
+import {
+  KycBasicInfoEntity,
+  RegistrationEntity,
+  TransferEntity,
+  TravelRuleRecordEntity,
+  UserEntity,
+  openPassResult,
+  type CaseKind,
+  type Transfer,
+} from '../db/entities';
 import { openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
 import { ivms101Message, type PersonName } from '../integrations/travel-rule/ivms101';
 import { sameAccount, type TravelRuleCounterpart, type TrpClient } from '../integrations/travel-rule/trp';
+import type { CodeClient } from '../integrations/travel-rule/code/client';
+import { codeIvms101Message } from '../integrations/travel-rule/code/ivms101';
 import { trpAssetOf } from '../integrations/travel-rule/assets';
-import { counterpartAt } from '../integrations/travel-rule/counterparts';
+import { counterpartAt, type CodeVasp } from '../integrations/travel-rule/counterparts';
 import type { NetworkRegistry } from '../platform/networks';
 import type { DataEncryption } from '../platform/data-encryption';
 import { formatMoney } from '../platform/money';
@@ -20,7 +31,12 @@ export interface ComplianceActivityDeps {
   sdnList: SdnListClient;
   encryption: DataEncryption;
   /** The Travel Rule network: the VASPs we exchange with and our TRP client (absent: no TLS identity configured). */
-  travelRule: { counterparts: TravelRuleCounterpart[]; trp?: TrpClient };
+  travelRule: {
+    counterparts: TravelRuleCounterpart[];
+    trp?: TrpClient;
+    /** CODE's network: our client of its hub, and its members we exchange with. */
+    code?: { client: CodeClient; vasps: CodeVasp[] };
+  };
   networks: NetworkRegistry;
   /** Who we are in Travel Rule messages (TRAVEL_RULE_VASP_ID, TRAVEL_RULE_VASP_NAME), and how long records are kept. */
   vasp: { id: string; name: string };
@@ -140,6 +156,103 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
     return { local };
   };
 
+  /** The originator's birth date, as the identity verification at registration gave it (CODE requires it). */
+  const originatorBirthDate = async (userId: string): Promise<string> => {
+    const user = await orm.em.fork().findOneOrFail(UserEntity, { id: userId });
+    const registration = await orm.em.fork().findOne(RegistrationEntity, { regId: user.regId });
+    const { birthDate } = openPassResult(encryption, user.regId, registration?.passResultSealed ?? '');
+    return birthDate ?? '';
+  };
+
+  /**
+   * CODE's transfer authorization: the IVMS101 message (CODE's form) sealed for the beneficiary exchange, through
+   * CODE's hub, answered at once (verified or denied). Once per transfer: a retry sends the same message under the
+   * same transferId (the record's request identifier, a UUID v4), which the exchange takes as a repeat.
+   */
+  const sendCodeAuthorization = async (
+    transfer: Transfer,
+    refuse: (message: string) => ApplicationFailure,
+  ): Promise<{
+    recordId: string;
+    sent: boolean;
+    decision?: { approved: boolean; reason: string | null; callback?: string | null };
+  }> => {
+    const rule = transfer.travelRule!;
+    const code = deps.travelRule.code;
+    const vasp = code?.vasps.find((v) => v.entityId === rule.vaspId);
+    if (!code || !vasp)
+      throw refuse(`${rule.vaspName} is no longer an exchange we exchange Travel Rule data with on CODE`);
+    if (!transfer.valueKrw) throw refuse('the transfer has no won value to declare to CODE');
+    const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
+    const em = orm.em.fork();
+    let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
+    const message = record
+      ? (JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`)) as Record<
+          string,
+          unknown
+        >)
+      : codeIvms101Message({
+          originator: {
+            name: await originatorName(transfer.userId),
+            birthDate: await originatorBirthDate(transfer.userId),
+            customerId: transfer.userId,
+            account: transfer.fromAddress,
+          },
+          beneficiary: {
+            name: encryption.openText(rule.beneficiaryNameSealed, `beneficiary:${transfer.transferId}`),
+            account: transfer.toAddress,
+          },
+          originatingVasp: deps.vasp,
+        });
+    if (!record) {
+      const recordId = `trr_${randomUUID()}`;
+      const now = clock.date();
+      record = em.create(TravelRuleRecordEntity, {
+        recordId,
+        direction: 'outbound',
+        userId: transfer.userId,
+        transferId: transfer.transferId,
+        counterpartVaspId: `code:${rule.vaspId}`,
+        counterpartVaspName: rule.vaspName,
+        networkId: transfer.networkId,
+        address: transfer.toAddress,
+        status: 'pending',
+        payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+        reason: null,
+        requestIdentifier: randomUUID(),
+        asset: `code:${transfer.token}`,
+        amount,
+        txid: null,
+        canceled: null,
+        confirmedAt: null,
+        requestedAt: now,
+        decidedAt: null,
+        retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
+      });
+      await em.flush();
+    }
+    const decision = await code.client.authorizeTransfer(rule.vaspId, {
+      transferId: record.requestIdentifier,
+      currency: transfer.token,
+      amount,
+      tradePrice: transfer.valueKrw.toString(),
+      tradeCurrency: 'KRW',
+      isExceedingThreshold: true,
+      ivms101: message,
+    });
+    const sent = { recordId: record.recordId, sent: true };
+    if (!decision.verified)
+      return {
+        ...sent,
+        decision: {
+          approved: false,
+          reason: [decision.reasonType, decision.reasonMsg].filter(Boolean).join(': ').slice(0, 500) || 'denied',
+        },
+      };
+    // Told the transaction id once sent (CODE's Report Transfer Result): the "callback" names the exchange on CODE.
+    return { ...sent, decision: { approved: true, reason: null, callback: `code:${rule.vaspId}` } };
+  };
+
   return {
     /**
      * Sends the transfer's Travel Rule inquiry (TRP v3, IVMS101 in the form the VASP reads) to the URL its Travel
@@ -159,6 +272,7 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       const refuse = (message: string) =>
         ApplicationFailure.create({ type: TransferFailure.TransferRefused, nonRetryable: true, message });
       if (!rule) throw refuse('the Travel Rule was not recorded for this transfer');
+      if (rule.network === 'code') return sendCodeAuthorization(transfer, refuse);
       const counterpart = deps.travelRule.counterparts.find((c) => c.id === rule.vaspId);
       if (!counterpart) throw refuse(`${rule.vaspName} is no longer a VASP we exchange Travel Rule data with`);
       if (!deps.travelRule.trp) throw refuse('no Travel Rule TLS identity is configured (TRAVEL_RULE_TLS_*)');
@@ -244,6 +358,33 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
     async confirmTravelRuleTransfer(input: { transferId: string; callback: string; txHash: string }): Promise<void> {
       const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
       const record = await orm.em.fork().findOneOrFail(TravelRuleRecordEntity, { transferId: input.transferId });
+      if (transfer.travelRule?.network === 'code') {
+        // CODE's Report Transfer Result, to the exchange the authorization went to (and no other).
+        const code = deps.travelRule.code;
+        if (!code || input.callback !== `code:${transfer.travelRule.vaspId}`)
+          throw ApplicationFailure.create({
+            nonRetryable: true,
+            message: `the transaction id is for ${transfer.travelRule.vaspName} on CODE; not reported elsewhere`,
+          });
+        const reported = await code.client.reportTxid(transfer.travelRule.vaspId, {
+          transferId: record.requestIdentifier,
+          txid: input.txHash,
+        });
+        // TXID_ALREADY_EXISTS with our own txid is a repeat of this report.
+        if (reported.result !== 'normal' && reported.reasonType !== 'TXID_ALREADY_EXISTS')
+          throw ApplicationFailure.create({
+            nonRetryable: true,
+            message: `CODE did not take the transaction id (${reported.reasonType ?? reported.result})`,
+          });
+        await orm.em
+          .fork()
+          .nativeUpdate(
+            TravelRuleRecordEntity,
+            { recordId: record.recordId, confirmedAt: null },
+            { txid: input.txHash, confirmedAt: clock.date() },
+          );
+        return;
+      }
       const counterpart = deps.travelRule.counterparts.find((c) => c.id === transfer.travelRule?.vaspId);
       const onItsOrigin = (() => {
         try {

@@ -15,7 +15,7 @@ import { bankRailFrom, exchangesFrom, marketDataFrom, securitiesBrokerFrom } fro
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices/feed';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
-import { counterpartsFromJson } from '../integrations/travel-rule/counterparts';
+import { codeVaspsFromJson, counterpartsFromJson } from '../integrations/travel-rule/counterparts';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
 import { CexClient } from '../integrations/cex';
@@ -55,6 +55,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     },
     bank: () => bankRailFrom(config, { tranIds: storedBankTranIds(orm) }),
     securities: () => securitiesBrokerFrom(config),
+    codeVasps: () => codeVaspsFromJson(config.TRAVEL_RULE_CODE_VASPS),
     marketData: () => marketDataFrom(config),
     exchanges: () => exchangesFrom(config),
   });
@@ -114,6 +115,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     operators: settings.operators,
     sessions,
     travelRuleCounterparts: settings.counterparts,
+    codeVasps: settings.codeVasps,
     identity: new IdentityProviderClient({
       baseUrl: config.IDENTITY_PROVIDER_URL,
       clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,

@@ -10,6 +10,7 @@ import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices/feed';
 import type { SecuritiesBroker } from '../integrations/securities/broker';
 import type { ExchangeAccounts, ExchangeName } from '../integrations/exchange/accounts';
+import type { CodeVasp } from '../integrations/travel-rule/counterparts';
 import type { CexClient } from '../integrations/cex';
 import type { SanctionsScreening } from '../integrations/sanctions';
 import type { TravelRuleCounterpart } from '../integrations/travel-rule/trp';
@@ -54,6 +55,8 @@ export interface AppDeps {
   sanctions: SanctionsScreening;
   /** TRAVEL_RULE_COUNTERPARTS: the VASPs we exchange Travel Rule messages with. */
   travelRuleCounterparts: TravelRuleCounterpart[];
+  /** The VASPs on CODE's network a transfer may name as beneficiary_vasp (TRAVEL_RULE_CODE_VASPS). */
+  codeVasps: CodeVasp[];
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
   /** The per-request session rows, kept while the database tells of no change (PostgreSQL LISTEN/NOTIFY). */

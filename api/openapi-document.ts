@@ -55,6 +55,7 @@ export function offlineRoutes() {
     config,
     transferSignerCaps: {},
     travelRuleCounterparts: [],
+    codeVasps: [],
     orm: unavailable('orm'),
     temporal: unavailable('temporal'),
     logger: unavailable('logger'),

@@ -207,6 +207,7 @@ export function buildServices(deps: AppDeps) {
       screening,
       travelRule: new TravelRule({
         counterparts: deps.travelRuleCounterparts,
+        codeVasps: deps.codeVasps,
         thresholdKrw: BigInt(config.TRAVEL_RULE_THRESHOLD_KRW),
         addressBook,
       }),

@@ -16,7 +16,8 @@ import { ClovaIdCardReader } from './id-card/clova-ocr';
 import type { IdCardAuthenticity } from './id-card/authenticity';
 import { UsebIdCardCheck } from './id-card/useb';
 import { TrpClient, type TravelRuleCounterpart } from './travel-rule/trp';
-import { counterpartsFromJson } from './travel-rule/counterparts';
+import { codeVaspsFromJson, counterpartsFromJson, type CodeVasp } from './travel-rule/counterparts';
+import { CodeClient } from './travel-rule/code/client';
 import type { SecuritiesBroker } from './securities/broker';
 import { KisOpenApi } from './securities/kis';
 import type { MarketData } from './prices/market-data';
@@ -124,11 +125,15 @@ export function idCardAuthenticityFrom(
  * with our certificate and the CA theirs chain to (TRAVEL_RULE_TLS_CERT_FILE, _KEY_FILE, _CA_FILE), required as soon
  * as there is a counterpart.
  */
-export function travelRuleFrom(config: Settings<'TRAVEL_RULE_COUNTERPARTS'>): {
+export function travelRuleFrom(
+  config: Settings<'TRAVEL_RULE_COUNTERPARTS' | 'TRAVEL_RULE_CODE_URL' | 'TRAVEL_RULE_CODE_VASPS'>,
+): {
   counterparts: TravelRuleCounterpart[];
   trp?: TrpClient;
+  code?: { client: CodeClient; vasps: CodeVasp[] };
 } {
   const counterparts = counterpartsFromJson(config.TRAVEL_RULE_COUNTERPARTS);
+  const code = codeFrom(config);
   const transport = providerTransport(config, 'TRAVEL_RULE');
   const { cert, key, ca } = transport.tls ?? {};
   if (!cert || !key) {
@@ -136,13 +141,38 @@ export function travelRuleFrom(config: Settings<'TRAVEL_RULE_COUNTERPARTS'>): {
       throw new Error(
         'TRAVEL_RULE_TLS_CERT_FILE and TRAVEL_RULE_TLS_KEY_FILE are required with TRAVEL_RULE_COUNTERPARTS: TRP is mutual TLS',
       );
-    return { counterparts };
+    return { counterparts, code };
   }
   if (counterparts.length > 0 && !ca)
     throw new Error(
       "TRAVEL_RULE_TLS_CA_FILE is required with TRAVEL_RULE_COUNTERPARTS: the counterparts' certificates chain to the Travel Rule network's CA, not to the public roots",
     );
-  return { counterparts, trp: new TrpClient({ timeoutMs: transport.timeoutMs, tls: { cert, key, ca } }) };
+  return { counterparts, code, trp: new TrpClient({ timeoutMs: transport.timeoutMs, tls: { cert, key, ca } }) };
+}
+
+/**
+ * CODE (CodeVASP): our client of its hub, and its members we exchange with (TRAVEL_RULE_CODE_VASPS). With members,
+ * our entity id and signing key are required (every request is signed).
+ */
+function codeFrom(
+  config: Settings<'TRAVEL_RULE_CODE_URL' | 'TRAVEL_RULE_CODE_VASPS'>,
+): { client: CodeClient; vasps: CodeVasp[] } | undefined {
+  const vasps = codeVaspsFromJson(config.TRAVEL_RULE_CODE_VASPS);
+  if (vasps.length === 0) return undefined;
+  if (!config.TRAVEL_RULE_CODE_ENTITY_ID || !config.TRAVEL_RULE_CODE_SIGNING_KEY)
+    throw new Error(
+      'TRAVEL_RULE_CODE_ENTITY_ID and TRAVEL_RULE_CODE_SIGNING_KEY are required with TRAVEL_RULE_CODE_VASPS: CODE signs every request',
+    );
+  return {
+    vasps,
+    client: new CodeClient({
+      apiUrl: config.TRAVEL_RULE_CODE_URL,
+      entityId: config.TRAVEL_RULE_CODE_ENTITY_ID,
+      signingKey: config.TRAVEL_RULE_CODE_SIGNING_KEY,
+      // CODE's hub is public HTTPS: its deadline, not the TRP network's certificates and CA.
+      transport: { timeoutMs: providerTransport(config, 'TRAVEL_RULE').timeoutMs },
+    }),
+  };
 }
 
 /** The securities broker whose account inquiry the person's own key pair opens (POST /api/v1/securities/verify). */

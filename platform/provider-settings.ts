@@ -165,6 +165,29 @@ export const PROVIDER_SETTINGS = {
     default: 'https://api.bithumb.com',
     description: "Bithumb's API, where a person's key pair reads their balances",
   }),
+  TRAVEL_RULE_CODE_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://trapi.codevasp.com',
+    description: "CODE's (CodeVASP's) hub: https://trapi.codevasp.com (development https://trapi-dev.codevasp.com)",
+  }),
+  TRAVEL_RULE_CODE_ENTITY_ID: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._-]{2,64}$',
+      description: 'our VASP entity id at CODE (X-Request-Origin code:{id})',
+    }),
+  ),
+  TRAVEL_RULE_CODE_SIGNING_KEY: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9+/]{43}=$',
+      description:
+        "our Ed25519 signing key at CODE: the 32-byte seed, base64 (its public key registered in CODE's dashboard)",
+    }),
+  ),
+  TRAVEL_RULE_CODE_VASPS: Type.String({
+    default: '{}',
+    description:
+      "JSON: CODE member entity id -> its name: the VASPs on CODE's network we exchange Travel Rule data with, after due diligence (a transfer names one as beneficiary_vasp); {}: none",
+  }),
   SECURITIES_PROVIDER: choice(
     'SECURITIES_PROVIDER',
     "the securities broker (kis: Korea Investment & Securities' open API, KIS Developers)",

@@ -9,6 +9,7 @@ import { openBankingRouter } from './open-banking';
 import { upbitQuotationRouter } from './upbit-quotation';
 import { krxGoldRouter } from './krx-gold';
 import { exchangeAccountsRouter } from './exchange-accounts';
+import { SandboxCodeHub } from './code-hub';
 import { kisRouter } from './kis';
 import { cexRouter } from './cex';
 import { mailSandbox } from './mail';
@@ -39,6 +40,8 @@ export interface SandboxOptions extends IdentityProviderOptions {
   mailTls?: { key: string; cert: string };
   /** Our key at the KRX Open API (GOLD_PRICE_AUTH_KEY). */
   goldAuthKey: string;
+  /** The service as a member of CODE's network: its entity id and signing key (TRAVEL_RULE_CODE_*). */
+  codeMember: { entityId: string; signingKey: string };
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
   /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
@@ -51,7 +54,7 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
- * token service and status API), /upbit (Upbit's quotation API and its Exchange API's accounts), /bithumb (Bithumb's accounts), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
+ * token service and status API), /upbit (Upbit's quotation API and its Exchange API's accounts), /bithumb (Bithumb's accounts), /code (CODE's Travel Rule hub and its exchanges), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
@@ -77,6 +80,7 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/upbit/v1/accounts', 'cex'],
   ['/upbit/v1/api_keys', 'cex'],
   ['/bithumb/', 'cex'],
+  ['/code/', 'code'],
   ['/kis/', 'securities'],
   ['/cex/', 'cex'],
   ['/useb/', 'idcheck'],
@@ -109,6 +113,8 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   });
   const agency = new IdentityAgency();
   // The exchanges of the Travel Rule network answer on ports of their own (listen), with the faults of target trp.
+  // CODE's hub (the Korean exchanges' Travel Rule network) with the service as a member.
+  const codeHub = new SandboxCodeHub({ members: [options.codeMember] });
   const travelRule = new SandboxVaspNetwork(options.travelRule, { faults: faults.middleware('trp'), log: options.log });
   const routers = [
     identityProviderRouter(options, agency),
@@ -127,6 +133,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     krxGoldRouter({ authKey: options.goldAuthKey }),
     exchangeAccountsRouter('upbit'),
     exchangeAccountsRouter('bithumb'),
+    codeHub.router(),
     kisRouter(),
     cexRouter({ clientId: options.cexClientId, clientSecret: options.cexClientSecret }),
     mail.router,

@@ -73,12 +73,18 @@ export class SandboxCodeHub {
   readonly transfers: CodeHubTransfer[] = [];
   private ready: Promise<void>;
 
-  constructor(private readonly options: { now?: () => number } = {}) {
-    this.ready = Promise.all(
-      Object.entries(CODE_HUB_EXCHANGES).map(async ([entityId, name]) =>
+  /** `members`: members outside the hub (the service), by entity id and signing key (the seed their key pair is of). */
+  constructor(
+    private readonly options: { now?: () => number; members?: Array<{ entityId: string; signingKey: string }> } = {},
+  ) {
+    this.ready = Promise.all([
+      ...Object.entries(CODE_HUB_EXCHANGES).map(async ([entityId, name]) =>
         this.exchanges.set(entityId, { entityId, name, keys: await this.newKeys(), accounts: new Map() }),
       ),
-    ).then(() => undefined);
+      ...(options.members ?? []).map(async ({ entityId, signingKey }) =>
+        this.register(entityId, base64Of((await codeKeyPair(signingKey)).publicKey)),
+      ),
+    ]).then(() => undefined);
   }
 
   private now(): number {

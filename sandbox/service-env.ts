@@ -1,6 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { SandboxOptions } from './app';
 import type { TravelRuleIdentities } from './travel-rule-network';
+import { CODE_HUB_EXCHANGES } from './code-hub';
+
+/** The service's entity id at the sandbox's CODE hub. */
+export const SANDBOX_CODE_ENTITY_ID = 'wallet-sandbox';
 
 /**
  * The credentials a sandbox and the service pointed at it share: one per provider credential, each the environment
@@ -24,6 +28,7 @@ export const SANDBOX_CREDENTIALS = {
   cexClientSecret: 'CEX_CLIENT_SECRET',
   screeningApiKey: 'SCREENING_PROVIDER_API_KEY',
   goldAuthKey: 'GOLD_PRICE_AUTH_KEY',
+  codeSigningKey: 'TRAVEL_RULE_CODE_SIGNING_KEY',
 } as const;
 export type SandboxCredentials = Record<keyof typeof SANDBOX_CREDENTIALS, string>;
 
@@ -49,6 +54,8 @@ export function newSandboxCredentials(): SandboxCredentials {
     cexClientSecret: secret(),
     screeningApiKey: secret(),
     goldAuthKey: secret(),
+    // An Ed25519 seed: 32 bytes, base64 (CODE's form of a signing key).
+    codeSigningKey: randomBytes(32).toString('base64'),
   };
 }
 
@@ -100,6 +107,9 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     MAIL_SMTP_SECURITY: 'none',
     PRICE_FEED_PROVIDER: 'upbit',
     PRICE_FEED_URL: `${url}/upbit`,
+    TRAVEL_RULE_CODE_URL: `${url}/code`,
+    TRAVEL_RULE_CODE_ENTITY_ID: SANDBOX_CODE_ENTITY_ID,
+    TRAVEL_RULE_CODE_VASPS: JSON.stringify(CODE_HUB_EXCHANGES),
     GOLD_PRICE_PROVIDER: 'krx',
     GOLD_PRICE_URL: `${url}/krx/svc/apis`,
     SECURITIES_PROVIDER: 'kis',
@@ -144,4 +154,5 @@ export const sandboxOptionsFor = (
   mailPassword: credentials.mailPassword,
   screeningApiKey: credentials.screeningApiKey,
   goldAuthKey: credentials.goldAuthKey,
+  codeMember: { entityId: SANDBOX_CODE_ENTITY_ID, signingKey: credentials.codeSigningKey },
 });

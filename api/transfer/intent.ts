@@ -23,6 +23,8 @@ export interface TransferIntent {
   readonly beneficiaryName?: string;
   /** The recipient's Travel Address (TRP) the user gave: their account is at the VASP it names. */
   readonly travelAddress?: string;
+  /** The recipient's exchange on CODE's network (its entity id), when they named one. */
+  readonly beneficiaryVasp?: string;
   /** The device session that asks (how and when it signed in), for monitoring; absent for tokens from before devices. */
   readonly device?: { signInMethod: string; signedInAt: Date };
   readonly requested: TransferFields;
@@ -30,7 +32,7 @@ export interface TransferIntent {
 
 /** What checks found that the record keeps: the Travel Rule's counterpart when the rule applies. */
 export interface CheckFindings {
-  travelRule?: { vaspId: string; vaspName: string; trpUrl: string };
+  travelRule?: { vaspId: string; vaspName: string; trpUrl: string; network?: 'code' };
   /** A monitoring rule wants an operator to decide first: the transfer is recorded held_for_review and a case opened. */
   review?: { kind: 'structuring' | 'fan_out' | 'new_recipient_large' | 'new_device_large'; detail: string };
 }
@@ -122,6 +124,7 @@ export async function parseTransfer(
       valueKrw,
       beneficiaryName,
       travelAddress: requested.travel_address,
+      beneficiaryVasp: requested.beneficiary_vasp,
       device,
       requested,
     },

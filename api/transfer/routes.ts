@@ -14,13 +14,35 @@ export function transferRoutes({
   policy,
   addressBook,
   screening,
+  vasps,
 }: {
   transfers: TransferService;
   policy: SpendingPolicy;
   addressBook: AddressBook;
   screening: Screening;
+  /** The VASPs we exchange Travel Rule data with, on each network. */
+  vasps: { trp: Array<{ id: string; name: string }>; code: Array<{ entityId: string; name: string }> };
 }): RouteSpec[] {
   return [
+    defineRoute({
+      method: 'get',
+      path: '/api/v1/transfer/vasps',
+      operationId: 'listTravelRuleVasps',
+      tags: ['Transfer'],
+      auth: 'bearer',
+      summary:
+        "The VASPs a transfer under the Travel Rule can go to: on CODE's network (name one as beneficiary_vasp) or on TRP (give the recipient's Travel Address)",
+      responses: { 200: { description: 'The VASPs we exchange Travel Rule data with', schema: S.TravelRuleVaspList } },
+      handler: async () => ({
+        status: 200,
+        body: {
+          items: [
+            ...vasps.code.map((v) => ({ id: v.entityId, name: v.name, network: 'code' as const })),
+            ...vasps.trp.map((v) => ({ id: v.id, name: v.name, network: 'trp' as const })),
+          ],
+        },
+      }),
+    }),
     defineRoute({
       method: 'get',
       path: '/api/v1/transfer/travel-address',

@@ -25,6 +25,13 @@ const transferFields = {
         "the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given",
     }),
   ),
+  beneficiary_vasp: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9._-]{2,64}$',
+      description:
+        "the recipient's exchange on CODE's Travel Rule network (Korean exchanges: its CODE entity id, one of GET /api/v1/transfer/vasps): the recipient's account is there, and the Travel Rule exchange goes to it over CODE; instead of travel_address. Bound into the PIN and passkey approvals when given",
+    }),
+  ),
   travel_address: Type.Optional(
     Type.String({
       pattern: '^ta[1-9A-HJ-NP-Za-km-z]{6,600}$',
@@ -193,8 +200,22 @@ export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryV
 /** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
 export type TransferFields = Pick<
   Static<typeof TransferBody>,
-  'to_address' | 'network' | 'token' | 'amount' | 'beneficiary_name' | 'travel_address'
+  'to_address' | 'network' | 'token' | 'amount' | 'beneficiary_name' | 'travel_address' | 'beneficiary_vasp'
 >;
+
+export const TravelRuleVaspList = Type.Object({
+  items: Type.Array(
+    Type.Object({
+      id: Type.String({
+        description: 'what a transfer names: beneficiary_vasp (CODE) or, for TRP, the VASP its Travel Address names',
+      }),
+      name: Type.String(),
+      network: Type.Union([Type.Literal('code'), Type.Literal('trp')], {
+        description: "code: CODE's network (name it as beneficiary_vasp); trp: TRP (its users give a Travel Address)",
+      }),
+    }),
+  ),
+});
 
 export const TravelAddressView = Type.Object({
   travel_address: Type.String({ description: 'TRP Travel Address ("ta…"), the same for every user of this service' }),

@@ -71,6 +71,7 @@ export const transferApproval = (body: TransferFields, idempotencyKey: string | 
   // Named only when given, so approvals of transfers without one keep their shape.
   ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
   ...(body.travel_address !== undefined ? { travel_address: body.travel_address } : {}),
+  ...(body.beneficiary_vasp !== undefined ? { beneficiary_vasp: body.beneficiary_vasp } : {}),
   idempotency_key: idempotencyKey,
 });
 

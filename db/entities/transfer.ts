@@ -106,7 +106,10 @@ export const TransferEntity = defineEntity({
       .json<{
         vaspId: string;
         vaspName: string;
+        /** TRP: where the counterpart's inquiries go (its Travel Address's URL); '' on CODE's network. */
         trpUrl: string;
+        /** The network: CODE's (`code`, vaspId its entity id), or TRP when absent. */
+        network?: 'code';
         beneficiaryNameSealed: string;
         callbackUrl: string;
         timeoutSeconds: number;

@@ -73,3 +73,26 @@ export const counterpartPresenting = (
   const hex = fingerprintHex(fingerprint256);
   return counterparts.find((c) => c.pins.includes(hex));
 };
+
+/** A VASP on CODE's network we exchange Travel Rule data with: its CODE entity id and name. */
+export interface CodeVasp {
+  entityId: string;
+  name: string;
+}
+
+/** TRAVEL_RULE_CODE_VASPS: `{"<CODE entity id>": "<name>"}`, the CODE members we exchange with after due diligence. */
+export function codeVaspsFromJson(json: string): CodeVasp[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(json);
+  } catch {
+    throw new Error('TRAVEL_RULE_CODE_VASPS is not valid JSON');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new Error('TRAVEL_RULE_CODE_VASPS must be a JSON object of CODE entity id -> name');
+  return Object.entries(parsed as Record<string, unknown>).map(([entityId, name]) => {
+    if (!/^[A-Za-z0-9._-]{2,64}$/.test(entityId) || typeof name !== 'string' || !name || name.length > 300)
+      throw new Error(`TRAVEL_RULE_CODE_VASPS: ${entityId} needs a name (the entity id: letters, digits, . _ -)`);
+    return { entityId, name };
+  });
+}

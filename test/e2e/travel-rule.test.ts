@@ -319,6 +319,73 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect((await recordOf(transferId)).status).toBe('approved');
   });
 
+  it("goes to a Korean exchange over CODE's network: the IVMS101 message sealed for it, sent once it verifies, the transaction id reported; denied, nothing is sent", async () => {
+    const vasps = await callApi(stack, '/api/v1/transfer/vasps', user);
+    expect(vasps.body.items).toEqual(
+      expect.arrayContaining([{ id: 'code-gwanghwa', name: 'Gwanghwa Exchange Inc.', network: 'code' }]),
+    );
+    const recipient = Wallet.createRandom().address;
+    const opened = await call(`${stack.sandboxUrl}/code/_accounts/code-gwanghwa/${recipient}`, {
+      method: 'PUT',
+      json: { name: '김철수' },
+    });
+    expect(opened.status).toBe(200);
+    const fields = (amount: string, name: string, to = recipient): TransferFields => ({
+      to_address: to,
+      network: 'ETHEREUM',
+      token: 'USDT',
+      amount,
+      beneficiary_name: name,
+      beneficiary_vasp: 'code-gwanghwa',
+    });
+    const sent = await execute(fields(AT_THRESHOLD, '김철수'));
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    expect(await balanceOf(recipient)).toBe(714_285_714n);
+    const hubTransfer = async () =>
+      ((await call(`${stack.sandboxUrl}/code/_transfers`)).body.transfers as Array<Record<string, any>>).filter((t) =>
+        JSON.stringify(t.ivms101).includes(recipient),
+      );
+    // CODE's Report Transfer Result: the transaction id, to the exchange that verified it.
+    await waitFor(async () => (await hubTransfer())[0]?.txid === sent.body.tx_hash, 30_000, 'the txid at CODE');
+    const [transfer, ...more] = await hubTransfer();
+    expect(more).toEqual([]);
+    expect(transfer).toMatchObject({
+      beneficiaryVaspEntityId: 'code-gwanghwa',
+      originatingVaspEntityId: 'wallet-sandbox',
+      currency: 'USDT',
+      amount: AT_THRESHOLD,
+      tradeCurrency: 'KRW',
+      result: 'verified',
+      status: 'confirmed',
+    });
+    // CODE's IVMS101: PascalCase entities, the originator's name and date of birth, the accounts.
+    const ivms = transfer!.ivms101;
+    expect(ivms.Originator.accountNumber).toEqual([account]);
+    expect(ivms.Originator.originatorPersons[0].naturalPerson.dateAndPlaceOfBirth.dateOfBirth).toMatch(
+      /^\d{4}-\d{2}-\d{2}$/,
+    );
+    expect(JSON.stringify(ivms.Originator)).toContain(user.person.name);
+    expect(ivms.Beneficiary.accountNumber).toEqual([recipient]);
+    expect(ivms.OriginatingVASP.originatingVASP.legalPerson.name.nameIdentifier[0].legalPersonName).toBeTruthy();
+    expect(await recordOf(sent.body.transfer_id)).toMatchObject({
+      counterpartVaspId: 'code:code-gwanghwa',
+      status: 'approved',
+      txid: sent.body.tx_hash,
+    });
+
+    // Another name than the holder's: denied by the exchange, nothing signed.
+    const denied = await execute(fields(AT_THRESHOLD, '이영희'));
+    expect([denied.status, denied.body.type]).toEqual([422, '/problems/travel-rule-rejected']);
+    const [failed] = await stack.orm.em.fork().find(TransferEntity, { toAddress: recipient, status: 'failed' });
+    expect([failed.status, failed.userOpHash ?? null]).toEqual(['failed', null]);
+    // An exchange we do not exchange with on CODE, or both ways of naming a VASP at once.
+    const unknown = await prepare({ ...fields(AT_THRESHOLD, '김철수'), beneficiary_vasp: 'code-nowhere' });
+    expect([unknown.status, unknown.body.type]).toEqual([422, '/problems/beneficiary-vasp-unknown']);
+    await host(recipient, '김철수');
+    const both = await prepare({ ...fields(AT_THRESHOLD, '김철수'), travel_address: hostedAt.get(recipient)! });
+    expect([both.status, both.body.type]).toEqual([422, '/problems/travel-rule-counterpart-ambiguous']);
+  });
+
   it("asks a self-custody address's owner to prove control once: a proof by another key is refused, the right one lets it through", async () => {
     const own = Wallet.createRandom();
     const refused = await prepare(body(own.address, AT_THRESHOLD));

@@ -74,6 +74,7 @@ describe('the API composition root', () => {
       RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
       OPERATOR_TOKENS: '{"alice":"the token itself"}',
       TRAVEL_RULE_COUNTERPARTS: '{"vasp-partner":{"name":"Partner"}}',
+      TRAVEL_RULE_CODE_VASPS: '{"code x":"Exchange"}',
     } as unknown as ApiConfig;
     const error = await composeApi(config, {} as Orm, createLogger({ level: 'silent', name: 'test' })).catch(
       (e: unknown) => e,
@@ -87,6 +88,7 @@ describe('the API composition root', () => {
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
       'OPERATOR_TOKENS: the value for alice must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)',
       expect.stringMatching(/^TRAVEL_RULE_COUNTERPARTS: vasp-partner needs name, origin/),
+      expect.stringMatching(/^TRAVEL_RULE_CODE_VASPS: code x needs a name/),
     ]);
   });
 });

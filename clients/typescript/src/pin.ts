@@ -12,6 +12,8 @@ export interface TransferFields {
   beneficiary_name?: string;
   /** The recipient's Travel Address (TRP "ta…"), when their account is at another VASP. */
   travel_address?: string;
+  /** The recipient's exchange on CODE's Travel Rule network (its entity id), instead of a Travel Address. */
+  beneficiary_vasp?: string;
 }
 
 /** What the PIN of a transfer approves: that transfer and its Idempotency-Key (or none). */
@@ -23,6 +25,7 @@ export const transferRequest = (body: TransferFields, idempotencyKey?: string): 
   amount: body.amount,
   ...(body.beneficiary_name !== undefined ? { beneficiary_name: body.beneficiary_name } : {}),
   ...(body.travel_address !== undefined ? { travel_address: body.travel_address } : {}),
+  ...(body.beneficiary_vasp !== undefined ? { beneficiary_vasp: body.beneficiary_vasp } : {}),
   idempotency_key: idempotencyKey ?? null,
 });
 

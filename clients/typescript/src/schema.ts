@@ -1436,6 +1436,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/transfer/vasps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The VASPs a transfer under the Travel Rule can go to: on CODE's network (name one as beneficiary_vasp) or on TRP (give the recipient's Travel Address) */
+        get: operations["listTravelRuleVasps"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/transfer/travel-address": {
         parameters: {
             query?: never;
@@ -17023,6 +17040,99 @@ export interface operations {
             };
         };
     };
+    listTravelRuleVasps: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The VASPs we exchange Travel Rule data with */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            items: {
+                                /** @description what a transfer names: beneficiary_vasp (CODE) or, for TRP, the VASP its Travel Address names */
+                                id: string;
+                                name: string;
+                                /** @description code: CODE's network (name it as beneficiary_vasp); trp: TRP (its users give a Travel Address) */
+                                network: "code" | "trp";
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
     getTravelAddress: {
         parameters: {
             query?: never;
@@ -17908,6 +18018,8 @@ export interface operations {
                     amount: string;
                     /** @description the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given */
                     beneficiary_name?: string;
+                    /** @description the recipient's exchange on CODE's Travel Rule network (Korean exchanges: its CODE entity id, one of GET /api/v1/transfer/vasps): the recipient's account is there, and the Travel Rule exchange goes to it over CODE; instead of travel_address. Bound into the PIN and passkey approvals when given */
+                    beneficiary_vasp?: string;
                     /** @description the recipient's Travel Address (TRP, "ta…"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given */
                     travel_address?: string;
                 };
@@ -18248,6 +18360,8 @@ export interface operations {
                     amount: string;
                     /** @description the recipient's name as their provider knows it: required when the Travel Rule applies (valued at TRAVEL_RULE_THRESHOLD_KRW or more, to an address another provider hosts); bound into the PIN and passkey approvals when given */
                     beneficiary_name?: string;
+                    /** @description the recipient's exchange on CODE's Travel Rule network (Korean exchanges: its CODE entity id, one of GET /api/v1/transfer/vasps): the recipient's account is there, and the Travel Rule exchange goes to it over CODE; instead of travel_address. Bound into the PIN and passkey approvals when given */
+                    beneficiary_vasp?: string;
                     /** @description the recipient's Travel Address (TRP, "ta…"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given */
                     travel_address?: string;
                     /** @description the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}} */
