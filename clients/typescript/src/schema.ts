@@ -17057,6 +17057,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "items": [
+                     *           {
+                     *             "id": "code-gwanghwa",
+                     *             "name": "Gwanghwa Exchange Inc.",
+                     *             "network": "code"
+                     *           },
+                     *           {
+                     *             "id": "code-mapo",
+                     *             "name": "Mapo Digital Assets Co., Ltd.",
+                     *             "network": "code"
+                     *           },
+                     *           {
+                     *             "id": "vasp-hanbit",
+                     *             "name": "Hanbit Exchange (sandbox, 한빛거래소)",
+                     *             "network": "trp"
+                     *           },
+                     *           {
+                     *             "id": "vasp-coinmaru",
+                     *             "name": "Coinmaru (sandbox, 코인마루)",
+                     *             "network": "trp"
+                     *           },
+                     *           {
+                     *             "id": "vasp-dasan",
+                     *             "name": "Dasan Digital Assets (sandbox, 다산디지털)",
+                     *             "network": "trp"
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         /** @constant */
                         status: "ok";
@@ -18165,7 +18199,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned). Problem types: `/problems/address-ownership-required`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/recipient-sanctioned`, `/problems/travel-address-invalid`, `/problems/travel-address-unknown-vasp`, `/problems/travel-rule-asset-unidentified`, `/problems/unknown-token` */
+            /** @description Invalid address, unknown token, bad amount, over the per-transfer limit, or a sanctioned recipient (recipient-sanctioned). Problem types: `/problems/address-ownership-required`, `/problems/beneficiary-vasp-unknown`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/recipient-sanctioned`, `/problems/travel-address-invalid`, `/problems/travel-address-unknown-vasp`, `/problems/travel-rule-asset-unidentified`, `/problems/travel-rule-counterpart-ambiguous`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
