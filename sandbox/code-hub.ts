@@ -64,6 +64,8 @@ const personName = (persons: unknown): string | undefined => {
     .filter((p) => typeof p === 'string' && p)
     .join(' ');
 };
+/** An account as an exchange files it: EVM addresses in any case are one account. */
+const accountKey = (account: string) => (/^0x[0-9a-fA-F]{40}$/.test(account) ? account.toLowerCase() : account);
 const sameName = (a: string, b: string) => a.replace(/\s+/g, '').toLowerCase() === b.replace(/\s+/g, '').toLowerCase();
 
 export class SandboxCodeHub {
@@ -131,7 +133,7 @@ export class SandboxCodeHub {
           'SANDBOX',
           `one of ${Object.keys(CODE_HUB_EXCHANGES).join(', ')}, a name, behaviour verify | deny`,
         );
-      exchange.accounts.set(decodeURIComponent(ctx.params.account!), { name, behaviour });
+      exchange.accounts.set(accountKey(decodeURIComponent(ctx.params.account!)), { name, behaviour });
       ctx.body = { entityId: exchange.entityId, account: ctx.params.account, name, behaviour };
     });
     router.post('/_rotate/:entityId', async (ctx) => {
@@ -232,7 +234,7 @@ export class SandboxCodeHub {
       const account = dig(ivms101, 'Beneficiary', 'accountNumber', 0);
       if (typeof account !== 'string')
         return fail(ctx, 422, 'MISSING_REQUIRED_MSG_FIELD', 'Beneficiary.accountNumber is required');
-      const known = exchange.accounts.has(account);
+      const known = exchange.accounts.has(accountKey(account));
       ctx.body = {
         result: known ? 'valid' : 'invalid',
         reasonType: known ? '' : 'NOT_FOUND_ADDRESS',
@@ -260,7 +262,7 @@ export class SandboxCodeHub {
       const ivms101 = await open(ctx, exchange, sender.publicKey);
       if (!ivms101) return;
       const accountNumber = dig(ivms101, 'Beneficiary', 'accountNumber', 0);
-      const account = typeof accountNumber === 'string' ? exchange.accounts.get(accountNumber) : undefined;
+      const account = typeof accountNumber === 'string' ? exchange.accounts.get(accountKey(accountNumber)) : undefined;
       const beneficiaryName = personName(dig(ivms101, 'Beneficiary', 'beneficiaryPersons'));
       const originatorName = personName(dig(ivms101, 'Originator', 'originatorPersons'));
       // Name validation defaults to false (04-3): verified only when every condition is met.

@@ -211,6 +211,13 @@ describe('the CODE client against the hub', () => {
     const account = `0x${randomBytes(20).toString('hex')}`;
     await admin(`/_accounts/code-gwanghwa/${account}`, 'PUT', { name: 'Smith Alice' });
     expect(await client().verifyAddress('code-gwanghwa', { currency: 'ETH', account })).toMatchObject({ valid: true });
+    // An EVM address is one account in any case (a checksummed one, here upper case).
+    expect(
+      await client().verifyAddress('code-gwanghwa', {
+        currency: 'ETH',
+        account: `0x${account.slice(2).toUpperCase()}`,
+      }),
+    ).toMatchObject({ valid: true });
     expect(await client().verifyAddress('code-gwanghwa', { currency: 'ETH', account: '0xdead' })).toMatchObject({
       valid: false,
       reasonType: 'NOT_FOUND_ADDRESS',
