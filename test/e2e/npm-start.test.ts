@@ -141,10 +141,11 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"ownership_proved_at":"20/);
       expect(walk.output).toMatch(/"status":"held_for_review"/); // held by monitoring
       expect(walk.output).toMatch(/"status":"approved","transferId":"tr_[^"]+"[^}]*"decidedBy":"dev"/); // the operator's decision
-      expect(walk.output.match(/"status":"(confirmed|finalized)"[^}]*"amount":"0\.3 ETH"/g)?.length).toBe(2); // hosted (approved), self-custody (proved)
-      // The operator's export: our transfer's exchange with Hanbit, and Coinmaru's inquiry about our user.
+      // Hosted at Hanbit (TRP, approved), at Gwanghwa (CODE, verified), self-custody (proved).
+      expect(walk.output.match(/"status":"(confirmed|finalized)"[^}]*"amount":"0\.3 ETH"/g)?.length).toBe(3);
+      // The operator's export: our transfers' exchanges with Hanbit and Gwanghwa, and Coinmaru's inquiry about our user.
       expect(walk.output).toMatch(
-        /"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\],\["trr_[^"]+","answered","vasp-coinmaru"\]\]/,
+        /"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\],\["trr_[^"]+","approved","code:code-gwanghwa"\],\["trr_[^"]+","answered","vasp-coinmaru"\]\]/,
       );
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 
