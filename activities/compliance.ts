@@ -156,6 +156,55 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
     return { local };
   };
 
+  /**
+   * The outbound record of a transfer's Travel Rule message and the message itself: written once (payload sealed,
+   * kept `retentionDays`); a retry finds it and sends the same message again under the same request identifier.
+   */
+  const outboundRecord = async (
+    transfer: Transfer,
+    counterpart: { id: string; name: string },
+    what: { asset: string; amount: string },
+    build: () => Promise<Record<string, unknown>>,
+  ) => {
+    const em = orm.em.fork();
+    const found = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
+    if (found)
+      return {
+        record: found,
+        message: JSON.parse(encryption.openText(found.payloadSealed, `travel-rule:${found.recordId}`)) as Record<
+          string,
+          unknown
+        >,
+      };
+    const message = await build();
+    const recordId = `trr_${randomUUID()}`;
+    const now = clock.date();
+    const record = em.create(TravelRuleRecordEntity, {
+      recordId,
+      direction: 'outbound',
+      userId: transfer.userId,
+      transferId: transfer.transferId,
+      counterpartVaspId: counterpart.id,
+      counterpartVaspName: counterpart.name,
+      networkId: transfer.networkId,
+      address: transfer.toAddress,
+      status: 'pending',
+      payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+      reason: null,
+      requestIdentifier: randomUUID(),
+      asset: what.asset,
+      amount: what.amount,
+      txid: null,
+      canceled: null,
+      confirmedAt: null,
+      requestedAt: now,
+      decidedAt: null,
+      retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
+    });
+    await em.flush();
+    return { record, message };
+  };
+
   /** The originator's birth date, as the identity verification at registration gave it (CODE requires it). */
   const originatorBirthDate = async (userId: string): Promise<string> => {
     const user = await orm.em.fork().findOneOrFail(UserEntity, { id: userId });
@@ -184,14 +233,12 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       throw refuse(`${rule.vaspName} is no longer an exchange we exchange Travel Rule data with on CODE`);
     if (!transfer.valueKrw) throw refuse('the transfer has no won value to declare to CODE');
     const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
-    const em = orm.em.fork();
-    let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
-    const message = record
-      ? (JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`)) as Record<
-          string,
-          unknown
-        >)
-      : codeIvms101Message({
+    const { record, message } = await outboundRecord(
+      transfer,
+      { id: `code:${rule.vaspId}`, name: rule.vaspName },
+      { asset: `code:${transfer.token}`, amount },
+      async () =>
+        codeIvms101Message({
           originator: {
             name: await originatorName(transfer.userId),
             birthDate: await originatorBirthDate(transfer.userId),
@@ -203,34 +250,8 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
             account: transfer.toAddress,
           },
           originatingVasp: deps.vasp,
-        });
-    if (!record) {
-      const recordId = `trr_${randomUUID()}`;
-      const now = clock.date();
-      record = em.create(TravelRuleRecordEntity, {
-        recordId,
-        direction: 'outbound',
-        userId: transfer.userId,
-        transferId: transfer.transferId,
-        counterpartVaspId: `code:${rule.vaspId}`,
-        counterpartVaspName: rule.vaspName,
-        networkId: transfer.networkId,
-        address: transfer.toAddress,
-        status: 'pending',
-        payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
-        reason: null,
-        requestIdentifier: randomUUID(),
-        asset: `code:${transfer.token}`,
-        amount,
-        txid: null,
-        canceled: null,
-        confirmedAt: null,
-        requestedAt: now,
-        decidedAt: null,
-        retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
-      });
-      await em.flush();
-    }
+        }),
+    );
     const decision = await code.client.authorizeTransfer(rule.vaspId, {
       transferId: record.requestIdentifier,
       currency: transfer.token,
@@ -280,14 +301,12 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
       const asset = network && trpAssetOf(network, transfer.token);
       if (!asset) throw refuse(`${transfer.token} on ${transfer.networkId} has no Travel Rule identifier`);
       const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
-      const em = orm.em.fork();
-      let record = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
-      const message = record
-        ? (JSON.parse(encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`)) as Record<
-            string,
-            unknown
-          >)
-        : ivms101Message(
+      const { record, message } = await outboundRecord(
+        transfer,
+        { id: rule.vaspId, name: rule.vaspName },
+        { asset: 'dti' in asset ? `dti:${asset.dti}` : `slip0044:${asset.slip0044}`, amount },
+        async () =>
+          ivms101Message(
             {
               originator: {
                 name: await originatorName(transfer.userId),
@@ -302,34 +321,8 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
               beneficiaryVasp: { id: rule.vaspId, name: rule.vaspName },
             },
             counterpart.ivms101,
-          );
-      if (!record) {
-        const recordId = `trr_${randomUUID()}`;
-        const now = clock.date();
-        record = em.create(TravelRuleRecordEntity, {
-          recordId,
-          direction: 'outbound',
-          userId: transfer.userId,
-          transferId: transfer.transferId,
-          counterpartVaspId: rule.vaspId,
-          counterpartVaspName: rule.vaspName,
-          networkId: transfer.networkId,
-          address: transfer.toAddress,
-          status: 'pending',
-          payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
-          reason: null,
-          requestIdentifier: randomUUID(),
-          asset: 'dti' in asset ? `dti:${asset.dti}` : `slip0044:${asset.slip0044}`,
-          amount,
-          txid: null,
-          canceled: null,
-          confirmedAt: null,
-          requestedAt: now,
-          decidedAt: null,
-          retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
-        });
-        await em.flush();
-      }
+          ),
+      );
       const resolution = await deps.travelRule.trp.inquiry(counterpart, rule.trpUrl, {
         requestIdentifier: record.requestIdentifier,
         asset,

@@ -306,19 +306,26 @@ export class SandboxCodeHub {
       };
     });
 
-    router.post('/v1/code/transfer/:entityId/txid', async (ctx) => {
+    /** The sender's transfer to the exchange the path names, or undefined once a refusal is answered. */
+    const transferOf = async (ctx: Context): Promise<CodeHubTransfer | undefined> => {
       const sender = await authenticate(ctx);
-      if (!sender) return;
+      if (!sender) return undefined;
       const exchange = target(ctx, false);
-      if (!exchange) return;
-      const { transferId, txid } = body(ctx);
+      if (!exchange) return undefined;
       const transfer = this.transfers.find(
         (t) =>
-          t.transferId === transferId &&
+          t.transferId === body(ctx).transferId &&
           t.originatingVaspEntityId === sender.entityId &&
           t.beneficiaryVaspEntityId === exchange.entityId,
       );
-      if (!transfer) return fail(ctx, 503, 'UNKNOWN_TRANSFER_ID', 'no such transfer');
+      if (!transfer) return void fail(ctx, 503, 'UNKNOWN_TRANSFER_ID', 'no such transfer');
+      return transfer;
+    };
+
+    router.post('/v1/code/transfer/:entityId/txid', async (ctx) => {
+      const transfer = await transferOf(ctx);
+      if (!transfer) return;
+      const { transferId, txid } = body(ctx);
       const reason =
         transfer.status === 'canceled' || transfer.status === 'denied'
           ? 'TRANSFER_ALREADY_FAILED'
@@ -330,18 +337,9 @@ export class SandboxCodeHub {
     });
 
     router.put('/v1/code/transfer/:entityId/status', async (ctx) => {
-      const sender = await authenticate(ctx);
-      if (!sender) return;
-      const exchange = target(ctx, false);
-      if (!exchange) return;
+      const transfer = await transferOf(ctx);
+      if (!transfer) return;
       const { transferId, status } = body(ctx);
-      const transfer = this.transfers.find(
-        (t) =>
-          t.transferId === transferId &&
-          t.originatingVaspEntityId === sender.entityId &&
-          t.beneficiaryVaspEntityId === exchange.entityId,
-      );
-      if (!transfer) return fail(ctx, 503, 'UNKNOWN_TRANSFER_ID', 'no such transfer');
       if (status !== 'canceled') return fail(ctx, 422, 'INVALID_MSG_FIELD_VALUE', 'status is canceled');
       // "An attempted change to the same state is considered a success."
       if (transfer.status === 'confirmed')
