@@ -116,7 +116,9 @@ export class PriceFeedClient {
     try {
       points = await this.hourly(asset, hour - 1, hour, { urgent: true });
     } catch (error) {
-      return { refused: `the price feed gave no usable answer (${(error as Error).message})` };
+      // Why, without the provider's address (this text reaches the caller of a transfer).
+      const why = (error as Error).message.replace(/https?:\/\/[^\s)]+/g, 'the provider');
+      return { refused: `the price feed gave no usable answer (${why})` };
     }
     const last = points.at(-1);
     if (!last) return { refused: `the price feed has no ${asset} price for the last hour` };

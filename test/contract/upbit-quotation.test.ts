@@ -158,6 +158,11 @@ describe('Upbit refusals and answers outside the API', () => {
     expect(refused instanceof ApplicationFailure && refused.type === PROVIDER_REJECTED).toBe(true);
     stub = [{ status: 500, body: {} }];
     expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
+    // Refused for a valuation, the reason names no provider address (it reaches the caller of a transfer).
+    stub = [{ status: 500, body: {} }];
+    const refusal = await new PriceFeedClient({ source: stubbed }).wonPrice('ETH');
+    expect(refusal).toEqual({ refused: expect.stringContaining('answered 500') });
+    expect(JSON.stringify(refusal)).not.toContain('127.0.0.1');
     stub = [{ status: 400, body: { error: { name: 'validation_error', message: 'count' } } }];
     expect(await failure(stubbed.hourly('ETH', hour - 1, hour))).toBeInstanceOf(ProviderUnavailable);
     // Blocked (418): nothing more is called for a while, whatever is asked.
