@@ -4,7 +4,8 @@
  * EXCHANGE_POOLS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
  */
 import type { Client } from '@temporalio/client';
-import { parseJsonSettings, type ApiConfig } from '../platform/config';
+import type { BlockList } from 'node:net';
+import { ConfigError, parseJsonSettings, type ApiConfig } from '../platform/config';
 import type { Logger } from '../platform/logger';
 import { DataEncryption } from '../platform/data-encryption';
 import { NetworkRegistry } from '../platform/networks';
@@ -16,6 +17,8 @@ import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices/feed';
 import { sanctionsScreeningFrom } from '../integrations/sanctions';
 import { codeVaspsFromJson, counterpartsFromJson } from '../integrations/travel-rule/counterparts';
+import { codeBoxKey } from '../integrations/travel-rule/code/crypto';
+import { codeAllowList } from './http/code-listener';
 import { storedSanctionsList } from '../db/compliance';
 import { storedPriceReferences } from '../db/price-references';
 import { CexClient } from '../integrations/cex';
@@ -90,6 +93,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     notices,
   );
   const providers = new ChainProviders();
+  const codeIdentity = await codeIdentityFrom(config);
   const sessions = await SessionCache.start(config.DATABASE_URL, {
     listenUrl: config.DATABASE_LISTEN_URL,
     heartbeatSeconds: config.SESSION_CACHE_HEARTBEAT_SECONDS,
@@ -116,6 +120,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     sessions,
     travelRuleCounterparts: settings.counterparts,
     codeVasps: settings.codeVasps,
+    codeIdentity,
     identity: new IdentityProviderClient({
       baseUrl: config.IDENTITY_PROVIDER_URL,
       clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
@@ -147,6 +152,33 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       await sessions.stop();
       providers.destroy();
     },
+  };
+}
+
+/**
+ * Our identity on CODE's Response API listener (TRAVEL_RULE_CODE_PORT): entity id, legal name, the box half of our
+ * key pair (the listener opens and seals payloads; the signing half is the worker's, which sends requests) and the
+ * addresses of CODE it answers. Undefined when the listener is off.
+ */
+async function codeIdentityFrom(config: ApiConfig): Promise<AppDeps['codeIdentity']> {
+  if (config.TRAVEL_RULE_CODE_PORT === undefined) return undefined;
+  if (!config.TRAVEL_RULE_CODE_ENTITY_ID || !config.TRAVEL_RULE_CODE_SIGNING_KEY)
+    throw new ConfigError([
+      'TRAVEL_RULE_CODE_ENTITY_ID and TRAVEL_RULE_CODE_SIGNING_KEY are required with TRAVEL_RULE_CODE_PORT: payloads are sealed to our key',
+    ]);
+  const box = await codeBoxKey(config.TRAVEL_RULE_CODE_SIGNING_KEY);
+  let allowed: BlockList;
+  try {
+    allowed = codeAllowList(config.TRAVEL_RULE_CODE_ALLOWED_IPS);
+  } catch (error) {
+    throw new ConfigError([(error as Error).message]);
+  }
+  return {
+    entityId: config.TRAVEL_RULE_CODE_ENTITY_ID,
+    name: config.TRAVEL_RULE_VASP_NAME,
+    box,
+    publicKey: Buffer.from(box.publicKey).toString('base64'),
+    allowed,
   };
 }
 

@@ -1,4 +1,6 @@
 /** What the API process is built from: its settings and every client of the outside world (api/composition.ts). */
+import type { BlockList } from 'node:net';
+import type { CodeBoxKey } from '../integrations/travel-rule/code/crypto';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../db/orm';
 import type { ApiConfig } from '../platform/config';
@@ -57,6 +59,16 @@ export interface AppDeps {
   travelRuleCounterparts: TravelRuleCounterpart[];
   /** The VASPs on CODE's network a transfer may name as beneficiary_vasp (TRAVEL_RULE_CODE_VASPS). */
   codeVasps: CodeVasp[];
+  /** Our identity on CODE's Response API listener (TRAVEL_RULE_CODE_PORT), when it is on. */
+  codeIdentity?: {
+    entityId: string;
+    name: string;
+    box: CodeBoxKey;
+    /** Our verify key, base64. */
+    publicKey: string;
+    /** TRAVEL_RULE_CODE_ALLOWED_IPS: CODE's addresses. */
+    allowed: BlockList;
+  };
   /** OPERATOR_TOKENS: who may use the operator routes (the Temporal UI's codec). */
   operators: Operators;
   /** The per-request session rows, kept while the database tells of no change (PostgreSQL LISTEN/NOTIFY). */

@@ -1,4 +1,5 @@
 /** The API process: reads its configuration from the environment, builds real clients (composeApi), serves HTTP. */
+import { readFileSync } from 'node:fs';
 import { loadConfig, API_CONFIG_KEYS, ConfigError } from '../platform/config';
 import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
@@ -8,6 +9,7 @@ import { serveMetrics } from '../platform/metrics';
 import { followTestClock } from '../db/test-clock';
 import { providerTransport } from '../platform/provider-settings';
 import { serveTravelRuleListener, trpIdentity } from './http/trp-listener';
+import { codeResponseApp, serveCodeListener } from './http/code-listener';
 
 const IDEMPOTENCY_SWEEP_MS = 10 * 60 * 1000;
 
@@ -40,6 +42,26 @@ async function main(): Promise<void> {
           tls: trpIdentity(trpTls),
         });
   if (trp) logger.info({ port: config.TRAVEL_RULE_PORT }, 'trp listening');
+  // CODE's Response API on its own port, for CODE's addresses only (TRAVEL_RULE_CODE_*).
+  const codeIdentity = deps.codeIdentity;
+  const code =
+    codeIdentity && deps.services.codeInbound && config.TRAVEL_RULE_CODE_PORT !== undefined
+      ? await serveCodeListener(
+          codeResponseApp({
+            inbound: deps.services.codeInbound,
+            vasps: deps.codeVasps,
+            publicKey: codeIdentity.publicKey,
+            allowed: codeIdentity.allowed,
+            logger,
+          }),
+          {
+            host: config.TRAVEL_RULE_CODE_HOST,
+            port: config.TRAVEL_RULE_CODE_PORT,
+            tls: codeServerTls(config),
+          },
+        )
+      : undefined;
+  if (code) logger.info({ port: config.TRAVEL_RULE_CODE_PORT }, 'code response api listening');
   const sweep = setInterval(
     () => void app.idempotency.sweepExpired().catch((e) => logger.warn({ err: e }, 'idempotency sweep failed')),
     IDEMPOTENCY_SWEEP_MS,
@@ -55,12 +77,25 @@ async function main(): Promise<void> {
     testClock?.stop();
     await new Promise<void>((resolve) => server.close(() => resolve()));
     if (trp) await new Promise<void>((resolve) => trp.close(() => resolve()));
+    if (code) await new Promise<void>((resolve) => code.close(() => resolve()));
     if (metrics) await new Promise<void>((resolve) => metrics.server.close(() => resolve()));
     await deps.close();
     await orm.close();
     process.exit(0);
   };
   for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => void stop());
+}
+
+/** TRAVEL_RULE_CODE_SERVER_CERT_FILE and _KEY_FILE: the Response API's own certificate, when it serves HTTPS. */
+function codeServerTls(config: {
+  TRAVEL_RULE_CODE_SERVER_CERT_FILE?: string;
+  TRAVEL_RULE_CODE_SERVER_KEY_FILE?: string;
+}): { cert: string; key: string } | undefined {
+  const { TRAVEL_RULE_CODE_SERVER_CERT_FILE: certFile, TRAVEL_RULE_CODE_SERVER_KEY_FILE: keyFile } = config;
+  if (!certFile && !keyFile) return undefined;
+  if (!certFile || !keyFile)
+    throw new ConfigError(['TRAVEL_RULE_CODE_SERVER_CERT_FILE and TRAVEL_RULE_CODE_SERVER_KEY_FILE go together']);
+  return { cert: readFileSync(certFile, 'utf8'), key: readFileSync(keyFile, 'utf8') };
 }
 
 main().catch((error) => {

@@ -33,6 +33,7 @@ import { TravelRule } from './compliance/travel-rule';
 import { Monitoring } from './compliance/monitoring';
 import { ComplianceService } from './compliance/service';
 import { InboundTravelRule } from './compliance/inbound';
+import { CodeInbound } from './compliance/code-inbound';
 import { CexAccountService } from './cex/service';
 import { GasSponsorships } from './common/gas-sponsorship';
 import { TestClockService } from './test-clock/service';
@@ -235,6 +236,16 @@ export function buildServices(deps: AppDeps) {
       provider: config.CEX_PROVIDER,
       redirectUris: config.CEX_REDIRECT_URIS.split(',').map((u) => u.trim()),
     }),
+    codeInbound: deps.codeIdentity
+      ? new CodeInbound({
+          orm,
+          encryption,
+          networks: deps.networks,
+          self: deps.codeIdentity,
+          retentionDays: config.COMPLIANCE_RETENTION_DAYS,
+          rateLimits: deps.rateLimits,
+        })
+      : undefined,
     inboundTravelRule: new InboundTravelRule({
       orm,
       encryption,

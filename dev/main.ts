@@ -51,6 +51,8 @@ const PORTS = {
   // The sandbox's two Travel Rule exchanges (TRP, mutual TLS) on this port and the next; the API's TRP listener.
   sandboxTrp: port('SANDBOX_TRP_PORT', 4011),
   trp: port('TRAVEL_RULE_PORT', 3443),
+  // CODE's Response API (the sandbox's CODE hub calls it).
+  code: port('TRAVEL_RULE_CODE_PORT', 3444),
   ETHEREUM: port('ETHEREUM_RPC_PORT', 8545),
   POLYGON: port('POLYGON_RPC_PORT', 8546),
   ETHEREUM_BUNDLER: port('ETHEREUM_BUNDLER_PORT', 4337),
@@ -274,6 +276,8 @@ async function main(): Promise<void> {
     TRAVEL_RULE_PORT: String(PORTS.trp),
     TRAVEL_RULE_HOST: '127.0.0.1',
     TRAVEL_RULE_PUBLIC_URL: `https://localhost:${PORTS.trp}`,
+    TRAVEL_RULE_CODE_PORT: String(PORTS.code),
+    TRAVEL_RULE_CODE_HOST: '127.0.0.1',
     API_HOST: '127.0.0.1',
     API_PORT: String(PORTS.api),
     PUBLIC_BASE_URL: apiUrl,
@@ -348,7 +352,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
   Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
-  Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}
+  Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}; CODE's Response API http://127.0.0.1:${PORTS.code} (for the sandbox's CODE hub)
   Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}
   POLYGON        ${chains.POLYGON!.rpcUrl}   chain id ${chains.POLYGON!.chainId}

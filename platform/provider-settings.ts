@@ -188,6 +188,33 @@ export const PROVIDER_SETTINGS = {
     description:
       "JSON: CODE member entity id -> its name: the VASPs on CODE's network we exchange Travel Rule data with, after due diligence (a transfer names one as beneficiary_vasp); {}: none",
   }),
+  TRAVEL_RULE_CODE_PORT: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 65535,
+      description:
+        "api: the port of CODE's Response API (the eight endpoints CODE's hub calls: /v1/beneficiary/*, /v1/vasp/*, /v1/verification/tx; nothing else is served there); unset: transfers from CODE members are not verified by us",
+    }),
+  ),
+  TRAVEL_RULE_CODE_HOST: Type.String({
+    default: '0.0.0.0',
+    description: "api: the address CODE's Response API listener binds",
+  }),
+  TRAVEL_RULE_CODE_ALLOWED_IPS: Type.String({
+    default: '',
+    description:
+      "api: CODE's addresses (IPs and CIDR ranges, comma-separated), the only peers the Response API listener answers (the connection's own peer: a proxy in front must keep the allow-list itself); required with TRAVEL_RULE_CODE_PORT",
+  }),
+  TRAVEL_RULE_CODE_SERVER_CERT_FILE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        "api: our server certificate (PEM, a public CA's) for CODE's Response API listener: HTTPS; unset: plain HTTP (only behind a TLS terminator)",
+    }),
+  ),
+  TRAVEL_RULE_CODE_SERVER_KEY_FILE: Type.Optional(
+    Type.String({ minLength: 1, description: "api: that server certificate's private key (PEM)" }),
+  ),
   SECURITIES_PROVIDER: choice(
     'SECURITIES_PROVIDER',
     "the securities broker (kis: Korea Investment & Securities' open API, KIS Developers)",

@@ -40,8 +40,11 @@ export interface SandboxOptions extends IdentityProviderOptions {
   mailTls?: { key: string; cert: string };
   /** Our key at the KRX Open API (GOLD_PRICE_AUTH_KEY). */
   goldAuthKey: string;
-  /** The service as a member of CODE's network: its entity id and signing key (TRAVEL_RULE_CODE_*). */
-  codeMember: { entityId: string; signingKey: string };
+  /**
+   * The service as a member of CODE's network: its entity id and signing key (TRAVEL_RULE_CODE_*), and where its
+   * Response API listens (TRAVEL_RULE_CODE_PORT), when it is known at the start.
+   */
+  codeMember: { entityId: string; signingKey: string; serverUrl?: string };
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
   /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
@@ -67,6 +70,8 @@ export interface SandboxApp {
   travelRule: SandboxVaspNetwork;
   faults: FaultInjector;
   setCallbackUrl(url: string): void;
+  /** CODE's hub: where the service's Response API is (its member's server URL). */
+  codeHub: SandboxCodeHub;
 }
 
 /** Which fault target guards which paths; a provider's sandbox administration (`_…`) stays reachable while it fails. */
@@ -156,6 +161,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     smtp: mail.smtp,
     travelRule,
     faults,
+    codeHub,
     setCallbackUrl: (url) => {
       options.callbackUrl = url;
     },

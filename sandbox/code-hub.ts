@@ -17,10 +17,28 @@ import {
  * headers, Ed25519 over datetime, body, nonce), a nonce seen in the last 100 seconds refused, the sender known by
  * `X-Request-Origin` (`code:{entityId}`) and its registered public key, sealed payloads opened with the receiver's key
  * (`X-Code-Req-Remote-PubKey` must be its current one), errors `{errorType, errorMsg}` with CODE's statuses.
- * Administration: `POST /code/_members` `{entityId, publicKey}` registers a member (the service); `PUT
+ * The other way, the hub's exchanges originate: the hub calls a member's Response API at the server URL it registered
+ * (as CODE's hub does: the originator's signature removed, its verify key, origin, datetime and nonce passed on, the
+ * member's key as `X-Code-Req-Remote-PubKey`).
+ * Administration: `POST /code/_members` `{entityId, publicKey, serverUrl?}` registers a member (the service); `PUT
  * /code/_accounts/{entityId}/{account}` `{name, behaviour?: verify | deny}` opens an account at one of the hub's
- * exchanges; `POST /code/_rotate/{entityId}` gives one a new key; `GET /code/_transfers` what the exchanges received.
+ * exchanges; `POST /code/_rotate/{entityId}` gives one a new key; `GET /code/_transfers` what the exchanges received;
+ * `POST /code/_exchanges/{entityId}/send` `{to, method, path, body?, ivms101?}` has one of the hub's exchanges send a
+ * Response API request to a member (`ivms101` sealed into `body.payload` for it) and answers `{status, body,
+ * ivms101?}` (the answer's payload opened).
  */
+/** The paths of CODE's Response API ("API 04") a member serves, by method. */
+const RESPONSE_API: Record<string, string[]> = {
+  POST: [
+    '/v1/beneficiary/VerifyAddress',
+    '/v1/beneficiary/transfer',
+    '/v1/beneficiary/transfer/txid',
+    '/v1/vasp/transfer/status',
+    '/v1/verification/tx',
+  ],
+  PUT: ['/v1/vasp/transfer/status', '/v1/verification/tx'],
+  GET: ['/v1/vasp/health'],
+};
 
 interface HubExchange {
   entityId: string;
@@ -70,21 +88,24 @@ const sameName = (a: string, b: string) => a.replace(/\s+/g, '').toLowerCase() =
 
 export class SandboxCodeHub {
   private readonly exchanges = new Map<string, HubExchange>();
-  private readonly members = new Map<string, string>();
+  private readonly members = new Map<string, { publicKey: string; serverUrl?: string }>();
   private readonly nonces = new Map<string, number>();
   readonly transfers: CodeHubTransfer[] = [];
   private ready: Promise<void>;
 
   /** `members`: members outside the hub (the service), by entity id and signing key (the seed their key pair is of). */
   constructor(
-    private readonly options: { now?: () => number; members?: Array<{ entityId: string; signingKey: string }> } = {},
+    private readonly options: {
+      now?: () => number;
+      members?: Array<{ entityId: string; signingKey: string; serverUrl?: string }>;
+    } = {},
   ) {
     this.ready = Promise.all([
       ...Object.entries(CODE_HUB_EXCHANGES).map(async ([entityId, name]) =>
         this.exchanges.set(entityId, { entityId, name, keys: await this.newKeys(), accounts: new Map() }),
       ),
-      ...(options.members ?? []).map(async ({ entityId, signingKey }) =>
-        this.register(entityId, base64Of((await codeKeyPair(signingKey)).publicKey)),
+      ...(options.members ?? []).map(async ({ entityId, signingKey, serverUrl }) =>
+        this.register(entityId, base64Of((await codeKeyPair(signingKey)).publicKey), serverUrl),
       ),
     ]).then(() => undefined);
   }
@@ -97,9 +118,64 @@ export class SandboxCodeHub {
     return codeKeyPair(randomBytes(32).toString('base64'));
   }
 
-  /** A member of the hub outside it (the service): its entity id and verify key. */
-  register(entityId: string, publicKey: string): void {
-    this.members.set(entityId, publicKey);
+  /** A member of the hub outside it (the service): its entity id, verify key and Response API server. */
+  register(entityId: string, publicKey: string, serverUrl?: string): void {
+    this.members.set(entityId, { publicKey, serverUrl: serverUrl ?? this.members.get(entityId)?.serverUrl });
+  }
+
+  /** Where a member's Response API is (its dashboard's server URL). */
+  async setServerUrl(entityId: string, serverUrl: string): Promise<void> {
+    await this.ready;
+    const member = this.members.get(entityId);
+    if (member) member.serverUrl = serverUrl;
+  }
+
+  /**
+   * One of the hub's exchanges sends a member a Response API request through the hub: unsigned as the hub passes it
+   * on, its payload sealed for the member; the member's answer as it came, its payload opened.
+   */
+  async send(
+    from: string,
+    input: { to: string; method: string; path: string; body?: Record<string, unknown>; ivms101?: Ivms },
+  ): Promise<{ status: number; body: unknown; ivms101?: Ivms }> {
+    await this.ready;
+    const exchange = this.exchanges.get(from);
+    const member = this.members.get(input.to);
+    if (!exchange || !member?.serverUrl)
+      throw new Error(`no exchange ${from}, or no member ${input.to} with a server URL`);
+    if (!RESPONSE_API[input.method]?.includes(input.path))
+      throw new Error(`${input.method} ${input.path} is not an endpoint of CODE's Response API`);
+    const body = input.ivms101
+      ? {
+          ...input.body,
+          payload: await sealCodePayload(exchange.keys, member.publicKey, { ivms101: input.ivms101 }),
+        }
+      : input.body;
+    const response = await fetch(`${member.serverUrl}${input.path}`, {
+      method: input.method,
+      headers: {
+        ...(body ? { 'content-type': 'application/json' } : {}),
+        'X-Code-Req-Datetime': new Date(this.now()).toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        'X-Code-Req-Nonce': String(randomBytes(4).readUInt32BE()),
+        'X-Code-Req-PubKey': base64Of(exchange.keys.publicKey),
+        'X-Request-Origin': `code:${exchange.entityId}`,
+        ...(input.ivms101 ? { 'X-Code-Req-Remote-PubKey': member.publicKey } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+      signal: AbortSignal.timeout(10_000),
+    });
+    const text = await response.text();
+    let answer: unknown = text;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      // Not JSON: passed on as text.
+    }
+    const sealed = (answer as { payload?: unknown } | null)?.payload;
+    let opened: Ivms | undefined;
+    if (typeof sealed === 'string')
+      opened = ((await openCodePayload(exchange.keys, member.publicKey, sealed)) as { ivms101?: Ivms }).ivms101;
+    return { status: response.status, body: answer, ...(opened ? { ivms101: opened } : {}) };
   }
 
   router(): Router {
@@ -112,15 +188,43 @@ export class SandboxCodeHub {
       ((ctx.request as unknown as { body?: unknown }).body ?? {}) as Record<string, unknown>;
 
     router.post('/_members', (ctx) => {
-      const { entityId, publicKey } = body(ctx);
+      const { entityId, publicKey, serverUrl } = body(ctx);
       if (
         typeof entityId !== 'string' ||
         typeof publicKey !== 'string' ||
-        Buffer.from(publicKey, 'base64').length !== 32
+        Buffer.from(publicKey, 'base64').length !== 32 ||
+        (serverUrl !== undefined && (typeof serverUrl !== 'string' || !/^https?:\/\//.test(serverUrl)))
       )
-        return fail(ctx, 400, 'SANDBOX', 'entityId and publicKey (a 32-byte Ed25519 verify key, base64)');
-      this.register(entityId, publicKey);
+        return fail(
+          ctx,
+          400,
+          'SANDBOX',
+          'entityId, publicKey (a 32-byte Ed25519 verify key, base64), serverUrl? (http(s)://)',
+        );
+      this.register(entityId, publicKey, serverUrl as string | undefined);
       ctx.status = 204;
+    });
+    router.post('/_exchanges/:entityId/send', async (ctx) => {
+      const input = body(ctx) as {
+        to?: unknown;
+        method?: unknown;
+        path?: unknown;
+        body?: unknown;
+        ivms101?: unknown;
+      };
+      if (typeof input.to !== 'string' || typeof input.method !== 'string' || typeof input.path !== 'string')
+        return fail(ctx, 400, 'SANDBOX', 'to (a member), method, path (of the Response API), body?, ivms101?');
+      try {
+        ctx.body = await this.send(ctx.params.entityId!, {
+          to: input.to,
+          method: input.method,
+          path: input.path,
+          body: input.body as Record<string, unknown> | undefined,
+          ivms101: input.ivms101 as Ivms | undefined,
+        });
+      } catch (error) {
+        fail(ctx, 400, 'SANDBOX', (error as Error).message);
+      }
     });
     router.put('/_accounts/:entityId/:account', async (ctx) => {
       await this.ready;
@@ -163,7 +267,7 @@ export class SandboxCodeHub {
       const origin = /^([a-z0-9]+):([A-Za-z0-9._-]+)$/.exec(header('X-Request-Origin'));
       if (!origin)
         return void fail(ctx, 422, 'ILLEGAL_FORMAT_OF_ORIGIN', 'X-Request-Origin is {allianceName}:{vaspEntityId}');
-      const registered = this.members.get(origin[2]!);
+      const registered = this.members.get(origin[2]!)?.publicKey;
       if (origin[1] !== 'code' || !registered)
         return void fail(ctx, 422, 'INVALID_ORIGIN', `unknown member ${origin[0]}`);
       const nonce = Number(header('X-Code-Req-Nonce'));

@@ -11,11 +11,14 @@ async function main(): Promise<void> {
   const trpPort = Number(process.env.SANDBOX_TRP_PORT ?? 4011);
   const callbackUrl = process.env.PASS_CALLBACK_URL ?? 'http://127.0.0.1:3000/v1/auth/pass/callback';
   // The same environment as the service's: each credential under the name the service reads it by.
+  // CODE's hub calls the service's Response API where it listens (TRAVEL_RULE_CODE_PORT).
+  const codePort = process.env.TRAVEL_RULE_CODE_PORT;
   const { koa, smtp, travelRule } = createSandboxApp(
     sandboxOptionsFor(credentialsFromEnv(process.env), {
       callbackUrl,
       travelRule: travelRuleIdentities(process.env.SANDBOX_TRP_DIR),
       log: (line) => console.log(`[sandbox] ${line}`),
+      ...(codePort ? { codeServerUrl: `http://127.0.0.1:${codePort}` } : {}),
     }),
   );
   smtp.listen(smtpPort, '127.0.0.1', () => console.log(`[sandbox] mail service (SMTP) on 127.0.0.1:${smtpPort}`));

@@ -110,6 +110,8 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     TRAVEL_RULE_CODE_URL: `${url}/code`,
     TRAVEL_RULE_CODE_ENTITY_ID: SANDBOX_CODE_ENTITY_ID,
     TRAVEL_RULE_CODE_VASPS: JSON.stringify(CODE_HUB_EXCHANGES),
+    // The hub is on loopback: its Response API calls come from there.
+    TRAVEL_RULE_CODE_ALLOWED_IPS: '127.0.0.1,::1',
     GOLD_PRICE_PROVIDER: 'krx',
     GOLD_PRICE_URL: `${url}/krx/svc/apis`,
     SECURITIES_PROVIDER: 'kis',
@@ -134,7 +136,13 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
 /** The options of a sandbox for these credentials (createSandboxApp). */
 export const sandboxOptionsFor = (
   credentials: SandboxCredentials,
-  extras: Pick<SandboxOptions, 'callbackUrl' | 'mailTls' | 'log' | 'travelRule'>,
+  {
+    codeServerUrl,
+    ...extras
+  }: Pick<SandboxOptions, 'callbackUrl' | 'mailTls' | 'log' | 'travelRule'> & {
+    /** Where the service's CODE Response API listens, when known at the start. */
+    codeServerUrl?: string;
+  },
 ): SandboxOptions => ({
   ...extras,
   callbackApiKey: credentials.passCallbackApiKey,
@@ -154,5 +162,9 @@ export const sandboxOptionsFor = (
   mailPassword: credentials.mailPassword,
   screeningApiKey: credentials.screeningApiKey,
   goldAuthKey: credentials.goldAuthKey,
-  codeMember: { entityId: SANDBOX_CODE_ENTITY_ID, signingKey: credentials.codeSigningKey },
+  codeMember: {
+    entityId: SANDBOX_CODE_ENTITY_ID,
+    signingKey: credentials.codeSigningKey,
+    ...(codeServerUrl ? { serverUrl: codeServerUrl } : {}),
+  },
 });

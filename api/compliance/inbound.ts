@@ -28,10 +28,10 @@ import { clock } from '../../platform/clock';
 const BENEFICIARY_NOT_CONFIRMED = 'beneficiary not confirmed';
 
 /** An inquiry's beneficiary address as it is counted and looked up: EVM in lower case (any case names one account). */
-type BeneficiaryAddress = { kind: 'evm' | 'solana'; key: string; given: string };
+export type BeneficiaryAddress = { kind: 'evm' | 'solana'; key: string; given: string };
 
 /** Our account at the address, if any: the user, where it was first deployed, and every network it is deployed on. */
-type Holder = { userId: string; address: string; networkId: string; networkIds: string[] };
+export type Holder = { userId: string; address: string; networkId: string; networkIds: string[] };
 
 /** The peer of a TRP request as the TLS listener saw it: its certificate verified against the CA, and its fingerprint. */
 export interface TrpPeer {
@@ -248,11 +248,18 @@ function readInquiry(message: unknown): Ivms101Reading {
   }
 }
 
-/** The beneficiary's account as an address we could hold (400 for none, or one of no kind we serve). */
-function beneficiaryAddressOf(account: string | undefined): BeneficiaryAddress {
+/** An account as an address we could hold (EVM in lower case as its key), or null for one of no kind we serve. */
+export function addressWeServe(account: string | undefined): BeneficiaryAddress | null {
   if (account && /^0x[0-9a-fA-F]{40}$/.test(account))
     return { kind: 'evm', key: account.toLowerCase(), given: account };
   if (account && isAddress(account)) return { kind: 'solana', key: account, given: account };
+  return null;
+}
+
+/** The beneficiary's account as an address we could hold (400 for none, or one of no kind we serve). */
+function beneficiaryAddressOf(account: string | undefined): BeneficiaryAddress {
+  const address = addressWeServe(account);
+  if (address) return address;
   throw new HttpError(
     400,
     'invalid-ivms101',
@@ -262,7 +269,7 @@ function beneficiaryAddressOf(account: string | undefined): BeneficiaryAddress {
 }
 
 /** Our deployed account at the address, found by index: smart_accounts.address_lower, solana_wallets.address. */
-async function holderOf(em: EntityManager, address: BeneficiaryAddress): Promise<Holder | null> {
+export async function holderOf(em: EntityManager, address: BeneficiaryAddress): Promise<Holder | null> {
   if (address.kind === 'solana') {
     const wallet = await em.findOne(SolanaWalletEntity, { address: address.key }, { fields: ['userId', 'address'] });
     return wallet

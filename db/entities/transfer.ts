@@ -91,7 +91,7 @@ export const TransferEntity = defineEntity({
      */
     /** held_for_review: a monitoring rule opened a compliance case; its funds stay reserved until an operator decides. */
     status: p.enum(['held_for_review', 'processing', 'submitted', 'confirmed', 'finalized', 'failed'] as const),
-    txHash: p.string().length(128).nullable(),
+    txHash: p.string().length(128).nullable().index(),
     /** The block (EVM) or slot (Solana) that included it, and the EVM block's hash: a reorg changes or removes it. */
     blockNumber: p.bigint('number').nullable(),
     blockHash: p.string().length(66).nullable(),

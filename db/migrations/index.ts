@@ -77,6 +77,8 @@ import { Migration20261127120000TrpV3 as PgTrpV3 } from './postgresql/Migration2
 import { Migration20261127120000TrpV3 as SqliteTrpV3 } from './sqlite/Migration20261127120000TrpV3';
 import { Migration20261127150000CexApiKeys as PgCexApiKeys } from './postgresql/Migration20261127150000CexApiKeys';
 import { Migration20261127150000CexApiKeys as SqliteCexApiKeys } from './sqlite/Migration20261127150000CexApiKeys';
+import { Migration20261127190000TransferTxHashIndex as PgTransferTxHashIndex } from './postgresql/Migration20261127190000TransferTxHashIndex';
+import { Migration20261127190000TransferTxHashIndex as SqliteTransferTxHashIndex } from './sqlite/Migration20261127190000TransferTxHashIndex';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -126,6 +128,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127080000Providers', class: PgProviders },
     { name: 'Migration20261127120000TrpV3', class: PgTrpV3 },
     { name: 'Migration20261127150000CexApiKeys', class: PgCexApiKeys },
+    { name: 'Migration20261127190000TransferTxHashIndex', class: PgTransferTxHashIndex },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -165,6 +168,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127080000Providers', class: SqliteProviders },
     { name: 'Migration20261127120000TrpV3', class: SqliteTrpV3 },
     { name: 'Migration20261127150000CexApiKeys', class: SqliteCexApiKeys },
+    { name: 'Migration20261127190000TransferTxHashIndex', class: SqliteTransferTxHashIndex },
   ],
 };
 

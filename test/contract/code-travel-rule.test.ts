@@ -20,6 +20,16 @@ import {
 import { ProviderUnavailable } from '../../integrations/provider-http';
 import { PROVIDER_REJECTED } from '../../platform/failures';
 import { SandboxCodeHub } from '../../sandbox/code-hub';
+import {
+  CodeIvms101Invalid,
+  codeNameCandidates,
+  codeNameKey,
+  readCodeIvms101,
+  sameCodeName,
+} from '../../integrations/travel-rule/code/ivms101';
+import { codeAllowList, codeResponseApp, serveCodeListener } from '../../api/http/code-listener';
+import type { CodeInbound } from '../../api/compliance/code-inbound';
+import { createLogger } from '../../platform/logger';
 
 /**
  * CODE's signature and sealed payloads against an independent implementation of the same primitives (TweetNaCl, and
@@ -256,5 +266,76 @@ describe('the CODE client against the hub', () => {
     expect([replay.status, ((await replay.json()) as any).errorType]).toEqual([422, 'DUPLICATED_HEADER_NONCE']);
     const unknown = await failure(client().publicKeyOf('code-nowhere'));
     expect(unknown instanceof ApplicationFailure && unknown.type === PROVIDER_REJECTED).toBe(true);
+  });
+});
+
+describe("CODE's Response API as a beneficiary reads it", () => {
+  it("reads CODE's published authorization example: names as CODE's Dev 06 compares them, accounts as written", () => {
+    const reading = readCodeIvms101(fixture('asset-transfer-authorization-request-natural-2-natural-example.json'));
+    expect(reading.beneficiaryNames).toEqual(expect.arrayContaining(['SmithAlice', 'AliceSmith', '앨리스 스미스']));
+    expect(reading.originatorNames).toEqual(expect.arrayContaining(['BarnesRobert', 'RobertBarnes', '로버트 반스']));
+    expect(reading.beneficiaryAccounts).toEqual(['rHcFoo6a9qT5NHiVn1THQRhsEGcxtYCV4d:tag or memo']);
+    expect(reading.beneficiaryNames.some((name) => sameCodeName(name, 'Alice Smith'))).toBe(true);
+    expect(reading.beneficiaryNames.some((name) => sameCodeName(name, '앨리스스미스'))).toBe(true);
+    expect(reading.beneficiaryNames.some((name) => sameCodeName(name, 'Alice Smyth'))).toBe(false);
+    // The address search example: an account and no person.
+    const search = readCodeIvms101(fixture('virtual-asset-address-search-request-example.json'));
+    expect([search.beneficiaryNames, search.beneficiaryAccounts]).toEqual([
+      [],
+      ['rHcFoo6a9qT5NHiVn1THQRhsEGcxtYCV4d:tag or memo'],
+    ]);
+    expect(() => readCodeIvms101({ Beneficiary: { beneficiaryPersons: [] } })).toThrow(CodeIvms101Invalid);
+    expect(() => readCodeIvms101({ beneficiary: {} })).toThrow(CodeIvms101Invalid);
+  });
+
+  it("normalises names as Dev 06's example does: lower case, no special characters, digits or spaces, either order", () => {
+    const candidates = codeNameCandidates([
+      {
+        naturalPerson: {
+          name: {
+            nameIdentifier: [
+              { primaryIdentifier: "O'Connor", secondaryIdentifier: 'Jean-Luc', nameIdentifierType: 'LEGL' },
+            ],
+          },
+        },
+      },
+    ]);
+    expect(candidates.map(codeNameKey)).toEqual(['oconnorjeanluc', 'jeanlucoconnor']);
+    expect(candidates.some((name) => sameCodeName(name, 'Jean Luc OConnor 2'))).toBe(true);
+    // Nothing matches an empty (or unverified) name, and a legal person goes by its legal name.
+    expect(sameCodeName('', '')).toBe(false);
+    expect(
+      codeNameCandidates([
+        {
+          legalPerson: {
+            name: { nameIdentifier: [{ legalPersonName: 'Korbit Inc.', legalPersonNameIdentifierType: 'LEGL' }] },
+          },
+        },
+      ]),
+    ).toEqual(['Korbit Inc.']);
+  });
+
+  it("answers only CODE's addresses: another peer gets 403 before anything is read; the allow-list setting is checked", async () => {
+    const app = codeResponseApp({
+      inbound: {} as CodeInbound,
+      vasps: [{ entityId: 'code-mapo', name: 'Mapo' }],
+      publicKey: base64Of(new Uint8Array(32)),
+      allowed: codeAllowList('10.0.0.0/8, 2001:db8::1'),
+      logger: createLogger({ level: 'silent', name: 'test' }),
+    });
+    const listener = await serveCodeListener(app, { host: '127.0.0.1', port: 0 });
+    try {
+      const { port } = listener.address() as AddressInfo;
+      const response = await fetch(`http://127.0.0.1:${port}/v1/vasp/health`);
+      expect([response.status, ((await response.json()) as { errorType: string }).errorType]).toEqual([
+        403,
+        'UNACCEPTABLE_REQUEST',
+      ]);
+    } finally {
+      listener.close();
+    }
+    expect(() => codeAllowList('')).toThrow(/required/);
+    expect(() => codeAllowList('codevasp.com')).toThrow(/not an IP address/);
+    expect(codeAllowList('127.0.0.1').check('127.0.0.1', 'ipv4')).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { Agent, fetch } from 'undici';
 import { readIvms101 } from '../../integrations/travel-rule/ivms101';
 import { decodeTravelAddress, encodeTravelAddress } from '../../integrations/travel-rule/travel-address';
 import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
+import { codeIvms101Message } from '../../integrations/travel-rule/code/ivms101';
 import type { SandboxVaspId } from '../../sandbox/travel-rule-network';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
@@ -633,6 +634,240 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(plans.length).toBeGreaterThan(0);
     expect(plans.filter((plan) => /Seq Scan|^SCAN /m.test(plan))).toEqual([]);
     expect(plans.filter((plan) => plan.includes('smart_accounts_address_lower_index'))).toHaveLength(1);
+  });
+
+  it("answers CODE's hub for Korean exchanges: an address search, a transfer's authorization (sealed both ways), its txid and cancelation; as originator, a transfer's status and data", async () => {
+    /** One of the hub's exchanges sends us a Response API request through the hub (its ivms101 sealed for us). */
+    const viaHub = async (
+      from: string,
+      method: string,
+      path: string,
+      body?: Record<string, unknown>,
+      ivms101?: Record<string, unknown>,
+    ) => {
+      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
+        json: { to: 'wallet-sandbox', method, path, body, ivms101 },
+      });
+      expect(sent.status).toBe(200);
+      return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
+    };
+    const payee = await fundedUser(stack, PIN, '0');
+    const message = (name: string, account: string) =>
+      codeIvms101Message({
+        originator: {
+          name: { local: '김철수' },
+          birthDate: '1990-01-01',
+          customerId: 'gw-1',
+          account: Wallet.createRandom().address,
+        },
+        beneficiary: { name, account },
+        originatingVasp: { name: 'Gwanghwa Exchange Inc.', id: 'code-gwanghwa' },
+      });
+    const authorize = (from: string, transferId: string, ivms101: Record<string, unknown>, amount = '1500') =>
+      viaHub(
+        from,
+        'POST',
+        '/v1/beneficiary/transfer',
+        {
+          transferId,
+          currency: 'USDT',
+          amount,
+          tradePrice: '2100000',
+          tradeCurrency: 'KRW',
+          isExceedingThreshold: 'true',
+        },
+        ivms101,
+      );
+
+    expect((await viaHub('code-gwanghwa', 'GET', '/v1/vasp/health')).status).toBe(200);
+    // Virtual Asset Address Search: ours (any case) or not.
+    const found = await viaHub(
+      'code-gwanghwa',
+      'POST',
+      '/v1/beneficiary/VerifyAddress',
+      { currency: 'USDT' },
+      { Beneficiary: { beneficiaryPersons: [], accountNumber: [payee.account.toLowerCase()] } },
+    );
+    expect([found.status, found.body.result, found.body.beneficiaryVaspEntityId]).toEqual([
+      200,
+      'valid',
+      'wallet-sandbox',
+    ]);
+    const stranger = Wallet.createRandom().address;
+    const missing = await viaHub(
+      'code-gwanghwa',
+      'POST',
+      '/v1/beneficiary/VerifyAddress',
+      { currency: 'USDT' },
+      { Beneficiary: { beneficiaryPersons: [], accountNumber: [stranger] } },
+    );
+    expect([missing.status, missing.body.result, missing.body.reasonType]).toEqual([
+      200,
+      'invalid',
+      'NOT_FOUND_ADDRESS',
+    ]);
+
+    // Asset Transfer Authorization: the verified name (as CODE compares names) verifies, sealed back with our VASP.
+    const transferA = randomUUID();
+    const verified = await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account));
+    expect([verified.status, verified.body.result, verified.body.transferId]).toEqual([200, 'verified', transferA]);
+    expect(verified.ivms101?.BeneficiaryVASP.beneficiaryVASP.legalPerson.name.nameIdentifier[0].legalPersonName).toBe(
+      stack.config.TRAVEL_RULE_VASP_NAME,
+    );
+    expect(verified.ivms101?.Beneficiary.accountNumber).toEqual([payee.account]);
+    const wrongName = await authorize('code-gwanghwa', randomUUID(), message('이영희', payee.account));
+    expect([wrongName.status, wrongName.body.result, wrongName.body.reasonType, wrongName.ivms101]).toEqual([
+      200,
+      'denied',
+      '',
+      undefined,
+    ]);
+    const unknown = await authorize('code-gwanghwa', randomUUID(), message('김철수', stranger));
+    expect([unknown.body.result, unknown.body.reasonType]).toEqual(['denied', 'NOT_FOUND_ADDRESS']);
+    const recordA = await inboundRecord('code:code-gwanghwa', transferA);
+    expect([recordA.userId, recordA.reason, recordA.asset, recordA.amount]).toEqual([
+      payee.user.userId,
+      'approved',
+      'code:USDT',
+      '1500',
+    ]);
+    expect(recordA.payloadSealed).not.toContain(payee.user.person.name);
+    // The same transferId again is answered the same; for another amount it is a duplicate (503, CODE's error form).
+    expect(
+      (await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account))).body.result,
+    ).toBe('verified');
+    const duplicate = await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account), '9');
+    expect([duplicate.status, duplicate.body.errorType]).toEqual([503, 'DUPLICATED_TRANSFER_ID']);
+
+    // Report Transfer Result, then the state flow: a second txid is refused, a cancelation after it is illegal.
+    const txid = `0x${'ab'.repeat(32)}`;
+    const reported = await viaHub('code-gwanghwa', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferA,
+      txid,
+    });
+    expect(reported.body).toEqual({ transferId: transferA, result: 'normal', reasonType: '' });
+    expect((await inboundRecord('code:code-gwanghwa', transferA)).txid).toBe(txid);
+    const otherTxid = await viaHub('code-gwanghwa', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferA,
+      txid: `0x${'cd'.repeat(32)}`,
+    });
+    expect(otherTxid.body).toMatchObject({ result: 'error', reasonType: 'TXID_ALREADY_EXISTS' });
+    const lateCancel = await viaHub('code-gwanghwa', 'PUT', '/v1/vasp/transfer/status', {
+      transferId: transferA,
+      status: 'canceled',
+    });
+    expect(lateCancel.body).toMatchObject({ result: 'error', reasonType: 'ILLEGAL_STATEFLOW' });
+    // Another exchange's transferId is not this one's: a transfer verified for Mapo, canceled, takes no txid.
+    const transferB = randomUUID();
+    expect((await authorize('code-mapo', transferB, message(payee.user.person.name, payee.account))).body.result).toBe(
+      'verified',
+    );
+    const canceled = await viaHub('code-mapo', 'PUT', '/v1/vasp/transfer/status', {
+      transferId: transferB,
+      status: 'canceled',
+      reasonType: 'LACK_OF_INFORMATION',
+    });
+    expect(canceled.body).toEqual({ transferId: transferB, result: 'normal', reasonType: '' });
+    expect((await inboundRecord('code:code-mapo', transferB)).canceled).toBe('LACK_OF_INFORMATION');
+    const afterCancel = await viaHub('code-mapo', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferB,
+      txid,
+    });
+    expect(afterCancel.body).toMatchObject({ result: 'error', reasonType: 'TRANSFER_ALREADY_FAILED' });
+    const notTheirs = await viaHub('code-mapo', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferA,
+      txid,
+    });
+    expect([notTheirs.status, notTheirs.body.errorType]).toEqual([503, 'UNKNOWN_TRANSFER_ID']);
+
+    // As the originating VASP: our transfer to Mapo over CODE, its status and its transaction found by Mapo only.
+    const recipient = Wallet.createRandom().address;
+    await call(`${stack.sandboxUrl}/code/_accounts/code-mapo/${recipient}`, {
+      method: 'PUT',
+      json: { name: '김철수' },
+    });
+    const sent = await execute({
+      to_address: recipient,
+      network: 'ETHEREUM',
+      token: 'USDT',
+      amount: AT_THRESHOLD,
+      beneficiary_name: '김철수',
+      beneficiary_vasp: 'code-mapo',
+    });
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    const codeTransferId = (await recordOf(sent.body.transfer_id)).requestIdentifier;
+    const status = await viaHub('code-mapo', 'POST', '/v1/vasp/transfer/status', { transferId: codeTransferId });
+    expect(status.body).toEqual({
+      transferId: codeTransferId,
+      status: expect.stringMatching(/^(wait-confirm|confirmed)$/),
+      txid: sent.body.tx_hash,
+      vout: '',
+    });
+    const asked = await viaHub('code-gwanghwa', 'POST', '/v1/vasp/transfer/status', { transferId: codeTransferId });
+    expect([asked.status, asked.body.errorType]).toEqual([503, 'UNKNOWN_TRANSFER_ID']);
+    const search = (txidOf: string, address: string) =>
+      viaHub('code-mapo', 'POST', '/v1/verification/tx', { txid: txidOf, beneficiaryAddress: address });
+    expect((await search(sent.body.tx_hash.slice(2).toUpperCase(), recipient)).body).toEqual({ result: 'valid' });
+    expect((await search(sent.body.tx_hash, stranger)).body).toEqual({ result: 'invalid' });
+
+    // Asset Transfer Data Request: a transfer sent below the threshold (no Travel Rule then) to an address Mapo holds.
+    const unannounced = Wallet.createRandom().address;
+    const small = await execute(body(unannounced, '1'));
+    expect([small.status, small.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    const theirId = randomUUID();
+    const data = await viaHub(
+      'code-mapo',
+      'PUT',
+      '/v1/verification/tx',
+      { transferId: theirId, txid: small.body.tx_hash, beneficiaryAddress: unannounced },
+      { Beneficiary: { beneficiaryPersons: [], accountNumber: [unannounced] } },
+    );
+    expect(data.body).toMatchObject({
+      result: 'normal',
+      transferId: theirId,
+      currency: 'USDT',
+      amount: '1',
+      tradeCurrency: 'KRW',
+      isExceedingThreshold: 'false',
+    });
+    expect(data.ivms101?.Originator.accountNumber).toEqual([account]);
+    expect(JSON.stringify(data.ivms101?.Originator)).toContain(user.person.name);
+    expect(data.ivms101?.Originator.originatorPersons[0].naturalPerson.dateAndPlaceOfBirth.dateOfBirth).toMatch(
+      /^\d{4}-\d{2}-\d{2}$/,
+    );
+    // Recorded as a disclosure to Mapo; Gwanghwa (not the beneficiary's VASP) learns nothing about it.
+    expect(await recordOf(small.body.transfer_id)).toMatchObject({
+      direction: 'outbound',
+      counterpartVaspId: 'code:code-mapo',
+      requestIdentifier: theirId,
+    });
+    const other = await viaHub(
+      'code-gwanghwa',
+      'PUT',
+      '/v1/verification/tx',
+      { transferId: randomUUID(), txid: small.body.tx_hash, beneficiaryAddress: unannounced },
+      { Beneficiary: { beneficiaryPersons: [], accountNumber: [unannounced] } },
+    );
+    expect([other.body.result, other.body.reasonType, other.ivms101]).toEqual(['error', 'NOT_FOUND_TXID', undefined]);
+
+    // Straight to the listener: a VASP off our list, a payload that does not open, a missing field (CODE's 503 form).
+    const listener = `http://127.0.0.1:${stack.config.TRAVEL_RULE_CODE_PORT}`;
+    const direct = (origin: string, json: unknown) =>
+      call(`${listener}/v1/beneficiary/VerifyAddress`, {
+        headers: { 'X-Request-Origin': origin, 'X-Code-Req-PubKey': Buffer.alloc(32, 7).toString('base64') },
+        json,
+      });
+    const offList = await direct('code:code-nowhere', { currency: 'USDT', payload: 'AAAA' });
+    expect([offList.status, offList.body.errorType]).toEqual([503, 'UNACCEPTABLE_REQUEST']);
+    const sealedBadly = await direct('code:code-mapo', {
+      currency: 'USDT',
+      payload: Buffer.alloc(80).toString('base64'),
+    });
+    expect([sealedBadly.status, sealedBadly.body.errorType]).toEqual([503, 'INVALID_ENCRYPTED_BODY']);
+    const noCurrency = await direct('code:code-mapo', { payload: 'AAAA' });
+    expect([noCurrency.status, noCurrency.body.errorType]).toEqual([503, 'MISSING_REQUIRED_MSG_FIELD']);
+    // Only CODE's endpoints are served there, and the API's are not among them.
+    expect((await call(`${listener}/healthz`)).status).toBe(404);
   });
 
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {

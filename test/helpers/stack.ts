@@ -19,7 +19,13 @@ import type { SessionCache } from '../../api/common/session-cache';
 import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
 import { createSandboxApp, type SandboxOptions } from '../../sandbox/app';
-import { newSandboxCredentials, sandboxOptionsFor, sandboxServiceEnv } from '../../sandbox/service-env';
+import {
+  SANDBOX_CODE_ENTITY_ID,
+  newSandboxCredentials,
+  sandboxOptionsFor,
+  sandboxServiceEnv,
+} from '../../sandbox/service-env';
+import { codeResponseApp, serveCodeListener } from '../../api/http/code-listener';
 import {
   travelRuleIdentities,
   type SandboxVaspNetwork,
@@ -247,6 +253,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const apiPort = options.apiPort ?? (await freePort());
   // Likewise the TRP listener's: our Travel Addresses, callbacks and confirmation URLs name it.
   const trpPort = await freePort();
+  // And CODE's Response API's (the sandbox's hub calls it there).
+  const codePort = await freePort();
   testSandbox.env.TRAVEL_RULE_COUNTERPARTS = JSON.stringify({
     ...JSON.parse(testSandbox.env.TRAVEL_RULE_COUNTERPARTS ?? '{}'),
     ...options.travelRuleCounterparts,
@@ -259,6 +267,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       TRAVEL_RULE_PORT: String(trpPort),
       TRAVEL_RULE_HOST: '127.0.0.1',
       TRAVEL_RULE_PUBLIC_URL: `https://localhost:${trpPort}`,
+      TRAVEL_RULE_CODE_PORT: String(codePort),
+      TRAVEL_RULE_CODE_HOST: '127.0.0.1',
       LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
       DATABASE_URL: databaseUrl,
       ...(listenProxy ? { DATABASE_LISTEN_URL: listenProxy.url } : {}),
@@ -325,6 +335,17 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     port: trpPort,
     tls: trpIdentity(providerTransport(config, 'TRAVEL_RULE').tls),
   });
+  const codeServer = await serveCodeListener(
+    codeResponseApp({
+      inbound: apiDeps.services.codeInbound!,
+      vasps: apiDeps.codeVasps,
+      publicKey: apiDeps.codeIdentity!.publicKey,
+      allowed: apiDeps.codeIdentity!.allowed,
+      logger,
+    }),
+    { host: config.TRAVEL_RULE_CODE_HOST, port: codePort },
+  );
+  await sandbox.codeHub.setServerUrl(SANDBOX_CODE_ENTITY_ID, `http://127.0.0.1:${codePort}`);
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
 
   const workerEnv = {
@@ -375,7 +396,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       ...Object.fromEntries(
         Object.entries(config)
           // The stack's own TRP listener has the port: another api process serves none.
-          .filter(([k, v]) => v !== undefined && k !== 'TRAVEL_RULE_PORT')
+          .filter(([k, v]) => v !== undefined && k !== 'TRAVEL_RULE_PORT' && k !== 'TRAVEL_RULE_CODE_PORT')
           .map(([k, v]) => [k, String(v)]),
       ),
       LOG_LEVEL: 'warn',
@@ -410,6 +431,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await testSandbox.stop();
       await close(apiServer);
       await close(trpServer);
+      await close(codeServer);
       await stack.stopWorker();
       await apiDeps.close();
       workerDeps.close();

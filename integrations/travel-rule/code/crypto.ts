@@ -13,11 +13,17 @@ import sodium from 'libsodium-wrappers';
 let ready: Promise<void> | undefined;
 export const codeCryptoReady = (): Promise<void> => (ready ??= sodium.ready);
 
-export interface CodeKeyPair {
-  /** The 32-byte seed (base64 in settings). */
-  seed: Uint8Array;
+/** What seals and opens payloads: our verify key and the Curve25519 secret converted from the signing key. */
+export interface CodeBoxKey {
   /** The Ed25519 verify key. */
   publicKey: Uint8Array;
+  /** The X25519 secret of NaCl box (crypto_sign_ed25519_sk_to_curve25519). */
+  boxSecretKey: Uint8Array;
+}
+
+export interface CodeKeyPair extends CodeBoxKey {
+  /** The 32-byte seed (base64 in settings). */
+  seed: Uint8Array;
   /** libsodium's 64-byte signing key (seed and public key). */
   signingKey: Uint8Array;
 }
@@ -27,7 +33,23 @@ export async function codeKeyPair(seedBase64: string): Promise<CodeKeyPair> {
   const seed = Buffer.from(seedBase64, 'base64');
   if (seed.length !== 32) throw new Error(`a CODE signing key is a 32-byte seed, base64 (got ${seed.length} bytes)`);
   const pair = sodium.crypto_sign_seed_keypair(seed);
-  return { seed, publicKey: pair.publicKey, signingKey: pair.privateKey };
+  return {
+    seed,
+    publicKey: pair.publicKey,
+    signingKey: pair.privateKey,
+    boxSecretKey: sodium.crypto_sign_ed25519_sk_to_curve25519(pair.privateKey),
+  };
+}
+
+/**
+ * Only the box half of our key pair (for the API's CODE listener, which opens and seals payloads but signs nothing:
+ * the signing key stays with the worker, which sends the requests).
+ */
+export async function codeBoxKey(seedBase64: string): Promise<CodeBoxKey> {
+  const { publicKey, boxSecretKey, seed, signingKey } = await codeKeyPair(seedBase64);
+  seed.fill(0);
+  signingKey.fill(0);
+  return { publicKey, boxSecretKey };
 }
 
 /** The bytes CODE signs: datetime, body, nonce (uint32, big-endian). */
@@ -72,21 +94,20 @@ export async function verifyCodeRequest(
 
 /** Seals a payload object for the VASP whose verify key is `theirPublicKeyBase64`. */
 export async function sealCodePayload(
-  keys: CodeKeyPair,
+  keys: CodeBoxKey,
   theirPublicKeyBase64: string,
   payload: object,
 ): Promise<string> {
   await codeCryptoReady();
   const theirs = sodium.crypto_sign_ed25519_pk_to_curve25519(Buffer.from(theirPublicKeyBase64, 'base64'));
-  const ours = sodium.crypto_sign_ed25519_sk_to_curve25519(keys.signingKey);
   const nonce = sodium.randombytes_buf(sodium.crypto_box_NONCEBYTES);
-  const sealed = sodium.crypto_box_easy(Buffer.from(JSON.stringify(payload), 'utf8'), nonce, theirs, ours);
+  const sealed = sodium.crypto_box_easy(Buffer.from(JSON.stringify(payload), 'utf8'), nonce, theirs, keys.boxSecretKey);
   return Buffer.concat([nonce, sealed]).toString('base64');
 }
 
 /** Opens a payload the VASP whose verify key is `theirPublicKeyBase64` sealed for us; throws when it does not open. */
 export async function openCodePayload(
-  keys: CodeKeyPair,
+  keys: CodeBoxKey,
   theirPublicKeyBase64: string,
   sealedBase64: string,
 ): Promise<unknown> {
@@ -95,12 +116,11 @@ export async function openCodePayload(
   if (bytes.length <= sodium.crypto_box_NONCEBYTES + sodium.crypto_box_MACBYTES)
     throw new Error('the payload is too short to be a sealed box');
   const theirs = sodium.crypto_sign_ed25519_pk_to_curve25519(Buffer.from(theirPublicKeyBase64, 'base64'));
-  const ours = sodium.crypto_sign_ed25519_sk_to_curve25519(keys.signingKey);
   const opened = sodium.crypto_box_open_easy(
     bytes.subarray(sodium.crypto_box_NONCEBYTES),
     bytes.subarray(0, sodium.crypto_box_NONCEBYTES),
     theirs,
-    ours,
+    keys.boxSecretKey,
   );
   return JSON.parse(Buffer.from(opened).toString('utf8'));
 }

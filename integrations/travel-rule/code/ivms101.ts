@@ -54,3 +54,92 @@ export function codeIvms101Message(parties: CodeIvms101Parties): Record<string, 
     },
   };
 }
+
+/** A CODE IVMS101 message that cannot be read: what is missing or malformed. */
+export class CodeIvms101Invalid extends Error {}
+
+/** The parties of a CODE IVMS101 message as the beneficiary side reads them. */
+export interface CodeIvms101Reading {
+  /** Every way the beneficiary's name may be written (CODE's "Dev 06 - Verify Names"): see codeNameCandidates. */
+  beneficiaryNames: string[];
+  beneficiaryAccounts: string[];
+  originatorNames: string[];
+  originatorAccounts: string[];
+}
+
+type Json = Record<string, unknown>;
+const asObject = (value: unknown): Json | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Json) : undefined;
+const objectAt = (value: unknown, key: string): Json | undefined => asObject(asObject(value)?.[key]);
+const listAt = (value: unknown, key: string): unknown[] => {
+  const found = value !== null && typeof value === 'object' ? (value as Json)[key] : undefined;
+  return Array.isArray(found) ? found : [];
+};
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/**
+ * The names a person of CODE's IVMS101 goes by, as CODE's "Dev 06 - Verify Names" compares them: for each of
+ * `nameIdentifier` and `localNameIdentifier`, primary then secondary and secondary then primary (a surname and a
+ * given name in either order); a legal person by its legal name.
+ */
+export function codeNameCandidates(persons: unknown[]): string[] {
+  const names: string[] = [];
+  for (const person of persons) {
+    const natural = objectAt(objectAt(person, 'naturalPerson'), 'name');
+    const legal = objectAt(objectAt(person, 'legalPerson'), 'name');
+    for (const identifier of [...listAt(natural, 'nameIdentifier'), ...listAt(natural, 'localNameIdentifier')]) {
+      const primary = text(asObject(identifier)?.primaryIdentifier);
+      const secondary = text(asObject(identifier)?.secondaryIdentifier);
+      if (primary || secondary) names.push(`${primary}${secondary}`, `${secondary}${primary}`);
+    }
+    for (const identifier of listAt(legal, 'nameIdentifier')) {
+      const name = text(asObject(identifier)?.legalPersonName);
+      if (name) names.push(name);
+    }
+  }
+  return [...new Set(names)];
+}
+
+/**
+ * Names compare as CODE's "Dev 06" normalises them: in lower case, without special characters, digits or spaces
+ * (Unicode letters of any script kept, so a Hangul name compares as written). Nothing matches an empty name.
+ */
+export const codeNameKey = (name: string): string =>
+  name
+    .normalize('NFC')
+    .toLowerCase()
+    .replace(/[^\p{L}]/gu, '');
+
+export const sameCodeName = (candidate: string, verified: string): boolean => {
+  const key = codeNameKey(verified);
+  return key.length > 0 && codeNameKey(candidate) === key;
+};
+
+/** Reads the parties of a CODE IVMS101 message (`{Originator, Beneficiary, ...}`, PascalCase entities). */
+export function readCodeIvms101(message: unknown): CodeIvms101Reading {
+  const beneficiary = objectAt(message, 'Beneficiary');
+  if (!beneficiary) throw new CodeIvms101Invalid('Beneficiary is required');
+  const accounts = (entity: Json | undefined) =>
+    listAt(entity, 'accountNumber').filter(
+      (a): a is string => typeof a === 'string' && a.length > 0 && a.length <= 200,
+    );
+  const originator = objectAt(message, 'Originator');
+  const reading = {
+    beneficiaryNames: codeNameCandidates(listAt(beneficiary, 'beneficiaryPersons')),
+    beneficiaryAccounts: accounts(beneficiary),
+    originatorNames: codeNameCandidates(listAt(originator, 'originatorPersons')),
+    originatorAccounts: accounts(originator),
+  };
+  if (reading.beneficiaryAccounts.length === 0) throw new CodeIvms101Invalid('Beneficiary.accountNumber is required');
+  return reading;
+}
+
+/** Our BeneficiaryVASP entity, added to the message a verified authorization answers with. */
+export const codeBeneficiaryVasp = (vasp: { name: string }) => ({
+  beneficiaryVASP: {
+    legalPerson: {
+      name: { nameIdentifier: [{ legalPersonName: vasp.name, legalPersonNameIdentifierType: 'LEGL' }] },
+      countryOfRegistration: 'KR',
+    },
+  },
+});

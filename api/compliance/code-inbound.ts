@@ -1,0 +1,490 @@
+import { randomUUID } from 'node:crypto';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { Orm } from '../../db/orm';
+import {
+  RegistrationEntity,
+  TransferEntity,
+  TravelRuleRecordEntity,
+  UserEntity,
+  openPassResult,
+  type TravelRuleRecord,
+} from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { coinOf, type NetworkRegistry } from '../../platform/networks';
+import { formatMoney } from '../../platform/money';
+import { clock } from '../../platform/clock';
+import { openCodePayload, sealCodePayload, type CodeBoxKey } from '../../integrations/travel-rule/code/crypto';
+import {
+  CodeIvms101Invalid,
+  codeBeneficiaryVasp,
+  codeIvms101Message,
+  readCodeIvms101,
+  sameCodeName,
+  type CodeIvms101Reading,
+} from '../../integrations/travel-rule/code/ivms101';
+import type { CodeVasp } from '../../integrations/travel-rule/counterparts';
+import { HttpError } from '../http/problems';
+import type { RateLimits } from '../http/rate-limits';
+import { addressWeServe, holderOf } from './inbound';
+
+/**
+ * A refusal in CODE's Response API form ("Dev 10 - Returning Errors"): HTTP 503 with `{errorType, errorMsg}`, for a
+ * request we cannot process (an `invalid` or `denied` answer is not an error: it is a 200).
+ */
+export class CodeRefusal extends Error {
+  constructor(
+    readonly errorType:
+      | 'UNKNOWN_TRANSFER_ID'
+      | 'VASP_BACKEND_INTERNAL_ERROR'
+      | 'MISSING_REQUIRED_MSG_FIELD'
+      | 'MISSING_HEADER_FIELD'
+      | 'INVALID_MSG_FIELD_VALUE'
+      | 'DUPLICATED_TRANSFER_ID'
+      | 'INVALID_ENCRYPTED_BODY'
+      | 'UNACCEPTABLE_REQUEST',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Who sent a request through CODE's hub: the member (one of TRAVEL_RULE_CODE_VASPS) and its verify key. */
+export interface CodeSender {
+  vasp: CodeVasp;
+  /** `X-Code-Req-PubKey`: the sender's Ed25519 verify key (base64), which sealed its payload. */
+  publicKey: string;
+}
+
+/** CODE's answer to a report: `normal`, or `error` with its reason. */
+type CodeResult = { transferId: string; result: string; reasonType: string };
+
+/** A transfer as CODE's Transaction Status Search names its states ("API 04-5"). */
+type CodeTransferStatus = 'pending' | 'processing' | 'wait-confirm' | 'confirmed' | 'canceled';
+
+/**
+ * CODE's Response API ("API 04", https://docs.codevasp.com): what CODE's hub asks us on behalf of another member
+ * exchange. As the beneficiary VASP: whether an address is one of our users' (Virtual Asset Address Search), whether
+ * a transfer to one may come (Asset Transfer Authorization: the IVMS101 opened, the address held by an active user,
+ * the asset one the account receives, the beneficiary's name the verified one as CODE's "Dev 06" compares names, and
+ * the originator named; recorded, answered `verified` with our BeneficiaryVASP added, sealed for the sender, or
+ * `denied`), its transaction id (Report Transfer Result) and its cancelation (Finish Transfer). As the originating
+ * VASP: the state of a transfer we authorized with the asker (Transaction Status Search), whether we sent a
+ * transaction (Search VASP by TXID) and the Travel Rule data of one we sent without asking first (Asset Transfer Data
+ * Request: the originator's name and birth date, sealed for the asker, disclosed only to a member of our list and
+ * recorded). Every message of a member counts against its limit; a new transfer's address against the address's.
+ */
+export class CodeInbound {
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      encryption: DataEncryption;
+      networks: Pick<NetworkRegistry, 'any'>;
+      /** Our CODE identity: entity id, legal name, and the box half of our key pair (seals and opens payloads). */
+      self: { entityId: string; name: string; box: CodeBoxKey };
+      retentionDays: number;
+      rateLimits: RateLimits;
+    },
+  ) {}
+
+  /** Virtual Asset Address Search: `valid` for an address an active user of ours holds, `invalid` otherwise. */
+  async verifyAddress(sender: CodeSender, body: { currency: string; payload: string }) {
+    await this.count(sender);
+    const reading = await this.open(sender, body.payload);
+    const address = addressWeServe(untagged(reading.beneficiaryAccounts[0]!));
+    if (address) await this.deps.rateLimits.consume('travel-rule-address', address.key);
+    const holder = address ? await holderOf(this.deps.orm.em.fork(), address) : null;
+    const active =
+      holder !== null &&
+      (await this.deps.orm.em.fork().findOne(UserEntity, { id: holder.userId }, { fields: ['status'] }))?.status ===
+        'active';
+    return active
+      ? { result: 'valid', reasonType: '', reasonMsg: '', beneficiaryVaspEntityId: this.deps.self.entityId }
+      : {
+          result: 'invalid',
+          reasonType: 'NOT_FOUND_ADDRESS',
+          reasonMsg: 'no account of ours at this address',
+          beneficiaryVaspEntityId: this.deps.self.entityId,
+        };
+  }
+
+  /**
+   * Asset Transfer Authorization: recorded once per (member, transferId); the same transferId again for the same
+   * address and amount is answered as the first time, for another one it is DUPLICATED_TRANSFER_ID.
+   */
+  async authorize(
+    sender: CodeSender,
+    body: { transferId: string; currency: string; amount: string; payload: string; network?: string },
+  ) {
+    await this.count(sender);
+    const em = this.deps.orm.em.fork();
+    const counterpartVaspId = codeCounterpartId(sender.vasp);
+    const reading = await this.open(sender, body.payload);
+    const account = reading.beneficiaryAccounts[0]!;
+    const asset = `code:${body.currency.toUpperCase()}`.slice(0, 40);
+    const existing = await em.findOne(TravelRuleRecordEntity, {
+      direction: 'inbound',
+      counterpartVaspId,
+      requestIdentifier: body.transferId,
+    });
+    if (existing) return this.decisionOf(sender, existing, body, reading);
+    const address = addressWeServe(untagged(account));
+    if (address) await this.deps.rateLimits.consume('travel-rule-address', address.key);
+    const holder = address ? await holderOf(em, address) : null;
+    const user = holder ? await em.findOne(UserEntity, { id: holder.userId }) : null;
+    const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
+    // Name validation defaults to false (CODE's 04-3): verified only when every condition holds.
+    const matches = verified !== null && reading.beneficiaryNames.some((name) => sameCodeName(name, verified));
+    const receivable =
+      holder !== null &&
+      holder.networkIds.some((id) => {
+        const network = this.deps.networks.any(id);
+        if (!network) return false;
+        const symbols = [coinOf(network).symbol, ...Object.keys(network.tokens ?? {})].map((s) => s.toUpperCase());
+        return symbols.includes(body.currency.toUpperCase());
+      });
+    const reason = !user
+      ? 'rejected: unknown address'
+      : user.status !== 'active'
+        ? `rejected: account ${user.status}`
+        : !matches
+          ? 'rejected: beneficiary name mismatch'
+          : !receivable
+            ? `rejected: ${body.currency.toUpperCase().slice(0, 16)} not received at this account`
+            : reading.originatorNames.length === 0
+              ? 'rejected: originator not named'
+              : 'approved';
+    const recordId = `trr_${randomUUID()}`;
+    const now = clock.date();
+    const record = em.create(TravelRuleRecordEntity, {
+      recordId,
+      direction: 'inbound',
+      userId: user?.id ?? null,
+      transferId: null,
+      counterpartVaspId,
+      counterpartVaspName: sender.vasp.name,
+      networkId: holder?.networkId ?? (address?.kind === 'solana' ? 'SOLANA' : 'EVM'),
+      address: (holder?.address ?? untagged(account) ?? account).slice(0, 128),
+      status: 'answered',
+      payloadSealed: this.deps.encryption.sealText(JSON.stringify(reading.message), `travel-rule:${recordId}`),
+      reason,
+      requestIdentifier: body.transferId,
+      asset,
+      amount: body.amount.slice(0, 80),
+      txid: null,
+      canceled: null,
+      confirmedAt: null,
+      requestedAt: now,
+      decidedAt: now,
+      retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
+    });
+    try {
+      await em.flush();
+    } catch (error) {
+      // The same transfer twice at once (the hub retrying before our answer reached it): the first one recorded wins.
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      const first = await this.deps.orm.em.fork().findOneOrFail(TravelRuleRecordEntity, {
+        direction: 'inbound',
+        counterpartVaspId,
+        requestIdentifier: body.transferId,
+      });
+      return this.decisionOf(sender, first, body, reading);
+    }
+    return this.decisionOf(sender, record, body, reading);
+  }
+
+  /** Report Transfer Result: the transaction id of a transfer we verified; the same one again is `normal`. */
+  async reportTxid(sender: CodeSender, body: { transferId: string; txid: string; vout?: string }): Promise<CodeResult> {
+    await this.count(sender);
+    const record = await this.inboundRecord(sender, body.transferId);
+    const answer = (reasonType: string) => ({
+      transferId: body.transferId,
+      result: reasonType ? 'error' : 'normal',
+      reasonType,
+    });
+    if (record.reason !== 'approved' || record.canceled !== null) return answer('TRANSFER_ALREADY_FAILED');
+    if (record.txid !== null) return answer(record.txid === body.txid ? '' : 'TXID_ALREADY_EXISTS');
+    const claimed = await this.deps.orm.em
+      .fork()
+      .nativeUpdate(
+        TravelRuleRecordEntity,
+        { recordId: record.recordId, confirmedAt: null },
+        { txid: body.txid.slice(0, 128), confirmedAt: clock.date() },
+      );
+    return claimed === 0 ? this.reportTxid(sender, body) : answer('');
+  }
+
+  /** Finish Transfer: the originator will not send (or its transaction failed); after a txid it is ILLEGAL_STATEFLOW. */
+  async finish(
+    sender: CodeSender,
+    body: { transferId: string; status: 'canceled'; reasonType?: string },
+  ): Promise<CodeResult> {
+    await this.count(sender);
+    const record = await this.inboundRecord(sender, body.transferId);
+    const answer = (reasonType: string) => ({
+      transferId: body.transferId,
+      result: reasonType ? 'error' : 'normal',
+      reasonType,
+    });
+    // "An attempted change to the same state is considered a success."
+    if (record.canceled !== null) return answer('');
+    if (record.txid !== null) return answer('ILLEGAL_STATEFLOW');
+    const claimed = await this.deps.orm.em
+      .fork()
+      .nativeUpdate(
+        TravelRuleRecordEntity,
+        { recordId: record.recordId, confirmedAt: null },
+        { canceled: (body.reasonType || 'canceled').slice(0, 200), confirmedAt: clock.date() },
+      );
+    return claimed === 0 ? this.finish(sender, body) : answer('');
+  }
+
+  /** Transaction Status Search: the state of a transfer we authorized with the asker, and its transaction id. */
+  async transferStatus(sender: CodeSender, body: { transferId: string }) {
+    await this.count(sender);
+    const em = this.deps.orm.em.fork();
+    const record = await em.findOne(TravelRuleRecordEntity, {
+      direction: 'outbound',
+      counterpartVaspId: codeCounterpartId(sender.vasp),
+      requestIdentifier: body.transferId,
+    });
+    const transfer = record?.transferId ? await em.findOne(TransferEntity, { transferId: record.transferId }) : null;
+    if (!record || !transfer) throw new CodeRefusal('UNKNOWN_TRANSFER_ID', 'no transfer of ours with this transferId');
+    const status: CodeTransferStatus =
+      record.canceled !== null || transfer.status === 'failed'
+        ? 'canceled'
+        : transfer.status === 'finalized'
+          ? 'confirmed'
+          : transfer.status === 'confirmed'
+            ? 'wait-confirm'
+            : transfer.status === 'submitted'
+              ? 'processing'
+              : 'pending';
+    return {
+      transferId: body.transferId,
+      status,
+      txid: status === 'canceled' || status === 'pending' ? '' : (transfer.txHash ?? ''),
+      vout: '',
+    };
+  }
+
+  /** Search VASP by TXID: `valid` when we sent this transaction to this address. */
+  async searchTxid(sender: CodeSender, body: { txid: string; beneficiaryAddress: string }) {
+    await this.count(sender);
+    return { result: (await this.sentTransfer(body.txid, body.beneficiaryAddress)) ? 'valid' : 'invalid' };
+  }
+
+  /**
+   * Asset Transfer Data Request: the Travel Rule data of a transaction we sent to the asker's address without a
+   * transfer authorization first. Disclosed to the member that asks (on our list, after due diligence), sealed for
+   * its key, and recorded against the transfer; a transfer whose Travel Rule went to another VASP is not disclosed.
+   */
+  async transferData(
+    sender: CodeSender,
+    body: { transferId: string; txid: string; beneficiaryAddress: string; payload: string },
+  ) {
+    await this.count(sender);
+    const theirs = await this.openMessage(sender, body.payload);
+    const transfer = await this.sentTransfer(body.txid, body.beneficiaryAddress);
+    const notFound = {
+      result: 'error',
+      reasonType: 'NOT_FOUND_TXID',
+      reasonMsg: 'no transaction of ours with this txid to this address',
+      transferId: body.transferId,
+    };
+    if (!transfer) return notFound;
+    const em = this.deps.orm.em.fork();
+    const counterpartVaspId = codeCounterpartId(sender.vasp);
+    const kept = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
+    if (kept && kept.counterpartVaspId !== counterpartVaspId) return notFound;
+    const user = await em.findOneOrFail(UserEntity, { id: transfer.userId });
+    const registration = await em.findOne(RegistrationEntity, { regId: user.regId });
+    const birthDate =
+      registration?.passResultSealed && user.regId
+        ? openPassResult(this.deps.encryption, user.regId, registration.passResultSealed).birthDate
+        : undefined;
+    if (!birthDate)
+      return {
+        ...notFound,
+        reasonType: 'LACK_OF_INFORMATION',
+        reasonMsg: "the originator's identity verification gave no date of birth",
+      };
+    const name = this.deps.encryption.openText(user.nameSealed, user.id);
+    const beneficiary = objectAt(theirs, 'Beneficiary');
+    const message = {
+      ...codeIvms101Message({
+        originator: { name: { local: name }, birthDate, customerId: user.id, account: transfer.fromAddress },
+        beneficiary: { name: '', account: transfer.toAddress },
+        originatingVasp: { name: this.deps.self.name, id: this.deps.self.entityId },
+      }),
+      // Their beneficiary and VASP as they sent them, ours beside.
+      ...(beneficiary ? { Beneficiary: beneficiary } : {}),
+      ...(objectAt(theirs, 'BeneficiaryVASP') ? { BeneficiaryVASP: objectAt(theirs, 'BeneficiaryVASP') } : {}),
+    };
+    const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
+    if (!kept) {
+      const recordId = `trr_${randomUUID()}`;
+      const now = clock.date();
+      em.create(TravelRuleRecordEntity, {
+        recordId,
+        direction: 'outbound',
+        userId: transfer.userId,
+        transferId: transfer.transferId,
+        counterpartVaspId,
+        counterpartVaspName: sender.vasp.name,
+        networkId: transfer.networkId,
+        address: transfer.toAddress,
+        status: 'answered',
+        payloadSealed: this.deps.encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
+        reason: 'disclosed on request (CODE asset transfer data request)',
+        requestIdentifier: body.transferId.slice(0, 64),
+        asset: `code:${transfer.token}`,
+        amount,
+        txid: transfer.txHash,
+        canceled: null,
+        confirmedAt: now,
+        requestedAt: now,
+        decidedAt: now,
+        retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
+      });
+      try {
+        await em.flush();
+      } catch (error) {
+        // Asked twice at once: recorded once, answered both times.
+        if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      }
+    }
+    return {
+      result: 'normal',
+      reasonType: '',
+      reasonMsg: '',
+      transferId: body.transferId,
+      currency: transfer.token,
+      amount,
+      historicalCost: '',
+      tradePrice: transfer.valueKrw?.toString() ?? '',
+      tradeCurrency: 'KRW',
+      isExceedingThreshold: String(transfer.travelRule !== null),
+      payload: await sealCodePayload(this.deps.self.box, sender.publicKey, { ivms101: message }),
+    };
+  }
+
+  /** The answer to an authorization, as recorded: verified (our BeneficiaryVASP added, sealed) or denied. */
+  private async decisionOf(
+    sender: CodeSender,
+    record: TravelRuleRecord,
+    body: { transferId: string; amount: string },
+    reading: CodeIvms101Reading & { message: Record<string, unknown> },
+  ) {
+    const account = reading.beneficiaryAccounts[0]!;
+    const sameAccount = record.address.toLowerCase() === (untagged(account) ?? account).toLowerCase();
+    if (!sameAccount || record.amount !== body.amount.slice(0, 80))
+      throw new CodeRefusal(
+        'DUPLICATED_TRANSFER_ID',
+        'this transferId was authorized already for another address or amount',
+      );
+    if (record.reason !== 'approved')
+      return {
+        result: 'denied',
+        // NOT_FOUND_ADDRESS as the address search says it (no active account of ours there); any other refusal in one
+        // message: an authorization does not tell why a name did not match (our record keeps the real reason).
+        reasonType: /^rejected: (unknown address|account )/.test(record.reason ?? '') ? 'NOT_FOUND_ADDRESS' : '',
+        reasonMsg: 'beneficiary not confirmed',
+        transferId: body.transferId,
+        beneficiaryVasp: {},
+      };
+    const answer = { ...reading.message, BeneficiaryVASP: codeBeneficiaryVasp(this.deps.self) };
+    return {
+      result: 'verified',
+      reasonType: '',
+      reasonMsg: '',
+      transferId: body.transferId,
+      beneficiaryVasp: {},
+      payload: await sealCodePayload(this.deps.self.box, sender.publicKey, { ivms101: answer }),
+    };
+  }
+
+  private async inboundRecord(sender: CodeSender, transferId: string): Promise<TravelRuleRecord> {
+    const record = await this.deps.orm.em.fork().findOne(TravelRuleRecordEntity, {
+      direction: 'inbound',
+      counterpartVaspId: codeCounterpartId(sender.vasp),
+      requestIdentifier: transferId,
+    });
+    if (!record)
+      throw new CodeRefusal('UNKNOWN_TRANSFER_ID', 'no transfer authorization of yours with this transferId');
+    return record;
+  }
+
+  /** Our transfer with this transaction id to this address (the txid with or without 0x, any case). */
+  private async sentTransfer(txid: string, beneficiaryAddress: string) {
+    const hex = /^(0x)?[0-9a-fA-F]{64}$/.test(txid) ? `0x${txid.replace(/^0x/, '').toLowerCase()}` : null;
+    const candidates = await this.deps.orm.em
+      .fork()
+      .find(TransferEntity, { txHash: { $in: [...new Set([txid, ...(hex ? [hex] : [])])] } });
+    const [address] = beneficiaryAddress.split(':');
+    return candidates.find(
+      (t) =>
+        (t.status === 'confirmed' || t.status === 'finalized') &&
+        (t.toAddress === address || t.toAddress.toLowerCase() === address!.toLowerCase()),
+    );
+  }
+
+  private async count(sender: CodeSender): Promise<void> {
+    await this.deps.rateLimits.consume('travel-rule-counterpart', codeCounterpartId(sender.vasp));
+  }
+
+  /** The sealed IVMS101 payload, opened and read. */
+  private async open(
+    sender: CodeSender,
+    payload: string,
+  ): Promise<CodeIvms101Reading & { message: Record<string, unknown> }> {
+    const message = await this.openMessage(sender, payload);
+    try {
+      return { ...readCodeIvms101(message), message };
+    } catch (error) {
+      if (!(error instanceof CodeIvms101Invalid)) throw error;
+      throw new CodeRefusal('MISSING_REQUIRED_MSG_FIELD', `ivms101: ${error.message}`);
+    }
+  }
+
+  private async openMessage(sender: CodeSender, payload: string): Promise<Record<string, unknown>> {
+    let opened: unknown;
+    try {
+      opened = await openCodePayload(this.deps.self.box, sender.publicKey, payload);
+    } catch {
+      throw new CodeRefusal(
+        'INVALID_ENCRYPTED_BODY',
+        'the payload does not open with our key and the sender key (X-Code-Req-PubKey)',
+      );
+    }
+    const message = objectAt(opened, 'ivms101');
+    if (!message) throw new CodeRefusal('MISSING_REQUIRED_MSG_FIELD', 'the payload has no ivms101 object');
+    return message;
+  }
+}
+
+/**
+ * An account as CODE writes it (`address:tag`) as the address we could hold: ours carry no tag or memo, so an account
+ * with one is none of ours (undefined); `address:` with an empty tag is the address.
+ */
+const untagged = (account: string): string | undefined => {
+  const [address, tag, ...more] = account.split(':');
+  return tag || more.length ? undefined : address;
+};
+
+/** A CODE member as our records name the counterpart: `code:{entityId}` (as outbound records do). */
+export const codeCounterpartId = (vasp: CodeVasp): string => `code:${vasp.entityId}`;
+
+const objectAt = (value: unknown, key: string): Record<string, unknown> | undefined => {
+  const found = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;
+  return found !== null && typeof found === 'object' && !Array.isArray(found)
+    ? (found as Record<string, unknown>)
+    : undefined;
+};
+
+/** A rate-limit refusal (429) as CODE's error form: the hub passes it to the sender. */
+export function codeRefusalOf(error: unknown): CodeRefusal | undefined {
+  if (error instanceof CodeRefusal) return error;
+  if (error instanceof HttpError && error.status === 429)
+    return new CodeRefusal('UNACCEPTABLE_REQUEST', error.detail ?? 'over the limit of Travel Rule messages');
+  return undefined;
+}
