@@ -11,7 +11,7 @@ import {
   type CaseKind,
   type Transfer,
 } from '../db/entities';
-import { openCase, replaceSanctionsList } from '../db/compliance';
+import { newTravelRuleRecord, openCase, replaceSanctionsList } from '../db/compliance';
 import { OFAC_SDN, ScreeningUnavailable, type SanctionsScreening, type SdnListClient } from '../integrations/sanctions';
 import { ivms101Message, type PersonName } from '../integrations/travel-rule/ivms101';
 import { sameAccount, type TravelRuleCounterpart, type TrpClient } from '../integrations/travel-rule/trp';
@@ -177,30 +177,26 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
         >,
       };
     const message = await build();
-    const recordId = `trr_${randomUUID()}`;
-    const now = clock.date();
-    const record = em.create(TravelRuleRecordEntity, {
-      recordId,
-      direction: 'outbound',
-      userId: transfer.userId,
-      transferId: transfer.transferId,
-      counterpartVaspId: counterpart.id,
-      counterpartVaspName: counterpart.name,
-      networkId: transfer.networkId,
-      address: transfer.toAddress,
-      status: 'pending',
-      payloadSealed: encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
-      reason: null,
-      requestIdentifier: randomUUID(),
-      asset: what.asset,
-      amount: what.amount,
-      txid: null,
-      canceled: null,
-      confirmedAt: null,
-      requestedAt: now,
-      decidedAt: null,
-      retainUntil: new Date(now.getTime() + deps.retentionDays * 86_400_000),
-    });
+    const record = newTravelRuleRecord(
+      em,
+      { encryption, retentionDays: deps.retentionDays },
+      {
+        direction: 'outbound',
+        userId: transfer.userId,
+        transferId: transfer.transferId,
+        counterpartVaspId: counterpart.id,
+        counterpartVaspName: counterpart.name,
+        networkId: transfer.networkId,
+        address: transfer.toAddress,
+        status: 'pending',
+        payload: message,
+        reason: null,
+        requestIdentifier: randomUUID(),
+        asset: what.asset,
+        amount: what.amount,
+        decidedAt: null,
+      },
+    );
     await em.flush();
     return { record, message };
   };
@@ -275,6 +271,22 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
   };
 
   return {
+    /**
+     * The current public keys CODE lists for one of our members (Public Key Search, a signed request: the signing key
+     * is the worker's), for the API's Response API to tell a member's payloads from anyone else's. At most an hour.
+     */
+    async codeMemberKeys(input: { entityId: string }): Promise<Array<{ pubkey: string; until: number }>> {
+      const code = deps.travelRule.code;
+      if (!code?.vasps.some((v) => v.entityId === input.entityId))
+        throw ApplicationFailure.create({
+          nonRetryable: true,
+          message: `${input.entityId} is not a member of TRAVEL_RULE_CODE_VASPS`,
+        });
+      const keys = await code.client.publicKeysOf(input.entityId);
+      const latest = clock.date().getTime() + 3_600_000;
+      return keys.map((k) => ({ pubkey: k.pubkey, until: Math.min(k.until, latest) }));
+    },
+
     /**
      * Sends the transfer's Travel Rule inquiry (TRP v3, IVMS101 in the form the VASP reads) to the URL its Travel
      * Address names and records it (payload sealed). Once per transfer: a retry finds the record and sends the same

@@ -58,6 +58,7 @@ async function main(): Promise<void> {
             host: config.TRAVEL_RULE_CODE_HOST,
             port: config.TRAVEL_RULE_CODE_PORT,
             tls: codeServerTls(config),
+            allowed: codeIdentity.allowed,
           },
         )
       : undefined;

@@ -34,6 +34,7 @@ import { Monitoring } from './compliance/monitoring';
 import { ComplianceService } from './compliance/service';
 import { InboundTravelRule } from './compliance/inbound';
 import { CodeInbound } from './compliance/code-inbound';
+import { codeMemberKeysWorkflow } from '../workflows/compliance';
 import { CexAccountService } from './cex/service';
 import { GasSponsorships } from './common/gas-sponsorship';
 import { TestClockService } from './test-clock/service';
@@ -244,6 +245,14 @@ export function buildServices(deps: AppDeps) {
           self: deps.codeIdentity,
           retentionDays: config.COMPLIANCE_RETENTION_DAYS,
           rateLimits: deps.rateLimits,
+          memberKeys: (entityId) =>
+            temporal.workflow.execute(codeMemberKeysWorkflow, {
+              workflowId: `code-member-keys-${entityId}`,
+              taskQueue,
+              workflowIdConflictPolicy: 'USE_EXISTING',
+              workflowExecutionTimeout: '30 seconds',
+              args: [{ entityId }],
+            }),
         })
       : undefined,
     inboundTravelRule: new InboundTravelRule({

@@ -1,15 +1,18 @@
 import { randomUUID } from 'node:crypto';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import type { Orm } from './orm';
 import {
   ComplianceCaseEntity,
   SanctionedAddressEntity,
   SanctionsListEntity,
+  TravelRuleRecordEntity,
   type CaseKind,
+  type TravelRuleRecord,
   type ComplianceCase,
 } from './entities';
 import { appendEvent } from './events';
 import { clock } from '../platform/clock';
+import type { DataEncryption } from '../platform/data-encryption';
 
 /** The stored list of a source: its date, when it was read, how many addresses. */
 export async function sanctionsListState(orm: Orm, source: string) {
@@ -168,3 +171,31 @@ export const storedSanctionsList = (orm: Orm, source = 'ofac-sdn') => ({
   listState: () => sanctionsListState(orm, source),
   lookup: (key: string) => listedAssets(orm, source, key),
 });
+
+/**
+ * A Travel Rule record as every exchange is kept (not yet flushed): its id, the IVMS101 payload sealed under
+ * `travel-rule:<recordId>`, requested (and, unless given, decided) now, kept `retentionDays`.
+ */
+export function newTravelRuleRecord(
+  em: EntityManager,
+  seal: { encryption: DataEncryption; retentionDays: number },
+  fields: Omit<
+    TravelRuleRecord,
+    'recordId' | 'payloadSealed' | 'requestedAt' | 'decidedAt' | 'retainUntil' | 'txid' | 'canceled' | 'confirmedAt'
+  > & { payload: unknown; decidedAt?: Date | null; txid?: string | null; confirmedAt?: Date | null },
+): TravelRuleRecord {
+  const { payload, ...rest } = fields;
+  const recordId = `trr_${randomUUID()}`;
+  const now = clock.date();
+  return em.create(TravelRuleRecordEntity, {
+    txid: null,
+    canceled: null,
+    confirmedAt: null,
+    decidedAt: now,
+    ...rest,
+    recordId,
+    payloadSealed: seal.encryption.sealText(JSON.stringify(payload), `travel-rule:${recordId}`),
+    requestedAt: now,
+    retainUntil: new Date(now.getTime() + seal.retentionDays * 86_400_000),
+  });
+}

@@ -36,3 +36,14 @@ export async function travelRuleAnswerWorkflow(input: {
   });
   await answer.answerTravelRuleInquiry(input);
 }
+
+/** CODE's Public Key Search for the API's Response API, run where the signing key is (workflow `code-member-keys-<id>`). */
+export async function codeMemberKeysWorkflow(input: {
+  entityId: string;
+}): Promise<Array<{ pubkey: string; until: number }>> {
+  const keys = proxyActivities<Pick<TravelRuleActivities, 'codeMemberKeys'>>({
+    startToCloseTimeout: '20 seconds',
+    retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
+  });
+  return keys.codeMemberKeys(input);
+}

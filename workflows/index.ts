@@ -16,5 +16,5 @@ export { securityNoticeWorkflow } from './security-notice';
 export { signInWorkflow } from './sign-in';
 export { accountRecoveryWorkflow } from './account-recovery';
 export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';
-export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow } from './compliance';
+export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow, codeMemberKeysWorkflow } from './compliance';
 export { testClockMoveWorkflow } from './test-clock';

@@ -1,23 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import {
-  RegistrationEntity,
-  TransferEntity,
-  TravelRuleRecordEntity,
-  UserEntity,
-  openPassResult,
-  type TravelRuleRecord,
-} from '../../db/entities';
+import { TransferEntity, TravelRuleRecordEntity, UserEntity, type TravelRuleRecord } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
-import { formatMoney } from '../../platform/money';
 import { clock } from '../../platform/clock';
+import { newTravelRuleRecord } from '../../db/compliance';
 import { openCodePayload, sealCodePayload, type CodeBoxKey } from '../../integrations/travel-rule/code/crypto';
 import {
   CodeIvms101Invalid,
   codeBeneficiaryVasp,
-  codeIvms101Message,
   readCodeIvms101,
   sameCodeName,
   type CodeIvms101Reading,
@@ -58,6 +49,12 @@ export interface CodeSender {
 /** CODE's answer to a report: `normal`, or `error` with its reason. */
 type CodeResult = { transferId: string; result: string; reasonType: string };
 
+const resultOf = (transferId: string, reasonType: string): CodeResult => ({
+  transferId,
+  result: reasonType ? 'error' : 'normal',
+  reasonType,
+});
+
 /** A transfer as CODE's Transaction Status Search names its states ("API 04-5"). */
 type CodeTransferStatus = 'pending' | 'processing' | 'wait-confirm' | 'confirmed' | 'canceled';
 
@@ -83,15 +80,24 @@ export class CodeInbound {
       self: { entityId: string; name: string; box: CodeBoxKey };
       retentionDays: number;
       rateLimits: RateLimits;
+      /**
+       * The current public keys CODE lists for a member (Public Key Search, asked by the worker, which holds the
+       * signing key: workflow `code-member-keys-<entityId>`).
+       */
+      memberKeys: (entityId: string) => Promise<Array<{ pubkey: string; until: number }>>;
     },
   ) {}
+
+  /** Members' keys as last asked: kept until the first expires (an hour at most); an unknown key asks again. */
+  private readonly keys = new Map<string, { pubkeys: Set<string>; until: number; askedAt: number }>();
+  private readonly asking = new Map<string, Promise<void>>();
 
   /** Virtual Asset Address Search: `valid` for an address an active user of ours holds, `invalid` otherwise. */
   async verifyAddress(sender: CodeSender, body: { currency: string; payload: string }) {
     await this.count(sender);
     const reading = await this.open(sender, body.payload);
+    // No name is tried here: the address's daily tries are spent by authorizations only.
     const address = addressWeServe(untagged(reading.beneficiaryAccounts[0]!));
-    if (address) await this.deps.rateLimits.consume('travel-rule-address', address.key);
     const holder = address ? await holderOf(this.deps.orm.em.fork(), address) : null;
     const active =
       holder !== null &&
@@ -134,12 +140,17 @@ export class CodeInbound {
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
     // Name validation defaults to false (CODE's 04-3): verified only when every condition holds.
     const matches = verified !== null && reading.beneficiaryNames.some((name) => sameCodeName(name, verified));
+    // The currency must be one the account receives on a network it is deployed on, and on the network the sender
+    // names when it names one (by our network id or its coin's symbol): nothing is approved onto a chain where the
+    // account does not exist.
     const receivable =
       holder !== null &&
       holder.networkIds.some((id) => {
         const network = this.deps.networks.any(id);
         if (!network) return false;
-        const symbols = [coinOf(network).symbol, ...Object.keys(network.tokens ?? {})].map((s) => s.toUpperCase());
+        const coin = coinOf(network).symbol.toUpperCase();
+        if (body.network && ![id.toUpperCase(), coin].includes(body.network.toUpperCase())) return false;
+        const symbols = [coin, ...Object.keys(network.tokens ?? {}).map((t) => t.toUpperCase())];
         return symbols.includes(body.currency.toUpperCase());
       });
     const reason = !user
@@ -149,34 +160,29 @@ export class CodeInbound {
         : !matches
           ? 'rejected: beneficiary name mismatch'
           : !receivable
-            ? `rejected: ${body.currency.toUpperCase().slice(0, 16)} not received at this account`
+            ? `rejected: ${body.currency.toUpperCase().slice(0, 16)}${body.network ? ` on ${body.network.slice(0, 64)}` : ''} not received at this account`
             : reading.originatorNames.length === 0
               ? 'rejected: originator not named'
               : 'approved';
-    const recordId = `trr_${randomUUID()}`;
-    const now = clock.date();
-    const record = em.create(TravelRuleRecordEntity, {
-      recordId,
-      direction: 'inbound',
-      userId: user?.id ?? null,
-      transferId: null,
-      counterpartVaspId,
-      counterpartVaspName: sender.vasp.name,
-      networkId: holder?.networkId ?? (address?.kind === 'solana' ? 'SOLANA' : 'EVM'),
-      address: (holder?.address ?? untagged(account) ?? account).slice(0, 128),
-      status: 'answered',
-      payloadSealed: this.deps.encryption.sealText(JSON.stringify(reading.message), `travel-rule:${recordId}`),
-      reason,
-      requestIdentifier: body.transferId,
-      asset,
-      amount: body.amount.slice(0, 80),
-      txid: null,
-      canceled: null,
-      confirmedAt: null,
-      requestedAt: now,
-      decidedAt: now,
-      retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
-    });
+    const record = newTravelRuleRecord(
+      em,
+      { encryption: this.deps.encryption, retentionDays: this.deps.retentionDays },
+      {
+        direction: 'inbound',
+        userId: user?.id ?? null,
+        transferId: null,
+        counterpartVaspId,
+        counterpartVaspName: sender.vasp.name,
+        networkId: holder?.networkId ?? (address?.kind === 'solana' ? 'SOLANA' : 'EVM'),
+        address: (holder?.address ?? untagged(account) ?? account).slice(0, 128),
+        status: 'answered',
+        payload: reading.message,
+        reason,
+        requestIdentifier: body.transferId,
+        asset,
+        amount: body.amount.slice(0, 80),
+      },
+    );
     try {
       await em.flush();
     } catch (error) {
@@ -196,11 +202,7 @@ export class CodeInbound {
   async reportTxid(sender: CodeSender, body: { transferId: string; txid: string; vout?: string }): Promise<CodeResult> {
     await this.count(sender);
     const record = await this.inboundRecord(sender, body.transferId);
-    const answer = (reasonType: string) => ({
-      transferId: body.transferId,
-      result: reasonType ? 'error' : 'normal',
-      reasonType,
-    });
+    const answer = (reasonType: string) => resultOf(body.transferId, reasonType);
     if (record.reason !== 'approved' || record.canceled !== null) return answer('TRANSFER_ALREADY_FAILED');
     if (record.txid !== null) return answer(record.txid === body.txid ? '' : 'TXID_ALREADY_EXISTS');
     const claimed = await this.deps.orm.em
@@ -220,11 +222,7 @@ export class CodeInbound {
   ): Promise<CodeResult> {
     await this.count(sender);
     const record = await this.inboundRecord(sender, body.transferId);
-    const answer = (reasonType: string) => ({
-      transferId: body.transferId,
-      result: reasonType ? 'error' : 'normal',
-      reasonType,
-    });
+    const answer = (reasonType: string) => resultOf(body.transferId, reasonType);
     // "An attempted change to the same state is considered a success."
     if (record.canceled !== null) return answer('');
     if (record.txid !== null) return answer('ILLEGAL_STATEFLOW');
@@ -249,15 +247,16 @@ export class CodeInbound {
     });
     const transfer = record?.transferId ? await em.findOne(TransferEntity, { transferId: record.transferId }) : null;
     if (!record || !transfer) throw new CodeRefusal('UNKNOWN_TRANSFER_ID', 'no transfer of ours with this transferId');
+    // The chain's state first: a transaction sent is never reported canceled.
     const status: CodeTransferStatus =
-      record.canceled !== null || transfer.status === 'failed'
-        ? 'canceled'
-        : transfer.status === 'finalized'
-          ? 'confirmed'
-          : transfer.status === 'confirmed'
-            ? 'wait-confirm'
-            : transfer.status === 'submitted'
-              ? 'processing'
+      transfer.status === 'finalized'
+        ? 'confirmed'
+        : transfer.status === 'confirmed'
+          ? 'wait-confirm'
+          : transfer.status === 'submitted'
+            ? 'processing'
+            : transfer.status === 'failed' || record.canceled !== null
+              ? 'canceled'
               : 'pending';
     return {
       transferId: body.transferId,
@@ -270,100 +269,65 @@ export class CodeInbound {
   /** Search VASP by TXID: `valid` when we sent this transaction to this address. */
   async searchTxid(sender: CodeSender, body: { txid: string; beneficiaryAddress: string }) {
     await this.count(sender);
-    return { result: (await this.sentTransfer(body.txid, body.beneficiaryAddress)) ? 'valid' : 'invalid' };
+    const address = untagged(body.beneficiaryAddress);
+    const sent = address ? await this.sentTransfers(body.txid, address) : [];
+    return { result: sent.length > 0 ? 'valid' : 'invalid' };
   }
 
   /**
-   * Asset Transfer Data Request: the Travel Rule data of a transaction we sent to the asker's address without a
-   * transfer authorization first. Disclosed to the member that asks (on our list, after due diligence), sealed for
-   * its key, and recorded against the transfer; a transfer whose Travel Rule went to another VASP is not disclosed.
+   * Asset Transfer Data Request: the Travel Rule data of a transaction we sent, as we announced it to the asker over
+   * CODE (the IVMS101 message its authorization carried, sealed again for its key). Nothing is disclosed that the
+   * asker was not told already: a transaction we did not announce to it (below the threshold, or to an address its
+   * sender proved to control) is `LACK_OF_INFORMATION`; the address its payload names must be the transaction's, and
+   * a txid that is several of our transfers to that address (one bundle) names none of them.
    */
   async transferData(
     sender: CodeSender,
     body: { transferId: string; txid: string; beneficiaryAddress: string; payload: string },
   ) {
     await this.count(sender);
-    const theirs = await this.openMessage(sender, body.payload);
-    const transfer = await this.sentTransfer(body.txid, body.beneficiaryAddress);
-    const notFound = {
+    const theirs = await this.open(sender, body.payload);
+    const refused = (reasonType: string, reasonMsg: string) => ({
       result: 'error',
-      reasonType: 'NOT_FOUND_TXID',
-      reasonMsg: 'no transaction of ours with this txid to this address',
+      reasonType,
+      reasonMsg,
       transferId: body.transferId,
-    };
-    if (!transfer) return notFound;
-    const em = this.deps.orm.em.fork();
-    const counterpartVaspId = codeCounterpartId(sender.vasp);
-    const kept = await em.findOne(TravelRuleRecordEntity, { transferId: transfer.transferId });
-    if (kept && kept.counterpartVaspId !== counterpartVaspId) return notFound;
-    const user = await em.findOneOrFail(UserEntity, { id: transfer.userId });
-    const registration = await em.findOne(RegistrationEntity, { regId: user.regId });
-    const birthDate =
-      registration?.passResultSealed && user.regId
-        ? openPassResult(this.deps.encryption, user.regId, registration.passResultSealed).birthDate
-        : undefined;
-    if (!birthDate)
-      return {
-        ...notFound,
-        reasonType: 'LACK_OF_INFORMATION',
-        reasonMsg: "the originator's identity verification gave no date of birth",
-      };
-    const name = this.deps.encryption.openText(user.nameSealed, user.id);
-    const beneficiary = objectAt(theirs, 'Beneficiary');
-    const message = {
-      ...codeIvms101Message({
-        originator: { name: { local: name }, birthDate, customerId: user.id, account: transfer.fromAddress },
-        beneficiary: { name: '', account: transfer.toAddress },
-        originatingVasp: { name: this.deps.self.name, id: this.deps.self.entityId },
-      }),
-      // Their beneficiary and VASP as they sent them, ours beside.
-      ...(beneficiary ? { Beneficiary: beneficiary } : {}),
-      ...(objectAt(theirs, 'BeneficiaryVASP') ? { BeneficiaryVASP: objectAt(theirs, 'BeneficiaryVASP') } : {}),
-    };
-    const amount = formatMoney(BigInt(transfer.amount), transfer.decimals, '').trim().replace(/,/g, '');
-    if (!kept) {
-      const recordId = `trr_${randomUUID()}`;
-      const now = clock.date();
-      em.create(TravelRuleRecordEntity, {
-        recordId,
-        direction: 'outbound',
-        userId: transfer.userId,
-        transferId: transfer.transferId,
-        counterpartVaspId,
-        counterpartVaspName: sender.vasp.name,
-        networkId: transfer.networkId,
-        address: transfer.toAddress,
-        status: 'answered',
-        payloadSealed: this.deps.encryption.sealText(JSON.stringify(message), `travel-rule:${recordId}`),
-        reason: 'disclosed on request (CODE asset transfer data request)',
-        requestIdentifier: body.transferId.slice(0, 64),
-        asset: `code:${transfer.token}`,
-        amount,
-        txid: transfer.txHash,
-        canceled: null,
-        confirmedAt: now,
-        requestedAt: now,
-        decidedAt: now,
-        retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
-      });
-      try {
-        await em.flush();
-      } catch (error) {
-        // Asked twice at once: recorded once, answered both times.
-        if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      }
-    }
+    });
+    const asked = untagged(body.beneficiaryAddress);
+    const named = untagged(theirs.beneficiaryAccounts[0]!);
+    if (!asked || !named || asked.toLowerCase() !== named.toLowerCase())
+      throw new CodeRefusal(
+        'INVALID_MSG_FIELD_VALUE',
+        "the payload's Beneficiary.accountNumber is not beneficiaryAddress",
+      );
+    const sent = await this.sentTransfers(body.txid, asked);
+    if (sent.length !== 1)
+      return refused('NOT_FOUND_TXID', 'no single transaction of ours with this txid to this address');
+    const transfer = sent[0]!;
+    const record = await this.deps.orm.em.fork().findOne(TravelRuleRecordEntity, {
+      transferId: transfer.transferId,
+      direction: 'outbound',
+      counterpartVaspId: codeCounterpartId(sender.vasp),
+    });
+    if (!record || record.status !== 'approved')
+      return refused(
+        'LACK_OF_INFORMATION',
+        'this transaction was not announced to you over CODE: no Travel Rule data of it is given here',
+      );
+    const message = JSON.parse(
+      this.deps.encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`),
+    ) as Record<string, unknown>;
     return {
       result: 'normal',
       reasonType: '',
       reasonMsg: '',
       transferId: body.transferId,
       currency: transfer.token,
-      amount,
+      amount: record.amount ?? '',
       historicalCost: '',
       tradePrice: transfer.valueKrw?.toString() ?? '',
       tradeCurrency: 'KRW',
-      isExceedingThreshold: String(transfer.travelRule !== null),
+      isExceedingThreshold: 'true',
       payload: await sealCodePayload(this.deps.self.box, sender.publicKey, { ivms101: message }),
     };
   }
@@ -372,15 +336,23 @@ export class CodeInbound {
   private async decisionOf(
     sender: CodeSender,
     record: TravelRuleRecord,
-    body: { transferId: string; amount: string },
+    body: { transferId: string; amount: string; currency: string },
     reading: CodeIvms101Reading & { message: Record<string, unknown> },
   ) {
     const account = reading.beneficiaryAccounts[0]!;
     const sameAccount = record.address.toLowerCase() === (untagged(account) ?? account).toLowerCase();
-    if (!sameAccount || record.amount !== body.amount.slice(0, 80))
+    const sameMessage =
+      this.deps.encryption.openText(record.payloadSealed, `travel-rule:${record.recordId}`) ===
+      JSON.stringify(reading.message);
+    if (
+      !sameAccount ||
+      !sameMessage ||
+      record.amount !== body.amount.slice(0, 80) ||
+      record.asset !== `code:${body.currency.toUpperCase()}`.slice(0, 40)
+    )
       throw new CodeRefusal(
         'DUPLICATED_TRANSFER_ID',
-        'this transferId was authorized already for another address or amount',
+        'this transferId was asked already for another transfer (address, amount, currency or message)',
       );
     if (record.reason !== 'approved')
       return {
@@ -414,22 +386,52 @@ export class CodeInbound {
     return record;
   }
 
-  /** Our transfer with this transaction id to this address (the txid with or without 0x, any case). */
-  private async sentTransfer(txid: string, beneficiaryAddress: string) {
+  /** Our transfers with this transaction id to this address (the txid with or without 0x, any case), once sent. */
+  private async sentTransfers(txid: string, address: string) {
     const hex = /^(0x)?[0-9a-fA-F]{64}$/.test(txid) ? `0x${txid.replace(/^0x/, '').toLowerCase()}` : null;
     const candidates = await this.deps.orm.em
       .fork()
       .find(TransferEntity, { txHash: { $in: [...new Set([txid, ...(hex ? [hex] : [])])] } });
-    const [address] = beneficiaryAddress.split(':');
-    return candidates.find(
+    return candidates.filter(
       (t) =>
-        (t.status === 'confirmed' || t.status === 'finalized') &&
-        (t.toAddress === address || t.toAddress.toLowerCase() === address!.toLowerCase()),
+        (t.status === 'confirmed' || t.status === 'finalized') && t.toAddress.toLowerCase() === address.toLowerCase(),
     );
   }
 
+  /**
+   * Counts the message against its member's limit, then admits it only with a key CODE lists for that member: a
+   * payload sealed with any other key is someone else's (the hub passes the sender's key on unsigned).
+   */
   private async count(sender: CodeSender): Promise<void> {
     await this.deps.rateLimits.consume('travel-rule-counterpart', codeCounterpartId(sender.vasp));
+    const { entityId } = sender.vasp;
+    const now = clock.date().getTime();
+    const kept = this.keys.get(entityId);
+    const known = kept !== undefined && kept.until > now && kept.pubkeys.has(sender.publicKey);
+    // Asked again when the keys expired, or for a key not seen (a rotation) once a minute at most.
+    if (!known && (!kept || kept.until <= now || now - kept.askedAt >= 60_000)) await this.askKeys(entityId);
+    if (!this.keys.get(entityId)?.pubkeys.has(sender.publicKey))
+      throw new CodeRefusal(
+        'UNACCEPTABLE_REQUEST',
+        `X-Code-Req-PubKey is not a current key of code:${entityId} at CODE (Public Key Search)`,
+      );
+  }
+
+  private askKeys(entityId: string): Promise<void> {
+    let asking = this.asking.get(entityId);
+    if (!asking) {
+      asking = (async () => {
+        const now = clock.date().getTime();
+        const keys = (await this.deps.memberKeys(entityId)).filter((k) => k.until > now);
+        this.keys.set(entityId, {
+          pubkeys: new Set(keys.map((k) => k.pubkey)),
+          until: Math.min(now + 3_600_000, ...keys.map((k) => k.until)),
+          askedAt: now,
+        });
+      })().finally(() => this.asking.delete(entityId));
+      this.asking.set(entityId, asking);
+    }
+    return asking;
   }
 
   /** The sealed IVMS101 payload, opened and read. */
@@ -442,7 +444,10 @@ export class CodeInbound {
       return { ...readCodeIvms101(message), message };
     } catch (error) {
       if (!(error instanceof CodeIvms101Invalid)) throw error;
-      throw new CodeRefusal('MISSING_REQUIRED_MSG_FIELD', `ivms101: ${error.message}`);
+      throw new CodeRefusal(
+        error.missing ? 'MISSING_REQUIRED_MSG_FIELD' : 'INVALID_MSG_FIELD_VALUE',
+        `ivms101: ${error.message}`,
+      );
     }
   }
 
@@ -458,6 +463,8 @@ export class CodeInbound {
     }
     const message = objectAt(opened, 'ivms101');
     if (!message) throw new CodeRefusal('MISSING_REQUIRED_MSG_FIELD', 'the payload has no ivms101 object');
+    if (depthOf(message) > 16)
+      throw new CodeRefusal('INVALID_MSG_FIELD_VALUE', 'the ivms101 message is nested deeper than IVMS101 goes');
     return message;
   }
 }
@@ -473,6 +480,20 @@ const untagged = (account: string): string | undefined => {
 
 /** A CODE member as our records name the counterpart: `code:{entityId}` (as outbound records do). */
 export const codeCounterpartId = (vasp: CodeVasp): string => `code:${vasp.entityId}`;
+
+/** How deeply a JSON value nests (counted without recursion: a payload may nest far deeper than the stack goes). */
+function depthOf(value: unknown): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [at, depth] = stack.pop()!;
+    if (at === null || typeof at !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > 64) return deepest;
+    for (const child of Object.values(at)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 
 const objectAt = (value: unknown, key: string): Record<string, unknown> | undefined => {
   const found = value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[key] : undefined;

@@ -1,4 +1,4 @@
-import { randomUUID, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { isAddress } from '@solana/kit';
 import type { Orm } from '../../db/orm';
@@ -19,6 +19,7 @@ import type { NetworkRegistry } from '../../platform/networks';
 import { HttpError, problems } from '../http/problems';
 import type { RateLimits } from '../http/rate-limits';
 import { clock } from '../../platform/clock';
+import { newTravelRuleRecord } from '../../db/compliance';
 
 /**
  * What a counterpart hears whenever the beneficiary is not confirmed, whether the address is none of ours, its
@@ -111,39 +112,34 @@ export class InboundTravelRule {
         const network = this.deps.networks.any(id);
         return network !== undefined && assetLabelsOf(network).includes(asset);
       });
-    const recordId = `trr_${randomUUID()}`;
-    const now = clock.date();
-    const record = em.create(TravelRuleRecordEntity, {
-      recordId,
-      direction: 'inbound',
-      userId: user?.id ?? null,
-      transferId: null,
-      counterpartVaspId: counterpart.id,
-      counterpartVaspName: counterpart.name,
-      // An address that is none of ours is on no network of ours: its kind is recorded.
-      networkId: holder?.networkId ?? (address.kind === 'evm' ? 'EVM' : 'SOLANA'),
-      address: holder?.address ?? address.given,
-      status: 'answered',
-      payloadSealed: this.deps.encryption.sealText(JSON.stringify(body.IVMS101), `travel-rule:${recordId}`),
-      reason: !user
-        ? 'rejected: unknown address'
-        : user.status !== 'active'
-          ? `rejected: account ${user.status}`
-          : !matches
-            ? 'rejected: beneficiary name mismatch'
-            : receivable
-              ? 'approved'
-              : `rejected: ${asset} not received at this account`,
-      requestIdentifier: headers.requestIdentifier,
-      asset,
-      amount: String(body.amount).slice(0, 80),
-      txid: null,
-      canceled: null,
-      confirmedAt: null,
-      requestedAt: now,
-      decidedAt: now,
-      retainUntil: new Date(now.getTime() + this.deps.retentionDays * 86_400_000),
-    });
+    const record = newTravelRuleRecord(
+      em,
+      { encryption: this.deps.encryption, retentionDays: this.deps.retentionDays },
+      {
+        direction: 'inbound',
+        userId: user?.id ?? null,
+        transferId: null,
+        counterpartVaspId: counterpart.id,
+        counterpartVaspName: counterpart.name,
+        // An address that is none of ours is on no network of ours: its kind is recorded.
+        networkId: holder?.networkId ?? (address.kind === 'evm' ? 'EVM' : 'SOLANA'),
+        address: holder?.address ?? address.given,
+        status: 'answered',
+        payload: body.IVMS101,
+        reason: !user
+          ? 'rejected: unknown address'
+          : user.status !== 'active'
+            ? `rejected: account ${user.status}`
+            : !matches
+              ? 'rejected: beneficiary name mismatch'
+              : receivable
+                ? 'approved'
+                : `rejected: ${asset} not received at this account`,
+        requestIdentifier: headers.requestIdentifier,
+        asset,
+        amount: String(body.amount).slice(0, 80),
+      },
+    );
     try {
       await em.flush();
     } catch (error) {

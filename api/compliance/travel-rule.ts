@@ -56,32 +56,12 @@ export class TravelRule {
           `${worth}, and ${intent.beneficiaryVasp} is not an exchange we exchange Travel Rule data with on CODE's network (GET /api/v1/transfer/vasps lists them): nothing can be sent there from this service`,
           { beneficiaryVasp: intent.beneficiaryVasp },
         );
-      if (!intent.beneficiaryName)
-        throw new HttpError(
-          422,
-          'beneficiary-name-required',
-          'Beneficiary name required',
-          `${worth}, and the recipient's account is at ${vasp.name}, which must be told who receives it: send beneficiary_name (the recipient's name as ${vasp.name} knows it) with the transfer and in its PIN approval.`,
-          undefined,
-          {},
-          false,
-          { vasp: { id: vasp.entityId, name: vasp.name }, ...limits },
-        );
+      if (!intent.beneficiaryName) throw nameRequired(worth, { id: vasp.entityId, name: vasp.name }, limits);
       return { travelRule: { vaspId: vasp.entityId, vaspName: vasp.name, trpUrl: '', network: 'code' } };
     }
     if (intent.travelAddress) {
       const { counterpart, url } = this.counterpartOf(intent.travelAddress, worth);
-      if (!intent.beneficiaryName)
-        throw new HttpError(
-          422,
-          'beneficiary-name-required',
-          'Beneficiary name required',
-          `${worth}, and the recipient's account is at ${counterpart.name}, which must be told who receives it: send beneficiary_name (the recipient's name as ${counterpart.name} knows it) with the transfer and in its PIN approval.`,
-          undefined,
-          {},
-          false,
-          { vasp: { id: counterpart.id, name: counterpart.name }, ...limits },
-        );
+      if (!intent.beneficiaryName) throw nameRequired(worth, counterpart, limits);
       if (!trpAssetOf(intent.network, intent.token))
         throw problems.unprocessable(
           'travel-rule-asset-unidentified',
@@ -129,3 +109,16 @@ export class TravelRule {
     return { counterpart, url };
   }
 }
+
+/** 422 beneficiary-name-required: the recipient's VASP must be told who receives the transfer. */
+const nameRequired = (worth: string, vasp: { id: string; name: string }, limits: Record<string, string>) =>
+  new HttpError(
+    422,
+    'beneficiary-name-required',
+    'Beneficiary name required',
+    `${worth}, and the recipient's account is at ${vasp.name}, which must be told who receives it: send beneficiary_name (the recipient's name as ${vasp.name} knows it) with the transfer and in its PIN approval.`,
+    undefined,
+    {},
+    false,
+    { vasp: { id: vasp.id, name: vasp.name }, ...limits },
+  );

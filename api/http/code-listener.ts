@@ -1,4 +1,4 @@
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type Socket } from 'node:net';
 import { createServer as createHttpServer, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import Koa, { type Context } from 'koa';
@@ -23,7 +23,8 @@ import { validatePart } from './validation';
  */
 const Str = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 const Optional = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
-const Sealed = Type.String({ minLength: 1, maxLength: 200_000 });
+// An IVMS101 message is a few kilobytes: 32 KB of base64 is room for any, and bounds what a record keeps.
+const Sealed = Type.String({ minLength: 1, maxLength: 32_000 });
 const TransferId = Type.String({ minLength: 1, maxLength: 64, pattern: '^[A-Za-z0-9-]+$' });
 const Interop = { address: Optional(200), tag: Optional(100), network: Optional(64) };
 
@@ -198,12 +199,19 @@ export function codeAllowList(setting: string): BlockList {
 /** Serves the CODE Response API: HTTPS with our certificate when one is given, HTTP otherwise (behind TLS). */
 export function serveCodeListener(
   app: Koa,
-  options: { host: string; port: number; tls?: { cert: string; key: string } },
+  options: { host: string; port: number; tls?: { cert: string; key: string }; allowed?: BlockList },
 ): Promise<Server> {
   const server = options.tls
     ? createHttpsServer({ cert: options.tls.cert, key: options.tls.key, minVersion: 'TLSv1.2' }, app.callback())
     : createHttpServer(app.callback());
   server.requestTimeout = 30_000;
+  // Another peer is dropped as it connects, before a TLS handshake or a request is read (the app checks again).
+  const allowed = options.allowed;
+  if (allowed)
+    server.on('connection', (socket: Socket) => {
+      const peer = peerAddress(socket.remoteAddress);
+      if (!peer || !allowed.check(peer.address, peer.family)) socket.destroy();
+    });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host, () => {

@@ -286,6 +286,18 @@ describe("CODE's Response API as a beneficiary reads it", () => {
     ]);
     expect(() => readCodeIvms101({ Beneficiary: { beneficiaryPersons: [] } })).toThrow(CodeIvms101Invalid);
     expect(() => readCodeIvms101({ beneficiary: {} })).toThrow(CodeIvms101Invalid);
+    // Only the first person's names are tried, each kind written at most twice: a message is not a list of guesses.
+    const example = fixture('asset-transfer-authorization-request-natural-2-natural-example.json');
+    const second = {
+      naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Doe', secondaryIdentifier: 'Jane' }] } },
+    };
+    example.Beneficiary.beneficiaryPersons.push(second);
+    expect(readCodeIvms101(example).beneficiaryNames).not.toContain('DoeJane');
+    example.Beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier.push(
+      { primaryIdentifier: 'A' },
+      { primaryIdentifier: 'B' },
+    );
+    expect(() => readCodeIvms101(example)).toThrow(/at most twice/);
   });
 
   it("normalises names as Dev 06's example does: lower case, no special characters, digits or spaces, either order", () => {
@@ -333,6 +345,18 @@ describe("CODE's Response API as a beneficiary reads it", () => {
       ]);
     } finally {
       listener.close();
+    }
+    // With the allow-list on the server too, another peer is dropped as it connects: not even a status is read.
+    const dropping = await serveCodeListener(app, {
+      host: '127.0.0.1',
+      port: 0,
+      allowed: codeAllowList('10.0.0.0/8'),
+    });
+    try {
+      const { port } = dropping.address() as AddressInfo;
+      await expect(fetch(`http://127.0.0.1:${port}/v1/vasp/health`)).rejects.toThrow();
+    } finally {
+      dropping.close();
     }
     expect(() => codeAllowList('')).toThrow(/required/);
     expect(() => codeAllowList('codevasp.com')).toThrow(/not an IP address/);

@@ -143,9 +143,12 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"status":"approved","transferId":"tr_[^"]+"[^}]*"decidedBy":"dev"/); // the operator's decision
       // Hosted at Hanbit (TRP, approved), at Gwanghwa (CODE, verified), self-custody (proved).
       expect(walk.output.match(/"status":"(confirmed|finalized)"[^}]*"amount":"0\.3 ETH"/g)?.length).toBe(3);
-      // The operator's export: our transfers' exchanges with Hanbit and Gwanghwa, and Coinmaru's inquiry about our user.
+      // Mapo's transfer to our user over CODE (through the hub, at our Response API): verified.
+      expect(walk.output).toMatch(/\{"status":200,"body":\{"result":"verified"/);
+      // The operator's export: our transfers' exchanges with Hanbit and Gwanghwa, Mapo's authorization (CODE) and
+      // Coinmaru's inquiry (TRP) about our user.
       expect(walk.output).toMatch(
-        /"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\],\["trr_[^"]+","approved","code:code-gwanghwa"\],\["trr_[^"]+","answered","vasp-coinmaru"\]\]/,
+        /"travelRule":\[\["trr_[^"]+","approved","vasp-hanbit"\],\["trr_[^"]+","approved","code:code-gwanghwa"\],\["trr_[^"]+","answered","code:code-mapo"\],\["trr_[^"]+","answered","vasp-coinmaru"\]\]/,
       );
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, fetch } from 'undici';
 import { readIvms101 } from '../../integrations/travel-rule/ivms101';
 import { decodeTravelAddress, encodeTravelAddress } from '../../integrations/travel-rule/travel-address';
 import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
 import { codeIvms101Message } from '../../integrations/travel-rule/code/ivms101';
+import { base64Of, codeKeyPair, sealCodePayload } from '../../integrations/travel-rule/code/crypto';
 import type { SandboxVaspId } from '../../sandbox/travel-rule-network';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
@@ -22,7 +23,7 @@ import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 
 /** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
-const COUNTERPART_LIMIT = 12;
+const COUNTERPART_LIMIT = 20;
 const ADDRESS_LIMIT = 4;
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
@@ -709,7 +710,8 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
 
     // Asset Transfer Authorization: the verified name (as CODE compares names) verifies, sealed back with our VASP.
     const transferA = randomUUID();
-    const verified = await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account));
+    const messageA = message(payee.user.person.name, payee.account);
+    const verified = await authorize('code-gwanghwa', transferA, messageA);
     expect([verified.status, verified.body.result, verified.body.transferId]).toEqual([200, 'verified', transferA]);
     expect(verified.ivms101?.BeneficiaryVASP.beneficiaryVASP.legalPerson.name.nameIdentifier[0].legalPersonName).toBe(
       stack.config.TRAVEL_RULE_VASP_NAME,
@@ -733,11 +735,39 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     ]);
     expect(recordA.payloadSealed).not.toContain(payee.user.person.name);
     // The same transferId again is answered the same; for another amount it is a duplicate (503, CODE's error form).
-    expect(
-      (await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account))).body.result,
-    ).toBe('verified');
-    const duplicate = await authorize('code-gwanghwa', transferA, message(payee.user.person.name, payee.account), '9');
+    expect((await authorize('code-gwanghwa', transferA, messageA)).body.result).toBe('verified');
+    const duplicate = await authorize('code-gwanghwa', transferA, messageA, '9');
     expect([duplicate.status, duplicate.body.errorType]).toEqual([503, 'DUPLICATED_TRANSFER_ID']);
+    // Another message under the same transferId (another originator) is a duplicate too, not verified again.
+    const otherOriginator = { ...messageA, Originator: {} };
+    const reused = await authorize('code-gwanghwa', transferA, otherOriginator);
+    expect([reused.status, reused.body.errorType]).toEqual([503, 'DUPLICATED_TRANSFER_ID']);
+    // A chain the account is not deployed on is not approved (the funds would reach no account of ours).
+    const elsewhere = await viaHub(
+      'code-gwanghwa',
+      'POST',
+      '/v1/beneficiary/transfer',
+      {
+        transferId: randomUUID(),
+        currency: 'USDT',
+        amount: '1500',
+        tradePrice: '2100000',
+        tradeCurrency: 'KRW',
+        isExceedingThreshold: 'true',
+        network: 'BSC',
+      },
+      message(payee.user.person.name, payee.account),
+    );
+    expect([elsewhere.body.result, elsewhere.ivms101]).toEqual(['denied', undefined]);
+    // One message cannot try a list of names: a beneficiary written three ways is refused, nothing tried.
+    const listed = message('이영희', payee.account) as any;
+    listed.Beneficiary.beneficiaryPersons[0].naturalPerson.name.localNameIdentifier = [
+      '김민준',
+      '이서연',
+      '박지호',
+    ].map((name) => ({ primaryIdentifier: name, secondaryIdentifier: '', nameIdentifierType: 'LEGL' }));
+    const guesses = await authorize('code-gwanghwa', randomUUID(), listed);
+    expect([guesses.status, guesses.body.errorType]).toEqual([503, 'INVALID_MSG_FIELD_VALUE']);
 
     // Report Transfer Result, then the state flow: a second txid is refused, a cancelation after it is illegal.
     const txid = `0x${'ab'.repeat(32)}`;
@@ -810,56 +840,67 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect((await search(sent.body.tx_hash.slice(2).toUpperCase(), recipient)).body).toEqual({ result: 'valid' });
     expect((await search(sent.body.tx_hash, stranger)).body).toEqual({ result: 'invalid' });
 
-    // Asset Transfer Data Request: a transfer sent below the threshold (no Travel Rule then) to an address Mapo holds.
-    const unannounced = Wallet.createRandom().address;
-    const small = await execute(body(unannounced, '1'));
-    expect([small.status, small.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    // Asset Transfer Data Request: Mapo gets again what our authorization told it, sealed for its key.
     const theirId = randomUUID();
-    const data = await viaHub(
-      'code-mapo',
-      'PUT',
-      '/v1/verification/tx',
-      { transferId: theirId, txid: small.body.tx_hash, beneficiaryAddress: unannounced },
-      { Beneficiary: { beneficiaryPersons: [], accountNumber: [unannounced] } },
-    );
+    const dataRequest = (from: string, txid: string, address: string, named = address) =>
+      viaHub(
+        from,
+        'PUT',
+        '/v1/verification/tx',
+        { transferId: theirId, txid, beneficiaryAddress: address },
+        { Beneficiary: { beneficiaryPersons: [], accountNumber: [named] } },
+      );
+    const data = await dataRequest('code-mapo', sent.body.tx_hash, recipient);
     expect(data.body).toMatchObject({
       result: 'normal',
       transferId: theirId,
       currency: 'USDT',
-      amount: '1',
+      amount: AT_THRESHOLD,
       tradeCurrency: 'KRW',
-      isExceedingThreshold: 'false',
+      isExceedingThreshold: 'true',
     });
     expect(data.ivms101?.Originator.accountNumber).toEqual([account]);
     expect(JSON.stringify(data.ivms101?.Originator)).toContain(user.person.name);
     expect(data.ivms101?.Originator.originatorPersons[0].naturalPerson.dateAndPlaceOfBirth.dateOfBirth).toMatch(
       /^\d{4}-\d{2}-\d{2}$/,
     );
-    // Recorded as a disclosure to Mapo; Gwanghwa (not the beneficiary's VASP) learns nothing about it.
-    expect(await recordOf(small.body.transfer_id)).toMatchObject({
-      direction: 'outbound',
-      counterpartVaspId: 'code:code-mapo',
-      requestIdentifier: theirId,
-    });
-    const other = await viaHub(
-      'code-gwanghwa',
-      'PUT',
-      '/v1/verification/tx',
-      { transferId: randomUUID(), txid: small.body.tx_hash, beneficiaryAddress: unannounced },
-      { Beneficiary: { beneficiaryPersons: [], accountNumber: [unannounced] } },
-    );
-    expect([other.body.result, other.body.reasonType, other.ivms101]).toEqual(['error', 'NOT_FOUND_TXID', undefined]);
+    // Nothing it was not told: Gwanghwa asking about Mapo's transfer, or anyone about one never announced (a public
+    // txid and address are not a right to the sender's name and birth date); a payload naming another address.
+    const notGwanghwas = await dataRequest('code-gwanghwa', sent.body.tx_hash, recipient);
+    expect([notGwanghwas.body.result, notGwanghwas.body.reasonType, notGwanghwas.ivms101]).toEqual([
+      'error',
+      'LACK_OF_INFORMATION',
+      undefined,
+    ]);
+    const unannounced = Wallet.createRandom().address;
+    const small = await execute(body(unannounced, '1'));
+    expect([small.status, small.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    const unannouncedData = await dataRequest('code-mapo', small.body.tx_hash, unannounced);
+    expect([unannouncedData.body.reasonType, unannouncedData.ivms101]).toEqual(['LACK_OF_INFORMATION', undefined]);
+    expect(await stack.orm.em.fork().count(TravelRuleRecordEntity, { transferId: small.body.transfer_id })).toBe(0);
+    const mismatched = await dataRequest('code-mapo', sent.body.tx_hash, recipient, stranger);
+    expect([mismatched.status, mismatched.body.errorType]).toEqual([503, 'INVALID_MSG_FIELD_VALUE']);
 
-    // Straight to the listener: a VASP off our list, a payload that does not open, a missing field (CODE's 503 form).
+    // Straight to the listener, as a listed member with a key of one's own (the hub passes the sender's key on
+    // unsigned): refused, whatever it seals; a VASP off our list; a payload that does not open; a missing field.
     const listener = `http://127.0.0.1:${stack.config.TRAVEL_RULE_CODE_PORT}`;
-    const direct = (origin: string, json: unknown) =>
+    const impostor = await codeKeyPair(randomBytes(32).toString('base64'));
+    const ours = (await codeKeyPair(stack.config.TRAVEL_RULE_CODE_SIGNING_KEY!)).publicKey;
+    const direct = (origin: string, json: unknown, key = base64Of(impostor.publicKey)) =>
       call(`${listener}/v1/beneficiary/VerifyAddress`, {
-        headers: { 'X-Request-Origin': origin, 'X-Code-Req-PubKey': Buffer.alloc(32, 7).toString('base64') },
+        headers: { 'X-Request-Origin': origin, 'X-Code-Req-PubKey': key },
         json,
       });
+    const forged = await direct('code:code-mapo', {
+      currency: 'USDT',
+      payload: await sealCodePayload(impostor, base64Of(ours), {
+        ivms101: { Beneficiary: { beneficiaryPersons: [], accountNumber: [payee.account] } },
+      }),
+    });
+    expect([forged.status, forged.body.errorType]).toEqual([503, 'UNACCEPTABLE_REQUEST']);
     const offList = await direct('code:code-nowhere', { currency: 'USDT', payload: 'AAAA' });
     expect([offList.status, offList.body.errorType]).toEqual([503, 'UNACCEPTABLE_REQUEST']);
-    const sealedBadly = await direct('code:code-mapo', {
+    const sealedBadly = await viaHub('code-mapo', 'POST', '/v1/beneficiary/VerifyAddress', {
       currency: 'USDT',
       payload: Buffer.alloc(80).toString('base64'),
     });

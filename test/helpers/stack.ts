@@ -343,7 +343,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       allowed: apiDeps.codeIdentity!.allowed,
       logger,
     }),
-    { host: config.TRAVEL_RULE_CODE_HOST, port: codePort },
+    { host: config.TRAVEL_RULE_CODE_HOST, port: codePort, allowed: apiDeps.codeIdentity!.allowed },
   );
   await sandbox.codeHub.setServerUrl(SANDBOX_CODE_ENTITY_ID, `http://127.0.0.1:${codePort}`);
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);

@@ -105,15 +105,23 @@ export class CodeClient {
   async publicKeyOf(entityId: string, fresh = false): Promise<string> {
     const kept = this.pubkeys.get(entityId);
     if (!fresh && kept && kept.until > this.now()) return kept.pubkey;
-    const { body } = await this.send('GET', `/v1/code/Vasp/${encodeURIComponent(entityId)}/pubkey`);
-    const { pubkeys } = expectAnswer(PubKeyAnswer, body, `CODE's public key of ${entityId}`);
-    const valid = pubkeys
-      .map((k) => ({ pubkey: k.pubkey, until: k.expiresAt ? Date.parse(String(k.expiresAt)) : Infinity }))
-      .filter((k) => !(k.until <= this.now()))
-      .sort((a, b) => b.until - a.until)[0];
+    const valid = (await this.publicKeysOf(entityId))[0];
     if (!valid) throw new ProviderUnavailable(`CODE lists no current public key of ${entityId}`);
     this.pubkeys.set(entityId, { pubkey: valid.pubkey, until: Math.min(valid.until, this.now() + 3_600_000) });
     return valid.pubkey;
+  }
+
+  /**
+   * Every current public key CODE lists for a member (Public Key Search), the latest to expire first, with when each
+   * expires (epoch ms; Infinity for none given): while a member rotates, both its keys are current.
+   */
+  async publicKeysOf(entityId: string): Promise<Array<{ pubkey: string; until: number }>> {
+    const { body } = await this.send('GET', `/v1/code/Vasp/${encodeURIComponent(entityId)}/pubkey`);
+    const { pubkeys } = expectAnswer(PubKeyAnswer, body, `CODE's public key of ${entityId}`);
+    return pubkeys
+      .map((k) => ({ pubkey: k.pubkey, until: k.expiresAt ? Date.parse(String(k.expiresAt)) : Infinity }))
+      .filter((k) => !(k.until <= this.now()) && Buffer.from(k.pubkey, 'base64').length === 32)
+      .sort((a, b) => b.until - a.until);
   }
 
   /** Whether the beneficiary VASP holds the address (`Beneficiary.accountNumber`, `address:tag`). */

@@ -55,8 +55,15 @@ export function codeIvms101Message(parties: CodeIvms101Parties): Record<string, 
   };
 }
 
-/** A CODE IVMS101 message that cannot be read: what is missing or malformed. */
-export class CodeIvms101Invalid extends Error {}
+/** A CODE IVMS101 message that cannot be read: what is missing (`missing`) or malformed. */
+export class CodeIvms101Invalid extends Error {
+  constructor(
+    message: string,
+    readonly missing = true,
+  ) {
+    super(message);
+  }
+}
 
 /** The parties of a CODE IVMS101 message as the beneficiary side reads them. */
 export interface CodeIvms101Reading {
@@ -124,10 +131,19 @@ export function readCodeIvms101(message: unknown): CodeIvms101Reading {
       (a): a is string => typeof a === 'string' && a.length > 0 && a.length <= 200,
     );
   const originator = objectAt(message, 'Originator');
+  // One beneficiary is named (a legal person's representatives follow it): only the first person's names are tried,
+  // and a person written more than two ways of each kind is refused, so one message cannot try a list of names.
+  const persons = listAt(beneficiary, 'beneficiaryPersons');
+  const name = objectAt(objectAt(persons[0], 'naturalPerson'), 'name');
+  if (listAt(name, 'nameIdentifier').length > 2 || listAt(name, 'localNameIdentifier').length > 2)
+    throw new CodeIvms101Invalid(
+      'a beneficiary is named at most twice in each of nameIdentifier and localNameIdentifier',
+      false,
+    );
   const reading = {
-    beneficiaryNames: codeNameCandidates(listAt(beneficiary, 'beneficiaryPersons')),
+    beneficiaryNames: codeNameCandidates(persons.slice(0, 1)),
     beneficiaryAccounts: accounts(beneficiary),
-    originatorNames: codeNameCandidates(listAt(originator, 'originatorPersons')),
+    originatorNames: codeNameCandidates(listAt(originator, 'originatorPersons').slice(0, 1)),
     originatorAccounts: accounts(originator),
   };
   if (reading.beneficiaryAccounts.length === 0) throw new CodeIvms101Invalid('Beneficiary.accountNumber is required');
