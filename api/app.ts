@@ -94,6 +94,8 @@ export function createApp(deps: AppDeps & { services: Services }): App {
         'deprecation',
         'sunset',
         'link',
+        'ratelimit',
+        'ratelimit-policy',
       ],
       maxAge: 600,
     });

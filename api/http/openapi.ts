@@ -5,6 +5,7 @@ import { validatePart } from './validation';
 import { EnvelopeErrorSchema, ProblemSchema, envelope } from '../common/schemas';
 import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
 import type { OperationExample } from './examples';
+import { RateLimits } from './rate-limits';
 
 type Json = Record<string, unknown>;
 
@@ -86,6 +87,20 @@ const DEPRECATION_HEADERS: Json = {
 };
 
 const RETRY_AFTER = { description: 'seconds to wait before retrying', schema: Type.Integer({ minimum: 0 }) };
+
+/** The RateLimit fields of a route with limits of its own (draft-ietf-httpapi-ratelimit-headers-11). */
+const RATE_LIMIT_HEADERS = {
+  'ratelimit-policy': {
+    description:
+      'The route\'s limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60`',
+    schema: Type.String(),
+  },
+  ratelimit: {
+    description:
+      'What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends)',
+    schema: Type.String(),
+  },
+};
 
 /** What a route's step-up proof can answer (its own responses say more where they have more to say). */
 const stepUpResponses = (policy: NonNullable<RouteSpec['stepUp']>): Record<number, ResponseSpec | undefined> => {
@@ -206,6 +221,7 @@ const responsesOf = (
       ...route.responses[422],
       description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload`,
     };
+  const shownLimits = (route.rateLimits ?? []).some((limit) => RateLimits.shown(limit.rule));
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;
     const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;
@@ -224,6 +240,15 @@ const responsesOf = (
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
         ...(route.deprecated ? DEPRECATION_HEADERS : {}),
+        // Answers after the route's limits were counted (any but a refusal before them: 400, 401, 415...).
+        ...(shownLimits && Number(status) !== 401 && Number(status) !== 400
+          ? Object.fromEntries(
+              Object.entries(RATE_LIMIT_HEADERS).map(([n, h]) => [
+                n,
+                { description: h.description, schema: plain(h.schema) },
+              ]),
+            )
+          : {}),
         ...Object.fromEntries(
           Object.entries(spec.headers ?? {}).map(([n, h]) => [
             n,

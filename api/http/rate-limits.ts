@@ -114,6 +114,34 @@ export function parseOverrides(json: string): Partial<Record<RateRuleName, RateR
   return parsed as Partial<Record<RateRuleName, RateRule>>;
 }
 
+/**
+ * Limits whose state is never shown to a client (RateLimit fields): budgets of guesses, where how many are left is
+ * what an attacker wants to know (refused credentials, 1 KRW codes, sign-in proofs per person).
+ */
+const UNSHOWN: ReadonlySet<RateRuleName> = new Set(['failed-credentials', 'bank-account-wrong-code', 'sign-in-person']);
+
+/**
+ * The RateLimit and RateLimit-Policy fields of the IETF HTTPAPI draft "RateLimit header fields for HTTP"
+ * (draft-ietf-httpapi-ratelimit-headers-11, 2026-05-23): per policy (a rule, named as a String), its quota `q` of
+ * requests in a window of `w` seconds, and what is left of it `r` for `t` more seconds. No partition key: ours are
+ * user ids and client addresses.
+ */
+export interface RateLimitReading {
+  rule: RateRuleName;
+  points: number;
+  seconds: number;
+  remaining: number;
+  resetSeconds: number;
+}
+
+export const rateLimitFields = (readings: RateLimitReading[]): Record<string, string> =>
+  readings.length === 0
+    ? {}
+    : {
+        'ratelimit-policy': readings.map((r) => `"${r.rule}";q=${r.points};w=${r.seconds}`).join(', '),
+        ratelimit: readings.map((r) => `"${r.rule}";r=${r.remaining};t=${r.resetSeconds}`).join(', '),
+      };
+
 /** How long this process trusts a "not over the limit" answer of the shared store (assertUnder). */
 const CHECK_CACHE_MS = 1000;
 /** At most this many keys' answers are kept (the oldest go first). */
@@ -171,8 +199,11 @@ export class RateLimits {
     );
   }
 
-  /** The 429 of a refusal, with Retry-After; the refusal is reported to `onRefused`. */
-  private refusal(rule: RateRuleName, limiter: RateLimiterAbstract, seconds: number): HttpError {
+  /**
+   * The 429 of a refusal, with Retry-After (and, when `shown`, the RateLimit fields: nothing left for `seconds`);
+   * the refusal is reported to `onRefused`.
+   */
+  private refusal(rule: RateRuleName, limiter: RateLimiterAbstract, seconds: number, shown = false): HttpError {
     this.onRefused(rule);
     return new HttpError(
       429,
@@ -180,20 +211,43 @@ export class RateLimits {
       'Too many requests',
       `Limit of ${limiter.points} per ${limiter.duration} s reached (${rule}); try again in ${seconds} s`,
       undefined,
-      { 'retry-after': String(seconds) },
+      {
+        'retry-after': String(seconds),
+        ...(shown
+          ? rateLimitFields([
+              { rule, points: limiter.points, seconds: limiter.duration, remaining: 0, resetSeconds: seconds },
+            ])
+          : {}),
+      },
     );
   }
 
-  /** Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. */
-  async consume(rule: RateRuleName, key: string): Promise<void> {
+  /**
+   * Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. Answers what is left,
+   * for the RateLimit fields of a route's own limits (`show`: its 429 carries them too; never for a guess budget).
+   */
+  async consume(rule: RateRuleName, key: string, show = false): Promise<RateLimitReading> {
     const limiter = this.limiters.get(rule)!;
+    const shown = show && !UNSHOWN.has(rule);
     try {
-      await limiter.consume(key);
+      const state = await limiter.consume(key);
+      return {
+        rule,
+        points: limiter.points,
+        seconds: limiter.duration,
+        remaining: Math.max(0, state.remainingPoints),
+        resetSeconds: Math.max(0, Math.ceil(state.msBeforeNext / 1000)),
+      };
     } catch (rejection) {
       if (!(rejection instanceof RateLimiterRes)) throw rejection; // the store failed: not the caller's fault
       const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw this.refusal(rule, limiter, seconds);
+      throw this.refusal(rule, limiter, seconds, shown);
     }
+  }
+
+  /** Whether a rule's state may be shown to the client it limits. */
+  static shown(rule: RateRuleName): boolean {
+    return !UNSHOWN.has(rule);
   }
 
   /**

@@ -8,7 +8,7 @@ import { validatePart } from './validation';
 import { isMultipart, parseMultipart } from './multipart';
 import type { Authenticator } from './authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
-import type { RateLimits } from './rate-limits';
+import { RateLimits, rateLimitFields, type RateLimitReading } from './rate-limits';
 import { stepUpRequestOf, type StepUpPolicy, type StepUpVerifier } from './step-up';
 import {
   usesEnvelope,
@@ -164,7 +164,13 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
       // The handler of a Bearer route gets its user, of an operator route its operator (RouteInput's Caller).
       ...((user ? { user } : operator !== undefined ? { operator } : {}) as Caller<AuthMode>),
     };
-    for (const limit of route.rateLimits ?? []) await deps.rateLimits.consume(limit.rule, limit.key(head, ctx));
+    // The route's own limits, counted; what is left of each is told in RateLimit fields (a guess budget never is).
+    const readings: RateLimitReading[] = [];
+    for (const limit of route.rateLimits ?? []) {
+      const reading = await deps.rateLimits.consume(limit.rule, limit.key(head, ctx), true);
+      if (RateLimits.shown(limit.rule)) readings.push(reading);
+    }
+    for (const [name, value] of Object.entries(rateLimitFields(readings))) ctx.set(name, value);
     const input: RouteInput<never, never, never, never> = { ...head, ...(await readBody(ctx, route, parseJson)) };
     const run = approved(route, policy, deps.stepUp);
     const result = route.idempotency

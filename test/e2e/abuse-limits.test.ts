@@ -72,11 +72,31 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
         headers: bearer(u),
         json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '1' },
       });
-    expect(await statuses(5, (base) => quote(base))).toEqual([200, 200, 200, 200, 200]);
+    // Each answer tells the route's limit and what is left of it, counted across both processes (RateLimit fields,
+    // draft-ietf-httpapi-ratelimit-headers-11), so a client can slow down before it is refused.
+    const answers: Array<{ status: number; policy: string | null; left: string | null }> = [];
+    for (let i = 0; i < 5; i += 1) {
+      const answer = await quote(apiFor(i));
+      answers.push({
+        status: answer.status,
+        policy: answer.headers.get('ratelimit-policy'),
+        left: answer.headers.get('ratelimit')?.replace(/;t=\d+$/, '') ?? null,
+      });
+    }
+    expect(answers).toEqual(
+      [4, 3, 2, 1, 0].map((left) => ({
+        status: 200,
+        policy: '"exchange-quote";q=5;w=60',
+        left: `"exchange-quote";r=${left}`,
+      })),
+    );
     const limited = await quote(otherUrl);
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Number(limited.headers.get('retry-after'))).toBeLessThanOrEqual(60);
+    // Refused: nothing left until the window ends, which is when Retry-After says to come back.
+    expect(limited.headers.get('ratelimit')).toBe(`"exchange-quote";r=0;t=${limited.headers.get('retry-after')}`);
+    expect(limited.headers.get('ratelimit-policy')).toBe('"exchange-quote";q=5;w=60');
     expect(limited.body).toMatchObject({
       type: '/problems/rate-limited',
       status: 429,
@@ -187,7 +207,16 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
           raw: webhook,
         }),
     ];
-    expect(await statuses(9, (base, i) => wrong[i % 3]!(base))).toEqual(Array(9).fill(401));
+    const guesses: Array<{ status: number; fields: Array<string | null> }> = [];
+    for (let i = 0; i < 9; i += 1) {
+      const answer = await wrong[i % 3]!(apiFor(i));
+      guesses.push({
+        status: answer.status,
+        fields: [answer.headers.get('ratelimit'), answer.headers.get('ratelimit-policy')],
+      });
+    }
+    // No answer tells a guesser how many guesses are left (no RateLimit fields for the failed-credential budget).
+    expect(guesses).toEqual(Array(9).fill({ status: 401, fields: [null, null] }));
     // Over the limit, every further wrong credential from the address is refused (429), on either process...
     for (const base of [stack.apiUrl, otherUrl]) {
       for (const attempt of wrong) {
@@ -195,6 +224,7 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
         expect(refused.status).toBe(429);
         expect(JSON.stringify(refused.body)).toContain('failed-credentials');
         expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+        expect([refused.headers.get('ratelimit'), refused.headers.get('ratelimit-policy')]).toEqual([null, null]);
       }
     }
     // ...but a user behind the same address (a carrier's NAT) with a valid token is served: others' guesses lock out

@@ -3806,6 +3806,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3887,6 +3891,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +3906,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3909,6 +3921,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3920,6 +3936,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3931,6 +3951,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -3944,6 +3968,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3955,6 +3983,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4175,6 +4207,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4219,6 +4255,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4230,6 +4270,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4241,6 +4285,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4252,6 +4300,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4263,6 +4315,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4274,6 +4330,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4285,6 +4345,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4298,6 +4362,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4309,6 +4377,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4371,6 +4443,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4422,6 +4498,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4433,6 +4513,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4444,6 +4528,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4455,6 +4543,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4466,6 +4558,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4477,6 +4573,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4488,6 +4588,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4501,6 +4605,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4512,6 +4620,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4920,6 +5032,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4960,6 +5076,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4971,6 +5091,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4982,6 +5106,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -4995,6 +5123,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5006,6 +5138,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -5234,6 +5370,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5285,6 +5425,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5296,6 +5440,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5307,6 +5455,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5318,6 +5470,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5329,6 +5485,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5340,6 +5500,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -5353,6 +5517,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5364,6 +5532,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -5733,6 +5905,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5778,6 +5954,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5789,6 +5969,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5800,6 +5984,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5811,6 +5999,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5822,6 +6014,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5833,6 +6029,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5844,6 +6044,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5855,6 +6059,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -5868,6 +6076,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5879,6 +6091,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -5929,6 +6145,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5974,6 +6194,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5985,6 +6209,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -5996,6 +6224,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6007,6 +6239,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6018,6 +6254,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6029,6 +6269,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6040,6 +6284,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -6053,6 +6301,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6064,6 +6316,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6112,6 +6368,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6172,6 +6432,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6183,6 +6447,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6194,6 +6462,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6205,6 +6477,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6216,6 +6492,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -6229,6 +6509,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6240,6 +6524,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -6749,6 +7037,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6792,6 +7084,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6803,6 +7099,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6814,6 +7114,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6825,6 +7129,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6836,6 +7144,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6847,6 +7159,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6858,6 +7174,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6869,6 +7189,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6880,6 +7204,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -6893,6 +7221,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6904,6 +7236,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -6984,6 +7320,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7026,6 +7366,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7037,6 +7381,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7048,6 +7396,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7059,6 +7411,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7070,6 +7426,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7081,6 +7441,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7092,6 +7456,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7103,6 +7471,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7116,6 +7488,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7127,6 +7503,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7154,6 +7534,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7204,6 +7588,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7215,6 +7603,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7226,6 +7618,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7239,6 +7635,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7250,6 +7650,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7325,6 +7729,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7375,6 +7783,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7386,6 +7798,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7397,6 +7813,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7408,6 +7828,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7419,6 +7843,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7430,6 +7858,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7441,6 +7873,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7452,6 +7888,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7463,6 +7903,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7476,6 +7920,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7487,6 +7935,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7743,6 +8195,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7822,6 +8278,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7833,6 +8293,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7844,6 +8308,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7855,6 +8323,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7866,6 +8338,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -7879,6 +8355,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7890,6 +8370,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -8632,6 +9116,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8709,6 +9197,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8720,6 +9212,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8731,6 +9227,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8742,6 +9242,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -8755,6 +9259,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -8766,6 +9274,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -9191,6 +9703,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9238,6 +9754,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9249,6 +9769,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9260,6 +9784,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9271,6 +9799,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9282,6 +9814,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9293,6 +9829,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9304,6 +9844,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9315,6 +9859,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9326,6 +9874,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -9339,6 +9891,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9350,6 +9906,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9389,6 +9949,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9434,6 +9998,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9445,6 +10013,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9456,6 +10028,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9467,6 +10043,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9478,6 +10058,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9489,6 +10073,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9500,6 +10088,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9511,6 +10103,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -9524,6 +10120,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9535,6 +10135,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -9904,6 +10508,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9958,6 +10566,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9969,6 +10581,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9980,6 +10596,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9991,6 +10611,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10002,6 +10626,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10013,6 +10641,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10024,6 +10656,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10035,6 +10671,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10046,6 +10686,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10059,6 +10703,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10070,6 +10718,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10145,6 +10797,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10194,6 +10850,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10205,6 +10865,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10216,6 +10880,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10227,6 +10895,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10238,6 +10910,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10249,6 +10925,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10260,6 +10940,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10271,6 +10955,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10282,6 +10970,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10295,6 +10987,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10306,6 +11002,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10673,6 +11373,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10728,6 +11432,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10739,6 +11447,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10750,6 +11462,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10761,6 +11477,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10772,6 +11492,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10783,6 +11507,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10794,6 +11522,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10805,6 +11537,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10816,6 +11552,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10829,6 +11569,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10840,6 +11584,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -10925,6 +11673,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10968,6 +11720,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10979,6 +11735,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10990,6 +11750,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11001,6 +11765,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11012,6 +11780,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11023,6 +11795,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11034,6 +11810,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11045,6 +11825,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11056,6 +11840,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -11069,6 +11857,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11080,6 +11872,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -11328,6 +12124,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11409,6 +12209,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11420,6 +12224,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11431,6 +12239,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11442,6 +12254,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11453,6 +12269,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11464,6 +12284,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11475,6 +12299,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -11488,6 +12316,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -11499,6 +12331,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12417,6 +13253,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12498,6 +13338,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12509,6 +13353,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12520,6 +13368,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12531,6 +13383,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12542,6 +13398,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12553,6 +13413,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12564,6 +13428,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -12577,6 +13445,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12588,6 +13460,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12747,6 +13623,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12828,6 +13708,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12839,6 +13723,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12850,6 +13738,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12861,6 +13753,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12872,6 +13768,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12883,6 +13783,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12894,6 +13798,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -12907,6 +13815,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12918,6 +13830,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13445,6 +14361,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13521,6 +14441,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13532,6 +14456,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13543,6 +14471,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13554,6 +14486,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13565,6 +14501,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -13578,6 +14518,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13589,6 +14533,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14647,6 +15595,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14702,6 +15654,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14713,6 +15669,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14724,6 +15684,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14735,6 +15699,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14746,6 +15714,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -14759,6 +15731,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14770,6 +15746,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14809,6 +15789,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14874,6 +15858,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14885,6 +15873,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14896,6 +15888,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14907,6 +15903,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14918,6 +15918,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14929,6 +15933,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14940,6 +15948,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -14953,6 +15965,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14964,6 +15980,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -16470,6 +17490,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16517,6 +17541,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16528,6 +17556,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16539,6 +17571,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16550,6 +17586,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16561,6 +17601,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16572,6 +17616,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16583,6 +17631,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16594,6 +17646,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16605,6 +17661,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -16618,6 +17678,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -16629,6 +17693,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -17404,6 +18472,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17448,6 +18520,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17514,6 +18590,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17525,6 +18605,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17536,6 +18620,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17547,6 +18635,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17558,6 +18650,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17569,6 +18665,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -17582,6 +18682,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17593,6 +18697,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17731,6 +18839,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17786,6 +18898,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17797,6 +18913,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17808,6 +18928,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -17821,6 +18945,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17832,6 +18960,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17869,6 +19001,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17935,6 +19071,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17946,6 +19086,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17957,6 +19101,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17968,6 +19116,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17979,6 +19131,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17990,6 +19146,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -18003,6 +19163,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18014,6 +19178,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18065,6 +19233,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18171,6 +19343,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18182,6 +19358,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18193,6 +19373,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18204,6 +19388,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18215,6 +19403,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -18228,6 +19420,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18239,6 +19435,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18451,6 +19651,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18495,6 +19699,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18561,6 +19769,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18572,6 +19784,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18583,6 +19799,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18594,6 +19814,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18605,6 +19829,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18616,6 +19844,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18627,6 +19859,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -18640,6 +19876,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18651,6 +19891,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18805,6 +20049,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18870,6 +20118,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18881,6 +20133,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -18894,6 +20150,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18905,6 +20165,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -19337,6 +20601,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19398,6 +20666,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19409,6 +20681,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19420,6 +20696,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19431,6 +20711,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -19444,6 +20728,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -19455,6 +20743,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20552,6 +21844,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20633,6 +21929,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20644,6 +21944,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20655,6 +21959,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20666,6 +21974,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20677,6 +21989,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -20690,6 +22006,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20701,6 +22021,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
