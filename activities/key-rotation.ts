@@ -90,7 +90,7 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
                 type: 'key_rotation.network_completed',
                 resourceId: input.taskId,
                 userId: task.userId,
-                data: { ...subject, txHash: input.txHash ?? row.txHash ?? null },
+                data: { ...subject, txHash: input.txHash ?? row.txHash ?? '' },
               }
             : {
                 type: 'key_rotation.network_failed',

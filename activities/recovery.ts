@@ -97,7 +97,7 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
                   recoveryId,
                   networkId: row.networkId,
                   executeAfter: row.executeAfter!.toISOString(),
-                  txHash: txHash ?? null,
+                  txHash: txHash ?? '',
                 },
               });
             });
@@ -182,7 +182,7 @@ export const createRecoveryActivities = ({ orm, networks, recoveryKey }: Recover
             type: 'recovery.executed',
             resourceId: recoveryId,
             userId: recovery.userId,
-            data: { recoveryId, networkId: row.networkId, txHash },
+            data: { recoveryId, networkId: row.networkId, txHash: txHash ?? '' },
           });
         });
       }

@@ -101,7 +101,7 @@ export const createSignedOperationActivities = ({
                 type: `${op.kind}.completed`,
                 resourceId: operationId,
                 userId: op.userId,
-                data: { ...subject, txHash: outcome.txHash ?? op.txHash ?? null },
+                data: { ...subject, txHash: outcome.txHash ?? op.txHash ?? '' },
               }
             : {
                 type: `${op.kind}.failed`,

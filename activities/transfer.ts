@@ -288,7 +288,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
             userId: t.userId,
             data: {
               ...subject,
-              txHash: extra.txHash ?? t.txHash ?? null,
+              txHash: extra.txHash ?? t.txHash ?? '',
               ...(extra.userOpHash ? { userOpHash: extra.userOpHash } : {}),
             },
           },

@@ -55,8 +55,17 @@ export const eventPayload = (e: Event) => ({
   resource: { type: e.resourceType, id: e.resourceId },
   sequence: e.sequence,
   userId: e.userId ?? null,
-  data: e.data,
+  data: withTxHashText(e.data),
 });
+
+/**
+ * A transaction hash is a string, empty until known, as the schemas of `platform/events.ts` say: events stored before
+ * (with `txHash: null`) read the same way.
+ */
+const withTxHashText = (data: Event['data']): Event['data'] =>
+  data && typeof data === 'object' && 'txHash' in data && (data as { txHash: unknown }).txHash === null
+    ? { ...data, txHash: '' }
+    : data;
 
 /** The event's statements as SQL (see insertWithEvent): the stream's next number, then the event itself. */
 const NEXT_SEQUENCE =

@@ -6,8 +6,9 @@ import { Type, type Static, type TObject } from '@sinclair/typebox';
  * numbers), only ids, statuses and amounts. Amounts are decimal strings in the unit their field names.
  */
 const Id = (description: string) => Type.String({ description });
-const TxHash = Type.Union([Type.String(), Type.Null()], {
-  description: 'The transaction hash on chain, when there is one',
+const TxHash = Type.String({
+  description:
+    'The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed)',
 });
 
 const transfer = {

@@ -305,6 +305,8 @@ const webhookOf = (hook: WebhookSpec): Json => ({
     tags: ['Webhooks'],
     description: `Sent to each webhook endpoint subscribed to \`${hook.name}\` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).`,
     parameters: WEBHOOK_HEADERS,
+    // We send it: no credential of the receiver's is asked (the signature headers prove it is ours).
+    security: [],
     requestBody: { required: true, content: { 'application/json': { schema: plain(hook.schema) } } },
     responses: {
       '2XX': { description: 'Received: the delivery is done' },
@@ -367,8 +369,17 @@ export function buildOpenApi(
       version: info.version,
       description:
         '/v1/* answers bare objects and RFC 9457 problem+json errors; /api/v1/* answers {status:"ok", data} and {status:"error", error}.',
+      license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
     },
-    servers: info.serverUrl ? [{ url: info.serverUrl }] : [],
+    servers: [
+      info.serverUrl
+        ? { url: info.serverUrl }
+        : {
+            url: '/',
+            description:
+              'The origin this document is served from (GET /openapi.json): PUBLIC_BASE_URL in a deployment, http://127.0.0.1:3000 with npm start',
+          },
+    ],
     paths,
     webhooks: Object.fromEntries((info.webhooks ?? []).map((hook) => [hook.name, webhookOf(hook)])),
     components: {

@@ -75,11 +75,13 @@ export const TransferView = Type.Object({
     description:
       'held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven)',
   }),
-  tx_hash: Type.Union([Type.String(), Type.Null()]),
-  fee: Type.Union([
-    Type.String({ description: 'what the transaction cost, in the network coin, e.g. "0.0021 ETH"' }),
-    Type.Null(),
-  ]),
+  tx_hash: Type.String({
+    description:
+      'the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included)',
+  }),
+  fee: Type.String({
+    description: 'what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known',
+  }),
   fee_paid_by: Type.Union([Type.Literal('service'), Type.Literal('user')], {
     description:
       'service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet',

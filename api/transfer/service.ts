@@ -281,10 +281,11 @@ export class TransferService {
     return {
       transfer_id: t.transferId,
       status: t.status,
-      tx_hash: t.txHash ?? null,
+      // Strings as the interface types them: empty until known (as the profile's email is).
+      tx_hash: t.txHash ?? '',
       fee:
         t.fee === null || t.fee === undefined
-          ? null
+          ? ''
           : formatMoney((BigInt(t.fee) / unit) * unit, coin.decimals, coin.symbol),
       fee_paid_by: network?.kind === 'solana' ? ('user' as const) : ('service' as const),
       amount: formatMoney(BigInt(t.amount), t.decimals, t.token),

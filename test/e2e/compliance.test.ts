@@ -173,7 +173,7 @@ describe.each(testDatabases())('sanctions screening on $name', (kind) => {
     const failed = (await callApi(stack, `/api/v1/transfer/crypto/${transferId!}`, user)).body;
     expect(failed).toMatchObject({
       status: 'failed',
-      tx_hash: null,
+      tx_hash: '',
       error: expect.stringContaining('sanctions screening: SANCTIONS'),
     });
     const row = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: transferId! });

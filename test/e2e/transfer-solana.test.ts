@@ -298,8 +298,8 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
       );
       expect((await callApi(stack, `/api/v1/transfer/crypto/${first.body.transfer_id}`, user)).body).toMatchObject({
         status: 'failed',
-        tx_hash: null,
-        fee: null,
+        tx_hash: '',
+        fee: '',
         error: 'the transaction expired before it landed; nothing was transferred',
       });
     } finally {

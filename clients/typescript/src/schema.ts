@@ -19681,8 +19681,10 @@ export interface operations {
                             transfer_id: string;
                             /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
                             status: string;
-                            tx_hash: string | null;
-                            fee: string | null;
+                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
+                            tx_hash: string;
+                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
+                            fee: string;
                             /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
                             fee_paid_by: "service" | "user";
                             /** @description e.g. "12.5 USDT" */
@@ -19712,8 +19714,8 @@ export interface operations {
                      *       "data": {
                      *         "transfer_id": "tr_81f28c13-0f5c-99eb-6d72-44ba9d9f88e8",
                      *         "status": "processing",
-                     *         "tx_hash": null,
-                     *         "fee": null,
+                     *         "tx_hash": "",
+                     *         "fee": "",
                      *         "fee_paid_by": "service",
                      *         "amount": "714.285714 USDT",
                      *         "to_address": "0x2b54915c9a042013529c96aa59D18AeAb7c3fb4f",
@@ -19729,8 +19731,10 @@ export interface operations {
                             transfer_id: string;
                             /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
                             status: string;
-                            tx_hash: string | null;
-                            fee: string | null;
+                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
+                            tx_hash: string;
+                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
+                            fee: string;
                             /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
                             fee_paid_by: "service" | "user";
                             /** @description e.g. "12.5 USDT" */
@@ -19928,8 +19932,8 @@ export interface operations {
                      *       "data": {
                      *         "transfer_id": "tr_81f28c13-0f5c-99eb-6d72-44ba9d9f88e8",
                      *         "status": "processing",
-                     *         "tx_hash": null,
-                     *         "fee": null,
+                     *         "tx_hash": "",
+                     *         "fee": "",
                      *         "fee_paid_by": "service",
                      *         "amount": "714.285714 USDT",
                      *         "to_address": "0x2b54915c9a042013529c96aa59D18AeAb7c3fb4f",
@@ -19945,8 +19949,10 @@ export interface operations {
                             transfer_id: string;
                             /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
                             status: string;
-                            tx_hash: string | null;
-                            fee: string | null;
+                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
+                            tx_hash: string;
+                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
+                            fee: string;
                             /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
                             fee_paid_by: "service" | "user";
                             /** @description e.g. "12.5 USDT" */
@@ -22186,8 +22192,8 @@ export interface operations {
                                 opId: string;
                                 networkId: string;
                                 accountAddress: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22284,8 +22290,8 @@ export interface operations {
                                 opId: string;
                                 networkId: string;
                                 accountAddress: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22382,8 +22388,8 @@ export interface operations {
                                 opId: string;
                                 networkId: string;
                                 accountAddress: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22480,8 +22486,8 @@ export interface operations {
                                 opId: string;
                                 networkId: string;
                                 accountAddress: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22578,8 +22584,8 @@ export interface operations {
                                 opId: string;
                                 networkId: string;
                                 accountAddress: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22676,8 +22682,8 @@ export interface operations {
                                 networkId: string;
                                 /** Format: date-time */
                                 executeAfter: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22697,8 +22703,8 @@ export interface operations {
                             data: {
                                 recoveryId: string;
                                 networkId: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22737,8 +22743,8 @@ export interface operations {
                             data: {
                                 taskId: string;
                                 networkId: string;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -22994,8 +23000,8 @@ export interface operations {
                                 /** @description In base units of the token (see decimals) */
                                 amount: string;
                                 decimals: number;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                                 /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                                 userOpHash?: string;
                             };
@@ -23057,8 +23063,8 @@ export interface operations {
                                 /** @description In base units of the token (see decimals) */
                                 amount: string;
                                 decimals: number;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23082,8 +23088,8 @@ export interface operations {
                                 /** @description In base units of the token (see decimals) */
                                 amount: string;
                                 decimals: number;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23131,8 +23137,8 @@ export interface operations {
                                 /** @description In base units of the token (see decimals) */
                                 amount: string;
                                 decimals: number;
-                                /** @description The transaction hash on chain, when there is one */
-                                txHash: string | null;
+                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                                txHash: string;
                             };
                         } | {
                             /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23703,8 +23709,8 @@ export interface operations {
                             opId: string;
                             networkId: string;
                             accountAddress: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23801,8 +23807,8 @@ export interface operations {
                             opId: string;
                             networkId: string;
                             accountAddress: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23899,8 +23905,8 @@ export interface operations {
                             opId: string;
                             networkId: string;
                             accountAddress: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -23997,8 +24003,8 @@ export interface operations {
                             opId: string;
                             networkId: string;
                             accountAddress: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24095,8 +24101,8 @@ export interface operations {
                             opId: string;
                             networkId: string;
                             accountAddress: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24193,8 +24199,8 @@ export interface operations {
                             networkId: string;
                             /** Format: date-time */
                             executeAfter: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24214,8 +24220,8 @@ export interface operations {
                         data: {
                             recoveryId: string;
                             networkId: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24254,8 +24260,8 @@ export interface operations {
                         data: {
                             taskId: string;
                             networkId: string;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24511,8 +24517,8 @@ export interface operations {
                             /** @description In base units of the token (see decimals) */
                             amount: string;
                             decimals: number;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                             /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                             userOpHash?: string;
                         };
@@ -24574,8 +24580,8 @@ export interface operations {
                             /** @description In base units of the token (see decimals) */
                             amount: string;
                             decimals: number;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24599,8 +24605,8 @@ export interface operations {
                             /** @description In base units of the token (see decimals) */
                             amount: string;
                             decimals: number;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -24648,8 +24654,8 @@ export interface operations {
                             /** @description In base units of the token (see decimals) */
                             amount: string;
                             decimals: number;
-                            /** @description The transaction hash on chain, when there is one */
-                            txHash: string | null;
+                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                            txHash: string;
                         };
                     } | {
                         /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
@@ -28541,8 +28547,8 @@ export interface operations {
                         opId: string;
                         networkId: string;
                         accountAddress: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -28783,8 +28789,8 @@ export interface operations {
                         opId: string;
                         networkId: string;
                         accountAddress: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29025,8 +29031,8 @@ export interface operations {
                         opId: string;
                         networkId: string;
                         accountAddress: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29267,8 +29273,8 @@ export interface operations {
                         opId: string;
                         networkId: string;
                         accountAddress: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29509,8 +29515,8 @@ export interface operations {
                         opId: string;
                         networkId: string;
                         accountAddress: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29751,8 +29757,8 @@ export interface operations {
                         networkId: string;
                         /** Format: date-time */
                         executeAfter: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29808,8 +29814,8 @@ export interface operations {
                     data: {
                         recoveryId: string;
                         networkId: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -29920,8 +29926,8 @@ export interface operations {
                     data: {
                         taskId: string;
                         networkId: string;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -30609,8 +30615,8 @@ export interface operations {
                         /** @description In base units of the token (see decimals) */
                         amount: string;
                         decimals: number;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                         /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
                         userOpHash?: string;
                     };
@@ -30744,8 +30750,8 @@ export interface operations {
                         /** @description In base units of the token (see decimals) */
                         amount: string;
                         decimals: number;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -30805,8 +30811,8 @@ export interface operations {
                         /** @description In base units of the token (see decimals) */
                         amount: string;
                         decimals: number;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
@@ -30926,8 +30932,8 @@ export interface operations {
                         /** @description In base units of the token (see decimals) */
                         amount: string;
                         decimals: number;
-                        /** @description The transaction hash on chain, when there is one */
-                        txHash: string | null;
+                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                        txHash: string;
                     };
                 };
             };
