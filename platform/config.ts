@@ -285,7 +285,7 @@ export const ConfigSchema = Type.Object({
     minimum: 0,
     maximum: 120,
     default: 30,
-    description: 'how long a transfer request waits for finality before answering 202',
+    description: 'how long a transfer request waits for its transaction to be included in a block before answering 202',
   }),
   PIN_ENCRYPTION_JWK: Type.String({
     minLength: 2,

@@ -16,6 +16,11 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
       tags: TAGS,
       auth: 'bearer',
       summary: 'The devices signed in to the account, oldest first; `current` marks the caller',
+      description:
+        'Only devices signed in now: one signed out is left out. `holdUntil` marks a device still in its ' +
+        'new-device hold (signed in by ID card, or by a passkey still in its own hold) and `signInMethod` how each ' +
+        'signed in: show the list so the person can spot a device they do not know and sign it out (DELETE ' +
+        '/v1/account/devices/{deviceId}, with the PIN or a passkey).',
       responses: { 200: { description: 'Devices', schema: S.DeviceList } },
       handler: async ({ user }) => ({
         status: 200,
@@ -170,6 +175,12 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
       tags: ['Auth'],
       auth: 'bearer',
       summary: 'Sign this device out (as DELETE /v1/account/devices/{your deviceId})',
+      description:
+        'Needs nothing beyond the access token: the refresh tokens of this device are revoked and its access ' +
+        'tokens refused at once in every api process (401 device-signed-out); `device.revoked` is written and the ' +
+        'person is mailed. To use the app on this device again, the person signs in again (POST /v1/auth/sign-in). ' +
+        'The only signed-in device of an account with no passkey and no ID card on file is not signed out (409 ' +
+        'last-device): add a passkey or renew KYC first.',
       responses: {
         200: { description: 'Signed out', schema: S.DeviceRevoked },
         409: {

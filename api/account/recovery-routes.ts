@@ -33,6 +33,11 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       auth: 'bearer',
       summary:
         'Whether the account on this network can be recovered, its delay, and a pending recovery, read from the chain',
+      description:
+        'Read from the account contract on each call. `recoverable` is true once the owner-signed upgrade has run ' +
+        '(while `upgradeAvailable`, start it with POST …/upgrade/prepare), and `pendingOwner` and `executeAfter` ' +
+        'show a recovery scheduled there. Answers 409 where the account is not deployed, and for SOLANA, whose ' +
+        'wallet the service holds (it comes back with a sign-in).',
       params: S.NetworkParams,
       responses: {
         200: { description: 'Recovery on chain', schema: S.RecoveryView },
@@ -54,6 +59,13 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       stepUp: { action: 'account_upgrade', does: 'upgrade the account', anyOf: [], hold: true, notice: null },
       summary:
         'Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps)',
+      description:
+        'Once per network, while the owner key is at hand: the upgrade names the service recovery key ' +
+        '(RECOVERY_ADDRESS) and RECOVERY_DELAY_SECONDS, and that key can then only schedule a new owner and make ' +
+        'it the owner after the delay, unless the owner cancels. Answers one slot for the owner key to sign (its ' +
+        '`payload` is the userOpHash), and a passkey slot when the person has passkeys, for POST …/upgrade within ' +
+        'DEPLOY_PREPARE_TTL_SECONDS. Gas is sponsored within the daily budget; a device in its new-device hold is ' +
+        'refused.',
       params: S.NetworkParams,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
@@ -85,6 +97,12 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       },
       summary:
         'Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed',
+      description:
+        'Send the slots of the prepare answer, signed (the on-chain one by the owner key, the passkey slot when ' +
+        'there is one); the workflow account-upgrade-<opId> hands the operation to the bundler of the network. ' +
+        'Poll GET /v1/wallet/operations/{opId} (the Location) until completed or failed; GET …/recovery then shows ' +
+        '`recoverable`. The same signed slot sent again is accepted and starts nothing new; a device in its ' +
+        'new-device hold is refused.',
       params: S.NetworkParams,
       body: S.SignedSlotsBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
@@ -106,6 +124,11 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       tags: TAGS,
       auth: 'bearer',
       summary: 'Status of an account upgrade (upg_…) or a recovery cancellation (rcx_…)',
+      description:
+        'Poll it after POST …/upgrade or …/cancel (their Location): `status` is submitted until the operation ' +
+        'lands (completed; `txHash` is the bundle transaction) or is refused (failed; `error` says why). While ' +
+        'stalled (`stallReason` fees-rose) the network asks more than the fee cap the owner signed: it may still ' +
+        'land, or prepare and sign it again, and this one then ends replaced (`replacedBy`).',
       params: S.OperationParams,
       responses: {
         200: { description: 'Operation status', schema: S.OperationStatus },
@@ -175,6 +198,12 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       tags: TAGS,
       auth: 'bearer',
       summary: "A recovery's state on each network and when it executes (Retry-After while it waits)",
+      description:
+        'Poll it after POST /v1/account/recovery: `status` is scheduling, then scheduled (each network with its ' +
+        '`executeAfter`), and ends executed, cancelled, partial (executed on some networks only) or failed; a ' +
+        'network where the account was not upgraded shows not_recoverable. While it waits, Retry-After says when ' +
+        'to look again (the last `executeAfter`); to stop it, the current owner cancels on each scheduled network ' +
+        '(POST …/networks/{networkId}/cancel/prepare, then …/cancel).',
       params: S.RecoveryParams,
       responses: {
         200: { description: 'Recovery', schema: S.RecoveryStatus },
@@ -193,6 +222,12 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       tags: TAGS,
       auth: 'bearer',
       summary: 'Prepare the owner-signed cancellation of a recovery on one network (signed with the current owner key)',
+      description:
+        'For an owner who did not ask for the recovery, only while it is scheduled on that network (409 ' +
+        'recovery-not-pending otherwise). Answers one slot for the current owner key (the key the recovery would ' +
+        'replace), and a passkey slot when the person has passkeys, for POST …/cancel within ' +
+        'DEPLOY_PREPARE_TTL_SECONDS. A device in its new-device hold may cancel; gas is sponsored within the daily ' +
+        'budget, and the owner can also call cancelRecovery() on the account directly.',
       params: S.RecoveryNetworkParams,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
@@ -227,6 +262,12 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       auth: 'bearer',
       summary:
         'Cancel the recovery on one network with the signed slot (asynchronous: 202; the recovery then ends cancelled there)',
+      description:
+        'Send the slots of the prepare answer, the on-chain one signed by the current owner key; the workflow ' +
+        'recovery-cancel-<opId> submits it (poll GET /v1/wallet/operations/{opId}), and once it lands the network ' +
+        'shows cancelled in GET /v1/account/recovery/{recoveryId} (`recovery.cancelled`). Cancel on every network ' +
+        'where the recovery is scheduled, or it executes there; after a cancellation, a new recovery waits ' +
+        'RECOVERY_COOLDOWN_SECONDS.',
       params: S.RecoveryNetworkParams,
       body: S.CancelBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },

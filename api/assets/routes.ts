@@ -23,6 +23,12 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'Market price statistics in KRW over a window of hourly prices ending at the last full hour',
+      description:
+        'For a price chart or card: the window ends at the last full hour, so trades of the current hour are not ' +
+        'in it. Coins and stablecoins come from the hourly candles of Upbit, `GOLD` (won per gram, where ' +
+        'configured) from the daily closes of the KRX gold market; an hour without trades carries the last ' +
+        'earlier price and is counted in `quiet_hours`. An asset no source quotes, or one without a trade in the ' +
+        'window, answers 422 `unknown-asset`; the source down, 503 with Retry-After.',
       query: MarketQuery,
       rateLimits: [{ rule: 'market-price', key: ({ user }) => user.userId }],
       responses: {
@@ -64,6 +70,10 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'Registered other assets with their total value (KRW)',
+      description:
+        'Assets the person entered by hand (POST /api/v1/other-assets), oldest first, at the values they ' +
+        'entered: the service never revalues them, gold included. `totalValue` is their sum in won; to change a ' +
+        'value, remove the asset and register it again.',
       responses: { 200: { description: 'Other assets', schema: OtherAssetList } },
       handler: async ({ user }) => {
         const assets = await orm.em
@@ -85,6 +95,10 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'Register an asset held outside the service (gold, cash, ...)',
+      description:
+        'Nothing is checked: `value` is what the person states, in whole won, and is never revalued (remove the ' +
+        'asset and register it again to change it). With an Idempotency-Key, a retry answers the first ' +
+        'registration instead of adding a second asset.',
       body: OtherAssetBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: { 201: { description: 'Registered', schema: OtherAssetView } },
@@ -105,6 +119,9 @@ export function assetRoutes(deps: AssetRouteDeps): RouteSpec[] {
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'Remove a registered asset',
+      description:
+        'Deletes the entry for good (there is no undo), and `totalValue` of the list drops by its value; ' +
+        'removing it again, or naming an asset of another user, answers 404.',
       params: OtherAssetParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such asset for this user' } },
       handler: async ({ params, user }) => {

@@ -72,6 +72,12 @@ export function identityCheckRoutes({
       tags: TAGS,
       auth: 'bearer',
       summary: "An identity check's status, the request it approves, and until when",
+      description:
+        'Only the device that started the check can read it (404 otherwise). While it is in_progress, `proofs` ' +
+        'lists what is still to give (the ID card: POST …/id-card); once verified, send `identityCheckId` once ' +
+        'with the request named in `request`, before `expiresAt` (STEP_UP_IDENTITY_SECONDS after verification) and ' +
+        'within twice that of the start of the check; a check used, failed or expired approves nothing: start a ' +
+        'new one.',
       params: S.IdentityCheckParams,
       responses: { 200: { description: 'The check', schema: S.IdentityCheckView }, ...ERRORS },
       handler: async ({ user, params }) => ({ status: 200, body: await checks.status(user, params.identityCheckId) }),

@@ -97,6 +97,12 @@ export function signInRoutes({
       tags: TAGS,
       auth: 'passToken',
       summary: "A sign-in's status",
+      description:
+        'Readable with the pass token of the sign-in until it expires: `status` is in_progress until a proof is ' +
+        'accepted, then completed (`method` says which proof), failed (the last ID card attempt was refused) or ' +
+        'expired (not proved within SIGN_IN_TTL_SECONDS): verify again to start a new one. Use it to resume an ' +
+        'interrupted app: prove while in_progress, or exchange a completed sign-in for tokens once (POST ' +
+        '/v1/auth/token, grantType "sign_in"; `tokensIssued` says whether that was done).',
       params: S.SignInParams,
       headers: S.PassTokenHeaders,
       responses: { 200: { description: 'Status', schema: S.SignInStatusResponse }, ...ERRORS },
@@ -113,6 +119,11 @@ export function signInRoutes({
       tags: TAGS,
       auth: 'passToken',
       summary: "A one-time challenge for one of the account's passkeys (navigator.credentials.get())",
+      description:
+        'For a sign-in whose `proofs` include passkey: pass `publicKey` to navigator.credentials.get() (it lists ' +
+        'the passkeys of the account, user verification required) and send the assertion with `challengeId` to ' +
+        'POST …/passkey. The challenge approves only this sign-in, once, within 5 minutes; an account without a ' +
+        'passkey gets 409 no-passkey (prove with the ID card instead).',
       params: S.SignInParams,
       headers: S.PassTokenHeaders,
       responses: {
@@ -134,6 +145,12 @@ export function signInRoutes({
       auth: 'passToken',
       summary:
         "Prove the sign-in with one of the account's passkeys (no hold on the new device, unless the passkey is in its own new-passkey hold)",
+      description:
+        '`passkeyAssertion` is `{challengeId, credential}`: the challenge from POST …/passkey/options of this ' +
+        'sign-in and the result of navigator.credentials.get(). A challenge is used once, even by an assertion ' +
+        'that does not verify (ask for new options to try again), and every attempt counts towards the sign-in ' +
+        'proofs of the person (10 a day) and of the address (60 an hour); then exchange the sign-in for tokens ' +
+        'once (POST /v1/auth/token, grantType "sign_in").',
       params: S.SignInParams,
       headers: S.PassTokenIdempotentHeaders,
       body: S.PasskeyProofBody,

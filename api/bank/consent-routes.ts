@@ -32,6 +32,12 @@ export function bankConsentRoutes({ consents }: { consents: BankConsentService }
       tags: ['Bank'],
       auth: 'bearer',
       summary: "The person's latest consent and the accounts it covers (status none before any)",
+      description:
+        'Check it before charging, or when the person comes back from the bank: under an `active` consent, a ' +
+        'listed account with `withdrawals_agreed` and a `bank_account_id` (a connected account) is a charge ' +
+        'source. `failed` and `expired` (the bank stopped honouring it) say why in `failure`: start again with ' +
+        'POST /api/v1/bank/consent. Only the latest consent is shown, so one started again reads `pending` until ' +
+        'the person completes it, while an earlier active one still covers charges.',
       responses: { 200: { description: 'Consent', schema: S.ConsentView } },
       handler: async ({ user }) => ({ status: 200, body: await consents.view(user.userId) }),
     }),

@@ -52,7 +52,15 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       operationId: 'confirmWon',
       tags: ['Bank'],
       auth: 'bearer',
-      summary: 'Confirm the code from the 1 KRW deposit; the account becomes a connected account (a charge source)',
+      summary:
+        'Confirm the code from the 1 KRW deposit; the account becomes a connected account (charged from once a consent covers it)',
+      description:
+        'Send the `verification_id` of POST /api/v1/bank/send-won and the 4 digits after 월렛 in the text of the 1 ' +
+        'KRW deposit, before its `expires_at` (BANK_VERIFICATION_TTL_SECONDS, 10 minutes); the bank is asked ' +
+        'again whether the verified person holds the account. The third wrong code ' +
+        '(BANK_VERIFICATION_MAX_ATTEMPTS) locks the verification, and only a new deposit helps then; wrong codes ' +
+        'also count per bank account, whoever asks (10 in 20 days, then 429). Charges from the account also need ' +
+        'the consent of the person at the bank (POST /api/v1/bank/consent), given before or after.',
       body: S.ConfirmWonBody,
       rateLimits: [{ rule: 'bank-send-won-confirm', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
@@ -75,7 +83,12 @@ export function bankRoutes({ orm, verifications }: BankRouteDeps): RouteSpec[] {
       operationId: 'listBankAccounts',
       tags: ['Bank'],
       auth: 'bearer',
-      summary: 'Connected bank accounts (charge sources)',
+      summary: 'Connected bank accounts (charged from once a consent at the bank covers them)',
+      description:
+        'Accounts connected by the 1 KRW verification, oldest first, with masked numbers; `bank_account_id` ' +
+        'names one as the `source` of a charge when two are at the same bank. Being listed does not make an ' +
+        'account chargeable: the consent at the bank must cover it too, and GET /api/v1/bank/consent shows which ' +
+        'ones it does.',
       responses: { 200: { description: 'Accounts', schema: S.BankAccountList } },
       handler: async ({ user }) => ({ status: 200, body: await verifications.accounts(user.userId) }),
     }),

@@ -73,6 +73,11 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'Connected exchange accounts',
+      description:
+        'The accounts connected with POST /v1/asset/cex-accounts, oldest first, as stored: nothing is asked of ' +
+        'the exchange and no balances are answered. `lastSyncAt` is when the service last read the balances with ' +
+        'the key, at connection; a key deleted or expired at the exchange still shows here until the account is ' +
+        'disconnected.',
       responses: { 200: { description: 'Accounts', schema: CexAccountList } },
       handler: async ({ user }) => ({
         status: 200,
@@ -86,6 +91,10 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       tags: ['Assets'],
       auth: 'bearer',
       summary: 'One connected exchange account',
+      description:
+        'The account as stored, without calling the exchange; the key pair is never shown again. For a key pair ' +
+        '(`authMethod: api_key`), `permissions.withdraw` is false because the service never withdraws, not ' +
+        'because the key cannot: neither exchange lets a read-only key list its own permissions.',
       params: CexAccountParams,
       responses: {
         200: { description: 'CEX account', schema: CexAccountView },

@@ -19,6 +19,13 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       auth: 'bearer',
       summary:
         "Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId})",
+      description:
+        'Needs a connected account (POST /api/v1/bank/send-won) that the consent at the bank covers (POST ' +
+        '/api/v1/bank/consent); KRW only, in whole won, at most CHARGE_MAX_AMOUNT_KRW (2,000,000) a charge. The ' +
+        'answer is `processing` with a `Location`: the workflow charge-<chargeId> asks the bank for the ' +
+        'withdrawal and credits the balance only once the bank confirms it, so poll GET ' +
+        '/api/v1/charge/{chargeId} or follow the `charge.*` events. Send an Idempotency-Key: the charge id is ' +
+        'derived from it, so a retry after a lost answer finds the same charge and the money is withdrawn once.',
       body: S.ChargeBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
@@ -42,6 +49,12 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       tags: ['Charge'],
       auth: 'bearer',
       summary: 'Status of a charge',
+      description:
+        'Poll it until `status` leaves `processing` (an answer of the bank in doubt is never guessed: the bank ' +
+        'is asked again, 5 s to 5 min apart): `completed` means the balance was credited; `failed` says why in ' +
+        '`failure_reason`, e.g. `insufficient_funds`, or `credit_failed_refunded` when the money went back to ' +
+        'the account. `needs_review` credits nothing and is not final: the bank answered something undocumented ' +
+        'and is asked until it says completed or refused, or a refund it refused waits for an operator.',
       params: S.ChargeParams,
       responses: {
         200: { description: 'Charge', schema: S.ChargeView },
@@ -57,6 +70,11 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       tags: ['Charge'],
       auth: 'bearer',
       summary: "The caller's balances in the ledger (what charges credited)",
+      description:
+        'KRW is always listed, at 0 before the first charge; only completed charges count, so a charge ' +
+        '`processing` or in `needs_review` adds nothing yet. `amount` is a plain decimal string for arithmetic, ' +
+        '`display` the formatted one. Coins and tokens are not here: they are on chain (GET ' +
+        '/v1/wallet/networks/{networkId}/wallet).',
       responses: { 200: { description: 'Balances', schema: S.BalanceView } },
       handler: async ({ user }) => ({ status: 200, body: await charges.balances(user.userId) }),
     }),

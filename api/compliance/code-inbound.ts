@@ -204,13 +204,19 @@ export class CodeInbound {
     const record = await this.inboundRecord(sender, body.transferId);
     const answer = (reasonType: string) => resultOf(body.transferId, reasonType);
     if (record.reason !== 'approved' || record.canceled !== null) return answer('TRANSFER_ALREADY_FAILED');
-    if (record.txid !== null) return answer(record.txid === body.txid ? '' : 'TXID_ALREADY_EXISTS');
+    const txid = normalTxid(body.txid);
+    if (record.txid !== null) return answer(record.txid === txid ? '' : 'TXID_ALREADY_EXISTS');
+    // One transaction is one transfer's: a txid another authorization was told already is not this one's.
+    const elsewhere = await this.deps.orm.em
+      .fork()
+      .count(TravelRuleRecordEntity, { direction: 'inbound', txid, recordId: { $ne: record.recordId } });
+    if (elsewhere > 0) return answer('TXID_ALREADY_EXISTS');
     const claimed = await this.deps.orm.em
       .fork()
       .nativeUpdate(
         TravelRuleRecordEntity,
         { recordId: record.recordId, confirmedAt: null },
-        { txid: body.txid.slice(0, 128), confirmedAt: clock.date() },
+        { txid, confirmedAt: clock.date() },
       );
     return claimed === 0 ? this.reportTxid(sender, body) : answer('');
   }
@@ -477,6 +483,10 @@ const untagged = (account: string): string | undefined => {
   const [address, tag, ...more] = account.split(':');
   return tag || more.length ? undefined : address;
 };
+
+/** A txid as we keep it: an EVM hash (with or without 0x, any case) as 0x and lower case; others as given. */
+const normalTxid = (txid: string): string =>
+  /^(0x)?[0-9a-fA-F]{64}$/.test(txid) ? `0x${txid.replace(/^0x/, '').toLowerCase()}` : txid.slice(0, 128);
 
 /** A CODE member as our records name the counterpart: `code:{entityId}` (as outbound records do). */
 export const codeCounterpartId = (vasp: CodeVasp): string => `code:${vasp.entityId}`;

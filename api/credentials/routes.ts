@@ -40,6 +40,12 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       auth: 'bearer',
       summary:
         'Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted)',
+      description:
+        'Every credential of the caller, revoked and expired ones included, in one list (no paging); `status` is ' +
+        'worked out when asked, so a credential past `validUntil` reads `expired`. A KycCredential issued before ' +
+        'the account was deployed on the DID network names no holder (`holder` null: a bearer credential) and is ' +
+        'revoked as `superseded` once the one naming the holder is issued. GET /v1/did/vcs/{vcId} answers the ' +
+        'signed document.',
       responses: { 200: { description: 'Credentials, newest first', schema: S.CredentialList } },
       handler: async ({ user }) => {
         const rows = await orm.em
@@ -156,6 +162,11 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       tags: TAGS,
       auth: 'none',
       summary: 'The JSON-LD context of our credential types and terms (https://w3id.org/wallet-kr/credentials/v1)',
+      description:
+        'Public, no token: what `https://w3id.org/wallet-kr/credentials/v1`, the second `@context` entry of ' +
+        'every credential issued to a user, stands for, exactly as the issuer signs with it. A verifier needs it to ' +
+        'canonicalise a credential and check its proof: have the JSON-LD document loader answer that URL with ' +
+        'this document (its terms are `@protected`).',
       responses: { 200: { description: 'JSON-LD context', schema: S.JsonLdContext } },
       handler: async () => ({ status: 200, body: WALLET_CONTEXT }),
     }),

@@ -15,6 +15,12 @@ export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
       tags: TAGS,
       auth: 'bearer',
       summary: "Prepare adding an assertionMethod key to the user's did:ethr (a user operation of their account)",
+      description:
+        'The DID is the `did:ethr` of the smart account on DID_NETWORK_ID (ETHEREUM), so the account must be ' +
+        'deployed there first (409 `account-not-deployed`). The owner key signs the `eip712-erc4337-userop-v1` ' +
+        'slot (a user with a passkey also gets a passkey slot), and the signed slots go to POST ' +
+        '/v1/did/keys/assertion within DEPLOY_PREPARE_TTL_SECONDS (600 s); the gas counts against the daily ' +
+        'budget. The key is added with a validity of DID_KEY_VALIDITY_SECONDS (a year by default).',
       body: S.AssertionPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
@@ -45,6 +51,13 @@ export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
       tags: TAGS,
       auth: 'bearer',
       summary: 'Execute a prepared assertionMethod key addition with its signed slot (asynchronous)',
+      description:
+        'Send back the slots of the prepare answer, `id` and `parameter` as received, each with ' +
+        '`signature.authResponse`; the on-chain slot must be signed by the current owner, so after a key ' +
+        'rotation prepare again. The 202 carries the `opId` and the `Location` of GET ' +
+        '/v1/did/keys/operations/{opId}: the workflow did-key-<opId> submits the operation, and ' +
+        '`did_key.completed` or `did_key.failed` follows. The same signed slot sent again answers the same ' +
+        '`opId`.',
       body: S.AssertionExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
@@ -71,6 +84,12 @@ export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
       tags: TAGS,
       auth: 'bearer',
       summary: 'Status of a DID key operation',
+      description:
+        'Poll it after POST /v1/did/keys/assertion until `status` is `completed` (with `txHash`) or `failed` ' +
+        '(with `error`); no Retry-After is sent, and the events `did_key.completed` and `did_key.failed` say the ' +
+        'same. `stalled` means the network fee rose above the cap of the operation: it may still land, or ' +
+        'prepare the same key again and sign it, and the new operation takes its place (this one becomes ' +
+        '`replaced`, `replacedBy` naming it).',
       params: S.DidOperationParams,
       responses: {
         200: { description: 'Status', schema: S.DidOperationStatus },

@@ -66,6 +66,10 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'One event',
+      description:
+        'The `id` of an event is also the `webhook-id` of every delivery of it, so a receiver can fetch the ' +
+        'event a delivery named; the body is the one webhooks deliver and GET /v1/events lists. To catch up on ' +
+        'several, read GET /v1/events from a cursor instead.',
       params: EventIdParams,
       responses: { 200: { description: 'The event', schema: EventSchema }, 404: { description: 'No such event' } },
       handler: async ({ params }) => {

@@ -17,6 +17,12 @@ export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSp
       tags: ['Exchange'],
       auth: 'bearer',
       summary: 'Exchange quote (preview): best route over the configured pools, price impact, slippage, executability',
+      description:
+        'A preview only: nothing is reserved and no swap is made. Prices come from the constant-product pools ' +
+        'configured for the network (built-in, or EXCHANGE_POOLS), whose reserves are set in configuration, not ' +
+        'read from a chain. `executable` is false with `limit_exceeded` when the input is over the daily limit ' +
+        'of the token (EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of ' +
+        'the user on chain (zero without an account there).',
       body: QuoteBody,
       rateLimits: [{ rule: 'exchange-quote', key: ({ user }) => user.userId }],
       responses: {

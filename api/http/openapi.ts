@@ -261,6 +261,67 @@ const responsesOf = (
   return responses;
 };
 
+/** Every tag an operation may carry, in the order the reference shows them, with what its operations are for. */
+export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
+  { name: 'System', description: 'Health, the signing keys of our tokens, this document and its rendered reference.' },
+  {
+    name: 'Registration',
+    description:
+      'A new account in steps: identity verification (PASS), the ID card (eKYC), the wallet backup, then tokens (docs/registration.md).',
+  },
+  { name: 'Identity provider', description: "The identity provider's callback with a verification's result." },
+  { name: 'Auth', description: 'Access and refresh tokens: refresh, sign out.' },
+  {
+    name: 'Sign-in',
+    description: 'An existing account on a new device: identity verification, then a passkey or the ID card on file.',
+  },
+  {
+    name: 'Identity checks',
+    description:
+      'Step-up proofs by a fresh identity verification and the ID card, for requests a token alone cannot do.',
+  },
+  { name: 'Devices', description: "The account's signed-in devices: list, release a new-device hold, sign one out." },
+  { name: 'Backup', description: 'The encrypted wallet backup: read it back, replace it.' },
+  {
+    name: 'Recovery',
+    description:
+      'A lost owner key replaced after a delay by the recovery key, the account upgrade it needs, cancelation.',
+  },
+  { name: 'Account', description: 'The profile, email, KYC renewal and closing the account.' },
+  { name: 'KYC', description: 'The basic information of the KYC credential.' },
+  { name: 'Passkeys', description: 'WebAuthn passkeys: enrol, list, remove; approvals of risky requests.' },
+  {
+    name: 'Wallet',
+    description:
+      'Smart accounts per network (ERC-4337): deploy, signing slots, the transfer key and its caps, gas sponsorship.',
+  },
+  { name: 'Key rotation', description: 'A new owner key on every network the account is deployed on, per network.' },
+  { name: 'Decentralized identity', description: "The account's DID keys and its verifiable credentials." },
+  { name: 'Bank', description: 'Bank accounts: 1 KRW verification, the consent at the bank (KFTC open banking).' },
+  { name: 'Charge', description: 'Charging won from a connected bank account, the balance and its ledger.' },
+  { name: 'PIN', description: 'The transfer PIN: its encryption key, set, change, reset, and whether it is locked.' },
+  {
+    name: 'Transfer',
+    description:
+      'Crypto transfers: prepare, execute with the PIN, follow; limits, the address book and the Travel Rule.',
+  },
+  { name: 'Assets', description: 'Market prices, other assets, securities and exchange accounts.' },
+  { name: 'Exchange', description: 'Quotes between tokens from the exchange pools.' },
+  { name: 'Events', description: 'The feed of events in commit order, for operators and webhooks.' },
+  { name: 'Webhooks', description: 'Signed event deliveries (Standard Webhooks): endpoints, secrets, replays.' },
+  {
+    name: 'Compliance',
+    description: 'For operators: the sanctions list, review cases and their decisions, the records kept five years.',
+  },
+  {
+    name: 'Travel Rule',
+    description:
+      "Other VASPs' TRP v3 messages on the TRP listener (mutual TLS): inquiries, resolutions, confirmations.",
+  },
+  { name: 'Test clock', description: "The embedded stack's test clock (TEST_CLOCK_ENABLED only)." },
+  { name: 'Operators', description: "Operators' sign-in for the Temporal UI's codec and the operator routes." },
+];
+
 /** The API's version (info.version): CHANGELOG.md says what changed in each. */
 export const API_VERSION = '1.0.0';
 
@@ -370,7 +431,9 @@ export function buildOpenApi(
       description:
         '/v1/* answers bare objects and RFC 9457 problem+json errors; /api/v1/* answers {status:"ok", data} and {status:"error", error}.',
       license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
+      contact: { name: 'The team operating this deployment (its support channel, as agreed with it)' },
     },
+    tags: TAGS.map((tag) => ({ ...tag })),
     servers: [
       info.serverUrl
         ? { url: info.serverUrl }

@@ -20,6 +20,13 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       tags: TAGS,
       auth: 'bearer',
       summary: 'Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot',
+      description:
+        'Rotates every network where the account is deployed, or the ones `networkIds` names (each deployed, all ' +
+        'with the same current owner: 409 otherwise). The current owner key signs `payload`, the merkle-root ' +
+        'digest, once for every network (a user with a passkey also gets a passkey slot); send the signed slots ' +
+        'to POST /v1/wallet/keys/rotate within DEPLOY_PREPARE_TTL_SECONDS (600 s). The new owner address is ' +
+        'screened against sanctions lists, and the gas counts against the daily budget (GET ' +
+        '/v1/wallet/gas-budget).',
       body: S.RotatePrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
       responses: {
@@ -51,6 +58,13 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       tags: TAGS,
       auth: 'bearer',
       summary: 'Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll)',
+      description:
+        'Send back the slots of the prepare answer, `id` and `parameter` as received, each with ' +
+        '`signature.authResponse`: for the on-chain slot, the signature of `payload` by the current owner key, ' +
+        'signed raw (no EIP-191 prefix); for a passkey slot, the WebAuthn assertion. The 202 names the task to ' +
+        'poll (`Location`: /v1/wallet/keys/rotate/{taskId}); the workflow key-rotation-<taskId> rotates every ' +
+        'network in parallel and writes `key_rotation.completed` or `key_rotation.partial_failure` once all have ' +
+        'settled. The same signed slot sent again while the rotation runs answers the same task.',
       body: S.RotateExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
@@ -70,6 +84,13 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       tags: TAGS,
       auth: 'bearer',
       summary: 'Key rotation status aggregated per network; Retry-After recommends the polling interval',
+      description:
+        'Poll the `Location` of the 202 at the pace `Retry-After` gives (2 s while running, 30 s once settled): ' +
+        '`status` stays `processing` until every network has settled, then becomes `completed` or ' +
+        '`partial_failure`. A network `failed` with `retryable: true` can be run again alone (POST ' +
+        '…/networks/{networkId}/retry); a `stalled` one may still land, or a new rotation of that network, ' +
+        'prepared and signed again, takes its place. Each network outcome is also an event ' +
+        '(`key_rotation.network_completed`, `key_rotation.network_failed`, `key_rotation.network_stalled`).',
       params: S.TaskParams,
       responses: {
         200: {
@@ -97,6 +118,13 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       tags: TAGS,
       auth: 'bearer',
       summary: 'Retry one network of a key rotation whose failure was retryable; the other networks are not touched',
+      description:
+        'For a network whose rotation `failed` with `retryable: true` (its RPC stayed down through the worker ' +
+        'retries, for instance): the operation signed at execute is submitted again, so nothing is signed anew, ' +
+        'and the task is `processing` until that network settles (poll GET /v1/wallet/keys/rotate/{taskId}). ' +
+        'Accepted within KEY_ROTATION_RETRY_WINDOW_SECONDS (7 days) of the task settling and for at most 10 ' +
+        'attempts per network; after that, or for a network that did not fail retryably, 409 (`task-closed`, ' +
+        '`network-not-retryable`).',
       params: S.TaskNetworkParams,
       responses: {
         202: { description: 'Retry started', schema: S.RotateAccepted },

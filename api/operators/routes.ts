@@ -59,6 +59,11 @@ export function operatorRoutes({ operators, tokens, codec, logger, sessionSecond
       tags: TAGS,
       auth: 'none',
       summary: 'Sign an operator in: an HttpOnly, SameSite=Strict session cookie for /codec',
+      description:
+        'For a browser, so that the Temporal UI can call POST /codec/decode; scripts send `Authorization: Bearer ' +
+        'op_…` instead. The cookie holds a signed session sent to /codec paths only, valid ' +
+        'OPERATOR_SESSION_SECONDS (8 h, `expiresAt`) unless the operator is removed from OPERATOR_TOKENS first. ' +
+        'A wrong token answers 401 and counts against the wrong-credential limit of the client address.',
       body: OperatorSignIn,
       responses: {
         200: { description: 'Signed in (Set-Cookie)', schema: OperatorSession },
@@ -82,6 +87,10 @@ export function operatorRoutes({ operators, tokens, codec, logger, sessionSecond
       tags: TAGS,
       auth: 'none',
       summary: 'Sign out: clears the session cookie',
+      description:
+        'Clears the cookie in this browser only: the session itself is not revoked, so a copy of the cookie ' +
+        'works until its `expiresAt`; removing the operator from OPERATOR_TOKENS ends all their sessions. ' +
+        'Answers 204 with or without a session.',
       responses: { 204: { description: 'Signed out' } },
       handler: async (_input, ctx) => {
         setSessionCookie(ctx, null, 0);
@@ -95,6 +104,10 @@ export function operatorRoutes({ operators, tokens, codec, logger, sessionSecond
       tags: TAGS,
       auth: 'none',
       summary: 'The operator sign-in page (HTML)',
+      description:
+        'A form that posts the operator token to POST /codec/session and shows who is signed in until when. Open ' +
+        'it in the browser that runs the Temporal UI, then turn on "Include cross-origin credentials" in the ' +
+        'codec settings of the UI so its calls carry the cookie.',
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';

@@ -55,6 +55,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
       tags: TAGS,
       auth: 'bearer',
       summary: 'Start registering a passkey: WebAuthn creation options with a one-time challenge',
+      description:
+        'Pass `publicKey` to navigator.credentials.create() (relying party WEBAUTHN_RP_ID, user verification ' +
+        'required, the passkeys already registered excluded), then send the result with `challengeId` to POST ' +
+        '/v1/auth/passkeys, approved by the PIN or a passkey. The challenge is single use, for 5 minutes; an ' +
+        'account holds at most 10 passkeys (409 too-many-passkeys), and a device in its new-device hold is refused ' +
+        '(403 device-on-hold).',
       responses: {
         200: { description: 'Creation options', schema: S.RegistrationOptionsResponse },
         409: { description: 'Too many passkeys' },
@@ -110,6 +116,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
       tags: TAGS,
       auth: 'bearer',
       summary: "The caller's passkeys",
+      description:
+        'Oldest first, with `deviceType` (multiDevice: it may be synced to other devices of the person), ' +
+        '`backedUp`, `lastUsedAt` and `heldUntil`: until then (NEW_PASSKEY_HOLD_SECONDS after it was added) a ' +
+        'passkey approves no step-up, releases no device hold, waives no cooling-off and approves no transfer ' +
+        'above the passkey threshold. Show it so the person can spot a passkey they did not add and remove it ' +
+        '(POST /v1/auth/passkeys/{passkeyId}/remove).',
       responses: { 200: { description: 'Passkeys', schema: S.PasskeyList } },
       handler: async ({ user }) => ({ status: 200, body: { items: (await passkeys.list(user.userId)).map(view) } }),
     }),

@@ -19,6 +19,11 @@ export function pinRoutes({ pins, notices }: { pins: PinService; notices: Securi
       auth: 'none',
       summary:
         'The key PINs are encrypted to: a compact JWE (ECDH-ES+A256KW, A256GCM) of {"pin":"123456","iat":<unix seconds>}',
+      description:
+        'Public (no token), so the app can encrypt the PIN during registration as well. Encrypt each PIN just ' +
+        'before sending it: one whose `iat` is over 5 minutes old, or over a minute ahead, answers 422 ' +
+        '`invalid-pin-encryption`. A PIN that approves a request also carries `jti` and `request` in the ' +
+        'payload, as each such operation says.',
       responses: { 200: { description: 'Public key', schema: PinPublicKey } },
       handler: async () => ({
         status: 200,
@@ -32,6 +37,11 @@ export function pinRoutes({ pins, notices }: { pins: PinService; notices: Securi
       tags: TAGS,
       auth: 'bearer',
       summary: 'Whether the caller has set a PIN',
+      description:
+        'Tells the app whether to ask for the PIN or to have one set: without one, operations that need the PIN ' +
+        'answer 409 `pin-not-set`, and the first PIN is set with POST /api/v1/pin (with an identity check proved ' +
+        'by the ID card). It says nothing of a lockout: a locked PIN answers 423 (`pin-locked`, or ' +
+        '`pin-reset-required`) where it is used.',
       responses: { 200: { description: 'PIN status', schema: PinStatus } },
       handler: async ({ user }) => ({ status: 200, body: { pin_set: await pins.isSet(user.userId) } }),
     }),

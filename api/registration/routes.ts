@@ -88,6 +88,13 @@ function startRoutes(registrations: RegistrationService): RouteSpec[] {
       tags: TAG,
       auth: 'none',
       summary: 'Start registration with the pass token from identity verification; issues regId',
+      description:
+        'The first call, once the person has verified with the identity provider on this device: it waits up to ' +
+        'PASS_RESULT_WAIT_SECONDS for the result from the provider, else answers 409 pass-result-pending (retry ' +
+        'after Retry-After). Answers `regId`, step ekyc and the verified name and phone to show; the same device ' +
+        'repeating it with the same pass token gets the same answer. A person who has an account gets 409 ' +
+        'duplicate-identity naming POST /v1/auth/sign-in; otherwise the next step is POST …/{regId}/ekyc with ' +
+        'X-Pass-Token.',
       headers: S.StartRegistrationHeaders,
       body: S.StartRegistrationBody,
       rateLimits: [
@@ -117,6 +124,11 @@ function startRoutes(registrations: RegistrationService): RouteSpec[] {
       tags: TAG,
       auth: 'passToken',
       summary: 'Registration status: current step and whether it is still in progress',
+      description:
+        'Readable with the pass token that started the registration, during the steps and after them: resume the ' +
+        'app at `step` (ekyc, backup, completed). Once the pass token has expired (`passTokenExpiresAt`) it ' +
+        'answers 401 pass-token-expired, and a registration that failed or expired answers 409 registration-failed ' +
+        'or 410 registration-expired: verify again and start a new one.',
       params: S.RegistrationParams,
       headers: S.PassTokenOnlyHeaders,
       responses: { 200: { description: 'Registration status', schema: S.RegistrationStatusResponse }, ...ERRORS },
@@ -144,6 +156,11 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       tags: TAG,
       auth: 'passToken',
       summary: 'Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form',
+      description:
+        'For the JSON form of eKYC: send the image here, then its `uploadRef` to POST …/ekyc (the multipart eKYC ' +
+        'takes the image directly instead). An uploadRef serves only this registration; the image must be a JPEG ' +
+        'or PNG by its content, at most UPLOAD_MAX_BYTES, and uploads and eKYC attempts share 20 images an hour ' +
+        'per registration.',
       params: S.RegistrationParams,
       headers: S.PassTokenOnlyHeaders,
       multipart: {
@@ -173,6 +190,12 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       tags: TAG,
       auth: 'passToken',
       summary: 'Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result',
+      description:
+        'Read by the OCR provider in the workflow registration-<regId>; the answer waits for it. Verified when the ' +
+        'card reads as the `idCardType` sent, with the name and birth date of the identity verification: `step` ' +
+        'moves to backup and the number of the card is kept (as a keyed hash) for later sign-ins by ID card. Not ' +
+        'verified: `step` stays ekyc and the app may send another image, with a new Idempotency-Key; the fifth ' +
+        'unverified attempt fails the registration.',
       params: S.RegistrationParams,
       headers: S.PassTokenHeaders,
       body: S.EkycJsonBody,
@@ -202,6 +225,11 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
       tags: TAG,
       auth: 'passToken',
       summary: 'Submit the initial wallet backup (client-encrypted); completes registration',
+      description:
+        'The app encrypts the backup itself; the service stores it as sent, never decrypts it, and keeps it as ' +
+        'version 1 of the account backup (GET /v1/account/backup). It creates the user, with a KycCredential ' +
+        '(`registration.completed`); next, optionally set the PIN (POST …/{regId}/pin), then get tokens from POST ' +
+        '/v1/auth/token with grantType "registration", the same X-Device-Id and the pass token.',
       params: S.RegistrationParams,
       headers: S.PassTokenHeaders,
       body: S.BackupBody,
@@ -224,6 +252,11 @@ function providerRoutes(registrations: RegistrationService): RouteSpec[] {
       tags: ['Identity provider'],
       auth: 'apiKey',
       summary: 'Result callback from the identity verification service (server to server)',
+      description:
+        'Called by the identity provider, not the app, with X-Api-Key (PASS_CALLBACK_API_KEY) and the outcome of ' +
+        'each verification. The result goes to a sign-in when the verified person (the same CI) has an account, ' +
+        'else to the registration of that verification; it may arrive before or after the app calls POST ' +
+        '/v1/account/register or POST /v1/auth/sign-in, and the first result of a verification is the one kept.',
       headers: S.PassCallbackHeaders,
       body: S.PassCallbackBody,
       rateLimits: [{ rule: 'pass-callback', key: (_input, ctx) => ctx.ip }],

@@ -29,6 +29,9 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       tags,
       auth: 'none',
       summary: 'Liveness: the process answers',
+      description:
+        'For a liveness probe: answers 200 `{"status":"ok"}` whenever the process can answer, without asking the ' +
+        'database or Temporal (GET /readyz checks those). No credential.',
       responses: { 200: { description: 'Alive', schema: Health } },
       handler: async () => ({ status: 200, body: { status: 'ok' } }),
     }),
@@ -85,6 +88,10 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       tags,
       auth: 'none',
       summary: 'Public keys that verify access tokens',
+      description:
+        'The ES256 (P-256) public key of JWT_PRIVATE_JWK, with the `kid` every access token names in its header: a ' +
+        'server that accepts our access tokens verifies them with it, checking issuer, audience, expiry and `typ: ' +
+        'at+jwt` as well. Cacheable for 5 minutes (Cache-Control: public, max-age=300); no credential.',
       responses: { 200: { description: 'JSON Web Key Set', schema: JwksResponse } },
       handler: async () => ({ status: 200, body: tokens.jwks(), headers: { 'cache-control': 'public, max-age=300' } }),
     }),
@@ -96,6 +103,11 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       tags,
       auth: 'none',
       summary: 'This OpenAPI 3.1 document',
+      description:
+        'Generated from the route table the router itself runs: paths, schemas, statuses, each step-up policy ' +
+        '(`x-step-up`), examples recorded from real answers, and every event type as a webhook. `servers` names ' +
+        'PUBLIC_BASE_URL when it is set; the same document without `servers` is committed as ' +
+        'clients/typescript/openapi.json, which the typed client is generated from.',
       responses: { 200: { description: 'OpenAPI document', schema: OpenApiDocument } },
       handler: async () => ({ status: 200, body: openApi() }),
     }),
@@ -107,6 +119,10 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       tags,
       auth: 'none',
       summary: 'Readable API documentation (HTML)',
+      description:
+        'The API reference of GET /openapi.json, rendered by Scalar from GET /docs/scalar.js: no CDN, fonts or ' +
+        'telemetry, and a Content-Security-Policy that keeps every request on this origin, so it works without ' +
+        'internet access.',
       responses: { 200: { description: 'HTML page' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/html';
@@ -121,6 +137,10 @@ export function systemRoutes({ orm, temporal, tokens, openApi }: SystemRouteDeps
       tags,
       auth: 'none',
       summary: "The docs page's renderer (Scalar's standalone bundle, from its npm package)",
+      description:
+        'The script GET /docs loads: the standalone browser bundle of the installed @scalar/api-reference package ' +
+        '(about 4 MB), read from disk once per process. Cacheable for a day (Cache-Control: public, ' +
+        'max-age=86400); an app has no use for it.',
       responses: { 200: { description: 'JavaScript' } },
       handler: async (_input, ctx) => {
         ctx.type = 'text/javascript';

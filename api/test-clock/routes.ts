@@ -13,7 +13,13 @@ export function testClockRoutes({ testClock }: { testClock: TestClockService }):
       operationId: 'getTestClock',
       tags: TAGS,
       auth: 'operator',
-      summary: "The service's clock: whether the test clock is on, the time every rule reads, and how far it was moved",
+      summary:
+        "The service's clock: whether the test clock is on, the time its business rules read, and how far it was moved",
+      description:
+        'Answers wherever the service runs, also with the test clock off (`enabled: false`, `offsetSeconds` 0, ' +
+        '`now` the system time); moving it (POST /v1/test-clock/advance) answers 409 there. `now` comes from the ' +
+        'record every API and worker process follows within a second; workflow timers still run on the clock of ' +
+        'the Temporal server, whatever it says.',
       responses: { 200: { description: 'The clock', schema: S.TestClockView } },
       handler: async () => ({ status: 200, body: await testClock.state() }),
     }),

@@ -63,6 +63,11 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
       auth: 'bearer',
       summary:
         'Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor',
+      description:
+        'Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear ' +
+        'as soon as they are recorded, with the amount sent (fees not included), and leave the list if they ' +
+        'fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is ' +
+        'null on the last page); a cursor this API did not return answers 422 `invalid-cursor`.',
       query: Query,
       responses: {
         200: { description: 'Transactions', schema: TransactionList },

@@ -32,6 +32,13 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         "The VASPs a transfer under the Travel Rule can go to: on CODE's network (name one as beneficiary_vasp) or on TRP (give the recipient's Travel Address)",
+      description:
+        'Needed for a transfer worth TRAVEL_RULE_THRESHOLD_KRW (1,000,000 won) or more to an account at an ' +
+        'exchange: name a `code` entry by its `id` as `beneficiary_vasp`; a `trp` one is reached through the ' +
+        'Travel Address the recipient gets from that VASP (`travel_address`). The list is the same for every ' +
+        'user; an exchange not on it cannot receive such a transfer (422 `beneficiary-vasp-unknown` or ' +
+        '`travel-address-unknown-vasp`), and a wallet the user holds the key of needs a proof of ownership ' +
+        'instead (POST …/ownership/challenge).',
       responses: { 200: { description: 'The VASPs we exchange Travel Rule data with', schema: S.TravelRuleVaspList } },
       handler: async () => ({
         status: 200,
@@ -51,6 +58,12 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         "Our Travel Address (TRP): what a user gives a sender at another VASP with their deposit address, so that VASP's Travel Rule inquiry reaches us",
+      description:
+        'The same for every user: the sending VASP names the deposit address and the beneficiary in its inquiry, ' +
+        'which is approved when the address is an active user account (a deployed smart account or a Solana ' +
+        'wallet) that receives the asset and the name is the verified one, spaces aside. Only the VASPs we ' +
+        'exchange with (`network: "trp"` in GET /api/v1/transfer/vasps) are heard at `inquiry_url`, over mutual ' +
+        'TLS.',
       responses: { 200: { description: 'The Travel Address and the URL it names', schema: S.TravelAddressView } },
       handler: async () => ({ status: 200, body: transfers.travelAddress() }),
     }),
@@ -62,6 +75,11 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         "The caller's recipients: trusted ones receive with the PIN alone, new ones wait out their cooling-off or need a passkey approval",
+      description:
+        'All entries in one answer, with no paging: `status` is `trusted` once `usable_from` has passed, else ' +
+        '`cooling_off`; a passkey-approved transfer to a new address adds it as trusted (`approved_by: ' +
+        'passkey`). A transfer worth more than `passkey_above_krw` (GET /api/v1/transfer/limits) needs a passkey ' +
+        'approval whatever the status of its recipient.',
       responses: { 200: { description: 'Address book, newest first', schema: S.AddressBookList } },
       handler: async ({ user }) => ({
         status: 200,
@@ -85,6 +103,12 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         'Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed',
+      description:
+        'No PIN needed: the address is screened first, and a sanctioned one is refused (422 ' +
+        '`recipient-sanctioned`) and opens a compliance case. A new entry is `cooling_off` until `usable_from` ' +
+        '(ADDRESS_COOLING_OFF_SECONDS, 24 h by default); until then a transfer to it needs a passkey approval ' +
+        '(POST /api/v1/transfer/crypto/prepare), and a transfer so approved makes it trusted at once. An address ' +
+        'already in the book answers 200 as it is: its cooling-off does not start again.',
       body: S.AddressBookBody,
       rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
       responses: {
@@ -123,6 +147,10 @@ export function transferRoutes({
       tags: ['Transfer'],
       auth: 'bearer',
       summary: 'Remove a recipient; adding it again starts a new cooling-off',
+      description:
+        'No PIN needed. The entry goes with its ownership proof: the address is then a new recipient, as if ' +
+        'never added, and a self-custody transfer to it under the Travel Rule needs a new proof. Transfers ' +
+        'already recorded are not affected.',
       params: S.AddressBookParams,
       responses: {
         204: { description: 'Removed' },
@@ -148,6 +176,12 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         "A message to sign with a self-custody address's key, proving control of it (needed under the Travel Rule for addresses no provider hosts)",
+      description:
+        'For an address in the address book whose key the user holds (a self-custody wallet), before a transfer ' +
+        'to it worth TRAVEL_RULE_THRESHOLD_KRW or more without `travel_address` or `beneficiary_vasp` (else 422 ' +
+        '`address-ownership-required`). Sign `message` exactly as answered (EVM: EIP-191 `personal_sign`; ' +
+        'SOLANA: ed25519 over its UTF-8 bytes) and send the signature to POST …/ownership before `expires_at`; a ' +
+        'new challenge replaces the previous one.',
       params: S.AddressBookParams,
       rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
       responses: {
@@ -174,6 +208,12 @@ export function transferRoutes({
       tags: ['Transfer'],
       auth: 'bearer',
       summary: 'Prove control of a self-custody address: the challenge signed by its key; kept with the entry',
+      description:
+        'The signature must be by the address itself over the current challenge (POST …/ownership/challenge); ' +
+        'the message and signature are kept with the entry, and from then on the address passes the Travel Rule ' +
+        'check for self-custody transfers, while the entry stays. A challenge is used once: after a proof, or ' +
+        'past its `expires_at`, ask for a new one (409 `ownership-challenge-expired`). The proof does not ' +
+        'shorten the cooling-off.',
       params: S.AddressBookParams,
       body: S.OwnershipProofBody,
       rateLimits: [{ rule: 'address-book', key: ({ user }) => user.userId }],
@@ -239,6 +279,11 @@ export function transferRoutes({
       auth: 'bearer',
       summary:
         "The caller's crypto transfer limits in won, what today's transfers used and when the day resets (00:00 KST)",
+      description:
+        'Read it to show what can be sent: `remaining_today_krw` is `daily_krw` less `used_today_krw`, which ' +
+        'counts every transfer of the Korean day that did not fail (in flight and held ones included) at its won ' +
+        'value when requested. The limits are those an operator set for this user (`npm run limits`), else the ' +
+        'defaults; POST /api/v1/transfer/crypto/prepare tells what a transfer is worth now (`value_krw`).',
       responses: { 200: { description: 'Limits and usage', schema: TransferLimits } },
       handler: async ({ user }) => ({ status: 200, body: await policy.view(user.userId) }),
     }),
@@ -259,13 +304,27 @@ export function transferRoutes({
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
-        'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs)',
+        'Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is included in a block (or 202 while it runs)',
+      description:
+        'Send the PIN as a JWE bound to this transfer (its fields and Idempotency-Key) and, when POST ' +
+        '/api/v1/transfer/crypto/prepare answered `passkey_approval: "required"`, its passkey slot signed in ' +
+        '`signing.items`; the per-transfer limit, screening, the passkey approval and the Travel Rule fields are ' +
+        'checked before the PIN, so a refusal there costs no attempt. The answer waits up to ' +
+        'TRANSFER_WAIT_SECONDS (30) for the transaction to be included (200 `confirmed`) or the transfer to fail ' +
+        '(200 `failed` with `error`, or a problem answer when it was refused before signing), else answers 202 ' +
+        'with the Location to poll, as for a slow chain, a Travel Rule exchange still waiting for the other VASP ' +
+        'or a transfer `held_for_review` until an operator decides. With an Idempotency-Key the transfer id ' +
+        'follows the key and a retry answers the stored result, a 202 included, so poll the Location rather than ' +
+        'resend; `tx_hash` and `fee` are empty strings until known.',
       body: TransferBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
-        200: { description: 'Transfer final (status confirmed or failed)', schema: TransferView },
+        200: {
+          description: 'Transfer settled for now: included in a block (status confirmed) or failed',
+          schema: TransferView,
+        },
         202: { description: 'Still running: poll the Location', schema: TransferView },
         409: {
           description:
@@ -303,6 +362,12 @@ export function transferRoutes({
       tags: ['Transfer'],
       auth: 'bearer',
       summary: 'A crypto transfer and its status',
+      description:
+        'Poll it after a 202 from POST /api/v1/transfer/crypto/execute (its Location), or follow the ' +
+        '`transfer.*` events, until `status` is `confirmed` or `failed` (`error` says why); `held_for_review` ' +
+        'waits for an operator with no time limit. A confirmed transfer becomes `finalized` once deep enough ' +
+        '(EVM: NETWORKS.<id>.confirmations blocks; SOLANA: finalized commitment), and until then a reorg can put ' +
+        'it back to `submitted`. `tx_hash` and `fee` are empty strings until known.',
       params: TransferParams,
       responses: {
         200: { description: 'Transfer', schema: TransferView },

@@ -36,6 +36,12 @@ export function networkWalletRoutes({ networks, holdings, custody }: NetworkWall
       tags: TAGS,
       auth: 'bearer',
       summary: 'Your address on a network and its balances, read from the chain',
+      description:
+        'On an EVM network the address is the smart account, known from the first deploy prepare there: ' +
+        '`deployed` is false until the deployment lands, and funds can be received before then. Balances are of ' +
+        'the network coin and the tokens configured for it, read from the chain on every call. With no account ' +
+        'or wallet there yet the answer is 404, whose detail says how to get one (deploy on EVM, POST to this ' +
+        'path on SOLANA).',
       params: NetworkParams,
       responses: {
         200: { description: 'Address and balances', schema: WalletView },

@@ -72,6 +72,13 @@ export function walletRoutes({
       tags: TAGS,
       auth: 'bearer',
       summary: 'Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)',
+      description:
+        'Send the slots of the prepare answer, signed (the on-chain one by the owner key, raw over its `payload`; ' +
+        'the passkey slot when the person has passkeys), within DEPLOY_PREPARE_TTL_SECONDS of the prepare; the ' +
+        'workflow deploy-<userId>-<networkId>-<jobId> hands the operation to the bundler of the network. Poll GET ' +
+        '/v1/wallet/deploy-jobs/{jobId} (the Location) until completed (`deploy.completed`) or failed. The same ' +
+        'signed slot sent again is accepted and starts nothing new; another signature of a used slot is refused ' +
+        '(409).',
       params: S.NetworkParams,
       body: S.DeployExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
@@ -99,6 +106,12 @@ export function walletRoutes({
       tags: TAGS,
       auth: 'bearer',
       summary: 'Status of a deployment job',
+      description:
+        '`status` is submitted until the operation lands (completed: the account is deployed, `txHash` is the ' +
+        'bundle transaction) or is refused (failed; `error` says why). While stalled (`stallReason` fees-rose) the ' +
+        'network asks more than the fee cap the owner signed: it may still land, or prepare and sign the ' +
+        'deployment again, and this job then ends replaced (`replacedBy`). On DID_NETWORK_ID, completion also ' +
+        'issues a KycCredential naming the did:ethr of the account.',
       params: S.DeployJobParams,
       responses: {
         200: { description: 'Job status', schema: S.DeployJobStatus },
@@ -113,7 +126,14 @@ export function walletRoutes({
       operationId: 'getGasBudget',
       tags: TAGS,
       auth: 'bearer',
-      summary: 'Gas the service sponsors for you today (deployments, key rotations, DID keys, EVM transfers), in won',
+      summary:
+        'Gas the service sponsors for you today (every operation it pays gas for: deployments, transfers, keys...), in won',
+      description:
+        'Per user and Korean day: GAS_BUDGET_DAILY_KRW at the rate of the price feed, reset at 00:00 KST ' +
+        '(`resetsAt`), for every sponsored operation (deployments, account upgrades, recovery cancellations, ' +
+        'transfer-key changes, key rotations, DID keys, EVM transfers). `usedTodayKrw` counts each at its most ' +
+        'until the chain says what it cost, and nothing for one that expired without landing; a prepare or ' +
+        'transfer that needs more than is left answers 422 gas-budget-exceeded.',
       responses: { 200: { description: 'Budget, used today and when it resets', schema: S.GasBudget } },
       handler: async ({ user }) => ({ status: 200, body: await gas.budget(user.userId) }),
     }),

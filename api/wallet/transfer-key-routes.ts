@@ -15,6 +15,12 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       auth: 'bearer',
       summary:
         "What the account lets the service's transfer key do, read from the chain: the key, its expiry, each token's daily cap and what it sent today",
+      description:
+        'Read from the account contract on each call. `signer` is the service key the account lets send capped ' +
+        'transfers (null once revoked; `signerStatus` retired: a key the service replaced, which still signs here ' +
+        'until this account is rotated), `expired` is true once `validUntil` has passed, and the caps count from ' +
+        '00:00 KST (`capsResetAt`). The owner changes it with POST …/transfer-key/prepare, then …/transfer-key; ' +
+        '409 where the account is not deployed, and for SOLANA.',
       params: S.NetworkParams,
       responses: {
         200: { description: 'The grant on chain', schema: S.TransferKeyView },
@@ -36,6 +42,12 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       auth: 'bearer',
       summary:
         'Prepare an owner-signed change of the transfer key: renew, rotate (a new service key), revoke, or set daily caps',
+      description:
+        'Answers one slot for the owner key of the account to sign (and a passkey slot when the person has ' +
+        'passkeys); the grant on chain changes only once the signed slots are executed (POST …/transfer-key) ' +
+        'within DEPLOY_PREPARE_TTL_SECONDS. A revoke stops every transfer by the service from this account until ' +
+        'it is renewed or rotated; gas is sponsored within the daily budget, and a device in its new-device hold ' +
+        'is refused.',
       params: S.NetworkParams,
       body: S.TransferKeyPrepareBody,
       rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
@@ -75,6 +87,12 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       auth: 'bearer',
       summary:
         'Execute a prepared transfer-key change with the signed slots (asynchronous: 202 and an operation to poll)',
+      description:
+        'Send the slots of the prepare answer, the on-chain one signed by the owner key of the account (and the ' +
+        'passkey slot when there is one); the workflow transfer-key-<opId> submits it. Poll GET ' +
+        '/v1/wallet/transfer-key-operations/{opId} (the Location) until completed (`transfer_key.completed`; GET ' +
+        '…/transfer-key shows the new grant) or failed. The same signed slot sent again is accepted and starts ' +
+        'nothing new; a device in its new-device hold is refused.',
       params: S.NetworkParams,
       body: S.TransferKeyExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
@@ -102,6 +120,12 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       tags: TAGS,
       auth: 'bearer',
       summary: 'Status of a transfer-key change',
+      description:
+        '`action` and `signer` say what the change sets (`signer` is null for a revoke). `status` is submitted ' +
+        'until the operation lands (completed; `txHash` is the bundle transaction) or is refused (failed; `error` ' +
+        'says why). While stalled (`stallReason` fees-rose) the network asks more than the fee cap the owner ' +
+        'signed: it may still land, or prepare and sign the change again, and this one then ends replaced ' +
+        '(`replacedBy`).',
       params: S.TransferKeyOperationParams,
       responses: {
         200: { description: 'Operation status', schema: S.TransferKeyOperationStatus },

@@ -20,6 +20,12 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       auth: 'operator',
       summary:
         'Register an endpoint: events from now on are delivered to it in order, signed with the secret answered once',
+      description:
+        'Deliveries start with the first event committed after registration (earlier ones are in GET /v1/events, ' +
+        'or delivered with POST …/replay), each a Standard Webhooks POST signed with `secret`: store it, as no ' +
+        'read shows it again. The URL must be https in production and not a private, loopback or link-local ' +
+        'address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS (checked again on every connection). Send an ' +
+        'Idempotency-Key: a retry then answers the same endpoint and secret instead of registering a second one.',
       body: S.EndpointBody,
       idempotency: { required: false, scope },
       responses: {
@@ -35,6 +41,10 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'Endpoints with their delivery state',
+      description:
+        'Every endpoint, oldest first, whichever operator registered it; secrets are never shown. A growing ' +
+        '`pending` with `failingSince` set means one event is being retried and holds back the ones after it; ' +
+        '`status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).',
       responses: { 200: { description: 'Endpoints', schema: S.EndpointList } },
       handler: async () => ({ status: 200, body: await webhooks.list() }),
     }),
@@ -45,6 +55,11 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'One endpoint: status, why it was disabled, the last failed answer, what is pending',
+      description:
+        'Look here when events stop arriving: a failing event is retried with doubling delays for ' +
+        'WEBHOOK_GIVE_UP_SECONDS (3 days and an hour; at once for an address the policy refuses), then the ' +
+        'endpoint is disabled, `disabledReason` naming the event position and the last answer. Fix the receiver ' +
+        'and PATCH `{"enabled":true}`: deliveries resume from that event, nothing skipped.',
       params: S.EndpointParams,
       responses: { 200: { description: 'Endpoint', schema: S.Endpoint }, 404: { description: 'No such endpoint' } },
       handler: async ({ params }) => ({ status: 200, body: await webhooks.view(params.endpointId) }),
@@ -56,6 +71,11 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'Change the URL or the subscription, or disable / resume deliveries',
+      description:
+        'A new `url` is checked as at registration and used from the next attempt on, the next retry of a ' +
+        'failing event included; new `eventTypes` apply to the events after the cursor. `enabled: false` stops ' +
+        'deliveries (`disabledReason` names the operator); `enabled: true` resumes a disabled endpoint from the ' +
+        'first event it has not received. The secret changes with POST …/secret.',
       params: S.EndpointParams,
       body: S.EndpointPatch,
       responses: {
@@ -75,6 +95,10 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'Remove an endpoint (its deliveries stop)',
+      description:
+        'The endpoint and its secret are deleted for good: no further attempt starts, a failing event included, ' +
+        'and its cursor is lost. To pause deliveries instead, PATCH `{"enabled":false}`; the events stay in GET ' +
+        '/v1/events.',
       params: S.EndpointParams,
       responses: { 204: { description: 'Removed' }, 404: { description: 'No such endpoint' } },
       handler: async ({ params }) => {
@@ -89,6 +113,11 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'A new signing secret; the previous one keeps signing too for the overlap',
+      description:
+        'During the overlap (`overlapSeconds`, 86400 by default, at most 7 days, 0 for none) each delivery ' +
+        'carries a signature by each secret, so the receiver can switch to the new one without refusing ' +
+        'deliveries; a rotation during an overlap ends the older secret at once. The new secret is shown only in ' +
+        'this answer: send an Idempotency-Key so that a retry answers the same secret instead of rotating again.',
       params: S.EndpointParams,
       body: S.SecretRotation,
       idempotency: { required: false, scope },
@@ -108,6 +137,11 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       tags: TAGS,
       auth: 'operator',
       summary: 'Deliver again every subscribed event after a cursor, in order',
+      description:
+        'Sets the cursor of the endpoint to `after` (a `nextCursor` of GET /v1/events; "0" for all) and delivers ' +
+        'every subscribed event after it again, in commit order and with its first `webhook-id`, so a receiver ' +
+        'that keeps the ids drops the ones it has. A cursor later than the one of the endpoint skips the events ' +
+        'in between; a disabled endpoint delivers nothing until PATCH `{"enabled":true}`.',
       params: S.EndpointParams,
       body: S.ReplayBody,
       responses: {

@@ -105,7 +105,7 @@ export const TravelRuleRecordEntity = defineEntity({
     asset: p.string().length(64).nullable(),
     amount: p.string().length(80).nullable(),
     /** The TRP transfer confirmation: the transaction id, or why the transfer was canceled, and when it came. */
-    txid: p.string().length(128).nullable(),
+    txid: p.string().length(128).nullable().index(),
     canceled: p.text().nullable(),
     confirmedAt: p.datetime().nullable(),
     requestedAt: p.datetime(),

@@ -24,7 +24,7 @@ import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 
 /** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
 const COUNTERPART_LIMIT = 20;
-const ADDRESS_LIMIT = 4;
+const ADDRESS_LIMIT = 5;
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
 const AT_THRESHOLD = '714.285714';
@@ -782,6 +782,12 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       txid: `0x${'cd'.repeat(32)}`,
     });
     expect(otherTxid.body).toMatchObject({ result: 'error', reasonType: 'TXID_ALREADY_EXISTS' });
+    // The same hash written as the node prints it elsewhere (no 0x, upper case) is the same report.
+    const sameAgain = await viaHub('code-gwanghwa', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferA,
+      txid: txid.slice(2).toUpperCase(),
+    });
+    expect(sameAgain.body).toEqual({ transferId: transferA, result: 'normal', reasonType: '' });
     const lateCancel = await viaHub('code-gwanghwa', 'PUT', '/v1/vasp/transfer/status', {
       transferId: transferA,
       status: 'canceled',
@@ -809,6 +815,17 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       txid,
     });
     expect([notTheirs.status, notTheirs.body.errorType]).toEqual([503, 'UNKNOWN_TRANSFER_ID']);
+    // One transaction is one transfer's: Mapo cannot attach Gwanghwa's reported deposit to its own authorization.
+    const transferC = randomUUID();
+    expect((await authorize('code-mapo', transferC, message(payee.user.person.name, payee.account))).body.result).toBe(
+      'verified',
+    );
+    const borrowed = await viaHub('code-mapo', 'POST', '/v1/beneficiary/transfer/txid', {
+      transferId: transferC,
+      txid: txid.toUpperCase().replace('0X', '0x'),
+    });
+    expect(borrowed.body).toMatchObject({ result: 'error', reasonType: 'TXID_ALREADY_EXISTS' });
+    expect((await inboundRecord('code:code-mapo', transferC)).txid).toBeNull();
 
     // As the originating VASP: our transfer to Mapo over CODE, its status and its transaction found by Mapo only.
     const recipient = Wallet.createRandom().address;

@@ -26,4 +26,24 @@ describe('the OpenAPI document', () => {
       warnings: false,
     });
   }, 120_000);
+
+  it("passes Spectral's OpenAPI ruleset (.spectral.yaml): no error, no warning", () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        require.resolve('@stoplight/spectral-cli/dist/index.js'),
+        'lint',
+        'clients/typescript/openapi.json',
+        '--ruleset',
+        '.spectral.yaml',
+        '--format',
+        'text',
+        '--fail-severity',
+        'warn',
+      ],
+      { cwd: ROOT, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } },
+    );
+    const findings = `${run.stdout}\n${run.stderr}`.split('\n').filter((line) => /\b(error|warning)\b/.test(line));
+    expect({ status: run.status, findings }).toEqual({ status: 0, findings: [] });
+  }, 120_000);
 });

@@ -11,7 +11,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
+        /**
+         * Liveness: the process answers
+         * @description For a liveness probe: answers 200 `{"status":"ok"}` whenever the process can answer, without asking the database or Temporal (GET /readyz checks those). No credential.
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -48,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public keys that verify access tokens */
+        /**
+         * Public keys that verify access tokens
+         * @description The ES256 (P-256) public key of JWT_PRIVATE_JWK, with the `kid` every access token names in its header: a server that accepts our access tokens verifies them with it, checking issuer, audience, expiry and `typ: at+jwt` as well. Cacheable for 5 minutes (Cache-Control: public, max-age=300); no credential.
+         */
         get: operations["jwks"];
         put?: never;
         post?: never;
@@ -65,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** This OpenAPI 3.1 document */
+        /**
+         * This OpenAPI 3.1 document
+         * @description Generated from the route table the router itself runs: paths, schemas, statuses, each step-up policy (`x-step-up`), examples recorded from real answers, and every event type as a webhook. `servers` names PUBLIC_BASE_URL when it is set; the same document without `servers` is committed as clients/typescript/openapi.json, which the typed client is generated from.
+         */
         get: operations["openApiDocument"];
         put?: never;
         post?: never;
@@ -82,7 +91,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readable API documentation (HTML) */
+        /**
+         * Readable API documentation (HTML)
+         * @description The API reference of GET /openapi.json, rendered by Scalar from GET /docs/scalar.js: no CDN, fonts or telemetry, and a Content-Security-Policy that keeps every request on this origin, so it works without internet access.
+         */
         get: operations["docsPage"];
         put?: never;
         post?: never;
@@ -99,7 +111,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The docs page's renderer (Scalar's standalone bundle, from its npm package) */
+        /**
+         * The docs page's renderer (Scalar's standalone bundle, from its npm package)
+         * @description The script GET /docs loads: the standalone browser bundle of the installed @scalar/api-reference package (about 4 MB), read from disk once per process. Cacheable for a day (Cache-Control: public, max-age=86400); an app has no use for it.
+         */
         get: operations["docsRenderer"];
         put?: never;
         post?: never;
@@ -118,7 +133,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registration with the pass token from identity verification; issues regId */
+        /**
+         * Start registration with the pass token from identity verification; issues regId
+         * @description The first call, once the person has verified with the identity provider on this device: it waits up to PASS_RESULT_WAIT_SECONDS for the result from the provider, else answers 409 pass-result-pending (retry after Retry-After). Answers `regId`, step ekyc and the verified name and phone to show; the same device repeating it with the same pass token gets the same answer. A person who has an account gets 409 duplicate-identity naming POST /v1/auth/sign-in; otherwise the next step is POST …/{regId}/ekyc with X-Pass-Token.
+         */
         post: operations["startRegistration"];
         delete?: never;
         options?: never;
@@ -133,7 +151,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registration status: current step and whether it is still in progress */
+        /**
+         * Registration status: current step and whether it is still in progress
+         * @description Readable with the pass token that started the registration, during the steps and after them: resume the app at `step` (ekyc, backup, completed). Once the pass token has expired (`passTokenExpiresAt`) it answers 401 pass-token-expired, and a registration that failed or expired answers 409 registration-failed or 410 registration-expired: verify again and start a new one.
+         */
         get: operations["getRegistration"];
         put?: never;
         post?: never;
@@ -152,7 +173,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form */
+        /**
+         * Upload an ID-card image (JPEG or PNG, stored encrypted); answers the uploadRef for the JSON eKYC form
+         * @description For the JSON form of eKYC: send the image here, then its `uploadRef` to POST …/ekyc (the multipart eKYC takes the image directly instead). An uploadRef serves only this registration; the image must be a JPEG or PNG by its content, at most UPLOAD_MAX_BYTES, and uploads and eKYC attempts share 20 images an hour per registration.
+         */
         post: operations["uploadIdCardImage"];
         delete?: never;
         options?: never;
@@ -169,7 +193,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result */
+        /**
+         * Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result
+         * @description Read by the OCR provider in the workflow registration-<regId>; the answer waits for it. Verified when the card reads as the `idCardType` sent, with the name and birth date of the identity verification: `step` moves to backup and the number of the card is kept (as a keyed hash) for later sign-ins by ID card. Not verified: `step` stays ekyc and the app may send another image, with a new Idempotency-Key; the fifth unverified attempt fails the registration.
+         */
         post: operations["submitEkyc"];
         delete?: never;
         options?: never;
@@ -186,7 +213,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Submit the initial wallet backup (client-encrypted); completes registration */
+        /**
+         * Submit the initial wallet backup (client-encrypted); completes registration
+         * @description The app encrypts the backup itself; the service stores it as sent, never decrypts it, and keeps it as version 1 of the account backup (GET /v1/account/backup). It creates the user, with a KycCredential (`registration.completed`); next, optionally set the PIN (POST …/{regId}/pin), then get tokens from POST /v1/auth/token with grantType "registration", the same X-Device-Id and the pass token.
+         */
         post: operations["submitWalletBackup"];
         delete?: never;
         options?: never;
@@ -223,7 +253,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Result callback from the identity verification service (server to server) */
+        /**
+         * Result callback from the identity verification service (server to server)
+         * @description Called by the identity provider, not the app, with X-Api-Key (PASS_CALLBACK_API_KEY) and the outcome of each verification. The result goes to a sign-in when the verified person (the same CI) has an account, else to the registration of that verification; it may arrive before or after the app calls POST /v1/account/register or POST /v1/auth/sign-in, and the first result of a verification is the one kept.
+         */
         post: operations["passCallback"];
         delete?: never;
         options?: never;
@@ -278,7 +311,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A sign-in's status */
+        /**
+         * A sign-in's status
+         * @description Readable with the pass token of the sign-in until it expires: `status` is in_progress until a proof is accepted, then completed (`method` says which proof), failed (the last ID card attempt was refused) or expired (not proved within SIGN_IN_TTL_SECONDS): verify again to start a new one. Use it to resume an interrupted app: prove while in_progress, or exchange a completed sign-in for tokens once (POST /v1/auth/token, grantType "sign_in"; `tokensIssued` says whether that was done).
+         */
         get: operations["getSignIn"];
         put?: never;
         post?: never;
@@ -297,7 +333,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A one-time challenge for one of the account's passkeys (navigator.credentials.get()) */
+        /**
+         * A one-time challenge for one of the account's passkeys (navigator.credentials.get())
+         * @description For a sign-in whose `proofs` include passkey: pass `publicKey` to navigator.credentials.get() (it lists the passkeys of the account, user verification required) and send the assertion with `challengeId` to POST …/passkey. The challenge approves only this sign-in, once, within 5 minutes; an account without a passkey gets 409 no-passkey (prove with the ID card instead).
+         */
         post: operations["signInPasskeyOptions"];
         delete?: never;
         options?: never;
@@ -314,7 +353,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove the sign-in with one of the account's passkeys (no hold on the new device, unless the passkey is in its own new-passkey hold) */
+        /**
+         * Prove the sign-in with one of the account's passkeys (no hold on the new device, unless the passkey is in its own new-passkey hold)
+         * @description `passkeyAssertion` is `{challengeId, credential}`: the challenge from POST …/passkey/options of this sign-in and the result of navigator.credentials.get(). A challenge is used once, even by an assertion that does not verify (ask for new options to try again), and every attempt counts towards the sign-in proofs of the person (10 a day) and of the address (60 an hour); then exchange the sign-in for tokens once (POST /v1/auth/token, grantType "sign_in").
+         */
         post: operations["proveSignInWithPasskey"];
         delete?: never;
         options?: never;
@@ -369,7 +411,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** An identity check's status, the request it approves, and until when */
+        /**
+         * An identity check's status, the request it approves, and until when
+         * @description Only the device that started the check can read it (404 otherwise). While it is in_progress, `proofs` lists what is still to give (the ID card: POST …/id-card); once verified, send `identityCheckId` once with the request named in `request`, before `expiresAt` (STEP_UP_IDENTITY_SECONDS after verification) and within twice that of the start of the check; a check used, failed or expired approves nothing: start a new one.
+         */
         get: operations["getIdentityCheck"];
         put?: never;
         post?: never;
@@ -406,7 +451,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The devices signed in to the account, oldest first; `current` marks the caller */
+        /**
+         * The devices signed in to the account, oldest first; `current` marks the caller
+         * @description Only devices signed in now: one signed out is left out. `holdUntil` marks a device still in its new-device hold (signed in by ID card, or by a passkey still in its own hold) and `signInMethod` how each signed in: show the list so the person can spot a device they do not know and sign it out (DELETE /v1/account/devices/{deviceId}, with the PIN or a passkey).
+         */
         get: operations["listDevices"];
         put?: never;
         post?: never;
@@ -489,7 +537,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign this device out (as DELETE /v1/account/devices/{your deviceId}) */
+        /**
+         * Sign this device out (as DELETE /v1/account/devices/{your deviceId})
+         * @description Needs nothing beyond the access token: the refresh tokens of this device are revoked and its access tokens refused at once in every api process (401 device-signed-out); `device.revoked` is written and the person is mailed. To use the app on this device again, the person signs in again (POST /v1/auth/sign-in). The only signed-in device of an account with no passkey and no ID card on file is not signed out (409 last-device): add a passkey or renew KYC first.
+         */
         post: operations["signOut"];
         delete?: never;
         options?: never;
@@ -504,7 +555,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the account on this network can be recovered, its delay, and a pending recovery, read from the chain */
+        /**
+         * Whether the account on this network can be recovered, its delay, and a pending recovery, read from the chain
+         * @description Read from the account contract on each call. `recoverable` is true once the owner-signed upgrade has run (while `upgradeAvailable`, start it with POST …/upgrade/prepare), and `pendingOwner` and `executeAfter` show a recovery scheduled there. Answers 409 where the account is not deployed, and for SOLANA, whose wallet the service holds (it comes back with a sign-in).
+         */
         get: operations["getRecoverySettings"];
         put?: never;
         post?: never;
@@ -523,7 +577,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps) */
+        /**
+         * Prepare the owner-signed upgrade of the account to the recoverable implementation (same address, balances, keys and caps)
+         * @description Once per network, while the owner key is at hand: the upgrade names the service recovery key (RECOVERY_ADDRESS) and RECOVERY_DELAY_SECONDS, and that key can then only schedule a new owner and make it the owner after the delay, unless the owner cancels. Answers one slot for the owner key to sign (its `payload` is the userOpHash), and a passkey slot when the person has passkeys, for POST …/upgrade within DEPLOY_PREPARE_TTL_SECONDS. Gas is sponsored within the daily budget; a device in its new-device hold is refused.
+         */
         post: operations["prepareAccountUpgrade"];
         delete?: never;
         options?: never;
@@ -540,7 +597,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed */
+        /**
+         * Execute the prepared upgrade with the signed slot (asynchronous: 202 and an operation to poll); writes account_upgrade.completed
+         * @description Send the slots of the prepare answer, signed (the on-chain one by the owner key, the passkey slot when there is one); the workflow account-upgrade-<opId> hands the operation to the bundler of the network. Poll GET /v1/wallet/operations/{opId} (the Location) until completed or failed; GET …/recovery then shows `recoverable`. The same signed slot sent again is accepted and starts nothing new; a device in its new-device hold is refused.
+         */
         post: operations["executeAccountUpgrade"];
         delete?: never;
         options?: never;
@@ -555,7 +615,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of an account upgrade (upg_…) or a recovery cancellation (rcx_…) */
+        /**
+         * Status of an account upgrade (upg_…) or a recovery cancellation (rcx_…)
+         * @description Poll it after POST …/upgrade or …/cancel (their Location): `status` is submitted until the operation lands (completed; `txHash` is the bundle transaction) or is refused (failed; `error` says why). While stalled (`stallReason` fees-rose) the network asks more than the fee cap the owner signed: it may still land, or prepare and sign it again, and this one then ends replaced (`replacedBy`).
+         */
         get: operations["getRecoveryOperation"];
         put?: never;
         post?: never;
@@ -592,7 +655,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A recovery's state on each network and when it executes (Retry-After while it waits) */
+        /**
+         * A recovery's state on each network and when it executes (Retry-After while it waits)
+         * @description Poll it after POST /v1/account/recovery: `status` is scheduling, then scheduled (each network with its `executeAfter`), and ends executed, cancelled, partial (executed on some networks only) or failed; a network where the account was not upgraded shows not_recoverable. While it waits, Retry-After says when to look again (the last `executeAfter`); to stop it, the current owner cancels on each scheduled network (POST …/networks/{networkId}/cancel/prepare, then …/cancel).
+         */
         get: operations["getRecovery"];
         put?: never;
         post?: never;
@@ -611,7 +677,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare the owner-signed cancellation of a recovery on one network (signed with the current owner key) */
+        /**
+         * Prepare the owner-signed cancellation of a recovery on one network (signed with the current owner key)
+         * @description For an owner who did not ask for the recovery, only while it is scheduled on that network (409 recovery-not-pending otherwise). Answers one slot for the current owner key (the key the recovery would replace), and a passkey slot when the person has passkeys, for POST …/cancel within DEPLOY_PREPARE_TTL_SECONDS. A device in its new-device hold may cancel; gas is sponsored within the daily budget, and the owner can also call cancelRecovery() on the account directly.
+         */
         post: operations["prepareRecoveryCancel"];
         delete?: never;
         options?: never;
@@ -628,7 +697,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Cancel the recovery on one network with the signed slot (asynchronous: 202; the recovery then ends cancelled there) */
+        /**
+         * Cancel the recovery on one network with the signed slot (asynchronous: 202; the recovery then ends cancelled there)
+         * @description Send the slots of the prepare answer, the on-chain one signed by the current owner key; the workflow recovery-cancel-<opId> submits it (poll GET /v1/wallet/operations/{opId}), and once it lands the network shows cancelled in GET /v1/account/recovery/{recoveryId} (`recovery.cancelled`). Cancel on every network where the recovery is scheduled, or it executes there; after a cancellation, a new recovery waits RECOVERY_COOLDOWN_SECONDS.
+         */
         post: operations["executeRecoveryCancel"];
         delete?: never;
         options?: never;
@@ -785,7 +857,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start registering a passkey: WebAuthn creation options with a one-time challenge */
+        /**
+         * Start registering a passkey: WebAuthn creation options with a one-time challenge
+         * @description Pass `publicKey` to navigator.credentials.create() (relying party WEBAUTHN_RP_ID, user verification required, the passkeys already registered excluded), then send the result with `challengeId` to POST /v1/auth/passkeys, approved by the PIN or a passkey. The challenge is single use, for 5 minutes; an account holds at most 10 passkeys (409 too-many-passkeys), and a device in its new-device hold is refused (403 device-on-hold).
+         */
         post: operations["passkeyRegistrationOptions"];
         delete?: never;
         options?: never;
@@ -800,7 +875,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's passkeys */
+        /**
+         * The caller's passkeys
+         * @description Oldest first, with `deviceType` (multiDevice: it may be synced to other devices of the person), `backedUp`, `lastUsedAt` and `heldUntil`: until then (NEW_PASSKEY_HOLD_SECONDS after it was added) a passkey approves no step-up, releases no device hold, waives no cooling-off and approves no transfer above the passkey threshold. Show it so the person can spot a passkey they did not add and remove it (POST /v1/auth/passkeys/{passkeyId}/remove).
+         */
         get: operations["listPasskeys"];
         put?: never;
         /**
@@ -883,7 +961,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll) */
+        /**
+         * Execute smart-account deployment with the signed slots (asynchronous: 202 and a job to poll)
+         * @description Send the slots of the prepare answer, signed (the on-chain one by the owner key, raw over its `payload`; the passkey slot when the person has passkeys), within DEPLOY_PREPARE_TTL_SECONDS of the prepare; the workflow deploy-<userId>-<networkId>-<jobId> hands the operation to the bundler of the network. Poll GET /v1/wallet/deploy-jobs/{jobId} (the Location) until completed (`deploy.completed`) or failed. The same signed slot sent again is accepted and starts nothing new; another signature of a used slot is refused (409).
+         */
         post: operations["executeDeploy"];
         delete?: never;
         options?: never;
@@ -898,7 +979,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of a deployment job */
+        /**
+         * Status of a deployment job
+         * @description `status` is submitted until the operation lands (completed: the account is deployed, `txHash` is the bundle transaction) or is refused (failed; `error` says why). While stalled (`stallReason` fees-rose) the network asks more than the fee cap the owner signed: it may still land, or prepare and sign the deployment again, and this job then ends replaced (`replacedBy`). On DID_NETWORK_ID, completion also issues a KycCredential naming the did:ethr of the account.
+         */
         get: operations["getDeployJob"];
         put?: never;
         post?: never;
@@ -915,7 +999,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Gas the service sponsors for you today (deployments, key rotations, DID keys, EVM transfers), in won */
+        /**
+         * Gas the service sponsors for you today (every operation it pays gas for: deployments, transfers, keys...), in won
+         * @description Per user and Korean day: GAS_BUDGET_DAILY_KRW at the rate of the price feed, reset at 00:00 KST (`resetsAt`), for every sponsored operation (deployments, account upgrades, recovery cancellations, transfer-key changes, key rotations, DID keys, EVM transfers). `usedTodayKrw` counts each at its most until the chain says what it cost, and nothing for one that expired without landing; a prepare or transfer that needs more than is left answers 422 gas-budget-exceeded.
+         */
         get: operations["getGasBudget"];
         put?: never;
         post?: never;
@@ -932,10 +1019,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** What the account lets the service's transfer key do, read from the chain: the key, its expiry, each token's daily cap and what it sent today */
+        /**
+         * What the account lets the service's transfer key do, read from the chain: the key, its expiry, each token's daily cap and what it sent today
+         * @description Read from the account contract on each call. `signer` is the service key the account lets send capped transfers (null once revoked; `signerStatus` retired: a key the service replaced, which still signs here until this account is rotated), `expired` is true once `validUntil` has passed, and the caps count from 00:00 KST (`capsResetAt`). The owner changes it with POST …/transfer-key/prepare, then …/transfer-key; 409 where the account is not deployed, and for SOLANA.
+         */
         get: operations["getTransferKey"];
         put?: never;
-        /** Execute a prepared transfer-key change with the signed slots (asynchronous: 202 and an operation to poll) */
+        /**
+         * Execute a prepared transfer-key change with the signed slots (asynchronous: 202 and an operation to poll)
+         * @description Send the slots of the prepare answer, the on-chain one signed by the owner key of the account (and the passkey slot when there is one); the workflow transfer-key-<opId> submits it. Poll GET /v1/wallet/transfer-key-operations/{opId} (the Location) until completed (`transfer_key.completed`; GET …/transfer-key shows the new grant) or failed. The same signed slot sent again is accepted and starts nothing new; a device in its new-device hold is refused.
+         */
         post: operations["executeTransferKeyChange"];
         delete?: never;
         options?: never;
@@ -952,7 +1045,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare an owner-signed change of the transfer key: renew, rotate (a new service key), revoke, or set daily caps */
+        /**
+         * Prepare an owner-signed change of the transfer key: renew, rotate (a new service key), revoke, or set daily caps
+         * @description Answers one slot for the owner key of the account to sign (and a passkey slot when the person has passkeys); the grant on chain changes only once the signed slots are executed (POST …/transfer-key) within DEPLOY_PREPARE_TTL_SECONDS. A revoke stops every transfer by the service from this account until it is renewed or rotated; gas is sponsored within the daily budget, and a device in its new-device hold is refused.
+         */
         post: operations["prepareTransferKeyChange"];
         delete?: never;
         options?: never;
@@ -967,7 +1063,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of a transfer-key change */
+        /**
+         * Status of a transfer-key change
+         * @description `action` and `signer` say what the change sets (`signer` is null for a revoke). `status` is submitted until the operation lands (completed; `txHash` is the bundle transaction) or is refused (failed; `error` says why). While stalled (`stallReason` fees-rose) the network asks more than the fee cap the owner signed: it may still land, or prepare and sign the change again, and this one then ends replaced (`replacedBy`).
+         */
         get: operations["getTransferKeyOperation"];
         put?: never;
         post?: never;
@@ -986,7 +1085,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot */
+        /**
+         * Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot
+         * @description Rotates every network where the account is deployed, or the ones `networkIds` names (each deployed, all with the same current owner: 409 otherwise). The current owner key signs `payload`, the merkle-root digest, once for every network (a user with a passkey also gets a passkey slot); send the signed slots to POST /v1/wallet/keys/rotate within DEPLOY_PREPARE_TTL_SECONDS (600 s). The new owner address is screened against sanctions lists, and the gas counts against the daily budget (GET /v1/wallet/gas-budget).
+         */
         post: operations["prepareKeyRotation"];
         delete?: never;
         options?: never;
@@ -1003,7 +1105,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll) */
+        /**
+         * Execute a prepared key rotation with its signed slot (asynchronous: 202 and a task to poll)
+         * @description Send back the slots of the prepare answer, `id` and `parameter` as received, each with `signature.authResponse`: for the on-chain slot, the signature of `payload` by the current owner key, signed raw (no EIP-191 prefix); for a passkey slot, the WebAuthn assertion. The 202 names the task to poll (`Location`: /v1/wallet/keys/rotate/{taskId}); the workflow key-rotation-<taskId> rotates every network in parallel and writes `key_rotation.completed` or `key_rotation.partial_failure` once all have settled. The same signed slot sent again while the rotation runs answers the same task.
+         */
         post: operations["executeKeyRotation"];
         delete?: never;
         options?: never;
@@ -1018,7 +1123,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Key rotation status aggregated per network; Retry-After recommends the polling interval */
+        /**
+         * Key rotation status aggregated per network; Retry-After recommends the polling interval
+         * @description Poll the `Location` of the 202 at the pace `Retry-After` gives (2 s while running, 30 s once settled): `status` stays `processing` until every network has settled, then becomes `completed` or `partial_failure`. A network `failed` with `retryable: true` can be run again alone (POST …/networks/{networkId}/retry); a `stalled` one may still land, or a new rotation of that network, prepared and signed again, takes its place. Each network outcome is also an event (`key_rotation.network_completed`, `key_rotation.network_failed`, `key_rotation.network_stalled`).
+         */
         get: operations["getKeyRotation"];
         put?: never;
         post?: never;
@@ -1037,7 +1145,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Retry one network of a key rotation whose failure was retryable; the other networks are not touched */
+        /**
+         * Retry one network of a key rotation whose failure was retryable; the other networks are not touched
+         * @description For a network whose rotation `failed` with `retryable: true` (its RPC stayed down through the worker retries, for instance): the operation signed at execute is submitted again, so nothing is signed anew, and the task is `processing` until that network settles (poll GET /v1/wallet/keys/rotate/{taskId}). Accepted within KEY_ROTATION_RETRY_WINDOW_SECONDS (7 days) of the task settling and for at most 10 attempts per network; after that, or for a network that did not fail retryably, 409 (`task-closed`, `network-not-retryable`).
+         */
         post: operations["retryKeyRotationNetwork"];
         delete?: never;
         options?: never;
@@ -1054,7 +1165,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prepare adding an assertionMethod key to the user's did:ethr (a user operation of their account) */
+        /**
+         * Prepare adding an assertionMethod key to the user's did:ethr (a user operation of their account)
+         * @description The DID is the `did:ethr` of the smart account on DID_NETWORK_ID (ETHEREUM), so the account must be deployed there first (409 `account-not-deployed`). The owner key signs the `eip712-erc4337-userop-v1` slot (a user with a passkey also gets a passkey slot), and the signed slots go to POST /v1/did/keys/assertion within DEPLOY_PREPARE_TTL_SECONDS (600 s); the gas counts against the daily budget. The key is added with a validity of DID_KEY_VALIDITY_SECONDS (a year by default).
+         */
         post: operations["prepareAssertionKey"];
         delete?: never;
         options?: never;
@@ -1071,7 +1185,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Execute a prepared assertionMethod key addition with its signed slot (asynchronous) */
+        /**
+         * Execute a prepared assertionMethod key addition with its signed slot (asynchronous)
+         * @description Send back the slots of the prepare answer, `id` and `parameter` as received, each with `signature.authResponse`; the on-chain slot must be signed by the current owner, so after a key rotation prepare again. The 202 carries the `opId` and the `Location` of GET /v1/did/keys/operations/{opId}: the workflow did-key-<opId> submits the operation, and `did_key.completed` or `did_key.failed` follows. The same signed slot sent again answers the same `opId`.
+         */
         post: operations["executeAssertionKey"];
         delete?: never;
         options?: never;
@@ -1086,7 +1203,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of a DID key operation */
+        /**
+         * Status of a DID key operation
+         * @description Poll it after POST /v1/did/keys/assertion until `status` is `completed` (with `txHash`) or `failed` (with `error`); no Retry-After is sent, and the events `did_key.completed` and `did_key.failed` say the same. `stalled` means the network fee rose above the cap of the operation: it may still land, or prepare the same key again and sign it, and the new operation takes its place (this one becomes `replaced`, `replacedBy` naming it).
+         */
         get: operations["getDidKeyOperation"];
         put?: never;
         post?: never;
@@ -1103,7 +1223,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted) */
+        /**
+         * Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted)
+         * @description Every credential of the caller, revoked and expired ones included, in one list (no paging); `status` is worked out when asked, so a credential past `validUntil` reads `expired`. A KycCredential issued before the account was deployed on the DID network names no holder (`holder` null: a bearer credential) and is revoked as `superseded` once the one naming the holder is issued. GET /v1/did/vcs/{vcId} answers the signed document.
+         */
         get: operations["listCredentials"];
         put?: never;
         post?: never;
@@ -1180,7 +1303,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The JSON-LD context of our credential types and terms (https://w3id.org/wallet-kr/credentials/v1) */
+        /**
+         * The JSON-LD context of our credential types and terms (https://w3id.org/wallet-kr/credentials/v1)
+         * @description Public, no token: what `https://w3id.org/wallet-kr/credentials/v1`, the second `@context` entry of every credential issued to a user, stands for, exactly as the issuer signs with it. A verifier needs it to canonicalise a credential and check its proof: have the JSON-LD document loader answer that URL with this document (its terms are `@protected`).
+         */
         get: operations["credentialsContext"];
         put?: never;
         post?: never;
@@ -1219,7 +1345,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Confirm the code from the 1 KRW deposit; the account becomes a connected account (a charge source) */
+        /**
+         * Confirm the code from the 1 KRW deposit; the account becomes a connected account (charged from once a consent covers it)
+         * @description Send the `verification_id` of POST /api/v1/bank/send-won and the 4 digits after 월렛 in the text of the 1 KRW deposit, before its `expires_at` (BANK_VERIFICATION_TTL_SECONDS, 10 minutes); the bank is asked again whether the verified person holds the account. The third wrong code (BANK_VERIFICATION_MAX_ATTEMPTS) locks the verification, and only a new deposit helps then; wrong codes also count per bank account, whoever asks (10 in 20 days, then 429). Charges from the account also need the consent of the person at the bank (POST /api/v1/bank/consent), given before or after.
+         */
         post: operations["confirmWon"];
         delete?: never;
         options?: never;
@@ -1234,7 +1363,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Connected bank accounts (charge sources) */
+        /**
+         * Connected bank accounts (charged from once a consent at the bank covers them)
+         * @description Accounts connected by the 1 KRW verification, oldest first, with masked numbers; `bank_account_id` names one as the `source` of a charge when two are at the same bank. Being listed does not make an account chargeable: the consent at the bank must cover it too, and GET /api/v1/bank/consent shows which ones it does.
+         */
         get: operations["listBankAccounts"];
         put?: never;
         post?: never;
@@ -1251,7 +1383,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The person's latest consent and the accounts it covers (status none before any) */
+        /**
+         * The person's latest consent and the accounts it covers (status none before any)
+         * @description Check it before charging, or when the person comes back from the bank: under an `active` consent, a listed account with `withdrawals_agreed` and a `bank_account_id` (a connected account) is a charge source. `failed` and `expired` (the bank stopped honouring it) say why in `failure`: start again with POST /api/v1/bank/consent. Only the latest consent is shown, so one started again reads `pending` until the person completes it, while an earlier active one still covers charges.
+         */
         get: operations["getBankConsent"];
         put?: never;
         /**
@@ -1294,7 +1429,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId}) */
+        /**
+         * Charge the user's balance from a connected bank account (asynchronous: poll GET /api/v1/charge/{chargeId})
+         * @description Needs a connected account (POST /api/v1/bank/send-won) that the consent at the bank covers (POST /api/v1/bank/consent); KRW only, in whole won, at most CHARGE_MAX_AMOUNT_KRW (2,000,000) a charge. The answer is `processing` with a `Location`: the workflow charge-<chargeId> asks the bank for the withdrawal and credits the balance only once the bank confirms it, so poll GET /api/v1/charge/{chargeId} or follow the `charge.*` events. Send an Idempotency-Key: the charge id is derived from it, so a retry after a lost answer finds the same charge and the money is withdrawn once.
+         */
         post: operations["executeCharge"];
         delete?: never;
         options?: never;
@@ -1309,7 +1447,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Status of a charge */
+        /**
+         * Status of a charge
+         * @description Poll it until `status` leaves `processing` (an answer of the bank in doubt is never guessed: the bank is asked again, 5 s to 5 min apart): `completed` means the balance was credited; `failed` says why in `failure_reason`, e.g. `insufficient_funds`, or `credit_failed_refunded` when the money went back to the account. `needs_review` credits nothing and is not final: the bank answered something undocumented and is asked until it says completed or refused, or a refund it refused waits for an operator.
+         */
         get: operations["getCharge"];
         put?: never;
         post?: never;
@@ -1326,7 +1467,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's balances in the ledger (what charges credited) */
+        /**
+         * The caller's balances in the ledger (what charges credited)
+         * @description KRW is always listed, at 0 before the first charge; only completed charges count, so a charge `processing` or in `needs_review` adds nothing yet. `amount` is a plain decimal string for arithmetic, `display` the formatted one. Coins and tokens are not here: they are on chain (GET /v1/wallet/networks/{networkId}/wallet).
+         */
         get: operations["getBalance"];
         put?: never;
         post?: never;
@@ -1364,7 +1508,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor */
+        /**
+         * Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor
+         * @description Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear as soon as they are recorded, with the amount sent (fees not included), and leave the list if they fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is null on the last page); a cursor this API did not return answers 422 `invalid-cursor`.
+         */
         get: operations["listTransactions"];
         put?: never;
         post?: never;
@@ -1381,7 +1528,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The key PINs are encrypted to: a compact JWE (ECDH-ES+A256KW, A256GCM) of {"pin":"123456","iat":<unix seconds>} */
+        /**
+         * The key PINs are encrypted to: a compact JWE (ECDH-ES+A256KW, A256GCM) of {"pin":"123456","iat":<unix seconds>}
+         * @description Public (no token), so the app can encrypt the PIN during registration as well. Encrypt each PIN just before sending it: one whose `iat` is over 5 minutes old, or over a minute ahead, answers 422 `invalid-pin-encryption`. A PIN that approves a request also carries `jti` and `request` in the payload, as each such operation says.
+         */
         get: operations["pinPublicKey"];
         put?: never;
         post?: never;
@@ -1398,7 +1548,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Whether the caller has set a PIN */
+        /**
+         * Whether the caller has set a PIN
+         * @description Tells the app whether to ask for the PIN or to have one set: without one, operations that need the PIN answer 409 `pin-not-set`, and the first PIN is set with POST /api/v1/pin (with an identity check proved by the ID card). It says nothing of a lockout: a locked PIN answers 423 (`pin-locked`, or `pin-reset-required`) where it is used.
+         */
         get: operations["pinStatus"];
         /**
          * Change the PIN: the current one (counts towards the lockout) and the new one, both encrypted
@@ -1443,7 +1596,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The VASPs a transfer under the Travel Rule can go to: on CODE's network (name one as beneficiary_vasp) or on TRP (give the recipient's Travel Address) */
+        /**
+         * The VASPs a transfer under the Travel Rule can go to: on CODE's network (name one as beneficiary_vasp) or on TRP (give the recipient's Travel Address)
+         * @description Needed for a transfer worth TRAVEL_RULE_THRESHOLD_KRW (1,000,000 won) or more to an account at an exchange: name a `code` entry by its `id` as `beneficiary_vasp`; a `trp` one is reached through the Travel Address the recipient gets from that VASP (`travel_address`). The list is the same for every user; an exchange not on it cannot receive such a transfer (422 `beneficiary-vasp-unknown` or `travel-address-unknown-vasp`), and a wallet the user holds the key of needs a proof of ownership instead (POST …/ownership/challenge).
+         */
         get: operations["listTravelRuleVasps"];
         put?: never;
         post?: never;
@@ -1460,7 +1616,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Our Travel Address (TRP): what a user gives a sender at another VASP with their deposit address, so that VASP's Travel Rule inquiry reaches us */
+        /**
+         * Our Travel Address (TRP): what a user gives a sender at another VASP with their deposit address, so that VASP's Travel Rule inquiry reaches us
+         * @description The same for every user: the sending VASP names the deposit address and the beneficiary in its inquiry, which is approved when the address is an active user account (a deployed smart account or a Solana wallet) that receives the asset and the name is the verified one, spaces aside. Only the VASPs we exchange with (`network: "trp"` in GET /api/v1/transfer/vasps) are heard at `inquiry_url`, over mutual TLS.
+         */
         get: operations["getTravelAddress"];
         put?: never;
         post?: never;
@@ -1477,10 +1636,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's recipients: trusted ones receive with the PIN alone, new ones wait out their cooling-off or need a passkey approval */
+        /**
+         * The caller's recipients: trusted ones receive with the PIN alone, new ones wait out their cooling-off or need a passkey approval
+         * @description All entries in one answer, with no paging: `status` is `trusted` once `usable_from` has passed, else `cooling_off`; a passkey-approved transfer to a new address adds it as trusted (`approved_by: passkey`). A transfer worth more than `passkey_above_krw` (GET /api/v1/transfer/limits) needs a passkey approval whatever the status of its recipient.
+         */
         get: operations["listAddressBook"];
         put?: never;
-        /** Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed */
+        /**
+         * Add a recipient: it can receive without a passkey approval once its cooling-off (ADDRESS_COOLING_OFF_SECONDS) has passed
+         * @description No PIN needed: the address is screened first, and a sanctioned one is refused (422 `recipient-sanctioned`) and opens a compliance case. A new entry is `cooling_off` until `usable_from` (ADDRESS_COOLING_OFF_SECONDS, 24 h by default); until then a transfer to it needs a passkey approval (POST /api/v1/transfer/crypto/prepare), and a transfer so approved makes it trusted at once. An address already in the book answers 200 as it is: its cooling-off does not start again.
+         */
         post: operations["addRecipient"];
         delete?: never;
         options?: never;
@@ -1498,7 +1663,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a recipient; adding it again starts a new cooling-off */
+        /**
+         * Remove a recipient; adding it again starts a new cooling-off
+         * @description No PIN needed. The entry goes with its ownership proof: the address is then a new recipient, as if never added, and a self-custody transfer to it under the Travel Rule needs a new proof. Transfers already recorded are not affected.
+         */
         delete: operations["removeRecipient"];
         options?: never;
         head?: never;
@@ -1514,7 +1682,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A message to sign with a self-custody address's key, proving control of it (needed under the Travel Rule for addresses no provider hosts) */
+        /**
+         * A message to sign with a self-custody address's key, proving control of it (needed under the Travel Rule for addresses no provider hosts)
+         * @description For an address in the address book whose key the user holds (a self-custody wallet), before a transfer to it worth TRAVEL_RULE_THRESHOLD_KRW or more without `travel_address` or `beneficiary_vasp` (else 422 `address-ownership-required`). Sign `message` exactly as answered (EVM: EIP-191 `personal_sign`; SOLANA: ed25519 over its UTF-8 bytes) and send the signature to POST …/ownership before `expires_at`; a new challenge replaces the previous one.
+         */
         post: operations["ownershipChallenge"];
         delete?: never;
         options?: never;
@@ -1531,7 +1702,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Prove control of a self-custody address: the challenge signed by its key; kept with the entry */
+        /**
+         * Prove control of a self-custody address: the challenge signed by its key; kept with the entry
+         * @description The signature must be by the address itself over the current challenge (POST …/ownership/challenge); the message and signature are kept with the entry, and from then on the address passes the Travel Rule check for self-custody transfers, while the entry stays. A challenge is used once: after a proof, or past its `expires_at`, ask for a new one (409 `ownership-challenge-expired`). The proof does not shorten the cooling-off.
+         */
         post: operations["proveOwnership"];
         delete?: never;
         options?: never;
@@ -1566,7 +1740,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's crypto transfer limits in won, what today's transfers used and when the day resets (00:00 KST) */
+        /**
+         * The caller's crypto transfer limits in won, what today's transfers used and when the day resets (00:00 KST)
+         * @description Read it to show what can be sent: `remaining_today_krw` is `daily_krw` less `used_today_krw`, which counts every transfer of the Korean day that did not fail (in flight and held ones included) at its won value when requested. The limits are those an operator set for this user (`npm run limits`), else the defaults; POST /api/v1/transfer/crypto/prepare tells what a transfer is worth now (`value_krw`).
+         */
         get: operations["getTransferLimits"];
         put?: never;
         post?: never;
@@ -1585,7 +1762,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is final (or 202 while it runs) */
+        /**
+         * Transfer coins or tokens to an external address, confirmed by PIN; answers once the transaction is included in a block (or 202 while it runs)
+         * @description Send the PIN as a JWE bound to this transfer (its fields and Idempotency-Key) and, when POST /api/v1/transfer/crypto/prepare answered `passkey_approval: "required"`, its passkey slot signed in `signing.items`; the per-transfer limit, screening, the passkey approval and the Travel Rule fields are checked before the PIN, so a refusal there costs no attempt. The answer waits up to TRANSFER_WAIT_SECONDS (30) for the transaction to be included (200 `confirmed`) or the transfer to fail (200 `failed` with `error`, or a problem answer when it was refused before signing), else answers 202 with the Location to poll, as for a slow chain, a Travel Rule exchange still waiting for the other VASP or a transfer `held_for_review` until an operator decides. With an Idempotency-Key the transfer id follows the key and a retry answers the stored result, a 202 included, so poll the Location rather than resend; `tx_hash` and `fee` are empty strings until known.
+         */
         post: operations["executeCryptoTransfer"];
         delete?: never;
         options?: never;
@@ -1600,7 +1780,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A crypto transfer and its status */
+        /**
+         * A crypto transfer and its status
+         * @description Poll it after a 202 from POST /api/v1/transfer/crypto/execute (its Location), or follow the `transfer.*` events, until `status` is `confirmed` or `failed` (`error` says why); `held_for_review` waits for an operator with no time limit. A confirmed transfer becomes `finalized` once deep enough (EVM: NETWORKS.<id>.confirmations blocks; SOLANA: finalized commitment), and until then a reorg can put it back to `submitted`. `tx_hash` and `fee` are empty strings until known.
+         */
         get: operations["getCryptoTransfer"];
         put?: never;
         post?: never;
@@ -1617,7 +1800,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Market price statistics in KRW over a window of hourly prices ending at the last full hour */
+        /**
+         * Market price statistics in KRW over a window of hourly prices ending at the last full hour
+         * @description For a price chart or card: the window ends at the last full hour, so trades of the current hour are not in it. Coins and stablecoins come from the hourly candles of Upbit, `GOLD` (won per gram, where configured) from the daily closes of the KRX gold market; an hour without trades carries the last earlier price and is counted in `quiet_hours`. An asset no source quotes, or one without a trade in the window, answers 422 `unknown-asset`; the source down, 503 with Retry-After.
+         */
         get: operations["marketPrice"];
         put?: never;
         post?: never;
@@ -1634,10 +1820,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Registered other assets with their total value (KRW) */
+        /**
+         * Registered other assets with their total value (KRW)
+         * @description Assets the person entered by hand (POST /api/v1/other-assets), oldest first, at the values they entered: the service never revalues them, gold included. `totalValue` is their sum in won; to change a value, remove the asset and register it again.
+         */
         get: operations["listOtherAssets"];
         put?: never;
-        /** Register an asset held outside the service (gold, cash, ...) */
+        /**
+         * Register an asset held outside the service (gold, cash, ...)
+         * @description Nothing is checked: `value` is what the person states, in whole won, and is never revalued (remove the asset and register it again to change it). With an Idempotency-Key, a retry answers the first registration instead of adding a second asset.
+         */
         post: operations["addOtherAsset"];
         delete?: never;
         options?: never;
@@ -1655,7 +1847,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Remove a registered asset */
+        /**
+         * Remove a registered asset
+         * @description Deletes the entry for good (there is no undo), and `totalValue` of the list drops by its value; removing it again, or naming an asset of another user, answers 404.
+         */
         delete: operations["removeOtherAsset"];
         options?: never;
         head?: never;
@@ -1710,7 +1905,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Connected exchange accounts */
+        /**
+         * Connected exchange accounts
+         * @description The accounts connected with POST /v1/asset/cex-accounts, oldest first, as stored: nothing is asked of the exchange and no balances are answered. `lastSyncAt` is when the service last read the balances with the key, at connection; a key deleted or expired at the exchange still shows here until the account is disconnected.
+         */
         get: operations["listCexAccounts"];
         put?: never;
         /**
@@ -1731,7 +1929,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One connected exchange account */
+        /**
+         * One connected exchange account
+         * @description The account as stored, without calling the exchange; the key pair is never shown again. For a key pair (`authMethod: api_key`), `permissions.withdraw` is false because the service never withdraws, not because the key cannot: neither exchange lets a read-only key list its own permissions.
+         */
         get: operations["getCexAccount"];
         put?: never;
         post?: never;
@@ -1752,7 +1953,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Your address on a network and its balances, read from the chain */
+        /**
+         * Your address on a network and its balances, read from the chain
+         * @description On an EVM network the address is the smart account, known from the first deploy prepare there: `deployed` is false until the deployment lands, and funds can be received before then. Balances are of the network coin and the tokens configured for it, read from the chain on every call. With no account or wallet there yet the answer is 404, whose detail says how to get one (deploy on EVM, POST to this path on SOLANA).
+         */
         get: operations["getNetworkWallet"];
         put?: never;
         /**
@@ -1775,7 +1979,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange quote (preview): best route over the configured pools, price impact, slippage, executability */
+        /**
+         * Exchange quote (preview): best route over the configured pools, price impact, slippage, executability
+         * @description A preview only: nothing is reserved and no swap is made. Prices come from the constant-product pools configured for the network (built-in, or EXCHANGE_POOLS), whose reserves are set in configuration, not read from a chain. `executable` is false with `limit_exceeded` when the input is over the daily limit of the token (EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of the user on chain (zero without an account there).
+         */
         post: operations["exchangeQuote"];
         delete?: never;
         options?: never;
@@ -1810,7 +2017,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One event */
+        /**
+         * One event
+         * @description The `id` of an event is also the `webhook-id` of every delivery of it, so a receiver can fetch the event a delivery named; the body is the one webhooks deliver and GET /v1/events lists. To catch up on several, read GET /v1/events from a cursor instead.
+         */
         get: operations["getEvent"];
         put?: never;
         post?: never;
@@ -1827,7 +2037,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The stored OFAC SDN list: its date, when it was last read, how many addresses, and whether screening can use it */
+        /**
+         * The stored OFAC SDN list: its date, when it was last read, how many addresses, and whether screening can use it
+         * @description Check it when transfers or address-book additions answer 503 `screening-unavailable`: while `status` is `missing` or `stale` (past `staleAfter`), screening fails closed and every screened request answers that 503; a configured `provider` that does not answer does the same, which this does not show. The Temporal schedule `scheduleId` reads the list every SANCTIONS_LIST_REFRESH_MINUTES (360); a failed read leaves the stored list and its `refreshedAt` as they were.
+         */
         get: operations["getSanctionsList"];
         put?: never;
         post?: never;
@@ -1846,7 +2059,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Read the list now (besides the schedule): the new list replaces the stored one at once, delistings included */
+        /**
+         * Read the list now (besides the schedule): once read, the new list replaces the stored one whole, delistings included
+         * @description For a list that went `stale` or `missing`, or one issued since the last read: each call starts a run of its own (`workflowId`, in the Temporal UI), also while the schedule is paused. The run downloads SANCTIONS_LIST_URL (about 100 MB, minutes) in up to 5 attempts; a download that is broken, is not the list or names no address stores nothing, and the stored list stays. GET /v1/compliance/sanctions-list shows the result (`refreshedAt`, `listDate`, `addressCount`).
+         */
         post: operations["refreshSanctionsList"];
         delete?: never;
         options?: never;
@@ -1863,7 +2079,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** TRP v3 (on the TRP listener, mutual TLS): another VASP's transfer inquiry about one of our users' accounts, resolved in the answer */
+        /**
+         * TRP v3 (on the TRP listener, mutual TLS): another VASP's transfer inquiry about one of our users' accounts, resolved in the answer
+         * @description Served on the TRP listener (TRAVEL_RULE_PORT) to the VASPs of TRAVEL_RULE_COUNTERPARTS only, each known by its pinned client certificate; the answer resolves the inquiry, and nothing is ever posted to its `callback`. Approved only when the IVMS101 beneficiary account is an active user account that receives the asset and a beneficiary name is the verified one (spaces aside); every other case gets the same rejection, and our record keeps the real reason. A retry with the same `request-identifier` is answered the same and counts only against the counterpart limit (600 an hour), not the address limit (10 new inquiries a day, whoever asks).
+         */
         post: operations["travelRuleInquiry"];
         delete?: never;
         options?: never;
@@ -1880,7 +2099,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** TRP v3 (on the TRP listener, mutual TLS): the originator's transfer confirmation at the URL our approval gave: {txid} or {canceled} */
+        /**
+         * TRP v3 (on the TRP listener, mutual TLS): the originator's transfer confirmation at the URL our approval gave: {txid} or {canceled}
+         * @description Post it at the `callback` URL of our approval once the transfer is on chain (`txid`) or will not be sent (`canceled`, with why); only the VASP that got the approval can, and only for an approved inquiry (else 404). It is recorded with our record of the inquiry; the same confirmation again answers 204, a different one 409.
+         */
         post: operations["travelRuleConfirmation"];
         delete?: never;
         options?: never;
@@ -1897,7 +2119,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** TRP v3 (on the TRP listener, mutual TLS): the beneficiary VASP's resolution of our inquiry ({approved: {address, callback}} or {rejected}), at the callback URL the inquiry named */
+        /**
+         * TRP v3 (on the TRP listener, mutual TLS): the beneficiary VASP's resolution of our inquiry ({approved: {address, callback}} or {rejected}), at the callback URL the inquiry named
+         * @description For a VASP that answered our inquiry with `{version}` only: post the decision here when it is made (the token in the URL ties it to one transfer). The transfer waits up to TRAVEL_RULE_TIMEOUT_SECONDS (3600), then fails with nothing signed; an approval must name the address of the transfer, and once the transaction is included its id is posted to the `callback` the approval names (on that VASP origin only). The first decision counts: a repeat changes nothing, and once workflow transfer-<id> has ended any decision answers 409.
+         */
         post: operations["travelRuleCallback"];
         delete?: never;
         options?: never;
@@ -1912,7 +2137,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Compliance cases, newest first: by status and by user */
+        /**
+         * Compliance cases, newest first: by status and by user
+         * @description The work queue is `status=open`: a monitoring case (`source: monitoring`) holds a transfer until POST /v1/compliance/cases/{caseId}/decision, while a sanctions hit (`kind: sanctions_hit`) records a refusal already made (one case per finding while it is open). At most `limit` cases (100 by default, up to 500) and no cursor: narrow by `status` or `userId` to reach older ones.
+         */
         get: operations["listComplianceCases"];
         put?: never;
         post?: never;
@@ -1929,7 +2157,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Export a user's compliance records: cases and every Travel Rule exchange with its IVMS101 payload (kept five years, account closed or not) */
+        /**
+         * Export a user's compliance records: cases and every Travel Rule exchange with its IVMS101 payload (kept five years, account closed or not)
+         * @description For a request from a regulator or an auditor: the cases and every Travel Rule exchange about the user, in both directions and oldest first, each IVMS101 message opened from its sealed form, so the export is personal data. Travel Rule records are kept until their `retainUntil` (COMPLIANCE_RETENTION_DAYS after each was made), also after the account is closed; a user with none, or an unknown id, answers empty lists rather than 404.
+         */
         get: operations["exportComplianceRecords"];
         put?: never;
         post?: never;
@@ -1948,7 +2179,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Decide a case: approve (a held transfer goes on) or reject (it fails, nothing sent), with the reason; who and when are recorded */
+        /**
+         * Decide a case, with the reason (who and when are recorded): on a held transfer (monitoring), approve lets it go on and reject fails it, nothing sent
+         * @description On a monitoring case the decision is signalled to the held transfer: approved, it goes on (Travel Rule, screening, signing); rejected, it fails with nothing signed, its `error` giving the reason the user sees. On a `sanctions_hit` case it is only recorded: the refusal stands, and the address stays refused while it is listed. The same decision again answers the case and sends the signal again, so a retry is safe; `compliance.case_decided` is written once.
+         */
         post: operations["decideComplianceCase"];
         delete?: never;
         options?: never;
@@ -1963,7 +2197,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One case: what was found, where, and its decision */
+        /**
+         * One case: what was found, where, and its decision
+         * @description A sanctions hit gives the `address`, what named it (`source`, `programme`) and where it was caught (`foundAt`: prepare, execute, address-book, or workflow just before signing). A monitoring case gives the rule (`kind`), what it saw (`detail`) and the held `transferId`, which waits until the case is decided; `decidedBy`, `decidedAt` and `reason` are set then.
+         */
         get: operations["getComplianceCase"];
         put?: never;
         post?: never;
@@ -1980,10 +2217,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Endpoints with their delivery state */
+        /**
+         * Endpoints with their delivery state
+         * @description Every endpoint, oldest first, whichever operator registered it; secrets are never shown. A growing `pending` with `failingSince` set means one event is being retried and holds back the ones after it; `status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).
+         */
         get: operations["listWebhookEndpoints"];
         put?: never;
-        /** Register an endpoint: events from now on are delivered to it in order, signed with the secret answered once */
+        /**
+         * Register an endpoint: events from now on are delivered to it in order, signed with the secret answered once
+         * @description Deliveries start with the first event committed after registration (earlier ones are in GET /v1/events, or delivered with POST …/replay), each a Standard Webhooks POST signed with `secret`: store it, as no read shows it again. The URL must be https in production and not a private, loopback or link-local address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS (checked again on every connection). Send an Idempotency-Key: a retry then answers the same endpoint and secret instead of registering a second one.
+         */
         post: operations["createWebhookEndpoint"];
         delete?: never;
         options?: never;
@@ -1998,15 +2241,24 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One endpoint: status, why it was disabled, the last failed answer, what is pending */
+        /**
+         * One endpoint: status, why it was disabled, the last failed answer, what is pending
+         * @description Look here when events stop arriving: a failing event is retried with doubling delays for WEBHOOK_GIVE_UP_SECONDS (3 days and an hour; at once for an address the policy refuses), then the endpoint is disabled, `disabledReason` naming the event position and the last answer. Fix the receiver and PATCH `{"enabled":true}`: deliveries resume from that event, nothing skipped.
+         */
         get: operations["getWebhookEndpoint"];
         put?: never;
         post?: never;
-        /** Remove an endpoint (its deliveries stop) */
+        /**
+         * Remove an endpoint (its deliveries stop)
+         * @description The endpoint and its secret are deleted for good: no further attempt starts, a failing event included, and its cursor is lost. To pause deliveries instead, PATCH `{"enabled":false}`; the events stay in GET /v1/events.
+         */
         delete: operations["deleteWebhookEndpoint"];
         options?: never;
         head?: never;
-        /** Change the URL or the subscription, or disable / resume deliveries */
+        /**
+         * Change the URL or the subscription, or disable / resume deliveries
+         * @description A new `url` is checked as at registration and used from the next attempt on, the next retry of a failing event included; new `eventTypes` apply to the events after the cursor. `enabled: false` stops deliveries (`disabledReason` names the operator); `enabled: true` resumes a disabled endpoint from the first event it has not received. The secret changes with POST …/secret.
+         */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
     };
@@ -2019,7 +2271,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A new signing secret; the previous one keeps signing too for the overlap */
+        /**
+         * A new signing secret; the previous one keeps signing too for the overlap
+         * @description During the overlap (`overlapSeconds`, 86400 by default, at most 7 days, 0 for none) each delivery carries a signature by each secret, so the receiver can switch to the new one without refusing deliveries; a rotation during an overlap ends the older secret at once. The new secret is shown only in this answer: send an Idempotency-Key so that a retry answers the same secret instead of rotating again.
+         */
         post: operations["rotateWebhookSecret"];
         delete?: never;
         options?: never;
@@ -2036,7 +2291,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Deliver again every subscribed event after a cursor, in order */
+        /**
+         * Deliver again every subscribed event after a cursor, in order
+         * @description Sets the cursor of the endpoint to `after` (a `nextCursor` of GET /v1/events; "0" for all) and delivers every subscribed event after it again, in commit order and with its first `webhook-id`, so a receiver that keeps the ids drops the ones it has. A cursor later than the one of the endpoint skips the events in between; a disabled endpoint delivers nothing until PATCH `{"enabled":true}`.
+         */
         post: operations["replayWebhookEvents"];
         delete?: never;
         options?: never;
@@ -2051,7 +2309,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The service's clock: whether the test clock is on, the time every rule reads, and how far it was moved */
+        /**
+         * The service's clock: whether the test clock is on, the time its business rules read, and how far it was moved
+         * @description Answers wherever the service runs, also with the test clock off (`enabled: false`, `offsetSeconds` 0, `now` the system time); moving it (POST /v1/test-clock/advance) answers 409 there. `now` comes from the record every API and worker process follows within a second; workflow timers still run on the clock of the Temporal server, whatever it says.
+         */
         get: operations["getTestClock"];
         put?: never;
         post?: never;
@@ -2110,9 +2371,15 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign an operator in: an HttpOnly, SameSite=Strict session cookie for /codec */
+        /**
+         * Sign an operator in: an HttpOnly, SameSite=Strict session cookie for /codec
+         * @description For a browser, so that the Temporal UI can call POST /codec/decode; scripts send `Authorization: Bearer op_…` instead. The cookie holds a signed session sent to /codec paths only, valid OPERATOR_SESSION_SECONDS (8 h, `expiresAt`) unless the operator is removed from OPERATOR_TOKENS first. A wrong token answers 401 and counts against the wrong-credential limit of the client address.
+         */
         post: operations["operatorSignIn"];
-        /** Sign out: clears the session cookie */
+        /**
+         * Sign out: clears the session cookie
+         * @description Clears the cookie in this browser only: the session itself is not revoked, so a copy of the cookie works until its `expiresAt`; removing the operator from OPERATOR_TOKENS ends all their sessions. Answers 204 with or without a session.
+         */
         delete: operations["operatorSignOut"];
         options?: never;
         head?: never;
@@ -2126,7 +2393,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The operator sign-in page (HTML) */
+        /**
+         * The operator sign-in page (HTML)
+         * @description A form that posts the operator token to POST /codec/session and shows who is signed in until when. Open it in the browser that runs the Temporal UI, then turn on "Include cross-origin credentials" in the codec settings of the UI so its calls carry the cookie.
+         */
         get: operations["operatorLoginPage"];
         put?: never;
         post?: never;
@@ -19646,7 +19916,7 @@ export interface operations {
             };
         };
         responses: {
-            /** @description Transfer final (status confirmed or failed) */
+            /** @description Transfer settled for now: included in a block (status confirmed) or failed */
             200: {
                 headers: {
                     /** @description Request id, also in logs */
