@@ -4,6 +4,7 @@ import type { Services } from './services';
 import type { RouteSpec } from './http/route-table';
 import { API_VERSION, buildOpenApi } from './http/openapi';
 import { transferKeyRoutes } from './wallet/transfer-key-routes';
+import { problemRoutes } from './system/problem-routes';
 import { systemRoutes } from './system/routes';
 import { registrationRoutes } from './registration/routes';
 import { authRoutes } from './auth/routes';
@@ -61,6 +62,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       tokens,
       openApi: () => (openApi ??= apiDocument(routes, config.PUBLIC_BASE_URL)),
     }),
+    ...problemRoutes(),
     ...registrationRoutes({ uploadMaxBytes, registrations: s.registrations, pins: deps.pins, notices: s.notices }),
     ...authRoutes({ orm, encryption, tokens, devices: s.devices, signIns: s.signIns }),
     ...signInRoutes({ signIns: s.signIns, uploadMaxBytes }),

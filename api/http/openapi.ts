@@ -6,6 +6,7 @@ import { EnvelopeErrorSchema, ProblemSchema, envelope } from '../common/schemas'
 import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
 import type { OperationExample } from './examples';
 import { RateLimits } from './rate-limits';
+import { PROBLEM_CATALOGUE } from './problem-catalogue';
 
 type Json = Record<string, unknown>;
 
@@ -320,7 +321,28 @@ export const TAGS: ReadonlyArray<{ name: string; description: string }> = [
   },
   { name: 'Test clock', description: "The embedded stack's test clock (TEST_CLOCK_ENABLED only)." },
   { name: 'Operators', description: "Operators' sign-in for the Temporal UI's codec and the operator routes." },
+  { name: 'Problems', description: problemCatalogueMarkdown() },
 ];
+
+/** The problem catalogue as the reference page shows it: one row per problem type. */
+function problemCatalogueMarkdown(): string {
+  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  const rows = Object.keys(PROBLEM_CATALOGUE)
+    .sort()
+    .map((name) => {
+      const entry = PROBLEM_CATALOGUE[name]!;
+      const status = Array.isArray(entry.status) ? entry.status.join(', ') : String(entry.status);
+      return `| \`${name}\` | ${status} | ${cell(entry.meaning)} ${cell(entry.when)} | ${cell(entry.action)} |`;
+    });
+  return [
+    'Every error answer names its problem type (`type: "/problems/<name>"`, RFC 9457), which resolves against the ' +
+      "API's origin to its entry (GET /problems/{name}). The catalogue:",
+    '',
+    '| Problem type | Status | What it means, and when | What to do |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
+}
 
 /** The API's version (info.version): CHANGELOG.md says what changed in each. */
 export const API_VERSION = '1.0.0';

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { testDatabases } from '../helpers/databases';
 import { EVENT_TYPE_NAMES } from '../../platform/events';
 import { OPERATION_LINKS } from '../../api/links';
+import { PROBLEM_CATALOGUE } from '../../api/http/problem-catalogue';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 
@@ -39,6 +40,28 @@ describe('OpenAPI document', () => {
       readFileSync(join(__dirname, '..', '..', 'clients', 'typescript', 'openapi.json'), 'utf8'),
     );
     expect(served).toEqual(committed);
+  });
+
+  it("resolves every problem type at its URL (an error's `type`, against the API's origin), and lists them all", async () => {
+    const names = Object.keys(PROBLEM_CATALOGUE).sort();
+    const list = await call(`${stack.apiUrl}/problems`);
+    expect([list.status, list.body.items.map((item: { type: string }) => item.type)]).toEqual([
+      200,
+      names.map((name) => `/problems/${name}`),
+    ]);
+    for (const name of names) {
+      const entry = await call(`${stack.apiUrl}/problems/${name}`);
+      expect([entry.status, entry.body.type, entry.body.exampleAnswer.type]).toEqual([
+        200,
+        `/problems/${name}`,
+        `/problems/${name}`,
+      ]);
+    }
+    // An error answer's own type leads to its entry; a name the service never answers is 404.
+    const missing = await call(`${stack.apiUrl}/problems/no-such-problem`);
+    expect([missing.status, missing.body.type]).toEqual([404, '/problems/not-found']);
+    const entry = await call(`${stack.apiUrl}${missing.body.type}`);
+    expect([entry.status, entry.body.title]).toEqual([200, PROBLEM_CATALOGUE['not-found']!.title]);
   });
 
   it('declares every event type as a webhook with its payload schema and the Standard Webhooks headers', async () => {

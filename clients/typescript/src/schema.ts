@@ -124,6 +124,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/problems": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The problem catalogue: every problem type the service answers, what it means and what to do
+         * @description Every error answer names its problem type (`type: "/problems/<name>"`, RFC 9457); this lists them all, alphabetically, each with its title, status, meaning, when it happens, what the client should do and an example. The reference page (GET /docs) shows the same catalogue. No credential.
+         */
+        get: operations["listProblemTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One problem type: where an error answer's `type` leads
+         * @description An error answer's `type` (`/problems/rate-limited`, say), resolved against the API's origin, leads here: what it means, when it happens, what to do, and an example. 404 for a name the service never answers.
+         */
+        get: operations["getProblemType"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/account/register": {
         parameters: {
             query?: never;
@@ -4024,6 +4064,183 @@ export interface operations {
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listProblemTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The catalogue */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "type": "/problems/account-already-deployed",
+                     *           "title": "Conflict",
+                     *           "status": [
+                     *             409
+                     *           ],
+                     *           "meaning": "The smart account on this network exists already, so there is nothing to deploy.",
+                     *           "when": "POST /v1/wallet/networks/{networkId}/deploy/prepare answers it when the account on that network is recorded as deployed, or its address already holds a deployed account on chain.",
+                     *           "action": "Do not deploy again: go on with the account at the address the detail names.",
+                     *           "exampleAnswer": {
+                     *             "type": "/problems/account-already-deployed",
+                     *             "title": "Conflict",
+                     *             "status": 409,
+                     *             "detail": "The account 0x5A0b54D5dc17e0AadC383d2db43B0a0D3E029c4c already exists on ETHEREUM"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            /** @description The `type` of the answers it explains: `/problems/<name>` */
+                            type: string;
+                            title: string;
+                            /** @description The HTTP status(es) it comes with */
+                            status: number[];
+                            meaning: string;
+                            /** @description Which operations answer it, and what leads to it */
+                            when: string;
+                            /** @description What the client should do */
+                            action: string;
+                            exampleAnswer: {
+                                type: string;
+                                title: string;
+                                status: number;
+                                detail: string;
+                            };
+                        }[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getProblemType: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The problem type */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "/problems/account-already-deployed",
+                     *       "title": "Conflict",
+                     *       "status": [
+                     *         409
+                     *       ],
+                     *       "meaning": "The smart account on this network exists already, so there is nothing to deploy.",
+                     *       "when": "POST /v1/wallet/networks/{networkId}/deploy/prepare answers it when the account on that network is recorded as deployed, or its address already holds a deployed account on chain.",
+                     *       "action": "Do not deploy again: go on with the account at the address the detail names.",
+                     *       "exampleAnswer": {
+                     *         "type": "/problems/account-already-deployed",
+                     *         "title": "Conflict",
+                     *         "status": 409,
+                     *         "detail": "The account 0x5A0b54D5dc17e0AadC383d2db43B0a0D3E029c4c already exists on ETHEREUM"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The `type` of the answers it explains: `/problems/<name>` */
+                        type: string;
+                        title: string;
+                        /** @description The HTTP status(es) it comes with */
+                        status: number[];
+                        meaning: string;
+                        /** @description Which operations answer it, and what leads to it */
+                        when: string;
+                        /** @description What the client should do */
+                        action: string;
+                        exampleAnswer: {
+                            type: string;
+                            title: string;
+                            status: number;
+                            detail: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such problem type (not-found). Problem types: `/problems/not-found` */
+            404: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -19700,7 +19917,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable). Problem types: `/problems/screening-unavailable`, `/problems/vasp-directory-unavailable` */
+            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable). Problem types: `/problems/screening-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
