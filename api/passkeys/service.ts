@@ -238,7 +238,13 @@ export class Passkeys {
     request: StepUpRequest,
   ): Promise<{ challengeId: string; publicKey: PublicKeyCredentialRequestOptionsJSON }> {
     const passkeys = await this.list(userId);
-    if (!passkeys.length) throw problems.conflict('no-passkey', 'You have no passkey: approve with your PIN instead');
+    if (!passkeys.length)
+      throw problems.conflict(
+        'no-passkey',
+        request.action === 'sign_in'
+          ? 'You have no passkey: prove the sign-in with your ID card instead'
+          : 'You have no passkey: approve with your PIN instead',
+      );
     const challenge = randomBytes(32).toString('base64url');
     const challengeId = `wsc_${randomUUID()}`;
     const em = this.orm.em.fork();
