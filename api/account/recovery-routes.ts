@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec, type RouteResult } from '../http/route-table';
+import { defineRoute, type RouteSpec, type RouteResult, LOCATION_HEADER } from '../http/route-table';
 import type { RecoveryService } from './recovery-service';
 import { problems } from '../http/problems';
 import * as S from './recovery-schemas';
@@ -106,7 +106,7 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       params: S.NetworkParams,
       body: S.SignedSlotsBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 202: { description: 'Accepted', schema: S.OperationAccepted }, ...SIGNED },
+      responses: { 202: { description: 'Accepted', schema: S.OperationAccepted, headers: LOCATION_HEADER }, ...SIGNED },
       handler: async ({ user, params, body }) => {
         const opId = await recoveries.executeUpgrade(user.userId, params.networkId, body.signing.items);
         return {
@@ -168,7 +168,7 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       body: S.StartRecoveryBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Scheduling (poll the status)', schema: S.RecoveryStatus },
+        202: { description: 'Scheduling (poll the status)', schema: S.RecoveryStatus, headers: LOCATION_HEADER },
         409: {
           description:
             'No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used',
@@ -272,7 +272,7 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
       body: S.CancelBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Accepted', schema: S.OperationAccepted },
+        202: { description: 'Accepted', schema: S.OperationAccepted, headers: LOCATION_HEADER },
         ...SIGNED,
         400: { description: 'signing is missing or malformed' },
       },

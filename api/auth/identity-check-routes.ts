@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import type { StepUpRequest } from '../http/step-up';
 import type { IdentityChecks } from './identity-checks';
 import { ID_CARD_PROOF_REFUSALS, idCardProofMultipart } from './sign-in-routes';
@@ -42,7 +42,7 @@ export function identityCheckRoutes({
       rateLimits: [{ rule: 'identity-check', key: ({ user }) => user.userId }],
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        201: { description: 'Started (or verified at once)', schema: S.IdentityCheckView },
+        201: { description: 'Started (or verified at once)', schema: S.IdentityCheckView, headers: LOCATION_HEADER },
         401: { description: 'Invalid or expired pass token' },
         409: {
           description:

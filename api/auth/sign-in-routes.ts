@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import type { SignInService } from './sign-in-service';
 import * as S from './sign-in-schemas';
@@ -70,7 +70,7 @@ export function signInRoutes({
       ],
       idempotency: { required: true, scope: ({ headers }) => `device:${headers['x-device-id']}` },
       responses: {
-        201: { description: 'Sign-in started', schema: S.StartSignInResponse },
+        201: { description: 'Sign-in started', schema: S.StartSignInResponse, headers: LOCATION_HEADER },
         401: { description: 'Invalid or expired pass token' },
         404: { description: 'No account for the verified person (not-registered): register instead' },
         409: {

@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { cexAccountView, type CexAccountService } from './service';
 import {
   CexAccountList,
@@ -47,7 +47,7 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       body: CexConnectBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        201: { description: 'Connected', schema: CexAccountView },
+        201: { description: 'Connected', schema: CexAccountView, headers: LOCATION_HEADER },
         404: { description: 'Unknown state' },
         409: { description: 'State already used, or the account is already connected' },
         410: { description: 'Authorization expired' },

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { idForRequest } from '../http/idempotency';
 import type { ChargeService } from './service';
 import * as S from './schemas';
@@ -29,7 +29,7 @@ export function chargeRoutes({ charges }: ChargeRouteDeps): RouteSpec[] {
       body: S.ChargeBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Charge started', schema: S.ChargeAccepted },
+        202: { description: 'Charge started', schema: S.ChargeAccepted, headers: LOCATION_HEADER },
         422: {
           description:
             'Source not connected, two accounts at the bank named (source-ambiguous: name one by bank_account_id), no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit',

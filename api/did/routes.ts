@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { SigningContainer } from '../wallet/schemas';
 import type { DidKeyService } from './service';
 import * as S from './schemas';
@@ -61,7 +61,7 @@ export function didRoutes({ keys }: { keys: DidKeyService }): RouteSpec[] {
       body: S.AssertionExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Accepted', schema: S.AssertionAccepted },
+        202: { description: 'Accepted', schema: S.AssertionAccepted, headers: LOCATION_HEADER },
         404: { description: 'Unknown slot' },
         409: { description: 'Slot already used' },
         410: { description: 'Prepared operation expired' },

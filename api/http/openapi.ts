@@ -241,6 +241,16 @@ const responsesOf = (
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
         ...(route.deprecated ? DEPRECATION_HEADERS : {}),
+        // A retry with an Idempotency-Key answered from the first request's record says so.
+        ...(route.idempotency && ok
+          ? {
+              'idempotent-replayed': {
+                description:
+                  '`true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again)',
+                schema: { type: 'string', enum: ['true'] },
+              },
+            }
+          : {}),
         // Answers after the route's limits were counted (any but a refusal before them: 400, 401, 415...).
         ...(shownLimits && Number(status) !== 401 && Number(status) !== 400
           ? Object.fromEntries(

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import type { Static, TObject, TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { RateRuleName } from './rate-limits';
 import type { Approval, StepUpPolicy } from './step-up';
 
@@ -148,5 +148,13 @@ export const defineRoute = <
 >(
   spec: RouteSpec<P, Q, H, B, A>,
 ): RouteSpec => spec as unknown as RouteSpec;
+
+/** The Location header of an answer that names where its resource is read: the one created (201), the work to poll (202). */
+export const LOCATION_HEADER = {
+  location: {
+    description: 'Where the resource is read (GET): the one created, or the accepted work to poll',
+    schema: Type.String(),
+  },
+};
 
 export const usesEnvelope = (path: string): boolean => path.startsWith('/api/');

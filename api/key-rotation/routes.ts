@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { SigningContainer } from '../wallet/schemas';
 import type { KeyRotationService } from './service';
 import * as S from './schemas';
@@ -68,7 +68,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       body: S.RotateExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Rotation started', schema: S.RotateAccepted },
+        202: { description: 'Rotation started', schema: S.RotateAccepted, headers: LOCATION_HEADER },
         404: { description: 'Unknown slot' },
         409: { description: 'Slot already used' },
         410: { description: 'Prepared rotation expired' },
@@ -127,7 +127,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
         '`network-not-retryable`).',
       params: S.TaskNetworkParams,
       responses: {
-        202: { description: 'Retry started', schema: S.RotateAccepted },
+        202: { description: 'Retry started', schema: S.RotateAccepted, headers: LOCATION_HEADER },
         404: { description: 'No such task for this user' },
         409: { description: 'The network is not failed-and-retryable, or the task is closed' },
       },

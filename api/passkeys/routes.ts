@@ -4,7 +4,7 @@ import type { DataEncryption } from '../../platform/data-encryption';
 import type { Passkeys } from './service';
 import type { StepUpActions } from '../common/step-up-actions';
 import type { StepUpRequest } from '../http/step-up';
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from './schemas';
 
@@ -101,7 +101,10 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
       body: S.RegisterPasskeyBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
-      responses: { 201: { description: 'Passkey registered', schema: S.PasskeyView }, ...STEP_UP_REFUSALS },
+      responses: {
+        201: { description: 'Passkey registered', schema: S.PasskeyView, headers: LOCATION_HEADER },
+        ...STEP_UP_REFUSALS,
+      },
       handler: async ({ user, body }) => {
         const { pin: _pin, passkeyAssertion: _assertion, ...registration } = body;
         const passkey = await passkeys.register(user.userId, registration);

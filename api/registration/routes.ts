@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import type { RegistrationService } from './service';
 import type { PinService } from '../pin/service';
 import type { SecurityNotices } from '../common/security-notices';
@@ -104,7 +104,7 @@ function startRoutes(registrations: RegistrationService): RouteSpec[] {
       idempotency: { required: true, scope: ({ headers }) => `device:${headers['x-device-id']}` },
       responses: {
         429: { description: 'Too many requests (Retry-After)' },
-        201: { description: 'Registration started', schema: S.StartRegistrationResponse },
+        201: { description: 'Registration started', schema: S.StartRegistrationResponse, headers: LOCATION_HEADER },
         401: { description: 'Invalid or expired pass token' },
         409: {
           description: 'Identity result pending (retry after Retry-After), already started elsewhere, or completed',

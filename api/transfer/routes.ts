@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { idForRequest } from '../http/idempotency';
 import type { TransferService } from './service';
 import * as S from './schemas';
@@ -325,7 +325,7 @@ export function transferRoutes({
           description: 'Transfer settled for now: included in a block (status confirmed) or failed',
           schema: TransferView,
         },
-        202: { description: 'Still running: poll the Location', schema: TransferView },
+        202: { description: 'Still running: poll the Location', schema: TransferView, headers: LOCATION_HEADER },
         409: {
           description:
             'EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set',

@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import type { DeploymentService } from './deploy-service';
 import type { GasSponsorships } from '../common/gas-sponsorship';
 import * as S from './schemas';
@@ -83,7 +83,7 @@ export function walletRoutes({
       body: S.DeployExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Job accepted', schema: S.DeployAccepted },
+        202: { description: 'Job accepted', schema: S.DeployAccepted, headers: LOCATION_HEADER },
         404: { description: 'Unknown network or slot' },
         409: { description: 'Slot already used' },
         410: { description: 'Prepared operation expired; prepare again' },

@@ -1,4 +1,4 @@
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import type { TransferKeyService } from './transfer-key-service';
 import * as S from './schemas';
 
@@ -97,7 +97,7 @@ export function transferKeyRoutes({ transferKeys }: { transferKeys: TransferKeyS
       body: S.TransferKeyExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        202: { description: 'Accepted', schema: S.TransferKeyAccepted },
+        202: { description: 'Accepted', schema: S.TransferKeyAccepted, headers: LOCATION_HEADER },
         404: { description: 'Unknown network or slot' },
         409: { description: 'Slot already used, or no deployed account' },
         410: { description: 'Prepared operation expired; prepare again' },

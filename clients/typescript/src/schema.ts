@@ -4293,10 +4293,14 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -4694,6 +4698,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -4930,6 +4936,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -5159,6 +5167,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5336,6 +5346,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -5857,10 +5869,14 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -6392,6 +6408,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -6632,6 +6650,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -6855,10 +6875,14 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7195,6 +7219,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -8216,6 +8242,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -8968,6 +8996,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9277,6 +9309,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -9871,6 +9907,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -10190,6 +10230,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -10436,6 +10478,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -10824,6 +10868,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -10995,6 +11041,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -11284,6 +11332,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -11860,10 +11910,14 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -12160,6 +12214,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -12611,6 +12667,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -12929,6 +12987,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13548,6 +13610,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14425,6 +14491,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14720,6 +14790,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15123,6 +15195,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15806,6 +15882,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -16082,6 +16160,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -16276,6 +16356,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -17063,6 +17145,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17977,6 +18063,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -18225,6 +18313,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -18426,6 +18516,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -20138,6 +20230,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
@@ -20188,10 +20282,14 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -20808,6 +20906,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -21590,6 +21690,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22114,6 +22218,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -22163,6 +22269,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -27239,6 +27347,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -27846,6 +27956,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -28238,6 +28350,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
