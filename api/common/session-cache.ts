@@ -154,8 +154,9 @@ export class SessionCache {
   /**
    * Taken before a change of the user commits; the function it answers resolves once the change is told on this
    * process's LISTEN connection (or after `ms`; at once when nothing is cached). An api process that signs a device
-   * out answers only then: every process listens on the same server, so the others have been told by then too, and a
-   * token refused by the answer is refused by the next request anywhere.
+   * out answers only then: every process listens on the same server, which sent the change to all of them at commit,
+   * so the others hear it within their connection's delivery (milliseconds; longer on a loaded machine, where a
+   * request racing the revocation to another process may still be served from its cache).
    */
   whenTold(userId: string, ms = 2_000): () => Promise<void> {
     if (!this.listening) return async () => undefined;
