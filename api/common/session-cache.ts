@@ -51,8 +51,6 @@ export class SessionCache {
   onLookup: (result: 'hit' | 'miss' | 'off') => void = () => undefined;
   private readonly rows = new Map<string, { row: Record<string, unknown>; storedAt: number }>();
   private readonly keysByUser = new Map<string, Set<string>>();
-  /** Who waits to hear of a change of a user (whenTold). */
-  private readonly waiters = new Map<string, Set<() => void>>();
   /** Bumped by every change told (and when going dark): a read that overlapped one is not kept. */
   private changes = 0;
   private listening = false;
@@ -65,6 +63,8 @@ export class SessionCache {
   private readonly heartbeatChannel = `session_heartbeat_${randomBytes(8).toString('hex')}`;
   private beats = 0;
   private echo: { payload: string; arrived: () => void } | null = null;
+  /** Fences sent on the LISTEN connection (whenTold), by payload: each resolves when it comes back. */
+  private readonly fences = new Map<string, () => void>();
   private readonly heartbeatMs: number;
   private readonly maxAgeMs: number;
   private readonly logger?: Logger;
@@ -147,8 +147,6 @@ export class SessionCache {
     this.changes += 1;
     for (const key of this.keysByUser.get(userId) ?? []) this.rows.delete(key);
     this.keysByUser.delete(userId);
-    for (const told of this.waiters.get(userId) ?? []) told();
-    this.waiters.delete(userId);
   }
 
   /**
@@ -158,19 +156,34 @@ export class SessionCache {
    * so the others hear it within their connection's delivery (milliseconds; longer on a loaded machine, where a
    * request racing the revocation to another process may still be served from its cache).
    */
-  whenTold(userId: string, ms = 2_000): () => Promise<void> {
+  whenTold(_userId: string, ms = 2_000): () => Promise<void> {
     if (!this.listening) return async () => undefined;
-    let arrived!: () => void;
-    const told = new Promise<void>((resolve) => (arrived = resolve));
-    let waiting = this.waiters.get(userId);
-    if (!waiting) this.waiters.set(userId, (waiting = new Set()));
-    waiting.add(arrived);
-    return async () => {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([told, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
-      clearTimeout(timer);
-      waiting.delete(arrived);
-    };
+    // A fence sent after the change committed: the server delivers notifications to a listener in commit order, so once
+    // the fence is back, every change committed before it (this one too) has been heard here. Waiting for a
+    // notification of the user would not do: an earlier change of theirs could be the one heard (CI found a passkey
+    // enrolment answered before its own change was told).
+    return () => this.fence(ms);
+  }
+
+  /** Sends a notification on the LISTEN connection and waits (at most `ms`) until it comes back on it. */
+  private async fence(ms: number): Promise<void> {
+    const client = this.client;
+    if (!client || !this.listening) return;
+    const payload = `fence-${randomBytes(8).toString('hex')}`;
+    const back = new Promise<void>((resolve) => this.fences.set(payload, resolve));
+    try {
+      await within(
+        ms,
+        Promise.all([client.query('select pg_notify($1, $2)', [this.heartbeatChannel, payload]), back]).then(
+          () => undefined,
+        ),
+        'session cache: fence',
+      );
+    } catch {
+      // Not back in time (a lost connection goes dark and reads every request): answered anyway, as before.
+    } finally {
+      this.fences.delete(payload);
+    }
   }
 
   async stop(): Promise<void> {
@@ -195,7 +208,10 @@ export class SessionCache {
     this.client = client;
     client.on('notification', ({ channel, payload }) => {
       if (channel === SESSION_CHANNEL && payload) this.forget(payload);
-      else if (channel === this.heartbeatChannel && this.echo && payload === this.echo.payload) this.echo.arrived();
+      else if (channel === this.heartbeatChannel && payload) {
+        if (this.echo && payload === this.echo.payload) this.echo.arrived();
+        this.fences.get(payload)?.();
+      }
     });
     // A dropped connection (a database restart) must not crash the process: serve nothing from memory, try again.
     client.on('error', (error) => this.lost(client, error));
