@@ -37,13 +37,17 @@ import { cexRoutes } from './cex/routes';
 import { exchangeRoutes } from './exchange/routes';
 import { testClockRoutes } from './test-clock/routes';
 import { OPERATION_EXAMPLES } from './http/examples';
+import { eventExample } from '../platform/event-examples';
 
-/** The OpenAPI document of these routes, with every event type as a webhook and the links between operations. */
+/**
+ * The OpenAPI document of these routes, with every event type as a webhook (an example payload each) and the links
+ * between operations.
+ */
 export const apiDocument = (routes: RouteSpec[], serverUrl?: string) =>
   buildOpenApi(routes, {
     version: API_VERSION,
     serverUrl,
-    webhooks: EVENT_WEBHOOKS,
+    webhooks: EVENT_WEBHOOKS.map((hook) => ({ ...hook, example: eventExample(hook.name) })),
     links: OPERATION_LINKS,
     examples: OPERATION_EXAMPLES,
   });

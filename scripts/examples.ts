@@ -41,18 +41,36 @@ const shortened = (value: unknown): unknown => {
   return cut(value);
 };
 
-/** The document's JSON schema of a request body or a success answer, compiled (formats checked, nothing coerced). */
-export function schemaValidator(): (schema: unknown) => ValidateFunction {
+/**
+ * The document's JSON schema of a request body or an answer, compiled (formats checked, nothing coerced), its `$ref`s
+ * to the named schemas (`#/components/schemas/…`) resolved in the document's components.
+ */
+export function schemaValidator(document: Json): (schema: unknown) => ValidateFunction {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   ajv.addFormat('binary', true);
+  // The components as one schema of their own, which each compiled schema's references point into.
+  const named = (document.components as { schemas?: Record<string, Json> } | undefined)?.schemas ?? {};
+  const withoutIds = Object.fromEntries(Object.entries(named).map(([name, { $id: _id, ...schema }]) => [name, schema]));
+  ajv.addSchema({ $id: COMPONENTS_ID, components: { schemas: withoutIds } });
   const cache = new Map<unknown, ValidateFunction>();
   return (schema) => {
     let validate = cache.get(schema);
-    if (!validate) cache.set(schema, (validate = ajv.compile(schema as Json)));
+    if (!validate) cache.set(schema, (validate = ajv.compile(intoComponents(schema) as Json)));
     return validate;
   };
 }
+
+const COMPONENTS_ID = 'openapi:components';
+/** A schema whose local references to the named schemas point into the components' schema instead. */
+const intoComponents = (schema: unknown): unknown =>
+  JSON.parse(
+    JSON.stringify(schema, (key, value: unknown) =>
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/components/')
+        ? `${COMPONENTS_ID}${value}`
+        : value,
+    ),
+  );
 
 /** Each operation's request schema (JSON bodies only) and success answers' schemas, from the document. */
 export interface DocumentedBodies {
@@ -91,7 +109,7 @@ const problemType = (body: unknown): string | undefined => {
 function build(recording: string, replace: boolean, problemsOnly: boolean): OperationExamples {
   const document = apiDocument(offlineRoutes());
   const bodies = documentedBodies(document);
-  const validator = schemaValidator();
+  const validator = schemaValidator(document);
   const current: OperationExamples = replace
     ? {}
     : (JSON.parse(readFileSync(EXAMPLES_PATH, 'utf8')) as OperationExamples);

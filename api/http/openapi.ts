@@ -7,11 +7,66 @@ import { usesEnvelope, type ResponseSpec, type RouteSpec } from './route-table';
 import type { OperationExample } from './examples';
 import { RateLimits } from './rate-limits';
 import { PROBLEM_CATALOGUE } from './problem-catalogue';
+import { resolveNamedSchemas } from './openapi-schemas';
+import { problemExample, problemExampleKey, problemName, problemTypesOf } from './openapi-problems';
 
 type Json = Record<string, unknown>;
 
 /** TypeBox schemas are JSON Schema; the round trip drops TypeBox's symbol markers. */
 const plain = (schema: TSchema): Json => JSON.parse(JSON.stringify(schema)) as Json;
+
+/**
+ * The document's reusable parts, gathered while its operations are written: the named schemas
+ * (api/http/openapi-schemas.ts) met in a body, each `$ref`erenced and defined once in `components.schemas`, and the
+ * problem answers shown as examples, once each in `components.examples`. Only what is used is defined (an unused
+ * component is a lint warning).
+ */
+class Components {
+  private readonly names = resolveNamedSchemas().names;
+  private readonly schemas = new Map<string, Json>();
+  private readonly examples = new Map<string, Json>();
+
+  /** A schema as JSON (as `plain` writes it), every named schema in it a `$ref`. */
+  schema(schema: TSchema): Json {
+    return this.convert(schema) as Json;
+  }
+
+  /** A `$ref` to the example of a problem answer, defined on first use; undefined for a type the catalogue lacks. */
+  problemExample(type: string, status: number, envelope: boolean): Json | undefined {
+    const key = problemExampleKey(type, status, envelope);
+    if (!this.examples.has(key)) {
+      const example = problemExample(type, status, envelope);
+      if (!example) return undefined;
+      this.examples.set(key, example);
+    }
+    return { $ref: `#/components/examples/${key}` };
+  }
+
+  /** `components.schemas` and `components.examples`, by name. */
+  toJson(): { schemas: Json; examples: Json } {
+    const sorted = (map: Map<string, Json>) => Object.fromEntries([...map].sort(([a], [b]) => (a < b ? -1 : 1)));
+    return { schemas: sorted(this.schemas), examples: sorted(this.examples) };
+  }
+
+  /** JSON.stringify's reading of a value (undefined and functions dropped), named schemas but `self` as `$ref`s. */
+  private convert(value: unknown, self?: object): unknown {
+    if (value === null || typeof value !== 'object') return value;
+    const name = value === self ? undefined : this.names.get(value);
+    if (name) {
+      if (!this.schemas.has(name)) {
+        this.schemas.set(name, {}); // taken before its own members are written
+        this.schemas.set(name, this.convert(value, value) as Json);
+      }
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    const skipped = (v: unknown) => v === undefined || typeof v === 'function' || typeof v === 'symbol';
+    if (Array.isArray(value)) return value.map((v: unknown) => (skipped(v) ? null : this.convert(v)));
+    const json: Json = {};
+    for (const [key, v] of Object.entries(value)) if (!skipped(v)) json[key] = this.convert(v);
+    return json;
+  }
+}
+
 const toOpenApiPath = (path: string): string => path.replace(/:([A-Za-z0-9_]+)/g, '{$1}');
 
 const parametersOf = (route: RouteSpec): Json[] => {
@@ -54,16 +109,16 @@ const acceptsEmpty = (schema: TSchema): boolean => {
   }
 };
 
-const requestBodyOf = (route: RouteSpec, example?: OperationExample): Json | undefined => {
+const requestBodyOf = (route: RouteSpec, components: Components, example?: OperationExample): Json | undefined => {
   const content: Json = {};
   if (route.body)
     content['application/json'] = {
-      schema: plain(route.body),
+      schema: components.schema(route.body),
       ...(example?.request !== undefined ? { example: example.request } : {}),
     };
   if (route.multipart) {
     content['multipart/form-data'] = {
-      schema: plain(route.multipart.documentAs),
+      schema: components.schema(route.multipart.documentAs),
       ...(route.multipart.example ? { example: route.multipart.example } : {}),
       encoding: { [route.multipart.file.field]: { contentType: route.multipart.file.contentTypes.join(', ') } },
     };
@@ -142,16 +197,31 @@ const stepUpExtension = (policy: NonNullable<RouteSpec['stepUp']>): Json => ({
 
 /** An error status's description, with the problem types the operation answers with it. */
 const withProblemTypes = (description: string, types: string[] | undefined): string =>
-  types?.length ? `${description}. Problem types: ${types.map((t) => `\`${t}\``).join(', ')}` : description;
+  types?.length
+    ? `${description.replace(/\.$/, '')}. Problem types: ${types.map((t) => `\`${t}\``).join(', ')}`
+    : description;
 
 const responsesOf = (
   route: RouteSpec,
+  components: Components,
   links: Record<number, Record<string, unknown>> = {},
   example: OperationExample = {},
 ): Json => {
-  const errorContent = usesEnvelope(route.path)
-    ? { 'application/json': { schema: { $ref: '#/components/schemas/EnvelopeError' } } }
-    : { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } };
+  const envelopes = usesEnvelope(route.path);
+  /** An error answer's body: the problem schema, and an example of each problem type it may carry, by name. */
+  const errorContent = (status: number, types: string[]): Json => {
+    const examples: Json = {};
+    for (const type of types) {
+      const ref = components.problemExample(type, status, envelopes);
+      if (ref) examples[problemName(type)] = ref;
+    }
+    return {
+      [envelopes ? 'application/json' : 'application/problem+json']: {
+        schema: components.schema(envelopes ? EnvelopeErrorSchema : ProblemSchema),
+        ...(Object.keys(examples).length ? { examples } : {}),
+      },
+    };
+  };
   const responses: Json = {};
   const all: Record<string, ResponseSpec> = {
     400: { description: 'The request does not match the schema (errors[] lists JSON pointers)' },
@@ -223,20 +293,25 @@ const responsesOf = (
       description: `${route.responses[422].description}; or this Idempotency-Key was used with another payload`,
     };
   const shownLimits = (route.rateLimits ?? []).some((limit) => RateLimits.shown(limit.rule));
+  const problemTypes = problemTypesOf(route, Object.keys(all), example.problems);
   for (const [status, spec] of Object.entries(all)) {
     const ok = Number(status) < 400;
-    const schema = spec.schema ? (usesEnvelope(route.path) ? envelope(spec.schema) : spec.schema) : undefined;
+    const schema = spec.schema ? (envelopes ? envelope(spec.schema) : spec.schema) : undefined;
     const answered = example.responses?.[status];
+    const types = problemTypes[status] ?? [];
     responses[status] = {
-      description: ok ? spec.description : withProblemTypes(spec.description, example.problems?.[status]),
+      description: ok ? spec.description : withProblemTypes(spec.description, types),
       ...(ok && schema
         ? {
             content: {
-              'application/json': { schema: plain(schema), ...(answered !== undefined ? { example: answered } : {}) },
+              'application/json': {
+                schema: components.schema(schema),
+                ...(answered !== undefined ? { example: answered } : {}),
+              },
             },
           }
         : {}),
-      ...(!ok ? { content: errorContent } : {}),
+      ...(!ok ? { content: errorContent(Number(status), types) } : {}),
       ...(links[Number(status)] ? { links: links[Number(status)] } : {}),
       headers: {
         'x-request-id': { description: 'Request id, also in logs', schema: { type: 'string' } },
@@ -363,6 +438,8 @@ export interface WebhookSpec {
   name: string;
   summary: string;
   schema: TSchema;
+  /** A payload of this event, as a delivery carries it. */
+  example?: unknown;
 }
 
 /** The Standard Webhooks headers every delivery carries (https://www.standardwebhooks.com). */
@@ -391,7 +468,7 @@ const WEBHOOK_HEADERS: Json[] = [
   },
 ];
 
-const webhookOf = (hook: WebhookSpec): Json => ({
+const webhookOf = (hook: WebhookSpec, components: Components): Json => ({
   post: {
     operationId: `webhook:${hook.name}`,
     summary: hook.summary,
@@ -400,7 +477,15 @@ const webhookOf = (hook: WebhookSpec): Json => ({
     parameters: WEBHOOK_HEADERS,
     // We send it: no credential of the receiver's is asked (the signature headers prove it is ours).
     security: [],
-    requestBody: { required: true, content: { 'application/json': { schema: plain(hook.schema) } } },
+    requestBody: {
+      required: true,
+      content: {
+        'application/json': {
+          schema: components.schema(hook.schema),
+          ...(hook.example !== undefined ? { example: hook.example } : {}),
+        },
+      },
+    },
     responses: {
       '2XX': { description: 'Received: the delivery is done' },
       default: {
@@ -422,6 +507,7 @@ export function buildOpenApi(
   },
 ): Json {
   const paths: Record<string, Json> = {};
+  const components = new Components();
   for (const route of routes) {
     const path = toOpenApiPath(route.path);
     const security =
@@ -432,7 +518,7 @@ export function buildOpenApi(
           : route.auth === 'operator'
             ? [{ operatorToken: [] }, { operatorSession: [] }]
             : [];
-    const requestBody = requestBodyOf(route, info.examples?.[route.operationId]);
+    const requestBody = requestBodyOf(route, components, info.examples?.[route.operationId]);
     paths[path] = {
       ...paths[path],
       [route.method]: {
@@ -451,10 +537,12 @@ export function buildOpenApi(
         ...(route.deprecated ? { deprecated: true } : {}),
         ...(route.stepUp ? stepUpExtension(route.stepUp) : {}),
         ...(requestBody ? { requestBody } : {}),
-        responses: responsesOf(route, info.links?.[route.operationId], info.examples?.[route.operationId]),
+        responses: responsesOf(route, components, info.links?.[route.operationId], info.examples?.[route.operationId]),
       },
     };
   }
+  const webhooks = Object.fromEntries((info.webhooks ?? []).map((hook) => [hook.name, webhookOf(hook, components)]));
+  const { schemas, examples } = components.toJson();
   return {
     openapi: '3.1.0',
     info: {
@@ -476,7 +564,7 @@ export function buildOpenApi(
           },
     ],
     paths,
-    webhooks: Object.fromEntries((info.webhooks ?? []).map((hook) => [hook.name, webhookOf(hook)])),
+    webhooks,
     components: {
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
@@ -484,7 +572,8 @@ export function buildOpenApi(
         operatorToken: { type: 'http', scheme: 'bearer', bearerFormat: 'op_ token (npm run operator:token)' },
         operatorSession: { type: 'apiKey', in: 'cookie', name: 'wallet_operator' },
       },
-      schemas: { Problem: plain(ProblemSchema), EnvelopeError: plain(EnvelopeErrorSchema) },
+      schemas,
+      ...(Object.keys(examples).length ? { examples } : {}),
     },
   };
 }

@@ -7,6 +7,12 @@ import { PROBLEM_CATALOGUE } from '../../api/http/problem-catalogue';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser } from '../helpers/http';
 
+/** A schema of the document, its `$ref` to a named schema (components.schemas) followed. */
+const deref = <T>(document: { components: { schemas: Record<string, T> } }, schema: T): T => {
+  const ref = (schema as { $ref?: string } | undefined)?.$ref;
+  return ref ? deref(document, document.components.schemas[ref.replace('#/components/schemas/', '')]!) : schema;
+};
+
 describe('OpenAPI document', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -73,8 +79,10 @@ describe('OpenAPI document', () => {
       'webhook-timestamp',
       'webhook-signature',
     ]);
-    const schema = confirmed.requestBody.content['application/json'].schema;
+    const schema = deref(body, confirmed.requestBody.content['application/json'].schema);
     expect(schema.properties.type.const).toBe('transfer.confirmed');
+    // Each carries an example payload of its type.
+    expect(confirmed.requestBody.content['application/json'].example).toMatchObject({ type: 'transfer.confirmed' });
     expect(schema.properties.data.required).toEqual(expect.arrayContaining(['transferId', 'networkId', 'txHash']));
   });
 
@@ -86,10 +94,16 @@ describe('OpenAPI document', () => {
     >) {
       for (const op of Object.values(ops)) operations.set(op.operationId, op);
     }
-    /** Where a JSON pointer of an answer lands in its schema (through the properties it names, an allOf's too). */
-    type Schema = { properties?: Record<string, Schema>; allOf?: Schema[] };
-    const property = (at: Schema | undefined, key: string): Schema | undefined =>
-      at?.properties?.[key] ?? at?.allOf?.map((part) => property(part, key)).find(Boolean);
+    /**
+     * Where a JSON pointer of an answer lands in its schema (through the properties it names, an allOf's too, and the
+     * named schemas they refer to).
+     */
+    type Schema = { properties?: Record<string, Schema>; allOf?: Schema[]; $ref?: string };
+    const property = (at: Schema | undefined, key: string): Schema | undefined => {
+      const schema = at && deref<Schema>(body, at);
+      const found = schema?.properties?.[key] ?? schema?.allOf?.map((part) => property(part, key)).find(Boolean);
+      return found && deref<Schema>(body, found);
+    };
     const resolve = (schema: Schema, pointer: string) =>
       pointer.split('/').slice(1).reduce<Schema | undefined>(property, schema);
     let links = 0;
@@ -134,7 +148,7 @@ describe('OpenAPI document', () => {
     expect(register.parameters.map((p: { name: string }) => p.name)).toEqual(
       expect.arrayContaining(['idempotency-key', 'x-device-id']),
     );
-    expect(register.responses['201'].content['application/json'].schema.required).toEqual(
+    expect(deref(body, register.responses['201'].content['application/json'].schema).required).toEqual(
       expect.arrayContaining(['regId', 'step', 'passInfo', 'allSteps', 'passTokenExpiresAt']),
     );
     const ekyc = body.paths['/v1/account/register/{regId}/ekyc'].post;

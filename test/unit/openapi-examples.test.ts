@@ -12,7 +12,7 @@ type Json = Record<string, any>;
 describe('OpenAPI examples', () => {
   const document = offlineOpenApi() as Json;
   const bodies = documentedBodies(document);
-  const validator = schemaValidator();
+  const validator = schemaValidator(document);
   const operations: Array<[string, Json]> = Object.values(document.paths as Record<string, Json>).flatMap((item) =>
     Object.values(item).map((op: Json) => [op.operationId as string, op] as [string, Json]),
   );
