@@ -3,6 +3,8 @@ import { STEP_UP_REFUSALS } from '../passkeys/routes';
 import { deviceView, type Devices } from './devices';
 import * as S from './device-schemas';
 import { backupView, type WalletBackups } from './backups';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 const TAGS = ['Devices'];
 
@@ -21,11 +23,16 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
         'new-device hold (signed in by ID card, or by a passkey still in its own hold) and `signInMethod` how each ' +
         'signed in: show the list so the person can spot a device they do not know and sign it out (DELETE ' +
         '/v1/account/devices/{deviceId}, with the PIN or a passkey).',
-      responses: { 200: { description: 'Devices', schema: S.DeviceList } },
-      handler: async ({ user }) => ({
-        status: 200,
-        body: { items: (await devices.list(user.userId)).map((d) => deviceView(d, user.deviceId)) },
-      }),
+      query: S.DeviceQuery,
+      responses: { 200: { description: 'Devices', schema: S.DeviceList, headers: PAGE_LINK_HEADER } },
+      handler: async ({ user, query }, ctx) => {
+        const page = await devices.page(user.userId, query);
+        return {
+          status: 200,
+          body: { ...page, items: page.items.map((d) => deviceView(d, user.deviceId)) },
+          headers: nextLink(ctx, page.nextCursor),
+        };
+      },
     }),
 
     defineRoute({

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../common/schemas';
+import { DateTime, pageMembers, pageQuery } from '../common/schemas';
 import { PasskeyAssertion, stepUpFields } from '../passkeys/schemas';
 import { BackupBody } from '../registration/schemas';
 
@@ -18,7 +18,8 @@ export const DeviceView = Type.Object({
   }),
   current: Type.Boolean({ description: 'The device of this request' }),
 });
-export const DeviceList = Type.Object({ items: Type.Array(DeviceView) });
+export const DeviceList = Type.Object({ items: Type.Array(DeviceView), ...pageMembers });
+export const DeviceQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 export const DeviceParams = Type.Object({ deviceId: Type.String({ format: 'uuid' }) });
 export const RevokeDeviceBody = Type.Object(stepUpFields('{"action":"device_revoke","device_id":"<deviceId>"}'), {
   additionalProperties: false,

@@ -6,6 +6,9 @@ import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 import type { SessionCache } from '../common/session-cache';
 import { clock } from '../../platform/clock';
+import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+
+const DEVICE_ORDER: KeysetOrder<'firstSeenAt' | 'id'> = { fields: ['firstSeenAt', 'id'], order: 'asc' };
 
 export interface SignedInDevice {
   sessionId: string;
@@ -131,6 +134,19 @@ export class Devices {
 
   async list(userId: string): Promise<Device[]> {
     return this.deps.orm.em.fork().find(DeviceEntity, { userId, revokedAt: null }, { orderBy: { firstSeenAt: 'asc' } });
+  }
+
+  /** The devices signed in now, oldest first, a page at a time. */
+  async page(userId: string, page: PageRequest): Promise<Page<Device>> {
+    const limit = page.limit ?? 50;
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(
+        DeviceEntity,
+        { userId, revokedAt: null, ...afterCursor(DEVICE_ORDER, ['date', 'string'], page.cursor) },
+        { orderBy: orderBy(DEVICE_ORDER), limit: limit + 1 },
+      );
+    return pageOf(rows, limit, DEVICE_ORDER);
   }
 
   /** Whether the user has a device signed in as `deviceId` (for the routes' 404). */

@@ -2,12 +2,15 @@ import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-tabl
 import { cexAccountView, type CexAccountService } from './service';
 import {
   CexAccountList,
+  CexAccountQuery,
   CexAccountParams,
   CexAccountView,
   CexAuthorization,
   CexAuthorizeBody,
   CexConnectBody,
 } from './schemas';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 /** Exchange (CEX) accounts: OAuth 2.0 + PKCE authorization, connection, and the connected accounts. */
 export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteSpec[] {
@@ -78,11 +81,16 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
         'the exchange and no balances are answered. `lastSyncAt` is when the service last read the balances with ' +
         'the key, at connection; a key deleted or expired at the exchange still shows here until the account is ' +
         'disconnected.',
-      responses: { 200: { description: 'Accounts', schema: CexAccountList } },
-      handler: async ({ user }) => ({
-        status: 200,
-        body: { items: (await accounts.list(user.userId)).map(cexAccountView) },
-      }),
+      query: CexAccountQuery,
+      responses: { 200: { description: 'Accounts', schema: CexAccountList, headers: PAGE_LINK_HEADER } },
+      handler: async ({ user, query }, ctx) => {
+        const page = await accounts.page(user.userId, query);
+        return {
+          status: 200,
+          body: { ...page, items: page.items.map(cexAccountView) },
+          headers: nextLink(ctx, page.nextCursor),
+        };
+      },
     }),
     defineRoute({
       method: 'get',

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../common/schemas';
+import { DateTime, pageMembers, pageQuery } from '../common/schemas';
 
 export const Scope = Type.Union([Type.Literal('read'), Type.Literal('withdraw')]);
 export const CexAuthorizeBody = Type.Object(
@@ -59,5 +59,6 @@ export const CexAccountView = Type.Object({
   lastSyncAt: Type.Union([DateTime, Type.Null()]),
   registeredAt: DateTime,
 });
-export const CexAccountList = Type.Object({ items: Type.Array(CexAccountView) });
+export const CexAccountList = Type.Object({ items: Type.Array(CexAccountView), ...pageMembers });
+export const CexAccountQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 export const CexAccountParams = Type.Object({ cexAccountId: Type.String({ pattern: '^cex_[0-9a-f-]{36}$' }) });

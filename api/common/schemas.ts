@@ -54,3 +54,55 @@ export const SignedOperationProgress = {
     description: 'The operation that took the place of this one (same account and nonce, signed again)',
   }),
 };
+
+/**
+ * The query of a list that pages (api/http/pagination.ts): `limit` items at most, after `cursor` (the previous page's
+ * `nextCursor` / `next_cursor`). The same names in both API styles.
+ */
+export const pageQuery = (limit: { default: number; maximum: number }) => ({
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: limit.maximum,
+      default: limit.default,
+      description: `How many items at most (${limit.default} by default, up to ${limit.maximum})`,
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      pattern: '^[A-Za-z0-9_-]{1,400}$',
+      description:
+        'The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it',
+    }),
+  ),
+});
+const NEXT_CURSOR = 'Pass it as `cursor` for the next page; null on the last page';
+const HAS_MORE = 'Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`)';
+/** The paging members of a /v1 list. */
+export const pageMembers = {
+  nextCursor: Type.Union([Type.String(), Type.Null()], { description: NEXT_CURSOR }),
+  hasMore: Type.Boolean({ description: HAS_MORE }),
+};
+/** The paging members of an /api/v1 list (snake_case). */
+export const pageMembersSnake = {
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: NEXT_CURSOR }),
+  has_more: Type.Boolean({ description: HAS_MORE }),
+};
+/** The `Link` header of a page that has a next one. */
+export const PAGE_LINK_HEADER = {
+  link: {
+    description: 'RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one',
+    schema: Type.String(),
+  },
+};
+/** The headers of an answer to a request that used a deprecated parameter (RFC 9745 and RFC 8594). */
+export const DEPRECATED_PARAMETER_HEADERS = {
+  deprecation: {
+    description: 'RFC 9745 (`@` and Unix seconds): sent when the request used a deprecated parameter',
+    schema: Type.String(),
+  },
+  sunset: {
+    description: 'RFC 8594: when the deprecated parameter the request used stops working',
+    schema: Type.String(),
+  },
+};

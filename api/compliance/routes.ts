@@ -4,6 +4,8 @@ import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { ComplianceService } from './service';
 import type { InboundTravelRule, TrpPeer } from './inbound';
 import * as S from './schemas';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 const TAGS = ['Compliance'];
 
@@ -168,11 +170,14 @@ export function complianceRoutes({
       description:
         'The work queue is `status=open`: a monitoring case (`source: monitoring`) holds a transfer until POST ' +
         '/v1/compliance/cases/{caseId}/decision, while a sanctions hit (`kind: sanctions_hit`) records a refusal ' +
-        'already made (one case per finding while it is open). At most `limit` cases (100 by default, up to 500) ' +
-        'and no cursor: narrow by `status` or `userId` to reach older ones.',
+        'already made (one case per finding while it is open). A page at a time (`limit`, 100 by default, up to ' +
+        '500; `cursor`), narrowed by `status` or `userId`.',
       query: S.CaseQuery,
-      responses: { 200: { description: 'Cases', schema: S.CaseList } },
-      handler: async ({ query }) => ({ status: 200, body: await compliance.cases(query) }),
+      responses: { 200: { description: 'Cases', schema: S.CaseList, headers: PAGE_LINK_HEADER } },
+      handler: async ({ query }, ctx) => {
+        const page = await compliance.cases(query);
+        return { status: 200, body: page, headers: nextLink(ctx, page.nextCursor) };
+      },
     }),
     defineRoute({
       method: 'get',

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { pageMembers, pageQuery } from '../common/schemas';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -47,14 +48,14 @@ export const CaseView = Type.Object({
   decidedBy: Nullable(Type.String()),
   reason: Nullable(Type.String()),
 });
-export const CaseList = Type.Object({ items: Type.Array(CaseView) });
+export const CaseList = Type.Object({ items: Type.Array(CaseView), ...pageMembers });
 export const CaseQuery = Type.Object(
   {
     status: Type.Optional(
       Type.Union([Type.Literal('open'), Type.Literal('approved'), Type.Literal('rejected'), Type.Literal('closed')]),
     ),
     userId: Type.Optional(Type.String({ pattern: '^usr_[0-9a-f-]{36}$' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })),
+    ...pageQuery({ default: 100, maximum: 500 }),
   },
   { additionalProperties: false },
 );

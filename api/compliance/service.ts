@@ -23,6 +23,9 @@ import {
   type TravelRuleCounterpart,
 } from '../../integrations/travel-rule/trp';
 import { clock } from '../../platform/clock';
+import { afterCursor, orderBy, pageOf, type KeysetOrder, type PageRequest } from '../http/pagination';
+
+const CASE_ORDER: KeysetOrder<'openedAt' | 'caseId'> = { fields: ['openedAt', 'caseId'], order: 'desc' };
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
 export class ComplianceService {
@@ -130,15 +133,18 @@ export class ComplianceService {
     return { received: true as const };
   }
 
-  async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string; limit?: number }) {
+  async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string } & PageRequest) {
+    const limit = query.limit ?? 100;
     const where = {
       ...(query.status ? { status: query.status } : {}),
       ...(query.userId ? { userId: query.userId } : {}),
+      ...afterCursor(CASE_ORDER, ['date', 'string'], query.cursor),
     };
     const rows = await this.deps.orm.em
       .fork()
-      .find(ComplianceCaseEntity, where, { orderBy: { openedAt: 'desc' }, limit: query.limit ?? 100 });
-    return { items: rows.map(caseView) };
+      .find(ComplianceCaseEntity, where, { orderBy: orderBy(CASE_ORDER), limit: limit + 1 });
+    const page = pageOf(rows, limit, CASE_ORDER);
+    return { ...page, items: page.items.map(caseView) };
   }
 
   /**

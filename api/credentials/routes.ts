@@ -10,6 +10,10 @@ import { credentialRevocationWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from '../did/schemas';
+import { afterCursor, nextLink, orderBy, pageOf, type KeysetOrder } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
+
+const CREDENTIAL_ORDER: KeysetOrder<'issuedAt' | 'vcId'> = { fields: ['issuedAt', 'vcId'], order: 'desc' };
 
 export interface CredentialRouteDeps {
   orm: Orm;
@@ -41,20 +45,30 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       summary:
         'Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted)',
       description:
-        'Every credential of the caller, revoked and expired ones included, in one list (no paging); `status` is ' +
+        'Every credential of the caller, newest first, revoked and expired ones included, a page at a time; `status` is ' +
         'worked out when asked, so a credential past `validUntil` reads `expired`. A KycCredential issued before ' +
         'the account was deployed on the DID network names no holder (`holder` null: a bearer credential) and is ' +
         'revoked as `superseded` once the one naming the holder is issued. GET /v1/did/vcs/{vcId} answers the ' +
         'signed document.',
-      responses: { 200: { description: 'Credentials, newest first', schema: S.CredentialList } },
-      handler: async ({ user }) => {
+      query: S.CredentialQuery,
+      responses: {
+        200: { description: 'Credentials, newest first', schema: S.CredentialList, headers: PAGE_LINK_HEADER },
+      },
+      handler: async ({ user, query }, ctx) => {
+        const limit = query.limit ?? 50;
         const rows = await orm.em
           .fork()
-          .find(VerifiableCredentialEntity, { userId: user.userId }, { orderBy: { issuedAt: 'desc', vcId: 'asc' } });
+          .find(
+            VerifiableCredentialEntity,
+            { userId: user.userId, ...afterCursor(CREDENTIAL_ORDER, ['date', 'string'], query.cursor) },
+            { orderBy: orderBy(CREDENTIAL_ORDER), limit: limit + 1 },
+          );
+        const page = pageOf(rows, limit, CREDENTIAL_ORDER);
         return {
           status: 200,
+          headers: nextLink(ctx, page.nextCursor),
           body: {
-            items: rows.map((r) => {
+            items: page.items.map((r) => {
               const { credentialStatus } =
                 r.statusListId == null ? { credentialStatus: undefined } : openCredential(encryption, r);
               return {
@@ -70,6 +84,8 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
                 statusListCredential: credentialStatus?.statusListCredential ?? null,
               };
             }),
+            nextCursor: page.nextCursor,
+            hasMore: page.hasMore,
           },
         };
       },

@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@sinclair/typebox';
 import { DID_KEY_TYPES, type DidKeyType } from '../../integrations/evm/did-registry';
 import { SignedSlot } from '../wallet/schemas';
-import { DateTime, SignedOperationProgress, SignedOperationStatus } from '../common/schemas';
+import { DateTime, SignedOperationProgress, SignedOperationStatus, pageMembers, pageQuery } from '../common/schemas';
 
 export const AssertionPrepareBody = Type.Object(
   {
@@ -80,7 +80,9 @@ export const CredentialList = Type.Object({
       ),
     }),
   ),
+  ...pageMembers,
 });
+export const CredentialQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 export const StatusListParams = Type.Object({ listId: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
 export const StatusListCredential = Type.Object(
   {

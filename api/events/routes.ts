@@ -5,6 +5,12 @@ import { EVENT_TYPES, type EventType } from '../../platform/events';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import { EventIdParams, EventList, EventSchema, EventsQuery } from './schemas';
+import { nextLink } from '../http/pagination';
+import { deprecationHeaders } from '../http/router';
+import { DEPRECATED_PARAMETER_HEADERS, PAGE_LINK_HEADER } from '../common/schemas';
+
+/** `after`, the former name of `cursor` (CHANGELOG.md, 1.1.0): answers that use it say so, until its sunset. */
+const AFTER_DEPRECATED = { since: new Date('2026-11-27T00:00:00Z'), sunset: new Date('2027-05-31T00:00:00Z') };
 
 export interface EventRouteDeps {
   orm: Orm;
@@ -26,17 +32,31 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
       auth: 'operator',
       summary: 'Events in commit order, after a cursor, optionally of some types, one resource or one user',
       description:
-        'Each event was written in the same transaction as the change it describes. Read from a cursor you keep; `nextCursor` moves past what you read. Order inside one resource is also given by `sequence`.',
+        'Each event was written in the same transaction as the change it describes. Read from a cursor you keep: ' +
+        '`nextCursor` moves past what you read and, this list being a feed, is never null (read again from it ' +
+        'later for the events that came since); `hasMore` says more are already there. Order inside one resource ' +
+        'is also given by `sequence`. The parameter `after` is the deprecated former name of `cursor` ' +
+        '(Sunset 2027-05-31).',
       query: EventsQuery,
-      responses: { 200: { description: 'A page of events', schema: EventList } },
-      handler: async ({ query }) => {
+      responses: {
+        200: {
+          description: 'A page of events',
+          schema: EventList,
+          headers: { ...PAGE_LINK_HEADER, ...DEPRECATED_PARAMETER_HEADERS },
+        },
+      },
+      handler: async ({ query }, ctx) => {
         const types = query.type?.split(',');
         const unknown = types?.filter((t) => !(t in EVENT_TYPES));
         if (unknown?.length)
           throw problems.validation([
             { in: 'query', pointer: '/type', detail: `unknown event type ${unknown.join(', ')}` },
           ]);
-        const after = Number(query.after ?? 0);
+        if (query.cursor !== undefined && query.after !== undefined && query.cursor !== query.after)
+          throw problems.validation([
+            { in: 'query', pointer: '/after', detail: '`after` is the former name of `cursor`: send `cursor` only' },
+          ]);
+        const after = Number(query.cursor ?? query.after ?? 0);
         const limit = query.limit ?? 100;
         const rows = await orm.em.fork().find(
           EventEntity,
@@ -49,12 +69,14 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
           { orderBy: { position: 'asc' }, limit: limit + 1 },
         );
         const page = rows.slice(0, limit);
+        const nextCursor = String(page.at(-1)?.position ?? after);
+        const hasMore = rows.length > limit;
         return {
           status: 200,
-          body: {
-            items: page.map(eventPayload),
-            nextCursor: String(page.at(-1)?.position ?? after),
-            hasMore: rows.length > limit,
+          body: { items: page.map(eventPayload), nextCursor, hasMore },
+          headers: {
+            ...nextLink(ctx, hasMore ? nextCursor : null, ['after']),
+            ...(query.after !== undefined ? deprecationHeaders(AFTER_DEPRECATED) : {}),
           },
         };
       },

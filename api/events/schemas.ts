@@ -38,10 +38,18 @@ export const EventTypeName = Type.Union(EVENT_TYPE_NAMES.map((name) => Type.Lite
 
 export const EventsQuery = Type.Object(
   {
-    after: Type.Optional(
+    cursor: Type.Optional(
       Type.String({
         pattern: '^[0-9]{1,15}$',
         description: 'The nextCursor of the previous page: only events after it (omit: from the first event)',
+      }),
+    ),
+    after: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{1,15}$',
+        deprecated: true,
+        description:
+          'Deprecated (Sunset 2027-05-31): the former name of `cursor`; answers carry Deprecation and Sunset when it is used',
       }),
     ),
     type: Type.Optional(
@@ -57,9 +65,12 @@ export const EventsQuery = Type.Object(
 export const EventList = Type.Object({
   items: Type.Array(EventSchema),
   nextCursor: Type.String({
-    description: 'Pass it as `after` for the events that follow (the same cursor when there were none yet)',
+    description:
+      'Pass it as `cursor` for the events that follow: never null, since events keep coming (the same cursor when there were none yet)',
   }),
-  hasMore: Type.Boolean(),
+  hasMore: Type.Boolean({
+    description: 'Whether more events are already there (then the answer also carries `Link: <…>; rel="next"`)',
+  }),
 });
 
 export const EventIdParams = Type.Object({ eventId: Type.String({ pattern: '^evt_[0-9a-f-]{36}$' }) });

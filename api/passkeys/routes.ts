@@ -7,6 +7,8 @@ import type { StepUpRequest } from '../http/step-up';
 import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from './schemas';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 export interface PasskeyRouteDeps {
   orm: Orm;
@@ -125,8 +127,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
         'passkey approves no step-up, releases no device hold, waives no cooling-off and approves no transfer ' +
         'above the passkey threshold. Show it so the person can spot a passkey they did not add and remove it ' +
         '(POST /v1/auth/passkeys/{passkeyId}/remove).',
-      responses: { 200: { description: 'Passkeys', schema: S.PasskeyList } },
-      handler: async ({ user }) => ({ status: 200, body: { items: (await passkeys.list(user.userId)).map(view) } }),
+      query: S.PasskeyQuery,
+      responses: { 200: { description: 'Passkeys', schema: S.PasskeyList, headers: PAGE_LINK_HEADER } },
+      handler: async ({ user, query }, ctx) => {
+        const page = await passkeys.page(user.userId, query);
+        return { status: 200, body: { ...page, items: page.items.map(view) }, headers: nextLink(ctx, page.nextCursor) };
+      },
     }),
 
     defineRoute({

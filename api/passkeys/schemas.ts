@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../common/schemas';
+import { DateTime, pageMembers, pageQuery } from '../common/schemas';
 
 const Base64Url = (description: string, maxLength = 4096) =>
   Type.String({ pattern: '^[A-Za-z0-9_-]*$', maxLength, description });
@@ -123,7 +123,8 @@ export const PasskeyView = Type.Object({
       "Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient's cooling-off or approve a transfer above the passkey threshold; null once past",
   }),
 });
-export const PasskeyList = Type.Object({ items: Type.Array(PasskeyView) });
+export const PasskeyList = Type.Object({ items: Type.Array(PasskeyView), ...pageMembers });
+export const PasskeyQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 
 /** A request a step-up approves, as its route's policy binds it: `action` and the ids it acts on. */
 export const StepUpRequestSchema = Type.Object(

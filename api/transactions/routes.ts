@@ -4,6 +4,8 @@ import { FIAT_DECIMALS, formatMoney } from '../../platform/money';
 import { Query, TransactionList } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
+import { INVALID_CURSOR_DETAIL, nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 const KST_OFFSET_MS = 9 * 3600 * 1000;
 /** Calendar dates are Korean (UTC+9, no daylight saving). */
@@ -49,7 +51,7 @@ const decodeCursor = (text: string): Cursor => {
   } catch {
     /* fall through */
   }
-  throw problems.unprocessable('invalid-cursor', 'cursor is not one this API returned; start again without it');
+  throw problems.unprocessable('invalid-cursor', INVALID_CURSOR_DETAIL);
 };
 
 /** The user's money movements, newest first: charges (from the ledger) and crypto transfers (not failed ones). */
@@ -67,13 +69,14 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
         'Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear ' +
         'as soon as they are recorded, with the amount sent (fees not included), and leave the list if they ' +
         'fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is ' +
-        'null on the last page); a cursor this API did not return answers 422 `invalid-cursor`.',
+        'null and `has_more` false on the last page; `Link: <…>; rel="next"` names the next page); a cursor this ' +
+        'API did not return answers 422 `invalid-cursor`.',
       query: Query,
       responses: {
-        200: { description: 'Transactions', schema: TransactionList },
+        200: { description: 'Transactions', schema: TransactionList, headers: PAGE_LINK_HEADER },
         422: { description: 'A cursor this API did not return' },
       },
-      handler: async ({ query, user }) => {
+      handler: async ({ query, user }, ctx) => {
         const em = orm.em.fork();
         const limit = query.limit ?? 20;
         const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
@@ -128,8 +131,10 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
           .filter((item) => !cursor || before(item, cursor))
           .sort(newestFirst);
         const page = items.slice(0, limit);
+        const nextCursor = items.length > limit ? encodeCursor(page.at(-1)!) : null;
         return {
           status: 200,
+          headers: nextLink(ctx, nextCursor),
           body: {
             transactions: page.map((i) => ({
               id: i.kind === 'ledger' ? i.id : i.reference,
@@ -138,7 +143,8 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
               date: kstDate(i.at),
               reference: i.reference,
             })),
-            next_cursor: items.length > limit ? encodeCursor(page.at(-1)!) : null,
+            next_cursor: nextCursor,
+            has_more: nextCursor !== null,
           },
         };
       },

@@ -1,14 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { pageMembersSnake, pageQuery } from '../common/schemas';
 
 export const Query = Type.Object(
   {
     month: Type.Optional(
       Type.String({ pattern: '^\\d{4}-(0[1-9]|1[0-2])$', description: 'YYYY-MM, a calendar month in Korean time' }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    cursor: Type.Optional(
-      Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$', description: 'next_cursor of the previous page' }),
-    ),
+    ...pageQuery({ default: 20, maximum: 100 }),
   },
   { additionalProperties: false },
 );
@@ -24,5 +22,5 @@ export const TransactionList = Type.Object({
       reference: Type.String({ description: 'the charge or transfer id' }),
     }),
   ),
-  next_cursor: Type.Union([Type.String(), Type.Null()]),
+  ...pageMembersSnake,
 });

@@ -8,6 +8,12 @@ import type { NetworkRegistry } from '../../platform/networks';
 import { problems } from '../http/problems';
 import { addressOn } from '../common/addresses';
 import { clock } from '../../platform/clock';
+import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+
+const ADDRESS_BOOK_ORDER: KeysetOrder<'addedAt' | 'networkId' | 'address'> = {
+  fields: ['addedAt', 'networkId', 'address'],
+  order: 'desc',
+};
 
 const MAX_ENTRIES = 200;
 /** How long an ownership challenge can be signed. */
@@ -58,8 +64,17 @@ export class AddressBook {
     return addressOn(network, address);
   }
 
-  async list(userId: string): Promise<AddressBookEntry[]> {
-    return this.deps.orm.em.fork().find(AddressBookEntryEntity, { userId }, { orderBy: { addedAt: 'desc' } });
+  /** The user's recipients, newest first, a page at a time. */
+  async page(userId: string, page: PageRequest): Promise<Page<AddressBookEntry>> {
+    const limit = page.limit ?? 50;
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(
+        AddressBookEntryEntity,
+        { userId, ...afterCursor(ADDRESS_BOOK_ORDER, ['date', 'string', 'string'], page.cursor) },
+        { orderBy: orderBy(ADDRESS_BOOK_ORDER), limit: limit + 1 },
+      );
+    return pageOf(rows, limit, ADDRESS_BOOK_ORDER);
   }
 
   async entry(userId: string, networkId: string, address: string): Promise<AddressBookEntry | null> {

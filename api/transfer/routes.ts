@@ -6,6 +6,8 @@ import * as S from './schemas';
 import type { SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
 import type { Screening } from '../compliance/screening';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 const { TransferBody, TransferLimits, TransferParams, TransferView } = S;
 
@@ -80,11 +82,22 @@ export function transferRoutes({
         '`cooling_off`; a passkey-approved transfer to a new address adds it as trusted (`approved_by: ' +
         'passkey`). A transfer worth more than `passkey_above_krw` (GET /api/v1/transfer/limits) needs a passkey ' +
         'approval whatever the status of its recipient.',
-      responses: { 200: { description: 'Address book, newest first', schema: S.AddressBookList } },
-      handler: async ({ user }) => ({
-        status: 200,
-        body: { items: (await addressBook.list(user.userId)).map((e) => addressBook.view(e)) },
-      }),
+      query: S.AddressBookQuery,
+      responses: {
+        200: { description: 'Address book, newest first', schema: S.AddressBookList, headers: PAGE_LINK_HEADER },
+      },
+      handler: async ({ user, query }, ctx) => {
+        const page = await addressBook.page(user.userId, query);
+        return {
+          status: 200,
+          body: {
+            items: page.items.map((e) => addressBook.view(e)),
+            next_cursor: page.nextCursor,
+            has_more: page.hasMore,
+          },
+          headers: nextLink(ctx, page.nextCursor),
+        };
+      },
     }),
 
     defineRoute({

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { SignedSlot, SigningSlot } from '../wallet/schemas';
-import { IdempotencyKeyHeader } from '../common/schemas';
+import { IdempotencyKeyHeader, pageMembersSnake, pageQuery } from '../common/schemas';
 
 export const TRANSFER_NETWORKS = ['POLYGON', 'ETHEREUM', 'SOLANA'] as const;
 
@@ -197,7 +197,8 @@ export const OwnershipProofBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryView) });
+export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryView), ...pageMembersSnake });
+export const AddressBookQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 
 /** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
 export type TransferFields = Pick<

@@ -1,6 +1,8 @@
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { WebhookService } from './service';
 import * as S from './schemas';
+import { nextLink } from '../http/pagination';
+import { PAGE_LINK_HEADER } from '../common/schemas';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookService;
@@ -45,8 +47,12 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
         'Every endpoint, oldest first, whichever operator registered it; secrets are never shown. A growing ' +
         '`pending` with `failingSince` set means one event is being retried and holds back the ones after it; ' +
         '`status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).',
-      responses: { 200: { description: 'Endpoints', schema: S.EndpointList } },
-      handler: async () => ({ status: 200, body: await webhooks.list() }),
+      query: S.EndpointQuery,
+      responses: { 200: { description: 'Endpoints', schema: S.EndpointList, headers: PAGE_LINK_HEADER } },
+      handler: async ({ query }, ctx) => {
+        const page = await webhooks.list(query);
+        return { status: 200, body: page, headers: nextLink(ctx, page.nextCursor) };
+      },
     }),
     defineRoute({
       method: 'get',

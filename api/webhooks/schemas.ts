@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime } from '../common/schemas';
+import { DateTime, pageMembers, pageQuery } from '../common/schemas';
 import { EventTypeName } from '../events/schemas';
 
 const Subscription = Type.Array(Type.Union([EventTypeName, Type.Literal('*')]), {
@@ -69,7 +69,8 @@ export const EndpointWithSecret = Type.Intersect([
     }),
   }),
 ]);
-export const EndpointList = Type.Object({ items: Type.Array(Endpoint) });
+export const EndpointList = Type.Object({ items: Type.Array(Endpoint), ...pageMembers });
+export const EndpointQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
 export const EndpointParams = Type.Object({ endpointId: Type.String({ pattern: '^we_[0-9a-f-]{36}$' }) });
 
 export const SecretRotation = Type.Object(

@@ -9,6 +9,9 @@ import { webhookEndpointWorkflowId, webhookWakeSignal, type WebhookRetry } from 
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { clock } from '../../platform/clock';
+import { afterCursor, orderBy, pageOf, type KeysetOrder, type PageRequest } from '../http/pagination';
+
+const ENDPOINT_ORDER: KeysetOrder<'createdAt' | 'endpointId'> = { fields: ['createdAt', 'endpointId'], order: 'asc' };
 
 export interface WebhookServiceDeps {
   orm: Orm;
@@ -80,9 +83,17 @@ export class WebhookService {
     return { ...(await this.view(endpointId)), secret };
   }
 
-  async list() {
-    const endpoints = await this.deps.orm.em.fork().find(WebhookEndpointEntity, {}, { orderBy: { createdAt: 'asc' } });
-    return { items: await Promise.all(endpoints.map((e) => this.viewOf(e))) };
+  /** Every endpoint, oldest first, a page at a time. */
+  async list(page: PageRequest) {
+    const limit = page.limit ?? 50;
+    const rows = await this.deps.orm.em
+      .fork()
+      .find(WebhookEndpointEntity, afterCursor(ENDPOINT_ORDER, ['date', 'string'], page.cursor), {
+        orderBy: orderBy(ENDPOINT_ORDER),
+        limit: limit + 1,
+      });
+    const found = pageOf(rows, limit, ENDPOINT_ORDER);
+    return { ...found, items: await Promise.all(found.items.map((e) => this.viewOf(e))) };
   }
 
   async view(endpointId: string) {

@@ -273,6 +273,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await api('/api/v1/transactions', await registerUser(stack))).body).toEqual({
       transactions: [],
       next_cursor: null,
+      has_more: false,
     });
   });
 

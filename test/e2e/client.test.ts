@@ -5,6 +5,7 @@ import { Wallet, parseEther } from 'ethers';
 import {
   createWalletClient,
   idempotencyKey,
+  pages,
   poll,
   verifyWebhook,
   withRetries,
@@ -157,6 +158,15 @@ describe('an app on the typed client', () => {
     expect(listed.data!.items.filter((e) => e.resource.id === transferId).map((e) => e.id)).toEqual(
       events.map((e) => e.id),
     );
+    // The same events one page of one at a time, through `pages`: every one once, in order.
+    const paged: string[] = [];
+    for await (const event of pages((cursor) =>
+      operator.GET('/v1/events', {
+        params: { query: { type: 'transfer.submitted,transfer.confirmed', limit: 1, cursor } },
+      }),
+    ))
+      paged.push(event.id);
+    expect(paged).toEqual(listed.data!.items.map((e) => e.id));
   });
 
   it('connects a bank account, charges won and polls the charge to completion, the balance credited once', async () => {
@@ -181,6 +191,14 @@ describe('an app on the typed client', () => {
     expect(charge.data.status).toBe('completed');
     const balance = await app.GET('/api/v1/balance');
     expect(balance.data!.data.balances.find((b) => b.currency === 'KRW')).toMatchObject({ amount: '50000' });
+    // The history (an /api/v1 list: snake_case paging in the envelope), one item a page through `pages`.
+    const history: string[] = [];
+    for await (const item of pages((cursor) =>
+      app.GET('/api/v1/transactions', { params: { query: { limit: 1, cursor } } }),
+    ))
+      history.push(item.reference);
+    expect(history).toContain(chargeId);
+    expect(new Set(history).size).toBe(history.length);
   });
 
   it('answers a refusal as typed data: the problem the service sent, no exception', async () => {

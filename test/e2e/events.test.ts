@@ -96,19 +96,47 @@ describe.each(testDatabases())('events on $name', (kind) => {
     const verified = (await events({ userId: user.userId, type: 'bank_verification.verified' })).items;
     expect(verified).toHaveLength(1);
 
-    // Paging one at a time from the start finds every event of the user once, in the order of the whole list.
+    // Paging one at a time from the start finds every event of the user once, in the order of the whole list; the
+    // Link header names the same next page as nextCursor.
     const all = (await events({ userId: user.userId, limit: '500' })).items.map((e) => e.id);
     const paged: string[] = [];
     let cursor = '0';
     for (;;) {
-      const page = await events({ userId: user.userId, after: cursor, limit: '3' });
+      const answer = await call(
+        `${stack.apiUrl}/v1/events?${new URLSearchParams({ userId: user.userId, cursor, limit: '3' })}`,
+        { headers: asOperator },
+      );
+      const page = answer.body as { items: EventBody[]; nextCursor: string; hasMore: boolean };
       paged.push(...page.items.map((e) => e.id));
+      expect(answer.headers.get('deprecation')).toBeNull();
+      if (page.hasMore) {
+        const next = new URL(/^<([^>]+)>; rel="next"$/.exec(answer.headers.get('link') ?? '')![1]!, stack.apiUrl);
+        expect(Object.fromEntries(next.searchParams)).toEqual({
+          userId: user.userId,
+          cursor: page.nextCursor,
+          limit: '3',
+        });
+      } else expect(answer.headers.get('link')).toBeNull();
       cursor = page.nextCursor;
       if (!page.hasMore) break;
     }
     expect(paged).toEqual(all);
-    expect((await events({ userId: user.userId, after: cursor })).items).toEqual([]);
-    expect((await events({ userId: user.userId, after: cursor })).nextCursor).toBe(cursor);
+    expect((await events({ userId: user.userId, cursor })).items).toEqual([]);
+    expect((await events({ userId: user.userId, cursor })).nextCursor).toBe(cursor);
+
+    // `after`, the deprecated former name of `cursor`, still pages the same, and says it is deprecated.
+    const old = await call(
+      `${stack.apiUrl}/v1/events?${new URLSearchParams({ userId: user.userId, after: '0', limit: '3' })}`,
+      {
+        headers: asOperator,
+      },
+    );
+    expect(old.body.items.map((e: EventBody) => e.id)).toEqual(all.slice(0, 3));
+    expect(old.headers.get('deprecation')).toMatch(/^@\d+$/);
+    expect(new Date(old.headers.get('sunset')!).toISOString()).toBe('2027-05-31T00:00:00.000Z');
+    expect(new URL(/^<([^>]+)>/.exec(old.headers.get('link')!)![1]!, stack.apiUrl).searchParams.has('after')).toBe(
+      false,
+    );
   });
 
   it("writes a failed charge's event once, when the bank refuses it, and no event for a change that did not happen", async () => {
@@ -137,6 +165,8 @@ describe.each(testDatabases())('events on $name', (kind) => {
     ).toBe(401);
     for (const [query, pointer] of [
       ['after=-1', '/after'],
+      ['cursor=-1', '/cursor'],
+      ['cursor=5&after=6', '/after'],
       ['type=charge.exploded', '/type'],
       ['limit=0', '/limit'],
       ['limit=501', '/limit'],

@@ -50,7 +50,7 @@ function webhookHarness(
   const expectedEvents = async (after: string, types: string[]) =>
     (
       await call(
-        `${ctx().stack.apiUrl}/v1/events?${new URLSearchParams({ after, type: types.join(','), limit: '500' })}`,
+        `${ctx().stack.apiUrl}/v1/events?${new URLSearchParams({ cursor: after, type: types.join(','), limit: '500' })}`,
         { headers: asOperator },
       )
     ).body.items as Array<{ id: string; type: string; resource: { id: string }; sequence: number }>;

@@ -188,10 +188,13 @@ export const PART_2: Record<string, ProblemEntry> = {
   'invalid-cursor': {
     title: 'Unprocessable request',
     status: 422,
-    meaning: 'The `cursor` query parameter is not one this API returned.',
-    when: 'GET /api/v1/transactions answers it when `cursor` does not decode as one of its own `next_cursor` values.',
-    action: 'Start again without `cursor` and page on with the `next_cursor` values the API returns.',
-    example: 'cursor is not one this API returned; start again without it',
+    meaning: 'The `cursor` query parameter is not one this list returned.',
+    when:
+      'Any list that pages (transactions, address book, devices, passkeys, credentials, exchange accounts, webhook ' +
+      "endpoints, compliance cases) answers it when `cursor` does not decode as one of the list's own next cursors " +
+      '(`nextCursor` / `next_cursor`): made up, altered, or taken from another list.',
+    action: 'Start again without `cursor` and page on with the cursors (or the `Link: rel="next"`) the list returns.',
+    example: 'cursor is not one this API returned for this list; start again without it',
   },
   'invalid-ivms101': {
     title: 'Bad request',

@@ -13,6 +13,7 @@ import { PinEncryptor } from './pin';
 export type { paths, components, operations, webhooks } from './schema';
 export { withRetries, isRetryable, retryAfterMs, idempotencyKey, type RetryOptions } from './retry';
 export { poll, type PollOptions } from './polling';
+export { pages } from './pages';
 export { PinEncryptor, transferRequest, type TransferFields, type PinRequest } from './pin';
 export { signSlot, approveSlot, type DigestSigner, type PasskeyAssertion } from './signing';
 export { verifyWebhook, type WebhookEvent, type WebhookEventOf } from './webhooks';

@@ -1265,7 +1265,7 @@ export interface paths {
         };
         /**
          * Verifiable credentials issued to the caller, with their status (KYC at registration and again naming the holder once deployed, basic information when submitted)
-         * @description Every credential of the caller, revoked and expired ones included, in one list (no paging); `status` is worked out when asked, so a credential past `validUntil` reads `expired`. A KycCredential issued before the account was deployed on the DID network names no holder (`holder` null: a bearer credential) and is revoked as `superseded` once the one naming the holder is issued. GET /v1/did/vcs/{vcId} answers the signed document.
+         * @description Every credential of the caller, newest first, revoked and expired ones included, a page at a time; `status` is worked out when asked, so a credential past `validUntil` reads `expired`. A KycCredential issued before the account was deployed on the DID network names no holder (`holder` null: a bearer credential) and is revoked as `superseded` once the one naming the holder is issued. GET /v1/did/vcs/{vcId} answers the signed document.
          */
         get: operations["listCredentials"];
         put?: never;
@@ -1550,7 +1550,7 @@ export interface paths {
         };
         /**
          * Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor
-         * @description Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear as soon as they are recorded, with the amount sent (fees not included), and leave the list if they fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is null on the last page); a cursor this API did not return answers 422 `invalid-cursor`.
+         * @description Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear as soon as they are recorded, with the amount sent (fees not included), and leave the list if they fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is null and `has_more` false on the last page; `Link: <…>; rel="next"` names the next page); a cursor this API did not return answers 422 `invalid-cursor`.
          */
         get: operations["listTransactions"];
         put?: never;
@@ -2039,7 +2039,7 @@ export interface paths {
         };
         /**
          * Events in commit order, after a cursor, optionally of some types, one resource or one user
-         * @description Each event was written in the same transaction as the change it describes. Read from a cursor you keep; `nextCursor` moves past what you read. Order inside one resource is also given by `sequence`.
+         * @description Each event was written in the same transaction as the change it describes. Read from a cursor you keep: `nextCursor` moves past what you read and, this list being a feed, is never null (read again from it later for the events that came since); `hasMore` says more are already there. Order inside one resource is also given by `sequence`. The parameter `after` is the deprecated former name of `cursor` (Sunset 2027-05-31).
          */
         get: operations["listEvents"];
         put?: never;
@@ -2179,7 +2179,7 @@ export interface paths {
         };
         /**
          * Compliance cases, newest first: by status and by user
-         * @description The work queue is `status=open`: a monitoring case (`source: monitoring`) holds a transfer until POST /v1/compliance/cases/{caseId}/decision, while a sanctions hit (`kind: sanctions_hit`) records a refusal already made (one case per finding while it is open). At most `limit` cases (100 by default, up to 500) and no cursor: narrow by `status` or `userId` to reach older ones.
+         * @description The work queue is `status=open`: a monitoring case (`source: monitoring`) holds a transfer until POST /v1/compliance/cases/{caseId}/decision, while a sanctions hit (`kind: sanctions_hit`) records a refusal already made (one case per finding while it is open). A page at a time (`limit`, 100 by default, up to 500; `cursor`), narrowed by `status` or `userId`.
          */
         get: operations["listComplianceCases"];
         put?: never;
@@ -3731,18 +3731,1027 @@ export interface webhooks {
 }
 export interface components {
     schemas: {
-        Problem: {
-            type: string;
-            title: string;
-            status: number;
-            detail?: string;
-            instance?: string;
-            errors?: {
-                in: "body" | "header" | "path" | "query";
-                /** @description JSON Pointer (RFC 6901) into the part named by "in" */
-                pointer: string;
-                detail: string;
+        /**
+         * account.closed
+         * @description The user closed their account: their tokens stop working and their credentials are revoked
+         */
+        AccountClosedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "account.closed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+            };
+        };
+        /**
+         * account_upgrade.completed
+         * @description The account was upgraded on one network to the recoverable implementation (owner recovery with a time lock)
+         */
+        AccountUpgradeCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "account_upgrade.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * account_upgrade.failed
+         * @description An account upgrade failed
+         */
+        AccountUpgradeFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "account_upgrade.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        /**
+         * account_upgrade.replaced
+         * @description An account upgrade was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        AccountUpgradeReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "account_upgrade.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * account_upgrade.stalled
+         * @description An account upgrade stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        AccountUpgradeStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "account_upgrade.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        AddressBookEntry: {
+            network: string;
+            address: string;
+            status: "trusted" | "cooling_off";
+            /** @description history: a recipient of transfers made before the address book */
+            approved_by: "cooling-off" | "passkey" | "history";
+            /** Format: date-time */
+            added_at: string;
+            /**
+             * Format: date-time
+             * @description from when transfers to it need no passkey approval
+             */
+            usable_from: string;
+            /** @description when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts */
+            ownership_proved_at: string | null;
+        };
+        /**
+         * backup.read
+         * @description The encrypted wallet backup was read by a signed-in device (the person is mailed)
+         */
+        BackupReadEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "backup.read";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "backup_read";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                deviceId: string;
+                version: number;
+            };
+        };
+        /**
+         * backup.stored
+         * @description A new version of the encrypted wallet backup was stored (earlier versions are kept); a replacement is mailed to the person
+         */
+        BackupStoredEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "backup.stored";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                version: number;
+            };
+        };
+        Balance: {
+            balances: {
+                currency: string;
+                /** @description decimal, e.g. "10000" */
+                amount: string;
+                /** @description e.g. "10,000 KRW" */
+                display: string;
             }[];
+        };
+        BankAccount: {
+            bank_account_id: string;
+            bank_code: string;
+            bank_name: string;
+            /** @description masked */
+            account_no: string;
+            currency: string;
+            /** Format: date-time */
+            connected_at: string;
+        };
+        BankConsent: {
+            consent_id: string | null;
+            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
+            status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
+            accounts: components["schemas"]["ConsentedBankAccount"][];
+            failure: string | null;
+        };
+        /**
+         * bank_consent.granted
+         * @description The person consented at the bank to withdrawals (open banking): connected accounts it covers can be charged from
+         */
+        BankConsentGrantedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "bank_consent.granted";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "bank_consent";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                consentId: string;
+                /** @description how many accounts the consent covers */
+                accounts: number;
+            };
+        };
+        /**
+         * bank_verification.locked
+         * @description A 1 KRW verification was locked after too many wrong codes
+         */
+        BankVerificationLockedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "bank_verification.locked";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "bank_verification";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                verificationId: string;
+            };
+        };
+        /**
+         * bank_verification.verified
+         * @description A 1 KRW verification was confirmed: the bank account is connected
+         */
+        BankVerificationVerifiedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "bank_verification.verified";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "bank_verification";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                verificationId: string;
+                bankAccountId: string;
+            };
+        };
+        CexAccount: {
+            cexAccountId: string;
+            provider: string;
+            label: string;
+            /** @description api_key (the person's key pair) or oauth2 (deprecated) */
+            authMethod: string;
+            permissions: {
+                read: boolean;
+                withdraw: boolean;
+            };
+            lastSyncAt: string | null;
+            /** Format: date-time */
+            registeredAt: string;
+        };
+        Charge: {
+            charge_id: string;
+            /** @description processing | completed | failed | needs_review (the bank answered something undocumented, or refused a refund; never credited, an operator is looking) */
+            status: string;
+            /** @description e.g. "10,000 KRW" */
+            amount: string;
+            currency: string;
+            /** @description bank name */
+            source: string;
+            failure_reason: string | null;
+            /** Format: date-time */
+            created_at: string;
+            completed_at: string | null;
+        };
+        /**
+         * charge.completed
+         * @description The bank settled the withdrawal and the balance was credited
+         */
+        ChargeCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "charge.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "charge";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                chargeId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+            };
+        };
+        /**
+         * charge.failed
+         * @description The bank refused or cancelled the withdrawal; nothing was credited
+         */
+        ChargeFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "charge.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "charge";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                chargeId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                reason: string;
+            };
+        };
+        /**
+         * charge.needs_review
+         * @description The bank's answer could not be acted on; an operator reviews the charge
+         */
+        ChargeNeedsReviewEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "charge.needs_review";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "charge";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                chargeId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                reason: string;
+            };
+        };
+        /**
+         * charge.processing
+         * @description A charge was accepted: the withdrawal at the bank is under way
+         */
+        ChargeProcessingEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "charge.processing";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "charge";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                chargeId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+            };
+        };
+        ComplianceCase: {
+            caseId: string;
+            userId: string;
+            /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
+            kind: string;
+            status: "open" | "approved" | "rejected" | "closed";
+            transferId: string | null;
+            networkId: string | null;
+            address: string | null;
+            /** @description ofac-sdn, screening-provider or monitoring */
+            source: string;
+            programme: string | null;
+            detail: string | null;
+            /** @description prepare, execute, address-book (the API) or workflow (just before signing) */
+            foundAt: string;
+            /** Format: date-time */
+            openedAt: string;
+            decidedAt: string | null;
+            decidedBy: string | null;
+            reason: string | null;
+        };
+        /**
+         * compliance.case_decided
+         * @description An operator decided a compliance case (approved: a held transfer goes on; rejected: it fails, nothing sent)
+         */
+        ComplianceCaseDecidedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "compliance.case_decided";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "compliance_case";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                caseId: string;
+                decision: "approved" | "rejected";
+                transferId: string | null;
+            };
+        };
+        /**
+         * compliance.case_opened
+         * @description A compliance case was opened for an operator to decide (a sanctions hit, or a monitoring rule); it names no list entry, only the kind and programme
+         */
+        ComplianceCaseOpenedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "compliance.case_opened";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "compliance_case";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                caseId: string;
+                /** @description sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large */
+                kind: string;
+                transferId: string | null;
+                programme: string | null;
+            };
+        };
+        ConsentedBankAccount: {
+            bank_code: string;
+            bank_name: string;
+            /** @description masked, as the bank lists it */
+            account_no: string;
+            withdrawals_agreed: boolean;
+            /** @description The connected account (send-won) it is, if any: a charge source once both hold */
+            bank_account_id: string | null;
+        };
+        /**
+         * credential.issued
+         * @description A verifiable credential was issued to the user
+         */
+        CredentialIssuedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "credential.issued";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "credential";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                vcId: string;
+                credentialType: string;
+                /** @description credentialSubject.id: the user's did:ethr once their account is deployed, else null */
+                holder: string | null;
+            };
+        };
+        /**
+         * credential.revoked
+         * @description A verifiable credential was revoked: its bit in the issuer's status list is set
+         */
+        CredentialRevokedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "credential.revoked";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "credential";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                vcId: string;
+                credentialType: string;
+                /** @description superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason> */
+                reason: string;
+                statusListCredential: string;
+                statusListIndex: string;
+            };
+        };
+        CredentialSummary: {
+            vcId: string;
+            /** @description KycCredential | BasicInfoCredential */
+            type: string;
+            /** @description revoked: its bit is set in the status list (for good); expired: past validUntil; else active */
+            status: "active" | "revoked" | "expired";
+            holder: string | null;
+            /** Format: date-time */
+            validFrom: string;
+            /** Format: date-time */
+            validUntil: string;
+            /** Format: date-time */
+            issuedAt: string;
+            revokedAt: string | null;
+            revocationReason: string | null;
+            statusListCredential: string | null;
+        };
+        /**
+         * deploy.completed
+         * @description A smart account was deployed
+         */
+        DeployCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "deploy.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * deploy.failed
+         * @description A deployment failed
+         */
+        DeployFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "deploy.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        DeployJob: {
+            jobId: string;
+            networkId: string;
+            /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
+            status: string;
+            /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+            stallReason: "fees-rose" | null;
+            /** @description The operation that took the place of this one (same account and nonce, signed again) */
+            replacedBy: string | null;
+            accountAddress: string;
+            txHash: string | null;
+            error: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * deploy.replaced
+         * @description A deployment was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        DeployReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "deploy.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * deploy.stalled
+         * @description A deployment stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        DeployStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "deploy.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        Device: {
+            /** @description The app's X-Device-Id */
+            deviceId: string;
+            /** @description What the app called the device at sign-in */
+            label: string | null;
+            signInMethod: "registration" | "passkey" | "id_card";
+            /** Format: date-time */
+            firstSeenAt: string;
+            /**
+             * Format: date-time
+             * @description The last token issued to it (sign-in or refresh): within an access token's lifetime of its last request
+             */
+            lastUsedAt: string;
+            /** @description Until then its risky actions are held (a sign-in by ID card only); null once past */
+            holdUntil: string | null;
+            /** @description The device of this request */
+            current: boolean;
+        };
+        /**
+         * device.added
+         * @description A device signed in to the account (a new phone: after identity verification and a passkey or the ID card; the person is mailed). No label or other personal data
+         */
+        DeviceAddedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "device.added";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "device_session";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The app's X-Device-Id */
+                deviceId: string;
+                signInMethod: "passkey" | "id_card";
+                /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
+                holdUntil: string | null;
+            };
+        };
+        /**
+         * device.revoked
+         * @description A device was signed out or revoked: its tokens are refused from now on
+         */
+        DeviceRevokedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "device.revoked";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "device_session";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                deviceId: string;
+                by: "itself" | "another_device";
+            };
+        };
+        /**
+         * did_key.completed
+         * @description A DID key operation was written on chain
+         */
+        DidKeyCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "did_key.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * did_key.failed
+         * @description A DID key operation failed
+         */
+        DidKeyFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "did_key.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        DidKeyOperation: {
+            opId: string;
+            did: string;
+            keyType: string;
+            /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
+            status: string;
+            /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+            stallReason: "fees-rose" | null;
+            /** @description The operation that took the place of this one (same account and nonce, signed again) */
+            replacedBy: string | null;
+            txHash: string | null;
+            error: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * did_key.replaced
+         * @description A DID key operation was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        DidKeyReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "did_key.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * did_key.stalled
+         * @description A DID key operation stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        DidKeyStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "did_key.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        /**
+         * email.change_undone
+         * @description An email change was undone from the address it replaced: that address is the verified one again
+         */
+        EmailChangeUndoneEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "email.change_undone";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "email_change";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                changeId: string;
+            };
+        };
+        /**
+         * email.changed
+         * @description The verified email address was replaced by another: the replaced address is mailed at once with a code that undoes the change until undoUntil, and gets every security notice until then
+         */
+        EmailChangedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "email.changed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "email_change";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                changeId: string;
+                /** Format: date-time */
+                undoUntil: string;
+            };
+        };
+        /**
+         * email.locked
+         * @description An email verification was locked after too many wrong codes: ask for a new code
+         */
+        EmailLockedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "email.locked";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "email_verification";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                verificationId: string;
+            };
+        };
+        /**
+         * email.verified
+         * @description The user confirmed an email address (GET /v1/account/profile shows it)
+         */
+        EmailVerifiedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "email.verified";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+            };
         };
         EnvelopeError: {
             /** @constant */
@@ -3760,6 +4769,1408 @@ export interface components {
                     detail: string;
                 }[];
             };
+        };
+        /** @description An event (one schema per type) */
+        Event: components["schemas"]["RegistrationStepChangedEvent"] | components["schemas"]["RegistrationCompletedEvent"] | components["schemas"]["RegistrationFailedEvent"] | components["schemas"]["RegistrationExpiredEvent"] | components["schemas"]["DeployCompletedEvent"] | components["schemas"]["DeployFailedEvent"] | components["schemas"]["DeployStalledEvent"] | components["schemas"]["DeployReplacedEvent"] | components["schemas"]["DidKeyCompletedEvent"] | components["schemas"]["DidKeyFailedEvent"] | components["schemas"]["DidKeyStalledEvent"] | components["schemas"]["DidKeyReplacedEvent"] | components["schemas"]["TransferKeyCompletedEvent"] | components["schemas"]["TransferKeyFailedEvent"] | components["schemas"]["TransferKeyStalledEvent"] | components["schemas"]["TransferKeyReplacedEvent"] | components["schemas"]["AccountUpgradeCompletedEvent"] | components["schemas"]["AccountUpgradeFailedEvent"] | components["schemas"]["AccountUpgradeStalledEvent"] | components["schemas"]["AccountUpgradeReplacedEvent"] | components["schemas"]["RecoveryCancelCompletedEvent"] | components["schemas"]["RecoveryCancelFailedEvent"] | components["schemas"]["RecoveryCancelStalledEvent"] | components["schemas"]["RecoveryCancelReplacedEvent"] | components["schemas"]["RecoveryScheduledEvent"] | components["schemas"]["RecoveryExecutedEvent"] | components["schemas"]["RecoveryCancelledEvent"] | components["schemas"]["KeyRotationNetworkCompletedEvent"] | components["schemas"]["KeyRotationNetworkStalledEvent"] | components["schemas"]["KeyRotationNetworkFailedEvent"] | components["schemas"]["KeyRotationCompletedEvent"] | components["schemas"]["KeyRotationPartialFailureEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeCompletedEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeNeedsReviewEvent"] | components["schemas"]["BankVerificationVerifiedEvent"] | components["schemas"]["BankVerificationLockedEvent"] | components["schemas"]["BankConsentGrantedEvent"] | components["schemas"]["TransferSubmittedEvent"] | components["schemas"]["TransferRepricedEvent"] | components["schemas"]["TransferConfirmedEvent"] | components["schemas"]["TransferFinalizedEvent"] | components["schemas"]["TransferFailedEvent"] | components["schemas"]["TransferNeedsReviewEvent"] | components["schemas"]["CredentialIssuedEvent"] | components["schemas"]["CredentialRevokedEvent"] | components["schemas"]["AccountClosedEvent"] | components["schemas"]["EmailLockedEvent"] | components["schemas"]["PasskeyAddedEvent"] | components["schemas"]["PasskeyRemovedEvent"] | components["schemas"]["DeviceAddedEvent"] | components["schemas"]["DeviceRevokedEvent"] | components["schemas"]["BackupReadEvent"] | components["schemas"]["BackupStoredEvent"] | components["schemas"]["EmailVerifiedEvent"] | components["schemas"]["EmailChangedEvent"] | components["schemas"]["EmailChangeUndoneEvent"] | components["schemas"]["PinSetEvent"] | components["schemas"]["PinChangedEvent"] | components["schemas"]["PinResetEvent"] | components["schemas"]["PinLockedEvent"] | components["schemas"]["ComplianceCaseOpenedEvent"] | components["schemas"]["ComplianceCaseDecidedEvent"];
+        GasBudget: {
+            /** @description whole won, as a decimal string */
+            dailyBudgetKrw: string;
+            /** @description gas sponsored today: what landed operations cost, and the most that prepared or in-flight ones can */
+            usedTodayKrw: string;
+            /** @description whole won, as a decimal string */
+            remainingTodayKrw: string;
+            /**
+             * Format: date-time
+             * @description the next 00:00 KST
+             */
+            resetsAt: string;
+            /**
+             * @description gas is paid by the service's paymaster, never from the account
+             * @constant
+             */
+            paidBy: "service";
+        };
+        IdentityCheck: {
+            /** @description Send as identityCheckId with the request it approves */
+            identityCheckId: string;
+            /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
+            status: "in_progress" | "verified" | "used" | "failed" | "expired";
+            /** @description The one request it approves */
+            request: {
+                [key: string]: string | null;
+            };
+            /** @description What is still to prove */
+            proofs: "id_card"[];
+            verifiedAt: string | null;
+            /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
+            expiresAt: string | null;
+        };
+        KeyRotation: {
+            taskId: string;
+            /** @description processing | completed | partial_failure */
+            status: string;
+            networks: {
+                networkId: string;
+                /** @description processing | stalled | completed | failed. stalled: the bundler holds the operation but the network asks more than its fee cap; it may still land, or rotate this network again (a new rotation of it is priced above the stalled one and takes its place) */
+                status: string;
+                /** @description empty until a transaction exists */
+                txHash: string;
+                error: string | null;
+                retryable: boolean;
+            }[];
+        };
+        /**
+         * key_rotation.completed
+         * @description A key rotation completed on every network
+         */
+        KeyRotationCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "key_rotation.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "key_rotation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                taskId: string;
+            };
+        };
+        /**
+         * key_rotation.network_completed
+         * @description The owner key was rotated on one network
+         */
+        KeyRotationNetworkCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "key_rotation.network_completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "key_rotation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                taskId: string;
+                networkId: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * key_rotation.network_failed
+         * @description Rotating the owner key failed on one network (retryable says whether it can be retried)
+         */
+        KeyRotationNetworkFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "key_rotation.network_failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "key_rotation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                taskId: string;
+                networkId: string;
+                error: string;
+                retryable: boolean;
+            };
+        };
+        /**
+         * key_rotation.network_stalled
+         * @description Rotating the owner key stalled on one network: the network asks more than the operation's fee cap; it may still land, or rotate that network again (the new rotation takes its place)
+         */
+        KeyRotationNetworkStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "key_rotation.network_stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "key_rotation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                taskId: string;
+                networkId: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        /**
+         * key_rotation.partial_failure
+         * @description A key rotation ended with at least one network failed
+         */
+        KeyRotationPartialFailureEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "key_rotation.partial_failure";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "key_rotation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                taskId: string;
+            };
+        };
+        MarketPrice: {
+            asset: string;
+            currency: string;
+            window: string;
+            current: number;
+            average: number;
+            high: number;
+            low: number;
+            /** @description current − first price of the window, with its percentage: "+52,000 (1.25%)" */
+            change: string;
+            /** @description how many of the window's hourly prices come from an hour without trades at the source (no candle): each is the last earlier trade's price */
+            quiet_hours: number;
+        };
+        OtherAsset: {
+            assetId: string;
+            name: string;
+            category: string;
+            value: number;
+        };
+        Passkey: {
+            passkeyId: string;
+            name: string;
+            /** @description singleDevice | multiDevice */
+            deviceType: string;
+            backedUp: boolean;
+            /** Format: date-time */
+            createdAt: string;
+            lastUsedAt: string | null;
+            /** @description Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient's cooling-off or approve a transfer above the passkey threshold; null once past */
+            heldUntil: string | null;
+        };
+        /**
+         * passkey.added
+         * @description A passkey was added to the account (approved by the PIN or another passkey; the person is mailed)
+         */
+        PasskeyAddedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "passkey.added";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "passkey";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                passkeyId: string;
+            };
+        };
+        PasskeyAssertionCredential: {
+            /** @description credential id */
+            id: string;
+            /** @description credential id */
+            rawId: string;
+            /** @constant */
+            type: "public-key";
+            response: {
+                /** @description client data JSON */
+                clientDataJSON: string;
+                /** @description authenticator data */
+                authenticatorData: string;
+                /** @description signature */
+                signature: string;
+                /** @description user handle */
+                userHandle?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            clientExtensionResults: {
+                [key: string]: unknown;
+            };
+            authenticatorAttachment?: "platform" | "cross-platform";
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * passkey.removed
+         * @description A passkey was removed from the account (approved by the PIN or a passkey; the person is mailed)
+         */
+        PasskeyRemovedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "passkey.removed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "passkey";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                passkeyId: string;
+            };
+        };
+        /**
+         * pin.changed
+         * @description The PIN was changed with the current one; the person is mailed
+         */
+        PinChangedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "pin.changed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+            };
+        };
+        /**
+         * pin.locked
+         * @description Too many wrong PINs locked the PIN: for PIN_LOCK_SECONDS (lockedUntil), or, at the PIN_MAX_LOCKS-th lock in a row, until a reset with an identity check and the ID card (resetRequired); the person is mailed
+         */
+        PinLockedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "pin.locked";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+                lockedUntil: string | null;
+                resetRequired: boolean;
+            };
+        };
+        /**
+         * pin.reset
+         * @description The PIN was reset with an identity check and the ID card (the lockout cleared); the person is mailed
+         */
+        PinResetEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "pin.reset";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+            };
+        };
+        /**
+         * pin.set
+         * @description The first transaction PIN was set (at registration, or later with a fresh identity check); the person is mailed
+         */
+        PinSetEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "pin.set";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "user";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                userId: string;
+            };
+        };
+        PinStatus: {
+            pin_set: boolean;
+        };
+        PreparedTransfer: {
+            /** @description the id the transfer will have when executed with the same Idempotency-Key */
+            transfer_id: string;
+            /** @description its value in won now */
+            value_krw: string;
+            /** @description the caller's passkey threshold, won */
+            passkey_above_krw: string;
+            recipient: {
+                network: string;
+                /** @description as stored (EVM: EIP-55 checksummed) */
+                address: string;
+                status: "trusted" | "cooling_off" | "unknown";
+                usable_from: string | null;
+            };
+            passkey_approval: "required" | "optional";
+            /** @description why a passkey approval is required (empty when optional) */
+            reasons: ("new-recipient" | "recipient-cooling-off" | "above-passkey-threshold")[];
+            travel_rule: {
+                /** @description valued at threshold_krw or more: the receiving provider is told originator and beneficiary (hosted), or the address must be proved yours (self-custody) */
+                applies: boolean;
+                /** @description the provider that hosts the address, when the rule applies to a hosted one */
+                counterpart: {
+                    id: string;
+                    name: string;
+                } | null;
+                threshold_krw: string;
+            };
+            /** @description the passkey slot (authMethod passkey, WebAuthn request options whose challenge binds this transfer); empty when the caller has no passkey */
+            items: components["schemas"]["SigningSlot"][];
+        };
+        Problem: {
+            type: string;
+            title: string;
+            status: number;
+            detail?: string;
+            instance?: string;
+            errors?: {
+                in: "body" | "header" | "path" | "query";
+                /** @description JSON Pointer (RFC 6901) into the part named by "in" */
+                pointer: string;
+                detail: string;
+            }[];
+        };
+        /** @description One problem type of the catalogue */
+        ProblemType: {
+            /** @description The `type` of the answers it explains: `/problems/<name>` */
+            type: string;
+            title: string;
+            /** @description The HTTP status(es) it comes with */
+            status: number[];
+            meaning: string;
+            /** @description Which operations answer it, and what leads to it */
+            when: string;
+            /** @description What the client should do */
+            action: string;
+            exampleAnswer: {
+                type: string;
+                title: string;
+                status: number;
+                detail: string;
+            };
+        };
+        Profile: {
+            userId: string;
+            name: string;
+            maskedPhone: string;
+            /** @description The verified email address; an empty string until the user confirms one (POST /v1/account/email, then /confirm) */
+            email: string;
+            /** @description Whether `email` holds a verified address */
+            emailVerified: boolean;
+            /** @description When the address was confirmed */
+            emailVerifiedAt: string | null;
+            status: string;
+            walletType: string;
+            /** Format: date-time */
+            registeredAt: string;
+            twoFactorMethods: string[];
+        };
+        Quote: {
+            source: string;
+            target: string;
+            direction: string;
+            sourceAmount: string;
+            targetAmount: string;
+            sourceDisplayAmount: string;
+            targetDisplayAmount: string;
+            /** @description target tokens per source token */
+            exchangeRate: string;
+            /** @description e.g. "0.09%", pool fees excluded */
+            priceImpact: string;
+            priceImpactWarning: boolean;
+            route: string[];
+            feeTier: number | null;
+            slippage: string;
+            minimumReceived: string;
+            minimumReceivedDisplay: string;
+            networkId: string;
+            executable: boolean;
+            notExecutableReason: "insufficient_balance" | "limit_exceeded" | null;
+            intermediary: string | null;
+        };
+        Recovery: {
+            recoveryId: string;
+            newOwnerAddress: string;
+            /** @description scheduling | scheduled | executed | cancelled | partial | failed */
+            status: string;
+            /** Format: date-time */
+            createdAt: string;
+            networks: {
+                networkId: string;
+                accountAddress: string;
+                /** @description pending | scheduled | executed | cancelled | not_recoverable | failed */
+                status: string;
+                executeAfter: string | null;
+                scheduleTxHash: string | null;
+                executeTxHash: string | null;
+                error: string | null;
+            }[];
+        };
+        /**
+         * recovery_cancel.completed
+         * @description The owner cancelled a pending recovery on one network (the recovery then ends cancelled there)
+         */
+        RecoveryCancelCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery_cancel.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * recovery_cancel.failed
+         * @description The owner's cancellation of a recovery failed on one network
+         */
+        RecoveryCancelFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery_cancel.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        /**
+         * recovery_cancel.replaced
+         * @description A recovery's cancellation was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        RecoveryCancelReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery_cancel.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * recovery_cancel.stalled
+         * @description A recovery's cancellation stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        RecoveryCancelStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery_cancel.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        /**
+         * recovery.cancelled
+         * @description A recovery was cancelled by the owner on one network (through the API or directly on chain)
+         */
+        RecoveryCancelledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery.cancelled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "recovery";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                recoveryId: string;
+                networkId: string;
+            };
+        };
+        /**
+         * recovery.executed
+         * @description A recovery executed on one network: the new owner key controls the account there
+         */
+        RecoveryExecutedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery.executed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "recovery";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                recoveryId: string;
+                networkId: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        RecoveryOperation: {
+            opId: string;
+            /** @description account_upgrade | recovery_cancel */
+            kind: string;
+            networkId: string;
+            /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
+            status: string;
+            /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+            stallReason: "fees-rose" | null;
+            /** @description The operation that took the place of this one (same account and nonce, signed again) */
+            replacedBy: string | null;
+            recoveryId: string | null;
+            txHash: string | null;
+            error: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * recovery.scheduled
+         * @description A recovery of the owner key was scheduled on one network: the owner can cancel it until executeAfter (the person is mailed)
+         */
+        RecoveryScheduledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "recovery.scheduled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "recovery";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                recoveryId: string;
+                networkId: string;
+                /** Format: date-time */
+                executeAfter: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        RecoverySettings: {
+            networkId: string;
+            accountAddress: string;
+            /** @description The account runs the recoverable implementation and names the service's recovery key */
+            recoverable: boolean;
+            /** @description It is not recoverable yet and can be upgraded (POST …/upgrade/prepare) */
+            upgradeAvailable: boolean;
+            recoveryDelaySeconds: number | null;
+            pendingOwner: string | null;
+            executeAfter: string | null;
+        };
+        Registration: {
+            regId: string;
+            /** @description Current registration step: pass | ekyc | backup | completed */
+            step: string;
+            /** @description in_progress | completed | failed | expired */
+            status: string;
+            allSteps: components["schemas"]["RegistrationStep"][];
+            passTokenExpiresAt: string | null;
+        };
+        /**
+         * registration.completed
+         * @description A registration completed: the user exists
+         */
+        RegistrationCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "registration.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "registration";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                regId: string;
+                userId: string;
+            };
+        };
+        /**
+         * registration.expired
+         * @description A registration was not finished in time (REGISTRATION_TTL_SECONDS): start again
+         */
+        RegistrationExpiredEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "registration.expired";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "registration";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                regId: string;
+                /** @description The step it had reached */
+                step: string;
+            };
+        };
+        /**
+         * registration.failed
+         * @description A registration ended without a user (the identity could not be verified, or the person has an account)
+         */
+        RegistrationFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "registration.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "registration";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                regId: string;
+                /** @description The step it had reached */
+                step: string;
+            };
+        };
+        RegistrationStarted: {
+            regId: string;
+            /** @description Current registration step: pass | ekyc | backup | completed */
+            step: string;
+            passInfo: {
+                name: string;
+                phone: string;
+            };
+            allSteps: components["schemas"]["RegistrationStep"][];
+            /** Format: date-time */
+            passTokenExpiresAt: string;
+        };
+        RegistrationStep: {
+            step: string;
+            required: boolean;
+            order: number;
+        };
+        /**
+         * registration.step_changed
+         * @description A registration moved to its next step
+         */
+        RegistrationStepChangedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "registration.step_changed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "registration";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                regId: string;
+                /** @description The step it is at now (GET /v1/account/register/{regId}) */
+                step: string;
+            };
+        };
+        SignIn: {
+            signInId: string;
+            /** @description in_progress | completed | failed | expired */
+            status: string;
+            method: "passkey" | "id_card" | null;
+            passTokenExpiresAt: string | null;
+            tokensIssued: boolean;
+        };
+        SignInProof: {
+            signInId: string;
+            /** @constant */
+            status: "completed";
+            method: "passkey" | "id_card";
+        };
+        SignedSlot: {
+            id: string;
+            parameter: components["schemas"]["SlotParameter"];
+            signature: {
+                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
+                authResponse: {
+                    /** @description 65-byte secp256k1 signature for on-chain slots */
+                    signature?: string;
+                    /** @description passkey slots: credential id */
+                    id?: string;
+                    rawId?: string;
+                    /** @constant */
+                    type?: "public-key";
+                    response?: {
+                        clientDataJSON: string;
+                        authenticatorData: string;
+                        signature: string;
+                        userHandle?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        SigningContainer: {
+            description?: string;
+            items: components["schemas"]["SigningSlot"][];
+        };
+        SigningSlot: {
+            id: string;
+            parameter: components["schemas"]["SlotParameter"];
+            payload?: string;
+        };
+        SlotParameter: {
+            algorithm?: string;
+            keyUri?: string;
+            domain?: {
+                [key: string]: unknown;
+            };
+            /** @description 2FA mode: passkey */
+            authMethod?: string;
+            /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
+            options?: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description A W3C BitstringStatusListCredential signed by the issuer (eddsa-rdfc-2022) */
+        StatusListCredential: {
+            "@context": string[];
+            id: string;
+            type: string[];
+            issuer: {
+                id: string;
+                name: string;
+            };
+            /** Format: date-time */
+            validFrom: string;
+            credentialSubject: {
+                id: string;
+                /** @constant */
+                type: "BitstringStatusList";
+                /** @constant */
+                statusPurpose: "revocation";
+                /** @description GZIP-compressed bitstring, base64url with the multibase prefix u; bit n set: the credential at statusListIndex n is revoked */
+                encodedList: string;
+                /** @description Milliseconds a verifier may cache the list */
+                ttl: number;
+            };
+            proof: {
+                [key: string]: unknown;
+            };
+        };
+        /** @description The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds) */
+        StepUpRequest: {
+            /** @description The action, e.g. passkey_enrol */
+            action: string;
+        } & {
+            [key: string]: string;
+        };
+        Transaction: {
+            id: string;
+            /** @description charge | transfer */
+            type: string;
+            /** @description signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW" */
+            amount: string;
+            /** @description calendar date (Korean time), YYYY-MM-DD */
+            date: string;
+            /** @description the charge or transfer id */
+            reference: string;
+        };
+        Transfer: {
+            transfer_id: string;
+            /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
+            status: string;
+            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
+            tx_hash: string;
+            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
+            fee: string;
+            /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
+            fee_paid_by: "service" | "user";
+            /** @description e.g. "12.5 USDT" */
+            amount: string;
+            to_address: string;
+            network: string;
+            error: string | null;
+        };
+        /**
+         * transfer.confirmed
+         * @description A transfer was included in a block
+         */
+        TransferConfirmedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.confirmed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * transfer.failed
+         * @description A transfer failed (proven by the chain, or never sent)
+         */
+        TransferFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                error: string;
+            };
+        };
+        /**
+         * transfer.finalized
+         * @description A transfer is final (deep enough to stay)
+         */
+        TransferFinalizedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.finalized";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        TransferKey: {
+            networkId: string;
+            accountAddress: string;
+            /** @description the key the account authorizes for capped transfers, or null */
+            signer: string | null;
+            /** @description current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked */
+            signerStatus: "current" | "retired" | "none" | "unknown";
+            validUntil: string | null;
+            expired: boolean;
+            /** @description per token, as the account counts it (per Korean day, from 00:00 KST): a cap of 0 means the key cannot send it */
+            caps: {
+                symbol: string;
+                dailyCap: string;
+                spentToday: string;
+                remainingToday: string;
+            }[];
+            /** Format: date-time */
+            capsResetAt: string;
+        };
+        /**
+         * transfer_key.completed
+         * @description A transfer key was authorized on chain
+         */
+        TransferKeyCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer_key.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * transfer_key.failed
+         * @description A transfer key authorization failed
+         */
+        TransferKeyFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer_key.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        TransferKeyOperation: {
+            opId: string;
+            networkId: string;
+            action: string;
+            /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
+            status: string;
+            /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
+            stallReason: "fees-rose" | null;
+            /** @description The operation that took the place of this one (same account and nonce, signed again) */
+            replacedBy: string | null;
+            signer: string | null;
+            txHash: string | null;
+            error: string | null;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /**
+         * transfer_key.replaced
+         * @description A transfer key authorization was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        TransferKeyReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer_key.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * transfer_key.stalled
+         * @description A transfer key authorization stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        TransferKeyStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer_key.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        TransferLimits: {
+            /** @description largest single transfer, won */
+            per_transfer_krw: string;
+            /** @description transfers per Korean day, won */
+            daily_krw: string;
+            /** @description a transfer worth more needs a passkey approval bound to it, won */
+            passkey_above_krw: string;
+            /** @description today's transfers that did not fail, valued at their request-time price */
+            used_today_krw: string;
+            remaining_today_krw: string;
+            /**
+             * Format: date-time
+             * @description next 00:00 KST
+             */
+            resets_at: string;
+            /** @description how long a new recipient waits before it can receive without a passkey approval */
+            recipient_cooling_off_seconds: number;
+        };
+        /**
+         * transfer.needs_review
+         * @description A transfer that may have been broadcast could not be seen on chain through every first attempt: held (not failed), asked about patiently; confirmed or failed follows
+         */
+        TransferNeedsReviewEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.needs_review";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+            };
+        };
+        /**
+         * transfer.repriced
+         * @description An EVM transfer's user operation stalled below the network's base fee and the service signed it again on the same nonce at higher fees: it is known by a new userOpHash (the old one may still land instead; either moves the money once)
+         */
+        TransferRepricedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.repriced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                /** @description The new user operation hash */
+                userOpHash: string;
+                /** @description The hash of the operation it replaced */
+                replacedUserOpHash: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
+        };
+        /**
+         * transfer.submitted
+         * @description A transfer was sent to the chain (again after a reorg removed it from its block): on an EVM network its user operation was handed to the network's bundler, so its transaction is not known yet
+         */
+        TransferSubmittedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "transfer.submitted";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "transfer";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                transferId: string;
+                networkId: string;
+                token: string;
+                /** @description In base units of the token (see decimals) */
+                amount: string;
+                decimals: number;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+                /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
+                userOpHash?: string;
+            };
+        };
+        VerifiableCredential: {
+            "@context": string[];
+            id: string;
+            type: string[];
+            issuer: string | {
+                id: string;
+                name: string;
+            };
+            /** Format: date-time */
+            validFrom: string;
+            /** Format: date-time */
+            validUntil: string;
+            credentialSubject: {
+                [key: string]: unknown;
+            };
+            proof: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        Wallet: {
+            networkId: string;
+            /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
+            kind: "smart-account" | "solana-wallet";
+            /** @description where to receive funds: 0x address (EVM) or base58 public key (SOLANA) */
+            address: string;
+            /** @description EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA */
+            deployed: boolean;
+            balances: {
+                token: string;
+                /** @description e.g. "2 SOL" */
+                amount: string;
+                /** @description integer in the token's smallest unit */
+                baseUnits: string;
+                decimals: number;
+            }[];
+        };
+        WalletBackup: {
+            /** @description 1 is the backup sent at registration */
+            version: number;
+            encryptedMnemonic: string;
+            encryptedDerivationPaths: string;
+            encryptionMethod: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        WebhookEndpoint: {
+            endpointId: string;
+            url: string;
+            description: string | null;
+            eventTypes: string[];
+            status: "active" | "disabled";
+            /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
+            disabledReason: string | null;
+            /** @description Position of the last event delivered (events API cursor) */
+            cursor: string;
+            delivered: number;
+            /** @description Subscribed events after the cursor, not yet delivered */
+            pending: number;
+            failingSince: string | null;
+            /** @description The receiver's last failed answer, or why it could not be reached */
+            lastError: string | null;
+            lastAttemptAt: string | null;
+            /** @description During a secret rotation: until when the previous secret signs too */
+            previousSecretValidUntil: string | null;
+            /** Format: date-time */
+            createdAt: string;
         };
     };
     responses: never;
@@ -3809,7 +6220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3869,7 +6280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3943,7 +6354,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -3989,7 +6400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4031,7 +6442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4073,7 +6484,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4126,24 +6537,7 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            /** @description The `type` of the answers it explains: `/problems/<name>` */
-                            type: string;
-                            title: string;
-                            /** @description The HTTP status(es) it comes with */
-                            status: number[];
-                            meaning: string;
-                            /** @description Which operations answer it, and what leads to it */
-                            when: string;
-                            /** @description What the client should do */
-                            action: string;
-                            exampleAnswer: {
-                                type: string;
-                                title: string;
-                                status: number;
-                                detail: string;
-                            };
-                        }[];
+                        items: components["schemas"]["ProblemType"][];
                     };
                 };
             };
@@ -4158,7 +6552,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4208,27 +6602,10 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description The `type` of the answers it explains: `/problems/<name>` */
-                        type: string;
-                        title: string;
-                        /** @description The HTTP status(es) it comes with */
-                        status: number[];
-                        meaning: string;
-                        /** @description Which operations answer it, and what leads to it */
-                        when: string;
-                        /** @description What the client should do */
-                        action: string;
-                        exampleAnswer: {
-                            type: string;
-                            title: string;
-                            status: number;
-                            detail: string;
-                        };
-                    };
+                    "application/json": components["schemas"]["ProblemType"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4250,7 +6627,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4337,22 +6714,7 @@ export interface operations {
                      *       "passTokenExpiresAt": "2026-11-26T00:49:29.287Z"
                      *     }
                      */
-                    "application/json": {
-                        regId: string;
-                        /** @description Current registration step: pass | ekyc | backup | completed */
-                        step: string;
-                        passInfo: {
-                            name: string;
-                            phone: string;
-                        };
-                        allSteps: {
-                            step: string;
-                            required: boolean;
-                            order: number;
-                        }[];
-                        /** Format: date-time */
-                        passTokenExpiresAt: string;
-                    };
+                    "application/json": components["schemas"]["RegistrationStarted"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -4392,7 +6754,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4407,7 +6769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4454,7 +6816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4469,7 +6831,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4541,19 +6903,7 @@ export interface operations {
                      *       "passTokenExpiresAt": "2026-11-26T00:49:32.773Z"
                      *     }
                      */
-                    "application/json": {
-                        regId: string;
-                        /** @description Current registration step: pass | ekyc | backup | completed */
-                        step: string;
-                        /** @description in_progress | completed | failed | expired */
-                        status: string;
-                        allSteps: {
-                            step: string;
-                            required: boolean;
-                            order: number;
-                        }[];
-                        passTokenExpiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["Registration"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -4622,7 +6972,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4635,7 +6985,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4646,7 +6996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4773,7 +7123,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4803,7 +7153,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a JPEG or PNG image */
+            /** @description Not a JPEG or PNG image. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4818,7 +7168,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4850,7 +7200,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4865,7 +7215,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -4966,7 +7316,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5018,7 +7368,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/registration-completed`, `/problems/step-out-of-order` */
+            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/registration-completed`, `/problems/step-out-of-order` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5063,7 +7413,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload. Problem types: `/problems/upload-not-found` */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/upload-not-found` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5078,7 +7428,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5095,7 +7445,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5110,7 +7460,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5185,7 +7535,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5229,7 +7579,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/registration-completed`, `/problems/step-out-of-order` */
+            /** @description Step out of order, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/registration-completed`, `/problems/step-out-of-order` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5240,7 +7590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5251,7 +7601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5262,7 +7612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload */
+            /** @description eKYC: an uploadRef that is not an upload of this registration (upload-not-found); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5273,7 +7623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5286,7 +7636,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5297,7 +7647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5356,12 +7706,10 @@ export interface operations {
                      *       "pin_set": true
                      *     }
                      */
-                    "application/json": {
-                        pin_set: boolean;
-                    };
+                    "application/json": components["schemas"]["PinStatus"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5405,7 +7753,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The registration is not completed yet (registration-not-completed), tokens were issued for it already (registration-tokens-issued), or a PIN is set already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set`, `/problems/registration-tokens-issued` */
+            /** @description The registration is not completed yet (registration-not-completed), tokens were issued for it already (registration-tokens-issued), or a PIN is set already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-set`, `/problems/registration-tokens-issued` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5416,7 +7764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5427,7 +7775,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5438,7 +7786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/weak-pin` */
+            /** @description A weak PIN (weak-pin), or a pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/weak-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5449,7 +7797,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5462,7 +7810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5473,7 +7821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5548,7 +7896,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5570,7 +7918,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5585,7 +7933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5617,7 +7965,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5632,7 +7980,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5774,7 +8122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5785,7 +8133,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5809,7 +8157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5938,7 +8286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pass-token-used` */
+            /** @description Identity result pending (retry after Retry-After), this sign-in was started from another device, or the verification was used for a sign-in already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pass-token-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5953,7 +8301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5968,7 +8316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -5983,7 +8331,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity verification failed, or Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload */
+            /** @description Identity verification failed, or Idempotency-Key reused with another payload; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6015,7 +8363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6030,7 +8378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6081,14 +8429,7 @@ export interface operations {
                      *       "tokensIssued": true
                      *     }
                      */
-                    "application/json": {
-                        signInId: string;
-                        /** @description in_progress | completed | failed | expired */
-                        status: string;
-                        method: "passkey" | "id_card" | null;
-                        passTokenExpiresAt: string | null;
-                        tokensIssued: boolean;
-                    };
+                    "application/json": components["schemas"]["SignIn"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -6146,7 +8487,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many attempts for this person (Retry-After) */
+            /** @description Too many attempts for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6159,7 +8500,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6170,7 +8511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6293,7 +8634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many attempts for this person (Retry-After) */
+            /** @description Too many attempts for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6306,7 +8647,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6317,7 +8658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6372,32 +8713,7 @@ export interface operations {
                     passkeyAssertion: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -6424,12 +8740,7 @@ export interface operations {
                      *       "method": "passkey"
                      *     }
                      */
-                    "application/json": {
-                        signInId: string;
-                        /** @constant */
-                        status: "completed";
-                        method: "passkey" | "id_card";
-                    };
+                    "application/json": components["schemas"]["SignInProof"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -6484,7 +8795,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6514,7 +8825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6544,7 +8855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The assertion does not verify, or its challenge was issued for another request; or this Idempotency-Key was used with another payload */
+            /** @description The assertion does not verify, or its challenge was issued for another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6559,7 +8870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many attempts for this person (Retry-After) */
+            /** @description Too many attempts for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6576,7 +8887,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6591,7 +8902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6666,12 +8977,7 @@ export interface operations {
                      *       "method": "id_card"
                      *     }
                      */
-                    "application/json": {
-                        signInId: string;
-                        /** @constant */
-                        status: "completed";
-                        method: "passkey" | "id_card";
-                    };
+                    "application/json": components["schemas"]["SignInProof"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-multipart`, `/problems/validation-error` */
@@ -6726,7 +9032,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/sign-in-not-in-progress` */
+            /** @description The sign-in is not in progress (completed, failed, expired), or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/sign-in-not-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6741,7 +9047,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image too large */
+            /** @description Image too large. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6771,7 +9077,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-invalid`, `/problems/id-card-mismatch`, `/problems/id-card-unreadable`, `/problems/sign-in-failed` */
+            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-invalid`, `/problems/id-card-mismatch`, `/problems/id-card-unreadable`, `/problems/idempotency-key-reused`, `/problems/sign-in-failed` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6786,7 +9092,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many attempts for this person (Retry-After) */
+            /** @description Too many attempts for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6803,7 +9109,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6818,7 +9124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The OCR or the ID-card authenticity service is not answering (not counted as an attempt) */
+            /** @description The OCR or the ID-card authenticity service is not answering (not counted as an attempt). Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6859,13 +9165,7 @@ export interface operations {
                 "application/json": {
                     /** @description From an identity verification the person just did on this device (the account holder: same CI) */
                     passToken: string;
-                    /** @description The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds) */
-                    request: {
-                        /** @description The action, e.g. passkey_enrol */
-                        action: string;
-                    } & {
-                        [key: string]: string;
-                    };
+                    request: components["schemas"]["StepUpRequest"];
                 };
             };
         };
@@ -6899,24 +9199,10 @@ export interface operations {
                      *       "expiresAt": "2026-11-26T18:42:34.589Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description Send as identityCheckId with the request it approves */
-                        identityCheckId: string;
-                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
-                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
-                        /** @description The one request it approves */
-                        request: {
-                            [key: string]: string | null;
-                        };
-                        /** @description What is still to prove */
-                        proofs: "id_card"[];
-                        verifiedAt: string | null;
-                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
-                        expiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["IdentityCheck"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6927,7 +9213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Invalid or expired pass token */
+            /** @description Invalid or expired pass token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6938,7 +9224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The identity result has not arrived yet (retry after Retry-After), or this verification was used already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description The identity result has not arrived yet (retry after Retry-After), or this verification was used already (pass-token-used); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6953,7 +9239,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6968,7 +9254,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6983,7 +9269,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Another person verified (identity-mismatch), a verification too old (identity-check-stale), failed, an action no request takes an identity check for (step-up-action-unknown), or no ID card on file for a request that needs it; or this Idempotency-Key was used with another payload. Problem types: `/problems/identity-mismatch` */
+            /** @description Another person verified (identity-mismatch), a verification too old (identity-check-stale), failed, an action no request takes an identity check for (step-up-action-unknown), or no ID card on file for a request that needs it; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -6998,7 +9284,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many identity checks (Retry-After) */
+            /** @description Too many identity checks (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7015,7 +9301,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7030,7 +9316,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7081,24 +9367,10 @@ export interface operations {
                      *       "expiresAt": "2026-11-26T18:42:35.819Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description Send as identityCheckId with the request it approves */
-                        identityCheckId: string;
-                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
-                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
-                        /** @description The one request it approves */
-                        request: {
-                            [key: string]: string | null;
-                        };
-                        /** @description What is still to prove */
-                        proofs: "id_card"[];
-                        verifiedAt: string | null;
-                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
-                        expiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["IdentityCheck"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7109,7 +9381,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7142,7 +9414,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many checks or ID cards for this person (Retry-After) */
+            /** @description Too many checks or ID cards for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7155,7 +9427,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7166,7 +9438,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7237,24 +9509,10 @@ export interface operations {
                      *       "expiresAt": "2026-11-26T18:42:35.389Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description Send as identityCheckId with the request it approves */
-                        identityCheckId: string;
-                        /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
-                        status: "in_progress" | "verified" | "used" | "failed" | "expired";
-                        /** @description The one request it approves */
-                        request: {
-                            [key: string]: string | null;
-                        };
-                        /** @description What is still to prove */
-                        proofs: "id_card"[];
-                        verifiedAt: string | null;
-                        /** @description Until then a verified check approves its request (STEP_UP_IDENTITY_SECONDS after verifiedAt) */
-                        expiresAt: string | null;
-                    };
+                    "application/json": components["schemas"]["IdentityCheck"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7265,7 +9523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7287,7 +9545,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The check is not in progress, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description The check is not in progress, or a concurrent request with the same Idempotency-Key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7298,7 +9556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image too large */
+            /** @description Image too large. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7309,7 +9567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not a JPEG or PNG image */
+            /** @description Not a JPEG or PNG image. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7320,7 +9578,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-mismatch` */
+            /** @description The card was refused (see type and attemptsLeft); or this Idempotency-Key was used with another payload. Problem types: `/problems/id-card-mismatch`, `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7331,7 +9589,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many checks or ID cards for this person (Retry-After) */
+            /** @description Too many checks or ID cards for this person (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7344,7 +9602,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7355,7 +9613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The OCR or the ID-card authenticity service is not answering (not counted as an attempt) */
+            /** @description The OCR or the ID-card authenticity service is not answering (not counted as an attempt). Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7370,7 +9628,12 @@ export interface operations {
     };
     listDevices: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -7382,6 +9645,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -7389,49 +9654,29 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "deviceId": "b67fb315-56d5-4dc8-b44d-2921813f8d4f",
+                     *           "deviceId": "86b45e1f-42b4-4b41-b5ef-99242c29b082",
                      *           "label": null,
                      *           "signInMethod": "registration",
-                     *           "firstSeenAt": "2026-11-26T00:23:31.680Z",
-                     *           "lastUsedAt": "2026-11-26T00:23:31.680Z",
+                     *           "firstSeenAt": "2026-11-27T21:32:22.642Z",
+                     *           "lastUsedAt": "2026-11-27T21:32:22.642Z",
                      *           "holdUntil": null,
-                     *           "current": false
-                     *         },
-                     *         {
-                     *           "deviceId": "49cbe046-0526-4ae3-a83c-c92520d52c83",
-                     *           "label": "New phone",
-                     *           "signInMethod": "id_card",
-                     *           "firstSeenAt": "2026-11-26T00:23:34.920Z",
-                     *           "lastUsedAt": "2026-11-26T00:23:34.920Z",
-                     *           "holdUntil": "2026-11-27T00:23:34.910Z",
                      *           "current": true
                      *         }
-                     *       ]
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            /** @description The app's X-Device-Id */
-                            deviceId: string;
-                            /** @description What the app called the device at sign-in */
-                            label: string | null;
-                            signInMethod: "registration" | "passkey" | "id_card";
-                            /** Format: date-time */
-                            firstSeenAt: string;
-                            /**
-                             * Format: date-time
-                             * @description The last token issued to it (sign-in or refresh): within an access token's lifetime of its last request
-                             */
-                            lastUsedAt: string;
-                            /** @description Until then its risky actions are held (a sign-in by ID card only); null once past */
-                            holdUntil: string | null;
-                            /** @description The device of this request */
-                            current: boolean;
-                        }[];
+                        items: components["schemas"]["Device"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7442,7 +9687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7453,7 +9698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7466,7 +9711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7477,7 +9722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7514,32 +9759,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -7581,7 +9801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7592,7 +9812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7652,7 +9872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7712,7 +9932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7729,7 +9949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7744,7 +9964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7797,32 +10017,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -7863,7 +10058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7934,7 +10129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7979,7 +10174,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -7996,7 +10191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8011,7 +10206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8063,15 +10258,7 @@ export interface operations {
                      *       "createdAt": "2026-11-26T00:23:31.521Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description 1 is the backup sent at registration */
-                        version: number;
-                        encryptedMnemonic: string;
-                        encryptedDerivationPaths: string;
-                        encryptionMethod: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WalletBackup"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -8085,7 +10272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8126,7 +10313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many reads (Retry-After) */
+            /** @description Too many reads (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8143,7 +10330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8158,7 +10345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8206,32 +10393,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -8260,15 +10422,7 @@ export interface operations {
                      *       "createdAt": "2026-11-26T00:23:38.764Z"
                      *     }
                      */
-                    "application/json": {
-                        /** @description 1 is the backup sent at registration */
-                        version: number;
-                        encryptedMnemonic: string;
-                        encryptedDerivationPaths: string;
-                        encryptionMethod: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WalletBackup"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -8282,7 +10436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8293,7 +10447,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8323,7 +10477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8383,7 +10537,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8413,7 +10567,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8430,7 +10584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8445,7 +10599,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8505,7 +10659,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8527,7 +10681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8540,7 +10694,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8551,7 +10705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8597,17 +10751,7 @@ export interface operations {
                      *       "executeAfter": null
                      *     }
                      */
-                    "application/json": {
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The account runs the recoverable implementation and names the service's recovery key */
-                        recoverable: boolean;
-                        /** @description It is not recoverable yet and can be upgraded (POST …/upgrade/prepare) */
-                        upgradeAvailable: boolean;
-                        recoveryDelaySeconds: number | null;
-                        pendingOwner: string | null;
-                        executeAfter: string | null;
-                    };
+                    "application/json": components["schemas"]["RecoverySettings"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -8621,7 +10765,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8654,7 +10798,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8667,7 +10811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8678,7 +10822,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8744,26 +10888,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -8777,7 +10902,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8788,7 +10913,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8848,7 +10973,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8865,7 +10990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8880,7 +11005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8948,44 +11073,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -9027,7 +11115,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9038,7 +11126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9060,7 +11148,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
+            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/idempotency-request-in-progress`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9082,7 +11170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9104,7 +11192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9115,7 +11203,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9128,7 +11216,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9139,7 +11227,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9187,23 +11275,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-26T06:34:28.062Z"
                      *     }
                      */
-                    "application/json": {
-                        opId: string;
-                        /** @description account_upgrade | recovery_cancel */
-                        kind: string;
-                        networkId: string;
-                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
-                        status: string;
-                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
-                        stallReason: "fees-rose" | null;
-                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
-                        replacedBy: string | null;
-                        recoveryId: string | null;
-                        txHash: string | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["RecoveryOperation"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -9217,7 +11289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9239,7 +11311,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9252,7 +11324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9263,7 +11335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9335,24 +11407,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        recoveryId: string;
-                        newOwnerAddress: string;
-                        /** @description scheduling | scheduled | executed | cancelled | partial | failed */
-                        status: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        networks: {
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description pending | scheduled | executed | cancelled | not_recoverable | failed */
-                            status: string;
-                            executeAfter: string | null;
-                            scheduleTxHash: string | null;
-                            executeTxHash: string | null;
-                            error: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Recovery"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -9366,7 +11421,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9399,7 +11454,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed` */
+            /** @description No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9421,7 +11476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9443,7 +11498,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-address` */
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-address` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9454,7 +11509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9467,7 +11522,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9478,7 +11533,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The new owner could not be screened now (screening-unavailable), or a dependency is down */
+            /** @description The new owner could not be screened now (screening-unavailable), or a dependency is down. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9529,24 +11584,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        recoveryId: string;
-                        newOwnerAddress: string;
-                        /** @description scheduling | scheduled | executed | cancelled | partial | failed */
-                        status: string;
-                        /** Format: date-time */
-                        createdAt: string;
-                        networks: {
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description pending | scheduled | executed | cancelled | not_recoverable | failed */
-                            status: string;
-                            executeAfter: string | null;
-                            scheduleTxHash: string | null;
-                            executeTxHash: string | null;
-                            error: string | null;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Recovery"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -9560,7 +11598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9582,7 +11620,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9595,7 +11633,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9606,7 +11644,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9671,26 +11709,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -9704,7 +11723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9760,7 +11779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9777,7 +11796,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9792,7 +11811,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9859,44 +11878,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing?: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -9938,7 +11920,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9960,7 +11942,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9982,7 +11964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10004,7 +11986,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10015,7 +11997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10028,7 +12010,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10039,7 +12021,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10085,22 +12067,7 @@ export interface operations {
                      *       "twoFactorMethods": []
                      *     }
                      */
-                    "application/json": {
-                        userId: string;
-                        name: string;
-                        maskedPhone: string;
-                        /** @description The verified email address; an empty string until the user confirms one (POST /v1/account/email, then /confirm) */
-                        email: string;
-                        /** @description Whether `email` holds a verified address */
-                        emailVerified: boolean;
-                        /** @description When the address was confirmed */
-                        emailVerifiedAt: string | null;
-                        status: string;
-                        walletType: string;
-                        /** Format: date-time */
-                        registeredAt: string;
-                        twoFactorMethods: string[];
-                    };
+                    "application/json": components["schemas"]["Profile"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers) */
@@ -10138,7 +12105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10149,7 +12116,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10192,32 +12159,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                     /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"email_change","email":"<email as sent>"}; usable once, within STEP_UP_IDENTITY_SECONDS */
                     identityCheckId?: string;
@@ -10267,7 +12209,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10308,7 +12250,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet */
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10338,7 +12280,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10368,7 +12310,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10415,7 +12357,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10513,7 +12455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10524,7 +12466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10554,7 +12496,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/verification-locked` */
+            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/idempotency-request-in-progress`, `/problems/verification-locked` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10584,7 +12526,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10614,7 +12556,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/wrong-code` */
+            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/wrong-code` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10629,7 +12571,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10646,7 +12588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10661,7 +12603,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10726,7 +12668,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10770,7 +12712,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10781,7 +12723,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10805,7 +12747,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10906,7 +12848,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10917,7 +12859,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10930,7 +12872,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10952,7 +12894,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description full_name is not the name verified with the identity provider (name-mismatch); or this Idempotency-Key was used with another payload. Problem types: `/problems/name-mismatch`, `/problems/nationality-mismatch` */
+            /** @description full_name is not the name verified with the identity provider (name-mismatch); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/name-mismatch`, `/problems/nationality-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10963,7 +12905,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10976,7 +12918,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10987,7 +12929,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11085,7 +13027,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11096,7 +13038,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11126,7 +13068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet */
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11156,7 +13098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image too large */
+            /** @description Image too large. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11186,7 +13128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11216,7 +13158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11233,7 +13175,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11296,32 +13238,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -11360,7 +13277,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11371,7 +13288,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11382,7 +13299,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11412,7 +13329,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-closable` */
+            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-closable`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11442,7 +13359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11457,7 +13374,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11472,7 +13389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11502,7 +13419,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11519,7 +13436,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11534,7 +13451,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11638,7 +13555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11649,7 +13566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11671,7 +13588,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11684,7 +13601,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11695,7 +13612,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11712,7 +13629,12 @@ export interface operations {
     };
     listPasskeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -11724,31 +13646,47 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "items": []
+                     *       "items": [
+                     *         {
+                     *           "passkeyId": "pk_2f00e882-df65-4fe8-a480-906f3e9f1314",
+                     *           "name": "Test phone",
+                     *           "deviceType": "singleDevice",
+                     *           "backedUp": false,
+                     *           "createdAt": "2026-11-27T21:32:23.985Z",
+                     *           "lastUsedAt": null,
+                     *           "heldUntil": "2026-11-28T21:32:23.985Z"
+                     *         },
+                     *         {
+                     *           "passkeyId": "pk_442055f7-e3f9-4d32-b76a-2c4c7e4b9d39",
+                     *           "name": "Test phone",
+                     *           "deviceType": "singleDevice",
+                     *           "backedUp": false,
+                     *           "createdAt": "2026-11-27T21:32:24.174Z",
+                     *           "lastUsedAt": null,
+                     *           "heldUntil": "2026-11-28T21:32:24.174Z"
+                     *         }
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            passkeyId: string;
-                            name: string;
-                            /** @description singleDevice | multiDevice */
-                            deviceType: string;
-                            backedUp: boolean;
-                            /** Format: date-time */
-                            createdAt: string;
-                            lastUsedAt: string | null;
-                            /** @description Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient's cooling-off or approve a transfer above the passkey threshold; null once past */
-                            heldUntil: string | null;
-                        }[];
+                        items: components["schemas"]["Passkey"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11759,7 +13697,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11770,7 +13708,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11783,7 +13721,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11794,7 +13732,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11874,32 +13812,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -11932,18 +13845,7 @@ export interface operations {
                      *       "heldUntil": "2026-11-27T00:23:36.308Z"
                      *     }
                      */
-                    "application/json": {
-                        passkeyId: string;
-                        name: string;
-                        /** @description singleDevice | multiDevice */
-                        deviceType: string;
-                        backedUp: boolean;
-                        /** Format: date-time */
-                        createdAt: string;
-                        lastUsedAt: string | null;
-                        /** @description Until then (NEW_PASSKEY_HOLD_SECONDS after it was added) it cannot waive a recipient's cooling-off or approve a transfer above the passkey threshold; null once past */
-                        heldUntil: string | null;
-                    };
+                    "application/json": components["schemas"]["Passkey"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -11957,7 +13859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11968,7 +13870,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11998,7 +13900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/passkey-exists`, `/problems/pin-not-set` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/passkey-exists`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12028,7 +13930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12058,7 +13960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-passkey-registration`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-registration`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12088,7 +13990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12105,7 +14007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12120,7 +14022,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12178,32 +14080,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                 };
             };
@@ -12247,7 +14124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12258,7 +14135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12288,7 +14165,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12318,7 +14195,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12348,7 +14225,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12378,7 +14255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12395,7 +14272,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12410,7 +14287,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12447,13 +14324,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description The request to approve, exactly as its PIN would name it: {"action":"passkey_enrol","challenge_id":"wac_…"}, {"action":"account_close"}, {"action":"device_revoke","device_id":"…"}, … (docs/security.md lists every action and what it binds) */
-                    request: {
-                        /** @description The action, e.g. passkey_enrol */
-                        action: string;
-                    } & {
-                        [key: string]: string;
-                    };
+                    request: components["schemas"]["StepUpRequest"];
                 };
             };
         };
@@ -12507,7 +14378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12529,7 +14400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12562,7 +14433,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12575,7 +14446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12586,7 +14457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12629,32 +14500,7 @@ export interface operations {
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
                         challengeId: string;
-                        credential: {
-                            /** @description credential id */
-                            id: string;
-                            /** @description credential id */
-                            rawId: string;
-                            /** @constant */
-                            type: "public-key";
-                            response: {
-                                /** @description client data JSON */
-                                clientDataJSON: string;
-                                /** @description authenticator data */
-                                authenticatorData: string;
-                                /** @description signature */
-                                signature: string;
-                                /** @description user handle */
-                                userHandle?: string;
-                            } & {
-                                [key: string]: unknown;
-                            };
-                            clientExtensionResults: {
-                                [key: string]: unknown;
-                            };
-                            authenticatorAttachment?: "platform" | "cross-platform";
-                        } & {
-                            [key: string]: unknown;
-                        };
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
                     };
                     /** @description A verified identity check (POST /v1/auth/identity-checks) whose request is {"action":"owner_set","owner_address":"<ownerAddress as sent>"}; usable once, within STEP_UP_IDENTITY_SECONDS */
                     identityCheckId?: string;
@@ -12705,26 +14551,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -12738,7 +14565,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12749,7 +14576,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12779,7 +14606,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Account already deployed, or another owner key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-already-deployed`, `/problems/no-smart-accounts` */
+            /** @description Account already deployed, or another owner key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-already-deployed`, `/problems/idempotency-request-in-progress`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12794,7 +14621,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12824,7 +14651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/gas-budget-exceeded`, `/problems/invalid-address`, `/problems/owner-address-required` */
+            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/invalid-address`, `/problems/owner-address-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12839,7 +14666,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12856,7 +14683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12939,44 +14766,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -13018,7 +14808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13040,7 +14830,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/no-smart-accounts`, `/problems/slot-already-used` */
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/no-smart-accounts`, `/problems/slot-already-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13062,7 +14852,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13084,7 +14874,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-passkey-assertion`, `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch`, `/problems/unknown-passkey` */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-assertion`, `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch`, `/problems/unknown-passkey` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13095,7 +14885,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13108,7 +14898,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13119,7 +14909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13166,21 +14956,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-26T06:34:26.645Z"
                      *     }
                      */
-                    "application/json": {
-                        jobId: string;
-                        networkId: string;
-                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
-                        status: string;
-                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
-                        stallReason: "fees-rose" | null;
-                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
-                        replacedBy: string | null;
-                        accountAddress: string;
-                        txHash: string | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DeployJob"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -13194,7 +14970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13216,7 +14992,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13229,7 +15005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13240,7 +15016,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13281,24 +15057,7 @@ export interface operations {
                      *       "paidBy": "service"
                      *     }
                      */
-                    "application/json": {
-                        /** @description whole won, as a decimal string */
-                        dailyBudgetKrw: string;
-                        /** @description gas sponsored today: what landed operations cost, and the most that prepared or in-flight ones can */
-                        usedTodayKrw: string;
-                        /** @description whole won, as a decimal string */
-                        remainingTodayKrw: string;
-                        /**
-                         * Format: date-time
-                         * @description the next 00:00 KST
-                         */
-                        resetsAt: string;
-                        /**
-                         * @description gas is paid by the service's paymaster, never from the account
-                         * @constant
-                         */
-                        paidBy: "service";
-                    };
+                    "application/json": components["schemas"]["GasBudget"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers) */
@@ -13312,7 +15071,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13323,7 +15082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13336,7 +15095,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13347,7 +15106,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13407,25 +15166,7 @@ export interface operations {
                      *       "capsResetAt": "2026-11-26T15:00:00.000Z"
                      *     }
                      */
-                    "application/json": {
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description the key the account authorizes for capped transfers, or null */
-                        signer: string | null;
-                        /** @description current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked */
-                        signerStatus: "current" | "retired" | "none" | "unknown";
-                        validUntil: string | null;
-                        expired: boolean;
-                        /** @description per token, as the account counts it (per Korean day, from 00:00 KST): a cap of 0 means the key cannot send it */
-                        caps: {
-                            symbol: string;
-                            dailyCap: string;
-                            spentToday: string;
-                            remainingToday: string;
-                        }[];
-                        /** Format: date-time */
-                        capsResetAt: string;
-                    };
+                    "application/json": components["schemas"]["TransferKey"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -13439,7 +15180,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13472,7 +15213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13485,7 +15226,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13496,7 +15237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13562,44 +15303,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -13641,7 +15345,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13652,7 +15356,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13674,7 +15378,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/no-smart-accounts` */
+            /** @description Slot already used, or no deployed account; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/idempotency-request-in-progress`, `/problems/no-smart-accounts` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13696,7 +15400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13718,7 +15422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13729,7 +15433,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13742,7 +15446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13753,7 +15457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13842,26 +15546,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -13875,7 +15560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13931,7 +15616,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13976,7 +15661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13993,7 +15678,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14008,7 +15693,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the coin in won, so gas cannot be sponsored */
+            /** @description No price of the coin in won, so gas cannot be sponsored. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14058,22 +15743,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-26T06:34:43.796Z"
                      *     }
                      */
-                    "application/json": {
-                        opId: string;
-                        networkId: string;
-                        action: string;
-                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
-                        status: string;
-                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
-                        stallReason: "fees-rose" | null;
-                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
-                        replacedBy: string | null;
-                        signer: string | null;
-                        txHash: string | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["TransferKeyOperation"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -14087,7 +15757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14109,7 +15779,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14122,7 +15792,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14133,7 +15803,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14212,26 +15882,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -14245,7 +15896,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14256,7 +15907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14301,7 +15952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14346,7 +15997,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14363,7 +16014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14378,7 +16029,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable) */
+            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable). Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14443,44 +16094,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -14522,7 +16136,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14533,7 +16147,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14555,7 +16169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/slot-already-used` */
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/slot-already-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14577,7 +16191,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14599,7 +16213,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or a slot that does not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch` */
+            /** @description Signature invalid, or a slot that does not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-signature`, `/problems/passkey-required`, `/problems/slot-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14610,7 +16224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14623,7 +16237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14634,7 +16248,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14685,20 +16299,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        taskId: string;
-                        /** @description processing | completed | partial_failure */
-                        status: string;
-                        networks: {
-                            networkId: string;
-                            /** @description processing | stalled | completed | failed. stalled: the bundler holds the operation but the network asks more than its fee cap; it may still land, or rotate this network again (a new rotation of it is priced above the stalled one and takes its place) */
-                            status: string;
-                            /** @description empty until a transaction exists */
-                            txHash: string;
-                            error: string | null;
-                            retryable: boolean;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["KeyRotation"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -14712,7 +16313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14734,7 +16335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14747,7 +16348,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14758,7 +16359,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14819,7 +16420,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14852,7 +16453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14865,7 +16466,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14876,7 +16477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14951,26 +16552,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        description?: string;
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            payload?: string;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["SigningContainer"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -14984,7 +16566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15010,7 +16592,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15055,7 +16637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many prepares (Retry-After) */
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15072,7 +16654,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15087,7 +16669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable) */
+            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable). Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15147,44 +16729,7 @@ export interface operations {
                  */
                 "application/json": {
                     signing: {
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -15226,7 +16771,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15248,7 +16793,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15270,7 +16815,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15292,7 +16837,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-signature`, `/problems/slot-mismatch` */
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-signature`, `/problems/slot-mismatch` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15303,7 +16848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15316,7 +16861,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15327,7 +16872,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15374,21 +16919,7 @@ export interface operations {
                      *       "updatedAt": "2026-11-26T06:39:08.195Z"
                      *     }
                      */
-                    "application/json": {
-                        opId: string;
-                        did: string;
-                        keyType: string;
-                        /** @description prepared | submitted | stalled | completed | failed | replaced. stalled: the bundler holds the operation but the network asks more than its fee cap (stallReason); it may still land, or prepare the same operation again and sign it: the new one is priced above it and takes its place, and this one becomes replaced (replacedBy names the new one) */
-                        status: string;
-                        /** @description fees-rose: the network base fee went above the operation maxFeePerGas */
-                        stallReason: "fees-rose" | null;
-                        /** @description The operation that took the place of this one (same account and nonce, signed again) */
-                        replacedBy: string | null;
-                        txHash: string | null;
-                        error: string | null;
-                        /** Format: date-time */
-                        updatedAt: string;
-                    };
+                    "application/json": components["schemas"]["DidKeyOperation"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -15402,7 +16933,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15424,7 +16955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15437,7 +16968,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15448,7 +16979,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15465,7 +16996,12 @@ export interface operations {
     };
     listCredentials: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -15477,6 +17013,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -15484,42 +17022,32 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "vcId": "vc_7d754b31-2258-406f-878a-aa0757251e0e",
+                     *           "vcId": "vc_f56d1cef-833b-4ca3-9b3d-37172a8d6f41",
                      *           "type": "KycCredential",
                      *           "status": "active",
                      *           "holder": null,
-                     *           "validFrom": "2026-11-26T00:19:49.000Z",
-                     *           "validUntil": "2027-11-26T00:19:49.000Z",
-                     *           "issuedAt": "2026-11-26T00:19:49.776Z",
+                     *           "validFrom": "2026-11-27T21:42:43.000Z",
+                     *           "validUntil": "2027-11-27T21:42:43.000Z",
+                     *           "issuedAt": "2026-11-27T21:42:43.443Z",
                      *           "revokedAt": null,
                      *           "revocationReason": null,
-                     *           "statusListCredential": "http://127.0.0.1:40417/v1/credentials/status/1"
+                     *           "statusListCredential": "http://127.0.0.1:43973/v1/credentials/status/1"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "nextCursor": null,
+                     *       "hasMore": false
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            vcId: string;
-                            /** @description KycCredential | BasicInfoCredential */
-                            type: string;
-                            /** @description revoked: its bit is set in the status list (for good); expired: past validUntil; else active */
-                            status: "active" | "revoked" | "expired";
-                            holder: string | null;
-                            /** Format: date-time */
-                            validFrom: string;
-                            /** Format: date-time */
-                            validUntil: string;
-                            /** Format: date-time */
-                            issuedAt: string;
-                            revokedAt: string | null;
-                            revocationReason: string | null;
-                            statusListCredential: string | null;
-                        }[];
+                        items: components["schemas"]["CredentialSummary"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15530,7 +17058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15541,7 +17069,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15554,7 +17082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15565,7 +17093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15643,27 +17171,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        "@context": string[];
-                        id: string;
-                        type: string[];
-                        issuer: string | {
-                            id: string;
-                            name: string;
-                        };
-                        /** Format: date-time */
-                        validFrom: string;
-                        /** Format: date-time */
-                        validUntil: string;
-                        credentialSubject: {
-                            [key: string]: unknown;
-                        };
-                        proof: {
-                            [key: string]: unknown;
-                        };
-                    } & {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VerifiableCredential"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -15677,7 +17185,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15699,7 +17207,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15712,7 +17220,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15723,7 +17231,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15789,31 +17297,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        "@context": string[];
-                        id: string;
-                        type: string[];
-                        issuer: {
-                            id: string;
-                            name: string;
-                        };
-                        /** Format: date-time */
-                        validFrom: string;
-                        credentialSubject: {
-                            id: string;
-                            /** @constant */
-                            type: "BitstringStatusList";
-                            /** @constant */
-                            statusPurpose: "revocation";
-                            /** @description GZIP-compressed bitstring, base64url with the multibase prefix u; bit n set: the credential at statusListIndex n is revoked */
-                            encodedList: string;
-                            /** @description Milliseconds a verifier may cache the list */
-                            ttl: number;
-                        };
-                        proof: {
-                            [key: string]: unknown;
-                        };
-                    };
+                    "application/json": components["schemas"]["StatusListCredential"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -15838,7 +17322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15905,7 +17389,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15916,7 +17400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15938,7 +17422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15951,7 +17435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15962,7 +17446,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15973,7 +17457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description This Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15984,7 +17468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -15997,7 +17481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16008,7 +17492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16101,7 +17585,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16205,7 +17689,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16216,7 +17700,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Account already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/bank-account-already-connected` */
+            /** @description Account already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/bank-account-already-connected`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16231,7 +17715,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16261,7 +17745,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Unknown account, or an account held by someone else; or this Idempotency-Key was used with another payload. Problem types: `/problems/account-holder-mismatch`, `/problems/bank-account-not-found` */
+            /** @description Unknown account, or an account held by someone else; or this Idempotency-Key was used with another payload. Problem types: `/problems/account-holder-mismatch`, `/problems/bank-account-not-found`, `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16293,7 +17777,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16386,16 +17870,7 @@ export interface operations {
                         status: "ok";
                         data: {
                             verified: boolean;
-                            bank_account: {
-                                bank_account_id: string;
-                                bank_code: string;
-                                bank_name: string;
-                                /** @description masked */
-                                account_no: string;
-                                currency: string;
-                                /** Format: date-time */
-                                connected_at: string;
-                            };
+                            bank_account: components["schemas"]["BankAccount"];
                         };
                     };
                 };
@@ -16411,7 +17886,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16437,7 +17912,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/verification-locked` */
+            /** @description Already verified, or locked after too many wrong codes; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/already-verified`, `/problems/idempotency-request-in-progress`, `/problems/verification-locked` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16467,7 +17942,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16497,7 +17972,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/wrong-code` */
+            /** @description Wrong code (the answer says how many attempts remain); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/wrong-code` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16529,7 +18004,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16544,7 +18019,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16592,16 +18067,7 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                         data: {
-                            accounts: {
-                                bank_account_id: string;
-                                bank_code: string;
-                                bank_name: string;
-                                /** @description masked */
-                                account_no: string;
-                                currency: string;
-                                /** Format: date-time */
-                                connected_at: string;
-                            }[];
+                            accounts: components["schemas"]["BankAccount"][];
                         };
                     };
                 };
@@ -16617,7 +18083,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16628,7 +18094,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16641,7 +18107,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16652,7 +18118,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16706,21 +18172,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            consent_id: string | null;
-                            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
-                            status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
-                            accounts: {
-                                bank_code: string;
-                                bank_name: string;
-                                /** @description masked, as the bank lists it */
-                                account_no: string;
-                                withdrawals_agreed: boolean;
-                                /** @description The connected account (send-won) it is, if any: a charge source once both hold */
-                                bank_account_id: string | null;
-                            }[];
-                            failure: string | null;
-                        };
+                        data: components["schemas"]["BankConsent"];
                     };
                 };
             };
@@ -16735,7 +18187,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16746,7 +18198,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16759,7 +18211,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16770,7 +18222,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16840,7 +18292,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16851,7 +18303,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16862,7 +18314,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16873,7 +18325,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16895,7 +18347,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16908,7 +18360,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16919,7 +18371,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16980,21 +18432,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            consent_id: string | null;
-                            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
-                            status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
-                            accounts: {
-                                bank_code: string;
-                                bank_name: string;
-                                /** @description masked, as the bank lists it */
-                                account_no: string;
-                                withdrawals_agreed: boolean;
-                                /** @description The connected account (send-won) it is, if any: a charge source once both hold */
-                                bank_account_id: string | null;
-                            }[];
-                            failure: string | null;
-                        };
+                        data: components["schemas"]["BankConsent"];
                     };
                 };
             };
@@ -17086,7 +18524,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17183,7 +18621,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17207,7 +18645,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17229,7 +18667,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Source not connected, two accounts at the bank named (source-ambiguous: name one by bank_account_id), no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/bank-consent-required`, `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
+            /** @description Source not connected, two accounts at the bank named (source-ambiguous: name one by bank_account_id), no consent at the bank yet (bank-consent-required names POST /api/v1/bank/consent), unsupported currency, invalid amount or over the limit; or this Idempotency-Key was used with another payload. Problem types: `/problems/bank-consent-required`, `/problems/idempotency-key-reused`, `/problems/invalid-amount`, `/problems/limit-exceeded`, `/problems/source-ambiguous`, `/problems/source-not-connected`, `/problems/unsupported-currency` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17240,7 +18678,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17253,7 +18691,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17316,20 +18754,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            charge_id: string;
-                            /** @description processing | completed | failed | needs_review (the bank answered something undocumented, or refused a refund; never credited, an operator is looking) */
-                            status: string;
-                            /** @description e.g. "10,000 KRW" */
-                            amount: string;
-                            currency: string;
-                            /** @description bank name */
-                            source: string;
-                            failure_reason: string | null;
-                            /** Format: date-time */
-                            created_at: string;
-                            completed_at: string | null;
-                        };
+                        data: components["schemas"]["Charge"];
                     };
                 };
             };
@@ -17344,7 +18769,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17366,7 +18791,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17379,7 +18804,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17390,7 +18815,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17439,15 +18864,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            balances: {
-                                currency: string;
-                                /** @description decimal, e.g. "10000" */
-                                amount: string;
-                                /** @description e.g. "10,000 KRW" */
-                                display: string;
-                            }[];
-                        };
+                        data: components["schemas"]["Balance"];
                     };
                 };
             };
@@ -17462,7 +18879,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17473,7 +18890,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17486,7 +18903,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17497,7 +18914,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17618,7 +19035,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17665,7 +19082,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17704,8 +19121,9 @@ export interface operations {
             query?: {
                 /** @description YYYY-MM, a calendar month in Korean time */
                 month?: string;
+                /** @description How many items at most (20 by default, up to 100) */
                 limit?: number;
-                /** @description next_cursor of the previous page */
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
             };
             header?: never;
@@ -17719,6 +19137,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -17728,21 +19148,15 @@ export interface operations {
                      *       "data": {
                      *         "transactions": [
                      *           {
-                     *             "id": "tr_329bf108-3b37-7339-f537-b30b0fe62eb6",
-                     *             "type": "transfer",
-                     *             "amount": "-0.000001 USDT",
-                     *             "date": "2026-11-26",
-                     *             "reference": "tr_329bf108-3b37-7339-f537-b30b0fe62eb6"
-                     *           },
-                     *           {
-                     *             "id": "tr_e0045162-3529-3888-2323-63efcfd41ba4",
-                     *             "type": "transfer",
-                     *             "amount": "-12.5 USDT",
-                     *             "date": "2026-11-26",
-                     *             "reference": "tr_e0045162-3529-3888-2323-63efcfd41ba4"
+                     *             "id": "3",
+                     *             "type": "charge",
+                     *             "amount": "+1,500 KRW",
+                     *             "date": "2026-11-28",
+                     *             "reference": "chg_5495a333-45b7-c4a8-edd1-7a6c1e75cdc4"
                      *           }
                      *         ],
-                     *         "next_cursor": "eyJ0IjoxNzk1NjUyNjU5NzUzLCJrIjoidHJhbnNmZXIiLCJpZCI6InRyX2UwMDQ1MTYyLTM1MjktMzg4OC0yMzIzLTYzZWZjZmQ0MWJhNCJ9"
+                     *         "next_cursor": "eyJ0IjoxNzk1ODE1NTA2OTYxLCJrIjoibGVkZ2VyIiwiaWQiOiIzIn0",
+                     *         "has_more": true
                      *       }
                      *     }
                      */
@@ -17750,18 +19164,11 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                         data: {
-                            transactions: {
-                                id: string;
-                                /** @description charge | transfer */
-                                type: string;
-                                /** @description signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW" */
-                                amount: string;
-                                /** @description calendar date (Korean time), YYYY-MM-DD */
-                                date: string;
-                                /** @description the charge or transfer id */
-                                reference: string;
-                            }[];
+                            transactions: components["schemas"]["Transaction"][];
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
                             next_cursor: string | null;
+                            /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                            has_more: boolean;
                         };
                     };
                 };
@@ -17777,7 +19184,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17799,7 +19206,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17812,7 +19219,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17823,7 +19230,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17910,7 +19317,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17964,9 +19371,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            pin_set: boolean;
-                        };
+                        data: components["schemas"]["PinStatus"];
                     };
                 };
             };
@@ -17981,7 +19386,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17992,7 +19397,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18005,7 +19410,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18016,7 +19421,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18100,7 +19505,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18141,7 +19546,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No PIN set, or this approval was used already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-used`, `/problems/pin-not-set` */
+            /** @description No PIN set, or this approval was used already; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18171,7 +19576,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18201,7 +19606,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload. Problem types: `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/wrong-pin` */
+            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18231,7 +19636,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18248,7 +19653,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18263,7 +19668,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18329,9 +19734,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            pin_set: boolean;
-                        };
+                        data: components["schemas"]["PinStatus"];
                     };
                 };
             };
@@ -18346,7 +19749,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18357,7 +19760,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18379,7 +19782,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A PIN is set already (pin-already-set), or the identity check is not verified or was used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-already-set` */
+            /** @description A PIN is set already (pin-already-set), or the identity check is not verified or was used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18401,7 +19804,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18423,7 +19826,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/step-up-required`, `/problems/weak-pin` */
+            /** @description No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/step-up-required`, `/problems/weak-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18445,7 +19848,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18458,7 +19861,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18469,7 +19872,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18538,7 +19941,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18549,7 +19952,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18560,7 +19963,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold) */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18582,7 +19985,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/identity-check-not-verified` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18604,7 +20007,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18615,7 +20018,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18626,7 +20029,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/step-up-required` */
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18648,7 +20051,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18661,7 +20064,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18672,7 +20075,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18764,7 +20167,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18775,7 +20178,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18788,7 +20191,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18799,7 +20202,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18863,7 +20266,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18874,7 +20277,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18887,7 +20290,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18898,7 +20301,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18915,7 +20318,12 @@ export interface operations {
     };
     listAddressBook: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -18927,6 +20335,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -18934,7 +20344,37 @@ export interface operations {
                      * @example {
                      *       "status": "ok",
                      *       "data": {
-                     *         "items": []
+                     *         "items": [
+                     *           {
+                     *             "network": "ETHEREUM",
+                     *             "address": "0x201c79Ce8dd50eC2fFAe299040E9D23a9FcC4AAd",
+                     *             "status": "trusted",
+                     *             "approved_by": "cooling-off",
+                     *             "added_at": "2026-11-27T21:32:23.780Z",
+                     *             "usable_from": "2026-11-27T21:32:23.780Z",
+                     *             "ownership_proved_at": null
+                     *           },
+                     *           {
+                     *             "network": "ETHEREUM",
+                     *             "address": "0xF80ef697ee6edF59D4fb1ED49Ad2bf5d84137a1a",
+                     *             "status": "trusted",
+                     *             "approved_by": "cooling-off",
+                     *             "added_at": "2026-11-27T21:32:23.696Z",
+                     *             "usable_from": "2026-11-27T21:32:23.696Z",
+                     *             "ownership_proved_at": null
+                     *           },
+                     *           {
+                     *             "network": "ETHEREUM",
+                     *             "address": "0x1f534579bbA2EF9aa850fFdc80D6d1aA97943D54",
+                     *             "status": "trusted",
+                     *             "approved_by": "cooling-off",
+                     *             "added_at": "2026-11-27T21:32:23.626Z",
+                     *             "usable_from": "2026-11-27T21:32:23.626Z",
+                     *             "ownership_proved_at": null
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
                      *       }
                      *     }
                      */
@@ -18942,27 +20382,16 @@ export interface operations {
                         /** @constant */
                         status: "ok";
                         data: {
-                            items: {
-                                network: string;
-                                address: string;
-                                status: "trusted" | "cooling_off";
-                                /** @description history: a recipient of transfers made before the address book */
-                                approved_by: "cooling-off" | "passkey" | "history";
-                                /** Format: date-time */
-                                added_at: string;
-                                /**
-                                 * Format: date-time
-                                 * @description from when transfers to it need no passkey approval
-                                 */
-                                usable_from: string;
-                                /** @description when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts */
-                                ownership_proved_at: string | null;
-                            }[];
+                            items: components["schemas"]["AddressBookEntry"][];
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            next_cursor: string | null;
+                            /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                            has_more: boolean;
                         };
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18973,7 +20402,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18984,7 +20413,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -18997,7 +20426,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19008,7 +20437,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19075,22 +20504,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            network: string;
-                            address: string;
-                            status: "trusted" | "cooling_off";
-                            /** @description history: a recipient of transfers made before the address book */
-                            approved_by: "cooling-off" | "passkey" | "history";
-                            /** Format: date-time */
-                            added_at: string;
-                            /**
-                             * Format: date-time
-                             * @description from when transfers to it need no passkey approval
-                             */
-                            usable_from: string;
-                            /** @description when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts */
-                            ownership_proved_at: string | null;
-                        };
+                        data: components["schemas"]["AddressBookEntry"];
                     };
                 };
             };
@@ -19123,22 +20537,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            network: string;
-                            address: string;
-                            status: "trusted" | "cooling_off";
-                            /** @description history: a recipient of transfers made before the address book */
-                            approved_by: "cooling-off" | "passkey" | "history";
-                            /** Format: date-time */
-                            added_at: string;
-                            /**
-                             * Format: date-time
-                             * @description from when transfers to it need no passkey approval
-                             */
-                            usable_from: string;
-                            /** @description when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts */
-                            ownership_proved_at: string | null;
-                        };
+                        data: components["schemas"]["AddressBookEntry"];
                     };
                 };
             };
@@ -19153,7 +20552,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19194,7 +20593,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19239,7 +20638,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19256,7 +20655,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19320,7 +20719,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19331,7 +20730,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19364,7 +20763,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19377,7 +20776,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19388,7 +20787,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured */
+            /** @description Network not configured. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19461,7 +20860,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19502,7 +20901,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19519,7 +20918,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19534,7 +20933,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured */
+            /** @description Network not configured. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19604,22 +21003,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            network: string;
-                            address: string;
-                            status: "trusted" | "cooling_off";
-                            /** @description history: a recipient of transfers made before the address book */
-                            approved_by: "cooling-off" | "passkey" | "history";
-                            /** Format: date-time */
-                            added_at: string;
-                            /**
-                             * Format: date-time
-                             * @description from when transfers to it need no passkey approval
-                             */
-                            usable_from: string;
-                            /** @description when the user proved control of this self-custody address (a signed challenge): needed for transfers under the Travel Rule to an address no provider hosts */
-                            ownership_proved_at: string | null;
-                        };
+                        data: components["schemas"]["AddressBookEntry"];
                     };
                 };
             };
@@ -19634,7 +21018,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19675,7 +21059,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19720,7 +21104,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19737,7 +21121,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19752,7 +21136,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured */
+            /** @description Network not configured. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19846,52 +21230,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            /** @description the id the transfer will have when executed with the same Idempotency-Key */
-                            transfer_id: string;
-                            /** @description its value in won now */
-                            value_krw: string;
-                            /** @description the caller's passkey threshold, won */
-                            passkey_above_krw: string;
-                            recipient: {
-                                network: string;
-                                /** @description as stored (EVM: EIP-55 checksummed) */
-                                address: string;
-                                status: "trusted" | "cooling_off" | "unknown";
-                                usable_from: string | null;
-                            };
-                            passkey_approval: "required" | "optional";
-                            /** @description why a passkey approval is required (empty when optional) */
-                            reasons: ("new-recipient" | "recipient-cooling-off" | "above-passkey-threshold")[];
-                            travel_rule: {
-                                /** @description valued at threshold_krw or more: the receiving provider is told originator and beneficiary (hosted), or the address must be proved yours (self-custody) */
-                                applies: boolean;
-                                /** @description the provider that hosts the address, when the rule applies to a hosted one */
-                                counterpart: {
-                                    id: string;
-                                    name: string;
-                                } | null;
-                                threshold_krw: string;
-                            };
-                            /** @description the passkey slot (authMethod passkey, WebAuthn request options whose challenge binds this transfer); empty when the caller has no passkey */
-                            items: {
-                                id: string;
-                                parameter: {
-                                    algorithm?: string;
-                                    keyUri?: string;
-                                    domain?: {
-                                        [key: string]: unknown;
-                                    };
-                                    /** @description 2FA mode: passkey */
-                                    authMethod?: string;
-                                    /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                    options?: {
-                                        [key: string]: unknown;
-                                    };
-                                };
-                                payload?: string;
-                            }[];
-                        };
+                        data: components["schemas"]["PreparedTransfer"];
                     };
                 };
             };
@@ -19906,7 +21245,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19917,7 +21256,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release) */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19932,7 +21271,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19977,7 +21316,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19994,7 +21333,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20009,7 +21348,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable). Problem types: `/problems/screening-unavailable` */
+            /** @description Network not configured, no price in won (price-unavailable), or the recipient cannot be screened now (screening-unavailable). Problem types: `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20060,24 +21399,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            /** @description largest single transfer, won */
-                            per_transfer_krw: string;
-                            /** @description transfers per Korean day, won */
-                            daily_krw: string;
-                            /** @description a transfer worth more needs a passkey approval bound to it, won */
-                            passkey_above_krw: string;
-                            /** @description today's transfers that did not fail, valued at their request-time price */
-                            used_today_krw: string;
-                            remaining_today_krw: string;
-                            /**
-                             * Format: date-time
-                             * @description next 00:00 KST
-                             */
-                            resets_at: string;
-                            /** @description how long a new recipient waits before it can receive without a passkey approval */
-                            recipient_cooling_off_seconds: number;
-                        };
+                        data: components["schemas"]["TransferLimits"];
                     };
                 };
             };
@@ -20092,7 +21414,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20103,7 +21425,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20116,7 +21438,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20127,7 +21449,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20182,44 +21504,7 @@ export interface operations {
                     /** @description a passkey approval bound to this transfer: needed for a recipient not yet usable and above the passkey threshold */
                     signing?: {
                         /** @description the passkey slot of POST /api/v1/transfer/crypto/prepare, signed (a WebAuthn assertion) */
-                        items: {
-                            id: string;
-                            parameter: {
-                                algorithm?: string;
-                                keyUri?: string;
-                                domain?: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description 2FA mode: passkey */
-                                authMethod?: string;
-                                /** @description passkey slots: WebAuthn PublicKeyCredentialRequestOptionsJSON for navigator.credentials.get(); the challenge is bound to the operation */
-                                options?: {
-                                    [key: string]: unknown;
-                                };
-                            };
-                            signature: {
-                                /** @description on-chain slots: {signature}; passkey slots: a WebAuthn AuthenticationResponseJSON */
-                                authResponse: {
-                                    /** @description 65-byte secp256k1 signature for on-chain slots */
-                                    signature?: string;
-                                    /** @description passkey slots: credential id */
-                                    id?: string;
-                                    rawId?: string;
-                                    /** @constant */
-                                    type?: "public-key";
-                                    response?: {
-                                        clientDataJSON: string;
-                                        authenticatorData: string;
-                                        signature: string;
-                                        userHandle?: string;
-                                    } & {
-                                        [key: string]: unknown;
-                                    };
-                                } & {
-                                    [key: string]: unknown;
-                                };
-                            };
-                        }[];
+                        items: components["schemas"]["SignedSlot"][];
                     };
                 };
             };
@@ -20258,22 +21543,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            transfer_id: string;
-                            /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
-                            status: string;
-                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
-                            tx_hash: string;
-                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
-                            fee: string;
-                            /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
-                            fee_paid_by: "service" | "user";
-                            /** @description e.g. "12.5 USDT" */
-                            amount: string;
-                            to_address: string;
-                            network: string;
-                            error: string | null;
-                        };
+                        data: components["schemas"]["Transfer"];
                     };
                 };
             };
@@ -20312,22 +21582,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            transfer_id: string;
-                            /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
-                            status: string;
-                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
-                            tx_hash: string;
-                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
-                            fee: string;
-                            /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
-                            fee_paid_by: "service" | "user";
-                            /** @description e.g. "12.5 USDT" */
-                            amount: string;
-                            to_address: string;
-                            network: string;
-                            error: string | null;
-                        };
+                        data: components["schemas"]["Transfer"];
                     };
                 };
             };
@@ -20342,7 +21597,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20368,7 +21623,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/pin-not-set`, `/problems/transfers-not-enabled`, `/problems/wallet-not-opened` */
+            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-not-set`, `/problems/transfers-not-enabled`, `/problems/wallet-not-opened` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20383,7 +21638,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20413,7 +21668,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/transfer-would-fail`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
+            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/transfer-would-fail`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20460,7 +21715,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20530,22 +21785,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            transfer_id: string;
-                            /** @description held_for_review (a monitoring rule holds it until an operator decides; its funds are reserved) | processing (recorded) | submitted (sent) | confirmed (included in a block) | finalized (deep enough: confirmations on EVM, finalized commitment on Solana) | failed (proven) */
-                            status: string;
-                            /** @description the transaction on chain; empty until known (an EVM transfer is known by its bundle transaction once included) */
-                            tx_hash: string;
-                            /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
-                            fee: string;
-                            /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
-                            fee_paid_by: "service" | "user";
-                            /** @description e.g. "12.5 USDT" */
-                            amount: string;
-                            to_address: string;
-                            network: string;
-                            error: string | null;
-                        };
+                        data: components["schemas"]["Transfer"];
                     };
                 };
             };
@@ -20560,7 +21800,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20582,7 +21822,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20595,7 +21835,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20606,7 +21846,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20666,19 +21906,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            asset: string;
-                            currency: string;
-                            window: string;
-                            current: number;
-                            average: number;
-                            high: number;
-                            low: number;
-                            /** @description current − first price of the window, with its percentage: "+52,000 (1.25%)" */
-                            change: string;
-                            /** @description how many of the window's hourly prices come from an hour without trades at the source (no candle): each is the last earlier trade's price */
-                            quiet_hours: number;
-                        };
+                        data: components["schemas"]["MarketPrice"];
                     };
                 };
             };
@@ -20693,7 +21921,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20719,7 +21947,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20736,7 +21964,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20802,12 +22030,7 @@ export interface operations {
                         data: {
                             /** @description KRW */
                             totalValue: number;
-                            assets: {
-                                assetId: string;
-                                name: string;
-                                category: string;
-                                value: number;
-                            }[];
+                            assets: components["schemas"]["OtherAsset"][];
                         };
                     };
                 };
@@ -20823,7 +22046,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20834,7 +22057,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20847,7 +22070,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20858,7 +22081,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20925,12 +22148,7 @@ export interface operations {
                     "application/json": {
                         /** @constant */
                         status: "ok";
-                        data: {
-                            assetId: string;
-                            name: string;
-                            category: string;
-                            value: number;
-                        };
+                        data: components["schemas"]["OtherAsset"];
                     };
                 };
             };
@@ -20945,7 +22163,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20956,7 +22174,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20969,7 +22187,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20991,7 +22209,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description This Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21002,7 +22220,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21015,7 +22233,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21026,7 +22244,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21072,7 +22290,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21094,7 +22312,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21107,7 +22325,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21118,7 +22336,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21243,7 +22461,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21254,7 +22472,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21299,7 +22517,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Too many requests (Retry-After) */
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21316,7 +22534,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21425,7 +22643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21440,7 +22658,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21485,7 +22703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21502,7 +22720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21517,7 +22735,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21538,7 +22756,12 @@ export interface operations {
     };
     listCexAccounts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -21550,46 +22773,28 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     /**
                      * @example {
-                     *       "items": [
-                     *         {
-                     *           "cexAccountId": "cex_24015d2a-9daa-4759-aa93-639986520b81",
-                     *           "provider": "upbit",
-                     *           "label": "업비트",
-                     *           "authMethod": "oauth2",
-                     *           "permissions": {
-                     *             "read": true,
-                     *             "withdraw": false
-                     *           },
-                     *           "lastSyncAt": "2026-11-26T00:28:27.112Z",
-                     *           "registeredAt": "2026-11-26T00:28:27.112Z"
-                     *         }
-                     *       ]
+                     *       "items": [],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            cexAccountId: string;
-                            provider: string;
-                            label: string;
-                            /** @description api_key (the person's key pair) or oauth2 (deprecated) */
-                            authMethod: string;
-                            permissions: {
-                                read: boolean;
-                                withdraw: boolean;
-                            };
-                            lastSyncAt: string | null;
-                            /** Format: date-time */
-                            registeredAt: string;
-                        }[];
+                        items: components["schemas"]["CexAccount"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21600,7 +22805,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21611,7 +22816,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21624,7 +22829,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21635,7 +22840,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21711,20 +22916,7 @@ export interface operations {
                      *       "registeredAt": "2026-11-27T14:53:53.322Z"
                      *     }
                      */
-                    "application/json": {
-                        cexAccountId: string;
-                        provider: string;
-                        label: string;
-                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
-                        authMethod: string;
-                        permissions: {
-                            read: boolean;
-                            withdraw: boolean;
-                        };
-                        lastSyncAt: string | null;
-                        /** Format: date-time */
-                        registeredAt: string;
-                    };
+                    "application/json": components["schemas"]["CexAccount"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -21738,7 +22930,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21760,7 +22952,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used`, `/problems/cex-account-already-connected` */
+            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used`, `/problems/cex-account-already-connected`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21782,7 +22974,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21804,7 +22996,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The exchange refused the key pair (cex-key-refused: what to fix), or the OAuth code; or this Idempotency-Key was used with another payload. Problem types: `/problems/cex-grant-refused`, `/problems/cex-key-refused` */
+            /** @description The exchange refused the key pair (cex-key-refused: what to fix), or the OAuth code; or this Idempotency-Key was used with another payload. Problem types: `/problems/cex-grant-refused`, `/problems/cex-key-refused`, `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21815,7 +23007,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21828,7 +23020,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21885,20 +23077,7 @@ export interface operations {
                      *       "registeredAt": "2026-11-26T00:28:27.112Z"
                      *     }
                      */
-                    "application/json": {
-                        cexAccountId: string;
-                        provider: string;
-                        label: string;
-                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
-                        authMethod: string;
-                        permissions: {
-                            read: boolean;
-                            withdraw: boolean;
-                        };
-                        lastSyncAt: string | null;
-                        /** Format: date-time */
-                        registeredAt: string;
-                    };
+                    "application/json": components["schemas"]["CexAccount"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -21912,7 +23091,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21934,7 +23113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21947,7 +23126,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21958,7 +23137,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21993,7 +23172,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22004,7 +23183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22015,7 +23194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such account for this user */
+            /** @description No such account for this user. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22026,7 +23205,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22039,7 +23218,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22050,7 +23229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22107,23 +23286,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        networkId: string;
-                        /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
-                        kind: "smart-account" | "solana-wallet";
-                        /** @description where to receive funds: 0x address (EVM) or base58 public key (SOLANA) */
-                        address: string;
-                        /** @description EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA */
-                        deployed: boolean;
-                        balances: {
-                            token: string;
-                            /** @description e.g. "2 SOL" */
-                            amount: string;
-                            /** @description integer in the token's smallest unit */
-                            baseUnits: string;
-                            decimals: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -22137,7 +23300,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22159,7 +23322,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22172,7 +23335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22183,7 +23346,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22245,23 +23408,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        networkId: string;
-                        /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
-                        kind: "smart-account" | "solana-wallet";
-                        /** @description where to receive funds: 0x address (EVM) or base58 public key (SOLANA) */
-                        address: string;
-                        /** @description EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA */
-                        deployed: boolean;
-                        balances: {
-                            token: string;
-                            /** @description e.g. "2 SOL" */
-                            amount: string;
-                            /** @description integer in the token's smallest unit */
-                            baseUnits: string;
-                            decimals: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description Wallet opened */
@@ -22296,23 +23443,7 @@ export interface operations {
                      *       ]
                      *     }
                      */
-                    "application/json": {
-                        networkId: string;
-                        /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
-                        kind: "smart-account" | "solana-wallet";
-                        /** @description where to receive funds: 0x address (EVM) or base58 public key (SOLANA) */
-                        address: string;
-                        /** @description EVM: whether the account contract exists yet (funds can arrive before); always true on SOLANA */
-                        deployed: boolean;
-                        balances: {
-                            token: string;
-                            /** @description e.g. "2 SOL" */
-                            amount: string;
-                            /** @description integer in the token's smallest unit */
-                            baseUnits: string;
-                            decimals: number;
-                        }[];
-                    };
+                    "application/json": components["schemas"]["Wallet"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -22326,7 +23457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22348,7 +23479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description An EVM network: accounts there are deployed smart accounts; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/smart-account-network` */
+            /** @description An EVM network: accounts there are deployed smart accounts; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/smart-account-network` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22359,7 +23490,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description This Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22370,7 +23501,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22383,7 +23514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22394,7 +23525,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22478,29 +23609,7 @@ export interface operations {
                      *       "intermediary": null
                      *     }
                      */
-                    "application/json": {
-                        source: string;
-                        target: string;
-                        direction: string;
-                        sourceAmount: string;
-                        targetAmount: string;
-                        sourceDisplayAmount: string;
-                        targetDisplayAmount: string;
-                        /** @description target tokens per source token */
-                        exchangeRate: string;
-                        /** @description e.g. "0.09%", pool fees excluded */
-                        priceImpact: string;
-                        priceImpactWarning: boolean;
-                        route: string[];
-                        feeTier: number | null;
-                        slippage: string;
-                        minimumReceived: string;
-                        minimumReceivedDisplay: string;
-                        networkId: string;
-                        executable: boolean;
-                        notExecutableReason: "insufficient_balance" | "limit_exceeded" | null;
-                        intermediary: string | null;
-                    };
+                    "application/json": components["schemas"]["Quote"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -22514,7 +23623,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing, invalid or expired access token. Problem types: `/problems/invalid-token`, `/problems/unauthorized` */
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22602,7 +23711,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22617,7 +23726,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22640,6 +23749,8 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description The nextCursor of the previous page: only events after it (omit: from the first event) */
+                cursor?: string;
+                /** @description Deprecated (Sunset 2027-05-31): the former name of `cursor`; answers carry Deprecation and Sunset when it is used */
                 after?: string;
                 /** @description Comma-separated event types */
                 type?: string;
@@ -22658,6 +23769,12 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
+                    /** @description RFC 9745 (`@` and Unix seconds): sent when the request used a deprecated parameter */
+                    deprecation?: string;
+                    /** @description RFC 8594: when the deprecated parameter the request used stops working */
+                    sunset?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -22688,1422 +23805,10 @@ export interface operations {
                      *     }
                      */
                     "application/json": {
-                        items: ({
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "registration.step_changed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "registration";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                regId: string;
-                                /** @description The step it is at now (GET /v1/account/register/{regId}) */
-                                step: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "registration.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "registration";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                regId: string;
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "registration.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "registration";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                regId: string;
-                                /** @description The step it had reached */
-                                step: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "registration.expired";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "registration";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                regId: string;
-                                /** @description The step it had reached */
-                                step: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "deploy.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "deploy.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "deploy.stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "deploy.replaced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The operation that took its place */
-                                replacedBy: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "did_key.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "did_key.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "did_key.stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "did_key.replaced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The operation that took its place */
-                                replacedBy: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer_key.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer_key.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer_key.stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer_key.replaced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The operation that took its place */
-                                replacedBy: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "account_upgrade.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "account_upgrade.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "account_upgrade.stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "account_upgrade.replaced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The operation that took its place */
-                                replacedBy: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery_cancel.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery_cancel.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery_cancel.stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery_cancel.replaced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "signed_operation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                                opId: string;
-                                networkId: string;
-                                accountAddress: string;
-                                /** @description The operation that took its place */
-                                replacedBy: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery.scheduled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "recovery";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                recoveryId: string;
-                                networkId: string;
-                                /** Format: date-time */
-                                executeAfter: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery.executed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "recovery";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                recoveryId: string;
-                                networkId: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "recovery.cancelled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "recovery";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                recoveryId: string;
-                                networkId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "key_rotation.network_completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "key_rotation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                taskId: string;
-                                networkId: string;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "key_rotation.network_stalled";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "key_rotation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                taskId: string;
-                                networkId: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "key_rotation.network_failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "key_rotation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                taskId: string;
-                                networkId: string;
-                                error: string;
-                                retryable: boolean;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "key_rotation.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "key_rotation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                taskId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "key_rotation.partial_failure";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "key_rotation";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                taskId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "charge.processing";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "charge";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                chargeId: string;
-                                /** @description KRW (won) */
-                                amount: string;
-                                /** @constant */
-                                currency: "KRW";
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "charge.completed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "charge";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                chargeId: string;
-                                /** @description KRW (won) */
-                                amount: string;
-                                /** @constant */
-                                currency: "KRW";
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "charge.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "charge";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                chargeId: string;
-                                /** @description KRW (won) */
-                                amount: string;
-                                /** @constant */
-                                currency: "KRW";
-                                reason: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "charge.needs_review";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "charge";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                chargeId: string;
-                                /** @description KRW (won) */
-                                amount: string;
-                                /** @constant */
-                                currency: "KRW";
-                                reason: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "bank_verification.verified";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "bank_verification";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                verificationId: string;
-                                bankAccountId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "bank_verification.locked";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "bank_verification";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                verificationId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "bank_consent.granted";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "bank_consent";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                consentId: string;
-                                /** @description how many accounts the consent covers */
-                                accounts: number;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.submitted";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                                /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
-                                userOpHash?: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.repriced";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                /** @description The new user operation hash */
-                                userOpHash: string;
-                                /** @description The hash of the operation it replaced */
-                                replacedUserOpHash: string;
-                                /**
-                                 * @description The network's base fee went above the operation's fee cap
-                                 * @constant
-                                 */
-                                reason: "fees-rose";
-                                /** @description The operation's fee cap, wei per gas */
-                                maxFeePerGas: string;
-                                /** @description The network's base fee when the stall was seen, wei per gas */
-                                baseFeePerGas: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.confirmed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.finalized";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.failed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                error: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "transfer.needs_review";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "transfer";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                transferId: string;
-                                networkId: string;
-                                token: string;
-                                /** @description In base units of the token (see decimals) */
-                                amount: string;
-                                decimals: number;
-                                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                                txHash: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "credential.issued";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "credential";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                vcId: string;
-                                credentialType: string;
-                                /** @description credentialSubject.id: the user's did:ethr once their account is deployed, else null */
-                                holder: string | null;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "credential.revoked";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "credential";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                vcId: string;
-                                credentialType: string;
-                                /** @description superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason> */
-                                reason: string;
-                                statusListCredential: string;
-                                statusListIndex: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "account.closed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "email.locked";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "email_verification";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                verificationId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "passkey.added";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "passkey";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                passkeyId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "passkey.removed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "passkey";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                passkeyId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "device.added";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "device_session";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                /** @description The app's X-Device-Id */
-                                deviceId: string;
-                                signInMethod: "passkey" | "id_card";
-                                /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
-                                holdUntil: string | null;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "device.revoked";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "device_session";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                deviceId: string;
-                                by: "itself" | "another_device";
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "backup.read";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "backup_read";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                deviceId: string;
-                                version: number;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "backup.stored";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                version: number;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "email.verified";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "email.changed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "email_change";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                changeId: string;
-                                /** Format: date-time */
-                                undoUntil: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "email.change_undone";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "email_change";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                changeId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "pin.set";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "pin.changed";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "pin.reset";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "pin.locked";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "user";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                userId: string;
-                                lockedUntil: string | null;
-                                resetRequired: boolean;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "compliance.case_opened";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "compliance_case";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                caseId: string;
-                                /** @description sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large */
-                                kind: string;
-                                transferId: string | null;
-                                programme: string | null;
-                            };
-                        } | {
-                            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                            id: string;
-                            /** @constant */
-                            type: "compliance.case_decided";
-                            /** Format: date-time */
-                            createdAt: string;
-                            resource: {
-                                /** @constant */
-                                type: "compliance_case";
-                                id: string;
-                            };
-                            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                            sequence: number;
-                            userId: string | null;
-                            data: {
-                                caseId: string;
-                                decision: "approved" | "rejected";
-                                transferId: string | null;
-                            };
-                        })[];
-                        /** @description Pass it as `after` for the events that follow (the same cursor when there were none yet) */
+                        items: components["schemas"]["Event"][];
+                        /** @description Pass it as `cursor` for the events that follow: never null, since events keep coming (the same cursor when there were none yet) */
                         nextCursor: string;
+                        /** @description Whether more events are already there (then the answer also carries `Link: <…>; rel="next"`) */
                         hasMore: boolean;
                     };
                 };
@@ -24119,7 +23824,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24130,7 +23835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24143,7 +23848,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24154,7 +23859,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24205,1423 +23910,10 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "registration.step_changed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "registration";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            regId: string;
-                            /** @description The step it is at now (GET /v1/account/register/{regId}) */
-                            step: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "registration.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "registration";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            regId: string;
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "registration.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "registration";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            regId: string;
-                            /** @description The step it had reached */
-                            step: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "registration.expired";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "registration";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            regId: string;
-                            /** @description The step it had reached */
-                            step: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "deploy.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "deploy.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "deploy.stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "deploy.replaced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The operation that took its place */
-                            replacedBy: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "did_key.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "did_key.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "did_key.stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "did_key.replaced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The operation that took its place */
-                            replacedBy: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer_key.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer_key.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer_key.stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer_key.replaced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The operation that took its place */
-                            replacedBy: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "account_upgrade.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "account_upgrade.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "account_upgrade.stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "account_upgrade.replaced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The operation that took its place */
-                            replacedBy: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery_cancel.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery_cancel.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery_cancel.stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery_cancel.replaced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "signed_operation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                            opId: string;
-                            networkId: string;
-                            accountAddress: string;
-                            /** @description The operation that took its place */
-                            replacedBy: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery.scheduled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "recovery";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            recoveryId: string;
-                            networkId: string;
-                            /** Format: date-time */
-                            executeAfter: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery.executed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "recovery";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            recoveryId: string;
-                            networkId: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "recovery.cancelled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "recovery";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            recoveryId: string;
-                            networkId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "key_rotation.network_completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "key_rotation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            taskId: string;
-                            networkId: string;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "key_rotation.network_stalled";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "key_rotation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            taskId: string;
-                            networkId: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "key_rotation.network_failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "key_rotation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            taskId: string;
-                            networkId: string;
-                            error: string;
-                            retryable: boolean;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "key_rotation.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "key_rotation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            taskId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "key_rotation.partial_failure";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "key_rotation";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            taskId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "charge.processing";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "charge";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            chargeId: string;
-                            /** @description KRW (won) */
-                            amount: string;
-                            /** @constant */
-                            currency: "KRW";
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "charge.completed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "charge";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            chargeId: string;
-                            /** @description KRW (won) */
-                            amount: string;
-                            /** @constant */
-                            currency: "KRW";
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "charge.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "charge";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            chargeId: string;
-                            /** @description KRW (won) */
-                            amount: string;
-                            /** @constant */
-                            currency: "KRW";
-                            reason: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "charge.needs_review";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "charge";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            chargeId: string;
-                            /** @description KRW (won) */
-                            amount: string;
-                            /** @constant */
-                            currency: "KRW";
-                            reason: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "bank_verification.verified";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "bank_verification";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            verificationId: string;
-                            bankAccountId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "bank_verification.locked";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "bank_verification";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            verificationId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "bank_consent.granted";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "bank_consent";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            consentId: string;
-                            /** @description how many accounts the consent covers */
-                            accounts: number;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.submitted";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                            /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
-                            userOpHash?: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.repriced";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            /** @description The new user operation hash */
-                            userOpHash: string;
-                            /** @description The hash of the operation it replaced */
-                            replacedUserOpHash: string;
-                            /**
-                             * @description The network's base fee went above the operation's fee cap
-                             * @constant
-                             */
-                            reason: "fees-rose";
-                            /** @description The operation's fee cap, wei per gas */
-                            maxFeePerGas: string;
-                            /** @description The network's base fee when the stall was seen, wei per gas */
-                            baseFeePerGas: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.confirmed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.finalized";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.failed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            error: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "transfer.needs_review";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "transfer";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            transferId: string;
-                            networkId: string;
-                            token: string;
-                            /** @description In base units of the token (see decimals) */
-                            amount: string;
-                            decimals: number;
-                            /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                            txHash: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "credential.issued";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "credential";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            vcId: string;
-                            credentialType: string;
-                            /** @description credentialSubject.id: the user's did:ethr once their account is deployed, else null */
-                            holder: string | null;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "credential.revoked";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "credential";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            vcId: string;
-                            credentialType: string;
-                            /** @description superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason> */
-                            reason: string;
-                            statusListCredential: string;
-                            statusListIndex: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "account.closed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "email.locked";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "email_verification";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            verificationId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "passkey.added";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "passkey";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            passkeyId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "passkey.removed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "passkey";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            passkeyId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "device.added";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "device_session";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            /** @description The app's X-Device-Id */
-                            deviceId: string;
-                            signInMethod: "passkey" | "id_card";
-                            /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
-                            holdUntil: string | null;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "device.revoked";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "device_session";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            deviceId: string;
-                            by: "itself" | "another_device";
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "backup.read";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "backup_read";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            deviceId: string;
-                            version: number;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "backup.stored";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            version: number;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "email.verified";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "email.changed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "email_change";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            changeId: string;
-                            /** Format: date-time */
-                            undoUntil: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "email.change_undone";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "email_change";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            changeId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "pin.set";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "pin.changed";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "pin.reset";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "pin.locked";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "user";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            userId: string;
-                            lockedUntil: string | null;
-                            resetRequired: boolean;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "compliance.case_opened";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "compliance_case";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            caseId: string;
-                            /** @description sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large */
-                            kind: string;
-                            transferId: string | null;
-                            programme: string | null;
-                        };
-                    } | {
-                        /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                        id: string;
-                        /** @constant */
-                        type: "compliance.case_decided";
-                        /** Format: date-time */
-                        createdAt: string;
-                        resource: {
-                            /** @constant */
-                            type: "compliance_case";
-                            id: string;
-                        };
-                        /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                        sequence: number;
-                        userId: string | null;
-                        data: {
-                            caseId: string;
-                            decision: "approved" | "rejected";
-                            transferId: string | null;
-                        };
-                    };
+                    "application/json": components["schemas"]["Event"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25632,7 +23924,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25654,7 +23946,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25667,7 +23959,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25678,7 +23970,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25752,7 +24044,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25763,7 +24055,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25776,7 +24068,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25787,7 +24079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25842,7 +24134,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25853,7 +24145,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25866,7 +24158,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25877,7 +24169,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26016,7 +24308,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a TRP inquiry, a TRP version we do not read (3.1.x, 3.2.x), not a valid IVMS101 message, or a beneficiary account of no kind we serve. Problem types: `/problems/invalid-ivms101`, `/problems/validation-error` */
+            /** @description Not a TRP inquiry, a TRP version we do not read (3.1.x, 3.2.x), not a valid IVMS101 message, or a beneficiary account of no kind we serve. Problem types: `/problems/invalid-ivms101`, `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26038,7 +24330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26049,7 +24341,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26073,7 +24365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26138,7 +24430,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Neither or both of txid and canceled, or a TRP version we do not read. Problem types: `/problems/invalid-trp-message` */
+            /** @description Neither or both of txid and canceled, or a TRP version we do not read. Problem types: `/problems/invalid-trp-message`, `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26182,7 +24474,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26193,7 +24485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26217,7 +24509,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26299,7 +24591,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Not a TRP resolution (exactly one of approved, rejected, version). Problem types: `/problems/validation-error` */
+            /** @description Not a TRP resolution (exactly one of approved, rejected, version). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26343,7 +24635,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26354,7 +24646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26389,7 +24681,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26420,7 +24712,10 @@ export interface operations {
             query?: {
                 status?: "open" | "approved" | "rejected" | "closed";
                 userId?: string;
+                /** @description How many items at most (100 by default, up to 500) */
                 limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
             };
             header?: never;
             path?: never;
@@ -26433,6 +24728,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -26440,8 +24737,8 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "caseId": "case_798edd35-15ab-4064-aa52-5b7bc47e43ef",
-                     *           "userId": "usr_1da4354d-7326-4432-9eeb-be1323ef6378",
+                     *           "caseId": "case_bc81f15a-e193-4eab-b096-e3bd0ecbf741",
+                     *           "userId": "usr_5c00b329-cbcb-4f0e-b516-e9b7f9f94f55",
                      *           "kind": "sanctions_hit",
                      *           "status": "open",
                      *           "transferId": null,
@@ -26451,36 +24748,22 @@ export interface operations {
                      *           "programme": "OFAC SDN",
                      *           "detail": null,
                      *           "foundAt": "prepare",
-                     *           "openedAt": "2026-11-26T00:28:00.571Z",
+                     *           "openedAt": "2026-11-27T21:42:18.304Z",
                      *           "decidedAt": null,
                      *           "decidedBy": null,
                      *           "reason": null
                      *         }
-                     *       ]
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            caseId: string;
-                            userId: string;
-                            /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
-                            kind: string;
-                            status: "open" | "approved" | "rejected" | "closed";
-                            transferId: string | null;
-                            networkId: string | null;
-                            address: string | null;
-                            /** @description ofac-sdn, screening-provider or monitoring */
-                            source: string;
-                            programme: string | null;
-                            detail: string | null;
-                            /** @description prepare, execute, address-book (the API) or workflow (just before signing) */
-                            foundAt: string;
-                            /** Format: date-time */
-                            openedAt: string;
-                            decidedAt: string | null;
-                            decidedBy: string | null;
-                            reason: string | null;
-                        }[];
+                        items: components["schemas"]["ComplianceCase"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
@@ -26495,7 +24778,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26506,7 +24789,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26519,7 +24802,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26530,7 +24813,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26668,27 +24951,7 @@ export interface operations {
                         userId: string;
                         /** Format: date-time */
                         exportedAt: string;
-                        cases: {
-                            caseId: string;
-                            userId: string;
-                            /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
-                            kind: string;
-                            status: "open" | "approved" | "rejected" | "closed";
-                            transferId: string | null;
-                            networkId: string | null;
-                            address: string | null;
-                            /** @description ofac-sdn, screening-provider or monitoring */
-                            source: string;
-                            programme: string | null;
-                            detail: string | null;
-                            /** @description prepare, execute, address-book (the API) or workflow (just before signing) */
-                            foundAt: string;
-                            /** Format: date-time */
-                            openedAt: string;
-                            decidedAt: string | null;
-                            decidedBy: string | null;
-                            reason: string | null;
-                        }[];
+                        cases: components["schemas"]["ComplianceCase"][];
                         travelRule: {
                             recordId: string;
                             direction: "outbound" | "inbound";
@@ -26714,7 +24977,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26725,7 +24988,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26736,7 +24999,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26749,7 +25012,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26760,7 +25023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26828,30 +25091,10 @@ export interface operations {
                      *       "reason": "split to stay under the Travel Rule"
                      *     }
                      */
-                    "application/json": {
-                        caseId: string;
-                        userId: string;
-                        /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
-                        kind: string;
-                        status: "open" | "approved" | "rejected" | "closed";
-                        transferId: string | null;
-                        networkId: string | null;
-                        address: string | null;
-                        /** @description ofac-sdn, screening-provider or monitoring */
-                        source: string;
-                        programme: string | null;
-                        detail: string | null;
-                        /** @description prepare, execute, address-book (the API) or workflow (just before signing) */
-                        foundAt: string;
-                        /** Format: date-time */
-                        openedAt: string;
-                        decidedAt: string | null;
-                        decidedBy: string | null;
-                        reason: string | null;
-                    };
+                    "application/json": components["schemas"]["ComplianceCase"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26862,7 +25105,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26895,7 +25138,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26906,7 +25149,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26917,7 +25160,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26930,7 +25173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26941,7 +25184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -26994,30 +25237,10 @@ export interface operations {
                      *       "reason": null
                      *     }
                      */
-                    "application/json": {
-                        caseId: string;
-                        userId: string;
-                        /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
-                        kind: string;
-                        status: "open" | "approved" | "rejected" | "closed";
-                        transferId: string | null;
-                        networkId: string | null;
-                        address: string | null;
-                        /** @description ofac-sdn, screening-provider or monitoring */
-                        source: string;
-                        programme: string | null;
-                        detail: string | null;
-                        /** @description prepare, execute, address-book (the API) or workflow (just before signing) */
-                        foundAt: string;
-                        /** Format: date-time */
-                        openedAt: string;
-                        decidedAt: string | null;
-                        decidedBy: string | null;
-                        reason: string | null;
-                    };
+                    "application/json": components["schemas"]["ComplianceCase"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27028,7 +25251,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27050,7 +25273,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27063,7 +25286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27074,7 +25297,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27091,7 +25314,12 @@ export interface operations {
     };
     listWebhookEndpoints: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description How many items at most (50 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -27103,6 +25331,8 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -27110,147 +25340,74 @@ export interface operations {
                      * @example {
                      *       "items": [
                      *         {
-                     *           "endpointId": "we_e83f9671-b7ab-4049-a251-6d62681b2dca",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/in-order",
+                     *           "endpointId": "we_d241a6ed-7a3a-43fb-bf09-b7436221181a",
+                     *           "url": "http://127.0.0.1:45851/receiver/v1/page-0",
                      *           "description": null,
                      *           "eventTypes": [
-                     *             "charge.processing",
                      *             "charge.completed"
                      *           ],
                      *           "status": "active",
                      *           "disabledReason": null,
-                     *           "cursor": "24",
-                     *           "delivered": 22,
-                     *           "pending": 1,
-                     *           "failingSince": null,
-                     *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-26T00:22:42.130Z",
-                     *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:32.955Z"
-                     *         },
-                     *         {
-                     *           "endpointId": "we_b20ef34f-94f5-4f86-b0f1-dcb1f3665977",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/outage",
-                     *           "description": null,
-                     *           "eventTypes": [
-                     *             "charge.processing",
-                     *             "charge.completed"
-                     *           ],
-                     *           "status": "active",
-                     *           "disabledReason": null,
-                     *           "cursor": "24",
-                     *           "delivered": 14,
-                     *           "pending": 1,
-                     *           "failingSince": null,
-                     *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-26T00:22:42.323Z",
-                     *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:34.537Z"
-                     *         },
-                     *         {
-                     *           "endpointId": "we_5f5b7930-bca0-4d95-9950-b099c38494bf",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/signatures",
-                     *           "description": null,
-                     *           "eventTypes": [
-                     *             "charge.processing",
-                     *             "charge.completed"
-                     *           ],
-                     *           "status": "active",
-                     *           "disabledReason": null,
-                     *           "cursor": "24",
-                     *           "delivered": 8,
-                     *           "pending": 1,
-                     *           "failingSince": null,
-                     *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-26T00:22:42.723Z",
-                     *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:37.126Z"
-                     *         },
-                     *         {
-                     *           "endpointId": "we_a0988ac5-6e51-447f-b4fb-adf711a4d77a",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/broken",
-                     *           "description": null,
-                     *           "eventTypes": [
-                     *             "charge.processing",
-                     *             "charge.completed"
-                     *           ],
-                     *           "status": "active",
-                     *           "disabledReason": null,
-                     *           "cursor": "24",
-                     *           "delivered": 2,
-                     *           "pending": 1,
-                     *           "failingSince": null,
-                     *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-26T00:22:49.126Z",
-                     *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:41.355Z"
-                     *         },
-                     *         {
-                     *           "endpointId": "we_d7a49efe-28a8-4a28-9ed2-63385aac7757",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/no-worker",
-                     *           "description": null,
-                     *           "eventTypes": [
-                     *             "charge.processing"
-                     *           ],
-                     *           "status": "active",
-                     *           "disabledReason": null,
-                     *           "cursor": "25",
-                     *           "delivered": 1,
-                     *           "pending": 0,
-                     *           "failingSince": null,
-                     *           "lastError": null,
-                     *           "lastAttemptAt": "2026-11-26T00:22:50.176Z",
-                     *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:49.232Z"
-                     *         },
-                     *         {
-                     *           "endpointId": "we_f5d7bad8-0862-4aef-88c6-46a4d98e4136",
-                     *           "url": "http://127.0.0.1:33945/receiver/v1/retried",
-                     *           "description": null,
-                     *           "eventTypes": [
-                     *             "*"
-                     *           ],
-                     *           "status": "active",
-                     *           "disabledReason": null,
-                     *           "cursor": "25",
+                     *           "cursor": "12",
                      *           "delivered": 0,
                      *           "pending": 0,
                      *           "failingSince": null,
                      *           "lastError": null,
                      *           "lastAttemptAt": null,
                      *           "previousSecretValidUntil": null,
-                     *           "createdAt": "2026-11-26T00:22:50.308Z"
+                     *           "createdAt": "2026-11-27T21:32:23.645Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_f05dce9c-da6f-486d-aae9-59c782cfd892",
+                     *           "url": "http://127.0.0.1:45851/receiver/v1/page-1",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "12",
+                     *           "delivered": 0,
+                     *           "pending": 0,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": null,
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-27T21:32:23.714Z"
+                     *         },
+                     *         {
+                     *           "endpointId": "we_9e10afc5-e5b3-45a9-83c6-f3c24121ff95",
+                     *           "url": "http://127.0.0.1:45851/receiver/v1/page-2",
+                     *           "description": null,
+                     *           "eventTypes": [
+                     *             "charge.completed"
+                     *           ],
+                     *           "status": "active",
+                     *           "disabledReason": null,
+                     *           "cursor": "12",
+                     *           "delivered": 0,
+                     *           "pending": 0,
+                     *           "failingSince": null,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": null,
+                     *           "previousSecretValidUntil": null,
+                     *           "createdAt": "2026-11-27T21:32:23.791Z"
                      *         }
-                     *       ]
+                     *       ],
+                     *       "hasMore": false,
+                     *       "nextCursor": null
                      *     }
                      */
                     "application/json": {
-                        items: {
-                            endpointId: string;
-                            url: string;
-                            description: string | null;
-                            eventTypes: string[];
-                            status: "active" | "disabled";
-                            /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
-                            disabledReason: string | null;
-                            /** @description Position of the last event delivered (events API cursor) */
-                            cursor: string;
-                            delivered: number;
-                            /** @description Subscribed events after the cursor, not yet delivered */
-                            pending: number;
-                            failingSince: string | null;
-                            /** @description The receiver's last failed answer, or why it could not be reached */
-                            lastError: string | null;
-                            lastAttemptAt: string | null;
-                            /** @description During a secret rotation: until when the previous secret signs too */
-                            previousSecretValidUntil: string | null;
-                            /** Format: date-time */
-                            createdAt: string;
-                        }[];
+                        items: components["schemas"]["WebhookEndpoint"][];
+                        /** @description Pass it as `cursor` for the next page; null on the last page */
+                        nextCursor: string | null;
+                        /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                        hasMore: boolean;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27261,7 +25418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27272,7 +25429,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27285,7 +25442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27296,7 +25453,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27374,34 +25531,13 @@ export interface operations {
                      *       "secret": "whsec_tTJNIv1HUZKc21cH9JemiV+JHrW9o03dwqVKzID64v8="
                      *     }
                      */
-                    "application/json": {
-                        endpointId: string;
-                        url: string;
-                        description: string | null;
-                        eventTypes: string[];
-                        status: "active" | "disabled";
-                        /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
-                        disabledReason: string | null;
-                        /** @description Position of the last event delivered (events API cursor) */
-                        cursor: string;
-                        delivered: number;
-                        /** @description Subscribed events after the cursor, not yet delivered */
-                        pending: number;
-                        failingSince: string | null;
-                        /** @description The receiver's last failed answer, or why it could not be reached */
-                        lastError: string | null;
-                        lastAttemptAt: string | null;
-                        /** @description During a secret rotation: until when the previous secret signs too */
-                        previousSecretValidUntil: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    } & {
+                    "application/json": components["schemas"]["WebhookEndpoint"] & {
                         /** @description The signing secret (whsec_…): shown once; verify deliveries with it (Standard Webhooks) */
                         secret: string;
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27412,7 +25548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27423,7 +25559,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27436,7 +25572,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27447,7 +25583,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27458,7 +25594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The URL cannot receive webhooks (scheme, address); or this Idempotency-Key was used with another payload. Problem types: `/problems/webhook-url-refused` */
+            /** @description The URL cannot receive webhooks (scheme, address); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/webhook-url-refused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27469,7 +25605,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27482,7 +25618,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27493,7 +25629,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27548,28 +25684,7 @@ export interface operations {
                      *       "createdAt": "2026-11-26T00:22:32.955Z"
                      *     }
                      */
-                    "application/json": {
-                        endpointId: string;
-                        url: string;
-                        description: string | null;
-                        eventTypes: string[];
-                        status: "active" | "disabled";
-                        /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
-                        disabledReason: string | null;
-                        /** @description Position of the last event delivered (events API cursor) */
-                        cursor: string;
-                        delivered: number;
-                        /** @description Subscribed events after the cursor, not yet delivered */
-                        pending: number;
-                        failingSince: string | null;
-                        /** @description The receiver's last failed answer, or why it could not be reached */
-                        lastError: string | null;
-                        lastAttemptAt: string | null;
-                        /** @description During a secret rotation: until when the previous secret signs too */
-                        previousSecretValidUntil: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
@@ -27583,7 +25698,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27605,7 +25720,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27618,7 +25733,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27629,7 +25744,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27664,7 +25779,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27675,7 +25790,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27697,7 +25812,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27710,7 +25825,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27721,7 +25836,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27793,31 +25908,10 @@ export interface operations {
                      *       "createdAt": "2026-11-26T00:22:41.355Z"
                      *     }
                      */
-                    "application/json": {
-                        endpointId: string;
-                        url: string;
-                        description: string | null;
-                        eventTypes: string[];
-                        status: "active" | "disabled";
-                        /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
-                        disabledReason: string | null;
-                        /** @description Position of the last event delivered (events API cursor) */
-                        cursor: string;
-                        delivered: number;
-                        /** @description Subscribed events after the cursor, not yet delivered */
-                        pending: number;
-                        failingSince: string | null;
-                        /** @description The receiver's last failed answer, or why it could not be reached */
-                        lastError: string | null;
-                        lastAttemptAt: string | null;
-                        /** @description During a secret rotation: until when the previous secret signs too */
-                        previousSecretValidUntil: string | null;
-                        /** Format: date-time */
-                        createdAt: string;
-                    };
+                    "application/json": components["schemas"]["WebhookEndpoint"];
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27828,7 +25922,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27850,7 +25944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27861,7 +25955,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27883,7 +25977,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27896,7 +25990,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27907,7 +26001,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27973,7 +26067,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -27984,7 +26078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28006,7 +26100,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A request with this Idempotency-Key is still running (Retry-After) */
+            /** @description A request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28019,7 +26113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28030,7 +26124,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28041,7 +26135,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was used with another payload */
+            /** @description This Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28052,7 +26146,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28065,7 +26159,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28076,7 +26170,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28132,7 +26226,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28143,7 +26237,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28165,7 +26259,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28176,7 +26270,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28187,7 +26281,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28200,7 +26294,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28211,7 +26305,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28271,7 +26365,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28282,7 +26376,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28295,7 +26389,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28306,7 +26400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28376,7 +26470,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28387,7 +26481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28398,7 +26492,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The test clock is off (test-clock-disabled); or a request with this Idempotency-Key is still running (Retry-After) */
+            /** @description The test clock is off (test-clock-disabled); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28409,7 +26503,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28420,7 +26514,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28442,7 +26536,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28455,7 +26549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28466,7 +26560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28567,7 +26661,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28578,7 +26672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Content-Type is not application/json */
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
             415: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28589,7 +26683,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After) */
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28602,7 +26696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28613,7 +26707,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After */
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28692,7 +26786,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The JSON body is over JSON_BODY_MAX_BYTES */
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
             413: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28727,7 +26821,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28795,7 +26889,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28863,7 +26957,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. */
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
             500: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -28905,27 +26999,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "registration.step_changed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "registration";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        regId: string;
-                        /** @description The step it is at now (GET /v1/account/register/{regId}) */
-                        step: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_ab329c13-5e1d-4c2b-9a3f-ab329c13ab32",
+                 *       "type": "registration.step_changed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "registration",
+                 *         "id": "reg_a99064d1e028bdfd89f6e248"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": null,
+                 *       "data": {
+                 *         "regId": "reg_a99064d1e028bdfd89f6e248",
+                 *         "step": "ekyc"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrationStepChangedEvent"];
             };
         };
         responses: {
@@ -28961,26 +27052,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "registration.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "registration";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        regId: string;
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_d5556757-5e1d-4c2b-9a3f-d5556757d555",
+                 *       "type": "registration.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "registration",
+                 *         "id": "reg_a99064d1e028bdfd89f6e248"
+                 *       },
+                 *       "sequence": 4,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "regId": "reg_a99064d1e028bdfd89f6e248",
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrationCompletedEvent"];
             };
         };
         responses: {
@@ -29016,27 +27105,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "registration.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "registration";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        regId: string;
-                        /** @description The step it had reached */
-                        step: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_23ff3113-5e1d-4c2b-9a3f-23ff311323ff",
+                 *       "type": "registration.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "registration",
+                 *         "id": "reg_a99064d1e028bdfd89f6e248"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": null,
+                 *       "data": {
+                 *         "regId": "reg_a99064d1e028bdfd89f6e248",
+                 *         "step": "ekyc"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrationFailedEvent"];
             };
         };
         responses: {
@@ -29072,27 +27158,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "registration.expired";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "registration";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        regId: string;
-                        /** @description The step it had reached */
-                        step: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_21184043-5e1d-4c2b-9a3f-211840432118",
+                 *       "type": "registration.expired",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "registration",
+                 *         "id": "reg_a99064d1e028bdfd89f6e248"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": null,
+                 *       "data": {
+                 *         "regId": "reg_a99064d1e028bdfd89f6e248",
+                 *         "step": "backup"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RegistrationExpiredEvent"];
             };
         };
         responses: {
@@ -29128,30 +27211,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "deploy.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_79c1f699-5e1d-4c2b-9a3f-79c1f69979c1",
+                 *       "type": "deploy.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeployCompletedEvent"];
             };
         };
         responses: {
@@ -29187,29 +27266,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "deploy.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_22d92d45-5e1d-4c2b-9a3f-22d92d4522d9",
+                 *       "type": "deploy.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "the account refused it: AA23 reverted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeployFailedEvent"];
             };
         };
         responses: {
@@ -29245,37 +27321,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "deploy.stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_98012aa3-5e1d-4c2b-9a3f-98012aa39801",
+                 *       "type": "deploy.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeployStalledEvent"];
             };
         };
         responses: {
@@ -29311,30 +27378,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "deploy.replaced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The operation that took its place */
-                        replacedBy: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_fc879f24-5e1d-4c2b-9a3f-fc879f24fc87",
+                 *       "type": "deploy.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "dep_691ab2dd-0109-45b4-ad7a-9a0a8a504316",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "dep_0e7b5c1a-93d2-4f6e-8a1b-2c3d4e5f6a7b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeployReplacedEvent"];
             };
         };
         responses: {
@@ -29370,30 +27433,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "did_key.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_c750b4e5-5e1d-4c2b-9a3f-c750b4e5c750",
+                 *       "type": "did_key.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DidKeyCompletedEvent"];
             };
         };
         responses: {
@@ -29429,29 +27488,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "did_key.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_54312061-5e1d-4c2b-9a3f-543120615431",
+                 *       "type": "did_key.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "the account refused it: AA23 reverted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DidKeyFailedEvent"];
             };
         };
         responses: {
@@ -29487,37 +27543,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "did_key.stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_065fe29f-5e1d-4c2b-9a3f-065fe29f065f",
+                 *       "type": "did_key.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DidKeyStalledEvent"];
             };
         };
         responses: {
@@ -29553,30 +27600,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "did_key.replaced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The operation that took its place */
-                        replacedBy: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_f41fab60-5e1d-4c2b-9a3f-f41fab60f41f",
+                 *       "type": "did_key.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "didop_d778604f-6dd6-4d68-9314-a96fbc9cbb43",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "didop_5a6b7c8d-9e0f-4a1b-8c2d-3e4f5a6b7c8d"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DidKeyReplacedEvent"];
             };
         };
         responses: {
@@ -29612,30 +27655,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer_key.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_bb59b4fd-5e1d-4c2b-9a3f-bb59b4fdbb59",
+                 *       "type": "transfer_key.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferKeyCompletedEvent"];
             };
         };
         responses: {
@@ -29671,29 +27710,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer_key.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_2a25bf79-5e1d-4c2b-9a3f-2a25bf792a25",
+                 *       "type": "transfer_key.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "the account refused it: AA23 reverted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferKeyFailedEvent"];
             };
         };
         responses: {
@@ -29729,37 +27765,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer_key.stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_cf0276e7-5e1d-4c2b-9a3f-cf0276e7cf02",
+                 *       "type": "transfer_key.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferKeyStalledEvent"];
             };
         };
         responses: {
@@ -29795,30 +27822,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer_key.replaced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The operation that took its place */
-                        replacedBy: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_17881248-5e1d-4c2b-9a3f-178812481788",
+                 *       "type": "transfer_key.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "tkop_6f572248-497c-4d71-8953-becb2ccea3d7",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "tkop_1b2c3d4e-5f6a-4b7c-8d9e-0f1a2b3c4d5e"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferKeyReplacedEvent"];
             };
         };
         responses: {
@@ -29854,30 +27877,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "account_upgrade.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_5b7f1130-5e1d-4c2b-9a3f-5b7f11305b7f",
+                 *       "type": "account_upgrade.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpgradeCompletedEvent"];
             };
         };
         responses: {
@@ -29913,29 +27932,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "account_upgrade.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_aa3a1502-5e1d-4c2b-9a3f-aa3a1502aa3a",
+                 *       "type": "account_upgrade.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "the account refused it: AA23 reverted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpgradeFailedEvent"];
             };
         };
         responses: {
@@ -29971,37 +27987,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "account_upgrade.stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_1a0de94a-5e1d-4c2b-9a3f-1a0de94a1a0d",
+                 *       "type": "account_upgrade.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpgradeStalledEvent"];
             };
         };
         responses: {
@@ -30037,30 +28044,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "account_upgrade.replaced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The operation that took its place */
-                        replacedBy: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_5f12084f-5e1d-4c2b-9a3f-5f12084f5f12",
+                 *       "type": "account_upgrade.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "upg_4e7d4a8c-2a4d-49ac-9861-9643bf703466",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "upg_7c8d9e0f-1a2b-4c3d-9e4f-5a6b7c8d9e0f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountUpgradeReplacedEvent"];
             };
         };
         responses: {
@@ -30096,30 +28099,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery_cancel.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_76a2e676-5e1d-4c2b-9a3f-76a2e67676a2",
+                 *       "type": "recovery_cancel.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryCancelCompletedEvent"];
             };
         };
         responses: {
@@ -30155,29 +28154,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery_cancel.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_96cfe8a8-5e1d-4c2b-9a3f-96cfe8a896cf",
+                 *       "type": "recovery_cancel.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "the account refused it: AA23 reverted"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryCancelFailedEvent"];
             };
         };
         responses: {
@@ -30213,37 +28209,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery_cancel.stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_7210bc64-5e1d-4c2b-9a3f-7210bc647210",
+                 *       "type": "recovery_cancel.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryCancelStalledEvent"];
             };
         };
         responses: {
@@ -30279,30 +28266,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery_cancel.replaced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "signed_operation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
-                        opId: string;
-                        networkId: string;
-                        accountAddress: string;
-                        /** @description The operation that took its place */
-                        replacedBy: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_4318ef59-5e1d-4c2b-9a3f-4318ef594318",
+                 *       "type": "recovery_cancel.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "rcx_2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryCancelReplacedEvent"];
             };
         };
         responses: {
@@ -30338,30 +28321,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery.scheduled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "recovery";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        recoveryId: string;
-                        networkId: string;
-                        /** Format: date-time */
-                        executeAfter: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_4fc1bfd3-5e1d-4c2b-9a3f-4fc1bfd34fc1",
+                 *       "type": "recovery.scheduled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "recovery",
+                 *         "id": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "recoveryId": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6",
+                 *         "networkId": "ETHEREUM",
+                 *         "executeAfter": "2026-11-28T00:21:45.000Z",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryScheduledEvent"];
             };
         };
         responses: {
@@ -30397,28 +28376,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery.executed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "recovery";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        recoveryId: string;
-                        networkId: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_721a27f9-5e1d-4c2b-9a3f-721a27f9721a",
+                 *       "type": "recovery.executed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "recovery",
+                 *         "id": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "recoveryId": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6",
+                 *         "networkId": "ETHEREUM",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryExecutedEvent"];
             };
         };
         responses: {
@@ -30454,26 +28430,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "recovery.cancelled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "recovery";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        recoveryId: string;
-                        networkId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_a91e3a8b-5e1d-4c2b-9a3f-a91e3a8ba91e",
+                 *       "type": "recovery.cancelled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "recovery",
+                 *         "id": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "recoveryId": "rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6",
+                 *         "networkId": "ETHEREUM"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RecoveryCancelledEvent"];
             };
         };
         responses: {
@@ -30509,28 +28483,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "key_rotation.network_completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "key_rotation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        taskId: string;
-                        networkId: string;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_e60372e1-5e1d-4c2b-9a3f-e60372e1e603",
+                 *       "type": "key_rotation.network_completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "key_rotation",
+                 *         "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                 *         "networkId": "ETHEREUM",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotationNetworkCompletedEvent"];
             };
         };
         responses: {
@@ -30566,35 +28537,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "key_rotation.network_stalled";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "key_rotation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        taskId: string;
-                        networkId: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_839c79db-5e1d-4c2b-9a3f-839c79db839c",
+                 *       "type": "key_rotation.network_stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "key_rotation",
+                 *         "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                 *         "networkId": "POLYGON",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotationNetworkStalledEvent"];
             };
         };
         responses: {
@@ -30630,28 +28593,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "key_rotation.network_failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "key_rotation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        taskId: string;
-                        networkId: string;
-                        error: string;
-                        retryable: boolean;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_0d31c32d-5e1d-4c2b-9a3f-0d31c32d0d31",
+                 *       "type": "key_rotation.network_failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "key_rotation",
+                 *         "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180",
+                 *         "networkId": "POLYGON",
+                 *         "error": "the account refused it: AA23 reverted",
+                 *         "retryable": true
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotationNetworkFailedEvent"];
             };
         };
         responses: {
@@ -30687,25 +28648,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "key_rotation.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "key_rotation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        taskId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_ee7ac9f8-5e1d-4c2b-9a3f-ee7ac9f8ee7a",
+                 *       "type": "key_rotation.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "key_rotation",
+                 *         "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotationCompletedEvent"];
             };
         };
         responses: {
@@ -30741,25 +28700,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "key_rotation.partial_failure";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "key_rotation";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        taskId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_46dd9575-5e1d-4c2b-9a3f-46dd957546dd",
+                 *       "type": "key_rotation.partial_failure",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "key_rotation",
+                 *         "id": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "taskId": "rot_755dcd3b-2371-4ee6-b6c3-b030668b7180"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["KeyRotationPartialFailureEvent"];
             };
         };
         responses: {
@@ -30795,29 +28752,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "charge.processing";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "charge";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        chargeId: string;
-                        /** @description KRW (won) */
-                        amount: string;
-                        /** @constant */
-                        currency: "KRW";
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_24fc36de-5e1d-4c2b-9a3f-24fc36de24fc",
+                 *       "type": "charge.processing",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "charge",
+                 *         "id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "chargeId": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                 *         "amount": "50000",
+                 *         "currency": "KRW"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeProcessingEvent"];
             };
         };
         responses: {
@@ -30853,29 +28806,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "charge.completed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "charge";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        chargeId: string;
-                        /** @description KRW (won) */
-                        amount: string;
-                        /** @constant */
-                        currency: "KRW";
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_cf5c327a-5e1d-4c2b-9a3f-cf5c327acf5c",
+                 *       "type": "charge.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "charge",
+                 *         "id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "chargeId": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                 *         "amount": "50000",
+                 *         "currency": "KRW"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeCompletedEvent"];
             };
         };
         responses: {
@@ -30911,30 +28860,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "charge.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "charge";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        chargeId: string;
-                        /** @description KRW (won) */
-                        amount: string;
-                        /** @constant */
-                        currency: "KRW";
-                        reason: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_ef44239c-5e1d-4c2b-9a3f-ef44239cef44",
+                 *       "type": "charge.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "charge",
+                 *         "id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "chargeId": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                 *         "amount": "50000",
+                 *         "currency": "KRW",
+                 *         "reason": "The withdrawal account does not hold enough won"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeFailedEvent"];
             };
         };
         responses: {
@@ -30970,30 +28915,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "charge.needs_review";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "charge";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        chargeId: string;
-                        /** @description KRW (won) */
-                        amount: string;
-                        /** @constant */
-                        currency: "KRW";
-                        reason: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_8b9b929f-5e1d-4c2b-9a3f-8b9b929f8b9b",
+                 *       "type": "charge.needs_review",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "charge",
+                 *         "id": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "chargeId": "chg_b3f77b48-8f71-97fe-206a-12c8361d21e5",
+                 *         "amount": "50000",
+                 *         "currency": "KRW",
+                 *         "reason": "The bank answered a status the service does not know"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ChargeNeedsReviewEvent"];
             };
         };
         responses: {
@@ -31029,26 +28970,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "bank_verification.verified";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "bank_verification";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        verificationId: string;
-                        bankAccountId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_54da171b-5e1d-4c2b-9a3f-54da171b54da",
+                 *       "type": "bank_verification.verified",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "bank_verification",
+                 *         "id": "bv_d01538aa-8b5c-39f4-1715-885079b8a621"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "verificationId": "bv_d01538aa-8b5c-39f4-1715-885079b8a621",
+                 *         "bankAccountId": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankVerificationVerifiedEvent"];
             };
         };
         responses: {
@@ -31084,25 +29023,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "bank_verification.locked";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "bank_verification";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        verificationId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_047787c1-5e1d-4c2b-9a3f-047787c10477",
+                 *       "type": "bank_verification.locked",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "bank_verification",
+                 *         "id": "bv_d01538aa-8b5c-39f4-1715-885079b8a621"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "verificationId": "bv_d01538aa-8b5c-39f4-1715-885079b8a621"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankVerificationLockedEvent"];
             };
         };
         responses: {
@@ -31138,27 +29075,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "bank_consent.granted";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "bank_consent";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        consentId: string;
-                        /** @description how many accounts the consent covers */
-                        accounts: number;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_2db7987b-5e1d-4c2b-9a3f-2db7987b2db7",
+                 *       "type": "bank_consent.granted",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "bank_consent",
+                 *         "id": "bcs_4cfcebdb-32fe-4218-bbdb-d2e6ac324551"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "consentId": "bcs_4cfcebdb-32fe-4218-bbdb-d2e6ac324551",
+                 *         "accounts": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BankConsentGrantedEvent"];
             };
         };
         responses: {
@@ -31194,34 +29128,29 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.submitted";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                        /** @description EVM networks: the ERC-4337 user operation hash, what the bundler and the EntryPoint know it by (txHash, the bundle transaction that carries it, comes with transfer.confirmed) */
-                        userOpHash?: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_fb853c7d-5e1d-4c2b-9a3f-fb853c7dfb85",
+                 *       "type": "transfer.submitted",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "txHash": "",
+                 *         "userOpHash": "0x9d3f0c1be4a2f5d6c7b8a9e0f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferSubmittedEvent"];
             };
         };
         responses: {
@@ -31257,43 +29186,32 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.repriced";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        /** @description The new user operation hash */
-                        userOpHash: string;
-                        /** @description The hash of the operation it replaced */
-                        replacedUserOpHash: string;
-                        /**
-                         * @description The network's base fee went above the operation's fee cap
-                         * @constant
-                         */
-                        reason: "fees-rose";
-                        /** @description The operation's fee cap, wei per gas */
-                        maxFeePerGas: string;
-                        /** @description The network's base fee when the stall was seen, wei per gas */
-                        baseFeePerGas: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_f32bc806-5e1d-4c2b-9a3f-f32bc806f32b",
+                 *       "type": "transfer.repriced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "userOpHash": "0x1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f00f",
+                 *         "replacedUserOpHash": "0x9d3f0c1be4a2f5d6c7b8a9e0f1d2c3b4a5968778695a4b3c2d1e0f9a8b7c6d5e",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferRepricedEvent"];
             };
         };
         responses: {
@@ -31329,32 +29247,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.confirmed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_e1045859-5e1d-4c2b-9a3f-e1045859e104",
+                 *       "type": "transfer.confirmed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferConfirmedEvent"];
             };
         };
         responses: {
@@ -31390,32 +29304,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.finalized";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_9bbebba2-5e1d-4c2b-9a3f-9bbebba29bbe",
+                 *       "type": "transfer.finalized",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferFinalizedEvent"];
             };
         };
         responses: {
@@ -31451,31 +29361,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.failed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        error: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_c57de7ad-5e1d-4c2b-9a3f-c57de7adc57d",
+                 *       "type": "transfer.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "error": "the account refused it: ERC20: transfer amount exceeds balance"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferFailedEvent"];
             };
         };
         responses: {
@@ -31511,32 +29418,28 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "transfer.needs_review";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "transfer";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        transferId: string;
-                        networkId: string;
-                        token: string;
-                        /** @description In base units of the token (see decimals) */
-                        amount: string;
-                        decimals: number;
-                        /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
-                        txHash: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_31eb1d5e-5e1d-4c2b-9a3f-31eb1d5e31eb",
+                 *       "type": "transfer.needs_review",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "transfer",
+                 *         "id": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "networkId": "ETHEREUM",
+                 *         "token": "USDT",
+                 *         "amount": "12500000",
+                 *         "decimals": 6,
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["TransferNeedsReviewEvent"];
             };
         };
         responses: {
@@ -31572,28 +29475,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "credential.issued";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "credential";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        vcId: string;
-                        credentialType: string;
-                        /** @description credentialSubject.id: the user's did:ethr once their account is deployed, else null */
-                        holder: string | null;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_69b4f1af-5e1d-4c2b-9a3f-69b4f1af69b4",
+                 *       "type": "credential.issued",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "credential",
+                 *         "id": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "vcId": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82",
+                 *         "credentialType": "KycCredential",
+                 *         "holder": "did:ethr:0x7a69:0x93f80dd5647d4a19cc671DBc6B70e45615967a6B"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CredentialIssuedEvent"];
             };
         };
         responses: {
@@ -31629,30 +29529,27 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "credential.revoked";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "credential";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        vcId: string;
-                        credentialType: string;
-                        /** @description superseded (a newer credential attests the same: new KYC details, or one naming the holder) | account-closed | operator: <reason> */
-                        reason: string;
-                        statusListCredential: string;
-                        statusListIndex: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_5ef4a33c-5e1d-4c2b-9a3f-5ef4a33c5ef4",
+                 *       "type": "credential.revoked",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "credential",
+                 *         "id": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "vcId": "vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82",
+                 *         "credentialType": "KycCredential",
+                 *         "reason": "operator: fraud report",
+                 *         "statusListCredential": "http://127.0.0.1:3000/v1/credentials/status/1",
+                 *         "statusListIndex": "116193"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CredentialRevokedEvent"];
             };
         };
         responses: {
@@ -31688,25 +29585,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "account.closed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_452430a2-5e1d-4c2b-9a3f-452430a24524",
+                 *       "type": "account.closed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["AccountClosedEvent"];
             };
         };
         responses: {
@@ -31742,25 +29637,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "email.locked";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "email_verification";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        verificationId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_160bce55-5e1d-4c2b-9a3f-160bce55160b",
+                 *       "type": "email.locked",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "email_verification",
+                 *         "id": "ev_2a15b650-b111-495c-b8e5-705f5910a126"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "verificationId": "ev_2a15b650-b111-495c-b8e5-705f5910a126"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailLockedEvent"];
             };
         };
         responses: {
@@ -31796,25 +29689,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "passkey.added";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "passkey";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        passkeyId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_747d0d5f-5e1d-4c2b-9a3f-747d0d5f747d",
+                 *       "type": "passkey.added",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "passkey",
+                 *         "id": "pk_4fba12ba-aadd-4cb2-b5f9-23a8a2a83a50"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "passkeyId": "pk_4fba12ba-aadd-4cb2-b5f9-23a8a2a83a50"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyAddedEvent"];
             };
         };
         responses: {
@@ -31850,25 +29741,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "passkey.removed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "passkey";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        passkeyId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_93a3e609-5e1d-4c2b-9a3f-93a3e60993a3",
+                 *       "type": "passkey.removed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "passkey",
+                 *         "id": "pk_4fba12ba-aadd-4cb2-b5f9-23a8a2a83a50"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "passkeyId": "pk_4fba12ba-aadd-4cb2-b5f9-23a8a2a83a50"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PasskeyRemovedEvent"];
             };
         };
         responses: {
@@ -31904,29 +29793,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "device.added";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "device_session";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        /** @description The app's X-Device-Id */
-                        deviceId: string;
-                        signInMethod: "passkey" | "id_card";
-                        /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
-                        holdUntil: string | null;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_a0f74743-5e1d-4c2b-9a3f-a0f74743a0f7",
+                 *       "type": "device.added",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "device_session",
+                 *         "id": "ses_2f6a1c9e-4b3d-4e8f-a7c5-9d0b1e2f3a4c"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "deviceId": "b67fb315-56d5-4dc8-b44d-2921813f8d4f",
+                 *         "signInMethod": "id_card",
+                 *         "holdUntil": "2026-11-27T00:21:45.498Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceAddedEvent"];
             };
         };
         responses: {
@@ -31962,26 +29847,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "device.revoked";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "device_session";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        deviceId: string;
-                        by: "itself" | "another_device";
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_0093a50b-5e1d-4c2b-9a3f-0093a50b0093",
+                 *       "type": "device.revoked",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "device_session",
+                 *         "id": "ses_2f6a1c9e-4b3d-4e8f-a7c5-9d0b1e2f3a4c"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "deviceId": "b67fb315-56d5-4dc8-b44d-2921813f8d4f",
+                 *         "by": "another_device"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeviceRevokedEvent"];
             };
         };
         responses: {
@@ -32017,26 +29900,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "backup.read";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "backup_read";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        deviceId: string;
-                        version: number;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_9bb47ed7-5e1d-4c2b-9a3f-9bb47ed79bb4",
+                 *       "type": "backup.read",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "backup_read",
+                 *         "id": "bkr_7d2e9c4a-1b3f-4a5e-8c6d-0f9e8d7c6b5a"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "deviceId": "b67fb315-56d5-4dc8-b44d-2921813f8d4f",
+                 *         "version": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BackupReadEvent"];
             };
         };
         responses: {
@@ -32072,25 +29953,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "backup.stored";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        version: number;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_295a9f88-5e1d-4c2b-9a3f-295a9f88295a",
+                 *       "type": "backup.stored",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 5,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "version": 2
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["BackupStoredEvent"];
             };
         };
         responses: {
@@ -32126,25 +30005,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "email.verified";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_c38cbe67-5e1d-4c2b-9a3f-c38cbe67c38c",
+                 *       "type": "email.verified",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailVerifiedEvent"];
             };
         };
         responses: {
@@ -32180,27 +30057,24 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "email.changed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "email_change";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        changeId: string;
-                        /** Format: date-time */
-                        undoUntil: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_9f190051-5e1d-4c2b-9a3f-9f1900519f19",
+                 *       "type": "email.changed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "email_change",
+                 *         "id": "emc_45606fad-c0d5-4293-b0bf-2ddbb908508f"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "changeId": "emc_45606fad-c0d5-4293-b0bf-2ddbb908508f",
+                 *         "undoUntil": "2026-12-03T00:21:45.498Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailChangedEvent"];
             };
         };
         responses: {
@@ -32236,25 +30110,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "email.change_undone";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "email_change";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        changeId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_e2d8d08f-5e1d-4c2b-9a3f-e2d8d08fe2d8",
+                 *       "type": "email.change_undone",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "email_change",
+                 *         "id": "emc_45606fad-c0d5-4293-b0bf-2ddbb908508f"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "changeId": "emc_45606fad-c0d5-4293-b0bf-2ddbb908508f"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["EmailChangeUndoneEvent"];
             };
         };
         responses: {
@@ -32290,25 +30162,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "pin.set";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_ed80b436-5e1d-4c2b-9a3f-ed80b436ed80",
+                 *       "type": "pin.set",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PinSetEvent"];
             };
         };
         responses: {
@@ -32344,25 +30214,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "pin.changed";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_e9d1b85a-5e1d-4c2b-9a3f-e9d1b85ae9d1",
+                 *       "type": "pin.changed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 6,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PinChangedEvent"];
             };
         };
         responses: {
@@ -32398,25 +30266,23 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "pin.reset";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_ce7ad3c1-5e1d-4c2b-9a3f-ce7ad3c1ce7a",
+                 *       "type": "pin.reset",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 8,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PinResetEvent"];
             };
         };
         responses: {
@@ -32452,27 +30318,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "pin.locked";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "user";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        userId: string;
-                        lockedUntil: string | null;
-                        resetRequired: boolean;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_70e02080-5e1d-4c2b-9a3f-70e0208070e0",
+                 *       "type": "pin.locked",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "user",
+                 *         "id": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c"
+                 *       },
+                 *       "sequence": 7,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *         "lockedUntil": "2026-11-26T00:51:45.498Z",
+                 *         "resetRequired": false
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PinLockedEvent"];
             };
         };
         responses: {
@@ -32508,29 +30372,26 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "compliance.case_opened";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "compliance_case";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        caseId: string;
-                        /** @description sanctions_hit, structuring, fan_out, new_recipient_large, new_device_large */
-                        kind: string;
-                        transferId: string | null;
-                        programme: string | null;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_8cab1d28-5e1d-4c2b-9a3f-8cab1d288cab",
+                 *       "type": "compliance.case_opened",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "compliance_case",
+                 *         "id": "case_55617dee-e8a4-4c65-a16c-75e5f8349f5e"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "caseId": "case_55617dee-e8a4-4c65-a16c-75e5f8349f5e",
+                 *         "kind": "sanctions_hit",
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6",
+                 *         "programme": "CYBER2"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ComplianceCaseOpenedEvent"];
             };
         };
         responses: {
@@ -32566,27 +30427,25 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": {
-                    /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
-                    id: string;
-                    /** @constant */
-                    type: "compliance.case_decided";
-                    /** Format: date-time */
-                    createdAt: string;
-                    resource: {
-                        /** @constant */
-                        type: "compliance_case";
-                        id: string;
-                    };
-                    /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
-                    sequence: number;
-                    userId: string | null;
-                    data: {
-                        caseId: string;
-                        decision: "approved" | "rejected";
-                        transferId: string | null;
-                    };
-                };
+                /**
+                 * @example {
+                 *       "id": "evt_51676de7-5e1d-4c2b-9a3f-51676de75167",
+                 *       "type": "compliance.case_decided",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "compliance_case",
+                 *         "id": "case_55617dee-e8a4-4c65-a16c-75e5f8349f5e"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "caseId": "case_55617dee-e8a4-4c65-a16c-75e5f8349f5e",
+                 *         "decision": "rejected",
+                 *         "transferId": "tr_634d8ffd-ef94-591a-7aec-c74d52c2f2b6"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ComplianceCaseDecidedEvent"];
             };
         };
         responses: {
