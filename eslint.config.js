@@ -33,6 +33,7 @@ module.exports = tseslint.config(
     ignores: [
       'node_modules/',
       'dist/',
+      'clients/typescript/dist/', // the client's build (npm pack)
       '.data/',
       '.tools/',
       'coverage/',

@@ -9,6 +9,8 @@ module.exports = {
       { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
     ],
   },
+  // The client's workspace package points at its build (clients/typescript/dist, made by npm pack): tests use its source.
+  moduleNameMapper: { '^@wallet-service/client$': '<rootDir>/clients/typescript/src/index.ts' },
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 180_000,

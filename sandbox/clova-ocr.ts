@@ -4,7 +4,8 @@ import multer from '@koa/multer';
 import type { Context } from 'koa';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
-import { readCardText, type CardText } from './id-card-image';
+import { ID_CARD_KINDS } from '../integrations/id-card/reader';
+import { makeIdCardPng, readCardText, type CardText } from './id-card-image';
 import { clovaImageAnswer } from './clova-id-card-answer';
 
 /**
@@ -13,7 +14,8 @@ import { clovaImageAnswer } from './clova-id-card-answer';
  * takes the published request (JSON with the image in Base64, or multipart with a `message` part and a `file` part)
  * and refuses as CLOVA's error table says. It reads what a card says from the image's `ocr` text chunk
  * (id-card-image.ts); an image without one answers as CLOVA does an image with no card. Every accepted request is
- * billed: CLOVA deduplicates nothing. `GET /clova/_stats` tells tests how many were.
+ * billed: CLOVA deduplicates nothing. `GET /clova/_stats` tells tests how many were. `GET /clova/_id-card.png?name=…`
+ * makes a card this reader reads (cardOfQuery), for apps outside the repository (the client's quickstart).
  */
 
 /** CLOVA OCR's common error table: code → HTTP status and message (1021's message is cut off where it was read). */
@@ -121,7 +123,60 @@ export function clovaOcrRouter(options: ClovaOcrOptions): Router {
   router.get('/_stats', (ctx) => {
     ctx.body = stats;
   });
+
+  // A card image this reader reads, as sandbox/id-card-image.ts makes it: an app's test data over HTTP.
+  router.get('/_id-card.png', (ctx) => {
+    const card = cardOfQuery(ctx.query);
+    if (typeof card === 'string') {
+      ctx.status = 400;
+      ctx.body = { error: card };
+      return;
+    }
+    ctx.type = 'image/png';
+    ctx.body = makeIdCardPng(card);
+  });
   return router;
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * The card of `GET /clova/_id-card.png`'s query (CardText's fields: name, birthDate, idNumber, issueDate, kind,
+ * licenseNumber, licenseSerial, confident), or what is wrong with it.
+ */
+export function cardOfQuery(query: Record<string, string | string[] | undefined>): CardText | string {
+  const one = (key: string) => {
+    const value = query[key];
+    return Array.isArray(value) ? undefined : value || undefined;
+  };
+  const [name, birthDate, idNumber, issueDate, kind, licenseNumber, licenseSerial, confident] = [
+    'name',
+    'birthDate',
+    'idNumber',
+    'issueDate',
+    'kind',
+    'licenseNumber',
+    'licenseSerial',
+    'confident',
+  ].map(one);
+  if (!name) return 'name is required (the holder as printed)';
+  if (!birthDate || !DATE.test(birthDate)) return 'birthDate is required, YYYY-MM-DD';
+  if (issueDate !== undefined && !DATE.test(issueDate)) return 'issueDate must be YYYY-MM-DD';
+  if (idNumber !== undefined && !/^\d{6}-?\d{7}$/.test(idNumber)) return 'idNumber must be 13 digits';
+  if (kind !== undefined && !(ID_CARD_KINDS as readonly string[]).includes(kind))
+    return `kind must be one of ${ID_CARD_KINDS.join(', ')}`;
+  if (!!licenseNumber !== !!licenseSerial) return 'licenseNumber and licenseSerial go together';
+  if (confident !== undefined && confident !== 'true' && confident !== 'false')
+    return 'confident must be true or false';
+  return {
+    ...(kind ? { kind: kind as CardText['kind'] } : licenseNumber ? { kind: 'driver_license' as const } : {}),
+    name,
+    birthDate,
+    ...(idNumber ? { idNumber } : {}),
+    ...(issueDate ? { issueDate } : {}),
+    ...(licenseNumber ? { licenseNumber, licenseSerial } : {}),
+    ...(confident ? { confident: confident === 'true' } : {}),
+  };
 }
 
 /** The card text of an image, when it carries one of the form CardText says. */

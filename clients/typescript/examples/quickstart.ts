@@ -3,7 +3,13 @@
  * (the sandbox's identity provider), registers (eKYC with an ID card the sandbox OCR reads, the wallet backup), gets
  * tokens, sets a PIN, deploys a smart account, funds it from the local faucet and sends 0.01 ETH approved by the PIN.
  *
- *   npx tsx clients/typescript/examples/quickstart.ts
+ *   npx tsx clients/typescript/examples/quickstart.ts      # in this repository
+ *   node quickstart.ts                                      # in an app of its own: Node 24 runs it as it is
+ *
+ * It imports only the client and ethers, so it runs outside the repository too: copy it into a folder whose
+ * package.json says `"type": "module"`, `npm install` the client's tarball (`npm pack` in clients/typescript) and
+ * ethers, and run it with Node 24 (or 22.18+), which strips the types of a .ts file itself (it uses no TypeScript
+ * syntax that needs compiling: no enum, namespace or parameter property).
  *
  * API_URL, SANDBOX_URL and FAUCET_URL name the services if they moved (defaults: npm start's). Only the sandbox steps
  * (identity verification, the card image, the faucet) are local stand-ins; in production the person verifies in the
@@ -12,7 +18,6 @@
 import { randomInt } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { createWalletClient, idempotencyKey, poll, signSlot, withRetries } from '@wallet-service/client';
-import { makeIdCardPng } from '../../../sandbox/id-card-image';
 
 const API_URL = process.env.API_URL ?? 'http://127.0.0.1:3000';
 const SANDBOX_URL = process.env.SANDBOX_URL ?? 'http://127.0.0.1:4010';
@@ -48,15 +53,18 @@ async function main(): Promise<void> {
     }),
   );
   const regId = started.regId;
+  // The card's photo: the sandbox makes one its OCR reads (it reads the card's text from the PNG, not its pixels).
+  const cardQuery = new URLSearchParams({
+    name: person.name,
+    birthDate,
+    idNumber: residentNumber,
+    issueDate: '2020-03-02',
+  });
+  const cardImage = await fetch(`${SANDBOX_URL}/clova/_id-card.png?${cardQuery}`);
+  if (!cardImage.ok) throw new Error(`card image: ${cardImage.status} ${await cardImage.text()}`);
   const card = new FormData();
   card.set('idCardType', 'resident_id');
-  card.set(
-    'idCardImage',
-    new Blob([makeIdCardPng({ name: person.name, birthDate, idNumber: residentNumber, issueDate: '2020-03-02' })], {
-      type: 'image/png',
-    }),
-    'card.png',
-  );
+  card.set('idCardImage', new Blob([await cardImage.arrayBuffer()], { type: 'image/png' }), 'card.png');
   const ekyc = must(
     'eKYC',
     await api.POST('/v1/account/register/{regId}/ekyc', {
@@ -125,11 +133,12 @@ async function main(): Promise<void> {
   );
   const account = (slot.parameter.domain as { accountAddress: string }).accountAddress;
   console.log('account:', account);
-  await fetch(FAUCET_URL, {
+  const funded = await fetch(FAUCET_URL, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify({ network: 'ETHEREUM', address: account }),
   });
+  if (!funded.ok) throw new Error(`faucet: ${funded.status} ${await funded.text()}`);
 
   // 5. A transfer: the PIN approves exactly these fields and this Idempotency-Key; then it is polled to inclusion.
   const fields = {
