@@ -60,7 +60,7 @@ export function walkthroughPages(): string[] {
  */
 export function readmeWalkthrough(): string {
   const blocks = walkthroughPages().flatMap((page) =>
-    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/<!-- walkthrough -->\n```bash\n([\s\S]*?)```/g)].map(
+    [...readFileSync(join(ROOT, page), 'utf8').matchAll(/<!-- walkthrough -->\n+```bash\n([\s\S]*?)```/g)].map(
       (m) => m[1]!,
     ),
   );
