@@ -9,6 +9,8 @@ export interface DevServerOptions {
   uiPort?: number;
   dbFile?: string;
   namespace?: string;
+  /** More namespaces to register beside it (the test run's: one per jest worker). */
+  extraNamespaces?: readonly string[];
   /** The UI's codec endpoint (the API's /codec): payloads shown decoded to a signed-in operator. */
   uiCodecEndpoint?: string;
   log?: (line: string) => void;
@@ -41,6 +43,7 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     String(options.port),
     '--namespace',
     options.namespace ?? 'default',
+    ...(options.extraNamespaces ?? []).flatMap((namespace) => ['--namespace', namespace]),
     '--log-level',
     'warn',
   ];

@@ -21,7 +21,9 @@ const STEPS_PER_RUN = 500;
  */
 export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Promise<WebhookEndpointOutcome> {
   const store = proxyActivities<Pick<WebhookActivities, 'nextWebhookEvents' | 'disableWebhookEndpoint'>>({
-    startToCloseTimeout: '30 seconds',
+    // Database reads and writes of a few rows: a worker stopped or killed while one ran holds deliveries back this
+    // long at most before another worker runs it again (30 s held a restart's deliveries that long).
+    startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
   const delivery = proxyActivities<Pick<WebhookActivities, 'deliverWebhookEvent'>>({

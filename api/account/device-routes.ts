@@ -24,7 +24,10 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
         'signed in: show the list so the person can spot a device they do not know and sign it out (DELETE ' +
         '/v1/account/devices/{deviceId}, with the PIN or a passkey).',
       query: S.DeviceQuery,
-      responses: { 200: { description: 'Devices', schema: S.DeviceList, headers: PAGE_LINK_HEADER } },
+      responses: {
+        200: { description: 'Devices', schema: S.DeviceList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
+      },
       handler: async ({ user, query }, ctx) => {
         const page = await devices.page(user.userId, query);
         return {

@@ -6,9 +6,14 @@ import { problems } from '../http/problems';
 import type { SecurityNotices } from '../common/security-notices';
 import type { SessionCache } from '../common/session-cache';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
 
-const DEVICE_ORDER: KeysetOrder<'firstSeenAt' | 'id'> = { fields: ['firstSeenAt', 'id'], order: 'asc' };
+const DEVICE_ORDER: KeysetOrder<'firstSeenAt' | 'id'> = {
+  list: 'devices',
+  fields: ['firstSeenAt', 'id'],
+  kinds: ['date', 'string'],
+  order: 'asc',
+};
 
 export interface SignedInDevice {
   sessionId: string;
@@ -138,15 +143,10 @@ export class Devices {
 
   /** The devices signed in now, oldest first, a page at a time. */
   async page(userId: string, page: PageRequest): Promise<Page<Device>> {
-    const limit = page.limit ?? 50;
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(
-        DeviceEntity,
-        { userId, revokedAt: null, ...afterCursor(DEVICE_ORDER, ['date', 'string'], page.cursor) },
-        { orderBy: orderBy(DEVICE_ORDER), limit: limit + 1 },
-      );
-    return pageOf(rows, limit, DEVICE_ORDER);
+    return findPage(this.deps.orm.em.fork(), DeviceEntity, { userId, revokedAt: null }, DEVICE_ORDER, page, {
+      defaultLimit: 50,
+      whole: true,
+    });
   }
 
   /** Whether the user has a device signed in as `deviceId` (for the routes' 404). */

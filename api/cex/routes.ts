@@ -82,7 +82,10 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
         'the key, at connection; a key deleted or expired at the exchange still shows here until the account is ' +
         'disconnected.',
       query: CexAccountQuery,
-      responses: { 200: { description: 'Accounts', schema: CexAccountList, headers: PAGE_LINK_HEADER } },
+      responses: {
+        200: { description: 'Accounts', schema: CexAccountList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
+      },
       handler: async ({ user, query }, ctx) => {
         const page = await accounts.page(user.userId, query);
         return {

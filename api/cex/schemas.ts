@@ -60,5 +60,8 @@ export const CexAccountView = Type.Object({
   registeredAt: DateTime,
 });
 export const CexAccountList = Type.Object({ items: Type.Array(CexAccountView), ...pageMembers });
-export const CexAccountQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
+export const CexAccountQuery = Type.Object(
+  pageQuery({ default: 50, maximum: 100, whole: true }),
+  // These lists took no query in 1.0.0, so a parameter they do not know (a cache-buster) is still let through.
+);
 export const CexAccountParams = Type.Object({ cexAccountId: Type.String({ pattern: '^cex_[0-9a-f-]{36}$' }) });

@@ -9,10 +9,12 @@ import { isProviderRejection } from '../common/provider-rejection';
 import { ProviderUnavailable } from '../../integrations/provider-http';
 import { problems } from '../http/problems';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
 
 const CEX_ORDER: KeysetOrder<'registeredAt' | 'cexAccountId'> = {
+  list: 'cex-accounts',
   fields: ['registeredAt', 'cexAccountId'],
+  kinds: ['date', 'string'],
   order: 'asc',
 };
 
@@ -186,15 +188,10 @@ export class CexAccountService {
 
   /** The user's connected accounts, oldest first, a page at a time. */
   async page(userId: string, page: PageRequest): Promise<Page<CexAccount>> {
-    const limit = page.limit ?? 50;
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(
-        CexAccountEntity,
-        { userId, ...afterCursor(CEX_ORDER, ['date', 'string'], page.cursor) },
-        { orderBy: orderBy(CEX_ORDER), limit: limit + 1 },
-      );
-    return pageOf(rows, limit, CEX_ORDER);
+    return findPage(this.deps.orm.em.fork(), CexAccountEntity, { userId }, CEX_ORDER, page, {
+      defaultLimit: 50,
+      whole: true,
+    });
   }
 
   /** Disconnects an account: its row, and the key pair or tokens sealed in it, are deleted. */

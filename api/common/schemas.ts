@@ -59,13 +59,22 @@ export const SignedOperationProgress = {
  * The query of a list that pages (api/http/pagination.ts): `limit` items at most, after `cursor` (the previous page's
  * `nextCursor` / `next_cursor`). The same names in both API styles.
  */
-export const pageQuery = (limit: { default: number; maximum: number }) => ({
+export const pageQuery = (limit: { default: number; maximum: number; whole?: boolean }) => ({
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
       maximum: limit.maximum,
-      default: limit.default,
-      description: `How many items at most (${limit.default} by default, up to ${limit.maximum})`,
+      // A list answered whole in 1.0.0 still is when the request pages neither way (api/http/pagination.ts, findPage).
+      ...(limit.whole
+        ? {
+            description:
+              `How many items at most (up to ${limit.maximum}). Without \`limit\` and \`cursor\` the whole list ` +
+              `is answered, as in 1.0.0; with a \`cursor\` alone, ${limit.default}`,
+          }
+        : {
+            default: limit.default,
+            description: `How many items at most (${limit.default} by default, up to ${limit.maximum})`,
+          }),
     }),
   ),
   cursor: Type.Optional(

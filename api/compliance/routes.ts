@@ -173,7 +173,10 @@ export function complianceRoutes({
         'already made (one case per finding while it is open). A page at a time (`limit`, 100 by default, up to ' +
         '500; `cursor`), narrowed by `status` or `userId`.',
       query: S.CaseQuery,
-      responses: { 200: { description: 'Cases', schema: S.CaseList, headers: PAGE_LINK_HEADER } },
+      responses: {
+        200: { description: 'Cases', schema: S.CaseList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
+      },
       handler: async ({ query }, ctx) => {
         const page = await compliance.cases(query);
         return { status: 200, body: page, headers: nextLink(ctx, page.nextCursor) };

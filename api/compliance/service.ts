@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { timingSafeEqual } from 'node:crypto';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
-import { ComplianceCaseEntity, TransferEntity, TravelRuleRecordEntity } from '../../db/entities';
+import { ComplianceCaseEntity, TransferEntity, TravelRuleRecordEntity, type ComplianceCase } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { caseView, sanctionsListState } from '../../db/compliance';
 import { OFAC_SDN } from '../../integrations/sanctions';
@@ -23,9 +23,14 @@ import {
   type TravelRuleCounterpart,
 } from '../../integrations/travel-rule/trp';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type PageRequest } from '../http/pagination';
 
-const CASE_ORDER: KeysetOrder<'openedAt' | 'caseId'> = { fields: ['openedAt', 'caseId'], order: 'desc' };
+const CASE_ORDER: KeysetOrder<'openedAt' | 'caseId'> = {
+  list: 'compliance-cases',
+  fields: ['openedAt', 'caseId'],
+  kinds: ['date', 'string'],
+  order: 'desc',
+};
 
 /** What operators see of compliance: the sanctions list's state, its refresh, and the cases screening opened. */
 export class ComplianceService {
@@ -134,16 +139,18 @@ export class ComplianceService {
   }
 
   async cases(query: { status?: 'open' | 'approved' | 'rejected' | 'closed'; userId?: string } & PageRequest) {
-    const limit = query.limit ?? 100;
     const where = {
       ...(query.status ? { status: query.status } : {}),
       ...(query.userId ? { userId: query.userId } : {}),
-      ...afterCursor(CASE_ORDER, ['date', 'string'], query.cursor),
     };
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(ComplianceCaseEntity, where, { orderBy: orderBy(CASE_ORDER), limit: limit + 1 });
-    const page = pageOf(rows, limit, CASE_ORDER);
+    const page = await findPage<ComplianceCase, string>(
+      this.deps.orm.em.fork(),
+      ComplianceCaseEntity,
+      where,
+      CASE_ORDER,
+      query,
+      { defaultLimit: 100 },
+    );
     return { ...page, items: page.items.map(caseView) };
   }
 

@@ -10,10 +10,15 @@ import { credentialRevocationWorkflowId } from '../../workflows/messages';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import { problems } from '../http/problems';
 import * as S from '../did/schemas';
-import { afterCursor, nextLink, orderBy, pageOf, type KeysetOrder } from '../http/pagination';
+import { findPage, nextLink, type KeysetOrder } from '../http/pagination';
 import { PAGE_LINK_HEADER } from '../common/schemas';
 
-const CREDENTIAL_ORDER: KeysetOrder<'issuedAt' | 'vcId'> = { fields: ['issuedAt', 'vcId'], order: 'desc' };
+const CREDENTIAL_ORDER: KeysetOrder<'issuedAt' | 'vcId'> = {
+  list: 'credentials',
+  fields: ['issuedAt', 'vcId'],
+  kinds: ['date', 'string'],
+  order: 'desc',
+};
 
 export interface CredentialRouteDeps {
   orm: Orm;
@@ -53,17 +58,17 @@ export function credentialRoutes({ orm, encryption, temporal, taskQueue }: Crede
       query: S.CredentialQuery,
       responses: {
         200: { description: 'Credentials, newest first', schema: S.CredentialList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
       },
       handler: async ({ user, query }, ctx) => {
-        const limit = query.limit ?? 50;
-        const rows = await orm.em
-          .fork()
-          .find(
-            VerifiableCredentialEntity,
-            { userId: user.userId, ...afterCursor(CREDENTIAL_ORDER, ['date', 'string'], query.cursor) },
-            { orderBy: orderBy(CREDENTIAL_ORDER), limit: limit + 1 },
-          );
-        const page = pageOf(rows, limit, CREDENTIAL_ORDER);
+        const page = await findPage<VerifiableCredential, string>(
+          orm.em.fork(),
+          VerifiableCredentialEntity,
+          { userId: user.userId },
+          CREDENTIAL_ORDER,
+          query,
+          { defaultLimit: 50, whole: true },
+        );
         return {
           status: 200,
           headers: nextLink(ctx, page.nextCursor),

@@ -82,7 +82,10 @@ export const CredentialList = Type.Object({
   ),
   ...pageMembers,
 });
-export const CredentialQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
+export const CredentialQuery = Type.Object(
+  pageQuery({ default: 50, maximum: 100, whole: true }),
+  // These lists took no query in 1.0.0, so a parameter they do not know (a cache-buster) is still let through.
+);
 export const StatusListParams = Type.Object({ listId: Type.String({ pattern: '^[1-9][0-9]{0,8}$' }) });
 export const StatusListCredential = Type.Object(
   {

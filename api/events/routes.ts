@@ -9,7 +9,7 @@ import { nextLink } from '../http/pagination';
 import { deprecationHeaders } from '../http/router';
 import { DEPRECATED_PARAMETER_HEADERS, PAGE_LINK_HEADER } from '../common/schemas';
 
-/** `after`, the former name of `cursor` (CHANGELOG.md, 1.1.0): answers that use it say so, until its sunset. */
+/** `after`, the former name of `cursor` (CHANGELOG.md, [Unreleased]): answers that use it say so, until its sunset. */
 const AFTER_DEPRECATED = { since: new Date('2026-11-27T00:00:00Z'), sunset: new Date('2027-05-31T00:00:00Z') };
 
 export interface EventRouteDeps {
@@ -57,6 +57,11 @@ export function eventRoutes({ orm }: EventRouteDeps): RouteSpec[] {
             { in: 'query', pointer: '/after', detail: '`after` is the former name of `cursor`: send `cursor` only' },
           ]);
         const after = Number(query.cursor ?? query.after ?? 0);
+        // Positions are 32-bit (the events table's serial): a larger cursor is none this API gave.
+        if (after > 2_147_483_647)
+          throw problems.validation([
+            { in: 'query', pointer: query.cursor ? '/cursor' : '/after', detail: 'not a position this API returned' },
+          ]);
         const limit = query.limit ?? 100;
         const rows = await orm.em.fork().find(
           EventEntity,

@@ -40,13 +40,13 @@ export const EventsQuery = Type.Object(
   {
     cursor: Type.Optional(
       Type.String({
-        pattern: '^[0-9]{1,15}$',
+        pattern: '^[0-9]{1,10}$',
         description: 'The nextCursor of the previous page: only events after it (omit: from the first event)',
       }),
     ),
     after: Type.Optional(
       Type.String({
-        pattern: '^[0-9]{1,15}$',
+        pattern: '^[0-9]{1,10}$',
         deprecated: true,
         description:
           'Deprecated (Sunset 2027-05-31): the former name of `cursor`; answers carry Deprecation and Sunset when it is used',

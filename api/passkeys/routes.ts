@@ -128,7 +128,10 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
         'above the passkey threshold. Show it so the person can spot a passkey they did not add and remove it ' +
         '(POST /v1/auth/passkeys/{passkeyId}/remove).',
       query: S.PasskeyQuery,
-      responses: { 200: { description: 'Passkeys', schema: S.PasskeyList, headers: PAGE_LINK_HEADER } },
+      responses: {
+        200: { description: 'Passkeys', schema: S.PasskeyList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
+      },
       handler: async ({ user, query }, ctx) => {
         const page = await passkeys.page(user.userId, query);
         return { status: 200, body: { ...page, items: page.items.map(view) }, headers: nextLink(ctx, page.nextCursor) };

@@ -124,7 +124,10 @@ export const PasskeyView = Type.Object({
   }),
 });
 export const PasskeyList = Type.Object({ items: Type.Array(PasskeyView), ...pageMembers });
-export const PasskeyQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
+export const PasskeyQuery = Type.Object(
+  pageQuery({ default: 50, maximum: 100, whole: true }),
+  // These lists took no query in 1.0.0, so a parameter they do not know (a cache-buster) is still let through.
+);
 
 /** A request a step-up approves, as its route's policy binds it: `action` and the ids it acts on. */
 export const StepUpRequestSchema = Type.Object(

@@ -17,9 +17,14 @@ import type { SecurityNotices } from '../common/security-notices';
 import type { SessionCache } from '../common/session-cache';
 import { canonicalRequest, type StepUpRequest } from '../http/step-up';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
 
-const PASSKEY_ORDER: KeysetOrder<'createdAt' | 'passkeyId'> = { fields: ['createdAt', 'passkeyId'], order: 'asc' };
+const PASSKEY_ORDER: KeysetOrder<'createdAt' | 'passkeyId'> = {
+  list: 'passkeys',
+  fields: ['createdAt', 'passkeyId'],
+  kinds: ['date', 'string'],
+  order: 'asc',
+};
 
 /** `holdSeconds`: how long a new passkey cannot waive cooling-off or approve above the threshold (NEW_PASSKEY_HOLD_SECONDS). */
 export interface PasskeyConfig {
@@ -111,15 +116,10 @@ export class Passkeys {
 
   /** The user's passkeys, oldest first, a page at a time. */
   async page(userId: string, page: PageRequest): Promise<Page<Passkey>> {
-    const limit = page.limit ?? 50;
-    const rows = await this.orm.em
-      .fork()
-      .find(
-        PasskeyEntity,
-        { userId, ...afterCursor(PASSKEY_ORDER, ['date', 'string'], page.cursor) },
-        { orderBy: orderBy(PASSKEY_ORDER), limit: limit + 1 },
-      );
-    return pageOf(rows, limit, PASSKEY_ORDER);
+    return findPage(this.orm.em.fork(), PasskeyEntity, { userId }, PASSKEY_ORDER, page, {
+      defaultLimit: 50,
+      whole: true,
+    });
   }
 
   async methodsOf(userId: string): Promise<string[]> {

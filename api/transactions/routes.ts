@@ -28,30 +28,43 @@ interface Item {
 }
 interface Cursor {
   t: number;
-  k: string;
+  k: 'ledger' | 'transfer';
   id: string;
 }
-/** Newest first; ties broken by kind, then id (descending), so pages never skip or repeat an item. */
-const before = (a: Pick<Item, 'at' | 'kind' | 'id'>, c: Cursor) => {
-  const t = a.at.getTime();
-  if (t !== c.t) return t < c.t;
-  if (a.kind !== c.k) return a.kind < c.k;
-  return a.id.padStart(64, '0') < c.id.padStart(64, '0');
-};
-const newestFirst = (a: Item, b: Item) =>
-  b.at.getTime() - a.at.getTime() ||
-  b.kind.localeCompare(a.kind) ||
-  b.id.padStart(64, '0').localeCompare(a.id.padStart(64, '0'));
+/**
+ * Newest first; at the same time transfers before charges, then each source's own id, descending (the database's
+ * order: each source is read after the cursor in SQL, in that order, and the two are merged here).
+ */
+const newestFirst = (a: Item, b: Item) => b.at.getTime() - a.at.getTime() || b.kind.localeCompare(a.kind);
 const encodeCursor = (item: Item) =>
   Buffer.from(JSON.stringify({ t: item.at.getTime(), k: item.kind, id: item.id })).toString('base64url');
 const decodeCursor = (text: string): Cursor => {
   try {
-    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Cursor;
-    if (typeof c.t === 'number' && typeof c.k === 'string' && typeof c.id === 'string') return c;
+    const c = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as Partial<Cursor>;
+    if (
+      typeof c.t === 'number' &&
+      Number.isInteger(c.t) &&
+      Math.abs(c.t) <= 8.64e15 &&
+      ((c.k === 'ledger' && typeof c.id === 'string' && /^[0-9]{1,15}$/.test(c.id)) ||
+        (c.k === 'transfer' && typeof c.id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.id)))
+    )
+      return c as Cursor;
   } catch {
     /* fall through */
   }
   throw problems.unprocessable('invalid-cursor', INVALID_CURSOR_DETAIL);
+};
+/** The rows of one source after the cursor, in SQL: `at` below the cursor's, or equal with a smaller id of the same kind. */
+const afterIn = (kind: Cursor['k'], time: string, id: string, cursor: Cursor | undefined, idValue: unknown) => {
+  if (!cursor) return {};
+  const at = new Date(cursor.t);
+  // At the cursor's time transfers come before charges: after a transfer's cursor every charge of that time is still
+  // to come; after a charge's, every transfer of that time was read.
+  // (Always under $and: the month's range is a condition on the same field beside it.)
+  if (kind !== cursor.k) return { $and: [{ [time]: kind === 'ledger' ? { $lte: at } : { $lt: at } }] };
+  return {
+    $and: [{ [time]: { $lte: at } }, { $or: [{ [time]: { $lt: at } }, { [time]: at, [id]: { $lt: idValue } }] }],
+  };
 };
 
 /** The user's money movements, newest first: charges (from the ledger) and crypto transfers (not failed ones). */
@@ -80,23 +93,18 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
         const em = orm.em.fork();
         const limit = query.limit ?? 20;
         const cursor = query.cursor ? decodeCursor(query.cursor) : undefined;
-        const range = query.month ? kstMonthRange(query.month) : undefined;
-        const window = (field: string) => ({
-          ...(range || cursor
-            ? {
-                [field]: {
-                  ...(range ? { $gte: range.from, $lt: range.to } : {}),
-                  ...(cursor ? { $lte: new Date(cursor.t) } : {}),
-                },
-              }
-            : {}),
-        });
+        const month = query.month ? kstMonthRange(query.month) : undefined;
+        const range = (field: string) => (month ? { [field]: { $gte: month.from, $lt: month.to } } : {});
         const accounts = await em.find(LedgerAccountEntity, { userId: user.userId, kind: 'user_balance' });
         const entries = accounts.length
           ? await em.find(
               LedgerEntryEntity,
-              { accountId: { $in: accounts.map((a) => a.accountId) }, ...window('postedAt') },
-              { orderBy: { postedAt: 'desc', id: 'desc' }, limit: limit + 50 },
+              {
+                accountId: { $in: accounts.map((a) => a.accountId) },
+                ...range('postedAt'),
+                ...afterIn('ledger', 'postedAt', 'id', cursor, cursor && Number(cursor.id)),
+              },
+              { orderBy: { postedAt: 'desc', id: 'desc' }, limit: limit + 1 },
             )
           : [];
         const journals = new Map(
@@ -107,8 +115,13 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
         );
         const transfers = await em.find(
           TransferEntity,
-          { userId: user.userId, status: { $ne: 'failed' }, ...window('createdAt') },
-          { orderBy: { createdAt: 'desc' }, limit: limit + 50 },
+          {
+            userId: user.userId,
+            status: { $ne: 'failed' },
+            ...range('createdAt'),
+            ...afterIn('transfer', 'createdAt', 'transferId', cursor, cursor?.id),
+          },
+          { orderBy: { createdAt: 'desc', transferId: 'desc' }, limit: limit + 1 },
         );
         const items: Item[] = [
           ...entries.map((e) => ({
@@ -127,9 +140,7 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
             amount: formatMoney(-BigInt(t.amount), t.decimals, t.token, { signed: true }),
             reference: t.transferId,
           })),
-        ]
-          .filter((item) => !cursor || before(item, cursor))
-          .sort(newestFirst);
+        ].sort(newestFirst); // stable: each source keeps its database order
         const page = items.slice(0, limit);
         const nextCursor = items.length > limit ? encodeCursor(page.at(-1)!) : null;
         return {

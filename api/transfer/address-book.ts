@@ -8,10 +8,12 @@ import type { NetworkRegistry } from '../../platform/networks';
 import { problems } from '../http/problems';
 import { addressOn } from '../common/addresses';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type Page, type PageRequest } from '../http/pagination';
 
 const ADDRESS_BOOK_ORDER: KeysetOrder<'addedAt' | 'networkId' | 'address'> = {
+  list: 'address-book',
   fields: ['addedAt', 'networkId', 'address'],
+  kinds: ['date', 'string', 'string'],
   order: 'desc',
 };
 
@@ -66,15 +68,10 @@ export class AddressBook {
 
   /** The user's recipients, newest first, a page at a time. */
   async page(userId: string, page: PageRequest): Promise<Page<AddressBookEntry>> {
-    const limit = page.limit ?? 50;
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(
-        AddressBookEntryEntity,
-        { userId, ...afterCursor(ADDRESS_BOOK_ORDER, ['date', 'string', 'string'], page.cursor) },
-        { orderBy: orderBy(ADDRESS_BOOK_ORDER), limit: limit + 1 },
-      );
-    return pageOf(rows, limit, ADDRESS_BOOK_ORDER);
+    return findPage(this.deps.orm.em.fork(), AddressBookEntryEntity, { userId }, ADDRESS_BOOK_ORDER, page, {
+      defaultLimit: 50,
+      whole: true,
+    });
   }
 
   async entry(userId: string, networkId: string, address: string): Promise<AddressBookEntry | null> {

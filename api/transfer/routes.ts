@@ -85,6 +85,7 @@ export function transferRoutes({
       query: S.AddressBookQuery,
       responses: {
         200: { description: 'Address book, newest first', schema: S.AddressBookList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
       },
       handler: async ({ user, query }, ctx) => {
         const page = await addressBook.page(user.userId, query);

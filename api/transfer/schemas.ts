@@ -198,7 +198,10 @@ export const OwnershipProofBody = Type.Object(
   { additionalProperties: false },
 );
 export const AddressBookList = Type.Object({ items: Type.Array(AddressBookEntryView), ...pageMembersSnake });
-export const AddressBookQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
+export const AddressBookQuery = Type.Object(
+  pageQuery({ default: 50, maximum: 100, whole: true }),
+  // These lists took no query in 1.0.0, so a parameter they do not know (a cache-buster) is still let through.
+);
 
 /** The fields that name a transfer (what its PIN and passkey approvals bind, with its Idempotency-Key). */
 export type TransferFields = Pick<

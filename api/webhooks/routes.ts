@@ -1,3 +1,4 @@
+import { problems } from '../http/problems';
 import { defineRoute, type RouteSpec } from '../http/route-table';
 import type { WebhookService } from './service';
 import * as S from './schemas';
@@ -44,11 +45,15 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
       auth: 'operator',
       summary: 'Endpoints with their delivery state',
       description:
-        'Every endpoint, oldest first, whichever operator registered it; secrets are never shown. A growing ' +
+        'The endpoints, oldest first, whichever operator registered them (a page at a time with `limit` and ' +
+        '`cursor`; all of them without either); secrets are never shown. A growing ' +
         '`pending` with `failingSince` set means one event is being retried and holds back the ones after it; ' +
         '`status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).',
       query: S.EndpointQuery,
-      responses: { 200: { description: 'Endpoints', schema: S.EndpointList, headers: PAGE_LINK_HEADER } },
+      responses: {
+        200: { description: 'Endpoints', schema: S.EndpointList, headers: PAGE_LINK_HEADER },
+        422: { description: 'A cursor this list did not make (invalid-cursor)' },
+      },
       handler: async ({ query }, ctx) => {
         const page = await webhooks.list(query);
         return { status: 200, body: page, headers: nextLink(ctx, page.nextCursor) };
@@ -154,10 +159,14 @@ export function webhookRoutes({ webhooks }: WebhookRouteDeps): RouteSpec[] {
         202: { description: 'Replay under way', schema: S.Replay },
         404: { description: 'No such endpoint' },
       },
-      handler: async ({ params, body }) => ({
-        status: 202,
-        body: await webhooks.replay(params.endpointId, body.after),
-      }),
+      handler: async ({ params, body }) => {
+        // Positions are 32-bit (the events table's serial): a larger cursor is none the events API gave.
+        if (Number(body.after) > 2_147_483_647)
+          throw problems.validation([
+            { in: 'body', pointer: '/after', detail: 'not a position the events API returned' },
+          ]);
+        return { status: 202, body: await webhooks.replay(params.endpointId, body.after) };
+      },
     }),
   ];
 }

@@ -70,7 +70,10 @@ export const EndpointWithSecret = Type.Intersect([
   }),
 ]);
 export const EndpointList = Type.Object({ items: Type.Array(Endpoint), ...pageMembers });
-export const EndpointQuery = Type.Object(pageQuery({ default: 50, maximum: 100 }), { additionalProperties: false });
+export const EndpointQuery = Type.Object(
+  pageQuery({ default: 50, maximum: 100, whole: true }),
+  // These lists took no query in 1.0.0, so a parameter they do not know (a cache-buster) is still let through.
+);
 export const EndpointParams = Type.Object({ endpointId: Type.String({ pattern: '^we_[0-9a-f-]{36}$' }) });
 
 export const SecretRotation = Type.Object(
@@ -94,7 +97,7 @@ export const RotatedSecret = Type.Object({
 export const ReplayBody = Type.Object(
   {
     after: Type.String({
-      pattern: '^[0-9]{1,15}$',
+      pattern: '^[0-9]{1,10}$',
       description:
         'An events API cursor: every subscribed event after it is delivered again, in order (same webhook-id as before)',
     }),

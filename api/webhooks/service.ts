@@ -9,9 +9,14 @@ import { webhookEndpointWorkflowId, webhookWakeSignal, type WebhookRetry } from 
 import { problems } from '../http/problems';
 import { startOnce } from '../http/start-once';
 import { clock } from '../../platform/clock';
-import { afterCursor, orderBy, pageOf, type KeysetOrder, type PageRequest } from '../http/pagination';
+import { findPage, type KeysetOrder, type PageRequest } from '../http/pagination';
 
-const ENDPOINT_ORDER: KeysetOrder<'createdAt' | 'endpointId'> = { fields: ['createdAt', 'endpointId'], order: 'asc' };
+const ENDPOINT_ORDER: KeysetOrder<'createdAt' | 'endpointId'> = {
+  list: 'webhook-endpoints',
+  fields: ['createdAt', 'endpointId'],
+  kinds: ['date', 'string'],
+  order: 'asc',
+};
 
 export interface WebhookServiceDeps {
   orm: Orm;
@@ -85,14 +90,14 @@ export class WebhookService {
 
   /** Every endpoint, oldest first, a page at a time. */
   async list(page: PageRequest) {
-    const limit = page.limit ?? 50;
-    const rows = await this.deps.orm.em
-      .fork()
-      .find(WebhookEndpointEntity, afterCursor(ENDPOINT_ORDER, ['date', 'string'], page.cursor), {
-        orderBy: orderBy(ENDPOINT_ORDER),
-        limit: limit + 1,
-      });
-    const found = pageOf(rows, limit, ENDPOINT_ORDER);
+    const found = await findPage<WebhookEndpoint, string>(
+      this.deps.orm.em.fork(),
+      WebhookEndpointEntity,
+      {},
+      ENDPOINT_ORDER,
+      page,
+      { defaultLimit: 50, whole: true },
+    );
     return { ...found, items: await Promise.all(found.items.map((e) => this.viewOf(e))) };
   }
 

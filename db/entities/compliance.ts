@@ -51,6 +51,12 @@ export type CaseKind = (typeof CASE_KINDS)[number];
 export const ComplianceCaseEntity = defineEntity({
   name: 'ComplianceCase',
   tableName: 'compliance_cases',
+  // The operators' list pages newest first, whole or by status or user (api/compliance/service.ts, its keyset order).
+  indexes: [
+    { name: 'compliance_cases_opened_at_case_id_index', properties: ['openedAt', 'caseId'] },
+    { name: 'compliance_cases_status_opened_at_case_id_index', properties: ['status', 'openedAt', 'caseId'] },
+    { name: 'compliance_cases_user_id_opened_at_case_id_index', properties: ['userId', 'openedAt', 'caseId'] },
+  ],
   properties: (p) => ({
     caseId: p.string().primary().length(64),
     userId: p.string().length(64).index(),

@@ -79,6 +79,8 @@ import { Migration20261127150000CexApiKeys as PgCexApiKeys } from './postgresql/
 import { Migration20261127150000CexApiKeys as SqliteCexApiKeys } from './sqlite/Migration20261127150000CexApiKeys';
 import { Migration20261127190000TransferTxHashIndex as PgTransferTxHashIndex } from './postgresql/Migration20261127190000TransferTxHashIndex';
 import { Migration20261127190000TransferTxHashIndex as SqliteTransferTxHashIndex } from './sqlite/Migration20261127190000TransferTxHashIndex';
+import { Migration20261127220000ComplianceCaseOrder as PgComplianceCaseOrder } from './postgresql/Migration20261127220000ComplianceCaseOrder';
+import { Migration20261127220000ComplianceCaseOrder as SqliteComplianceCaseOrder } from './sqlite/Migration20261127220000ComplianceCaseOrder';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -129,6 +131,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127120000TrpV3', class: PgTrpV3 },
     { name: 'Migration20261127150000CexApiKeys', class: PgCexApiKeys },
     { name: 'Migration20261127190000TransferTxHashIndex', class: PgTransferTxHashIndex },
+    { name: 'Migration20261127220000ComplianceCaseOrder', class: PgComplianceCaseOrder },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -169,6 +172,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127120000TrpV3', class: SqliteTrpV3 },
     { name: 'Migration20261127150000CexApiKeys', class: SqliteCexApiKeys },
     { name: 'Migration20261127190000TransferTxHashIndex', class: SqliteTransferTxHashIndex },
+    { name: 'Migration20261127220000ComplianceCaseOrder', class: SqliteComplianceCaseOrder },
   ],
 };
 

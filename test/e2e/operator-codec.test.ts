@@ -1,3 +1,4 @@
+import { testNamespace } from '../helpers/global-setup';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
@@ -15,7 +16,7 @@ async function historyPayloads(
   workflowId: string,
 ): Promise<Array<{ metadata: Record<string, string>; data: string }>> {
   const { history } = await stack.temporal.workflowService.getWorkflowExecutionHistory({
-    namespace: 'default',
+    namespace: testNamespace(),
     execution: { workflowId },
   });
   const found: Array<{ metadata: Record<string, string>; data: string }> = [];
@@ -62,7 +63,7 @@ describe('operator codec for the Temporal UI', () => {
   });
 
   const decode = (headers: Record<string, string>, body: unknown = { payloads }) =>
-    call(`${stack.apiUrl}/codec/decode`, { headers: { 'x-namespace': 'default', ...headers }, json: body });
+    call(`${stack.apiUrl}/codec/decode`, { headers: { 'x-namespace': testNamespace(), ...headers }, json: body });
 
   it('stores the registration encrypted: the history holds no personal data in the clear', () => {
     expect(payloads.length).toBeGreaterThan(4);

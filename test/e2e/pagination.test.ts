@@ -105,25 +105,49 @@ describe.each(testDatabases())('pagination on $name', (kind) => {
     expect(await walk(list.path, headers)).toEqual(whole.items);
   });
 
+  it('answers a list 1.0.0 answered whole still whole when the request pages neither way, unknown parameters let through', async () => {
+    for (const path of ['/api/v1/transfer/address-book', '/v1/auth/passkeys', '/v1/account/devices', '/v1/did/vcs']) {
+      const whole = await read(`${path}?_=1732700000`, bearer(owner));
+      expect([path, whole.hasMore, whole.nextCursor, whole.link]).toEqual([path, false, null, null]);
+      expect(whole.items).toEqual((await read(`${path}?limit=100`, bearer(owner))).items);
+    }
+    const endpoints = await read('/v1/webhooks/endpoints?_=1', asOperator);
+    expect(endpoints.items.length).toBeGreaterThanOrEqual(3);
+    // With a cursor alone, a page of the default size (50) follows.
+    const first = await read('/api/v1/transfer/address-book?limit=1', bearer(owner));
+    const rest = await read(`/api/v1/transfer/address-book?cursor=${first.nextCursor}`, bearer(owner));
+    expect(rest.items.length).toBe(2);
+  });
+
   it("gives nothing of another user's list for their cursor, and refuses a cursor it did not make", async () => {
     const first = await read('/api/v1/transfer/address-book?limit=1', bearer(owner));
     expect(first.hasMore).toBe(true);
     // The stranger replays the owner's cursor: the cursor is a position, the user is the token's.
     const replayed = await read(`/api/v1/transfer/address-book?limit=100&cursor=${first.nextCursor}`, bearer(stranger));
     expect(replayed.items).toEqual([]);
-    // Another list's cursor, a forged one, and garbage: 422 invalid-cursor, never a 500 or a page.
+    // Another list's cursor (of another shape, or of the same one), forged ones, and garbage: 422 invalid-cursor,
+    // never a 500 or a page.
     const passkeys = await read('/v1/auth/passkeys?limit=1', bearer(owner));
-    const forged = Buffer.from(JSON.stringify([{ t: 'x' }, 1])).toString('base64url');
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     for (const [path, cursor] of [
       ['/api/v1/transfer/address-book', passkeys.nextCursor!],
-      ['/v1/auth/passkeys', forged],
+      ['/v1/account/devices', passkeys.nextCursor!],
+      ['/v1/auth/passkeys', forged([{ t: 'x' }, 1])],
+      ['/v1/auth/passkeys', forged(['passkeys', { t: 9_000_000_000_000_000 }, 'pk_x'])],
+      ['/v1/auth/passkeys', forged(['passkeys', { t: 0 }, 'pk\u0000'])],
+      ['/v1/auth/passkeys', forged(['passkeys', { t: 0 }, { $ne: null }])],
+      ['/api/v1/transactions', forged({ t: 1e300, k: 'transfer', id: 'x' })],
+      ['/api/v1/transactions', forged({ t: 0, k: 'ledger', id: '1 or 1=1' })],
       ['/v1/account/devices', 'AAAA'],
       ['/v1/did/vcs', 'bm90LWpzb24'],
     ] as const) {
       const refused = await call(`${stack.apiUrl}${path}?cursor=${cursor}`, { headers: bearer(owner) });
       const problem = path.startsWith('/api/') ? refused.body.error : refused.body;
-      expect([path, refused.status, problem.type]).toEqual([path, 422, '/problems/invalid-cursor']);
+      expect([path, cursor, refused.status, problem.type]).toEqual([path, cursor, 422, '/problems/invalid-cursor']);
     }
+    // An events position beyond the events table's 32 bits is a validation error, not a database error.
+    const beyond = await call(`${stack.apiUrl}/v1/events?cursor=3000000000`, { headers: asOperator });
+    expect([beyond.status, JSON.stringify(beyond.body.errors)]).toEqual([400, expect.stringContaining('/cursor')]);
     // Out-of-range limits and malformed cursors are validation errors with a pointer.
     for (const query of ['limit=0', 'limit=101', 'cursor=%3Cscript%3E']) {
       const refused = await call(`${stack.apiUrl}/v1/auth/passkeys?${query}`, { headers: bearer(owner) });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { createOrm } from '../../db/orm';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
-import { freePort } from '../helpers/global-setup';
+import { freePort, testNamespace } from '../helpers/global-setup';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { startTestSandbox, testJwk, testPinJwk, type TestStack } from '../helpers/stack';
 import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
@@ -30,6 +30,7 @@ describe('api and worker processes', () => {
       LOG_LEVEL: 'warn',
       DATABASE_URL: `sqlite:${join(dir, 'wallet.db')}`,
       TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS!,
+      TEMPORAL_NAMESPACE: testNamespace(),
       TEMPORAL_TASK_QUEUE: `proc-${randomUUID()}`,
       JWT_PRIVATE_JWK: testJwk(),
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),

@@ -41,7 +41,7 @@ import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
 import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
-import { freePort } from './global-setup';
+import { freePort, testNamespace } from './global-setup';
 import { ETHER_DTI, POLYGON_DTI, USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
 import { serveTravelRuleListener, trpIdentity } from '../../api/http/trp-listener';
 import { providerTransport } from '../../platform/provider-settings';
@@ -273,6 +273,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       DATABASE_URL: databaseUrl,
       ...(listenProxy ? { DATABASE_LISTEN_URL: listenProxy.url } : {}),
       TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS,
+      TEMPORAL_NAMESPACE: testNamespace(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_PRIVATE_JWK: testJwk(),
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
@@ -354,6 +355,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     LOG_LEVEL: 'warn',
     DATABASE_URL: config.DATABASE_URL,
     TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS,
+    TEMPORAL_NAMESPACE: config.TEMPORAL_NAMESPACE,
     TEMPORAL_TASK_QUEUE: taskQueue,
     DATA_ENCRYPTION_KEY: config.DATA_ENCRYPTION_KEY,
     NETWORKS: config.NETWORKS,
@@ -408,6 +410,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
       const worker = await Worker.create({
         connection,
+        namespace: config.TEMPORAL_NAMESPACE,
         taskQueue,
         workflowBundle: await testWorkflowBundle(),
         activities: createActivities(workerDeps),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import { testWorkflowBundle } from './workflow-bundle';
+import { testNamespace } from './global-setup';
 
 /**
  * A worker for fast workflow tests: the real workflow code, bundled once per test run, on the test run's Temporal
@@ -13,10 +14,14 @@ export async function workflowTestWorker(activities: object): Promise<{
   stop(): Promise<void>;
 }> {
   if (!Runtime._instance) Runtime.install({ logger: new DefaultLogger('WARN') });
-  const env = await TestWorkflowEnvironment.createFromExistingServer({ address: process.env.TEMPORAL_TEST_ADDRESS! });
+  const env = await TestWorkflowEnvironment.createFromExistingServer({
+    address: process.env.TEMPORAL_TEST_ADDRESS!,
+    namespace: testNamespace(),
+  });
   const taskQueue = `workflow-test-${randomUUID()}`;
   const worker = await Worker.create({
     connection: env.nativeConnection,
+    namespace: testNamespace(),
     taskQueue,
     workflowBundle: await testWorkflowBundle(),
     activities,

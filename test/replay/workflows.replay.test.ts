@@ -134,6 +134,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -187,6 +189,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -277,6 +281,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -337,6 +343,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -388,6 +396,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -450,6 +460,8 @@ if (process.env.RECORD_HISTORIES) {
           'json',
           '--address',
           stack.config.TEMPORAL_ADDRESS,
+          '--namespace',
+          stack.config.TEMPORAL_NAMESPACE,
         ],
         { encoding: 'utf8' },
       );
@@ -474,6 +486,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -563,6 +577,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -594,6 +610,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -649,6 +667,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );
@@ -708,6 +728,8 @@ if (process.env.RECORD_HISTORIES) {
             'json',
             '--address',
             stack.config.TEMPORAL_ADDRESS,
+            '--namespace',
+            stack.config.TEMPORAL_NAMESPACE,
           ],
           { encoding: 'utf8' },
         );

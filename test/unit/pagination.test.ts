@@ -16,12 +16,22 @@ const WHOLE_LISTS: Record<string, string> = {
   '/api/v1/bank/accounts': "the bank's own answer of the user's accounts (open banking lists them whole)",
   '/api/v1/other-assets': 'fixed by the interface: {totalValue, assets}, a total over every asset',
   '/api/v1/balance': 'one balance per currency the service holds',
+  '/v1/compliance/users/:userId/records': "an export: a regulator's request is answered whole, in one document",
   '/api/v1/bank/consent': 'a consent and the accounts it covers (as the bank answered them)',
   '/api/v1/bank/consent/callback': 'the same consent, as the bank called back',
   '/v1/wallet/networks/:networkId/wallet': "one wallet and its balance per token of the network's settings",
 };
 
-const LIST_MEMBERS = new Set(['items', 'transactions', 'accounts', 'assets', 'balances', 'keys']);
+const LIST_MEMBERS = new Set([
+  'items',
+  'transactions',
+  'accounts',
+  'assets',
+  'balances',
+  'keys',
+  'cases',
+  'travelRule',
+]);
 const arraysOf = (schema: Json): string[] =>
   Object.entries((schema.properties as Record<string, Json> | undefined) ?? {})
     // The collection members a list answers (a resource's own arrays, such as a profile's methods, are not lists).
@@ -54,6 +64,8 @@ describe('one pagination for every list that can grow', () => {
         !members[snake ? 'next_cursor' : 'nextCursor'] && 'no next cursor',
         !members[snake ? 'has_more' : 'hasMore'] && 'no has-more flag',
         !route.responses[200]!.headers?.link && 'no Link header declared',
+        // A keyset cursor the list did not make (the events feed's is a position: a malformed one is a 400).
+        route.path !== '/v1/events' && !route.responses[422] && 'no 422 invalid-cursor declared',
         // The other style's names must not leak in.
         members[snake ? 'nextCursor' : 'next_cursor'] && "the other style's cursor name",
       ].filter(Boolean);
@@ -68,27 +80,38 @@ describe('one pagination for every list that can grow', () => {
 });
 
 describe('keyset cursors', () => {
-  const order: KeysetOrder<'at' | 'id'> = { fields: ['at', 'id'], order: 'desc' };
+  const order: KeysetOrder<'at' | 'id'> = {
+    list: 'things',
+    fields: ['at', 'id'],
+    kinds: ['date', 'string'],
+    order: 'desc',
+  };
+  const at = new Date('2026-11-27T01:02:03.456Z');
 
-  it('round-trips a key and refuses anything it did not make', () => {
-    const at = new Date('2026-11-27T01:02:03.456Z');
-    expect(decodeCursor(encodeCursor([at, 'a']), ['date', 'string'])).toEqual([at, 'a']);
+  it("round-trips a key and refuses anything it did not make, or another list's", () => {
+    expect(decodeCursor(encodeCursor('things', [at, 'a']), 'things', order.kinds)).toEqual([at, 'a']);
+    const forged = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
     for (const bad of [
       'not-json',
-      encodeCursor(['a', 'b']), // a string where a time belongs
-      encodeCursor([at]), // another list's key (its length)
-      encodeCursor([at, 'x'.repeat(201)]),
-      Buffer.from('{"t":1}').toString('base64url'),
+      encodeCursor('things', ['a', 'b']), // a string where a time belongs
+      encodeCursor('things', [at]), // a key of another length
+      encodeCursor('others', [at, 'a']), // another list's cursor of the same shape
+      encodeCursor('things', [at, 'x'.repeat(129)]),
+      encodeCursor('things', [at, 'a\u0000']), // PostgreSQL refuses NUL in text: never sent
+      encodeCursor('things', [at, { $ne: null } as never]), // an operator where a value belongs
+      forged(['things', { t: 9_000_000_000_000_000 }, 'a']), // beyond any Date
+      forged(['things', { t: 1.5 }, 'a']),
+      forged(['things', { t: 1 }]),
     ])
-      expect(() => decodeCursor(bad, ['date', 'string'])).toThrow(/cursor is not one this API returned/);
+      expect(() => decodeCursor(bad, 'things', order.kinds)).toThrow(/cursor is not one this API returned/);
   });
 
-  it('reads the rows after the cursor in the order of its fields', () => {
-    const at = new Date(1000);
-    expect(afterCursor(order, ['date', 'string'], encodeCursor([at, 'k']))).toEqual({
-      $or: [{ at: { $lt: at } }, { at, id: { $lt: 'k' } }],
+  it('reads the rows after the cursor in the order of its fields, bounded on the first for the index', () => {
+    const t = new Date(1000);
+    expect(afterCursor(order, encodeCursor('things', [t, 'k']))).toEqual({
+      $and: [{ at: { $lte: t } }, { $or: [{ at: { $lt: t } }, { at: t, id: { $lt: 'k' } }] }],
     });
-    expect(afterCursor(order, ['date', 'string'], undefined)).toEqual({});
+    expect(afterCursor(order, undefined)).toEqual({});
   });
 
   it('says there is more only when the extra row came, and points past the last item answered', () => {
@@ -96,7 +119,7 @@ describe('keyset cursors', () => {
     const page = pageOf(rows, 2, order);
     expect(page.items).toEqual(rows.slice(0, 2));
     expect(page.hasMore).toBe(true);
-    expect(decodeCursor(page.nextCursor!, ['date', 'string'])).toEqual([new Date(2), 'r2']);
+    expect(decodeCursor(page.nextCursor!, 'things', order.kinds)).toEqual([new Date(2), 'r2']);
     expect(pageOf(rows, 3, order)).toEqual({ items: rows, hasMore: false, nextCursor: null });
   });
 });

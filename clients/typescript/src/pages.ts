@@ -5,7 +5,9 @@
  *   for await (const device of pages((cursor) => api.GET('/v1/account/devices', { params: { query: { cursor } } })))
  *     console.log(device.label);
  *
- * A refused page throws with its status and problem; stop early with `break` (no further page is read).
+ * A refused page throws with its status and problem; stop early with `break` (no further page is read). `from` starts
+ * at a cursor kept from before (the events feed's `nextCursor`, say). A page that names the cursor it was read with
+ * as its next one (a cache that ignores the query, say) throws instead of reading it again forever.
  */
 type Listed<D> = D extends { status: 'ok'; data: infer E }
   ? Listed<E>
@@ -26,8 +28,9 @@ interface AnyPage {
 
 export async function* pages<D>(
   fetchPage: (cursor: string | undefined) => Promise<{ data?: D; error?: unknown; response: Response }>,
+  options: { from?: string } = {},
 ): AsyncGenerator<Listed<D>, void, undefined> {
-  let cursor: string | undefined;
+  let cursor: string | undefined = options.from;
   for (;;) {
     const answer = await fetchPage(cursor);
     if (answer.data === undefined)
@@ -37,6 +40,7 @@ export async function* pages<D>(
     for (const item of page.items ?? page.transactions ?? []) yield item as Listed<D>;
     const next = page.nextCursor ?? page.next_cursor ?? null;
     if (!(page.hasMore ?? page.has_more) || !next) return;
+    if (next === cursor) throw new Error(`list page: the page after cursor ${cursor} names the same cursor again`);
     cursor = next;
   }
 }

@@ -2259,7 +2259,7 @@ export interface paths {
         };
         /**
          * Endpoints with their delivery state
-         * @description Every endpoint, oldest first, whichever operator registered it; secrets are never shown. A growing `pending` with `failingSince` set means one event is being retried and holds back the ones after it; `status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).
+         * @description The endpoints, oldest first, whichever operator registered them (a page at a time with `limit` and `cursor`; all of them without either); secrets are never shown. A growing `pending` with `failingSince` set means one event is being retried and holds back the ones after it; `status: disabled` means deliveries stopped (GET /v1/webhooks/endpoints/{endpointId} says why).
          */
         get: operations["listWebhookEndpoints"];
         put?: never;
@@ -9392,7 +9392,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such identity check of yours made on this device */
+            /** @description No such identity check of yours made on this device. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9534,7 +9534,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such identity check of yours made on this device */
+            /** @description No such identity check of yours made on this device. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9629,7 +9629,7 @@ export interface operations {
     listDevices: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -9676,7 +9676,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9689,6 +9689,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor). Problem types: `/problems/invalid-cursor` */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -13630,7 +13641,7 @@ export interface operations {
     listPasskeys: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -13699,6 +13710,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor). Problem types: `/problems/invalid-cursor` */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -16997,7 +17019,7 @@ export interface operations {
     listCredentials: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -17047,7 +17069,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -17060,6 +17082,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor). Problem types: `/problems/invalid-cursor` */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -20319,7 +20352,7 @@ export interface operations {
     listAddressBook: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -20391,7 +20424,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20404,6 +20437,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor). Problem types: `/problems/invalid-cursor` */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -22757,7 +22801,7 @@ export interface operations {
     listCexAccounts: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -22794,7 +22838,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22807,6 +22851,17 @@ export interface operations {
             };
             /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor) */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -24789,6 +24844,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description A cursor this list did not make (invalid-cursor) */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
@@ -25315,7 +25381,7 @@ export interface operations {
     listWebhookEndpoints: {
         parameters: {
             query?: {
-                /** @description How many items at most (50 by default, up to 100) */
+                /** @description How many items at most (up to 100). Without `limit` and `cursor` the whole list is answered, as in 1.0.0; with a `cursor` alone, 50 */
                 limit?: number;
                 /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
                 cursor?: string;
@@ -25407,7 +25473,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25420,6 +25486,17 @@ export interface operations {
             };
             /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
             401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A cursor this list did not make (invalid-cursor) */
+            422: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
