@@ -273,7 +273,12 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       DATABASE_URL: databaseUrl,
       ...(listenProxy ? { DATABASE_LISTEN_URL: listenProxy.url } : {}),
       TEMPORAL_ADDRESS: process.env.TEMPORAL_TEST_ADDRESS,
-      TEMPORAL_NAMESPACE: testNamespace(),
+      // This jest worker's namespace on the run's server; a Temporal server of the test's own (the cluster test's) has
+      // only `default`.
+      TEMPORAL_NAMESPACE:
+        overrides.TEMPORAL_ADDRESS && overrides.TEMPORAL_ADDRESS !== process.env.TEMPORAL_TEST_ADDRESS
+          ? 'default'
+          : testNamespace(),
       TEMPORAL_TASK_QUEUE: taskQueue,
       JWT_PRIVATE_JWK: testJwk(),
       DATA_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
