@@ -58,7 +58,7 @@ export interface BundlingRow {
   single: { opsPerSecond: number; gasPerOperation: number; transactions: number; operations: number };
 }
 
-interface Chain {
+export interface Chain {
   network: EvmNetwork;
   provider: JsonRpcProvider;
   deployer: NonceManager;
@@ -122,7 +122,7 @@ async function startChain(chainId: number, bundlers: Array<Partial<AltoOptions>>
 }
 
 /** Sponsors, signs and prepares an operation whose gas the bundler estimated. */
-async function prepared(
+export async function prepared(
   chain: Chain,
   bundler: BundlerClient,
   op: UserOperation,
@@ -140,7 +140,7 @@ async function prepared(
 }
 
 /** A capped transfer by the account's transfer key on nonce lane 1, as the service sends a user's transfers. */
-async function signedTransfer(
+export async function signedTransfer(
   chain: Chain,
   bundler: BundlerClient,
   transferKey: BaseWallet,
@@ -167,7 +167,7 @@ async function signedTransfer(
   );
 }
 
-async function receiptOf(bundler: BundlerClient, hash: string): Promise<UserOperationReceipt> {
+export async function receiptOf(bundler: BundlerClient, hash: string): Promise<UserOperationReceipt> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     const receipt = await bundler.receipt(hash);
@@ -426,6 +426,45 @@ export async function gasPerOperation(log: (line: string) => void): Promise<GasR
 }
 
 /**
+ * `count` accounts deployed through `bundler`, each with `transferKey` as its transfer key (a daily cap of 100 of the
+ * coin) and 1 of the coin: what a capped transfer needs.
+ */
+export async function accountsWithTransferKey(
+  chain: Chain,
+  bundler: BundlerClient,
+  transferKey: BaseWallet,
+  count: number,
+): Promise<string[]> {
+  const accounts: string[] = [];
+  const deploys = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const owner = Wallet.createRandom();
+      const op = await buildDeployOperation(chain.provider, bundler, chain.network, owner.address, {
+        signer: transferKey.address,
+        validUntil: Math.floor(Date.now() / 1000) + 365 * 86_400,
+        caps: [{ token: '0x0000000000000000000000000000000000000000', dailyCap: parseEther('100') }],
+      });
+      accounts.push(op.sender);
+      return prepared(
+        chain,
+        bundler,
+        op,
+        { kind: 'owner' },
+        (h) => singleSignature(owner.signingKey.sign(h).serialized),
+        true,
+      );
+    }),
+  );
+  await Promise.all(deploys.map((d) => bundler.send(d.op)));
+  await Promise.all(deploys.map((d) => receiptOf(bundler, d.hash)));
+  const funded = await Promise.all(
+    accounts.map((to) => chain.deployer.sendTransaction({ to, value: parseEther('1') })),
+  );
+  await Promise.all(funded.map((tx) => tx.wait()));
+  return accounts;
+}
+
+/**
  * Sponsored transfers by `users` accounts at once on one executor key: Alto packing what it holds into one bundle
  * against Alto taking one operation per bundle (mempool-pop-batch-size 1). Operations per second from the first send
  * to the last receipt; gas per operation from the bundles' transactions.
@@ -443,32 +482,7 @@ export async function bundling(log: (line: string) => void, levels = [1, 10, 50]
     await (await chain.deployer.sendTransaction({ to: recipient, value: 1n })).wait();
     const users = Math.max(...levels);
     log(`  ${users} accounts with the transfer key`);
-    const accounts: string[] = [];
-    const deploys = await Promise.all(
-      Array.from({ length: users }, async () => {
-        const owner = Wallet.createRandom();
-        const op = await buildDeployOperation(chain.provider, bundled, chain.network, owner.address, {
-          signer: transferKey.address,
-          validUntil: Math.floor(Date.now() / 1000) + 365 * 86_400,
-          caps: [{ token: '0x0000000000000000000000000000000000000000', dailyCap: parseEther('100') }],
-        });
-        accounts.push(op.sender);
-        return prepared(
-          chain,
-          bundled,
-          op,
-          { kind: 'owner' },
-          (h) => singleSignature(owner.signingKey.sign(h).serialized),
-          true,
-        );
-      }),
-    );
-    await Promise.all(deploys.map((d) => bundled.send(d.op)));
-    await Promise.all(deploys.map((d) => receiptOf(bundled, d.hash)));
-    const funded = await Promise.all(
-      accounts.map((to) => chain.deployer.sendTransaction({ to, value: parseEther('1') })),
-    );
-    await Promise.all(funded.map((tx) => tx.wait()));
+    const accounts = await accountsWithTransferKey(chain, bundled, transferKey, users);
 
     const round = async (bundler: BundlerClient, count: number) => {
       const ops = await Promise.all(

@@ -47,6 +47,8 @@ import {
 } from '../dev/chains';
 import { startAlto } from '../dev/alto';
 import { bundling, gasPerOperation, type BundlingRow, type GasRow } from './gas';
+import { transfersEndToEnd, type TransferLevel } from './transfers';
+import { NetworkRegistry } from '../platform/networks';
 import { buildContracts } from '../contracts/build';
 import { createSandboxApp } from '../sandbox/app';
 import { travelRuleIdentities } from '../sandbox/travel-rule-network';
@@ -65,6 +67,13 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 10);
 const CHARGES = Number(process.env.BENCH_CHARGES ?? 40);
 const ROTATIONS = 3;
+/** Users at once in the end-to-end transfer rows (BENCH_TRANSFER_LEVELS, comma-separated). */
+const TRANSFER_LEVELS = (process.env.BENCH_TRANSFER_LEVELS ?? '10,100').split(',').map(Number);
+/** The rate limits and gas budget of the run: the load comes from few users and one address; they are not measured. */
+const BENCH_RATE_LIMITS: Record<string, { points: number; seconds: number }> = Object.fromEntries(
+  Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]),
+);
+const BENCH_GAS_BUDGET_KRW = 10_000_000;
 const NETWORK_IDS = ['ETHEREUM', 'POLYGON', 'BASE', 'ARBITRUM', 'OPTIMISM'];
 const children: ChildProcess[] = [];
 const log = (line: string) => console.log(`[bench] ${line}`);
@@ -232,6 +241,15 @@ async function rotationBreakdown(
   return { childStartMs, queueWaitMs, runMs };
 }
 
+/** CPU per transfer of each process the transfer rows use: the stack's, and the ETHEREUM chain's node and bundler. */
+const transferCpu = (chain: { process: ChildProcess; bundlerPid?: number }) => {
+  const pids = () => ({ ...watched, anvil: chain.process.pid, alto: chain.bundlerPid });
+  return {
+    snapshot: () => cpuSnapshot(pids()),
+    per: (before: unknown, count: number) => cpuPerRequest(before as CpuSnapshot, cpuSnapshot(pids()), count),
+  };
+};
+
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
 
 /** A PostgreSQL server of the bench's own, in a scratch folder (removed at the end). */
@@ -289,7 +307,9 @@ async function main(): Promise<void> {
     cliPath: resolveTemporalCli({ build: true, log }),
     port: await freePort(),
   });
-  const chains: Array<RunningChain & Awaited<ReturnType<typeof ensureChainContracts>> & { bundlerUrl: string }> = [];
+  const chains: Array<
+    RunningChain & Awaited<ReturnType<typeof ensureChainContracts>> & { bundlerUrl: string; bundlerPid?: number }
+  > = [];
   for (const [i] of NETWORK_IDS.entries()) {
     const chain = await startAnvil({ chainId: 31337 + i, port: await freePort() });
     const contracts = await ensureChainContracts(chain.rpcUrl);
@@ -298,6 +318,7 @@ async function main(): Promise<void> {
       ...chain,
       ...contracts,
       bundlerUrl: bundler.url,
+      bundlerPid: bundler.process.pid,
       stop: async () => {
         await bundler.stop();
         await chain.stop();
@@ -357,10 +378,14 @@ async function main(): Promise<void> {
     RECOVERY_ADDRESS: ANVIL_RECOVERY_ADDRESS,
     RECOVERY_PRIVATE_KEY: ANVIL_RECOVERY_KEY,
     // The load comes from one user and one address; the limits are not what is measured here.
-    RATE_LIMITS: JSON.stringify(
-      Object.fromEntries(Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }])),
-    ),
+    RATE_LIMITS: JSON.stringify(BENCH_RATE_LIMITS),
+    GAS_BUDGET_DAILY_KRW: String(BENCH_GAS_BUDGET_KRW),
+    // The transfer rows send each transfer to a recipient of its own: usable at once (still recorded), no passkey.
+    ADDRESS_COOLING_OFF_SECONDS: '0',
   };
+  log(
+    `rate limits: every rule 10,000,000 points a minute; gas budget ${BENCH_GAS_BUDGET_KRW} won per user a day; new recipients usable at once (ADDRESS_COOLING_OFF_SECONDS 0)`,
+  );
   sandbox.setCallbackUrl(`${apiUrl}/v1/auth/pass/callback`);
 
   log('api and worker (node dist/…, NODE_ENV=production), bare Koa baseline, baseline worker');
@@ -414,8 +439,30 @@ async function main(): Promise<void> {
   await snapshot(api.pid!);
 
   const stack = { apiUrl, sandboxUrl };
-  const user: RegisteredUser = await registerUser(stack);
   const results: Record<string, unknown> = {};
+  const transferNetwork = NetworkRegistry.fromJson(JSON.stringify(networks)).get('ETHEREUM')!;
+  if (process.env.BENCH_ONLY === 'transfers') {
+    // A quick loop for the end-to-end transfer rows: printed, BENCHMARKS.md left as it is.
+    log(`transfers end to end: ${TRANSFER_LEVELS.join(' and ')} users at once`);
+    const connection = await Connection.connect({ address: temporal.address });
+    const temporalClient = new Client({
+      connection,
+      dataConverter: createDataConverter(new DataEncryption(env.DATA_ENCRYPTION_KEY!)),
+    });
+    await transfersEndToEnd({
+      stack,
+      network: transferNetwork,
+      log,
+      levels: TRANSFER_LEVELS,
+      temporalClient,
+      cpu: transferCpu(chains[0]!),
+    });
+    await connection.close();
+    log(`worker peak RSS ${Math.round(peakRssMiB(worker.pid!))} MiB`);
+    await shutdown(chains, temporal, sandboxServers, admin, dbName);
+    return;
+  }
+  const user: RegisteredUser = await registerUser(stack);
 
   // ---- API overhead
   log(`API overhead: ${CONNECTIONS} connections, ${SECONDS} s each`);

@@ -1,8 +1,16 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { createDataConverter, type TemporalSettings } from '../platform/temporal';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { WorkerMetrics } from './metrics';
+
+/**
+ * The workflows bundled by `npm run build` (worker/bundle-workflows.ts), beside the compiled worker: dist/workflow-bundle.js.
+ * Run from the sources (tsx: npm start, tests), there is none, and the worker bundles them as it starts.
+ */
+export const PREBUILT_WORKFLOW_BUNDLE = join(__dirname, '../workflow-bundle.js');
 
 /** Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker. */
 export async function createWorker(
@@ -15,7 +23,9 @@ export async function createWorker(
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    workflowsPath: require.resolve('../workflows'),
+    ...(existsSync(PREBUILT_WORKFLOW_BUNDLE)
+      ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } }
+      : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(deps),
     dataConverter: createDataConverter(deps.encryption),
     ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),

@@ -1,7 +1,7 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { clock } from '../../platform/clock';
 
-/** The user's transaction PIN: a slow hash (scrypt), with failed attempts, a lockout, and the locks in a row. */
+/** The user's transaction PIN: a keyed hash (api/pin/service.ts hashPin), with failed attempts, a lockout, and the locks in a row. */
 export const UserPinEntity = defineEntity({
   name: 'UserPin',
   tableName: 'user_pins',

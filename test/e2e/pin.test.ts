@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID, scryptSync } from 'node:crypto';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import {
@@ -18,6 +18,7 @@ import { verifyOnNewDevice } from '../helpers/sign-in';
 import { inbox, verifyEmail } from '../helpers/mail';
 import { EventEntity, UserPinEntity } from '../../db/entities';
 import { setClockOffset } from '../../platform/clock';
+import { DataEncryption } from '../../platform/data-encryption';
 
 describe.each(testDatabases())('transaction PIN on $name', (database) => {
   let stack: TestStack;
@@ -75,7 +76,11 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     const user = { ...reg, pin: '482915', ...tokens.body } as RegisteredUser;
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: true });
     const stored = await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId });
-    expect(stored.pinHash).toMatch(/^scrypt\$32768\$8\$1\$/);
+    // A keyed hash: the row alone tests no PIN; with the service's key it is the PIN's.
+    const [scheme, salt, mac] = stored.pinHash.split('$');
+    expect(scheme).toBe('hmac-sha256');
+    expect(mac).toBe(stack.encryption.fingerprint(`${salt}|482915`, 'pin'));
+    expect(new DataEncryption(randomBytes(32).toString('base64')).fingerprint(`${salt}|482915`, 'pin')).not.toBe(mac);
     expect(stored.pinHash).not.toContain('482915');
     expect(await events(user.userId, 'pin.set')).toBe(1);
 
@@ -155,6 +160,32 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
       setClockOffset(0);
     }
     expect((await api('/api/v1/pin', user)).body).toEqual({ pin_set: false });
+  });
+
+  it('a PIN stored as scrypt (before the keyed hash) still proves itself, and is stored keyed from its first right use', async () => {
+    const user = await registerUser(stack);
+    const salt = randomBytes(16);
+    const hash = scryptSync(TEST_PIN, salt, 32, { N: 32768, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const legacy = `scrypt$32768$8$1$${salt.toString('base64')}$${hash.toString('base64')}`;
+    await stack.orm.em.fork().nativeUpdate(UserPinEntity, { userId: user.userId }, { pinHash: legacy });
+    const stored = async () =>
+      (await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).pinHash;
+    const replaceBackup = async (pin: string) =>
+      api('/v1/account/backup', user, {
+        method: 'PUT',
+        key: randomUUID(),
+        json: { ...user.backup, pin: await encryptPin(stack, pin, { request: { action: 'backup_replace' } }) },
+      });
+    // A wrong PIN is counted and changes nothing stored.
+    expect((await replaceBackup('731904')).body.type).toBe('/problems/wrong-pin');
+    expect(await stored()).toBe(legacy);
+    expect((await replaceBackup(TEST_PIN)).status).toBe(201);
+    const [scheme, keyedSalt, mac] = (await stored()).split('$');
+    expect(scheme).toBe('hmac-sha256');
+    expect(mac).toBe(stack.encryption.fingerprint(`${keyedSalt}|${TEST_PIN}`, 'pin'));
+    // The keyed row proves the same PIN and refuses another.
+    expect((await replaceBackup(TEST_PIN)).status).toBe(201);
+    expect((await replaceBackup('731904')).body.type).toBe('/problems/wrong-pin');
   });
 
   it('changes the PIN only with the current one, naming the new one, and tells the person', async () => {

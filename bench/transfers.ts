@@ -1,0 +1,254 @@
+/**
+ * Transfers per second end to end: users at once, each sending a sponsored capped transfer through the API
+ * (`POST /api/v1/transfer/crypto/execute` -> the transfer workflow -> screening -> the signed user operation -> the
+ * bundler -> the chain -> the answer), against the same kind of operation pre-signed and sent straight to the same
+ * Alto, in the same run, with the whole stack up.
+ */
+import { randomUUID } from 'node:crypto';
+import { JsonRpcProvider, NonceManager, Wallet, parseEther } from 'ethers';
+import { ANVIL_DEPLOYER_KEY } from '../dev/chains';
+import { BundlerClient } from '../integrations/evm/bundler-client';
+import type { EvmNetwork } from '../platform/networks';
+import { registerUser, type RegisteredUser } from '../test/helpers/http';
+import { callApi } from '../test/helpers/bank';
+import { transferPin } from '../test/helpers/pin';
+import { deployAccount } from '../test/helpers/wallet';
+import { temporal } from '@temporalio/proto';
+import type { Client } from '@temporalio/client';
+import { transferWorkflowId } from '../workflows/messages';
+import { accountsWithTransferKey, receiptOf, signedTransfer, type Chain } from './gas';
+
+export interface TransferRound {
+  /** Transfers sent at once. */
+  users: number;
+  /** Transfers confirmed per second, from the first request (or send) to the last confirmation. */
+  perSecond: number;
+  /** From each request (or send) to its confirmation, ms. */
+  p50: number;
+  p99: number;
+  /** Bundle transactions the operations went out in. */
+  transactions: number;
+  /** CPU ms per transfer of each process, and how busy the machine was. */
+  cpu?: { perRequest: Record<string, number>; machineBusyPercent: number };
+}
+
+export interface TransferLevel {
+  users: number;
+  api: TransferRound;
+  bundler: TransferRound;
+  /** Where the API round's time went (medians over its transfers, ms), from the workflows' histories. */
+  breakdown: Record<string, number>;
+}
+
+/**
+ * Where each transfer's time went, from its workflow's history and the bench's clock (the same machine's): from the
+ * request to the workflow's start, each workflow task's wait in the queue and run, each activity's wait and run, and
+ * from the workflow's close to the answer. Medians over the transfers.
+ */
+async function breakdownOf(
+  client: Client,
+  transfers: Array<{ transferId: string; sentAt: number; answeredAt: number }>,
+): Promise<Record<string, number>> {
+  const E = temporal.api.enums.v1.EventType;
+  const at = (e: temporal.api.history.v1.IHistoryEvent) =>
+    Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+  const parts: Record<string, number[]> = {};
+  const add = (name: string, ms: number) => (parts[name] ??= []).push(ms);
+  for (const { transferId, sentAt, answeredAt } of transfers) {
+    const events = (await client.workflow.getHandle(transferWorkflowId(transferId)).fetchHistory()).events ?? [];
+    const byId = new Map(events.map((e) => [Number(e.eventId), e]));
+    const started = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED)!;
+    const closed = events.find((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED)!;
+    add('request to workflow start', at(started) - sentAt);
+    add('workflow close to answer', answeredAt - at(closed));
+    let wftWait = 0;
+    let wftRun = 0;
+    for (const e of events) {
+      if (e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) {
+        wftWait += at(e) - at(byId.get(Number(e.workflowTaskStartedEventAttributes!.scheduledEventId))!);
+      }
+      if (e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+        wftRun += at(e) - at(byId.get(Number(e.workflowTaskCompletedEventAttributes!.startedEventId))!);
+      }
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED) {
+        const { scheduledEventId, startedEventId } = e.activityTaskCompletedEventAttributes!;
+        const scheduled = byId.get(Number(scheduledEventId))!;
+        const name = scheduled.activityTaskScheduledEventAttributes!.activityType!.name!;
+        add(`${name} queue wait`, at(byId.get(Number(startedEventId))!) - at(scheduled));
+        add(`${name} run`, at(e) - at(byId.get(Number(startedEventId))!));
+      }
+    }
+    add('workflow tasks queue wait (sum)', wftWait);
+    add('workflow tasks run (sum)', wftRun);
+    add('whole', answeredAt - sentAt);
+  }
+  return Object.fromEntries(Object.entries(parts).map(([name, values]) => [name, Math.round(percentile(values, 50))]));
+}
+
+const percentile = (values: number[], p: number): number => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+};
+
+/** Runs `work` over `items`, at most `limit` at a time. */
+async function inBatches<T, R>(items: T[], limit: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(limit, items.length) }, async () => {
+      while (next < items.length) {
+        const i = next++;
+        results[i] = await work(items[i]!, i);
+      }
+    }),
+  );
+  return results;
+}
+
+const summary = (users: number, started: number, done: number[], latencies: number[], transactions: number) => ({
+  users,
+  perSecond: Math.round((users / ((Math.max(...done) - started) / 1000)) * 10) / 10,
+  p50: Math.round(percentile(latencies, 50)),
+  p99: Math.round(percentile(latencies, 99)),
+  transactions,
+});
+
+const INCLUDED = new Set(['confirmed', 'finalized']);
+const PIN = '482915';
+
+export async function transfersEndToEnd(options: {
+  stack: { apiUrl: string; sandboxUrl: string };
+  network: EvmNetwork;
+  log: (line: string) => void;
+  levels: number[];
+  temporalClient: Client;
+  cpu: {
+    snapshot(): unknown;
+    per(before: unknown, count: number): { perRequest: Record<string, number>; machineBusyPercent: number };
+  };
+}): Promise<TransferLevel[]> {
+  const { stack, network, log, levels, temporalClient, cpu } = options;
+  const provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 100 });
+  const chain: Chain = {
+    network,
+    provider,
+    deployer: new NonceManager(new Wallet(ANVIL_DEPLOYER_KEY, provider)),
+    simpleFactory: '',
+    stop: async () => provider.destroy(),
+  };
+  const bundler = new BundlerClient(network.bundlerUrl, network.entryPoint);
+  const most = Math.max(...levels);
+  try {
+    // ---- Set-up (unmeasured): users with a PIN and a deployed account holding 1 ETH; accounts of our own for the
+    // pre-signed operations, on the same chain and bundler.
+    const setUp = performance.now();
+    log(`  ${most} users with a PIN and an account on ${network.networkId} (registered 4 at a time)`);
+    const users: Array<{ user: RegisteredUser; account: string }> = await inBatches(
+      Array.from({ length: most }, (_, i) => i),
+      4,
+      async () => {
+        const user = await registerUser(stack, undefined, { pin: PIN });
+        return { user, account: await deployAccount(stack, user, Wallet.createRandom(), network.networkId) };
+      },
+    );
+    log(`  registered and deployed in ${Math.round((performance.now() - setUp) / 1000)} s`);
+    const funded = [];
+    for (const { account } of users)
+      funded.push(await chain.deployer.sendTransaction({ to: account, value: parseEther('1') }));
+    await Promise.all(funded.map((tx) => tx.wait()));
+    log(`  ${most} accounts of the bench's own with its transfer key, for the pre-signed operations`);
+    const transferKey = Wallet.createRandom();
+    const ownAccounts = await accountsWithTransferKey(chain, bundler, transferKey, most);
+
+    let lastRound: Array<{ transferId: string; sentAt: number; answeredAt: number }> = [];
+    const viaApi = async (count: number): Promise<TransferRound> => {
+      lastRound = [];
+      // Each request's body and its PIN (a JWE naming this very transfer) made before the clock starts.
+      const requests = await Promise.all(
+        users.slice(0, count).map(async ({ user }) => {
+          const key = randomUUID();
+          const body = {
+            to_address: Wallet.createRandom().address,
+            network: network.networkId,
+            token: 'ETH',
+            amount: '0.0001',
+          };
+          return { user, key, body: { ...body, pin: await transferPin(stack, PIN, body, key) } };
+        }),
+      );
+      const cpuBefore = cpu.snapshot();
+      const started = performance.now();
+      const done: number[] = [];
+      const latencies: number[] = [];
+      const hashes = new Set<string>();
+      await Promise.all(
+        requests.map(async ({ user, key, body }) => {
+          const t0 = performance.now();
+          const sentAt = Date.now();
+          let answer = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
+          if (answer.status !== 200 && answer.status !== 202)
+            throw new Error(`transfer answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+          while (!INCLUDED.has(answer.body.status as string)) {
+            if (answer.body.status === 'failed') throw new Error(`transfer failed: ${JSON.stringify(answer.body)}`);
+            await new Promise((r) => setTimeout(r, 50));
+            answer = await callApi(stack, `/api/v1/transfer/crypto/${answer.body.transfer_id}`, user);
+          }
+          const now = performance.now();
+          done.push(now);
+          latencies.push(now - t0);
+          hashes.add(answer.body.tx_hash as string);
+          lastRound.push({ transferId: answer.body.transfer_id as string, sentAt, answeredAt: Date.now() });
+        }),
+      );
+      return { ...summary(count, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, count) };
+    };
+
+    const straight = async (count: number): Promise<TransferRound> => {
+      const ops = await Promise.all(
+        ownAccounts
+          .slice(0, count)
+          .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
+      );
+      const cpuBefore = cpu.snapshot();
+      const started = performance.now();
+      const done: number[] = [];
+      const latencies: number[] = [];
+      const hashes = new Set<string>();
+      await Promise.all(
+        ops.map(async (op) => {
+          const t0 = performance.now();
+          await bundler.send(op.op);
+          const receipt = await receiptOf(bundler, op.hash);
+          if (!receipt.success) throw new Error(`user operation ${op.hash} reverted`);
+          const now = performance.now();
+          done.push(now);
+          latencies.push(now - t0);
+          hashes.add(receipt.txHash);
+        }),
+      );
+      return { ...summary(count, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, count) };
+    };
+
+    log('  warm-up: 10 transfers through the API, 10 straight to the bundler (unmeasured)');
+    await viaApi(Math.min(10, most));
+    await straight(Math.min(10, most));
+    const rows: TransferLevel[] = [];
+    for (const users of levels) {
+      const bundlerRound = await straight(users);
+      const apiRound = await viaApi(users);
+      log(
+        `  ${users} at once: API ${apiRound.perSecond}/s (p50 ${apiRound.p50} ms, p99 ${apiRound.p99} ms, ${apiRound.transactions} tx); ` +
+          `straight to the bundler ${bundlerRound.perSecond}/s (p50 ${bundlerRound.p50} ms, p99 ${bundlerRound.p99} ms, ${bundlerRound.transactions} tx)`,
+      );
+      const breakdown = await breakdownOf(temporalClient, lastRound);
+      log(`  ${users} at once, where a transfer's time went (medians, ms): ${JSON.stringify(breakdown)}`);
+      log(
+        `  ${users} at once, CPU ms per transfer: API ${JSON.stringify(apiRound.cpu)}; straight ${JSON.stringify(bundlerRound.cpu)}`,
+      );
+      rows.push({ users, api: apiRound, bundler: bundlerRound, breakdown });
+    }
+    return rows;
+  } finally {
+    await chain.stop();
+  }
+}
