@@ -6,7 +6,7 @@
  *   GET /jwt-user  + reading the token's user row (what the API's status check read before devices existed)
  *   GET /jwt-session + the API's statement of today: the user row and the token's device session (revocation), joined
  *   The last two differ only by the revocation check: their ratio is its cost.
- * node --import tsx bench/bare-koa.ts <port> <jwks url> <database url>
+ * node dist/bench/bare-koa.js <port> <jwks url> <database url> (compiled by npm run bench)
  */
 import Koa from 'koa';
 import { Pool } from 'pg';

@@ -1,15 +1,18 @@
-/** A worker for the baseline workflows, on its own task queue: node --import tsx bench/baseline-worker.ts <address> <queue>. */
+/**
+ * A worker for the baseline workflows, on its own task queue: node dist/bench/baseline-worker.js <address> <queue>
+ * [<workflow bundle>] (npm run bench compiles it, and bundles the workflows ahead, as npm run build does the worker's).
+ */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import * as activities from './baseline-activities';
 
 async function main(): Promise<void> {
-  const [address, taskQueue] = process.argv.slice(2);
+  const [address, taskQueue, bundle] = process.argv.slice(2);
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address });
   const worker = await Worker.create({
     connection,
     taskQueue: taskQueue!,
-    workflowsPath: require.resolve('./baseline-workflows'),
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('./baseline-workflows') }),
     activities,
   });
   process.once('SIGTERM', () => worker.shutdown());

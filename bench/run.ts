@@ -241,6 +241,30 @@ async function rotationBreakdown(
   return { childStartMs, queueWaitMs, runMs };
 }
 
+/**
+ * bench/'s baselines compiled to dist/bench (CommonJS, as tsc compiles the api: bare Koa's import of the api's session
+ * statement resolves to dist/api), and the baseline workflows bundled to dist/bench/baseline-workflow-bundle.js.
+ */
+async function compileBaselines(): Promise<string> {
+  const { transformFileSync } = await import('@swc/core');
+  mkdirSync(join(ROOT, 'dist/bench'), { recursive: true });
+  for (const name of ['bare-koa', 'baseline-worker', 'baseline-activities', 'baseline-workflows', 'start-loop']) {
+    const { code } = transformFileSync(join(ROOT, `bench/${name}.ts`), {
+      jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
+      module: { type: 'commonjs' },
+    });
+    writeFileSync(join(ROOT, `dist/bench/${name}.js`), code);
+  }
+  const { bundleWorkflowCode, DefaultLogger } = await import('@temporalio/worker');
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(ROOT, 'dist/bench/baseline-workflows.js'),
+    logger: new DefaultLogger('WARN'),
+  });
+  const path = join(ROOT, 'dist/bench/baseline-workflow-bundle.js');
+  writeFileSync(path, code);
+  return path;
+}
+
 /** CPU per transfer of each process the transfer rows use: the stack's, and the ETHEREUM chain's node and bundler. */
 const transferCpu = (chain: { process: ChildProcess; bundlerPid?: number }) => {
   const pids = () => ({ ...watched, anvil: chain.process.pid, alto: chain.bundlerPid });
@@ -292,6 +316,9 @@ async function main(): Promise<void> {
   log('building the production bundle (npm run build) and the contracts');
   execFileSync('npm', ['run', '-s', 'build'], { cwd: ROOT, stdio: 'inherit' });
   buildContracts({ log });
+  // The baselines compiled like the api and worker (no tsx loader in their memory), the baseline worker with its
+  // workflows bundled ahead as ours are.
+  const baselineWorkflowBundle = await compileBaselines();
   mkdirSync(join(ROOT, 'dist/contracts/build'), { recursive: true });
   cpSync(join(ROOT, 'contracts/build'), join(ROOT, 'dist/contracts/build'), { recursive: true });
 
@@ -422,14 +449,14 @@ async function main(): Promise<void> {
   const worker = spawnService('worker', [...profiling, 'dist/worker/main.js'], env);
   spawnService(
     'baseline-worker',
-    ['--import', 'tsx', 'bench/baseline-worker.ts', temporal.address, 'bench-baseline'],
+    ['dist/bench/baseline-worker.js', temporal.address, 'bench-baseline', baselineWorkflowBundle],
     {},
   );
   await waitForHttp(`${apiUrl}/readyz`);
   const barePort = await freePort();
   const bareKoa = spawnService(
     'bare-koa',
-    ['--import', 'tsx', 'bench/bare-koa.ts', String(barePort), `${apiUrl}/.well-known/jwks.json`, databaseUrl],
+    ['dist/bench/bare-koa.js', String(barePort), `${apiUrl}/.well-known/jwks.json`, databaseUrl],
     { NODE_ENV: 'production' },
   );
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
@@ -682,7 +709,7 @@ async function main(): Promise<void> {
   );
   const loop = spawnService(
     'start-loop',
-    ['--import', 'tsx', 'bench/start-loop.ts', temporal.address, 'bench-starts', String(CONNECTIONS), String(SECONDS)],
+    ['dist/bench/start-loop.js', temporal.address, 'bench-starts', String(CONNECTIONS), String(SECONDS)],
     {},
   );
   let loopOut = '';

@@ -1,7 +1,7 @@
 /**
  * The orchestration baseline: a plain script that starts the charge workflow with client.workflow.start, with the
  * same number of concurrent callers and duration as the HTTP load, and prints how many it started.
- * node --import tsx bench/start-loop.ts <address> <queue> <connections> <seconds>
+ * node dist/bench/start-loop.js <address> <queue> <connections> <seconds> (compiled by npm run bench)
  */
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
