@@ -447,7 +447,7 @@ async function main(): Promise<void> {
     METRICS_PORT: String(apiMetricsPort),
   });
   const worker = spawnService('worker', [...profiling, 'dist/worker/main.js'], env);
-  spawnService(
+  const baselineWorker = spawnService(
     'baseline-worker',
     ['dist/bench/baseline-worker.js', temporal.address, 'bench-baseline', baselineWorkflowBundle],
     {},
@@ -462,7 +462,12 @@ async function main(): Promise<void> {
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
   watched = { api: api.pid, worker: worker.pid, temporal: temporal.process.pid, 'bare Koa': bareKoa.pid };
   await new Promise((r) => setTimeout(r, 1000));
-  const idleMemory = { api: rssNow(api.pid!), worker: rssNow(worker.pid!), bareKoa: rssNow(bareKoa.pid!) };
+  const idleMemory = {
+    api: rssNow(api.pid!),
+    worker: rssNow(worker.pid!),
+    bareKoa: rssNow(bareKoa.pid!),
+    baselineWorker: rssNow(baselineWorker.pid!),
+  };
   await snapshot(api.pid!);
 
   const stack = { apiUrl, sandboxUrl };
@@ -505,6 +510,8 @@ async function main(): Promise<void> {
   let bareJwtSession = await sessionRead();
   bareJwtUser = better(bareJwtUser, await userRead());
   bareJwtSession = better(bareJwtSession, await sessionRead());
+  // Bare Koa after all its loads: the api's after-load figure is read against this one.
+  const bareKoaAfterLoad = rssNow(bareKoa.pid!);
   const health = await load({ url: `${apiUrl}/healthz` });
   const quote = await load({
     url: `${apiUrl}/v1/exchange/quote`,
@@ -686,9 +693,21 @@ async function main(): Promise<void> {
   };
   log(`fan-out breakdown: ${JSON.stringify(results.fanOut)}`);
 
+  // ---- Transfers per second end to end (issue 40)
+  log(`transfers end to end: ${TRANSFER_LEVELS.join(' and ')} users at once`);
+  results.transfers = await transfersEndToEnd({
+    stack,
+    network: transferNetwork,
+    log,
+    levels: TRANSFER_LEVELS,
+    temporalClient,
+    cpu: transferCpu(chains[0]!),
+  });
+
   // ---- Orchestration: workflow starts through the API vs. a plain client script (no worker, only starts count)
   log('orchestration: charge starts through the API vs. client.workflow.start');
   const workerPeak = peakRssMiB(worker.pid!);
+  const baselineWorkerPeak = peakRssMiB(baselineWorker.pid!);
   worker.kill('SIGTERM');
   await new Promise((r) => worker.once('exit', r));
   const viaApi = await load(
@@ -741,6 +760,9 @@ async function main(): Promise<void> {
     workerIdle: idleMemory.worker,
     apiAfterLoad: rssNow(api.pid!),
     bareKoaIdle: idleMemory.bareKoa,
+    bareKoaAfterLoad,
+    baselineWorkerIdle: idleMemory.baselineWorker,
+    baselineWorkerPeakRssMiB: Math.round(baselineWorkerPeak),
   };
 
   // ---- Cluster: charge starts through 1 and 2 api processes on the Temporal server on PostgreSQL (part of issue 12)
@@ -866,7 +888,12 @@ async function main(): Promise<void> {
     workerIdle?: Rss;
     apiAfterLoad: Rss;
     bareKoaIdle: Rss;
+    bareKoaAfterLoad: Rss;
+    baselineWorkerIdle: Rss;
+    baselineWorkerPeakRssMiB: number;
   };
+  const mib = (r: Rss) => r.anonMiB + r.fileMiB;
+  const t = results.transfers as TransferLevel[];
   const c = results.cluster as { oneApiStartsPerSecond: number; twoApisStartsPerSecond: number; non2xx: number };
   const rows: Array<[string, string, string, string, boolean | null]> = [
     [
@@ -967,7 +994,64 @@ async function main(): Promise<void> {
       '(reported)',
       null,
     ],
-    ['API peak RSS under this load (MiB)', `${m.apiPeakRssMiB}`, '', '<= 160', m.apiPeakRssMiB <= 160],
+    [
+      'API resident memory at rest over bare Koa at rest (MiB)',
+      `${mib(m.apiIdle)} - ${mib(m.bareKoaIdle)} = ${mib(m.apiIdle) - mib(m.bareKoaIdle)}`,
+      '',
+      '<= 40',
+      mib(m.apiIdle) - mib(m.bareKoaIdle) <= 40,
+    ],
+    [
+      'API resident memory after all loads over bare Koa after its loads (MiB)',
+      `${mib(m.apiAfterLoad)} - ${mib(m.bareKoaAfterLoad)} = ${mib(m.apiAfterLoad) - mib(m.bareKoaAfterLoad)}`,
+      '',
+      '<= 40',
+      mib(m.apiAfterLoad) - mib(m.bareKoaAfterLoad) <= 40,
+    ],
+    [
+      'API peak RSS vs bare Koa peak RSS (MiB)',
+      `${m.apiPeakRssMiB} / ${m.bareKoaPeakRssMiB}`,
+      String(ratio(m.apiPeakRssMiB, m.bareKoaPeakRssMiB)),
+      '(reported)',
+      null,
+    ],
+    [
+      'Worker resident memory at rest vs the baseline worker at rest (MiB)',
+      `${mib(m.workerIdle!)} / ${mib(m.baselineWorkerIdle)}`,
+      String(ratio(mib(m.workerIdle!), mib(m.baselineWorkerIdle))),
+      '<= 1.3',
+      ratio(mib(m.workerIdle!), mib(m.baselineWorkerIdle)) <= 1.3,
+    ],
+    [
+      'Worker peak RSS vs the baseline worker peak RSS (MiB)',
+      `${m.workerPeakRssMiB} / ${m.baselineWorkerPeakRssMiB}`,
+      String(ratio(m.workerPeakRssMiB, m.baselineWorkerPeakRssMiB)),
+      '<= 1.3',
+      ratio(m.workerPeakRssMiB, m.baselineWorkerPeakRssMiB) <= 1.3,
+    ],
+    ...t.flatMap((level): Array<[string, string, string, string, boolean | null]> => [
+      [
+        `Transfers end to end, ${level.users} at once: confirmed/s through the API vs pre-signed straight to Alto`,
+        `${level.api.perSecond} / ${level.bundler.perSecond}`,
+        String(ratio(level.api.perSecond, level.bundler.perSecond)),
+        level.users === 100 ? '>= 0.8' : '(reported)',
+        level.users === 100 ? ratio(level.api.perSecond, level.bundler.perSecond) >= 0.8 : null,
+      ],
+      [
+        `Transfers end to end, ${level.users} at once: p50 latency to confirmed, API vs straight to Alto`,
+        `${level.api.p50} / ${level.bundler.p50} ms`,
+        `+${level.api.p50 - level.bundler.p50} ms`,
+        level.users === 100 ? '<= +1000 ms' : '(reported)',
+        level.users === 100 ? level.api.p50 - level.bundler.p50 <= 1000 : null,
+      ],
+      [
+        `Transfers end to end, ${level.users} at once: p99 latency to confirmed, API vs straight to Alto`,
+        `${level.api.p99} / ${level.bundler.p99} ms`,
+        String(ratio(level.api.p99, level.bundler.p99)),
+        '(reported)',
+        null,
+      ],
+    ]),
     [
       'Cluster (Temporal server on PostgreSQL): charge starts/s, 2 api processes vs 1',
       `${c.twoApisStartsPerSecond.toFixed(0)} / ${c.oneApiStartsPerSecond.toFixed(0)}`,
@@ -1031,6 +1115,55 @@ Errors: quote ${a.quote.errors}/${a.quote.non2xx} (errors/non-2xx), profile ${a.
 
 Key rotation, where the time went (medians from the workflow histories): 1 network: ${breakdownRow(f.oneNetwork)};
 5 networks: ${breakdownRow(f.fiveNetworks)}.
+
+Memory of the worker at rest: ${m.workerIdle ? `${m.workerIdle.anonMiB} + ${m.workerIdle.fileMiB}` : '?'} MiB, the baseline worker (\`bench/baseline-worker.ts\`: the same Temporal SDK, two no-op
+workflows bundled ahead as ours are) ${m.baselineWorkerIdle.anonMiB} + ${m.baselineWorkerIdle.fileMiB} MiB; bare Koa after its loads ${m.bareKoaAfterLoad.anonMiB} + ${m.bareKoaAfterLoad.fileMiB} MiB.
+
+## Transfers per second end to end
+
+Users at once, each sending a sponsored capped transfer of 0.0001 ETH to a recipient of its own through
+\`POST /api/v1/transfer/crypto/execute\` (PIN-approved; the api -> the transfer workflow -> the last screening -> the
+signed user operation -> Alto -> the chain -> the answer, polled until \`confirmed\` when it came as 202), against the
+same kind of operation by accounts of the bench's own, signed before the clock starts and sent straight to the same
+Alto (its settings as the stack's), with the whole stack up; per second from the first request to the last
+confirmation, latency from each request to its confirmation. Set for the run: every rate limit 10,000,000 points a
+minute, a gas budget of ${BENCH_GAS_BUDGET_KRW.toLocaleString('en')} won per user a day, new recipients usable at once
+(\`ADDRESS_COOLING_OFF_SECONDS\` 0).
+
+| At once | API confirmed/s | Straight confirmed/s | API p50 / p99 ms | Straight p50 / p99 ms | Bundles (API / straight) |
+| --- | --- | --- | --- | --- | --- |
+${t.map((l) => `| ${l.users} | ${l.api.perSecond} | ${l.bundler.perSecond} | ${l.api.p50} / ${l.api.p99} | ${l.bundler.p50} / ${l.bundler.p99} | ${l.api.transactions} / ${l.bundler.transactions} |`).join('\n')}
+
+CPU ms per transfer of each process (PostgreSQL: all its backends), and how busy the machine's ${cpu.length} cores were:
+
+| At once | Path | Machine busy | CPU ms per transfer |
+| --- | --- | --- | --- |
+${t
+  .flatMap((l) =>
+    (
+      [
+        ['through the API', l.api],
+        ['straight to Alto', l.bundler],
+      ] as const
+    ).map(
+      ([path, r]) =>
+        `| ${l.users} | ${path} | ${r.cpu?.machineBusyPercent ?? '?'} % | ${Object.entries(r.cpu?.perRequest ?? {})
+          .filter(([, v]) => v >= 0.5)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')} |`,
+    ),
+  )
+  .join('\n')}
+
+Where a transfer's time went through the API (medians over the round's transfers, ms, from the workflow histories
+and the bench's clock): ${t
+    .map(
+      (l) =>
+        `${l.users} at once: ${Object.entries(l.breakdown)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+    )
+    .join('; ')}.
 
 ## Gas per user operation (ours against eth-infinitism's SimpleAccount)
 
