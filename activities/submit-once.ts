@@ -207,7 +207,9 @@ async function submit(initial: SubmitOnceInput): Promise<SubmitOnceResult> {
   let stalledChecks = 0;
   // eslint-disable-next-line no-restricted-syntax -- real time: a wait's deadline
   while (Date.now() - sentAt < RECEIPT_TIMEOUT_MS) {
-    await new Promise((r) => setTimeout(r, POLL_MS));
+    // Cancellable: a worker shutting down cancels the attempt at once (Temporal retries it elsewhere, which finds the
+    // operation by its hash) instead of waiting out the receipt.
+    await Context.current().sleep(POLL_MS);
     const receipt = await bundlerReceipt(input);
     if (receipt) {
       input.observer?.confirmed(
