@@ -6,7 +6,9 @@
  *   GET /jwt-user  + reading the token's user row (what the API's status check read before devices existed)
  *   GET /jwt-session + the API's statement of today: the user row and the token's device session (revocation), joined
  *   The last two differ only by the revocation check: their ratio is its cost.
- * node dist/bench/bare-koa.js <port> <jwks url> <database url> (compiled by npm run bench)
+ * With a Temporal address as a fourth argument it also loads the Temporal client and connects it, as the api must to
+ * start workflows: the building block of the api's memory (its generated protobuf code alone is tens of MiB).
+ * node dist/bench/bare-koa.js <port> <jwks url> <database url> [<temporal address>] (compiled by npm run bench)
  */
 import Koa from 'koa';
 import { Pool } from 'pg';
@@ -20,7 +22,12 @@ const sessionSql = (() => {
 })();
 
 async function main(): Promise<void> {
-  const [port, jwksUrl, databaseUrl] = process.argv.slice(2);
+  const [port, jwksUrl, databaseUrl, temporalAddress] = process.argv.slice(2);
+  if (temporalAddress) {
+    const { Client, Connection } = await import('@temporalio/client');
+    const client = new Client({ connection: await Connection.connect({ address: temporalAddress }) });
+    await client.workflowService.getSystemInfo({});
+  }
   const jwks = createLocalJWKSet((await (await fetch(jwksUrl!)).json()) as JSONWebKeySet);
   const pool = new Pool({ connectionString: databaseUrl, max: 10 });
   const app = new Koa();

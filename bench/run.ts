@@ -460,6 +460,20 @@ async function main(): Promise<void> {
     { NODE_ENV: 'production' },
   );
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
+  // Its memory at rest only: bare Koa with the Temporal client loaded and connected.
+  const bareTemporalPort = await freePort();
+  const bareKoaTemporal = spawnService(
+    'bare-koa-temporal',
+    [
+      'dist/bench/bare-koa.js',
+      String(bareTemporalPort),
+      `${apiUrl}/.well-known/jwks.json`,
+      databaseUrl,
+      temporal.address,
+    ],
+    { NODE_ENV: 'production' },
+  );
+  await waitForHttp(`http://127.0.0.1:${bareTemporalPort}/`);
   watched = { api: api.pid, worker: worker.pid, temporal: temporal.process.pid, 'bare Koa': bareKoa.pid };
   await new Promise((r) => setTimeout(r, 1000));
   const idleMemory = {
@@ -467,6 +481,7 @@ async function main(): Promise<void> {
     worker: rssNow(worker.pid!),
     bareKoa: rssNow(bareKoa.pid!),
     baselineWorker: rssNow(baselineWorker.pid!),
+    bareKoaTemporal: rssNow(bareKoaTemporal.pid!),
   };
   await snapshot(api.pid!);
 
@@ -762,6 +777,7 @@ async function main(): Promise<void> {
     bareKoaIdle: idleMemory.bareKoa,
     bareKoaAfterLoad,
     baselineWorkerIdle: idleMemory.baselineWorker,
+    bareKoaTemporalIdle: idleMemory.bareKoaTemporal,
     baselineWorkerPeakRssMiB: Math.round(baselineWorkerPeak),
   };
 
@@ -891,6 +907,7 @@ async function main(): Promise<void> {
     bareKoaAfterLoad: Rss;
     baselineWorkerIdle: Rss;
     baselineWorkerPeakRssMiB: number;
+    bareKoaTemporalIdle: Rss;
   };
   const mib = (r: Rss) => r.anonMiB + r.fileMiB;
   const t = results.transfers as TransferLevel[];
@@ -1000,6 +1017,13 @@ async function main(): Promise<void> {
       '',
       '<= 40',
       mib(m.apiIdle) - mib(m.bareKoaIdle) <= 40,
+    ],
+    [
+      'API resident memory at rest over bare Koa with the Temporal client loaded and connected, at rest (MiB)',
+      `${mib(m.apiIdle)} - ${mib(m.bareKoaTemporalIdle)} = ${mib(m.apiIdle) - mib(m.bareKoaTemporalIdle)}`,
+      '',
+      '(building block)',
+      null,
     ],
     [
       'API resident memory after all loads over bare Koa after its loads (MiB)',

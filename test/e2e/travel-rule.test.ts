@@ -931,6 +931,17 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {
     const path = `/v1/compliance/users/${user.userId}/records`;
     expect((await call(`${stack.apiUrl}${path}`, { headers: bearer(user) })).status).toBe(401);
+    // A closure waits for every transfer to be final (409 transfer-in-progress before): the last test's may be only
+    // confirmed yet.
+    await waitFor(
+      async () =>
+        (await stack.orm.em.fork().count(TransferEntity, {
+          userId: user.userId,
+          status: { $nin: ['finalized', 'failed'] },
+        })) === 0,
+      30_000,
+      'every transfer final',
+    );
     const closed = await call(`${stack.apiUrl}/v1/account/close`, {
       headers: bearer(user),
       json: await closeAccountBody(stack, PIN),
