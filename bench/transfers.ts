@@ -114,6 +114,33 @@ const summary = (users: number, started: number, done: number[], latencies: numb
 });
 
 const INCLUDED = new Set(['confirmed', 'finalized']);
+
+type Cpu = {
+  snapshot(): unknown;
+  per(before: unknown, count: number): { perRequest: Record<string, number>; machineBusyPercent: number };
+};
+
+/**
+ * Runs `each` over `items` at once and times them: per second from the start to the last one done, each one's
+ * latency, the bundles they went out in (what `each` answers) and the CPU of each process over the round.
+ */
+async function timedRound<T>(items: T[], cpu: Cpu, each: (item: T) => Promise<string>): Promise<TransferRound> {
+  const cpuBefore = cpu.snapshot();
+  const started = performance.now();
+  const done: number[] = [];
+  const latencies: number[] = [];
+  const hashes = new Set<string>();
+  await Promise.all(
+    items.map(async (item) => {
+      const t0 = performance.now();
+      hashes.add(await each(item));
+      const now = performance.now();
+      done.push(now);
+      latencies.push(now - t0);
+    }),
+  );
+  return { ...summary(items.length, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, items.length) };
+}
 const PIN = '482915';
 
 export async function transfersEndToEnd(options: {
@@ -122,10 +149,7 @@ export async function transfersEndToEnd(options: {
   log: (line: string) => void;
   levels: number[];
   temporalClient: Client;
-  cpu: {
-    snapshot(): unknown;
-    per(before: unknown, count: number): { perRequest: Record<string, number>; machineBusyPercent: number };
-  };
+  cpu: Cpu;
 }): Promise<TransferLevel[]> {
   const { stack, network, log, levels, temporalClient, cpu } = options;
   const provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 100 });
@@ -176,31 +200,19 @@ export async function transfersEndToEnd(options: {
           return { user, key, body: { ...body, pin: await transferPin(stack, PIN, body, key) } };
         }),
       );
-      const cpuBefore = cpu.snapshot();
-      const started = performance.now();
-      const done: number[] = [];
-      const latencies: number[] = [];
-      const hashes = new Set<string>();
-      await Promise.all(
-        requests.map(async ({ user, key, body }) => {
-          const t0 = performance.now();
-          const sentAt = Date.now();
-          let answer = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
-          if (answer.status !== 200 && answer.status !== 202)
-            throw new Error(`transfer answered ${answer.status}: ${JSON.stringify(answer.body)}`);
-          while (!INCLUDED.has(answer.body.status as string)) {
-            if (answer.body.status === 'failed') throw new Error(`transfer failed: ${JSON.stringify(answer.body)}`);
-            await new Promise((r) => setTimeout(r, 50));
-            answer = await callApi(stack, `/api/v1/transfer/crypto/${answer.body.transfer_id}`, user);
-          }
-          const now = performance.now();
-          done.push(now);
-          latencies.push(now - t0);
-          hashes.add(answer.body.tx_hash as string);
-          lastRound.push({ transferId: answer.body.transfer_id as string, sentAt, answeredAt: Date.now() });
-        }),
-      );
-      return { ...summary(count, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, count) };
+      return timedRound(requests, cpu, async ({ user, key, body }) => {
+        const sentAt = Date.now();
+        let answer = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
+        if (answer.status !== 200 && answer.status !== 202)
+          throw new Error(`transfer answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+        while (!INCLUDED.has(answer.body.status as string)) {
+          if (answer.body.status === 'failed') throw new Error(`transfer failed: ${JSON.stringify(answer.body)}`);
+          await new Promise((r) => setTimeout(r, 50));
+          answer = await callApi(stack, `/api/v1/transfer/crypto/${answer.body.transfer_id}`, user);
+        }
+        lastRound.push({ transferId: answer.body.transfer_id as string, sentAt, answeredAt: Date.now() });
+        return answer.body.tx_hash as string;
+      });
     };
 
     const straight = async (count: number): Promise<TransferRound> => {
@@ -209,24 +221,12 @@ export async function transfersEndToEnd(options: {
           .slice(0, count)
           .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
       );
-      const cpuBefore = cpu.snapshot();
-      const started = performance.now();
-      const done: number[] = [];
-      const latencies: number[] = [];
-      const hashes = new Set<string>();
-      await Promise.all(
-        ops.map(async (op) => {
-          const t0 = performance.now();
-          await bundler.send(op.op);
-          const receipt = await receiptOf(bundler, op.hash);
-          if (!receipt.success) throw new Error(`user operation ${op.hash} reverted`);
-          const now = performance.now();
-          done.push(now);
-          latencies.push(now - t0);
-          hashes.add(receipt.txHash);
-        }),
-      );
-      return { ...summary(count, started, done, latencies, hashes.size), cpu: cpu.per(cpuBefore, count) };
+      return timedRound(ops, cpu, async (op) => {
+        await bundler.send(op.op);
+        const receipt = await receiptOf(bundler, op.hash);
+        if (!receipt.success) throw new Error(`user operation ${op.hash} reverted`);
+        return receipt.txHash;
+      });
     };
 
     log('  warm-up: 10 transfers through the API, 10 straight to the bundler (unmeasured)');

@@ -8,6 +8,7 @@ import {
   proxyActivities,
   proxyLocalActivities,
   setHandler,
+  type LocalActivityOptions,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
@@ -31,16 +32,16 @@ import {
   type TravelRuleDecision,
 } from './messages';
 
-const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>({
+const SIGNING: LocalActivityOptions = {
   startToCloseTimeout: '1 minute',
   retry: {
     initialInterval: '1 second',
     maximumAttempts: 10,
     nonRetryableErrorTypes: [TransferFailure.TransferRefused],
   },
-});
+};
 /** The last sanctions screening before signing: a provider or list that cannot answer is retried for about two minutes. */
-const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
+const SCREENING: LocalActivityOptions = {
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '2 seconds',
@@ -49,7 +50,9 @@ const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferReci
     maximumAttempts: 8,
     nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned],
   },
-});
+};
+const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>(SIGNING);
+const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>(SCREENING);
 /** The Travel Rule inquiry: a provider that cannot be reached is retried for about ten minutes, then the transfer fails. */
 const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>>({
   startToCloseTimeout: '1 minute',
@@ -61,24 +64,8 @@ const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInq
  * dispatch each fewer), same timeouts and retries. The transfers-per-second bench found the Temporal server's CPU per
  * transfer the largest share of the path's. Workflows started before keep their activities (patch transfer-local-steps).
  */
-const localSigning = proxyLocalActivities<Pick<TransferActivities, 'signTransfer'>>({
-  startToCloseTimeout: '1 minute',
-  retry: {
-    initialInterval: '1 second',
-    maximumAttempts: 10,
-    nonRetryableErrorTypes: [TransferFailure.TransferRefused],
-  },
-});
-const localScreening = proxyLocalActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '30 seconds',
-    maximumAttempts: 8,
-    nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned],
-  },
-});
+const localSigning = proxyLocalActivities<Pick<TransferActivities, 'signTransfer'>>(SIGNING);
+const localScreening = proxyLocalActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>(SCREENING);
 const localRecords = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>(RECORD_OPTIONS);
 const review_ = proxyActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
 const storage =
