@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
@@ -12,6 +12,21 @@ import type { WorkerMetrics } from './metrics';
  */
 export const PREBUILT_WORKFLOW_BUNDLE = join(__dirname, '../workflow-bundle.js');
 
+/**
+ * The prebuilt bundle, if there is one no older than any compiled workflow module beside it: a `tsc` run without the
+ * bundling step (or a build that failed after tsc) leaves an older bundle, which would run old workflow code beside
+ * new activities; the worker then bundles at start instead.
+ */
+export function freshWorkflowBundle(): string | undefined {
+  if (!existsSync(PREBUILT_WORKFLOW_BUNDLE)) return undefined;
+  const built = statSync(PREBUILT_WORKFLOW_BUNDLE).mtimeMs;
+  const sources = [join(__dirname, '../workflows'), join(__dirname, '../platform')];
+  const newer = sources.some((dir) =>
+    readdirSync(dir).some((f) => f.endsWith('.js') && statSync(join(dir, f)).mtimeMs > built),
+  );
+  return newer ? undefined : PREBUILT_WORKFLOW_BUNDLE;
+}
+
 /** Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker. */
 export async function createWorker(
   settings: TemporalSettings,
@@ -19,13 +34,14 @@ export async function createWorker(
   metrics?: WorkerMetrics,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   const connection = await NativeConnection.connect({ address: settings.address });
+  const bundle = freshWorkflowBundle();
+  if (existsSync(PREBUILT_WORKFLOW_BUNDLE) && !bundle)
+    console.warn(`${PREBUILT_WORKFLOW_BUNDLE} is older than the compiled workflows: bundling them now (npm run build)`);
   const worker = await Worker.create({
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    ...(existsSync(PREBUILT_WORKFLOW_BUNDLE)
-      ? { workflowBundle: { codePath: PREBUILT_WORKFLOW_BUNDLE } }
-      : { workflowsPath: require.resolve('../workflows') }),
+    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(deps),
     dataConverter: createDataConverter(deps.encryption),
     ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),

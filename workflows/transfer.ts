@@ -64,14 +64,40 @@ const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInq
  * dispatch each fewer), same timeouts and retries. The transfers-per-second bench found the Temporal server's CPU per
  * transfer the largest share of the path's. Workflows started before keep their activities (patch transfer-local-steps).
  */
-const localSigning = proxyLocalActivities<Pick<TransferActivities, 'signTransfer'>>(SIGNING);
-const localScreening = proxyLocalActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>(SCREENING);
-const localRecords = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>(RECORD_OPTIONS);
+// A retry that waits longer than LOCAL_RETRY_THRESHOLD waits on a durable timer, not in the worker's memory: a worker
+// that stops is not held up by a screening provider's backoff.
+const LOCAL_RETRY_THRESHOLD = '5 seconds';
+const localSigning = proxyLocalActivities<Pick<TransferActivities, 'signTransfer'>>({
+  ...SIGNING,
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+});
+const localScreening = proxyLocalActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
+  ...SCREENING,
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+});
+const localRecords = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>({
+  ...RECORD_OPTIONS,
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+});
+/**
+ * Recording what the chain did once it did it: retried until it is recorded, never given up on. A failure here must not
+ * reach the catch below, which would record a transfer the chain executed as failed (its amount free to spend again).
+ */
+const localRecordsOfSent = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>({
+  ...RECORD_OPTIONS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+});
 const review_ = proxyActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
 const storage =
   proxyActivities<
     Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>
   >(RECORD_OPTIONS);
+/** As localRecordsOfSent, for workflows started before the local steps (retry options are not part of a history). */
+const storageOfSent = proxyActivities<Pick<TransferActivities, 'finishTransfer'>>({
+  ...RECORD_OPTIONS,
+  retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
 const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
   startToCloseTimeout: '6 hours',
@@ -127,6 +153,8 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   const screen = local ? localScreening : screening;
   const sign = local ? localSigning : signing;
   const record = local ? localRecords : storage;
+  /** The chain ran the operation: from here on, nothing may record the transfer failed. */
+  let ran = false;
   try {
     // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
     // A monitoring rule held it: an operator decides first (the funds stay reserved meanwhile).
@@ -196,13 +224,14 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
         upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
       }
     }
+    ran = true;
     const outcome: TransferOutcome = {
       status: sent.success ? 'confirmed' : 'failed',
       txHash: sent.txHash,
       fee: sent.fee,
       ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }),
     };
-    await record.finishTransfer({
+    await (local ? localRecordsOfSent : storageOfSent).finishTransfer({
       transferId: input.transferId,
       ...outcome,
       ...(sent.block ? { block: sent.block } : {}),
@@ -230,6 +259,10 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     // An activity's failure arrives wrapped in ActivityFailure, a local activity's as its ApplicationFailure (this
     // code throws none of its own).
     if (!(error instanceof ActivityFailure) && !(local && error instanceof ApplicationFailure)) throw error;
+    // After the chain ran it (recording its outcome refused for good, a child that could not start), the transfer is
+    // not recorded failed, which would free an amount that left the account: the workflow fails, visible to operators,
+    // and the transfer stays as the chain left it.
+    if (ran) throw error;
     const cause =
       error instanceof ApplicationFailure ? error : error.cause instanceof ApplicationFailure ? error.cause : undefined;
     const message = cause?.message ?? (error as Error).message;

@@ -53,7 +53,7 @@ export function outcomeOfLogs(logs: readonly Log[], userOpHash: string, txHash: 
     // Only this operation's two events are decoded: a bundle of a hundred operations has hundreds of logs, and every
     // operation's finality check reads them all (the transfers-per-second bench found their decoding 12 % of the
     // worker's CPU).
-    if (!OUTCOME_TOPICS.has(log.topics[0] ?? '') || log.topics[1]?.toLowerCase() !== wanted) continue;
+    if (!OUTCOME_TOPICS.has(log.topics[0]?.toLowerCase() ?? '') || log.topics[1]?.toLowerCase() !== wanted) continue;
     let parsed;
     try {
       parsed = entryPointInterface.parseLog({ topics: [...log.topics], data: log.data });

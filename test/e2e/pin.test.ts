@@ -179,6 +179,7 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     // A wrong PIN is counted and changes nothing stored.
     expect((await replaceBackup('731904')).body.type).toBe('/problems/wrong-pin');
     expect(await stored()).toBe(legacy);
+    expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(1);
     expect((await replaceBackup(TEST_PIN)).status).toBe(201);
     const [scheme, keyedSalt, mac] = (await stored()).split('$');
     expect(scheme).toBe('hmac-sha256');

@@ -92,6 +92,8 @@ describe('workflow histories', () => {
         'sanctions-list-refresh.json',
         'transfer-screened-sent.json',
         'transfer-screened-refused.json',
+        'transfer-local-steps-sent.json',
+        'transfer-local-steps-refused.json',
         'transfer-travel-rule-approved.json',
         'transfer-travel-rule-timed-out.json',
         'travel-rule-confirmation.json',
@@ -593,6 +595,8 @@ if (process.env.RECORD_HISTORIES) {
       await stack.stop();
     });
 
+    // The transfers of this test take the local steps (patch transfer-local-steps); transfer-screened-sent.json and
+    // transfer-screened-refused.json were recorded before it and stay, for the workflows started then.
     it('records a transfer screened before signing (sent), one refused by that screening, and a sanctions list refresh', async () => {
       const stack = await startTestStack(testDatabases()[0]!, {
         chains: true,
@@ -629,7 +633,7 @@ if (process.env.RECORD_HISTORIES) {
       };
       const sent = await send(Wallet.createRandom().address);
       await stack.temporal.workflow.getHandle(transferWorkflowId(sent)).result();
-      writeFileSync(join(DIR, 'transfer-screened-sent.json'), show(transferWorkflowId(sent)));
+      writeFileSync(join(DIR, 'transfer-local-steps-sent.json'), show(transferWorkflowId(sent)));
       const named = Wallet.createRandom().address;
       await stack.stopWorker();
       const refused = await send(named);
@@ -641,7 +645,7 @@ if (process.env.RECORD_HISTORIES) {
       expect((await stack.temporal.workflow.getHandle(transferWorkflowId(refused)).result()).refusalType).toBe(
         'RecipientSanctioned',
       );
-      writeFileSync(join(DIR, 'transfer-screened-refused.json'), show(transferWorkflowId(refused)));
+      writeFileSync(join(DIR, 'transfer-local-steps-refused.json'), show(transferWorkflowId(refused)));
       await stack.stop();
     });
 

@@ -23,6 +23,8 @@ type Script = {
   /** What each awaitFinality answers, in turn (the last repeats). */
   finality?: Array<'finalized' | 'reorged'>;
   inquiry?: 'refused';
+  /** finishTransfer refuses to record the transfer confirmed, for good (a non-retryable error). */
+  recordingConfirmedFails?: true;
 };
 
 /**
@@ -76,6 +78,8 @@ describe('transfer workflow (stubbed activities)', () => {
     },
     async finishTransfer({ transferId, status }) {
       record(transferId, `finish:${status}`);
+      if (status === 'confirmed' && scripts.get(transferId)!.recordingConfirmedFails)
+        throw ApplicationFailure.nonRetryable('the row is not there', 'Broken');
     },
     async awaitFinality({ transferId }) {
       const state = next((scripts.get(transferId)!.finality ??= ['finalized']));
@@ -128,6 +132,12 @@ describe('transfer workflow (stubbed activities)', () => {
     for (let i = 0; i < 100 && !calls.get(transferId)?.includes(call); i++) await new Promise((r) => setTimeout(r, 50));
     expect(calls.get(transferId)).toContain(call);
   };
+
+  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded: the workflow fails for an operator', async () => {
+    const { transferId, handle } = await transfer({ recordingConfirmedFails: true });
+    await expect(handle.result()).rejects.toThrow();
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+  });
 
   it('screens, signs and sends; answers at inclusion and follows the transfer to finality in a child', async () => {
     const { transferId, handle } = await transfer({});
