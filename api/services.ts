@@ -141,6 +141,7 @@ export function buildServices(deps: AppDeps) {
       verificationMaxAttempts: config.EMAIL_VERIFICATION_MAX_ATTEMPTS,
       notices,
       undoSeconds: config.EMAIL_CHANGE_UNDO_SECONDS,
+      sessions: deps.sessions,
     }),
     deployments: new DeploymentService({
       ...signing,

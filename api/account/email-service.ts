@@ -19,6 +19,7 @@ import { safeEqual } from '../auth/tokens';
 import { countCodeAttempt, wrongCode } from '../common/code-verification';
 import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
+import type { SessionCache } from '../common/session-cache';
 
 export interface EmailServiceDeps {
   orm: Orm;
@@ -30,6 +31,12 @@ export interface EmailServiceDeps {
   verificationMaxAttempts: number;
   /** EMAIL_CHANGE_UNDO_SECONDS: how long the replaced address can undo a change (and gets every security notice). */
   undoSeconds: number;
+  /**
+   * The api's session cache (PostgreSQL): a change of the address is answered once this process heard of it, so the
+   * profile read next is not served the cached row from before (found by CI: an undo answered, the profile still
+   * showing the thief's address).
+   */
+  sessions?: Pick<SessionCache, 'whenTold'>;
 }
 
 /** `j***@example.com`: enough for the user to recognise their address, not enough to harvest it. */
@@ -90,6 +97,13 @@ export class EmailVerificationService {
   }
 
   async confirm(userId: string, verificationId: string, code: string) {
+    const told = this.deps.sessions?.whenTold(userId);
+    const confirmed = await this.confirmCode(userId, verificationId, code);
+    await told?.();
+    return confirmed;
+  }
+
+  private async confirmCode(userId: string, verificationId: string, code: string) {
     const verification = await countCodeAttempt(
       this.deps.orm,
       EmailVerificationEntity,
@@ -169,38 +183,43 @@ export class EmailVerificationService {
     if (change.undoUntil.getTime() < clock.now())
       throw problems.gone('email-change-final', 'This change can no longer be undone: contact us');
     const { userId } = change;
-    return this.deps.notices.around({ userId, eventType: 'email.change_undone', resourceId: changeId }, (eventId) =>
-      orm.em.fork().transactional(async (tx) => {
-        const now = clock.date();
-        const user = await tx.findOneOrFail(UserEntity, { id: userId });
-        if (
-          user.emailSealed !== change.newEmailSealed ||
-          (await tx.count(EmailChangeEntity, { changeId, undoneAt: null })) !== 1
-        )
-          throw problems.conflict('email-change-superseded', 'The address was changed again since: contact us');
-        await tx.nativeUpdate(EmailChangeEntity, { changeId }, { undoneAt: now });
-        // The address the change replaced is the account's again; the one it brought gets nothing more.
-        Object.assign(user, {
-          emailSealed: change.previousEmailSealed,
-          emailVerifiedAt: now,
-          previousEmailSealed: null,
-          previousEmailUntil: null,
-        });
-        await tx.nativeUpdate(EmailVerificationEntity, { userId, status: 'pending' }, { status: 'failed' });
-        await tx.flush();
-        await appendEvent(tx, {
-          eventId,
-          type: 'email.change_undone',
-          resourceId: changeId,
-          userId,
-          data: { changeId },
-        });
-        return {
-          undone: true as const,
-          email: maskEmail(encryption.openText(change.previousEmailSealed, emailAad(userId))),
-        };
-      }),
+    const told = this.deps.sessions?.whenTold(userId);
+    const undone = await this.deps.notices.around(
+      { userId, eventType: 'email.change_undone', resourceId: changeId },
+      (eventId) =>
+        orm.em.fork().transactional(async (tx) => {
+          const now = clock.date();
+          const user = await tx.findOneOrFail(UserEntity, { id: userId });
+          if (
+            user.emailSealed !== change.newEmailSealed ||
+            (await tx.count(EmailChangeEntity, { changeId, undoneAt: null })) !== 1
+          )
+            throw problems.conflict('email-change-superseded', 'The address was changed again since: contact us');
+          await tx.nativeUpdate(EmailChangeEntity, { changeId }, { undoneAt: now });
+          // The address the change replaced is the account's again; the one it brought gets nothing more.
+          Object.assign(user, {
+            emailSealed: change.previousEmailSealed,
+            emailVerifiedAt: now,
+            previousEmailSealed: null,
+            previousEmailUntil: null,
+          });
+          await tx.nativeUpdate(EmailVerificationEntity, { userId, status: 'pending' }, { status: 'failed' });
+          await tx.flush();
+          await appendEvent(tx, {
+            eventId,
+            type: 'email.change_undone',
+            resourceId: changeId,
+            userId,
+            data: { changeId },
+          });
+          return {
+            undone: true as const,
+            email: maskEmail(encryption.openText(change.previousEmailSealed, emailAad(userId))),
+          };
+        }),
     );
+    await told?.();
+    return undone;
   }
 
   /**
