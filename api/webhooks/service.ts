@@ -45,12 +45,19 @@ export class WebhookService {
     }
   }
 
-  private async start(endpointId: string): Promise<void> {
+  /**
+   * Starts the endpoint's delivery workflow. `resume`: a disabled endpoint enabled again, whose last run may not have
+   * closed yet (it recorded the endpoint disabled and is returning): that run is replaced, as found still open it would
+   * have been taken for this one and then ended, leaving nothing to deliver (found by CI: re-enabled at once, nothing
+   * delivered). A delivery that run had under way may go out again, under the same webhook-id.
+   */
+  private async start(endpointId: string, resume = false): Promise<void> {
     await startOnce(() =>
       this.deps.temporal.workflow.start(webhookEndpointWorkflow, {
         workflowId: webhookEndpointWorkflowId(endpointId),
         taskQueue: this.deps.taskQueue,
         workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+        ...(resume ? { workflowIdConflictPolicy: 'TERMINATE_EXISTING' as const } : {}),
         args: [{ endpointId, retry: this.deps.retry, pollSeconds: this.deps.pollSeconds }],
       }),
     );
@@ -127,7 +134,7 @@ export class WebhookService {
         updatedAt: clock.date(),
       },
     );
-    if (resume) await this.start(endpointId);
+    if (resume) await this.start(endpointId, true);
     await this.wake(endpointId);
     return this.view(endpointId);
   }

@@ -93,9 +93,10 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     const retried = await execute('ETHEREUM', [signSlot(slot)]);
     expect([retried.status, retried.body]).toEqual([202, { jobId: slot.id, status: 'submitted' }]);
     expect((await jobStatus(slot.id)).body.status).toBe('completed');
-    const description = await stack.temporal.workflow
-      .getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id))
-      .describe();
+    // The job reads completed once its activity recorded it; the workflow closes right after (found by CI: RUNNING).
+    const handle = stack.temporal.workflow.getHandle(deployWorkflowId(user.userId, 'ETHEREUM', slot.id));
+    await handle.result();
+    const description = await handle.describe();
     expect(description.status.name).toBe('COMPLETED');
     // The transfer key is bounded on chain as the prepare answer said: an expiry, and a daily cap per token.
     const { transferSigner, transferSignerValidUntil, transferSignerDailyCaps } = slot.parameter.domain;
