@@ -277,6 +277,26 @@ const transferCpu = (chain: { process: ChildProcess; bundlerPid?: number }) => {
   };
 };
 
+/** Charge starts through an api for SECONDS (the worker stopped: only starts count), each with an Idempotency-Key of its own. */
+const chargeStarts = (url: string, user: RegisteredUser, bankCode: string, connections: number) =>
+  load(
+    {
+      url: `${url}/api/v1/charge/execute`,
+      method: 'POST',
+      connections,
+      requests: [
+        {
+          setupRequest: (req) => ({
+            ...req,
+            headers: { ...bearer(user), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
+            body: JSON.stringify({ source: bankCode, amount: '1000', currency: 'KRW' }),
+          }),
+        },
+      ],
+    },
+    false,
+  );
+
 /** The item whose `value` is the median of an odd number of items. */
 const medianBy = <T>(items: T[], value: (item: T) => number): T =>
   [...items].sort((x, y) => value(x) - value(y))[Math.floor(items.length / 2)]!;
@@ -757,22 +777,7 @@ async function main(): Promise<void> {
   // median ratio's pair is reported.
   const startPairs: Array<{ viaApi: Load; plain: { started: number; seconds: number }; plainCpu: Load['cpu'] }> = [];
   for (let i = 0; i < RUNS; i += 1) {
-    const viaApi = await load(
-      {
-        url: `${apiUrl}/api/v1/charge/execute`,
-        method: 'POST',
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              headers: { ...bearer(user), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-              body: JSON.stringify({ source: account.bankCode, amount: '1000', currency: 'KRW' }),
-            }),
-          },
-        ],
-      },
-      false,
-    );
+    const viaApi = await chargeStarts(apiUrl, user, account.bankCode, CONNECTIONS);
     const loop = spawnService(
       'start-loop',
       ['dist/bench/start-loop.js', temporal.address, 'bench-starts', String(CONNECTIONS), String(SECONDS)],
@@ -862,26 +867,10 @@ async function main(): Promise<void> {
   await connectBankAccount(clusterStack, clusterUser, clusterAccount);
   clusterWorker.kill('SIGTERM');
   await new Promise((r) => clusterWorker.once('exit', r));
-  const chargeStarts = (url: string, connections: number) =>
-    load(
-      {
-        url: `${url}/api/v1/charge/execute`,
-        method: 'POST',
-        connections,
-        requests: [
-          {
-            setupRequest: (req) => ({
-              ...req,
-              headers: { ...bearer(clusterUser), 'content-type': 'application/json', 'idempotency-key': randomUUID() },
-              body: JSON.stringify({ source: clusterAccount.bankCode, amount: '1000', currency: 'KRW' }),
-            }),
-          },
-        ],
-      },
-      false,
-    );
-  const oneApi = await chargeStarts(clusterApis[0]!, CONNECTIONS);
-  const twoApis = await Promise.all(clusterApis.map((url) => chargeStarts(url, Math.ceil(CONNECTIONS / 2))));
+  const oneApi = await chargeStarts(clusterApis[0]!, clusterUser, clusterAccount.bankCode, CONNECTIONS);
+  const twoApis = await Promise.all(
+    clusterApis.map((url) => chargeStarts(url, clusterUser, clusterAccount.bankCode, Math.ceil(CONNECTIONS / 2))),
+  );
   results.cluster = {
     oneApiStartsPerSecond: oneApi.rps,
     twoApisStartsPerSecond: twoApis.reduce((sum, l) => sum + l.rps, 0),
