@@ -92,7 +92,9 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
       async () =>
         (await stack.orm.em.fork().count(ChargeEntity, { userId: user.userId, status: 'completed' })) ===
         chargeIds.size,
-      90_000,
+      // Every charge accepted in the 7 s (a few hundred) settles through the sandbox bank: under CI's other test file
+      // on the same two cores that took over 90 s once, so the bound is on liveness, not on speed.
+      180_000,
       'every charge completed',
     );
 
@@ -107,7 +109,7 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
       balances: [{ currency: 'KRW', amount: String(chargeIds.size * 1000) }],
     });
     expect(await stack.orm.em.fork().count(IdempotencyRecordEntity, { state: 'in_progress' })).toBe(0);
-  }, 240_000);
+  }, 330_000);
 
   it('tells the public only which readiness check failed, never the error text (addresses, logins): that goes to the log', async () => {
     stack.databaseProxy!.restart(3000);
