@@ -72,10 +72,15 @@ export function bankRailFrom(
         clientSecret: config.BANK_CLIENT_SECRET,
         institutionCode: config.BANK_INSTITUTION_CODE,
         contract:
-          config.BANK_CONTRACT_ACCOUNT_NUM && config.BANK_DEPOSIT_PASS_PHRASE
+          config.BANK_CONTRACT_ACCOUNT_NUM &&
+          config.BANK_CONTRACT_ACCOUNT_HOLDER &&
+          config.BANK_CONTRACT_BANK_CODE &&
+          config.BANK_DEPOSIT_PASS_PHRASE
             ? {
                 accountNum: config.BANK_CONTRACT_ACCOUNT_NUM,
                 accountType: config.BANK_CONTRACT_ACCOUNT_TYPE ?? 'N',
+                holderName: config.BANK_CONTRACT_ACCOUNT_HOLDER,
+                bankCode: config.BANK_CONTRACT_BANK_CODE,
                 depositPassPhrase: config.BANK_DEPOSIT_PASS_PHRASE,
               }
             : undefined,

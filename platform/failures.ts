@@ -54,7 +54,13 @@ export const ChainFailure = {
 
 export const KeyRotationFailure = { NetworkNotInRotation: 'NetworkNotInRotation' } as const;
 
-export const ChargeFailure = { UserNotActive: 'UserNotActive' } as const;
+export const ChargeFailure = {
+  UserNotActive: 'UserNotActive',
+  /** The credit is refused: a refund of the charge has begun (its money is going back to the bank account). */
+  RefundStarted: 'ChargeRefundStarted',
+  /** The refund is refused: the charge was credited already (a credit whose answer was lost), nothing goes back. */
+  AlreadyCredited: 'ChargeAlreadyCredited',
+} as const;
 
 export const TransferFailure = {
   /** Nothing was sent: the transfer could not be signed as asked (its simulation fails, the key no longer matches). */
@@ -90,3 +96,9 @@ export const PROVIDER_UNAVAILABLE = 'ProviderUnavailable';
  * retry: the failure type an activity's ProviderAnswerInvalid carries (its class name). Answered like an outage.
  */
 export const PROVIDER_ANSWER_INVALID = 'ProviderAnswerInvalid';
+/**
+ * A provider refused our request as malformed where nothing the person sent explains it (CLOVA OCR's 0011 for an image
+ * that decodes): the adapter and the provider's protocol disagree. Not retried (the same request is refused again):
+ * for an operator; answered like an outage.
+ */
+export const PROVIDER_REQUEST_INVALID = 'ProviderRequestInvalid';

@@ -59,6 +59,17 @@ export const PROVIDER_SETTINGS = {
     default: 'N',
     description: 'cntr_account_type: N an account, C an accounting code (계정)',
   }),
+  BANK_CONTRACT_ACCOUNT_HOLDER: Type.String({
+    minLength: 1,
+    maxLength: 20,
+    pattern: '\\S',
+    description:
+      "the contracted account's holder as its bank names it: a withdrawal's final recipient (recv_client_name, AH(20))",
+  }),
+  BANK_CONTRACT_BANK_CODE: Type.String({
+    pattern: '^[0-9]{3}$',
+    description: "the contracted account's bank, by its standard code (recv_client_bank_code of withdrawals)",
+  }),
   BANK_DEPOSIT_PASS_PHRASE: Type.String({
     pattern: '^[A-Za-z0-9]{1,128}$',
     description: 'the pass phrase deposits from the contracted account carry (wd_pass_phrase, 입금이체용 암호문구)',

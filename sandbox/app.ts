@@ -17,6 +17,7 @@ import { webhookReceiverRouter } from './webhook-receiver';
 import { usebRouter } from './useb';
 import { sanctionsRouter } from './sanctions';
 import { SandboxVaspNetwork, type TravelRuleIdentities } from './travel-rule-network';
+import { SANDBOX_CONTRACT_ACCOUNT } from './service-env';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   /** The open banking centre's view of us: our app's client id and secret, institution code, contracted account. */
@@ -50,9 +51,6 @@ export interface SandboxOptions extends IdentityProviderOptions {
   /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
   travelRule: TravelRuleIdentities;
 }
-
-/** Our contracted account at the sandbox's banks: charges land in it, 1 KRW deposits and refunds leave it. */
-export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛' };
 
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the

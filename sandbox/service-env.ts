@@ -6,6 +6,9 @@ import { CODE_HUB_EXCHANGES } from './code-hub';
 /** The service's entity id at the sandbox's CODE hub. */
 export const SANDBOX_CODE_ENTITY_ID = 'wallet-sandbox';
 
+/** Our contracted account at the sandbox's banks, its number aside: charges land in it, deposits and refunds leave it. */
+export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛' };
+
 /**
  * The credentials a sandbox and the service pointed at it share: one per provider credential, each the environment
  * variable the service reads it from (so `npm start` hands one environment to the sandbox, the API and the worker).
@@ -95,6 +98,8 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     IDENTITY_PROVIDER_URL: url,
     BANK_PROVIDER: 'kftc',
     BANK_API_URL: `${url}/kftc`,
+    BANK_CONTRACT_ACCOUNT_HOLDER: SANDBOX_CONTRACT_ACCOUNT.holder,
+    BANK_CONTRACT_BANK_CODE: SANDBOX_CONTRACT_ACCOUNT.bankCode,
     ID_CARD_OCR_PROVIDER: 'clova',
     ID_CARD_OCR_URL: `${url}/clova/custom/v1/1001/${credentials.ocrSecret.slice(0, 16)}/document`,
     ID_CARD_CHECK_PROVIDER: 'useb',

@@ -1,16 +1,8 @@
 import type { Context } from 'koa';
 import multer from '@koa/multer';
+import { sniffImageType } from '../../integrations/id-card/image-check';
 import { HttpError, problems } from './problems';
 import type { MultipartSpec, UploadedFile } from './route-table';
-
-/** Image formats we accept for ID cards, recognised by their leading bytes rather than the declared type. */
-const SIGNATURES: Array<{ type: string; bytes: number[] }> = [
-  { type: 'image/jpeg', bytes: [0xff, 0xd8, 0xff] },
-  { type: 'image/png', bytes: [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a] },
-];
-
-export const sniffImageType = (buffer: Buffer): string | undefined =>
-  SIGNATURES.find(({ bytes }) => buffer.length >= bytes.length && bytes.every((b, i) => buffer[i] === b))?.type;
 
 export const isMultipart = (ctx: Context): boolean => ctx.is('multipart/form-data') === 'multipart/form-data';
 

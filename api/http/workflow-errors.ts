@@ -14,6 +14,7 @@ import {
   SignInFailure,
   PROVIDER_ANSWER_INVALID,
   PROVIDER_REJECTED,
+  PROVIDER_REQUEST_INVALID,
   PROVIDER_UNAVAILABLE,
   RegistrationFailure,
   TransferFailure,
@@ -77,6 +78,13 @@ const FAILURE_STATUS: Record<string, { status: number; slug: string; title: stri
   // A provider that stayed down through the activity's retries: the caller may try again shortly.
   [PROVIDER_UNAVAILABLE]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
   [PROVIDER_ANSWER_INVALID]: { status: 503, slug: 'service-unavailable', title: 'Service unavailable', retryAfter: 5 },
+  // Our request must be fixed by an operator first: asking again soon only fails again.
+  [PROVIDER_REQUEST_INVALID]: {
+    status: 503,
+    slug: 'service-unavailable',
+    title: 'Service unavailable',
+    retryAfter: 300,
+  },
   [KycFailure.NameMismatch]: { status: 422, slug: 'name-mismatch', title: 'Not the verified name' },
   [KycFailure.NationalityMismatch]: {
     status: 422,

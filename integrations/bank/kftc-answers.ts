@@ -94,6 +94,12 @@ export const TransferResult = Type.Object({
 /** rsp_code: the transfer's fate is not known yet; ask transfer/result (A0001 says so itself; A0007, A0017 timeouts). */
 const IN_DOUBT = new Set(['A0001', 'A0007', 'A0017']);
 /**
+ * rsp_code refusing a send as one the centre has seen: A0326 (the bank_tran_id was used already today), A0008 (중복거래,
+ * a duplicate transaction). The first send may have arrived and moved the money, whatever became of it: never a
+ * refusal, asked about (transfer/result).
+ */
+const SEEN_BEFORE = new Set(['A0008', 'A0326']);
+/**
  * bank_rsp_code that some integrators read as "still processing, ask again": their meaning is not published, so they are
  * asked about, never read as a refusal.
  */
@@ -110,7 +116,6 @@ const REFUSED_BY_CENTRE: Record<string, string> = {
   A0004: 'refused',
   A0005: 'refused',
   A0006: 'refused',
-  A0008: 'refused',
   A0010: 'refused',
   A0011: 'refused',
   A0012: 'refused',
@@ -217,8 +222,7 @@ export function bankOutcome(bankRspCode: string, amount: bigint, message: string
  */
 export function centreOutcome(rspCode: string, message: string): TransferOutcome | undefined {
   if (rspCode === 'A0000' || rspCode === 'A0002' || rspCode === 'A0009') return undefined;
-  // A0326: the bank_tran_id was used already today: the first send reached the centre, whatever became of it.
-  if (IN_DOUBT.has(rspCode) || rspCode === 'A0326')
+  if (IN_DOUBT.has(rspCode) || SEEN_BEFORE.has(rspCode))
     return { status: 'in_doubt', reason: `the open banking centre answered ${rspCode} (${message.slice(0, 80)})` };
   const reason = REFUSED_BY_CENTRE[rspCode];
   if (reason) return { status: 'rejected', reason, code: rspCode, detail: message.slice(0, 200) };

@@ -22,8 +22,17 @@ export interface KftcSettings {
   clientSecret: string;
   /** 이용기관코드: the first ten characters of every bank_tran_id. */
   institutionCode: string;
-  /** Our contracted account: withdrawals credit it, deposits debit it (the worker's; the API moves no money). */
-  contract?: { accountNum: string; accountType: 'N' | 'C'; depositPassPhrase: string };
+  /**
+   * Our contracted account: withdrawals credit it, deposits debit it (the worker's; the API moves no money). Its holder
+   * and bank name it as a withdrawal's final recipient.
+   */
+  contract?: {
+    accountNum: string;
+    accountType: 'N' | 'C';
+    holderName: string;
+    bankCode: string;
+    depositPassPhrase: string;
+  };
   transport: Pick<ProviderHttpOptions, 'timeoutMs' | 'tls'>;
   tranIds: BankTranIdBook;
   /** How long a transfer the centre has no record of is waited for before it is sent again (kftc-once.ts). */
@@ -203,6 +212,11 @@ export class KftcOpenBanking implements BankRail {
             req_client_num: order.requester.memberId,
             // RC: 충전 (charging a balance).
             transfer_purpose: 'RC',
+            // 최종수취고객: who finally receives the money, as the specification's example names one. A charge's
+            // money stays with us: our contracted account's holder, bank and number (docs/providers.md).
+            recv_client_name: contract.holderName,
+            recv_client_bank_code: contract.bankCode,
+            recv_client_account_num: contract.accountNum,
           },
           token,
         ),
@@ -251,7 +265,9 @@ export class KftcOpenBanking implements BankRail {
 
   private contract(): NonNullable<KftcSettings['contract']> {
     if (!this.settings.contract)
-      throw new Error('moving money needs the contracted account (BANK_CONTRACT_ACCOUNT_NUM)');
+      throw new Error(
+        'moving money needs the contracted account (BANK_CONTRACT_ACCOUNT_NUM, BANK_CONTRACT_ACCOUNT_HOLDER, BANK_CONTRACT_BANK_CODE)',
+      );
     return this.settings.contract;
   }
 

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { ApplicationFailure } from '@temporalio/common';
+import { PROVIDER_REQUEST_INVALID } from '../../platform/failures';
 import {
   ProviderAnswerInvalid,
   ProviderUnavailable,
@@ -8,6 +10,7 @@ import {
   type ProviderHttpOptions,
 } from '../provider-http';
 import { UNREADABLE, readingFromClovaAnswer } from './clova-ocr-answer';
+import { imageDecodes, type IdCardImageType } from './image-check';
 import type { IdCardReader, IdCardReading } from './reader';
 
 /**
@@ -24,7 +27,7 @@ export interface ClovaIdCardReaderOptions {
 }
 
 /** The image formats we send (the API accepts only these); CLOVA's names for them. */
-const FORMATS: Record<string, 'png' | 'jpg'> = { 'image/png': 'png', 'image/jpeg': 'jpg' };
+const FORMATS: Record<IdCardImageType, 'png' | 'jpg'> = { 'image/png': 'png', 'image/jpeg': 'jpg' };
 
 /** CLOVA's error answer (HTTP 4xx/5xx): `{code, message, path, traceId, timestamp}`; we read the code. */
 const ClovaError = Type.Object({ code: Type.String(), message: Type.String() });
@@ -42,36 +45,46 @@ export class ClovaIdCardReader implements IdCardReader {
   }
 
   async read(input: { image: Buffer; contentType: string; requestId: string }): Promise<IdCardReading> {
+    const type = imageTypeOf(input.contentType);
+    // A bad upload (cut short, corrupt) reads as no card, as a photo without one does, and CLOVA is not asked (nor
+    // billed): a body it then says it cannot take (0011) is our request's fault, never the person's.
+    if (!(await imageDecodes(input.image, type))) return UNREADABLE;
     const request = {
       version: 'V2',
       // CLOVA asks for a UUID: one derived from ours, so its logs and ours name the same call.
       requestId: uuidOf(input.requestId),
       timestamp: Date.now(),
-      images: [{ format: formatOf(input.contentType), name: 'id-card', data: input.image.toString('base64') }],
+      images: [{ format: FORMATS[type], name: 'id-card', data: input.image.toString('base64') }],
     };
     // A 5xx (0500, 0501, 1021) is ProviderUnavailable from requestProvider; a 4xx carries CLOVA's code.
     const answer = await requestProvider<unknown>(this.http, 'POST', '/id-card', request);
     if (answer.status < 400) return readingFromClovaAnswer(answer.body);
-    return readingOfRefusal(expectAnswer(ClovaError, answer.body, 'a CLOVA OCR error'));
+    return refused(expectAnswer(ClovaError, answer.body, 'a CLOVA OCR error'));
   }
 }
 
-function formatOf(contentType: string): 'png' | 'jpg' {
-  const format = FORMATS[contentType.split(';')[0]!.trim().toLowerCase()];
-  if (!format) throw new Error(`CLOVA OCR is sent ID cards as PNG or JPEG, not ${contentType}`);
-  return format;
+function imageTypeOf(contentType: string): IdCardImageType {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (!(type in FORMATS)) throw new Error(`CLOVA OCR is sent ID cards as PNG or JPEG, not ${contentType}`);
+  return type as IdCardImageType;
 }
 
 /**
- * CLOVA's refusals (its common error table). A body it cannot take (0011: an image it cannot decode) reads as no card.
- * Everything else is thrown ProviderUnavailable and retried: its limits and failures pass, and a refusal of us (a
- * wrong secret or URL) is retried while an operator fixes the setting the message names.
+ * CLOVA's refusals (its common error table), none of them a reading. 0011 ("Request body invalid") for an image that
+ * decodes says our request is wrong: it fails without a retry (the same request would be refused again), for an
+ * operator, and is never read as no card. Everything else is thrown ProviderUnavailable and retried: its limits and
+ * failures pass, and a refusal of us (a wrong secret or URL) is retried while an operator fixes the setting the
+ * message names.
  */
-function readingOfRefusal(error: { code: string; message: string }): IdCardReading {
+function refused(error: { code: string; message: string }): never {
   const said = `${error.code} ${error.message}`;
   switch (error.code) {
     case '0011':
-      return UNREADABLE;
+      throw ApplicationFailure.create({
+        type: PROVIDER_REQUEST_INVALID,
+        nonRetryable: true,
+        message: `CLOVA OCR refused our request body (${said}) for an image that decodes: the adapter must be fixed`,
+      });
     case '0002':
       throw new ProviderUnavailable(`CLOVA OCR refused our secret (${said}): check ID_CARD_OCR_SECRET`);
     case '0001':

@@ -97,7 +97,8 @@ export class UsebIdCardCheck implements IdCardAuthenticity {
   }
 
   private async ask(request: { path: string; body: object }, jwt: string): Promise<UsebStatusAnswer> {
-    // useB's SDKs send the bare token in Authorization; its docs (a third-party copy) and clients send `Bearer <jwt>`.
+    // `Bearer <jwt>`, as useB's Node client sends it (src/resources/_Base.ts) and its docs (a third-party copy) show
+    // it; only its Go SDK sends the bare token.
     const { body } = await requestProvider<unknown>(this.api, 'POST', request.path, request.body, {
       authorization: `Bearer ${jwt}`,
     });

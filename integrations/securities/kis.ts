@@ -44,11 +44,6 @@ const TokenAnswer = Type.Object({
   expires_in: Type.Number({ minimum: 1 }),
   access_token_token_expired: Type.Optional(Type.String()),
 });
-/** An /oauth2 refusal: `{"error_description":"…","error_code":"EGW00133"}`. */
-interface OAuthError {
-  error_code: string;
-  error_description?: string;
-}
 const Won = Type.String({ pattern: '^-?\\d+(\\.0+)?$' });
 /** 주식잔고조회's answer, as much of it as we read: output2 is the account's summary (the same on every page). */
 export const KisBalanceAnswer = Type.Object({
@@ -191,7 +186,7 @@ export class KisOpenApi implements SecuritiesBroker {
       appsecret: input.appSecret,
     });
     if (status !== 200) {
-      const code = isOAuthError(body) ? body.error_code : '';
+      const code = tokenRefusalCodeOf(body);
       if (OAUTH_REFUSALS.has(code)) throw refused(`KIS refused the app key (${code})`, code);
       if (code === 'EGW00133')
         throw new ProviderUnavailable('KIS issues one token a minute per app key (EGW00133): try again in a minute', {
@@ -211,8 +206,17 @@ export class KisOpenApi implements SecuritiesBroker {
   }
 }
 
-const isOAuthError = (body: unknown): body is OAuthError =>
-  !!body && typeof body === 'object' && typeof (body as { error_code?: unknown }).error_code === 'string';
+/**
+ * The code of a refused token request. Every published refusal is `{"error_description":"…","error_code":"EGW00133"}`;
+ * `msg_cd`, the /uapi envelope's code, is read when `error_code` is absent, in case the gateway answers a token request
+ * in that form too (no such answer was found published): a wrong key must not pass for an outage.
+ */
+function tokenRefusalCodeOf(body: unknown): string {
+  if (!body || typeof body !== 'object') return '';
+  const { error_code, msg_cd } = body as Record<string, unknown>;
+  if (typeof error_code === 'string') return error_code;
+  return typeof msg_cd === 'string' ? msg_cd : '';
+}
 
 /** The /uapi envelope's codes (`rt_cd` "0" is success, anything else a failure named by `msg_cd`), when the answer has them. */
 function codeOf(body: unknown): { rt_cd: string; msg_cd: string } | undefined {

@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { IN_DOUBT_CODES, type InDoubtCode } from './codes';
+import { IN_DOUBT_CODES, NAME_MISMATCH_CODES, type InDoubtCode, type NameMismatchCode } from './codes';
 import { BANKS, type Account, type Ledger } from './ledger';
 import type { OpenBankingSettings, TransferBook, TransferRequest } from './transfer-book';
 
@@ -103,7 +103,7 @@ export function mountAdmin(router: Router, { ledger, contract, book }: AdminDeps
 
 /** Applies the settings given (each optional) after checking them all; what is wrong, if anything. */
 function applySettings(settings: OpenBankingSettings, input: Record<string, unknown>): string | undefined {
-  const { inDoubt, reportCode, malformed } = input;
+  const { inDoubt, reportCode, malformed, nameMismatch } = input;
   if (inDoubt !== undefined && (typeof inDoubt !== 'object' || inDoubt === null)) return 'inDoubt must be an object';
   const given = (inDoubt ?? {}) as Partial<Record<keyof OpenBankingSettings['inDoubt'], unknown>>;
   const next = {
@@ -121,8 +121,11 @@ function applySettings(settings: OpenBankingSettings, input: Record<string, unkn
   if (reportCode !== undefined && reportCode !== null && (typeof reportCode !== 'string' || !reportCode))
     return 'reportCode must be a code or null';
   if (malformed !== undefined && typeof malformed !== 'boolean') return 'malformed must be true or false';
+  if (nameMismatch !== undefined && !NAME_MISMATCH_CODES.includes(nameMismatch as NameMismatchCode))
+    return `nameMismatch must be ${NAME_MISMATCH_CODES.join(' or ')}`;
   settings.inDoubt = next;
   if (reportCode !== undefined) settings.reportCode = reportCode as string | null;
   if (malformed !== undefined) settings.malformed = malformed;
+  if (nameMismatch !== undefined) settings.nameMismatch = nameMismatch as NameMismatchCode;
   return undefined;
 }

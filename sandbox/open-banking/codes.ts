@@ -16,12 +16,20 @@ export const RSP = {
   A0304: '핀테크 이용번호 정보 불일치',
   A0307: '이체암호문구 불일치',
   A0310: '이체내역 없음',
+  A0312: '예금주명 불일치',
   A0313: '사용자 불일치',
   A0321: '예금주 실명번호 구분코드와 실명번호의 형식 불일치',
   A0322: '미등록된 이용기관 약정 계좌/계정',
   A0326: '거래고유번호(참가기관) 중복',
 } as const;
 export type RspCode = keyof typeof RSP;
+
+/**
+ * The codes a deposit to an account held in another name than the one given (name_check_option on) may be refused
+ * with: 815 per item, as an intermediary over KFTC (Payple) reports it, or A0312 (예금주명 불일치), the centre's own.
+ */
+export const NAME_MISMATCH_CODES = ['815', 'A0312'] as const;
+export type NameMismatchCode = (typeof NAME_MISMATCH_CODES)[number];
 
 /** The codes a transfer may be answered with when its outcome is not known yet (research §8.3). */
 export const IN_DOUBT_CODES = ['A0001', 'A0007', 'A0017'] as const;

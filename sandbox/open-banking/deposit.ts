@@ -100,6 +100,9 @@ export function mountDeposit(router: Router, deps: DepositDeps): void {
     if (request.wd_pass_phrase !== deps.depositPassPhrase) return refuse('A0307');
 
     const target = ledger.find(item.bank_code_std, item.account_num);
+    const nameDiffers = nameCheck === 'on' && target !== undefined && target.holder !== item.account_holder_name;
+    // The centre's own refusal of the name, when set so; otherwise the bank's part answers 815 for the item.
+    if (nameDiffers && book.settings.nameMismatch === 'A0312') return refuse('A0312');
     const transfer: Transfer = {
       bankTranId: item.bank_tran_id,
       bankTranDate: today,

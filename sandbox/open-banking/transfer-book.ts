@@ -1,4 +1,4 @@
-import type { BankRspCode, InDoubtCode, RspCode } from './codes';
+import type { BankRspCode, InDoubtCode, NameMismatchCode, RspCode } from './codes';
 import type { Account, Ledger } from './ledger';
 
 export type Direction = 'withdraw' | 'deposit';
@@ -56,12 +56,15 @@ export interface TransferRequest {
  * How the gateway misbehaves, for tests of the service's caution. `inDoubt`: the next `times` transfers that reach a
  * bank are answered `code` (outcome unknown) and settle `settleAfterMs` later as `outcome` (money moves only then).
  * `reportCode`: transfer answers carry this rsp_code, one the documentation does not list, while money moves as usual.
- * `malformed`: transfer answers are not the documented shape at all (money moves as usual).
+ * `malformed`: transfer answers are not the documented shape at all (money moves as usual). `nameMismatch`: how a
+ * deposit to an account held in another name than the one given is refused: the item's bank code 815 (A0009), or the
+ * centre's own A0312 for the call, before any bank.
  */
 export interface OpenBankingSettings {
   inDoubt: { times: number; code: InDoubtCode; settleAfterMs: number; outcome: 'completed' | 'rejected' };
   reportCode: string | null;
   malformed: boolean;
+  nameMismatch: NameMismatchCode;
 }
 
 export interface TransferBook {
@@ -95,6 +98,7 @@ export function createTransferBook(ledger: Ledger, log?: (line: string) => void)
     inDoubt: { times: 0, code: 'A0001', settleAfterMs: 1000, outcome: 'completed' },
     reportCode: null,
     malformed: false,
+    nameMismatch: '815',
   };
   const keyOf = (bankTranId: string, bankTranDate: string) => `${bankTranId}:${bankTranDate}`;
 

@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import Koa from 'koa';
 import { bodyParser } from '@koa/bodyparser';
+import { ApplicationFailure } from '@temporalio/common';
+import { PROVIDER_REQUEST_INVALID } from '../../platform/failures';
 import { ClovaIdCardReader } from '../../integrations/id-card/clova-ocr';
 import { readingFromClovaAnswer } from '../../integrations/id-card/clova-ocr-answer';
 import { ProviderAnswerInvalid, ProviderUnavailable } from '../../integrations/provider-http';
@@ -15,6 +17,8 @@ import { makeIdCardPng, type CardText } from '../../sandbox/id-card-image';
  * and a captured answer (fixtures/clova/SOURCES.md).
  */
 const fixture = (name: string): any => JSON.parse(readFileSync(join(__dirname, 'fixtures/clova', name), 'utf8'));
+/** A JPEG photo without a card (ours, fixtures/clova/SOURCES.md). */
+const jpeg = () => readFileSync(join(__dirname, 'fixtures/clova/image-baseline.jpg'));
 const SECRET = 'clova-secret-for-tests';
 
 let server: Server;
@@ -93,8 +97,8 @@ describe('the CLOVA OCR request', () => {
   });
 
   it('names a JPEG image jpg', async () => {
-    await read(RESIDENT, reader(), 'image/jpeg');
-    expect(lastSent().body.images[0].format).toBe('jpg');
+    await read(jpeg(), reader(), 'image/jpeg');
+    expect(lastSent().body.images[0]).toEqual({ format: 'jpg', name: 'id-card', data: jpeg().toString('base64') });
   });
 
   it('refuses an image that is neither PNG nor JPEG without calling CLOVA', async () => {
@@ -200,7 +204,7 @@ describe('readings', () => {
 
   it('reads an image with no card as unreadable, and CLOVA bills it', async () => {
     const before = await stats();
-    expect(await read(Buffer.from('a photo of a cat'))).toEqual({
+    expect(await read(jpeg(), reader(), 'image/jpeg')).toEqual({
       kind: 'unknown',
       confident: false,
       name: '',
@@ -245,8 +249,28 @@ describe("CLOVA's refusals", () => {
     );
   });
 
-  it('reads a request body CLOVA cannot take (0011: an empty image) as unreadable', async () => {
-    expect(await read(Buffer.alloc(0))).toEqual({ kind: 'unknown', confident: false, name: '', birthDate: '' });
+  it.each([
+    ['empty', Buffer.alloc(0), 'image/png'],
+    ['cut short after its card text', makeIdCardPng(RESIDENT).subarray(0, -30), 'image/png'],
+    [
+      'a PNG signature on something else',
+      Buffer.concat([makeIdCardPng(RESIDENT).subarray(0, 8), Buffer.from('cat')]),
+      'image/png',
+    ],
+    ['a JPEG cut short', jpeg().subarray(0, 600), 'image/jpeg'],
+    ['a PNG said to be a JPEG', makeIdCardPng(RESIDENT), 'image/jpeg'],
+  ])('reads an upload that does not decode (%s) as unreadable, without asking CLOVA', async (_what, image, type) => {
+    const before = await stats();
+    expect(await read(image, reader(), type)).toEqual({ kind: 'unknown', confident: false, name: '', birthDate: '' });
+    expect((await stats()).requests).toBe(before.requests);
+  });
+
+  it('fails without a retry, for an operator, when CLOVA refuses the body of an image that decodes (0011), never reading no card', async () => {
+    failWith = '0011';
+    const error = await failure(read(RESIDENT));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type: PROVIDER_REQUEST_INVALID, nonRetryable: true });
+    expect(error.message).toContain('0011 Request body invalid.');
   });
 
   it.each([

@@ -92,8 +92,11 @@ interface Seen {
  */
 describe('KFTC open banking adapter against the sandbox', () => {
   const seen: Seen[] = [];
-  /** The next answers to give instead of the emulator's, by path ending (a 503, a hang, a body). */
-  const faults: Array<{ path: string; status?: number; body?: unknown; hangMs?: number }> = [];
+  /**
+   * The next answers to give instead of the emulator's, by path ending (a 503, a hang, a body), or after it processed
+   * the request (`processed`: what the centre did stands, the answer is this body).
+   */
+  const faults: Array<{ path: string; status?: number; body?: unknown; hangMs?: number; processed?: boolean }> = [];
   const app = new Koa();
   app.use(bodyParser({ enableTypes: ['json', 'form'] }));
   app.use(async (ctx, next) => {
@@ -105,6 +108,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
         await new Promise((r) => setTimeout(r, f!.hangMs));
         return next(); // processed late, after the client gave up
       }
+      if (f!.processed) await next();
       ctx.status = f!.status ?? 200;
       ctx.body = f!.body ?? { error: 'injected' };
       return;
@@ -147,7 +151,13 @@ describe('KFTC open banking adapter against the sandbox', () => {
       clientId: 'wallet-app',
       clientSecret: 'wallet-app-secret',
       institutionCode: INSTITUTION,
-      contract: { accountNum: CONTRACT.accountNo, accountType: 'N', depositPassPhrase: PASS_PHRASE },
+      contract: {
+        accountNum: CONTRACT.accountNo,
+        accountType: 'N',
+        holderName: CONTRACT.holder,
+        bankCode: CONTRACT.bankCode,
+        depositPassPhrase: PASS_PHRASE,
+      },
       transport: { timeoutMs },
       tranIds: book,
       notReceivedAfterMs,
@@ -189,7 +199,7 @@ describe('KFTC open banking adapter against the sandbox', () => {
   });
   afterEach(async () => {
     faults.length = 0;
-    await settings({ inDoubt: { times: 0 }, reportCode: null, malformed: false });
+    await settings({ inDoubt: { times: 0 }, reportCode: null, malformed: false, nameMismatch: '815' });
   });
 
   describe('consent and tokens', () => {
@@ -329,6 +339,20 @@ describe('KFTC open banking adapter against the sandbox', () => {
       expect(sent.body).toMatchObject({ tran_amt: '1500', transfer_purpose: 'RC', fintech_use_num: accountRef });
       expect(sent.body.req_client_fintech_use_num).toBe(accountRef);
       expect(sent.body.req_client_account_num).toBeUndefined(); // one or the other, never both
+      // Every field of the example but the customer's account (named by fintech_use_num) and a sub-merchant (none).
+      expect(Object.keys(fixture('withdraw-request.spec-sample.json')).filter((k) => !(k in sent.body))).toEqual([
+        'req_client_bank_code',
+        'req_client_account_num',
+        'sub_frnc_name',
+        'sub_frnc_num',
+        'sub_frnc_business_num',
+      ]);
+      // The final recipient of a charge: our contracted account (an assumption, docs/providers.md).
+      expect(sent.body).toMatchObject({
+        recv_client_name: CONTRACT.holder,
+        recv_client_bank_code: CONTRACT.bankCode,
+        recv_client_account_num: CONTRACT.accountNo,
+      });
       const answer = expectAnswer(A.Withdrawal, fixture('withdraw-response.json'), 'withdraw');
       expect(A.centreOutcome(answer.rsp_code, answer.rsp_message)).toBeUndefined();
       expect(A.bankOutcome(answer.bank_rsp_code!, 10000n, '')).toEqual({ status: 'completed', amount: 10000n });
@@ -453,6 +477,26 @@ describe('KFTC open banking adapter against the sandbox', () => {
       expect(await balance()).toBe(before - 600);
     });
 
+    it('keeps a withdrawal answered A0008 (a duplicate) in doubt, and finds by transfer/result that its send moved the money', async () => {
+      const before = await balance();
+      const duplicate = {
+        api_tran_id: 'x',
+        api_tran_dtm: '20260101000000000',
+        rsp_code: 'A0008',
+        rsp_message: '중복거래',
+      };
+      faults.push({ path: '/transfer/withdraw/fin_num', processed: true, body: duplicate });
+      expect(await withdraw('w-A0008', 650n)).toMatchObject({ status: 'in_doubt' });
+      expect(await withdraw('w-A0008', 650n)).toEqual({ status: 'completed', amount: 650n });
+      const id = book.entries.get('w-A0008')!.bankTranId;
+      expect(calls('/transfer/withdraw/fin_num').filter((c) => c.body.bank_tran_id === id)).toHaveLength(1);
+      expect(await balance()).toBe(before - 650);
+      // Answered with an error status, it is in doubt too, never a refusal.
+      faults.push({ path: '/transfer/withdraw/fin_num', status: 400, body: duplicate });
+      expect(await withdraw('w-A0008-400', 100n)).toMatchObject({ status: 'in_doubt' });
+      expect(A.centreOutcome('A0008', '중복거래')).toMatchObject({ status: 'in_doubt' });
+    });
+
     it('reads a refusal the centre answers with an error status, and a bank code it does not list as unknown', async () => {
       faults.push({
         path: '/transfer/withdraw/fin_num',
@@ -541,6 +585,18 @@ describe('KFTC open banking adapter against the sandbox', () => {
         reason: 'holder_mismatch',
         code: '815',
       });
+    });
+
+    it("reads the centre's own refusal of a holder of another name (A0312), nothing moved", async () => {
+      const before = await balance();
+      await settings({ nameMismatch: 'A0312' });
+      expect(await deposit('d-A0312', '김다른')).toMatchObject({
+        status: 'rejected',
+        reason: 'holder_mismatch',
+        code: 'A0312',
+      });
+      expect(last('/transfer/deposit/acnt_num').body.req_list[0].account_holder_name).toBe('김다른');
+      expect(await balance()).toBe(before);
     });
   });
 

@@ -243,6 +243,17 @@ describe('KIS refusals and failures', () => {
     expect(await failure(fresh.holdingsByAppKey(account))).toBeInstanceOf(ProviderUnavailable);
   });
 
+  it('reads a token refusal that names its code by msg_cd instead of error_code as the same refusal (defensive: none is published)', async () => {
+    const account = await openAccount();
+    stub.token = { status: 403, body: { rt_cd: '1', msg_cd: 'EGW00103', msg1: '유효하지 않은 AppKey입니다.' } };
+    const error = await failure(kis(`${base}/stub`).holdingsByAppKey(account));
+    expect(isRefusal(error)).toBe(true);
+    expect(error.message).toContain('EGW00103');
+    // The published form still wins where both are given.
+    stub.token = { status: 403, body: { ...fixture('token-error-EGW00133.json'), msg_cd: 'EGW00103' } };
+    expect(await failure(kis(`${base}/stub`).holdingsByAppKey(account))).toBeInstanceOf(ProviderUnavailable);
+  });
+
   it('takes a 5xx without a body, or an answer outside the schema, as an outage', async () => {
     const account = await openAccount();
     const adapter = kis(`${base}/stub`);

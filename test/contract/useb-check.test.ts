@@ -380,7 +380,7 @@ describe("useB's published answers", () => {
     const inKst = new Date(clock + 60 * MINUTE + 9 * 60 * MINUTE).toISOString().slice(0, 19).replace('T', ' ');
     expect(token.expires_in).toBe(inKst);
 
-    // useB's SDK sends the bare token: the emulator takes it as well as `Bearer <jwt>`.
+    // useB's Go SDK sends the bare token (its Node client `Bearer <jwt>`): the emulator takes both.
     const ask = (body: object) =>
       fetch(`${base}/useb/api/status/idcard`, {
         method: 'POST',

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { UploadEntity, UserEntity, WalletBackupEntity, RegistrationEntity, EventEntity } from '../../db/entities';
 import { registrationWorkflowId } from '../../workflows/messages';
+import { PROVIDER_REQUEST_INVALID } from '../../platform/failures';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { backupBody, call, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
+import { makeIdCardPng } from '../../sandbox/id-card-image';
+import { backupBody, call, cardOf, idCardForm, newPerson, verifyIdentity } from '../helpers/http';
 
 describe.each(testDatabases())('registration survives faults on $name', (database) => {
   let stack: TestStack;
@@ -81,6 +83,60 @@ describe.each(testDatabases())('registration survives faults on $name', (databas
     expect(ekyc.body.ocrResult.verified).toBe(true);
     const after = await ocrStats();
     expect(after.billedReadings).toBe(before.billedReadings + 1);
+  });
+
+  /** A registration at its eKYC step, and how to submit a card to it. */
+  const atEkyc = async () => {
+    const person = newPerson();
+    const { passToken } = await verifyIdentity(stack, person);
+    const start = await call(`${stack.apiUrl}/v1/account/register`, {
+      headers: { 'idempotency-key': randomUUID(), 'x-device-id': randomUUID() },
+      json: { passToken },
+    });
+    const regId = start.body.regId as string;
+    const submit = (image = makeIdCardPng(cardOf(person))) =>
+      call(`${stack.apiUrl}/v1/account/register/${regId}/ekyc`, {
+        headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
+        form: idCardForm(person, 'resident_id', image),
+      });
+    return { person, regId, submit };
+  };
+
+  it('reads an upload cut short as unreadable without asking CLOVA', async () => {
+    const { person, submit } = await atEkyc();
+    const before = await ocrStats();
+    // Its card text comes before its pixels: whole enough for the sandbox's reader, not for a decoder.
+    const ekyc = await submit(makeIdCardPng(cardOf(person)).subarray(0, -30));
+    expect([ekyc.status, ekyc.body.step, ekyc.body.ocrResult?.verified]).toEqual([200, 'ekyc', false]);
+    expect((await ocrStats()).requests).toBe(before.requests);
+  });
+
+  it('answers 503 at once when CLOVA refuses (0011) the body of an image that decodes: no retry, never "no card"', async () => {
+    const { regId, submit } = await atEkyc();
+    stack.faults.set('ocr', {
+      answer: { status: 400, body: { code: '0011', message: 'Request body invalid.', path: '/id-card', traceId: 'x' } },
+    });
+    const refused = await submit();
+    expect(refused.status).toBe(503);
+    expect(refused.body.type).toMatch(/service-unavailable$/);
+    // The activity failed on its first attempt, as not retryable: CLOVA was asked once.
+    const { events } = await stack.temporal.workflow.getHandle(registrationWorkflowId(regId)).fetchHistory();
+    const ocr = new Set(
+      events!
+        .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runIdCardOcr')
+        .map((e) => String(e.eventId)),
+    );
+    const of = (id: unknown) => ocr.has(String(id));
+    const started = events!.filter((e) => of(e.activityTaskStartedEventAttributes?.scheduledEventId));
+    const failed = events!.filter((e) => of(e.activityTaskFailedEventAttributes?.scheduledEventId));
+    expect(started.map((e) => e.activityTaskStartedEventAttributes!.attempt)).toEqual([1]);
+    expect(failed.map((e) => e.activityTaskFailedEventAttributes!.failure?.applicationFailureInfo)).toEqual([
+      expect.objectContaining({ type: PROVIDER_REQUEST_INVALID, nonRetryable: true }),
+    ]);
+    // Once the request is right again (here: CLOVA answers), the same registration goes on.
+    stack.faults.clear();
+    const ekyc = await submit();
+    expect([ekyc.status, ekyc.body.step, ekyc.body.ocrResult?.verified]).toEqual([200, 'backup', true]);
   });
 
   it('answers 502 when the identity provider is down, and starts nothing', async () => {

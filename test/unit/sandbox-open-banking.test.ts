@@ -43,7 +43,7 @@ beforeAll(async () => {
 afterAll(() => new Promise((resolve) => server.close(resolve)));
 afterEach(async () => {
   clockOffsetMs = 0;
-  await put('/_settings', { inDoubt: { times: 0 }, reportCode: null, malformed: false });
+  await put('/_settings', { inDoubt: { times: 0 }, reportCode: null, malformed: false, nameMismatch: '815' });
 });
 
 // --- HTTP
@@ -685,6 +685,24 @@ describe('transfers', () => {
     const twoItems = await deposit(oob, target, { req_cnt: '2' });
     expect(twoItems.body.rsp_code).toBe('A0004');
     expect((await accountOf(target)).balance).toBe(0);
+  });
+
+  it("answers a deposit to a wrong holder name with the centre's own A0312 when set so, moving nothing", async () => {
+    expect((await put('/_settings', { nameMismatch: 'A0312' })).body).toMatchObject({ nameMismatch: 'A0312' });
+    const target = await openAccount('윤봉길', '1908-06-21', 0, '081');
+    const id = bankTranId();
+    const wrongName = await deposit(oob, target, {}, { bank_tran_id: id, account_holder_name: '윤봉걸' });
+    expect(wrongName.body).toEqual({
+      api_tran_id: expect.any(String),
+      api_tran_dtm: expect.stringMatching(/^\d{17}$/),
+      rsp_code: 'A0312',
+      rsp_message: '예금주명 불일치',
+    });
+    expect((await accountOf(target)).balance).toBe(0);
+    expect(await transfersOf(id)).toMatchObject([{ rspCode: 'A0312', bankRspCode: null, outcome: null }]);
+    // The right name still goes through; only the two documented codes are taken.
+    expect((await deposit(oob, target, {}, { account_holder_name: '윤봉길' })).body.rsp_code).toBe('A0000');
+    expect((await put('/_settings', { nameMismatch: 'A0311' })).status).toBe(400);
   });
 
   it("reports a transfer's outcome by id, date and amount (transfer/result), and A0310 when nothing matches", async () => {

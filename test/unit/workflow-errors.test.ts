@@ -1,5 +1,7 @@
-import { NamespaceNotFoundError, ServiceError } from '@temporalio/client';
+import { NamespaceNotFoundError, ServiceError, WorkflowFailedError } from '@temporalio/client';
+import { ActivityFailure, ApplicationFailure, RetryState } from '@temporalio/common';
 import { httpErrorFromWorkflow } from '../../api/http/workflow-errors';
+import { PROVIDER_REQUEST_INVALID } from '../../platform/failures';
 
 describe('Temporal client errors as HTTP answers', () => {
   const grpc = (code: number) =>
@@ -10,6 +12,17 @@ describe('Temporal client errors as HTTP answers', () => {
       const answer = httpErrorFromWorkflow(error);
       expect([answer?.status, answer?.type, answer?.headers['retry-after']]).toEqual([503, 'service-unavailable', '5']);
     }
+  });
+
+  it('answers 503 when an activity failed, not retried, on a request of ours a provider refuses (for an operator)', () => {
+    const refused = ApplicationFailure.create({
+      type: PROVIDER_REQUEST_INVALID,
+      nonRetryable: true,
+      message: 'CLOVA OCR refused our request body (0011 Request body invalid.)',
+    });
+    const activity = new ActivityFailure('failed', 'renewKyc', '1', RetryState.NON_RETRYABLE_FAILURE, 'id', refused);
+    const answer = httpErrorFromWorkflow(new WorkflowFailedError('failed', activity, RetryState.NON_RETRYABLE_FAILURE));
+    expect([answer?.status, answer?.type, answer?.headers['retry-after']]).toEqual([503, 'service-unavailable', '300']);
   });
 
   it('leaves other service errors to the generic handler', () => {
