@@ -18,7 +18,7 @@ import { sameAccount, type TravelRuleCounterpart, type TrpClient } from '../inte
 import type { CodeClient } from '../integrations/travel-rule/code/client';
 import { codeIvms101Message } from '../integrations/travel-rule/code/ivms101';
 import { trpAssetOf } from '../integrations/travel-rule/assets';
-import { counterpartAt, type CodeVasp } from '../integrations/travel-rule/counterparts';
+import { CODE_HUB, counterpartAt, type CodeVasp } from '../integrations/travel-rule/counterparts';
 import type { NetworkRegistry } from '../platform/networks';
 import type { DataEncryption } from '../platform/data-encryption';
 import { formatMoney } from '../platform/money';
@@ -272,15 +272,17 @@ export const createTravelRuleActivities = (deps: ComplianceActivityDeps) => {
 
   return {
     /**
-     * The current public keys CODE lists for one of our members (Public Key Search, a signed request: the signing key
-     * is the worker's), for the API's Response API to tell a member's payloads from anyone else's. At most an hour.
+     * The current public keys CODE lists for one of our members, or for CODE's own entity (Public Key Search, a signed
+     * request: the signing key is the worker's), for the API's Response API to tell a member's payloads, or the hub's,
+     * from anyone else's. At most an hour.
      */
     async codeMemberKeys(input: { entityId: string }): Promise<Array<{ pubkey: string; until: number }>> {
       const code = deps.travelRule.code;
-      if (!code?.vasps.some((v) => v.entityId === input.entityId))
+      const known = input.entityId === CODE_HUB.entityId || code?.vasps.some((v) => v.entityId === input.entityId);
+      if (!code || !known)
         throw ApplicationFailure.create({
           nonRetryable: true,
-          message: `${input.entityId} is not a member of TRAVEL_RULE_CODE_VASPS`,
+          message: `${input.entityId} is neither CODE's own entity nor a member of TRAVEL_RULE_CODE_VASPS`,
         });
       const keys = await code.client.publicKeysOf(input.entityId);
       const latest = clock.date().getTime() + 3_600_000;

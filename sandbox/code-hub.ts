@@ -9,6 +9,7 @@ import {
   verifyCodeRequest,
   type CodeKeyPair,
 } from '../integrations/travel-rule/code/crypto';
+import { CODE_HUB } from '../integrations/travel-rule/counterparts';
 
 /**
  * CODE's (CodeVASP's) hub as its members' Request API reaches it (https://docs.codevasp.com: "API 03 - Request API",
@@ -19,7 +20,9 @@ import {
  * (`X-Code-Req-Remote-PubKey` must be its current one), errors `{errorType, errorMsg}` with CODE's statuses.
  * The other way, the hub's exchanges originate: the hub calls a member's Response API at the server URL it registered
  * (as CODE's hub does: the originator's signature removed, its verify key, origin, datetime and nonce passed on, the
- * member's key as `X-Code-Req-Remote-PubKey`).
+ * member's key as `X-Code-Req-Remote-PubKey`). CODE's own entity `codevasp` is one of them too, with no accounts: its
+ * key is listed by Public Key Search like a member's, and it sends Response API requests as CODE's dashboard tests do
+ * (CODE asks members to let `codevasp` call every endpoint).
  * Administration: `POST /code/_members` `{entityId, publicKey, serverUrl?}` registers a member (the service); `PUT
  * /code/_accounts/{entityId}/{account}` `{name, behaviour?: verify | deny}` opens an account at one of the hub's
  * exchanges; `POST /code/_rotate/{entityId}` gives one a new key; `GET /code/_transfers` what the exchanges received;
@@ -101,7 +104,7 @@ export class SandboxCodeHub {
     } = {},
   ) {
     this.ready = Promise.all([
-      ...Object.entries(CODE_HUB_EXCHANGES).map(async ([entityId, name]) =>
+      ...[...Object.entries(CODE_HUB_EXCHANGES), [CODE_HUB.entityId, CODE_HUB.name]].map(async ([entityId, name]) =>
         this.exchanges.set(entityId, { entityId, name, keys: await this.newKeys(), accounts: new Map() }),
       ),
       ...(options.members ?? []).map(async ({ entityId, signingKey, serverUrl }) =>

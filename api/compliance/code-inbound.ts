@@ -39,11 +39,16 @@ export class CodeRefusal extends Error {
   }
 }
 
-/** Who sent a request through CODE's hub: the member (one of TRAVEL_RULE_CODE_VASPS) and its verify key. */
+/**
+ * Who sent a request through CODE's hub: the member (one of TRAVEL_RULE_CODE_VASPS) and its verify key, or CODE's
+ * own entity (CODE_HUB), which the listener lets ask only what concerns no person.
+ */
 export interface CodeSender {
   vasp: CodeVasp;
   /** `X-Code-Req-PubKey`: the sender's Ed25519 verify key (base64), which sealed its payload. */
   publicKey: string;
+  /** CODE's own entity, not a counterpart: a transfer's status is any of ours over CODE (it relayed each one). */
+  hub?: true;
 }
 
 /** CODE's answer to a report: `normal`, or `error` with its reason. */
@@ -68,7 +73,8 @@ type CodeTransferStatus = 'pending' | 'processing' | 'wait-confirm' | 'confirmed
  * VASP: the state of a transfer we authorized with the asker (Transaction Status Search), whether we sent a
  * transaction (Search VASP by TXID) and the Travel Rule data of one we sent without asking first (Asset Transfer Data
  * Request: the originator's name and birth date, sealed for the asker, disclosed only to a member of our list and
- * recorded). Every message of a member counts against its limit; a new transfer's address against the address's.
+ * recorded). Every message of a member counts against its limit; a new transfer's address against the address's, one
+ * try for each distinct name the message gives its beneficiary (at most two of each kind, one person: see readCodeIvms101).
  */
 export class CodeInbound {
   constructor(
@@ -80,6 +86,8 @@ export class CodeInbound {
       self: { entityId: string; name: string; box: CodeBoxKey };
       retentionDays: number;
       rateLimits: RateLimits;
+      /** The members we exchange with (TRAVEL_RULE_CODE_VASPS): whose transfers CODE's hub may ask the status of. */
+      members: CodeVasp[];
       /**
        * The current public keys CODE lists for a member (Public Key Search, asked by the worker, which holds the
        * signing key: workflow `code-member-keys-<entityId>`).
@@ -134,7 +142,14 @@ export class CodeInbound {
     });
     if (existing) return this.decisionOf(sender, existing, body, reading);
     const address = addressWeServe(untagged(account));
-    if (address) await this.deps.rateLimits.consume('travel-rule-address', address.key);
+    // Each distinct name the message tries is one of the address's daily tries (a message trying nothing spends one).
+    if (address)
+      await this.deps.rateLimits.consume(
+        'travel-rule-address',
+        address.key,
+        false,
+        Math.max(1, reading.beneficiaryNameTries),
+      );
     const holder = address ? await holderOf(em, address) : null;
     const user = holder ? await em.findOne(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
@@ -242,13 +257,19 @@ export class CodeInbound {
     return claimed === 0 ? this.finish(sender, body) : answer('');
   }
 
-  /** Transaction Status Search: the state of a transfer we authorized with the asker, and its transaction id. */
+  /**
+   * Transaction Status Search: the state of a transfer we authorized with the asker, and its transaction id. CODE's
+   * hub may ask about any of ours with a member: it relayed the authorization and the txid report (whose body is not
+   * sealed), so it is told nothing it did not carry; no person's data is in the answer.
+   */
   async transferStatus(sender: CodeSender, body: { transferId: string }) {
     await this.count(sender);
     const em = this.deps.orm.em.fork();
     const record = await em.findOne(TravelRuleRecordEntity, {
       direction: 'outbound',
-      counterpartVaspId: codeCounterpartId(sender.vasp),
+      counterpartVaspId: sender.hub
+        ? { $in: this.deps.members.map(codeCounterpartId) }
+        : codeCounterpartId(sender.vasp),
       requestIdentifier: body.transferId,
     });
     const transfer = record?.transferId ? await em.findOne(TransferEntity, { transferId: record.transferId }) : null;

@@ -44,9 +44,10 @@ export interface TrpPeer {
  * The beneficiary side of the Travel Rule (TRP v3): another VASP asks whether an account is one of our users' and
  * whether the beneficiary it names is that user (`POST /trp/v3/inquiries` on the TRP listener, over mutual TLS: the
  * counterpart is the one whose pinned certificate it presented). Each inquiry counts against its counterpart's limit;
- * the IVMS101 (2020 or 2023 form) is read (400 otherwise); a new inquiry (not a retry: same request-identifier)
- * counts against its address's daily limit, whoever asks, before the address is looked up (by index) and the name
- * matched against the verified one. Every inquiry is recorded (inbound, payload sealed, the real outcome) and
+ * the IVMS101 (2020 or 2023 form) is read (400 otherwise, and for a beneficiary named as several persons or more
+ * than twice in one kind of identifier); a new inquiry (not a retry: same request-identifier) spends one of its
+ * address's daily tries per distinct beneficiary name it gives, whoever asks, before the address is looked up (by
+ * index) and the names matched against the verified one. Every inquiry is recorded (inbound, payload sealed, the real outcome) and
  * resolved at once in the answer: approved with the URL where the originator confirms the transfer, or
  * BENEFICIARY_NOT_CONFIRMED for any other outcome. The originator's confirmation (`txid` or `canceled`) is recorded.
  */
@@ -98,7 +99,8 @@ export class InboundTravelRule {
     });
     // A retry is answered as the first time and tests nothing new (its message is not read again), so it spends no try.
     if (existing) return this.resolutionOf(existing);
-    await this.deps.rateLimits.consume('travel-rule-address', address.key);
+    // Each distinct name the message tries for its beneficiary is one of the address's daily tries.
+    await this.deps.rateLimits.consume('travel-rule-address', address.key, false, reading.beneficiary.nameTries);
     const holder = await holderOf(em, address);
     const user = holder ? await em.findOneOrFail(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;

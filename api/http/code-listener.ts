@@ -6,7 +6,7 @@ import Router from '@koa/router';
 import { bodyParser } from '@koa/bodyparser';
 import { Type, type TSchema } from '@sinclair/typebox';
 import type { Logger } from 'pino';
-import type { CodeVasp } from '../../integrations/travel-rule/counterparts';
+import { CODE_HUB, type CodeVasp } from '../../integrations/travel-rule/counterparts';
 import { CodeRefusal, codeRefusalOf, type CodeInbound, type CodeSender } from '../compliance/code-inbound';
 import { HttpError } from './problems';
 import { validatePart } from './validation';
@@ -20,6 +20,14 @@ import { validatePart } from './validation';
  * with that member's key (`X-Code-Req-PubKey`). Every answer is HTTP 200 as CODE requires ("Dev 07"); a request we
  * cannot process is 503 `{errorType, errorMsg}` ("Dev 10"). HTTPS with our certificate when TRAVEL_RULE_CODE_TLS_*
  * is set.
+ *
+ * CODE's own entity (`code:codevasp`, CODE_HUB), which CODE asks members to let call every endpoint, is admitted the
+ * same way (CODE's address, and a key CODE's Public Key Search lists for `codevasp`), listed or not, and answered only
+ * what concerns no person: health, an address search, a transfer's status, a txid search. CODE is not a VASP a
+ * transfer goes to or comes from, and it says it cannot read the personal data its members exchange (end-to-end
+ * encryption, "Communication Scenarios"): an authorization, a txid report, a cancelation (which only the transfer's
+ * counterpart makes, and which record a transfer) and the Asset Transfer Data Request (the originator's name and
+ * birth date) are refused to it, 503 UNACCEPTABLE_REQUEST, before anything is read.
  */
 const Str = (maxLength: number) => Type.String({ minLength: 1, maxLength });
 const Optional = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
@@ -76,7 +84,7 @@ export function codeResponseApp(deps: {
     try {
       await next();
     } catch (error) {
-      const refusal = codeRefusalOf(error) ?? fieldRefusal(error);
+      const refusal = codeRefusalOf(error) ?? fieldRefusal(error) ?? limitRefusal(error);
       if (!refusal) deps.logger.error({ err: error, path: ctx.path }, 'CODE response API failed');
       ctx.status = 503;
       ctx.body = refusal
@@ -95,13 +103,22 @@ export function codeResponseApp(deps: {
     }),
   );
 
-  const sender = (ctx: Context): CodeSender => {
+  /** The sender: a member of our list, or CODE's own entity where the endpoint answers it (`hub: 'answered'`). */
+  const sender = (ctx: Context, hub: 'answered' | 'refused'): CodeSender => {
     const origin = ctx.get('X-Request-Origin');
     const publicKey = ctx.get('X-Code-Req-PubKey');
     if (!origin || !publicKey)
       throw new CodeRefusal('MISSING_HEADER_FIELD', 'X-Request-Origin and X-Code-Req-PubKey are required');
     const [, alliance, entityId] = /^([a-z0-9]+):([A-Za-z0-9._-]{2,64})$/.exec(origin) ?? [];
-    const vasp = alliance === 'code' ? deps.vasps.find((v) => v.entityId === entityId) : undefined;
+    // CODE's entity is the hub even if someone lists it: listing it makes it no counterpart.
+    const isHub = alliance === 'code' && entityId === CODE_HUB.entityId;
+    if (isHub && hub === 'refused')
+      throw new CodeRefusal(
+        'UNACCEPTABLE_REQUEST',
+        "code:codevasp is CODE's hub, not a counterpart: only a transfer's VASP authorizes, reports or cancels it, " +
+          'or is given its Travel Rule data',
+      );
+    const vasp = isHub ? CODE_HUB : alliance === 'code' ? deps.vasps.find((v) => v.entityId === entityId) : undefined;
     if (!vasp)
       throw new CodeRefusal(
         'UNACCEPTABLE_REQUEST',
@@ -112,8 +129,10 @@ export function codeResponseApp(deps: {
     const remote = ctx.get('X-Code-Req-Remote-PubKey');
     if (remote && remote !== deps.publicKey)
       throw new CodeRefusal('INVALID_ENCRYPTED_BODY', 'X-Code-Req-Remote-PubKey is not our current public key');
-    return { vasp, publicKey };
+    return isHub ? { vasp, publicKey, hub: true } : { vasp, publicKey };
   };
+  const member = (ctx: Context) => sender(ctx, 'refused');
+  const memberOrHub = (ctx: Context) => sender(ctx, 'answered');
   const body = <S extends TSchema>(ctx: Context, schema: S) =>
     validatePart<import('@sinclair/typebox').Static<S>>(
       schema,
@@ -123,25 +142,25 @@ export function codeResponseApp(deps: {
 
   const router = new Router();
   router.post('/v1/beneficiary/VerifyAddress', async (ctx) => {
-    ctx.body = await deps.inbound.verifyAddress(sender(ctx), body(ctx, VerifyAddressBody));
+    ctx.body = await deps.inbound.verifyAddress(memberOrHub(ctx), body(ctx, VerifyAddressBody));
   });
   router.post('/v1/beneficiary/transfer', async (ctx) => {
-    ctx.body = await deps.inbound.authorize(sender(ctx), body(ctx, TransferBody));
+    ctx.body = await deps.inbound.authorize(member(ctx), body(ctx, TransferBody));
   });
   router.post('/v1/beneficiary/transfer/txid', async (ctx) => {
-    ctx.body = await deps.inbound.reportTxid(sender(ctx), body(ctx, TxidBody));
+    ctx.body = await deps.inbound.reportTxid(member(ctx), body(ctx, TxidBody));
   });
   router.post('/v1/vasp/transfer/status', async (ctx) => {
-    ctx.body = await deps.inbound.transferStatus(sender(ctx), body(ctx, TransferIdBody));
+    ctx.body = await deps.inbound.transferStatus(memberOrHub(ctx), body(ctx, TransferIdBody));
   });
   router.put('/v1/vasp/transfer/status', async (ctx) => {
-    ctx.body = await deps.inbound.finish(sender(ctx), body(ctx, FinishBody));
+    ctx.body = await deps.inbound.finish(member(ctx), body(ctx, FinishBody));
   });
   router.post('/v1/verification/tx', async (ctx) => {
-    ctx.body = await deps.inbound.searchTxid(sender(ctx), body(ctx, TxSearchBody));
+    ctx.body = await deps.inbound.searchTxid(memberOrHub(ctx), body(ctx, TxSearchBody));
   });
   router.put('/v1/verification/tx', async (ctx) => {
-    ctx.body = await deps.inbound.transferData(sender(ctx), body(ctx, TxDataBody));
+    ctx.body = await deps.inbound.transferData(member(ctx), body(ctx, TxDataBody));
   });
   // CODE keeps a member `up` while this answers 200 ("API 04-9").
   router.get('/v1/vasp/health', (ctx) => {
@@ -164,6 +183,15 @@ function fieldRefusal(error: unknown): CodeRefusal | undefined {
     missing ? 'MISSING_REQUIRED_MSG_FIELD' : 'INVALID_MSG_FIELD_VALUE',
     details || error.detail || 'invalid message',
   );
+}
+
+/**
+ * A limit reached (a member's messages, an address's daily tries of names): refused as unacceptable, with when to try
+ * again. Not an error of ours to log, nor a VASP_BACKEND_INTERNAL_ERROR, which asks the member to retry at once.
+ */
+function limitRefusal(error: unknown): CodeRefusal | undefined {
+  if (!(error instanceof HttpError) || error.status !== 429) return undefined;
+  return new CodeRefusal('UNACCEPTABLE_REQUEST', error.detail ?? 'too many requests; try again later');
 }
 
 /** The connection's peer as an address BlockList checks (an IPv4 address mapped into IPv6 as IPv4). */

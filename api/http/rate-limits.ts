@@ -51,6 +51,11 @@ export const DEFAULT_RATE_LIMITS = {
   /** Each request mails a code to an address the user names. */
   'email-send': { points: 5, seconds: 3600 },
   'email-confirm': { points: 20, seconds: 3600 },
+  /**
+   * WebAuthn challenges (passkey registration and approval options), per user: each is a stored row, so a number no
+   * person meets bounds what a token can write (expired ones are swept by the worker's schedule).
+   */
+  'webauthn-challenge': { points: 20, seconds: 60 },
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },
@@ -223,14 +228,17 @@ export class RateLimits {
   }
 
   /**
-   * Counts one request for `key` under `rule`; over the limit it throws 429 with Retry-After. Answers what is left,
-   * for the RateLimit fields of a route's own limits (`show`: its 429 carries them too; never for a guess budget).
+   * Counts one request for `key` under `rule` (or `cost` units: a request that tries several things at once, as a
+   * Travel Rule message naming several names, spends one for each); over the limit it throws 429 with Retry-After.
+   * Answers what is left, for the RateLimit fields of a route's own limits (`show`: its 429 carries them too; never for
+   * a guess budget).
    */
-  async consume(rule: RateRuleName, key: string, show = false): Promise<RateLimitReading> {
+  async consume(rule: RateRuleName, key: string, show = false, cost = 1): Promise<RateLimitReading> {
+    if (!Number.isInteger(cost) || cost < 1) throw new Error(`a rate limit's cost is a whole number >= 1, not ${cost}`);
     const limiter = this.limiters.get(rule)!;
     const shown = show && !UNSHOWN.has(rule);
     try {
-      const state = await limiter.consume(key);
+      const state = await limiter.consume(key, cost);
       return {
         rule,
         points: limiter.points,

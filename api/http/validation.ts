@@ -39,6 +39,9 @@ const toFieldError =
     return { in: part, pointer: error.instancePath || '', detail: error.message ?? 'is invalid' };
   };
 
+/** Whether a value is valid for a schema, as validatePart would find it, without a problem to throw. */
+export const conforms = (schema: TSchema, value: unknown, part: Part): boolean => compile(schema, part)(value);
+
 /** Validates (and for non-body parts coerces) one part of the request; throws a 400 problem listing every error. */
 export function validatePart<T>(schema: TSchema, value: unknown, part: Part): T {
   const validate = compile(schema, part);

@@ -80,6 +80,13 @@ export interface CodeVasp {
   name: string;
 }
 
+/**
+ * CODE's own entity (`X-Request-Origin: code:codevasp`): CODE asks every member to let it call each Response API
+ * endpoint (Response API, "Getting Started"); its dashboard tests a member's API as it. It is the hub, not a VASP a
+ * transfer goes to or comes from: api/http/code-listener.ts says what it is answered.
+ */
+export const CODE_HUB: CodeVasp = { entityId: 'codevasp', name: 'CodeVASP' };
+
 /** TRAVEL_RULE_CODE_VASPS: `{"<CODE entity id>": "<name>"}`, the CODE members we exchange with after due diligence. */
 export function codeVaspsFromJson(json: string): CodeVasp[] {
   let parsed: unknown;

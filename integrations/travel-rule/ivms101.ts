@@ -140,12 +140,43 @@ const check = <S extends TSchema>(schema: S) => {
 const isMessage = check(Message);
 const validateMessage = ajv.compile(Message);
 
-/** What we read of a received message: the parties' names (legal ones first, local script first) and accounts. */
+/**
+ * What we read of a received message: the parties' names (legal ones first, local script first) and accounts; for
+ * the beneficiary, how many distinct names the message tries (`nameTries`: its identifiers, one written twice counted
+ * once), each of which the address's daily budget pays for.
+ */
 export interface Ivms101Reading {
   form: Ivms101Form;
   originator: { names: string[]; accounts: string[] };
-  beneficiary: { names: string[]; accounts: string[] };
+  beneficiary: { names: string[]; accounts: string[]; nameTries: number };
 }
+
+/**
+ * A beneficiary is named at most this many times in each kind of identifier (a natural person's `nameIdentifier` and
+ * `localNameIdentifier`, a legal person's `nameIdentifier`): a name in Latin script and one in its own, with room for
+ * a second spelling. More is refused, so that a message cannot carry a list of names to try against an address.
+ */
+export const MAX_BENEFICIARY_IDENTIFIERS_PER_KIND = 2;
+
+/** One beneficiary person, named at most twice in each kind of identifier; Ivms101Invalid otherwise. */
+function checkBeneficiaryNaming(persons: PersonT[]): void {
+  if (persons.length > 1) throw new Ivms101Invalid('the beneficiary is one person, not several');
+  const person = persons[0]!;
+  const kinds: Array<[string, unknown[] | undefined]> = [
+    ['naturalPerson.name.nameIdentifier', person.naturalPerson?.name.nameIdentifier],
+    ['naturalPerson.name.localNameIdentifier', person.naturalPerson?.name.localNameIdentifier],
+    ['legalPerson.name.nameIdentifier', person.legalPerson?.name.nameIdentifier],
+  ];
+  for (const [kind, identifiers] of kinds)
+    if ((identifiers?.length ?? 0) > MAX_BENEFICIARY_IDENTIFIERS_PER_KIND)
+      throw new Ivms101Invalid(
+        `the beneficiary is named at most ${MAX_BENEFICIARY_IDENTIFIERS_PER_KIND} times in each kind of identifier (${kind} has ${identifiers!.length})`,
+      );
+}
+
+/** Names as sameName compares them (platform/names.ts): NFC, no spaces; distinct ones are distinct tries. */
+const nameTriesOf = (names: string[]): number =>
+  new Set(names.map((name) => name.normalize('NFC').replace(/\s+/g, '')).filter(Boolean)).size;
 
 const typeOf = (n: Static<typeof NameIdentifier>) => n.naturalPersonNameIdentifierType ?? n.nameIdentifierType;
 
@@ -179,6 +210,8 @@ export function readIvms101(message: unknown): Ivms101Reading {
   const beneficiaries = m.beneficiary.beneficiaryPersons ?? m.beneficiary.beneficiaryPerson;
   if (!originators) throw new Ivms101Invalid('IVMS101 /originator names no originatorPersons');
   if (!beneficiaries) throw new Ivms101Invalid('IVMS101 /beneficiary names no beneficiaryPersons');
+  checkBeneficiaryNaming(beneficiaries);
+  const beneficiaryNames = namesOf(beneficiaries, 'beneficiary');
   // The accounts beside the persons (2020) and each person's own (2023).
   const accounts = (own: string[] | undefined, persons: PersonT[]) => [
     ...(own ?? []),
@@ -191,8 +224,9 @@ export function readIvms101(message: unknown): Ivms101Reading {
       accounts: accounts(m.originator.accountNumber, originators),
     },
     beneficiary: {
-      names: namesOf(beneficiaries, 'beneficiary'),
+      names: beneficiaryNames,
       accounts: accounts(m.beneficiary.accountNumber, beneficiaries),
+      nameTries: nameTriesOf(beneficiaryNames),
     },
   };
 }

@@ -323,12 +323,14 @@ func main() {
 	// Inquiry: the library sets api-version, a fresh request-identifier (stored back into inq.TRP),
 	// the content type, and adds ?t=i. The peer must answer exactly 200 with a strict body; the
 	// 200 check comes first because v1.1.1's InquiryResolution() returns a typed-nil error otherwise.
-	res, status := &openvasp.InquiryResolution{}, any(nil)
+	// The answer's TRP headers as the library reads them (TravelRuleResponse.Info): TRISA's server
+	// sets api-version and echoes the request-identifier on its answers.
+	res, status, info := &openvasp.InquiryResolution{}, any(nil), &openvasp.TRPInfo{}
 	rep, err := client.Inquiry(inq)
 	if err != nil {
 		status = statusOf(err)
 	} else {
-		status = rep.StatusCode
+		status, info = rep.StatusCode, rep.Info()
 		if rep.StatusCode != http.StatusOK {
 			err = fmt.Errorf("inquiry answered %s, TRP requires 200", rep.Status)
 		} else if res, err = rep.InquiryResolution(); err == nil {
@@ -340,7 +342,8 @@ func main() {
 		res = &openvasp.InquiryResolution{}
 	}
 	report(err, "event", "resolution", "status", status, "version", null(res.Version), "approved", res.Approved,
-		"rejected", null(res.Rejected), "error", null(err))
+		"rejected", null(res.Rejected), "sentIdentifier", inq.TRP.RequestIdentifier,
+		"apiVersion", null(info.APIVersion), "requestIdentifier", null(info.RequestIdentifier), "error", null(err))
 
 	// {"version"} only: the decision is POSTed to our /resolve (needs -listen); wait up to 20 s.
 	for deadline := time.After(20 * time.Second); res.Version != "" && *addr != ""; {
@@ -360,10 +363,11 @@ func main() {
 	// Confirmation to the approval's callback with the same request identifier; any 2xx is fine.
 	crep, err := client.Confirmation(&openvasp.Confirmation{TXID: *txid, Canceled: *canceled,
 		TRP: &openvasp.TRPInfo{Address: res.Approved.Callback, RequestIdentifier: inq.TRP.RequestIdentifier}})
-	status = statusOf(err)
+	status, info = statusOf(err), &openvasp.TRPInfo{}
 	if crep != nil {
 		crep.Body.Close()
-		status = crep.StatusCode
+		status, info = crep.StatusCode, crep.Info()
 	}
-	report(err, "event", "confirmed", "status", status, "error", null(err))
+	report(err, "event", "confirmed", "status", status, "apiVersion", null(info.APIVersion),
+		"requestIdentifier", null(info.RequestIdentifier), "error", null(err))
 }

@@ -28,7 +28,8 @@ import {
   sameCodeName,
 } from '../../integrations/travel-rule/code/ivms101';
 import { codeAllowList, codeResponseApp, serveCodeListener } from '../../api/http/code-listener';
-import type { CodeInbound } from '../../api/compliance/code-inbound';
+import type { CodeInbound, CodeSender } from '../../api/compliance/code-inbound';
+import { CODE_HUB } from '../../integrations/travel-rule/counterparts';
 import { createLogger } from '../../platform/logger';
 
 /**
@@ -286,18 +287,60 @@ describe("CODE's Response API as a beneficiary reads it", () => {
     ]);
     expect(() => readCodeIvms101({ Beneficiary: { beneficiaryPersons: [] } })).toThrow(CodeIvms101Invalid);
     expect(() => readCodeIvms101({ beneficiary: {} })).toThrow(CodeIvms101Invalid);
-    // Only the first person's names are tried, each kind written at most twice: a message is not a list of guesses.
-    const example = fixture('asset-transfer-authorization-request-natural-2-natural-example.json');
-    const second = {
-      naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Doe', secondaryIdentifier: 'Jane' }] } },
+    // The example tries two names (Alice Smith in either order, and her Hangul name): two of an address's daily tries.
+    expect(reading.beneficiaryNameTries).toBe(2);
+  });
+
+  it('reads one beneficiary named at most twice in each kind of identifier: a message is not a list of names to try', () => {
+    const example = () => fixture('asset-transfer-authorization-request-natural-2-natural-example.json');
+    const refused = (message: unknown) => {
+      try {
+        readCodeIvms101(message);
+      } catch (error) {
+        return error instanceof CodeIvms101Invalid && !error.missing ? error.message : `not refused so: ${error}`;
+      }
+      return 'read';
     };
-    example.Beneficiary.beneficiaryPersons.push(second);
-    expect(readCodeIvms101(example).beneficiaryNames).not.toContain('DoeJane');
-    example.Beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier.push(
+    // A second person (CODE's legal-person example names the company and then its representative: we hold natural
+    // persons' accounts only, so such a beneficiary is never ours and is refused as every other second person).
+    const second = example();
+    second.Beneficiary.beneficiaryPersons.push({
+      naturalPerson: { name: { nameIdentifier: [{ primaryIdentifier: 'Doe', secondaryIdentifier: 'Jane' }] } },
+    });
+    expect(refused(second)).toMatch(/one person, not several/);
+    // A third identifier of a kind, natural or legal; a person both natural and legal.
+    const third = example();
+    third.Beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier.push(
       { primaryIdentifier: 'A' },
       { primaryIdentifier: 'B' },
     );
-    expect(() => readCodeIvms101(example)).toThrow(/at most twice/);
+    expect(refused(third)).toMatch(/at most twice/);
+    const legalList = example();
+    legalList.Beneficiary.beneficiaryPersons = [
+      {
+        legalPerson: {
+          name: {
+            nameIdentifier: ['Korbit Inc.', 'Alice Smith', 'Coinone Inc.'].map((legalPersonName) => ({
+              legalPersonName,
+            })),
+          },
+        },
+      },
+    ];
+    expect(refused(legalList)).toMatch(/at most twice .*legalPerson/);
+    const both = example();
+    both.Beneficiary.beneficiaryPersons[0].legalPerson = { name: { nameIdentifier: [{ legalPersonName: 'X' }] } };
+    expect(refused(both)).toMatch(/not both/);
+    // What a message tries: one per identifier, whichever ordering or spelling of one name it repeats.
+    const orderings = example();
+    orderings.Beneficiary.beneficiaryPersons[0].naturalPerson.name = {
+      nameIdentifier: [
+        { primaryIdentifier: 'Smith', secondaryIdentifier: 'Alice' },
+        { primaryIdentifier: 'alice', secondaryIdentifier: 'SMITH' },
+      ],
+      localNameIdentifier: [{ primaryIdentifier: '앨리스 스미스' }, { primaryIdentifier: '이영희' }],
+    };
+    expect(readCodeIvms101(orderings).beneficiaryNameTries).toBe(3);
   });
 
   it("normalises names as Dev 06's example does: lower case, no special characters, digits or spaces, either order", () => {
@@ -361,5 +404,88 @@ describe("CODE's Response API as a beneficiary reads it", () => {
     expect(() => codeAllowList('')).toThrow(/required/);
     expect(() => codeAllowList('codevasp.com')).toThrow(/not an IP address/);
     expect(codeAllowList('127.0.0.1').check('127.0.0.1', 'ipv4')).toBe(true);
+  });
+
+  it("answers CODE's own entity (codevasp) what concerns no person, listed or not: never an authorization, a report, a cancelation or a transfer's data", async () => {
+    // Each Response API call with a valid body; the inbound side answers which call reached it, and from whom.
+    const reached = (call: string) => (sender: CodeSender) =>
+      Promise.resolve({ reached: call, hub: sender.hub === true });
+    const inbound = Object.fromEntries(
+      ['verifyAddress', 'authorize', 'reportTxid', 'transferStatus', 'finish', 'searchTxid', 'transferData'].map(
+        (call) => [call, reached(call)],
+      ),
+    ) as unknown as CodeInbound;
+    const transferId = randomUUID();
+    const calls: Array<[string, string, object | undefined]> = [
+      ['GET', '/v1/vasp/health', undefined],
+      ['POST', '/v1/beneficiary/VerifyAddress', { currency: 'ETH', payload: 'AAAA' }],
+      [
+        'POST',
+        '/v1/beneficiary/transfer',
+        {
+          transferId,
+          currency: 'ETH',
+          amount: '0.5',
+          tradePrice: '2100000',
+          tradeCurrency: 'KRW',
+          isExceedingThreshold: 'true',
+          payload: 'AAAA',
+        },
+      ],
+      ['POST', '/v1/beneficiary/transfer/txid', { transferId, txid: 'ab'.repeat(32) }],
+      ['POST', '/v1/vasp/transfer/status', { transferId }],
+      ['PUT', '/v1/vasp/transfer/status', { transferId, status: 'canceled' }],
+      ['POST', '/v1/verification/tx', { txid: 'ab'.repeat(32), beneficiaryAddress: '0xdead' }],
+      [
+        'PUT',
+        '/v1/verification/tx',
+        { transferId, txid: 'ab'.repeat(32), beneficiaryAddress: '0xdead', payload: 'AAAA' },
+      ],
+    ];
+    const refused = { errorType: 'UNACCEPTABLE_REQUEST', errorMsg: expect.stringMatching(/not a counterpart/) };
+    const answers = async (vasps: Array<{ entityId: string; name: string }>, origin: string) => {
+      const app = codeResponseApp({
+        inbound,
+        vasps,
+        publicKey: base64Of(new Uint8Array(32)),
+        allowed: codeAllowList('127.0.0.1'),
+        logger: createLogger({ level: 'silent', name: 'test' }),
+      });
+      const listener = await serveCodeListener(app, { host: '127.0.0.1', port: 0 });
+      try {
+        const { port } = listener.address() as AddressInfo;
+        const key = base64Of(randomBytes(32));
+        return await Promise.all(
+          calls.map(async ([method, path, body]) => {
+            const response = await fetch(`http://127.0.0.1:${port}${path}`, {
+              method,
+              headers: { 'content-type': 'application/json', 'X-Request-Origin': origin, 'X-Code-Req-PubKey': key },
+              body: body && JSON.stringify(body),
+            });
+            return [`${method} ${path}`, response.status, (await response.json()) as Record<string, unknown>] as const;
+          }),
+        );
+      } finally {
+        listener.close();
+      }
+    };
+    const members = [{ entityId: 'code-mapo', name: 'Mapo Digital Assets Co., Ltd.' }];
+    const forHub = [
+      ['GET /v1/vasp/health', 200, { status: 'up' }],
+      ['POST /v1/beneficiary/VerifyAddress', 200, { reached: 'verifyAddress', hub: true }],
+      ['POST /v1/beneficiary/transfer', 503, refused],
+      ['POST /v1/beneficiary/transfer/txid', 503, refused],
+      ['POST /v1/vasp/transfer/status', 200, { reached: 'transferStatus', hub: true }],
+      ['PUT /v1/vasp/transfer/status', 503, refused],
+      ['POST /v1/verification/tx', 200, { reached: 'searchTxid', hub: true }],
+      ['PUT /v1/verification/tx', 503, refused],
+    ];
+    expect(await answers(members, 'code:codevasp')).toEqual(forHub);
+    // Listing CODE's entity among the members makes it no counterpart.
+    expect(await answers([...members, CODE_HUB], 'code:codevasp')).toEqual(forHub);
+    // A member is answered every call, as before.
+    expect((await answers(members, 'code:code-mapo')).map(([call, status, body]) => [call, status, body.hub])).toEqual(
+      calls.map(([method, path]) => [`${method} ${path}`, 200, path === '/v1/vasp/health' ? undefined : false]),
+    );
   });
 });

@@ -1,5 +1,7 @@
 import { readFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { Agent, fetch } from 'undici';
 import {
   decodeTravelAddress,
   encodeTravelAddress,
@@ -18,6 +20,7 @@ import { ProviderUnavailable } from '../../integrations/provider-http';
 import { FaultInjector } from '../../sandbox/faults';
 import { counterpartsFromJson } from '../../integrations/travel-rule/counterparts';
 import { SandboxVaspNetwork, travelRuleIdentities } from '../../sandbox/travel-rule-network';
+import { serveTravelRuleListener } from '../../api/http/trp-listener';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, 'fixtures/trp', name), 'utf8'));
 
@@ -60,7 +63,7 @@ describe('TRP v3 and its Travel Addresses', () => {
     expect(readIvms101(inquiry.IVMS101)).toEqual({
       form: '2020',
       originator: { names: ['Post Johnny'], accounts: [] },
-      beneficiary: { names: ['Tilcott Mildred'], accounts: ['mhtL3YVFdpTVffmLgUp4h4bcP3Su2zr5qx'] },
+      beneficiary: { names: ['Tilcott Mildred'], accounts: ['mhtL3YVFdpTVffmLgUp4h4bcP3Su2zr5qx'], nameTries: 1 },
     });
   });
 
@@ -109,7 +112,7 @@ describe('TRP v3 and its Travel Addresses', () => {
       expect(readIvms101(message)).toEqual({
         form,
         originator: { names: ['김민준', 'KIM MINJUN'], accounts: [parties.originator.account] },
-        beneficiary: { names: ['홍길동'], accounts: [parties.beneficiary.account] },
+        beneficiary: { names: ['홍길동'], accounts: [parties.beneficiary.account], nameTries: 1 },
       });
   });
 
@@ -121,6 +124,35 @@ describe('TRP v3 and its Travel Addresses', () => {
     const both = fixture('trisa-inquiry.json').IVMS101;
     both.originator.originatorPersons[0].legalPerson = { name: { nameIdentifier: [{ legalPersonName: 'X' }] } };
     expect(() => readIvms101(both)).toThrow(/not both/);
+  });
+
+  it('reads one beneficiary named at most twice in each kind of identifier, and counts the distinct names it tries', () => {
+    const inquiry = () => fixture('trisa-inquiry.json').IVMS101;
+    const legl = (primaryIdentifier: string) => ({ primaryIdentifier, nameIdentifierType: 'LEGL' });
+    const persons = inquiry();
+    persons.beneficiary.beneficiaryPersons.push({ naturalPerson: { name: { nameIdentifier: [legl('Smith')] } } });
+    expect(() => readIvms101(persons)).toThrow(/one person, not several/);
+    for (const kind of ['nameIdentifier', 'localNameIdentifier']) {
+      const listed = inquiry();
+      listed.beneficiary.beneficiaryPersons[0].naturalPerson.name[kind] = ['A', 'B', 'C'].map(legl);
+      expect(() => readIvms101(listed)).toThrow(new RegExp(`at most 2 times .*${kind} has 3`));
+    }
+    const legal = inquiry();
+    legal.beneficiary.beneficiaryPersons = [
+      { legalPerson: { name: { nameIdentifier: ['A', 'B', 'C'].map((legalPersonName) => ({ legalPersonName })) } } },
+    ];
+    expect(() => readIvms101(legal)).toThrow(/legalPerson.name.nameIdentifier has 3/);
+    // The originator is not matched against anyone: its persons and names are read as sent.
+    const originators = inquiry();
+    originators.originator.originatorPersons[0].naturalPerson.name.nameIdentifier.push(legl('B'), legl('C'));
+    expect(readIvms101(originators).originator.names).toHaveLength(3);
+    // Two identifiers of one name (spacing aside) are one try; another name is another.
+    const tries = inquiry();
+    tries.beneficiary.beneficiaryPersons[0].naturalPerson.name = {
+      nameIdentifier: [legl('Mildred Tilcott'), { ...legl('Mildred'), secondaryIdentifier: 'Tilcott' }],
+      localNameIdentifier: [legl('밀드레드')],
+    };
+    expect(readIvms101(tries).beneficiary.nameTries).toBe(2);
   });
 
   it('reads a resolution only with exactly one of approved {address, https callback}, rejected, version', () => {
@@ -263,6 +295,54 @@ describe('TRP v3 and its Travel Addresses', () => {
 
     it('never sends to a URL off the counterpart origin (a Travel Address of someone else)', async () => {
       await expect(ask({ to: 'https://localhost:1/transfers' })).rejects.toThrow(/not on/);
+    });
+  });
+
+  describe('our TRP listener (mutual TLS)', () => {
+    const identities = travelRuleIdentities();
+    const hanbit = identities.vasps['vasp-hanbit'];
+    const dispatcher = new Agent({ connect: { cert: hanbit.cert, key: hanbit.key, ca: identities.ca } });
+    afterAll(() => dispatcher.close());
+
+    it("answers with our api-version and the request's request-identifier, as TRISA's server does: every answer, errors too", async () => {
+      // Whatever the app answers (here 204, or 400 for a version it does not read), the listener's headers are on it.
+      const listener = await serveTravelRuleListener(
+        (req, res) => {
+          res.writeHead(req.headers['api-version'] === '3.1.0' ? 204 : 400).end();
+        },
+        {
+          host: '127.0.0.1',
+          port: 0,
+          tls: { cert: identities.service.cert, key: identities.service.key, ca: identities.ca },
+        },
+      );
+      const { port } = listener.address() as AddressInfo;
+      const post = async (path: string, headers: Record<string, string>) => {
+        const answer = await fetch(`https://127.0.0.1:${port}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: '{}',
+          dispatcher,
+        });
+        await answer.arrayBuffer();
+        return [answer.status, answer.headers.get('api-version'), answer.headers.get('request-identifier')];
+      };
+      try {
+        const id = crypto.randomUUID();
+        const trp = { 'api-version': '3.1.0', 'request-identifier': id };
+        expect(await post('/trp/v3/confirmations/trr_x/token', trp)).toEqual([204, '3.1.0', id]);
+        expect(await post('/trp/v3/inquiries', { ...trp, 'api-version': '2.0.0' })).toEqual([400, '3.1.0', id]);
+        expect(await post('/v1/anything', trp)).toEqual([404, '3.1.0', id]);
+        // Only an identifier the routes read is echoed: none, or one they refuse, is not.
+        expect(await post('/trp/v3/inquiries', { 'api-version': '3.1.0' })).toEqual([204, '3.1.0', null]);
+        expect(await post('/trp/v3/inquiries', { ...trp, 'request-identifier': 'x'.repeat(65) })).toEqual([
+          204,
+          '3.1.0',
+          null,
+        ]);
+      } finally {
+        listener.close();
+      }
     });
   });
 });

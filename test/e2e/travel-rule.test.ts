@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Agent, fetch } from 'undici';
-import { readIvms101 } from '../../integrations/travel-rule/ivms101';
+import { ivms101Message, readIvms101 } from '../../integrations/travel-rule/ivms101';
 import { decodeTravelAddress, encodeTravelAddress } from '../../integrations/travel-rule/travel-address';
 import { USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
 import { codeIvms101Message } from '../../integrations/travel-rule/code/ivms101';
@@ -23,7 +23,7 @@ import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 
 /** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
-const COUNTERPART_LIMIT = 20;
+const COUNTERPART_LIMIT = 40;
 const ADDRESS_LIMIT = 5;
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
@@ -215,7 +215,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(readIvms101(inquiry!.body.IVMS101)).toEqual({
       form: '2020',
       originator: { names: expect.arrayContaining([user.person.name]), accounts: [account] },
-      beneficiary: { names: ['김철수'], accounts: [recipient] },
+      beneficiary: { names: ['김철수'], accounts: [recipient], nameTries: 1 },
     });
     expect(JSON.stringify(inquiry!.body.IVMS101)).toContain('"customerNumber":"wallet-kr"');
     const record = await recordOf(sent.body.transfer_id);
@@ -591,6 +591,129 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     );
   });
 
+  it("tries no list of names at an address: a message naming many is refused on both listeners, and every distinct name spends one of the day's tries", async () => {
+    const wrong = ['김민준', '이서연', '박지호', '최유진', '정하늘', '강도윤', '조수아', '윤서준', '장예은', '임지안'];
+    const approvedAt = (userId: string) =>
+      stack.orm.em.fork().count(TravelRuleRecordEntity, { direction: 'inbound', userId, reason: 'approved' });
+    const legl = (primaryIdentifier: string, secondaryIdentifier?: string) => ({
+      primaryIdentifier,
+      ...(secondaryIdentifier ? { secondaryIdentifier } : {}),
+      nameIdentifierType: 'LEGL',
+    });
+
+    // TRP: an IVMS101 message whose beneficiary carries the given name identifiers (or persons).
+    const trpPayee = await fundedUser(stack, PIN, '0');
+    const trpMessage = (beneficiaryPersons: unknown[]) => {
+      const message = ivms101Message(
+        {
+          originator: { name: { local: '김철수' }, customerId: 'hanbit-1', account: Wallet.createRandom().address },
+          beneficiary: { name: 'x', account: trpPayee.account },
+          originatingVasp: { name: 'Hanbit Exchange', id: 'vasp-hanbit' },
+          beneficiaryVasp: { name: 'us', id: 'us' },
+        },
+        '2020',
+      ) as any;
+      message.beneficiary.beneficiaryPersons = beneficiaryPersons;
+      return message;
+    };
+    const named = (...identifiers: unknown[]) => [{ naturalPerson: { name: { nameIdentifier: identifiers } } }];
+    const trp = (beneficiaryPersons: unknown[]) =>
+      inquire('', trpPayee.account, 'vasp-hanbit', randomUUID(), { payload: trpMessage(beneficiaryPersons) });
+    // Ten wrong names and the right one in one message (the person's ten Latin-script names and one local one), or nine
+    // persons named wrongly and one rightly: refused (400) before the address is looked up, nothing recorded.
+    const right = trpPayee.user.person.name;
+    const oneList = await trp([
+      {
+        naturalPerson: {
+          name: { nameIdentifier: wrong.map((name) => legl(name)), localNameIdentifier: [legl(right)] },
+        },
+      },
+    ]);
+    const tenPersons = await trp([...wrong.slice(1), right].flatMap((name) => named(legl(name))));
+    expect([oneList.resolution.status, tenPersons.resolution.status]).toEqual([400, 400]);
+    expect(oneList.resolution.body.detail).toMatch(/at most 2 times/);
+    expect(tenPersons.resolution.body.detail).toMatch(/one person, not several/);
+    // Two at a time: each distinct name spends one of the address's 5 tries a day (one name written twice, in another
+    // spacing, spends one), so the fourth message, the right name alone, finds none left.
+    const [w1, w2, w3, w4, w5] = wrong as [string, string, string, string, string];
+    const twice = await trp(named(legl(w1), legl(w1.slice(0, 1), w1.slice(1))));
+    const pair1 = await trp(named(legl(w2), legl(w3)));
+    const pair2 = await trp(named(legl(w4), legl(w5)));
+    const last = await trp(named(legl(right)));
+    expect([twice, pair1, pair2, last].map((sent) => sent.resolution.status)).toEqual([200, 200, 200, 429]);
+    expect(await approvedAt(trpPayee.user.userId)).toBe(0);
+
+    // CODE: an authorization through the hub (its ivms101 sealed for us), about another of our users.
+    const codePayee = await fundedUser(stack, PIN, '0');
+    const codeMessage = (beneficiaryPersons: unknown[]) => {
+      const message = codeIvms101Message({
+        originator: {
+          name: { local: '김철수' },
+          birthDate: '1990-01-01',
+          customerId: 'gw-1',
+          account: Wallet.createRandom().address,
+        },
+        beneficiary: { name: 'x', account: codePayee.account },
+        originatingVasp: { name: 'Gwanghwa Exchange Inc.', id: 'code-gwanghwa' },
+      }) as any;
+      message.Beneficiary.beneficiaryPersons = beneficiaryPersons;
+      return message;
+    };
+    const authorize = async (beneficiaryPersons: unknown[]) => {
+      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/code-gwanghwa/send`, {
+        json: {
+          to: 'wallet-sandbox',
+          method: 'POST',
+          path: '/v1/beneficiary/transfer',
+          body: {
+            transferId: randomUUID(),
+            currency: 'USDT',
+            amount: '1500',
+            tradePrice: '2100000',
+            tradeCurrency: 'KRW',
+            isExceedingThreshold: 'true',
+          },
+          ivms101: codeMessage(beneficiaryPersons),
+        },
+      });
+      expect(sent.status).toBe(200);
+      return sent.body as { status: number; body: Record<string, any> };
+    };
+    const codeRight = codePayee.user.person.name;
+    const legalName = (legalPersonName: string) => ({ legalPersonName, legalPersonNameIdentifierType: 'LEGL' });
+    // A legal person's list of names holding the payee's among others; CODE's legal-person form (the company, then its
+    // representative as a second person) with the payee's name as the representative: both refused, nothing tried.
+    const legalList = await authorize([
+      { legalPerson: { name: { nameIdentifier: [...wrong, codeRight].map(legalName) } } },
+    ]);
+    const representative = await authorize([
+      { legalPerson: { name: { nameIdentifier: [legalName('Korbit Inc.')] } } },
+      { naturalPerson: { name: { localNameIdentifier: [legl(codeRight)] } } },
+    ]);
+    expect([legalList, representative].map((sent) => [sent.status, sent.body.errorType])).toEqual([
+      [503, 'INVALID_MSG_FIELD_VALUE'],
+      [503, 'INVALID_MSG_FIELD_VALUE'],
+    ]);
+    // One name in both its orderings is one try; the address's 5 are spent by 1 + 2 + 2 distinct names.
+    const ordered = await authorize([
+      { naturalPerson: { name: { nameIdentifier: [legl('Lee', 'Younghee'), legl('Younghee', 'Lee')] } } },
+    ]);
+    const localPair = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(w1), legl(w2)] } } }]);
+    const pair = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(w3), legl(w4)] } } }]);
+    const codeLast = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(codeRight)] } } }]);
+    expect([ordered, localPair, pair].map((sent) => [sent.status, sent.body.result])).toEqual([
+      [200, 'denied'],
+      [200, 'denied'],
+      [200, 'denied'],
+    ]);
+    expect([codeLast.status, codeLast.body.errorType, codeLast.body.errorMsg]).toEqual([
+      503,
+      'UNACCEPTABLE_REQUEST',
+      expect.stringContaining('travel-rule-address'),
+    ]);
+    expect(await approvedAt(codePayee.user.userId)).toBe(0);
+  });
+
   it("limits each counterpart's inquiries: over its limit it gets 429 with Retry-After, other counterparts are still answered", async () => {
     const statuses: number[] = [];
     for (let i = 0; i < COUNTERPART_LIMIT; i++)
@@ -926,6 +1049,131 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect([noCurrency.status, noCurrency.body.errorType]).toEqual([503, 'MISSING_REQUIRED_MSG_FIELD']);
     // Only CODE's endpoints are served there, and the API's are not among them.
     expect((await call(`${listener}/healthz`)).status).toBe(404);
+  });
+
+  it("answers CODE's own entity (codevasp) what concerns no person: health, searches, a transfer's status; never an authorization, a report, a cancelation or a transfer's data", async () => {
+    /** An entity of the hub sends us a Response API request through it: `codevasp` as CODE's dashboard tests do. */
+    const viaHub = async (
+      from: string,
+      method: string,
+      path: string,
+      body?: Record<string, unknown>,
+      ivms101?: object,
+    ) => {
+      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
+        json: { to: 'wallet-sandbox', method, path, body, ivms101 },
+      });
+      expect(sent.status).toBe(200);
+      return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
+    };
+    const fromCode = (method: string, path: string, body?: Record<string, unknown>, ivms101?: object) =>
+      viaHub('codevasp', method, path, body, ivms101);
+    const refused = (answer: { status: number; body: Record<string, any>; ivms101?: unknown }) => [
+      answer.status,
+      answer.body.errorType,
+      answer.ivms101,
+    ];
+    const REFUSED = [503, 'UNACCEPTABLE_REQUEST', undefined];
+    const payee = await fundedUser(stack, PIN, '0');
+
+    expect(await fromCode('GET', '/v1/vasp/health')).toMatchObject({ status: 200, body: { status: 'up' } });
+    // Admitted by a key CODE lists for codevasp (Public Key Search), like a member: an address search is answered.
+    const found = await fromCode(
+      'POST',
+      '/v1/beneficiary/VerifyAddress',
+      { currency: 'USDT' },
+      { Beneficiary: { beneficiaryPersons: [], accountNumber: [payee.account] } },
+    );
+    expect([found.status, found.body.result]).toEqual([200, 'valid']);
+
+    // No transfer is authorized, reported or canceled for it, whatever it names: nothing is recorded.
+    const transferId = randomUUID();
+    const authorization = await fromCode(
+      'POST',
+      '/v1/beneficiary/transfer',
+      {
+        transferId,
+        currency: 'USDT',
+        amount: '1500',
+        tradePrice: '2100000',
+        tradeCurrency: 'KRW',
+        isExceedingThreshold: 'true',
+      },
+      codeIvms101Message({
+        originator: {
+          name: { local: '김철수' },
+          birthDate: '1990-01-01',
+          customerId: 'cv-1',
+          account: Wallet.createRandom().address,
+        },
+        beneficiary: { name: payee.user.person.name, account: payee.account },
+        originatingVasp: { name: 'CodeVASP', id: 'codevasp' },
+      }),
+    );
+    expect(refused(authorization)).toEqual(REFUSED);
+    const txid = `0x${randomBytes(32).toString('hex')}`;
+    expect(refused(await fromCode('POST', '/v1/beneficiary/transfer/txid', { transferId, txid }))).toEqual(REFUSED);
+    expect(refused(await fromCode('PUT', '/v1/vasp/transfer/status', { transferId, status: 'canceled' }))).toEqual(
+      REFUSED,
+    );
+    expect(await stack.orm.em.fork().count(TravelRuleRecordEntity, { counterpartVaspId: 'code:codevasp' })).toBe(0);
+
+    // Our transfer to Mapo over CODE: the hub, which relayed it, is told its state and finds its transaction, but is
+    // not given the sender's name and birth date, which Mapo, its counterpart, is.
+    const recipient = Wallet.createRandom().address;
+    await call(`${stack.sandboxUrl}/code/_accounts/code-mapo/${recipient}`, {
+      method: 'PUT',
+      json: { name: '김철수' },
+    });
+    const sent = await execute({
+      to_address: recipient,
+      network: 'ETHEREUM',
+      token: 'USDT',
+      amount: AT_THRESHOLD,
+      beneficiary_name: '김철수',
+      beneficiary_vasp: 'code-mapo',
+    });
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    const codeTransferId = (await recordOf(sent.body.transfer_id)).requestIdentifier;
+    const status = await fromCode('POST', '/v1/vasp/transfer/status', { transferId: codeTransferId });
+    expect([status.status, status.body]).toEqual([
+      200,
+      {
+        transferId: codeTransferId,
+        status: expect.stringMatching(/^(wait-confirm|confirmed)$/),
+        txid: sent.body.tx_hash,
+        vout: '',
+      },
+    ]);
+    const search = await fromCode('POST', '/v1/verification/tx', {
+      txid: sent.body.tx_hash,
+      beneficiaryAddress: recipient,
+    });
+    expect([search.status, search.body]).toEqual([200, { result: 'valid' }]);
+    const dataRequest = (from: string) =>
+      viaHub(
+        from,
+        'PUT',
+        '/v1/verification/tx',
+        { transferId: randomUUID(), txid: sent.body.tx_hash, beneficiaryAddress: recipient },
+        { Beneficiary: { beneficiaryPersons: [], accountNumber: [recipient] } },
+      );
+    expect(refused(await dataRequest('codevasp'))).toEqual(REFUSED);
+    expect((await dataRequest('code-mapo')).body.result).toBe('normal');
+
+    // Straight to the listener as codevasp with a key of one's own: refused, as for a member.
+    const impostor = await codeKeyPair(randomBytes(32).toString('base64'));
+    const ours = (await codeKeyPair(stack.config.TRAVEL_RULE_CODE_SIGNING_KEY!)).publicKey;
+    const forged = await call(`http://127.0.0.1:${stack.config.TRAVEL_RULE_CODE_PORT}/v1/beneficiary/VerifyAddress`, {
+      headers: { 'X-Request-Origin': 'code:codevasp', 'X-Code-Req-PubKey': base64Of(impostor.publicKey) },
+      json: {
+        currency: 'USDT',
+        payload: await sealCodePayload(impostor, base64Of(ours), {
+          ivms101: { Beneficiary: { beneficiaryPersons: [], accountNumber: [payee.account] } },
+        }),
+      },
+    });
+    expect([forged.status, forged.body.errorType]).toEqual([503, 'UNACCEPTABLE_REQUEST']);
   });
 
   it('keeps every exchange after the account is closed: operators export them with their payloads; users cannot', async () => {

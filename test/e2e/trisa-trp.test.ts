@@ -242,7 +242,14 @@ describe("TRP v3 with TRISA's implementation (both directions)", () => {
     const sender = sendToUs(user.person.name, 'ETH', '0.25', ['-txid', '0xfeedbeef']);
     const resolution = await sender.next('resolution');
     expect(resolution).toMatchObject({ status: 200, rejected: null, error: null, approved: { address: account } });
-    expect(await sender.next('confirmed')).toMatchObject({ status: 204, error: null });
+    // Our answers carry the headers TRISA's server sets, as its client reads them: our version, its identifier.
+    expect([resolution.apiVersion, resolution.requestIdentifier]).toEqual(['3.1.0', resolution.sentIdentifier]);
+    expect(await sender.next('confirmed')).toMatchObject({
+      status: 204,
+      error: null,
+      apiVersion: '3.1.0',
+      requestIdentifier: resolution.sentIdentifier,
+    });
     expect(await sender.exit()).toBe(0);
     const records = await stack.orm.em
       .fork()
@@ -254,11 +261,14 @@ describe("TRP v3 with TRISA's implementation (both directions)", () => {
 
   it('another name for our user is answered "beneficiary not confirmed", which TRISA reads as a rejection', async () => {
     const sender = sendToUs('Someone Else', `dti:${USDT_ETHEREUM_DTI}`, '10');
-    expect(await sender.next('resolution')).toMatchObject({
+    const resolution = await sender.next('resolution');
+    expect(resolution).toMatchObject({
       status: 200,
       approved: null,
       rejected: 'beneficiary not confirmed',
+      apiVersion: '3.1.0',
     });
+    expect(resolution.requestIdentifier).toBe(resolution.sentIdentifier);
     expect(await sender.exit()).toBe(0);
   });
 });
