@@ -1,3 +1,4 @@
+import { LockMode } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import { BankAccountEntity, ChargeEntity, UserEntity, bankAccountNoAad } from '../db/entities';
@@ -19,6 +20,10 @@ export interface ChargeActivityDeps {
 /** What the statements show: ours for a charge, the person's for a refund (the bank allows 20 characters). */
 const CHARGE_MEMO = '월렛 충전';
 const REFUND_MEMO = '월렛 충전 환불';
+/** A charge's bankStatus once its refund has begun: from then on it is never credited. */
+const REFUNDING = 'refunding';
+/** The bank statuses of a charge whose refund began (then refused by the bank, or done): never credited. */
+const REFUND_BEGUN = new Set([REFUNDING, 'refund_refused', 'refunded']);
 
 /**
  * What the bank's answer means for the charge: done, refused, not known yet (`pending`: the charge workflow asks the
@@ -129,7 +134,11 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
       });
     },
 
-    /** Credits the user's balance and completes the charge in one transaction; a second call finds it done. */
+    /**
+     * Credits the user's balance and completes the charge in one transaction, under the charge's row lock; a second
+     * call finds it done. A charge whose refund has begun (refundCharge claimed it under the same lock) is never
+     * credited: ChargeRefundStarted, final.
+     */
     async creditCharge({ chargeId }: { chargeId: string }): Promise<void> {
       const em = orm.em.fork();
       const charge = await em.findOneOrFail(ChargeEntity, { chargeId });
@@ -143,6 +152,15 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
         });
       }
       await em.transactional(async (tx) => {
+        const locked = await tx.findOneOrFail(ChargeEntity, { chargeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (locked.status === 'completed') return;
+        // A late attempt (one that outlived its timeout) after the refund began, was refused, or the charge failed.
+        if (locked.status === 'failed' || REFUND_BEGUN.has(locked.bankStatus ?? ''))
+          throw ApplicationFailure.create({
+            type: ChargeFailure.RefundStarted,
+            message: `this charge is ${locked.status === 'failed' ? 'failed' : `being refunded (${locked.bankStatus})`}: it is not credited`,
+            nonRetryable: true,
+          });
         await postJournal(tx, {
           journalId: `charge:${chargeId}`,
           kind: 'charge',
@@ -179,10 +197,23 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     },
 
     /**
-     * Compensation: the withdrawn money goes back to the account it came from, named by the charge (sent once). A
-     * refusal is final (the workflow holds the charge for an operator); an answer in doubt is asked about again.
+     * Compensation: the withdrawn money goes back to the account it came from, named by the charge (sent once). The
+     * charge is claimed first, under its row lock (bankStatus `refunding`), so that no credit commits after the refund
+     * begins; a charge credited already (a credit that committed but whose answer was lost) is refused with
+     * ChargeAlreadyCredited, final, and nothing is asked of the bank. A bank's refusal is final (the workflow holds the
+     * charge for an operator); an answer in doubt is asked about again.
      */
     async refundCharge({ chargeId }: { chargeId: string }): Promise<void> {
+      await orm.em.fork().transactional(async (tx) => {
+        const claimed = await tx.findOneOrFail(ChargeEntity, { chargeId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (claimed.status === 'completed')
+          throw ApplicationFailure.create({
+            type: ChargeFailure.AlreadyCredited,
+            message: 'the charge was credited: its money stays in the balance, nothing is refunded',
+            nonRetryable: true,
+          });
+        if (!REFUND_BEGUN.has(claimed.bankStatus ?? '')) claimed.bankStatus = REFUNDING;
+      });
       const { em, charge, account, accountNo } = await load(chargeId);
       const user = await em.findOneOrFail(UserEntity, { id: charge.userId });
       const outcome = await bank.deposit({

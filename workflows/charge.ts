@@ -1,4 +1,12 @@
-import { ActivityFailure, condition, proxyActivities, setHandler, upsertSearchAttributes } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  patched,
+  proxyActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
 import type { ChargeActivities } from '../activities/charge';
 import {
   ChargeFailure,
@@ -31,13 +39,23 @@ const storage = proxyActivities<Pick<ChargeActivities, 'creditCharge' | 'failCha
   },
 });
 
+/** Patch: a refund that finds the charge credited already completes the charge (before: held as refund_refused). */
+const CREDITED_BEFORE_REFUND = 'charge-credited-before-refund';
+
+/** The type of an activity's application failure, if it is one. */
+const failureType = (error: unknown): string | undefined =>
+  error instanceof ActivityFailure && error.cause instanceof ApplicationFailure
+    ? (error.cause.type ?? undefined)
+    : undefined;
+
 const FIRST_POLL_SECONDS = 5;
 const MAX_POLL_SECONDS = 300;
 
 /**
  * A charge: debit the user's connected bank account (withdrawal referenced by the charge id), wait for the bank to
  * settle it (its webhook signals us; polling with growing timers covers a lost webhook), then credit the user's
- * balance in the ledger. If the credit cannot be made, the money goes back to the bank account (compensation).
+ * balance in the ledger. If the credit cannot be made, the money goes back to the bank account (compensation), unless
+ * the refund finds the charge credited after all (a credit whose answer was lost): then it is complete.
  *
  * Only a documented settlement is acted on. A status the bank does not document, or an answer that is not a
  * withdrawal, puts the charge in `needs_review` (search attribute NeedsReview) while the same loop keeps asking the
@@ -89,6 +107,10 @@ export async function chargeWorkflow(input: ChargeInput): Promise<ChargeOutcome>
     try {
       await bank.refundCharge({ chargeId: input.chargeId });
     } catch (error) {
+      // The credit committed but its answer was lost (a worker killed, a connection dropped at commit, then a database
+      // out through the remaining attempts): the refund found the charge credited and sent nothing. It is complete.
+      if (failureType(error) === ChargeFailure.AlreadyCredited && patched(CREDITED_BEFORE_REFUND))
+        return { status: 'completed' };
       const refusal = error instanceof ActivityFailure && error.cause ? error.cause.message : String(error);
       await holdForReview(
         'refund_refused',

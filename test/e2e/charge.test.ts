@@ -13,7 +13,10 @@ import {
   type BankTransaction,
   type SandboxAccount,
 } from '../helpers/bank';
-import { BankTranIdEntity, ChargeEntity, IdempotencyRecordEntity, UserEntity } from '../../db/entities';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { temporal } from '@temporalio/proto';
+import type { Activities } from '../../activities';
+import { BankTranIdEntity, ChargeEntity, EventEntity, IdempotencyRecordEntity, UserEntity } from '../../db/entities';
 import { NeedsReviewSA, chargeWorkflowId } from '../../workflows/messages';
 import type { TransferRequestView } from '../../sandbox/open-banking';
 
@@ -26,11 +29,29 @@ const WELL_BEHAVED = {
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   let stack: TestStack;
+  /** While set, a charge's credit commits and then answers as if the connection dropped at commit, on every attempt. */
+  let creditAnswersLost = false;
+  /** The stack worker's real activities, to run one as a late attempt would (one that outlived its timeout). */
+  let workerActivities: Activities;
   beforeAll(async () => {
     // The bank has 3 s to answer (its own deadline, BANK_TIMEOUT_MS): the hanging bank below takes longer; a transfer
     // it has no record of 12 s after it was sent never arrived (10 minutes in production).
     stack = await startTestStack(database, {
       workerEnv: { BANK_TIMEOUT_MS: '3000', BANK_NOT_RECEIVED_AFTER_SECONDS: '12' },
+      wrapActivities: (activities) => ({
+        ...(workerActivities = activities),
+        async creditCharge(input) {
+          if (!creditAnswersLost) return activities.creditCharge(input);
+          // The first attempt commits and its answer is lost; the database is then out through every other attempt
+          // (the retries come at once, not over the policy's minutes: nextRetryDelay).
+          if (Context.current().info.attempt === 1) await activities.creditCharge(input);
+          throw ApplicationFailure.create({
+            message: 'Connection terminated unexpectedly',
+            type: 'DriverException',
+            nextRetryDelay: '20 milliseconds',
+          });
+        },
+      }),
     });
   });
   afterAll(async () => {
@@ -528,6 +549,56 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       .getConnection()
       .execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${started.body.charge_id}`]);
     expect(Number((ledger as { n: number }).n)).toBe(0);
+    // A late attempt of the credit (one that outlived its timeout), once the account is active again: refused under
+    // the charge's lock, so the refunded money is not credited too.
+    await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'active' });
+    const late = await workerActivities.creditCharge({ chargeId: started.body.charge_id }).catch((e: unknown) => e);
+    expect(late).toMatchObject({ type: 'ChargeRefundStarted', nonRetryable: true });
+    expect((await balance(user)).amount).toBe('0');
+  });
+
+  it('completes a charge whose credit committed but whose answer was lost through every attempt: nothing refunded, nothing held', async () => {
+    const user = await registerUser(stack);
+    const account = await openAccount(user.person, 50_000);
+    await connect(user, account);
+    creditAnswersLost = true;
+    let chargeId: string;
+    try {
+      chargeId = (await charge(user, '20000')).body.charge_id as string;
+      const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      expect(outcome).toEqual({ status: 'completed' });
+    } finally {
+      creditAnswersLost = false;
+    }
+    // Every attempt of the credit was made and failed (the first one after its commit), then the refund refused.
+    const history = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).fetchHistory();
+    const credit = history.events!.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'creditCharge',
+    );
+    const failed = history.events!.find(
+      (e) => e.activityTaskFailedEventAttributes?.scheduledEventId?.toString() === credit?.eventId?.toString(),
+    );
+    expect(failed?.activityTaskFailedEventAttributes?.retryState).toBe(
+      temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED,
+    );
+    const view = await settled(user, chargeId);
+    expect([view.status, view.failure_reason]).toEqual(['completed', null]);
+    expect((await balance(user)).amount).toBe('20000');
+    // The bank's statement: the withdrawal once, no refund deposit ever asked for.
+    const log = await bankAccount(account.bankCode, account.accountNo);
+    expect(log.transactions.filter((t) => t.amount !== 1).map((t) => [t.amount, t.printContent])).toEqual([
+      [-20_000, '월렛 충전'],
+    ]);
+    expect(await stack.orm.em.fork().count(BankTranIdEntity, { reference: `refund:${chargeId}` })).toBe(0);
+    const events = await stack.orm.em
+      .fork()
+      .find(EventEntity, { resourceId: chargeId }, { orderBy: { position: 'asc' } });
+    expect(events.map((e) => e.type)).toEqual(['charge.processing', 'charge.completed']);
+    expect(
+      (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(
+        NeedsReviewSA,
+      ),
+    ).toBeUndefined();
   });
 
   describe('bank answers it does not document', () => {

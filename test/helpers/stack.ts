@@ -10,7 +10,7 @@ import { setClockOffset } from '../../platform/clock';
 import { followTestClock } from '../../db/test-clock';
 import { createLogger } from '../../platform/logger';
 import { loadConfig, API_CONFIG_KEYS, WORKER_CONFIG_KEYS, type ApiConfig } from '../../platform/config';
-import { createActivities } from '../../activities';
+import { createActivities, type Activities } from '../../activities';
 import { sanctionsListRefreshWorkflow } from '../../workflows/compliance';
 import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 import { createApp, type App } from '../../api/app';
@@ -125,6 +125,11 @@ export interface TestStackOptions {
   listenProxy?: boolean;
   /** The API's port, when a test must name it before the stack starts (a browser origin, the UI's codec endpoint). */
   apiPort?: number;
+  /**
+   * The worker's real activities, wrapped: a test that makes an activity's answer get lost (it commits, then throws as
+   * a dropped connection would) puts a fault where no provider or proxy can.
+   */
+  wrapActivities?: (activities: Activities) => Activities;
 }
 
 export type StackSolana = LocalSolana & { proxy: RpcProxy };
@@ -418,7 +423,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
         namespace: config.TEMPORAL_NAMESPACE,
         taskQueue,
         workflowBundle: await testWorkflowBundle(),
-        activities: createActivities(workerDeps),
+        activities: (options.wrapActivities ?? ((a: Activities) => a))(createActivities(workerDeps)),
         dataConverter: createDataConverter(encryption),
         shutdownGraceTime: '1s',
       });

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Worker } from '@temporalio/worker';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import { execFileSync } from 'node:child_process';
 import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
@@ -74,6 +75,7 @@ describe('workflow histories', () => {
         'charge-completed.json',
         'charge-polled.json',
         'charge-refunded.json',
+        'charge-credited-answer-lost.json',
         'transfer-confirmed.json',
         'transfer-finalized.json',
         'transfer-finality-finalized.json',
@@ -374,6 +376,51 @@ if (process.env.RECORD_HISTORIES) {
       );
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
       await save(refunded, 'charge-refunded');
+      await stack.stop();
+    });
+
+    it('records a charge whose credit committed but whose answer was lost: the refund finds it credited', async () => {
+      let lost = false;
+      const stack = await startTestStack(testDatabases()[0]!, {
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+        wrapActivities: (activities) => ({
+          ...activities,
+          async creditCharge(input) {
+            if (!lost) return activities.creditCharge(input);
+            if (Context.current().info.attempt === 1) await activities.creditCharge(input);
+            throw ApplicationFailure.create({
+              message: 'connection lost at commit',
+              nextRetryDelay: '20 milliseconds',
+            });
+          },
+        }),
+      });
+      const user = await registerUser(stack);
+      await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
+      lost = true;
+      const chargeId = (
+        await callApi(stack, '/api/v1/charge/execute', user, {
+          json: { source: 'KB국민은행', amount: '4000', currency: 'KRW' },
+        })
+      ).body.charge_id as string;
+      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      const json = execFileSync(
+        resolveTemporalCli({ build: false }),
+        [
+          'workflow',
+          'show',
+          '--workflow-id',
+          chargeWorkflowId(chargeId),
+          '--output',
+          'json',
+          '--address',
+          stack.config.TEMPORAL_ADDRESS,
+          '--namespace',
+          stack.config.TEMPORAL_NAMESPACE,
+        ],
+        { encoding: 'utf8' },
+      );
+      writeFileSync(join(DIR, 'charge-credited-answer-lost.json'), json);
       await stack.stop();
     });
 

@@ -16,7 +16,7 @@ type Script = {
   /** What each poll answers, in turn (the last repeats). */
   polls?: WithdrawalSettlement[];
   credit?: 'fails';
-  refund?: 'refused';
+  refund?: 'refused' | 'credited';
 };
 
 /**
@@ -58,6 +58,8 @@ describe('charge workflow (stubbed activities)', () => {
       record(chargeId, 'refundCharge');
       if (scripts.get(chargeId)!.refund === 'refused')
         throw ApplicationFailure.nonRetryable('refund refused', PROVIDER_REJECTED);
+      if (scripts.get(chargeId)!.refund === 'credited')
+        throw ApplicationFailure.nonRetryable('the charge was credited', ChargeFailure.AlreadyCredited);
     },
     async failCharge({ chargeId, reason }) {
       record(chargeId, `failCharge:${reason}`);
@@ -124,6 +126,12 @@ describe('charge workflow (stubbed activities)', () => {
       'refundCharge',
       'holdChargeForReview:refund_refused',
     ]);
+  });
+
+  it('completes a charge whose credit committed though its answer was lost: the refund found it credited, nothing held', async () => {
+    const { chargeId, handle } = await charge({ request: settled('completed'), credit: 'fails', refund: 'credited' });
+    expect(await handle.result()).toEqual({ status: 'completed' });
+    expect(calls.get(chargeId)).toEqual(['requestWithdrawal', 'creditCharge', 'refundCharge']);
   });
 
   it('holds an undocumented bank status for review, keeps asking, and completes once the bank settles', async () => {
