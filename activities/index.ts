@@ -14,6 +14,7 @@ import { createSignInActivities, type SignInActivityDeps } from './sign-in';
 import { createRecoveryActivities, type RecoveryActivityDeps } from './recovery';
 import { createComplianceActivities, createTravelRuleActivities, type ComplianceActivityDeps } from './compliance';
 import { createTestClockActivities, type TestClockActivityDeps } from './test-clock';
+import { createHousekeepingActivities, type HousekeepingActivityDeps } from './housekeeping';
 import { GasSponsor, createGasSponsorshipActivities, type GasSponsorDeps } from './gas-sponsorship';
 
 type WithGasSponsor<T> = Omit<T, 'gasSponsor'>;
@@ -33,6 +34,7 @@ export type ActivityDeps = RegistrationActivityDeps &
   RecoveryActivityDeps &
   ComplianceActivityDeps &
   TestClockActivityDeps &
+  HousekeepingActivityDeps &
   GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -57,6 +59,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createComplianceActivities(deps),
     ...createTravelRuleActivities(deps),
     ...createTestClockActivities(deps),
+    ...createHousekeepingActivities(deps),
   };
 };
 

@@ -12,7 +12,7 @@ import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrade
 import { createTemporalClient } from '../platform/temporal';
 import { sanctionsListState } from '../db/compliance';
 import { OFAC_SDN } from '../integrations/sanctions';
-import { ensureSanctionsListSchedule } from './schedules';
+import { ensureHousekeepingSchedule, ensureSanctionsListSchedule } from './schedules';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -85,6 +85,8 @@ async function main(): Promise<void> {
     { schedule, listDate: list?.listDate ?? null, refreshNow: !listStored },
     'sanctions-list-refresh schedule ensured',
   );
+  const housekeeping = await ensureHousekeepingSchedule(client, { taskQueue: settings.taskQueue });
+  logger.info({ schedule: housekeeping }, 'housekeeping schedule ensured');
   await client.connection.close();
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;

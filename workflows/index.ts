@@ -18,3 +18,4 @@ export { accountRecoveryWorkflow } from './account-recovery';
 export { accountUpgradeWorkflow, recoveryCancelWorkflow } from './account-upgrade';
 export { sanctionsListRefreshWorkflow, travelRuleAnswerWorkflow, codeMemberKeysWorkflow } from './compliance';
 export { testClockMoveWorkflow } from './test-clock';
+export { housekeepingWorkflow } from './housekeeping';

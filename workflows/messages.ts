@@ -502,3 +502,7 @@ export const securityNoticeWorkflowId = (eventType: SecurityEventType, key: stri
 /** The sanctions list's schedule: `sanctions-list-refresh` on the default task queue, suffixed elsewhere (test stacks share a server). */
 export const sanctionsScheduleId = (taskQueue: string): string =>
   taskQueue === 'wallet' ? 'sanctions-list-refresh' : `sanctions-list-refresh-${taskQueue}`;
+
+/** The housekeeping schedule's id (and its runs' workflow id): one per task queue, as the sanctions list's. */
+export const housekeepingScheduleId = (taskQueue: string): string =>
+  taskQueue === 'wallet' ? 'housekeeping' : `housekeeping-${taskQueue}`;

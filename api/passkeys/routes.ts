@@ -63,9 +63,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
         '/v1/auth/passkeys, approved by the PIN or a passkey. The challenge is single use, for 5 minutes; an ' +
         'account holds at most 10 passkeys (409 too-many-passkeys), and a device in its new-device hold is refused ' +
         '(403 device-on-hold).',
+      // Each stores a challenge: a number no person meets, so a token cannot fill the table.
+      rateLimits: [{ rule: 'webauthn-challenge', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Creation options', schema: S.RegistrationOptionsResponse },
         409: { description: 'Too many passkeys' },
+        429: { description: 'Too many challenges asked (webauthn-challenge, per user; Retry-After)' },
       },
       handler: async ({ user }) => {
         const found = await orm.em.fork().findOne(UserEntity, { id: user.userId });
@@ -181,10 +184,12 @@ export function passkeyRoutes({ orm, encryption, passkeys, actions }: PasskeyRou
       description:
         'Answer it with navigator.credentials.get() and send the assertion as `passkeyAssertion: {challengeId, credential}` with that request. The actions a passkey approves, and what each binds, are in docs/security.md; a passkey added less than NEW_PASSKEY_HOLD_SECONDS ago approves none of them.',
       body: S.ApprovalOptionsBody,
+      rateLimits: [{ rule: 'webauthn-challenge', key: ({ user }) => user.userId }],
       responses: {
         200: { description: 'Request options', schema: S.ApprovalOptionsResponse },
         409: { description: 'You have no passkey (approve with the PIN)' },
         422: { description: 'No request takes a passkey for this action (step-up-action-unknown)' },
+        429: { description: 'Too many challenges asked (webauthn-challenge, per user; Retry-After)' },
       },
       handler: async ({ user, body }) => {
         const request = body.request as StepUpRequest;

@@ -19,6 +19,7 @@ const LIMITS = {
   'registration-upload': { points: 2, seconds: 3600 },
   'email-send': { points: 2, seconds: 3600 },
   'sign-in-device': { points: 3, seconds: 3600 },
+  'webauthn-challenge': { points: 3, seconds: 60 },
 };
 
 /**
@@ -319,6 +320,28 @@ describe.each(testDatabases())('abuse limits on $name', (kind) => {
     const refused = await profile(stack.apiUrl, '198.51.100.22', forged);
     expect(refused.status).toBe(429);
     expect(refused.body.detail).toContain('failed-credentials');
+  });
+
+  it('limits WebAuthn challenges per user (registration and approval options alike, each a stored row), across both API processes', async () => {
+    const asker = await registerUser(stack);
+    const registration = (base: string) =>
+      call(`${base}/v1/auth/passkeys/registration/options`, { method: 'POST', headers: bearer(asker) });
+    const approval = (base: string) =>
+      call(`${base}/v1/auth/passkeys/approvals/options`, {
+        headers: bearer(asker),
+        json: { request: { action: 'account_close' } },
+      });
+    // Two registrations and an approval (409: no passkey yet, still a request that counts) spend the three.
+    const seen = await statuses(3, (base, i) => (i === 2 ? approval(base) : registration(base)));
+    expect(seen).toEqual([200, 200, 409]);
+    const over = [await registration(stack.apiUrl), await approval(otherUrl)];
+    expect(over.map((r) => r.status)).toEqual([429, 429]);
+    expect(Number(over[0]!.headers.get('retry-after'))).toBeGreaterThan(0);
+    // Another user is not held back.
+    expect(
+      (await call(`${stack.apiUrl}/v1/auth/passkeys/registration/options`, { method: 'POST', headers: bearer(user) }))
+        .status,
+    ).toBe(200);
   });
 
   it('limits email codes per user (each mails an address the user names), across both API processes', async () => {

@@ -5,7 +5,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot, ownerApproval } from '../helpers/wallet';
-import { EventEntity } from '../../db/entities';
+import { EventEntity, WebauthnChallengeEntity } from '../../db/entities';
+import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { SoftwarePasskey, approveSlot } from '@wallet-service/client';
 import { ENROLMENT_PIN, enrolPasskey, passkeyPastItsHold } from '../helpers/passkeys';
 import { encryptPin, ensurePin } from '../helpers/pin';
@@ -154,6 +155,33 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
     expect(malformed.status).toBe(400);
     expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, {})).status).toBe(401);
     expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user) })).body.items).toEqual([]);
+  });
+
+  it("deletes challenges an hour past their expiry on the worker's housekeeping run; fresher ones are kept", async () => {
+    const user = await registerUser(stack);
+    const ids = [];
+    for (let i = 0; i < 3; i += 1) ids.push((await options(user)).body.challengeId as string);
+    const [longExpired, justExpired, fresh] = ids as [string, string, string];
+    const em = stack.orm.em.fork();
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    await em.nativeUpdate(WebauthnChallengeEntity, { challengeId: longExpired }, { expiresAt: ago(61) });
+    await em.nativeUpdate(WebauthnChallengeEntity, { challengeId: justExpired }, { expiresAt: ago(59) });
+    const run = await stack.temporal.workflow.execute(housekeepingWorkflow, {
+      taskQueue: stack.taskQueue,
+      workflowId: `housekeeping-test-${randomUUID()}`,
+    });
+    expect(run.expiredChallengesDeleted).toBeGreaterThanOrEqual(1);
+    const left = await stack.orm.em
+      .fork()
+      .find(WebauthnChallengeEntity, { challengeId: { $in: ids } }, { fields: ['challengeId'] });
+    expect(left.map((c) => c.challengeId).sort()).toEqual([justExpired, fresh].sort());
+    // The one within the hour is still told expired (410); the swept one is unknown (404).
+    const passkey = new SoftwarePasskey();
+    const publicKey = (await options(user)).body.publicKey;
+    const answers = [];
+    for (const challengeId of [justExpired, longExpired])
+      answers.push((await register(user, { challengeId, credential: passkey.create(publicKey) })).status);
+    expect(answers).toEqual([410, 404]);
   });
 
   it('a user with a passkey must approve a deployment with it; the approval binds to that operation', async () => {

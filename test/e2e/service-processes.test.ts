@@ -2,7 +2,10 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { createOrm } from '../../db/orm';
+import { housekeepingScheduleId, sanctionsScheduleId } from '../../workflows/messages';
+import { HOUSEKEEPING_EVERY_MS } from '../../worker/schedules';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 import { UploadEntity, UserEntity, WalletBackupEntity } from '../../db/entities';
 import { freePort, testNamespace } from '../helpers/global-setup';
@@ -131,6 +134,25 @@ describe('api and worker processes', () => {
     expect(await em.count(WalletBackupEntity, { regId })).toBe(1);
     expect(await em.count(UploadEntity, { regId })).toBe(1);
     await orm.close();
+
+    // The worker process made its schedules: the sanctions list's and the hourly housekeeping (expired challenges).
+    const client = new Client({
+      connection: await Connection.connect({ address: env.TEMPORAL_ADDRESS! }),
+      namespace: env.TEMPORAL_NAMESPACE!,
+    });
+    try {
+      const housekeeping = await client.schedule.getHandle(housekeepingScheduleId(env.TEMPORAL_TASK_QUEUE!)).describe();
+      expect([housekeeping.spec.intervals?.[0]?.every, housekeeping.action.workflowType]).toEqual([
+        HOUSEKEEPING_EVERY_MS,
+        'housekeepingWorkflow',
+      ]);
+      const sanctions = await client.schedule.getHandle(sanctionsScheduleId(env.TEMPORAL_TASK_QUEUE!)).describe();
+      expect(sanctions.action.workflowType).toBe('sanctionsListRefreshWorkflow');
+      for (const id of [housekeepingScheduleId, sanctionsScheduleId])
+        await client.schedule.getHandle(id(env.TEMPORAL_TASK_QUEUE!)).delete();
+    } finally {
+      await client.connection.close();
+    }
 
     worker.child.kill('SIGTERM');
     expect(await worker.exited).toBe(0);
