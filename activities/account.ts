@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import {
+  CexAccountEntity,
+  CexAuthorizationEntity,
   ChargeEntity,
   LedgerAccountEntity,
   SolanaWalletEntity,
@@ -116,6 +118,10 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
           if (transfers)
             blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
           if (blockers.length) throw new ClosureRefused(blockers);
+          // What the person connected of their exchange accounts (balances read, pending OAuth states with their
+          // sealed PKCE verifiers) goes with the account: none of it is a record the law asks to keep.
+          await tx.nativeDelete(CexAccountEntity, { userId });
+          await tx.nativeDelete(CexAuthorizationEntity, { userId });
           const revoked = await credentials.revoke(tx, { userId }, 'account-closed');
           await appendEvent(tx, { type: 'account.closed', resourceId: userId, userId, data: { userId } });
           return {

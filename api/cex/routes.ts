@@ -1,9 +1,10 @@
 import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
-import { cexAccountView, type CexAccountService } from './service';
+import { CEX_KEY_NOTICE, CEX_TOKEN_NOTICE, cexAccountView, type CexAccountService } from './service';
 import {
   CexAccountList,
   CexAccountQuery,
   CexAccountParams,
+  CexAccountConnected,
   CexAccountView,
   CexAuthorization,
   CexAuthorizeBody,
@@ -23,6 +24,8 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       auth: 'bearer',
       summary:
         'Deprecated: start connecting an exchange account by OAuth 2.0 (Upbit and Bithumb offer none); connect with a key pair instead',
+      description:
+        'Asks the exchange for the `read` scope only: a request for any other (`withdraw`) is refused (400); the tokens are used once, at connection, to read the balances, and not kept.',
       body: CexAuthorizeBody,
       deprecated: {
         since: new Date('2026-11-27T00:00:00Z'),
@@ -42,29 +45,35 @@ export function cexRoutes({ accounts }: { accounts: CexAccountService }): RouteS
       tags: ['Assets'],
       auth: 'bearer',
       summary:
-        "Connect an exchange account with the person's API key pair (Upbit, Bithumb): checked at once by reading the balances",
+        "Connect an exchange account with the person's API key pair (Upbit, Bithumb): its balances read once, the key not kept",
       description:
-        'The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents) and kept encrypted. ' +
-        "Ask the person for a key with the View Account (자산조회) permission only, and with the service's outbound IP address in its allowed IPs (the exchanges refuse keys used from elsewhere). " +
+        'The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents), which are kept with `lastSyncAt`; the key itself is not kept. ' +
+        'The same key connected again reads the balances again into the same account (200). ' +
+        "The service cannot verify that a key only reads: neither Upbit nor Bithumb tells a key its own permissions. Ask the person for a key with the View Account (자산조회) permission only (no orders, withdrawals or deposits), with the service's outbound IP address as its only allowed IP (the exchanges refuse keys used from elsewhere); they may delete it at the exchange once connected. The answer's `keyNotice` says so to the person. " +
         'A refused key answers 422 `cex-key-refused` saying what to fix. The `{state, code}` body of the OAuth flow is deprecated (Sunset 2027-05-31).',
       body: CexConnectBody,
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
-        201: { description: 'Connected', schema: CexAccountView, headers: LOCATION_HEADER },
+        200: {
+          description: 'The same key connected again: the balances read again',
+          schema: CexAccountConnected,
+          headers: LOCATION_HEADER,
+        },
+        201: { description: 'Connected', schema: CexAccountConnected, headers: LOCATION_HEADER },
         404: { description: 'Unknown state' },
-        409: { description: 'State already used, or the account is already connected' },
+        409: { description: 'State already used, or the account is already connected (OAuth)' },
         410: { description: 'Authorization expired' },
         422: { description: 'The exchange refused the key pair (cex-key-refused: what to fix), or the OAuth code' },
         503: { description: 'The exchange did not answer, or limits us: try again' },
       },
       handler: async ({ body, user }) => {
-        const account =
+        const { account, refreshed } =
           'provider' in body
             ? await accounts.connectWithKey(user.userId, body)
-            : await accounts.connect(user.userId, body);
+            : { account: await accounts.connect(user.userId, body), refreshed: false };
         return {
-          status: 201,
-          body: cexAccountView(account),
+          status: refreshed ? 200 : 201,
+          body: { ...cexAccountView(account), keyNotice: 'provider' in body ? CEX_KEY_NOTICE : CEX_TOKEN_NOTICE },
           headers: { location: `/v1/asset/cex-accounts/${account.cexAccountId}` },
         };
       },

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, pageMembers, pageQuery } from '../common/schemas';
 
-export const Scope = Type.Union([Type.Literal('read'), Type.Literal('withdraw')]);
+/** What the deprecated OAuth flow may ask the exchange for: reading balances, nothing more (the service never withdraws). */
+export const Scope = Type.Literal('read', { description: 'read only: a request for any other scope is refused' });
 export const CexAuthorizeBody = Type.Object(
   {
     redirectUri: Type.String({
@@ -10,7 +11,7 @@ export const CexAuthorizeBody = Type.Object(
       description: 'one of the redirect URIs registered at the exchange (CEX_REDIRECT_URIS)',
     }),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
-    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 2, uniqueItems: true, default: ['read'] })),
+    scopes: Type.Optional(Type.Array(Scope, { minItems: 1, maxItems: 1, default: ['read'] })),
     loginHint: Type.Optional(Type.String({ maxLength: 128, description: "the user's id at the exchange, if known" })),
   },
   { additionalProperties: false },
@@ -28,7 +29,7 @@ export const CexKeyBody = Type.Object(
     accessKey: Type.String({ pattern: '^[A-Za-z0-9]{16,128}$', description: "the key pair's access key" }),
     secretKey: Type.String({
       pattern: '^[A-Za-z0-9+/=_-]{16,256}$',
-      description: "the key pair's secret key: kept encrypted, never shown again, never logged",
+      description: "the key pair's secret key: used once to read the balances, never kept, never logged",
     }),
     label: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   },
@@ -56,8 +57,18 @@ export const CexAccountView = Type.Object({
   label: Type.String(),
   authMethod: Type.String({ description: "api_key (the person's key pair) or oauth2 (deprecated)" }),
   permissions: Type.Object({ read: Type.Boolean(), withdraw: Type.Boolean() }),
-  lastSyncAt: Type.Union([DateTime, Type.Null()]),
+  lastSyncAt: Type.Union([DateTime, Type.Null()], {
+    description:
+      'When the balances were last read at the exchange: at connection, and each time the same key is connected again',
+  }),
   registeredAt: DateTime,
+});
+export const CexAccountConnected = Type.Object({
+  ...CexAccountView.properties,
+  keyNotice: Type.String({
+    description:
+      'What the person should know of the key they gave: the service cannot see its permissions, used it once and kept nothing',
+  }),
 });
 export const CexAccountList = Type.Object({ items: Type.Array(CexAccountView), ...pageMembers });
 export const CexAccountQuery = Type.Object(

@@ -55,17 +55,32 @@ function keyRefusal(provider: ExchangeName, name: string): string {
 }
 
 /**
- * Exchange (CEX) accounts connected with the person's API key pair (`connectWithKey`: Upbit, Bithumb), read once
- * to check it and kept encrypted; or, deprecated, by OAuth 2.0 authorization code with PKCE: `authorize` records a single-use state
+ * What a person is told when they connect a key: neither exchange tells a key its own permissions (docs/providers.md),
+ * so the service cannot check that it only reads; it used the key once and kept nothing.
+ */
+export const CEX_KEY_NOTICE =
+  'The service cannot see which permissions this key has (neither Upbit nor Bithumb tells a key its own). It used the key ' +
+  'once, to read these balances, and did not keep it. At the exchange, keep the key to View Account (자산조회) only, ' +
+  "no orders, withdrawals or deposits, limited to the service's IP address; or delete it now: to refresh the " +
+  'balances, connect a key again.';
+
+/** The same for the deprecated OAuth flow's tokens. */
+export const CEX_TOKEN_NOTICE =
+  "The service used the exchange's tokens once, to read these balances, and did not keep them.";
+
+/**
+ * Exchange (CEX) accounts connected with the person's API key pair (`connectWithKey`: Upbit, Bithumb): the key is
+ * used once, to check it by reading the balances, and never kept (connecting the same key again reads them again);
+ * or, deprecated, by OAuth 2.0 authorization code with PKCE (read scope only): `authorize` records a single-use state
  * with its sealed verifier and answers where to send the user; `connect` claims the state, exchanges the code, reads
- * the profile and balances once, and stores the tokens sealed.
+ * the profile and balances once, and keeps no token.
  */
 export class CexAccountService {
   constructor(private readonly deps: CexServiceDeps) {}
 
   async authorize(
     userId: string,
-    input: { redirectUri: string; label?: string; scopes?: Array<'read' | 'withdraw'>; loginHint?: string },
+    input: { redirectUri: string; label?: string; scopes?: Array<'read'>; loginHint?: string },
   ) {
     const { orm, encryption, cex, provider, redirectUris } = this.deps;
     if (!redirectUris.includes(input.redirectUri)) {
@@ -127,7 +142,6 @@ export class CexAccountService {
           provider: authorization.provider,
           label: authorization.label,
           externalAccountId: profile.accountId,
-          tokensSealed: encryption.sealText(JSON.stringify(tokens), cexAccountId),
           canRead: profile.permissions.read,
           canWithdraw: profile.permissions.withdraw,
           balances,
@@ -141,11 +155,15 @@ export class CexAccountService {
     }
   }
 
+  /**
+   * Checks a key pair by reading the balances with it, and keeps the balances, never the key. The same key connected
+   * again (`refreshed`) reads the balances again into the same account.
+   */
   async connectWithKey(
     userId: string,
     input: { provider: ExchangeName; accessKey: string; secretKey: string; label?: string },
-  ): Promise<CexAccount> {
-    const { orm, encryption, exchanges } = this.deps;
+  ): Promise<{ account: CexAccount; refreshed: boolean }> {
+    const { orm, exchanges } = this.deps;
     const keys = { accessKey: input.accessKey, secretKey: input.secretKey };
     let balances: Array<{ currency: string; balance: string }>;
     try {
@@ -158,30 +176,38 @@ export class CexAccountService {
       if (OUR_FAULTS.has(name)) throw new ProviderUnavailable(`${input.provider} refused our signed request (${name})`);
       throw problems.unprocessable('cex-key-refused', keyRefusal(input.provider, name));
     }
-    const cexAccountId = `cex_${randomUUID()}`;
-    // The same key connected twice is one account; the access key itself is not kept in clear.
+    // The same key connected twice is one account, found by a digest of the access key (never kept in clear).
     const externalAccountId = `key:${createHash('sha256').update(input.accessKey).digest('hex').slice(0, 40)}`;
+    const where = { userId, provider: input.provider, externalAccountId };
+    const refresh = async () => {
+      const em = orm.em.fork();
+      const account = await em.findOne(CexAccountEntity, where);
+      if (!account) return undefined;
+      em.assign(account, { balances, lastSyncAt: clock.date(), ...(input.label ? { label: input.label } : {}) });
+      await em.flush();
+      return { account, refreshed: true };
+    };
+    const known = await refresh();
+    if (known) return known;
     try {
-      return await orm.em.fork().transactional(async (tx) =>
+      const account = await orm.em.fork().transactional(async (tx) =>
         tx.create(CexAccountEntity, {
-          cexAccountId,
-          userId,
-          provider: input.provider,
+          cexAccountId: `cex_${randomUUID()}`,
+          ...where,
           label: input.label ?? input.provider,
-          externalAccountId,
           authMethod: 'api_key',
-          tokensSealed: encryption.sealText(JSON.stringify(keys), cexAccountId),
           canRead: true,
-          // The service never withdraws; it cannot tell whether the key could (no exchange lists a key's permissions
-          // to a key without them).
+          // The service never withdraws, and keeps no key to: what the key itself could do, it cannot tell (no
+          // exchange tells a key its own permissions).
           canWithdraw: false,
           balances,
           lastSyncAt: clock.date(),
         }),
       );
+      return { account, refreshed: false };
     } catch (error) {
-      if (error instanceof UniqueConstraintViolationException)
-        throw problems.conflict('cex-account-already-connected', 'This key pair is already connected');
+      // The same key connected twice at once: the other request made the account; this one reads into it.
+      if (error instanceof UniqueConstraintViolationException) return (await refresh())!;
       throw error;
     }
   }
@@ -194,7 +220,7 @@ export class CexAccountService {
     });
   }
 
-  /** Disconnects an account: its row, and the key pair or tokens sealed in it, are deleted. */
+  /** Disconnects an account: its row (the balances last read) is deleted. */
   async remove(userId: string, cexAccountId: string): Promise<void> {
     const removed = await this.deps.orm.em.fork().nativeDelete(CexAccountEntity, { cexAccountId, userId });
     if (removed !== 1) throw problems.notFound(`CEX account ${cexAccountId}`);

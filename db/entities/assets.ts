@@ -36,7 +36,7 @@ export type CexAuthorization = InferEntity<typeof CexAuthorizationEntity>;
 
 /**
  * An exchange account: connected with the person's API key pair (`api_key`: Upbit, Bithumb) or, deprecated, by OAuth
- * (`oauth2`); the key pair or the tokens sealed in tokensSealed.
+ * (`oauth2`). No key or token is kept: they are used once, to check them and read the balances (`lastSyncAt`).
  */
 export const CexAccountEntity = defineEntity({
   name: 'CexAccount',
@@ -49,7 +49,6 @@ export const CexAccountEntity = defineEntity({
     label: p.string().length(64),
     externalAccountId: p.string().length(128),
     authMethod: p.enum(['oauth2', 'api_key'] as const).default('oauth2'),
-    tokensSealed: p.text(),
     canRead: p.boolean(),
     canWithdraw: p.boolean(),
     balances: p.json<{ currency: string; balance: string }[]>(),

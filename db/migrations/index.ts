@@ -81,6 +81,8 @@ import { Migration20261127190000TransferTxHashIndex as PgTransferTxHashIndex } f
 import { Migration20261127190000TransferTxHashIndex as SqliteTransferTxHashIndex } from './sqlite/Migration20261127190000TransferTxHashIndex';
 import { Migration20261127220000ComplianceCaseOrder as PgComplianceCaseOrder } from './postgresql/Migration20261127220000ComplianceCaseOrder';
 import { Migration20261127220000ComplianceCaseOrder as SqliteComplianceCaseOrder } from './sqlite/Migration20261127220000ComplianceCaseOrder';
+import { Migration20261201090000CexKeysDropped as PgCexKeysDropped } from './postgresql/Migration20261201090000CexKeysDropped';
+import { Migration20261201090000CexKeysDropped as SqliteCexKeysDropped } from './sqlite/Migration20261201090000CexKeysDropped';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -132,6 +134,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127150000CexApiKeys', class: PgCexApiKeys },
     { name: 'Migration20261127190000TransferTxHashIndex', class: PgTransferTxHashIndex },
     { name: 'Migration20261127220000ComplianceCaseOrder', class: PgComplianceCaseOrder },
+    { name: 'Migration20261201090000CexKeysDropped', class: PgCexKeysDropped },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -173,6 +176,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127150000CexApiKeys', class: SqliteCexApiKeys },
     { name: 'Migration20261127190000TransferTxHashIndex', class: SqliteTransferTxHashIndex },
     { name: 'Migration20261127220000ComplianceCaseOrder', class: SqliteComplianceCaseOrder },
+    { name: 'Migration20261201090000CexKeysDropped', class: SqliteCexKeysDropped },
   ],
 };
 

@@ -4,7 +4,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { bearer } from '../helpers/wallet';
-import { CexAccountEntity } from '../../db/entities';
+import { CexAccountEntity, CexAuthorizationEntity } from '../../db/entities';
+import { closeAccountBody } from '../helpers/pin';
 import { priceAt } from '../../sandbox/upbit-quotation';
 import { goldCloseOn } from '../../sandbox/krx-gold';
 
@@ -162,7 +163,7 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       expect((await verify(user, bad)).status).toBe(400);
   });
 
-  it("connects Upbit and Bithumb accounts with the person's key pair, checked at once and kept encrypted", async () => {
+  it("connects Upbit and Bithumb accounts with the person's key pair: checked by reading the balances, then not kept", async () => {
     /** A key pair the exchange issued (its access and secret keys only). */
     const issue = async (exchange: 'upbit' | 'bithumb', body: object) => {
       const { accessKey, secretKey } = (await call(`${stack.sandboxUrl}/${exchange}/_keys`, { json: body })).body;
@@ -180,6 +181,8 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       permissions: { read: true, withdraw: false },
     });
     expect(connected.headers.get('location')).toBe(`/v1/asset/cex-accounts/${connected.body.cexAccountId}`);
+    // The person is told the service cannot see the key's permissions and kept nothing.
+    expect(connected.body.keyNotice).toMatch(/cannot see which permissions.*did not keep it/s);
     const stored = await stack.orm.em
       .fork()
       .findOneOrFail(CexAccountEntity, { cexAccountId: connected.body.cexAccountId });
@@ -187,12 +190,32 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       { currency: 'BTC', balance: '0.6' },
       { currency: 'KRW', balance: '1200000' },
     ]);
-    // Neither key is stored in clear.
-    expect(JSON.stringify(stored)).not.toContain(keys.secretKey);
-    expect(JSON.stringify(stored)).not.toContain(keys.accessKey);
-    expect((await connect(user, { provider: 'upbit', ...keys })).body.type).toBe(
-      '/problems/cex-account-already-connected',
-    );
+    // No key is kept, in clear or sealed: the row as the database holds it names neither key, nor anything that opens
+    // to them (before, the pair was sealed into tokens_sealed and never read again).
+    const [row] = await stack.orm.em
+      .fork()
+      .getConnection()
+      .execute('select * from cex_accounts where cex_account_id = ?', [connected.body.cexAccountId]);
+    expect(Object.keys(row as object).sort()).toEqual([
+      'auth_method',
+      'balances',
+      'can_read',
+      'can_withdraw',
+      'cex_account_id',
+      'external_account_id',
+      'label',
+      'last_sync_at',
+      'provider',
+      'registered_at',
+      'user_id',
+    ]);
+    expect(JSON.stringify(row)).not.toContain(keys.secretKey);
+    expect(JSON.stringify(row)).not.toContain(keys.accessKey);
+    // The same key again reads the balances again into the same account (200), its lastSyncAt later.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await connect(user, { provider: 'upbit', ...keys });
+    expect([again.status, again.body.cexAccountId]).toEqual([200, connected.body.cexAccountId]);
+    expect(Date.parse(again.body.lastSyncAt)).toBeGreaterThan(Date.parse(connected.body.lastSyncAt));
     expect(
       (
         await call(`${stack.apiUrl}/v1/asset/cex-accounts/${connected.body.cexAccountId}`, {
@@ -242,6 +265,35 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       expect((await connect(user, bad)).status).toBe(400);
   });
 
+  it('deletes every exchange account and pending OAuth state of a closed account', async () => {
+    const pin = '482915';
+    const leaving = await registerUser(stack, undefined, { pin });
+    const { accessKey, secretKey } = (
+      await call(`${stack.sandboxUrl}/upbit/_keys`, { json: { balances: { BTC: '0.1' } } })
+    ).body;
+    const connected = await call(`${stack.apiUrl}/v1/asset/cex-accounts`, {
+      headers: bearer(leaving),
+      json: { provider: 'upbit', accessKey, secretKey },
+    });
+    expect(connected.status).toBe(201);
+    const started = await call(`${stack.apiUrl}/v1/asset/cex-accounts/authorize`, {
+      headers: bearer(leaving),
+      json: { redirectUri: 'wallet://cex/callback' },
+    });
+    expect(started.status).toBe(200);
+    const held = async () => [
+      await stack.orm.em.fork().count(CexAccountEntity, { userId: leaving.userId }),
+      await stack.orm.em.fork().count(CexAuthorizationEntity, { userId: leaving.userId }),
+    ];
+    expect(await held()).toEqual([1, 1]);
+    const closed = await call(`${stack.apiUrl}/v1/account/close`, {
+      headers: bearer(leaving),
+      json: await closeAccountBody(stack, pin),
+    });
+    expect([closed.status, closed.body.status]).toEqual([200, 'closed']);
+    expect(await held()).toEqual([0, 0]);
+  });
+
   it('still connects an exchange account through the deprecated OAuth 2.0 flow, and says it is deprecated', async () => {
     const cexUser = `upbit-${randomUUID().slice(0, 8)}`;
     await call(`${stack.sandboxUrl}/cex/_users`, {
@@ -253,6 +305,11 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       call(`${stack.apiUrl}/v1/asset/cex-accounts`, { headers: bearer(u), json: body });
 
     expect((await authorize(user, { redirectUri: 'https://evil.example/cb' })).status).toBe(422);
+    // Only reading is ever asked of the exchange: a withdraw scope is refused before anything is recorded.
+    for (const scopes of [['withdraw'], ['read', 'withdraw']]) {
+      const refused = await authorize(user, { redirectUri: 'wallet://cex/callback', scopes });
+      expect([refused.status, refused.body.type]).toEqual([400, '/problems/validation-error']);
+    }
     const started = await authorize(user, {
       redirectUri: 'wallet://cex/callback',
       label: '업비트',
@@ -282,13 +339,13 @@ describe.each(testDatabases())('asset views on %s', (database) => {
       permissions: { read: true, withdraw: false },
       lastSyncAt: expect.any(String),
       registeredAt: expect.any(String),
+      keyNotice: expect.stringContaining('did not keep them'),
     });
     expect((await connect(user, { state: started.body.state, code })).status).toBe(409);
 
     const id = connected.body.cexAccountId;
-    expect((await call(`${stack.apiUrl}/v1/asset/cex-accounts/${id}`, { headers: bearer(user) })).body).toEqual(
-      connected.body,
-    );
+    const { keyNotice: _notice, ...view } = connected.body;
+    expect((await call(`${stack.apiUrl}/v1/asset/cex-accounts/${id}`, { headers: bearer(user) })).body).toEqual(view);
     expect((await call(`${stack.apiUrl}/v1/asset/cex-accounts/${id}`, { headers: bearer(stranger) })).status).toBe(404);
     expect(
       (await call(`${stack.apiUrl}/v1/asset/cex-accounts/cex_${randomUUID()}`, { headers: bearer(user) })).status,
