@@ -200,7 +200,6 @@ export function buildServices(deps: AppDeps) {
       providers,
       solanaChains: deps.solanaChains,
       holdings,
-      pins: deps.pins,
       taskQueue,
       policy,
       gas,
@@ -246,6 +245,7 @@ export function buildServices(deps: AppDeps) {
           self: deps.codeIdentity,
           retentionDays: config.COMPLIANCE_RETENTION_DAYS,
           rateLimits: deps.rateLimits,
+          members: deps.codeVasps,
           memberKeys: (entityId) =>
             temporal.workflow.execute(codeMemberKeysWorkflow, {
               workflowId: `code-member-keys-${entityId}`,

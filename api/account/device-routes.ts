@@ -4,11 +4,26 @@ import { deviceView, type Devices } from './devices';
 import * as S from './device-schemas';
 import { backupView, type WalletBackups } from './backups';
 import { nextLink } from '../http/pagination';
+import { canonicalJson, sha256Base64Url } from '../http/step-up';
 import { PAGE_LINK_HEADER } from '../common/schemas';
 
 const TAGS = ['Devices'];
 
 /** The devices signed in to the caller's account: list, sign out this one, revoke another (a lost or stolen phone). */
+/** What a backup replacement's approval names: the SHA-256 of the backup's canonical JSON. */
+export const backupDigest = (backup: {
+  encryptedMnemonic: string;
+  encryptedDerivationPaths: string;
+  encryptionMethod: string;
+}): string =>
+  sha256Base64Url(
+    canonicalJson({
+      encryptedMnemonic: backup.encryptedMnemonic,
+      encryptedDerivationPaths: backup.encryptedDerivationPaths,
+      encryptionMethod: backup.encryptionMethod,
+    }),
+  );
+
 export function deviceRoutes({ devices, backups }: { devices: Devices; backups: WalletBackups }): RouteSpec[] {
   return [
     defineRoute({
@@ -161,13 +176,15 @@ export function deviceRoutes({ devices, backups }: { devices: Devices; backups: 
       stepUp: {
         action: 'backup_replace',
         does: 'replace the wallet backup',
+        // The backup itself, so an approval seen in transit stores no other backup.
+        binds: ({ body }) => ({ backup_sha256: backupDigest(body) }),
         anyOf: [['pin'], ['passkey']],
         hold: true,
         notice: { event: 'backup.stored', mailed: true },
       },
       summary: 'Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept',
       description:
-        'A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace"}` or a `passkeyAssertion`. The person is mailed and `backup.stored` is written.',
+        'A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace","backup_sha256":"<base64url SHA-256 of the canonical JSON of {encryptedDerivationPaths, encryptedMnemonic, encryptionMethod}: keys sorted, no spaces>"}` or a `passkeyAssertion` for that request. The person is mailed and `backup.stored` is written.',
       body: S.ReplaceBackupBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },

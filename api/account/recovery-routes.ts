@@ -154,6 +154,7 @@ export function recoveryRoutes({ recoveries }: { recoveries: RecoveryService }):
         hold: true,
         notice: { event: 'recovery.scheduled', mailed: true },
       },
+      screens: 'recovery',
       summary:
         'Recover the owner key (the backup is gone): a new owner on every network where the account is deployed, after the delay',
       description:

@@ -12,6 +12,7 @@ import { accountClosureWorkflow } from '../../workflows/account';
 import { HttpError, problems } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
 import { defineRoute, type RouteSpec } from '../http/route-table';
+import { sha256Base64Url } from '../http/step-up';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
 import { emailView, type EmailVerificationService } from './email-service';
@@ -208,13 +209,24 @@ export function accountRoutes({
       operationId: 'renewKyc',
       // A renewal records the card on file of an account registered before cards were kept (what a sign-in by ID card
       // is compared with): not on the access token alone.
-      stepUp: { action: 'kyc_renew', does: 'renew KYC', anyOf: [['pin'], ['identity']], hold: true, notice: null },
+      stepUp: {
+        action: 'kyc_renew',
+        does: 'renew KYC',
+        // The card itself, so an approval seen in transit puts no other card on file.
+        binds: ({ body, file }) => ({
+          id_card_image_sha256: sha256Base64Url(file?.buffer ?? Buffer.alloc(0)),
+          id_card_type: (body as Static<typeof S.KycRenewalFields>).idCardType,
+        }),
+        anyOf: [['pin'], ['identity']],
+        hold: true,
+        notice: null,
+      },
       tags: ['KYC'],
       auth: 'bearer',
       summary: 'Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones',
       description:
         'For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes. ' +
-        'With the form, `pin` (bound to {"action":"kyc_renew"}) or `identityCheckId`: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.',
+        'With the form, `pin` bound to `{"action":"kyc_renew","id_card_image_sha256":"<base64url SHA-256 of the image file\'s bytes>","id_card_type":"<idCardType as sent>"}`, or `identityCheckId` for that request: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.',
       multipart: {
         fields: S.KycRenewalFields,
         file: { field: 'idCardImage', maxBytes: uploadMaxBytes, contentTypes: ID_CARD_IMAGE_TYPES },

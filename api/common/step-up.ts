@@ -6,28 +6,23 @@ import type { AuthenticatedUser } from '../http/route-table';
 import { problems } from '../http/problems';
 import {
   identityNeedsIdCard,
+  presentedProofs,
+  proofField,
   type Approval,
+  type PresentedProof,
   type StepUpPolicy,
-  type StepUpProof,
   type StepUpRequest,
   type StepUpVerifier,
 } from '../http/step-up';
 
-/** The one proof a request presents, by the body field that carries it. */
-type Presented = 'pin' | 'passkey' | 'identity';
-
 /** How to present each proof, for the refusal that asks for one. */
-const HOW: Record<Presented, (request: string) => string> = {
+const HOW: Record<PresentedProof, (request: string) => string> = {
   pin: (request) => `your PIN ("pin": a JWE whose "request" is ${request}, with a random "jti")`,
   passkey: (request) =>
     `one of your passkeys ("passkeyAssertion", its challenge from POST /v1/auth/passkeys/approvals/options with {"request":${request}})`,
   identity: (request) =>
     `a fresh identity check ("identityCheckId", from POST /v1/auth/identity-checks with {"passToken", "request":${request}})`,
 };
-
-/** A proof set as the request presents it: the ID card comes with the identity check that proved it. */
-const presentationOf = (set: StepUpProof[]): Presented | undefined =>
-  set.includes('pin') ? 'pin' : set.includes('passkey') ? 'passkey' : set.includes('identity') ? 'identity' : undefined;
 
 /**
  * The router's check of a step-up (api/http/step-up.ts): the request presents exactly one proof, of a kind its route's
@@ -49,13 +44,13 @@ export class StepUp implements StepUpVerifier {
     body: Record<string, unknown>,
     idempotencyKey: string | null,
   ): Promise<Approval> {
-    const pinField = policy.pinField ?? 'pin';
-    const accepted = [...new Set(policy.anyOf.map(presentationOf).filter((p): p is Presented => !!p))];
-    const presented: Presented[] = [
+    const pinField = proofField(policy, 'pin');
+    const accepted = presentedProofs(policy);
+    const presented: PresentedProof[] = [
       // A `pin` field is a proof only where the policy takes the PIN (setting the first PIN sends the new one in it).
       ...(accepted.includes('pin') && body[pinField] !== undefined ? (['pin'] as const) : []),
-      ...(body.passkeyAssertion !== undefined ? (['passkey'] as const) : []),
-      ...(body.identityCheckId !== undefined ? (['identity'] as const) : []),
+      ...(body[proofField(policy, 'passkey')] !== undefined ? (['passkey'] as const) : []),
+      ...(body[proofField(policy, 'identity')] !== undefined ? (['identity'] as const) : []),
     ];
     const named = JSON.stringify(request);
     if (presented.length === 0 || presented.length > 1 || !accepted.includes(presented[0]!)) {

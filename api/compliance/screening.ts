@@ -4,6 +4,7 @@ import { ScreeningUnavailable, type SanctionsScreening } from '../../integration
 import { httpErrorOfFailure } from '../http/workflow-errors';
 import { TransferFailure } from '../../platform/failures';
 import type { HttpError } from '../http/problems';
+import { declaredScreening } from '../http/request-context';
 
 /**
  * Where the API screened an address: a transfer's prepare or execute, an address entering the address book, or a key
@@ -40,6 +41,12 @@ export class Screening {
     address: string,
     where: { context: ScreeningContext },
   ): Promise<void> {
+    // A request screens only as its route declares (RouteSpec.screens), so the document lists the refusals below.
+    const declared = declaredScreening();
+    if (declared !== undefined && declared !== where.context)
+      throw new Error(
+        `A "${where.context}" screening in a request whose route declares ${declared === null ? 'none' : `"${declared}"`} (RouteSpec.screens)`,
+      );
     let result: Awaited<ReturnType<SanctionsScreening['screen']>>;
     try {
       result = await this.deps.screening.screen(address);

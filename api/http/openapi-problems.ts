@@ -1,13 +1,15 @@
 import type { TSchema } from '@sinclair/typebox';
 import { PROBLEM_CATALOGUE } from './problem-catalogue';
 import type { RouteSpec } from './route-table';
+import { identityNeedsIdCard, presentedProofs, type PresentedProof } from './step-up';
 import { validatePart } from './validation';
 
 /**
  * The problem types an operation can answer, per error status, for the OpenAPI document's examples: what the tests
  * saw it answer (api/http/examples.json), and the refusals the router and the middleware give every route of a kind
- * (a Bearer route refuses a missing token whatever it does). Nothing a route's own handler may answer is guessed from
- * its source: those types are shown once a test has provoked them (`npm run examples:build`).
+ * (a Bearer route refuses a missing token whatever it does), the step-up's check gives every route whose policy takes
+ * a proof, and the sanctions screening every route that declares it. Nothing a route's own handler may answer is
+ * guessed from its source: those types are shown once a test has provoked them (`npm run examples:build`).
  */
 export interface RouteProblem {
   type: string;
@@ -45,6 +47,84 @@ const validatesHead = (route: RouteSpec): boolean => {
  * answers 429.
  */
 const checksCredential = (route: RouteSpec) => route.auth !== 'none';
+
+/** Whether the route's step-up asks a proof its request presents (the PIN, a passkey, an identity check). */
+const presents = (route: RouteSpec, proof?: PresentedProof): boolean => {
+  const proofs = route.stepUp ? presentedProofs(route.stepUp) : [];
+  return proof ? proofs.includes(proof) : proofs.length > 0;
+};
+
+/** Problem types a file answers with a status. */
+const answeredIn = (file: string, status: number, ...types: string[]) =>
+  types.map((type) => ({ type, status, answeredIn: file }));
+
+/**
+ * What the step-up's check (api/common/step-up.ts) answers a request of a route that takes each proof: the check of
+ * the PIN, of a passkey's assertion, of an identity check. A route's policy says which it takes, so these are shown
+ * wherever they apply, whether the router or the handler (`checkedBy`) runs the check.
+ */
+const PROOF_REFUSALS: Record<PresentedProof, Array<Pick<RouteProblem, 'type' | 'status' | 'answeredIn'>>> = {
+  pin: [
+    ...answeredIn('api/pin/service.ts', 409, 'pin-already-used', 'pin-not-set'),
+    ...answeredIn(
+      'api/pin/service.ts',
+      422,
+      'invalid-pin-encryption',
+      'invalid-pin',
+      'pin-not-bound',
+      'pin-not-for-this-request',
+      'wrong-pin',
+    ),
+    ...answeredIn('api/pin/service.ts', 423, 'pin-locked', 'pin-reset-required'),
+  ],
+  passkey: [
+    ...answeredIn('api/passkeys/service.ts', 403, 'passkey-on-hold'),
+    ...answeredIn('api/http/problems.ts', 404, 'not-found'),
+    ...answeredIn('api/passkeys/service.ts', 409, 'challenge-used'),
+    ...answeredIn('api/passkeys/service.ts', 410, 'challenge-expired'),
+    ...answeredIn(
+      'api/passkeys/service.ts',
+      422,
+      'passkey-approval-not-for-this-request',
+      'unknown-passkey',
+      'invalid-passkey-assertion',
+    ),
+  ],
+  identity: [
+    ...answeredIn('api/http/problems.ts', 404, 'not-found'),
+    ...answeredIn('api/auth/identity-checks.ts', 409, 'identity-check-not-verified', 'identity-check-used'),
+    ...answeredIn('api/auth/identity-checks.ts', 410, 'identity-check-expired'),
+    ...answeredIn('api/auth/identity-checks.ts', 422, 'identity-check-not-for-this-request'),
+  ],
+};
+
+/** The refusals of the step-up's check and of the sanctions screening a route declares (RouteSpec.screens). */
+const STEP_UP_AND_SCREENING: RouteProblem[] = [
+  { type: 'step-up-required', status: 422, answeredIn: 'api/common/step-up.ts', applies: (r) => presents(r) },
+  // Only where a request can present two proofs at once: its body has the fields of each (test/unit/step-up-policy).
+  {
+    type: 'step-up-ambiguous',
+    status: 422,
+    answeredIn: 'api/common/step-up.ts',
+    applies: (r) => !!r.stepUp && presentedProofs(r.stepUp).length > 1,
+  },
+  ...Object.entries(PROOF_REFUSALS).flatMap(([proof, refusals]) =>
+    refusals.map((refusal) => ({ ...refusal, applies: (r: RouteSpec) => presents(r, proof as PresentedProof) })),
+  ),
+  {
+    type: 'identity-check-needs-id-card',
+    status: 422,
+    answeredIn: 'api/auth/identity-checks.ts',
+    applies: (r) => presents(r, 'identity') && identityNeedsIdCard(r.stepUp!),
+  },
+  { type: 'recipient-sanctioned', status: 422, answeredIn: 'api/http/workflow-errors.ts', applies: (r) => !!r.screens },
+  {
+    type: 'screening-unavailable',
+    status: 503,
+    answeredIn: 'api/http/workflow-errors.ts',
+    applies: (r) => !!r.screens,
+  },
+];
 
 export const ROUTE_PROBLEMS: readonly RouteProblem[] = [
   {
@@ -118,6 +198,7 @@ export const ROUTE_PROBLEMS: readonly RouteProblem[] = [
     applies: (r) =>
       r.credentials !== false && (checksCredential(r) || Boolean(r.rateLimits?.length) || Boolean(r.idempotency)),
   },
+  ...STEP_UP_AND_SCREENING,
 ];
 
 /**

@@ -9,6 +9,7 @@ import { RateLimits } from './rate-limits';
 import { PROBLEM_CATALOGUE } from './problem-catalogue';
 import { resolveNamedSchemas } from './openapi-schemas';
 import { problemExample, problemExampleKey, problemName, problemTypesOf } from './openapi-problems';
+import { presentedProofs, type PresentedProof } from './step-up';
 
 type Json = Record<string, unknown>;
 
@@ -158,10 +159,17 @@ const RATE_LIMIT_HEADERS = {
   },
 };
 
-/** What a route's step-up proof can answer (its own responses say more where they have more to say). */
+/**
+ * What a route's step-up proof can answer, where its request presents one (the router or the handler checks it): its
+ * own responses say more where they have more to say.
+ */
 const stepUpResponses = (policy: NonNullable<RouteSpec['stepUp']>): Record<number, ResponseSpec | undefined> => {
-  const takes = (proof: string) => policy.anyOf.some((set) => set.includes(proof as never));
+  const takes = (proof: PresentedProof) => presentedProofs(policy).includes(proof);
+  if (!presentedProofs(policy).length) return {};
   return {
+    ...(takes('passkey')
+      ? { 403: { description: 'The approving passkey is still in its new-passkey hold (passkey-on-hold)' } }
+      : {}),
     ...(takes('passkey') || takes('identity')
       ? { 404: { description: 'Unknown approval challenge or identity check' } }
       : {}),
@@ -268,7 +276,7 @@ const responsesOf = (
           },
         }
       : {}),
-    ...(route.stepUp?.anyOf.length && !route.stepUp.checkedBy ? stepUpResponses(route.stepUp) : {}),
+    ...(route.stepUp ? stepUpResponses(route.stepUp) : {}),
     ...(route.stepUp?.hold
       ? {
           403: {

@@ -10,6 +10,7 @@ const REQUEST_ID = /^[A-Za-z0-9\-_.]{8,128}$/;
 const requestScope = new AsyncLocalStorage<{
   em?: ReturnType<Orm['em']['fork']>;
   sessionUser?: { userId: string; row: Record<string, unknown> };
+  screens?: string | null;
 }>();
 
 /**
@@ -36,6 +37,15 @@ export const takeSessionUser = (userId: string): Record<string, unknown> | undef
   scope.sessionUser = undefined;
   return kept.row;
 };
+
+/** Keeps the screening the route being served declares (RouteSpec.screens; null: none), for the screening's check. */
+export const keepDeclaredScreening = (screens: string | null): void => {
+  const scope = requestScope.getStore();
+  if (scope) scope.screens = screens;
+};
+
+/** The screening the route being served declares: null for none, undefined outside a route's request. */
+export const declaredScreening = (): string | null | undefined => requestScope.getStore()?.screens;
 
 /**
  * Request id (echoed as X-Request-Id), a child logger, the request's entity manager, and one access-log line; `headers`

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { Type, type Static, type TObject, type TSchema } from '@sinclair/typebox';
 import type { RateRuleName } from './rate-limits';
 import type { Approval, StepUpPolicy } from './step-up';
+import type { ScreeningContext } from '../compliance/screening';
 
 /**
  * A route is data: method, path, schemas for each part of the request and each response, and a handler.
@@ -113,6 +114,12 @@ export interface RouteSpec<
    * the hold once the path is valid and the proof before the handler runs.
    */
   stepUp?: StepUpPolicy<RouteInput<P, Q, H, B, A>>;
+  /**
+   * The sanctions screening the route's handler does (api/compliance/screening.ts), so the OpenAPI document lists its
+   * refusals (422 recipient-sanctioned, 503 screening-unavailable); a screening of any other context in one of its
+   * requests is an error of the code.
+   */
+  screens?: ScreeningContext;
   /**
    * Request limits, counted once the caller is authenticated and the path, query and headers are valid, before the
    * body is read (an upload over its limit is not even parsed): each rule counts one request for the key.

@@ -10,6 +10,7 @@ import type { Authenticator } from './authenticate';
 import { requestFingerprint, type IdempotencyStore } from './idempotency';
 import { RateLimits, rateLimitFields, type RateLimitReading } from './rate-limits';
 import { stepUpRequestOf, type StepUpPolicy, type StepUpVerifier } from './step-up';
+import { keepDeclaredScreening } from './request-context';
 import {
   usesEnvelope,
   type AuthMode,
@@ -145,6 +146,7 @@ export function buildRouter(routes: RouteSpec[], deps: RouterDeps): ApiRouter {
 
   /** Auth, parsing, validation, the step-up's hold, the route's own limits, idempotency, the step-up's proof, the handler. */
   const handle = async (route: RouteSpec, ctx: Context): Promise<void> => {
+    keepDeclaredScreening(route.screens ?? null);
     const user = route.auth === 'bearer' ? await deps.authenticator.bearer(ctx) : undefined;
     if (route.auth === 'apiKey') deps.authenticator.apiKey(ctx);
     const operator = route.auth === 'operator' ? await deps.authenticator.operator(ctx) : undefined;

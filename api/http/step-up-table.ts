@@ -15,7 +15,14 @@ const standIn = (): unknown => new Proxy({}, { get: () => 'x' });
 /** The fields an approval of the policy names besides the action, read off its `binds` with a stand-in request. */
 function boundFields(policy: NonNullable<RouteSpec['stepUp']>): string[] {
   if (!policy.binds) return [];
-  const input = { params: standIn(), body: standIn(), query: standIn(), headers: standIn(), user: standIn() };
+  const input = {
+    params: standIn(),
+    body: standIn(),
+    query: standIn(),
+    headers: standIn(),
+    user: standIn(),
+    file: { buffer: Buffer.from('x') },
+  };
   try {
     return Object.keys(policy.binds(input as never, { get: () => '' } as never));
   } catch {

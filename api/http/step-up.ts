@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Context } from 'koa';
 import type { AuthenticatedUser } from './route-table';
 
@@ -77,8 +78,38 @@ export const stepUpRequestOf = <Input>(policy: StepUpPolicy<Input>, input: Input
 export const canonicalRequest = (request: StepUpRequest): string =>
   JSON.stringify(Object.fromEntries(Object.entries(request).sort(([a], [b]) => a.localeCompare(b))));
 
+/**
+ * A proof the request itself carries, in a body field: the PIN, a passkey's assertion, an identity check (the ID card
+ * comes with the identity check that proved it; the owner key signs a prepared operation, not the request).
+ */
+export type PresentedProof = 'pin' | 'passkey' | 'identity';
+
+/** The proof a set of the policy is presented as. */
+const presentationOf = (set: StepUpProof[]): PresentedProof | undefined =>
+  set.includes('pin') ? 'pin' : set.includes('passkey') ? 'passkey' : set.includes('identity') ? 'identity' : undefined;
+
+/** The proofs a request of this policy presents one of: none where the token alone or the owner key's signature does. */
+export const presentedProofs = (policy: Pick<StepUpPolicy<unknown>, 'anyOf'>): PresentedProof[] => [
+  ...new Set(policy.anyOf.map(presentationOf).filter((proof): proof is PresentedProof => !!proof)),
+];
+
+/** The body field that carries a presented proof. */
+export const proofField = (policy: Pick<StepUpPolicy<unknown>, 'pinField'>, proof: PresentedProof): string =>
+  proof === 'pin' ? (policy.pinField ?? 'pin') : proof === 'passkey' ? 'passkeyAssertion' : 'identityCheckId';
+
 /** Whether an identity check for this policy must also prove the ID card: every set that takes `identity` needs it. */
 export const identityNeedsIdCard = (policy: Pick<StepUpPolicy<unknown>, 'anyOf'>): boolean => {
   const sets = policy.anyOf.filter((set) => set.includes('identity'));
   return sets.length > 0 && sets.every((set) => set.includes('id_card'));
 };
+
+/**
+ * The digest an approval names for a request's content (a new PIN's JWE, a backup, an ID-card image): base64url
+ * SHA-256 of its bytes (a text as UTF-8).
+ */
+export const sha256Base64Url = (data: string | Uint8Array): string =>
+  createHash('sha256').update(data).digest('base64url');
+
+/** The canonical JSON of flat string fields: keys sorted, no spaces (what a backup's approval digests). */
+export const canonicalJson = (fields: Record<string, string>): string =>
+  JSON.stringify(Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))));

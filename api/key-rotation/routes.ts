@@ -17,6 +17,7 @@ export function keyRotationRoutes({ rotations }: { rotations: KeyRotationService
       path: '/v1/wallet/keys/rotate/prepare',
       operationId: 'prepareKeyRotation',
       stepUp: { action: 'key_rotation', does: 'rotate the owner key', anyOf: [], hold: true, notice: null },
+      screens: 'key-rotation',
       tags: TAGS,
       auth: 'bearer',
       summary: 'Prepare a key rotation: one owner-change operation per network under one merkle-root signing slot',

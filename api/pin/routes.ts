@@ -1,13 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { PinService } from './service';
 import type { SecurityNotices } from '../common/security-notices';
 import { ChangePinBody, PinChanged, PinPublicKey, PinStatus, ResetPinBody, SetPinBody } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
+import { sha256Base64Url } from '../http/step-up';
 import { STEP_UP_REFUSALS } from '../passkeys/routes';
 
 const TAGS = ['PIN'];
 /** The digest a PIN change or reset names: base64url SHA-256 of the new_pin JWE as sent. */
-const digestOf = (jwe: string): string => createHash('sha256').update(jwe).digest('base64url');
+const digestOf = (jwe: string): string => sha256Base64Url(jwe);
 
 export function pinRoutes({ pins, notices }: { pins: PinService; notices: SecurityNotices }): RouteSpec[] {
   return [

@@ -33,8 +33,11 @@ export const ResetPinBody = Type.Object(
 );
 export const ChangePinBody = Type.Object(
   {
-    current_pin: Jwe(
-      'the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}}',
+    // Optional in the schema so a change without it is answered by the step-up (422 step-up-required, naming the request).
+    current_pin: Type.Optional(
+      Jwe(
+        'the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}}; without it: 422 step-up-required',
+      ),
     ),
     new_pin: Jwe('the new PIN, encrypted'),
   },

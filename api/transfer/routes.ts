@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
 import { idForRequest } from '../http/idempotency';
-import type { TransferService } from './service';
+import { transferApproval, type TransferService } from './service';
 import * as S from './schemas';
 import type { SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
@@ -113,6 +113,7 @@ export function transferRoutes({
         hold: true,
         notice: null,
       },
+      screens: 'address-book',
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
@@ -258,6 +259,7 @@ export function transferRoutes({
       path: '/api/v1/transfer/crypto/prepare',
       operationId: 'prepareCryptoTransfer',
       stepUp: { action: 'transfer_prepare', does: 'send funds', anyOf: [], hold: true, notice: null },
+      screens: 'prepare',
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
@@ -309,12 +311,17 @@ export function transferRoutes({
       stepUp: {
         action: 'transfer',
         does: 'send funds',
+        binds: ({ body }, ctx) => {
+          const { action: _action, ...bound } = transferApproval(body, ctx.get('idempotency-key') || null);
+          return bound;
+        },
         anyOf: [['pin']],
         checkedBy:
-          'the transfer service, after its checks (a transfer that cannot pass costs no PIN attempt): the PIN bound to the transfer and its Idempotency-Key; to a recipient in its cooling-off or above TRANSFER_PASSKEY_ABOVE_KRW, a passkey past its hold too',
+          'the transfer service, after its checks (a transfer that cannot pass costs no PIN attempt; the approval names beneficiary_name, travel_address and beneficiary_vasp only when given, and the Idempotency-Key or null); to a recipient in its cooling-off or above TRANSFER_PASSKEY_ABOVE_KRW, a passkey past its hold too',
         hold: true,
         notice: { event: 'transfer.submitted', mailed: false },
       },
+      screens: 'execute',
       tags: ['Transfer'],
       auth: 'bearer',
       summary:
@@ -357,10 +364,10 @@ export function transferRoutes({
             'Network not configured, its RPC unavailable, no price in won for the token (price-unavailable), or the recipient cannot be screened now (screening-unavailable, Retry-After)',
         },
       },
-      handler: async ({ body, user }, ctx?: Context) => {
+      handler: async ({ body, user, stepUp }, ctx?: Context) => {
         const key = ctx?.get('idempotency-key') || null;
         const transferId = idForRequest('tr', user.userId, key ?? undefined);
-        const { final, transfer } = await transfers.execute(user.userId, transferId, body, key, user.session);
+        const { final, transfer } = await transfers.execute(user.userId, transferId, body, key, stepUp!, user.session);
         return {
           status: final ? 200 : 202,
           body: transfer,

@@ -44,12 +44,16 @@ const transferFields = {
 export const TransferBody = Type.Object(
   {
     ...transferFields,
-    pin: Type.String({
-      pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$',
-      maxLength: 2048,
-      description:
-        'the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}}',
-    }),
+    // Optional in the schema (as the interface leaves it) so a transfer without it is answered by the step-up, once
+    // its checks pass: 422 step-up-required naming the request the PIN must approve.
+    pin: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$',
+        maxLength: 2048,
+        description:
+          'the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}}; without it: 422 step-up-required',
+      }),
+    ),
     signing: Type.Optional(
       Type.Object(
         {

@@ -10,7 +10,7 @@ import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 import { transferWorkflow } from '../../workflows/transfer';
 import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
-import type { PinBinding, PinService } from '../pin/service';
+import type { PinBinding } from '../pin/service';
 import type { ApprovalCheck, SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
 import type { CustodyKeys } from '../common/custody';
@@ -39,7 +39,6 @@ export interface TransferServiceDeps {
   providers: ChainProviders;
   solanaChains: SolanaChains;
   holdings: Holdings;
-  pins: PinService;
   taskQueue: string;
   waitSeconds: number;
   reviewAfterAttempts: number;
@@ -99,6 +98,8 @@ export class TransferService {
     transferId: string,
     body: Static<typeof TransferBody>,
     idempotencyKey: string | null,
+    /** The route's step-up: the PIN bound to this transfer (api/common/step-up.ts), checked once every check passed. */
+    approve: () => Promise<unknown>,
     device?: { signInMethod: string; signedInAt: Date },
   ): Promise<{ final: boolean; transfer: ReturnType<TransferService['view']> }> {
     const { orm, policy } = this.deps;
@@ -135,7 +136,7 @@ export class TransferService {
           },
         );
     }
-    await this.deps.pins.verify(userId, body.pin, { request: transferApproval(body, idempotencyKey), idempotencyKey });
+    await approve();
     if (record) await record();
     await startOnce(() =>
       this.deps.temporal.workflow.start(transferWorkflow, {

@@ -28,6 +28,7 @@ export function walletRoutes({
         hold: true,
         notice: null,
       },
+      screens: 'deploy',
       tags: TAGS,
       auth: 'bearer',
       summary:

@@ -23,7 +23,7 @@ import {
   UserEntity,
   VerifiableCredentialEntity,
 } from '../../db/entities';
-import { closeAccountBody, encryptPin, ensurePin } from '../helpers/pin';
+import { closeAccountBody, encryptPin, ensurePin, kycRenewalRequest } from '../helpers/pin';
 
 const CLOSING_PIN = '482913';
 
@@ -377,7 +377,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
       headers: Record<string, string> = bearer(u),
     ) => {
       if (form && !form.has('pin'))
-        form.set('pin', await encryptPin(stack, u.pin!, { request: { action: 'kyc_renew' } }));
+        form.set('pin', await encryptPin(stack, u.pin!, { request: await kycRenewalRequest(form) }));
       return call(`${stack.apiUrl}/v1/account/kyc/renew`, {
         headers: { ...headers, ...(key ? { 'idempotency-key': key } : {}) },
         form,
@@ -390,6 +390,20 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
       form: idCardForm(u.person),
     });
     expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    // An approval names its card: one seen in transit, raced with another image (or the same image as another type),
+    // renews nothing. Before, it named only {"action":"kyc_renew"} and approved whatever card came with it.
+    const approved = idCardForm(u.person);
+    const intercepted = await encryptPin(stack, u.pin!, { request: await kycRenewalRequest(approved) });
+    const otherCard = idCardForm(newPerson());
+    otherCard.set('pin', intercepted);
+    const asPassport = idCardForm(u.person, 'passport');
+    asPassport.set('pin', await encryptPin(stack, u.pin!, { request: await kycRenewalRequest(approved) }));
+    const raced = [await renew(otherCard), await renew(asPassport)];
+    expect(raced.map((r) => [r.status, r.body.type])).toEqual([
+      [422, '/problems/pin-not-for-this-request'],
+      [422, '/problems/pin-not-for-this-request'],
+    ]);
+    expect((await list(u)).body.items).toHaveLength(1);
     // Someone else's ID card: read, not verified, nothing issued or revoked.
     const other = await renew(idCardForm(newPerson()));
     expect(other.status).toBe(200);
@@ -465,7 +479,7 @@ describe.each(testDatabases())('verifiable credentials on %s', (database) => {
     const u = await registerUser(stack);
     const renew = async (card: ReturnType<typeof cardOf>) => {
       const form = idCardForm(u.person, 'resident_id', makeIdCardPng(card));
-      form.set('pin', await encryptPin(stack, u.pin!, { request: { action: 'kyc_renew' } }));
+      form.set('pin', await encryptPin(stack, u.pin!, { request: await kycRenewalRequest(form) }));
       return call(`${stack.apiUrl}/v1/account/kyc/renew`, {
         headers: { ...bearer(u), 'idempotency-key': randomUUID() },
         form,

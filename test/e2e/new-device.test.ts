@@ -10,7 +10,7 @@ import {
   verifyIdentity,
   type RegisteredUser,
 } from '../helpers/http';
-import { encryptPin, ensurePin, pinChangeBody, transferPin } from '../helpers/pin';
+import { backupReplaceRequest, encryptPin, ensurePin, pinChangeBody, transferPin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';
 import { enrolPasskey, ENROLMENT_PIN } from '../helpers/passkeys';
 import {
@@ -344,9 +344,14 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       });
     // A new backup decides what a new phone restores: the token alone stores none.
     expect((await replace(newer)).body.type).toBe('/problems/step-up-required');
+    // An approval names its backup: one seen in transit, raced with another backup, stores nothing (before, it named
+    // only {"action":"backup_replace"} and approved whatever backup came with it).
+    const intercepted = await encryptPin(stack, person.pin!, { request: await backupReplaceRequest(newer) });
+    const raced = await replace({ ...newer, encryptedMnemonic: 'the-thief-s-own-mnemonic', pin: intercepted });
+    expect([raced.status, raced.body.type]).toEqual([422, '/problems/pin-not-for-this-request']);
     const stored = await replace({
       ...newer,
-      pin: await encryptPin(stack, person.pin!, { request: { action: 'backup_replace' } }),
+      pin: await encryptPin(stack, person.pin!, { request: await backupReplaceRequest(newer) }),
     });
     expect(stored.status).toBe(201);
     expect(stored.body).toMatchObject({ version: 2, ...newer });
@@ -417,7 +422,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const victim = await registerUser(stack);
     // Worst case: the thief has the victim's token and has seen the PIN, and enrols a passkey of their own.
     const { passkey: thiefs, passkeyId } = await enrolPasskey(stack, victim, { name: 'Not mine' });
-    const approve = async (user: RegisteredUser, request: Record<string, string>) => {
+    const approve = async (user: RegisteredUser, request: Record<string, string | null>) => {
       const options = await call(`${stack.apiUrl}/v1/auth/passkeys/approvals/options`, {
         headers: bearer(user),
         json: { request },
@@ -433,7 +438,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
     const backup = await call(`${stack.apiUrl}/v1/account/backup`, {
       method: 'PUT',
       headers: { ...bearer(victim), 'idempotency-key': randomUUID() },
-      json: { ...victim.backup, passkeyAssertion: await approve(victim, { action: 'backup_replace' }) },
+      json: { ...victim.backup, passkeyAssertion: await approve(victim, await backupReplaceRequest(victim.backup)) },
     });
     expect(backup.body.type).toBe('/problems/passkey-on-hold');
 

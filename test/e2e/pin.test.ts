@@ -12,7 +12,7 @@ import {
   type RegisteredUser,
 } from '../helpers/http';
 import { callApi } from '../helpers/bank';
-import { encryptPin, pinChangeBody, pinChangePin, pinSetRequest } from '../helpers/pin';
+import { backupReplaceRequest, encryptPin, pinChangeBody, pinChangePin, pinSetRequest } from '../helpers/pin';
 import { proveIdentityCheck, startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
 import { verifyOnNewDevice } from '../helpers/sign-in';
 import { inbox, verifyEmail } from '../helpers/mail';
@@ -174,7 +174,10 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
       api('/v1/account/backup', user, {
         method: 'PUT',
         key: randomUUID(),
-        json: { ...user.backup, pin: await encryptPin(stack, pin, { request: { action: 'backup_replace' } }) },
+        json: {
+          ...user.backup,
+          pin: await encryptPin(stack, pin, { request: await backupReplaceRequest(user.backup) }),
+        },
       });
     // A wrong PIN is counted and changes nothing stored.
     expect((await replaceBackup('731904')).body.type).toBe('/problems/wrong-pin');
@@ -193,7 +196,16 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     const user = await registerUser(stack);
     const email = `pin-${randomUUID().slice(0, 8)}@example.com`;
     await verifyEmail(stack, user, email);
-    // Only the current PIN, naming the new one, approves a change (a token-only request is not even well-formed).
+    // Only the current PIN, naming the new one, approves a change: without it the step-up says what it must name
+    // (before, 400 validation-error: nothing told the app which request to approve).
+    const newPin = await encryptPin(stack, '731904');
+    const tokenOnly = await api('/api/v1/pin', user, { method: 'PUT', json: { new_pin: newPin } });
+    expect([tokenOnly.status, tokenOnly.body.type]).toEqual([422, '/problems/step-up-required']);
+    expect(tokenOnly.body.stepUp).toEqual({
+      request: { action: 'pin_change', new_pin_sha256: await digest(newPin) },
+      accepts: [['pin']],
+    });
+    expect(await events(user.userId, 'pin.changed')).toBe(0);
     expect((await change(user, TEST_PIN, '731904')).body).toEqual({ changed: true });
     expect((await change(user, TEST_PIN, '111222')).body.type).toBe('/problems/wrong-pin');
     expect((await change(user, '731904', '590382')).status).toBe(200);

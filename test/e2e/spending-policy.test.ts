@@ -7,7 +7,7 @@ import { upbitCandles } from '../helpers/prices';
 import { call, type RegisteredUser } from '../helpers/http';
 import { INCLUDED, fundedUser as fundedUserWith } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
-import { transferPin } from '../helpers/pin';
+import { encryptPin, transferPin, transferRequest } from '../helpers/pin';
 import { PriceReferenceEntity, TransferEntity, UserPinEntity } from '../../db/entities';
 import { createOrm } from '../../db/orm';
 import { loadConfig, WORKER_CONFIG_KEYS } from '../../platform/config';
@@ -83,6 +83,30 @@ describe.each(testDatabases())(
       expect((await send(user, '500')).body.status).toMatch(INCLUDED); // 700,000 fits
       expect(await limits(user)).toMatchObject({ used_today_krw: '1400000', remaining_today_krw: '100000' });
       expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(2);
+    });
+
+    it('asks a transfer without a PIN for one (422 step-up-required naming what it must approve) only once the transfer passes its checks', async () => {
+      const user = await fundedUser();
+      const unapproved = (amount: string, key: string) =>
+        callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+          json: { to_address: RECIPIENT, network: 'ETHEREUM', token: 'USDT', amount },
+          key,
+        });
+      // Over the per-transfer limit: the limit's refusal, as with a PIN (the checks come first).
+      const tooBig = await unapproved('800', randomUUID());
+      expect([tooBig.status, tooBig.body.type]).toEqual([422, '/problems/limit-per-transfer']);
+      // A transfer that would pass: the step-up says the request the PIN must name (before, 400 validation-error).
+      const key = randomUUID();
+      const asked = await unapproved('10', key);
+      expect([asked.status, asked.body.type]).toEqual([422, '/problems/step-up-required']);
+      const fields = { to_address: RECIPIENT, network: 'ETHEREUM', token: 'USDT', amount: '10' };
+      expect(asked.body.stepUp).toEqual({ request: transferRequest(fields, key), accepts: [['pin']] });
+      expect(await stack.orm.em.fork().count(TransferEntity, { userId: user.userId })).toBe(0);
+      expect((await stack.orm.em.fork().findOneOrFail(UserPinEntity, { userId: user.userId })).failedAttempts).toBe(0);
+      // The PIN bound to the request it named approves the same transfer sent again with it.
+      const pin = await encryptPin(stack, PIN, { request: asked.body.stepUp.request });
+      const sent = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { ...fields, pin }, key });
+      expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
     });
 
     it('lets only what fits through when transfers arrive at once', async () => {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { JWK } from 'jose';
-import { PinEncryptor, type TransferFields } from '@wallet-service/client';
+import { PinEncryptor, kycRenewRequest, type TransferFields } from '@wallet-service/client';
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { verifiedIdentityCheck } from './identity-checks';
@@ -21,7 +21,13 @@ export function encryptPin(
   return encryptorFor(stack.apiUrl).encrypt(pin, options);
 }
 
-export { transferRequest, type TransferFields } from '@wallet-service/client';
+export { transferRequest, backupReplaceRequest, type TransferFields } from '@wallet-service/client';
+
+/** What approves a KYC renewal with this form: its ID-card image (the file's bytes; none: empty) and idCardType. */
+export const kycRenewalRequest = async (form: FormData) => {
+  const image = form.get('idCardImage') as Blob | null;
+  return kycRenewRequest(new Uint8Array(image ? await image.arrayBuffer() : []), String(form.get('idCardType')));
+};
 
 /** The encrypted PIN approving this transfer. */
 export const transferPin = (

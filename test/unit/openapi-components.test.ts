@@ -15,6 +15,9 @@ import { buildRouter } from '../../api/http/router';
 import { errorHandler } from '../../api/http/error-handler';
 import { Authenticator } from '../../api/http/authenticate';
 import type { RateLimits } from '../../api/http/rate-limits';
+import type { IdempotencyStore } from '../../api/http/idempotency';
+import { StepUp } from '../../api/common/step-up';
+import { presentedProofs, proofField } from '../../api/http/step-up';
 import { Operators, operatorTokenHash } from '../../api/operators/operators';
 import { EVENT_TYPE_NAMES } from '../../platform/events';
 import { EVENT_EXAMPLES } from '../../platform/event-examples';
@@ -203,13 +206,19 @@ describe('the OpenAPI document’s components', () => {
       koa.use(
         buildRouter(routes, {
           authenticator,
-          idempotency: undefined as never,
+          // A request with an Idempotency-Key runs as a first one (nothing is stored).
+          idempotency: {
+            begin: async () => ({ kind: 'proceed', recordId: 1 }),
+            release: async () => undefined,
+            complete: async () => undefined,
+          } as unknown as IdempotencyStore,
           rateLimits: {
             consume: async (rule: string) => ({ rule, points: 100, seconds: 60, remaining: 99, resetSeconds: 60 }),
             assertUnder: async () => undefined,
             count: async () => undefined,
           } as unknown as RateLimits,
-          stepUp: undefined as never,
+          // The real check, its proofs' services absent: a request without a proof is refused before they are needed.
+          stepUp: new StepUp(undefined as never, undefined as never, undefined as never),
           jsonBodyMaxBytes: 1024,
         }).routes(),
       );
@@ -365,6 +374,33 @@ describe('the OpenAPI document’s components', () => {
       expect(
         await refusals('invalid-api-key', 401, (route) => send(route, { headers: { 'x-api-key': 'wrong' } })),
       ).toEqual([]);
+    });
+
+    it('step-up-required: a request without a proof, on a route whose step-up the router checks (a handler’s own check: test/e2e)', async () => {
+      const other: string[] = [];
+      const routers = kind('step-up-required').filter((route) => !route.stepUp!.checkedBy);
+      expect(routers.length).toBeGreaterThan(10);
+      for (const route of routers) {
+        // The request the tests recorded, without its proof: a form of the route's fields, or the JSON body.
+        const proofs = new Set(presentedProofs(route.stepUp!).map((proof) => proofField(route.stepUp!, proof)));
+        const fields = Object.entries(
+          (route.multipart?.example ?? OPERATION_EXAMPLES[route.operationId]?.request ?? {}) as Json,
+        ).filter(([name]) => !proofs.has(name) && name !== route.multipart?.file.field);
+        const form = new FormData();
+        for (const [name, value] of fields) form.append(name, value as string);
+        // The file part: a JPEG by its first bytes, which is all the router reads of it before the step-up.
+        if (route.multipart)
+          form.append(route.multipart.file.field, new Blob([new Uint8Array([0xff, 0xd8, 0xff])]), 'card.jpg');
+        const answer = await send(
+          route,
+          route.multipart
+            ? { body: form }
+            : { body: JSON.stringify(Object.fromEntries(fields)), type: 'application/json' },
+        );
+        const got = await answered(answer);
+        if (got !== '422 /problems/step-up-required') other.push(`${route.operationId}: ${got}`);
+      }
+      expect(other).toEqual([]);
     });
 
     it('device-on-hold: a device in its new-device hold, on a route whose step-up holds it', async () => {

@@ -14,7 +14,15 @@ export type { paths, components, operations, webhooks } from './schema';
 export { withRetries, isRetryable, retryAfterMs, idempotencyKey, type RetryOptions } from './retry';
 export { poll, type PollOptions } from './polling';
 export { pages } from './pages';
-export { PinEncryptor, transferRequest, type TransferFields, type PinRequest } from './pin';
+export {
+  PinEncryptor,
+  backupReplaceRequest,
+  kycRenewRequest,
+  transferRequest,
+  type TransferFields,
+  type PinRequest,
+  type WalletBackupFields,
+} from './pin';
 export { signSlot, approveSlot, type DigestSigner, type PasskeyAssertion } from './signing';
 export { verifyWebhook, type WebhookEvent, type WebhookEventOf } from './webhooks';
 export { SoftwarePasskey } from './software-passkey';

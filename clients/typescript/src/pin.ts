@@ -29,8 +29,42 @@ export const transferRequest = (body: TransferFields, idempotencyKey?: string): 
   idempotency_key: idempotencyKey ?? null,
 });
 
-const sha256Base64Url = async (text: string): Promise<string> =>
-  Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text))).toString('base64url');
+const sha256Base64Url = async (data: string | Uint8Array): Promise<string> =>
+  Buffer.from(
+    await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data),
+  ).toString('base64url');
+
+/** A wallet backup as the service stores it (the app encrypts it before sending). */
+export interface WalletBackupFields {
+  encryptedMnemonic: string;
+  encryptedDerivationPaths: string;
+  encryptionMethod: string;
+}
+
+/**
+ * What approves replacing the wallet backup (PUT /v1/account/backup) with this one: the SHA-256 of its canonical JSON
+ * (the three fields, keys sorted, no spaces), so an approval seen in transit stores no other backup.
+ */
+export const backupReplaceRequest = async (backup: WalletBackupFields): Promise<PinRequest> => ({
+  action: 'backup_replace',
+  backup_sha256: await sha256Base64Url(
+    JSON.stringify({
+      encryptedDerivationPaths: backup.encryptedDerivationPaths,
+      encryptedMnemonic: backup.encryptedMnemonic,
+      encryptionMethod: backup.encryptionMethod,
+    }),
+  ),
+});
+
+/**
+ * What approves a KYC renewal (POST /v1/account/kyc/renew) with this ID-card image: the SHA-256 of the file's bytes as
+ * sent, and its idCardType, so an approval seen in transit puts no other card on file.
+ */
+export const kycRenewRequest = async (image: Uint8Array, idCardType: string): Promise<PinRequest> => ({
+  action: 'kyc_renew',
+  id_card_image_sha256: await sha256Base64Url(image),
+  id_card_type: idCardType,
+});
 
 /**
  * The PIN as the service takes it: a compact JWE (ECDH-ES+A256KW, A256GCM) of {pin, iat} to the service's published

@@ -558,7 +558,7 @@ export interface paths {
         get: operations["getWalletBackup"];
         /**
          * Store a new version of the encrypted wallet backup (after a key rotation); earlier versions are kept
-         * @description A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace"}` or a `passkeyAssertion`. The person is mailed and `backup.stored` is written.
+         * @description A new backup decides what a new phone restores, so the access token alone cannot store one: send `pin` bound to `{"action":"backup_replace","backup_sha256":"<base64url SHA-256 of the canonical JSON of {encryptedDerivationPaths, encryptedMnemonic, encryptionMethod}: keys sorted, no spaces>"}` or a `passkeyAssertion` for that request. The person is mailed and `backup.stored` is written.
          */
         put: operations["replaceWalletBackup"];
         post?: never;
@@ -859,7 +859,7 @@ export interface paths {
         put?: never;
         /**
          * Do KYC again with a new ID-card image: a match issues a new KycCredential and revokes the earlier ones
-         * @description For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes. With the form, `pin` (bound to {"action":"kyc_renew"}) or `identityCheckId`: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.
+         * @description For periodic customer due diligence or a renewed ID card. The image (multipart, field idCardImage) is read by the OCR provider in the workflow kyc-renewal-<userId>-<request> and must show the name and birth date verified at registration; the answer waits for it. Not verified: nothing changes. With the form, `pin` bound to `{"action":"kyc_renew","id_card_image_sha256":"<base64url SHA-256 of the image file's bytes>","id_card_type":"<idCardType as sent>"}`, or `identityCheckId` for that request: an account registered before card numbers were kept gets its card on file from a renewal, which a sign-in by ID card is then compared with.
          */
         post: operations["renewKyc"];
         delete?: never;
@@ -1929,7 +1929,9 @@ export interface paths {
         /**
          * Deprecated: start connecting an exchange account by OAuth 2.0 (Upbit and Bithumb offer none); connect with a key pair instead
          * @deprecated
-         * @description Deprecated since 2026-11-27; answers until 2027-05-31; use /v1/asset/cex-accounts instead.
+         * @description Asks the exchange for the `read` scope only: a request for any other (`withdraw`) is refused (400); the tokens are used once, at connection, to read the balances, and not kept.
+         *
+         *     Deprecated since 2026-11-27; answers until 2027-05-31; use /v1/asset/cex-accounts instead.
          */
         post: operations["authorizeCexAccount"];
         delete?: never;
@@ -1952,8 +1954,8 @@ export interface paths {
         get: operations["listCexAccounts"];
         put?: never;
         /**
-         * Connect an exchange account with the person's API key pair (Upbit, Bithumb): checked at once by reading the balances
-         * @description The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents) and kept encrypted. Ask the person for a key with the View Account (자산조회) permission only, and with the service's outbound IP address in its allowed IPs (the exchanges refuse keys used from elsewhere). A refused key answers 422 `cex-key-refused` saying what to fix. The `{state, code}` body of the OAuth flow is deprecated (Sunset 2027-05-31).
+         * Connect an exchange account with the person's API key pair (Upbit, Bithumb): its balances read once, the key not kept
+         * @description The key pair is checked with a read of the balances (`GET /v1/accounts` at the exchange, signed as the exchange documents), which are kept with `lastSyncAt`; the key itself is not kept. The same key connected again reads the balances again into the same account (200). The service cannot verify that a key only reads: neither Upbit nor Bithumb tells a key its own permissions. Ask the person for a key with the View Account (자산조회) permission only (no orders, withdrawals or deposits), with the service's outbound IP address as its only allowed IP (the exchanges refuse keys used from elsewhere); they may delete it at the exchange once connected. The answer's `keyNotice` says so to the person. A refused key answers 422 `cex-key-refused` saying what to fix. The `{state, code}` body of the OAuth flow is deprecated (Sunset 2027-05-31).
          */
         post: operations["connectCexAccount"];
         delete?: never;
@@ -4043,6 +4045,7 @@ export interface components {
                 read: boolean;
                 withdraw: boolean;
             };
+            /** @description When the balances were last read at the exchange: at connection, and each time the same key is connected again */
             lastSyncAt: string | null;
             /** Format: date-time */
             registeredAt: string;
@@ -9823,7 +9826,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9853,7 +9856,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval was used already, or this is the only signed-in device of an account with nothing else to sign in with (last-device) */
+            /** @description The approval was used already, or this is the only signed-in device of an account with nothing else to sign in with (last-device). Problem types: `/problems/challenge-used`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9868,7 +9871,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge or identity check expired */
+            /** @description Challenge or identity check expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9913,7 +9916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/step-up-required` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -9928,7 +9931,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10080,7 +10083,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The passkey is in its own new-passkey hold (passkey-on-hold) */
+            /** @description The passkey is in its own new-passkey hold (passkey-on-hold). Problem types: `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10110,7 +10113,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used */
+            /** @description Challenge already used. Problem types: `/problems/challenge-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10125,7 +10128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge expired */
+            /** @description Challenge expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10170,7 +10173,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new). Problem types: `/problems/step-up-required` */
+            /** @description No passkeyAssertion (step-up-required), an assertion that does not verify or names another request, or a passkey not older than the sign-in (passkey-too-new). Problem types: `/problems/invalid-passkey-assertion`, `/problems/passkey-approval-not-for-this-request`, `/problems/step-up-required`, `/problems/unknown-passkey` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10458,7 +10461,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10473,7 +10476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown challenge or identity check */
+            /** @description Unknown challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10488,7 +10491,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10503,7 +10506,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge or identity check expired */
+            /** @description Challenge or identity check expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10548,7 +10551,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -10563,7 +10566,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11454,7 +11457,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown approval challenge or identity check */
+            /** @description Unknown approval challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11465,7 +11468,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/idempotency-request-in-progress` */
+            /** @description No deployed account, a recovery in progress, a recovery cancelled too recently (recovery-cooling-down, Retry-After), or the identity check not verified or used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-deployed`, `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11476,7 +11479,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval challenge or the identity check expired */
+            /** @description The approval challenge or the identity check expired. Problem types: `/problems/identity-check-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11509,7 +11512,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-address` */
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), the new owner is the current owner, its checksum is wrong, or it is on a sanctions list (recipient-sanctioned); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-needs-id-card`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-address`, `/problems/recipient-sanctioned`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -11544,7 +11547,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The new owner could not be screened now (screening-unavailable), or a dependency is down. Problem types: `/problems/service-unavailable` */
+            /** @description The new owner could not be screened now (screening-unavailable), or a dependency is down. Problem types: `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12231,7 +12234,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12246,7 +12249,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown approval challenge or identity check */
+            /** @description Unknown approval challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12261,7 +12264,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/idempotency-request-in-progress` */
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12276,7 +12279,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval challenge or the identity check expired */
+            /** @description The approval challenge or the identity check expired. Problem types: `/problems/challenge-expired`, `/problems/identity-check-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12321,7 +12324,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-needs-id-card`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -12336,7 +12339,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13064,7 +13067,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown approval challenge or identity check */
+            /** @description Unknown approval challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13079,7 +13082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/idempotency-request-in-progress` */
+            /** @description The approval was used already, no PIN is set, or the identity check is not verified yet. Problem types: `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13094,7 +13097,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The approval challenge or the identity check expired */
+            /** @description The approval challenge or the identity check expired. Problem types: `/problems/identity-check-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13139,7 +13142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused` */
+            /** @description No proof beyond the access token (step-up-required: stepUp.request and stepUp.accepts say what to send), a wrong PIN, or an approval that does not verify or names another request. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13154,7 +13157,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13310,7 +13313,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13325,7 +13328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown approval challenge */
+            /** @description Unknown approval challenge. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13340,7 +13343,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-closable`, `/problems/idempotency-request-in-progress` */
+            /** @description account-not-closable: `blockers` lists what to finish first ({reason, detail}); or no PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-not-closable`, `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13355,7 +13358,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Approval challenge expired */
+            /** @description Approval challenge expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13400,7 +13403,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13415,7 +13418,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13495,6 +13498,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13582,6 +13589,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13593,17 +13604,25 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            /** @description Too many challenges asked (webauthn-challenge, per user; Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -13617,6 +13636,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -13628,6 +13651,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -13892,7 +13919,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13922,7 +13949,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/passkey-exists`, `/problems/pin-not-set` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/passkey-exists`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13937,7 +13964,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge or identity check expired */
+            /** @description Challenge or identity check expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13982,7 +14009,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-registration`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-assertion`, `/problems/invalid-passkey-registration`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -13997,7 +14024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14157,7 +14184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold), or the passkey that approved is still in its new-passkey hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14187,7 +14214,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14202,7 +14229,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Challenge or identity check expired */
+            /** @description Challenge or identity check expired. Problem types: `/problems/challenge-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14247,7 +14274,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/pin-not-for-this-request`, `/problems/step-up-required` */
+            /** @description No approval (step-up-required), a wrong PIN, or an approval that does not verify or names another request; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14262,7 +14289,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14356,6 +14383,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14416,6 +14447,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14427,6 +14462,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14438,6 +14477,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14449,17 +14492,25 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            /** @description Too many challenges asked (webauthn-challenge, per user; Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -14473,6 +14524,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -14484,6 +14539,10 @@ export interface operations {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     /** @description seconds to wait before retrying */
                     "retry-after"?: number;
                     [name: string]: unknown;
@@ -14598,7 +14657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold` */
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
             403: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14613,7 +14672,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown network. Problem types: `/problems/unknown-network` */
+            /** @description Unknown network. Problem types: `/problems/not-found`, `/problems/unknown-network` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -14628,8 +14687,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Account already deployed, or another owner key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-already-deployed`, `/problems/idempotency-request-in-progress`, `/problems/no-smart-accounts` */
+            /** @description Account already deployed, or another owner key; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/account-already-deployed`, `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used`, `/problems/no-smart-accounts`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The approval challenge or the identity check expired. Problem types: `/problems/challenge-expired`, `/problems/identity-check-expired` */
+            410: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -14673,8 +14747,23 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/invalid-address`, `/problems/owner-address-required` */
+            /** @description ownerAddress needed on the first prepare, no proof with a first ownerAddress (step-up-required) or one that does not verify, or the day's gas budget would be exceeded (gas-budget-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/identity-check-needs-id-card`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-address`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/owner-address-required`, `/problems/passkey-approval-not-for-this-request`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/recipient-sanctioned`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
             422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
+            423: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -14720,7 +14809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the network's coin in won, so gas cannot be sponsored. Problem types: `/problems/service-unavailable` */
+            /** @description No price of the network's coin in won, so gas cannot be sponsored. Problem types: `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16004,7 +16093,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description newOwnerAddress fails its EIP-55 checksum, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt). Problem types: `/problems/invalid-address` */
+            /** @description newOwnerAddress fails its EIP-55 checksum, or the day's sponsored gas would be exceeded (gas-budget-exceeded, with budgetKrw and resetsAt). Problem types: `/problems/invalid-address`, `/problems/recipient-sanctioned` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -16051,7 +16140,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable). Problem types: `/problems/service-unavailable` */
+            /** @description No price of the network's coin in won, so gas cannot be sponsored (price-unavailable). Problem types: `/problems/screening-unavailable`, `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19488,8 +19577,8 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}} */
-                    current_pin: string;
+                    /** @description the current PIN, encrypted, approving this change to this new PIN: {"pin","iat","jti","request":{"action":"pin_change","new_pin_sha256":"<base64url SHA-256 of the new_pin field as sent>"}}; without it: 422 step-up-required */
+                    current_pin?: string;
                     /** @description the new PIN, encrypted */
                     new_pin: string;
                 };
@@ -19639,7 +19728,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/wrong-pin` */
+            /** @description Wrong current PIN (wrong-pin), a weak new PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption), or one that approves another change (pin-not-for-this-request); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19654,7 +19743,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked` */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19804,7 +19893,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Unknown challenge or identity check */
+            /** @description Unknown challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19815,7 +19904,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description A PIN is set already (pin-already-set), or the identity check is not verified or was used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-set` */
+            /** @description A PIN is set already (pin-already-set), or the identity check is not verified or was used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used`, `/problems/pin-already-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -19859,7 +19948,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/step-up-required`, `/problems/weak-pin` */
+            /** @description No identity check (step-up-required), one for another request, a weak PIN (weak-pin), or a pin that is not a fresh JWE to our key that decrypts (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-needs-id-card`, `/problems/identity-check-not-for-this-request`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/step-up-required`, `/problems/weak-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20007,7 +20096,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Unknown challenge or identity check */
+            /** @description Unknown challenge or identity check. Problem types: `/problems/not-found` */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20018,7 +20107,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified` */
+            /** @description Challenge already used, no PIN set, or the approval (PIN, identity check) already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/identity-check-not-verified`, `/problems/identity-check-used` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20029,7 +20118,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Challenge or identity check expired */
+            /** @description Challenge or identity check expired. Problem types: `/problems/identity-check-expired` */
             410: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -20062,7 +20151,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/step-up-required` */
+            /** @description No identity check with the ID card (step-up-required, identity-check-needs-id-card), one for another request, a weak PIN (weak-pin), or a new_pin that is not a fresh JWE to our key (invalid-pin-encryption); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/identity-check-needs-id-card`, `/problems/identity-check-not-for-this-request`, `/problems/step-up-required` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21543,8 +21632,8 @@ export interface operations {
                     beneficiary_vasp?: string;
                     /** @description the recipient's Travel Address (TRP, "ta…"), which their VASP gives them with the deposit address: the recipient's account is at that VASP, which the Travel Rule exchange goes to; leave it out for a wallet of the user's own (self-custody). Bound into the PIN and passkey approvals when given */
                     travel_address?: string;
-                    /** @description the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}} */
-                    pin: string;
+                    /** @description the PIN as a JWE to /api/v1/pin/public-key, approving this transfer once: {"pin","iat","jti","request":{"action":"transfer","to_address","network","token","amount","idempotency_key"}}; without it: 422 step-up-required */
+                    pin?: string;
                     /** @description a passkey approval bound to this transfer: needed for a recipient not yet usable and above the passkey threshold */
                     signing?: {
                         /** @description the passkey slot of POST /api/v1/transfer/crypto/prepare, signed (a WebAuthn assertion) */
@@ -21667,7 +21756,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-not-set`, `/problems/transfers-not-enabled`, `/problems/wallet-not-opened` */
+            /** @description EVM: no deployed account with transfers enabled on the network; SOLANA: wallet not opened; or no PIN set; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set`, `/problems/transfers-not-enabled`, `/problems/wallet-not-opened` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21712,7 +21801,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/transfer-would-fail`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
+            /** @description Invalid address, unknown token, bad amount, insufficient balance (fees and rent included), over a limit (limit-per-transfer, limit-daily), a passkey approval missing (recipient-cooling-off, passkey-required) or refused, no sponsored gas left today (gas-budget-exceeded), a sanctioned recipient (recipient-sanctioned: checked before the PIN, and again before signing), a transfer that would fail, or wrong PIN; or this Idempotency-Key was used with another payload. Problem types: `/problems/beneficiary-name-required`, `/problems/gas-budget-exceeded`, `/problems/idempotency-key-reused`, `/problems/insufficient-balance`, `/problems/invalid-address`, `/problems/invalid-amount`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/limit-daily`, `/problems/limit-per-transfer`, `/problems/passkey-on-hold`, `/problems/passkey-required`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/recipient-cooling-off`, `/problems/recipient-sanctioned`, `/problems/slot-mismatch`, `/problems/step-up-required`, `/problems/transfer-would-fail`, `/problems/travel-rule-rejected`, `/problems/travel-rule-timeout`, `/problems/unknown-passkey`, `/problems/unknown-token`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -21727,7 +21816,7 @@ export interface operations {
                     "application/json": components["schemas"]["EnvelopeError"];
                 };
             };
-            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required) */
+            /** @description PIN locked after too many wrong PINs: for PIN_LOCK_SECONDS (pin-locked, Retry-After), or until a reset (pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
             423: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -22638,7 +22727,7 @@ export interface operations {
                      *       "read"
                      *     ]
                      */
-                    scopes?: ("read" | "withdraw")[];
+                    scopes?: "read"[];
                     /** @description the user's id at the exchange, if known */
                     loginHint?: string;
                 };
@@ -22935,7 +23024,7 @@ export interface operations {
                     provider: "upbit" | "bithumb";
                     /** @description the key pair's access key */
                     accessKey: string;
-                    /** @description the key pair's secret key: kept encrypted, never shown again, never logged */
+                    /** @description the key pair's secret key: used once to read the balances, never kept, never logged */
                     secretKey: string;
                     label?: string;
                 } | {
@@ -22945,6 +23034,37 @@ export interface operations {
             };
         };
         responses: {
+            /** @description The same key connected again: the balances read again */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        cexAccountId: string;
+                        provider: string;
+                        label: string;
+                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
+                        authMethod: string;
+                        permissions: {
+                            read: boolean;
+                            withdraw: boolean;
+                        };
+                        /** @description When the balances were last read at the exchange: at connection, and each time the same key is connected again */
+                        lastSyncAt: string | null;
+                        /** Format: date-time */
+                        registeredAt: string;
+                        /** @description What the person should know of the key they gave: the service cannot see its permissions, used it once and kept nothing */
+                        keyNotice: string;
+                    };
+                };
+            };
             /** @description Connected */
             201: {
                 headers: {
@@ -22971,7 +23091,23 @@ export interface operations {
                      *       "registeredAt": "2026-11-27T14:53:53.322Z"
                      *     }
                      */
-                    "application/json": components["schemas"]["CexAccount"];
+                    "application/json": {
+                        cexAccountId: string;
+                        provider: string;
+                        label: string;
+                        /** @description api_key (the person's key pair) or oauth2 (deprecated) */
+                        authMethod: string;
+                        permissions: {
+                            read: boolean;
+                            withdraw: boolean;
+                        };
+                        /** @description When the balances were last read at the exchange: at connection, and each time the same key is connected again */
+                        lastSyncAt: string | null;
+                        /** Format: date-time */
+                        registeredAt: string;
+                        /** @description What the person should know of the key they gave: the service cannot see its permissions, used it once and kept nothing */
+                        keyNotice: string;
+                    };
                 };
             };
             /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
@@ -23007,7 +23143,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description State already used, or the account is already connected; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used`, `/problems/cex-account-already-connected`, `/problems/idempotency-request-in-progress` */
+            /** @description State already used, or the account is already connected (OAuth); or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/authorization-used`, `/problems/cex-account-already-connected`, `/problems/idempotency-request-in-progress` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
