@@ -24,6 +24,8 @@ const REFUND_MEMO = '월렛 충전 환불';
 const REFUNDING = 'refunding';
 /** The bank statuses of a charge whose refund began (then refused by the bank, or done): never credited. */
 const REFUND_BEGUN = new Set([REFUNDING, 'refund_refused', 'refunded']);
+/** The condition of an update that must not overwrite a refund's mark. */
+const NO_REFUND_BEGUN = { $or: [{ bankStatus: null }, { bankStatus: { $nin: [...REFUND_BEGUN] } }] };
 
 /**
  * What the bank's answer means for the charge: done, refused, not known yet (`pending`: the charge workflow asks the
@@ -91,8 +93,10 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
         await em.flush();
       }
       const settlement = await withdrawOnce(chargeId);
-      charge.bankStatus = settlement.status;
-      await em.flush();
+      // Never over a refund's mark (an attempt that outlived its timeout, answering after the refund began).
+      await orm.em
+        .fork()
+        .nativeUpdate(ChargeEntity, { chargeId, ...NO_REFUND_BEGUN }, { bankStatus: settlement.status });
       return settlement;
     },
 
@@ -113,11 +117,13 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
     }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
         const held = { failureReason: reason.slice(0, 255), bankStatus: bankStatus.slice(0, 16) };
+        // A refund's mark is replaced only by a later one of the refund (refund_refused), never by the bank's status.
+        const unlessRefunding = REFUND_BEGUN.has(held.bankStatus) ? {} : NO_REFUND_BEGUN;
         // The event goes out once, when the charge enters review; a later reason only updates the row.
         if (
           (await tx.nativeUpdate(
             ChargeEntity,
-            { chargeId, status: 'processing' },
+            { chargeId, status: 'processing', ...unlessRefunding },
             { status: 'needs_review', ...held },
           )) === 1
         ) {
@@ -129,7 +135,7 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
             data: { chargeId, amount: charge.amount.toString(), currency: 'KRW', reason: held.failureReason },
           });
         } else {
-          await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'needs_review' }, held);
+          await tx.nativeUpdate(ChargeEntity, { chargeId, status: 'needs_review', ...unlessRefunding }, held);
         }
       });
     },
@@ -198,10 +204,10 @@ export const createChargeActivities = ({ orm, encryption, bank }: ChargeActivity
 
     /**
      * Compensation: the withdrawn money goes back to the account it came from, named by the charge (sent once). The
-     * charge is claimed first, under its row lock (bankStatus `refunding`), so that no credit commits after the refund
-     * begins; a charge credited already (a credit that committed but whose answer was lost) is refused with
-     * ChargeAlreadyCredited, final, and nothing is asked of the bank. A bank's refusal is final (the workflow holds the
-     * charge for an operator); an answer in doubt is asked about again.
+     * charge is claimed first, under its row lock (bankStatus `refunding`; on SQLite, its one writer at a time), so
+     * that no credit commits after the refund begins; a charge credited already (a credit that committed but whose
+     * answer was lost) is refused with ChargeAlreadyCredited, final, and nothing is asked of the bank. A bank's refusal
+     * is final (the workflow holds the charge for an operator); an answer in doubt is asked about again.
      */
     async refundCharge({ chargeId }: { chargeId: string }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {

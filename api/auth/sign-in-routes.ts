@@ -130,6 +130,9 @@ export function signInRoutes({
         200: { description: 'Request options', schema: S.PasskeyOptionsResponse },
         ...ERRORS,
         409: { description: 'The account has no passkey (prove with the ID card), or the sign-in is not in progress' },
+        429: {
+          description: "Too many challenges asked for the account (webauthn-challenge, the person's; Retry-After)",
+        },
       },
       handler: async ({ params, headers }) => ({
         status: 200,

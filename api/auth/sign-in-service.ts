@@ -167,8 +167,10 @@ export class SignInService {
     };
   }
 
+  /** A challenge for the account's passkeys: a stored row, counted against the person's webauthn-challenge limit. */
   async passkeyOptions(signInId: string, passToken: string) {
     const signIn = await this.inProgress(signInId, passToken);
+    await this.deps.rateLimits.consume('webauthn-challenge', signIn.userId);
     return this.deps.passkeys.approvalOptions(signIn.userId, { action: 'sign_in', sign_in_id: signInId });
   }
 

@@ -16,7 +16,7 @@ import {
 import type { CodeVasp } from '../../integrations/travel-rule/counterparts';
 import { HttpError } from '../http/problems';
 import type { RateLimits } from '../http/rate-limits';
-import { addressWeServe, holderOf } from './inbound';
+import { addressWeServe, holderOf, spendNameTries } from './inbound';
 
 /**
  * A refusal in CODE's Response API form ("Dev 10 - Returning Errors"): HTTP 503 with `{errorType, errorMsg}`, for a
@@ -144,12 +144,7 @@ export class CodeInbound {
     const address = addressWeServe(untagged(account));
     // Each distinct name the message tries is one of the address's daily tries (a message trying nothing spends one).
     if (address)
-      await this.deps.rateLimits.consume(
-        'travel-rule-address',
-        address.key,
-        false,
-        Math.max(1, reading.beneficiaryNameTries),
-      );
+      await spendNameTries(this.deps.rateLimits, counterpartVaspId, address.key, reading.beneficiaryNameTries);
     const holder = address ? await holderOf(em, address) : null;
     const user = holder ? await em.findOne(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;

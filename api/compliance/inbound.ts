@@ -100,7 +100,7 @@ export class InboundTravelRule {
     // A retry is answered as the first time and tests nothing new (its message is not read again), so it spends no try.
     if (existing) return this.resolutionOf(existing);
     // Each distinct name the message tries for its beneficiary is one of the address's daily tries.
-    await this.deps.rateLimits.consume('travel-rule-address', address.key, false, reading.beneficiary.nameTries);
+    await spendNameTries(this.deps.rateLimits, counterpart.id, address.key, reading.beneficiary.nameTries);
     const holder = await holderOf(em, address);
     const user = holder ? await em.findOneOrFail(UserEntity, { id: holder.userId }) : null;
     const verified = user?.status === 'active' ? this.deps.encryption.openText(user.nameSealed, user.id) : null;
@@ -244,6 +244,22 @@ function readInquiry(message: unknown): Ivms101Reading {
       `Not a valid IVMS101 message: ${error.message.slice(0, 300)}`,
     );
   }
+}
+
+/**
+ * Spends a new Travel Rule message's names (at least one) of the address's daily tries: first of this counterpart's
+ * share of them (travel-rule-counterpart-address), so that no one counterpart spends them all, then of the address's
+ * whoever asks (travel-rule-address). Over either: 429, nothing looked up.
+ */
+export async function spendNameTries(
+  rateLimits: RateLimits,
+  counterpartId: string,
+  addressKey: string,
+  names: number,
+): Promise<void> {
+  const cost = Math.max(1, names);
+  await rateLimits.consume('travel-rule-counterpart-address', `${counterpartId}|${addressKey}`, false, cost);
+  await rateLimits.consume('travel-rule-address', addressKey, false, cost);
 }
 
 /** An account as an address we could hold (EVM in lower case as its key), or null for one of no kind we serve. */

@@ -76,6 +76,11 @@ export const DEFAULT_RATE_LIMITS = {
   'travel-rule-counterpart': { points: 600, seconds: 3600 },
   'travel-rule-address': { points: 10, seconds: 24 * 3600 },
   /**
+   * The names one counterpart tries at one address a day: less than the address's own budget, so that no single
+   * counterpart can spend it all and leave the person's other senders refused for a day.
+   */
+  'travel-rule-counterpart-address': { points: 6, seconds: 24 * 3600 },
+  /**
    * Credentials refused (a bad access or refresh token, API key, pass token or webhook signature), per client
    * address: over the limit, every further wrong credential from that address answers 429 until the window passes.
    * A valid credential from the same address is still served (other callers' guesses lock out no one).

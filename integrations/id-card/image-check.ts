@@ -22,15 +22,28 @@ export const sniffImageType = (buffer: Buffer): IdCardImageType | undefined =>
  */
 export const MAX_IMAGE_PIXELS = 100_000_000;
 
-/** Whether `image` decodes as the format its bytes say, which must be `type`. */
+let loaded: Promise<typeof import('sharp')> | undefined;
+/** sharp, once: no cache of decoded images, one thread a decode (a check is a pass over the pixels, not a render). */
+const sharpModule = () =>
+  (loaded ??= import('sharp').then((module) => {
+    module.default.cache(false);
+    module.default.concurrency(1);
+    return module;
+  }));
+
+/**
+ * Whether `image` decodes as the format its bytes say, which must be `type`. The pixels are read in one streaming pass
+ * (statistics of every channel, sequential access): a 100-megapixel image is checked in about a megabyte of memory,
+ * never decoded whole into it.
+ */
 export async function imageDecodes(image: Buffer, type: IdCardImageType): Promise<boolean> {
   if (sniffImageType(image) !== type) return false;
-  const { default: sharp } = await import('sharp');
+  const { default: sharp } = await sharpModule();
   try {
-    const decoded = sharp(image, { failOn: 'warning', limitInputPixels: MAX_IMAGE_PIXELS });
+    const decoded = sharp(image, { failOn: 'warning', limitInputPixels: MAX_IMAGE_PIXELS, sequentialRead: true });
     const { format } = await decoded.metadata();
     if (format !== (type === 'image/png' ? 'png' : 'jpeg')) return false;
-    await decoded.raw().toBuffer();
+    await decoded.stats();
     return true;
   } catch {
     return false;

@@ -212,6 +212,8 @@ export function readIvms101(message: unknown): Ivms101Reading {
   if (!beneficiaries) throw new Ivms101Invalid('IVMS101 /beneficiary names no beneficiaryPersons');
   checkBeneficiaryNaming(beneficiaries);
   const beneficiaryNames = namesOf(beneficiaries, 'beneficiary');
+  const nameTries = nameTriesOf(beneficiaryNames);
+  if (nameTries === 0) throw new Ivms101Invalid('the beneficiary has no name (spaces are not one)');
   // The accounts beside the persons (2020) and each person's own (2023).
   const accounts = (own: string[] | undefined, persons: PersonT[]) => [
     ...(own ?? []),
@@ -226,7 +228,7 @@ export function readIvms101(message: unknown): Ivms101Reading {
     beneficiary: {
       names: beneficiaryNames,
       accounts: accounts(m.beneficiary.accountNumber, beneficiaries),
-      nameTries: nameTriesOf(beneficiaryNames),
+      nameTries,
     },
   };
 }

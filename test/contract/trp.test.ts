@@ -153,6 +153,10 @@ describe('TRP v3 and its Travel Addresses', () => {
       localNameIdentifier: [legl('밀드레드')],
     };
     expect(readIvms101(tries).beneficiary.nameTries).toBe(2);
+    // A name of spaces alone is no name: refused, not counted as a try of nothing.
+    const blank = inquiry();
+    blank.beneficiary.beneficiaryPersons[0].naturalPerson.name.nameIdentifier = [legl('   ')];
+    expect(() => readIvms101(blank)).toThrow(/has no name/);
   });
 
   it('reads a resolution only with exactly one of approved {address, https callback}, rejected, version', () => {

@@ -1,7 +1,7 @@
 import { MikroORM } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { createOrm, dialectOf, ormOptions } from '../../db/orm';
-import { AddressBookEntryEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
+import { AddressBookEntryEntity, CexAccountEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
 import { migrationsFor } from '../../db/migrations';
 import { testDatabases } from '../helpers/databases';
 
@@ -181,6 +181,46 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
           ['tr_2', 'confirmed', null],
           ['tr_3', 'failed', null],
           ['tr_4', 'processing', null],
+        ]);
+      } finally {
+        await orm.close();
+      }
+    } finally {
+      await database.drop();
+    }
+  });
+
+  it('drops the exchange keys kept until now, leaving each account its balances', async () => {
+    const database = await kind.create();
+    try {
+      const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
+      const before = names[names.indexOf('Migration20261201090000CexKeysDropped') - 1];
+      const orm = await MikroORM.init(ormOptions(database.url));
+      try {
+        await orm.getMigrator().up({ to: before });
+        const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
+        await knex('cex_accounts').insert({
+          cex_account_id: 'cex_1',
+          user_id: 'usr_1',
+          provider: 'upbit',
+          label: 'upbit',
+          external_account_id: 'key:abc',
+          auth_method: 'api_key',
+          tokens_sealed: 'sealed-key-pair',
+          can_read: true,
+          can_withdraw: false,
+          balances: JSON.stringify([{ currency: 'BTC', balance: '0.5' }]),
+          last_sync_at: kind.name === 'sqlite' ? 1795402615000 : new Date(1795402615000),
+          registered_at: kind.name === 'sqlite' ? 1795402615000 : new Date(1795402615000),
+        });
+        await orm.getMigrator().up();
+        const rows = await knex('cex_accounts').select('*');
+        expect(rows.map((r: Record<string, unknown>) => [r.cex_account_id, 'tokens_sealed' in r])).toEqual([
+          ['cex_1', false],
+        ]);
+        expect(JSON.stringify(rows)).not.toContain('sealed-key-pair');
+        expect((await orm.em.fork().findOneOrFail(CexAccountEntity, { cexAccountId: 'cex_1' })).balances).toEqual([
+          { currency: 'BTC', balance: '0.5' },
         ]);
       } finally {
         await orm.close();

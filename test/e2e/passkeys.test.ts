@@ -11,11 +11,28 @@ import { SoftwarePasskey, approveSlot } from '@wallet-service/client';
 import { ENROLMENT_PIN, enrolPasskey, passkeyPastItsHold } from '../helpers/passkeys';
 import { encryptPin, ensurePin } from '../helpers/pin';
 import { inbox, verifyEmail } from '../helpers/mail';
+import { startSignIn, verifyOnNewDevice } from '../helpers/sign-in';
+import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
+
+/** WebAuthn challenges a person may ask for in a minute, in this suite (the default is 20). */
+const CHALLENGES_A_MINUTE = 12;
 
 describe('passkeys: WebAuthn registration and passkey approval of chain operations', () => {
   let stack: TestStack;
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { NEW_PASSKEY_HOLD_SECONDS: '86400' } });
+    stack = await startTestStack(testDatabases()[0]!, {
+      chains: true,
+      env: {
+        NEW_PASSKEY_HOLD_SECONDS: '86400',
+        // The suites' default (no limit in the way) but for WebAuthn challenges, which one test runs out of.
+        RATE_LIMITS: JSON.stringify({
+          ...Object.fromEntries(
+            Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 100_000, seconds: 60 }]),
+          ),
+          'webauthn-challenge': { points: CHALLENGES_A_MINUTE, seconds: 60 },
+        }),
+      },
+    });
   });
   afterAll(async () => {
     await stack?.stop();
@@ -155,6 +172,26 @@ describe('passkeys: WebAuthn registration and passkey approval of chain operatio
     expect(malformed.status).toBe(400);
     expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, {})).status).toBe(401);
     expect((await call(`${stack.apiUrl}/v1/auth/passkeys`, { headers: bearer(user) })).body.items).toEqual([]);
+  });
+
+  it("counts a sign-in's passkey options against the person's WebAuthn challenges, as their own options", async () => {
+    const user = await registerUser(stack);
+    for (let i = 0; i < CHALLENGES_A_MINUTE; i += 1) expect((await options(user)).status).toBe(200);
+    // A sign-in on a new phone asks by its pass token, not a session: the person's budget all the same (before, no
+    // limit: a pass token asked for challenges without end).
+    const phone = await verifyOnNewDevice(stack, user.person);
+    const signIn = await startSignIn(stack, phone);
+    expect(signIn.status).toBe(201);
+    const asked = await call(`${stack.apiUrl}/v1/auth/sign-in/${signIn.body.signInId}/passkey/options`, {
+      method: 'POST',
+      headers: { 'x-pass-token': phone.passToken },
+    });
+    expect([asked.status, asked.body.type, Number(asked.headers.get('retry-after')) > 0]).toEqual([
+      429,
+      '/problems/rate-limited',
+      true,
+    ]);
+    expect((await options(user)).status).toBe(429);
   });
 
   it("deletes challenges an hour past their expiry on the worker's housekeeping run; fresher ones are kept", async () => {

@@ -25,6 +25,8 @@ import { DEFAULT_RATE_LIMITS } from '../../api/http/rate-limits';
 /** Inbound inquiries: how many a counterpart may send (an hour), and how many new ones one address may get (a day). */
 const COUNTERPART_LIMIT = 40;
 const ADDRESS_LIMIT = 5;
+/** How many of an address's tries one counterpart may spend in a day. */
+const COUNTERPART_ADDRESS_LIMIT = 4;
 
 /** 714.285714 USDT at 1,400 won is worth 1,000,000 won (rounded up); 714.285 USDT is worth 999,999. */
 const AT_THRESHOLD = '714.285714';
@@ -73,6 +75,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
           ),
           'travel-rule-counterpart': { points: COUNTERPART_LIMIT, seconds: 3600 },
           'travel-rule-address': { points: ADDRESS_LIMIT, seconds: 24 * 3600 },
+          'travel-rule-counterpart-address': { points: COUNTERPART_ADDRESS_LIMIT, seconds: 24 * 3600 },
         }),
       },
     });
@@ -160,6 +163,25 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     } finally {
       await dispatcher.close();
     }
+  };
+
+  /** Our user's transfer at the threshold to a fresh address at the sandbox's Mapo exchange, over CODE's network. */
+  const sendToMapo = async () => {
+    const recipient = Wallet.createRandom().address;
+    await call(`${stack.sandboxUrl}/code/_accounts/code-mapo/${recipient}`, {
+      method: 'PUT',
+      json: { name: '김철수' },
+    });
+    const sent = await execute({
+      to_address: recipient,
+      network: 'ETHEREUM',
+      token: 'USDT',
+      amount: AT_THRESHOLD,
+      beneficiary_name: '김철수',
+      beneficiary_vasp: 'code-mapo',
+    });
+    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
+    return { recipient, sent, codeTransferId: (await recordOf(sent.body.transfer_id)).requestIdentifier as string };
   };
 
   it("applies from 1,000,000 won at the request's price: 999,999 is not under it; a hosted recipient needs the beneficiary's name", async () => {
@@ -573,7 +595,9 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     const probed = await fundedUser(stack, PIN, '0');
     const wrongNames = Array.from({ length: ADDRESS_LIMIT }, (_, i) => `${'김이박최정강조윤'[i % 8]}가명`);
     const tries: Sent[] = [];
-    for (const name of wrongNames) tries.push(await inquire(name, probed.account, 'vasp-coinmaru'));
+    // From two counterparts (no one counterpart may spend more than COUNTERPART_ADDRESS_LIMIT of them).
+    for (const [i, name] of wrongNames.entries())
+      tries.push(await inquire(name, probed.account, i % 2 === 0 ? 'vasp-coinmaru' : 'vasp-hanbit'));
     expect(tries.map((t) => t.resolution.status)).toEqual(wrongNames.map(() => 200));
     // The right name, by the prober or by anyone else, in any case: the address has had its tries for the day.
     const right = await inquire(probed.user.person.name, probed.account, 'vasp-coinmaru');
@@ -617,8 +641,8 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       return message;
     };
     const named = (...identifiers: unknown[]) => [{ naturalPerson: { name: { nameIdentifier: identifiers } } }];
-    const trp = (beneficiaryPersons: unknown[]) =>
-      inquire('', trpPayee.account, 'vasp-hanbit', randomUUID(), { payload: trpMessage(beneficiaryPersons) });
+    const trp = (beneficiaryPersons: unknown[], vaspId: SandboxVaspId = 'vasp-hanbit') =>
+      inquire('', trpPayee.account, vaspId, randomUUID(), { payload: trpMessage(beneficiaryPersons) });
     // Ten wrong names and the right one in one message (the person's ten Latin-script names and one local one), or nine
     // persons named wrongly and one rightly: refused (400) before the address is looked up, nothing recorded.
     const right = trpPayee.user.person.name;
@@ -634,13 +658,21 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(oneList.resolution.body.detail).toMatch(/at most 2 times/);
     expect(tenPersons.resolution.body.detail).toMatch(/one person, not several/);
     // Two at a time: each distinct name spends one of the address's 5 tries a day (one name written twice, in another
-    // spacing, spends one), so the fourth message, the right name alone, finds none left.
+    // spacing, spends one), and at most 4 of them by one counterpart; so Hanbit's third message is refused (its share),
+    // Coinmaru's takes the address's last two, and the right name alone finds none left, whoever sends it.
     const [w1, w2, w3, w4, w5] = wrong as [string, string, string, string, string];
     const twice = await trp(named(legl(w1), legl(w1.slice(0, 1), w1.slice(1))));
     const pair1 = await trp(named(legl(w2), legl(w3)));
     const pair2 = await trp(named(legl(w4), legl(w5)));
-    const last = await trp(named(legl(right)));
-    expect([twice, pair1, pair2, last].map((sent) => sent.resolution.status)).toEqual([200, 200, 200, 429]);
+    const pair2Elsewhere = await trp(named(legl(w4), legl(w5)), 'vasp-coinmaru');
+    const last = await trp(named(legl(right)), 'vasp-coinmaru');
+    expect([twice, pair1, pair2, pair2Elsewhere, last].map((sent) => sent.resolution.status)).toEqual([
+      200, 200, 429, 200, 429,
+    ]);
+    expect([pair2, last].map((sent) => sent.resolution.body.detail)).toEqual([
+      expect.stringContaining('travel-rule-counterpart-address'),
+      expect.stringContaining('(travel-rule-address)'),
+    ]);
     expect(await approvedAt(trpPayee.user.userId)).toBe(0);
 
     // CODE: an authorization through the hub (its ivms101 sealed for us), about another of our users.
@@ -659,8 +691,8 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       message.Beneficiary.beneficiaryPersons = beneficiaryPersons;
       return message;
     };
-    const authorize = async (beneficiaryPersons: unknown[]) => {
-      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/code-gwanghwa/send`, {
+    const authorize = async (beneficiaryPersons: unknown[], from = 'code-gwanghwa') => {
+      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
         json: {
           to: 'wallet-sandbox',
           method: 'POST',
@@ -694,12 +726,16 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       [503, 'INVALID_MSG_FIELD_VALUE'],
       [503, 'INVALID_MSG_FIELD_VALUE'],
     ]);
-    // One name in both its orderings is one try; the address's 5 are spent by 1 + 2 + 2 distinct names.
+    // One name in both its orderings is one try; the address's 5 are spent by 1 + 2 + 2 distinct names (Mapo's two,
+    // as no one exchange spends more than 4), so the right name finds none left.
     const ordered = await authorize([
       { naturalPerson: { name: { nameIdentifier: [legl('Lee', 'Younghee'), legl('Younghee', 'Lee')] } } },
     ]);
     const localPair = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(w1), legl(w2)] } } }]);
-    const pair = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(w3), legl(w4)] } } }]);
+    const pair = await authorize(
+      [{ naturalPerson: { name: { localNameIdentifier: [legl(w3), legl(w4)] } } }],
+      'code-mapo',
+    );
     const codeLast = await authorize([{ naturalPerson: { name: { localNameIdentifier: [legl(codeRight)] } } }]);
     expect([ordered, localPair, pair].map((sent) => [sent.status, sent.body.result])).toEqual([
       [200, 'denied'],
@@ -951,21 +987,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect((await inboundRecord('code:code-mapo', transferC)).txid).toBeNull();
 
     // As the originating VASP: our transfer to Mapo over CODE, its status and its transaction found by Mapo only.
-    const recipient = Wallet.createRandom().address;
-    await call(`${stack.sandboxUrl}/code/_accounts/code-mapo/${recipient}`, {
-      method: 'PUT',
-      json: { name: '김철수' },
-    });
-    const sent = await execute({
-      to_address: recipient,
-      network: 'ETHEREUM',
-      token: 'USDT',
-      amount: AT_THRESHOLD,
-      beneficiary_name: '김철수',
-      beneficiary_vasp: 'code-mapo',
-    });
-    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
-    const codeTransferId = (await recordOf(sent.body.transfer_id)).requestIdentifier;
+    const { recipient, sent, codeTransferId } = await sendToMapo();
     const status = await viaHub('code-mapo', 'POST', '/v1/vasp/transfer/status', { transferId: codeTransferId });
     expect(status.body).toEqual({
       transferId: codeTransferId,
@@ -1120,21 +1142,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
 
     // Our transfer to Mapo over CODE: the hub, which relayed it, is told its state and finds its transaction, but is
     // not given the sender's name and birth date, which Mapo, its counterpart, is.
-    const recipient = Wallet.createRandom().address;
-    await call(`${stack.sandboxUrl}/code/_accounts/code-mapo/${recipient}`, {
-      method: 'PUT',
-      json: { name: '김철수' },
-    });
-    const sent = await execute({
-      to_address: recipient,
-      network: 'ETHEREUM',
-      token: 'USDT',
-      amount: AT_THRESHOLD,
-      beneficiary_name: '김철수',
-      beneficiary_vasp: 'code-mapo',
-    });
-    expect([sent.status, sent.body.status]).toEqual([200, expect.stringMatching(INCLUDED)]);
-    const codeTransferId = (await recordOf(sent.body.transfer_id)).requestIdentifier;
+    const { recipient, sent, codeTransferId } = await sendToMapo();
     const status = await fromCode('POST', '/v1/vasp/transfer/status', { transferId: codeTransferId });
     expect([status.status, status.body]).toEqual([
       200,

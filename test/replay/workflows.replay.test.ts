@@ -118,6 +118,31 @@ describe('workflow histories', () => {
   });
 });
 
+/** Writes a workflow's history as the Temporal CLI exports it (`temporal workflow show --output json`). */
+function saveHistory(
+  stack: { config: { TEMPORAL_ADDRESS: string; TEMPORAL_NAMESPACE: string } },
+  workflowId: string,
+  name: string,
+): void {
+  const json = execFileSync(
+    resolveTemporalCli({ build: false }),
+    [
+      'workflow',
+      'show',
+      '--workflow-id',
+      workflowId,
+      '--output',
+      'json',
+      '--address',
+      stack.config.TEMPORAL_ADDRESS,
+      '--namespace',
+      stack.config.TEMPORAL_NAMESPACE,
+    ],
+    { encoding: 'utf8' },
+  );
+  writeFileSync(join(DIR, `${name}.json`), json);
+}
+
 if (process.env.RECORD_HISTORIES) {
   describe('recording histories', () => {
     it('records a completed registration (with a failed eKYC attempt) and an expired one', async () => {
@@ -404,23 +429,7 @@ if (process.env.RECORD_HISTORIES) {
         })
       ).body.charge_id as string;
       await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      const json = execFileSync(
-        resolveTemporalCli({ build: false }),
-        [
-          'workflow',
-          'show',
-          '--workflow-id',
-          chargeWorkflowId(chargeId),
-          '--output',
-          'json',
-          '--address',
-          stack.config.TEMPORAL_ADDRESS,
-          '--namespace',
-          stack.config.TEMPORAL_NAMESPACE,
-        ],
-        { encoding: 'utf8' },
-      );
-      writeFileSync(join(DIR, 'charge-credited-answer-lost.json'), json);
+      saveHistory(stack, chargeWorkflowId(chargeId), 'charge-credited-answer-lost');
       await stack.stop();
     });
 

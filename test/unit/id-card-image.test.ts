@@ -72,6 +72,8 @@ describe('ID-card images', () => {
       [jpeg('baseline'), 'image/png'],
     ] as const)
       expect(await imageDecodes(image, type)).toBe(false);
+    // A decompression bomb: a small file whose header claims more than MAX_IMAGE_PIXELS (refused before any pixel).
+    expect(await imageDecodes(png(20_000, 20_000, Buffer.alloc(1024)), 'image/png')).toBe(false);
     // A JPEG whose entropy-coded data is damaged (bytes overwritten inside its scan): a warning of the decoder, refused.
     const damaged = Buffer.from(jpeg('baseline'));
     const scan = damaged.lastIndexOf(Buffer.from([0xff, 0xda]));

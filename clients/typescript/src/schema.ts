@@ -8637,7 +8637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Too many attempts for this person (Retry-After). Problem types: `/problems/rate-limited` */
+            /** @description Too many challenges asked for the account (webauthn-challenge, the person's; Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -23046,6 +23046,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "cexAccountId": "cex_65f23636-8dd8-45a7-93a3-146cc897b668",
+                     *       "provider": "upbit",
+                     *       "label": "업비트",
+                     *       "authMethod": "api_key",
+                     *       "permissions": {
+                     *         "read": true,
+                     *         "withdraw": false
+                     *       },
+                     *       "lastSyncAt": "2026-12-01T09:12:40.118Z",
+                     *       "registeredAt": "2026-11-27T14:53:53.322Z",
+                     *       "keyNotice": "The service cannot see which permissions this key has (neither Upbit nor Bithumb tells a key its own). It used the key once, to read these balances, and did not keep it. At the exchange, keep the key to View Account (자산조회) only, no orders, withdrawals or deposits, limited to the service's IP address; or delete it now: to refresh the balances, connect a key again."
+                     *     }
+                     */
                     "application/json": {
                         cexAccountId: string;
                         provider: string;
@@ -23088,7 +23103,8 @@ export interface operations {
                      *         "withdraw": false
                      *       },
                      *       "lastSyncAt": "2026-11-27T14:53:53.321Z",
-                     *       "registeredAt": "2026-11-27T14:53:53.322Z"
+                     *       "registeredAt": "2026-11-27T14:53:53.322Z",
+                     *       "keyNotice": "The service cannot see which permissions this key has (neither Upbit nor Bithumb tells a key its own). It used the key once, to read these balances, and did not keep it. At the exchange, keep the key to View Account (자산조회) only, no orders, withdrawals or deposits, limited to the service's IP address; or delete it now: to refresh the balances, connect a key again."
                      *     }
                      */
                     "application/json": {
