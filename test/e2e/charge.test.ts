@@ -557,49 +557,58 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await balance(user)).amount).toBe('0');
   });
 
-  it('completes a charge whose credit committed but whose answer was lost through every attempt: nothing refunded, nothing held', async () => {
-    const user = await registerUser(stack);
-    const account = await openAccount(user.person, 50_000);
-    await connect(user, account);
-    creditAnswersLost = true;
-    let chargeId: string;
-    try {
-      chargeId = (await charge(user, '20000')).body.charge_id as string;
-      const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      expect(outcome).toEqual({ status: 'completed' });
-    } finally {
-      creditAnswersLost = false;
-    }
-    // Every attempt of the credit was made and failed (the first one after its commit), then the refund refused.
-    const history = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).fetchHistory();
-    const credit = history.events!.find(
-      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'creditCharge',
-    );
-    const failed = history.events!.find(
-      (e) => e.activityTaskFailedEventAttributes?.scheduledEventId?.toString() === credit?.eventId?.toString(),
-    );
-    expect(failed?.activityTaskFailedEventAttributes?.retryState).toBe(
-      temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED,
-    );
-    const view = await settled(user, chargeId);
-    expect([view.status, view.failure_reason]).toEqual(['completed', null]);
-    expect((await balance(user)).amount).toBe('20000');
-    // The bank's statement: the withdrawal once, no refund deposit ever asked for.
-    const log = await bankAccount(account.bankCode, account.accountNo);
-    expect(log.transactions.filter((t) => t.amount !== 1).map((t) => [t.amount, t.printContent])).toEqual([
-      [-20_000, '월렛 충전'],
-    ]);
-    expect(await stack.orm.em.fork().count(BankTranIdEntity, { reference: `refund:${chargeId}` })).toBe(0);
-    const events = await stack.orm.em
-      .fork()
-      .find(EventEntity, { resourceId: chargeId }, { orderBy: { position: 'asc' } });
-    expect(events.map((e) => e.type)).toEqual(['charge.processing', 'charge.completed']);
-    expect(
-      (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(
-        NeedsReviewSA,
-      ),
-    ).toBeUndefined();
-  });
+  // On the last database only (PostgreSQL where there is one): its twenty attempts take twenty seconds of retries, and
+  // what it checks, the refund reading the credited charge, is the same on both (the late credit of the compensation
+  // test above runs on both).
+  const onLastDatabase = (...args: Parameters<typeof it>) => {
+    if (database.name === testDatabases().at(-1)!.name) it(...args);
+  };
+  onLastDatabase(
+    'completes a charge whose credit committed but whose answer was lost through every attempt: nothing refunded, nothing held',
+    async () => {
+      const user = await registerUser(stack);
+      const account = await openAccount(user.person, 50_000);
+      await connect(user, account);
+      creditAnswersLost = true;
+      let chargeId: string;
+      try {
+        chargeId = (await charge(user, '20000')).body.charge_id as string;
+        const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+        expect(outcome).toEqual({ status: 'completed' });
+      } finally {
+        creditAnswersLost = false;
+      }
+      // Every attempt of the credit was made and failed (the first one after its commit), then the refund refused.
+      const history = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).fetchHistory();
+      const credit = history.events!.find(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'creditCharge',
+      );
+      const failed = history.events!.find(
+        (e) => e.activityTaskFailedEventAttributes?.scheduledEventId?.toString() === credit?.eventId?.toString(),
+      );
+      expect(failed?.activityTaskFailedEventAttributes?.retryState).toBe(
+        temporal.api.enums.v1.RetryState.RETRY_STATE_MAXIMUM_ATTEMPTS_REACHED,
+      );
+      const view = await settled(user, chargeId);
+      expect([view.status, view.failure_reason]).toEqual(['completed', null]);
+      expect((await balance(user)).amount).toBe('20000');
+      // The bank's statement: the withdrawal once, no refund deposit ever asked for.
+      const log = await bankAccount(account.bankCode, account.accountNo);
+      expect(log.transactions.filter((t) => t.amount !== 1).map((t) => [t.amount, t.printContent])).toEqual([
+        [-20_000, '월렛 충전'],
+      ]);
+      expect(await stack.orm.em.fork().count(BankTranIdEntity, { reference: `refund:${chargeId}` })).toBe(0);
+      const events = await stack.orm.em
+        .fork()
+        .find(EventEntity, { resourceId: chargeId }, { orderBy: { position: 'asc' } });
+      expect(events.map((e) => e.type)).toEqual(['charge.processing', 'charge.completed']);
+      expect(
+        (await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).describe()).typedSearchAttributes.get(
+          NeedsReviewSA,
+        ),
+      ).toBeUndefined();
+    },
+  );
 
   describe('bank answers it does not document', () => {
     const chargeRow = async (chargeId: string) => stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
