@@ -118,13 +118,12 @@ describe('workflow histories', () => {
   });
 });
 
-/** Writes a workflow's history as the Temporal CLI exports it (`temporal workflow show --output json`). */
-function saveHistory(
+/** A workflow's history as the Temporal CLI exports it (`temporal workflow show --output json`). */
+function historyJson(
   stack: { config: { TEMPORAL_ADDRESS: string; TEMPORAL_NAMESPACE: string } },
   workflowId: string,
-  name: string,
-): void {
-  const json = execFileSync(
+): string {
+  return execFileSync(
     resolveTemporalCli({ build: false }),
     [
       'workflow',
@@ -140,7 +139,15 @@ function saveHistory(
     ],
     { encoding: 'utf8' },
   );
-  writeFileSync(join(DIR, `${name}.json`), json);
+}
+
+/** Writes a workflow's history (historyJson) as the fixture `name`. */
+function saveHistory(
+  stack: { config: { TEMPORAL_ADDRESS: string; TEMPORAL_NAMESPACE: string } },
+  workflowId: string,
+  name: string,
+): void {
+  writeFileSync(join(DIR, `${name}.json`), historyJson(stack, workflowId));
 }
 
 if (process.env.RECORD_HISTORIES) {
@@ -152,23 +159,7 @@ if (process.env.RECORD_HISTORIES) {
       });
       // Exported as the Temporal CLI does (`temporal workflow show --output json`), the format operators download.
       const save = async (regId: string, name: string) => {
-        const json = execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            registrationWorkflowId(regId),
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
-        writeFileSync(join(DIR, `${name}.json`), json);
+        saveHistory(stack, registrationWorkflowId(regId), name);
       };
       const start = async () => {
         const person = newPerson();
@@ -207,23 +198,7 @@ if (process.env.RECORD_HISTORIES) {
         env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
       });
       const save = async (workflowId: string, name: string) => {
-        const json = execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
-        writeFileSync(join(DIR, `${name}.json`), json);
+        saveHistory(stack, workflowId, name);
       };
       const user = await registerUser(stack);
       const owner = Wallet.createRandom();
@@ -299,23 +274,7 @@ if (process.env.RECORD_HISTORIES) {
       });
       const save = async (workflowId: string, name: string) => {
         await stack.temporal.workflow.getHandle(workflowId).result();
-        const json = execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
-        writeFileSync(join(DIR, `${name}.json`), json);
+        saveHistory(stack, workflowId, name);
       };
       const { user } = await fundedUser(stack, '482915', '0');
       const send = async () => {
@@ -361,23 +320,7 @@ if (process.env.RECORD_HISTORIES) {
       const stack = await startTestStack(testDatabases()[0]!, { env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY } });
       const save = async (chargeId: string, name: string) => {
         await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-        const json = execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            chargeWorkflowId(chargeId),
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
-        writeFileSync(join(DIR, `${name}.json`), json);
+        saveHistory(stack, chargeWorkflowId(chargeId), name);
       };
       const user = await registerUser(stack);
       await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
@@ -507,22 +450,7 @@ if (process.env.RECORD_HISTORIES) {
       const { passkeyId } = await enrolPasskey(stack, user);
       const workflowId = securityNoticeWorkflowId('passkey.added', passkeyId);
       await stack.temporal.workflow.getHandle(workflowId).result();
-      const json = execFileSync(
-        resolveTemporalCli({ build: false }),
-        [
-          'workflow',
-          'show',
-          '--workflow-id',
-          workflowId,
-          '--output',
-          'json',
-          '--address',
-          stack.config.TEMPORAL_ADDRESS,
-          '--namespace',
-          stack.config.TEMPORAL_NAMESPACE,
-        ],
-        { encoding: 'utf8' },
-      );
+      const json = historyJson(stack, workflowId);
       writeFileSync(join(DIR, 'security-notice-mailed.json'), json);
       await stack.stop();
     });
@@ -532,23 +460,7 @@ if (process.env.RECORD_HISTORIES) {
         chains: true,
         env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, RECOVERY_DELAY_SECONDS: '10' },
       });
-      const show = (workflowId: string) =>
-        execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
+      const show = (workflowId: string) => historyJson(stack, workflowId);
       const signed = async (
         user: Awaited<ReturnType<typeof registerUser>>,
         prepare: string,
@@ -623,23 +535,7 @@ if (process.env.RECORD_HISTORIES) {
       expect((await idCardProof(stack, device, signInId, cardOf(user.person))).status).toBe(200);
       const tokens = await signInTokens(stack, device, signInId);
       expect(tokens.status).toBe(200);
-      const show = (workflowId: string) =>
-        execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
+      const show = (workflowId: string) => historyJson(stack, workflowId);
       await stack.temporal.workflow.getHandle(signInWorkflowId(signInId)).result();
       writeFileSync(join(DIR, 'sign-in-by-id-card.json'), show(signInWorkflowId(signInId)));
       const [session] = await stack.orm.em
@@ -658,23 +554,7 @@ if (process.env.RECORD_HISTORIES) {
         chains: true,
         env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY, TRANSFER_WAIT_SECONDS: '2' },
       });
-      const show = (workflowId: string) =>
-        execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
+      const show = (workflowId: string) => historyJson(stack, workflowId);
       writeFileSync(join(DIR, 'sanctions-list-refresh.json'), show(`sanctions-list-refresh-${stack.taskQueue}`));
       const { user } = await fundedUser(stack, '482915', '0');
       const send = async (to: string) => {
@@ -715,23 +595,7 @@ if (process.env.RECORD_HISTORIES) {
           TRAVEL_RULE_THRESHOLD_KRW: '1000000',
         },
       });
-      const show = (workflowId: string) =>
-        execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
+      const show = (workflowId: string) => historyJson(stack, workflowId);
       const { user } = await fundedUser(stack, '482915');
       const send = async (behaviour: string) => {
         const to = Wallet.createRandom().address;
@@ -776,23 +640,7 @@ if (process.env.RECORD_HISTORIES) {
           OPERATOR_TOKENS: JSON.stringify({ reviewer: operatorTokenHash(operatorToken) }),
         },
       });
-      const show = (workflowId: string) =>
-        execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
+      const show = (workflowId: string) => historyJson(stack, workflowId);
       const { user } = await fundedUser(stack, '482915');
       const send = async () => {
         const fields = { to_address: Wallet.createRandom().address, network: 'ETHEREUM', token: 'USDT', amount: '1' };
