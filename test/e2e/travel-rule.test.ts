@@ -165,6 +165,24 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     }
   };
 
+  /**
+   * An entity of CODE's hub (one of its exchanges, or `codevasp` as CODE's dashboard tests do) sends us a Response API
+   * request through the hub, its ivms101 sealed for us.
+   */
+  const viaHub = async (
+    from: string,
+    method: string,
+    path: string,
+    body?: Record<string, unknown>,
+    ivms101?: object,
+  ) => {
+    const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
+      json: { to: 'wallet-sandbox', method, path, body, ivms101 },
+    });
+    expect(sent.status).toBe(200);
+    return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
+  };
+
   /** Our user's transfer at the threshold to a fresh address at the sandbox's Mapo exchange, over CODE's network. */
   const sendToMapo = async () => {
     const recipient = Wallet.createRandom().address;
@@ -691,26 +709,21 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       message.Beneficiary.beneficiaryPersons = beneficiaryPersons;
       return message;
     };
-    const authorize = async (beneficiaryPersons: unknown[], from = 'code-gwanghwa') => {
-      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
-        json: {
-          to: 'wallet-sandbox',
-          method: 'POST',
-          path: '/v1/beneficiary/transfer',
-          body: {
-            transferId: randomUUID(),
-            currency: 'USDT',
-            amount: '1500',
-            tradePrice: '2100000',
-            tradeCurrency: 'KRW',
-            isExceedingThreshold: 'true',
-          },
-          ivms101: codeMessage(beneficiaryPersons),
+    const authorize = (beneficiaryPersons: unknown[], from = 'code-gwanghwa') =>
+      viaHub(
+        from,
+        'POST',
+        '/v1/beneficiary/transfer',
+        {
+          transferId: randomUUID(),
+          currency: 'USDT',
+          amount: '1500',
+          tradePrice: '2100000',
+          tradeCurrency: 'KRW',
+          isExceedingThreshold: 'true',
         },
-      });
-      expect(sent.status).toBe(200);
-      return sent.body as { status: number; body: Record<string, any> };
-    };
+        codeMessage(beneficiaryPersons),
+      );
     const codeRight = codePayee.user.person.name;
     const legalName = (legalPersonName: string) => ({ legalPersonName, legalPersonNameIdentifierType: 'LEGL' });
     // A legal person's list of names holding the payee's among others; CODE's legal-person form (the company, then its
@@ -797,20 +810,6 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   });
 
   it("answers CODE's hub for Korean exchanges: an address search, a transfer's authorization (sealed both ways), its txid and cancelation; as originator, a transfer's status and data", async () => {
-    /** One of the hub's exchanges sends us a Response API request through the hub (its ivms101 sealed for us). */
-    const viaHub = async (
-      from: string,
-      method: string,
-      path: string,
-      body?: Record<string, unknown>,
-      ivms101?: Record<string, unknown>,
-    ) => {
-      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
-        json: { to: 'wallet-sandbox', method, path, body, ivms101 },
-      });
-      expect(sent.status).toBe(200);
-      return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
-    };
     const payee = await fundedUser(stack, PIN, '0');
     const message = (name: string, account: string) =>
       codeIvms101Message({
@@ -1074,20 +1073,6 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
   });
 
   it("answers CODE's own entity (codevasp) what concerns no person: health, searches, a transfer's status; never an authorization, a report, a cancelation or a transfer's data", async () => {
-    /** An entity of the hub sends us a Response API request through it: `codevasp` as CODE's dashboard tests do. */
-    const viaHub = async (
-      from: string,
-      method: string,
-      path: string,
-      body?: Record<string, unknown>,
-      ivms101?: object,
-    ) => {
-      const sent = await call(`${stack.sandboxUrl}/code/_exchanges/${from}/send`, {
-        json: { to: 'wallet-sandbox', method, path, body, ivms101 },
-      });
-      expect(sent.status).toBe(200);
-      return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
-    };
     const fromCode = (method: string, path: string, body?: Record<string, unknown>, ivms101?: object) =>
       viaHub('codevasp', method, path, body, ivms101);
     const refused = (answer: { status: number; body: Record<string, any>; ivms101?: unknown }) => [
