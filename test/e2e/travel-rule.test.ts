@@ -183,6 +183,17 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     return sent.body as { status: number; body: Record<string, any>; ivms101?: Record<string, any> };
   };
 
+  /** The body of a CODE Asset Transfer Authorization of 1,500 USDT at 2,100,000 won (over the threshold). */
+  const codeTransferBody = (transferId: string = randomUUID(), extra: Record<string, string> = {}) => ({
+    transferId,
+    currency: 'USDT',
+    amount: '1500',
+    tradePrice: '2100000',
+    tradeCurrency: 'KRW',
+    isExceedingThreshold: 'true',
+    ...extra,
+  });
+
   /** Our user's transfer at the threshold to a fresh address at the sandbox's Mapo exchange, over CODE's network. */
   const sendToMapo = async () => {
     const recipient = Wallet.createRandom().address;
@@ -710,20 +721,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       return message;
     };
     const authorize = (beneficiaryPersons: unknown[], from = 'code-gwanghwa') =>
-      viaHub(
-        from,
-        'POST',
-        '/v1/beneficiary/transfer',
-        {
-          transferId: randomUUID(),
-          currency: 'USDT',
-          amount: '1500',
-          tradePrice: '2100000',
-          tradeCurrency: 'KRW',
-          isExceedingThreshold: 'true',
-        },
-        codeMessage(beneficiaryPersons),
-      );
+      viaHub(from, 'POST', '/v1/beneficiary/transfer', codeTransferBody(), codeMessage(beneficiaryPersons));
     const codeRight = codePayee.user.person.name;
     const legalName = (legalPersonName: string) => ({ legalPersonName, legalPersonNameIdentifierType: 'LEGL' });
     // A legal person's list of names holding the payee's among others; CODE's legal-person form (the company, then its
@@ -823,20 +821,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
         originatingVasp: { name: 'Gwanghwa Exchange Inc.', id: 'code-gwanghwa' },
       });
     const authorize = (from: string, transferId: string, ivms101: Record<string, unknown>, amount = '1500') =>
-      viaHub(
-        from,
-        'POST',
-        '/v1/beneficiary/transfer',
-        {
-          transferId,
-          currency: 'USDT',
-          amount,
-          tradePrice: '2100000',
-          tradeCurrency: 'KRW',
-          isExceedingThreshold: 'true',
-        },
-        ivms101,
-      );
+      viaHub(from, 'POST', '/v1/beneficiary/transfer', codeTransferBody(transferId, { amount }), ivms101);
 
     expect((await viaHub('code-gwanghwa', 'GET', '/v1/vasp/health')).status).toBe(200);
     // Virtual Asset Address Search: ours (any case) or not.
@@ -905,15 +890,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
       'code-gwanghwa',
       'POST',
       '/v1/beneficiary/transfer',
-      {
-        transferId: randomUUID(),
-        currency: 'USDT',
-        amount: '1500',
-        tradePrice: '2100000',
-        tradeCurrency: 'KRW',
-        isExceedingThreshold: 'true',
-        network: 'BSC',
-      },
+      codeTransferBody(undefined, { network: 'BSC' }),
       message(payee.user.person.name, payee.account),
     );
     expect([elsewhere.body.result, elsewhere.ivms101]).toEqual(['denied', undefined]);
@@ -1098,14 +1075,7 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     const authorization = await fromCode(
       'POST',
       '/v1/beneficiary/transfer',
-      {
-        transferId,
-        currency: 'USDT',
-        amount: '1500',
-        tradePrice: '2100000',
-        tradeCurrency: 'KRW',
-        isExceedingThreshold: 'true',
-      },
+      codeTransferBody(transferId),
       codeIvms101Message({
         originator: {
           name: { local: '김철수' },

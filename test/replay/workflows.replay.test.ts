@@ -122,6 +122,7 @@ describe('workflow histories', () => {
 function historyJson(
   stack: { config: { TEMPORAL_ADDRESS: string; TEMPORAL_NAMESPACE: string } },
   workflowId: string,
+  runId?: string,
 ): string {
   return execFileSync(
     resolveTemporalCli({ build: false }),
@@ -130,6 +131,7 @@ function historyJson(
       'show',
       '--workflow-id',
       workflowId,
+      ...(runId ? ['--run-id', runId] : []),
       '--output',
       'json',
       '--address',
@@ -385,24 +387,7 @@ if (process.env.RECORD_HISTORIES) {
         },
       });
       const save = async (workflowId: string, name: string, runId?: string) => {
-        const json = execFileSync(
-          resolveTemporalCli({ build: false }),
-          [
-            'workflow',
-            'show',
-            '--workflow-id',
-            workflowId,
-            ...(runId ? ['--run-id', runId] : []),
-            '--output',
-            'json',
-            '--address',
-            stack.config.TEMPORAL_ADDRESS,
-            '--namespace',
-            stack.config.TEMPORAL_NAMESPACE,
-          ],
-          { encoding: 'utf8' },
-        );
-        writeFileSync(join(DIR, `${name}.json`), json);
+        writeFileSync(join(DIR, `${name}.json`), historyJson(stack, workflowId, runId));
       };
       const user = await registerUser(stack);
       const [kyc] = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(user) })).body.items;
