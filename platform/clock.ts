@@ -11,6 +11,11 @@ export const clock = {
   now: (): number => Date.now() + offsetMs,
   /** The service's current time as a Date. */
   date: (): Date => new Date(Date.now() + offsetMs),
+  /**
+   * Milliseconds since the epoch on the system's (real) clock, for a time another party stamped on its own: the
+   * identity provider's pass-token expiry. The test clock moves ours, not theirs.
+   */
+  real: (): number => Date.now(),
   /** How far the test clock has moved the service's clock ahead of the system's (ms). */
   offsetMs: (): number => offsetMs,
 };

@@ -278,7 +278,7 @@ export class SignInService {
     if (!signIn || !signIn.passTokenHash || signIn.purpose) throw problems.notFound(`Sign-in ${signInId}`);
     if (!safeEqual(signIn.passTokenHash, passTokenHash(this.deps.encryption, passToken)))
       throw problems.wrongPassToken('The X-Pass-Token does not belong to this sign-in');
-    if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < clock.now()) {
+    if (signIn.passTokenExpiresAt && signIn.passTokenExpiresAt.getTime() < clock.real()) {
       throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
     }
     return signIn;

@@ -27,7 +27,7 @@ export async function authorizeRegistration(
   if (!safeEqual(registration.passTokenHash, passTokenHash(encryption, passToken))) {
     throw problems.wrongPassToken('The X-Pass-Token does not belong to this registration');
   }
-  if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < clock.now()) {
+  if (registration.passTokenExpiresAt && registration.passTokenExpiresAt.getTime() < clock.real()) {
     throw problems.invalidCredential('pass-token-expired', 'The pass token has expired; verify your identity again');
   }
   if (registration.status === 'expired')
@@ -49,7 +49,7 @@ export async function activePassToken(
     throw problems.badGateway('The identity verification service could not be reached');
   });
   const expiresAt = introspection.expiresAt ? new Date(introspection.expiresAt) : undefined;
-  if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < clock.now()) {
+  if (!introspection.active || !introspection.passRequestId || !expiresAt || expiresAt.getTime() < clock.real()) {
     throw problems.invalidCredential('invalid-pass-token', 'The pass token is invalid or expired');
   }
   return { passRequestId: introspection.passRequestId, expiresAt };
