@@ -3,6 +3,7 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildContracts } from '../../contracts/build';
+import { makeIdCardPng } from '../../sandbox/id-card-image';
 
 const ROOT = join(__dirname, '..', '..');
 
@@ -53,5 +54,19 @@ describe('a production install (--omit=dev)', () => {
     // It stopped at its settings: none were given.
     expect(run.status).not.toBe(0);
     expect(output).toMatch(/DATABASE_URL/);
+  });
+
+  it("decodes an ID-card image with what the worker loads only on its first check (sharp's native libvips)", () => {
+    const png = makeIdCardPng({ name: '홍길동', birthDate: '1990-01-15' }).toString('base64');
+    const run = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `require('./dist/integrations/id-card/image-check.js').imageDecodes(Buffer.from('${png}', 'base64'), 'image/png')` +
+          `.then((ok) => { console.log('decodes', ok); process.exit(ok ? 0 : 1); })`,
+      ],
+      { cwd: dir, env: { PATH: process.env.PATH, NODE_ENV: 'production' }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect([run.status, `${run.stdout}${run.stderr}`.trim()]).toEqual([0, 'decodes true']);
   });
 });
