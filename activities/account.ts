@@ -5,6 +5,7 @@ import {
   CexAuthorizationEntity,
   ChargeEntity,
   LedgerAccountEntity,
+  PayoutEntity,
   SolanaWalletEntity,
   TransferEntity,
   UserEntity,
@@ -74,8 +75,8 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
 
   return {
     /**
-     * Closes the account when the service holds and moves nothing for the user: no won balance, no charge or transfer
-     * under way, nothing on the Solana wallet it keeps. In one transaction: the user is marked closed (every token
+     * Closes the account when the service holds and moves nothing for the user: no won balance, no charge, payout or
+     * transfer under way, nothing on the Solana wallet it keeps. In one transaction: the user is marked closed (every token
      * stops working), every live credential is revoked (account-closed) and account.closed is appended. A closed
      * account answers its closure again, so a retry changes nothing.
      */
@@ -106,11 +107,14 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
           })) {
             blockers.push({
               reason: 'won-balance',
-              detail: `${account.balance} ${account.currency} held for the user: withdraw it first`,
+              detail: `${account.balance} ${account.currency} held for the user: name a verified bank account (bank_account_id) to pay it back to`,
             });
           }
           const charges = await tx.count(ChargeEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
           if (charges) blockers.push({ reason: 'charge-in-progress', detail: `${charges} charge(s) not finished` });
+          // A payout in doubt may still pay, or come back: the account stays open until the bank says.
+          const payouts = await tx.count(PayoutEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
+          if (payouts) blockers.push({ reason: 'payout-in-progress', detail: `${payouts} payout(s) not finished` });
           const transfers = await tx.count(TransferEntity, {
             userId,
             status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] },

@@ -2,6 +2,7 @@ import { createRegistrationActivities, type RegistrationActivityDeps } from './r
 import { createSignedOperationActivities, type SignedOperationActivityDeps } from './signed-operation';
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
 import { createChargeActivities, type ChargeActivityDeps } from './charge';
+import { createPayoutActivities } from './payout';
 import { createBankVerificationActivities, type BankVerificationActivityDeps } from './bank-verification';
 import { createEmailVerificationActivities, type EmailVerificationActivityDeps } from './email-verification';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
@@ -45,6 +46,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createSignedOperationActivities(deps),
     ...createKeyRotationActivities(deps),
     ...createChargeActivities(deps),
+    ...createPayoutActivities(deps),
     ...createBankVerificationActivities(deps),
     ...createEmailVerificationActivities(deps),
     ...createWebhookActivities(deps),

@@ -3,6 +3,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
 import type { EntityManager } from '@mikro-orm/core';
 import {
+  BankAccountEntity,
   DeviceEntity,
   EmailChangeEntity,
   EventEntity,
@@ -238,6 +239,22 @@ export async function noticeText(
         subject: 'A recovery of your wallet was cancelled',
         text: `The recovery of your wallet's owner key was cancelled at ${at} with your current key. Nothing changed.`,
       };
+    case 'payout.processing': {
+      const account = await em.findOne(BankAccountEntity, { bankAccountId: String(data.bankAccountId) });
+      const to = account ? `${account.bankName} ${account.maskedAccountNo}` : 'your verified bank account';
+      const won = /^\d+$/.test(String(data.amount))
+        ? `${BigInt(String(data.amount)).toLocaleString('en-US')} KRW`
+        : 'won';
+      return data.purpose === 'closure'
+        ? {
+            subject: 'Your balance is being paid back to your bank account',
+            text: `Your wallet account is being closed: its balance of ${won} is being paid to ${to} (payout ${event.resourceId}, asked at ${at}). The account closes once the bank has deposited it. If you did not ask for this, contact us at once.`,
+          }
+        : {
+            subject: 'A payout to your bank account was asked for',
+            text: `${won} of your wallet balance is being paid to ${to} (payout ${event.resourceId}, asked at ${at}). It can only go to an account in your own name. If you did not ask for this, change your PIN, sign out the devices you do not know and contact us at once.`,
+          };
+    }
     default:
       throw new Error(`no notice text for ${event.type}`);
   }

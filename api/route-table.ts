@@ -22,6 +22,7 @@ import { credentialRoutes } from './credentials/routes';
 import { bankRoutes } from './bank/routes';
 import { bankConsentRoutes } from './bank/consent-routes';
 import { chargeRoutes } from './charge/routes';
+import { payoutRoutes } from './payout/routes';
 import { transactionRoutes } from './transactions/routes';
 import { operatorRoutes } from './operators/routes';
 import { eventRoutes } from './events/routes';
@@ -81,6 +82,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       passkeys: s.passkeys,
       uploadMaxBytes,
       emails: s.emails,
+      payouts: s.payouts,
       sessions: deps.sessions,
     }),
     ...passkeyRoutes({ orm, encryption, passkeys: s.passkeys, actions: s.stepUpActions }),
@@ -92,6 +94,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...bankRoutes({ orm, verifications: s.bankVerifications }),
     ...bankConsentRoutes({ consents: s.bankConsents }),
     ...chargeRoutes({ charges: s.charges }),
+    ...payoutRoutes({ orm, payouts: s.payouts }),
     ...transactionRoutes({ orm }),
     ...pinRoutes({ pins: deps.pins, notices: s.notices }),
     ...transferRoutes({

@@ -13,6 +13,7 @@ import { IdentityChecks } from './auth/identity-checks';
 import { BankVerificationService } from './bank/service';
 import { BankConsentService } from './bank/consent-service';
 import { ChargeService } from './charge/service';
+import { PayoutService } from './payout/service';
 import { TransferService } from './transfer/service';
 import { SpendingPolicy } from './transfer/spending-policy';
 import { AddressBook } from './transfer/address-book';
@@ -99,6 +100,16 @@ export function buildServices(deps: AppDeps) {
   });
   /** What every service preparing and executing signed operations (slots, gas, custody) is built on. */
   const signing = { orm, temporal, networks, providers, taskQueue, prepareTtlSeconds, passkeys, gas };
+  const bankVerifications = new BankVerificationService({
+    orm,
+    temporal,
+    encryption,
+    bank: deps.bank,
+    taskQueue,
+    rateLimits: deps.rateLimits,
+    verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS,
+    verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+  });
   return {
     notices,
     passkeys,
@@ -164,15 +175,16 @@ export function buildServices(deps: AppDeps) {
       didNetworkId: config.DID_NETWORK_ID,
       keyValiditySeconds: config.DID_KEY_VALIDITY_SECONDS,
     }),
-    bankVerifications: new BankVerificationService({
+    bankVerifications,
+    payouts: new PayoutService({
       orm,
       temporal,
-      encryption,
-      bank: deps.bank,
       taskQueue,
-      rateLimits: deps.rateLimits,
-      verificationTtlSeconds: config.BANK_VERIFICATION_TTL_SECONDS,
-      verificationMaxAttempts: config.BANK_VERIFICATION_MAX_ATTEMPTS,
+      encryption,
+      verifications: bankVerifications,
+      notices,
+      maxAmountKrw: config.PAYOUT_MAX_AMOUNT_KRW,
+      dailyLimitKrw: config.PAYOUT_DAILY_LIMIT_KRW,
     }),
     bankConsents: new BankConsentService({
       orm,

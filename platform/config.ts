@@ -237,6 +237,16 @@ export const ConfigSchema = Type.Object({
     description: 'how often an idle endpoint looks for new events',
   }),
   CHARGE_MAX_AMOUNT_KRW: Type.Integer({ minimum: 1, default: 2_000_000, description: 'largest single charge, KRW' }),
+  PAYOUT_MAX_AMOUNT_KRW: Type.Integer({
+    minimum: 1,
+    default: 2_000_000,
+    description: 'largest payout a person may ask for, KRW (a closure pays the whole balance back whatever it is)',
+  }),
+  PAYOUT_DAILY_LIMIT_KRW: Type.Integer({
+    minimum: 1,
+    default: 5_000_000,
+    description: 'what a person may pay out in a Korean day (00:00 KST), KRW, payouts not failed',
+  }),
   EXCHANGE_POOLS: Type.Optional(
     Type.String({
       minLength: 2,
@@ -642,6 +652,8 @@ export const API_CONFIG_KEYS = [
   'CEX_CLIENT_SECRET',
   'CEX_REDIRECT_URIS',
   'CHARGE_MAX_AMOUNT_KRW',
+  'PAYOUT_MAX_AMOUNT_KRW',
+  'PAYOUT_DAILY_LIMIT_KRW',
   'EXCHANGE_POOLS',
   'EXCHANGE_DAILY_LIMITS',
   'QUOTE_SLIPPAGE_BPS',

@@ -28,6 +28,13 @@ const TRANSFER = {
   amount: '12500000',
   decimals: 6,
 };
+const PAYOUT = {
+  payoutId: 'po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13',
+  amount: '20000',
+  currency: 'KRW',
+  bankAccountId: 'ba_e5963957-c3ae-4635-9e6e-74a354751dd9',
+  purpose: 'request',
+} as const;
 const CHARGE = { chargeId: 'chg_b3f77b48-8f71-97fe-206a-12c8361d21e5', amount: '50000', currency: 'KRW' } as const;
 
 /** The four events of an owner-signed operation kind, on the operation with this id. */
@@ -140,6 +147,23 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventExample<T> } = {
     userId: USER,
     sequence: 2,
     data: { ...CHARGE, reason: 'The bank answered a status the service does not know' },
+  },
+  'payout.processing': { resourceId: PAYOUT.payoutId, userId: USER, sequence: 1, data: PAYOUT },
+  'payout.completed': { resourceId: PAYOUT.payoutId, userId: USER, sequence: 2, data: PAYOUT },
+  'payout.failed': {
+    resourceId: PAYOUT.payoutId,
+    userId: USER,
+    sequence: 2,
+    data: { ...PAYOUT, reason: 'institution_daily_limit', code: 'A0101' },
+  },
+  'payout.needs_review': {
+    resourceId: PAYOUT.payoutId,
+    userId: USER,
+    sequence: 2,
+    data: {
+      ...PAYOUT,
+      reason: 'payout_not_received: the centre has no record of F123456789U4BC34239Z since it was sent: not sent again',
+    },
   },
   'bank_verification.verified': {
     resourceId: 'bv_d01538aa-8b5c-39f4-1715-885079b8a621',

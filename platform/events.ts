@@ -219,6 +219,66 @@ export const EVENT_TYPES = {
       reason: Type.String(),
     }),
   },
+  'payout.processing': {
+    resource: 'payout',
+    summary:
+      "A payout was accepted: its amount left the balance and the bank is asked to deposit it into the person's account",
+    data: Type.Object({
+      payoutId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      bankAccountId: Type.String({ description: 'The verified account paid to' }),
+      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
+        description: 'request: the person asked for it; closure: the balance an account closure pays back',
+      }),
+    }),
+  },
+  'payout.completed': {
+    resource: 'payout',
+    summary: "The bank deposited the payout into the person's account",
+    data: Type.Object({
+      payoutId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      bankAccountId: Type.String({ description: 'The verified account paid to' }),
+      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
+        description: 'request: the person asked for it; closure: the balance an account closure pays back',
+      }),
+    }),
+  },
+  'payout.failed': {
+    resource: 'payout',
+    summary:
+      'The bank refused the payout (or an operator reversed one it never received): the amount is back in the balance',
+    data: Type.Object({
+      payoutId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      bankAccountId: Type.String({ description: 'The verified account paid to' }),
+      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
+        description: 'request: the person asked for it; closure: the balance an account closure pays back',
+      }),
+      reason: Type.String(),
+      code: Type.Union([Type.String(), Type.Null()], {
+        description: "The bank's own code (rsp_code or bank_rsp_code)",
+      }),
+    }),
+  },
+  'payout.needs_review': {
+    resource: 'payout',
+    summary:
+      'The bank answered something undocumented, or has no record of the send: an operator reviews the payout (never sent again on its own)',
+    data: Type.Object({
+      payoutId: Type.String(),
+      amount: Type.String({ description: 'KRW (won)' }),
+      currency: Type.Literal('KRW'),
+      bankAccountId: Type.String({ description: 'The verified account paid to' }),
+      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
+        description: 'request: the person asked for it; closure: the balance an account closure pays back',
+      }),
+      reason: Type.String(),
+    }),
+  },
   'bank_verification.verified': {
     resource: 'bank_verification',
     summary: 'A 1 KRW verification was confirmed: the bank account is connected',

@@ -300,6 +300,41 @@ export interface WithdrawalSettlement {
 export const withdrawalSettledSignal = defineSignal<[WithdrawalSettlement]>('withdrawalSettled');
 export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId}`;
 
+// ---- payouts
+/** A payout of won from the user's balance to their own verified bank account: payout-<payoutId>. */
+export interface PayoutInput {
+  payoutId: string;
+  userId: string;
+}
+export interface PayoutOutcome {
+  status: 'completed' | 'failed';
+  reason?: string;
+}
+/**
+ * What the bank says of a payout's deposit. `pending`: not known yet (asked again with growing waits); `unknown`: an
+ * answer it does not document (held for an operator meanwhile); `not_received`: the centre has no record of the send
+ * past BANK_NOT_RECEIVED_AFTER_SECONDS, and a payout is never sent again on its own (an operator decides);
+ * `reversed`: an operator's reversal, done.
+ */
+export interface PayoutSettlement {
+  status: 'pending' | 'completed' | 'rejected' | 'unknown' | 'not_received' | 'reversed';
+  reason: string | null;
+  /** The bank's own code of a refusal. */
+  code?: string | null;
+}
+/**
+ * An operator's decision on a payout the centre has no record of (POST /v1/payouts/{payoutId}/decision): `resend`
+ * sends it again under a new bank_tran_id, `reverse` gives the amount back to the balance. Either is taken only if the
+ * centre, asked again at that moment, still has no record of the first send.
+ */
+export interface PayoutDecision {
+  action: 'resend' | 'reverse';
+  reason: string;
+  decidedBy: string;
+}
+export const payoutDecisionSignal = defineSignal<[PayoutDecision]>('payoutDecision');
+export const payoutWorkflowId = (payoutId: string): string => `payout-${payoutId}`;
+
 // ---- crypto transfers
 export interface TransferInput {
   transferId: string;
@@ -435,10 +470,21 @@ export const credentialRevocationWorkflowId = (vcId: string): string => `credent
 /** Closing a user's account (POST /v1/account/close): account-closure-<userId>. */
 export interface AccountClosureInput {
   userId: string;
+  /**
+   * The payout of the won balance the closure pays back first (recorded by the API, purpose `closure`): run as the
+   * child workflow payout-<payoutId>; the account closes only once it completed.
+   */
+  payoutId?: string;
 }
 /** What stops a closure: money the service holds or moves for the user. */
 export interface ClosureBlocker {
-  reason: 'won-balance' | 'charge-in-progress' | 'transfer-in-progress' | 'custodial-balance';
+  reason:
+    | 'won-balance'
+    | 'charge-in-progress'
+    | 'payout-in-progress'
+    | 'payout-failed'
+    | 'transfer-in-progress'
+    | 'custodial-balance';
   detail: string;
 }
 export type AccountClosureOutcome =
@@ -481,6 +527,7 @@ export const SECURITY_EVENT_TYPES = [
   'recovery.scheduled',
   'recovery.executed',
   'recovery.cancelled',
+  'payout.processing',
 ] as const;
 export type SecurityEventType = (typeof SECURITY_EVENT_TYPES)[number];
 export interface SecurityNoticeInput {

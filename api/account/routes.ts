@@ -4,14 +4,21 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { basicInfoWorkflow } from '../../workflows/kyc';
-import { accountClosureWorkflowId, basicInfoWorkflowId, kycRenewalWorkflowId } from '../../workflows/messages';
+import {
+  accountClosureWorkflowId,
+  basicInfoWorkflowId,
+  kycRenewalWorkflowId,
+  type ClosureBlocker,
+} from '../../workflows/messages';
 import { kycRenewalWorkflow } from '../../workflows/kyc';
 import { kycRenewalUploadOwner, storeIdCardImage } from '../common/uploads';
 import { ID_CARD_IMAGE_TYPES } from '../registration/routes';
 import { accountClosureWorkflow } from '../../workflows/account';
 import { HttpError, problems } from '../http/problems';
 import type { Passkeys } from '../passkeys/service';
-import { defineRoute, type RouteSpec } from '../http/route-table';
+import { defineRoute, type RouteSpec, LOCATION_HEADER } from '../http/route-table';
+import { idForRequest } from '../http/idempotency';
+import type { PayoutService } from '../payout/service';
 import { sha256Base64Url } from '../http/step-up';
 import { activeUser } from '../common/active-user';
 import * as S from './schemas';
@@ -26,9 +33,25 @@ export interface AccountRouteDeps {
   passkeys: Passkeys;
   emails: EmailVerificationService;
   uploadMaxBytes: number;
+  payouts: PayoutService;
   /** The api process's session cache: a closure answers once every process has been told. */
   sessions?: SessionCache;
 }
+
+/** 409 account-not-closable with what stops the closure. */
+const notClosable = (blockers: ClosureBlocker[]) =>
+  new HttpError(
+    409,
+    'account-not-closable',
+    'Conflict',
+    blockers.map((b) => b.detail).join('; '),
+    undefined,
+    {},
+    false,
+    {
+      blockers,
+    },
+  );
 
 /**
  * The caller's profile, their email address (verified by a mailed code), and basic KYC information (recorded with its
@@ -42,6 +65,7 @@ export function accountRoutes({
   passkeys,
   emails,
   uploadMaxBytes,
+  payouts,
   sessions,
 }: AccountRouteDeps): RouteSpec[] {
   return [
@@ -271,6 +295,9 @@ export function accountRoutes({
       stepUp: {
         action: 'account_close',
         does: 'close the account',
+        // The account the balance is paid back to, when one is named: an approval seen in transit pays it nowhere else.
+        binds: ({ body }): Record<string, string> =>
+          body.bank_account_id ? { bank_account_id: body.bank_account_id } : {},
         anyOf: [['pin'], ['passkey']],
         hold: true,
         notice: { event: 'account.closed', mailed: false },
@@ -279,12 +306,27 @@ export function accountRoutes({
       auth: 'bearer',
       summary: 'Close the account: every token stops working and every credential is revoked',
       description:
-        'The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.',
+        'The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`, or with a balance ' +
+        '`{"action":"account_close","bank_account_id":"<bank_account_id>"}`) or `passkeyAssertion` (from POST ' +
+        '/v1/auth/passkeys/approvals/options). With no won balance the account closes now (200). With one, name the ' +
+        'verified account of yours it is paid back to (`bank_account_id`, GET /api/v1/bank/accounts; the bank is ' +
+        'asked again whether it is held in your name): the whole balance is paid out as `payoutId` and the answer ' +
+        'is 202 `closing` with its Location; the account closes once the bank deposited it (`account.closed`, and ' +
+        'the token then answers 401). A payout the bank refuses gives the balance back and the account stays open ' +
+        '(`payout.failed`); one in doubt keeps it open until the bank says. Refused (409 account-not-closable, ' +
+        'with `blockers`) while anything else is moving for you: a charge, payout or transfer not finished, coins ' +
+        'or tokens on the Solana wallet the service keeps, or a balance with no account named. Run by the workflow ' +
+        'account-closure-<userId>. Records stay, as the law requires; the same person cannot register again.',
       body: S.CloseAccountBody,
       rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         200: { description: 'Closed', schema: S.AccountClosed },
+        202: {
+          description: 'The balance is being paid back; the account closes once it is (follow the payout)',
+          schema: S.AccountClosing,
+          headers: LOCATION_HEADER,
+        },
         404: { description: 'Unknown approval challenge' },
         409: {
           description:
@@ -301,7 +343,42 @@ export function accountRoutes({
         },
         429: { description: 'Too many requests (Retry-After)' },
       },
-      handler: async ({ user }) => {
+      handler: async ({ user, body }, ctx) => {
+        const balance = await payouts.balance(user.userId);
+        if (balance > 0n) {
+          const blockers = await payouts.closureBlockers(user.userId);
+          if (!body.bank_account_id) {
+            const accounts = await payouts.verifiedAccounts(user.userId);
+            blockers.unshift({
+              reason: 'won-balance',
+              detail: accounts.length
+                ? `${balance} KRW held for you: name the verified account to pay it back to (bank_account_id: ${accounts.join(', ')})`
+                : `${balance} KRW held for you: connect a bank account of yours first (POST /api/v1/bank/send-won), then name it as bank_account_id`,
+            });
+          }
+          if (blockers.length) throw notClosable(blockers);
+          const found = await activeUser(orm, user.userId);
+          const key = ctx.get('idempotency-key') || undefined;
+          const payoutId = idForRequest('po', user.userId, key && `account-close:${key}`);
+          await payouts.start(
+            found,
+            payoutId,
+            { bankAccountId: body.bank_account_id!, amount: balance, purpose: 'closure' },
+            { startWorkflow: false },
+          );
+          await temporal.workflow.start(accountClosureWorkflow, {
+            workflowId: accountClosureWorkflowId(user.userId),
+            taskQueue,
+            workflowIdConflictPolicy: 'USE_EXISTING',
+            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+            args: [{ userId: user.userId, payoutId }],
+          });
+          return {
+            status: 202,
+            body: { status: 'closing' as const, payoutId, amount: `${balance.toLocaleString('en-US')} KRW` },
+            headers: { location: `/api/v1/payouts/${payoutId}` },
+          };
+        }
         const told = sessions?.whenTold(user.userId, 5_000);
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {
           workflowId: accountClosureWorkflowId(user.userId),
@@ -310,18 +387,7 @@ export function accountRoutes({
           workflowIdReusePolicy: 'ALLOW_DUPLICATE',
           args: [{ userId: user.userId }],
         });
-        if (!outcome.closed) {
-          throw new HttpError(
-            409,
-            'account-not-closable',
-            'Conflict',
-            outcome.blockers.map((b) => b.detail).join('; '),
-            undefined,
-            {},
-            false,
-            { blockers: outcome.blockers },
-          );
-        }
+        if (!outcome.closed) throw notClosable(outcome.blockers);
         await told?.();
         return {
           status: 200,

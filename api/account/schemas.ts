@@ -83,10 +83,24 @@ export const EmailConfirmed = Type.Object({
 export const CloseAccountBody = Type.Object(
   {
     confirm: Type.Literal('CLOSE', { description: 'Spelled out, so that no client closes an account by accident' }),
-    ...stepUpFields('{"action":"account_close"}'),
+    bank_account_id: Type.Optional(
+      Type.String({
+        pattern: '^ba_[0-9a-f-]{36}$',
+        description:
+          'With a won balance: the verified account of yours (GET /api/v1/bank/accounts) it is paid back to before the account closes; bound into the approval',
+      }),
+    ),
+    ...stepUpFields(
+      '{"action":"account_close"} (with a balance: {"action":"account_close","bank_account_id":"<bank_account_id>"})',
+    ),
   },
   { additionalProperties: false },
 );
+export const AccountClosing = Type.Object({
+  status: Type.Literal('closing'),
+  payoutId: Type.String({ description: 'The payout of the balance: GET /api/v1/payouts/{payoutId}' }),
+  amount: Type.String({ description: 'The balance paid back, e.g. "30,000 KRW"' }),
+});
 export const AccountClosed = Type.Object({
   status: Type.Literal('closed'),
   closedAt: DateTime,

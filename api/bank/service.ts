@@ -246,7 +246,7 @@ export class BankVerificationService {
    * The real-name inquiry (a read): the bank checks the account's holder against the person's birth date, and the
    * holder's name must be the verified one. An account the bank does not know is the caller's mistake, not an outage.
    */
-  private async holderOf(user: User, bankCode: string, accountNo: string): Promise<{ bankName: string }> {
+  async holderOf(user: User, bankCode: string, accountNo: string): Promise<{ bankName: string }> {
     const registration = await this.deps.orm.em.fork().findOneOrFail(RegistrationEntity, { regId: user.regId });
     const { birthDate } = openPassResult(this.deps.encryption, user.regId, registration.passResultSealed ?? '');
     const answer = await this.deps.bank.accountHolder({

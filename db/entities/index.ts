@@ -15,6 +15,7 @@ export * from './passkey';
 export * from './verifiable-credential';
 export * from './bank';
 export * from './charge';
+export * from './payout';
 export * from './ledger';
 export * from './assets';
 export * from './pin';
@@ -42,6 +43,7 @@ import { CredentialStatusListEntity, VerifiableCredentialEntity } from './verifi
 import { BankAccountEntity, BankTranIdEntity, BankVerificationEntity } from './bank';
 import { BankConsentAccountEntity, BankConsentEntity } from './bank-consent';
 import { ChargeEntity } from './charge';
+import { PayoutEntity } from './payout';
 import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity } from './ledger';
 import { CexAccountEntity, CexAuthorizationEntity, OtherAssetEntity } from './assets';
 import { PinApprovalEntity, UserPinEntity } from './pin';
@@ -87,6 +89,7 @@ export const ALL_ENTITIES = [
   BankVerificationEntity,
   BankAccountEntity,
   ChargeEntity,
+  PayoutEntity,
   LedgerAccountEntity,
   LedgerJournalEntity,
   LedgerEntryEntity,

@@ -9,10 +9,14 @@ export const LedgerAccountEntity = defineEntity({
   name: 'LedgerAccount',
   tableName: 'ledger_accounts',
   properties: (p) => ({
-    /** e.g. user:<userId>:KRW, clearing:bank:<bankCode>:KRW */
+    /** e.g. user:<userId>:KRW, clearing:bank:<bankCode>:KRW, transit:payouts:KRW */
     accountId: p.string().primary().length(128),
     userId: p.string().length(64).nullable().index(),
-    kind: p.enum(['user_balance', 'bank_clearing'] as const),
+    /**
+     * user_balance: what the service holds for a user (never negative); bank_clearing: what moved at a bank's side;
+     * payouts_in_transit: won taken from balances for payouts the bank has not settled yet.
+     */
+    kind: p.enum(['user_balance', 'bank_clearing', 'payouts_in_transit'] as const),
     currency: p.string().length(8),
     balance: p.bigint('bigint').default(0),
     updatedAt: p

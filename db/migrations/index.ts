@@ -83,6 +83,8 @@ import { Migration20261127220000ComplianceCaseOrder as PgComplianceCaseOrder } f
 import { Migration20261127220000ComplianceCaseOrder as SqliteComplianceCaseOrder } from './sqlite/Migration20261127220000ComplianceCaseOrder';
 import { Migration20261201090000CexKeysDropped as PgCexKeysDropped } from './postgresql/Migration20261201090000CexKeysDropped';
 import { Migration20261201090000CexKeysDropped as SqliteCexKeysDropped } from './sqlite/Migration20261201090000CexKeysDropped';
+import { Migration20261202021924Payouts as PgPayouts } from './postgresql/Migration20261202021924Payouts';
+import { Migration20261202021924Payouts as SqlitePayouts } from './sqlite/Migration20261202021924Payouts';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -135,6 +137,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127190000TransferTxHashIndex', class: PgTransferTxHashIndex },
     { name: 'Migration20261127220000ComplianceCaseOrder', class: PgComplianceCaseOrder },
     { name: 'Migration20261201090000CexKeysDropped', class: PgCexKeysDropped },
+    { name: 'Migration20261202021924Payouts', class: PgPayouts },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -177,6 +180,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127190000TransferTxHashIndex', class: SqliteTransferTxHashIndex },
     { name: 'Migration20261127220000ComplianceCaseOrder', class: SqliteComplianceCaseOrder },
     { name: 'Migration20261201090000CexKeysDropped', class: SqliteCexKeysDropped },
+    { name: 'Migration20261202021924Payouts', class: SqlitePayouts },
   ],
 };
 

@@ -47,12 +47,19 @@ export class SendOnce {
     key: TransferKey,
     send: (entry: BankTranIdEntry, token: string | undefined) => Promise<TransferOutcome>,
     credential?: () => Promise<string | undefined>,
+    options: { sendAgain?: boolean } = {},
   ): Promise<TransferOutcome> {
     const { tranIds } = this.deps;
     let entry = await tranIds.assign(key.reference, key, () => this.deps.newTranId());
     if (entry.sentAt) {
       const asked = await this.outcomeOf(entry, key);
       if (!asked.neverArrived) return asked.outcome;
+      if (options.sendAgain === false)
+        return {
+          status: 'in_doubt',
+          reason: `the centre has no record of ${[...entry.earlier.map((e) => e.bankTranId), entry.bankTranId].join(', ')} since it was sent: not sent again`,
+          notReceived: true,
+        };
       const next = await tranIds.reassign(entry.reference, entry.bankTranId, () => this.deps.newTranId());
       if (!next) return { status: 'in_doubt', reason: 'another attempt is sending it again' };
       entry = next;

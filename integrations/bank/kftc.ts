@@ -41,6 +41,13 @@ export interface KftcSettings {
 
 const SCOPE = 'login inquiry transfer';
 
+/** What our contracted account's statement shows for a deposit, by its purpose (wd_print_content, AH(20)). */
+const OUR_STATEMENT: Record<DepositOrder['purpose'], string> = {
+  verification: '계좌인증',
+  refund: '충전환불',
+  payout: '월렛 출금',
+};
+
 /**
  * The bank rail over the KFTC open banking API v2.0 (금융결제원 오픈뱅킹): consent by the centre's OAuth authorization (the
  * person's token and a fintech_use_num per consented account), real-name inquiry with the holder's birth date,
@@ -155,39 +162,46 @@ export class KftcOpenBanking implements BankRail {
   async deposit(order: DepositOrder): Promise<TransferOutcome> {
     const contract = this.contract();
     const key = { reference: order.reference, direction: 'deposit' as const, amount: order.amount };
-    return this.once.transfer(key, async (id) => {
-      const answer = expectAnswer(
-        A.Deposit,
-        await this.call('/v2.0/transfer/deposit/acnt_num', {
-          cntr_account_type: contract.accountType,
-          cntr_account_num: contract.accountNum,
-          wd_pass_phrase: contract.depositPassPhrase,
-          wd_print_content: order.purpose === 'verification' ? '계좌인증' : '충전환불',
-          name_check_option: 'on',
-          tran_dtime: bankDateTime(),
-          req_cnt: '1',
-          req_list: [
-            {
-              tran_no: '1',
-              bank_tran_id: id.bankTranId,
-              bank_code_std: order.bankCode,
-              account_num: order.accountNo,
-              account_holder_name: order.holderName,
-              print_content: order.memo,
-              tran_amt: A.wonOnTheWire(order.amount),
-              req_client_name: order.requester.name,
-              req_client_bank_code: order.bankCode,
-              req_client_account_num: order.accountNo,
-              req_client_num: order.requester.memberId,
-              // AU: an authentication (the 1 KRW verification); TR: a remittance (a refund).
-              transfer_purpose: order.purpose === 'verification' ? 'AU' : 'TR',
-            },
-          ],
-        }),
-        'transfer/deposit/acnt_num',
-      );
-      return this.outcomeOf(answer, answer.res_list?.[0], id, order.amount);
-    });
+    return this.once.transfer(
+      key,
+      async (id) => {
+        const answer = expectAnswer(
+          A.Deposit,
+          await this.call('/v2.0/transfer/deposit/acnt_num', {
+            cntr_account_type: contract.accountType,
+            cntr_account_num: contract.accountNum,
+            wd_pass_phrase: contract.depositPassPhrase,
+            // What our own statement shows for it (AH(20)).
+            wd_print_content: OUR_STATEMENT[order.purpose],
+            name_check_option: 'on',
+            tran_dtime: bankDateTime(),
+            req_cnt: '1',
+            req_list: [
+              {
+                tran_no: '1',
+                bank_tran_id: id.bankTranId,
+                bank_code_std: order.bankCode,
+                account_num: order.accountNo,
+                account_holder_name: order.holderName,
+                print_content: order.memo,
+                tran_amt: A.wonOnTheWire(order.amount),
+                req_client_name: order.requester.name,
+                req_client_bank_code: order.bankCode,
+                req_client_account_num: order.accountNo,
+                req_client_num: order.requester.memberId,
+                // AU: an authentication (the 1 KRW verification); TR: a remittance (a refund, a payout), as KFTC's own
+                // published deposit example sends for a refund (developers.kftc.or.kr, 입금이체 API; docs/providers.md).
+                transfer_purpose: order.purpose === 'verification' ? 'AU' : 'TR',
+              },
+            ],
+          }),
+          'transfer/deposit/acnt_num',
+        );
+        return this.outcomeOf(answer, answer.res_list?.[0], id, order.amount);
+      },
+      undefined,
+      { sendAgain: order.sendAgain },
+    );
   }
 
   async withdraw(order: WithdrawalOrder): Promise<TransferOutcome> {

@@ -18,8 +18,11 @@ export type TransferOutcome =
    * consent_required, limit_exceeded, holder_mismatch, not_received, refused), `code` the bank's own.
    */
   | { status: 'rejected'; reason: string; code: string; detail?: string }
-  /** The bank has not said (processing, a timeout, no answer): ask again later; never guessed. */
-  | { status: 'in_doubt'; reason: string }
+  /**
+   * The bank has not said (processing, a timeout, no answer): ask again later; never guessed. `notReceived`: the centre
+   * has had no record of the send for BANK_NOT_RECEIVED_AFTER_SECONDS, and the order said not to send it again.
+   */
+  | { status: 'in_doubt'; reason: string; notReceived?: true }
   /** The bank answered something it does not document: an operator looks; nothing is acted on. */
   | { status: 'unknown'; reason: string };
 
@@ -41,8 +44,15 @@ export interface DepositOrder {
   amount: bigint;
   /** What the recipient's statement shows (the 1 KRW code travels here), at most 20 characters. */
   memo: string;
-  purpose: 'verification' | 'refund';
+  /** verification: the 1 KRW code; refund: a charge's money back; payout: the person's balance paid out to them. */
+  purpose: 'verification' | 'refund' | 'payout';
   requester: TransferRequester;
+  /**
+   * Whether a send the centre never received (no record past BANK_NOT_RECEIVED_AFTER_SECONDS) is sent again under a
+   * new id (default true). A payout says false: were the first send to land late, both would pay; it is answered
+   * in doubt with `notReceived` instead, for an operator.
+   */
+  sendAgain?: boolean;
 }
 
 export interface WithdrawalOrder {

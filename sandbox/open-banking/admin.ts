@@ -1,6 +1,13 @@
 import type Router from '@koa/router';
 import type { Context } from 'koa';
-import { IN_DOUBT_CODES, NAME_MISMATCH_CODES, type InDoubtCode, type NameMismatchCode } from './codes';
+import {
+  DUPLICATE_CODES,
+  IN_DOUBT_CODES,
+  NAME_MISMATCH_CODES,
+  type DuplicateCode,
+  type InDoubtCode,
+  type NameMismatchCode,
+} from './codes';
 import { BANKS, type Account, type Ledger } from './ledger';
 import type { OpenBankingSettings, TransferBook, TransferRequest } from './transfer-book';
 
@@ -88,7 +95,7 @@ export function mountAdmin(router: Router, { ledger, contract, book }: AdminDeps
   router.get('/_transfers', (ctx) => {
     ctx.body = book.requests().map(viewOf);
   });
-  /** Settles every in-doubt transfer now instead of after its delay. */
+  /** Lands every deposit landing late and settles every in-doubt transfer now, instead of after its delay. */
   router.post('/_transfers/settle', (ctx) => {
     book.settleAll();
     ctx.body = book.requests().map(viewOf);
@@ -101,9 +108,43 @@ export function mountAdmin(router: Router, { ledger, contract, book }: AdminDeps
   });
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+/** setTimeout's longest delay (2^31 - 1 ms, about 24.8 days); a longer one would fire at once. */
+const MAX_DELAY_MS = 2_147_483_647;
+const DEPOSIT_LIMIT_KEYS = ['perTransferKrw', 'dailyKrw', 'monthlyKrw'] as const;
+const LATE_LANDING_KEYS = ['times', 'landAfterMs'] as const;
+/** A key of `given` not among `keys` (a misspelt setting), if any. */
+const unknownKey = (given: Record<string, unknown>, keys: readonly string[]) =>
+  Object.keys(given).find((key) => !keys.includes(key));
+
+/**
+ * depositLimits as given merged over the current ones (a key left out stays, null clears one), or what is wrong with
+ * it.
+ */
+function nextDepositLimits(
+  current: OpenBankingSettings['depositLimits'],
+  given: unknown,
+): OpenBankingSettings['depositLimits'] | string {
+  if (given === undefined) return current;
+  const shape = `depositLimits must be an object with ${DEPOSIT_LIMIT_KEYS.join(', ')} (each optional)`;
+  if (!isObject(given)) return shape;
+  const unknown = unknownKey(given, DEPOSIT_LIMIT_KEYS);
+  if (unknown !== undefined) return `${shape}, not ${unknown}`;
+  const next = { ...current };
+  for (const key of DEPOSIT_LIMIT_KEYS) {
+    const value = given[key];
+    if (value === undefined) continue;
+    if (value !== null && (!Number.isSafeInteger(value) || (value as number) <= 0))
+      return `depositLimits.${key} must be a positive integer (KRW) or null`;
+    next[key] = value as number | null;
+  }
+  return next;
+}
+
 /** Applies the settings given (each optional) after checking them all; what is wrong, if anything. */
 function applySettings(settings: OpenBankingSettings, input: Record<string, unknown>): string | undefined {
-  const { inDoubt, reportCode, malformed, nameMismatch } = input;
+  const { inDoubt, reportCode, malformed, nameMismatch, depositLimits, duplicateCode, lateLanding } = input;
   if (inDoubt !== undefined && (typeof inDoubt !== 'object' || inDoubt === null)) return 'inDoubt must be an object';
   const given = (inDoubt ?? {}) as Partial<Record<keyof OpenBankingSettings['inDoubt'], unknown>>;
   const next = {
@@ -123,9 +164,25 @@ function applySettings(settings: OpenBankingSettings, input: Record<string, unkn
   if (malformed !== undefined && typeof malformed !== 'boolean') return 'malformed must be true or false';
   if (nameMismatch !== undefined && !NAME_MISMATCH_CODES.includes(nameMismatch as NameMismatchCode))
     return `nameMismatch must be ${NAME_MISMATCH_CODES.join(' or ')}`;
+  const limits = nextDepositLimits(settings.depositLimits, depositLimits);
+  if (typeof limits === 'string') return limits;
+  if (duplicateCode !== undefined && !DUPLICATE_CODES.includes(duplicateCode as DuplicateCode))
+    return `duplicateCode must be ${DUPLICATE_CODES.join(' or ')}`;
+  if (lateLanding !== undefined && (!isObject(lateLanding) || unknownKey(lateLanding, LATE_LANDING_KEYS) !== undefined))
+    return `lateLanding must be an object with ${LATE_LANDING_KEYS.join(', ')} (each optional)`;
+  const late = {
+    times: lateLanding?.times ?? settings.lateLanding.times,
+    landAfterMs: lateLanding?.landAfterMs ?? settings.lateLanding.landAfterMs,
+  } as OpenBankingSettings['lateLanding'];
+  if (!Number.isSafeInteger(late.times) || late.times < 0) return 'lateLanding.times must be an integer >= 0';
+  if (!Number.isSafeInteger(late.landAfterMs) || late.landAfterMs < 0 || late.landAfterMs > MAX_DELAY_MS)
+    return `lateLanding.landAfterMs must be an integer from 0 to ${MAX_DELAY_MS}`;
   settings.inDoubt = next;
   if (reportCode !== undefined) settings.reportCode = reportCode as string | null;
   if (malformed !== undefined) settings.malformed = malformed;
   if (nameMismatch !== undefined) settings.nameMismatch = nameMismatch as NameMismatchCode;
+  settings.depositLimits = limits;
+  if (duplicateCode !== undefined) settings.duplicateCode = duplicateCode as DuplicateCode;
+  settings.lateLanding = late;
   return undefined;
 }

@@ -10,8 +10,14 @@ export const RSP = {
   A0002: '참가기관 에러',
   A0004: '요청전문 포맷에러',
   A0007: '처리시간 초과 에러',
+  A0008: '중복거래 에러',
   A0009: 'API 세부업무 처리실패(리스트 건별 처리결과 확인)',
   A0017: '참가기관 응답전문 timeout',
+  // The institution's own deposit limits (이용기관 입금이체 한도), as the enterprise client's copy of the code list gives
+  // them (`KftcErrorCode`, code index file 55319651774; test/contract/fixtures/kftc/SOURCES.md).
+  A0101: '이용기관 입금이체 한도 초과(일 한도)',
+  A0102: '이용기관 입금이체 한도 초과(월 한도)',
+  A0106: '이용기관 입금이체 한도 초과(건당 한도)',
   A0112: '사용자 출금이체 한도 초과(일 한도)',
   A0304: '핀테크 이용번호 정보 불일치',
   A0307: '이체암호문구 불일치',
@@ -30,6 +36,13 @@ export type RspCode = keyof typeof RSP;
  */
 export const NAME_MISMATCH_CODES = ['815', 'A0312'] as const;
 export type NameMismatchCode = (typeof NAME_MISMATCH_CODES)[number];
+
+/**
+ * The codes the centre may refuse a withdrawal or deposit with when it has seen its bank_tran_id before: A0326
+ * (거래고유번호(참가기관) 중복, by default) or A0008 (중복거래 에러), both in the code list.
+ */
+export const DUPLICATE_CODES = ['A0326', 'A0008'] as const;
+export type DuplicateCode = (typeof DUPLICATE_CODES)[number];
 
 /** The codes a transfer may be answered with when its outcome is not known yet (research §8.3). */
 export const IN_DOUBT_CODES = ['A0001', 'A0007', 'A0017'] as const;

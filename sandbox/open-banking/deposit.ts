@@ -61,8 +61,23 @@ type DepositItem = Record<keyof typeof DEPOSIT_ITEM_FIELDS, string>;
  */
 export function mountDeposit(router: Router, deps: DepositDeps): void {
   const { contract, ledger, tokens, bankTranIds, book, now } = deps;
+  /** KRW of the deposits booked on a Korean day (yyyyMMdd) or month (yyyyMM) that completed or are still processing. */
+  const depositedIn = (period: string) =>
+    book
+      .requests()
+      .flatMap(({ transfer: t }) => (t ? [t] : []))
+      .filter((t) => t.direction === 'deposit' && t.bankTranDate.startsWith(period) && t.state !== 'rejected')
+      .reduce((sum, t) => sum + t.amount, 0);
+  /** The institution's deposit limit (이용기관 입금이체 한도) this deposit would pass, if any (settings.depositLimits). */
+  const limitPassed = (amount: number, today: string): RspCode | undefined => {
+    const { perTransferKrw, dailyKrw, monthlyKrw } = book.settings.depositLimits;
+    if (perTransferKrw !== null && amount > perTransferKrw) return 'A0106';
+    if (dailyKrw !== null && depositedIn(today) + amount > dailyKrw) return 'A0101';
+    if (monthlyKrw !== null && depositedIn(today.slice(0, 6)) + amount > monthlyKrw) return 'A0102';
+    return undefined;
+  };
   const institutionToken = bearerToken(tokens, now, (grant) => grant.kind === 'institution');
-  router.post('/v2.0/transfer/deposit/acnt_num', institutionToken, (ctx: Context) => {
+  router.post('/v2.0/transfer/deposit/acnt_num', institutionToken, async (ctx: Context) => {
     const at = now();
     const today = koreanDate(at);
     const body = jsonBody(ctx);
@@ -95,9 +110,13 @@ export function mountDeposit(router: Router, deps: DepositDeps): void {
     if (customerProblem) return refuse('A0004', customerProblem);
     if (!DEPOSIT_PURPOSES.includes(item.transfer_purpose))
       return refuse('A0004', `transfer_purpose must be one of ${DEPOSIT_PURPOSES.join(', ')}`);
-    if (!bankTranIds.claim(item.bank_tran_id)) return refuse('A0326');
+    if (!bankTranIds.claim(item.bank_tran_id)) return refuse(book.settings.duplicateCode);
     if (!isContractAccount(request, contract)) return refuse('A0322');
     if (request.wd_pass_phrase !== deps.depositPassPhrase) return refuse('A0307');
+
+    // The centre's own limits for the institution, before any bank (nothing moves).
+    const overLimit = limitPassed(amount, today);
+    if (overLimit) return refuse(overLimit);
 
     const target = ledger.find(item.bank_code_std, item.account_num);
     const nameDiffers = nameCheck === 'on' && target !== undefined && target.holder !== item.account_holder_name;
@@ -123,12 +142,16 @@ export function mountDeposit(router: Router, deps: DepositDeps): void {
       bankCodeTran: '',
     };
     arrived.transfer = transfer;
-    const inDoubt = book.submit(transfer);
+    // Landing late (settings.lateLanding): no answer, and no transfer for transfer/result, until it lands.
+    const late = book.landLate(transfer);
+    const inDoubt = late ? await late : book.submit(transfer);
+    const answeredAt = late ? now() : at;
     // Per-item outcomes: a failed item makes the call A0009, the item carrying its bank's code (research §6.3).
+    // A late landing's caller may have gone: Koa then writes nothing, the answer is only noted (GET /kftc/_transfers).
     answer(
       ctx,
       book.respond(arrived, inDoubt, 'A0009', (rspCode) => ({
-        ...envelope(at, rspCode),
+        ...envelope(answeredAt, rspCode),
         wd_bank_code_std: contract.bankCode,
         wd_bank_code_sub: '0000000',
         wd_bank_name: BANKS[contract.bankCode] ?? '',

@@ -1,4 +1,4 @@
-import type { BankRspCode, InDoubtCode, NameMismatchCode, RspCode } from './codes';
+import type { BankRspCode, DuplicateCode, InDoubtCode, NameMismatchCode, RspCode } from './codes';
 import type { Account, Ledger } from './ledger';
 
 export type Direction = 'withdraw' | 'deposit';
@@ -59,12 +59,26 @@ export interface TransferRequest {
  * `malformed`: transfer answers are not the documented shape at all (money moves as usual). `nameMismatch`: how a
  * deposit to an account held in another name than the one given is refused: the item's bank code 815 (A0009), or the
  * centre's own A0312 for the call, before any bank.
+ * `depositLimits`: the institution's own deposit limits (이용기관 입금이체 한도), KRW, null for none (the default):
+ * the centre refuses the whole call before any bank, nothing moved, once the request is well formed, its bank_tran_id
+ * claimed, the contract account and pass phrase right (before the holder's name is checked): A0106 for a tran_amt over
+ * `perTransferKrw`; A0101 when it and the deposits of the same Korean day (bank_tran_date) that completed or are still
+ * processing (in doubt, or landing late) come to more than `dailyKrw`; A0102 the same over the Korean calendar month
+ * and `monthlyKrw`. `duplicateCode`: how a withdrawal or deposit whose bank_tran_id the centre has seen the same Korean
+ * day is refused: A0326 (거래고유번호(참가기관) 중복, the default) or A0008 (중복거래 에러).
+ * `lateLanding`: the next `times` deposits that pass every check land late: the centre does not answer the call (the
+ * request stays open, the caller's own timeout ends it) and transfer/result does not know the transfer (A0310) until
+ * `landAfterMs` has passed (or POST /kftc/_transfers/settle); then the transfer goes to its bank as usual (money moves,
+ * the statements show it, transfer/result finds it) and the call, if still open, is answered as usual.
  */
 export interface OpenBankingSettings {
   inDoubt: { times: number; code: InDoubtCode; settleAfterMs: number; outcome: 'completed' | 'rejected' };
   reportCode: string | null;
   malformed: boolean;
   nameMismatch: NameMismatchCode;
+  depositLimits: { perTransferKrw: number | null; dailyKrw: number | null; monthlyKrw: number | null };
+  duplicateCode: DuplicateCode;
+  lateLanding: { times: number; landAfterMs: number };
 }
 
 export interface TransferBook {
@@ -73,6 +87,12 @@ export interface TransferBook {
   received(request: Omit<TransferRequest, 'rspCode'>): TransferRequest;
   /** Sends the transfer to its bank: settled now, or left in doubt (the in-doubt code to answer) when so set. */
   submit(transfer: Transfer): InDoubtCode | undefined;
+  /**
+   * While `lateLanding.times` lasts (counted down here): holds the transfer back from its bank until
+   * `lateLanding.landAfterMs` has passed or `settleAll` runs, then submits it; the promise resolves with what `submit`
+   * returned. Undefined, and nothing held, when no late landing is due.
+   */
+  landLate(transfer: Transfer): Promise<InDoubtCode | undefined> | undefined;
   find(bankTranId: string, bankTranDate: string): Transfer | undefined;
   /**
    * The body a transfer call answers once submitted, as the settings make the gateway behave: the documented body
@@ -85,7 +105,7 @@ export interface TransferBook {
     failure: RspCode,
     documented: (rspCode: string) => object,
   ): object;
-  /** Settles every transfer still in doubt, now. */
+  /** Lands every transfer still landing late, then settles every transfer still in doubt, now. */
   settleAll(): void;
   requests(): readonly TransferRequest[];
 }
@@ -94,11 +114,16 @@ export function createTransferBook(ledger: Ledger, log?: (line: string) => void)
   const requests: TransferRequest[] = [];
   const transfers = new Map<string, Transfer>();
   const pending = new Map<Transfer, { outcome: 'completed' | 'rejected'; timer: NodeJS.Timeout }>();
+  /** Transfers landing late: each one's timer and what lands it (submits it and resolves its promise). */
+  const landing = new Map<Transfer, { timer: NodeJS.Timeout; land: () => void }>();
   const settings: OpenBankingSettings = {
     inDoubt: { times: 0, code: 'A0001', settleAfterMs: 1000, outcome: 'completed' },
     reportCode: null,
     malformed: false,
     nameMismatch: '815',
+    depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
+    duplicateCode: 'A0326',
+    lateLanding: { times: 0, landAfterMs: 5000 },
   };
   const keyOf = (bankTranId: string, bankTranDate: string) => `${bankTranId}:${bankTranDate}`;
 
@@ -121,6 +146,24 @@ export function createTransferBook(ledger: Ledger, log?: (line: string) => void)
     log?.(`kftc ${t.direction} ${t.bankTranId} ${t.amount} KRW -> bank ${code}`);
   };
 
+  const submit = (t: Transfer): InDoubtCode | undefined => {
+    transfers.set(keyOf(t.bankTranId, t.bankTranDate), t);
+    const { times, code, settleAfterMs, outcome } = settings.inDoubt;
+    if (times <= 0) {
+      settle(t, 'completed');
+      return undefined;
+    }
+    settings.inDoubt.times -= 1;
+    const timer = setTimeout(() => {
+      pending.delete(t);
+      settle(t, outcome);
+    }, settleAfterMs);
+    timer.unref(); // the sandbox or a test may end while a transfer is still in doubt
+    pending.set(t, { outcome, timer });
+    log?.(`kftc ${t.direction} ${t.bankTranId} ${t.amount} KRW in doubt (${code})`);
+    return code;
+  };
+
   return {
     settings,
     received: (request) => {
@@ -128,22 +171,23 @@ export function createTransferBook(ledger: Ledger, log?: (line: string) => void)
       requests.push(entry);
       return entry;
     },
-    submit: (t) => {
-      transfers.set(keyOf(t.bankTranId, t.bankTranDate), t);
-      const { times, code, settleAfterMs, outcome } = settings.inDoubt;
-      if (times <= 0) {
-        settle(t, 'completed');
-        return undefined;
-      }
-      settings.inDoubt.times -= 1;
-      const timer = setTimeout(() => {
-        pending.delete(t);
-        settle(t, outcome);
-      }, settleAfterMs);
-      timer.unref(); // the sandbox or a test may end while a transfer is still in doubt
-      pending.set(t, { outcome, timer });
-      log?.(`kftc ${t.direction} ${t.bankTranId} ${t.amount} KRW in doubt (${code})`);
-      return code;
+    submit,
+    landLate: (t) => {
+      if (settings.lateLanding.times <= 0) return undefined;
+      settings.lateLanding.times -= 1;
+      const { landAfterMs } = settings.lateLanding;
+      log?.(`kftc ${t.direction} ${t.bankTranId} ${t.amount} KRW landing late (after ${landAfterMs} ms)`);
+      return new Promise((resolve) => {
+        const land = () => {
+          clearTimeout(timer);
+          landing.delete(t);
+          log?.(`kftc ${t.direction} ${t.bankTranId} landed late`);
+          resolve(submit(t));
+        };
+        const timer = setTimeout(land, landAfterMs);
+        timer.unref(); // the sandbox or a test may end while a transfer is still landing
+        landing.set(t, { timer, land });
+      });
     },
     respond: (arrived, inDoubt, failure, documented) => {
       if (settings.malformed) return { result: 'accepted' };
@@ -153,6 +197,8 @@ export function createTransferBook(ledger: Ledger, log?: (line: string) => void)
     },
     find: (bankTranId, bankTranDate) => transfers.get(keyOf(bankTranId, bankTranDate)),
     settleAll: () => {
+      // Landed first: one that lands in doubt (inDoubt.times) is settled below with the others.
+      for (const { land } of [...landing.values()]) land();
       for (const [t, { outcome, timer }] of pending) {
         clearTimeout(timer);
         pending.delete(t);

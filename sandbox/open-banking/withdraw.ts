@@ -94,7 +94,7 @@ export function mountWithdraw(router: Router, deps: WithdrawDeps): void {
     if (customerProblem) return refuse('A0004', customerProblem);
     if (!WITHDRAW_PURPOSES.includes(request.transfer_purpose))
       return refuse('A0004', `transfer_purpose must be one of ${WITHDRAW_PURPOSES.join(', ')}`);
-    if (!bankTranIds.claim(request.bank_tran_id)) return refuse('A0326');
+    if (!bankTranIds.claim(request.bank_tran_id)) return refuse(book.settings.duplicateCode);
     if (!isContractAccount(request, contract)) return refuse('A0322');
     const grant = grantOf(ctx);
     const registered = people.byFintechUseNum(request.fintech_use_num);

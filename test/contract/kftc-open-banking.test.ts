@@ -199,7 +199,14 @@ describe('KFTC open banking adapter against the sandbox', () => {
   });
   afterEach(async () => {
     faults.length = 0;
-    await settings({ inDoubt: { times: 0 }, reportCode: null, malformed: false, nameMismatch: '815' });
+    await settings({
+      inDoubt: { times: 0 },
+      reportCode: null,
+      malformed: false,
+      nameMismatch: '815',
+      depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
+      duplicateCode: 'A0326',
+    });
   });
 
   describe('consent and tokens', () => {
@@ -597,6 +604,88 @@ describe('KFTC open banking adapter against the sandbox', () => {
       });
       expect(last('/transfer/deposit/acnt_num').body.req_list[0].account_holder_name).toBe('김다른');
       expect(await balance()).toBe(before);
+    });
+
+    /** A payout of the person's balance: a remittance (TR), never sent again on its own. */
+    const payout = (reference: string, amount: bigint, bankAdapter = bank) =>
+      bankAdapter.deposit({
+        reference,
+        bankCode: PERSON.bankCode,
+        accountNo: PERSON.accountNo,
+        holderName: PERSON.name,
+        amount,
+        memo: '월렛 출금',
+        purpose: 'payout',
+        requester,
+        sendAgain: false,
+      });
+
+    it("sends a payout as the official example sends a refund (TR, the holder's name checked), printed on both statements", async () => {
+      const before = await balance();
+      expect(await payout('p-1', 20_000n)).toEqual({ status: 'completed', amount: 20_000n });
+      const sent = last('/transfer/deposit/acnt_num');
+      const official = fixture('deposit-fin-num-request.official.json');
+      for (const key of Object.keys(sent.body)) expect(Object.keys(official)).toContain(key);
+      for (const key of Object.keys(sent.body.req_list[0]))
+        expect([...Object.keys(official.req_list[0]), 'bank_code_std', 'account_num', 'account_holder_name']).toContain(
+          key,
+        );
+      expect(sent.body).toMatchObject({ name_check_option: 'on', wd_print_content: '월렛 출금', req_cnt: '1' });
+      expect(sent.body.req_list[0]).toMatchObject({
+        transfer_purpose: official.req_list[0].transfer_purpose,
+        print_content: '월렛 출금',
+        tran_amt: '20000',
+        account_holder_name: PERSON.name,
+        req_client_bank_code: PERSON.bankCode,
+        req_client_account_num: PERSON.accountNo,
+      });
+      expect(await balance()).toBe(before + 20_000);
+      const ours = await admin('/_contract-account');
+      expect(ours.transactions.at(-1)).toMatchObject({ amount: -20_000, printContent: '월렛 출금' });
+    });
+
+    it("reads the institution's own deposit limits (A0106 per transfer, A0101 a day, A0102 a month) as what they are, nothing moved", async () => {
+      const before = await balance();
+      for (const [limits, code, reason] of [
+        [{ perTransferKrw: 1000 }, 'A0106', 'institution_per_transfer_limit'],
+        [{ perTransferKrw: null, dailyKrw: 1000 }, 'A0101', 'institution_daily_limit'],
+        [{ dailyKrw: null, monthlyKrw: 1000 }, 'A0102', 'institution_monthly_limit'],
+      ] as const) {
+        await settings({ depositLimits: limits });
+        expect(await payout(`p-${code}`, 5_000n)).toMatchObject({ status: 'rejected', reason, code });
+      }
+      await settings({ depositLimits: { monthlyKrw: null } });
+      expect(await balance()).toBe(before);
+    });
+
+    it('keeps a payout that never reached the centre in doubt past the wait: marked not received, never sent again', async () => {
+      const before = await balance();
+      const patient = adapter(500, 1500);
+      faults.push({ path: '/transfer/deposit/acnt_num', status: 503 });
+      expect(await payout('p-503', 700n, patient)).toMatchObject({ status: 'in_doubt' });
+      expect(await payout('p-503', 700n, patient)).toMatchObject({ status: 'in_doubt' });
+      expect((await payout('p-503', 700n, patient)) as object).not.toHaveProperty('notReceived');
+      await new Promise((r) => setTimeout(r, 1600));
+      expect(await payout('p-503', 700n, patient)).toMatchObject({ status: 'in_doubt', notReceived: true });
+      expect(calls('/transfer/deposit/acnt_num').filter((c) => c.body.req_list?.[0]?.tran_amt === '700')).toHaveLength(
+        1,
+      );
+      expect(book.entries.get('p-503')!.earlier).toEqual([]);
+      expect(await balance()).toBe(before);
+    });
+
+    it('keeps a payout answered A0008 (a duplicate) in doubt, and finds by transfer/result that its send paid', async () => {
+      const before = await balance();
+      await settings({ duplicateCode: 'A0008' });
+      faults.push({
+        path: '/transfer/deposit/acnt_num',
+        processed: true,
+        body: { rsp_code: 'A0008', rsp_message: '중복거래 에러', api_tran_id: 'x', api_tran_dtm: '20261202000000000' },
+      });
+      expect(await payout('p-A0008', 600n)).toMatchObject({ status: 'in_doubt' });
+      expect(await payout('p-A0008', 600n)).toEqual({ status: 'completed', amount: 600n });
+      expect(await balance()).toBe(before + 600);
+      await settings({ duplicateCode: 'A0326' });
     });
   });
 

@@ -292,6 +292,11 @@ describe('a stolen access token alone, on every route of the document', () => {
       }
       case 'resetPin':
         return { path: {}, json: { new_pin: await encryptPin(stack, '630517') } };
+      case 'createPayout': {
+        // The victim's won to an account: only one of the victim's own verified accounts takes it, and not on a token.
+        const fields = { bank_account_id: `ba_${randomUUID()}`, amount: '10000' };
+        return { path: {}, json: { ...fields, currency: 'KRW', pin: await pin({ action: 'payout', ...fields }) } };
+      }
       case 'executeCryptoTransfer': {
         const fields = { to_address: thief.key.address, network: 'ETHEREUM', token: 'ETH', amount: '0.1' };
         return {

@@ -9,12 +9,19 @@ import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
 import { Wallet, type BaseWallet } from 'ethers';
-import { ChargeEntity, DeviceEntity, SignedOperationEntity, TransferEntity, UserEntity } from '../../db/entities';
+import {
+  ChargeEntity,
+  DeviceEntity,
+  PayoutEntity,
+  SignedOperationEntity,
+  TransferEntity,
+  UserEntity,
+} from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import { waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { bankSettings, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
-import { closeAccountBody, ensurePin, transferPin } from '../helpers/pin';
+import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
 import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
@@ -28,6 +35,7 @@ import {
   credentialRevocationWorkflowId,
   securityNoticeWorkflowId,
   chargeWorkflowId,
+  payoutWorkflowId,
   transferWorkflowId,
   transferFinalityWorkflowId,
   transferKeyWorkflowId,
@@ -84,6 +92,10 @@ describe('workflow histories', () => {
         'credential-revocation-completed.json',
         'account-closure-refused.json',
         'account-closure-completed.json',
+        'account-closure-paid-out.json',
+        'payout-completed.json',
+        'payout-refused.json',
+        'payout-not-received-resent.json',
         'security-notice-mailed.json',
         'sign-in-by-id-card.json',
         'security-notice-device-added.json',
@@ -141,6 +153,25 @@ function historyJson(
     ],
     { encoding: 'utf8' },
   );
+}
+
+/** A payout of the user's balance to their verified account, approved by the PIN: its id. */
+async function payOut(
+  stack: Parameters<typeof callApi>[0] & Parameters<typeof encryptPin>[0],
+  user: Awaited<ReturnType<typeof registerUser>>,
+  bankAccountId: string,
+  amount: string,
+): Promise<string> {
+  const answer = await callApi(stack, '/api/v1/payouts', user, {
+    json: {
+      bank_account_id: bankAccountId,
+      amount,
+      currency: 'KRW',
+      pin: await encryptPin(stack, TEST_PIN, { request: { action: 'payout', amount, bank_account_id: bankAccountId } }),
+    },
+  });
+  if (answer.status !== 202) throw new Error(`payout: ${answer.status} ${JSON.stringify(answer.body)}`);
+  return answer.body.payout_id as string;
 }
 
 /** Writes a workflow's history (historyJson) as the fixture `name`. */
@@ -397,8 +428,9 @@ if (process.env.RECORD_HISTORIES) {
       });
       await save(credentialRevocationWorkflowId(kyc.vcId), 'credential-revocation-completed');
 
+      // Refused by the worker: a payout of the saver's balance is still in doubt at the bank.
       const saver = await registerUser(stack);
-      await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person, 100_000));
+      const saverAccount = await connectBankAccount(stack, saver, await openBankAccount(stack, saver.person, 100_000));
       const chargeId = (
         await callApi(stack, '/api/v1/charge/execute', saver, {
           json: { source: 'KB국민은행', amount: '1000', currency: 'KRW' },
@@ -406,6 +438,14 @@ if (process.env.RECORD_HISTORIES) {
       ).body.charge_id as string;
       await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
       await ensurePin(stack, saver, TEST_PIN);
+      await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 60_000, outcome: 'completed' } });
+      const pending = await payOut(stack, saver, saverAccount.bank_account_id, '1000');
+      await waitFor(
+        async () =>
+          (await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId: pending })).bankStatus === 'pending',
+        60_000,
+        'payout in doubt',
+      );
       expect(
         (
           await call(`${stack.apiUrl}/v1/account/close`, {
@@ -415,6 +455,8 @@ if (process.env.RECORD_HISTORIES) {
         ).status,
       ).toBe(409);
       await save(accountClosureWorkflowId(saver.userId), 'account-closure-refused');
+      await call(`${stack.sandboxUrl}/kftc/_transfers/settle`, { method: 'POST' });
+      await stack.temporal.workflow.getHandle(payoutWorkflowId(pending)).result();
       await ensurePin(stack, user, TEST_PIN);
       expect(
         (
@@ -425,6 +467,64 @@ if (process.env.RECORD_HISTORIES) {
         ).status,
       ).toBe(200);
       await save(accountClosureWorkflowId(user.userId), 'account-closure-completed');
+      await stack.stop();
+    });
+
+    it('records payouts: completed, refused by the bank, never received and resent by an operator, and a closure that pays the balance back', async () => {
+      const token = newOperatorToken();
+      const stack = await startTestStack(testDatabases()[0]!, {
+        env: {
+          DATA_ENCRYPTION_KEY: FIXTURE_KEY,
+          OPERATOR_TOKENS: JSON.stringify({ replay: operatorTokenHash(token) }),
+        },
+        workerEnv: { BANK_TIMEOUT_MS: '3000', BANK_NOT_RECEIVED_AFTER_SECONDS: '12' },
+      });
+      const save = async (payoutId: string, name: string) => {
+        await stack.temporal.workflow.getHandle(payoutWorkflowId(payoutId)).result();
+        saveHistory(stack, payoutWorkflowId(payoutId), name);
+      };
+      const user = await registerUser(stack);
+      const account = await connectBankAccount(stack, user, await openBankAccount(stack, user.person, 100_000));
+      const chargeId = (
+        await callApi(stack, '/api/v1/charge/execute', user, {
+          json: { source: 'KB국민은행', amount: '30000', currency: 'KRW' },
+        })
+      ).body.charge_id as string;
+      await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+      await save(await payOut(stack, user, account.bank_account_id, '5000'), 'payout-completed');
+      await bankSettings(stack, { depositLimits: { perTransferKrw: 1000 } });
+      await save(await payOut(stack, user, account.bank_account_id, '2000'), 'payout-refused');
+      await bankSettings(stack, { depositLimits: { perTransferKrw: null } });
+      await call(`${stack.sandboxUrl}/_faults/bank`, {
+        method: 'PUT',
+        json: { failTimes: 1, status: 503, paths: ['/deposit/acnt_num'] },
+      });
+      const lost = await payOut(stack, user, account.bank_account_id, '3000');
+      await waitFor(
+        async () =>
+          (await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId: lost })).bankStatus === 'not_received',
+        60_000,
+        'payout not received',
+      );
+      const decided = await call(`${stack.apiUrl}/v1/payouts/${lost}/decision`, {
+        headers: { authorization: `Bearer ${token}` },
+        json: { action: 'resend', reason: 'A0310 on both days' },
+      });
+      expect(decided.status).toBe(200);
+      await save(lost, 'payout-not-received-resent');
+      const closing = await call(`${stack.apiUrl}/v1/account/close`, {
+        headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+        json: {
+          confirm: 'CLOSE',
+          bank_account_id: account.bank_account_id,
+          pin: await encryptPin(stack, TEST_PIN, {
+            request: { action: 'account_close', bank_account_id: account.bank_account_id },
+          }),
+        },
+      });
+      expect(closing.status).toBe(202);
+      await stack.temporal.workflow.getHandle(accountClosureWorkflowId(user.userId)).result();
+      saveHistory(stack, accountClosureWorkflowId(user.userId), 'account-closure-paid-out');
       await stack.stop();
     });
 

@@ -115,11 +115,13 @@ export const PART_2: Record<string, ProblemEntry> = {
   'insufficient-balance': {
     title: 'Unprocessable request',
     status: 422,
-    meaning: 'The account or wallet does not hold enough to make the transfer, counting transfers still in flight.',
+    meaning:
+      'The account, wallet or won balance does not hold enough to make the transfer or payout, counting transfers still in flight.',
     when:
       'POST /api/v1/transfer/crypto/execute answers it, after the PIN is checked, when the amount is more than ' +
       "is available; on Solana also when the fee (and a new token account's rent) cannot be paid or the wallet " +
-      'would be left below the rent-exempt minimum.',
+      'would be left below the rent-exempt minimum. POST /api/v1/payouts answers it when the won balance (`balance`) ' +
+      'holds less than the amount: a payout leaves the balance when accepted, so two at once never spend the same won.',
     action:
       'Show the available amount from the detail and let the user send less, or add funds first; retrying the ' +
       'same request does not help until the balance changes.',

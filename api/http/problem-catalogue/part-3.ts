@@ -220,6 +220,47 @@ export const PART_3: Record<string, ProblemEntry> = {
     action: 'Send a smaller body (resize or compress the image, keep JSON within the limit) and retry.',
     example: 'idCardImage must be at most 5242880 bytes',
   },
+  'payout-account-not-verified': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: "The account named to pay out to is not one of the caller's verified bank accounts.",
+    when:
+      'POST /api/v1/payouts and POST /v1/account/close (with a balance) answer it for a bank_account_id that is not ' +
+      "one of the caller's accounts verified with 1 KRW: money is paid out only to the person's own account.",
+    action: 'Verify the account first (POST /api/v1/bank/send-won and its confirmation), then name it.',
+    example:
+      'ba_0c3e… is not one of your verified bank accounts: pay out only to an account of yours verified with 1 KRW (POST /api/v1/bank/send-won, then GET /api/v1/bank/accounts)',
+  },
+  'payout-daily-limit-exceeded': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: "The payout would take the day's payouts over PAYOUT_DAILY_LIMIT_KRW.",
+    when:
+      'POST /api/v1/payouts, counting the payouts of the Korean day (00:00 KST) that did not fail; `limit`, `used` ' +
+      'and `resetsAt` say how much and until when.',
+    action: 'Pay out what is left today, or the rest after `resetsAt`.',
+    example:
+      'Payouts are limited to 5,000,000 KRW a day; 4,000,000 KRW paid out today, 1,000,000 KRW left until 2026-12-02T15:00:00.000Z',
+  },
+  'payout-limit-exceeded': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: 'The payout is larger than one payout may be (PAYOUT_MAX_AMOUNT_KRW).',
+    when: 'POST /api/v1/payouts for an amount over the limit (`limit`). A closure pays the whole balance whatever it is.',
+    action: 'Pay out in several payouts of at most `limit`.',
+    example: 'A payout is limited to 2,000,000 KRW',
+  },
+  'payout-not-decidable': {
+    title: 'Conflict',
+    status: 409,
+    meaning: "The payout does not wait for an operator's decision.",
+    when:
+      'POST /v1/payouts/{payoutId}/decision (operators) for a payout that is not in review for a send the centre has ' +
+      'no record of: one processing, final, or in review for an answer the bank does not document.',
+    action: 'Read the payout again; an undocumented answer waits for the bank to say more (it is asked on its own).',
+    example:
+      'This payout is processing (the bank: pending): only a payout the centre has no record of takes a decision',
+  },
   'pin-already-set': {
     title: 'Conflict',
     status: 409,

@@ -19,6 +19,8 @@ export {
   backupReplaceRequest,
   kycRenewRequest,
   transferRequest,
+  payoutRequest,
+  type PayoutFields,
   type TransferFields,
   type PinRequest,
   type WalletBackupFields,

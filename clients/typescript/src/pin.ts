@@ -29,6 +29,19 @@ export const transferRequest = (body: TransferFields, idempotencyKey?: string): 
   idempotency_key: idempotencyKey ?? null,
 });
 
+/** The fields of a payout its PIN approves: the amount and the verified account it goes to. */
+export interface PayoutFields {
+  bank_account_id: string;
+  amount: string;
+}
+
+/** What the PIN of a payout (POST /api/v1/payouts) approves: that amount, to that account. */
+export const payoutRequest = (body: PayoutFields): PinRequest => ({
+  action: 'payout',
+  amount: body.amount,
+  bank_account_id: body.bank_account_id,
+});
+
 const sha256Base64Url = async (data: string | Uint8Array): Promise<string> =>
   Buffer.from(
     await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data),
@@ -111,8 +124,24 @@ export class PinEncryptor {
     };
   }
 
-  /** An account closure's body, approved by the PIN. */
-  async closeAccount(pin: string): Promise<{ confirm: 'CLOSE'; pin: string }> {
-    return { confirm: 'CLOSE', pin: await this.encrypt(pin, { request: { action: 'account_close' } }) };
+  /** A payout's body (POST /api/v1/payouts), approved by the PIN bound to its amount and account. */
+  async payout(pin: string, body: PayoutFields): Promise<PayoutFields & { currency: 'KRW'; pin: string }> {
+    return { ...body, currency: 'KRW', pin: await this.encrypt(pin, { request: payoutRequest(body) }) };
+  }
+
+  /**
+   * An account closure's body, approved by the PIN; with a won balance, name the verified account it is paid back to
+   * (bound into the approval too).
+   */
+  async closeAccount(
+    pin: string,
+    bankAccountId?: string,
+  ): Promise<{ confirm: 'CLOSE'; pin: string; bank_account_id?: string }> {
+    const account: Record<string, string> = bankAccountId ? { bank_account_id: bankAccountId } : {};
+    return {
+      confirm: 'CLOSE',
+      ...account,
+      pin: await this.encrypt(pin, { request: { action: 'account_close', ...account } }),
+    };
   }
 }

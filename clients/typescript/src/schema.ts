@@ -879,7 +879,7 @@ export interface paths {
         put?: never;
         /**
          * Close the account: every token stops working and every credential is revoked
-         * @description The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). Refused (409 account-not-closable, with `blockers`) while the service holds or moves anything for the user: a won balance, a charge or transfer not finished, coins or tokens on the Solana wallet it keeps. Run by the workflow account-closure-<userId>; the answer waits for it. Requests sent together share one closure; one sent after it answers 401 (the token no longer works). Records stay, as the law requires; the same person cannot register again.
+         * @description The access token alone is not enough: send `pin` (bound to `{"action":"account_close"}`, or with a balance `{"action":"account_close","bank_account_id":"<bank_account_id>"}`) or `passkeyAssertion` (from POST /v1/auth/passkeys/approvals/options). With no won balance the account closes now (200). With one, name the verified account of yours it is paid back to (`bank_account_id`, GET /api/v1/bank/accounts; the bank is asked again whether it is held in your name): the whole balance is paid out as `payoutId` and the answer is 202 `closing` with its Location; the account closes once the bank deposited it (`account.closed`, and the token then answers 401). A payout the bank refuses gives the balance back and the account stays open (`payout.failed`); one in doubt keeps it open until the bank says. Refused (409 account-not-closable, with `blockers`) while anything else is moving for you: a charge, payout or transfer not finished, coins or tokens on the Solana wallet the service keeps, or a balance with no account named. Run by the workflow account-closure-<userId>. Records stay, as the law requires; the same person cannot register again.
          */
         post: operations["closeAccount"];
         delete?: never;
@@ -1535,6 +1535,70 @@ export interface paths {
          * @description Deprecated since 2026-11-27; answers until 2027-05-31.
          */
         post: operations["bankWithdrawalWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your payouts, newest first; paginated by cursor
+         * @description Every payout, whatever its status (the transaction history lists only what moved the balance). For the next page pass `next_cursor` back as `cursor`.
+         */
+        get: operations["listPayouts"];
+        put?: never;
+        /**
+         * Pay won from the balance to one of your own verified bank accounts (asynchronous: poll GET /api/v1/payouts/{payoutId})
+         * @description The access token alone is not enough: send `pin` bound to `{"action":"payout","amount":"<amount>","bank_account_id":"<bank_account_id>"}` or a `passkeyAssertion` for that request; a device in its new-device hold cannot pay out. The account must be one of yours verified with 1 KRW, and the bank is asked again (real-name inquiry) whether it is held in your verified name and birth date. At most PAYOUT_MAX_AMOUNT_KRW (2,000,000) a payout and PAYOUT_DAILY_LIMIT_KRW (5,000,000) a Korean day. The amount leaves the balance at once (a second payout over what is left is refused 422 `insufficient-balance` with the `balance`); the workflow payout-<payout_id> asks the bank to deposit it (open banking transfer/deposit/acnt_num). A refusal gives the amount back to the balance; an answer in doubt is asked about (transfer/result) and never sent twice. Send an Idempotency-Key: the payout id is derived from it, so a retry finds the same payout. You are mailed, and `payout.*` events follow it.
+         */
+        post: operations["createPayout"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/payouts/{payoutId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A payout and what the bank made of it
+         * @description Poll it until `status` leaves `processing` (the bank is asked again 5 s to 5 min apart). `failed` says why in `failure_reason` and the bank's code in `failure_code`; the amount is back in the balance. `needs_review` is not final: the bank has not said what became of the deposit, it is never sent again on its own, and the balance is not given back before the bank says.
+         */
+        get: operations["getPayout"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/payouts/{payoutId}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An operator decides a payout the open banking centre has no record of: send it again, or give the amount back
+         * @description Only for a payout in `needs_review` whose bank status is `not_received` (409 otherwise). The decision is signalled to workflow payout-<id>, which asks the centre once more before it acts: a send that landed since completes the payout whatever was decided, and one refused since fails it. `resend` sends the deposit under a new bank_tran_id (the first is still asked about: if both pay, the payout is in review again); `reverse` gives the amount back to the balance. The operator and reason stay in the workflow history.
+         */
+        post: operations["decidePayout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3170,6 +3234,86 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "payout.processing": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A payout was accepted: its amount left the balance and the bank is asked to deposit it into the person's account
+         * @description Sent to each webhook endpoint subscribed to `payout.processing` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:payout.processing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank deposited the payout into the person's account
+         * @description Sent to each webhook endpoint subscribed to `payout.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:payout.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank refused the payout (or an operator reversed one it never received): the amount is back in the balance
+         * @description Sent to each webhook endpoint subscribed to `payout.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:payout.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "payout.needs_review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The bank answered something undocumented, or has no record of the send: an operator reviews the payout (never sent again on its own)
+         * @description Sent to each webhook endpoint subscribed to `payout.needs_review` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:payout.needs_review"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "bank_verification.verified": {
         parameters: {
             query?: never;
@@ -4774,7 +4918,7 @@ export interface components {
             };
         };
         /** @description An event (one schema per type) */
-        Event: components["schemas"]["RegistrationStepChangedEvent"] | components["schemas"]["RegistrationCompletedEvent"] | components["schemas"]["RegistrationFailedEvent"] | components["schemas"]["RegistrationExpiredEvent"] | components["schemas"]["DeployCompletedEvent"] | components["schemas"]["DeployFailedEvent"] | components["schemas"]["DeployStalledEvent"] | components["schemas"]["DeployReplacedEvent"] | components["schemas"]["DidKeyCompletedEvent"] | components["schemas"]["DidKeyFailedEvent"] | components["schemas"]["DidKeyStalledEvent"] | components["schemas"]["DidKeyReplacedEvent"] | components["schemas"]["TransferKeyCompletedEvent"] | components["schemas"]["TransferKeyFailedEvent"] | components["schemas"]["TransferKeyStalledEvent"] | components["schemas"]["TransferKeyReplacedEvent"] | components["schemas"]["AccountUpgradeCompletedEvent"] | components["schemas"]["AccountUpgradeFailedEvent"] | components["schemas"]["AccountUpgradeStalledEvent"] | components["schemas"]["AccountUpgradeReplacedEvent"] | components["schemas"]["RecoveryCancelCompletedEvent"] | components["schemas"]["RecoveryCancelFailedEvent"] | components["schemas"]["RecoveryCancelStalledEvent"] | components["schemas"]["RecoveryCancelReplacedEvent"] | components["schemas"]["RecoveryScheduledEvent"] | components["schemas"]["RecoveryExecutedEvent"] | components["schemas"]["RecoveryCancelledEvent"] | components["schemas"]["KeyRotationNetworkCompletedEvent"] | components["schemas"]["KeyRotationNetworkStalledEvent"] | components["schemas"]["KeyRotationNetworkFailedEvent"] | components["schemas"]["KeyRotationCompletedEvent"] | components["schemas"]["KeyRotationPartialFailureEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeCompletedEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeNeedsReviewEvent"] | components["schemas"]["BankVerificationVerifiedEvent"] | components["schemas"]["BankVerificationLockedEvent"] | components["schemas"]["BankConsentGrantedEvent"] | components["schemas"]["TransferSubmittedEvent"] | components["schemas"]["TransferRepricedEvent"] | components["schemas"]["TransferConfirmedEvent"] | components["schemas"]["TransferFinalizedEvent"] | components["schemas"]["TransferFailedEvent"] | components["schemas"]["TransferNeedsReviewEvent"] | components["schemas"]["CredentialIssuedEvent"] | components["schemas"]["CredentialRevokedEvent"] | components["schemas"]["AccountClosedEvent"] | components["schemas"]["EmailLockedEvent"] | components["schemas"]["PasskeyAddedEvent"] | components["schemas"]["PasskeyRemovedEvent"] | components["schemas"]["DeviceAddedEvent"] | components["schemas"]["DeviceRevokedEvent"] | components["schemas"]["BackupReadEvent"] | components["schemas"]["BackupStoredEvent"] | components["schemas"]["EmailVerifiedEvent"] | components["schemas"]["EmailChangedEvent"] | components["schemas"]["EmailChangeUndoneEvent"] | components["schemas"]["PinSetEvent"] | components["schemas"]["PinChangedEvent"] | components["schemas"]["PinResetEvent"] | components["schemas"]["PinLockedEvent"] | components["schemas"]["ComplianceCaseOpenedEvent"] | components["schemas"]["ComplianceCaseDecidedEvent"];
+        Event: components["schemas"]["RegistrationStepChangedEvent"] | components["schemas"]["RegistrationCompletedEvent"] | components["schemas"]["RegistrationFailedEvent"] | components["schemas"]["RegistrationExpiredEvent"] | components["schemas"]["DeployCompletedEvent"] | components["schemas"]["DeployFailedEvent"] | components["schemas"]["DeployStalledEvent"] | components["schemas"]["DeployReplacedEvent"] | components["schemas"]["DidKeyCompletedEvent"] | components["schemas"]["DidKeyFailedEvent"] | components["schemas"]["DidKeyStalledEvent"] | components["schemas"]["DidKeyReplacedEvent"] | components["schemas"]["TransferKeyCompletedEvent"] | components["schemas"]["TransferKeyFailedEvent"] | components["schemas"]["TransferKeyStalledEvent"] | components["schemas"]["TransferKeyReplacedEvent"] | components["schemas"]["AccountUpgradeCompletedEvent"] | components["schemas"]["AccountUpgradeFailedEvent"] | components["schemas"]["AccountUpgradeStalledEvent"] | components["schemas"]["AccountUpgradeReplacedEvent"] | components["schemas"]["RecoveryCancelCompletedEvent"] | components["schemas"]["RecoveryCancelFailedEvent"] | components["schemas"]["RecoveryCancelStalledEvent"] | components["schemas"]["RecoveryCancelReplacedEvent"] | components["schemas"]["RecoveryScheduledEvent"] | components["schemas"]["RecoveryExecutedEvent"] | components["schemas"]["RecoveryCancelledEvent"] | components["schemas"]["KeyRotationNetworkCompletedEvent"] | components["schemas"]["KeyRotationNetworkStalledEvent"] | components["schemas"]["KeyRotationNetworkFailedEvent"] | components["schemas"]["KeyRotationCompletedEvent"] | components["schemas"]["KeyRotationPartialFailureEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeCompletedEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeNeedsReviewEvent"] | components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutCompletedEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutNeedsReviewEvent"] | components["schemas"]["BankVerificationVerifiedEvent"] | components["schemas"]["BankVerificationLockedEvent"] | components["schemas"]["BankConsentGrantedEvent"] | components["schemas"]["TransferSubmittedEvent"] | components["schemas"]["TransferRepricedEvent"] | components["schemas"]["TransferConfirmedEvent"] | components["schemas"]["TransferFinalizedEvent"] | components["schemas"]["TransferFailedEvent"] | components["schemas"]["TransferNeedsReviewEvent"] | components["schemas"]["CredentialIssuedEvent"] | components["schemas"]["CredentialRevokedEvent"] | components["schemas"]["AccountClosedEvent"] | components["schemas"]["EmailLockedEvent"] | components["schemas"]["PasskeyAddedEvent"] | components["schemas"]["PasskeyRemovedEvent"] | components["schemas"]["DeviceAddedEvent"] | components["schemas"]["DeviceRevokedEvent"] | components["schemas"]["BackupReadEvent"] | components["schemas"]["BackupStoredEvent"] | components["schemas"]["EmailVerifiedEvent"] | components["schemas"]["EmailChangedEvent"] | components["schemas"]["EmailChangeUndoneEvent"] | components["schemas"]["PinSetEvent"] | components["schemas"]["PinChangedEvent"] | components["schemas"]["PinResetEvent"] | components["schemas"]["PinLockedEvent"] | components["schemas"]["ComplianceCaseOpenedEvent"] | components["schemas"]["ComplianceCaseDecidedEvent"];
         GasBudget: {
             /** @description whole won, as a decimal string */
             dailyBudgetKrw: string;
@@ -5054,6 +5198,134 @@ export interface components {
             userId: string | null;
             data: {
                 passkeyId: string;
+            };
+        };
+        /**
+         * payout.completed
+         * @description The bank deposited the payout into the person's account
+         */
+        PayoutCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "payout.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "payout";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                payoutId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                /** @description The verified account paid to */
+                bankAccountId: string;
+                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                purpose: "request" | "closure";
+            };
+        };
+        /**
+         * payout.failed
+         * @description The bank refused the payout (or an operator reversed one it never received): the amount is back in the balance
+         */
+        PayoutFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "payout.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "payout";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                payoutId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                /** @description The verified account paid to */
+                bankAccountId: string;
+                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                purpose: "request" | "closure";
+                reason: string;
+                /** @description The bank's own code (rsp_code or bank_rsp_code) */
+                code: string | null;
+            };
+        };
+        /**
+         * payout.needs_review
+         * @description The bank answered something undocumented, or has no record of the send: an operator reviews the payout (never sent again on its own)
+         */
+        PayoutNeedsReviewEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "payout.needs_review";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "payout";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                payoutId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                /** @description The verified account paid to */
+                bankAccountId: string;
+                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                purpose: "request" | "closure";
+                reason: string;
+            };
+        };
+        /**
+         * payout.processing
+         * @description A payout was accepted: its amount left the balance and the bank is asked to deposit it into the person's account
+         */
+        PayoutProcessingEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "payout.processing";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "payout";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                payoutId: string;
+                /** @description KRW (won) */
+                amount: string;
+                /** @constant */
+                currency: "KRW";
+                /** @description The verified account paid to */
+                bankAccountId: string;
+                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                purpose: "request" | "closure";
             };
         };
         /**
@@ -13247,7 +13519,9 @@ export interface operations {
                      * @constant
                      */
                     confirm: "CLOSE";
-                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"account_close"}} */
+                    /** @description With a won balance: the verified account of yours (GET /api/v1/bank/accounts) it is paid back to before the account closes; bound into the approval */
+                    bank_account_id?: string;
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"account_close"} (with a balance: {"action":"account_close","bank_account_id":"<bank_account_id>"})} */
                     pin?: string;
                     passkeyAssertion?: {
                         /** @description From POST /v1/auth/passkeys/approvals/options; single use */
@@ -13288,6 +13562,39 @@ export interface operations {
                         closedAt: string;
                         /** @description The credentials revoked by the closure (account-closed) */
                         revokedCredentials: string[];
+                    };
+                };
+            };
+            /** @description The balance is being paid back; the account closes once it is (follow the payout) */
+            202: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "closing",
+                     *       "payoutId": "po_8df2698c-f1e8-d6a0-4c90-4a3734a32c1a",
+                     *       "amount": "25,000 KRW"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "closing";
+                        /** @description The payout of the balance: GET /api/v1/payouts/{payoutId} */
+                        payoutId: string;
+                        /** @description The balance paid back, e.g. "30,000 KRW" */
+                        amount: string;
                     };
                 };
             };
@@ -19234,6 +19541,718 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    listPayouts: {
+        parameters: {
+            query?: {
+                /** @description How many items at most (20 by default, up to 100) */
+                limit?: number;
+                /** @description The cursor of the previous page (its `nextCursor` on /v1, `next_cursor` on /api/v1): the items after it */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Payouts */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description RFC 8288 `<…>; rel="next"`: the next page (this request with `cursor` set), when there is one */
+                    link?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "payouts": [
+                     *           {
+                     *             "payout_id": "po_7e8b4fc8-db10-fc1c-4439-01193abd6073",
+                     *             "status": "completed",
+                     *             "amount": "20,000 KRW",
+                     *             "currency": "KRW",
+                     *             "bank_account_id": "ba_d89b4de4-8b2d-4698-a335-12aac9f802f3",
+                     *             "bank_name": "KB국민은행",
+                     *             "account_no": "796*******450",
+                     *             "purpose": "request",
+                     *             "failure_reason": null,
+                     *             "failure_code": null,
+                     *             "created_at": "2026-12-02T02:32:41.169Z",
+                     *             "completed_at": "2026-12-02T02:32:41.311Z"
+                     *           }
+                     *         ],
+                     *         "next_cursor": null,
+                     *         "has_more": false
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            payouts: {
+                                payout_id: string;
+                                /** @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says) */
+                                status: "processing" | "completed" | "failed" | "needs_review";
+                                /** @description e.g. "20,000 KRW" */
+                                amount: string;
+                                currency: string;
+                                bank_account_id: string;
+                                bank_name: string;
+                                /** @description masked */
+                                account_no: string;
+                                /** @description request: you asked for it; closure: the balance an account closure pays back */
+                                purpose: "request" | "closure";
+                                /** @description e.g. account_closed, holder_mismatch, institution_daily_limit (the service’s own deposit limit at the open banking centre for the day: try tomorrow), institution_per_transfer_limit, institution_monthly_limit */
+                                failure_reason: string | null;
+                                /** @description The bank's own code, e.g. A0101 or 413 */
+                                failure_code: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                completed_at: string | null;
+                            }[];
+                            /** @description Pass it as `cursor` for the next page; null on the last page */
+                            next_cursor: string | null;
+                            /** @description Whether there is a next page (then the answer also carries `Link: <…>; rel="next"`) */
+                            has_more: boolean;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A cursor this API did not return */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    createPayout: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "bank_account_id": "ba_d89b4de4-8b2d-4698-a335-12aac9f802f3",
+                 *       "amount": "20000",
+                 *       "currency": "KRW",
+                 *       "pin": "eyJhbGciOiJFQ0RILUVTK0EyNTZLVyIsImVuYyI6IkEyNTZHQ00iLCJraWQiOiJwaW4tMmUwYTBlMGUtYzdjZi00ZmIxLWE1N2MtYjFkMDc5OWE2ZDc1IiwiZXBrIjp7IngiOiJwVEJqY1dackUtb3QzT3JiRGEzVFdzX3lEUldCWHdUSzc3QXB5RHQ1NURZIiwiY3J2IjoiUC0yNTYiLCJrdHkiOiJFQyIsInkiOiJzYk11cGE0aF9kNWJQcW5JQjM5R281VUhUWmFKdjQzSmNCQnZLLUg2amVBIn19.eZ1PLQ2wsu7VgS1VIsO8Oz_2NHvukLidGO4Tcak3aWhY11QV3bAXdQ.538I7JykmtglsoQe.cPLEGcatx85RYU1sim0-ts8B5Ya35u8nzOhKzWOLbhwsmVdieilQrQYiTgzMwZzrQNajz75j4wpX_LBuSGZNYsxkmUku8mzBtHJW7zf3HSq_zDIT8S-ZlyZD8itGGuJZUb8-qPEKLlHHQDIWGR3PDBoZgwSyoWu-7Ck85eQ7YgzSPPzs_B1OH25oVGxaXwPcG03aJvdBkYfWoGNV1zty2nNqpIw23dRUaZcTIFpFn9MZAOAziv6ZCEg.7vunsnLvrWKzJnrcuFaqug"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description One of your verified accounts (GET /api/v1/bank/accounts): the money goes nowhere else, and the bank is asked again whether it is held in your verified name */
+                    bank_account_id: string;
+                    /** @description Whole won, as a decimal string without separators, e.g. "20000" */
+                    amount: string;
+                    /** @constant */
+                    currency: "KRW";
+                    /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"payout","amount":"<amount>","bank_account_id":"<bank_account_id>"}} */
+                    pin?: string;
+                    passkeyAssertion?: {
+                        /** @description From POST /v1/auth/passkeys/approvals/options; single use */
+                        challengeId: string;
+                        credential: components["schemas"]["PasskeyAssertionCredential"];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Payout accepted */
+            202: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "payout_id": "po_7e8b4fc8-db10-fc1c-4439-01193abd6073",
+                     *         "status": "processing",
+                     *         "balance": "10000"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            payout_id: string;
+                            /** @constant */
+                            status: "processing";
+                            /** @description What is left of the KRW balance, e.g. "30000" */
+                            balance: string;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release), or the approving passkey is in its own hold (passkey-on-hold). Problem types: `/problems/device-on-hold`, `/problems/passkey-on-hold` */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Unknown approval challenge or identity check. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No PIN set, or the approval already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/challenge-used`, `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The approval challenge or the identity check expired. Problem types: `/problems/challenge-expired` */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No approval (step-up-required), a wrong PIN; an account that is not one of your verified ones (payout-account-not-verified), not held in your name (account-holder-mismatch) or unknown to the bank; more than the balance (insufficient-balance, with `balance`); over a limit (payout-limit-exceeded, payout-daily-limit-exceeded); or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/insufficient-balance`, `/problems/invalid-passkey-assertion`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/passkey-approval-not-for-this-request`, `/problems/payout-account-not-verified`, `/problems/payout-limit-exceeded`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-ambiguous`, `/problems/step-up-required`, `/problems/unknown-passkey`, `/problems/wrong-pin` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description PIN locked (pin-locked, pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
+            423: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description The bank is not answering the real-name inquiry. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    getPayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Payout */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok",
+                     *       "data": {
+                     *         "payout_id": "po_7e8b4fc8-db10-fc1c-4439-01193abd6073",
+                     *         "status": "processing",
+                     *         "amount": "20,000 KRW",
+                     *         "currency": "KRW",
+                     *         "bank_account_id": "ba_d89b4de4-8b2d-4698-a335-12aac9f802f3",
+                     *         "bank_name": "KB국민은행",
+                     *         "account_no": "796*******450",
+                     *         "purpose": "request",
+                     *         "failure_reason": null,
+                     *         "failure_code": null,
+                     *         "created_at": "2026-12-02T02:32:41.169Z",
+                     *         "completed_at": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @constant */
+                        status: "ok";
+                        data: {
+                            payout_id: string;
+                            /** @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says) */
+                            status: "processing" | "completed" | "failed" | "needs_review";
+                            /** @description e.g. "20,000 KRW" */
+                            amount: string;
+                            currency: string;
+                            bank_account_id: string;
+                            bank_name: string;
+                            /** @description masked */
+                            account_no: string;
+                            /** @description request: you asked for it; closure: the balance an account closure pays back */
+                            purpose: "request" | "closure";
+                            /** @description e.g. account_closed, holder_mismatch, institution_daily_limit (the service’s own deposit limit at the open banking centre for the day: try tomorrow), institution_per_transfer_limit, institution_monthly_limit */
+                            failure_reason: string | null;
+                            /** @description The bank's own code, e.g. A0101 or 413 */
+                            failure_code: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            completed_at: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description No such payout of yours. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnvelopeError"];
+                };
+            };
+        };
+    };
+    decidePayout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                payoutId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "action": "resend",
+                 *       "reason": "A0310 on both days"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description resend: send the deposit again under a new bank_tran_id; reverse: give the amount back to the balance. Taken only if the centre, asked again, still has no record of the send */
+                    action: "resend" | "reverse";
+                    /** @description The operator's reason, with the centre's answer */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signalled */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "payout_id": "po_5c7f1289-6185-bf1a-4cc5-d8337ca4e423",
+                     *       "decision": "resend",
+                     *       "signalled": true
+                     *     }
+                     */
+                    "application/json": {
+                        payout_id: string;
+                        decision: string;
+                        signalled: boolean;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing or invalid operator token or session. Problem types: `/problems/invalid-operator-session`, `/problems/invalid-operator-token`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such payout */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The payout does not wait for a decision (payout-not-decidable). Problem types: `/problems/payout-not-decidable` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
         };
@@ -25722,7 +26741,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -26100,7 +27119,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -29164,6 +30183,233 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["ChargeNeedsReviewEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:payout.processing": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_7f8e9ff4-5e1d-4c2b-9a3f-7f8e9ff47f8e",
+                 *       "type": "payout.processing",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "payout",
+                 *         "id": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13"
+                 *       },
+                 *       "sequence": 1,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "payoutId": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13",
+                 *         "amount": "20000",
+                 *         "currency": "KRW",
+                 *         "bankAccountId": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9",
+                 *         "purpose": "request"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutProcessingEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:payout.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_a08740d0-5e1d-4c2b-9a3f-a08740d0a087",
+                 *       "type": "payout.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "payout",
+                 *         "id": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "payoutId": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13",
+                 *         "amount": "20000",
+                 *         "currency": "KRW",
+                 *         "bankAccountId": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9",
+                 *         "purpose": "request"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:payout.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_0b994f22-5e1d-4c2b-9a3f-0b994f220b99",
+                 *       "type": "payout.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "payout",
+                 *         "id": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "payoutId": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13",
+                 *         "amount": "20000",
+                 *         "currency": "KRW",
+                 *         "bankAccountId": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9",
+                 *         "purpose": "request",
+                 *         "reason": "institution_daily_limit",
+                 *         "code": "A0101"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:payout.needs_review": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_580738d1-5e1d-4c2b-9a3f-580738d15807",
+                 *       "type": "payout.needs_review",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "payout",
+                 *         "id": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "payoutId": "po_6c1f4a2e-93d0-4b7a-8a51-2f0e9c7d4b13",
+                 *         "amount": "20000",
+                 *         "currency": "KRW",
+                 *         "bankAccountId": "ba_e5963957-c3ae-4635-9e6e-74a354751dd9",
+                 *         "purpose": "request",
+                 *         "reason": "payout_not_received: the centre has no record of F123456789U4BC34239Z since it was sent: not sent again"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["PayoutNeedsReviewEvent"];
             };
         };
         responses: {
