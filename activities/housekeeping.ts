@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm';
-import { WebauthnChallengeEntity } from '../db/entities';
+import { PayoutEntity, WebauthnChallengeEntity } from '../db/entities';
 import { clock } from '../platform/clock';
 
 export interface HousekeepingActivityDeps {
@@ -12,6 +12,9 @@ export interface HousekeepingActivityDeps {
  */
 export const EXPIRED_CHALLENGE_KEPT_SECONDS = 3600;
 
+/** How old an unfinished payout must be before the sweep looks for its workflow (its request has long answered). */
+export const UNSTARTED_PAYOUT_SECONDS = 120;
+
 /** Rows past their use, deleted on the worker's housekeeping schedule (worker/schedules.ts). */
 export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) => ({
   /**
@@ -22,6 +25,22 @@ export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) 
     const before = new Date(clock.now() - EXPIRED_CHALLENGE_KEPT_SECONDS * 1000);
     const deleted = await orm.em.fork().nativeDelete(WebauthnChallengeEntity, { expiresAt: { $lt: before } });
     return { deleted };
+  },
+
+  /**
+   * Payouts not final that were accepted more than UNSTARTED_PAYOUT_SECONDS ago, oldest first (at most 100 a sweep):
+   * the housekeeping workflow starts the workflow of each one that has none (the others answer that theirs runs).
+   */
+  async unstartedPayoutCandidates(): Promise<Array<{ payoutId: string; userId: string }>> {
+    const before = new Date(clock.now() - UNSTARTED_PAYOUT_SECONDS * 1000);
+    const payouts = await orm.em
+      .fork()
+      .find(
+        PayoutEntity,
+        { status: { $in: ['processing', 'needs_review'] }, createdAt: { $lt: before } },
+        { fields: ['payoutId', 'userId'], orderBy: { createdAt: 'asc' }, limit: 100 },
+      );
+    return payouts.map((p) => ({ payoutId: p.payoutId, userId: p.userId }));
   },
 });
 

@@ -1,12 +1,26 @@
 import { LockMode, type EntityManager } from '@mikro-orm/core';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
-import { BankAccountEntity, PayoutEntity, UserEntity, bankAccountNoAad, type Payout } from '../db/entities';
+import {
+  BankAccountEntity,
+  BankTranIdEntity,
+  PayoutEntity,
+  UserEntity,
+  bankAccountNoAad,
+  type Payout,
+} from '../db/entities';
+import { userIsActive } from './account';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { BankRail, TransferOutcome } from '../integrations/bank/rail';
-import type { PayoutDecision, PayoutSettlement } from '../workflows/messages';
+import type { PayoutDecision, PayoutLandings, PayoutSettlement } from '../workflows/messages';
 import { transferRequester } from './bank-consent';
-import { bankClearingAccount, payoutsInTransitAccount, postJournal, userBalanceAccount } from './ledger';
+import {
+  InsufficientBalance,
+  bankClearingAccount,
+  payoutsInTransitAccount,
+  postJournal,
+  userBalanceAccount,
+} from './ledger';
 import { appendEvent } from '../db/events';
 import { clock } from '../platform/clock';
 
@@ -29,6 +43,9 @@ function settlementOf(outcome: TransferOutcome): PayoutSettlement {
     case 'in_doubt':
       return { status: outcome.notReceived ? 'not_received' : 'pending', reason: outcome.reason };
     case 'unknown':
+      // Two sends that both paid: the payout is paid (more than once), which is recorded, not left in review.
+      if (outcome.movedUnder && outcome.movedUnder.length > 1)
+        return { status: 'completed', reason: null, extraPaid: outcome.movedUnder.length - 1 };
       return { status: 'unknown', reason: outcome.reason };
   }
 }
@@ -86,7 +103,16 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
      * crash between the send and its answer asks instead), asked about (transfer/result) every later time.
      */
     async payoutAtBank({ payoutId }: { payoutId: string }): Promise<PayoutSettlement> {
-      await orm.em.fork().nativeUpdate(PayoutEntity, { payoutId, bankStatus: null }, { bankStatus: 'requested' });
+      const payout = await orm.em.fork().findOneOrFail(PayoutEntity, { payoutId });
+      if (payout.status === 'completed') return { status: 'completed', reason: null };
+      if (payout.status === 'failed') return { status: 'reversed', reason: payout.failureReason ?? null };
+      // Never to an account suspended since the payout was accepted: the bank is not called, the amount goes back. Once
+      // the bank may have been asked (the mark below comes first), a retry asks it what became of the payout instead.
+      if (payout.bankStatus === null) {
+        if (payout.purpose === 'request' && !(await userIsActive(orm, payout.userId)))
+          return { status: 'rejected', reason: 'account_not_active', code: null };
+        await orm.em.fork().nativeUpdate(PayoutEntity, { payoutId, bankStatus: null }, { bankStatus: 'requested' });
+      }
       const settlement = await deposit(payoutId, false);
       await markBank(payoutId, settlement);
       return settlement;
@@ -101,31 +127,40 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
     async decidePayout({
       payoutId,
       action,
-      reason,
-      decidedBy,
+      bankTranId,
     }: { payoutId: string } & PayoutDecision): Promise<PayoutSettlement> {
+      // A retry of a decision already taken (its answer lost) takes it no further: reversed is reversed, and a send
+      // made again has a new id, so a second resend is refused below.
+      const payout = await orm.em.fork().findOneOrFail(PayoutEntity, { payoutId });
+      if (payout.status === 'failed') return { status: 'reversed', reason: payout.failureReason ?? null };
       const now = await deposit(payoutId, false);
       if (now.status !== 'not_received') {
         await markBank(payoutId, now);
         return now;
       }
+      const current = await orm.em.fork().findOne(BankTranIdEntity, { reference: `payout:${payoutId}` });
+      if (current?.bankTranId !== bankTranId) return now;
       if (action === 'resend') {
         const sent = await deposit(payoutId, true);
         await markBank(payoutId, sent);
         return sent;
       }
-      await reverse(payoutId, `not_received_reversed: by ${decidedBy}: ${reason}`, null);
+      // Who decided and why stay in the decision (the workflow's history), not in what the person and apps read.
+      await reverse(payoutId, 'not_received_reversed', null);
       return { status: 'reversed', reason: 'not_received_reversed' };
     },
 
     /** The payout waits for an operator or for the bank to say something documented; nothing moves meanwhile. */
     async holdPayoutForReview({
       payoutId,
-      reason,
+      kind,
       bankStatus,
     }: {
       payoutId: string;
-      reason: string;
+      /** What the person and apps read: payout_not_received, unknown_bank_status. */
+      kind: string;
+      /** The bank's answer in its own words, for operators: it stays in the workflow's history, not on the payout. */
+      detail: string;
       bankStatus: string;
     }): Promise<void> {
       await orm.em.fork().transactional(async (tx) => {
@@ -134,7 +169,7 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
         const entering = payout.status === 'processing';
         Object.assign(payout, {
           status: 'needs_review',
-          failureReason: reason.slice(0, 255),
+          failureReason: kind.slice(0, 255),
           bankStatus: bankStatus.slice(0, 16),
         });
         await tx.flush();
@@ -154,11 +189,9 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
       await orm.em.fork().transactional(async (tx) => {
         const payout = await locked(tx, payoutId);
         if (payout.status === 'completed') return;
-        if (payout.status === 'failed')
-          throw ApplicationFailure.nonRetryable(
-            `payout ${payoutId} was reversed, yet the bank says it paid: for an operator`,
-            'PayoutReversedButPaid',
-          );
+        // Reversed (an operator's decision whose answer was lost), yet the bank says it paid: recorded as a payment
+        // made after its reversal, never left unseen.
+        if (payout.status === 'failed') return recordExtra(tx, payout, 1);
         await postJournal(tx, {
           journalId: `payout-settled:${payoutId}`,
           kind: 'payout_settled',
@@ -195,11 +228,90 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
       });
     },
 
+    /** What the bank paid of the payout over every id it was sent under, against what the ledger says it paid. */
+    async payoutLandings({ payoutId }: { payoutId: string }): Promise<PayoutLandings> {
+      const payout = await orm.em.fork().findOneOrFail(PayoutEntity, { payoutId });
+      const seen = await bank.depositsMade({ reference: `payout:${payoutId}`, amount: payout.amount });
+      return { paid: seen.paid, expected: payout.status === 'completed' ? 1 : 0 };
+    },
+
+    /**
+     * The bank paid the payout more times than the ledger says (a send that landed late: after an operator gave the
+     * amount back, or beside the send they made again). Recorded once: the amount is taken from the balance again
+     * (journal payout-paid-again:<id>, the history shows it as a payout), the payout completed; when the balance no longer
+     * holds it, the payout is held for an operator (needs_review, `paid_again`), nothing posted.
+     */
+    async recordExtraPayment({ payoutId, extra }: { payoutId: string; extra: number }): Promise<void> {
+      await orm.em.fork().transactional(async (tx) => recordExtra(tx, await locked(tx, payoutId), extra));
+    },
+
     /** The bank refused it (nothing moved): the amount goes back to the balance, once. */
     async reversePayout({ payoutId, reason, code }: { payoutId: string; reason: string; code: string | null }) {
       await reverse(payoutId, reason, code);
     },
   };
+
+  /**
+   * The bank paid the payout `extra` more times than the ledger says. Recorded once (journal payout-paid-again:<id>):
+   * the amount is taken from the balance again and the payout is completed; when the balance no longer holds it, the
+   * payout is held for an operator (needs_review, `paid_again`), nothing posted.
+   */
+  async function recordExtra(tx: EntityManager, payout: Payout, extra: number): Promise<void> {
+    const amount = payout.amount * BigInt(extra);
+    const reason = 'paid_again';
+    try {
+      const posted = await postJournal(tx, {
+        journalId: `payout-paid-again:${payout.payoutId}`,
+        kind: 'payout',
+        userId: payout.userId,
+        reference: payout.payoutId,
+        legs: [
+          {
+            accountId: userBalanceAccount(payout.userId, payout.currency),
+            kind: 'user_balance',
+            userId: payout.userId,
+            currency: payout.currency,
+            amount: -amount,
+          },
+          {
+            accountId: bankClearingAccount(payout.bankCode, payout.currency),
+            kind: 'bank_clearing',
+            currency: payout.currency,
+            amount,
+          },
+        ],
+      });
+      if (!posted) return;
+    } catch (error) {
+      if (!(error instanceof InsufficientBalance)) throw error;
+      if (payout.status === 'needs_review' && payout.failureReason === reason) return;
+      Object.assign(payout, { status: 'needs_review', failureReason: reason });
+      await tx.flush();
+      await appendEvent(tx, {
+        type: 'payout.needs_review',
+        resourceId: payout.payoutId,
+        userId: payout.userId,
+        data: { ...eventData(payout), reason },
+      });
+      return;
+    }
+    const wasCompleted = payout.status === 'completed';
+    Object.assign(payout, {
+      status: 'completed',
+      bankStatus: 'completed',
+      failureReason: reason,
+      failureCode: null,
+      completedAt: payout.completedAt ?? clock.date(),
+    });
+    await tx.flush();
+    if (!wasCompleted)
+      await appendEvent(tx, {
+        type: 'payout.completed',
+        resourceId: payout.payoutId,
+        userId: payout.userId,
+        data: eventData(payout),
+      });
+  }
 
   async function reverse(payoutId: string, reason: string, code: string | null): Promise<void> {
     await orm.em.fork().transactional(async (tx) => {
@@ -212,19 +324,20 @@ export const createPayoutActivities = ({ orm, encryption, bank }: PayoutActivity
         kind: 'payout_reversal',
         userId: payout.userId,
         reference: payoutId,
+        // The balance's row before the transit one, in the order an acceptance locks them (no deadlock between them).
         legs: [
-          {
-            accountId: payoutsInTransitAccount(payout.currency),
-            kind: 'payouts_in_transit',
-            currency: payout.currency,
-            amount: -payout.amount,
-          },
           {
             accountId: userBalanceAccount(payout.userId, payout.currency),
             kind: 'user_balance',
             userId: payout.userId,
             currency: payout.currency,
             amount: payout.amount,
+          },
+          {
+            accountId: payoutsInTransitAccount(payout.currency),
+            kind: 'payouts_in_transit',
+            currency: payout.currency,
+            amount: -payout.amount,
           },
         ],
       });

@@ -1,7 +1,14 @@
-import { executeChild, proxyActivities } from '@temporalio/workflow';
+import {
+  ChildWorkflowCancellationType,
+  ParentClosePolicy,
+  executeChild,
+  proxyActivities,
+  setHandler,
+} from '@temporalio/workflow';
 import type { AccountActivities } from '../activities/account';
 import {
   RECORD_OPTIONS,
+  closurePayoutQuery,
   payoutWorkflowId,
   type AccountClosureInput,
   type AccountClosureOutcome,
@@ -18,11 +25,16 @@ const account = proxyActivities<AccountActivities>(RECORD_OPTIONS);
  * closes only once the bank deposited it (a refused payout gives the balance back and the account stays open).
  */
 export async function accountClosureWorkflow(input: AccountClosureInput): Promise<AccountClosureOutcome> {
+  setHandler(closurePayoutQuery, () => input.payoutId ?? null);
   if (input.payoutId) {
     const paid = await executeChild<typeof payoutWorkflow>('payoutWorkflow', {
       workflowId: payoutWorkflowId(input.payoutId),
       args: [{ payoutId: input.payoutId, userId: input.userId }],
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // The payout outlives its closure: a closure terminated or cancelled by an operator leaves the money's
+      // workflow asking the bank, never money in transit with nobody asking.
+      parentClosePolicy: ParentClosePolicy.ABANDON,
+      cancellationType: ChildWorkflowCancellationType.ABANDON,
     });
     if (paid.status !== 'completed')
       return {

@@ -3,7 +3,7 @@ export { deployWorkflow } from './deploy';
 export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation';
 export { didKeyWorkflow } from './did-key';
 export { chargeWorkflow } from './charge';
-export { payoutWorkflow } from './payout';
+export { payoutWorkflow, payoutLandingWatchWorkflow } from './payout';
 export { transferWorkflow, transferFinalityWorkflow, travelRuleConfirmationWorkflow } from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';

@@ -305,6 +305,8 @@ export const chargeWorkflowId = (chargeId: string): string => `charge-${chargeId
 export interface PayoutInput {
   payoutId: string;
   userId: string;
+  /** What a run that continued as new carries over (a payout in review for long). */
+  carried?: { review?: string; decided?: boolean; decision?: PayoutDecision };
 }
 export interface PayoutOutcome {
   status: 'completed' | 'failed';
@@ -321,6 +323,8 @@ export interface PayoutSettlement {
   reason: string | null;
   /** The bank's own code of a refusal. */
   code?: string | null;
+  /** Completed, and paid this many more times than once (two sends that both landed): recorded for an operator. */
+  extraPaid?: number;
 }
 /**
  * An operator's decision on a payout the centre has no record of (POST /v1/payouts/{payoutId}/decision): `resend`
@@ -331,9 +335,21 @@ export interface PayoutDecision {
   action: 'resend' | 'reverse';
   reason: string;
   decidedBy: string;
+  /** The bank_tran_id the operator decided on: a decision is taken only while the payout's current id is still it. */
+  bankTranId: string;
 }
 export const payoutDecisionSignal = defineSignal<[PayoutDecision]>('payoutDecision');
 export const payoutWorkflowId = (payoutId: string): string => `payout-${payoutId}`;
+/**
+ * After an operator's decision ended a payout (sent again, or given back), the ids it was sent under are watched for a
+ * send that lands late, as long as the centre can still find it: payout-watch-<payoutId>.
+ */
+export const payoutWatchWorkflowId = (payoutId: string): string => `payout-watch-${payoutId}`;
+/** What the bank paid of a payout, against what the ledger says it paid (1 completed, 0 otherwise). */
+export interface PayoutLandings {
+  paid: number;
+  expected: number;
+}
 
 // ---- crypto transfers
 export interface TransferInput {
@@ -483,6 +499,7 @@ export interface ClosureBlocker {
     | 'charge-in-progress'
     | 'payout-in-progress'
     | 'payout-failed'
+    | 'closure-in-progress'
     | 'transfer-in-progress'
     | 'custodial-balance';
   detail: string;
@@ -490,6 +507,8 @@ export interface ClosureBlocker {
 export type AccountClosureOutcome =
   { closed: true; closedAt: string; revokedCredentials: string[] } | { closed: false; blockers: ClosureBlocker[] };
 export const accountClosureWorkflowId = (userId: string): string => `account-closure-${userId}`;
+/** The payout a closure run pays the balance back with (null: it had no balance): which closure a request joined. */
+export const closurePayoutQuery = defineQuery<string | null>('closurePayout');
 
 /** A registered user's KYC done again with a new ID-card image (POST /v1/account/kyc/renew): kyc-renewal-<userId>-<request>. */
 export interface KycRenewalInput {

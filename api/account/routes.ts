@@ -1,12 +1,18 @@
 import type { Static } from '@sinclair/typebox';
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { basicInfoWorkflow } from '../../workflows/kyc';
 import {
   accountClosureWorkflowId,
   basicInfoWorkflowId,
+  closurePayoutQuery,
   kycRenewalWorkflowId,
   type ClosureBlocker,
 } from '../../workflows/messages';
@@ -36,6 +42,26 @@ export interface AccountRouteDeps {
   payouts: PayoutService;
   /** The api process's session cache: a closure answers once every process has been told. */
   sessions?: SessionCache;
+}
+
+/** 409 account-not-closable: a closure is already paying the balance back (and, if said, this one's payout runs on its own). */
+const closureUnderWay = (running: string | null, ours?: string) =>
+  notClosable([
+    {
+      reason: 'closure-in-progress',
+      detail: `a closure is already under way${running ? `, paying the balance back as ${running}` : ''}: follow it${ours ? `; the balance that came in since is paid out as ${ours}` : ''}`,
+    },
+  ]);
+
+/** The payout a closure under way pays the balance back with: undefined when none runs, null when it has no balance. */
+async function runningClosurePayout(closure: WorkflowHandle<typeof accountClosureWorkflow>) {
+  try {
+    if ((await closure.describe()).status.name !== 'RUNNING') return undefined;
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return undefined;
+    throw error;
+  }
+  return closure.query(closurePayoutQuery);
 }
 
 /** 409 account-not-closable with what stops the closure. */
@@ -344,6 +370,22 @@ export function accountRoutes({
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ user, body }, ctx) => {
+        const key = ctx.get('idempotency-key') || undefined;
+        const payoutId = idForRequest('po', user.userId, key && `account-close:${key}`);
+        const closing = (amount: bigint) => ({
+          status: 202,
+          body: { status: 'closing' as const, payoutId, amount: `${amount.toLocaleString('en-US')} KRW` },
+          headers: { location: `/api/v1/payouts/${payoutId}` },
+        });
+        const closure = temporal.workflow.getHandle<typeof accountClosureWorkflow>(
+          accountClosureWorkflowId(user.userId),
+        );
+        // A closure already paying the balance back: this request is it again (its Idempotency-Key), or waits for it.
+        const running = await runningClosurePayout(closure);
+        if (running) {
+          if (running === payoutId) return closing((await payouts.payout(running)).amount);
+          throw closureUnderWay(running);
+        }
         const balance = await payouts.balance(user.userId);
         if (balance > 0n) {
           const blockers = await payouts.closureBlockers(user.userId);
@@ -358,26 +400,32 @@ export function accountRoutes({
           }
           if (blockers.length) throw notClosable(blockers);
           const found = await activeUser(orm, user.userId);
-          const key = ctx.get('idempotency-key') || undefined;
-          const payoutId = idForRequest('po', user.userId, key && `account-close:${key}`);
-          await payouts.start(
+          const { payout } = await payouts.start(
             found,
             payoutId,
             { bankAccountId: body.bank_account_id!, amount: balance, purpose: 'closure' },
             { startWorkflow: false },
           );
-          await temporal.workflow.start(accountClosureWorkflow, {
-            workflowId: accountClosureWorkflowId(user.userId),
-            taskQueue,
-            workflowIdConflictPolicy: 'USE_EXISTING',
-            workflowIdReusePolicy: 'ALLOW_DUPLICATE',
-            args: [{ userId: user.userId, payoutId }],
-          });
-          return {
-            status: 202,
-            body: { status: 'closing' as const, payoutId, amount: `${balance.toLocaleString('en-US')} KRW` },
-            headers: { location: `/api/v1/payouts/${payoutId}` },
-          };
+          try {
+            await temporal.workflow.start(accountClosureWorkflow, {
+              workflowId: accountClosureWorkflowId(user.userId),
+              taskQueue,
+              workflowIdConflictPolicy: 'FAIL',
+              workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+              args: [{ userId: user.userId, payoutId }],
+            });
+          } catch (error) {
+            if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+            // Another request's closure started in between (a charge credited meanwhile gave this one a balance): this
+            // payout is not its, so it runs on its own (the money is paid out, never left in transit), and the closure
+            // under way is the one to follow.
+            const other = await closure.query(closurePayoutQuery);
+            if (other !== payoutId) {
+              await payouts.startWorkflow(payout);
+              throw closureUnderWay(other, payoutId);
+            }
+          }
+          return closing(payout.amount);
         }
         const told = sessions?.whenTold(user.userId, 5_000);
         const outcome = await temporal.workflow.execute(accountClosureWorkflow, {

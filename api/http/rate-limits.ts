@@ -56,6 +56,11 @@ export const DEFAULT_RATE_LIMITS = {
    * person meets bounds what a token can write (expired ones are swept by the worker's schedule).
    */
   'webauthn-challenge': { points: 20, seconds: 60 },
+  /**
+   * Payouts asked for, per user: each costs a real-name inquiry and a deposit at the bank, whoever pays for it; a
+   * number a person does not meet in a day.
+   */
+  payout: { points: 20, seconds: 24 * 3600 },
   /** Requests that carry a PIN (besides the PIN lockout itself). */
   'pin-attempt': { points: 30, seconds: 300 },
   'exchange-quote': { points: 120, seconds: 60 },

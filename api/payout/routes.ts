@@ -38,14 +38,17 @@ export function payoutRoutes({ orm, payouts }: PayoutRouteDeps): RouteSpec[] {
         '`{"action":"payout","amount":"<amount>","bank_account_id":"<bank_account_id>"}` or a `passkeyAssertion` for ' +
         'that request; a device in its new-device hold cannot pay out. The account must be one of yours verified ' +
         'with 1 KRW, and the bank is asked again (real-name inquiry) whether it is held in your verified name and ' +
-        'birth date. At most PAYOUT_MAX_AMOUNT_KRW (2,000,000) a payout and PAYOUT_DAILY_LIMIT_KRW (5,000,000) a ' +
-        'Korean day. The amount leaves the balance at once (a second payout over what is left is refused 422 ' +
+        'birth date. At most PAYOUT_MAX_AMOUNT_KRW (2,000,000) a payout, PAYOUT_DAILY_LIMIT_KRW (5,000,000) a ' +
+        'Korean day and 20 payouts a day (`payout`, 429). The amount leaves the balance at once (a second payout over what is left is refused 422 ' +
         '`insufficient-balance` with the `balance`); the workflow payout-<payout_id> asks the bank to deposit it ' +
         '(open banking transfer/deposit/acnt_num). A refusal gives the amount back to the balance; an answer in ' +
         'doubt is asked about (transfer/result) and never sent twice. Send an Idempotency-Key: the payout id is ' +
         'derived from it, so a retry finds the same payout. You are mailed, and `payout.*` events follow it.',
       body: S.PayoutBody,
-      rateLimits: [{ rule: 'pin-attempt', key: ({ user }) => user.userId }],
+      rateLimits: [
+        { rule: 'pin-attempt', key: ({ user }) => user.userId },
+        { rule: 'payout', key: ({ user }) => user.userId },
+      ],
       idempotency: { required: false, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Payout accepted', schema: S.PayoutAccepted, headers: LOCATION_HEADER },
@@ -68,7 +71,7 @@ export function payoutRoutes({ orm, payouts }: PayoutRouteDeps): RouteSpec[] {
         });
         return {
           status: 202,
-          body: { payout_id: payout.payoutId, status: 'processing' as const, balance: balance.toString() },
+          body: { payout_id: payout.payoutId, status: payout.status, balance: balance.toString() },
           headers: { location: `/api/v1/payouts/${payout.payoutId}` },
         };
       },
@@ -84,8 +87,9 @@ export function payoutRoutes({ orm, payouts }: PayoutRouteDeps): RouteSpec[] {
       description:
         'Poll it until `status` leaves `processing` (the bank is asked again 5 s to 5 min apart). `failed` says ' +
         "why in `failure_reason` and the bank's code in `failure_code`; the amount is back in the balance. " +
-        '`needs_review` is not final: the bank has not said what became of the deposit, it is never sent ' +
-        'again on its own, and the balance is not given back before the bank says.',
+        '`needs_review` is not final: the bank has not said what became of the deposit; it is never sent ' +
+        'again on its own, and the balance is given back only when the bank refuses it or, for a send the ' +
+        'centre has no record of, when an operator decides so.',
       params: S.PayoutParams,
       responses: {
         200: { description: 'Payout', schema: S.PayoutView },

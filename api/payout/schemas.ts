@@ -23,7 +23,10 @@ export const PayoutBody = Type.Object(
 );
 export const PayoutAccepted = Type.Object({
   payout_id: Type.String(),
-  status: Type.Literal('processing'),
+  status: Type.Union(
+    ['processing', 'completed', 'failed', 'needs_review'].map((s) => Type.Literal(s)),
+    { description: 'processing; a retry with the same Idempotency-Key answers what the payout has come to since' },
+  ),
   balance: Type.String({ description: 'What is left of the KRW balance, e.g. "30000"' }),
 });
 export const PayoutParams = Type.Object({ payoutId: Type.String({ pattern: '^po_[0-9a-f-]{36}$' }) });
@@ -66,6 +69,7 @@ export const PayoutDecisionBody = Type.Object(
     reason: Type.String({
       minLength: 3,
       maxLength: 200,
+      pattern: '\\S',
       description: "The operator's reason, with the centre's answer",
     }),
   },

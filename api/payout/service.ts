@@ -3,6 +3,7 @@ import { raw } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import {
   BankAccountEntity,
+  BankTranIdEntity,
   ChargeEntity,
   LedgerAccountEntity,
   PayoutEntity,
@@ -133,7 +134,8 @@ export class PayoutService {
           'idempotency-key-reused',
           'This Idempotency-Key was already used with a different request',
         );
-      if (start) await this.startWorkflow(known);
+      // Started again only while it is not final (a lost start; a run that ended is not run again).
+      if (start && (known.status === 'processing' || known.status === 'needs_review')) await this.startWorkflow(known);
       return { payout: known, balance: await this.balance(user.id) };
     }
     if (request.purpose === 'request') this.checkAmount(request.amount);
@@ -251,7 +253,8 @@ export class PayoutService {
     });
   }
 
-  private startWorkflow(payout: Payout): Promise<void> {
+  /** Starts payout-<id> (once: a run already started is left alone). */
+  startWorkflow(payout: Payout): Promise<void> {
     return startOnce(() =>
       this.deps.temporal.workflow.start(payoutWorkflow, {
         workflowId: payoutWorkflowId(payout.payoutId),
@@ -275,10 +278,20 @@ export class PayoutService {
         'payout-not-decidable',
         `This payout is ${payout.status}${payout.bankStatus ? ` (the bank: ${payout.bankStatus})` : ''}: only a payout the centre has no record of takes a decision`,
       );
-    await this.deps.temporal.workflow
-      .getHandle(payoutWorkflowId(payoutId))
-      .signal(payoutDecisionSignal, { action: body.action, reason: body.reason.trim(), decidedBy: operator });
+    // The decision names the send the operator decided on: if the payout was sent again since, it is not taken.
+    const sent = await this.deps.orm.em.fork().findOneOrFail(BankTranIdEntity, { reference: `payout:${payoutId}` });
+    await this.deps.temporal.workflow.getHandle(payoutWorkflowId(payoutId)).signal(payoutDecisionSignal, {
+      action: body.action,
+      reason: body.reason.trim(),
+      decidedBy: operator,
+      bankTranId: sent.bankTranId,
+    });
     return { payout_id: payoutId, decision: body.action, signalled: true };
+  }
+
+  /** A payout by id (one this service recorded). */
+  payout(payoutId: string): Promise<Payout> {
+    return this.deps.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId });
   }
 
   async view(userId: string, payoutId: string) {

@@ -79,6 +79,21 @@ export class SendOnce {
     }
   }
 
+  /**
+   * How many of the ids a reference was sent under moved money, as transfer/result says now, and whether any is still
+   * in doubt (processing, or an answer that says nothing): for watching a transfer after its workflow is done (a send
+   * that lands late). Nothing is sent.
+   */
+  async moved(key: TransferKey): Promise<{ paid: number; inDoubt: boolean }> {
+    const entry = await this.deps.tranIds.find(key.reference);
+    if (!entry?.sentAt) return { paid: 0, inDoubt: false };
+    const answers = await Promise.all([...entry.earlier, entry].map((id) => this.inquire(id, key)));
+    return {
+      paid: answers.filter((a) => a.outcome.status === 'completed').length,
+      inDoubt: answers.some((a) => !a.notFound && a.outcome.status !== 'completed' && a.outcome.status !== 'rejected'),
+    };
+  }
+
   /** The bank's answer about a transfer of ours, once its booking day is known: kept for the result inquiry. */
   async dated(entry: BankTranIdEntry, item: { bank_tran_date?: string } | undefined): Promise<void> {
     if (item?.bank_tran_date && /^\d{8}$/.test(item.bank_tran_date) && item.bank_tran_date !== entry.tranDate)
@@ -98,10 +113,17 @@ export class SendOnce {
         outcome: {
           status: 'unknown',
           reason: `the bank moved the money under ${moved.map((m) => m.bankTranId).join(' and ')}: for an operator`,
+          movedUnder: moved.map((m) => m.bankTranId),
         },
         neverArrived: false,
       };
     if (moved.length === 1) return { outcome: answers[ids.indexOf(moved[0]!)]!.outcome, neverArrived: false };
+    // An earlier id the centre has on record and has not settled (processing, or an answer that says nothing) may
+    // still move the money: the newest id's refusal does not stand for it.
+    const open = answers
+      .slice(0, -1)
+      .find((a) => !a.notFound && (a.outcome.status === 'in_doubt' || a.outcome.status === 'unknown'));
+    if (open) return { outcome: open.outcome, neverArrived: false };
     const current = answers.at(-1)!;
     const waited = Date.now() - entry.sentAt!.getTime() >= this.deps.notReceivedAfterMs;
     return {

@@ -204,6 +204,10 @@ export class KftcOpenBanking implements BankRail {
     );
   }
 
+  async depositsMade(input: { reference: string; amount: bigint }): Promise<{ paid: number; inDoubt: boolean }> {
+    return this.once.moved({ reference: input.reference, direction: 'deposit', amount: input.amount });
+  }
+
   async withdraw(order: WithdrawalOrder): Promise<TransferOutcome> {
     const contract = this.contract();
     const key = { reference: order.reference, direction: 'withdrawal' as const, amount: order.amount };

@@ -23,8 +23,11 @@ export type TransferOutcome =
    * has had no record of the send for BANK_NOT_RECEIVED_AFTER_SECONDS, and the order said not to send it again.
    */
   | { status: 'in_doubt'; reason: string; notReceived?: true }
-  /** The bank answered something it does not document: an operator looks; nothing is acted on. */
-  | { status: 'unknown'; reason: string };
+  /**
+   * The bank answered something it does not document: an operator looks; nothing is acted on. `movedUnder`: the ids of
+   * ours under which the bank says (transfer/result) the money moved, when more than one did.
+   */
+  | { status: 'unknown'; reason: string; movedUnder?: string[] };
 
 /** The person on whose behalf we move money (the rail names them in every transfer). */
 export interface TransferRequester {
@@ -138,6 +141,12 @@ export interface BankRail {
   }): Promise<AccountHolderAnswer>;
   /** Sent once per reference: asked again, it answers what became of the first send (open banking: transfer/result). */
   deposit(order: DepositOrder): Promise<TransferOutcome>;
+  /**
+   * How many times the bank paid a deposit of this reference, over every id it was sent under (open banking:
+   * transfer/result for each), and whether one is still in doubt. Sends nothing: for watching a deposit once its
+   * workflow is done, so that a send that lands late is seen.
+   */
+  depositsMade(input: { reference: string; amount: bigint }): Promise<{ paid: number; inDoubt: boolean }>;
   /** Sent once per reference, as deposit. */
   withdraw(order: WithdrawalOrder): Promise<TransferOutcome>;
 }

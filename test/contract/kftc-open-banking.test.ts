@@ -8,7 +8,8 @@ import { openBankingRouter } from '../../sandbox/open-banking';
 import { KftcOpenBanking, wonOnTheWire } from '../../integrations/bank/kftc';
 import * as A from '../../integrations/bank/kftc-answers';
 import { BankConsentRefused } from '../../integrations/bank/rail';
-import { bankDate, type BankTranIdBook, type BankTranIdEntry } from '../../integrations/bank/kftc-tran-ids';
+import { bankDate } from '../../integrations/bank/kftc-tran-ids';
+import { memoryBook } from '../helpers/bank-tran-ids';
 import { expectAnswer } from '../../integrations/provider-http';
 
 const fixture = (name: string) => JSON.parse(readFileSync(join(__dirname, 'fixtures/kftc', name), 'utf8'));
@@ -24,59 +25,6 @@ const INSTITUTION = 'M202300001';
 const CONTRACT = { bankCode: '004', accountNo: '100000000001', holder: '(주)월렛' };
 const PASS_PHRASE = '790d56ed6b821a69';
 const PERSON = { name: '홍길동', birthDate: '1988-01-01', bankCode: '004', accountNo: '1101230000678' };
-
-/** The bank_tran_id book in memory (db/bank-tran-ids.ts keeps it in the database, with the same rules). */
-function memoryBook(): BankTranIdBook & { entries: Map<string, BankTranIdEntry> } {
-  const entries = new Map<string, BankTranIdEntry>();
-  const used = new Set<string>();
-  const draw = (newId: () => string) => {
-    for (;;) {
-      const id = newId();
-      if (!used.has(id)) return (used.add(id), id);
-    }
-  };
-  return {
-    entries,
-    find: async (reference) => entries.get(reference),
-    assign: async (reference, transfer, newId) => {
-      const known = entries.get(reference);
-      if (known) return known;
-      const entry = {
-        reference,
-        bankTranId: draw(newId),
-        tranDate: bankDate(),
-        ...transfer,
-        sentAt: null,
-        earlier: [],
-      };
-      entries.set(reference, entry);
-      return entry;
-    },
-    claim: async (reference, bankTranId) => {
-      const entry = entries.get(reference)!;
-      if (entry.bankTranId !== bankTranId || entry.sentAt) return false;
-      Object.assign(entry, { sentAt: new Date(), tranDate: bankDate() });
-      return true;
-    },
-    reassign: async (reference, expected, newId) => {
-      const entry = entries.get(reference)!;
-      if (entry.bankTranId !== expected) return undefined;
-      const next = {
-        ...entry,
-        bankTranId: draw(newId),
-        tranDate: bankDate(),
-        sentAt: null,
-        earlier: [...entry.earlier, { bankTranId: entry.bankTranId, tranDate: entry.tranDate }],
-      };
-      entries.set(reference, next);
-      return next;
-    },
-    dated: async (reference, bankTranId, tranDate) => {
-      const entry = entries.get(reference)!;
-      if (entry.bankTranId === bankTranId) entry.tranDate = tranDate;
-    },
-  };
-}
 
 interface Seen {
   method: string;

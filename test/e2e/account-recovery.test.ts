@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Contract, Wallet, getAddress, parseEther, type BaseWallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
 import { ANVIL_RECOVERY_KEY } from '../../dev/chains';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { encryptPin, transferPin } from '../helpers/pin';
@@ -30,6 +30,8 @@ const LISTED = readFileSync(join(__dirname, '..', '..', 'data', 'ofac-sdn', 'ETH
  * nothing: held, told to the person, cancelled by the owner key within the delay, revoked.
  */
 describe.each(testDatabases())('owner recovery on real chains, $name', (kind) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(kind);
   let stack: TestStack;
   beforeAll(async () => {
     stack = await startTestStack(kind, {
@@ -326,7 +328,7 @@ describe.each(testDatabases())('owner recovery on real chains, $name', (kind) =>
     expect(Number(again.headers.get('retry-after'))).toBeGreaterThan(COOLDOWN - 60);
   });
 
-  it('a worker SIGKILLed during the delay: a new worker executes the recovery once per network', async () => {
+  drill('a worker SIGKILLed during the delay: a new worker executes the recovery once per network', async () => {
     const user = await registerUser(stack);
     const owner = Wallet.createRandom();
     const accounts = [

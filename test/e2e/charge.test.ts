@@ -1,5 +1,5 @@
 import { createHmac, randomUUID } from 'node:crypto';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
@@ -28,6 +28,8 @@ const WELL_BEHAVED = {
 };
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(database);
   let stack: TestStack;
   /** While set, a charge's credit commits and then answers as if the connection dropped at commit, on every attempt. */
   let creditAnswersLost = false;
@@ -358,41 +360,44 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await bankAccount(account.bankCode, account.accountNo)).balance).toBe(5_001);
   });
 
-  it('moves the money exactly once when the centre fails before answering, hangs past its deadline, or the worker stops while the bank has not answered', async () => {
-    const user = await registerUser(stack);
-    const account = await openAccount(user.person, 1_000_000);
-    await connect(user, account);
+  drill(
+    'moves the money exactly once when the centre fails before answering, hangs past its deadline, or the worker stops while the bank has not answered',
+    async () => {
+      const user = await registerUser(stack);
+      const account = await openAccount(user.person, 1_000_000);
+      await connect(user, account);
 
-    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { failTimes: 2, status: 503 } });
-    const failing = await charge(user, '1000');
-    expect((await settled(user, failing.body.charge_id)).status).toBe('completed');
+      await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { failTimes: 2, status: 503 } });
+      const failing = await charge(user, '1000');
+      expect((await settled(user, failing.body.charge_id)).status).toBe('completed');
 
-    // Longer than the bank's 3 s deadline (BANK_TIMEOUT_MS): the centre moves the money after the client gave up, and
-    // the result inquiry (timing out too while it hangs) tells once it answers in time.
-    await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { delayMs: 4000 } });
-    const hanging = await charge(user, '2000');
-    await new Promise((r) => setTimeout(r, 5000));
-    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    expect((await settled(user, hanging.body.charge_id)).status).toBe('completed');
+      // Longer than the bank's 3 s deadline (BANK_TIMEOUT_MS): the centre moves the money after the client gave up, and
+      // the result inquiry (timing out too while it hangs) tells once it answers in time.
+      await call(`${stack.sandboxUrl}/_faults/bank`, { method: 'PUT', json: { delayMs: 4000 } });
+      const hanging = await charge(user, '2000');
+      await new Promise((r) => setTimeout(r, 5000));
+      await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+      expect((await settled(user, hanging.body.charge_id)).status).toBe('completed');
 
-    // The worker stops while the bank has not said (A0001, processing); a new worker asks (transfer/result).
-    await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 3000, outcome: 'completed' } });
-    const interrupted = await charge(user, '3000');
-    await withdrawalRequested(interrupted.body.charge_id);
-    await stack.stopWorker();
-    await new Promise((r) => setTimeout(r, 3000));
-    await stack.startWorker();
-    expect((await settled(user, interrupted.body.charge_id)).status).toBe('completed');
+      // The worker stops while the bank has not said (A0001, processing); a new worker asks (transfer/result).
+      await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 3000, outcome: 'completed' } });
+      const interrupted = await charge(user, '3000');
+      await withdrawalRequested(interrupted.body.charge_id);
+      await stack.stopWorker();
+      await new Promise((r) => setTimeout(r, 3000));
+      await stack.startWorker();
+      expect((await settled(user, interrupted.body.charge_id)).status).toBe('completed');
 
-    const ids = [failing, hanging, interrupted].map((c) => c.body.charge_id as string);
-    const log = await bankAccount(account.bankCode, account.accountNo);
-    const charged = withdrawalsOf(log.transactions);
-    expect(charged.map((t) => -t.amount).sort()).toEqual([1000, 2000, 3000]);
-    expect(charged.map((t) => t.bankTranId).sort()).toEqual(
-      (await Promise.all(ids.map((id) => tranIdOf(`charge:${id}`)))).sort(),
-    );
-    expect(await balance(user)).toMatchObject({ amount: '6000' });
-  });
+      const ids = [failing, hanging, interrupted].map((c) => c.body.charge_id as string);
+      const log = await bankAccount(account.bankCode, account.accountNo);
+      const charged = withdrawalsOf(log.transactions);
+      expect(charged.map((t) => -t.amount).sort()).toEqual([1000, 2000, 3000]);
+      expect(charged.map((t) => t.bankTranId).sort()).toEqual(
+        (await Promise.all(ids.map((id) => tranIdOf(`charge:${id}`)))).sort(),
+      );
+      expect(await balance(user)).toMatchObject({ amount: '6000' });
+    },
+  );
 
   it.each(['A0001', 'A0007', 'A0017'])(
     'resolves a withdrawal answered %s (in doubt) by the result inquiry: credited once, never sent twice',
@@ -431,7 +436,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     expect((await withdrawCalls([started.body.charge_id])).map((c) => c.outcome)).toEqual(['rejected']);
   });
 
-  it('moves the money once when a worker process is SIGKILLed mid-charge and another takes over', async () => {
+  drill('moves the money once when a worker process is SIGKILLed mid-charge and another takes over', async () => {
     const user = await registerUser(stack);
     const account = await openAccount(user.person, 100_000);
     await connect(user, account);
@@ -560,10 +565,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
   // On the last database only (PostgreSQL where there is one): its twenty attempts take twenty seconds of retries, and
   // what it checks, the refund reading the credited charge, is the same on both (the late credit of the compensation
   // test above runs on both).
-  const onLastDatabase = (...args: Parameters<typeof it>) => {
-    if (database.name === testDatabases().at(-1)!.name) it(...args);
-  };
-  onLastDatabase(
+  drill(
     'completes a charge whose credit committed but whose answer was lost through every attempt: nothing refunded, nothing held',
     async () => {
       const user = await registerUser(stack);

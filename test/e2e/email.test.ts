@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { encryptPin, pinChangeBody } from '../helpers/pin';
@@ -9,6 +9,8 @@ import { securityNoticeWorkflowId } from '../../workflows/messages';
 
 /** The email step over HTTP: a code mailed through the mail provider (the sandbox's stand-in), confirmed by the user. */
 describe.each(testDatabases())('email verification on $name', (kind) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(kind);
   let stack: TestStack;
   let user: RegisteredUser;
   beforeAll(async () => {
@@ -254,22 +256,25 @@ describe.each(testDatabases())('email verification on $name', (kind) => {
     expect(outcome).toMatchObject({ mailed: true, addresses: 1, refused: ['current'] });
   });
 
-  it('a mail provider refusing us (throttled, a wrong key) delays a notice, never drops it as a refused address', async () => {
-    const u = await registerUser(stack);
-    const email = `throttled.${randomUUID().slice(0, 8)}@example.com`;
-    await confirmed(u, email);
-    await call(`${stack.sandboxUrl}/_faults/mail`, {
-      method: 'PUT',
-      json: { failTimes: 2, status: 535, paths: ['AUTH'] },
-    });
-    await changePin(u, u.pin!, '640283');
-    await mailTo(email, 'Your PIN was changed');
-    const event = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'pin.changed' });
-    const outcome = await stack.temporal.workflow
-      .getHandle(securityNoticeWorkflowId('pin.changed', event.eventId))
-      .result();
-    expect(outcome).toEqual({ mailed: true, eventId: event.eventId, addresses: 1 });
-  });
+  drill(
+    'a mail provider refusing us (throttled, a wrong key) delays a notice, never drops it as a refused address',
+    async () => {
+      const u = await registerUser(stack);
+      const email = `throttled.${randomUUID().slice(0, 8)}@example.com`;
+      await confirmed(u, email);
+      await call(`${stack.sandboxUrl}/_faults/mail`, {
+        method: 'PUT',
+        json: { failTimes: 2, status: 535, paths: ['AUTH'] },
+      });
+      await changePin(u, u.pin!, '640283');
+      await mailTo(email, 'Your PIN was changed');
+      const event = await stack.orm.em.fork().findOneOrFail(EventEntity, { userId: u.userId, type: 'pin.changed' });
+      const outcome = await stack.temporal.workflow
+        .getHandle(securityNoticeWorkflowId('pin.changed', event.eventId))
+        .result();
+      expect(outcome).toEqual({ mailed: true, eventId: event.eventId, addresses: 1 });
+    },
+  );
 
   it("takes no second change while the first can be undone, so the first one's undo still restores the person's address", async () => {
     const u = await registerUser(stack);

@@ -8,6 +8,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, idCardForm, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { transferPin } from '../helpers/pin';
+import { waitFor } from '../helpers/processes';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { enrolPasskey } from '../helpers/passkeys';
 import { startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
@@ -33,12 +34,29 @@ describe('object-level authorization of every route that takes an id', () => {
 
     // One of each thing the owner can have, made through the API.
     const account = await openBankAccount(stack, owner.person, 1_000_000);
-    await connectBankAccount(stack, owner, account);
+    const { bank_account_id: bankAccountId } = await connectBankAccount(stack, owner, account);
     ids.chargeId = (
       await callApi(stack, '/api/v1/charge/execute', owner, {
         json: { source: account.bankCode, amount: '1000', currency: 'KRW' },
       })
     ).body.charge_id;
+    await waitFor(
+      async () => (await callApi(stack, `/api/v1/charge/${ids.chargeId}`, owner)).body.status === 'completed',
+      60_000,
+      'charge completed',
+    );
+    ids.payoutId = (
+      await callApi(stack, '/api/v1/payouts', owner, {
+        json: {
+          bank_account_id: bankAccountId,
+          amount: '500',
+          currency: 'KRW',
+          pin: await encryptPin(stack, '582046', {
+            request: { action: 'payout', amount: '500', bank_account_id: bankAccountId },
+          }),
+        },
+      })
+    ).body.payout_id;
     ids.assetId = (
       await callApi(stack, '/api/v1/other-assets', owner, { json: { category: 'cash', name: '비상금', value: 100000 } })
     ).body.assetId;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
@@ -16,6 +16,8 @@ import type { Activities } from '../../activities';
 import { BankTranIdEntity, EventEntity, IdempotencyRecordEntity, PayoutEntity, UserEntity } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
 import type { TransferRequestView } from '../../sandbox/open-banking';
+import { postJournal } from '../../db/ledger';
+import { housekeepingWorkflow } from '../../workflows/housekeeping';
 
 /** The centre as it answers when nothing is wrong: its settings to restore after a test. */
 const WELL_BEHAVED = {
@@ -40,10 +42,10 @@ describe.each(testDatabases())('payouts on %s', (database) => {
   let workerActivities: Activities;
   const operatorToken = newOperatorToken();
   beforeAll(async () => {
-    // The bank has 3 s to answer (BANK_TIMEOUT_MS); a send it has no record of 12 s after it was sent never arrived.
+    // The bank has 2 s to answer (BANK_TIMEOUT_MS); a send it has no record of 6 s after it was sent never arrived.
     stack = await startTestStack(database, {
       env: { OPERATOR_TOKENS: JSON.stringify({ treasury: operatorTokenHash(operatorToken) }) },
-      workerEnv: { BANK_TIMEOUT_MS: '3000', BANK_NOT_RECEIVED_AFTER_SECONDS: '12' },
+      workerEnv: { BANK_TIMEOUT_MS: '2000', BANK_NOT_RECEIVED_AFTER_SECONDS: '6' },
       wrapActivities: (activities) => (workerActivities = activities),
     });
   });
@@ -232,11 +234,9 @@ describe.each(testDatabases())('payouts on %s', (database) => {
 
   // The fault cases below run on the last database only (PostgreSQL where there is one): they wait on the bank's
   // timers, and what they check (the workflow's reading of the centre) is the same on both.
-  const onLastDatabase = (...args: Parameters<typeof it>) => {
-    if (database.name === testDatabases().at(-1)!.name) it(...args);
-  };
+  const drill = onLastDatabase(database);
 
-  onLastDatabase('asks transfer/result about a payout answered in doubt, and pays it once', async () => {
+  drill('asks transfer/result about a payout answered in doubt, and pays it once', async () => {
     const { user, account, bankAccountId } = await funded(30_000);
     await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 2500, outcome: 'completed' } });
     const started = await payOut(user, bankAccountId, '15000');
@@ -246,7 +246,19 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     expect(await balance(user)).toBe('15000');
   });
 
-  onLastDatabase('pays once when the worker is SIGKILLed between the send and the bank’s answer', async () => {
+  drill('pays once when the centre books the deposit but its answer is lost (our deadline passed first)', async () => {
+    const { user, account, bankAccountId } = await funded(30_000);
+    // Booked 2.5 s after it arrived, past our 2 s deadline: the first ask (transfer/result) finds it paid.
+    await bankSettings(stack, { lateLanding: { times: 1, landAfterMs: 2500 } });
+    const started = await payOut(user, bankAccountId, '14000');
+    expect((await settled(user, started.body.payout_id)).status).toBe('completed');
+    expect(await depositCalls(started.body.payout_id)).toHaveLength(1);
+    expect((await payoutsOf(account)).map((t) => t.amount)).toEqual([14_000]);
+    expect(await eventsOf(started.body.payout_id)).toEqual(['payout.processing', 'payout.completed']);
+    expect(await balance(user)).toBe('16000');
+  });
+
+  drill('pays once when the worker is SIGKILLed between the send and the bank’s answer', async () => {
     const { user, account, bankAccountId } = await funded(30_000);
     await stack.stopWorker(); // only the worker processes below serve the payout
     const workers: ServiceProcess[] = [];
@@ -273,13 +285,13 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     }
   });
 
-  onLastDatabase(
+  drill(
     'never sends a payout again on its own: a first send that lands late, after the centre had no record of it, completes it',
     async () => {
       const { user, account, bankAccountId } = await funded(30_000);
-      // The centre holds the call past our 3 s deadline and books it only 20 s later: until then transfer/result has no
-      // record of it, and past 12 s the payout is in review, where a charge's withdrawal would have been sent again.
-      await bankSettings(stack, { lateLanding: { times: 1, landAfterMs: 20_000 } });
+      // The centre holds the call past our 2 s deadline and books it only 10 s later: until then transfer/result has no
+      // record of it, and past 6 s the payout is in review, where a charge's withdrawal would have been sent again.
+      await bankSettings(stack, { lateLanding: { times: 1, landAfterMs: 10_000 } });
       const started = await payOut(user, bankAccountId, '11000');
       await waitFor(
         async () => (await api(`/api/v1/payouts/${started.body.payout_id}`, user)).body.status === 'needs_review',
@@ -305,7 +317,7 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     },
   );
 
-  onLastDatabase(
+  drill(
     'takes an operator’s decision on a payout the centre never received: resend pays once, reverse gives it back once',
     async () => {
       const { user, account, bankAccountId } = await funded(30_000);
@@ -348,6 +360,100 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     },
   );
 
+  drill(
+    'records a first send that lands after an operator gave the amount back: taken from the balance again, once',
+    async () => {
+      const { user, account, bankAccountId } = await funded(30_000);
+      // Booked only a minute after it arrived: long past the wait, so the payout is in review and the operator reverses it.
+      await bankSettings(stack, { lateLanding: { times: 1, landAfterMs: 60_000 } });
+      const payoutId = (await payOut(user, bankAccountId, '9000')).body.payout_id as string;
+      await waitFor(
+        async () => (await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId })).bankStatus === 'not_received',
+        60_000,
+        'payout not received',
+      );
+      expect((await decide(payoutId, { action: 'reverse', reason: 'A0310 on both days' })).status).toBe(200);
+      expect(await settled(user, payoutId)).toMatchObject({ status: 'failed' });
+      expect(await balance(user)).toBe('30000');
+      // The centre books it after all: the watch after the decision sees two payments where the ledger has none.
+      await call(`${stack.sandboxUrl}/kftc/_transfers/settle`, { method: 'POST' });
+      await waitFor(
+        async () => (await api(`/api/v1/payouts/${payoutId}`, user)).body.status === 'completed',
+        60_000,
+        'late landing recorded',
+      );
+      expect((await api(`/api/v1/payouts/${payoutId}`, user)).body.failure_reason).toMatch(/^paid_again/);
+      expect(await balance(user)).toBe('21000');
+      expect((await payoutsOf(account)).map((t) => t.amount)).toEqual([9_000]);
+      expect(await eventsOf(payoutId)).toEqual([
+        'payout.processing',
+        'payout.needs_review',
+        'payout.failed',
+        'payout.completed',
+      ]);
+      // Recorded once, however often it is told.
+      await workerActivities.recordExtraPayment({ payoutId, extra: 1 });
+      expect(await balance(user)).toBe('21000');
+    },
+  );
+
+  drill('starts, on the worker’s housekeeping run, the workflow of a payout whose start was lost', async () => {
+    const { user, account, bankAccountId } = await funded(30_000);
+    // What an acceptance leaves when the API process dies before it starts the workflow: the payout and its journal.
+    const payoutId = `po_${randomUUID()}`;
+    const at = new Date(Date.now() - 5 * 60_000);
+    await stack.orm.em.fork().transactional(async (tx) => {
+      tx.create(PayoutEntity, {
+        payoutId,
+        userId: user.userId,
+        bankAccountId,
+        bankCode: account.bankCode,
+        amount: 4000n,
+        currency: 'KRW',
+        purpose: 'request',
+        status: 'processing',
+        bankStatus: null,
+        failureReason: null,
+        failureCode: null,
+        createdAt: at,
+        updatedAt: at,
+        completedAt: null,
+      });
+      await tx.flush();
+      await postJournal(tx, {
+        journalId: `payout:${payoutId}`,
+        kind: 'payout',
+        userId: user.userId,
+        reference: payoutId,
+        legs: [
+          {
+            accountId: `user:${user.userId}:KRW`,
+            kind: 'user_balance',
+            userId: user.userId,
+            currency: 'KRW',
+            amount: -4000n,
+          },
+          { accountId: 'transit:payouts:KRW', kind: 'payouts_in_transit', currency: 'KRW', amount: 4000n },
+        ],
+      });
+    });
+    const sweep = () =>
+      stack.temporal.workflow.execute(housekeepingWorkflow, {
+        taskQueue: stack.taskQueue,
+        workflowId: `housekeeping-test-${randomUUID()}`,
+      });
+    expect((await sweep()).payoutsResumed).toBeGreaterThanOrEqual(1);
+    expect((await settled(user, payoutId)).status).toBe('completed');
+    expect((await payoutsOf(account)).map((t) => t.amount)).toEqual([4_000]);
+    // Its workflow ran: the next sweep starts nothing for it.
+    await stack.temporal.workflow.execute(housekeepingWorkflow, {
+      taskQueue: stack.taskQueue,
+      workflowId: `housekeeping-test-${randomUUID()}`,
+    });
+    expect((await payoutsOf(account)).map((t) => t.amount)).toEqual([4_000]);
+    expect(await balance(user)).toBe('26000');
+  });
+
   it('closes an account with a balance by paying it back to the named account, then closing', async () => {
     const { user, account, bankAccountId } = await funded(25_000);
     const pin = (request: Record<string, string>) => encryptPin(stack, user.pin!, { request });
@@ -357,14 +463,26 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     });
     expect(unnamed.status).toBe(409);
     expect(unnamed.body.blockers).toEqual([{ reason: 'won-balance', detail: expect.stringContaining(bankAccountId) }]);
-    const closing = await api('/v1/account/close', user, {
-      json: {
-        confirm: 'CLOSE',
-        bank_account_id: bankAccountId,
-        pin: await pin({ action: 'account_close', bank_account_id: bankAccountId }),
-      },
-      key: randomUUID(),
-    });
+    const close = async () =>
+      api('/v1/account/close', user, {
+        json: {
+          confirm: 'CLOSE',
+          bank_account_id: bankAccountId,
+          pin: await pin({ action: 'account_close', bank_account_id: bankAccountId }),
+        },
+        key: randomUUID(),
+      });
+    // The bank refuses the payout (our per-transfer limit at the centre): the balance comes back, the account stays open.
+    await bankSettings(stack, { depositLimits: { perTransferKrw: 10_000 } });
+    const refused = await close();
+    expect(refused.status).toBe(202);
+    const outcome = await stack.temporal.workflow.getHandle(`account-closure-${user.userId}`).result();
+    expect(outcome).toMatchObject({ closed: false, blockers: [{ reason: 'payout-failed' }] });
+    expect((await stack.orm.em.fork().findOneOrFail(UserEntity, { id: user.userId })).status).toBe('active');
+    expect(await balance(user)).toBe('25000');
+    await bankSettings(stack, { depositLimits: { perTransferKrw: null } });
+
+    const closing = await close();
     expect(closing.status).toBe(202);
     expect(closing.body).toMatchObject({ status: 'closing', amount: '25,000 KRW' });
     const payoutId = closing.body.payoutId as string;
@@ -376,6 +494,7 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     const payout = await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId });
     expect([payout.status, payout.purpose, payout.amount]).toEqual(['completed', 'closure', 25_000n]);
     expect((await payoutsOf(account)).map((t) => t.amount)).toEqual([25_000]);
+    expect(await eventsOf(user.userId)).toContain('account.closed');
     expect((await api('/api/v1/balance', user)).status).toBe(401);
   });
 });

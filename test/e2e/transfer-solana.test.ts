@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
@@ -14,6 +14,8 @@ const TOKEN_ACCOUNT_RENT = 2_039_280n; // rent exemption of a 165-byte SPL token
 const FEE = 5000n;
 
 describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Solana JSON-RPC) on $name', (kind) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(kind);
   let stack: TestStack;
   let user: RegisteredUser;
   let wallet: string;
@@ -309,7 +311,7 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
     expect(sol().balance(wallet)).toBe(before);
   });
 
-  it('sends once when the worker process is SIGKILLed mid-submission', async () => {
+  drill('sends once when the worker process is SIGKILLed mid-submission', async () => {
     const recipient = await newAddress();
     const before = sol().balance(wallet);
     await stack.stopWorker();

@@ -8,7 +8,7 @@ import { base64Of, codeKeyPair, sealCodePayload } from '../../integrations/trave
 import type { SandboxVaspId } from '../../sandbox/travel-rule-network';
 import { Contract, Wallet, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, type RegisteredUser } from '../helpers/http';
 import { INCLUDED, fundedUser } from '../helpers/transfers';
@@ -55,6 +55,8 @@ interface Sent {
  * inquiries, and self-custody ownership proofs.
  */
 describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(kind);
   let stack: TestStack;
   let user: RegisteredUser;
   let account: string;
@@ -334,43 +336,46 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect((await overTrp(callbackUrl, { rejected: 'too late' })).status).toBe(409);
   });
 
-  it('waits durably: a worker SIGKILLed while waiting for the provider, the decision arriving meanwhile, sends once', async () => {
-    const recipient = Wallet.createRandom().address;
-    await host(recipient, '정우성', 'async', 6000);
-    await stack.stopWorker();
-    const workers: ServiceProcess[] = [];
-    let transferId = '';
-    try {
-      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
-      const key = randomUUID();
-      const fields = body(recipient, AT_THRESHOLD, '정우성');
-      const pin = await transferPin(stack, PIN, fields, key);
-      const pending = callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin, ...fields }, key });
-      await waitFor(async () => (await inquiriesFor(recipient)).length === 1, 60_000, 'the inquiry sent').catch(
-        (error: Error) => {
-          throw new Error(`${error.message}\n${workers[0]!.output()}`);
-        },
+  drill(
+    'waits durably: a worker SIGKILLed while waiting for the provider, the decision arriving meanwhile, sends once',
+    async () => {
+      const recipient = Wallet.createRandom().address;
+      await host(recipient, '정우성', 'async', 6000);
+      await stack.stopWorker();
+      const workers: ServiceProcess[] = [];
+      let transferId = '';
+      try {
+        workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+        const key = randomUUID();
+        const fields = body(recipient, AT_THRESHOLD, '정우성');
+        const pin = await transferPin(stack, PIN, fields, key);
+        const pending = callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: { pin, ...fields }, key });
+        await waitFor(async () => (await inquiriesFor(recipient)).length === 1, 60_000, 'the inquiry sent').catch(
+          (error: Error) => {
+            throw new Error(`${error.message}\n${workers[0]!.output()}`);
+          },
+        );
+        workers[0]!.child.kill('SIGKILL');
+        expect(await workers[0]!.exited).toBeNull();
+        transferId = (await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient })).transferId;
+        // The provider's approval arrives while no worker runs: the API signals the workflow, Temporal keeps it.
+        await new Promise((r) => setTimeout(r, 7000)); // past the provider's 6 s
+        expect((await pending).status).toBe(202);
+      } finally {
+        for (const worker of workers) worker.child.kill('SIGKILL');
+        await Promise.all(workers.map((w) => w.exited));
+        await stack.startWorker();
+      }
+      await waitFor(
+        async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
+        60_000,
+        'the transfer sent',
       );
-      workers[0]!.child.kill('SIGKILL');
-      expect(await workers[0]!.exited).toBeNull();
-      transferId = (await stack.orm.em.fork().findOneOrFail(TransferEntity, { toAddress: recipient })).transferId;
-      // The provider's approval arrives while no worker runs: the API signals the workflow, Temporal keeps it.
-      await new Promise((r) => setTimeout(r, 7000)); // past the provider's 6 s
-      expect((await pending).status).toBe(202);
-    } finally {
-      for (const worker of workers) worker.child.kill('SIGKILL');
-      await Promise.all(workers.map((w) => w.exited));
-      await stack.startWorker();
-    }
-    await waitFor(
-      async () => INCLUDED.test((await callApi(stack, `/api/v1/transfer/crypto/${transferId}`, user)).body.status),
-      60_000,
-      'the transfer sent',
-    );
-    expect(await balanceOf(recipient)).toBe(714_285_714n);
-    expect(await inquiriesFor(recipient)).toHaveLength(1);
-    expect((await recordOf(transferId)).status).toBe('approved');
-  });
+      expect(await balanceOf(recipient)).toBe(714_285_714n);
+      expect(await inquiriesFor(recipient)).toHaveLength(1);
+      expect((await recordOf(transferId)).status).toBe('approved');
+    },
+  );
 
   it("goes to a Korean exchange over CODE's network: the IVMS101 message sealed for it, sent once it verifies, the transaction id reported; denied, nothing is sent", async () => {
     const vasps = await callApi(stack, '/api/v1/transfer/vasps', user);

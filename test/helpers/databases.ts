@@ -49,3 +49,14 @@ export function testDatabases(): TestDatabaseKind[] {
   const pg = process.env.TEST_DATABASE_URL;
   return pg ? [sqlite, postgres(pg)] : [sqlite];
 }
+
+/**
+ * `it` on the last database only (PostgreSQL where there is one), for the slow fault drills whose check is the
+ * workflow's (a worker killed, a provider failing or hanging), the same on both databases: the other adds minutes to
+ * CI and nothing to what is proved (docs/testing.md).
+ */
+export const onLastDatabase =
+  (database: { name: string }) =>
+  (...args: Parameters<typeof it>): void => {
+    if (database.name === testDatabases().at(-1)!.name) it(...args);
+  };
