@@ -1,4 +1,4 @@
-import { Type, type Static, type TObject } from '@sinclair/typebox';
+import { Type, type Static, type TObject, type TProperties } from '@sinclair/typebox';
 
 /**
  * The events an app can follow (the events API, and webhooks): one data schema per type. An event describes a state
@@ -43,6 +43,19 @@ const replacedEvent = (what: string) => ({
   summary: `${what} was replaced by the same operation signed again at higher fees (replacedBy)`,
   data: Type.Object({ ...signedOperation, replacedBy: Id('The operation that took its place') }),
 });
+
+/** A payout event's data: the payout, and what the event adds (a reason, the bank's code). */
+const payoutData = <T extends TProperties>(more: T) =>
+  Type.Object({
+    payoutId: Type.String(),
+    amount: Type.String({ description: 'KRW (won)' }),
+    currency: Type.Literal('KRW'),
+    bankAccountId: Type.String({ description: 'The verified account paid to' }),
+    purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
+      description: 'request: the person asked for it; closure: the balance an account closure pays back',
+    }),
+    ...more,
+  });
 
 export const EVENT_TYPES = {
   'registration.step_changed': {
@@ -223,41 +236,18 @@ export const EVENT_TYPES = {
     resource: 'payout',
     summary:
       "A payout was accepted: its amount left the balance and the bank is asked to deposit it into the person's account",
-    data: Type.Object({
-      payoutId: Type.String(),
-      amount: Type.String({ description: 'KRW (won)' }),
-      currency: Type.Literal('KRW'),
-      bankAccountId: Type.String({ description: 'The verified account paid to' }),
-      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
-        description: 'request: the person asked for it; closure: the balance an account closure pays back',
-      }),
-    }),
+    data: payoutData({}),
   },
   'payout.completed': {
     resource: 'payout',
     summary: "The bank deposited the payout into the person's account",
-    data: Type.Object({
-      payoutId: Type.String(),
-      amount: Type.String({ description: 'KRW (won)' }),
-      currency: Type.Literal('KRW'),
-      bankAccountId: Type.String({ description: 'The verified account paid to' }),
-      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
-        description: 'request: the person asked for it; closure: the balance an account closure pays back',
-      }),
-    }),
+    data: payoutData({}),
   },
   'payout.failed': {
     resource: 'payout',
     summary:
       'The bank refused the payout (or an operator reversed one it never received): the amount is back in the balance',
-    data: Type.Object({
-      payoutId: Type.String(),
-      amount: Type.String({ description: 'KRW (won)' }),
-      currency: Type.Literal('KRW'),
-      bankAccountId: Type.String({ description: 'The verified account paid to' }),
-      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
-        description: 'request: the person asked for it; closure: the balance an account closure pays back',
-      }),
+    data: payoutData({
       reason: Type.String(),
       code: Type.Union([Type.String(), Type.Null()], {
         description: "The bank's own code (rsp_code or bank_rsp_code)",
@@ -268,16 +258,7 @@ export const EVENT_TYPES = {
     resource: 'payout',
     summary:
       'The bank answered something undocumented, or has no record of the send: an operator reviews the payout (never sent again on its own)',
-    data: Type.Object({
-      payoutId: Type.String(),
-      amount: Type.String({ description: 'KRW (won)' }),
-      currency: Type.Literal('KRW'),
-      bankAccountId: Type.String({ description: 'The verified account paid to' }),
-      purpose: Type.Union([Type.Literal('request'), Type.Literal('closure')], {
-        description: 'request: the person asked for it; closure: the balance an account closure pays back',
-      }),
-      reason: Type.String(),
-    }),
+    data: payoutData({ reason: Type.String() }),
   },
   'bank_verification.verified': {
     resource: 'bank_verification',

@@ -110,21 +110,24 @@ export interface TransferBook {
   requests(): readonly TransferRequest[];
 }
 
+/** The centre's settings when nothing is wrong with it: how the sandbox starts (and what tests restore). */
+export const wellBehaved = (): OpenBankingSettings => ({
+  inDoubt: { times: 0, code: 'A0001', settleAfterMs: 1000, outcome: 'completed' },
+  reportCode: null,
+  malformed: false,
+  nameMismatch: '815',
+  depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
+  duplicateCode: 'A0326',
+  lateLanding: { times: 0, landAfterMs: 5000 },
+});
+
 export function createTransferBook(ledger: Ledger, log?: (line: string) => void): TransferBook {
   const requests: TransferRequest[] = [];
   const transfers = new Map<string, Transfer>();
   const pending = new Map<Transfer, { outcome: 'completed' | 'rejected'; timer: NodeJS.Timeout }>();
   /** Transfers landing late: each one's timer and what lands it (submits it and resolves its promise). */
   const landing = new Map<Transfer, { timer: NodeJS.Timeout; land: () => void }>();
-  const settings: OpenBankingSettings = {
-    inDoubt: { times: 0, code: 'A0001', settleAfterMs: 1000, outcome: 'completed' },
-    reportCode: null,
-    malformed: false,
-    nameMismatch: '815',
-    depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
-    duplicateCode: 'A0326',
-    lateLanding: { times: 0, landAfterMs: 5000 },
-  };
+  const settings = wellBehaved();
   const keyOf = (bankTranId: string, bankTranDate: string) => `${bankTranId}:${bankTranDate}`;
 
   /** The bank of the account the transfer is about: the person's for a withdrawal, the payee's for a deposit. */

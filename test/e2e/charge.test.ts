@@ -6,6 +6,7 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
 import {
   bankAccountLog,
   bankSettings,
+  restoreCentre,
   callApi,
   connectBankAccount,
   openBankAccount,
@@ -19,13 +20,6 @@ import type { Activities } from '../../activities';
 import { BankTranIdEntity, ChargeEntity, EventEntity, IdempotencyRecordEntity, UserEntity } from '../../db/entities';
 import { NeedsReviewSA, chargeWorkflowId } from '../../workflows/messages';
 import type { TransferRequestView } from '../../sandbox/open-banking';
-
-/** The bank's answers as they come back when nothing is wrong with the centre: its settings to restore after a test. */
-const WELL_BEHAVED = {
-  inDoubt: { times: 0, code: 'A0001', settleAfterMs: 0, outcome: 'completed' },
-  reportCode: null,
-  malformed: false,
-};
 
 describe.each(testDatabases())('bank verification and charging on %s', (database) => {
   /** A slow fault drill: on the last database only (helpers/databases.ts). */
@@ -60,8 +54,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     await stack?.stop();
   });
   afterEach(async () => {
-    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    await bankSettings(stack, WELL_BEHAVED);
+    await restoreCentre(stack);
     await stack.startWorker();
   });
 

@@ -6,6 +6,7 @@ import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/proc
 import {
   bankAccountLog,
   bankSettings,
+  restoreCentre,
   callApi,
   connectBankAccount,
   openBankAccount,
@@ -19,15 +20,6 @@ import type { TransferRequestView } from '../../sandbox/open-banking';
 import { postJournal } from '../../db/ledger';
 import { housekeepingWorkflow } from '../../workflows/housekeeping';
 
-/** The centre as it answers when nothing is wrong: its settings to restore after a test. */
-const WELL_BEHAVED = {
-  inDoubt: { times: 0, code: 'A0001', settleAfterMs: 0, outcome: 'completed' },
-  reportCode: null,
-  malformed: false,
-  depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
-  duplicateCode: 'A0326',
-  lateLanding: { times: 0, landAfterMs: 5000 },
-};
 /** What the person's statement shows for a payout. */
 const PAYOUT_MEMO = '월렛 출금';
 
@@ -53,8 +45,7 @@ describe.each(testDatabases())('payouts on %s', (database) => {
     await stack?.stop();
   });
   afterEach(async () => {
-    await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-    await bankSettings(stack, WELL_BEHAVED);
+    await restoreCentre(stack);
     await stack.startWorker();
   });
 

@@ -1,5 +1,6 @@
 import { createWalletClient, idempotencyKey, withRetries } from '@wallet-service/client';
 import type { Booking } from '../../sandbox/open-banking';
+import { wellBehaved } from '../../sandbox/open-banking/transfer-book';
 import type { TestStack } from './stack';
 import { call, type RegisteredUser } from './http';
 import { bearer } from './wallet';
@@ -50,6 +51,12 @@ export async function contractAccountLog(
   stack: Pick<TestStack, 'sandboxUrl'>,
 ): Promise<{ balance: number; transactions: BankTransaction[] }> {
   return (await call(`${stack.sandboxUrl}/kftc/_contract-account`)).body;
+}
+
+/** Puts the sandbox's centre back as it is when nothing is wrong: no fault, its settings as it starts. */
+export async function restoreCentre(stack: Pick<TestStack, 'sandboxUrl'>): Promise<void> {
+  await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+  await bankSettings(stack, wellBehaved());
 }
 
 /** Sets how the sandbox's open banking centre misbehaves (PUT /kftc/_settings). */

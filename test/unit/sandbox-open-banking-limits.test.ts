@@ -1,255 +1,63 @@
-import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
-import { openBankingRouter, type AccountView, type TransferRequestView } from '../../sandbox/open-banking';
+import { type TransferRequestView } from '../../sandbox/open-banking';
+import { openBankingHarness, refusal, sleep, type Holder } from '../helpers/open-banking-harness';
 
 /**
  * The open banking stand-in's settings for the institution's deposit limits (A0106, A0101, A0102), the code a repeated
  * bank_tran_id is refused with (A0326 or A0008) and deposits that land late, over real HTTP.
  */
-const INSTITUTION_CODE = 'M202300001';
-const CLIENT_ID = 'wallet-client-id';
-const CLIENT_SECRET = 'wallet-client-secret';
-const PASS_PHRASE = 'NONE';
-const CONTRACT = { bankCode: '004', accountNo: '99900000000001', holder: '(주)월렛' };
-const CALLBACK = 'http://127.0.0.1:3000/api/v1/bank/open-banking/callback';
 const DEFAULTS = {
   depositLimits: { perTransferKrw: null, dailyKrw: null, monthlyKrw: null },
   duplicateCode: 'A0326',
   lateLanding: { times: 0, landAfterMs: 5000 },
 };
 
-let server: Server;
-let base: string;
-/** The gateway's clock: the system's, moved by `setClock` for Korean days and months. */
-let clockOffsetMs = 0;
+const harness = openBankingHarness({
+  accountPrefix: '2202340',
+  resetSettings: DEFAULTS,
+  settle: true,
+  depositTexts: { wdPrintContent: '월렛출금', printContent: '월렛 출금', transferPurpose: 'TR' },
+});
+const {
+  post,
+  settings,
+  openAccount,
+  accountOf,
+  contract,
+  bankTranId,
+  koreanDate,
+  depositBody,
+  institutionToken,
+  userAccount: userToken,
+  transferResult,
+  transfersOf,
+} = harness;
+
 let oob: string;
 /** Moves the gateway's clock, and takes an institution token there (tokens expire on the gateway's clock). */
 const setClock = async (iso: string) => {
-  clockOffsetMs = Date.parse(iso) - Date.now();
+  harness.setClock(iso);
   oob = await institutionToken();
 };
-
 beforeAll(async () => {
-  const koa = new Koa();
-  koa.use(bodyParser({ enableTypes: ['json', 'form'] }));
-  const router = openBankingRouter({
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-    institutionCode: INSTITUTION_CODE,
-    contractAccount: CONTRACT,
-    depositPassPhrase: PASS_PHRASE,
-    now: () => new Date(Date.now() + clockOffsetMs),
-  });
-  koa.use(router.routes()).use(router.allowedMethods());
-  server = koa.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/kftc`;
   oob = await institutionToken();
 });
-afterAll(async () => {
-  await post('/_transfers/settle', {}); // nothing left landing or in doubt
-  await new Promise((resolve) => server.close(resolve));
-});
+// The harness has put the clock back: a token of the present.
 afterEach(async () => {
-  await setClock(new Date().toISOString());
-  await post('/_transfers/settle', {});
-  const reset = await put('/_settings', { ...DEFAULTS, inDoubt: { times: 0 }, nameMismatch: '815' });
-  expect(reset.status).toBe(200);
+  oob = await institutionToken();
 });
 
-// --- HTTP
-const read = async (response: Response) => {
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
-  };
-};
-const get = async (path: string, token?: string) =>
-  read(await fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
-const post = async (path: string, json: unknown, token?: string, signal?: AbortSignal) =>
-  read(
-    await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json; charset=UTF-8',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify(json),
-      signal,
-    }),
-  );
-const postForm = async (path: string, form: Record<string, string>) =>
-  read(await fetch(`${base}${path}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' }));
-const put = async (path: string, json: unknown) =>
-  read(
-    await fetch(`${base}${path}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(json),
-    }),
-  );
-const settings = (json: unknown) => put('/_settings', json);
-
-// --- the sandbox's people and accounts
-let accountSeq = 0;
-interface Holder {
-  name: string;
-  birthDate: string; // YYYY-MM-DD
-  bankCode: string;
-  accountNo: string;
-}
-async function openAccount(name: string, birthDate: string, balance: number, bankCode = '088'): Promise<Holder> {
-  const accountNo = `2202340${String(accountSeq++).padStart(6, '0')}`;
-  const opened = await post('/_accounts', { bankCode, accountNo, holder: name, birthDate, balance });
-  expect(opened.status).toBe(201);
-  return { name, birthDate, bankCode, accountNo };
-}
-const accountOf = async (h: Pick<Holder, 'bankCode' | 'accountNo'>): Promise<AccountView> =>
-  (await get(`/_accounts/${h.bankCode}/${h.accountNo}`)).body;
-const contract = async (): Promise<AccountView> => (await get('/_contract-account')).body;
-
-let tranSeq = 0;
-/** Our institution code, U (made by the institution) and 9 upper-case letters or digits. */
-const bankTranId = () => `${INSTITUTION_CODE}U${(tranSeq++).toString(36).toUpperCase().padStart(9, '0')}`;
-/** yyyyMMdd in Korean time on the gateway's clock, computed apart from the emulator's own formatting. */
-const koreanDate = (at = new Date(Date.now() + clockOffsetMs)) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Seoul', year: 'numeric', month: '2-digit', day: '2-digit' })
-    .format(at)
-    .replaceAll('-', '');
-const tranDtime = () => `${koreanDate()}101921`;
-
-// --- OAuth as a person's browser and the adapter do it (for withdrawals)
-async function userToken(holder: Holder) {
-  const query = new URLSearchParams({
-    response_type: 'code',
-    client_id: CLIENT_ID,
-    redirect_uri: CALLBACK,
-    scope: 'login inquiry transfer',
-    state: randomBytes(16).toString('hex'),
-    auth_type: '0',
-  });
-  const page = await get(`/oauth/2.0/authorize?${query}`);
-  expect(page.status).toBe(200);
-  const hidden = Object.fromEntries(
-    [...page.text.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]) => [
-      name!,
-      value!.replaceAll('&amp;', '&'),
-    ]),
-  );
-  const consented = await postForm('/oauth/2.0/authorize', {
-    ...hidden,
-    name: holder.name,
-    birth_date: holder.birthDate.replaceAll('-', ''),
-    bank_code: holder.bankCode,
-    account_num: holder.accountNo,
-    action: 'approve',
-  });
-  const code = new URL(consented.headers.get('location') ?? 'about:blank').searchParams.get('code');
-  const issued = await postForm('/oauth/2.0/token', {
-    code: code!,
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    redirect_uri: CALLBACK,
-    grant_type: 'authorization_code',
-  });
-  expect(issued.status).toBe(200);
-  const token = issued.body as { access_token: string; user_seq_no: string };
-  const me = await get(`/v2.0/user/me?user_seq_no=${token.user_seq_no}`, token.access_token);
-  const masked = `${holder.accountNo.slice(0, -3)}***`;
-  const fintech = (me.body.res_list as { fintech_use_num: string; account_num_masked: string }[]).find(
-    (a) => a.account_num_masked === masked,
-  )!.fintech_use_num;
-  return { accessToken: token.access_token, fintech };
-}
-async function institutionToken(): Promise<string> {
-  const issued = await postForm('/oauth/2.0/token', {
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    scope: 'oob',
-    grant_type: 'client_credentials',
-  });
-  expect(issued.status).toBe(200);
-  return issued.body.access_token;
-}
-
-// --- the calls the adapter makes
-const depositBody = (to: Holder, fields: Record<string, unknown>, item: Record<string, unknown>) => ({
-  cntr_account_type: 'N',
-  cntr_account_num: CONTRACT.accountNo,
-  wd_pass_phrase: PASS_PHRASE,
-  wd_print_content: '월렛출금',
-  name_check_option: 'on',
-  tran_dtime: tranDtime(),
-  req_cnt: '1',
-  req_list: [
-    {
-      tran_no: '1',
-      bank_tran_id: bankTranId(),
-      bank_code_std: to.bankCode,
-      account_num: to.accountNo,
-      account_holder_name: to.name,
-      print_content: '월렛 출금',
-      tran_amt: '1',
-      req_client_name: to.name,
-      req_client_bank_code: to.bankCode,
-      req_client_account_num: to.accountNo,
-      req_client_num: 'WALLETUSER0001',
-      transfer_purpose: 'TR',
-      ...item,
-    },
-  ],
-  ...fields,
-});
 const deposit = (to: Holder, item: Record<string, unknown> = {}, fields: Record<string, unknown> = {}) =>
-  post('/v2.0/transfer/deposit/acnt_num', depositBody(to, fields, item), oob);
+  harness.deposit(oob, to, fields, item);
 const withdraw = (person: { accessToken: string; fintech: string }, fields: Record<string, unknown>) =>
-  post(
-    '/v2.0/transfer/withdraw/fin_num',
-    {
-      bank_tran_id: bankTranId(),
-      cntr_account_type: 'N',
-      cntr_account_num: CONTRACT.accountNo,
-      dps_print_content: '월렛충전',
-      wd_print_content: '월렛충전',
-      fintech_use_num: person.fintech,
-      tran_amt: '1000',
-      tran_dtime: tranDtime(),
-      req_client_name: '홍길동',
-      req_client_fintech_use_num: person.fintech,
-      req_client_num: 'WALLETUSER0001',
-      transfer_purpose: 'RC',
-      ...fields,
-    },
-    person.accessToken,
-  );
+  harness.withdraw(person.accessToken, {
+    fintech_use_num: person.fintech,
+    tran_amt: '1000',
+    req_client_fintech_use_num: person.fintech,
+    ...fields,
+  });
 /** transfer/result for one deposit (check_type 2) on the gateway's Korean day. */
 const depositResult = (id: string, amount: number, date = koreanDate()) =>
-  post(
-    '/v2.0/transfer/result',
-    {
-      check_type: '2',
-      tran_dtime: tranDtime(),
-      req_cnt: '1',
-      req_list: [{ tran_no: '1', org_bank_tran_id: id, org_bank_tran_date: date, org_tran_amt: String(amount) }],
-    },
-    oob,
-  );
-const transfersOf = async (id: string): Promise<TransferRequestView[]> =>
-  ((await get('/_transfers')).body as TransferRequestView[]).filter((t) => t.bankTranId === id);
-/** The whole answer of a call the centre refused before any bank: the envelope and nothing else. */
-const refusal = (rspCode: string, rspMessage: string) => ({
-  api_tran_id: expect.any(String),
-  api_tran_dtm: expect.stringMatching(/^\d{17}$/),
-  rsp_code: rspCode,
-  rsp_message: rspMessage,
-});
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+  transferResult(oob, '2', [{ id, date, amount: String(amount) }]);
 
 describe('settings', () => {
   it('starts with no deposit limits, A0326 for a repeated bank_tran_id and no late landing', async () => {

@@ -1,247 +1,50 @@
 import { randomBytes } from 'node:crypto';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Koa from 'koa';
-import { bodyParser } from '@koa/bodyparser';
-import { openBankingRouter, type AccountView, type TransferRequestView } from '../../sandbox/open-banking';
+import { type TransferRequestView } from '../../sandbox/open-banking';
+import {
+  CALLBACK,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  INSTITUTION_CODE,
+  openBankingHarness,
+  type Holder,
+} from '../helpers/open-banking-harness';
 
 /**
  * The open banking stand-in over real HTTP, as the bank adapter meets it: the consent screen and OAuth, user/me,
  * real-name inquiry, withdrawals, deposits, transfer results, and the gateway's in-doubt answers.
  */
-const INSTITUTION_CODE = 'M202300001';
-const CLIENT_ID = 'wallet-client-id';
-const CLIENT_SECRET = 'wallet-client-secret';
-const PASS_PHRASE = 'NONE';
-const CONTRACT = { bankCode: '004', accountNo: '99900000000001', holder: '(주)월렛' };
-const CALLBACK = 'http://127.0.0.1:3000/api/v1/bank/open-banking/callback';
+const harness = openBankingHarness({ accountPrefix: '1101230', resetSettings: { reportCode: null, malformed: false } });
+const {
+  setClock,
+  get,
+  post,
+  postForm,
+  put,
+  openAccount,
+  accountOf,
+  contract,
+  bankTranId,
+  koreanDate,
+  tranDtime,
+  authorizeQuery,
+  hiddenFields,
+  consent,
+  tokenRequest,
+  userToken,
+  institutionToken,
+  fintechUseNum,
+  withdraw,
+  deposit,
+  transferResult,
+  transfersOf,
+} = harness;
 
-let server: Server;
-let base: string;
-/** The gateway's clock: the system's, moved by `setClock` for Korean-day and expiry rules. */
-let clockOffsetMs = 0;
-const setClock = (iso: string) => {
-  clockOffsetMs = Date.parse(iso) - Date.now();
-};
-
-beforeAll(async () => {
-  const koa = new Koa();
-  koa.use(bodyParser({ enableTypes: ['json', 'form'] }));
-  const router = openBankingRouter({
-    clientId: CLIENT_ID,
-    clientSecret: CLIENT_SECRET,
-    institutionCode: INSTITUTION_CODE,
-    contractAccount: CONTRACT,
-    depositPassPhrase: PASS_PHRASE,
-    now: () => new Date(Date.now() + clockOffsetMs),
-  });
-  koa.use(router.routes()).use(router.allowedMethods());
-  server = koa.listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/kftc`;
-});
-afterAll(() => new Promise((resolve) => server.close(resolve)));
-afterEach(async () => {
-  clockOffsetMs = 0;
-  await put('/_settings', { inDoubt: { times: 0 }, reportCode: null, malformed: false, nameMismatch: '815' });
-});
-
-// --- HTTP
-const read = async (response: Response) => {
-  const text = await response.text();
-  return {
-    status: response.status,
-    headers: response.headers,
-    text,
-    body: response.headers.get('content-type')?.startsWith('application/json') ? JSON.parse(text) : text,
-  };
-};
-const get = async (path: string, token?: string) =>
-  read(await fetch(`${base}${path}`, { headers: token ? { authorization: `Bearer ${token}` } : {} }));
-const post = async (path: string, json: unknown, token?: string) =>
-  read(
-    await fetch(`${base}${path}`, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json; charset=UTF-8',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify(json),
-    }),
-  );
-const postForm = async (path: string, form: Record<string, string>) =>
-  read(await fetch(`${base}${path}`, { method: 'POST', body: new URLSearchParams(form), redirect: 'manual' }));
-const put = async (path: string, json: unknown) =>
-  read(
-    await fetch(`${base}${path}`, {
-      method: 'PUT',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(json),
-    }),
-  );
-
-// --- the sandbox's people and accounts
-let accountSeq = 0;
-interface Holder {
-  name: string;
-  birthDate: string; // YYYY-MM-DD
-  bankCode: string;
-  accountNo: string;
-}
-async function openAccount(name: string, birthDate: string, balance: number, bankCode = '088'): Promise<Holder> {
-  const accountNo = `1101230${String(accountSeq++).padStart(6, '0')}`;
-  const opened = await post('/_accounts', { bankCode, accountNo, holder: name, birthDate, balance });
-  expect(opened.status).toBe(201);
-  return { name, birthDate, bankCode, accountNo };
-}
-const accountOf = async (h: Pick<Holder, 'bankCode' | 'accountNo'>): Promise<AccountView> =>
-  (await get(`/_accounts/${h.bankCode}/${h.accountNo}`)).body;
-const contract = async (): Promise<AccountView> => (await get('/_contract-account')).body;
-
-let tranSeq = 0;
-/** Our institution code, U (made by the institution) and 9 upper-case letters or digits. */
-const bankTranId = () => `${INSTITUTION_CODE}U${(tranSeq++).toString(36).toUpperCase().padStart(9, '0')}`;
-/** yyyyMMdd / yyyyMMddHHmmss in Korean time, computed apart from the emulator's own formatting. */
-const koreanDate = (at = new Date(Date.now() + clockOffsetMs)) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone: 'Asia/Seoul', year: 'numeric', month: '2-digit', day: '2-digit' })
-    .format(at)
-    .replaceAll('-', '');
-const tranDtime = () => `${koreanDate()}101921`;
-
-// --- OAuth as the adapter and a person's browser do it
-const authorizeQuery = (state: string) =>
-  new URLSearchParams({
-    response_type: 'code',
-    client_id: CLIENT_ID,
-    redirect_uri: CALLBACK,
-    scope: 'login inquiry transfer',
-    state,
-    auth_type: '0',
-  }).toString();
-const hiddenFields = (html: string) =>
-  Object.fromEntries(
-    [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)">/g)].map(([, name, value]) => [
-      name!,
-      value!.replaceAll('&amp;', '&'),
-    ]),
-  );
-/** The person opens the consent screen, types who they are and which account, and agrees; the redirect back. */
-async function consent(holder: Holder, state = randomBytes(16).toString('hex')) {
-  const page = await get(`/oauth/2.0/authorize?${authorizeQuery(state)}`);
-  expect(page.status).toBe(200);
-  const typed = {
-    name: holder.name,
-    birth_date: holder.birthDate.replaceAll('-', ''),
-    bank_code: holder.bankCode,
-    account_num: holder.accountNo,
-  };
-  const answer = await postForm('/oauth/2.0/authorize', { ...hiddenFields(page.text), ...typed, action: 'approve' });
-  return { answer, state, location: new URL(answer.headers.get('location') ?? 'about:blank') };
-}
-const tokenRequest = (form: Record<string, string>) => postForm('/oauth/2.0/token', form);
-async function userToken(holder: Holder) {
-  const { location } = await consent(holder);
-  const issued = await tokenRequest({
-    code: location.searchParams.get('code')!,
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    redirect_uri: CALLBACK,
-    grant_type: 'authorization_code',
-  });
-  expect(issued.status).toBe(200);
-  return issued.body as { access_token: string; refresh_token: string; user_seq_no: string };
-}
-async function institutionToken(): Promise<string> {
-  const issued = await tokenRequest({
-    client_id: CLIENT_ID,
-    client_secret: CLIENT_SECRET,
-    scope: 'oob',
-    grant_type: 'client_credentials',
-  });
-  return issued.body.access_token;
-}
-const fintechUseNum = async (token: { access_token: string; user_seq_no: string }, accountNo: string) => {
-  const me = await get(`/v2.0/user/me?user_seq_no=${token.user_seq_no}`, token.access_token);
-  const masked = `${accountNo.slice(0, -3)}***`;
-  return (me.body.res_list as { fintech_use_num: string; account_num_masked: string }[]).find(
-    (a) => a.account_num_masked === masked,
-  )!.fintech_use_num;
-};
-
-// --- the calls the adapter makes
 const realName = (token: string, fields: Record<string, unknown>) =>
   post(
     '/v2.0/inquiry/real_name',
     { bank_tran_id: bankTranId(), account_holder_info_type: ' ', tran_dtime: tranDtime(), ...fields },
     token,
   );
-const withdraw = (token: string, fields: Record<string, unknown>) =>
-  post(
-    '/v2.0/transfer/withdraw/fin_num',
-    {
-      bank_tran_id: bankTranId(),
-      cntr_account_type: 'N',
-      cntr_account_num: CONTRACT.accountNo,
-      dps_print_content: '월렛충전',
-      wd_print_content: '월렛충전',
-      tran_dtime: tranDtime(),
-      req_client_name: '홍길동',
-      req_client_num: 'WALLETUSER0001',
-      transfer_purpose: 'RC',
-      ...fields,
-    },
-    token,
-  );
-const deposit = (token: string, to: Holder, fields: Record<string, unknown> = {}, item: Record<string, unknown> = {}) =>
-  post(
-    '/v2.0/transfer/deposit/acnt_num',
-    {
-      cntr_account_type: 'N',
-      cntr_account_num: CONTRACT.accountNo,
-      wd_pass_phrase: PASS_PHRASE,
-      wd_print_content: '계좌확인',
-      name_check_option: 'on',
-      tran_dtime: tranDtime(),
-      req_cnt: '1',
-      req_list: [
-        {
-          tran_no: '1',
-          bank_tran_id: bankTranId(),
-          bank_code_std: to.bankCode,
-          account_num: to.accountNo,
-          account_holder_name: to.name,
-          print_content: '월렛 123456',
-          tran_amt: '1',
-          req_client_name: to.name,
-          req_client_bank_code: to.bankCode,
-          req_client_account_num: to.accountNo,
-          req_client_num: 'WALLETUSER0001',
-          transfer_purpose: 'AU',
-          ...item,
-        },
-      ],
-      ...fields,
-    },
-    token,
-  );
-const transferResult = (token: string, checkType: '1' | '2', items: { id: string; date: string; amount: string }[]) =>
-  post(
-    '/v2.0/transfer/result',
-    {
-      check_type: checkType,
-      tran_dtime: tranDtime(),
-      req_cnt: String(items.length),
-      req_list: items.map((item, i) => ({
-        tran_no: String(i + 1),
-        org_bank_tran_id: item.id,
-        org_bank_tran_date: item.date,
-        org_tran_amt: item.amount,
-      })),
-    },
-    token,
-  );
-const transfersOf = async (id: string): Promise<TransferRequestView[]> =>
-  ((await get('/_transfers')).body as TransferRequestView[]).filter((t) => t.bankTranId === id);
 
 describe('the OAuth screens and tokens', () => {
   it('refuses an authorize request from an unknown client, or not asking for a code, with a 400 page', async () => {
@@ -353,7 +156,7 @@ describe('the OAuth screens and tokens', () => {
   it("skips the screens for auth_type 2 when the institution presents the person's live token, and refuses it without", async () => {
     const person = await userToken(await openAccount('정몽주', '1337-01-13', 0));
     const query = authorizeQuery('e'.repeat(32)).replace('auth_type=0', 'auth_type=2');
-    const skipped = await fetch(`${base}/oauth/2.0/authorize?${query}`, {
+    const skipped = await fetch(`${harness.base}/oauth/2.0/authorize?${query}`, {
       redirect: 'manual',
       headers: { 'Kftc-Bfop-UserSeqNo': person.user_seq_no, 'Kftc-Bfop-AccessToken': person.access_token },
     });
