@@ -3,15 +3,13 @@ import type { Orm } from '../db/orm';
 import {
   CexAccountEntity,
   CexAuthorizationEntity,
-  ChargeEntity,
   LedgerAccountEntity,
-  PayoutEntity,
   SolanaWalletEntity,
-  TransferEntity,
   UserEntity,
   VerifiableCredentialEntity,
 } from '../db/entities';
 import { appendEvent } from '../db/events';
+import { moneyInMotion } from '../db/money-in-motion';
 import type { NetworkRegistry } from '../platform/networks';
 import type { SolanaChains } from '../integrations/solana';
 import type {
@@ -110,17 +108,7 @@ export const createAccountActivities = ({ orm, credentials, networks, solanaChai
               detail: `${account.balance} ${account.currency} held for the user: name a verified bank account (bank_account_id) to pay it back to`,
             });
           }
-          const charges = await tx.count(ChargeEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
-          if (charges) blockers.push({ reason: 'charge-in-progress', detail: `${charges} charge(s) not finished` });
-          // A payout in doubt may still pay, or come back: the account stays open until the bank says.
-          const payouts = await tx.count(PayoutEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
-          if (payouts) blockers.push({ reason: 'payout-in-progress', detail: `${payouts} payout(s) not finished` });
-          const transfers = await tx.count(TransferEntity, {
-            userId,
-            status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] },
-          });
-          if (transfers)
-            blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
+          blockers.push(...(await moneyInMotion(tx, userId)));
           if (blockers.length) throw new ClosureRefused(blockers);
           // What the person connected of their exchange accounts (balances read, pending OAuth states with their
           // sealed PKCE verifiers) goes with the account: none of it is a record the law asks to keep.

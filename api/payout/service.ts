@@ -4,10 +4,8 @@ import type { Orm } from '../../db/orm';
 import {
   BankAccountEntity,
   BankTranIdEntity,
-  ChargeEntity,
   LedgerAccountEntity,
   PayoutEntity,
-  TransferEntity,
   bankAccountNoAad,
   type BankAccount,
   type Payout,
@@ -15,6 +13,7 @@ import {
 } from '../../db/entities';
 import { InsufficientBalance, payoutsInTransitAccount, postJournal, userBalanceAccount } from '../../db/ledger';
 import { appendEvent } from '../../db/events';
+import { moneyInMotion } from '../../db/money-in-motion';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { formatMoney } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
@@ -75,19 +74,8 @@ export class PayoutService {
    * What stops a closure that the database knows of (the worker checks them again, with what is on chain, as it
    * closes): asked before a closure pays the balance out, so that a closure that cannot happen moves no money.
    */
-  async closureBlockers(userId: string): Promise<ClosureBlocker[]> {
-    const em = this.deps.orm.em.fork();
-    const blockers: ClosureBlocker[] = [];
-    const charges = await em.count(ChargeEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
-    if (charges) blockers.push({ reason: 'charge-in-progress', detail: `${charges} charge(s) not finished` });
-    const payouts = await em.count(PayoutEntity, { userId, status: { $in: ['processing', 'needs_review'] } });
-    if (payouts) blockers.push({ reason: 'payout-in-progress', detail: `${payouts} payout(s) not finished` });
-    const transfers = await em.count(TransferEntity, {
-      userId,
-      status: { $in: ['held_for_review', 'processing', 'submitted', 'confirmed'] },
-    });
-    if (transfers) blockers.push({ reason: 'transfer-in-progress', detail: `${transfers} transfer(s) not final` });
-    return blockers;
+  closureBlockers(userId: string): Promise<ClosureBlocker[]> {
+    return moneyInMotion(this.deps.orm.em.fork(), userId);
   }
 
   /** The person's verified accounts, by id (where a closure may pay the balance back). */
