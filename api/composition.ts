@@ -1,7 +1,7 @@
 /**
  * The API process's composition root: every real client, and every service on them (api/services.ts), built once
  * from the validated configuration. api/main.ts uses it; so do tests that run the real API in-process. Settings given as JSON (NETWORKS,
- * EXCHANGE_POOLS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
+ * EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
  */
 import type { Client } from '@temporalio/client';
 import type { BlockList } from 'node:net';
@@ -28,6 +28,8 @@ import { TokenService } from './auth/tokens';
 import { SecurityNotices } from './common/security-notices';
 import { PinService } from './pin/service';
 import { QuoteEngine } from './exchange/quote';
+import { venuesOf } from './exchange/venues';
+import { JupiterSwapApi } from '../integrations/dex/jupiter';
 import { RateLimits, parseOverrides } from './http/rate-limits';
 import { ApiMetrics } from './http/metrics';
 import { createMetricsRegistry } from '../platform/metrics';
@@ -43,7 +45,6 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const settings = parseJsonSettings({
     networks: () => NetworkRegistry.fromJson(config.NETWORKS),
-    pools: () => QuoteEngine.poolsFromJson(config.EXCHANGE_POOLS),
     dailyLimits: () => parseTokenAmounts('EXCHANGE_DAILY_LIMITS', config.EXCHANGE_DAILY_LIMITS),
     transferSignerCaps: () => parseTokenAmounts('TRANSFER_SIGNER_DAILY_CAPS', config.TRANSFER_SIGNER_DAILY_CAPS),
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
@@ -63,11 +64,6 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     exchanges: () => exchangesFrom(config),
   });
   const { networks } = settings;
-  const quotes = new QuoteEngine(settings.pools, {
-    slippageBps: config.QUOTE_SLIPPAGE_BPS,
-    priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
-    dailyLimits: settings.dailyLimits,
-  });
   const rateLimits = RateLimits.create(config.DATABASE_URL, settings.rateLimits);
   const metrics = new ApiMetrics(createMetricsRegistry('api'));
   rateLimits.onRefused = (rule) => metrics.rateLimited(rule);
@@ -93,6 +89,26 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     notices,
   );
   const providers = new ChainProviders();
+  const solanaChains = new SolanaChains();
+  const quotes = new QuoteEngine(
+    venuesOf({
+      networks,
+      providers,
+      solanaChains,
+      blockCacheMs: config.QUOTE_BLOCK_CACHE_MS,
+      slippageBps: config.QUOTE_SLIPPAGE_BPS,
+      jupiter: config.JUPITER_API_KEY
+        ? new JupiterSwapApi({ baseUrl: config.JUPITER_API_URL, apiKey: config.JUPITER_API_KEY, ...providerHttp })
+        : undefined,
+    }),
+    {
+      slippageBps: config.QUOTE_SLIPPAGE_BPS,
+      priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
+      dailyLimits: settings.dailyLimits,
+      ttlSeconds: config.QUOTE_TTL_SECONDS,
+    },
+    encryption,
+  );
   const codeIdentity = await codeIdentityFrom(config);
   const sessions = await SessionCache.start(config.DATABASE_URL, {
     listenUrl: config.DATABASE_LISTEN_URL,
@@ -140,7 +156,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       clientSecret: config.CEX_CLIENT_SECRET,
       ...providerHttp,
     }),
-    solanaChains: new SolanaChains(),
+    solanaChains,
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
   };
   return {

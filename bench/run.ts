@@ -48,6 +48,9 @@ import {
 } from '../dev/chains';
 import { startAlto } from '../dev/alto';
 import { bundling, gasPerOperation, type BundlingRow, type GasRow } from './gas';
+import { quoterCalls } from './quote-calls';
+import { localDexNetwork, seedPools } from '../dev/uniswap';
+import { priceAtMs } from '../sandbox/upbit-quotation';
 import { transfersEndToEnd, type TransferLevel } from './transfers';
 import { NetworkRegistry } from '../platform/networks';
 import { buildContracts } from '../contracts/build';
@@ -78,6 +81,8 @@ const BENCH_RATE_LIMITS: Record<string, { points: number; seconds: number }> = O
 );
 const BENCH_GAS_BUDGET_KRW = 10_000_000;
 const NETWORK_IDS = ['ETHEREUM', 'POLYGON', 'BASE', 'ARBITRUM', 'OPTIMISM'];
+/** The quote rows' trade: 1.5 ETH for USDT on ETHEREUM. */
+const QUOTE_AMOUNT_WEI = 1_500_000_000_000_000_000n;
 const children: ChildProcess[] = [];
 const log = (line: string) => console.log(`[bench] ${line}`);
 
@@ -367,6 +372,11 @@ async function main(): Promise<void> {
   for (const [i] of NETWORK_IDS.entries()) {
     const chain = await startAnvil({ chainId: 31337 + i, port: await freePort() });
     const contracts = await ensureChainContracts(chain.rpcUrl);
+    // ETHEREUM's exchange: the local Uniswap v3's pools at the sandbox market's prices (what the quote rows read).
+    if (i === 0)
+      await seedPools(chain.rpcUrl, 'ETHEREUM', contracts.uniswap, contracts.usdt, (symbol) =>
+        priceAtMs(symbol, Date.now()),
+      );
     const bundler = await startAlto({ rpcUrl: chain.rpcUrl, entryPoint: contracts.entryPoint, port: await freePort() });
     chains.push({
       ...chain,
@@ -392,7 +402,9 @@ async function main(): Promise<void> {
         paymaster: c.paymaster,
         didRegistry: c.didRegistry,
         recoverableImplementation: c.recoverableImplementation,
-        tokens: { USDT: { address: c.usdt, decimals: 6 } },
+        ...(i === 0
+          ? localDexNetwork('ETHEREUM', c.uniswap, c.usdt)
+          : { tokens: { USDT: { address: c.usdt, decimals: 6 } } }),
       },
     ]),
   );
@@ -493,7 +505,7 @@ async function main(): Promise<void> {
   const bareKoa = spawnService(
     'bare-koa',
     ['dist/bench/bare-koa.js', String(barePort), `${apiUrl}/.well-known/jwks.json`, databaseUrl],
-    { NODE_ENV: 'production' },
+    { NODE_ENV: 'production', BENCH_QUOTE_CALLS: JSON.stringify(await quoterCalls(chains[0]!, QUOTE_AMOUNT_WEI)) },
   );
   await waitForHttp(`http://127.0.0.1:${barePort}/`);
   // Its memory at rest only: bare Koa with the Temporal client loaded and connected.
@@ -578,9 +590,10 @@ async function main(): Promise<void> {
         amount: '1.5',
       }),
     });
-  const quotePairs: Array<{ quote: Load; base: Load }> = [{ quote: await quoteLoad(), base: bareJwtDb }];
-  for (let i = 1; i < RUNS; i += 1) {
-    const base = await load({ url: `http://127.0.0.1:${barePort}/jwt-db`, headers: bearer(user) });
+  const quoteBase = () => load({ url: `http://127.0.0.1:${barePort}/jwt-quote`, headers: bearer(user) });
+  const quotePairs: Array<{ quote: Load; base: Load }> = [];
+  for (let i = 0; i < RUNS; i += 1) {
+    const base = await quoteBase();
     quotePairs.push({ quote: await quoteLoad(), base });
   }
   const quoteMedian = medianBy(quotePairs, (p) => p.quote.rps / p.base.rps);
@@ -614,7 +627,7 @@ async function main(): Promise<void> {
     for (const [name, l, base] of [
       ['healthz / bare', health, bare],
       ['profile / jwt-db', profile, bareJwtDb],
-      ['quote / jwt-db', quote, bareJwtDb],
+      ['quote / jwt-quote', quote, quoteMedian.base],
       ['session join / user read', bareJwtSession, bareJwtUser],
     ] as const) {
       log(
@@ -984,7 +997,7 @@ async function main(): Promise<void> {
       ratio(a.profile.rps, a.bareJwtDb.rps) >= 0.6,
     ],
     [
-      `Quote req/s vs bare Koa + JWT + one PostgreSQL round trip (median of ${RUNS} pairs: ${a.quoteRatios.join(', ')})`,
+      `Quote req/s vs bare Koa + JWT + the same QuoterV2 and slot0 calls (median of ${RUNS} pairs: ${a.quoteRatios.join(', ')})`,
       `${a.quote.rps.toFixed(0)} / ${a.quoteBase.rps.toFixed(0)}`,
       String(ratio(a.quote.rps, a.quoteBase.rps)),
       '>= 0.6',

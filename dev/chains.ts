@@ -13,6 +13,7 @@ import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPo
 import { EthereumDIDRegistry } from 'ethr-did-registry';
 import { loadArtifact } from '../contracts/build';
 import { hasExited, stopChild } from './child-process';
+import { ensureUniswapV3, type UniswapV3Deployment } from './uniswap';
 
 /** The local EVM chains of the embedded stack: one anvil per network, with different chain ids. */
 export const LOCAL_NETWORKS = {
@@ -165,6 +166,8 @@ export interface ChainContracts {
   didRegistry: string;
   usdt: string;
   recoverableImplementation: string;
+  /** Uniswap v3 and the tokens its local pools trade (dev/uniswap.ts). */
+  uniswap: UniswapV3Deployment;
 }
 
 /** Our verifying paymaster (owner: the deployer key; sponsor: the dev sponsor key), its EntryPoint deposit topped up. */
@@ -194,7 +197,8 @@ async function ensurePaymaster(rpcUrl: string, entryPoint: string): Promise<stri
 
 /**
  * EntryPoint v0.8 (@account-abstraction/contracts), our WalletAccountFactory and WalletPaymaster (funded),
- * EthereumDIDRegistry (ethr-did-registry) and a USDT (6 decimals).
+ * EthereumDIDRegistry (ethr-did-registry), a USDT (6 decimals, as Tether's contract) and Uniswap v3 with its test
+ * tokens (dev/uniswap.ts; the pools are seeded apart, at the market's prices).
  */
 export async function ensureChainContracts(rpcUrl: string): Promise<ChainContracts> {
   const entryPoint = await ensureDeployed(rpcUrl, EntryPointArtifact, [], 'entrypoint-v0.8', ENTRY_POINT_V08_SALT);
@@ -222,5 +226,6 @@ export async function ensureChainContracts(rpcUrl: string): Promise<ChainContrac
     [entryPoint],
     'wallet-account-recoverable-v1',
   );
-  return { entryPoint, accountFactory, paymaster, didRegistry, usdt, recoverableImplementation };
+  const uniswap = await ensureUniswapV3(rpcUrl);
+  return { entryPoint, accountFactory, paymaster, didRegistry, usdt, recoverableImplementation, uniswap };
 }

@@ -17,11 +17,15 @@ import {
   ensureChainContracts,
   startAnvil,
   type ChainContracts,
+  type LocalNetworkId,
   type RunningChain,
 } from './chains';
 import { buildContracts } from '../contracts/build';
-import { startLocalSolana } from './solana-local';
+import { LOCAL_SWAP_PROGRAMS, attachJupiterSandbox, seedJupiterPool, startLocalSolana } from './solana-local';
+import { jupiterPoolAddress } from '../sandbox/jupiter';
 import { startEvmFaucet } from './evm-faucet';
+import { localDexNetwork, seedPools } from './uniswap';
+import { priceAtMs } from '../sandbox/upbit-quotation';
 import { startAlto } from './alto';
 import { loadOrCreateDevSecrets } from './secrets';
 import { operatorTokenHash } from '../api/operators/operators';
@@ -186,6 +190,10 @@ async function main(): Promise<void> {
     });
     stoppers.push({ name: `anvil ${networkId}`, stop: chain.stop });
     const contracts = await ensureChainContracts(chain.rpcUrl);
+    // The pools at the sandbox market's prices now (what GET /api/v1/market-price answers); nothing re-prices them.
+    await seedPools(chain.rpcUrl, networkId as LocalNetworkId, contracts.uniswap, contracts.usdt, (symbol) =>
+      priceAtMs(symbol, Date.now()),
+    );
     const bundler = await startAlto({
       rpcUrl: chain.rpcUrl,
       entryPoint: contracts.entryPoint,
@@ -203,6 +211,8 @@ async function main(): Promise<void> {
   );
   const solana = await startLocalSolana({ port: PORTS.SOLANA, stateFile: join(DATA, 'solana-local.json') });
   stoppers.push({ name: 'solana', stop: solana.stop });
+  // The sandbox's Jupiter pool at the market's price now (its wallet's SOL and USDT on this chain).
+  await seedJupiterPool(solana, await jupiterPoolAddress(), (symbol) => priceAtMs(symbol, Date.now()));
   done(since);
 
   const evmFaucet = await startEvmFaucet(
@@ -234,7 +244,13 @@ async function main(): Promise<void> {
           // The local chains stand for Ethereum and Polygon: their coins are announced as those (Travel Rule).
           coinDti: id === 'POLYGON' ? POLYGON_DTI : ETHER_DTI,
           // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
-          tokens: { USDT: { address: c.usdt, decimals: 6, ...(id === 'ETHEREUM' ? { dti: USDT_ETHEREUM_DTI } : {}) } },
+          // Its tokens and exchange: Uniswap v3 deployed from Uniswap's artifacts (dev/uniswap.ts).
+          ...localDexNetwork(
+            id as LocalNetworkId,
+            c.uniswap,
+            c.usdt,
+            id === 'ETHEREUM' ? USDT_ETHEREUM_DTI : undefined,
+          ),
           confirmations: LOCAL_CONFIRMATIONS,
         },
       ]),
@@ -244,6 +260,8 @@ async function main(): Promise<void> {
       rpcUrl: solana.rpcUrl,
       faucetUrl: solana.faucetUrl,
       tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
+      // Quotes and swaps through Jupiter's Swap API: the sandbox's, over its pool on this chain.
+      dex: { kind: 'jupiter', tradable: ['SOL', 'USDT'], programs: LOCAL_SWAP_PROGRAMS },
     },
   };
   writeFileSync(join(DATA, 'networks.json'), JSON.stringify(networks, null, 2));
@@ -325,6 +343,7 @@ async function main(): Promise<void> {
   );
   startTsProcess('sandbox', 'sandbox/main.ts', env);
   await waitForHttp(`${sandboxUrl}/clova/_stats`);
+  await attachJupiterSandbox(sandboxUrl, solana);
   done(since);
 
   since = Date.now();
@@ -351,7 +370,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, Jupiter /jupiter/swap/v2, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
   Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}; CODE's Response API http://127.0.0.1:${PORTS.code} (for the sandbox's CODE hub)
   Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}

@@ -73,6 +73,8 @@ export interface LocalSolana {
   blockHeight(): bigint;
   balance(owner: string): bigint;
   tokenBalance(owner: string, mint: string): Promise<bigint>;
+  /** Gives an address SOL and test USDT (development only: what seeds the sandbox's Jupiter pool). */
+  grant(owner: string, amounts: { lamports: bigint; usdt: bigint }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -513,6 +515,29 @@ export async function startLocalSolana(
     }
   };
 
+  const grant = async (owner: string, amounts: { lamports: bigint; usdt: bigint }): Promise<void> => {
+    if (amounts.lamports > 0n) svm.airdrop(address(owner), lamports(amounts.lamports));
+    touched.add(owner);
+    if (amounts.usdt <= 0n) return;
+    const ata = await tokenAccount(owner, mint.address);
+    execute(
+      await sign([
+        getCreateAssociatedTokenIdempotentInstruction({
+          payer: authority,
+          owner: address(owner),
+          mint: mint.address,
+          ata,
+        }),
+        getMintToCheckedInstruction({
+          mint: mint.address,
+          token: ata,
+          mintAuthority: authority,
+          amount: amounts.usdt,
+          decimals: TEST_USDT_DECIMALS,
+        }),
+      ]),
+    );
+  };
   const fund = async (owner: string): Promise<{ funded: boolean }> => {
     if (funded.has(owner)) return { funded: false };
     funded.add(owner);
@@ -624,6 +649,7 @@ export async function startLocalSolana(
     blockHeight: () => height,
     balance: (owner) => svm.getBalance(address(owner)) ?? 0n,
     tokenBalance: async (owner, mintAddress) => tokenAmountAt(await tokenAccount(owner, mintAddress)) ?? 0n,
+    grant,
     stop: async () => {
       clearInterval(blocks);
       if (saveTimer) clearTimeout(saveTimer);
@@ -632,4 +658,58 @@ export async function startLocalSolana(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** The programs a local swap transaction may call: System, SPL Token, Associated Token, Compute Budget. */
+export const LOCAL_SWAP_PROGRAMS = [
+  '11111111111111111111111111111111',
+  'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA',
+  'ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL',
+  'ComputeBudget111111111111111111111111111111',
+];
+
+/**
+ * The sandbox's Jupiter pool (its wallet's SOL and USDT) at the market's price: given `depthKrw` of each side the
+ * first time; afterwards, when trades moved it more than half a percent off the market, the side it lacks is topped
+ * up (development only; nothing re-prices it afterwards).
+ */
+export async function seedJupiterPool(
+  solana: LocalSolana,
+  pool: string,
+  priceKrw: (symbol: string) => number,
+  depthKrw = 3_000_000_000,
+): Promise<void> {
+  const reserve = 1_000_000_000n; // what the sandbox keeps for fees and rent, outside the pool's reserves
+  const solPrice = BigInt(Math.round(priceKrw('SOL') * 1e6));
+  const usdtPrice = BigInt(Math.round(priceKrw('USDT') * 1e6));
+  const sol = solana.balance(pool) > reserve ? solana.balance(pool) - reserve : 0n;
+  const usdt = await solana.tokenBalance(pool, solana.usdtMint);
+  if (sol === 0n || usdt === 0n) {
+    const depth = BigInt(depthKrw) * 10n ** 6n;
+    await solana.grant(pool, {
+      lamports: reserve + (depth * 10n ** 9n) / solPrice,
+      usdt: (depth * 10n ** BigInt(TEST_USDT_DECIMALS)) / usdtPrice,
+    });
+    return;
+  }
+  // The pool's value of SOL in won against its USDT's: equal at the market's price.
+  const solValue = (sol * solPrice) / 10n ** 9n;
+  const usdtValue = (usdt * usdtPrice) / 10n ** BigInt(TEST_USDT_DECIMALS);
+  if (solValue * 1000n < usdtValue * 995n)
+    await solana.grant(pool, { lamports: ((usdtValue - solValue) * 10n ** 9n) / solPrice, usdt: 0n });
+  else if (usdtValue * 1000n < solValue * 995n)
+    await solana.grant(pool, {
+      lamports: 0n,
+      usdt: ((solValue - usdtValue) * 10n ** BigInt(TEST_USDT_DECIMALS)) / usdtPrice,
+    });
+}
+
+/** Tells the sandbox's Jupiter which chain its pool is on and which mint is USDT (PUT /jupiter/_chain). */
+export async function attachJupiterSandbox(sandboxUrl: string, solana: Pick<LocalSolana, 'rpcUrl' | 'usdtMint'>) {
+  const response = await fetch(`${sandboxUrl}/jupiter/_chain`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rpcUrl: solana.rpcUrl, mints: { USDT: solana.usdtMint } }),
+  });
+  if (!response.ok) throw new Error(`the sandbox's Jupiter refused its chain: ${response.status}`);
 }

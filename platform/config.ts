@@ -247,13 +247,6 @@ export const ConfigSchema = Type.Object({
     default: 5_000_000,
     description: 'what a person may pay out in a Korean day (00:00 KST), KRW, payouts not failed',
   }),
-  EXCHANGE_POOLS: Type.Optional(
-    Type.String({
-      minLength: 2,
-      description:
-        'JSON: {"ETHEREUM":[{"pair":["ETH","USDT"],"reserves":["2000","6000000"],"fee":500}]} (default: the built-in pools)',
-    }),
-  ),
   EXCHANGE_DAILY_LIMITS: Type.String({
     default: '{"ETH":"10","WBTC":"0.5","POL":"50000","SOL":"200","USDT":"30000","USDC":"30000"}',
     description: 'JSON: per source token, the most one quote may spend (whole tokens)',
@@ -335,6 +328,17 @@ export const ConfigSchema = Type.Object({
     description:
       'a sanctions list not refreshed for longer fails closed: no transfer and no new recipient until a refresh succeeds',
   }),
+  JUPITER_API_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://api.jup.ag/swap/v2',
+    description: "Jupiter's Swap API V2 (the Meta-Aggregator's /order and /execute): SOLANA quotes and swaps",
+  }),
+  JUPITER_API_KEY: Type.Optional(
+    Type.String({
+      minLength: 8,
+      description: 'our x-api-key at Jupiter (developers.jup.ag/portal); unset: no SOLANA exchange',
+    }),
+  ),
   SCREENING_PROVIDER_URL: Type.Optional(
     Type.String({
       pattern: '^https?://',
@@ -443,6 +447,19 @@ export const ConfigSchema = Type.Object({
   }),
   QUOTE_SLIPPAGE_BPS: Type.Integer({ minimum: 0, maximum: 5000, default: 50 }),
   QUOTE_PRICE_IMPACT_WARNING_BPS: Type.Integer({ minimum: 0, maximum: 10000, default: 300 }),
+  QUOTE_TTL_SECONDS: Type.Integer({
+    minimum: 5,
+    maximum: 600,
+    default: 60,
+    description: 'how long a quote (its quoteId) may be swapped on; a later swap is refused with stale-quote',
+  }),
+  QUOTE_BLOCK_CACHE_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 1_000,
+    description:
+      "how long quotes reuse the chain's newest block number (and the reads made at that block) before asking again",
+  }),
   RATE_LIMITS: Type.String({
     default: '{}',
     description:
@@ -500,6 +517,7 @@ const PROVIDER_URL_SETTINGS = [
   'CEX_BITHUMB_URL',
   'SCREENING_PROVIDER_URL',
   'TRAVEL_RULE_CODE_URL',
+  'JUPITER_API_URL',
 ] as const;
 
 /** Validates a subset of the schema, so a process only demands what it uses. */
@@ -654,7 +672,8 @@ export const API_CONFIG_KEYS = [
   'CHARGE_MAX_AMOUNT_KRW',
   'PAYOUT_MAX_AMOUNT_KRW',
   'PAYOUT_DAILY_LIMIT_KRW',
-  'EXCHANGE_POOLS',
+  'QUOTE_TTL_SECONDS',
+  'QUOTE_BLOCK_CACHE_MS',
   'EXCHANGE_DAILY_LIMITS',
   'QUOTE_SLIPPAGE_BPS',
   'QUOTE_PRICE_IMPACT_WARNING_BPS',
@@ -666,6 +685,8 @@ export const API_CONFIG_KEYS = [
   'TEST_CLOCK_ENABLED',
   'CODEC_CORS_ORIGINS',
   'SANCTIONS_LIST_MAX_AGE_HOURS',
+  'JUPITER_API_URL',
+  'JUPITER_API_KEY',
   'SCREENING_PROVIDER_URL',
   'SCREENING_PROVIDER_API_KEY',
   'SCREENING_TIMEOUT_MS',
@@ -787,7 +808,7 @@ export const WORKER_CONFIG_KEYS = [
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 
 /**
- * Parses the settings given as JSON (NETWORKS, EXCHANGE_POOLS, RATE_LIMITS, ...) at start, with the parser of each;
+ * Parses the settings given as JSON (NETWORKS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, ...) at start, with the parser of each;
  * every bad one is named in one ConfigError, a line each, as loadConfig does for the others.
  */
 export function parseJsonSettings<T extends Record<string, () => unknown>>(

@@ -9,6 +9,7 @@ export const DOMAIN_ERROR_TYPES = [
   'same-token',
   'no-route',
   'insufficient-liquidity',
+  'exact-output-unsupported',
   'invalid-public-key',
   'cex-grant-refused',
   'user-operation-refused',

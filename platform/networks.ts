@@ -12,6 +12,40 @@ const Dti = Type.String({
     "the token's Digital Token Identifier (ISO 24165, DTI Foundation registry): how Travel Rule messages name it",
 });
 
+const Symbol_ = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' });
+/**
+ * Where quotes and swaps go on an EVM network: Uniswap v3's deployment there (Uniswap's published addresses on
+ * Ethereum and Polygon; the local chains' own deployment of the same artifacts).
+ */
+export const UniswapV3Schema = Type.Object(
+  {
+    kind: Type.Literal('uniswap-v3'),
+    factory: Address,
+    quoterV2: Address,
+    swapRouter: Type.String({
+      pattern: '^0x[0-9a-fA-F]{40}$',
+      description: 'SwapRouter (v1): the one contract swaps call',
+    }),
+    wrappedNative: Type.String({
+      pattern: '^0x[0-9a-fA-F]{40}$',
+      description: "the wrapped coin (WETH9, WPOL): what routes trade for the network's coin",
+    }),
+    feeTiers: Type.Array(Type.Union([Type.Literal(100), Type.Literal(500), Type.Literal(3000), Type.Literal(10000)]), {
+      minItems: 1,
+      uniqueItems: true,
+      description:
+        'the fee tiers a route may use, in hundredths of a basis point (100 only where the factory enabled it)',
+    }),
+    intermediaries: Type.Array(Symbol_, { description: 'tokens a two-hop route may pass through' }),
+    tradable: Type.Array(Symbol_, {
+      minItems: 2,
+      uniqueItems: true,
+      description: "the symbols a swap may sell or buy: the network's coin and tokens of `tokens`",
+    }),
+  },
+  { additionalProperties: false },
+);
+
 /** EVM blocks (the including one counted) before a transfer is finalized, when a network does not say. */
 export const DEFAULT_CONFIRMATIONS = 12;
 export const confirmationsOf = (network: EvmNetwork): number => network.confirmations ?? DEFAULT_CONFIRMATIONS;
@@ -61,8 +95,26 @@ export const EvmNetworkSchema = Type.Object({
       Type.Object({ address: Address, decimals: Type.Integer({ minimum: 0, maximum: 36 }), dti: Type.Optional(Dti) }),
     ),
   ),
+  dex: Type.Optional(UniswapV3Schema),
 });
 const Base58Key = Type.String({ pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$' });
+/** Where SOLANA quotes and swaps go: Jupiter's Swap API (JUPITER_API_URL, JUPITER_API_KEY). */
+export const JupiterSchema = Type.Object(
+  {
+    kind: Type.Literal('jupiter'),
+    tradable: Type.Array(Symbol_, {
+      minItems: 2,
+      uniqueItems: true,
+      description: 'the symbols a swap may sell or buy: SOL and tokens of `tokens`',
+    }),
+    programs: Type.Array(Base58Key, {
+      uniqueItems: true,
+      description:
+        'the programs a swap transaction Jupiter builds may call: one calling any other is refused before it is signed',
+    }),
+  },
+  { additionalProperties: false },
+);
 export const SolanaNetworkSchema = Type.Object({
   kind: Type.Literal('solana'),
   rpcUrl: Type.String({ pattern: '^https?://' }),
@@ -75,6 +127,7 @@ export const SolanaNetworkSchema = Type.Object({
   faucetUrl: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'development clusters only: funds each new wallet' }),
   ),
+  dex: Type.Optional(JupiterSchema),
 });
 export const NetworksSchema = Type.Record(
   Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }),
@@ -105,6 +158,19 @@ export class NetworkRegistry {
       );
     }
     const entries = Object.entries(parsed as Static<typeof NetworksSchema>);
+    for (const [networkId, network] of entries) {
+      if (!network.dex) continue;
+      const known = [
+        network.kind === 'solana' ? 'SOL' : (network.nativeSymbol ?? 'ETH'),
+        ...Object.keys(network.tokens ?? {}),
+      ];
+      const named = network.dex.kind === 'uniswap-v3' ? network.dex.intermediaries : [];
+      for (const symbol of [...network.dex.tradable, ...named])
+        if (!known.includes(symbol))
+          throw new Error(
+            `NETWORKS is invalid: ${networkId}.dex names ${symbol}, neither its coin nor one of its tokens (${known.join(', ')})`,
+          );
+    }
     return new NetworkRegistry(new Map(entries.map(([networkId, network]) => [networkId, { ...network, networkId }])));
   }
 

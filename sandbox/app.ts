@@ -18,6 +18,7 @@ import { usebRouter } from './useb';
 import { sanctionsRouter } from './sanctions';
 import { SandboxVaspNetwork, type TravelRuleIdentities } from './travel-rule-network';
 import { SANDBOX_CONTRACT_ACCOUNT } from './service-env';
+import { JupiterSandbox } from './jupiter';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   /** The open banking centre's view of us: our app's client id and secret, institution code, contracted account. */
@@ -48,6 +49,8 @@ export interface SandboxOptions extends IdentityProviderOptions {
   codeMember: { entityId: string; signingKey: string; serverUrl?: string };
   /** The screening provider's API key (SCREENING_PROVIDER_API_KEY). */
   screeningApiKey: string;
+  /** Our key at Jupiter's Swap API (JUPITER_API_KEY). */
+  jupiterApiKey: string;
   /** The Travel Rule network's certificates (travelRuleIdentities): its exchanges' TRP servers listen with them. */
   travelRule: TravelRuleIdentities;
 }
@@ -56,7 +59,7 @@ export interface SandboxOptions extends IdentityProviderOptions {
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
  * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
  * token service and status API), /upbit (Upbit's quotation API and its Exchange API's accounts), /bithumb (Bithumb's accounts), /code (CODE's Travel Rule hub and its exchanges), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
- * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /api/v1/address (sanctions screening),
+ * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /jupiter (Jupiter's Swap API V2 over a pool on the local SOLANA chain), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
  * per service ({"target":"ocr","failTimes":2}). The mail service listens for SMTP on a port of its own.
  */
@@ -70,6 +73,8 @@ export interface SandboxApp {
   setCallbackUrl(url: string): void;
   /** CODE's hub: where the service's Response API is (its member's server URL). */
   codeHub: SandboxCodeHub;
+  /** Jupiter's Swap API over a pool on the local SOLANA chain (attach it to the chain first). */
+  jupiter: JupiterSandbox;
 }
 
 /** Which fault target guards which paths; a provider's sandbox administration (`_…`) stays reachable while it fails. */
@@ -89,6 +94,7 @@ const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/useb/', 'idcheck'],
   ['/api/v1/address/', 'chainalysis'],
   ['/ofac/', 'ofac'],
+  ['/jupiter/', 'dex'],
 ];
 const isAdministration = (path: string) => /^\/[^/]+\/(v1\/)?_/.test(path);
 
@@ -119,7 +125,9 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   // CODE's hub (the Korean exchanges' Travel Rule network) with the service as a member.
   const codeHub = new SandboxCodeHub({ members: [options.codeMember] });
   const travelRule = new SandboxVaspNetwork(options.travelRule, { faults: faults.middleware('trp'), log: options.log });
+  const jupiter = new JupiterSandbox({ apiKey: options.jupiterApiKey });
   const routers = [
+    jupiter.router(),
     identityProviderRouter(options, agency),
     openBankingRouter({
       ciOf: (name, birthDate, phone) => agency.ciOf(name, birthDate, phone),
@@ -158,6 +166,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
     koa,
     smtp: mail.smtp,
     travelRule,
+    jupiter,
     faults,
     codeHub,
     setCallbackUrl: (url) => {

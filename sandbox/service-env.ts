@@ -32,6 +32,7 @@ export const SANDBOX_CREDENTIALS = {
   screeningApiKey: 'SCREENING_PROVIDER_API_KEY',
   goldAuthKey: 'GOLD_PRICE_AUTH_KEY',
   codeSigningKey: 'TRAVEL_RULE_CODE_SIGNING_KEY',
+  jupiterApiKey: 'JUPITER_API_KEY',
 } as const;
 export type SandboxCredentials = Record<keyof typeof SANDBOX_CREDENTIALS, string>;
 
@@ -59,6 +60,7 @@ export function newSandboxCredentials(): SandboxCredentials {
     goldAuthKey: secret(),
     // An Ed25519 seed: 32 bytes, base64 (CODE's form of a signing key).
     codeSigningKey: randomBytes(32).toString('base64'),
+    jupiterApiKey: randomBytes(16).toString('hex'),
   };
 }
 
@@ -127,6 +129,7 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
     CEX_BITHUMB_URL: `${url}/bithumb`,
     SANCTIONS_LIST_URL: `${url}/ofac/sdn_advanced.xml`,
     SCREENING_PROVIDER_URL: url,
+    JUPITER_API_URL: `${url}/jupiter/swap/v2`,
     ...(sandbox.travelRule
       ? {
           TRAVEL_RULE_COUNTERPARTS: sandbox.travelRule.counterparts,
@@ -167,6 +170,7 @@ export const sandboxOptionsFor = (
   mailPassword: credentials.mailPassword,
   screeningApiKey: credentials.screeningApiKey,
   goldAuthKey: credentials.goldAuthKey,
+  jupiterApiKey: credentials.jupiterApiKey,
   codeMember: {
     entityId: SANDBOX_CODE_ENTITY_ID,
     signingKey: credentials.codeSigningKey,

@@ -1,50 +1,52 @@
-import { Type, type Static } from '@sinclair/typebox';
-import Ajv from 'ajv';
 import { formatDecimal, formatMoney, parseAmount } from '../../platform/money';
 import { DomainError } from '../../platform/domain-error';
-import { bestTrade, FEE_TIERS, priceImpactPpm, routesBetween, type Direction, type FeeTier, type Pool } from './pools';
+import type { DataEncryption } from '../../platform/data-encryption';
 
-/** Decimals of the tokens quotes may name. */
-export const TOKEN_DECIMALS: Record<string, number> = { ETH: 18, POL: 18, SOL: 9, USDT: 6, USDC: 6, WBTC: 8 };
-
-const PoolConfig = Type.Object(
-  {
-    pair: Type.Tuple([Type.String(), Type.String()]),
-    reserves: Type.Tuple([Type.String({ pattern: '^\\d+(\\.\\d+)?$' }), Type.String({ pattern: '^\\d+(\\.\\d+)?$' })]),
-    fee: Type.Union(FEE_TIERS.map((f) => Type.Literal(f))),
-  },
-  { additionalProperties: false },
-);
-export const PoolsConfigSchema = Type.Record(Type.String({ pattern: '^[A-Z][A-Z0-9_]*$' }), Type.Array(PoolConfig));
-export type PoolsConfig = Static<typeof PoolsConfigSchema>;
-
-/** The pools of the embedded stack (EXCHANGE_POOLS overrides them); reserves are in whole tokens. */
-export const DEFAULT_POOLS: PoolsConfig = {
-  ETHEREUM: [
-    { pair: ['ETH', 'USDT'], reserves: ['2000', '6000000'], fee: 500 },
-    { pair: ['ETH', 'USDT'], reserves: ['500', '1500000'], fee: 3000 },
-    { pair: ['ETH', 'USDC'], reserves: ['1000', '3000000'], fee: 3000 },
-    { pair: ['USDC', 'USDT'], reserves: ['5000000', '5000000'], fee: 500 },
-    { pair: ['WBTC', 'ETH'], reserves: ['100', '3000'], fee: 3000 },
-  ],
-  POLYGON: [
-    { pair: ['POL', 'USDT'], reserves: ['10000000', '5000000'], fee: 3000 },
-    { pair: ['POL', 'ETH'], reserves: ['3000000', '500'], fee: 10000 },
-    { pair: ['ETH', 'USDT'], reserves: ['200', '600000'], fee: 500 },
-  ],
-  SOLANA: [
-    { pair: ['SOL', 'USDT'], reserves: ['50000', '7500000'], fee: 3000 },
-    { pair: ['SOL', 'USDC'], reserves: ['20000', '3000000'], fee: 500 },
-  ],
-};
+export type Direction = 'exactInput' | 'exactOutput';
 
 export class QuoteError extends DomainError {
   constructor(
-    type: 'unknown-network' | 'unknown-token' | 'same-token' | 'no-route' | 'insufficient-liquidity',
+    type:
+      | 'unknown-network'
+      | 'unknown-token'
+      | 'same-token'
+      | 'no-route'
+      | 'insufficient-liquidity'
+      | 'exact-output-unsupported',
     message: string,
   ) {
     super(type, message);
   }
+}
+
+/** One hop of a venue's route: the pool (or AMM) it trades in and its fee tier (null where the venue names none). */
+export interface VenueHop {
+  tokenIn: string;
+  tokenOut: string;
+  feeTier: number | null;
+  pool: string;
+}
+export interface VenueQuote {
+  hops: VenueHop[];
+  amountIn: bigint;
+  amountOut: bigint;
+  priceImpactPpm: bigint;
+  /** The block (EVM) or slot (Solana) the venue read the quote at. */
+  blockNumber: number;
+}
+export type VenueResult =
+  { kind: 'quote'; quote: VenueQuote } | { kind: 'no-route' } | { kind: 'insufficient-liquidity' };
+
+/** Where a network's quotes come from: Uniswap v3 on an EVM network, Jupiter on Solana. */
+export interface Venue {
+  /** Who answers its quotes (Uniswap v3, Jupiter). */
+  name: string;
+  /** Whether it prices an exact output. */
+  exactOutput: boolean;
+  /** The symbols a swap may sell or buy, sorted. */
+  tradable(): string[];
+  decimals(symbol: string): number;
+  quote(source: string, target: string, direction: Direction, amount: bigint): Promise<VenueResult>;
 }
 
 export interface QuoteRequest {
@@ -58,6 +60,29 @@ export interface QuotePolicy {
   slippageBps: number;
   priceImpactWarningPpm: number;
   dailyLimits: Record<string, string>;
+  /** How long a quote may be acted on. */
+  ttlSeconds: number;
+}
+
+/**
+ * What a quote commits to, sealed into its quoteId (AES-GCM with the data key, bound to the user): a swap prepared
+ * from it trades exactly this or is refused, and no table of quotes is kept.
+ */
+export interface QuoteTerms {
+  v: 1;
+  networkId: string;
+  source: string;
+  target: string;
+  direction: Direction;
+  amountIn: string;
+  amountOut: string;
+  /** exactInput: the least the swap may give; exactOutput: the output itself. */
+  minimumReceived: string;
+  /** exactOutput: the most the swap may take; exactInput: the input itself. */
+  maximumSent: string;
+  hops: VenueHop[];
+  blockNumber: number;
+  expiresAt: number;
 }
 
 const DISPLAY_DECIMALS = 6;
@@ -73,73 +98,45 @@ const display = (minor: bigint, decimals: number, symbol: string) => {
   return formatMoney((minor / cut) * cut, decimals, symbol);
 };
 const plain = (minor: bigint, decimals: number) => formatDecimal(minor, decimals).replace(/,/g, '');
+const QUOTE_ID_PREFIX = 'q1.';
+const quoteAad = (userId: string) => `swap-quote|${userId}`;
 
 export class QuoteEngine {
-  private readonly pools = new Map<string, Pool[]>();
-  private readonly tokens = new Map<string, string[]>();
-
   constructor(
-    config: PoolsConfig,
+    private readonly venues: Map<string, Venue>,
     private readonly policy: QuotePolicy,
-  ) {
-    for (const [networkId, pools] of Object.entries(config)) {
-      this.pools.set(
-        networkId,
-        pools.map((p) => {
-          for (const token of p.pair)
-            if (TOKEN_DECIMALS[token] === undefined) throw new Error(`pool token ${token} has no known decimals`);
-          return {
-            tokenA: p.pair[0],
-            tokenB: p.pair[1],
-            fee: p.fee as FeeTier,
-            reserveA: parseAmount(p.reserves[0], TOKEN_DECIMALS[p.pair[0]]!, p.pair[0]),
-            reserveB: parseAmount(p.reserves[1], TOKEN_DECIMALS[p.pair[1]]!, p.pair[1]),
-          };
-        }),
-      );
-    }
-  }
-
-  /** EXCHANGE_POOLS (the built-in pools when unset), validated: a bad value stops the process at start. */
-  static poolsFromJson(json: string | undefined): PoolsConfig {
-    if (!json) return DEFAULT_POOLS;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(json);
-    } catch {
-      throw new Error('EXCHANGE_POOLS is not valid JSON');
-    }
-    const validate = new Ajv({ allErrors: true }).compile(PoolsConfigSchema);
-    if (!validate(parsed))
-      throw new Error(
-        `EXCHANGE_POOLS is invalid: ${(validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message}`).join('; ')}`,
-      );
-    return parsed as PoolsConfig;
-  }
+    private readonly encryption: DataEncryption,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   networkIds(): string[] {
-    return [...this.pools.keys()];
+    return [...this.venues.keys()];
   }
 
-  /** The tokens a network's pools trade, sorted (worked out once per network: the pools are fixed at start). */
   tokensOf(networkId: string): string[] {
-    let tokens = this.tokens.get(networkId);
-    if (!tokens) {
-      tokens = [...new Set((this.pools.get(networkId) ?? []).flatMap((p) => [p.tokenA, p.tokenB]))].sort();
-      this.tokens.set(networkId, tokens);
+    return this.venues.get(networkId)?.tradable() ?? [];
+  }
+
+  /** The terms sealed in a quoteId the user was given, or undefined for anything else (another's, altered, garbage). */
+  openQuote(quoteId: string, userId: string): QuoteTerms | undefined {
+    if (!quoteId.startsWith(QUOTE_ID_PREFIX)) return undefined;
+    try {
+      const sealed = Buffer.from(quoteId.slice(QUOTE_ID_PREFIX.length), 'base64url');
+      return JSON.parse(this.encryption.open(sealed, quoteAad(userId)).toString('utf8')) as QuoteTerms;
+    } catch {
+      return undefined;
     }
-    return [...tokens];
   }
 
   /** A quote; the user's balance of the source token (read only once the request is valid) decides executability. */
-  async quote(request: QuoteRequest, balanceOfSource: () => Promise<bigint>) {
-    const pools = this.pools.get(request.networkId);
-    if (!pools)
+  async quote(request: QuoteRequest, userId: string, balanceOfSource: () => Promise<bigint>) {
+    const venue = this.venues.get(request.networkId);
+    if (!venue)
       throw new QuoteError(
         'unknown-network',
-        `Network ${request.networkId} is not supported; supported: ${this.networkIds().join(', ')}`,
+        `Network ${request.networkId} has no exchange; networks with one: ${this.networkIds().join(', ')}`,
       );
-    const tokens = this.tokensOf(request.networkId);
+    const tokens = venue.tradable();
     for (const token of [request.source, request.target]) {
       if (!tokens.includes(token)) {
         throw new QuoteError(
@@ -149,33 +146,55 @@ export class QuoteEngine {
       }
     }
     if (request.source === request.target) throw new QuoteError('same-token', 'source and target must differ');
+    if (request.direction === 'exactOutput' && !venue.exactOutput)
+      throw new QuoteError(
+        'exact-output-unsupported',
+        `${request.networkId}'s exchange (${venue.name}) quotes an exact input only: ask for exactInput`,
+      );
     const fixedToken = request.direction === 'exactInput' ? request.source : request.target;
-    const amount = parseAmount(request.amount, TOKEN_DECIMALS[fixedToken]!, fixedToken);
-    if (!routesBetween(pools, request.source, request.target).length) {
+    const amount = parseAmount(request.amount, venue.decimals(fixedToken), fixedToken);
+    const answer = await venue.quote(request.source, request.target, request.direction, amount);
+    if (answer.kind === 'no-route')
       throw new QuoteError(
         'no-route',
         `No route from ${request.source} to ${request.target} on ${request.networkId} (direct or through one token)`,
       );
-    }
-    const best = bestTrade(pools, request.source, request.target, request.direction, amount);
-    if (!best) throw new QuoteError('insufficient-liquidity', `The pools cannot trade that amount of ${fixedToken}`);
-    const sourceDecimals = TOKEN_DECIMALS[request.source]!;
-    const targetDecimals = TOKEN_DECIMALS[request.target]!;
-    const impact = priceImpactPpm(best.route, best.amountIn);
+    if (answer.kind === 'insufficient-liquidity')
+      throw new QuoteError('insufficient-liquidity', `The pools cannot trade that amount of ${fixedToken}`);
+    const best = answer.quote;
+    const sourceDecimals = venue.decimals(request.source);
+    const targetDecimals = venue.decimals(request.target);
+    const slippage = BigInt(this.policy.slippageBps);
     const minimumReceived =
-      request.direction === 'exactInput'
-        ? (best.amountOut * (10_000n - BigInt(this.policy.slippageBps))) / 10_000n
-        : best.amountOut;
+      request.direction === 'exactInput' ? (best.amountOut * (10_000n - slippage)) / 10_000n : best.amountOut;
+    // exactOutput: the input may rise by the slippage (rounded up: never below what the quote needs).
+    const maximumSent =
+      request.direction === 'exactOutput' ? (best.amountIn * (10_000n + slippage) + 9_999n) / 10_000n : best.amountIn;
     // target per one source token, to 6 decimals
     const rate =
       (best.amountOut * 10n ** BigInt(sourceDecimals) * PPM) / (best.amountIn * 10n ** BigInt(targetDecimals));
     const limit = this.policy.dailyLimits[request.source];
-    const overLimit = limit !== undefined && best.amountIn > parseAmount(limit, sourceDecimals, request.source);
-    const reason = overLimit
-      ? 'limit_exceeded'
-      : best.amountIn > (await balanceOfSource())
-        ? 'insufficient_balance'
-        : null;
+    const spends = request.direction === 'exactOutput' ? maximumSent : best.amountIn;
+    const overLimit = limit !== undefined && spends > parseAmount(limit, sourceDecimals, request.source);
+    const reason = overLimit ? 'limit_exceeded' : spends > (await balanceOfSource()) ? 'insufficient_balance' : null;
+    const expiresAt = this.now() + this.policy.ttlSeconds * 1000;
+    const terms: QuoteTerms = {
+      v: 1,
+      networkId: request.networkId,
+      source: request.source,
+      target: request.target,
+      direction: request.direction,
+      amountIn: best.amountIn.toString(),
+      amountOut: best.amountOut.toString(),
+      minimumReceived: minimumReceived.toString(),
+      maximumSent: maximumSent.toString(),
+      hops: best.hops,
+      blockNumber: best.blockNumber,
+      expiresAt,
+    };
+    const quoteId =
+      QUOTE_ID_PREFIX +
+      this.encryption.seal(Buffer.from(JSON.stringify(terms), 'utf8'), quoteAad(userId)).toString('base64url');
     return {
       source: request.source,
       target: request.target,
@@ -185,17 +204,22 @@ export class QuoteEngine {
       sourceDisplayAmount: display(best.amountIn, sourceDecimals, request.source),
       targetDisplayAmount: display(best.amountOut, targetDecimals, request.target),
       exchangeRate: plain(rate, 6),
-      priceImpact: percent(impact),
-      priceImpactWarning: impact > BigInt(this.policy.priceImpactWarningPpm),
-      route: [request.source, ...best.route.map((h) => h.tokenOut)],
-      feeTier: best.route.length === 1 ? best.route[0]!.pool.fee : null,
-      slippage: percent(BigInt(this.policy.slippageBps) * 100n),
+      priceImpact: percent(best.priceImpactPpm),
+      priceImpactWarning: best.priceImpactPpm > BigInt(this.policy.priceImpactWarningPpm),
+      route: [request.source, ...best.hops.map((h) => h.tokenOut)],
+      feeTier: best.hops.length === 1 ? best.hops[0]!.feeTier : null,
+      slippage: percent(slippage * 100n),
       minimumReceived: plain(minimumReceived, targetDecimals),
       minimumReceivedDisplay: display(minimumReceived, targetDecimals, request.target),
       networkId: request.networkId,
       executable: reason === null,
       notExecutableReason: reason,
-      intermediary: best.route.length > 1 ? best.route[0]!.tokenOut : null,
+      intermediary: best.hops.length > 1 ? best.hops[0]!.tokenOut : null,
+      quoteId,
+      expiresAt: new Date(expiresAt).toISOString(),
+      blockNumber: best.blockNumber,
+      maximumSent: request.direction === 'exactOutput' ? plain(maximumSent, sourceDecimals) : null,
+      hops: best.hops.map((h) => ({ tokenIn: h.tokenIn, tokenOut: h.tokenOut, feeTier: h.feeTier, pool: h.pool })),
     };
   }
 }

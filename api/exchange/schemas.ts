@@ -36,4 +36,24 @@ export const Quote = Type.Object({
   executable: Type.Boolean(),
   notExecutableReason: Type.Union([Type.Literal('insufficient_balance'), Type.Literal('limit_exceeded'), Type.Null()]),
   intermediary: Nullable(Type.String()),
+  quoteId: Type.String({ description: "the quote's terms, sealed and bound to the caller: what a swap names" }),
+  expiresAt: Type.String({
+    format: 'date-time',
+    description: 'a swap on this quote after it is refused (stale-quote)',
+  }),
+  blockNumber: Type.Integer({ description: 'the block (EVM) or slot (SOLANA) every read of the quote was made at' }),
+  maximumSent: Type.Union([Type.String(), Type.Null()], {
+    description: 'exactOutput: the most the swap may take (the input plus the slippage); null for exactInput',
+  }),
+  hops: Type.Array(
+    Type.Object({
+      tokenIn: Type.String(),
+      tokenOut: Type.String(),
+      feeTier: Type.Union([Type.Integer(), Type.Null()], {
+        description: "the pool's fee in hundredths of a basis point (500 = 0.05 %); null where the venue names none",
+      }),
+      pool: Type.String({ description: 'the pool (EVM address) or AMM the hop trades in' }),
+    }),
+    { description: 'the route hop by hop, each with its own fee (feeTier above is null on two hops)' },
+  ),
 });

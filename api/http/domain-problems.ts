@@ -9,6 +9,7 @@ const DOMAIN_PROBLEMS: Record<DomainErrorType, { status: number; title: string }
   'same-token': { status: 422, title: 'Unprocessable request' },
   'no-route': { status: 422, title: 'Unprocessable request' },
   'insufficient-liquidity': { status: 422, title: 'Unprocessable request' },
+  'exact-output-unsupported': { status: 422, title: 'Unprocessable request' },
   'invalid-public-key': { status: 422, title: 'Unprocessable request' },
   'cex-grant-refused': { status: 422, title: 'Unprocessable request' },
   // The bundler's simulation refused the operation being prepared (its call would revert, a paymaster refusal).

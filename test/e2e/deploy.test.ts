@@ -100,7 +100,12 @@ describe('smart-account deployment over HTTP on two real chains', () => {
     expect(description.status.name).toBe('COMPLETED');
     // The transfer key is bounded on chain as the prepare answer said: an expiry, and a daily cap per token.
     const { transferSigner, transferSignerValidUntil, transferSignerDailyCaps } = slot.parameter.domain;
-    expect(transferSignerDailyCaps).toEqual({ ETH: parseEther('5').toString(), USDT: '10000000000' });
+    // The default caps name ETH, USDT and USDC (WBTC has none: the transfer key cannot send it).
+    expect(transferSignerDailyCaps).toEqual({
+      ETH: parseEther('5').toString(),
+      USDT: '10000000000',
+      USDC: '10000000000',
+    });
     expect(transferSignerValidUntil).toBeGreaterThan(Date.now() / 1000 + 364 * 24 * 3600);
     const account = new Contract(address, loadArtifact('WalletAccount').abi as InterfaceAbi, stack.chains[0]!.provider);
     expect(await account.getFunction('transferSigner')()).toBe(transferSigner);

@@ -112,6 +112,9 @@ describe('the transfer key bounded on chain, through the service', () => {
       caps: [
         { symbol: 'ETH', dailyCap: '0.3 ETH', spentToday: '0 ETH', remainingToday: '0.3 ETH' },
         { symbol: 'USDT', dailyCap: '0 USDT', spentToday: '0 USDT' },
+        // The tokens the local exchange trades: no cap, so the transfer key cannot send them.
+        { symbol: 'USDC', dailyCap: '0 USDC', spentToday: '0 USDC' },
+        { symbol: 'WBTC', dailyCap: '0 WBTC', spentToday: '0 WBTC' },
       ],
     });
     expect((await transfer(eth('0.1'), holder)).body.status).toMatch(INCLUDED);
@@ -122,6 +125,8 @@ describe('the transfer key bounded on chain, through the service', () => {
     expect((await view()).caps).toEqual([
       { symbol: 'ETH', dailyCap: '0.15 ETH', spentToday: '0.1 ETH', remainingToday: '0.05 ETH' },
       { symbol: 'USDT', dailyCap: '5 USDT', spentToday: '0 USDT', remainingToday: '5 USDT' },
+      { symbol: 'USDC', dailyCap: '0 USDC', spentToday: '0 USDC', remainingToday: '0 USDC' },
+      { symbol: 'WBTC', dailyCap: '0 WBTC', spentToday: '0 WBTC', remainingToday: '0 WBTC' },
     ]);
     expect((await transfer(eth('0.1'), holder)).body).toMatchObject({
       status: 422,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { generateKeyPairSigner } from '@solana/kit';
 import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { registerUser, type RegisteredUser } from '../helpers/http';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { INCLUDED } from '../helpers/transfers';
 import { callApi } from '../helpers/bank';
 import { closeAccountBody, transferPin, type TransferFields } from '../helpers/pin';
@@ -76,6 +76,32 @@ describe.each(testDatabases())('SOLANA wallets and transfers (LiteSVM behind Sol
       ).body;
     expect(await quote('1.5')).toMatchObject({ executable: true, notExecutableReason: null });
     expect(await quote('2.5')).toMatchObject({ executable: false, notExecutableReason: 'insufficient_balance' });
+    // Quotes come from Jupiter's Swap API (the sandbox's, over its pool on this chain): what its /order says.
+    const order = await call(
+      `${stack.sandboxUrl}/jupiter/swap/v2/order?inputMint=So11111111111111111111111111111111111111112&outputMint=${
+        stack.solana!.usdtMint
+      }&amount=1500000000&slippageBps=50`,
+      { headers: { 'x-api-key': stack.config.JUPITER_API_KEY! } },
+    );
+    const quoted = await quote('1.5');
+    expect(quoted).toMatchObject({
+      sourceAmount: '1.5',
+      targetAmount: (Number(order.body.outAmount) / 1e6).toString(),
+      route: ['SOL', 'USDT'],
+      feeTier: null,
+      maximumSent: null,
+    });
+    expect(quoted.hops).toEqual([{ tokenIn: 'SOL', tokenOut: 'USDT', feeTier: null, pool: expect.any(String) }]);
+    // Jupiter prices an exact input only; down, the quote is a 503 to retry.
+    const exactOut = await callApi(stack, '/v1/exchange/quote', user, {
+      json: { source: 'SOL', target: 'USDT', networkId: 'SOLANA', direction: 'exactOutput', amount: '10' },
+    });
+    expect([exactOut.status, exactOut.body.type]).toEqual([422, '/problems/exact-output-unsupported']);
+    await call(`${stack.sandboxUrl}/_faults/dex`, { method: 'PUT', json: { failTimes: 1, status: 500 } });
+    const down = await callApi(stack, '/v1/exchange/quote', user, {
+      json: { source: 'SOL', target: 'USDT', networkId: 'SOLANA', direction: 'exactInput', amount: '1' },
+    });
+    expect([down.status, down.body.type]).toEqual([503, '/problems/service-unavailable']);
   });
 
   it('sends SOL: final on chain, the fee in SOL, the sender down by amount and fee exactly', async () => {

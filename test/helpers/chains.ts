@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import { JsonRpcProvider, Wallet } from 'ethers';
 import {
   ANVIL_DEPLOYER_KEY,
+  LOCAL_NETWORKS,
   ensureChainContracts,
   startAnvil,
   type ChainContracts,
   type RunningChain,
 } from '../../dev/chains';
 import { freePort } from './global-setup';
+import { seedPools } from '../../dev/uniswap';
+import { priceAtMs } from '../../sandbox/upbit-quotation';
 
 export interface TestChain extends RunningChain, ChainContracts {
   provider: JsonRpcProvider;
@@ -39,7 +42,12 @@ async function makeDeployedState(chainId: number): Promise<string> {
   const written = `${file}.${process.pid}.tmp`;
   const chain = await startAnvil({ chainId, port: await freePort(), dumpStateFile: written });
   try {
-    await ensureChainContracts(chain.rpcUrl);
+    const contracts = await ensureChainContracts(chain.rpcUrl);
+    // The pools at the sandbox market's prices as the run starts (what GET /api/v1/market-price answers then).
+    const networkId = chainId === LOCAL_NETWORKS.POLYGON.chainId ? 'POLYGON' : 'ETHEREUM';
+    await seedPools(chain.rpcUrl, networkId, contracts.uniswap, contracts.usdt, (symbol) =>
+      priceAtMs(symbol, Date.now()),
+    );
   } finally {
     await chain.stop(); // anvil writes the snapshot as it exits
   }

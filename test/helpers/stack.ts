@@ -40,6 +40,7 @@ export const travelRuleTestIdentities = (): TravelRuleIdentities =>
 import type { FaultInjector } from '../../sandbox/faults';
 import type { TestDatabase, TestDatabaseKind } from './databases';
 import { startTestChain, type TestChain } from './chains';
+import { localDexNetwork } from '../../dev/uniswap';
 import { startAlto, type AltoOptions, type RunningBundler } from '../../dev/alto';
 import { freePort, testNamespace } from './global-setup';
 import { ETHER_DTI, POLYGON_DTI, USDT_ETHEREUM_DTI } from '../../integrations/travel-rule/assets';
@@ -48,7 +49,9 @@ import { providerTransport } from '../../platform/provider-settings';
 import { testWorkflowBundle } from './workflow-bundle';
 import { RpcProxy } from './rpc-proxy';
 import { TcpProxy } from './tcp-proxy';
-import { startLocalSolana, type LocalSolana } from '../../dev/solana-local';
+import { LOCAL_SWAP_PROGRAMS, seedJupiterPool, startLocalSolana, type LocalSolana } from '../../dev/solana-local';
+import { jupiterPoolAddress } from '../../sandbox/jupiter';
+import { priceAtMs } from '../../sandbox/upbit-quotation';
 import { ANVIL_PAYMASTER_SIGNER_KEY, ANVIL_RECOVERY_ADDRESS, ANVIL_RECOVERY_KEY } from '../../dev/chains';
 
 let runtimeInstalled = false;
@@ -215,6 +218,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     const proxy = new RpcProxy(node.rpcUrl);
     await proxy.start();
     solana = { ...node, proxy };
+    // The sandbox's Jupiter pool at the market's price (its wallet's SOL and USDT on this chain).
+    await seedJupiterPool(node, await jupiterPoolAddress(), (symbol) => priceAtMs(symbol, Date.now()));
   }
   const networksJson = JSON.stringify({
     ...Object.fromEntries(
@@ -234,7 +239,12 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
           // The local chains stand for Ethereum and Polygon: their coins are announced as those (Travel Rule).
           coinDti: i === 0 ? ETHER_DTI : POLYGON_DTI,
           // The local USDT stands for Tether's: on ETHEREUM it carries USDT's DTI (Travel Rule messages name it).
-          tokens: { USDT: { address: chain.usdt, decimals: 6, ...(i === 0 ? { dti: USDT_ETHEREUM_DTI } : {}) } },
+          ...localDexNetwork(
+            i === 0 ? 'ETHEREUM' : 'POLYGON',
+            chain.uniswap,
+            chain.usdt,
+            i === 0 ? USDT_ETHEREUM_DTI : undefined,
+          ),
           confirmations: options.confirmations ?? 1,
         },
       ]),
@@ -246,6 +256,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
             rpcUrl: solana.proxy.url,
             faucetUrl: solana.faucetUrl,
             tokens: { USDT: { mint: solana.usdtMint, decimals: 6 } },
+            dex: { kind: 'jupiter', tradable: ['SOL', 'USDT'], programs: LOCAL_SWAP_PROGRAMS },
           },
         }
       : {}),
@@ -253,6 +264,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   const taskQueue = `test-${randomUUID()}`;
   const testSandbox = await startTestSandbox();
   const { sandbox, url: sandboxUrl } = testSandbox;
+  if (solana) sandbox.jupiter.attach({ rpcUrl: solana.rpcUrl, mints: { USDT: solana.usdtMint } });
 
   // The API's port is chosen first: its public address goes into callbacks it hands out (Travel Rule inquiries).
   const apiPort = options.apiPort ?? (await freePort());

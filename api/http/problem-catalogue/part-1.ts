@@ -445,6 +445,16 @@ export const PART_1: Record<string, ProblemEntry> = {
     action: 'Treat it as done: nothing to undo.',
     example: 'This change was undone already',
   },
+  'exact-output-unsupported': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: "The network's exchange prices only an exact input: it cannot quote an exact amount out.",
+    when:
+      "POST /v1/exchange/quote with `direction: exactOutput` on SOLANA, whose quotes come from Jupiter's Swap API " +
+      'V2 (ExactIn only).',
+    action: 'Ask for an exactInput quote: choose the amount to sell and read `targetAmount`.',
+    example: "SOLANA's exchange (Jupiter) quotes an exact input only: ask for exactInput",
+  },
   forbidden: {
     title: 'Forbidden',
     status: 403,

@@ -133,7 +133,7 @@ export const PART_2: Record<string, ProblemEntry> = {
     meaning: 'No route through the exchange pools can trade the amount asked.',
     when:
       'POST /v1/exchange/quote answers it when every route between the two tokens fails for that amount: an ' +
-      "exact output at or above a pool's reserve, or an exact input too small to give any output.",
+      'exact output more than the pools hold, or an input that would run a pool out of liquidity or give nothing.',
     action: 'Ask for a smaller (or, for a tiny input, larger) amount.',
     example: 'The pools cannot trade that amount of USDT',
   },
@@ -499,10 +499,11 @@ export const PART_2: Record<string, ProblemEntry> = {
   'no-route': {
     title: 'Unprocessable request',
     status: 422,
-    meaning: 'The exchange pools offer no route between the two tokens, directly or through one other token.',
+    meaning: "The network's exchange offers no route between the two tokens, directly or through one other token.",
     when:
-      'POST /v1/exchange/quote answers it when both tokens are traded on the network but no pool path of one or ' +
-      'two hops joins them (possible with EXCHANGE_POOLS).',
+      'POST /v1/exchange/quote answers it when both tokens are traded on the network but no pool of one or two ' +
+      "hops joins them (EVM: none among the factory's pools at the configured fee tiers and intermediaries; SOLANA: " +
+      'Jupiter finds no route).',
     action: 'Choose another pair of tokens; retrying the same pair will not help.',
     example: 'No route from WBTC to USDC on ETHEREUM (direct or through one token)',
   },

@@ -2086,8 +2086,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Exchange quote (preview): best route over the configured pools, price impact, slippage, executability
-         * @description A preview only: nothing is reserved and no swap is made. Prices come from the constant-product pools configured for the network (built-in, or EXCHANGE_POOLS), whose reserves are set in configuration, not read from a chain. `executable` is false with `limit_exceeded` when the input is over the daily limit of the token (EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of the user on chain (zero without an account there).
+         * Exchange quote: the best route on the network's DEX, price impact, slippage, executability
+         * @description Read from the network's exchange at one block (EVM: Uniswap v3's QuoterV2 over direct routes at each fee tier and two hops through the configured intermediaries; SOLANA: Jupiter's Swap API). Nothing is reserved. `quoteId` carries the quote's terms (sealed, bound to the caller) until `expiresAt`: a swap names it. `minimumReceived` is the output less the slippage (exactInput), `maximumSent` the input plus it (exactOutput). `executable` is false with `limit_exceeded` when the input is over the daily limit of the token (EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of the user on chain (zero without an account there).
          */
         post: operations["exchangeQuote"];
         delete?: never;
@@ -5525,6 +5525,26 @@ export interface components {
             executable: boolean;
             notExecutableReason: "insufficient_balance" | "limit_exceeded" | null;
             intermediary: string | null;
+            /** @description the quote's terms, sealed and bound to the caller: what a swap names */
+            quoteId: string;
+            /**
+             * Format: date-time
+             * @description a swap on this quote after it is refused (stale-quote)
+             */
+            expiresAt: string;
+            /** @description the block (EVM) or slot (SOLANA) every read of the quote was made at */
+            blockNumber: number;
+            /** @description exactOutput: the most the swap may take (the input plus the slippage); null for exactInput */
+            maximumSent: string | null;
+            /** @description the route hop by hop, each with its own fee (feeTier above is null on two hops) */
+            hops: {
+                tokenIn: string;
+                tokenOut: string;
+                /** @description the pool's fee in hundredths of a basis point (500 = 0.05 %); null where the venue names none */
+                feeTier: number | null;
+                /** @description the pool (EVM address) or AMM the hop trades in */
+                pool: string;
+            }[];
         };
         Recovery: {
             recoveryId: string;
@@ -24815,11 +24835,11 @@ export interface operations {
                      *       "target": "USDT",
                      *       "direction": "exactInput",
                      *       "sourceAmount": "1",
-                     *       "targetAmount": "2997.002248",
+                     *       "targetAmount": "2991.819929",
                      *       "sourceDisplayAmount": "1 ETH",
-                     *       "targetDisplayAmount": "2,997.002248 USDT",
-                     *       "exchangeRate": "2997.002248",
-                     *       "priceImpact": "0.04%",
+                     *       "targetDisplayAmount": "2,991.819929 USDT",
+                     *       "exchangeRate": "2991.819929",
+                     *       "priceImpact": "0.10%",
                      *       "priceImpactWarning": false,
                      *       "route": [
                      *         "ETH",
@@ -24827,12 +24847,24 @@ export interface operations {
                      *       ],
                      *       "feeTier": 500,
                      *       "slippage": "0.50%",
-                     *       "minimumReceived": "2982.017236",
-                     *       "minimumReceivedDisplay": "2,982.017236 USDT",
+                     *       "minimumReceived": "2976.860829",
+                     *       "minimumReceivedDisplay": "2,976.860829 USDT",
                      *       "networkId": "ETHEREUM",
-                     *       "executable": false,
-                     *       "notExecutableReason": "insufficient_balance",
-                     *       "intermediary": null
+                     *       "executable": true,
+                     *       "notExecutableReason": null,
+                     *       "intermediary": null,
+                     *       "quoteId": "q1.AUq83JxKn5Ab4b-_Z8gn0FnDRkWeSc1CuaPEv2Sn0RBd4wnRm99Q2WNVgPGKgMeJxcgmQLvp3NdJYxbL3goaYbWr6VOsMRkAO6p9m2WiUiNUIYiXVWwycH66_mW6WLoJtDRMdEhuYuINzcw5DajrlsQB-PaynG1Nwa-7Gs3ngqvYV4D9HKap0YtaZMN0b6lCM7lOb9cVU1gDOVKRCTk0aPZt-lRjRajR4hjQ1lSV2obarcm9C0zolk27iPUamuCIsI4cXD6ktulxtqE4gGMr91U7ixgoaJgbiD7n-Ycn4tFLxbLE8zlkeLdfJLiWkW7bwHnkAQknCokT8K5Fob5pS5CJwYPbW837YLYGQH0t_esfrJCWQeyBJ4TtA_rkWt-p4M-A7s9XRJi6HKv5YSWLnz1J2BxmqZf5aGFtAC-dJk5m4whxoKaOwu0XX6dfUlUYmS2bW3QL1i2IaKKGuJqp1KSt3CZExyOvKoSfmlxIWgMzpLi7fxwzi2hcyPgwDyAJpzDbL55Hdf0pKA",
+                     *       "expiresAt": "2026-12-02T05:34:05.361Z",
+                     *       "blockNumber": 48,
+                     *       "maximumSent": null,
+                     *       "hops": [
+                     *         {
+                     *           "tokenIn": "ETH",
+                     *           "tokenOut": "USDT",
+                     *           "feeTier": 500,
+                     *           "pool": "0xE9f1e78365D52F2180A2582fDd27df7aF613cbc6"
+                     *         }
+                     *       ]
                      *     }
                      */
                     "application/json": components["schemas"]["Quote"];
@@ -24905,7 +24937,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown token, bad amount, no route or not enough liquidity. Problem types: `/problems/insufficient-liquidity`, `/problems/invalid-amount`, `/problems/same-token`, `/problems/unknown-token` */
+            /** @description Unknown token, bad amount, no route or not enough liquidity. Problem types: `/problems/exact-output-unsupported`, `/problems/insufficient-liquidity`, `/problems/invalid-amount`, `/problems/same-token`, `/problems/unknown-token` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24952,7 +24984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            /** @description The network's chain node did not answer (Retry-After). Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -24961,8 +24993,6 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
