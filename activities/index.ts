@@ -1,5 +1,6 @@
 import { createRegistrationActivities, type RegistrationActivityDeps } from './registration';
 import { createSignedOperationActivities, type SignedOperationActivityDeps } from './signed-operation';
+import { createSwapActivities } from './swap';
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
 import { createChargeActivities, type ChargeActivityDeps } from './charge';
 import { createPayoutActivities } from './payout';
@@ -44,6 +45,7 @@ export const createActivities = (clients: ActivityDeps) => {
   return {
     ...createRegistrationActivities(deps),
     ...createSignedOperationActivities(deps),
+    ...createSwapActivities(deps),
     ...createKeyRotationActivities(deps),
     ...createChargeActivities(deps),
     ...createPayoutActivities(deps),

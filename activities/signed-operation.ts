@@ -213,6 +213,8 @@ export const createSignedOperationActivities = ({
 
     // The grant can be set again to the same values: like DID keys, found by its userOpHash or refused (AA25).
     submitTransferKeyChange: ({ opId }: { opId: string }) => submit(opId),
+    // A swap that ran is found by its userOpHash; otherwise its used nonce is refused (AA25).
+    submitSwap: ({ opId }: { opId: string }) => submit(opId),
     finishTransferKeyChange: finishOperation,
 
     // An upgrade or a cancellation that ran is found by its userOpHash; otherwise its used nonce is refused (AA25).

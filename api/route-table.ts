@@ -108,7 +108,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...securitiesRoutes({ securities: deps.securities }),
     ...cexRoutes({ accounts: s.cexAccounts }),
     ...networkWalletRoutes({ networks, holdings: s.holdings, custody: s.custody }),
-    ...exchangeRoutes({ holdings: s.holdings, engine: deps.quotes }),
+    ...exchangeRoutes({ holdings: s.holdings, engine: deps.quotes, swaps: s.swaps }),
     ...eventRoutes({ orm }),
     ...complianceRoutes({ inbound: s.inboundTravelRule, compliance: s.compliance }),
     ...webhookRoutes({ webhooks: s.webhooks }),

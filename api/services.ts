@@ -18,6 +18,7 @@ import { TransferService } from './transfer/service';
 import { SpendingPolicy } from './transfer/spending-policy';
 import { AddressBook } from './transfer/address-book';
 import { TransferKeyService } from './wallet/transfer-key-service';
+import { SwapService } from './exchange/swap-service';
 import { RegistrationService } from './registration/service';
 import { MAX_SIGN_IN_ID_CARD_ATTEMPTS, SignInService } from './auth/sign-in-service';
 import { Devices } from './account/devices';
@@ -160,6 +161,7 @@ export function buildServices(deps: AppDeps) {
       screening,
       transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
     }),
+    swaps: new SwapService({ ...signing, quotes: deps.quotes }),
     transferKeys: new TransferKeyService({
       ...signing,
       custody,

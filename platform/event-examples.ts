@@ -62,6 +62,7 @@ const recoveryCancel = signedOperation(
   'rcx_e59d1727-20a2-46bc-9d69-0dd08d1cba7d',
   'rcx_2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a',
 );
+const swap = signedOperation('swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a', 'swap_1f2e3d4c-5b6a-4978-8d7c-6b5a4f3e2d1c');
 const RECOVERY = 'rcv_13c66d35-739a-4f9d-9aee-7495ed8fafe6';
 const ROTATION = 'rot_755dcd3b-2371-4ee6-b6c3-b030668b7180';
 const VC = 'vc_339b46c4-4ca2-4ac9-89e9-18781f75ad82';
@@ -96,6 +97,25 @@ export const EVENT_EXAMPLES: { [T in EventType]: EventExample<T> } = {
   'recovery_cancel.failed': recoveryCancel.failed,
   'recovery_cancel.stalled': recoveryCancel.stalled,
   'recovery_cancel.replaced': recoveryCancel.replaced,
+  'swap.completed': {
+    ...swap.completed,
+    data: {
+      ...swap.completed.data,
+      source: 'ETH',
+      target: 'USDT',
+      amountIn: '500000000000000000',
+      amountOut: '1495910964',
+    },
+  },
+  'swap.failed': {
+    ...swap.failed,
+    data: {
+      ...swap.failed.data,
+      error: 'stale-quote: the pool moved: the swap would give less than the signed minimum',
+    },
+  },
+  'swap.stalled': swap.stalled,
+  'swap.replaced': swap.replaced,
   'recovery.scheduled': {
     resourceId: RECOVERY,
     userId: USER,

@@ -142,6 +142,26 @@ export const EVENT_TYPES = {
   },
   'recovery_cancel.stalled': stalledEvent("A recovery's cancellation"),
   'recovery_cancel.replaced': replacedEvent("A recovery's cancellation"),
+  'swap.completed': {
+    resource: 'signed_operation',
+    summary: "A swap ran on the network's DEX: what it really took and gave, read from the pools' events",
+    data: Type.Object({
+      ...signedOperation,
+      txHash: TxHash,
+      source: Type.String(),
+      target: Type.String(),
+      amountIn: Type.String({ description: 'What the swap took, in base units of source' }),
+      amountOut: Type.String({ description: 'What the swap gave, in base units of target' }),
+    }),
+  },
+  'swap.failed': {
+    resource: 'signed_operation',
+    summary:
+      'A swap did not run: refused before it was sent (stale-quote: the pool moved past the signed minimum; no gas spent) or reverted',
+    data: Type.Object({ ...signedOperation, error: Type.String() }),
+  },
+  'swap.stalled': stalledEvent('A swap'),
+  'swap.replaced': replacedEvent('A swap'),
   'recovery.scheduled': {
     resource: 'recovery',
     summary:

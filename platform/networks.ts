@@ -36,7 +36,12 @@ export const UniswapV3Schema = Type.Object(
       description:
         'the fee tiers a route may use, in hundredths of a basis point (100 only where the factory enabled it)',
     }),
-    intermediaries: Type.Array(Symbol_, { description: 'tokens a two-hop route may pass through' }),
+    intermediaries: Type.Array(Symbol_, {
+      maxItems: 4,
+      uniqueItems: true,
+      description:
+        'tradable tokens a two-hop route may pass through (at most 4: each adds up to 16 routes a quote weighs)',
+    }),
     tradable: Type.Array(Symbol_, {
       minItems: 2,
       uniqueItems: true,
@@ -164,12 +169,25 @@ export class NetworkRegistry {
         network.kind === 'solana' ? 'SOL' : (network.nativeSymbol ?? 'ETH'),
         ...Object.keys(network.tokens ?? {}),
       ];
-      const named = network.dex.kind === 'uniswap-v3' ? network.dex.intermediaries : [];
-      for (const symbol of [...network.dex.tradable, ...named])
+      for (const symbol of network.dex.tradable)
         if (!known.includes(symbol))
           throw new Error(
             `NETWORKS is invalid: ${networkId}.dex names ${symbol}, neither its coin nor one of its tokens (${known.join(', ')})`,
           );
+      const addresses =
+        network.kind === 'evm'
+          ? [network.dex.wrappedNative, ...Object.values(network.tokens ?? {}).map((t) => t.address)]
+          : Object.values(network.tokens ?? {}).map((t) => t.mint);
+      if (new Set(addresses.map((a) => a.toLowerCase())).size !== addresses.length)
+        throw new Error(
+          `NETWORKS is invalid: ${networkId} names one contract twice among its tokens${network.kind === 'evm' ? ' and dex.wrappedNative' : ''}`,
+        );
+      if (network.dex.kind === 'uniswap-v3')
+        for (const symbol of network.dex.intermediaries)
+          if (!network.dex.tradable.includes(symbol))
+            throw new Error(
+              `NETWORKS is invalid: ${networkId}.dex.intermediaries names ${symbol}, not in its tradable`,
+            );
     }
     return new NetworkRegistry(new Map(entries.map(([networkId, network]) => [networkId, { ...network, networkId }])));
   }

@@ -12,6 +12,7 @@ export { webhookEndpointWorkflow } from './webhooks';
 export { basicInfoWorkflow, kycRenewalWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
+export { swapWorkflow } from './swap';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';
 export { securityNoticeWorkflow } from './security-notice';
 export { signInWorkflow } from './sign-in';

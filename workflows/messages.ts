@@ -431,6 +431,14 @@ export interface TransferKeyOperationInput {
 }
 export const transferKeyWorkflowId = (opId: string): string => `transfer-key-${opId}`;
 
+// ---- a swap on an EVM network's DEX (Uniswap v3), by an owner-signed user operation
+export interface SwapOperationInput {
+  swapId: string;
+  userId: string;
+  networkId: string;
+}
+export const swapWorkflowId = (swapId: string): string => `swap-${swapId}`;
+
 /**
  * Gas the service sponsors for operations the owner will sign: the worker checks the user's budget and signs each
  * operation's paymasterAndData (valid until `validUntil`, epoch ms); user operations travel serialized (strings).

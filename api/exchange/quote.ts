@@ -27,6 +27,8 @@ export interface VenueHop {
   pool: string;
 }
 export interface VenueQuote {
+  /** The tokens the trade passes through, when its hops are not a chain (a split route); by default from the hops. */
+  route?: string[];
   hops: VenueHop[];
   amountIn: bigint;
   amountOut: bigint;
@@ -206,7 +208,7 @@ export class QuoteEngine {
       exchangeRate: plain(rate, 6),
       priceImpact: percent(best.priceImpactPpm),
       priceImpactWarning: best.priceImpactPpm > BigInt(this.policy.priceImpactWarningPpm),
-      route: [request.source, ...best.hops.map((h) => h.tokenOut)],
+      route: best.route ?? [request.source, ...best.hops.map((h) => h.tokenOut)],
       feeTier: best.hops.length === 1 ? best.hops[0]!.feeTier : null,
       slippage: percent(slippage * 100n),
       minimumReceived: plain(minimumReceived, targetDecimals),
@@ -214,7 +216,7 @@ export class QuoteEngine {
       networkId: request.networkId,
       executable: reason === null,
       notExecutableReason: reason,
-      intermediary: best.hops.length > 1 ? best.hops[0]!.tokenOut : null,
+      intermediary: !best.route && best.hops.length > 1 ? best.hops[0]!.tokenOut : null,
       quoteId,
       expiresAt: new Date(expiresAt).toISOString(),
       blockNumber: best.blockNumber,

@@ -1,14 +1,25 @@
 import type { Holdings } from '../common/holdings';
 import type { QuoteEngine } from './quote';
-import { defineRoute, type RouteSpec } from '../http/route-table';
-import { Quote, QuoteBody } from './schemas';
+import type { SwapService } from './swap-service';
+import { defineRoute, LOCATION_HEADER, type RouteSpec } from '../http/route-table';
+import {
+  Quote,
+  QuoteBody,
+  SwapAccepted,
+  SwapExecuteBody,
+  SwapParams,
+  SwapPrepareBody,
+  SwapPrepared,
+  SwapView,
+} from './schemas';
 
 export interface ExchangeRouteDeps {
   engine: QuoteEngine;
   holdings: Holdings;
+  swaps: SwapService;
 }
 
-export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSpec[] {
+export function exchangeRoutes({ engine, holdings, swaps }: ExchangeRouteDeps): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -42,6 +53,96 @@ export function exchangeRoutes({ engine, holdings }: ExchangeRouteDeps): RouteSp
           ),
         };
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/exchange/swaps/prepare',
+      operationId: 'prepareSwap',
+      stepUp: { action: 'swap', does: 'swap tokens', anyOf: [], hold: true, notice: null },
+      tags: ['Exchange'],
+      auth: 'bearer',
+      summary: "Prepare a swap of a quote on an EVM network: one user operation of the person's account to sign",
+      description:
+        'Takes the quoteId of POST /v1/exchange/quote before its expiresAt (else 422 stale-quote) and answers one ' +
+        'slot for the owner key of the account to sign (and a passkey slot when the person has passkeys): one user ' +
+        "operation that approves the router for exactly the input (or the quote's maximumSent), swaps through the " +
+        "network's Uniswap v3 SwapRouter on the quote's route with its minimumReceived (or maximumSent) and sets " +
+        'the approval back to zero (the coin goes as value, no approval). Gas is sponsored within the daily budget; ' +
+        'the bundler simulates it here, so a swap that would already fail is 422 user-operation-refused. EVM ' +
+        'networks with a deployed account only (409 otherwise).',
+      body: SwapPrepareBody,
+      rateLimits: [{ rule: 'sponsored-prepare', key: ({ user }) => user.userId }],
+      responses: {
+        200: { description: 'Signing container and the swap it prepares', schema: SwapPrepared },
+        404: { description: 'No such quote for this user' },
+        409: { description: 'No deployed account on the network, or a network whose swaps are not made here' },
+        422: {
+          description: 'The quote expired (stale-quote), the swap would fail, or the gas budget would be exceeded',
+        },
+        429: { description: 'Too many prepares (Retry-After)' },
+        503: { description: 'No price of the coin in won, so gas cannot be sponsored; or the chain did not answer' },
+      },
+      handler: async ({ body, user }) => ({ status: 200, body: await swaps.prepare(user.userId, body.quoteId) }),
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/exchange/swaps',
+      operationId: 'executeSwap',
+      stepUp: {
+        action: 'swap',
+        does: 'swap tokens',
+        anyOf: [['owner_key']],
+        checkedBy: 'the service against the prepared operation, then the chain',
+        hold: true,
+        notice: { event: 'swap.completed', mailed: false },
+      },
+      tags: ['Exchange'],
+      auth: 'bearer',
+      summary: 'Execute a prepared swap with the signed slots (asynchronous: 202 and a swap to poll)',
+      description:
+        'Send the slots of the prepare answer, the on-chain one signed by the owner key. The workflow swap-<swapId> ' +
+        'simulates the swap at the newest block first and refuses it without sending it when it would revert there ' +
+        '(the pool moved past the signed minimum: failed with stale-quote, no gas spent); otherwise the bundler sends ' +
+        "it. Poll GET /v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the pools' " +
+        'events on chain (`swap.completed`), or failed (`swap.failed`). The same signed slot sent again is accepted ' +
+        'and starts nothing new.',
+      body: SwapExecuteBody,
+      idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
+      responses: {
+        202: { description: 'Accepted', schema: SwapAccepted, headers: LOCATION_HEADER },
+        404: { description: 'Unknown slot' },
+        409: { description: 'Slot already used' },
+        410: { description: 'Prepared swap expired; ask for a new quote' },
+        422: { description: 'Signature invalid, or slots that do not match what was prepared' },
+      },
+      handler: async ({ body, user }) => {
+        const swapId = await swaps.execute(user.userId, body.signing.items);
+        return {
+          status: 202,
+          body: { swapId, status: 'submitted' },
+          headers: { location: `/v1/exchange/swaps/${swapId}` },
+        };
+      },
+    }),
+    defineRoute({
+      method: 'get',
+      path: '/v1/exchange/swaps/:swapId',
+      operationId: 'getSwap',
+      tags: ['Exchange'],
+      auth: 'bearer',
+      summary: 'A swap: what its quote promised, its status, and what it really took and gave',
+      description:
+        '`quoted` is what the quote committed to (the signed minimum or maximum among it); `received` is what the ' +
+        "swap took and gave, read from the pools' Swap events in its transaction, once completed. `status`: submitted " +
+        'until it lands (completed) or is refused (failed, `error` says why: `stale-quote: …` when the simulation ' +
+        'before sending found the pool moved past the minimum, nothing sent); stalled and replaced as every signed ' +
+        'operation.',
+      params: SwapParams,
+      responses: {
+        200: { description: 'The swap', schema: SwapView },
+        404: { description: 'No such swap for this user' },
+      },
+      handler: async ({ params, user }) => ({ status: 200, body: await swaps.view(user.userId, params.swapId) }),
     }),
   ];
 }

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { DeployExecuteBody, SigningContainer } from '../wallet/schemas';
 
 const TokenSymbol = Type.String({ pattern: '^[A-Z][A-Z0-9]{1,9}$' });
 export const QuoteBody = Type.Object(
@@ -56,4 +57,53 @@ export const Quote = Type.Object({
     }),
     { description: 'the route hop by hop, each with its own fee (feeTier above is null on two hops)' },
   ),
+});
+
+export const SwapPrepareBody = Type.Object(
+  {
+    quoteId: Type.String({
+      pattern: '^q1\\.[A-Za-z0-9_-]{16,4000}$',
+      description: 'the quoteId of POST /v1/exchange/quote, before its expiresAt',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const SwapExecuteBody = DeployExecuteBody;
+export const SwapParams = Type.Object({ swapId: Type.String({ pattern: '^swap_[0-9a-f-]{36}$' }) });
+export const SwapAccepted = Type.Object({
+  swapId: Type.String(),
+  status: Type.String({ description: 'submitted' }),
+});
+export const SwapPrepared = Type.Object({
+  swapId: Type.String(),
+  description: Type.String(),
+  items: SigningContainer.properties.items,
+});
+const Amounts = Type.Object({
+  amountIn: Type.String({ description: 'whole tokens of source' }),
+  amountOut: Type.String({ description: 'whole tokens of target' }),
+});
+export const SwapView = Type.Object({
+  swapId: Type.String(),
+  networkId: Type.String(),
+  source: Type.String(),
+  target: Type.String(),
+  direction: Type.String(),
+  quoted: Type.Object({
+    ...Amounts.properties,
+    minimumReceived: Type.String(),
+    maximumSent: Type.String(),
+    blockNumber: Type.Integer(),
+  }),
+  route: Type.Array(Type.String()),
+  status: Type.String({ description: 'prepared, submitted, stalled, completed, failed or replaced' }),
+  received: Type.Union([Amounts, Type.Null()], {
+    description: "completed: what the swap really took and gave, read from the pools' events on chain",
+  }),
+  txHash: Type.Union([Type.String(), Type.Null()]),
+  error: Type.Union([Type.String(), Type.Null()]),
+  stallReason: Type.Union([Type.Literal('fees-rose'), Type.Null()]),
+  replacedBy: Type.Union([Type.String(), Type.Null()]),
+  createdAt: Type.String({ format: 'date-time' }),
+  updatedAt: Type.String({ format: 'date-time' }),
 });

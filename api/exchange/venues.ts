@@ -1,5 +1,6 @@
 import { UniswapV3Quoter, type DexToken } from '../../integrations/dex/uniswap-v3';
 import { JupiterSwapApi, WSOL_MINT } from '../../integrations/dex/jupiter';
+import { ProviderAnswerInvalid } from '../../integrations/provider-http';
 import type { SolanaChains } from '../../integrations/solana';
 import { SOL_DECIMALS } from '../../integrations/solana';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
@@ -88,14 +89,20 @@ export function jupiterVenue(
         amount,
         slippageBps,
       });
-      if (answer.kind === 'refused')
-        return /route/i.test(answer.error) ? { kind: 'no-route' } : { kind: 'insufficient-liquidity' };
+      // Jupiter's 400 for a pair and amount we checked is its "no quote" ("Failed to get quotes").
+      if (answer.kind === 'refused') return { kind: 'no-route' };
       const { order } = answer;
-      // priceImpact is in percentage points, negative for a loss; the deprecated priceImpactPct a ratio.
-      const impactPercent = Math.abs(order.priceImpact ?? Number(order.priceImpactPct ?? 0) * 100);
+      if (BigInt(order.outAmount) === 0n) return { kind: 'insufficient-liquidity' };
+      // priceImpact is in percentage points, negative for a loss (the deprecated priceImpactPct a ratio); a gain is 0.
+      const impact = order.priceImpact ?? Number(order.priceImpactPct ?? 0) * 100;
+      if (!Number.isFinite(impact))
+        throw new ProviderAnswerInvalid('Jupiter /order: priceImpact is not a number', JSON.stringify(order));
+      // A split route (steps of less than 100 %) is not a chain of hops: its steps are listed, its route is direct.
+      const split = order.routePlan.some((step) => step.percent < 100);
       return {
         kind: 'quote',
         quote: {
+          ...(split ? { route: [source, target] } : {}),
           hops: order.routePlan.map((step) => ({
             tokenIn: symbolOf.get(step.swapInfo.inputMint) ?? step.swapInfo.inputMint,
             tokenOut: symbolOf.get(step.swapInfo.outputMint) ?? step.swapInfo.outputMint,
@@ -104,7 +111,7 @@ export function jupiterVenue(
           })),
           amountIn: BigInt(order.inAmount),
           amountOut: BigInt(order.outAmount),
-          priceImpactPpm: BigInt(Math.round(impactPercent * 10_000)),
+          priceImpactPpm: BigInt(Math.round(Math.max(0, -impact) * 10_000)),
           blockNumber: Number(slot),
         },
       };

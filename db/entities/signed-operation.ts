@@ -2,7 +2,8 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import { clock } from '../../platform/clock';
 
 /** What a signed operation does; the workflow that submits it and the answers that show it depend on it. */
-export type SignedOperationKind = 'deploy' | 'did_key' | 'transfer_key' | 'account_upgrade' | 'recovery_cancel';
+export type SignedOperationKind =
+  'deploy' | 'did_key' | 'transfer_key' | 'account_upgrade' | 'recovery_cancel' | 'swap';
 
 /**
  * Kind-specific facts: `did_key` records the DID, key type and public key; `transfer_key` the action and what the
@@ -21,13 +22,36 @@ export interface SignedOperationDetails {
   recoveryKey?: string;
   recoveryDelay?: number;
   recoveryId?: string;
+  /** swap: what the quote committed to (base units), its route, and once it ran what it really took and gave. */
+  swap?: SwapDetails;
+}
+
+export interface SwapDetails {
+  source: string;
+  target: string;
+  direction: 'exactInput' | 'exactOutput';
+  amountIn: string;
+  amountOut: string;
+  minimumReceived: string;
+  maximumSent: string;
+  hops: Array<{
+    tokenIn: string;
+    tokenOut: string;
+    tokenInAddress: string;
+    tokenOutAddress: string;
+    feeTier: number;
+    pool: string;
+  }>;
+  /** The block the quote was read at. */
+  blockNumber: number;
+  received?: { amountIn: string; amountOut: string };
 }
 
 /**
  * One user operation of a smart account, prepared for the owner's signature (the slot id is the operation id), then
  * signed, claimed once and submitted by its workflow: a deployment (`dep_…`), a DID key addition (`didop_…`), a
  * change of the transfer key's grant (`tkop_…`), an upgrade to the recoverable implementation (`upg_…`) or the owner's
- * cancellation of a recovery on one network (`rcx_…`). Key
+ * cancellation of a recovery on one network (`rcx_…`), or a swap on the network's DEX (`swap_…`). Key
  * rotation is not one of these: one owner signature over a merkle root authorizes several networks' operations
  * (key_rotation_tasks / key_rotation_networks).
  */
@@ -36,7 +60,7 @@ export const SignedOperationEntity = defineEntity({
   tableName: 'signed_operations',
   properties: (p) => ({
     operationId: p.string().primary().length(64),
-    kind: p.enum(['deploy', 'did_key', 'transfer_key', 'account_upgrade', 'recovery_cancel'] as const),
+    kind: p.enum(['deploy', 'did_key', 'transfer_key', 'account_upgrade', 'recovery_cancel', 'swap'] as const),
     userId: p.string().length(64).index(),
     networkId: p.string().length(32),
     accountAddress: p.string().length(42),

@@ -85,6 +85,8 @@ import { Migration20261201090000CexKeysDropped as PgCexKeysDropped } from './pos
 import { Migration20261201090000CexKeysDropped as SqliteCexKeysDropped } from './sqlite/Migration20261201090000CexKeysDropped';
 import { Migration20261202021924Payouts as PgPayouts } from './postgresql/Migration20261202021924Payouts';
 import { Migration20261202021924Payouts as SqlitePayouts } from './sqlite/Migration20261202021924Payouts';
+import { Migration20261202060000Swaps as PgSwaps } from './postgresql/Migration20261202060000Swaps';
+import { Migration20261202060000Swaps as SqliteSwaps } from './sqlite/Migration20261202060000Swaps';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -138,6 +140,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127220000ComplianceCaseOrder', class: PgComplianceCaseOrder },
     { name: 'Migration20261201090000CexKeysDropped', class: PgCexKeysDropped },
     { name: 'Migration20261202021924Payouts', class: PgPayouts },
+    { name: 'Migration20261202060000Swaps', class: PgSwaps },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -181,6 +184,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261127220000ComplianceCaseOrder', class: SqliteComplianceCaseOrder },
     { name: 'Migration20261201090000CexKeysDropped', class: SqliteCexKeysDropped },
     { name: 'Migration20261202021924Payouts', class: SqlitePayouts },
+    { name: 'Migration20261202060000Swaps', class: SqliteSwaps },
   ],
 };
 

@@ -29,8 +29,9 @@ export function midPrice(sqrtPriceX96: bigint, tokenInIsToken0: boolean): { nume
 }
 
 /**
- * Price impact in parts per million, pool fees excluded: how much worse the trade is than the same amounts would be at
- * the hops' mid prices after their fees. exactInput compares what comes out; exactOutput, what goes in.
+ * Price impact in parts per million, pool fees excluded: how much less the trade gives than its input would buy at the
+ * hops' mid prices after their fees (for exact output too, as Uniswap's SDK measures it: the output short of what the
+ * input paid would buy at mid).
  */
 export function priceImpactPpm(
   hops: Array<{ sqrtPriceX96: bigint; tokenInIsToken0: boolean; fee: number }>,

@@ -59,6 +59,29 @@ const MAX_SQRT_RATIO = 1461446703485210103287273052203988822378723970342n;
 const ABSENT_POOL_RECHECK_MS = 60_000;
 const QUOTES_KEPT_PER_BLOCK = 2_000;
 
+/**
+ * Whether a failed eth_call is the contract reverting (the route cannot trade the amount) rather than the node failing
+ * (a rate limit, a node behind the block asked, a timeout): ethers calls both CALL_EXCEPTION, but only a revert comes
+ * with revert data or the node's "execution reverted" (JSON-RPC error 3).
+ */
+export function isRevert(error: unknown): boolean {
+  const e = error as { code?: string; data?: unknown; info?: { error?: { code?: number; message?: string } } };
+  if (e.code !== 'CALL_EXCEPTION') return false;
+  if (typeof e.data === 'string') return true;
+  const rpc = e.info?.error;
+  return rpc?.code === 3 || /execution reverted/i.test(rpc?.message ?? '');
+}
+
+/** A node failure, as the API's error mapping knows it (503, retry): never read as "no route". */
+function unavailable(error: unknown): Error {
+  if (!(error as { code?: string }).code || (error as { code?: string }).code === 'CALL_EXCEPTION')
+    return Object.assign(new Error(`the chain node failed a quote's read: ${(error as Error).message}`), {
+      code: 'SERVER_ERROR',
+      cause: error,
+    });
+  return error as Error;
+}
+
 /** The path QuoterV2 and SwapRouter read: token, fee, token, ... (reversed for exact output). */
 export function encodePath(hops: RouteHop[], direction: Direction): string {
   const tokens = [hops[0]!.tokenIn.address, ...hops.map((h) => h.tokenOut.address)];
@@ -147,17 +170,7 @@ export class UniswapV3Quoter {
     const routes = await this.candidateRoutes(this.tokens[source]!, this.tokens[target]!);
     if (!routes.length) return { kind: 'no-route' };
     const blockTag = blockNumber;
-    const pools = [...new Set(routes.flatMap((r) => r.map((h) => h.pool)))];
-    const [answers, slot0s] = await Promise.all([
-      Promise.all(routes.map((route) => this.quoteRoute(route, direction, amount, blockTag))),
-      Promise.all(
-        pools.map(async (pool) => {
-          const data = await this.provider.call({ to: pool, data: POOL.encodeFunctionData('slot0'), blockTag });
-          return [pool, POOL.decodeFunctionResult('slot0', data)[0] as bigint] as const;
-        }),
-      ),
-    ]);
-    const sqrtPrices = new Map(slot0s);
+    const answers = await Promise.all(routes.map((route) => this.quoteRoute(route, direction, amount, blockTag)));
     let best: { route: RouteHop[]; amountIn: bigint; amountOut: bigint; gasEstimate: bigint } | undefined;
     routes.forEach((route, i) => {
       const answer = answers[i];
@@ -172,6 +185,19 @@ export class UniswapV3Quoter {
     });
     if (!best) return { kind: 'insufficient-liquidity' };
     const chosen = best;
+    // Each hop's mid price, at the same block, for the chosen route only.
+    const sqrtPrices = new Map(
+      await Promise.all(
+        chosen.route.map(async (hop) => {
+          try {
+            const data = await this.provider.call({ to: hop.pool, data: POOL.encodeFunctionData('slot0'), blockTag });
+            return [hop.pool, POOL.decodeFunctionResult('slot0', data)[0] as bigint] as const;
+          } catch (error) {
+            throw unavailable(error);
+          }
+        }),
+      ),
+    );
     const impact = priceImpactPpm(
       chosen.route.map((hop) => ({
         sqrtPriceX96: sqrtPrices.get(hop.pool)!,
@@ -210,8 +236,8 @@ export class UniswapV3Quoter {
         blockTag,
       });
     } catch (error) {
-      if ((error as { code?: string }).code === 'CALL_EXCEPTION') return undefined;
-      throw error;
+      if (isRevert(error)) return undefined;
+      throw unavailable(error);
     }
     const [answer, sqrtPricesAfter, , gasEstimate] = QUOTER.decodeFunctionResult(fn, data) as unknown as [
       bigint,

@@ -222,6 +222,34 @@ export async function buildCallOperation(
   return withEstimatedGas(bundler, op, network.paymaster, shape);
 }
 
+/** One owner-signed operation of an account making several calls at once (its executeBatch), in order, all or none. */
+export async function buildBatchOperation(
+  provider: JsonRpcProvider,
+  bundler: BundlerClient,
+  network: EvmNetwork,
+  account: string,
+  calls: Array<{ target: string; value: bigint; data: string }>,
+): Promise<UserOperation> {
+  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const [nonce, fees] = await Promise.all([
+    entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
+    provider.getFeeData(),
+  ]);
+  const op: UserOperation = {
+    sender: account,
+    nonce,
+    initCode: '0x',
+    callData: new Interface(accountAbi()).encodeFunctionData('executeBatch', [
+      calls.map((c) => ({ target: c.target, value: c.value, data: c.data })),
+    ]),
+    ...UNESTIMATED,
+    ...feesOf(fees),
+    paymasterAndData: '0x',
+    signature: '0x',
+  };
+  return withEstimatedGas(bundler, op, network.paymaster, { kind: 'owner' });
+}
+
 export const changeOwnerCallData = (newOwner: string): string =>
   new Contract('0x0000000000000000000000000000000000000000', accountAbi()).interface.encodeFunctionData('changeOwner', [
     newOwner,

@@ -8,7 +8,7 @@ import { resolveTemporalCli } from '../../dev/temporal-cli';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import { DataEncryption } from '../../platform/data-encryption';
 import { createDataConverter } from '../../platform/temporal';
-import { Wallet, type BaseWallet } from 'ethers';
+import { Contract, MaxUint256, Wallet, type BaseWallet } from 'ethers';
 import {
   ChargeEntity,
   DeviceEntity,
@@ -39,6 +39,7 @@ import {
   transferWorkflowId,
   transferFinalityWorkflowId,
   transferKeyWorkflowId,
+  swapWorkflowId,
   deployWorkflowId,
   didKeyWorkflowId,
   keyRotationWorkflowId,
@@ -89,6 +90,8 @@ describe('workflow histories', () => {
         'transfer-finality-finalized.json',
         'transfer-finality-reorged.json',
         'transfer-key-completed.json',
+        'swap-completed.json',
+        'swap-stale-quote.json',
         'credential-revocation-completed.json',
         'account-closure-refused.json',
         'account-closure-completed.json',
@@ -346,6 +349,60 @@ if (process.env.RECORD_HISTORIES) {
         json: { signing: { items: [signSlot(slot, owner)] } },
       });
       await save(transferKeyWorkflowId(accepted.body.opId), 'transfer-key-completed');
+      await stack.stop();
+    });
+
+    it('records a swap that ran and one refused before sending because its pool moved (stale-quote)', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, {
+        chains: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+      });
+      const owner = Wallet.createRandom();
+      const user = await registerUser(stack);
+      const account = await deployAccount(stack, user, owner, 'ETHEREUM');
+      const chain = stack.chains[0]!;
+      await (await chain.funder.sendTransaction({ to: account, value: parseEther('2') })).wait();
+      const swap = async (moveThePool: boolean) => {
+        const quote = await call(`${stack.apiUrl}/v1/exchange/quote`, {
+          headers: bearer(user),
+          json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '0.5' },
+        });
+        const prepared = await call(`${stack.apiUrl}/v1/exchange/swaps/prepare`, {
+          headers: bearer(user),
+          json: { quoteId: quote.body.quoteId },
+        });
+        if (moveThePool) {
+          // Someone sells 200 ETH into the pool: the signed minimum no longer holds there.
+          const router = new Contract(
+            chain.uniswap.swapRouter,
+            ['function exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160)) payable'],
+            chain.funder,
+          );
+          await (
+            await router.getFunction('exactInputSingle')(
+              [
+                chain.uniswap.wrappedNative,
+                chain.usdt,
+                quote.body.hops[0].feeTier,
+                chain.funder.address,
+                MaxUint256,
+                parseEther('200'),
+                0n,
+                0n,
+              ],
+              { value: parseEther('200') },
+            )
+          ).wait();
+        }
+        const accepted = await call(`${stack.apiUrl}/v1/exchange/swaps`, {
+          headers: { ...bearer(user), 'idempotency-key': randomUUID() },
+          json: { signing: { items: [signSlot(prepared.body.items[0], owner)] } },
+        });
+        await stack.temporal.workflow.getHandle(swapWorkflowId(accepted.body.swapId)).result();
+        return accepted.body.swapId as string;
+      };
+      saveHistory(stack, swapWorkflowId(await swap(false)), 'swap-completed');
+      saveHistory(stack, swapWorkflowId(await swap(true)), 'swap-stale-quote');
       await stack.stop();
     });
 

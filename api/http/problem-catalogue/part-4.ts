@@ -127,6 +127,18 @@ export const PART_4: Record<string, ProblemEntry> = {
       'connected.',
     example: '004 is not one of your connected accounts; verify it with /api/v1/bank/send-won first',
   },
+  'stale-quote': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: 'The quote a swap names can no longer be acted on: it expired, or the pool moved past its signed minimum.',
+    when:
+      'POST /v1/exchange/swaps/prepare answers it for a quoteId past its expiresAt (QUOTE_TTL_SECONDS). A swap ' +
+      'whose simulation at the newest block, before it is sent, finds it would revert (the pool moved and would ' +
+      'give less than the signed minimum, or take more than the signed maximum) ends failed with an error that ' +
+      'starts with `stale-quote:` (GET /v1/exchange/swaps/{swapId}, event swap.failed): nothing was sent, no gas spent.',
+    action: 'Ask for a new quote (POST /v1/exchange/quote), show it, and prepare the swap again.',
+    example: 'The quote expired at 2026-12-02T06:01:00.000Z: ask for a new one',
+  },
   'step-out-of-order': {
     title: 'Step out of order',
     status: 409,

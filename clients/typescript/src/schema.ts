@@ -2096,6 +2096,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/exchange/swaps/prepare": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Prepare a swap of a quote on an EVM network: one user operation of the person's account to sign
+         * @description Takes the quoteId of POST /v1/exchange/quote before its expiresAt (else 422 stale-quote) and answers one slot for the owner key of the account to sign (and a passkey slot when the person has passkeys): one user operation that approves the router for exactly the input (or the quote's maximumSent), swaps through the network's Uniswap v3 SwapRouter on the quote's route with its minimumReceived (or maximumSent) and sets the approval back to zero (the coin goes as value, no approval). Gas is sponsored within the daily budget; the bundler simulates it here, so a swap that would already fail is 422 user-operation-refused. EVM networks with a deployed account only (409 otherwise).
+         */
+        post: operations["prepareSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchange/swaps": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Execute a prepared swap with the signed slots (asynchronous: 202 and a swap to poll)
+         * @description Send the slots of the prepare answer, the on-chain one signed by the owner key. The workflow swap-<swapId> simulates the swap at the newest block first and refuses it without sending it when it would revert there (the pool moved past the signed minimum: failed with stale-quote, no gas spent); otherwise the bundler sends it. Poll GET /v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the pools' events on chain (`swap.completed`), or failed (`swap.failed`). The same signed slot sent again is accepted and starts nothing new.
+         */
+        post: operations["executeSwap"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/exchange/swaps/{swapId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A swap: what its quote promised, its status, and what it really took and gave
+         * @description `quoted` is what the quote committed to (the signed minimum or maximum among it); `received` is what the swap took and gave, read from the pools' Swap events in its transaction, once completed. `status`: submitted until it lands (completed) or is refused (failed, `error` says why: `stale-quote: …` when the simulation before sending found the pool moved past the minimum, nothing sent); stalled and replaced as every signed operation.
+         */
+        get: operations["getSwap"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/events": {
         parameters: {
             query?: never;
@@ -2988,6 +3048,86 @@ export interface webhooks {
          * @description Sent to each webhook endpoint subscribed to `recovery_cancel.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
          */
         post: operations["webhook:recovery_cancel.replaced"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "swap.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A swap ran on the network's DEX: what it really took and gave, read from the pools' events
+         * @description Sent to each webhook endpoint subscribed to `swap.completed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:swap.completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "swap.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A swap did not run: refused before it was sent (stale-quote: the pool moved past the signed minimum; no gas spent) or reverted
+         * @description Sent to each webhook endpoint subscribed to `swap.failed` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:swap.failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "swap.stalled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A swap stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         * @description Sent to each webhook endpoint subscribed to `swap.stalled` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:swap.stalled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "swap.replaced": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A swap was replaced by the same operation signed again at higher fees (replacedBy)
+         * @description Sent to each webhook endpoint subscribed to `swap.replaced` (POST /v1/webhooks/endpoints), in commit order per endpoint; verify it before acting on it (the client's verifyWebhook, or any Standard Webhooks library).
+         */
+        post: operations["webhook:swap.replaced"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4918,7 +5058,7 @@ export interface components {
             };
         };
         /** @description An event (one schema per type) */
-        Event: components["schemas"]["RegistrationStepChangedEvent"] | components["schemas"]["RegistrationCompletedEvent"] | components["schemas"]["RegistrationFailedEvent"] | components["schemas"]["RegistrationExpiredEvent"] | components["schemas"]["DeployCompletedEvent"] | components["schemas"]["DeployFailedEvent"] | components["schemas"]["DeployStalledEvent"] | components["schemas"]["DeployReplacedEvent"] | components["schemas"]["DidKeyCompletedEvent"] | components["schemas"]["DidKeyFailedEvent"] | components["schemas"]["DidKeyStalledEvent"] | components["schemas"]["DidKeyReplacedEvent"] | components["schemas"]["TransferKeyCompletedEvent"] | components["schemas"]["TransferKeyFailedEvent"] | components["schemas"]["TransferKeyStalledEvent"] | components["schemas"]["TransferKeyReplacedEvent"] | components["schemas"]["AccountUpgradeCompletedEvent"] | components["schemas"]["AccountUpgradeFailedEvent"] | components["schemas"]["AccountUpgradeStalledEvent"] | components["schemas"]["AccountUpgradeReplacedEvent"] | components["schemas"]["RecoveryCancelCompletedEvent"] | components["schemas"]["RecoveryCancelFailedEvent"] | components["schemas"]["RecoveryCancelStalledEvent"] | components["schemas"]["RecoveryCancelReplacedEvent"] | components["schemas"]["RecoveryScheduledEvent"] | components["schemas"]["RecoveryExecutedEvent"] | components["schemas"]["RecoveryCancelledEvent"] | components["schemas"]["KeyRotationNetworkCompletedEvent"] | components["schemas"]["KeyRotationNetworkStalledEvent"] | components["schemas"]["KeyRotationNetworkFailedEvent"] | components["schemas"]["KeyRotationCompletedEvent"] | components["schemas"]["KeyRotationPartialFailureEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeCompletedEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeNeedsReviewEvent"] | components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutCompletedEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutNeedsReviewEvent"] | components["schemas"]["BankVerificationVerifiedEvent"] | components["schemas"]["BankVerificationLockedEvent"] | components["schemas"]["BankConsentGrantedEvent"] | components["schemas"]["TransferSubmittedEvent"] | components["schemas"]["TransferRepricedEvent"] | components["schemas"]["TransferConfirmedEvent"] | components["schemas"]["TransferFinalizedEvent"] | components["schemas"]["TransferFailedEvent"] | components["schemas"]["TransferNeedsReviewEvent"] | components["schemas"]["CredentialIssuedEvent"] | components["schemas"]["CredentialRevokedEvent"] | components["schemas"]["AccountClosedEvent"] | components["schemas"]["EmailLockedEvent"] | components["schemas"]["PasskeyAddedEvent"] | components["schemas"]["PasskeyRemovedEvent"] | components["schemas"]["DeviceAddedEvent"] | components["schemas"]["DeviceRevokedEvent"] | components["schemas"]["BackupReadEvent"] | components["schemas"]["BackupStoredEvent"] | components["schemas"]["EmailVerifiedEvent"] | components["schemas"]["EmailChangedEvent"] | components["schemas"]["EmailChangeUndoneEvent"] | components["schemas"]["PinSetEvent"] | components["schemas"]["PinChangedEvent"] | components["schemas"]["PinResetEvent"] | components["schemas"]["PinLockedEvent"] | components["schemas"]["ComplianceCaseOpenedEvent"] | components["schemas"]["ComplianceCaseDecidedEvent"];
+        Event: components["schemas"]["RegistrationStepChangedEvent"] | components["schemas"]["RegistrationCompletedEvent"] | components["schemas"]["RegistrationFailedEvent"] | components["schemas"]["RegistrationExpiredEvent"] | components["schemas"]["DeployCompletedEvent"] | components["schemas"]["DeployFailedEvent"] | components["schemas"]["DeployStalledEvent"] | components["schemas"]["DeployReplacedEvent"] | components["schemas"]["DidKeyCompletedEvent"] | components["schemas"]["DidKeyFailedEvent"] | components["schemas"]["DidKeyStalledEvent"] | components["schemas"]["DidKeyReplacedEvent"] | components["schemas"]["TransferKeyCompletedEvent"] | components["schemas"]["TransferKeyFailedEvent"] | components["schemas"]["TransferKeyStalledEvent"] | components["schemas"]["TransferKeyReplacedEvent"] | components["schemas"]["AccountUpgradeCompletedEvent"] | components["schemas"]["AccountUpgradeFailedEvent"] | components["schemas"]["AccountUpgradeStalledEvent"] | components["schemas"]["AccountUpgradeReplacedEvent"] | components["schemas"]["RecoveryCancelCompletedEvent"] | components["schemas"]["RecoveryCancelFailedEvent"] | components["schemas"]["RecoveryCancelStalledEvent"] | components["schemas"]["RecoveryCancelReplacedEvent"] | components["schemas"]["SwapCompletedEvent"] | components["schemas"]["SwapFailedEvent"] | components["schemas"]["SwapStalledEvent"] | components["schemas"]["SwapReplacedEvent"] | components["schemas"]["RecoveryScheduledEvent"] | components["schemas"]["RecoveryExecutedEvent"] | components["schemas"]["RecoveryCancelledEvent"] | components["schemas"]["KeyRotationNetworkCompletedEvent"] | components["schemas"]["KeyRotationNetworkStalledEvent"] | components["schemas"]["KeyRotationNetworkFailedEvent"] | components["schemas"]["KeyRotationCompletedEvent"] | components["schemas"]["KeyRotationPartialFailureEvent"] | components["schemas"]["ChargeProcessingEvent"] | components["schemas"]["ChargeCompletedEvent"] | components["schemas"]["ChargeFailedEvent"] | components["schemas"]["ChargeNeedsReviewEvent"] | components["schemas"]["PayoutProcessingEvent"] | components["schemas"]["PayoutCompletedEvent"] | components["schemas"]["PayoutFailedEvent"] | components["schemas"]["PayoutNeedsReviewEvent"] | components["schemas"]["BankVerificationVerifiedEvent"] | components["schemas"]["BankVerificationLockedEvent"] | components["schemas"]["BankConsentGrantedEvent"] | components["schemas"]["TransferSubmittedEvent"] | components["schemas"]["TransferRepricedEvent"] | components["schemas"]["TransferConfirmedEvent"] | components["schemas"]["TransferFinalizedEvent"] | components["schemas"]["TransferFailedEvent"] | components["schemas"]["TransferNeedsReviewEvent"] | components["schemas"]["CredentialIssuedEvent"] | components["schemas"]["CredentialRevokedEvent"] | components["schemas"]["AccountClosedEvent"] | components["schemas"]["EmailLockedEvent"] | components["schemas"]["PasskeyAddedEvent"] | components["schemas"]["PasskeyRemovedEvent"] | components["schemas"]["DeviceAddedEvent"] | components["schemas"]["DeviceRevokedEvent"] | components["schemas"]["BackupReadEvent"] | components["schemas"]["BackupStoredEvent"] | components["schemas"]["EmailVerifiedEvent"] | components["schemas"]["EmailChangedEvent"] | components["schemas"]["EmailChangeUndoneEvent"] | components["schemas"]["PinSetEvent"] | components["schemas"]["PinChangedEvent"] | components["schemas"]["PinResetEvent"] | components["schemas"]["PinLockedEvent"] | components["schemas"]["ComplianceCaseOpenedEvent"] | components["schemas"]["ComplianceCaseDecidedEvent"];
         GasBudget: {
             /** @description whole won, as a decimal string */
             dailyBudgetKrw: string;
@@ -6007,6 +6147,130 @@ export interface components {
             action: string;
         } & {
             [key: string]: string;
+        };
+        /**
+         * swap.completed
+         * @description A swap ran on the network's DEX: what it really took and gave, read from the pools' events
+         */
+        SwapCompletedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "swap.completed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The transaction hash on chain; empty until there is one (transfer.submitted on an EVM network: the bundle transaction comes with transfer.confirmed) */
+                txHash: string;
+                source: string;
+                target: string;
+                /** @description What the swap took, in base units of source */
+                amountIn: string;
+                /** @description What the swap gave, in base units of target */
+                amountOut: string;
+            };
+        };
+        /**
+         * swap.failed
+         * @description A swap did not run: refused before it was sent (stale-quote: the pool moved past the signed minimum; no gas spent) or reverted
+         */
+        SwapFailedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "swap.failed";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                error: string;
+            };
+        };
+        /**
+         * swap.replaced
+         * @description A swap was replaced by the same operation signed again at higher fees (replacedBy)
+         */
+        SwapReplacedEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "swap.replaced";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /** @description The operation that took its place */
+                replacedBy: string;
+            };
+        };
+        /**
+         * swap.stalled
+         * @description A swap stalled: the network asks more than its fee cap; it may still land, or prepare it again and sign (the new one takes its place)
+         */
+        SwapStalledEvent: {
+            /** @description Unique per event: a receiver that saw it already drops it (a webhook retried, or replayed) */
+            id: string;
+            /** @constant */
+            type: "swap.stalled";
+            /** Format: date-time */
+            createdAt: string;
+            resource: {
+                /** @constant */
+                type: "signed_operation";
+                id: string;
+            };
+            /** @description The resource's own count of events, from 1 without gaps: a receiver keeps the highest it applied and drops a lower one */
+            sequence: number;
+            userId: string | null;
+            data: {
+                /** @description The operation (GET /v1/wallet/deployments/{jobId}, /v1/did/keys/operations/{opId}, ...) */
+                opId: string;
+                networkId: string;
+                accountAddress: string;
+                /**
+                 * @description The network's base fee went above the operation's fee cap
+                 * @constant
+                 */
+                reason: "fees-rose";
+                /** @description The operation's fee cap, wei per gas */
+                maxFeePerGas: string;
+                /** @description The network's base fee when the stall was seen, wei per gas */
+                baseFeePerGas: string;
+            };
         };
         Transaction: {
             id: string;
@@ -25001,6 +25265,611 @@ export interface operations {
             };
         };
     };
+    prepareSwap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "quoteId": "q1.AcJDKVy6CIWMHMxZ6Lp8HN4nXVxNODBHBNKZgKKMcHkgDHzhWCTqWkdl1terfWlk7Bk2rt9SpCcMHWAvY-hYpGkvYnmaq-37SRulLTdeLOhjv_pPcPClqNOYL3Jw2-DqnniU6KyrTx-R4UpNsouD1hNtXHLx45pJmFvrwoAeqSPaeF8l8YdFKCgpVPpx4xqKQc85cDd2ZjAksQPiae872hzn_qhtVPOeelpVMQ9bZXsnOuqA27Jd-r0J5fL_szqbpU7OlVuqmDHfnZdzLkmtcJ9D0Ppalt-OZcFkA8ajSQFEhiL9tBLMBTOUst9wqMgzqFmuUp1EAKzt9-bh1Y5kBZV0Tymae2luNsNbMhNM10orYM_ZotwjKdQdDaXpiFz-dHDI7e1-a2lmsxK2U2WQxPzjnWcTTpzksUhY7jHSgiBc5WepXWP3uMHmniRZ4JikXLPamDXRxsdbX7c2WWRpniY9I9COa1bCr_DOF9CLSNaEXkbsYPZXtknuGPqEKScDJoUgco9nedw"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description the quoteId of POST /v1/exchange/quote, before its expiresAt */
+                    quoteId: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Signing container and the swap it prepares */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "swapId": "swap_74bde711-2d1e-4149-a6b9-e0483a2ba343",
+                     *       "description": "Swap 0.5 ETH for at least 1490.67831 USDT on ETHEREUM through Uniswap v3 (account 0xc04be4C33ff24A98A31BcFf3612e6Ff3e290e144; gas paid by the service)",
+                     *       "items": [
+                     *         {
+                     *           "id": "swap_74bde711-2d1e-4149-a6b9-e0483a2ba343",
+                     *           "parameter": {
+                     *             "algorithm": "eip712-erc4337-userop-v1",
+                     *             "keyUri": "key:secp256k1:0x530e2ded5A99091163D375879242fc2a43f77827",
+                     *             "domain": {
+                     *               "name": "ERC4337",
+                     *               "version": "1",
+                     *               "chainId": 31337,
+                     *               "verifyingContract": "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
+                     *               "accountAddress": "0xc04be4C33ff24A98A31BcFf3612e6Ff3e290e144",
+                     *               "action": "swap",
+                     *               "source": "ETH",
+                     *               "target": "USDT",
+                     *               "direction": "exactInput",
+                     *               "maximumSent": "0.5",
+                     *               "minimumReceived": "1490.67831",
+                     *               "router": "0xDa688f5D03CD3dC53aB3661d77c21543208902b0",
+                     *               "paymaster": "0x642Feb359bED2204E7E08AB1BfB503a6535BFa6a"
+                     *             }
+                     *           },
+                     *           "payload": "0xaffcd346e244fda9899cc6444967883d29ad75c9701d4bfe99541bff1ae537b6"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        swapId: string;
+                        description: string;
+                        items: components["schemas"]["SigningSlot"][];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such quote for this user. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No deployed account on the network, or a network whose swaps are not made here */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The quote expired (stale-quote), the swap would fail, or the gas budget would be exceeded */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many prepares (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No price of the coin in won, so gas cannot be sponsored; or the chain did not answer. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    executeSwap: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Optional Idempotency-Key (UUID) */
+                "idempotency-key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "signing": {
+                 *         "items": [
+                 *           {
+                 *             "id": "swap_74bde711-2d1e-4149-a6b9-e0483a2ba343",
+                 *             "parameter": {
+                 *               "algorithm": "eip712-erc4337-userop-v1",
+                 *               "keyUri": "key:secp256k1:0x530e2ded5A99091163D375879242fc2a43f77827",
+                 *               "domain": {
+                 *                 "name": "ERC4337",
+                 *                 "version": "1",
+                 *                 "chainId": 31337,
+                 *                 "verifyingContract": "0x4337084D9E255Ff0702461CF8895CE9E3b5Ff108",
+                 *                 "accountAddress": "0xc04be4C33ff24A98A31BcFf3612e6Ff3e290e144",
+                 *                 "action": "swap",
+                 *                 "source": "ETH",
+                 *                 "target": "USDT",
+                 *                 "direction": "exactInput",
+                 *                 "maximumSent": "0.5",
+                 *                 "minimumReceived": "1490.67831",
+                 *                 "router": "0xDa688f5D03CD3dC53aB3661d77c21543208902b0",
+                 *                 "paymaster": "0x642Feb359bED2204E7E08AB1BfB503a6535BFa6a"
+                 *               }
+                 *             },
+                 *             "signature": {
+                 *               "authResponse": {
+                 *                 "signature": "0xd71d52dc7fb8510f3ab0401dc06db33dcfae17883bccff376a121009fcabdf73402c4a5be63fa171374780eec5a8946ce42e5e4f93e0e69372a0c825a702f3cf1b"
+                 *               }
+                 *             }
+                 *           }
+                 *         ]
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    signing: {
+                        items: components["schemas"]["SignedSlot"][];
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description `true` when this is the stored answer to an earlier request with the same Idempotency-Key (nothing ran again) */
+                    "idempotent-replayed"?: "true";
+                    /** @description Where the resource is read (GET): the one created, or the accepted work to poll */
+                    location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "swapId": "swap_74bde711-2d1e-4149-a6b9-e0483a2ba343",
+                     *       "status": "submitted"
+                     *     }
+                     */
+                    "application/json": {
+                        swapId: string;
+                        /** @description submitted */
+                        status: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description This device is in its new-device hold (device-on-hold: holdUntil says until when; a passkey older than the sign-in releases it, POST /v1/account/devices/{deviceId}/release). Problem types: `/problems/device-on-hold` */
+            403: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unknown slot */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
+            409: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Prepared swap expired; ask for a new quote */
+            410: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
+            422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSwap: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                swapId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The swap */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "swapId": "swap_74bde711-2d1e-4149-a6b9-e0483a2ba343",
+                     *       "networkId": "ETHEREUM",
+                     *       "source": "ETH",
+                     *       "target": "USDT",
+                     *       "direction": "exactInput",
+                     *       "quoted": {
+                     *         "amountIn": "0.5",
+                     *         "amountOut": "1498.169156",
+                     *         "minimumReceived": "1490.67831",
+                     *         "maximumSent": "0.5",
+                     *         "blockNumber": 48
+                     *       },
+                     *       "route": [
+                     *         "ETH",
+                     *         "USDT"
+                     *       ],
+                     *       "status": "submitted",
+                     *       "received": null,
+                     *       "txHash": null,
+                     *       "error": null,
+                     *       "stallReason": null,
+                     *       "replacedBy": null,
+                     *       "createdAt": "2026-12-02T05:54:36.188Z",
+                     *       "updatedAt": "2026-12-02T05:54:36.188Z"
+                     *     }
+                     */
+                    "application/json": {
+                        swapId: string;
+                        networkId: string;
+                        source: string;
+                        target: string;
+                        direction: string;
+                        quoted: {
+                            /** @description whole tokens of source */
+                            amountIn: string;
+                            /** @description whole tokens of target */
+                            amountOut: string;
+                            minimumReceived: string;
+                            maximumSent: string;
+                            blockNumber: number;
+                        };
+                        route: string[];
+                        /** @description prepared, submitted, stalled, completed, failed or replaced */
+                        status: string;
+                        /** @description completed: what the swap really took and gave, read from the pools' events on chain */
+                        received: {
+                            /** @description whole tokens of source */
+                            amountIn: string;
+                            /** @description whole tokens of target */
+                            amountOut: string;
+                        } | null;
+                        txHash: string | null;
+                        error: string | null;
+                        stallReason: "fees-rose" | null;
+                        replacedBy: string | null;
+                        /** Format: date-time */
+                        createdAt: string;
+                        /** Format: date-time */
+                        updatedAt: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Missing, invalid or expired access token. Problem types: `/problems/device-signed-out`, `/problems/invalid-token`, `/problems/token-expired`, `/problems/unauthorized` */
+            401: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such swap for this user. Problem types: `/problems/not-found` */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests: a rate limit of this route, or too many refused credentials from this address (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listEvents: {
         parameters: {
             query?: {
@@ -26771,7 +27640,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "swap.completed" | "swap.failed" | "swap.stalled" | "swap.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                 };
             };
@@ -27149,7 +28018,7 @@ export interface operations {
                     /** @description https URL (http only outside production); no private or loopback address unless WEBHOOK_ALLOW_PRIVATE_NETWORKS */
                     url?: string;
                     /** @description Event types to receive ("*": all, including types added later) */
-                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
+                    eventTypes?: (("registration.step_changed" | "registration.completed" | "registration.failed" | "registration.expired" | "deploy.completed" | "deploy.failed" | "deploy.stalled" | "deploy.replaced" | "did_key.completed" | "did_key.failed" | "did_key.stalled" | "did_key.replaced" | "transfer_key.completed" | "transfer_key.failed" | "transfer_key.stalled" | "transfer_key.replaced" | "account_upgrade.completed" | "account_upgrade.failed" | "account_upgrade.stalled" | "account_upgrade.replaced" | "recovery_cancel.completed" | "recovery_cancel.failed" | "recovery_cancel.stalled" | "recovery_cancel.replaced" | "swap.completed" | "swap.failed" | "swap.stalled" | "swap.replaced" | "recovery.scheduled" | "recovery.executed" | "recovery.cancelled" | "key_rotation.network_completed" | "key_rotation.network_stalled" | "key_rotation.network_failed" | "key_rotation.completed" | "key_rotation.partial_failure" | "charge.processing" | "charge.completed" | "charge.failed" | "charge.needs_review" | "payout.processing" | "payout.completed" | "payout.failed" | "payout.needs_review" | "bank_verification.verified" | "bank_verification.locked" | "bank_consent.granted" | "transfer.submitted" | "transfer.repriced" | "transfer.confirmed" | "transfer.finalized" | "transfer.failed" | "transfer.needs_review" | "credential.issued" | "credential.revoked" | "account.closed" | "email.locked" | "passkey.added" | "passkey.removed" | "device.added" | "device.revoked" | "backup.read" | "backup.stored" | "email.verified" | "email.changed" | "email.change_undone" | "pin.set" | "pin.changed" | "pin.reset" | "pin.locked" | "compliance.case_opened" | "compliance.case_decided") | "*")[];
                     description?: string;
                     /** @description false: stop deliveries; true: resume a disabled endpoint from the first event it has not received */
                     enabled?: boolean;
@@ -29564,6 +30433,232 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["RecoveryCancelReplacedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:swap.completed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_da5b3c29-5e1d-4c2b-9a3f-da5b3c29da5b",
+                 *       "type": "swap.completed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "txHash": "0x4b12c51175dc7e91246531d503dc8f12168440397ab04fc3a74e55e6cc486dee",
+                 *         "source": "ETH",
+                 *         "target": "USDT",
+                 *         "amountIn": "500000000000000000",
+                 *         "amountOut": "1495910964"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwapCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:swap.failed": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_1059a5b5-5e1d-4c2b-9a3f-1059a5b51059",
+                 *       "type": "swap.failed",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "error": "stale-quote: the pool moved: the swap would give less than the signed minimum"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwapFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:swap.stalled": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_a826bf33-5e1d-4c2b-9a3f-a826bf33a826",
+                 *       "type": "swap.stalled",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a"
+                 *       },
+                 *       "sequence": 2,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "reason": "fees-rose",
+                 *         "maxFeePerGas": "2000000000",
+                 *         "baseFeePerGas": "3150000000"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwapStalledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received: the delivery is done */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Anything else (or no answer within WEBHOOK_TIMEOUT_MS) is retried with backoff, later events of the endpoint waiting, until WEBHOOK_GIVE_UP_SECONDS */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    "webhook:swap.replaced": {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event's id: the same on every retry and replay of it (drop one you processed) */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt: refuse one more than five minutes off */
+                "webhook-timestamp": string;
+                /** @description `v1,<base64 HMAC-SHA256 of id.timestamp.body>` with the endpoint's secret; during a secret rotation, one per secret, space-separated */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "id": "evt_681332d4-5e1d-4c2b-9a3f-681332d46813",
+                 *       "type": "swap.replaced",
+                 *       "createdAt": "2026-11-26T00:21:45.498Z",
+                 *       "resource": {
+                 *         "type": "signed_operation",
+                 *         "id": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a"
+                 *       },
+                 *       "sequence": 3,
+                 *       "userId": "usr_c9b1f443-05ec-46d3-92ef-8e7165131b3c",
+                 *       "data": {
+                 *         "opId": "swap_8d2f6a1e-3b4c-4d5e-9f6a-7b8c9d0e1f2a",
+                 *         "networkId": "ETHEREUM",
+                 *         "accountAddress": "0xB641e8Bfb660ddd1279ef4307937ADdA149b796A",
+                 *         "replacedBy": "swap_1f2e3d4c-5b6a-4978-8d7c-6b5a4f3e2d1c"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["SwapReplacedEvent"];
             };
         };
         responses: {

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { SmartAccountEntity, type SignedOperation } from '../../db/entities';
+import { coinOf, type NetworkRegistry } from '../../platform/networks';
+import { formatDecimal } from '../../platform/money';
+import { buildBatchOperation, type ChainProviders } from '../../integrations/evm/smart-account';
+import { swapCalls } from '../../integrations/dex/uniswap-v3-swap';
+import { userOperationHash } from '../../integrations/evm/user-operation';
+import { swapWorkflow } from '../../workflows/swap';
+import { swapWorkflowId } from '../../workflows/messages';
+import { problems } from '../http/problems';
+import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
+import {
+  executeSingleOperation,
+  findOperation,
+  preparedSlots,
+  progressOf,
+  recordPreparedOperation,
+  type SignedSlot,
+} from '../common/signed-operation';
+import type { Passkeys } from '../passkeys/service';
+import type { QuoteEngine } from './quote';
+import { clock } from '../../platform/clock';
+
+export interface SwapServiceDeps {
+  orm: Orm;
+  temporal: Client;
+  taskQueue: string;
+  networks: NetworkRegistry;
+  providers: ChainProviders;
+  quotes: QuoteEngine;
+  passkeys: Passkeys;
+  gas: GasSponsorships;
+  prepareTtlSeconds: number;
+}
+
+const plain = (minor: string | bigint, decimals: number) => formatDecimal(BigInt(minor), decimals).replace(/,/g, '');
+
+/**
+ * Swaps on an EVM network's DEX, as a signed operation of the person's smart account: prepare takes a quote the person
+ * was given (its quoteId, before it expires) and answers one user operation for the owner key to sign — approve the
+ * exact input, swap through the network's SwapRouter at the quote's route with its minimum (or maximum), approval back
+ * to zero — gas sponsored within the budget; execute takes the signed slots and starts workflow swap-<swapId>, which
+ * simulates the swap at the newest block before sending it and refuses it there when the pool moved past the signed
+ * minimum (`stale-quote`, no gas spent).
+ */
+export class SwapService {
+  constructor(private readonly deps: SwapServiceDeps) {}
+
+  async prepare(userId: string, quoteId: string) {
+    const terms = this.deps.quotes.openQuote(quoteId, userId);
+    if (!terms) throw problems.notFound('Quote');
+    if (terms.expiresAt <= clock.now())
+      throw problems.unprocessable(
+        'stale-quote',
+        `The quote expired at ${new Date(terms.expiresAt).toISOString()}: ask for a new one`,
+      );
+    const network = this.deps.networks.get(terms.networkId);
+    if (!network?.dex) {
+      throw problems.conflict(
+        'no-smart-accounts',
+        `${terms.networkId} swaps are not made from a smart account here: none is available on this network yet`,
+      );
+    }
+    const account = await this.deps.orm.em
+      .fork()
+      .findOne(SmartAccountEntity, { userId, networkId: network.networkId, status: 'deployed' });
+    if (!account)
+      throw problems.conflict('account-not-deployed', `Deploy your account on ${network.networkId} before swapping`);
+    const coin = coinOf(network);
+    const addressOf = (symbol: string) =>
+      symbol === coin.symbol ? network.dex!.wrappedNative : network.tokens![symbol]!.address;
+    const decimalsOf = (symbol: string) => (symbol === coin.symbol ? coin.decimals : network.tokens![symbol]!.decimals);
+    const hops = terms.hops.map((h) => ({
+      tokenIn: h.tokenIn,
+      tokenOut: h.tokenOut,
+      tokenInAddress: addressOf(h.tokenIn),
+      tokenOutAddress: addressOf(h.tokenOut),
+      feeTier: h.feeTier!,
+      pool: h.pool,
+    }));
+    const swapId = `swap_${randomUUID()}`;
+    const expiresAt = new Date(Math.min(terms.expiresAt, clock.now() + this.deps.prepareTtlSeconds * 1000));
+    const calls = swapCalls({
+      account: account.address,
+      router: network.dex.swapRouter,
+      wrappedNative: network.dex.wrappedNative,
+      hops: hops.map((h) => ({
+        tokenIn: { symbol: h.tokenIn, address: h.tokenInAddress, decimals: decimalsOf(h.tokenIn) },
+        tokenOut: { symbol: h.tokenOut, address: h.tokenOutAddress, decimals: decimalsOf(h.tokenOut) },
+        fee: h.feeTier,
+        pool: h.pool,
+      })),
+      direction: terms.direction,
+      maximumIn: BigInt(terms.maximumSent),
+      minimumOut: BigInt(terms.minimumReceived),
+      coinIn: terms.source === coin.symbol,
+      coinOut: terms.target === coin.symbol,
+      deadline: Math.floor(expiresAt.getTime() / 1000) + 600,
+    });
+    const provider = this.deps.providers.for(network);
+    const [operation] = await this.deps.gas.sponsor(
+      userId,
+      swapId,
+      [
+        {
+          networkId: network.networkId,
+          operation: await buildBatchOperation(
+            provider,
+            this.deps.providers.bundler(network),
+            network,
+            account.address,
+            calls,
+          ),
+        },
+      ],
+      sponsoredUntil(expiresAt),
+    );
+    const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);
+    const em = this.deps.orm.em.fork();
+    recordPreparedOperation(em, {
+      operationId: swapId,
+      kind: 'swap',
+      userId,
+      networkId: network.networkId,
+      accountAddress: account.address,
+      ownerAddress: account.ownerAddress,
+      details: {
+        swap: {
+          source: terms.source,
+          target: terms.target,
+          direction: terms.direction,
+          amountIn: terms.amountIn,
+          amountOut: terms.amountOut,
+          minimumReceived: terms.minimumReceived,
+          maximumSent: terms.maximumSent,
+          hops,
+          blockNumber: terms.blockNumber,
+        },
+      },
+      userOperation: operation!,
+      userOpHash,
+      expiresAt,
+    });
+    await em.flush();
+    const [sourceDecimals, targetDecimals] = [decimalsOf(terms.source), decimalsOf(terms.target)];
+    const text =
+      terms.direction === 'exactInput'
+        ? `Swap ${plain(terms.amountIn, sourceDecimals)} ${terms.source} for at least ${plain(terms.minimumReceived, targetDecimals)} ${terms.target}`
+        : `Swap at most ${plain(terms.maximumSent, sourceDecimals)} ${terms.source} for ${plain(terms.amountOut, targetDecimals)} ${terms.target}`;
+    return {
+      swapId,
+      description: `${text} on ${network.networkId} through Uniswap v3 (account ${account.address}; gas paid by the service)`,
+      items: await preparedSlots(this.deps.passkeys, userId, {
+        id: swapId,
+        owner: account.ownerAddress,
+        network,
+        userOpHash,
+        domain: {
+          accountAddress: account.address,
+          action: 'swap',
+          source: terms.source,
+          target: terms.target,
+          direction: terms.direction,
+          maximumSent: plain(terms.maximumSent, sourceDecimals),
+          minimumReceived: plain(terms.minimumReceived, targetDecimals),
+          router: network.dex.swapRouter,
+          paymaster: network.paymaster,
+        },
+      }),
+    };
+  }
+
+  async execute(userId: string, items: SignedSlot[]): Promise<string> {
+    const { orm, temporal, taskQueue } = this.deps;
+    const op = await executeSingleOperation({ orm, passkeys: this.deps.passkeys }, userId, items, {
+      kind: 'swap',
+      what: 'swap',
+      signer: async (prepared) =>
+        (await orm.em.fork().findOneOrFail(SmartAccountEntity, { userId, networkId: prepared.networkId })).ownerAddress,
+      start: ({ operationId, networkId }) =>
+        temporal.workflow.start(swapWorkflow, {
+          workflowId: swapWorkflowId(operationId),
+          taskQueue,
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          args: [{ swapId: operationId, userId, networkId }],
+        }),
+    });
+    return op.operationId;
+  }
+
+  async view(userId: string, swapId: string) {
+    const op = await findOperation(this.deps.orm, userId, 'swap', swapId);
+    if (!op) throw problems.notFound(`Swap ${swapId}`);
+    return this.viewOf(op);
+  }
+
+  private viewOf(op: SignedOperation) {
+    const swap = op.details.swap!;
+    const network = this.deps.networks.get(op.networkId);
+    const coin = network ? coinOf(network) : { symbol: '', decimals: 18 };
+    const decimalsOf = (symbol: string) =>
+      symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 18);
+    const [inDecimals, outDecimals] = [decimalsOf(swap.source), decimalsOf(swap.target)];
+    return {
+      swapId: op.operationId,
+      networkId: op.networkId,
+      source: swap.source,
+      target: swap.target,
+      direction: swap.direction,
+      quoted: {
+        amountIn: plain(swap.amountIn, inDecimals),
+        amountOut: plain(swap.amountOut, outDecimals),
+        minimumReceived: plain(swap.minimumReceived, outDecimals),
+        maximumSent: plain(swap.maximumSent, inDecimals),
+        blockNumber: swap.blockNumber,
+      },
+      route: [swap.source, ...swap.hops.map((h) => h.tokenOut)],
+      status: op.status,
+      received: swap.received
+        ? {
+            amountIn: plain(swap.received.amountIn, inDecimals),
+            amountOut: plain(swap.received.amountOut, outDecimals),
+          }
+        : null,
+      txHash: op.txHash ?? null,
+      error: op.error ?? null,
+      ...progressOf(op),
+      createdAt: op.createdAt.toISOString(),
+      updatedAt: op.updatedAt.toISOString(),
+    };
+  }
+}

@@ -1,0 +1,168 @@
+import { randomUUID } from 'node:crypto';
+import { Contract, MaxUint256, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
+import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
+import SwapRouterArtifact from '@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json';
+import { testDatabases } from '../helpers/databases';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
+import { waitFor } from '../helpers/processes';
+
+/**
+ * Swaps on the local Uniswap v3 (Uniswap's own artifacts), from a quote to what the chain shows: the account's
+ * balances move by what the swap's outcome says, the signed minimum holds, the router keeps no allowance, and a pool
+ * moved after the quote refuses the swap before anything is sent.
+ */
+describe('swaps on ETHEREUM through Uniswap v3', () => {
+  let stack: TestStack;
+  let user: RegisteredUser;
+  let owner: ReturnType<typeof Wallet.createRandom>;
+  let account: string;
+  const ERC20 = [
+    'function balanceOf(address) view returns (uint256)',
+    'function allowance(address,address) view returns (uint256)',
+  ];
+  beforeAll(async () => {
+    stack = await startTestStack(testDatabases()[0]!, { chains: true });
+    user = await registerUser(stack);
+    owner = Wallet.createRandom();
+    account = await deployAccount(stack, user, owner, 'ETHEREUM');
+    const chain = stack.chains[0]!;
+    await (await chain.funder.sendTransaction({ to: account, value: parseEther('3') })).wait();
+  });
+  afterAll(async () => {
+    await stack?.stop();
+  });
+
+  const api = (path: string, json?: unknown, headers: Record<string, string> = {}) =>
+    call(`${stack.apiUrl}${path}`, { headers: { ...bearer(user), ...headers }, ...(json ? { json } : {}) });
+  const quote = async (body: Record<string, string>) => {
+    const answer = await api('/v1/exchange/quote', { networkId: 'ETHEREUM', direction: 'exactInput', ...body });
+    expect(answer.status).toBe(200);
+    return answer.body;
+  };
+  const prepareAndSign = async (quoteId: string) => {
+    const prepared = await api('/v1/exchange/swaps/prepare', { quoteId });
+    expect(prepared.status).toBe(200);
+    return { prepared: prepared.body, items: [signSlot(prepared.body.items[0], owner)] };
+  };
+  const execute = (items: unknown[]) =>
+    api('/v1/exchange/swaps', { signing: { items } }, { 'idempotency-key': randomUUID() });
+  const finished = async (swapId: string) => {
+    let last: any;
+    await waitFor(
+      async () => {
+        last = (await api(`/v1/exchange/swaps/${swapId}`)).body;
+        return last.status === 'completed' || last.status === 'failed';
+      },
+      60_000,
+      `swap ${swapId}`,
+    );
+    return last;
+  };
+  const balances = async () => {
+    const chain = stack.chains[0]!;
+    const usdt = new Contract(chain.usdt, ERC20, chain.provider);
+    return {
+      eth: await chain.provider.getBalance(account),
+      usdt: (await usdt.getFunction('balanceOf')(account)) as bigint,
+    };
+  };
+
+  it('sells ETH for USDT: the account moves by exactly what the outcome read from the pool says', async () => {
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.5' });
+    const { prepared, items } = await prepareAndSign(q.quoteId);
+    expect(prepared.description).toContain(`Swap 0.5 ETH for at least ${q.minimumReceived} USDT`);
+    const before = await balances();
+    const accepted = await execute(items);
+    expect(accepted.status).toBe(202);
+    expect(accepted.headers.get('location')).toBe(`/v1/exchange/swaps/${prepared.swapId}`);
+    const swap = await finished(prepared.swapId);
+    expect(swap).toMatchObject({
+      status: 'completed',
+      source: 'ETH',
+      target: 'USDT',
+      quoted: { amountIn: '0.5', amountOut: q.targetAmount, minimumReceived: q.minimumReceived },
+      received: { amountIn: '0.5' },
+      error: null,
+    });
+    const after = await balances();
+    // Gas was the paymaster's: the account's ETH fell by the input alone, its USDT rose by what the pool gave.
+    expect(before.eth - after.eth).toBe(parseEther('0.5'));
+    expect(after.usdt - before.usdt).toBe(parseUnits(swap.received.amountOut, 6));
+    expect(parseUnits(swap.received.amountOut, 6)).toBeGreaterThanOrEqual(parseUnits(q.minimumReceived, 6));
+    // The same signed slot again: accepted, nothing new.
+    expect((await execute(items)).status).toBe(202);
+    expect((await finished(prepared.swapId)).txHash).toBe(swap.txHash);
+  });
+
+  it("sells USDT (Tether's behaviour) back for ETH: the router's allowance is zero afterwards", async () => {
+    const q = await quote({ source: 'USDT', target: 'ETH', amount: '500' });
+    const { prepared, items } = await prepareAndSign(q.quoteId);
+    const before = await balances();
+    expect((await execute(items)).status).toBe(202);
+    const swap = await finished(prepared.swapId);
+    expect(swap).toMatchObject({ status: 'completed', received: { amountIn: '500' } });
+    const after = await balances();
+    expect(before.usdt - after.usdt).toBe(parseUnits('500', 6));
+    expect(after.eth - before.eth).toBe(parseEther(swap.received.amountOut));
+    const chain = stack.chains[0]!;
+    const usdt = new Contract(chain.usdt, ERC20, chain.provider);
+    expect(await usdt.getFunction('allowance')(account, chain.uniswap.swapRouter)).toBe(0n);
+  });
+
+  it('refuses a swap whose pool moved past the signed minimum before it is sent: nothing spent, no nonce used', async () => {
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.5' });
+    const { prepared, items } = await prepareAndSign(q.quoteId);
+    const chain = stack.chains[0]!;
+    // Someone sells 200 ETH into the quoted pool between the quote and the swap: ETH buys far less USDT there now.
+    const weth = new Contract(
+      chain.uniswap.wrappedNative,
+      ['function deposit() payable', 'function approve(address,uint256) returns (bool)'],
+      chain.funder,
+    );
+    const nonce = await chain.funder.getNonce('pending');
+    await (await weth.getFunction('deposit')({ value: parseEther('200'), nonce })).wait();
+    await (await weth.getFunction('approve')(chain.uniswap.swapRouter, MaxUint256, { nonce: nonce + 1 })).wait();
+    const router = new Contract(chain.uniswap.swapRouter, SwapRouterArtifact.abi as InterfaceAbi, chain.funder);
+    await (
+      await router.getFunction('exactInputSingle')(
+        {
+          tokenIn: chain.uniswap.wrappedNative,
+          tokenOut: chain.usdt,
+          fee: q.hops[0].feeTier,
+          recipient: chain.funder.address,
+          deadline: MaxUint256,
+          amountIn: parseEther('200'),
+          amountOutMinimum: 0n,
+          sqrtPriceLimitX96: 0n,
+        },
+        { nonce: nonce + 2 },
+      )
+    ).wait();
+    const entryPoint = new Contract(chain.entryPoint, EntryPointArtifact.abi as InterfaceAbi, chain.provider);
+    const accountNonce = (await entryPoint.getFunction('getNonce')(account, 0n)) as bigint;
+    const before = await balances();
+    expect((await execute(items)).status).toBe(202);
+    const swap = await finished(prepared.swapId);
+    expect(swap.status).toBe('failed');
+    expect(swap.error).toMatch(/^stale-quote: /);
+    expect(swap.txHash).toBeNull();
+    expect(await balances()).toEqual(before);
+    expect(await entryPoint.getFunction('getNonce')(account, 0n)).toBe(accountNonce);
+  });
+
+  it("takes only the caller's own, live quotes", async () => {
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.1' });
+    const stranger = await registerUser(stack);
+    const theirs = await call(`${stack.apiUrl}/v1/exchange/swaps/prepare`, {
+      headers: bearer(stranger),
+      json: { quoteId: q.quoteId },
+    });
+    expect([theirs.status, theirs.body.type]).toEqual([404, '/problems/not-found']);
+    const altered = `${q.quoteId.slice(0, -4)}AAAA`;
+    expect((await api('/v1/exchange/swaps/prepare', { quoteId: altered })).status).toBe(404);
+    expect((await api('/v1/exchange/swaps/prepare', { quoteId: 'not a quote' })).status).toBe(400);
+    expect((await api(`/v1/exchange/swaps/swap_${randomUUID()}`)).status).toBe(404);
+  });
+});
