@@ -110,6 +110,11 @@ export type KrwPrices = (symbol: string) => number;
 const MIN_TICK_BY_FEE: Record<number, number> = { 500: -887270, 3000: -887220, 10000: -887200 };
 /** How far (parts per million of the price) a pool may be from the market before the start trades it back. */
 const RESEED_TOLERANCE_PPM = 5_000n;
+/**
+ * A gas limit set rather than estimated: anvil can answer an estimate from the state before the last transaction for
+ * a moment, and a mint estimated there runs out of gas (found in the test chains' snapshots).
+ */
+const SEED_GAS = 8_000_000n;
 
 /**
  * Full-range liquidity in every pool of the network at the market's prices: a pool not yet created is created at the
@@ -177,6 +182,7 @@ export async function seedPools(
             token1.address,
             pool.fee,
             target,
+            { gasLimit: SEED_GAS },
           )
         ).wait();
         address = (await factory.getFunction('getPool')(token0.address, token1.address, pool.fee)) as string;
@@ -188,19 +194,22 @@ export async function seedPools(
         await fund(token1.symbol, amount1);
         const minTick = MIN_TICK_BY_FEE[pool.fee]!;
         await (
-          await manager.getFunction('mint')({
-            token0: token0.address,
-            token1: token1.address,
-            fee: pool.fee,
-            tickLower: minTick,
-            tickUpper: -minTick,
-            amount0Desired: amount0,
-            amount1Desired: amount1,
-            amount0Min: 0n,
-            amount1Min: 0n,
-            recipient: wallet.address,
-            deadline: MaxUint256,
-          })
+          await manager.getFunction('mint')(
+            {
+              token0: token0.address,
+              token1: token1.address,
+              fee: pool.fee,
+              tickLower: minTick,
+              tickUpper: -minTick,
+              amount0Desired: amount0,
+              amount1Desired: amount1,
+              amount0Min: 0n,
+              amount1Min: 0n,
+              recipient: wallet.address,
+              deadline: MaxUint256,
+            },
+            { gasLimit: SEED_GAS },
+          )
         ).wait();
         log?.(`seeded ${label} at the market's price`);
         continue;
@@ -214,17 +223,20 @@ export async function seedPools(
       const budget = (tokenIn === token0 ? amount0 : amount1) * 4n;
       await fund(tokenIn.symbol, budget);
       await (
-        await router.getFunction('exactInputSingle')({
-          tokenIn: tokenIn.address,
-          tokenOut: tokenOut.address,
-          fee: pool.fee,
-          recipient: wallet.address,
-          deadline: MaxUint256,
-          amountIn: budget,
-          amountOutMinimum: 0n,
-          // The swap stops at the market's price: the router takes only what it needed.
-          sqrtPriceLimitX96: target,
-        })
+        await router.getFunction('exactInputSingle')(
+          {
+            tokenIn: tokenIn.address,
+            tokenOut: tokenOut.address,
+            fee: pool.fee,
+            recipient: wallet.address,
+            deadline: MaxUint256,
+            amountIn: budget,
+            amountOutMinimum: 0n,
+            // The swap stops at the market's price: the router takes only what it needed.
+            sqrtPriceLimitX96: target,
+          },
+          { gasLimit: SEED_GAS },
+        )
       ).wait();
       log?.(`traded ${label} back to the market's price`);
     }

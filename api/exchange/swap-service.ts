@@ -7,6 +7,7 @@ import { formatDecimal } from '../../platform/money';
 import { buildBatchOperation, type ChainProviders } from '../../integrations/evm/smart-account';
 import { swapCalls } from '../../integrations/dex/uniswap-v3-swap';
 import { userOperationHash } from '../../integrations/evm/user-operation';
+import { UserOperationRejected } from '../../integrations/evm/bundler-client';
 import { swapWorkflow } from '../../workflows/swap';
 import { swapWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
@@ -100,21 +101,28 @@ export class SwapService {
       deadline: Math.floor(expiresAt.getTime() / 1000) + 600,
     });
     const provider = this.deps.providers.for(network);
+    let built;
+    try {
+      built = await buildBatchOperation(
+        provider,
+        this.deps.providers.bundler(network),
+        network,
+        account.address,
+        calls,
+      );
+    } catch (error) {
+      // The router's own words for a minimum or maximum that no longer holds: the pool moved since the quote.
+      if (error instanceof UserOperationRejected && /Too little received|Too much requested/.test(error.message))
+        throw problems.unprocessable(
+          'stale-quote',
+          'The pool moved since the quote: the swap would give less than its minimum (or take more than its maximum); ask for a new quote',
+        );
+      throw error;
+    }
     const [operation] = await this.deps.gas.sponsor(
       userId,
       swapId,
-      [
-        {
-          networkId: network.networkId,
-          operation: await buildBatchOperation(
-            provider,
-            this.deps.providers.bundler(network),
-            network,
-            account.address,
-            calls,
-          ),
-        },
-      ],
+      [{ networkId: network.networkId, operation: built }],
       sponsoredUntil(expiresAt),
     );
     const userOpHash = userOperationHash(operation!, network.chainId, network.entryPoint);

@@ -6,7 +6,7 @@ import { testDatabases } from '../helpers/databases';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 
 /**
  * Swaps on the local Uniswap v3 (Uniswap's own artifacts), from a quote to what the chain shows: the account's
@@ -43,7 +43,7 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
   };
   const prepareAndSign = async (quoteId: string) => {
     const prepared = await api('/v1/exchange/swaps/prepare', { quoteId });
-    expect(prepared.status).toBe(200);
+    expect([prepared.status, prepared.status === 200 ? null : prepared.body]).toEqual([200, null]);
     return { prepared: prepared.body, items: [signSlot(prepared.body.items[0], owner)] };
   };
   const execute = (items: unknown[]) =>
@@ -152,6 +152,30 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect(await entryPoint.getFunction('getNonce')(account, 0n)).toBe(accountNonce);
   });
 
+  it('prepares no swap on a quote the pool has moved past: stale-quote, nothing to sign', async () => {
+    // Quotes read the newest block at most once a second: right after the pool moved, one may still be of before it.
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.3' });
+    const chain = stack.chains[0]!;
+    const router = new Contract(chain.uniswap.swapRouter, SwapRouterArtifact.abi as InterfaceAbi, chain.funder);
+    await (
+      await router.getFunction('exactInputSingle')(
+        {
+          tokenIn: chain.uniswap.wrappedNative,
+          tokenOut: chain.usdt,
+          fee: q.hops[0].feeTier,
+          recipient: chain.funder.address,
+          deadline: MaxUint256,
+          amountIn: parseEther('20'),
+          amountOutMinimum: 0n,
+          sqrtPriceLimitX96: 0n,
+        },
+        { value: parseEther('20') },
+      )
+    ).wait();
+    const refused = await api('/v1/exchange/swaps/prepare', { quoteId: q.quoteId });
+    expect([refused.status, refused.body.type]).toEqual([422, '/problems/stale-quote']);
+  });
+
   it("takes only the caller's own, live quotes", async () => {
     const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.1' });
     const stranger = await registerUser(stack);
@@ -164,5 +188,47 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect((await api('/v1/exchange/swaps/prepare', { quoteId: altered })).status).toBe(404);
     expect((await api('/v1/exchange/swaps/prepare', { quoteId: 'not a quote' })).status).toBe(400);
     expect((await api(`/v1/exchange/swaps/swap_${randomUUID()}`)).status).toBe(404);
+  });
+
+  // Last: it leaves the stack without its worker.
+  it('swaps once when the worker process is SIGKILLed mid-submission: nothing lost, nothing doubled', async () => {
+    const chain = stack.chains[0]!;
+    await new Promise((r) => setTimeout(r, 1_100)); // a quote of the newest block, after the pools moved above
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.3' });
+    const { prepared, items } = await prepareAndSign(q.quoteId);
+    const entryPoint = new Contract(chain.entryPoint, EntryPointArtifact.abi as InterfaceAbi, chain.provider);
+    const accountNonce = (await entryPoint.getFunction('getNonce')(account, 0n)) as bigint;
+    const before = await balances();
+    await stack.stopWorker();
+    const workers: ServiceProcess[] = [];
+    try {
+      chain.proxy.delayMs = 300; // every chain call of the worker is slow: the kill lands while it sends and waits
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      expect((await execute(items)).status).toBe(202);
+      await waitFor(async () => (await balances()).usdt > before.usdt, 90_000, 'swap landed').catch((error: Error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
+      workers[0]!.child.kill('SIGKILL');
+      expect(await workers[0]!.exited).toBeNull();
+      chain.proxy.delayMs = 0;
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const swap = await finished(prepared.swapId);
+      expect(swap.status).toBe('completed');
+      const after = await balances();
+      expect(before.eth - after.eth).toBe(parseEther('0.3'));
+      expect(after.usdt - before.usdt).toBe(parseUnits(swap.received.amountOut, 6));
+      // One operation ran: the account's nonce moved by one.
+      expect(await entryPoint.getFunction('getNonce')(account, 0n)).toBe(accountNonce + 1n);
+      const events = await stack.orm.em
+        .fork()
+        .getConnection()
+        .execute<Array<{ n: number | string }>>(
+          `select count(*) as n from events where type = 'swap.completed' and resource_id = '${prepared.swapId}'`,
+        );
+      expect(Number(events[0]!.n)).toBe(1);
+    } finally {
+      chain.proxy.delayMs = 0;
+      for (const worker of workers) worker.child.kill('SIGKILL');
+    }
   });
 });
