@@ -1,7 +1,7 @@
 /**
  * The API process's composition root: every real client, and every service on them (api/services.ts), built once
  * from the validated configuration. api/main.ts uses it; so do tests that run the real API in-process. Settings given as JSON (NETWORKS,
- * EXCHANGE_DAILY_LIMITS, RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
+ * RATE_LIMITS, keys) are parsed here, so a bad one stops the process at start.
  */
 import type { Client } from '@temporalio/client';
 import type { BlockList } from 'node:net';
@@ -29,6 +29,7 @@ import { SecurityNotices } from './common/security-notices';
 import { PinService } from './pin/service';
 import { QuoteEngine } from './exchange/quote';
 import { venuesOf } from './exchange/venues';
+import { SwapLimits } from './exchange/swap-limits';
 import { JupiterSwapApi } from '../integrations/dex/jupiter';
 import { RateLimits, parseOverrides } from './http/rate-limits';
 import { ApiMetrics } from './http/metrics';
@@ -45,7 +46,6 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const settings = parseJsonSettings({
     networks: () => NetworkRegistry.fromJson(config.NETWORKS),
-    dailyLimits: () => parseTokenAmounts('EXCHANGE_DAILY_LIMITS', config.EXCHANGE_DAILY_LIMITS),
     transferSignerCaps: () => parseTokenAmounts('TRANSFER_SIGNER_DAILY_CAPS', config.TRANSFER_SIGNER_DAILY_CAPS),
     rateLimits: () => parseOverrides(config.RATE_LIMITS),
     operators: () => Operators.fromJson(config.OPERATOR_TOKENS),
@@ -90,6 +90,12 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
   );
   const providers = new ChainProviders();
   const solanaChains = new SolanaChains();
+  const prices = new PriceFeedClient({
+    source: settings.marketData,
+    checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
+    references: storedPriceReferences(orm),
+  });
+  const swapLimits = new SwapLimits({ orm, prices, dailyKrw: config.SWAP_DAILY_LIMIT_KRW });
   const quotes = new QuoteEngine(
     venuesOf({
       networks,
@@ -104,10 +110,10 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     {
       slippageBps: config.QUOTE_SLIPPAGE_BPS,
       priceImpactWarningPpm: config.QUOTE_PRICE_IMPACT_WARNING_BPS * 100,
-      dailyLimits: settings.dailyLimits,
       ttlSeconds: config.QUOTE_TTL_SECONDS,
     },
     encryption,
+    swapLimits,
   );
   const codeIdentity = await codeIdentityFrom(config);
   const sessions = await SessionCache.start(config.DATABASE_URL, {
@@ -127,6 +133,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     pins,
     notices,
     quotes,
+    swapLimits,
     rateLimits,
     providers,
     metrics,
@@ -143,11 +150,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
       ...providerHttp,
     }),
     bank: settings.bank,
-    prices: new PriceFeedClient({
-      source: settings.marketData,
-      checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
-      references: storedPriceReferences(orm),
-    }),
+    prices,
     securities: settings.securities,
     exchanges: settings.exchanges,
     cex: new CexClient({
@@ -198,7 +201,7 @@ async function codeIdentityFrom(config: ApiConfig): Promise<AppDeps['codeIdentit
   };
 }
 
-/** EXCHANGE_DAILY_LIMITS, TRANSFER_SIGNER_DAILY_CAPS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
+/** TRANSFER_SIGNER_DAILY_CAPS: `{"ETH": "10", ...}`, whole tokens as decimal strings. */
 function parseTokenAmounts(name: string, json: string): Record<string, string> {
   let parsed: unknown;
   try {

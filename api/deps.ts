@@ -10,6 +10,7 @@ import type { SessionCache } from './common/session-cache';
 import type { IdentityProviderClient } from '../integrations/identity';
 import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices/feed';
+import type { SwapLimits } from './exchange/swap-limits';
 import type { SecuritiesBroker } from '../integrations/securities/broker';
 import type { ExchangeAccounts, ExchangeName } from '../integrations/exchange/accounts';
 import type { CodeVasp } from '../integrations/travel-rule/counterparts';
@@ -41,6 +42,7 @@ export interface AppDeps {
   /** Mail to the person about changes to how their account is protected (started by the API, sent by the worker). */
   notices: SecurityNotices;
   quotes: QuoteEngine;
+  swapLimits: SwapLimits;
   rateLimits: RateLimits;
   /** Request, rate-limit and dependency metrics (served by api/main.ts on METRICS_PORT). */
   metrics: ApiMetrics;

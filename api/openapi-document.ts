@@ -65,6 +65,7 @@ export function offlineRoutes() {
     pins: unavailable('pins'),
     notices: unavailable('notices'),
     quotes: unavailable('quotes'),
+    swapLimits: unavailable('swapLimits'),
     rateLimits: unavailable('rateLimits'),
     metrics: unavailable('metrics'),
     providers: unavailable('providers'),

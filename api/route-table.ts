@@ -95,7 +95,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
     ...bankConsentRoutes({ consents: s.bankConsents }),
     ...chargeRoutes({ charges: s.charges }),
     ...payoutRoutes({ orm, payouts: s.payouts }),
-    ...transactionRoutes({ orm }),
+    ...transactionRoutes({ orm, networks }),
     ...pinRoutes({ pins: deps.pins, notices: s.notices }),
     ...transferRoutes({
       policy: s.policy,

@@ -161,7 +161,7 @@ export function buildServices(deps: AppDeps) {
       screening,
       transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
     }),
-    swaps: new SwapService({ ...signing, quotes: deps.quotes }),
+    swaps: new SwapService({ ...signing, quotes: deps.quotes, limits: deps.swapLimits }),
     transferKeys: new TransferKeyService({
       ...signing,
       custody,

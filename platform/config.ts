@@ -247,9 +247,11 @@ export const ConfigSchema = Type.Object({
     default: 5_000_000,
     description: 'what a person may pay out in a Korean day (00:00 KST), KRW, payouts not failed',
   }),
-  EXCHANGE_DAILY_LIMITS: Type.String({
-    default: '{"ETH":"10","WBTC":"0.5","POL":"50000","SOL":"200","USDT":"30000","USDC":"30000"}',
-    description: 'JSON: per source token, the most one quote may spend (whole tokens)',
+  SWAP_DAILY_LIMIT_KRW: Type.Integer({
+    minimum: 0,
+    default: 20_000_000,
+    description:
+      "what a person's swaps may spend in a Korean day (00:00 KST), KRW, each valued at the hour's price when prepared; a quote past it is executable: false, limit_exceeded",
   }),
   KEY_ENCRYPTION_KEY: Type.String({
     pattern: '^[A-Za-z0-9+/]{43}=$',
@@ -674,7 +676,7 @@ export const API_CONFIG_KEYS = [
   'PAYOUT_DAILY_LIMIT_KRW',
   'QUOTE_TTL_SECONDS',
   'QUOTE_BLOCK_CACHE_MS',
-  'EXCHANGE_DAILY_LIMITS',
+  'SWAP_DAILY_LIMIT_KRW',
   'QUOTE_SLIPPAGE_BPS',
   'QUOTE_PRICE_IMPACT_WARNING_BPS',
   'RATE_LIMITS',
@@ -808,7 +810,7 @@ export const WORKER_CONFIG_KEYS = [
 export type WorkerConfig = Pick<Config, (typeof WORKER_CONFIG_KEYS)[number]>;
 
 /**
- * Parses the settings given as JSON (NETWORKS, EXCHANGE_DAILY_LIMITS, RATE_LIMITS, ...) at start, with the parser of each;
+ * Parses the settings given as JSON (NETWORKS, RATE_LIMITS, TRANSFER_SIGNER_DAILY_CAPS, ...) at start, with the parser of each;
  * every bad one is named in one ConfigError, a line each, as loadConfig does for the others.
  */
 export function parseJsonSettings<T extends Record<string, () => unknown>>(

@@ -61,7 +61,6 @@ export interface QuoteRequest {
 export interface QuotePolicy {
   slippageBps: number;
   priceImpactWarningPpm: number;
-  dailyLimits: Record<string, string>;
   /** How long a quote may be acted on. */
   ttlSeconds: number;
 }
@@ -108,6 +107,12 @@ export class QuoteEngine {
     private readonly venues: Map<string, Venue>,
     private readonly policy: QuotePolicy,
     private readonly encryption: DataEncryption,
+    /** The person's daily swap limit in won: what today's swaps spent, and a token amount's value. */
+    private readonly limits: {
+      dailyKrw: bigint;
+      usedToday(userId: string): Promise<bigint>;
+      valueKrw(symbol: string, amount: bigint, decimals: number): Promise<bigint>;
+    },
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -175,9 +180,13 @@ export class QuoteEngine {
     // target per one source token, to 6 decimals
     const rate =
       (best.amountOut * 10n ** BigInt(sourceDecimals) * PPM) / (best.amountIn * 10n ** BigInt(targetDecimals));
-    const limit = this.policy.dailyLimits[request.source];
+    // What a swap of this quote may spend, in won, with today's swaps: over the daily limit it is not executable.
     const spends = request.direction === 'exactOutput' ? maximumSent : best.amountIn;
-    const overLimit = limit !== undefined && spends > parseAmount(limit, sourceDecimals, request.source);
+    const [valueKrw, usedKrw] = await Promise.all([
+      this.limits.valueKrw(request.source, spends, sourceDecimals),
+      this.limits.usedToday(userId),
+    ]);
+    const overLimit = usedKrw + valueKrw > this.limits.dailyKrw;
     const reason = overLimit ? 'limit_exceeded' : spends > (await balanceOfSource()) ? 'insufficient_balance' : null;
     const expiresAt = this.now() + this.policy.ttlSeconds * 1000;
     const terms: QuoteTerms = {

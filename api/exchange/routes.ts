@@ -33,9 +33,9 @@ export function exchangeRoutes({ engine, holdings, swaps }: ExchangeRouteDeps): 
         "tier and two hops through the configured intermediaries; SOLANA: Jupiter's Swap API). Nothing is reserved. " +
         "`quoteId` carries the quote's terms (sealed, bound to the caller) until `expiresAt`: a swap names it. " +
         '`minimumReceived` is the output less the slippage (exactInput), `maximumSent` the input plus it (exactOutput). ' +
-        '`executable` is false with `limit_exceeded` when the input is over the daily limit of the token ' +
-        '(EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of the user on chain ' +
-        '(zero without an account there).',
+        "`executable` is false with `limit_exceeded` when what it may spend, in won at the hour's price, would take " +
+        "the person's swaps of the Korean day past SWAP_DAILY_LIMIT_KRW, else with `insufficient_balance` when it is " +
+        'over the balance of the user on chain (zero without an account there). No price in won: 503.',
       body: QuoteBody,
       rateLimits: [{ rule: 'exchange-quote', key: ({ user }) => user.userId }],
       responses: {

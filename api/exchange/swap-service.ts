@@ -22,6 +22,7 @@ import {
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
 import type { QuoteEngine } from './quote';
+import type { SwapLimits } from './swap-limits';
 import { clock } from '../../platform/clock';
 
 export interface SwapServiceDeps {
@@ -31,6 +32,7 @@ export interface SwapServiceDeps {
   networks: NetworkRegistry;
   providers: ChainProviders;
   quotes: QuoteEngine;
+  limits: SwapLimits;
   passkeys: Passkeys;
   gas: GasSponsorships;
   prepareTtlSeconds: number;
@@ -81,6 +83,9 @@ export class SwapService {
       feeTier: h.feeTier!,
       pool: h.pool,
     }));
+    // What it may spend, in won now, within the day's limit (kept with the swap: the day's later swaps count it).
+    const inputKrw = await this.deps.limits.valueKrw(terms.source, BigInt(terms.maximumSent), decimalsOf(terms.source));
+    await this.deps.limits.assertWithin(userId, inputKrw);
     const swapId = `swap_${randomUUID()}`;
     const expiresAt = new Date(Math.min(terms.expiresAt, clock.now() + this.deps.prepareTtlSeconds * 1000));
     const calls = swapCalls({
@@ -145,6 +150,7 @@ export class SwapService {
           maximumSent: terms.maximumSent,
           hops,
           blockNumber: terms.blockNumber,
+          inputKrw: inputKrw.toString(),
         },
       },
       userOperation: operation!,

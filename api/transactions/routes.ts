@@ -1,5 +1,14 @@
 import type { Orm } from '../../db/orm';
-import { LedgerAccountEntity, LedgerEntryEntity, LedgerJournalEntity, TransferEntity } from '../../db/entities';
+import {
+  LedgerAccountEntity,
+  LedgerEntryEntity,
+  LedgerJournalEntity,
+  SignedOperationEntity,
+  TransferEntity,
+} from '../../db/entities';
+import type { NetworkRegistry } from '../../platform/networks';
+import { coinOf } from '../../platform/networks';
+import type { SwapDetails } from '../../db/entities/signed-operation';
 import { FIAT_DECIMALS, formatMoney } from '../../platform/money';
 import { Query, TransactionList } from './schemas';
 import { defineRoute, type RouteSpec } from '../http/route-table';
@@ -18,9 +27,10 @@ const kstMonthRange = (month: string): { from: Date; to: Date } => {
   };
 };
 
+type Kind = 'ledger' | 'swap' | 'transfer';
 interface Item {
   at: Date;
-  kind: 'ledger' | 'transfer';
+  kind: Kind;
   id: string;
   type: string;
   amount: string;
@@ -28,12 +38,13 @@ interface Item {
 }
 interface Cursor {
   t: number;
-  k: 'ledger' | 'transfer';
+  k: Kind;
   id: string;
 }
 /**
- * Newest first; at the same time transfers before charges, then each source's own id, descending (the database's
- * order: each source is read after the cursor in SQL, in that order, and the two are merged here).
+ * Newest first; at the same time transfers, then swaps, then ledger entries (charges, payouts), then each source's own
+ * id, descending (the database's order: each source is read after the cursor in SQL, in that order, and they are
+ * merged here).
  */
 const newestFirst = (a: Item, b: Item) => b.at.getTime() - a.at.getTime() || b.kind.localeCompare(a.kind);
 const encodeCursor = (item: Item) =>
@@ -46,7 +57,8 @@ const decodeCursor = (text: string): Cursor => {
       Number.isInteger(c.t) &&
       Math.abs(c.t) <= 8.64e15 &&
       ((c.k === 'ledger' && typeof c.id === 'string' && /^[0-9]{1,15}$/.test(c.id)) ||
-        (c.k === 'transfer' && typeof c.id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.id)))
+        (c.k === 'transfer' && typeof c.id === 'string' && /^[A-Za-z0-9_-]{1,64}$/.test(c.id)) ||
+        (c.k === 'swap' && typeof c.id === 'string' && /^swap_[0-9a-f-]{36}$/.test(c.id)))
     )
       return c as Cursor;
   } catch {
@@ -55,20 +67,34 @@ const decodeCursor = (text: string): Cursor => {
   throw problems.unprocessable('invalid-cursor', INVALID_CURSOR_DETAIL);
 };
 /** The rows of one source after the cursor, in SQL: `at` below the cursor's, or equal with a smaller id of the same kind. */
-const afterIn = (kind: Cursor['k'], time: string, id: string, cursor: Cursor | undefined, idValue: unknown) => {
+const afterIn = (kind: Kind, time: string, id: string, cursor: Cursor | undefined, idValue: unknown) => {
   if (!cursor) return {};
   const at = new Date(cursor.t);
-  // At the cursor's time transfers come before charges: after a transfer's cursor every charge of that time is still
-  // to come; after a charge's, every transfer of that time was read.
+  // At the cursor's time the kinds come in descending order (transfer, swap, ledger): after a cursor of one kind, the
+  // rows of that time of a kind that sorts below it are still to come; those of a kind above it were read.
   // (Always under $and: the month's range is a condition on the same field beside it.)
-  if (kind !== cursor.k) return { $and: [{ [time]: kind === 'ledger' ? { $lte: at } : { $lt: at } }] };
+  if (kind !== cursor.k) return { $and: [{ [time]: kind < cursor.k ? { $lte: at } : { $lt: at } }] };
   return {
     $and: [{ [time]: { $lte: at } }, { $or: [{ [time]: { $lt: at } }, { [time]: at, [id]: { $lt: idValue } }] }],
   };
 };
 
 /** The user's money movements, newest first: charges (from the ledger) and crypto transfers (not failed ones). */
-export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
+export function transactionRoutes({ orm, networks }: { orm: Orm; networks: NetworkRegistry }): RouteSpec[] {
+  /** A swap's two sides, "-0.5 ETH, +1,495.910964 USDT", from what its pools really took and gave. */
+  const swapAmount = (networkId: string, swap: NonNullable<SwapDetails>): string => {
+    const network = networks.get(networkId);
+    const coin = network ? coinOf(network) : { symbol: '', decimals: 18 };
+    const decimalsOf = (symbol: string) =>
+      symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 0);
+    const taken = swap.received ?? { amountIn: swap.amountIn, amountOut: swap.amountOut };
+    return `${formatMoney(-BigInt(taken.amountIn), decimalsOf(swap.source), swap.source, { signed: true })}, ${formatMoney(
+      BigInt(taken.amountOut),
+      decimalsOf(swap.target),
+      swap.target,
+      { signed: true },
+    )}`;
+  };
   return [
     defineRoute({
       method: 'get',
@@ -81,7 +107,8 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
       description:
         'Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear ' +
         'as soon as they are recorded, with the amount sent (fees not included), and leave the list if they ' +
-        'fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is ' +
+        'fail. Swaps appear once completed, with both sides as the pools took and gave them ' +
+        '(`-0.5 ETH, +1,495.910964 USDT`). For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is ' +
         'null and `has_more` false on the last page; `Link: <…>; rel="next"` names the next page); a cursor this ' +
         'API did not return answers 422 `invalid-cursor`.',
       query: Query,
@@ -123,7 +150,26 @@ export function transactionRoutes({ orm }: { orm: Orm }): RouteSpec[] {
           },
           { orderBy: { createdAt: 'desc', transferId: 'desc' }, limit: limit + 1 },
         );
+        const swaps = await em.find(
+          SignedOperationEntity,
+          {
+            userId: user.userId,
+            kind: 'swap',
+            status: 'completed',
+            ...range('createdAt'),
+            ...afterIn('swap', 'createdAt', 'operationId', cursor, cursor?.id),
+          },
+          { orderBy: { createdAt: 'desc', operationId: 'desc' }, limit: limit + 1 },
+        );
         const items: Item[] = [
+          ...swaps.map((o) => ({
+            at: o.createdAt,
+            kind: 'swap' as const,
+            id: o.operationId,
+            type: 'swap',
+            amount: swapAmount(o.networkId, o.details.swap!),
+            reference: o.operationId,
+          })),
           ...entries.map((e) => ({
             at: e.postedAt,
             kind: 'ledger' as const,

@@ -14,7 +14,7 @@ export const TransactionList = Type.Object({
   transactions: Type.Array(
     Type.Object({
       id: Type.String(),
-      type: Type.String({ description: 'charge | transfer' }),
+      type: Type.String({ description: "charge | payout | transfer | swap (and the ledger's other kinds)" }),
       amount: Type.String({
         description: 'signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW"',
       }),

@@ -44,6 +44,8 @@ export interface SwapDetails {
   }>;
   /** The block the quote was read at. */
   blockNumber: number;
+  /** What it may spend (maximumSent), in won at the hour's price when prepared: counted against the daily limit. */
+  inputKrw?: string;
   received?: { amountIn: string; amountOut: string };
 }
 

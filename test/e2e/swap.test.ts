@@ -91,6 +91,14 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect(before.eth - after.eth).toBe(parseEther('0.5'));
     expect(after.usdt - before.usdt).toBe(parseUnits(swap.received.amountOut, 6));
     expect(parseUnits(swap.received.amountOut, 6)).toBeGreaterThanOrEqual(parseUnits(q.minimumReceived, 6));
+    // The history shows it with both sides, as the pool took and gave them.
+    const history = (await api('/api/v1/transactions?limit=5')).body.data;
+    expect(history.transactions[0]).toMatchObject({
+      id: prepared.swapId,
+      type: 'swap',
+      reference: prepared.swapId,
+      amount: `-0.5 ETH, +${Number(swap.received.amountOut).toLocaleString('en-US', { maximumFractionDigits: 6 })} USDT`,
+    });
     // The same signed slot again: accepted, nothing new.
     expect((await execute(items)).status).toBe(202);
     expect((await finished(prepared.swapId)).txHash).toBe(swap.txHash);
@@ -174,6 +182,22 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     ).wait();
     const refused = await api('/v1/exchange/swaps/prepare', { quoteId: q.quoteId });
     expect([refused.status, refused.body.type]).toEqual([422, '/problems/stale-quote']);
+  });
+
+  it("holds the day's swaps to SWAP_DAILY_LIMIT_KRW: a quote past it is limit_exceeded, and no swap is prepared of it", async () => {
+    // 0.5 ETH and 500 USDT swapped today (the refused one does not count): about 2,800,000 KRW of 20,000,000.
+    const over = await quote({ source: 'ETH', target: 'USDT', amount: '4.5' }); // about 18,900,000 KRW
+    expect(over).toMatchObject({ executable: false, notExecutableReason: 'limit_exceeded' });
+    const refused = await api('/v1/exchange/swaps/prepare', { quoteId: over.quoteId });
+    expect([refused.status, refused.body.type]).toEqual([422, '/problems/swap-daily-limit-exceeded']);
+    expect(refused.body.detail).toMatch(/^Swaps are limited to 20,000,000 KRW a day; [\d,]+ KRW used today/);
+    // The same amount for someone who swapped nothing today is within it (only their balance is short).
+    const stranger = await registerUser(stack);
+    const theirs = await call(`${stack.apiUrl}/v1/exchange/quote`, {
+      headers: bearer(stranger),
+      json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '4.5' },
+    });
+    expect(theirs.body).toMatchObject({ executable: false, notExecutableReason: 'insufficient_balance' });
   });
 
   it("takes only the caller's own, live quotes", async () => {

@@ -68,7 +68,6 @@ describe('the API composition root', () => {
       DATA_ENCRYPTION_KEY: Buffer.alloc(32, 7).toString('base64'),
       PROVIDER_TIMEOUT_MS: 1000,
       NETWORKS: '{"ETHEREUM":',
-      EXCHANGE_DAILY_LIMITS: '{"ETH":10}',
       TRANSFER_SIGNER_DAILY_CAPS: '{"ETH":"-1"}',
       RATE_LIMITS: '{"no-such-rule":{"points":1,"seconds":1}}',
       OPERATOR_TOKENS: '{"alice":"the token itself"}',
@@ -81,7 +80,6 @@ describe('the API composition root', () => {
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).problems).toEqual([
       'NETWORKS is not valid JSON',
-      expect.stringMatching(/^EXCHANGE_DAILY_LIMITS must be a JSON object/),
       expect.stringMatching(/^TRANSFER_SIGNER_DAILY_CAPS must be a JSON object/),
       expect.stringMatching(/^RATE_LIMITS: unknown rule no-such-rule/),
       'OPERATOR_TOKENS: the value for alice must be the SHA-256 (64 lowercase hex) of the token (npm run operator:token)',
@@ -100,7 +98,6 @@ describe('the Travel Rule listener in production', () => {
       TRAVEL_RULE_PORT: 8443,
       TRAVEL_RULE_COUNTERPARTS: '{}',
       NETWORKS: '{}',
-      EXCHANGE_DAILY_LIMITS: '{}',
       TRANSFER_SIGNER_DAILY_CAPS: '{}',
       RATE_LIMITS: '{}',
       OPERATOR_TOKENS: '{}',

@@ -22,8 +22,14 @@ const venue: Venue = {
 const engine = (encryption: DataEncryption) =>
   new QuoteEngine(
     new Map([['ETHEREUM', venue]]),
-    { slippageBps: 50, priceImpactWarningPpm: 30_000, dailyLimits: { ETH: '10' }, ttlSeconds: 60 },
+    { slippageBps: 50, priceImpactWarningPpm: 30_000, ttlSeconds: 60 },
     encryption,
+    // ETH at 4,000,000 KRW, 5,000,000 KRW a day, nothing swapped yet.
+    {
+      dailyKrw: 5_000_000n,
+      usedToday: async () => 0n,
+      valueKrw: async (_s, amount) => (amount * 4_000_000n) / 10n ** 18n,
+    },
     () => Date.parse('2026-12-02T00:00:00Z'),
   );
 

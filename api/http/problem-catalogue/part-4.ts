@@ -201,6 +201,19 @@ export const PART_4: Record<string, ProblemEntry> = {
       '{"action":"account_close"}, with a random "jti"), or one of your passkeys ("passkeyAssertion", its challenge ' +
       'from POST /v1/auth/passkeys/approvals/options with {"request":{"action":"account_close"}})',
   },
+  'swap-daily-limit-exceeded': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: "The swap would take the person's swaps of the Korean day past their daily limit in won.",
+    when:
+      "POST /v1/exchange/swaps/prepare answers it when what today's swaps spent (not failed, each valued when " +
+      "prepared) plus what this one may spend, at the hour's price, is over SWAP_DAILY_LIMIT_KRW. A quote past it " +
+      'says so first: executable false, notExecutableReason limit_exceeded.',
+    action: 'Show what is left from the detail: swap less, or wait until the time it names (00:00 KST).',
+    example:
+      'Swaps are limited to 20,000,000 KRW a day; 18,000,000 KRW used today, 2,000,000 KRW left until ' +
+      '2026-12-02T15:00:00.000Z; this one spends 4,200,000 KRW now',
+  },
   'task-closed': {
     title: 'Conflict',
     status: 409,

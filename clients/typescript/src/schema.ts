@@ -1614,7 +1614,7 @@ export interface paths {
         };
         /**
          * Transaction history, newest first; month=YYYY-MM filters a calendar month (Korean time); paginated by cursor
-         * @description Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear as soon as they are recorded, with the amount sent (fees not included), and leave the list if they fail. For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is null and `has_more` false on the last page; `Link: <…>; rel="next"` names the next page); a cursor this API did not return answers 422 `invalid-cursor`.
+         * @description Charges appear once credited (one still processing, or failed, is not listed); crypto transfers appear as soon as they are recorded, with the amount sent (fees not included), and leave the list if they fail. Swaps appear once completed, with both sides as the pools took and gave them (`-0.5 ETH, +1,495.910964 USDT`). For the next page pass `next_cursor` back as `cursor` with the same `month` (`next_cursor` is null and `has_more` false on the last page; `Link: <…>; rel="next"` names the next page); a cursor this API did not return answers 422 `invalid-cursor`.
          */
         get: operations["listTransactions"];
         put?: never;
@@ -2087,7 +2087,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange quote: the best route on the network's DEX, price impact, slippage, executability
-         * @description Read from the network's exchange at one block (EVM: Uniswap v3's QuoterV2 over direct routes at each fee tier and two hops through the configured intermediaries; SOLANA: Jupiter's Swap API). Nothing is reserved. `quoteId` carries the quote's terms (sealed, bound to the caller) until `expiresAt`: a swap names it. `minimumReceived` is the output less the slippage (exactInput), `maximumSent` the input plus it (exactOutput). `executable` is false with `limit_exceeded` when the input is over the daily limit of the token (EXCHANGE_DAILY_LIMITS), else with `insufficient_balance` when it is over the balance of the user on chain (zero without an account there).
+         * @description Read from the network's exchange at one block (EVM: Uniswap v3's QuoterV2 over direct routes at each fee tier and two hops through the configured intermediaries; SOLANA: Jupiter's Swap API). Nothing is reserved. `quoteId` carries the quote's terms (sealed, bound to the caller) until `expiresAt`: a swap names it. `minimumReceived` is the output less the slippage (exactInput), `maximumSent` the input plus it (exactOutput). `executable` is false with `limit_exceeded` when what it may spend, in won at the hour's price, would take the person's swaps of the Korean day past SWAP_DAILY_LIMIT_KRW, else with `insufficient_balance` when it is over the balance of the user on chain (zero without an account there). No price in won: 503.
          */
         post: operations["exchangeQuote"];
         delete?: never;
@@ -6274,7 +6274,7 @@ export interface components {
         };
         Transaction: {
             id: string;
-            /** @description charge | transfer */
+            /** @description charge | payout | transfer | swap (and the ledger's other kinds) */
             type: string;
             /** @description signed, with thousands separators and the currency: "+10,000 KRW", "-1,000 KRW" */
             amount: string;
@@ -25433,7 +25433,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The quote expired (stale-quote), the swap would fail, or the gas budget would be exceeded */
+            /** @description The quote expired (stale-quote), the swap would fail, or the gas budget would be exceeded. Problem types: `/problems/stale-quote`, `/problems/swap-daily-limit-exceeded` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
