@@ -50,7 +50,14 @@ export const createSignedOperationActivities = ({
       },
       { orderBy: { createdAt: 'asc' }, disableIdentityMap: true },
     );
-    return later.find((other) => other.userOperation.nonce === nonce)?.operationId ?? null;
+    // A later operation takes this one's place only once it was handed to the bundler: one claimed but refused
+    // before it was sent (a swap its simulation refused) never stood on the nonce, and this one may still land.
+    return (
+      later.find(
+        (other) =>
+          other.userOperation.nonce === nonce && (other.status !== 'submitted' || other.details.handedOver === true),
+      )?.operationId ?? null
+    );
   }
 
   /** Submits the signed operation once; safe to retry at any point (see submitOnce). */
@@ -66,8 +73,12 @@ export const createSignedOperationActivities = ({
       entryPoint: bundlers.entryPoint(op.networkId),
       operation: deserializeOperation(op.userOperation),
       userOpHash: op.userOpHash,
-      // The userOpHash was stored when the operation was prepared: nothing more to record before sending.
-      recordSubmitted: async () => undefined,
+      // The userOpHash was stored when the operation was prepared; what is recorded is that it is being handed over.
+      recordSubmitted: async () => {
+        if (op.details.handedOver) return;
+        op.details = { ...op.details, handedOver: true };
+        await em.flush();
+      },
       ...(alreadyDone ? { alreadyDone: () => alreadyDone(op) } : {}),
       settle: (outcome) => gasSponsor.settle(outcome),
       observer: bundlers.observer,

@@ -1,4 +1,4 @@
-import { Interface } from 'ethers';
+import { Contract, Interface } from 'ethers';
 import type { Orm } from '../db/orm';
 import { SignedOperationEntity } from '../db/entities';
 import { appendEvent } from '../db/events';
@@ -35,8 +35,18 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
   async simulateSwap({ swapId }: { swapId: string }): Promise<{ refused: string | null }> {
     const op = await orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: swapId });
     const network = networks.get(op.networkId)!;
+    const provider = providers.for(network);
+    // Once the operation's nonce is used (by this very swap, sent before a crash, or by another operation), a
+    // simulation would read the state after it: the submit step finds what happened by the userOpHash instead.
+    const entryPoint = new Contract(
+      network.entryPoint,
+      ['function getNonce(address,uint192) view returns (uint256)'],
+      provider,
+    );
+    const next = (await entryPoint.getFunction('getNonce')(op.accountAddress, 0n)) as bigint;
+    if (next > BigInt(op.userOperation.nonce!)) return { refused: null };
     try {
-      await providers.for(network).call({
+      await provider.call({
         from: network.entryPoint,
         to: op.accountAddress,
         data: op.userOperation.callData!,
@@ -65,15 +75,19 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
       const receipt = await providers.for(network).getTransactionReceipt(txHash);
       if (!receipt) throw new Error(`the swap's transaction ${txHash} has no receipt yet`);
       // This operation's own logs: after the previous operation's UserOperationEvent (or BeforeExecution), up to its own.
+      // Only the EntryPoint's own events delimit operations: another contract can emit the same topics.
       const logs = [...receipt.logs];
+      const fromEntryPoint = (l: (typeof logs)[number], topic: string) =>
+        l.address.toLowerCase() === network.entryPoint.toLowerCase() && l.topics[0] === topic;
       const end = logs.findIndex(
-        (l) => l.topics[0] === USER_OPERATION_EVENT && l.topics[1]?.toLowerCase() === current.userOpHash.toLowerCase(),
+        (l) =>
+          fromEntryPoint(l, USER_OPERATION_EVENT) && l.topics[1]?.toLowerCase() === current.userOpHash.toLowerCase(),
       );
       let start = end;
       while (
         start > 0 &&
-        logs[start - 1]!.topics[0] !== USER_OPERATION_EVENT &&
-        logs[start - 1]!.topics[0] !== BEFORE_EXECUTION
+        !fromEntryPoint(logs[start - 1]!, USER_OPERATION_EVENT) &&
+        !fromEntryPoint(logs[start - 1]!, BEFORE_EXECUTION)
       )
         start -= 1;
       const swap = current.details.swap!;
@@ -92,7 +106,7 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
       const subject = { opId: op.operationId, networkId: op.networkId, accountAddress: op.accountAddress };
       const swap = op.details.swap!;
       if (input.status === 'completed') {
-        const took = received ?? { amountIn: BigInt(swap.amountIn), amountOut: BigInt(swap.amountOut) };
+        // Without the pools' events nothing is claimed as received: the swap shows its quote only, and says why.
         Object.assign(op, {
           status: 'completed',
           txHash,
@@ -100,7 +114,12 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
           stallReason: null,
           details: {
             ...op.details,
-            swap: { ...swap, received: { amountIn: took.amountIn.toString(), amountOut: took.amountOut.toString() } },
+            swap: {
+              ...swap,
+              ...(received
+                ? { received: { amountIn: received.amountIn.toString(), amountOut: received.amountOut.toString() } }
+                : {}),
+            },
           },
         });
         await appendEvent(em, {
@@ -112,8 +131,8 @@ export const createSwapActivities = ({ orm, networks, providers }: SwapActivityD
             txHash: txHash ?? '',
             source: swap.source,
             target: swap.target,
-            amountIn: took.amountIn.toString(),
-            amountOut: took.amountOut.toString(),
+            amountIn: received ? received.amountIn.toString() : '',
+            amountOut: received ? received.amountOut.toString() : '',
           },
         });
       } else {

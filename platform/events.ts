@@ -150,8 +150,10 @@ export const EVENT_TYPES = {
       txHash: TxHash,
       source: Type.String(),
       target: Type.String(),
-      amountIn: Type.String({ description: 'What the swap took, in base units of source' }),
-      amountOut: Type.String({ description: 'What the swap gave, in base units of target' }),
+      amountIn: Type.String({
+        description: "What the swap took, in base units of source (empty when its pools' events were not found)",
+      }),
+      amountOut: Type.String({ description: 'What the swap gave, in base units of target (empty likewise)' }),
     }),
   },
   'swap.failed': {

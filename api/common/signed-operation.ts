@@ -131,6 +131,8 @@ export async function executeSingleOperation(
     networkId?: string;
     /** The key that must sign; by default the owner it was prepared for. */
     signer?: (op: SignedOperation) => Promise<string>;
+    /** A last check of a signed operation not yet claimed (a swap's simulation): it refuses before anything is handed over. */
+    beforeClaim?: (op: SignedOperation) => Promise<void>;
     start: (op: SignedOperation) => Promise<unknown>;
   },
 ): Promise<SignedOperation> {
@@ -155,6 +157,7 @@ export async function executeSingleOperation(
   });
   // A resumed execution (same signed slot, already submitted) was approved when it was claimed.
   if (op.status === 'prepared') await deps.passkeys.verifyApproval(userId, passkey, op.operationId, op.userOpHash);
+  if (op.status === 'prepared') await spec.beforeClaim?.(op);
   const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
   await claimForSubmission(deps.orm, op.operationId, operation, spec.what);
   await startOnce(() => spec.start(op));

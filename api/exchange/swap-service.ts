@@ -6,6 +6,7 @@ import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import { formatDecimal } from '../../platform/money';
 import { buildBatchOperation, type ChainProviders } from '../../integrations/evm/smart-account';
 import { swapCalls } from '../../integrations/dex/uniswap-v3-swap';
+import { isRevert } from '../../integrations/dex/uniswap-v3';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { UserOperationRejected } from '../../integrations/evm/bundler-client';
 import { swapWorkflow } from '../../workflows/swap';
@@ -103,7 +104,8 @@ export class SwapService {
       minimumOut: BigInt(terms.minimumReceived),
       coinIn: terms.source === coin.symbol,
       coinOut: terms.target === coin.symbol,
-      deadline: Math.floor(expiresAt.getTime() / 1000) + 600,
+      // As long as its gas is sponsored (a stalled swap may still land): never a sponsored swap the router refuses.
+      deadline: Math.floor(sponsoredUntil(expiresAt).getTime() / 1000),
     });
     const provider = this.deps.providers.for(network);
     let built;
@@ -193,6 +195,25 @@ export class SwapService {
       what: 'swap',
       signer: async (prepared) =>
         (await orm.em.fork().findOneOrFail(SmartAccountEntity, { userId, networkId: prepared.networkId })).ownerAddress,
+      // Simulated here before it is claimed (and again by the workflow before it is sent): a swap the pool has moved
+      // past is refused while it is still only prepared, so it never stands on its nonce as another's successor.
+      beforeClaim: async (prepared) => {
+        const network = this.deps.networks.get(prepared.networkId)!;
+        try {
+          await this.deps.providers.for(network).call({
+            from: network.entryPoint,
+            to: prepared.accountAddress,
+            data: prepared.userOperation.callData!,
+            blockTag: 'latest',
+          });
+        } catch (error) {
+          if (!isRevert(error)) throw error;
+          throw problems.unprocessable(
+            'stale-quote',
+            'The pool moved since the quote: the swap would give less than its minimum (or take more than its maximum) now; ask for a new quote',
+          );
+        }
+      },
       start: ({ operationId, networkId }) =>
         temporal.workflow.start(swapWorkflow, {
           workflowId: swapWorkflowId(operationId),

@@ -88,12 +88,13 @@ export function transactionRoutes({ orm, networks }: { orm: Orm; networks: Netwo
     const decimalsOf = (symbol: string) =>
       symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 0);
     const taken = swap.received ?? { amountIn: swap.amountIn, amountOut: swap.amountOut };
+    const quotedOnly = swap.received ? '' : ' (as quoted)';
     return `${formatMoney(-BigInt(taken.amountIn), decimalsOf(swap.source), swap.source, { signed: true })}, ${formatMoney(
       BigInt(taken.amountOut),
       decimalsOf(swap.target),
       swap.target,
       { signed: true },
-    )}`;
+    )}${quotedOnly}`;
   };
   return [
     defineRoute({
@@ -156,14 +157,15 @@ export function transactionRoutes({ orm, networks }: { orm: Orm; networks: Netwo
             userId: user.userId,
             kind: 'swap',
             status: 'completed',
-            ...range('createdAt'),
-            ...afterIn('swap', 'createdAt', 'operationId', cursor, cursor?.id),
+            // Dated when it completed (its last change: completed is final), so it is never behind a page already read.
+            ...range('updatedAt'),
+            ...afterIn('swap', 'updatedAt', 'operationId', cursor, cursor?.id),
           },
-          { orderBy: { createdAt: 'desc', operationId: 'desc' }, limit: limit + 1 },
+          { orderBy: { updatedAt: 'desc', operationId: 'desc' }, limit: limit + 1 },
         );
         const items: Item[] = [
           ...swaps.map((o) => ({
-            at: o.createdAt,
+            at: o.updatedAt,
             kind: 'swap' as const,
             id: o.operationId,
             type: 'swap',

@@ -22,6 +22,8 @@ export interface SignedOperationDetails {
   recoveryKey?: string;
   recoveryDelay?: number;
   recoveryId?: string;
+  /** Set before the operation is first handed to the bundler: only then can it take another's place on its nonce. */
+  handedOver?: boolean;
   /** swap: what the quote committed to (base units), its route, and once it ran what it really took and gave. */
   swap?: SwapDetails;
 }

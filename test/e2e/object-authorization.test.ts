@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Wallet } from 'ethers';
+import { parseEther, Wallet } from 'ethers';
 import { generateKeyPairSigner } from '@solana/kit';
 import { SignedOperationEntity } from '../../db/entities';
 import { MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES } from '../../integrations/evm/user-operation';
@@ -62,7 +62,19 @@ describe('object-level authorization of every route that takes an id', () => {
     ).body.assetId;
     ids.vcId = (await call(`${stack.apiUrl}/v1/did/vcs`, { headers: bearer(owner) })).body.items[0].vcId;
     const key = Wallet.createRandom();
-    await deployAccount(stack, owner, key, 'ETHEREUM');
+    const ownerAccount = await deployAccount(stack, owner, key, 'ETHEREUM');
+    // A swap prepared from one of the owner's quotes (the account holds a little ETH to swap).
+    await (await stack.chains[0]!.funder.sendTransaction({ to: ownerAccount, value: parseEther('0.1') })).wait();
+    const swapQuote = await call(`${stack.apiUrl}/v1/exchange/quote`, {
+      headers: bearer(owner),
+      json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '0.01' },
+    });
+    ids.swapId = (
+      await call(`${stack.apiUrl}/v1/exchange/swaps/prepare`, {
+        headers: bearer(owner),
+        json: { quoteId: swapQuote.body.quoteId },
+      })
+    ).body.swapId;
     ids.jobId = (
       await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { userId: owner.userId, kind: 'deploy' })
     ).operationId;

@@ -39,6 +39,7 @@ const EXEMPT: Record<string, string> = {
   passkeyApprovalOptions: "a challenge for one of the person's own passkeys to sign: it approves nothing by itself",
   prepareAccountUpgrade: 'prepares an operation only the owner key can sign: nothing changes until then',
   prepareTransferKeyChange: 'prepares an operation only the owner key can sign: nothing changes until then',
+  prepareSwap: 'prepares a swap only the owner key can sign: nothing moves until then',
   prepareKeyRotation: 'prepares an operation only the current owner key can sign: nothing changes until then',
   prepareAssertionKey: 'prepares an operation only the owner key can sign: nothing changes until then',
   prepareRecoveryCancel: 'prepares a cancellation only the owner key can sign: nothing changes until then',
@@ -236,6 +237,20 @@ describe('a stolen access token alone, on every route of the document', () => {
             },
           },
         };
+      case 'executeSwap': {
+        // The victim's own quote and prepared swap, signed by the thief's key: the account's owner key is not theirs.
+        const quote = await send('/v1/exchange/quote', {
+          source: 'ETH',
+          target: 'USDT',
+          networkId: 'ETHEREUM',
+          direction: 'exactInput',
+          amount: '0.01',
+        });
+        const prepared = await send('/v1/exchange/swaps/prepare', {
+          quoteId: quote.body?.quoteId ?? `q1.${'A'.repeat(40)}`,
+        });
+        return { path: {}, json: { signing: { items: [await thiefSigned(prepared)] } } };
+      }
       case 'executeKeyRotation': {
         const prepared = await send('/v1/wallet/keys/rotate/prepare', { newOwnerAddress: thief.key.address });
         const slot = prepared.body?.items?.[0];

@@ -18,6 +18,8 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
   let user: RegisteredUser;
   let owner: ReturnType<typeof Wallet.createRandom>;
   let account: string;
+  /** The worker process that replaces the stack's own worker from the stale-quote drill on. */
+  let worker: ServiceProcess | undefined;
   const ERC20 = [
     'function balanceOf(address) view returns (uint256)',
     'function allowance(address,address) view returns (uint256)',
@@ -31,6 +33,7 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     await (await chain.funder.sendTransaction({ to: account, value: parseEther('3') })).wait();
   });
   afterAll(async () => {
+    worker?.child.kill('SIGKILL');
     await stack?.stop();
   });
 
@@ -119,40 +122,49 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect(await usdt.getFunction('allowance')(account, chain.uniswap.swapRouter)).toBe(0n);
   });
 
-  it('refuses a swap whose pool moved past the signed minimum before it is sent: nothing spent, no nonce used', async () => {
-    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.5' });
-    const { prepared, items } = await prepareAndSign(q.quoteId);
+  /** Someone sells `eth` ETH into the pool of a quote's first hop (the router wraps it): ETH buys less there afterwards. */
+  const movePool = async (hop: { tokenOut: string; feeTier: number }, eth: string) => {
     const chain = stack.chains[0]!;
-    // Someone sells 200 ETH into the quoted pool between the quote and the swap: ETH buys far less USDT there now.
-    const weth = new Contract(
-      chain.uniswap.wrappedNative,
-      ['function deposit() payable', 'function approve(address,uint256) returns (bool)'],
-      chain.funder,
-    );
-    const nonce = await chain.funder.getNonce('pending');
-    await (await weth.getFunction('deposit')({ value: parseEther('200'), nonce })).wait();
-    await (await weth.getFunction('approve')(chain.uniswap.swapRouter, MaxUint256, { nonce: nonce + 1 })).wait();
+    const fee = hop.feeTier;
     const router = new Contract(chain.uniswap.swapRouter, SwapRouterArtifact.abi as InterfaceAbi, chain.funder);
     await (
       await router.getFunction('exactInputSingle')(
         {
           tokenIn: chain.uniswap.wrappedNative,
-          tokenOut: chain.usdt,
-          fee: q.hops[0].feeTier,
+          tokenOut: hop.tokenOut === 'USDC' ? chain.uniswap.usdc : chain.usdt,
+          fee,
           recipient: chain.funder.address,
           deadline: MaxUint256,
-          amountIn: parseEther('200'),
+          amountIn: parseEther(eth),
           amountOutMinimum: 0n,
           sqrtPriceLimitX96: 0n,
         },
-        { nonce: nonce + 2 },
+        { value: parseEther(eth) },
       )
     ).wait();
+  };
+
+  it('refuses a swap whose pool moved past the signed minimum: at execute while only prepared, and in the workflow before it is sent; nothing spent, no nonce used', async () => {
+    const chain = stack.chains[0]!;
     const entryPoint = new Contract(chain.entryPoint, EntryPointArtifact.abi as InterfaceAbi, chain.provider);
     const accountNonce = (await entryPoint.getFunction('getNonce')(account, 0n)) as bigint;
     const before = await balances();
-    expect((await execute(items)).status).toBe(202);
-    const swap = await finished(prepared.swapId);
+    // Moved between the prepare and the execute: the execute's simulation refuses it, nothing is claimed.
+    const first = await quote({ source: 'ETH', target: 'USDT', amount: '0.5' });
+    const signedFirst = await prepareAndSign(first.quoteId);
+    await movePool(first.hops[0], '200');
+    const refused = await execute(signedFirst.items);
+    expect([refused.status, refused.body.type]).toEqual([422, '/problems/stale-quote']);
+    expect((await api(`/v1/exchange/swaps/${signedFirst.prepared.swapId}`)).body.status).toBe('prepared');
+    // Moved after the execute was accepted, before the worker sends it: the workflow's simulation refuses it.
+    await new Promise((r) => setTimeout(r, 1_100)); // a quote of the newest block
+    const second = await quote({ source: 'ETH', target: 'USDT', amount: '0.5' });
+    const signedSecond = await prepareAndSign(second.quoteId);
+    await stack.stopWorker();
+    expect((await execute(signedSecond.items)).status).toBe(202);
+    await movePool(second.hops[0], '200');
+    worker = runServiceProcess('worker/main.ts', stack.workerProcessEnv());
+    const swap = await finished(signedSecond.prepared.swapId);
     expect(swap.status).toBe('failed');
     expect(swap.error).toMatch(/^stale-quote: /);
     expect(swap.txHash).toBeNull();
@@ -163,23 +175,7 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
   it('prepares no swap on a quote the pool has moved past: stale-quote, nothing to sign', async () => {
     // Quotes read the newest block at most once a second: right after the pool moved, one may still be of before it.
     const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.3' });
-    const chain = stack.chains[0]!;
-    const router = new Contract(chain.uniswap.swapRouter, SwapRouterArtifact.abi as InterfaceAbi, chain.funder);
-    await (
-      await router.getFunction('exactInputSingle')(
-        {
-          tokenIn: chain.uniswap.wrappedNative,
-          tokenOut: chain.usdt,
-          fee: q.hops[0].feeTier,
-          recipient: chain.funder.address,
-          deadline: MaxUint256,
-          amountIn: parseEther('20'),
-          amountOutMinimum: 0n,
-          sqrtPriceLimitX96: 0n,
-        },
-        { value: parseEther('20') },
-      )
-    ).wait();
+    await movePool(q.hops[0], '20');
     const refused = await api('/v1/exchange/swaps/prepare', { quoteId: q.quoteId });
     expect([refused.status, refused.body.type]).toEqual([422, '/problems/stale-quote']);
   });
@@ -223,7 +219,10 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     const entryPoint = new Contract(chain.entryPoint, EntryPointArtifact.abi as InterfaceAbi, chain.provider);
     const accountNonce = (await entryPoint.getFunction('getNonce')(account, 0n)) as bigint;
     const before = await balances();
-    await stack.stopWorker();
+    // The drill's own worker: the one running until now goes first.
+    worker?.child.kill('SIGKILL');
+    await worker?.exited;
+    worker = undefined;
     const workers: ServiceProcess[] = [];
     try {
       chain.proxy.delayMs = 300; // every chain call of the worker is slow: the kill lands while it sends and waits

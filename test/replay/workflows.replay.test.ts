@@ -18,7 +18,7 @@ import {
   UserEntity,
 } from '../../db/entities';
 import { newOperatorToken, operatorTokenHash } from '../../api/operators/operators';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { bankSettings, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
@@ -371,34 +371,42 @@ if (process.env.RECORD_HISTORIES) {
           headers: bearer(user),
           json: { quoteId: quote.body.quoteId },
         });
-        if (moveThePool) {
-          // Someone sells 200 ETH into the pool: the signed minimum no longer holds there.
-          const router = new Contract(
-            chain.uniswap.swapRouter,
-            ['function exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160)) payable'],
-            chain.funder,
-          );
-          await (
-            await router.getFunction('exactInputSingle')(
-              [
-                chain.uniswap.wrappedNative,
-                chain.usdt,
-                quote.body.hops[0].feeTier,
-                chain.funder.address,
-                MaxUint256,
-                parseEther('200'),
-                0n,
-                0n,
-              ],
-              { value: parseEther('200') },
-            )
-          ).wait();
-        }
+        // The pool moves after the execute was accepted and before a worker sends it: its simulation refuses it.
+        if (moveThePool) await stack.stopWorker();
         const accepted = await call(`${stack.apiUrl}/v1/exchange/swaps`, {
           headers: { ...bearer(user), 'idempotency-key': randomUUID() },
           json: { signing: { items: [signSlot(prepared.body.items[0], owner)] } },
         });
-        await stack.temporal.workflow.getHandle(swapWorkflowId(accepted.body.swapId)).result();
+        if (!moveThePool) {
+          await stack.temporal.workflow.getHandle(swapWorkflowId(accepted.body.swapId)).result();
+          return accepted.body.swapId as string;
+        }
+        const router = new Contract(
+          chain.uniswap.swapRouter,
+          ['function exactInputSingle((address,address,uint24,address,uint256,uint256,uint256,uint160)) payable'],
+          chain.funder,
+        );
+        await (
+          await router.getFunction('exactInputSingle')(
+            [
+              chain.uniswap.wrappedNative,
+              chain.usdt,
+              quote.body.hops[0].feeTier,
+              chain.funder.address,
+              MaxUint256,
+              parseEther('200'),
+              0n,
+              0n,
+            ],
+            { value: parseEther('200') },
+          )
+        ).wait();
+        const worker = runServiceProcess('worker/main.ts', stack.workerProcessEnv());
+        try {
+          await stack.temporal.workflow.getHandle(swapWorkflowId(accepted.body.swapId)).result();
+        } finally {
+          worker.child.kill('SIGKILL');
+        }
         return accepted.body.swapId as string;
       };
       saveHistory(stack, swapWorkflowId(await swap(false)), 'swap-completed');

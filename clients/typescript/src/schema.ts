@@ -6176,9 +6176,9 @@ export interface components {
                 txHash: string;
                 source: string;
                 target: string;
-                /** @description What the swap took, in base units of source */
+                /** @description What the swap took, in base units of source (empty when its pools' events were not found) */
                 amountIn: string;
-                /** @description What the swap gave, in base units of target */
+                /** @description What the swap gave, in base units of target (empty likewise) */
                 amountOut: string;
             };
         };
