@@ -538,29 +538,11 @@ export async function startLocalSolana(
       ]),
     );
   };
+  /** The faucet: SOL and test USDT, once per address. */
   const fund = async (owner: string): Promise<{ funded: boolean }> => {
     if (funded.has(owner)) return { funded: false };
     funded.add(owner);
-    svm.airdrop(address(owner), lamports(FAUCET_SOL));
-    touched.add(owner);
-    const ata = await tokenAccount(owner, mint.address);
-    execute(
-      await sign([
-        getCreateAssociatedTokenIdempotentInstruction({
-          payer: authority,
-          owner: address(owner),
-          mint: mint.address,
-          ata,
-        }),
-        getMintToCheckedInstruction({
-          mint: mint.address,
-          token: ata,
-          mintAuthority: authority,
-          amount: FAUCET_USDT,
-          decimals: TEST_USDT_DECIMALS,
-        }),
-      ]),
-    );
+    await grant(owner, { lamports: FAUCET_SOL, usdt: FAUCET_USDT });
     return { funded: true };
   };
 

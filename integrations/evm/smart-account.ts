@@ -203,23 +203,8 @@ export async function buildCallOperation(
   innerCallData: string,
   shape: SignatureShape = { kind: 'owner' },
 ): Promise<UserOperation> {
-  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
-  const wallet = new Contract(account, accountAbi(), provider);
-  const [nonce, fees] = await Promise.all([
-    entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
-    provider.getFeeData(),
-  ]);
-  const op: UserOperation = {
-    sender: account,
-    nonce,
-    initCode: '0x',
-    callData: wallet.interface.encodeFunctionData('execute', [target, 0n, innerCallData]),
-    ...UNESTIMATED,
-    ...feesOf(fees),
-    paymasterAndData: '0x',
-    signature: '0x',
-  };
-  return withEstimatedGas(bundler, op, network.paymaster, shape);
+  const callData = new Interface(accountAbi()).encodeFunctionData('execute', [target, 0n, innerCallData]);
+  return buildOperation(provider, bundler, network, account, callData, shape);
 }
 
 /** One owner-signed operation of an account making several calls at once (its executeBatch), in order, all or none. */
@@ -230,6 +215,21 @@ export async function buildBatchOperation(
   account: string,
   calls: Array<{ target: string; value: bigint; data: string }>,
 ): Promise<UserOperation> {
+  const callData = new Interface(accountAbi()).encodeFunctionData('executeBatch', [
+    calls.map((c) => ({ target: c.target, value: c.value, data: c.data })),
+  ]);
+  return buildOperation(provider, bundler, network, account, callData, { kind: 'owner' });
+}
+
+/** An operation of a deployed account with this callData: its next nonce, today's fees, gas estimated by the bundler. */
+async function buildOperation(
+  provider: JsonRpcProvider,
+  bundler: BundlerClient,
+  network: EvmNetwork,
+  account: string,
+  callData: string,
+  shape: SignatureShape,
+): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const [nonce, fees] = await Promise.all([
     entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
@@ -239,15 +239,13 @@ export async function buildBatchOperation(
     sender: account,
     nonce,
     initCode: '0x',
-    callData: new Interface(accountAbi()).encodeFunctionData('executeBatch', [
-      calls.map((c) => ({ target: c.target, value: c.value, data: c.data })),
-    ]),
+    callData,
     ...UNESTIMATED,
     ...feesOf(fees),
     paymasterAndData: '0x',
     signature: '0x',
   };
-  return withEstimatedGas(bundler, op, network.paymaster, { kind: 'owner' });
+  return withEstimatedGas(bundler, op, network.paymaster, shape);
 }
 
 export const changeOwnerCallData = (newOwner: string): string =>

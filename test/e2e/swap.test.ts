@@ -210,6 +210,29 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect((await api(`/v1/exchange/swaps/swap_${randomUUID()}`)).status).toBe(404);
   });
 
+  it('answers bad requests clearly: malformed JSON, a missing field or Idempotency-Key, and a key reused for another body; a retry with the key answers the same', async () => {
+    const raw = await call(`${stack.apiUrl}/v1/exchange/swaps/prepare`, { headers: bearer(user), raw: '{"quoteId":' });
+    expect([raw.status, raw.body.type]).toEqual([400, '/problems/malformed-json']);
+    const empty = await api('/v1/exchange/swaps/prepare', {});
+    expect([empty.status, empty.body.type]).toEqual([400, '/problems/validation-error']);
+    const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.01' });
+    const { prepared, items } = await prepareAndSign(q.quoteId);
+    const noKey = await api('/v1/exchange/swaps', { signing: { items } });
+    expect([noKey.status, noKey.body.type]).toEqual([400, '/problems/validation-error']);
+    expect(noKey.body.detail).toMatch(/idempotency-key/i);
+    const key = randomUUID();
+    const first = await api('/v1/exchange/swaps', { signing: { items } }, { 'idempotency-key': key });
+    const again = await api('/v1/exchange/swaps', { signing: { items } }, { 'idempotency-key': key });
+    expect([first.status, again.status, again.body]).toEqual([202, 202, first.body]);
+    const other = await api(
+      '/v1/exchange/swaps',
+      { signing: { items: [{ ...items[0], id: `swap_${randomUUID()}` }] } },
+      { 'idempotency-key': key },
+    );
+    expect([other.status, other.body.type]).toEqual([422, '/problems/idempotency-key-reused']);
+    expect((await finished(prepared.swapId)).status).toBe('completed');
+  });
+
   // Last: it leaves the stack without its worker.
   it('swaps once when the worker process is SIGKILLed mid-submission: nothing lost, nothing doubled', async () => {
     const chain = stack.chains[0]!;
