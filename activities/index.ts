@@ -1,6 +1,7 @@
 import { createRegistrationActivities, type RegistrationActivityDeps } from './registration';
 import { createSignedOperationActivities, type SignedOperationActivityDeps } from './signed-operation';
 import { createSwapActivities } from './swap';
+import { createSolanaSwapActivities, type SolanaSwapActivityDeps } from './solana-swap';
 import { createKeyRotationActivities, type KeyRotationActivityDeps } from './key-rotation';
 import { createChargeActivities, type ChargeActivityDeps } from './charge';
 import { createPayoutActivities } from './payout';
@@ -37,6 +38,7 @@ export type ActivityDeps = RegistrationActivityDeps &
   ComplianceActivityDeps &
   TestClockActivityDeps &
   HousekeepingActivityDeps &
+  SolanaSwapActivityDeps &
   GasSponsorDeps;
 
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
@@ -46,6 +48,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createRegistrationActivities(deps),
     ...createSignedOperationActivities(deps),
     ...createSwapActivities(deps),
+    ...createSolanaSwapActivities(deps),
     ...createKeyRotationActivities(deps),
     ...createChargeActivities(deps),
     ...createPayoutActivities(deps),

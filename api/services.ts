@@ -161,7 +161,13 @@ export function buildServices(deps: AppDeps) {
       screening,
       transferSigner: { validitySeconds: config.TRANSFER_SIGNER_VALIDITY_SECONDS, dailyCaps: deps.transferSignerCaps },
     }),
-    swaps: new SwapService({ ...signing, quotes: deps.quotes, limits: deps.swapLimits }),
+    swaps: new SwapService({
+      ...signing,
+      quotes: deps.quotes,
+      limits: deps.swapLimits,
+      holdings,
+      solanaMaxFeeLamports: config.SOLANA_SWAP_MAX_FEE_LAMPORTS,
+    }),
     transferKeys: new TransferKeyService({
       ...signing,
       custody,

@@ -78,10 +78,35 @@ export interface LocalSolana {
   stop(): Promise<void>;
 }
 
+/** A token amount as the RPC's uiAmountString writes it ("1.5"). */
+const formatUnits = (amount: bigint, decimals: number): string =>
+  decimals
+    ? `${amount / 10n ** BigInt(decimals)}.${(amount % 10n ** BigInt(decimals)).toString().padStart(decimals, '0')}`.replace(
+        /\.?0+$/,
+        '',
+      )
+    : amount.toString();
+
+interface TokenBalance {
+  accountIndex: number;
+  mint: string;
+  owner: string;
+  amount: string;
+  decimals: number;
+}
+/** What getTransaction's meta shows of a transaction's accounts: lamports and token amounts before and after it. */
+interface BalanceMeta {
+  accountKeys: string[];
+  preBalances: string[];
+  postBalances: string[];
+  preTokenBalances: TokenBalance[];
+  postTokenBalances: TokenBalance[];
+}
 interface SignatureStatus {
   slot: bigint;
   err: unknown;
   fee: bigint;
+  balances?: BalanceMeta;
 }
 interface StoredState {
   accounts: Array<{
@@ -92,7 +117,7 @@ interface StoredState {
     executable: boolean;
     space: string;
   }>;
-  statuses: Array<[string, { slot: string; err: unknown; fee: string }]>;
+  statuses: Array<[string, { slot: string; err: unknown; fee: string; balances?: BalanceMeta }]>;
   funded: string[];
   blockHeight: string;
 }
@@ -259,7 +284,8 @@ export async function startLocalSolana(
       });
       touched.add(a.address);
     }
-    for (const [sig, s] of state.statuses) statuses.set(sig, { slot: BigInt(s.slot), err: s.err, fee: BigInt(s.fee) });
+    for (const [sig, s] of state.statuses)
+      statuses.set(sig, { slot: BigInt(s.slot), err: s.err, fee: BigInt(s.fee), balances: s.balances });
     for (const f of state.funded) funded.add(f);
     height = BigInt(state.blockHeight);
   }
@@ -280,6 +306,25 @@ export async function startLocalSolana(
       (m) => signTransactionMessageWithSigners(m),
     );
 
+  /** The SPL token accounts among these, with their mint, owner and amount (as getTransaction's token balances). */
+  const tokenBalancesOf = (accounts: readonly Address[]): TokenBalance[] =>
+    accounts.flatMap((account, accountIndex) => {
+      const found = svm.getAccount(account);
+      if (!found.exists || found.programAddress !== TOKEN_PROGRAM_ADDRESS || found.data.length < 165) return [];
+      const data = Buffer.from(found.data);
+      const mint = getBase58Decoder().decode(data.subarray(0, 32));
+      const mintAccount = svm.getAccount(address(mint));
+      return [
+        {
+          accountIndex,
+          mint,
+          owner: getBase58Decoder().decode(data.subarray(32, 64)),
+          amount: data.readBigUInt64LE(64).toString(),
+          decimals: mintAccount.exists ? mintAccount.data[44]! : 0,
+        },
+      ];
+    });
+
   /** Runs a transaction as a validator would; returns its signature, or throws as sendTransaction does. */
   const execute = (tx: Transaction): string => {
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
@@ -290,7 +335,16 @@ export async function startLocalSolana(
       throw new RpcError(-32002, 'Transaction simulation failed: Blockhash not found', { err: 'BlockhashNotFound' });
     const feePayer = message.staticAccounts[0]!;
     const before = svm.getBalance(feePayer) ?? 0n;
+    const preBalances = message.staticAccounts.map((a) => (svm.getBalance(a) ?? 0n).toString());
+    const preTokenBalances = tokenBalancesOf(message.staticAccounts);
     const result = svm.sendTransaction(tx);
+    const balances = (): BalanceMeta => ({
+      accountKeys: [...message.staticAccounts],
+      preBalances,
+      postBalances: message.staticAccounts.map((a) => (svm.getBalance(a) ?? 0n).toString()),
+      preTokenBalances,
+      postTokenBalances: tokenBalancesOf(message.staticAccounts),
+    });
     if (result instanceof FailedTransactionMetadata) {
       const charged = before - (svm.getBalance(feePayer) ?? 0n);
       // A transaction that fails before it runs (bad signature, fee payer cannot pay) never lands; one that fails in a
@@ -300,12 +354,13 @@ export async function startLocalSolana(
           err: errorJson(result.err()),
           logs: result.meta().logs(),
         });
-      statuses.set(signature, { slot: height, err: errorJson(result.err()), fee: charged });
+      statuses.set(signature, { slot: height, err: errorJson(result.err()), fee: charged, balances: balances() });
     } else {
       statuses.set(signature, {
         slot: height,
         err: null,
         fee: LAMPORTS_PER_SIGNATURE * BigInt(Object.keys(tx.signatures).length),
+        balances: balances(),
       });
     }
     for (const account of message.staticAccounts) touched.add(account);
@@ -366,6 +421,20 @@ export async function startLocalSolana(
     return value;
   };
   const context = () => ({ context: { slot: height, apiVersion: '2.2.0' } });
+  /** An account as the RPC's base64 encoding answers it. */
+  const encodedAccount = (found: {
+    lamports: bigint;
+    programAddress: string;
+    executable: boolean;
+    data: ArrayLike<number>;
+  }) => ({
+    lamports: found.lamports,
+    owner: found.programAddress,
+    executable: found.executable,
+    rentEpoch: 18446744073709551615n,
+    space: BigInt(found.data.length),
+    data: [Buffer.from(found.data).toString('base64'), 'base64'],
+  });
 
   const methods: Record<string, (params: unknown[]) => unknown> = {
     getHealth: () => 'ok',
@@ -385,18 +454,7 @@ export async function startLocalSolana(
     getBalance: ([owner]) => ({ ...context(), value: svm.getBalance(addressParam(owner)) ?? 0n }),
     getAccountInfo: ([account]) => {
       const found = svm.getAccount(addressParam(account));
-      if (!found.exists) return { ...context(), value: null };
-      return {
-        ...context(),
-        value: {
-          lamports: found.lamports,
-          owner: found.programAddress,
-          executable: found.executable,
-          rentEpoch: 18446744073709551615n,
-          space: BigInt(found.data.length),
-          data: [Buffer.from(found.data).toString('base64'), 'base64'],
-        },
-      };
+      return { ...context(), value: found.exists ? encodedAccount(found) : null };
     },
     getTokenAccountBalance: ([account]) => {
       const amount = tokenAmountAt(addressParam(account));
@@ -406,12 +464,7 @@ export async function startLocalSolana(
         ? svm.getAccount(address(getBase58Decoder().decode(found.data.slice(0, 32))))
         : undefined;
       const decimals = mintAccount?.exists ? mintAccount.data[44]! : 0;
-      const uiAmountString = decimals
-        ? `${amount / 10n ** BigInt(decimals)}.${(amount % 10n ** BigInt(decimals)).toString().padStart(decimals, '0')}`.replace(
-            /\.?0+$/,
-            '',
-          )
-        : amount.toString();
+      const uiAmountString = formatUnits(amount, decimals);
       return {
         ...context(),
         value: { amount: amount.toString(), decimals, uiAmount: Number(uiAmountString), uiAmountString },
@@ -429,6 +482,8 @@ export async function startLocalSolana(
     },
     simulateTransaction: (params) => {
       const tx = decodeWire(params);
+      // `accounts`: the state of these accounts after the transaction, as a cluster's simulation answers them.
+      const wanted = (params[1] as { accounts?: { addresses?: unknown[] } } | undefined)?.accounts?.addresses;
       const result = svm.simulateTransaction(tx);
       if (result instanceof FailedTransactionMetadata)
         return {
@@ -437,11 +492,25 @@ export async function startLocalSolana(
             err: errorJson(result.err()),
             logs: result.meta().logs(),
             unitsConsumed: result.meta().computeUnitsConsumed(),
+            accounts: wanted ? wanted.map(() => null) : null,
           },
         };
+      const after = new Map(result.postAccounts().map((a) => [a.address as string, a]));
+      const encoded = (account: unknown) => {
+        const now = svm.getAccount(addressParam(account));
+        const found = after.get(String(account)) ?? (now.exists ? now : undefined);
+        if (!found) return null;
+        // An account left with no lamports is gone at the end of the transaction.
+        return found.lamports === 0n ? null : encodedAccount(found);
+      };
       return {
         ...context(),
-        value: { err: null, logs: result.meta().logs(), unitsConsumed: result.meta().computeUnitsConsumed() },
+        value: {
+          err: null,
+          logs: result.meta().logs(),
+          unitsConsumed: result.meta().computeUnitsConsumed(),
+          accounts: wanted ? wanted.map(encoded) : null,
+        },
       };
     },
     sendTransaction: (params) => {
@@ -482,11 +551,38 @@ export async function startLocalSolana(
     getTransaction: ([sig]) => {
       const status = statuses.get(String(sig));
       if (!status) return null;
+      const b = status.balances;
+      const uiTokenAmount = (t: TokenBalance) => ({
+        amount: t.amount,
+        decimals: t.decimals,
+        uiAmountString: formatUnits(BigInt(t.amount), t.decimals),
+      });
+      const tokenBalance = (t: TokenBalance) => ({
+        accountIndex: t.accountIndex,
+        mint: t.mint,
+        owner: t.owner,
+        programId: TOKEN_PROGRAM_ADDRESS,
+        uiTokenAmount: uiTokenAmount(t),
+      });
       return {
         slot: status.slot,
         blockTime: null,
-        meta: { fee: status.fee, err: status.err, status: status.err ? { Err: status.err } : { Ok: null } },
-        transaction: null,
+        meta: {
+          fee: status.fee,
+          err: status.err,
+          status: status.err ? { Err: status.err } : { Ok: null },
+          // As a cluster's `json` encoding: balances by account index, token balances by owner and mint.
+          ...(b
+            ? {
+                preBalances: b.preBalances.map(BigInt),
+                postBalances: b.postBalances.map(BigInt),
+                preTokenBalances: b.preTokenBalances.map(tokenBalance),
+                postTokenBalances: b.postTokenBalances.map(tokenBalance),
+                loadedAddresses: { writable: [], readonly: [] },
+              }
+            : {}),
+        },
+        transaction: b ? { signatures: [String(sig)], message: { accountKeys: b.accountKeys } } : null,
       };
     },
   };
@@ -608,7 +704,10 @@ export async function startLocalSolana(
       accounts,
       funded: [...funded],
       blockHeight: height.toString(),
-      statuses: [...statuses].map(([sig, s]) => [sig, { slot: s.slot.toString(), err: s.err, fee: s.fee.toString() }]),
+      statuses: [...statuses].map(([sig, s]) => [
+        sig,
+        { slot: s.slot.toString(), err: s.err, fee: s.fee.toString(), balances: s.balances },
+      ]),
     };
     writeFileSync(options.stateFile, JSON.stringify(state));
   }

@@ -1,7 +1,13 @@
 import {
   address,
   appendTransactionMessageInstructions,
+  createKeyPairFromPrivateKeyBytes,
   createKeyPairSignerFromPrivateKeyBytes,
+  getAddressEncoder,
+  getBase64Encoder,
+  getCompiledTransactionMessageDecoder,
+  getTransactionDecoder,
+  partiallySignTransaction,
   createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
@@ -70,8 +76,10 @@ export class SolanaChain {
     return (await this.rpc.getBalance(address(owner), { commitment: 'confirmed' }).send()).value;
   }
 
-  private async tokenAccountOf(owner: string, mint: Address): Promise<Address> {
-    return (await findAssociatedTokenPda({ owner: address(owner), mint, tokenProgram: TOKEN_PROGRAM_ADDRESS }))[0];
+  async tokenAccountOf(owner: string, mint: Address | string): Promise<Address> {
+    return (
+      await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    )[0];
   }
 
   /** The owner's balance of a token in its associated token account (0 when it has none). */
@@ -149,6 +157,87 @@ export class SolanaChain {
       lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(),
       lamportsCost: lamportsCost.toString(),
     };
+  }
+
+  /** These accounts as they are now (null: none). */
+  async accountStates(addresses: string[]): Promise<AccountState[]> {
+    return Promise.all(
+      addresses.map(async (a) => {
+        const info = (await this.rpc.getAccountInfo(address(a), { encoding: 'base64', commitment: 'confirmed' }).send())
+          .value;
+        return info
+          ? { lamports: info.lamports, owner: info.owner, data: new Uint8Array(Buffer.from(info.data[0], 'base64')) }
+          : null;
+      }),
+    );
+  }
+
+  /**
+   * Simulates signed bytes (signatures verified) and answers its error, or the named accounts' state after it, as the
+   * cluster would leave them.
+   */
+  async simulateWithAccounts(
+    wire: string,
+    addresses: string[],
+  ): Promise<{ err: string; accounts?: undefined } | { err: null; accounts: AccountState[] }> {
+    const { value } = await this.rpc
+      .simulateTransaction(wire as Base64EncodedWireTransaction, {
+        encoding: 'base64',
+        commitment: 'confirmed',
+        sigVerify: true,
+        accounts: { addresses: addresses.map((a) => address(a)), encoding: 'base64' },
+      })
+      .send();
+    if (value.err) return { err: errorText(value.err) };
+    const accounts = (value.accounts ?? []).map((info) =>
+      info
+        ? {
+            lamports: BigInt(info.lamports),
+            owner: info.owner,
+            data: new Uint8Array(Buffer.from(info.data[0], 'base64')),
+          }
+        : null,
+    );
+    if (accounts.length !== addresses.length) throw new Error('the simulation answered another number of accounts');
+    return { err: null, accounts };
+  }
+
+  /**
+   * What a transaction that landed did to an owner's holdings, from its meta: the lamports of the given accounts
+   * (the wallet and its token accounts) net of nothing, the fee, and each mint's amount in token accounts the owner
+   * holds. Null when the cluster shows no balances for it.
+   */
+  async balanceChanges(
+    signature: string,
+    owner: string,
+    accounts: string[],
+  ): Promise<{ fee: bigint; lamports: bigint; tokens: Map<string, bigint> } | null> {
+    const landed = await this.rpc
+      .getTransaction(asSignature(signature), {
+        encoding: 'json',
+        maxSupportedTransactionVersion: 0,
+        commitment: 'confirmed',
+      })
+      .send();
+    const meta = landed?.meta;
+    if (!landed || !meta?.preBalances || !meta.postBalances) return null;
+    const keys = [
+      ...landed.transaction.message.accountKeys,
+      ...(meta.loadedAddresses?.writable ?? []),
+      ...(meta.loadedAddresses?.readonly ?? []),
+    ].map(String);
+    let lamports = 0n;
+    keys.forEach((key, i) => {
+      if (accounts.includes(key)) lamports += BigInt(meta.postBalances[i]!) - BigInt(meta.preBalances[i]!);
+    });
+    const tokens = new Map<string, bigint>();
+    const add = (list: typeof meta.postTokenBalances, sign: bigint) => {
+      for (const b of list ?? [])
+        if (b.owner === owner) tokens.set(b.mint, (tokens.get(b.mint) ?? 0n) + sign * BigInt(b.uiTokenAmount.amount));
+    };
+    add(meta.postTokenBalances, 1n);
+    add(meta.preTokenBalances, -1n);
+    return { fee: BigInt(meta.fee), lamports, tokens };
   }
 
   /** Which of these signatures the cluster has a status for: landed, so already reflected in balances. */
@@ -257,6 +346,37 @@ export class SolanaChain {
 }
 
 export type SolanaFinality = 'finalized' | 'pending' | 'dropped';
+
+/** An account as the RPC answers it (null: it does not exist). */
+export type AccountState = { lamports: bigint; owner: string; data: Uint8Array } | null;
+
+/** A transaction another party built (base64), read: its fee payer, the programs it calls, its signatures so far. */
+export function readTransaction(wire: string): {
+  feePayer: string;
+  programs: string[];
+  signers: string[];
+} {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+  if (message.version !== 'legacy' && message.version !== 0)
+    throw new Error(`a version ${message.version} transaction message is not read here`);
+  const keys = message.staticAccounts.map(String);
+  return {
+    feePayer: keys[0]!,
+    programs: message.instructions.map((i) => keys[i.programAddressIndex]!),
+    signers: Object.keys(tx.signatures),
+  };
+}
+
+/** Adds the signature of the key with this seed to a transaction another party built, leaving theirs as they are. */
+export async function signAsParty(wire: string, seed: Uint8Array): Promise<{ wire: string; signature: string }> {
+  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
+  const signed = await partiallySignTransaction([await createKeyPairFromPrivateKeyBytes(seed)], tx);
+  return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
+}
+
+/** The 32 bytes of an address. */
+export const addressBytes = (a: string): Uint8Array => new Uint8Array(getAddressEncoder().encode(address(a)));
 
 /** One client per configured Solana network. */
 export class SolanaChains {

@@ -341,6 +341,13 @@ export const ConfigSchema = Type.Object({
       description: 'our x-api-key at Jupiter (developers.jup.ag/portal); unset: no SOLANA exchange',
     }),
   ),
+  SOLANA_SWAP_MAX_FEE_LAMPORTS: Type.Integer({
+    minimum: 5000,
+    maximum: 100_000_000,
+    default: 2_000_000,
+    description:
+      "the most SOL a SOLANA swap's transaction may take beyond its input (signature and priority fees), in lamports; one that takes more is refused unsigned",
+  }),
   SCREENING_PROVIDER_URL: Type.Optional(
     Type.String({
       pattern: '^https?://',
@@ -689,6 +696,7 @@ export const API_CONFIG_KEYS = [
   'SANCTIONS_LIST_MAX_AGE_HOURS',
   'JUPITER_API_URL',
   'JUPITER_API_KEY',
+  'SOLANA_SWAP_MAX_FEE_LAMPORTS',
   'SCREENING_PROVIDER_URL',
   'SCREENING_PROVIDER_API_KEY',
   'SCREENING_TIMEOUT_MS',
@@ -796,6 +804,9 @@ export const WORKER_CONFIG_KEYS = [
   'TRAVEL_RULE_CODE_VASPS',
   'COMPLIANCE_RETENTION_DAYS',
   'TEST_CLOCK_ENABLED',
+  'JUPITER_API_URL',
+  'JUPITER_API_KEY',
+  'SOLANA_SWAP_MAX_FEE_LAMPORTS',
   ...transportKeys(
     'IDENTITY_PROVIDER',
     'BANK',

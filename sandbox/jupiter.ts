@@ -10,11 +10,44 @@
  * the sandbox which chain and mints (the stack does it once the chain runs); the stack funds the pool wallet
  * (`jupiterPoolAddress`) at the market's price. As on Jupiter: ExactIn only; the platform fee of a SOL–stable pair is
  * 2 bps, taken in SOL (first in Jupiter's fee-mint priority).
+ *
+ * With `taker`, the order carries `transaction`: a v0 transaction the taker pays for (fee payer) and signs last, already
+ * signed by the pool's wallet, that moves the input from the taker to the pool and the order's outAmount back (an
+ * associated token account for the output created first if missing). Jupiter's own program cannot run on the local
+ * chain, so the pool fills at the order's price by plain transfers; what the taker's side of it does to their accounts
+ * is what a real order's does. `PUT /jupiter/_settings {tamper}` makes the next orders' transactions do something more
+ * (`foreign-program`: a Memo instruction; `extra-debit`: 0.01 SOL more from the taker; `delegate`: the taker's USDT
+ * account delegated to the pool; `fee-payer`: the pool pays the fee), as a compromised aggregator might: the service
+ * must refuse them by their effect.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import Router from '@koa/router';
-import { address, createKeyPairSignerFromPrivateKeyBytes, createSolanaRpc, type KeyPairSigner } from '@solana/kit';
-import { TOKEN_PROGRAM_ADDRESS, findAssociatedTokenPda } from '@solana-program/token';
+import {
+  address,
+  appendTransactionMessageInstructions,
+  createKeyPairSignerFromPrivateKeyBytes,
+  createNoopSigner,
+  createSolanaRpc,
+  createTransactionMessage,
+  getBase64EncodedWireTransaction,
+  partiallySignTransactionMessageWithSigners,
+  pipe,
+  setTransactionMessageFeePayerSigner,
+  setTransactionMessageLifetimeUsingBlockhash,
+  type Address,
+  type Instruction,
+  type KeyPairSigner,
+  type TransactionSigner,
+} from '@solana/kit';
+import { getTransferSolInstruction } from '@solana-program/system';
+import { getAddMemoInstruction } from '@solana-program/memo';
+import {
+  TOKEN_PROGRAM_ADDRESS,
+  findAssociatedTokenPda,
+  getApproveInstruction,
+  getCreateAssociatedTokenIdempotentInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token';
 
 /** The wrapped SOL mint: how Jupiter names SOL. */
 export const WSOL_MINT = 'So11111111111111111111111111111111111111112';
@@ -43,8 +76,15 @@ export interface JupiterSandboxOptions {
   apiKey: string;
 }
 
+/** What the next orders' transactions do beyond the swap (PUT /jupiter/_settings): an attack the taker must catch. */
+export const TAMPERS = ['foreign-program', 'extra-debit', 'delegate', 'fee-payer'] as const;
+export type Tamper = (typeof TAMPERS)[number];
+const MEMO_PROGRAM = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+const EXTRA_DEBIT_LAMPORTS = 10_000_000n;
+
 export class JupiterSandbox {
   private chain?: Chain & { rpc: ReturnType<typeof createSolanaRpc> };
+  private tamper: Tamper | null = null;
 
   constructor(private readonly options: JupiterSandboxOptions) {}
 
@@ -70,6 +110,85 @@ export class JupiterSandbox {
     return { sol: lamports > POOL_SOL_RESERVE ? lamports - POOL_SOL_RESERVE : 0n, stable, stableMint };
   }
 
+  private async ataOf(owner: string, mint: string): Promise<Address> {
+    return (
+      await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    )[0];
+  }
+
+  /** The stable mint's decimals, from its mint account (byte 44). */
+  private async decimalsOf(mint: string): Promise<number> {
+    const info = (await this.chain!.rpc.getAccountInfo(address(mint), { encoding: 'base64' }).send()).value;
+    if (!info) throw new Error(`mint ${mint} not found`);
+    return Buffer.from(info.data[0], 'base64')[44]!;
+  }
+
+  /** The order's transaction: the taker's input to the pool, the pool's output to the taker, signed by the pool. */
+  private async transactionFor(input: {
+    taker: string;
+    solIn: boolean;
+    amountIn: bigint;
+    amountOut: bigint;
+    stableMint: string;
+  }): Promise<{ transaction: string; lastValidBlockHeight: string }> {
+    const rpc = this.chain!.rpc;
+    const pool = await jupiterPoolSigner();
+    const taker = createNoopSigner(address(input.taker));
+    const mint = address(input.stableMint);
+    const decimals = await this.decimalsOf(input.stableMint);
+    const [takerAta, poolAta] = [await this.ataOf(input.taker, mint), await this.ataOf(pool.address, mint)];
+    const payer: TransactionSigner = this.tamper === 'fee-payer' ? pool : taker;
+    const instructions: Instruction[] = [];
+    if (input.solIn) {
+      instructions.push(
+        getCreateAssociatedTokenIdempotentInstruction({ payer: taker, owner: taker.address, mint, ata: takerAta }),
+        getTransferSolInstruction({ source: taker, destination: pool.address, amount: input.amountIn }),
+        getTransferCheckedInstruction({
+          source: poolAta,
+          mint,
+          destination: takerAta,
+          authority: pool,
+          amount: input.amountOut,
+          decimals,
+        }),
+      );
+    } else {
+      instructions.push(
+        getTransferCheckedInstruction({
+          source: takerAta,
+          mint,
+          destination: poolAta,
+          authority: taker,
+          amount: input.amountIn,
+          decimals,
+        }),
+        getTransferSolInstruction({ source: pool, destination: taker.address, amount: input.amountOut }),
+      );
+    }
+    if (this.tamper === 'foreign-program')
+      instructions.push(getAddMemoInstruction({ memo: 'jupiter sandbox' }, { programAddress: MEMO_PROGRAM }));
+    if (this.tamper === 'extra-debit')
+      instructions.push(
+        getTransferSolInstruction({ source: taker, destination: pool.address, amount: EXTRA_DEBIT_LAMPORTS }),
+      );
+    if (this.tamper === 'delegate')
+      instructions.push(
+        getApproveInstruction({ source: takerAta, delegate: pool.address, owner: taker, amount: 2n ** 64n - 1n }),
+      );
+    const { value: lifetime } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const signed = await pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => appendTransactionMessageInstructions(instructions, m),
+      (m) => partiallySignTransactionMessageWithSigners(m),
+    );
+    return {
+      transaction: getBase64EncodedWireTransaction(signed),
+      lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(),
+    };
+  }
+
   router(): Router {
     const router = new Router({ prefix: '/jupiter' });
     router.put('/_chain', (ctx) => {
@@ -81,6 +200,17 @@ export class JupiterSandbox {
       }
       this.attach({ rpcUrl: body.rpcUrl, mints: body.mints });
       ctx.body = { rpcUrl: body.rpcUrl, mints: body.mints, pool: undefined };
+    });
+    router.put('/_settings', (ctx) => {
+      const body = (ctx.request as unknown as { body?: { tamper?: unknown } }).body ?? {};
+      const tamper = body.tamper ?? null;
+      if (tamper !== null && !TAMPERS.includes(tamper as Tamper)) {
+        ctx.status = 400;
+        ctx.body = { error: `tamper: one of ${TAMPERS.join(', ')}, or null` };
+        return;
+      }
+      this.tamper = tamper as Tamper | null;
+      ctx.body = { tamper: this.tamper };
     });
     router.get('/swap/v2/order', async (ctx) => {
       const requestId = randomUUID();
@@ -99,8 +229,7 @@ export class JupiterSandbox {
       const slippage = q.slippageBps === undefined ? DEFAULT_SLIPPAGE_BPS : Number(q.slippageBps);
       if (!Number.isInteger(slippage) || slippage < 0 || slippage > 10_000) return refuse(400, 'Invalid slippageBps');
       if (inputMint === outputMint) return refuse(400, 'inputMint and outputMint cannot be the same');
-      // Orders with a taker carry the transaction to sign: this sandbox builds none yet (swaps are not executed here).
-      if (taker) return refuse(501, 'the sandbox builds no swap transactions yet: ask without taker');
+      if (taker !== undefined && !/^[1-9A-HJ-NP-Za-km-z]{32,44}$/.test(taker)) return refuse(400, 'Invalid taker');
       const reserves = await this.reserves();
       const pair = [WSOL_MINT, reserves.stableMint];
       if (!pair.includes(inputMint) || !pair.includes(outputMint)) return refuse(400, 'Failed to get quotes');
@@ -119,6 +248,9 @@ export class JupiterSandbox {
       const atMid = (routed * (10_000n - POOL_FEE_BPS) * reserveOut) / (reserveIn * 10_000n);
       const impact = atMid === 0n ? 0 : -Number(((atMid - poolOut) * 1_000_000n) / atMid) / 10_000;
       const threshold = (outAmount * BigInt(10_000 - slippage)) / 10_000n;
+      const built = taker
+        ? await this.transactionFor({ taker, solIn, amountIn, amountOut: outAmount, stableMint: reserves.stableMint })
+        : undefined;
       ctx.body = {
         mode: q.slippageBps === undefined && !q.payer ? 'ultra' : 'manual',
         inputMint,
@@ -155,7 +287,8 @@ export class JupiterSandbox {
         rentFeePayer: taker ?? null,
         swapType: 'aggregator',
         router: 'metis',
-        transaction: null,
+        transaction: built?.transaction ?? null,
+        ...(built ? { lastValidBlockHeight: built.lastValidBlockHeight } : {}),
         gasless: false,
         requestId,
         totalTime: Date.now() - started,

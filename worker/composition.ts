@@ -33,6 +33,7 @@ import { ChainProviders } from '../integrations/evm/smart-account';
 import { Bundlers } from '../integrations/evm/bundlers';
 import type { ConfirmationObserver } from '../integrations/evm/bundlers';
 import { SolanaChains, SolanaFaucet } from '../integrations/solana';
+import { JupiterSwapApi } from '../integrations/dex/jupiter';
 import { SolanaWallets, TransferKeys } from '../integrations/custody/key-vault';
 import { PaymasterSigner } from '../integrations/evm/paymaster';
 import { PriceFeedClient } from '../integrations/prices/feed';
@@ -100,6 +101,14 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
     }),
     transferKeys: new TransferKeys(orm, keyEnvelope),
     solanaWallets: new SolanaWallets(orm, keyEnvelope),
+    jupiter: config.JUPITER_API_KEY
+      ? new JupiterSwapApi({
+          baseUrl: config.JUPITER_API_URL,
+          apiKey: config.JUPITER_API_KEY,
+          timeoutMs: config.PROVIDER_TIMEOUT_MS,
+        })
+      : undefined,
+    solanaSwapMaxFeeLamports: config.SOLANA_SWAP_MAX_FEE_LAMPORTS,
     close: () => {
       providers.destroy();
       mail.close();

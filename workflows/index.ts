@@ -13,6 +13,7 @@ export { basicInfoWorkflow, kycRenewalWorkflow } from './kyc';
 export { gasSponsorshipWorkflow } from './gas-sponsorship';
 export { transferKeyWorkflow } from './transfer-key';
 export { swapWorkflow } from './swap';
+export { solanaSwapWorkflow } from './solana-swap';
 export { accountClosureWorkflow, credentialRevocationWorkflow } from './account';
 export { securityNoticeWorkflow } from './security-notice';
 export { signInWorkflow } from './sign-in';

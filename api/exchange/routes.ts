@@ -1,6 +1,9 @@
 import type { Holdings } from '../common/holdings';
 import type { QuoteEngine } from './quote';
-import type { SwapService } from './swap-service';
+import type { Context } from 'koa';
+import { swapApproval, type SwapService } from './swap-service';
+import { problems } from '../http/problems';
+import { idForRequest } from '../http/idempotency';
 import { defineRoute, LOCATION_HEADER, type RouteSpec } from '../http/route-table';
 import {
   Quote,
@@ -91,32 +94,68 @@ export function exchangeRoutes({ engine, holdings, swaps }: ExchangeRouteDeps): 
       stepUp: {
         action: 'swap',
         does: 'swap tokens',
-        anyOf: [['owner_key']],
-        checkedBy: 'the service against the prepared operation, then the chain',
+        binds: ({ body }, ctx) => swapApproval(body.quoteId, ctx.get('idempotency-key') || null),
+        anyOf: [['owner_key'], ['pin']],
+        checkedBy:
+          'the swap service: EVM, the owner key over the prepared operation (then the chain); SOLANA, the PIN bound to the quote (quote_sha256) and the Idempotency-Key, after the quote, the wallet, the balance and the daily limit are checked',
         hold: true,
         notice: { event: 'swap.completed', mailed: false },
       },
       tags: ['Exchange'],
       auth: 'bearer',
-      summary: 'Execute a prepared swap with the signed slots (asynchronous: 202 and a swap to poll)',
+      summary:
+        'Execute a swap: EVM with the signed slots of its prepare, SOLANA with its quote and the PIN (202 and a swap to poll)',
       description:
-        'Send the slots of the prepare answer, the on-chain one signed by the owner key. The workflow swap-<swapId> ' +
-        'simulates the swap at the newest block first and refuses it without sending it when it would revert there ' +
-        '(the pool moved past the signed minimum: failed with stale-quote, no gas spent); otherwise the bundler sends ' +
-        "it. Poll GET /v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the pools' " +
-        'events on chain (`swap.completed`), or failed (`swap.failed`). The same signed slot sent again is accepted ' +
-        'and starts nothing new.',
+        'EVM: send the slots of the prepare answer (`signing`), the on-chain one signed by the owner key. The ' +
+        'workflow swap-<swapId> simulates the swap at the newest block first and refuses it without sending it when ' +
+        'it would revert there (the pool moved past the signed minimum: failed with stale-quote, no gas spent); ' +
+        'otherwise the bundler sends it. The same signed slot sent again is accepted and starts nothing new. ' +
+        'SOLANA (no prepare): send `quoteId` and `pin`, the PIN as a JWE whose request is {"action":"swap",' +
+        '"quote_sha256","idempotency_key"}; the quote, the wallet, the balance (SOL: with SOLANA_SWAP_MAX_FEE_LAMPORTS ' +
+        'for fees) and the daily limit are checked before the PIN, so a swap that cannot pass costs no attempt. The ' +
+        'swap id follows the Idempotency-Key. The worker asks Jupiter for the transaction, simulates it signed by the ' +
+        "person's custodial wallet and refuses it unsigned unless the wallet pays its fee, every program is on the " +
+        "network's allow-list and the only changes to the person's accounts are the input going out and at least " +
+        "the quote's minimum coming in (failed, `unexpected-effect: …` or `stale-quote: …`). Poll GET " +
+        '/v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the chain ' +
+        '(`swap.completed`), or failed (`swap.failed`).',
       body: SwapExecuteBody,
       idempotency: { required: true, scope: ({ user }) => `user:${user.userId}` },
       responses: {
         202: { description: 'Accepted', schema: SwapAccepted, headers: LOCATION_HEADER },
-        404: { description: 'Unknown slot' },
-        409: { description: 'Slot already used' },
+        404: { description: 'Unknown slot or quote' },
+        409: {
+          description:
+            'Slot already used; SOLANA: wallet not opened (wallet-not-opened) or no PIN set; an EVM quote sent without slots',
+        },
+        400: { description: 'Neither slots nor a quote, or both' },
         410: { description: 'Prepared swap expired; ask for a new quote' },
-        422: { description: 'Signature invalid, or slots that do not match what was prepared' },
+        422: {
+          description:
+            'Signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong',
+        },
+        423: { description: 'PIN locked (pin-locked, pin-reset-required)' },
+        503: { description: 'No price in won for the input (price-unavailable) or the chain did not answer' },
       },
-      handler: async ({ body, user }) => {
-        const swapId = await swaps.execute(user.userId, body.signing.items);
+      handler: async ({ body, user, stepUp }, ctx?: Context) => {
+        if ((body.signing === undefined) === (body.quoteId === undefined))
+          throw problems.validation([
+            {
+              in: 'body',
+              pointer: '',
+              detail:
+                'send `signing` (EVM: the signed slots of POST /v1/exchange/swaps/prepare) or `quoteId` with `pin` (SOLANA), one of them',
+            },
+          ]);
+        const idempotencyKey = ctx?.get('idempotency-key') ?? '';
+        const swapId = body.signing
+          ? await swaps.execute(user.userId, body.signing.items)
+          : await swaps.executeSolana(user.userId, {
+              quoteId: body.quoteId!,
+              idempotencyKey,
+              swapId: idForRequest('swap', user.userId, idempotencyKey),
+              approve: stepUp!,
+            });
         return {
           status: 202,
           body: { swapId, status: 'submitted' },

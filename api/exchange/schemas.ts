@@ -68,7 +68,28 @@ export const SwapPrepareBody = Type.Object(
   },
   { additionalProperties: false },
 );
-export const SwapExecuteBody = DeployExecuteBody;
+/** EVM: the prepared operation's signed slots; SOLANA: the quote and the PIN approving it (no prepare). */
+export const SwapExecuteBody = Type.Object(
+  {
+    signing: Type.Optional({
+      ...DeployExecuteBody.properties.signing,
+      description: 'EVM: the slots of POST /v1/exchange/swaps/prepare, the on-chain one signed by the owner key',
+    }),
+    quoteId: Type.Optional({
+      ...SwapPrepareBody.properties.quoteId,
+      description: 'SOLANA: the quoteId of POST /v1/exchange/quote, before its expiresAt (with pin)',
+    }),
+    pin: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]+(\\.[A-Za-z0-9_-]*){4}$',
+        maxLength: 2048,
+        description:
+          'SOLANA: the PIN as a JWE to /api/v1/pin/public-key, approving this swap once: {"pin","iat","jti","request":{"action":"swap","quote_sha256","idempotency_key"}}, quote_sha256 the base64url SHA-256 of the quoteId; without it: 422 step-up-required',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export const SwapParams = Type.Object({ swapId: Type.String({ pattern: '^swap_[0-9a-f-]{36}$' }) });
 export const SwapAccepted = Type.Object({
   swapId: Type.String(),

@@ -1,5 +1,5 @@
 import type { Orm } from '../../db/orm';
-import { SignedOperationEntity } from '../../db/entities';
+import { SignedOperationEntity, SolanaSwapEntity } from '../../db/entities';
 import type { PriceFeedClient } from '../../integrations/prices/feed';
 import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
@@ -48,7 +48,17 @@ export class SwapLimits {
       },
       { fields: ['details'] },
     );
-    return swaps.reduce((sum, op) => sum + BigInt(op.details.swap?.inputKrw ?? '0'), 0n);
+    const solana = await this.deps.orm.em
+      .fork()
+      .find(
+        SolanaSwapEntity,
+        { userId, status: { $in: ['submitted', 'completed'] }, createdAt: { $gte: koreanDay().from } },
+        { fields: ['details'] },
+      );
+    return (
+      swaps.reduce((sum, op) => sum + BigInt(op.details.swap?.inputKrw ?? '0'), 0n) +
+      solana.reduce((sum, swap) => sum + BigInt(swap.details.inputKrw ?? '0'), 0n)
+    );
   }
 
   /** Refuses a swap that would take the day past the limit (422 swap-daily-limit-exceeded). */

@@ -1,7 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import type { Client } from '@temporalio/client';
+import { createHash, randomUUID } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SmartAccountEntity, type SignedOperation } from '../../db/entities';
+import {
+  SmartAccountEntity,
+  SolanaSwapEntity,
+  SolanaWalletEntity,
+  type SignedOperation,
+  type SolanaSwap,
+  type SwapDetails,
+} from '../../db/entities';
 import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import { formatDecimal } from '../../platform/money';
 import { buildBatchOperation, type ChainProviders } from '../../integrations/evm/smart-account';
@@ -10,6 +18,8 @@ import { isRevert } from '../../integrations/dex/uniswap-v3';
 import { userOperationHash } from '../../integrations/evm/user-operation';
 import { UserOperationRejected } from '../../integrations/evm/bundler-client';
 import { swapWorkflow } from '../../workflows/swap';
+import { solanaSwapWorkflow } from '../../workflows/solana-swap';
+import { SOL_DECIMALS } from '../../integrations/solana';
 import { swapWorkflowId } from '../../workflows/messages';
 import { problems } from '../http/problems';
 import { sponsoredUntil, type GasSponsorships } from '../common/gas-sponsorship';
@@ -22,8 +32,9 @@ import {
   type SignedSlot,
 } from '../common/signed-operation';
 import type { Passkeys } from '../passkeys/service';
-import type { QuoteEngine } from './quote';
+import type { QuoteEngine, QuoteTerms } from './quote';
 import type { SwapLimits } from './swap-limits';
+import type { Holdings } from '../common/holdings';
 import { clock } from '../../platform/clock';
 
 export interface SwapServiceDeps {
@@ -36,8 +47,33 @@ export interface SwapServiceDeps {
   limits: SwapLimits;
   passkeys: Passkeys;
   gas: GasSponsorships;
+  holdings: Holdings;
   prepareTtlSeconds: number;
+  /** SOLANA_SWAP_MAX_FEE_LAMPORTS: what a SOLANA swap of SOL must have beyond its input. */
+  solanaMaxFeeLamports: number;
 }
+
+/** The digest a SOLANA swap's PIN approval names for its quote (the quoteId is too long to name itself). */
+export const quoteDigest = (quoteId: string): string => createHash('sha256').update(quoteId).digest('base64url');
+
+/** What the encrypted PIN of a SOLANA swap must name: this quote, and the request's Idempotency-Key. */
+export const swapApproval = (quoteId: string | undefined, idempotencyKey: string | null) => ({
+  quote_sha256: quoteId === undefined ? null : quoteDigest(quoteId),
+  idempotency_key: idempotencyKey,
+});
+
+/** What a swap keeps of its quote: the amounts it committed to, its block, and its won value counted by the limit. */
+const quotedTerms = (terms: QuoteTerms, inputKrw: bigint) => ({
+  source: terms.source,
+  target: terms.target,
+  direction: terms.direction,
+  amountIn: terms.amountIn,
+  amountOut: terms.amountOut,
+  minimumReceived: terms.minimumReceived,
+  maximumSent: terms.maximumSent,
+  blockNumber: terms.blockNumber,
+  inputKrw: inputKrw.toString(),
+});
 
 const plain = (minor: string | bigint, decimals: number) => formatDecimal(BigInt(minor), decimals).replace(/,/g, '');
 
@@ -52,7 +88,8 @@ const plain = (minor: string | bigint, decimals: number) => formatDecimal(BigInt
 export class SwapService {
   constructor(private readonly deps: SwapServiceDeps) {}
 
-  async prepare(userId: string, quoteId: string) {
+  /** The caller's quote, before its expiresAt (404 for another's or a forged one, 422 stale-quote once expired). */
+  private liveQuote(userId: string, quoteId: string) {
     const terms = this.deps.quotes.openQuote(quoteId, userId);
     if (!terms) throw problems.notFound('Quote');
     if (terms.expiresAt <= clock.now())
@@ -60,7 +97,17 @@ export class SwapService {
         'stale-quote',
         `The quote expired at ${new Date(terms.expiresAt).toISOString()}: ask for a new one`,
       );
+    return terms;
+  }
+
+  async prepare(userId: string, quoteId: string) {
+    const terms = this.liveQuote(userId, quoteId);
     const network = this.deps.networks.get(terms.networkId);
+    if (this.deps.networks.solana(terms.networkId))
+      throw problems.conflict(
+        'no-smart-accounts',
+        `${terms.networkId} swaps need no prepare: POST /v1/exchange/swaps with the quoteId and your PIN approving it`,
+      );
     if (!network?.dex) {
       throw problems.conflict(
         'no-smart-accounts',
@@ -143,16 +190,8 @@ export class SwapService {
       ownerAddress: account.ownerAddress,
       details: {
         swap: {
-          source: terms.source,
-          target: terms.target,
-          direction: terms.direction,
-          amountIn: terms.amountIn,
-          amountOut: terms.amountOut,
-          minimumReceived: terms.minimumReceived,
-          maximumSent: terms.maximumSent,
+          ...quotedTerms(terms, inputKrw),
           hops,
-          blockNumber: terms.blockNumber,
-          inputKrw: inputKrw.toString(),
         },
       },
       userOperation: operation!,
@@ -227,43 +266,173 @@ export class SwapService {
 
   async view(userId: string, swapId: string) {
     const op = await findOperation(this.deps.orm, userId, 'swap', swapId);
-    if (!op) throw problems.notFound(`Swap ${swapId}`);
-    return this.viewOf(op);
+    if (op) return this.viewOf(op);
+    const solana = await this.deps.orm.em.fork().findOne(SolanaSwapEntity, { swapId, userId });
+    if (solana) return this.solanaViewOf(solana);
+    throw problems.notFound(`Swap ${swapId}`);
+  }
+
+  /**
+   * A SOLANA swap: the quote (before it expires), the person's wallet, the day's limit and the balance are checked,
+   * then the PIN approving it (`approve`: so a swap that cannot pass costs no PIN attempt); the swap is recorded under
+   * the id its Idempotency-Key gives and workflow swap-<swapId> started. A retry with the same key finds the same
+   * swap (and starts its workflow if a crash came between), asking for no PIN again.
+   */
+  async executeSolana(
+    userId: string,
+    input: { quoteId: string; idempotencyKey: string; swapId: string; approve: () => Promise<unknown> },
+  ): Promise<string> {
+    const { orm } = this.deps;
+    const { swapId } = input;
+    const digest = quoteDigest(input.quoteId);
+    const recorded = await orm.em.fork().findOne(SolanaSwapEntity, { swapId, userId });
+    if (recorded) {
+      if (recorded.details.quoteDigest !== digest)
+        throw problems.unprocessable(
+          'idempotency-key-reused',
+          'This Idempotency-Key already executed a swap of another quote: use a new key for a new swap',
+        );
+      await this.startSolana(recorded);
+      return swapId;
+    }
+    const terms = this.liveQuote(userId, input.quoteId);
+    const network = this.deps.networks.solana(terms.networkId);
+    if (!network?.dex)
+      throw problems.conflict(
+        'no-smart-accounts',
+        `${terms.networkId} swaps are made from the smart account: POST /v1/exchange/swaps/prepare, then its signed slots`,
+      );
+    const wallet = await orm.em.fork().findOne(SolanaWalletEntity, { userId });
+    if (!wallet) throw problems.conflict('wallet-not-opened', `Open your ${network.networkId} wallet before swapping`);
+    const decimalsOf = (symbol: string) => (symbol === 'SOL' ? SOL_DECIMALS : network.tokens![symbol]!.decimals);
+    const amountIn = BigInt(terms.amountIn);
+    const balance = await this.deps.holdings.balanceOf(userId, network.networkId, terms.source);
+    const needed = terms.source === 'SOL' ? amountIn + BigInt(this.deps.solanaMaxFeeLamports) : amountIn;
+    if (balance < needed)
+      throw problems.unprocessable(
+        'insufficient-balance',
+        `The swap needs ${plain(needed, decimalsOf(terms.source))} ${terms.source}${terms.source === 'SOL' ? ' (fees included)' : ''}; the wallet holds ${plain(balance, decimalsOf(terms.source))}`,
+      );
+    const inputKrw = await this.deps.limits.valueKrw(terms.source, amountIn, decimalsOf(terms.source));
+    await this.deps.limits.assertWithin(userId, inputKrw);
+    await input.approve();
+    const now = clock.date();
+    const row = {
+      swapId,
+      userId,
+      networkId: network.networkId,
+      walletAddress: wallet.address,
+      details: {
+        ...quotedTerms(terms, inputKrw),
+        hops: terms.hops.map((h) => ({ tokenIn: h.tokenIn, tokenOut: h.tokenOut, pool: h.pool })),
+        // The quote's slippage, as its minimum implies it.
+        slippageBps:
+          BigInt(terms.amountOut) === 0n
+            ? 0
+            : Number(((BigInt(terms.amountOut) - BigInt(terms.minimumReceived)) * 10_000n) / BigInt(terms.amountOut)),
+        quoteDigest: digest,
+      },
+      status: 'submitted',
+      requestId: null,
+      wire: null,
+      lastValidBlockHeight: null,
+      txHash: null,
+      fee: null,
+      error: null,
+      createdAt: now,
+      updatedAt: now,
+    } satisfies SolanaSwap;
+    try {
+      await orm.em.fork().insert(SolanaSwapEntity, row);
+    } catch (error) {
+      // The same key at the same moment: that request recorded it (and starts it).
+      if (!(error instanceof UniqueConstraintViolationException)) throw error;
+      return swapId;
+    }
+    await this.startSolana(row);
+    return swapId;
+  }
+
+  private async startSolana(swap: Pick<SolanaSwap, 'swapId' | 'userId' | 'networkId'>): Promise<void> {
+    try {
+      await this.deps.temporal.workflow.start(solanaSwapWorkflow, {
+        workflowId: swapWorkflowId(swap.swapId),
+        taskQueue: this.deps.taskQueue,
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        args: [{ swapId: swap.swapId, userId: swap.userId, networkId: swap.networkId }],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+    }
+  }
+
+  private solanaViewOf(swap: SolanaSwap) {
+    const network = this.deps.networks.solana(swap.networkId);
+    return swapView({ ...swap, stallReason: null, replacedBy: null }, swap.details, (symbol) =>
+      symbol === 'SOL' ? SOL_DECIMALS : (network?.tokens?.[symbol]?.decimals ?? SOL_DECIMALS),
+    );
   }
 
   private viewOf(op: SignedOperation) {
-    const swap = op.details.swap!;
     const network = this.deps.networks.get(op.networkId);
     const coin = network ? coinOf(network) : { symbol: '', decimals: 18 };
-    const decimalsOf = (symbol: string) =>
-      symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 18);
-    const [inDecimals, outDecimals] = [decimalsOf(swap.source), decimalsOf(swap.target)];
-    return {
-      swapId: op.operationId,
-      networkId: op.networkId,
-      source: swap.source,
-      target: swap.target,
-      direction: swap.direction,
-      quoted: {
-        amountIn: plain(swap.amountIn, inDecimals),
-        amountOut: plain(swap.amountOut, outDecimals),
-        minimumReceived: plain(swap.minimumReceived, outDecimals),
-        maximumSent: plain(swap.maximumSent, inDecimals),
-        blockNumber: swap.blockNumber,
-      },
-      route: [swap.source, ...swap.hops.map((h) => h.tokenOut)],
-      status: op.status,
-      received: swap.received
-        ? {
-            amountIn: plain(swap.received.amountIn, inDecimals),
-            amountOut: plain(swap.received.amountOut, outDecimals),
-          }
-        : null,
-      txHash: op.txHash ?? null,
-      error: op.error ?? null,
-      ...progressOf(op),
-      createdAt: op.createdAt.toISOString(),
-      updatedAt: op.updatedAt.toISOString(),
-    };
+    return swapView({ ...op, swapId: op.operationId, ...progressOf(op) }, op.details.swap!, (symbol) =>
+      symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 18),
+    );
   }
+}
+
+/** A swap as GET /v1/exchange/swaps/{swapId} shows it, on either kind of network. */
+function swapView(
+  row: {
+    swapId: string;
+    networkId: string;
+    status: string;
+    txHash?: string | null;
+    error?: string | null;
+    stallReason: 'fees-rose' | null;
+    replacedBy: string | null;
+    createdAt: Date;
+    updatedAt: Date;
+  },
+  swap: Pick<
+    SwapDetails,
+    | 'source'
+    | 'target'
+    | 'direction'
+    | 'amountIn'
+    | 'amountOut'
+    | 'minimumReceived'
+    | 'maximumSent'
+    | 'blockNumber'
+    | 'received'
+  > & { hops: Array<{ tokenOut: string }> },
+  decimalsOf: (symbol: string) => number,
+) {
+  const [inDecimals, outDecimals] = [decimalsOf(swap.source), decimalsOf(swap.target)];
+  return {
+    swapId: row.swapId,
+    networkId: row.networkId,
+    source: swap.source,
+    target: swap.target,
+    direction: swap.direction,
+    quoted: {
+      amountIn: plain(swap.amountIn, inDecimals),
+      amountOut: plain(swap.amountOut, outDecimals),
+      minimumReceived: plain(swap.minimumReceived, outDecimals),
+      maximumSent: plain(swap.maximumSent, inDecimals),
+      blockNumber: swap.blockNumber,
+    },
+    route: [swap.source, ...swap.hops.map((h) => h.tokenOut)],
+    status: row.status,
+    received: swap.received
+      ? { amountIn: plain(swap.received.amountIn, inDecimals), amountOut: plain(swap.received.amountOut, outDecimals) }
+      : null,
+    txHash: row.txHash ?? null,
+    error: row.error ?? null,
+    stallReason: row.stallReason,
+    replacedBy: row.replacedBy,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
 }

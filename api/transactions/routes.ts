@@ -4,10 +4,12 @@ import {
   LedgerEntryEntity,
   LedgerJournalEntity,
   SignedOperationEntity,
+  SolanaSwapEntity,
   TransferEntity,
 } from '../../db/entities';
 import type { NetworkRegistry } from '../../platform/networks';
 import { coinOf } from '../../platform/networks';
+import { SOL_DECIMALS } from '../../integrations/solana';
 import type { SwapDetails } from '../../db/entities/signed-operation';
 import { FIAT_DECIMALS, formatMoney } from '../../platform/money';
 import { Query, TransactionList } from './schemas';
@@ -46,7 +48,11 @@ interface Cursor {
  * id, descending (the database's order: each source is read after the cursor in SQL, in that order, and they are
  * merged here).
  */
-const newestFirst = (a: Item, b: Item) => b.at.getTime() - a.at.getTime() || b.kind.localeCompare(a.kind);
+const newestFirst = (a: Item, b: Item) =>
+  b.at.getTime() - a.at.getTime() ||
+  b.kind.localeCompare(a.kind) ||
+  // Swaps come from two tables (EVM and SOLANA): merged by id as each is read.
+  (a.kind === 'swap' ? (a.id < b.id ? 1 : a.id > b.id ? -1 : 0) : 0);
 const encodeCursor = (item: Item) =>
   Buffer.from(JSON.stringify({ t: item.at.getTime(), k: item.kind, id: item.id })).toString('base64url');
 const decodeCursor = (text: string): Cursor => {
@@ -82,11 +88,19 @@ const afterIn = (kind: Kind, time: string, id: string, cursor: Cursor | undefine
 /** The user's money movements, newest first: charges (from the ledger) and crypto transfers (not failed ones). */
 export function transactionRoutes({ orm, networks }: { orm: Orm; networks: NetworkRegistry }): RouteSpec[] {
   /** A swap's two sides, "-0.5 ETH, +1,495.910964 USDT", from what its pools really took and gave. */
-  const swapAmount = (networkId: string, swap: NonNullable<SwapDetails>): string => {
+  const swapAmount = (
+    networkId: string,
+    swap: Pick<SwapDetails, 'source' | 'target' | 'amountIn' | 'amountOut' | 'received'>,
+  ): string => {
+    const solana = networks.solana(networkId);
     const network = networks.get(networkId);
-    const coin = network ? coinOf(network) : { symbol: '', decimals: 18 };
-    const decimalsOf = (symbol: string) =>
-      symbol === coin.symbol ? coin.decimals : (network?.tokens?.[symbol]?.decimals ?? 0);
+    const coin = solana
+      ? { symbol: 'SOL', decimals: SOL_DECIMALS }
+      : network
+        ? coinOf(network)
+        : { symbol: '', decimals: 18 };
+    const tokens = solana?.tokens ?? network?.tokens;
+    const decimalsOf = (symbol: string) => (symbol === coin.symbol ? coin.decimals : (tokens?.[symbol]?.decimals ?? 0));
     const taken = swap.received ?? { amountIn: swap.amountIn, amountOut: swap.amountOut };
     const quotedOnly = swap.received ? '' : ' (as quoted)';
     return `${formatMoney(-BigInt(taken.amountIn), decimalsOf(swap.source), swap.source, { signed: true })}, ${formatMoney(
@@ -163,7 +177,25 @@ export function transactionRoutes({ orm, networks }: { orm: Orm; networks: Netwo
           },
           { orderBy: { updatedAt: 'desc', operationId: 'desc' }, limit: limit + 1 },
         );
+        const solanaSwaps = await em.find(
+          SolanaSwapEntity,
+          {
+            userId: user.userId,
+            status: 'completed',
+            ...range('updatedAt'),
+            ...afterIn('swap', 'updatedAt', 'swapId', cursor, cursor?.id),
+          },
+          { orderBy: { updatedAt: 'desc', swapId: 'desc' }, limit: limit + 1 },
+        );
         const items: Item[] = [
+          ...solanaSwaps.map((o) => ({
+            at: o.updatedAt,
+            kind: 'swap' as const,
+            id: o.swapId,
+            type: 'swap',
+            amount: swapAmount(o.networkId, o.details),
+            reference: o.swapId,
+          })),
           ...swaps.map((o) => ({
             at: o.updatedAt,
             kind: 'swap' as const,

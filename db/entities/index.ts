@@ -10,6 +10,7 @@ export * from './refresh-token';
 export * from './kyc-basic-info';
 export * from './smart-account';
 export * from './signed-operation';
+export * from './solana-swap';
 export * from './key-rotation';
 export * from './passkey';
 export * from './verifiable-credential';
@@ -37,6 +38,7 @@ import { RefreshTokenEntity } from './refresh-token';
 import { KycBasicInfoEntity } from './kyc-basic-info';
 import { SmartAccountEntity } from './smart-account';
 import { SignedOperationEntity } from './signed-operation';
+import { SolanaSwapEntity } from './solana-swap';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity } from './key-rotation';
 import { PasskeyEntity, WebauthnChallengeEntity } from './passkey';
 import { CredentialStatusListEntity, VerifiableCredentialEntity } from './verifiable-credential';
@@ -81,6 +83,7 @@ export const ALL_ENTITIES = [
   KycBasicInfoEntity,
   SmartAccountEntity,
   SignedOperationEntity,
+  SolanaSwapEntity,
   KeyRotationTaskEntity,
   KeyRotationNetworkEntity,
   PasskeyEntity,

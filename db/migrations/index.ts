@@ -87,6 +87,8 @@ import { Migration20261202021924Payouts as PgPayouts } from './postgresql/Migrat
 import { Migration20261202021924Payouts as SqlitePayouts } from './sqlite/Migration20261202021924Payouts';
 import { Migration20261202060000Swaps as PgSwaps } from './postgresql/Migration20261202060000Swaps';
 import { Migration20261202060000Swaps as SqliteSwaps } from './sqlite/Migration20261202060000Swaps';
+import { Migration20261202120000SolanaSwaps as PgSolanaSwaps } from './postgresql/Migration20261202120000SolanaSwaps';
+import { Migration20261202120000SolanaSwaps as SqliteSolanaSwaps } from './sqlite/Migration20261202120000SolanaSwaps';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -141,6 +143,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261201090000CexKeysDropped', class: PgCexKeysDropped },
     { name: 'Migration20261202021924Payouts', class: PgPayouts },
     { name: 'Migration20261202060000Swaps', class: PgSwaps },
+    { name: 'Migration20261202120000SolanaSwaps', class: PgSolanaSwaps },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -185,6 +188,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261201090000CexKeysDropped', class: SqliteCexKeysDropped },
     { name: 'Migration20261202021924Payouts', class: SqlitePayouts },
     { name: 'Migration20261202060000Swaps', class: SqliteSwaps },
+    { name: 'Migration20261202120000SolanaSwaps', class: SqliteSolanaSwaps },
   ],
 };
 

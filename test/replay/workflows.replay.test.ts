@@ -22,6 +22,7 @@ import { runServiceProcess, waitFor } from '../helpers/processes';
 import { fundedUser } from '../helpers/transfers';
 import { bankSettings, callApi, connectBankAccount, openBankAccount } from '../helpers/bank';
 import { closeAccountBody, encryptPin, ensurePin, transferPin } from '../helpers/pin';
+import { swapRequest } from '@wallet-service/client';
 import { enrolPasskey } from '../helpers/passkeys';
 import { verifyEmail } from '../helpers/mail';
 import { parseEther } from 'ethers';
@@ -92,6 +93,8 @@ describe('workflow histories', () => {
         'transfer-key-completed.json',
         'swap-completed.json',
         'swap-stale-quote.json',
+        'solana-swap-completed.json',
+        'solana-swap-refused.json',
         'credential-revocation-completed.json',
         'account-closure-refused.json',
         'account-closure-completed.json',
@@ -411,6 +414,39 @@ if (process.env.RECORD_HISTORIES) {
       };
       saveHistory(stack, swapWorkflowId(await swap(false)), 'swap-completed');
       saveHistory(stack, swapWorkflowId(await swap(true)), 'swap-stale-quote');
+      await stack.stop();
+    });
+
+    it('records a SOLANA swap that ran and one refused unsigned because its transaction did more than the swap', async () => {
+      const stack = await startTestStack(testDatabases()[0]!, {
+        solana: true,
+        env: { DATA_ENCRYPTION_KEY: FIXTURE_KEY },
+      });
+      const user = await registerUser(stack);
+      await ensurePin(stack, user, TEST_PIN);
+      await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', user, { method: 'POST' });
+      const swap = async () => {
+        const quote = await callApi(stack, '/v1/exchange/quote', user, {
+          json: { networkId: 'SOLANA', source: 'SOL', target: 'USDT', direction: 'exactInput', amount: '0.1' },
+        });
+        const key = randomUUID();
+        const accepted = await callApi(stack, '/v1/exchange/swaps', user, {
+          json: {
+            quoteId: quote.body.quoteId,
+            pin: await encryptPin(stack, TEST_PIN, { request: await swapRequest(quote.body.quoteId, key) }),
+          },
+          key,
+        });
+        if (accepted.status !== 202) throw new Error(`swap: ${accepted.status} ${JSON.stringify(accepted.body)}`);
+        await stack.temporal.workflow.getHandle(swapWorkflowId(accepted.body.swapId)).result();
+        return accepted.body.swapId as string;
+      };
+      const tamper = (mode: string | null) =>
+        call(`${stack.sandboxUrl}/jupiter/_settings`, { method: 'PUT', json: { tamper: mode } });
+      saveHistory(stack, swapWorkflowId(await swap()), 'solana-swap-completed');
+      await tamper('extra-debit');
+      saveHistory(stack, swapWorkflowId(await swap()), 'solana-swap-refused');
+      await tamper(null);
       await stack.stop();
     });
 

@@ -135,7 +135,9 @@ export const PART_4: Record<string, ProblemEntry> = {
       'POST /v1/exchange/swaps/prepare answers it for a quoteId past its expiresAt (QUOTE_TTL_SECONDS). A swap ' +
       'whose simulation at the newest block, before it is sent, finds it would revert (the pool moved and would ' +
       'give less than the signed minimum, or take more than the signed maximum) ends failed with an error that ' +
-      'starts with `stale-quote:` (GET /v1/exchange/swaps/{swapId}, event swap.failed): nothing was sent, no gas spent.',
+      'starts with `stale-quote:` (GET /v1/exchange/swaps/{swapId}, event swap.failed): nothing was sent, no gas spent. ' +
+      'SOLANA: POST /v1/exchange/swaps answers it for an expired quoteId; a swap whose Jupiter order no longer gives ' +
+      "the quote's minimum ends failed with `stale-quote:` too, nothing signed.",
     action: 'Ask for a new quote (POST /v1/exchange/quote), show it, and prepare the swap again.',
     example: 'The quote expired at 2026-12-02T06:01:00.000Z: ask for a new one',
   },

@@ -19,6 +19,7 @@ export {
   backupReplaceRequest,
   kycRenewRequest,
   transferRequest,
+  swapRequest,
   payoutRequest,
   type PayoutFields,
   type TransferFields,

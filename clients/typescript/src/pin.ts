@@ -47,6 +47,16 @@ const sha256Base64Url = async (data: string | Uint8Array): Promise<string> =>
     await crypto.subtle.digest('SHA-256', typeof data === 'string' ? new TextEncoder().encode(data) : data),
   ).toString('base64url');
 
+/**
+ * What the PIN of a SOLANA swap (POST /v1/exchange/swaps with quoteId) approves: that quote, by the SHA-256 of its
+ * quoteId, and the request's Idempotency-Key.
+ */
+export const swapRequest = async (quoteId: string, idempotencyKey: string): Promise<PinRequest> => ({
+  action: 'swap',
+  quote_sha256: await sha256Base64Url(quoteId),
+  idempotency_key: idempotencyKey,
+});
+
 /** A wallet backup as the service stores it (the app encrypts it before sending). */
 export interface WalletBackupFields {
   encryptedMnemonic: string;
@@ -111,6 +121,11 @@ export class PinEncryptor {
   /** The PIN approving this transfer, sent with this Idempotency-Key. */
   forTransfer(pin: string, body: TransferFields, idempotencyKey?: string): Promise<string> {
     return this.encrypt(pin, { request: transferRequest(body, idempotencyKey) });
+  }
+
+  /** The PIN approving a SOLANA swap of this quote, sent with this Idempotency-Key. */
+  async forSwap(pin: string, quoteId: string, idempotencyKey: string): Promise<string> {
+    return this.encrypt(pin, { request: await swapRequest(quoteId, idempotencyKey) });
   }
 
   /** A PIN change's body: the new PIN, and the current one approving exactly that new one. */

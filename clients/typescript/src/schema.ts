@@ -2126,8 +2126,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Execute a prepared swap with the signed slots (asynchronous: 202 and a swap to poll)
-         * @description Send the slots of the prepare answer, the on-chain one signed by the owner key. The workflow swap-<swapId> simulates the swap at the newest block first and refuses it without sending it when it would revert there (the pool moved past the signed minimum: failed with stale-quote, no gas spent); otherwise the bundler sends it. Poll GET /v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the pools' events on chain (`swap.completed`), or failed (`swap.failed`). The same signed slot sent again is accepted and starts nothing new.
+         * Execute a swap: EVM with the signed slots of its prepare, SOLANA with its quote and the PIN (202 and a swap to poll)
+         * @description EVM: send the slots of the prepare answer (`signing`), the on-chain one signed by the owner key. The workflow swap-<swapId> simulates the swap at the newest block first and refuses it without sending it when it would revert there (the pool moved past the signed minimum: failed with stale-quote, no gas spent); otherwise the bundler sends it. The same signed slot sent again is accepted and starts nothing new. SOLANA (no prepare): send `quoteId` and `pin`, the PIN as a JWE whose request is {"action":"swap","quote_sha256","idempotency_key"}; the quote, the wallet, the balance (SOL: with SOLANA_SWAP_MAX_FEE_LAMPORTS for fees) and the daily limit are checked before the PIN, so a swap that cannot pass costs no attempt. The swap id follows the Idempotency-Key. The worker asks Jupiter for the transaction, simulates it signed by the person's custodial wallet and refuses it unsigned unless the wallet pays its fee, every program is on the network's allow-list and the only changes to the person's accounts are the input going out and at least the quote's minimum coming in (failed, `unexpected-effect: …` or `stale-quote: …`). Poll GET /v1/exchange/swaps/{swapId} (the Location): completed with `received`, read from the chain (`swap.completed`), or failed (`swap.failed`).
          */
         post: operations["executeSwap"];
         delete?: never;
@@ -25507,7 +25507,7 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody: {
+        requestBody?: {
             content: {
                 /**
                  * @example {
@@ -25545,9 +25545,14 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    signing: {
+                    /** @description EVM: the slots of POST /v1/exchange/swaps/prepare, the on-chain one signed by the owner key */
+                    signing?: {
                         items: components["schemas"]["SignedSlot"][];
                     };
+                    /** @description SOLANA: the quoteId of POST /v1/exchange/quote, before its expiresAt (with pin) */
+                    quoteId?: string;
+                    /** @description SOLANA: the PIN as a JWE to /api/v1/pin/public-key, approving this swap once: {"pin","iat","jti","request":{"action":"swap","quote_sha256","idempotency_key"}}, quote_sha256 the base64url SHA-256 of the quoteId; without it: 422 step-up-required */
+                    pin?: string;
                 };
             };
         };
@@ -25577,7 +25582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description Neither slots nor a quote, or both. Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25610,7 +25615,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Unknown slot */
+            /** @description Unknown slot or quote */
             404: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25621,7 +25626,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Slot already used; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress` */
+            /** @description Slot already used; SOLANA: wallet not opened (wallet-not-opened) or no PIN set; an EVM quote sent without slots; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/idempotency-request-in-progress`, `/problems/pin-already-used`, `/problems/pin-not-set` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25665,8 +25670,19 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid, or slots that do not match what was prepared; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused` */
+            /** @description Signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description PIN locked (pin-locked, pin-reset-required). Problem types: `/problems/pin-locked`, `/problems/pin-reset-required` */
+            423: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -25700,13 +25716,11 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            /** @description No price in won for the input (price-unavailable) or the chain did not answer. Problem types: `/problems/service-unavailable` */
             503: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
-                    /** @description seconds to wait before retrying */
-                    "retry-after"?: number;
                     [name: string]: unknown;
                 };
                 content: {
