@@ -88,8 +88,8 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     encryption,
     notices,
   );
-  const providers = new ChainProviders();
-  const solanaChains = new SolanaChains();
+  const providers = new ChainProviders(config.CHAIN_RPC_TIMEOUT_MS);
+  const solanaChains = new SolanaChains(config.CHAIN_RPC_TIMEOUT_MS);
   const prices = new PriceFeedClient({
     source: settings.marketData,
     checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },

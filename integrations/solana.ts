@@ -3,12 +3,13 @@ import {
   appendTransactionMessageInstructions,
   createKeyPairFromPrivateKeyBytes,
   createKeyPairSignerFromPrivateKeyBytes,
+  createDefaultRpcTransport,
+  createSolanaRpcFromTransport,
   getAddressEncoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   partiallySignTransaction,
-  createSolanaRpc,
   createTransactionMessage,
   getBase64EncodedWireTransaction,
   getSignatureFromTransaction,
@@ -20,6 +21,7 @@ import {
   type Address,
   type Base64EncodedWireTransaction,
   type Instruction,
+  type RpcTransport,
 } from '@solana/kit';
 import { getTransferSolInstruction } from '@solana-program/system';
 import { getAddMemoInstruction } from '@solana-program/memo';
@@ -61,10 +63,22 @@ const errorText = (err: unknown): string =>
 
 /** One Solana cluster over its standard JSON-RPC (a real cluster in production, the LiteSVM node of dev/solana-local.ts here). */
 export class SolanaChain {
-  readonly rpc: ReturnType<typeof createSolanaRpc>;
+  readonly rpc: ReturnType<typeof createSolanaRpcFromTransport<RpcTransport>>;
 
-  constructor(readonly network: SolanaNetwork) {
-    this.rpc = createSolanaRpc(network.rpcUrl);
+  /** `timeoutMs`: one JSON-RPC call's limit (CHAIN_RPC_TIMEOUT_MS; the kit's transport has none). */
+  constructor(
+    readonly network: SolanaNetwork,
+    timeoutMs = 15_000,
+  ) {
+    const transport = createDefaultRpcTransport({ url: network.rpcUrl });
+    const limited: RpcTransport = (config) =>
+      transport({
+        ...config,
+        signal: config.signal
+          ? AbortSignal.any([config.signal, AbortSignal.timeout(timeoutMs)])
+          : AbortSignal.timeout(timeoutMs),
+      });
+    this.rpc = createSolanaRpcFromTransport(limited);
   }
 
   token(symbol: string): { mint: Address; decimals: number } | undefined {
@@ -382,10 +396,12 @@ export const addressBytes = (a: string): Uint8Array => new Uint8Array(getAddress
 export class SolanaChains {
   private readonly chains = new Map<string, SolanaChain>();
 
+  constructor(private readonly timeoutMs = 15_000) {}
+
   for(network: SolanaNetwork): SolanaChain {
     let chain = this.chains.get(network.networkId);
     if (!chain) {
-      chain = new SolanaChain(network);
+      chain = new SolanaChain(network, this.timeoutMs);
       this.chains.set(network.networkId, chain);
     }
     return chain;

@@ -44,7 +44,7 @@ export type WorkerDeps = ActivityDeps & { encryption: DataEncryption; close(): v
 export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: ConfirmationObserver): WorkerDeps {
   const encryption = new DataEncryption(config.DATA_ENCRYPTION_KEY);
   const { networks } = parseJsonSettings({ networks: () => NetworkRegistry.fromJson(config.NETWORKS) });
-  const providers = new ChainProviders();
+  const providers = new ChainProviders(config.CHAIN_RPC_TIMEOUT_MS);
   const keyEnvelope = new EnvelopeEncryption(config.KEY_ENCRYPTION_KEY);
   const { mail, bank, idCardReader, idCardCheck, travelRule, marketData } = parseJsonSettings({
     marketData: () => marketDataFrom(config),
@@ -88,7 +88,7 @@ export function composeWorker(config: WorkerConfig, orm: Orm, confirmations?: Co
       checks: { maxAgeSeconds: config.PRICE_MAX_AGE_SECONDS, bandPercent: config.PRICE_BAND_PERCENT },
       references: storedPriceReferences(orm),
     }),
-    solanaChains: new SolanaChains(),
+    solanaChains: new SolanaChains(config.CHAIN_RPC_TIMEOUT_MS),
     faucet: new SolanaFaucet(),
     sanctions: sanctionsScreeningFrom(config, storedSanctionsList(orm)),
     travelRule,

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Interface, Contract, JsonRpcProvider, ZeroAddress, concat, type InterfaceAbi } from 'ethers';
+import { Interface, Contract, FetchRequest, JsonRpcProvider, ZeroAddress, concat, type InterfaceAbi } from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
@@ -19,11 +19,14 @@ export class ChainProviders {
   private readonly providers = new Map<string, JsonRpcProvider>();
   private readonly bundlers = new Map<string, BundlerClient>();
 
+  /** `timeoutMs`: one JSON-RPC call's limit (CHAIN_RPC_TIMEOUT_MS; ethers' own default is five minutes). */
+  constructor(private readonly timeoutMs = 15_000) {}
+
   /** The network's ERC-4337 bundler (bundlerUrl): gas estimates here; the worker also sends through it. */
   bundler(network: EvmNetwork): BundlerClient {
     let bundler = this.bundlers.get(network.networkId);
     if (!bundler) {
-      bundler = new BundlerClient(network.bundlerUrl, network.entryPoint);
+      bundler = new BundlerClient(network.bundlerUrl, network.entryPoint, this.timeoutMs);
       this.bundlers.set(network.networkId, bundler);
     }
     return bundler;
@@ -32,7 +35,9 @@ export class ChainProviders {
   for(network: EvmNetwork): JsonRpcProvider {
     let provider = this.providers.get(network.networkId);
     if (!provider) {
-      provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 250 });
+      const request = new FetchRequest(network.rpcUrl);
+      request.timeout = this.timeoutMs;
+      provider = new JsonRpcProvider(request, network.chainId, { staticNetwork: true, pollingInterval: 250 });
       this.providers.set(network.networkId, provider);
     }
     return provider;

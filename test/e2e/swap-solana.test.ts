@@ -24,7 +24,8 @@ describe('swaps on SOLANA through Jupiter', () => {
   const usdt = () => sol().tokenBalance(wallet, sol().usdtMint);
 
   beforeAll(async () => {
-    stack = await startTestStack(testDatabases()[0]!, { solana: true });
+    // Jupiter's answers are kept a minute here (a second by default), so the test of that reuse is not one of timing.
+    stack = await startTestStack(testDatabases()[0]!, { solana: true, env: { QUOTE_BLOCK_CACHE_MS: '60000' } });
     user = await registerUser(stack, undefined, { pin: PIN });
     const opened = await callApi(stack, '/v1/wallet/networks/SOLANA/wallet', user, { method: 'POST' });
     expect(opened.status).toBe(201);
@@ -174,6 +175,18 @@ describe('swaps on SOLANA through Jupiter', () => {
       await tamper(null);
     }
     expect([sol().balance(wallet), await usdt()]).toEqual([solBefore, usdtBefore]);
+  });
+
+  it("reuses Jupiter's answer for the same pair and amount within QUOTE_BLOCK_CACHE_MS; a failure is not kept", async () => {
+    const first = await quote('SOL', 'USDT', '0.25');
+    await call(`${stack.sandboxUrl}/_faults/dex`, { method: 'PUT', json: { failTimes: 1, status: 500 } });
+    const again = await quote('SOL', 'USDT', '0.25');
+    expect([again.targetAmount, again.blockNumber]).toEqual([first.targetAmount, first.blockNumber]);
+    const other = await callApi(stack, '/v1/exchange/quote', user, {
+      json: { networkId: 'SOLANA', source: 'SOL', target: 'USDT', direction: 'exactInput', amount: '0.26' },
+    });
+    expect(other.status).toBe(503);
+    expect((await quote('SOL', 'USDT', '0.26')).sourceAmount).toBe('0.26');
   });
 
   it('a pool moved past the quote is stale-quote: nothing is signed or sent', async () => {
