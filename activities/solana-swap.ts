@@ -14,6 +14,7 @@ import {
 import { WSOL_MINT, type JupiterOrder, type JupiterSwapApi } from '../integrations/dex/jupiter';
 import { swapEffectRefusal } from '../integrations/dex/solana-swap-check';
 import { userIsActive } from './account';
+import { clock } from '../platform/clock';
 
 export interface SolanaSwapActivityDeps {
   orm: Orm;
@@ -39,13 +40,17 @@ const sameStates = (a: AccountState[], b: AccountState[]) =>
 export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
   const { orm, networks } = deps;
 
-  /** The person's accounts a swap may touch: the wallet and its associated token accounts of wrapped SOL and every token. */
+  /**
+   * The person's accounts a swap may touch: the wallet, every token account they hold (either token program, any mint),
+   * and the associated token accounts of wrapped SOL and every configured token (which the swap may create).
+   */
   const ownAccounts = async (network: SolanaNetwork, wallet: string) => {
     const chain = deps.solanaChains.for(network);
+    const accounts = new Map<string, string | null>([[wallet, null]]);
+    for (const held of await chain.tokenAccountsOwnedBy(wallet)) accounts.set(held.address, held.mint);
     const mints = [...new Set([WSOL_MINT, ...Object.values(network.tokens ?? {}).map((t) => t.mint)])];
-    const accounts = [{ address: wallet, mint: null as string | null }];
-    for (const mint of mints) accounts.push({ address: await chain.tokenAccountOf(wallet, mint), mint });
-    return accounts;
+    for (const mint of mints) accounts.set(await chain.tokenAccountOf(wallet, mint), mint);
+    return [...accounts].map(([address, mint]) => ({ address, mint }));
   };
 
   /** Jupiter's order for the swap, held to the quote's minimum: its threshold (enforced on chain) no looser. */
@@ -135,15 +140,21 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
      * would fail or does more than the swap.
      */
     async signSolanaSwap({ swapId }: { swapId: string }): Promise<{ refused: string | null }> {
+      const heartbeat = () => Context.current().heartbeat();
       const em = orm.em.fork();
       const swap = await em.findOneOrFail(SolanaSwapEntity, { swapId });
       if (swap.wire || swap.status !== 'submitted') return { refused: null };
       if (!(await userIsActive(orm, swap.userId))) return { refused: 'the account is no longer active' };
+      const d = swap.details;
+      // A swap that could not be signed while its quote held (the worker was down) is not made at a later price.
+      if (d.expiresAt !== undefined && clock.now() > d.expiresAt)
+        return { refused: 'stale-quote: the quote expired before the swap could be signed; nothing was sent' };
       const network = networks.solana(swap.networkId);
       if (!network?.dex || !deps.jupiter)
         return { refused: `${swap.networkId} has no exchange in this worker (NETWORKS dex, JUPITER_API_KEY)` };
       const key = await deps.solanaWallets.keyOf(swap.userId);
       if (!key || key.address !== swap.walletAddress) return { refused: "the person's Solana wallet is not this one" };
+      heartbeat();
       const ordered = await orderFor(swap, network);
       if ('refused' in ordered) return ordered;
       const { order } = ordered;
@@ -151,38 +162,41 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
         return {
           refused: `Jupiter built no transaction (${order.errorMessage ?? `errorCode ${order.errorCode ?? 'none'}`})`,
         };
-      const read = readTransaction(order.transaction);
-      const signed = await signAsParty(order.transaction, key.seed);
       const chain = deps.solanaChains.for(network);
+      heartbeat();
       const own = await ownAccounts(network, swap.walletAddress);
       const addresses = own.map((a) => a.address);
-      // The state before and after the simulation must agree, or what the simulation shows is not the swap's alone.
+      // Nothing is signed before the check: the simulation runs on the unsigned message, at or after the slot the
+      // state before it was read at; read again after, the state must not have moved meanwhile.
       const before = await chain.accountStates(addresses);
-      const simulated = await chain.simulateWithAccounts(signed.wire, addresses);
-      if (!sameStates(before, await chain.accountStates(addresses)))
+      const simulated = await chain.simulateWithAccounts(order.transaction, addresses, before.slot);
+      const again = await chain.accountStates(addresses);
+      if (!sameStates(before.states, again.states))
         throw new Error("the person's accounts changed while the swap was checked; checking again");
+      heartbeat();
       if (simulated.err !== null)
-        return { refused: `the swap would fail on chain now (${simulated.err}); nothing was sent` };
-      const d = swap.details;
+        return { refused: `the swap would fail on chain now (${simulated.err}); nothing was signed` };
       const refusal = swapEffectRefusal(
         {
           wallet: swap.walletAddress,
-          feePayer: read.feePayer,
-          programs: read.programs,
+          transaction: readTransaction(order.transaction),
           allowedPrograms: network.dex.programs,
+          aggregatorProgram: network.dex.aggregatorProgram,
           source: { mint: d.source === 'SOL' ? null : mintOf(network, d.source), amount: BigInt(d.amountIn) },
           target: { mint: d.target === 'SOL' ? null : mintOf(network, d.target), minimum: BigInt(d.minimumReceived) },
           maxFeeLamports: BigInt(deps.solanaSwapMaxFeeLamports),
           wrappedSolMint: WSOL_MINT,
-          accounts: own.map((a, i) => ({ ...a, before: before[i]!, after: simulated.accounts[i]! })),
+          accounts: own.map((a, i) => ({ ...a, before: before.states[i]!, after: simulated.accounts[i]! })),
         },
         addressBytes(swap.walletAddress),
       );
       if (refusal) return { refused: `unexpected-effect: the transaction Jupiter built was not signed: ${refusal}` };
-      // Without Jupiter's figure, the newest blockhash's last height bounds the transaction's (its blockhash is older).
-      const lastValid =
-        order.lastValidBlockHeight ??
-        (await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()).value.lastValidBlockHeight.toString();
+      const signed = await signAsParty(order.transaction, key.seed);
+      // Its blockhash is older than the newest, so the newest's last valid height bounds it: until then the bytes are
+      // sent again, and only past it is the swap called expired (Jupiter's own figure is not relied on).
+      const lastValid = (
+        await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()
+      ).value.lastValidBlockHeight.toString();
       await em.nativeUpdate(
         SolanaSwapEntity,
         { swapId, wire: null },
@@ -206,11 +220,14 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
       );
       if (!outcome.landed || !outcome.success) {
         const error = outcome.error ?? 'the swap failed on chain';
+        // (Expired: its blockhash is past the newest's last valid height read when it was signed: it can never land.)
         await finish(swapId, { status: 'failed', error, fee: outcome.landed ? outcome.fee : null });
         return { status: 'failed', error };
       }
       const own = (await ownAccounts(network, swap.walletAddress)).map((a) => a.address);
       const changes = await chain.balanceChanges(swap.txHash!, swap.walletAddress, own);
+      // Landed, so the cluster has its balances: none yet is a node behind (retried), not a swap without an outcome.
+      if (!changes) throw new Error(`the cluster shows no balances for ${swap.txHash} yet`);
       const d = swap.details;
       const received = changes
         ? {

@@ -456,6 +456,18 @@ export async function startLocalSolana(
       const found = svm.getAccount(addressParam(account));
       return { ...context(), value: found.exists ? encodedAccount(found) : null };
     },
+    getTokenAccountsByOwner: ([owner, filter]) => {
+      const wallet = addressParam(owner);
+      const program = (filter as { programId?: string } | undefined)?.programId;
+      if (!program) throw new RpcError(-32602, 'Invalid params: only the programId filter is supported here');
+      const value = [...touched].flatMap((a) => {
+        const found = svm.getAccount(address(a));
+        if (!found.exists || found.programAddress !== program || found.data.length < 165) return [];
+        if (getBase58Decoder().decode(found.data.slice(32, 64)) !== wallet) return [];
+        return [{ pubkey: a, account: encodedAccount(found) }];
+      });
+      return { ...context(), value };
+    },
     getTokenAccountBalance: ([account]) => {
       const amount = tokenAmountAt(addressParam(account));
       if (amount === undefined) throw new RpcError(-32602, 'Invalid param: could not find account');
@@ -483,8 +495,16 @@ export async function startLocalSolana(
     simulateTransaction: (params) => {
       const tx = decodeWire(params);
       // `accounts`: the state of these accounts after the transaction, as a cluster's simulation answers them.
-      const wanted = (params[1] as { accounts?: { addresses?: unknown[] } } | undefined)?.accounts?.addresses;
-      const result = svm.simulateTransaction(tx);
+      const config = params[1] as { accounts?: { addresses?: unknown[] }; sigVerify?: boolean } | undefined;
+      const wanted = config?.accounts?.addresses;
+      // As on a cluster, signatures are checked only when asked (sigVerify, default false): an unsigned message simulates.
+      svm.withSigverify(config?.sigVerify === true);
+      let result: ReturnType<typeof svm.simulateTransaction>;
+      try {
+        result = svm.simulateTransaction(tx);
+      } finally {
+        svm.withSigverify(true);
+      }
       if (result instanceof FailedTransactionMetadata)
         return {
           ...context(),

@@ -6,6 +6,7 @@ import {
   createDefaultRpcTransport,
   createSolanaRpcFromTransport,
   getAddressEncoder,
+  getBase58Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
@@ -23,7 +24,7 @@ import {
   type Instruction,
   type RpcTransport,
 } from '@solana/kit';
-import { getTransferSolInstruction } from '@solana-program/system';
+import { SYSTEM_PROGRAM_ADDRESS, getTransferSolInstruction } from '@solana-program/system';
 import { getAddMemoInstruction } from '@solana-program/memo';
 import {
   TOKEN_PROGRAM_ADDRESS,
@@ -173,45 +174,63 @@ export class SolanaChain {
     };
   }
 
-  /** These accounts as they are now (null: none). */
-  async accountStates(addresses: string[]): Promise<AccountState[]> {
-    return Promise.all(
+  /** These accounts as they are now, and the slot they were read at (null: none, or left with no lamports). */
+  async accountStates(addresses: string[]): Promise<{ slot: bigint; states: AccountState[] }> {
+    const slot = await this.rpc.getSlot({ commitment: 'confirmed' }).send();
+    const states = await Promise.all(
       addresses.map(async (a) => {
-        const info = (await this.rpc.getAccountInfo(address(a), { encoding: 'base64', commitment: 'confirmed' }).send())
-          .value;
-        return info
-          ? { lamports: info.lamports, owner: info.owner, data: new Uint8Array(Buffer.from(info.data[0], 'base64')) }
-          : null;
+        const info = (
+          await this.rpc
+            .getAccountInfo(address(a), { encoding: 'base64', commitment: 'confirmed', minContextSlot: slot })
+            .send()
+        ).value;
+        return stateOf(info);
       }),
     );
+    return { slot, states };
+  }
+
+  /** Every SPL token account (Token and Token-2022) the owner holds, with its mint. */
+  async tokenAccountsOwnedBy(owner: string): Promise<Array<{ address: string; mint: string }>> {
+    const found: Array<{ address: string; mint: string }> = [];
+    for (const programId of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM]) {
+      const { value } = await this.rpc
+        .getTokenAccountsByOwner(
+          address(owner),
+          { programId: address(programId) },
+          { encoding: 'base64', commitment: 'confirmed' },
+        )
+        .send();
+      for (const { pubkey, account } of value) {
+        const data = Buffer.from(account.data[0], 'base64');
+        found.push({ address: pubkey, mint: getBase58Decoder().decode(data.subarray(0, 32)) });
+      }
+    }
+    return found;
   }
 
   /**
-   * Simulates signed bytes (signatures verified) and answers its error, or the named accounts' state after it, as the
-   * cluster would leave them.
+   * Simulates a transaction (signatures not checked: it may not be signed yet) no earlier than `minContextSlot`, and
+   * answers its error, or the named accounts' state after it as the cluster would leave them (an account left with no
+   * lamports is gone: null).
    */
   async simulateWithAccounts(
     wire: string,
     addresses: string[],
+    minContextSlot: bigint,
   ): Promise<{ err: string; accounts?: undefined } | { err: null; accounts: AccountState[] }> {
     const { value } = await this.rpc
       .simulateTransaction(wire as Base64EncodedWireTransaction, {
         encoding: 'base64',
         commitment: 'confirmed',
-        sigVerify: true,
+        sigVerify: false,
+        replaceRecentBlockhash: false,
+        minContextSlot,
         accounts: { addresses: addresses.map((a) => address(a)), encoding: 'base64' },
       })
       .send();
     if (value.err) return { err: errorText(value.err) };
-    const accounts = (value.accounts ?? []).map((info) =>
-      info
-        ? {
-            lamports: BigInt(info.lamports),
-            owner: info.owner,
-            data: new Uint8Array(Buffer.from(info.data[0], 'base64')),
-          }
-        : null,
-    );
+    const accounts = (value.accounts ?? []).map(stateOf);
     if (accounts.length !== addresses.length) throw new Error('the simulation answered another number of accounts');
     return { err: null, accounts };
   }
@@ -364,21 +383,75 @@ export type SolanaFinality = 'finalized' | 'pending' | 'dropped';
 /** An account as the RPC answers it (null: it does not exist). */
 export type AccountState = { lamports: bigint; owner: string; data: Uint8Array } | null;
 
-/** A transaction another party built (base64), read: its fee payer, the programs it calls, its signatures so far. */
-export function readTransaction(wire: string): {
+/** The Token-2022 program: token accounts of its mints are the person's too. */
+export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb';
+
+/** An RPC account (base64) as state; one with no lamports is gone (a cluster may answer it as an empty account). */
+const stateOf = (
+  info: { lamports: bigint | number; owner: string; data: readonly [string, string] | string[] } | null | undefined,
+): AccountState =>
+  info && BigInt(info.lamports) > 0n
+    ? { lamports: BigInt(info.lamports), owner: info.owner, data: new Uint8Array(Buffer.from(info.data[0]!, 'base64')) }
+    : null;
+
+/** The System program's AdvanceNonceAccount instruction (index 4): a durable-nonce transaction never expires. */
+const ADVANCE_NONCE = 4;
+const COMPUTE_BUDGET_PROGRAM = 'ComputeBudget111111111111111111111111111111';
+const DEFAULT_UNITS_PER_INSTRUCTION = 200_000n;
+const MAX_UNITS = 1_400_000n;
+
+/** A transaction another party built (base64), read for the checks made before it is signed. */
+export interface ReadTransaction {
   feePayer: string;
+  /** Each instruction's program and data. */
+  instructions: Array<{ program: string; data: Uint8Array }>;
   programs: string[];
-  signers: string[];
-} {
+  /** The accounts that must sign, and whether each already has. */
+  signers: Array<{ address: string; signed: boolean }>;
+  /** Its lifetime: a recent blockhash, or (first instruction AdvanceNonceAccount) a durable nonce that never expires. */
+  durableNonce: boolean;
+  /** The most it can cost its fee payer: 5,000 lamports a signature plus its priority fee (unit price × limit). */
+  feeLamports: bigint;
+}
+
+export function readTransaction(wire: string): ReadTransaction {
   const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
   const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   if (message.version !== 'legacy' && message.version !== 0)
     throw new Error(`a version ${message.version} transaction message is not read here`);
   const keys = message.staticAccounts.map(String);
+  const instructions = message.instructions.map((i) => ({
+    program: keys[i.programAddressIndex]!,
+    data: new Uint8Array(i.data ?? []),
+  }));
+  const first = instructions[0];
+  const durableNonce =
+    first?.program === SYSTEM_PROGRAM_ADDRESS &&
+    first.data.length >= 4 &&
+    Buffer.from(first.data).readUInt32LE(0) === ADVANCE_NONCE;
+  // Compute Budget: SetComputeUnitLimit (2, u32) and SetComputeUnitPrice (3, u64 micro-lamports per unit).
+  let limit: bigint | undefined;
+  let price = 0n;
+  for (const { program, data } of instructions) {
+    if (program !== COMPUTE_BUDGET_PROGRAM) continue;
+    const bytes = Buffer.from(data);
+    if (bytes[0] === 2 && bytes.length >= 5) limit = BigInt(bytes.readUInt32LE(1));
+    if (bytes[0] === 3 && bytes.length >= 9) price = bytes.readBigUInt64LE(1);
+  }
+  const others = BigInt(instructions.filter((i) => i.program !== COMPUTE_BUDGET_PROGRAM).length);
+  const units =
+    limit ?? (others * DEFAULT_UNITS_PER_INSTRUCTION > MAX_UNITS ? MAX_UNITS : others * DEFAULT_UNITS_PER_INSTRUCTION);
+  const signatures = BigInt(message.header.numSignerAccounts);
   return {
     feePayer: keys[0]!,
-    programs: message.instructions.map((i) => keys[i.programAddressIndex]!),
-    signers: Object.keys(tx.signatures),
+    instructions,
+    programs: instructions.map((i) => i.program),
+    signers: Object.entries(tx.signatures).map(([signer, signature]) => ({
+      address: signer,
+      signed: signature !== null && signature.some((b) => b !== 0),
+    })),
+    durableNonce,
+    feeLamports: LAMPORTS_PER_SIGNATURE * signatures + (price * units + 999_999n) / 1_000_000n,
   };
 }
 

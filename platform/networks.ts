@@ -117,6 +117,11 @@ export const JupiterSchema = Type.Object(
       description:
         'the programs a swap transaction Jupiter builds may call: one calling any other is refused before it is signed',
     }),
+    aggregatorProgram: Type.Optional({
+      ...Base58Key,
+      description:
+        "Jupiter's aggregator program (v6: JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4), one of `programs`: its instructions must be an ExactIn route whose slippage threshold, encoded in the instruction, keeps the quote's minimum",
+    }),
   },
   { additionalProperties: false },
 );
@@ -182,6 +187,12 @@ export class NetworkRegistry {
         throw new Error(
           `NETWORKS is invalid: ${networkId} names one contract twice among its tokens${network.kind === 'evm' ? ' and dex.wrappedNative' : ''}`,
         );
+      if (
+        network.dex.kind === 'jupiter' &&
+        network.dex.aggregatorProgram &&
+        !network.dex.programs.includes(network.dex.aggregatorProgram)
+      )
+        throw new Error(`NETWORKS is invalid: ${networkId}.dex.aggregatorProgram is not one of its programs`);
       if (network.dex.kind === 'uniswap-v3')
         for (const symbol of network.dex.intermediaries)
           if (!network.dex.tradable.includes(symbol))

@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
 import type { SolanaSwapActivities } from '../activities/solana-swap';
 import {
   CHAIN_SUBMISSION_OPTIONS,
@@ -22,7 +22,15 @@ const storage = proxyActivities<Pick<SolanaSwapActivities, 'failSolanaSwap'>>(RE
  * finds the kept bytes.
  */
 export async function solanaSwapWorkflow(input: SwapOperationInput): Promise<{ status: string; error?: string }> {
-  const signed = await chain.signSolanaSwap({ swapId: input.swapId });
+  let signed: { refused: string | null };
+  try {
+    signed = await chain.signSolanaSwap({ swapId: input.swapId });
+  } catch (error) {
+    // Its attempts ran out (the chain or Jupiter kept failing): nothing was sent (only the send step sends), so the swap
+    // is given up rather than left submitted.
+    if (!(error instanceof ActivityFailure)) throw error;
+    signed = { refused: `the swap could not be prepared: ${error.cause?.message ?? error.message}; nothing was sent` };
+  }
   if (signed.refused) {
     await storage.failSolanaSwap({ swapId: input.swapId, error: signed.refused });
     return { status: 'failed', error: signed.refused };

@@ -1,3 +1,4 @@
+import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import {
   KeyRotationNetworkEntity,
@@ -56,16 +57,26 @@ function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, wha
  * wins; the same signed slot sent again while submitted (a retry after a lost answer, or after a crash before the
  * workflow started) is accepted so the caller can make sure the workflow runs. Anything else is 409.
  */
-async function claimForSubmission(orm: Orm, operationId: string, signed: UserOperation, what: string): Promise<void> {
+async function claimForSubmission(
+  orm: Orm,
+  operationId: string,
+  signed: UserOperation,
+  what: string,
+  guard?: (tx: EntityManager) => Promise<void>,
+): Promise<void> {
   const em = orm.em.fork();
-  const moved = await em.nativeUpdate(
-    SignedOperationEntity,
-    { operationId, status: 'prepared' },
-    {
-      status: 'submitted',
-      userOperation: serializeOperation(signed),
-    },
-  );
+  // The guard (a limit over the user's claimed operations) runs in the claim's transaction: it sees every claim before.
+  const moved = await em.transactional(async (tx) => {
+    await guard?.(tx);
+    return tx.nativeUpdate(
+      SignedOperationEntity,
+      { operationId, status: 'prepared' },
+      {
+        status: 'submitted',
+        userOperation: serializeOperation(signed),
+      },
+    );
+  });
   if (moved === 1) return;
   const current = await em.findOneOrFail(SignedOperationEntity, { operationId });
   const handedOver = current.status === 'submitted' || current.status === 'stalled';
@@ -133,6 +144,8 @@ export async function executeSingleOperation(
     signer?: (op: SignedOperation) => Promise<string>;
     /** A last check of a signed operation not yet claimed (a swap's simulation): it refuses before anything is handed over. */
     beforeClaim?: (op: SignedOperation) => Promise<void>;
+    /** A check inside the claim's transaction (the swaps' daily limit, under a lock of the user): refuses the claim. */
+    claimGuard?: (tx: EntityManager, op: SignedOperation) => Promise<void>;
     start: (op: SignedOperation) => Promise<unknown>;
   },
 ): Promise<SignedOperation> {
@@ -159,7 +172,13 @@ export async function executeSingleOperation(
   if (op.status === 'prepared') await deps.passkeys.verifyApproval(userId, passkey, op.operationId, op.userOpHash);
   if (op.status === 'prepared') await spec.beforeClaim?.(op);
   const operation = { ...deserializeOperation(op.userOperation), signature: singleSignature(signature) };
-  await claimForSubmission(deps.orm, op.operationId, operation, spec.what);
+  await claimForSubmission(
+    deps.orm,
+    op.operationId,
+    operation,
+    spec.what,
+    spec.claimGuard && op.status === 'prepared' ? (tx) => spec.claimGuard!(tx, op) : undefined,
+  );
   await startOnce(() => spec.start(op));
   return op;
 }

@@ -128,25 +128,20 @@ export function exchangeRoutes({ engine, holdings, swaps }: ExchangeRouteDeps): 
           description:
             'Slot already used; SOLANA: wallet not opened (wallet-not-opened) or no PIN set; an EVM quote sent without slots',
         },
-        400: { description: 'Neither slots nor a quote, or both' },
         410: { description: 'Prepared swap expired; ask for a new quote' },
         422: {
           description:
-            'Signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong',
+            'Neither slots nor a quote, or both (swap-execution-ambiguous); signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong',
         },
         423: { description: 'PIN locked (pin-locked, pin-reset-required)' },
         503: { description: 'No price in won for the input (price-unavailable) or the chain did not answer' },
       },
       handler: async ({ body, user, stepUp }, ctx?: Context) => {
         if ((body.signing === undefined) === (body.quoteId === undefined))
-          throw problems.validation([
-            {
-              in: 'body',
-              pointer: '',
-              detail:
-                'send `signing` (EVM: the signed slots of POST /v1/exchange/swaps/prepare) or `quoteId` with `pin` (SOLANA), one of them',
-            },
-          ]);
+          throw problems.unprocessable(
+            'swap-execution-ambiguous',
+            'Send `signing` (EVM: the signed slots of POST /v1/exchange/swaps/prepare) or `quoteId` with `pin` (SOLANA), one of them',
+          );
         const idempotencyKey = ctx?.get('idempotency-key') ?? '';
         const swapId = body.signing
           ? await swaps.execute(user.userId, body.signing.items)

@@ -1,5 +1,6 @@
+import { LockMode, type EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { SignedOperationEntity, SolanaSwapEntity } from '../../db/entities';
+import { SignedOperationEntity, SolanaSwapEntity, UserEntity } from '../../db/entities';
 import type { PriceFeedClient } from '../../integrations/prices/feed';
 import { formatMoney, wonValue } from '../../platform/money';
 import { koreanDay } from '../../platform/korean-day';
@@ -37,8 +38,8 @@ export class SwapLimits {
   }
 
   /** What the person's swaps of the Korean day spend, in won, as valued when each was prepared. */
-  async usedToday(userId: string): Promise<bigint> {
-    const swaps = await this.deps.orm.em.fork().find(
+  async usedToday(userId: string, em: EntityManager = this.deps.orm.em.fork()): Promise<bigint> {
+    const swaps = await em.find(
       SignedOperationEntity,
       {
         userId,
@@ -48,13 +49,11 @@ export class SwapLimits {
       },
       { fields: ['details'] },
     );
-    const solana = await this.deps.orm.em
-      .fork()
-      .find(
-        SolanaSwapEntity,
-        { userId, status: { $in: ['submitted', 'completed'] }, createdAt: { $gte: koreanDay().from } },
-        { fields: ['details'] },
-      );
+    const solana = await em.find(
+      SolanaSwapEntity,
+      { userId, status: { $in: ['submitted', 'completed'] }, createdAt: { $gte: koreanDay().from } },
+      { fields: ['details'] },
+    );
     return (
       swaps.reduce((sum, op) => sum + BigInt(op.details.swap?.inputKrw ?? '0'), 0n) +
       solana.reduce((sum, swap) => sum + BigInt(swap.details.inputKrw ?? '0'), 0n)
@@ -62,8 +61,10 @@ export class SwapLimits {
   }
 
   /** Refuses a swap that would take the day past the limit (422 swap-daily-limit-exceeded). */
-  async assertWithin(userId: string, valueKrw: bigint): Promise<void> {
-    const used = await this.usedToday(userId);
+  async assertWithin(userId: string, valueKrw: bigint, tx?: EntityManager): Promise<void> {
+    // Inside a transaction that records the swap, the user's row is locked first: concurrent swaps count each other.
+    if (tx) await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+    const used = await this.usedToday(userId, tx);
     if (used + valueKrw <= this.dailyKrw) return;
     const left = this.dailyKrw > used ? this.dailyKrw - used : 0n;
     throw problems.unprocessable(

@@ -253,6 +253,9 @@ export class SwapService {
           );
         }
       },
+      // The day's limit again as the swap is claimed (prepared swaps do not count until then), under the user's lock.
+      claimGuard: (tx, prepared) =>
+        this.deps.limits.assertWithin(userId, BigInt(prepared.details.swap?.inputKrw ?? '0'), tx),
       start: ({ operationId, networkId }) =>
         temporal.workflow.start(swapWorkflow, {
           workflowId: swapWorkflowId(operationId),
@@ -331,6 +334,7 @@ export class SwapService {
             ? 0
             : Number(((BigInt(terms.amountOut) - BigInt(terms.minimumReceived)) * 10_000n) / BigInt(terms.amountOut)),
         quoteDigest: digest,
+        expiresAt: terms.expiresAt,
       },
       status: 'submitted',
       requestId: null,
@@ -343,7 +347,10 @@ export class SwapService {
       updatedAt: now,
     } satisfies SolanaSwap;
     try {
-      await orm.em.fork().insert(SolanaSwapEntity, row);
+      await orm.em.fork().transactional(async (tx) => {
+        await this.deps.limits.assertWithin(userId, inputKrw, tx);
+        await tx.insert(SolanaSwapEntity, row);
+      });
     } catch (error) {
       // The same key at the same moment: that request recorded it (and starts it).
       if (!(error instanceof UniqueConstraintViolationException)) throw error;

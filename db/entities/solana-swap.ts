@@ -9,6 +9,8 @@ export type SolanaSwapDetails = Omit<SwapDetails, 'hops'> & {
   slippageBps: number;
   /** SHA-256 (base64url) of the quoteId the swap was asked with: a retry with the same Idempotency-Key must name it. */
   quoteDigest: string;
+  /** The quote's expiresAt (epoch ms): a swap not signed by then is not signed at all. */
+  expiresAt?: number;
 };
 
 /**

@@ -227,6 +227,10 @@ describe.each(testDatabases())('payouts on %s', (database) => {
   // timers, and what they check (the workflow's reading of the centre) is the same on both.
   const drill = onLastDatabase(database);
 
+  /** In review for an operator's decision: the centre has no record of it, and the workflow waits (the decide route's test). */
+  const awaitingDecision = (p: { status: string; bankStatus?: string | null }) =>
+    p.status === 'needs_review' && p.bankStatus === 'not_received';
+
   drill('asks transfer/result about a payout answered in doubt, and pays it once', async () => {
     const { user, account, bankAccountId } = await funded(30_000);
     await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 2500, outcome: 'completed' } });
@@ -321,8 +325,7 @@ describe.each(testDatabases())('payouts on %s', (database) => {
       const reversed = (await payOut(user, bankAccountId, '9000')).body.payout_id as string;
       for (const payoutId of [resent, reversed])
         await waitFor(
-          async () =>
-            (await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId })).bankStatus === 'not_received',
+          async () => awaitingDecision(await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId })),
           60_000,
           'payout not received',
         );
@@ -359,7 +362,7 @@ describe.each(testDatabases())('payouts on %s', (database) => {
       await bankSettings(stack, { lateLanding: { times: 1, landAfterMs: 60_000 } });
       const payoutId = (await payOut(user, bankAccountId, '9000')).body.payout_id as string;
       await waitFor(
-        async () => (await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId })).bankStatus === 'not_received',
+        async () => awaitingDecision(await stack.orm.em.fork().findOneOrFail(PayoutEntity, { payoutId })),
         60_000,
         'payout not received',
       );

@@ -140,12 +140,12 @@ describe('swaps on SOLANA through Jupiter', () => {
     const reused = await execute(q2.quoteId, { key });
     expect([reused.status, reused.body.type]).toEqual([422, '/problems/idempotency-key-reused']);
     expect((await finished(first.body.swapId)).status).toBe('completed');
-    // Both shapes or neither: 400; an EVM-only prepare on SOLANA points to this route.
-    const both = await callApi(stack, '/v1/exchange/swaps', user, {
-      json: { quoteId: q2.quoteId, signing: { items: [] } },
+    // Both shapes or neither: 422; an EVM-only prepare on SOLANA points to this route.
+    const neither = await callApi(stack, '/v1/exchange/swaps', user, {
+      json: {},
       key: randomUUID(),
     });
-    expect(both.status).toBe(400);
+    expect([neither.status, neither.body.type]).toEqual([422, '/problems/swap-execution-ambiguous']);
     const prepare = await callApi(stack, '/v1/exchange/swaps/prepare', user, { json: { quoteId: q2.quoteId } });
     expect([prepare.status, prepare.body.detail]).toEqual([409, expect.stringContaining('need no prepare')]);
     // More than the wallet holds: refused before the PIN.

@@ -196,6 +196,33 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect(theirs.body).toMatchObject({ executable: false, notExecutableReason: 'insufficient_balance' });
   });
 
+  it('counts a prepared swap once it is executed: two prepared within the limit cannot both be executed past it', async () => {
+    const chain = stack.chains[0]!;
+    const balance = await chain.provider.getBalance(account);
+    await chain.provider.send('anvil_setBalance', [account, `0x${(balance + parseEther('6')).toString(16)}`]);
+    // A quote may be read at the block number kept for QUOTE_BLOCK_CACHE_MS (1 s): right after the earlier tests moved
+    // the pools, it can be stale at prepare already; then a new one is asked for.
+    const prepareFresh = async (amount: string) => {
+      for (let attempt = 0; ; attempt += 1) {
+        const q = await quote({ source: 'ETH', target: 'USDT', amount });
+        const prepared = await api('/v1/exchange/swaps/prepare', { quoteId: q.quoteId });
+        if (prepared.status === 200)
+          return { prepared: prepared.body, items: [signSlot(prepared.body.items[0], owner)] };
+        expect([prepared.body.type, attempt < 3]).toEqual(['/problems/stale-quote', true]);
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+      }
+    };
+    // About 10,500,000 KRW each: each within what is left today (at least 17,000,000), not both.
+    const first = await prepareFresh('2.5');
+    const second = await prepareFresh('2.5');
+    const done = await execute(first.items);
+    expect(done.status).toBe(202);
+    const refused = await execute(second.items);
+    expect([refused.status, refused.body.type]).toEqual([422, '/problems/swap-daily-limit-exceeded']);
+    expect((await finished(done.body.swapId)).status).toBe('completed');
+    expect((await api(`/v1/exchange/swaps/${second.prepared.swapId}`)).body.status).toBe('prepared');
+  });
+
   it("takes only the caller's own, live quotes", async () => {
     const q = await quote({ source: 'ETH', target: 'USDT', amount: '0.1' });
     const stranger = await registerUser(stack);

@@ -1,4 +1,9 @@
-import { SYSTEM_PROGRAM, swapEffectRefusal, type SwapEffectInput } from '../../integrations/dex/solana-swap-check';
+import {
+  SYSTEM_PROGRAM,
+  jupiterRouteMinimum,
+  swapEffectRefusal,
+  type SwapEffectInput,
+} from '../../integrations/dex/solana-swap-check';
 
 const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA';
 const WALLET_KEY = new Uint8Array(32).fill(7);
@@ -7,6 +12,18 @@ const USDT = 'usdt-mint';
 const USDC = 'usdc-mint';
 const WSOL = 'So11111111111111111111111111111111111111112';
 const RENT = 2_039_280n;
+const JUPITER = 'JUP6LkbZbjS1jKKwapdHNy74zcZ3tLUZoi5QNyVTaV4';
+/** A Jupiter v6 `route` instruction: discriminator, a route plan (opaque here), in, quoted out, slippage, platform fee. */
+const route = (quotedOut: bigint, slippageBps: number, feeBps = 0, discriminator = 'e517cb977ae3ad2a') => {
+  const tail = Buffer.alloc(19);
+  tail.writeBigUInt64LE(1_000_000_000n, 0);
+  tail.writeBigUInt64LE(quotedOut, 8);
+  tail.writeUInt16LE(slippageBps, 16);
+  tail[18] = feeBps;
+  return new Uint8Array(
+    Buffer.concat([Buffer.from(discriminator, 'hex'), Buffer.from([1, 0, 0, 0, 7, 100, 0, 1]), tail]),
+  );
+};
 
 /** A 165-byte SPL token account: mint, owner, amount, optional delegate and close authority. */
 const tokenAccount = (
@@ -36,12 +53,24 @@ const sale = (after: {
   usdc?: ReturnType<typeof tokenAccount>;
 }): SwapEffectInput => ({
   wallet: 'wallet',
-  feePayer: 'wallet',
-  programs: [SYSTEM_PROGRAM, TOKEN_PROGRAM],
-  allowedPrograms: [SYSTEM_PROGRAM, TOKEN_PROGRAM],
+  transaction: {
+    feePayer: 'wallet',
+    instructions: [
+      { program: SYSTEM_PROGRAM, data: new Uint8Array([2, 0, 0, 0]) },
+      { program: TOKEN_PROGRAM, data: new Uint8Array([12]) },
+    ],
+    signers: [
+      { address: 'wallet', signed: false },
+      { address: 'pool', signed: true },
+    ],
+    durableNonce: false,
+    feeLamports: 10_000n,
+  },
+  allowedPrograms: [SYSTEM_PROGRAM, TOKEN_PROGRAM, JUPITER],
   source: { mint: null, amount: 1_000_000_000n },
   target: { mint: USDT, minimum: 150_000_000n },
   maxFeeLamports: 20_000n,
+  aggregatorProgram: JUPITER,
   wrappedSolMint: WSOL,
   accounts: [
     {
@@ -71,19 +100,49 @@ describe('the effect check of a SOLANA swap transaction', () => {
     expect(swapEffectRefusal(created, WALLET_KEY)).toBeNull();
   });
 
-  it('refuses a foreign fee payer and programs off the allow-list', () => {
-    expect(swapEffectRefusal({ ...sale({}), feePayer: 'pool' }, WALLET_KEY)).toMatch(/fee payer is pool/);
-    expect(swapEffectRefusal({ ...sale({}), programs: [SYSTEM_PROGRAM, 'Drainer111'] }, WALLET_KEY)).toMatch(
-      /not on the network's allow-list: Drainer111/,
-    );
+  const withTx = (change: Partial<SwapEffectInput['transaction']>) => {
+    const input = sale({});
+    return { ...input, transaction: { ...input.transaction, ...change } };
+  };
+
+  it('refuses a foreign fee payer, programs off the allow-list, a durable nonce, other signers to come, fees over the cap', () => {
+    expect(swapEffectRefusal(withTx({ feePayer: 'pool' }), WALLET_KEY)).toMatch(/fee payer is pool/);
+    expect(
+      swapEffectRefusal(withTx({ instructions: [{ program: 'Drainer111', data: new Uint8Array() }] }), WALLET_KEY),
+    ).toMatch(/not on the network's allow-list: Drainer111/);
+    expect(swapEffectRefusal(withTx({ durableNonce: true }), WALLET_KEY)).toMatch(/durable nonce/);
+    const twoToSign = withTx({
+      signers: [
+        { address: 'wallet', signed: false },
+        { address: 'pool', signed: false },
+      ],
+    });
+    expect(swapEffectRefusal(twoToSign, WALLET_KEY)).toMatch(/signatures other than the wallet's alone: wallet, pool/);
+    expect(swapEffectRefusal(withTx({ feeLamports: 20_001n }), WALLET_KEY)).toMatch(/above SOLANA_SWAP_MAX_FEE/);
+  });
+
+  it("reads the threshold Jupiter's route instruction enforces on chain, and refuses one below the quote's minimum", () => {
+    // 151 USDT quoted at 0.5 % slippage: at least 150.245 USDT at execution.
+    expect(jupiterRouteMinimum(route(151_000_000n, 50))).toBe(150_245_000n);
+    expect(jupiterRouteMinimum(route(151_000_000n, 50, 0, 'c1209b3341d69c81'))).toBe(150_245_000n);
+    expect(jupiterRouteMinimum(route(151_000_000n, 50, 0, 'd033ef977b2bed5c'))).toBeUndefined(); // exact_out_route
+    const keeps = withTx({ instructions: [{ program: JUPITER, data: route(151_000_000n, 50) }] });
+    expect(swapEffectRefusal(keeps, WALLET_KEY)).toBeNull();
+    // The same route at 100 % slippage: the simulation shows today's price, execution could give nothing.
+    const loose = withTx({ instructions: [{ program: JUPITER, data: route(151_000_000n, 10_000) }] });
+    expect(swapEffectRefusal(loose, WALLET_KEY)).toMatch(/as little as 0 at execution, below the quote's minimum/);
+    const fee = withTx({ instructions: [{ program: JUPITER, data: route(151_000_000n, 50, 100) }] });
+    expect(swapEffectRefusal(fee, WALLET_KEY)).toMatch(/as little as 148742550/);
+    const other = withTx({ instructions: [{ program: JUPITER, data: new Uint8Array(40) }] });
+    expect(swapEffectRefusal(other, WALLET_KEY)).toMatch(/other than an ExactIn route/);
   });
 
   it('refuses more SOL out than the input and the fee cap, and less than the minimum in', () => {
-    expect(swapEffectRefusal(sale({ sol: 3_999_979_999n }), WALLET_KEY)).toMatch(/would take 1000020001 lamports/);
+    expect(swapEffectRefusal(sale({ sol: 3_999_989_999n }), WALLET_KEY)).toMatch(/would take 1000010001 lamports/);
     expect(swapEffectRefusal(sale({ usdt: tokenAccount(150_000_009n) }), WALLET_KEY)).toMatch(
       /give 149999999 of usdt-mint, less than the quote's minimum/,
     );
-    expect(swapEffectRefusal(sale({ usdt: null }), WALLET_KEY)).toMatch(/less than the quote's minimum/);
+    expect(swapEffectRefusal(sale({ usdt: null }), WALLET_KEY)).toMatch(/close the account usdt-ata/);
   });
 
   it('refuses touching a token the swap does not trade', () => {
@@ -97,6 +156,10 @@ describe('the effect check of a SOLANA swap transaction', () => {
     expect(swapEffectRefusal(sale({ usdc: tokenAccount(5n, { delegate: OTHER_KEY }) }), WALLET_KEY)).toMatch(
       /a delegate/,
     );
+    // Closing an account of theirs that existed (its rent would go wherever the instruction says).
+    const closed = sale({});
+    closed.accounts[2]!.after = null;
+    expect(swapEffectRefusal(closed, WALLET_KEY)).toMatch(/close the account usdc-ata/);
     expect(swapEffectRefusal(sale({ usdc: tokenAccount(5n, { close: OTHER_KEY }) }), WALLET_KEY)).toMatch(
       /another close authority/,
     );
@@ -116,7 +179,9 @@ describe('the effect check of a SOLANA swap transaction', () => {
       { address: 'usdt-ata', mint: USDT, before: tokenAccount(150_000_000n), after: tokenAccount(0n) },
     ];
     expect(swapEffectRefusal(purchase, WALLET_KEY)).toBeNull();
-    purchase.accounts[0]!.after = walletState(5_999_970_000n);
-    expect(swapEffectRefusal(purchase, WALLET_KEY)).toMatch(/less than the quote's minimum of 1000000000 less fees/);
+    purchase.accounts[0]!.after = walletState(5_999_989_999n);
+    expect(swapEffectRefusal(purchase, WALLET_KEY)).toMatch(
+      /less than the quote's minimum of 1000000000 less the fee of 10000/,
+    );
   });
 });

@@ -203,14 +203,27 @@ export const PART_4: Record<string, ProblemEntry> = {
       '{"action":"account_close"}, with a random "jti"), or one of your passkeys ("passkeyAssertion", its challenge ' +
       'from POST /v1/auth/passkeys/approvals/options with {"request":{"action":"account_close"}})',
   },
+  'swap-execution-ambiguous': {
+    title: 'Unprocessable request',
+    status: 422,
+    meaning: 'A swap execution names neither or both of the ways a swap is executed.',
+    when:
+      'POST /v1/exchange/swaps answers it for a body with both `signing` (EVM: the signed slots of the prepare) and ' +
+      '`quoteId` (SOLANA, with `pin`), or with neither.',
+    action: "Send the EVM swap's signed slots alone, or the SOLANA quote's quoteId with the PIN approving it.",
+    example:
+      'Send `signing` (EVM: the signed slots of POST /v1/exchange/swaps/prepare) or `quoteId` with `pin` (SOLANA), one of them',
+  },
   'swap-daily-limit-exceeded': {
     title: 'Unprocessable request',
     status: 422,
     meaning: "The swap would take the person's swaps of the Korean day past their daily limit in won.",
     when:
       "POST /v1/exchange/swaps/prepare answers it when what today's swaps spent (not failed, each valued when " +
-      "prepared) plus what this one may spend, at the hour's price, is over SWAP_DAILY_LIMIT_KRW. A quote past it " +
-      'says so first: executable false, notExecutableReason limit_exceeded.',
+      "prepared) plus what this one may spend, at the hour's price, is over SWAP_DAILY_LIMIT_KRW; POST " +
+      '/v1/exchange/swaps checks again as it takes a swap on (a prepared swap counts from then), so two prepared ' +
+      'within the limit cannot both run past it. A quote past it says so first: executable false, ' +
+      'notExecutableReason limit_exceeded.',
     action: 'Show what is left from the detail: swap less, or wait until the time it names (00:00 KST).',
     example:
       'Swaps are limited to 20,000,000 KRW a day; 18,000,000 KRW used today, 2,000,000 KRW left until ' +

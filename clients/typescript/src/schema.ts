@@ -25582,7 +25582,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Neither slots nor a quote, or both. Problem types: `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -25670,7 +25670,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
+            /** @description Neither slots nor a quote, or both (swap-execution-ambiguous); signature invalid or slots that do not match what was prepared; SOLANA: the quote expired (stale-quote), insufficient-balance, swap-daily-limit-exceeded, the PIN missing (step-up-required) or wrong; or this Idempotency-Key was used with another payload. Problem types: `/problems/idempotency-key-reused`, `/problems/invalid-pin`, `/problems/invalid-pin-encryption`, `/problems/pin-not-bound`, `/problems/pin-not-for-this-request`, `/problems/step-up-required`, `/problems/wrong-pin` */
             422: {
                 headers: {
                     /** @description Request id, also in logs */
