@@ -164,7 +164,13 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
         };
       const chain = deps.solanaChains.for(network);
       heartbeat();
-      const own = await ownAccounts(network, swap.walletAddress);
+      const read = readTransaction(order.transaction);
+      // Of the person's accounts, those the transaction can touch (the rest cannot change; and a cluster answers a
+      // simulation's accounts only up to the transaction's own number of them).
+      const referenced = await chain.referencedAccounts(read);
+      const own = (await ownAccounts(network, swap.walletAddress)).filter(
+        (a) => a.mint === null || referenced.has(a.address),
+      );
       const addresses = own.map((a) => a.address);
       // Nothing is signed before the check: the simulation runs on the unsigned message, at or after the slot the
       // state before it was read at; read again after, the state must not have moved meanwhile.
@@ -179,7 +185,7 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
       const refusal = swapEffectRefusal(
         {
           wallet: swap.walletAddress,
-          transaction: readTransaction(order.transaction),
+          transaction: read,
           allowedPrograms: network.dex.programs,
           aggregatorProgram: network.dex.aggregatorProgram,
           source: { mint: d.source === 'SOL' ? null : mintOf(network, d.source), amount: BigInt(d.amountIn) },

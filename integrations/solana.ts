@@ -190,6 +190,27 @@ export class SolanaChain {
     return { slot, states };
   }
 
+  /**
+   * Every account a transaction can touch: those it names, and those it loads from address lookup tables (a table's
+   * addresses start at byte 56 of its account, 32 bytes each). Only these can change when it runs.
+   */
+  async referencedAccounts(tx: Pick<ReadTransaction, 'staticAccounts' | 'lookups'>): Promise<Set<string>> {
+    const referenced = new Set(tx.staticAccounts);
+    for (const { table, indexes } of tx.lookups) {
+      const info = (
+        await this.rpc.getAccountInfo(address(table), { encoding: 'base64', commitment: 'confirmed' }).send()
+      ).value;
+      if (!info) throw new Error(`the address lookup table ${table} does not exist`);
+      const data = Buffer.from(info.data[0], 'base64');
+      for (const index of indexes) {
+        const at = 56 + index * 32;
+        if (at + 32 > data.length) throw new Error(`the address lookup table ${table} has no entry ${index}`);
+        referenced.add(getBase58Decoder().decode(data.subarray(at, at + 32)));
+      }
+    }
+    return referenced;
+  }
+
   /** Every SPL token account (Token and Token-2022) the owner holds, with its mint. */
   async tokenAccountsOwnedBy(owner: string): Promise<Array<{ address: string; mint: string }>> {
     const found: Array<{ address: string; mint: string }> = [];
@@ -412,6 +433,9 @@ export interface ReadTransaction {
   durableNonce: boolean;
   /** The most it can cost its fee payer: 5,000 lamports a signature plus its priority fee (unit price × limit). */
   feeLamports: bigint;
+  /** The accounts it names itself, and those it loads from address lookup tables (v0): which of a table's entries. */
+  staticAccounts: string[];
+  lookups: Array<{ table: string; indexes: number[] }>;
 }
 
 export function readTransaction(wire: string): ReadTransaction {
@@ -452,6 +476,11 @@ export function readTransaction(wire: string): ReadTransaction {
     })),
     durableNonce,
     feeLamports: LAMPORTS_PER_SIGNATURE * signatures + (price * units + 999_999n) / 1_000_000n,
+    staticAccounts: keys,
+    lookups: (message.version === 0 ? (message.addressTableLookups ?? []) : []).map((l) => ({
+      table: String(l.lookupTableAddress),
+      indexes: [...l.writableIndexes, ...l.readonlyIndexes],
+    })),
   };
 }
 
