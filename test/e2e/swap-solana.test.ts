@@ -5,7 +5,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { callApi } from '../helpers/bank';
 import { encryptPin } from '../helpers/pin';
-import { waitFor } from '../helpers/processes';
+import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { jupiterPoolAddress } from '../../sandbox/jupiter';
 
 const LAMPORTS = 1_000_000_000n;
@@ -175,6 +175,56 @@ describe('swaps on SOLANA through Jupiter', () => {
       await tamper(null);
     }
     expect([sol().balance(wallet), await usdt()]).toEqual([solBefore, usdtBefore]);
+  });
+
+  it('another person cannot use the quote or see the swap; a missing Idempotency-Key or a malformed body is 400', async () => {
+    const q = await quote('SOL', 'USDT', '0.01');
+    const stranger = await registerUser(stack, undefined, { pin: PIN });
+    const key = randomUUID();
+    const theirs = await callApi(stack, '/v1/exchange/swaps', stranger, {
+      json: { quoteId: q.quoteId, pin: await encryptPin(stack, PIN, { request: await swapRequest(q.quoteId, key) }) },
+      key,
+    });
+    expect([theirs.status, theirs.body.type]).toEqual([404, '/problems/not-found']);
+    const mine = await execute(q.quoteId);
+    expect(mine.status).toBe(202);
+    const peek = await call(`${stack.apiUrl}/v1/exchange/swaps/${mine.body.swapId}`, {
+      headers: { authorization: `Bearer ${stranger.accessToken}` },
+    });
+    expect(peek.status).toBe(404);
+    const noKey = await callApi(stack, '/v1/exchange/swaps', user, { json: { quoteId: q.quoteId, pin: 'a.b.c.d.e' } });
+    expect([noKey.status, noKey.body.type]).toEqual([400, '/problems/validation-error']);
+    const bad = await callApi(stack, '/v1/exchange/swaps', user, { json: { quoteId: 42 }, key: randomUUID() });
+    expect([bad.status, bad.body.type]).toEqual([400, '/problems/validation-error']);
+    expect((await finished(mine.body.swapId)).status).toBe('completed');
+  });
+
+  it('swaps once when the worker process is SIGKILLed after sending: nothing lost, nothing doubled', async () => {
+    const q = await quote('SOL', 'USDT', '0.3');
+    const [solBefore, usdtBefore] = [sol().balance(wallet), await usdt()];
+    await stack.stopWorker();
+    const workers: ServiceProcess[] = [];
+    try {
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const accepted = await execute(q.quoteId);
+      expect(accepted.status).toBe(202);
+      // Killed as soon as the transaction landed, before the outcome is recorded (or right after).
+      await waitFor(async () => (await usdt()) > usdtBefore, 60_000, 'swap landed').catch((error: Error) => {
+        throw new Error(`${error.message}\n${workers[0]!.output()}`);
+      });
+      workers[0]!.child.kill('SIGKILL');
+      await workers[0]!.exited;
+      workers.push(runServiceProcess('worker/main.ts', stack.workerProcessEnv()));
+      const swap = await finished(accepted.body.swapId);
+      expect(swap.status).toBe('completed');
+      const got = (await usdt()) - usdtBefore;
+      expect(units(swap.received.amountOut, 6)).toBe(got);
+      expect(solBefore - sol().balance(wallet)).toBe(300_000_000n + 10_000n);
+    } finally {
+      for (const worker of workers) worker.child.kill('SIGKILL');
+      await Promise.all(workers.map((w) => w.exited));
+      await stack.startWorker();
+    }
   });
 
   it("reuses Jupiter's answer for the same pair and amount within QUOTE_BLOCK_CACHE_MS; a failure is not kept", async () => {
