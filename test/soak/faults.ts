@@ -168,7 +168,11 @@ export async function runFault(cluster: SoakCluster, fault: Fault): Promise<void
   }
 }
 
-/** Runs the schedule until `until` (ms epoch); each fault at its time, one at a time. */
+/**
+ * Runs the schedule until `until` (ms epoch): each fault at its time, while the ones before it may still be under
+ * way (a worker killed while the bank is in doubt and PostgreSQL restarts: faults meet as they do in production).
+ * Faults on the same target (the same process, Alto, a provider's switch) wait for one another.
+ */
 export async function driveFaults(
   cluster: SoakCluster,
   schedule: Fault[],
@@ -176,17 +180,43 @@ export async function driveFaults(
   until: number,
   log: (line: string) => void,
 ): Promise<void> {
+  const lanes = new Map<string, Promise<void>>();
+  const running: Array<Promise<void>> = [];
   for (const fault of schedule) {
     const due = startedAt + fault.at * 1000;
     if (due >= until) break;
     if (due > Date.now()) await sleep(due - Date.now());
-    fault.ranAt = (Date.now() - startedAt) / 1000;
-    try {
-      await runFault(cluster, fault);
-    } catch (error) {
-      fault.note = `could not be injected: ${String(error)}`;
-    }
-    log(`fault at ${fault.ranAt.toFixed(0)} s: ${fault.kind} - ${fault.note}`);
+    const lane = targetOf(fault);
+    const run = (lanes.get(lane) ?? Promise.resolve()).then(async () => {
+      if (Date.now() >= until) return;
+      fault.ranAt = (Date.now() - startedAt) / 1000;
+      try {
+        await runFault(cluster, fault);
+      } catch (error) {
+        fault.note = `could not be injected: ${String(error)}`;
+      }
+      log(`fault at ${fault.ranAt.toFixed(0)} s: ${fault.kind} - ${fault.note}`);
+    });
+    lanes.set(lane, run);
+    running.push(run);
+  }
+  await Promise.all(running);
+}
+
+/** What a fault acts on: two faults on one target never run at once. */
+function targetOf(fault: Fault): string {
+  switch (fault.kind) {
+    case 'kill a worker':
+    case 'kill an api process':
+      return `${fault.kind}:${fault.index}`;
+    case 'bank answers in doubt':
+    case 'bank lands a deposit late':
+      return 'bank settings';
+    case 'bank times out':
+    case 'bank refuses':
+      return 'bank faults';
+    default:
+      return fault.kind;
   }
 }
 

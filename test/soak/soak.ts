@@ -221,7 +221,7 @@ function writeReport(
   const lines = [
     `# Soak, seed ${options.seed}`,
     '',
-    `${options.seconds} s of load by ${options.people} people, ${run.faults.length} faults, ${run.elapsed.toFixed(0)} s in all. Replay: \`SOAK_SEED=${options.seed} SOAK_SECONDS=${options.seconds} SOAK_PEOPLE=${options.people} npm run soak\`.`,
+    `${options.seconds} s of load by ${options.people} people, ${run.faults.length} faults, ${run.elapsed.toFixed(0)} s in all. Replay: \`SOAK_SEED=${options.seed} SOAK_SECONDS=${options.seconds} SOAK_PEOPLE=${options.people} SOAK_FAULT_GAP_SECONDS=${options.faultGapSeconds ?? 8} npm run soak\`.`,
     '',
     '## Operations',
     '',
