@@ -36,6 +36,12 @@ export async function priceAboveInFlight<T extends { networkId: string; operatio
       ]);
       const nonce = item.operation.nonce.toString();
       const inFlight = [...signed, ...rotations].filter((o) => o.userOperation.nonce === nonce);
+      // Only a stalled operation may be taken over (the owner signs it again): one still on its way is not, or a new
+      // operation (another swap, say) would be recorded in its place while the first one lands (found by the soak).
+      const onItsWay = signed.find((o) => o.status === 'submitted' && o.userOperation.nonce === nonce);
+      const rotating = rotations.find((o) => o.status === 'processing' && o.userOperation.nonce === nonce);
+      if (onItsWay || rotating)
+        throw operationInFlight(item.networkId, onItsWay ? `${onItsWay.kind} ${onItsWay.operationId}` : 'key rotation');
       let operation = item.operation;
       for (const other of inFlight)
         operation = { ...operation, ...feesReplacing(operation, deserializeOperation(other.userOperation)) };
@@ -43,6 +49,14 @@ export async function priceAboveInFlight<T extends { networkId: string; operatio
     }),
   );
 }
+
+/** 409 operation-in-flight: another operation of the account on the same nonce is on its way (not stalled). */
+const operationInFlight = (networkId: string, what: string) =>
+  problems.conflict(
+    'operation-in-flight',
+    `Another operation of this account on ${networkId} (${what}) is on its way: prepare this one again once it has completed or failed`,
+    { 'retry-after': '5' },
+  );
 
 /** Refuses a slot that was already used (409) or expired before it was ever executed (410). */
 function assertExecutable(op: Pick<SignedOperation, 'status' | 'expiresAt'>, what: string): void {
@@ -68,6 +82,20 @@ async function claimForSubmission(
   // The guard (a limit over the user's claimed operations) runs in the claim's transaction: it sees every claim before.
   const moved = await em.transactional(async (tx) => {
     await guard?.(tx);
+    // Two operations prepared on one nonce before either was executed: the second is refused while the first is on
+    // its way (it would take the first one's place in the bundler and in our records while the first lands).
+    const own = await tx.findOne(SignedOperationEntity, { operationId });
+    if (own?.status === 'prepared') {
+      const onItsWay = (
+        await tx.find(SignedOperationEntity, {
+          networkId: own.networkId,
+          accountAddress: own.accountAddress,
+          status: 'submitted',
+          operationId: { $ne: operationId },
+        })
+      ).find((o) => o.userOperation.nonce === signed.nonce.toString());
+      if (onItsWay) throw operationInFlight(own.networkId, `${onItsWay.kind} ${onItsWay.operationId}`);
+    }
     return tx.nativeUpdate(
       SignedOperationEntity,
       { operationId, status: 'prepared' },

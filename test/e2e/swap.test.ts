@@ -107,6 +107,40 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     expect((await finished(prepared.swapId)).txHash).toBe(swap.txHash);
   });
 
+  it('refuses another swap of the account while one is on its way: it would share its nonce and be recorded in its place (found by the soak, seed 3)', async () => {
+    const chain = stack.chains[0]!;
+    const bundler = (method: string, params: unknown[]) =>
+      fetch(chain.bundler.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+      });
+    const swapOf = async (amount: string) => (await quote({ source: 'ETH', target: 'USDT', amount })).quoteId as string;
+    // The bundler holds what it is given until told to bundle: the first swap stays on its way.
+    await bundler('debug_bundler_setBundlingMode', ['manual']);
+    let first: Awaited<ReturnType<typeof prepareAndSign>>;
+    try {
+      first = await prepareAndSign(await swapOf('0.01'));
+      // Prepared before the first was executed: on the same nonce.
+      const early = await prepareAndSign(await swapOf('0.02'));
+      expect((await execute(first.items)).status).toBe(202);
+      const second = await api('/v1/exchange/swaps/prepare', { quoteId: await swapOf('0.03') });
+      expect([second.status, second.body.type, second.headers.get('retry-after')]).toEqual([
+        409,
+        '/problems/operation-in-flight',
+        '5',
+      ]);
+      expect(second.body.detail).toContain(first.prepared.swapId);
+      const late = await execute(early.items);
+      expect([late.status, late.body.type]).toEqual([409, '/problems/operation-in-flight']);
+    } finally {
+      await bundler('debug_bundler_setBundlingMode', ['auto']);
+    }
+    expect((await finished(first.prepared.swapId)).status).toBe('completed');
+    // Once it landed, the next swap is prepared on the next nonce.
+    expect((await api('/v1/exchange/swaps/prepare', { quoteId: await swapOf('0.03') })).status).toBe(200);
+  });
+
   it("sells USDT (Tether's behaviour) back for ETH: the router's allowance is zero afterwards", async () => {
     const q = await quote({ source: 'USDT', target: 'ETH', amount: '500' });
     const { prepared, items } = await prepareAndSign(q.quoteId);

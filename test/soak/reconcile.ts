@@ -243,12 +243,15 @@ export async function reconcile(
       fromBlock: 0,
     });
     const landed = new Map<string, number>();
+    /** The bundle transaction each operation landed in. */
+    const landedIn = new Map<string, string>();
     let ours = 0;
     for (const log of logs) {
       const parsed = entryPoint.parseLog(log)!;
       if (!accounts.has(String(parsed.args.sender).toLowerCase()) || !parsed.args.success) continue;
       ours += 1;
       landed.set(String(parsed.args.userOpHash), (landed.get(String(parsed.args.userOpHash)) ?? 0) + 1);
+      landedIn.set(String(parsed.args.userOpHash), log.transactionHash);
     }
     const figures: string[] = [];
     let named = 0;
@@ -262,6 +265,8 @@ export async function reconcile(
       if (count > 1) figures.push(`transfer ${t.transferId} landed ${count} times`);
       if (INCLUDED.has(t.status) && count !== 1)
         figures.push(`transfer ${t.transferId} is ${t.status} but landed ${count} times`);
+      if (!INCLUDED.has(t.status) && count > 0)
+        figures.push(`transfer ${t.transferId} landed but is recorded ${t.status}: ${t.error ?? ''}`);
     }
     // Deployments and swaps: operations the owner signed (one hash each; a replaced one names its replacement).
     for (const o of signedOps.filter((x) => x.networkId === 'ETHEREUM')) {
@@ -270,6 +275,14 @@ export async function reconcile(
       if (count > 1) figures.push(`${o.kind} ${o.operationId} landed ${count} times`);
       if (o.status === 'completed' && count !== 1)
         figures.push(`${o.kind} ${o.operationId} is completed but landed ${count} times`);
+      if (o.kind === 'swap' && o.status === 'completed' && !o.details.swap?.received)
+        figures.push(
+          `swap ${o.operationId} completed without a recorded outcome (${o.error ?? ''}): recorded transaction ${o.txHash}, landed in ${landedIn.get(o.userOpHash) ?? 'none'}`,
+        );
+      if (o.status !== 'completed' && count > 0)
+        figures.push(
+          `${o.kind} ${o.operationId} landed but is recorded ${o.status}${o.stallReason ? ` (${o.stallReason})` : ''}${o.replacedBy ? `, replaced by ${o.replacedBy}` : ''}: ${o.error ?? ''}`,
+        );
     }
     const unexplained = ours - named;
     if (unexplained !== 0)

@@ -96,6 +96,8 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
   // Ctrl-C: every process the soak started is stopped before it exits.
   const interrupted = () => {
     log('interrupted: stopping the cluster');
+    // People still calling can hold the stop up: it gets 30 s.
+    setTimeout(() => process.exit(130), 30_000).unref();
     void cluster.stop().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);

@@ -16,6 +16,22 @@ export const PART_3: Record<string, ProblemEntry> = {
       'account nothing the app sends can help.',
     example: 'No account exists for the person verified: register instead (POST /v1/account/register)',
   },
+  'operation-in-flight': {
+    title: 'Conflict',
+    status: 409,
+    meaning:
+      'Another operation of the same smart account on the same EntryPoint nonce is on its way to the chain (handed to ' +
+      'the bundler, not stalled): a second one would take its place.',
+    when:
+      'The prepare and execute routes of owner-signed operations (deploy, transfer key, upgrade, DID key, recovery ' +
+      'cancellation, key rotation, swaps on EVM networks) answer it while an earlier operation of the account is ' +
+      'submitted; the detail names it.',
+    action:
+      'Wait for the earlier operation to complete or fail (its job, swap or event), then prepare again (Retry-After ' +
+      'suggests when to look). A stalled operation is not in the way: preparing again signs its replacement.',
+    example:
+      'Another operation of this account on ETHEREUM (swap swap_3f1c…) is on its way: prepare this one again once it has completed or failed',
+  },
   'owner-address-required': {
     title: 'Unprocessable request',
     status: 422,
