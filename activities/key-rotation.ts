@@ -1,3 +1,4 @@
+import { confirmationsOf } from '../platform/networks';
 import { Contract, type InterfaceAbi } from 'ethers';
 import type { Orm } from '../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../db/entities';
@@ -44,6 +45,8 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
       alreadyDone: async () => (await account.getFunction('owner')()) === task.newOwnerAddress,
       settle: (outcome) => gasSponsor.settle(outcome),
       observer: bundlers.observer,
+      // A rotation is done once final: a reorg before then would give the account back to the old owner.
+      finalAfter: confirmationsOf(network),
       // A later rotation of this account on the same nonce (the owner rotated a stalled network again) took its place.
       supersededBy: async () => {
         const later = await em.find(

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/core';
 import type { Orm } from '../db/orm';
 import { SignedOperationEntity, SmartAccountEntity, type SignedOperation } from '../db/entities';
-import type { NetworkRegistry } from '../platform/networks';
+import { confirmationsOf, type NetworkRegistry } from '../platform/networks';
 import type { Bundlers } from '../integrations/evm/bundlers';
 import { deserializeOperation, isDeployed, type ChainProviders } from '../integrations/evm/smart-account';
 import { submitOnce } from './submit-once';
@@ -83,6 +83,8 @@ export const createSignedOperationActivities = ({
       settle: (outcome) => gasSponsor.settle(outcome),
       observer: bundlers.observer,
       supersededBy: () => successorOf(em, op),
+      // Completed means final: a deployment, a swap or a key change a reorg could still take back is not recorded done.
+      finalAfter: confirmationsOf(bundlers.network(op.networkId)),
     });
     if ('stalled' in submitted) return { stalled: submitted.stalled };
     if ('replacedBy' in submitted) return { replacedBy: submitted.replacedBy };

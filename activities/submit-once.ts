@@ -70,6 +70,12 @@ export interface SubmitOnceInput {
    * (owner-signed: only the owner can sign again) is answered as stalled for the caller to report and wait on.
    */
   reprice?: (stall: OperationStall) => Promise<SignedReplacement>;
+  /**
+   * Answer only once the operation's block is this many blocks deep (itself counted) and still the chain's: a reorg
+   * before then puts the operation back in flight (found by the bundler again, or sent again). For operations whose
+   * completion is final at once (deployments, swaps); transfers follow finality in a workflow of their own (1).
+   */
+  finalAfter?: number;
 }
 
 export type SubmitOnceResult =
@@ -145,6 +151,29 @@ async function ranAlready(input: SubmitOnceInput): Promise<UserOperationReceipt 
   };
 }
 
+/**
+ * Waits until the receipt's block is `finalAfter` blocks deep and still canonical: the receipt then, or null once a
+ * reorg removed its block (the operation is back in flight: its nonce is unused again on the chain).
+ */
+async function finalOrGone(
+  input: SubmitOnceInput,
+  receipt: UserOperationReceipt,
+): Promise<UserOperationReceipt | null> {
+  const depth = input.finalAfter ?? 1;
+  for (;;) {
+    if (!(await input.entryPoint.isCanonical(receipt.blockNumber, receipt.blockHash))) {
+      log.warn('a reorg removed the block of the user operation: it is in flight again', {
+        userOpHash: receipt.userOpHash,
+        networkId: input.networkId,
+        blockNumber: receipt.blockNumber,
+      });
+      return null;
+    }
+    if (depth <= 1 || (await input.entryPoint.headNumber()) - receipt.blockNumber + 1 >= depth) return receipt;
+    await Context.current().sleep(POLL_MS);
+  }
+}
+
 async function finished(input: SubmitOnceInput, receipt: UserOperationReceipt): Promise<SubmitOnceResult> {
   await input.settle(receipt);
   if (!receipt.success) throw reverted(receipt.revertReason);
@@ -153,7 +182,8 @@ async function finished(input: SubmitOnceInput, receipt: UserOperationReceipt): 
 
 async function submit(initial: SubmitOnceInput): Promise<SubmitOnceResult> {
   let input = initial;
-  const earlier = await ranAlready(input);
+  const ran = await ranAlready(input);
+  const earlier = ran && (await finalOrGone(input, ran));
   if (earlier) return finished(input, earlier);
   // Signed again by the owner on this nonce and handed over: the bundler holds that one, not this.
   const successor = await input.supersededBy?.();
@@ -210,7 +240,12 @@ async function submit(initial: SubmitOnceInput): Promise<SubmitOnceResult> {
     // Cancellable: a worker shutting down cancels the attempt at once (Temporal retries it elsewhere, which finds the
     // operation by its hash) instead of waiting out the receipt.
     await Context.current().sleep(POLL_MS);
-    const receipt = await bundlerReceipt(input);
+    const included = await bundlerReceipt(input);
+    const receipt = included && (await finalOrGone(input, included));
+    // Included, then a reorg took its block: the bundler is done with it, so the next attempt sends it again (it
+    // first looks for it by its hash, and its nonce is unused again).
+    if (included && !receipt)
+      throw new Error(`a reorg removed the block of user operation ${input.userOpHash}: it is sent again`);
     if (receipt) {
       input.observer?.confirmed(
         input.networkId,
@@ -225,7 +260,8 @@ async function submit(initial: SubmitOnceInput): Promise<SubmitOnceResult> {
     // eslint-disable-next-line no-restricted-syntax -- real time
     askedAt = Date.now();
     if ((await input.bundler.known(input.userOpHash)) === null) {
-      const landed = await ranAlready(input);
+      const found = await ranAlready(input);
+      const landed = found && (await finalOrGone(input, found));
       if (landed) return finished(input, landed);
       const replacedBy = await input.supersededBy?.();
       if (replacedBy) return { ran: false, replacedBy };

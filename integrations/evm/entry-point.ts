@@ -94,6 +94,11 @@ export class EntryPointReader {
     return (await this.entryPoint.getFunction('balanceOf')(address)) as bigint;
   }
 
+  /** The chain's newest block number. */
+  async headNumber(): Promise<number> {
+    return Number(await this.provider.send('eth_blockNumber', []));
+  }
+
   /** Whether the block `blockHash` is still the chain's at its height (a reorg may have replaced it). */
   async isCanonical(blockNumber: number, blockHash: string): Promise<boolean> {
     const block = (await this.provider.send('eth_getBlockByNumber', [`0x${blockNumber.toString(16)}`, false])) as {

@@ -1,17 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { JsonRpcProvider, Wallet, parseEther } from 'ethers';
+import { Contract, JsonRpcProvider, Wallet, id, parseEther, parseUnits } from 'ethers';
 import { temporal } from '@temporalio/proto';
-import { testDatabases } from '../helpers/databases';
+import { onLastDatabase, testDatabases } from '../helpers/databases';
 import { fundedUser as fundedUserWith } from '../helpers/transfers';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import type { RegisteredUser } from '../helpers/http';
+import { call, registerUser, type RegisteredUser } from '../helpers/http';
+import { bearer, deployAccount, signSlot } from '../helpers/wallet';
 import { callApi } from '../helpers/bank';
 import { transferPin, type TransferFields } from '../helpers/pin';
 import { waitFor } from '../helpers/processes';
-import { EventEntity, TransferEntity } from '../../db/entities';
+import { EventEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
 import { transferFinalityWorkflowId } from '../../workflows/messages';
 
 const CONFIRMATIONS = 5;
+/** The EntryPoint's UserOperationEvent topic. */
+const USER_OPERATION_EVENT = id('UserOperationEvent(bytes32,address,address,uint256,bool,uint256,uint256)');
 
 /**
  * Transfer finality on a chain that makes a block every second (anvil mixed mining): confirmed at inclusion, finalized
@@ -19,6 +22,8 @@ const CONFIRMATIONS = 5;
  * the same signed operation is sent again, and the money moves exactly once.
  */
 describe.each(testDatabases())('transfer finality and reorgs on $name', (database) => {
+  /** A slow fault drill: on the last database only (helpers/databases.ts). */
+  const drill = onLastDatabase(database);
   let stack: TestStack;
   const PIN = '482915';
   beforeAll(async () => {
@@ -155,4 +160,80 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
       txHash: after.txHash,
     });
   });
+
+  drill(
+    'completes a swap only once its block is final: a reorg before then sends it again, and it moves the account once (found by the soak, seed 3)',
+    async () => {
+      const user = await registerUser(stack, undefined, { pin: PIN });
+      const owner = Wallet.createRandom();
+      const account = await deployAccount(stack, user, owner, 'ETHEREUM');
+      const ethereum = stack.chains[0]!;
+      await (await ethereum.funder.sendTransaction({ to: account, value: parseEther('1') })).wait();
+      const api = (path: string, json?: unknown, headers: Record<string, string> = {}) =>
+        call(`${stack.apiUrl}${path}`, { headers: { ...bearer(user), ...headers }, ...(json ? { json } : {}) });
+      const usdt = new Contract(ethereum.usdt, ['function balanceOf(address) view returns (uint256)'], rpc());
+      const quote = await api('/v1/exchange/quote', {
+        networkId: 'ETHEREUM',
+        direction: 'exactInput',
+        source: 'ETH',
+        target: 'USDT',
+        amount: '0.1',
+      });
+      const prepared = await api('/v1/exchange/swaps/prepare', { quoteId: quote.body.quoteId });
+      const swapId = prepared.body.swapId as string;
+      const { userOpHash } = await stack.orm.em.fork().findOneOrFail(SignedOperationEntity, { operationId: swapId });
+      const chain = rpc();
+      let included: number | undefined;
+      try {
+        const executed = await api(
+          '/v1/exchange/swaps',
+          { signing: { items: [signSlot(prepared.body.items[0], owner)] } },
+          { 'idempotency-key': randomUUID() },
+        );
+        expect(executed.status).toBe(202);
+        await waitFor(
+          async () => {
+            const [event] = await chain.getLogs({
+              address: ethereum.entryPoint,
+              topics: [USER_OPERATION_EVENT, userOpHash],
+              fromBlock: 0,
+            });
+            included = event?.blockNumber;
+            if (included === undefined && (await api(`/v1/exchange/swaps/${swapId}`)).body.status === 'failed')
+              throw new Error(`the swap failed: ${JSON.stringify((await api(`/v1/exchange/swaps/${swapId}`)).body)}`);
+            return included !== undefined;
+          },
+          30_000,
+          'the swap included',
+        );
+        // No more blocks meanwhile: included, not yet CONFIRMATIONS deep, so not done.
+        await chain.send('evm_setIntervalMining', [0]);
+        expect(Number(await chain.send('eth_blockNumber', [])) - included! + 1).toBeLessThan(CONFIRMATIONS);
+        expect((await api(`/v1/exchange/swaps/${swapId}`)).body.status).toBe('submitted');
+        const head = Number(await chain.send('eth_blockNumber', []));
+        await chain.send('anvil_reorg', [head - included! + 1, []]);
+        expect(await usdt.getFunction('balanceOf')(account)).toBe(0n);
+      } finally {
+        await chain.send('evm_setIntervalMining', [1]);
+      }
+      let done: any;
+      await waitFor(
+        async () => {
+          done = (await api(`/v1/exchange/swaps/${swapId}`)).body;
+          return done.status === 'completed' || done.status === 'failed';
+        },
+        150_000,
+        'the swap done after the reorg',
+      );
+      expect(done).toMatchObject({ status: 'completed', received: { amountIn: '0.1' }, error: null });
+      // Moved once, as recorded, in a block still the chain's.
+      expect(await rpc().getBalance(account)).toBe(parseEther('0.9'));
+      expect(await usdt.getFunction('balanceOf')(account)).toBe(parseUnits(done.received.amountOut, 6));
+      const receipt = await rpc().getTransactionReceipt(done.txHash);
+      expect(receipt).not.toBeNull();
+      expect((await rpc().send('eth_getBlockByNumber', [`0x${receipt!.blockNumber.toString(16)}`, false])).hash).toBe(
+        receipt!.blockHash,
+      );
+    },
+  );
 });
