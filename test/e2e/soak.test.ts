@@ -20,8 +20,8 @@ const postgres = process.env.TEST_DATABASE_URL;
     let tampered: string[] = [];
     const result = await runSoak({
       seed,
-      seconds: 45,
-      people: 6,
+      seconds: 40,
+      people: 5,
       faultGapSeconds: 5,
       settleSeconds: 150,
       reportDir,

@@ -349,7 +349,9 @@ export async function reconcile(
     const figures: string[] = [];
     let stuck = 0;
     let inReview = 0;
-    for await (const wf of stack.temporal.workflow.list({ query: 'ExecutionStatus="Running"' })) {
+    // The cluster's own task queue: the namespace may hold other stacks' workflows (tests share a jest worker's).
+    const query = `ExecutionStatus="Running" AND TaskQueue="${stack.taskQueue}"`;
+    for await (const wf of stack.temporal.workflow.list({ query })) {
       open.set(wf.type, (open.get(wf.type) ?? 0) + 1);
       if (!OPEN_MONEY_WORKFLOW.test(wf.type)) continue;
       const review = wf.searchAttributes?.NeedsReview as unknown[] | undefined;
