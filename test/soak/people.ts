@@ -308,6 +308,22 @@ export async function livePerson(options: {
         await sleep(1000);
       }
     };
+    /** An executable quote's id for an exact input on the network, or undefined (a balance too low, the DEX down). */
+    const quoteId = async (networkId: string, source: string, target: string, amount: string) => {
+      const quote = await send(apiUrl, '/v1/exchange/quote', {
+        token,
+        json: { source, target, networkId, direction: 'exactInput', amount },
+        giveUpMs: 30_000,
+      });
+      return quote.body?.executable ? (quote.body.quoteId as string | undefined) : undefined;
+    };
+    /** A transfer sent with the PIN bound to it and its key, sent again now and then, polled to its end. */
+    const transfer = async (fields: TransferFields) => {
+      const json = { ...fields, pin: await pins.forTransfer(TEST_PIN, fields, op.key) };
+      op.answer = (await send(apiUrl, '/api/v1/transfer/crypto/execute', { json, key: op.key, token }, attempt)).answer;
+      await resend('/api/v1/transfer/crypto/execute', json);
+      await poll('/api/v1/transfer/crypto/:id', ['finalized', 'failed']);
+    };
     switch (kind) {
       case 'charge': {
         op.key = random.uuid();
@@ -367,12 +383,7 @@ export async function livePerson(options: {
           token: tokenSymbol,
           amount: op.amount,
         };
-        const json = { ...fields, pin: await pins.forTransfer(TEST_PIN, fields, op.key) };
-        op.answer = (
-          await send(apiUrl, '/api/v1/transfer/crypto/execute', { json, key: op.key, token }, attempt)
-        ).answer;
-        await resend('/api/v1/transfer/crypto/execute', json);
-        await poll('/api/v1/transfer/crypto/:id', ['finalized', 'failed']);
+        await transfer(fields);
         break;
       }
       case 'transfer USDT to an exchange (Travel Rule)': {
@@ -396,36 +407,16 @@ export async function livePerson(options: {
           beneficiary_name: beneficiary,
           travel_address: hosted.body.travelAddress,
         };
-        const json = { ...fields, pin: await pins.forTransfer(TEST_PIN, fields, op.key) };
-        op.answer = (
-          await send(apiUrl, '/api/v1/transfer/crypto/execute', { json, key: op.key, token }, attempt)
-        ).answer;
-        await resend('/api/v1/transfer/crypto/execute', json);
-        await poll('/api/v1/transfer/crypto/:id', ['finalized', 'failed']);
+        await transfer(fields);
         break;
       }
       case 'swap (ETHEREUM)': {
         const ethToUsdt = random.chance(0.5);
         const amount = ethToUsdt ? (random.int(1, 20) / 1000).toString() : String(random.int(1, 30));
-        const quote = await send(apiUrl, '/v1/exchange/quote', {
-          token,
-          json: {
-            source: ethToUsdt ? 'ETH' : 'USDT',
-            target: ethToUsdt ? 'USDT' : 'ETH',
-            networkId: 'ETHEREUM',
-            direction: 'exactInput',
-            amount,
-          },
-          giveUpMs: 30_000,
-        });
-        const prepared =
-          quote.body?.quoteId && quote.body.executable
-            ? await send(apiUrl, '/v1/exchange/swaps/prepare', {
-                token,
-                json: { quoteId: quote.body.quoteId },
-                giveUpMs: 30_000,
-              })
-            : undefined;
+        const quoted = await quoteId('ETHEREUM', ethToUsdt ? 'ETH' : 'USDT', ethToUsdt ? 'USDT' : 'ETH', amount);
+        const prepared = quoted
+          ? await send(apiUrl, '/v1/exchange/swaps/prepare', { token, json: { quoteId: quoted }, giveUpMs: 30_000 })
+          : undefined;
         const slot = prepared?.answer?.status === 200 ? prepared.body.items?.[0] : undefined;
         if (!slot) {
           log.splice(log.indexOf(op), 1); // no executable quote or no operation to sign: no swap asked
@@ -442,24 +433,14 @@ export async function livePerson(options: {
       case 'swap (SOLANA)': {
         const solToUsdt = random.chance(0.5);
         const amount = solToUsdt ? (random.int(1, 50) / 1000).toString() : String(random.int(1, 10));
-        const quote = await send(apiUrl, '/v1/exchange/quote', {
-          token,
-          json: {
-            source: solToUsdt ? 'SOL' : 'USDT',
-            target: solToUsdt ? 'USDT' : 'SOL',
-            networkId: 'SOLANA',
-            direction: 'exactInput',
-            amount,
-          },
-          giveUpMs: 30_000,
-        });
-        if (!quote.body?.quoteId || !quote.body.executable) {
+        const quoted = await quoteId('SOLANA', solToUsdt ? 'SOL' : 'USDT', solToUsdt ? 'USDT' : 'SOL', amount);
+        if (!quoted) {
           log.splice(log.indexOf(op), 1); // no executable quote (a balance too low, the DEX down): no swap asked
           break;
         }
         op.amount = `${amount} ${solToUsdt ? 'SOL' : 'USDT'}`;
         op.key = random.uuid();
-        const json = { quoteId: quote.body.quoteId, pin: await pins.forSwap(TEST_PIN, quote.body.quoteId, op.key) };
+        const json = { quoteId: quoted, pin: await pins.forSwap(TEST_PIN, quoted, op.key) };
         op.answer = (await send(apiUrl, '/v1/exchange/swaps', { json, key: op.key, token }, attempt)).answer;
         await resend('/v1/exchange/swaps', json);
         await poll('/v1/exchange/swaps/:id', ['completed', 'failed']);
