@@ -392,30 +392,33 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     },
   );
 
-  it.each(['A0001', 'A0007', 'A0017'])(
-    'resolves a withdrawal answered %s (in doubt) by the result inquiry: credited once, never sent twice',
-    async (code) => {
-      const user = await registerUser(stack);
-      const account = await openAccount(user.person, 100_000);
-      await connect(user, account);
-      await bankSettings(stack, { inDoubt: { times: 1, code, settleAfterMs: 1500, outcome: 'completed' } });
-      const started = await charge(user, '8000');
-      const chargeId = started.body.charge_id as string;
-      await waitFor(
-        async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId })).bankStatus === 'pending',
-        30_000,
-        'in doubt',
-      );
-      // Until the bank settles, the charge waits: nothing is credited on a guess.
-      expect((await api(`/api/v1/charge/${chargeId}`, user)).body.status).toBe('processing');
-      expect(await balance(user)).toMatchObject({ amount: '0' });
-      expect((await settled(user, chargeId)).status).toBe('completed');
-      expect(await balance(user)).toMatchObject({ amount: '8000' });
-      const calls = await withdrawCalls([chargeId]);
-      expect(calls.map((c) => [c.rspCode, c.outcome])).toEqual([[code, 'completed']]);
-      expect(withdrawalsOf((await bankAccount(account.bankCode, account.accountNo)).transactions)).toHaveLength(1);
-    },
-  );
+  // Each in-doubt code on the last database; A0001 on both (the codes are read by the activity, the same on both).
+  for (const code of ['A0001', 'A0007', 'A0017']) {
+    (code === 'A0001' ? it : drill)(
+      `resolves a withdrawal answered ${code} (in doubt) by the result inquiry: credited once, never sent twice`,
+      async () => {
+        const user = await registerUser(stack);
+        const account = await openAccount(user.person, 100_000);
+        await connect(user, account);
+        await bankSettings(stack, { inDoubt: { times: 1, code, settleAfterMs: 1500, outcome: 'completed' } });
+        const started = await charge(user, '8000');
+        const chargeId = started.body.charge_id as string;
+        await waitFor(
+          async () => (await stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId })).bankStatus === 'pending',
+          30_000,
+          'in doubt',
+        );
+        // Until the bank settles, the charge waits: nothing is credited on a guess.
+        expect((await api(`/api/v1/charge/${chargeId}`, user)).body.status).toBe('processing');
+        expect(await balance(user)).toMatchObject({ amount: '0' });
+        expect((await settled(user, chargeId)).status).toBe('completed');
+        expect(await balance(user)).toMatchObject({ amount: '8000' });
+        const calls = await withdrawCalls([chargeId]);
+        expect(calls.map((c) => [c.rspCode, c.outcome])).toEqual([[code, 'completed']]);
+        expect(withdrawalsOf((await bankAccount(account.bankCode, account.accountNo)).transactions)).toHaveLength(1);
+      },
+    );
+  }
 
   it('fails a charge whose withdrawal in doubt the bank then refuses, crediting nothing', async () => {
     const user = await registerUser(stack);
@@ -605,6 +608,7 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
     },
   );
 
+  // The review paths are the workflow's and the activity's reading of the bank's answer, the same on both databases.
   describe('bank answers it does not document', () => {
     const chargeRow = async (chargeId: string) => stack.orm.em.fork().findOneOrFail(ChargeEntity, { chargeId });
     const reviewFlag = async (chargeId: string) =>
@@ -631,51 +635,54 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
         },
       });
 
-    it('holds a charge the centre answers with an undocumented code for review, credits nothing, then reconciles it by asking again', async () => {
-      const user = await registerUser(stack);
-      const account = await openAccount(user.person, 50_000);
-      await connect(user, account);
-      // The bank debits the account but the centre answers (and, for now, answers its inquiries) a code its
-      // documentation does not list.
-      await bankSettings(stack, { reportCode: 'A9999' });
-      await undocumentedResults();
-      const started = await charge(user, '20000');
-      const chargeId = started.body.charge_id as string;
-      const view = await inReview(user, chargeId);
-      expect(view.failure_reason).toContain('A9999');
-      expect(await balance(user)).toMatchObject({ amount: '0' });
-      // The charge row says needs_review once its activity wrote it; the workflow marks itself just after, and
-      // visibility follows: both are awaited, not raced.
-      await waitFor(
-        async () =>
-          (await reviewFlag(chargeId)) === 'unknown_bank_status' &&
-          (await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`))
-            .count === 1,
-        30_000,
-        `charge ${chargeId} marked NeedsReview in Temporal`,
-      );
-      const ledgerLines = await stack.orm.em
-        .fork()
-        .getConnection()
-        .execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${chargeId}`]);
-      expect(Number((ledgerLines[0] as { n: number }).n)).toBe(0);
+    drill(
+      'holds a charge the centre answers with an undocumented code for review, credits nothing, then reconciles it by asking again',
+      async () => {
+        const user = await registerUser(stack);
+        const account = await openAccount(user.person, 50_000);
+        await connect(user, account);
+        // The bank debits the account but the centre answers (and, for now, answers its inquiries) a code its
+        // documentation does not list.
+        await bankSettings(stack, { reportCode: 'A9999' });
+        await undocumentedResults();
+        const started = await charge(user, '20000');
+        const chargeId = started.body.charge_id as string;
+        const view = await inReview(user, chargeId);
+        expect(view.failure_reason).toContain('A9999');
+        expect(await balance(user)).toMatchObject({ amount: '0' });
+        // The charge row says needs_review once its activity wrote it; the workflow marks itself just after, and
+        // visibility follows: both are awaited, not raced.
+        await waitFor(
+          async () =>
+            (await reviewFlag(chargeId)) === 'unknown_bank_status' &&
+            (await stack.temporal.workflow.count(`NeedsReview = 'unknown_bank_status' AND UserId = '${user.userId}'`))
+              .count === 1,
+          30_000,
+          `charge ${chargeId} marked NeedsReview in Temporal`,
+        );
+        const ledgerLines = await stack.orm.em
+          .fork()
+          .getConnection()
+          .execute('select count(*) as n from ledger_entries where journal_id = ?', [`charge:${chargeId}`]);
+        expect(Number((ledgerLines[0] as { n: number }).n)).toBe(0);
 
-      // The centre answers as documented again: the reconciliation loop learns "completed" and credits once.
-      await bankSettings(stack, { reportCode: null });
-      await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
-      expect((await settled(user, chargeId)).status).toBe('completed');
-      expect(await balance(user)).toMatchObject({ amount: '20000' });
-      expect(await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result()).toEqual({
-        status: 'completed',
-      });
-      expect(await reviewFlag(chargeId)).toBeUndefined();
-      const log = await bankAccount(account.bankCode, account.accountNo);
-      expect(withdrawalsOf(log.transactions)).toHaveLength(1);
-      expect(log.balance).toBe(50_001 - 20_000);
-      expect(await withdrawCalls([chargeId])).toHaveLength(1);
-    });
+        // The centre answers as documented again: the reconciliation loop learns "completed" and credits once.
+        await bankSettings(stack, { reportCode: null });
+        await call(`${stack.sandboxUrl}/_faults`, { method: 'DELETE' });
+        expect((await settled(user, chargeId)).status).toBe('completed');
+        expect(await balance(user)).toMatchObject({ amount: '20000' });
+        expect(await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result()).toEqual({
+          status: 'completed',
+        });
+        expect(await reviewFlag(chargeId)).toBeUndefined();
+        const log = await bankAccount(account.bankCode, account.accountNo);
+        expect(withdrawalsOf(log.transactions)).toHaveLength(1);
+        expect(log.balance).toBe(50_001 - 20_000);
+        expect(await withdrawCalls([chargeId])).toHaveLength(1);
+      },
+    );
 
-    it('holds a charge whose withdrawal answer is malformed, and never credits a failed one', async () => {
+    drill('holds a charge whose withdrawal answer is malformed, and never credits a failed one', async () => {
       const user = await registerUser(stack);
       const account = await openAccount(user.person, 10_000);
       await connect(user, account);
@@ -695,39 +702,42 @@ describe.each(testDatabases())('bank verification and charging on %s', (database
       expect((await bankAccount(account.bankCode, account.accountNo)).balance).toBe(10_001);
     });
 
-    it('holds for review a charge whose credit failed and whose refund the bank refuses, instead of processing forever', async () => {
-      const user = await registerUser(stack);
-      const account = await openAccount(user.person, 50_000);
-      await connect(user, account);
-      await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 1500, outcome: 'completed' } });
-      const started = await charge(user, '20000');
-      const chargeId = started.body.charge_id as string;
-      await withdrawalRequested(chargeId);
-      await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
-      // The centre refuses the refund (A0322: our contracted account is not registered for deposits).
-      await call(`${stack.sandboxUrl}/_faults/bank`, {
-        method: 'PUT',
-        json: {
-          paths: ['/deposit/acnt_num'],
-          answer: {
-            body: {
-              api_tran_id: randomUUID(),
-              api_tran_dtm: '20261127120000000',
-              rsp_code: 'A0322',
-              rsp_message: '미등록된 이용기관 약정 계좌/계정',
+    drill(
+      'holds for review a charge whose credit failed and whose refund the bank refuses, instead of processing forever',
+      async () => {
+        const user = await registerUser(stack);
+        const account = await openAccount(user.person, 50_000);
+        await connect(user, account);
+        await bankSettings(stack, { inDoubt: { times: 1, code: 'A0001', settleAfterMs: 1500, outcome: 'completed' } });
+        const started = await charge(user, '20000');
+        const chargeId = started.body.charge_id as string;
+        await withdrawalRequested(chargeId);
+        await stack.orm.em.fork().nativeUpdate(UserEntity, { id: user.userId }, { status: 'suspended' });
+        // The centre refuses the refund (A0322: our contracted account is not registered for deposits).
+        await call(`${stack.sandboxUrl}/_faults/bank`, {
+          method: 'PUT',
+          json: {
+            paths: ['/deposit/acnt_num'],
+            answer: {
+              body: {
+                api_tran_id: randomUUID(),
+                api_tran_dtm: '20261127120000000',
+                rsp_code: 'A0322',
+                rsp_message: '미등록된 이용기관 약정 계좌/계정',
+              },
             },
           },
-        },
-      });
-      const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
-      expect(outcome).toEqual({ status: 'needs_review', reason: 'refund_refused' });
-      const row = await chargeRow(chargeId);
-      expect(row).toMatchObject({ status: 'needs_review', bankStatus: 'refund_refused' });
-      expect(row.failureReason).toMatch(/^refund_refused: /);
-      expect(await reviewFlag(chargeId)).toBe('refund_refused');
-      const log = await bankAccount(account.bankCode, account.accountNo);
-      expect(log.transactions.filter((t) => t.amount !== 1).map((t) => t.amount)).toEqual([-20_000]);
-    });
+        });
+        const outcome = await stack.temporal.workflow.getHandle(chargeWorkflowId(chargeId)).result();
+        expect(outcome).toEqual({ status: 'needs_review', reason: 'refund_refused' });
+        const row = await chargeRow(chargeId);
+        expect(row).toMatchObject({ status: 'needs_review', bankStatus: 'refund_refused' });
+        expect(row.failureReason).toMatch(/^refund_refused: /);
+        expect(await reviewFlag(chargeId)).toBe('refund_refused');
+        const log = await bankAccount(account.bankCode, account.accountNo);
+        expect(log.transactions.filter((t) => t.amount !== 1).map((t) => t.amount)).toEqual([-20_000]);
+      },
+    );
   });
 
   it('accepts the deprecated bank webhook only with a valid signature, and only for a known charge, saying when it ends', async () => {

@@ -20,9 +20,9 @@ const postgres = process.env.TEST_DATABASE_URL;
     let tampered: string[] = [];
     const result = await runSoak({
       seed,
-      seconds: 40,
-      people: 5,
-      faultGapSeconds: 5,
+      seconds: 30,
+      people: 4,
+      faultGapSeconds: 4,
       settleSeconds: 150,
       reportDir,
       log: (line) => appendFileSync(join(reportDir, `${seed}.log`), `${new Date().toISOString()} ${line}\n`),
