@@ -14,10 +14,10 @@ module.exports = {
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 180_000,
-  // `npm test` runs two files at a time (--maxWorkers=2: the tests mostly wait on chains, Temporal and timers), each
-  // jest worker with its own Temporal namespace and port range (test/helpers/global-setup.ts), in a worker process
-  // that is replaced once a file leaves it above this much memory: a single process for the whole run (--runInBand)
-  // kept every file's modules and ran out of heap near the end.
+  // `npm test` runs three files at a time on 2 cores (--maxWorkers=3: the tests often wait on chains, Temporal and
+  // timers; docs/testing.md has the figures), each jest worker with its own Temporal namespace and port range
+  // (test/helpers/global-setup.ts), in a worker process that is replaced once a file leaves it above this much memory:
+  // a single process for the whole run (--runInBand) kept every file's modules and ran out of heap near the end.
   workerIdleMemoryLimit: '1500MB',
   verbose: true,
 };

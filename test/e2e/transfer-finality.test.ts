@@ -68,34 +68,38 @@ describe.each(testDatabases())('transfer finality and reorgs on $name', (databas
     expect(await balance(to)).toBe(parseEther('0.1'));
   });
 
-  it('a worker told to stop while a transfer waits for finality stops at once, and another worker finalizes it', async () => {
-    const { user } = await fundedUser();
-    const sent = await send(user, Wallet.createRandom().address, '0.01');
-    expect([sent.status, sent.body.status]).toEqual([200, 'confirmed']);
-    const transferId = sent.body.transfer_id as string;
-    const watch = stack.temporal.workflow.getHandle(transferFinalityWorkflowId(transferId));
-    await waitFor(
-      async () =>
-        ((await watch.describe()).raw.pendingActivities ?? []).some(
-          (a) => a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
-        ),
-      30_000,
-      'the finality watch running',
-    );
-    // No more blocks: the transfer cannot become final, so a shutdown that waited for the watch would never end (a
-    // plain timer in the watch held it; SIGTERM from an orchestrator then had to be followed by SIGKILL).
-    const chain = rpc();
-    await chain.send('evm_setIntervalMining', [0]);
-    try {
-      await stack.stopWorker();
-      expect((await row(transferId)).status).toBe('confirmed');
-    } finally {
-      await chain.send('evm_setIntervalMining', [1]);
-      await stack.startWorker();
-    }
-    await waitFor(async () => (await row(transferId)).status === 'finalized', 60_000, 'finalized by the next worker');
-    await watch.result();
-  });
+  // The stop and the hand-over are the worker's and the workflow's, the same on both databases.
+  drill(
+    'a worker told to stop while a transfer waits for finality stops at once, and another worker finalizes it',
+    async () => {
+      const { user } = await fundedUser();
+      const sent = await send(user, Wallet.createRandom().address, '0.01');
+      expect([sent.status, sent.body.status]).toEqual([200, 'confirmed']);
+      const transferId = sent.body.transfer_id as string;
+      const watch = stack.temporal.workflow.getHandle(transferFinalityWorkflowId(transferId));
+      await waitFor(
+        async () =>
+          ((await watch.describe()).raw.pendingActivities ?? []).some(
+            (a) => a.state === temporal.api.enums.v1.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED,
+          ),
+        30_000,
+        'the finality watch running',
+      );
+      // No more blocks: the transfer cannot become final, so a shutdown that waited for the watch would never end (a
+      // plain timer in the watch held it; SIGTERM from an orchestrator then had to be followed by SIGKILL).
+      const chain = rpc();
+      await chain.send('evm_setIntervalMining', [0]);
+      try {
+        await stack.stopWorker();
+        expect((await row(transferId)).status).toBe('confirmed');
+      } finally {
+        await chain.send('evm_setIntervalMining', [1]);
+        await stack.startWorker();
+      }
+      await waitFor(async () => (await row(transferId)).status === 'finalized', 60_000, 'finalized by the next worker');
+      await watch.result();
+    },
+  );
 
   it('sends a transfer again when a reorg removes its block: moved once, counted once, finalized in the new chain', async () => {
     const { user, account } = await fundedUser();
