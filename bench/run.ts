@@ -80,6 +80,8 @@ const BENCH_RATE_LIMITS: Record<string, { points: number; seconds: number }> = O
   Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]),
 );
 const BENCH_GAS_BUDGET_KRW = 10_000_000;
+/** Blocks (the including one counted) before the bench chains' operations are final: three one-second blocks. */
+const BENCH_CONFIRMATIONS = 3;
 const NETWORK_IDS = ['ETHEREUM', 'POLYGON', 'BASE', 'ARBITRUM', 'OPTIMISM'];
 /** The quote rows' trade: 1.5 ETH for USDT on ETHEREUM. */
 const QUOTE_AMOUNT_WEI = 1_500_000_000_000_000_000n;
@@ -273,9 +275,14 @@ async function compileBaselines(): Promise<string> {
   return path;
 }
 
-/** CPU per transfer of each process the transfer rows use: the stack's, and the ETHEREUM chain's node and bundler. */
-const transferCpu = (chain: { process: ChildProcess; bundlerPid?: number }) => {
-  const pids = () => ({ ...watched, anvil: chain.process.pid, alto: chain.bundlerPid });
+/** CPU per transfer of each process the transfer rows use: the stack's, the ETHEREUM chain's node and bundler, the baseline worker. */
+const transferCpu = (chain: { process: ChildProcess; bundlerPid?: number }, baselineWorkerPid: number | undefined) => {
+  const pids = () => ({
+    ...watched,
+    anvil: chain.process.pid,
+    alto: chain.bundlerPid,
+    'baseline worker': baselineWorkerPid,
+  });
   return {
     snapshot: () => cpuSnapshot(pids()),
     per: (before: unknown, count: number) => cpuPerRequest(before as CpuSnapshot, cpuSnapshot(pids()), count),
@@ -307,6 +314,14 @@ const medianBy = <T>(items: T[], value: (item: T) => number): T =>
   [...items].sort((x, y) => value(x) - value(y))[Math.floor(items.length / 2)]!;
 
 const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
+
+/** CPU ms per transfer of all the processes a round watched, the load generator (the bench itself) apart. */
+const cpuTotal = (round: { cpu?: { perRequest: Record<string, number> } }): number =>
+  Math.round(
+    Object.entries(round.cpu?.perRequest ?? {})
+      .filter(([process]) => !process.startsWith('bench'))
+      .reduce((sum, [, ms]) => sum + ms, 0) * 10,
+  ) / 10;
 
 /** A PostgreSQL server of the bench's own, in a scratch folder (removed at the end). */
 async function ownPostgres(): Promise<PostgresInstance> {
@@ -370,7 +385,9 @@ async function main(): Promise<void> {
     RunningChain & Awaited<ReturnType<typeof ensureChainContracts>> & { bundlerUrl: string; bundlerPid?: number }
   > = [];
   for (const [i] of NETWORK_IDS.entries()) {
-    const chain = await startAnvil({ chainId: 31337 + i, port: await freePort() });
+    // A block a second besides one per transaction, as a live chain makes them: deployments and other owner-signed
+    // operations complete once BENCH_CONFIRMATIONS deep (on chains that mine only on demand they never would).
+    const chain = await startAnvil({ chainId: 31337 + i, port: await freePort(), blockTimeSeconds: 1 });
     const contracts = await ensureChainContracts(chain.rpcUrl);
     // ETHEREUM's exchange: the local Uniswap v3's pools at the sandbox market's prices (what the quote rows read).
     if (i === 0)
@@ -402,6 +419,7 @@ async function main(): Promise<void> {
         paymaster: c.paymaster,
         didRegistry: c.didRegistry,
         recoverableImplementation: c.recoverableImplementation,
+        confirmations: BENCH_CONFIRMATIONS,
         ...(i === 0
           ? localDexNetwork('ETHEREUM', c.uniswap, c.usdt)
           : { tokens: { USDT: { address: c.usdt, decimals: 6 } } }),
@@ -550,7 +568,8 @@ async function main(): Promise<void> {
       log,
       levels: TRANSFER_LEVELS,
       temporalClient,
-      cpu: transferCpu(chains[0]!),
+      baseline: { client: new Client({ connection }), taskQueue: 'bench-baseline' },
+      cpu: transferCpu(chains[0]!, baselineWorker.pid),
     });
     await connection.close();
     log(`worker peak RSS ${Math.round(peakRssMiB(worker.pid!))} MiB`);
@@ -777,7 +796,8 @@ async function main(): Promise<void> {
     log,
     levels: TRANSFER_LEVELS,
     temporalClient,
-    cpu: transferCpu(chains[0]!),
+    baseline: { client: new Client({ connection: temporalClient.connection }), taskQueue: 'bench-baseline' },
+    cpu: transferCpu(chains[0]!, baselineWorker.pid),
   });
 
   // ---- Orchestration: workflow starts through the API vs. a plain client script (no worker, only starts count)
@@ -1102,18 +1122,43 @@ async function main(): Promise<void> {
     ],
     ...t.flatMap((level): Array<[string, string, string, string, boolean | null]> => [
       [
+        `Transfers end to end, ${level.users} at once: CPU ms per transfer (all processes), API vs the minimal durable transfer`,
+        `${cpuTotal(level.api)} / ${cpuTotal(level.durable)}`,
+        String(ratio(cpuTotal(level.api), cpuTotal(level.durable))),
+        level.users === 100 ? '<= 2, and <= 90 ms' : '(reported)',
+        level.users === 100
+          ? ratio(cpuTotal(level.api), cpuTotal(level.durable)) <= 2 && cpuTotal(level.api) <= 90
+          : null,
+      ],
+      [
+        `Transfers end to end, ${level.users} at once: confirmed/s, API vs the minimal durable transfer`,
+        `${level.api.perSecond} / ${level.durable.perSecond}`,
+        String(ratio(level.api.perSecond, level.durable.perSecond)),
+        level.users === 100 ? '>= 0.5' : '(reported)',
+        level.users === 100 ? ratio(level.api.perSecond, level.durable.perSecond) >= 0.5 : null,
+      ],
+      [
+        `Transfers end to end, ${level.users} at once: p50 latency to confirmed, API vs the minimal durable transfer`,
+        `${level.api.p50} / ${level.durable.p50} ms`,
+        `+${level.api.p50 - level.durable.p50} ms`,
+        level.users === 10 ? '<= +300 ms' : '(reported)',
+        level.users === 10 ? level.api.p50 - level.durable.p50 <= 300 : null,
+      ],
+      [
         `Transfers end to end, ${level.users} at once: confirmed/s through the API vs pre-signed straight to Alto`,
         `${level.api.perSecond} / ${level.bundler.perSecond}`,
         String(ratio(level.api.perSecond, level.bundler.perSecond)),
-        level.users === 100 ? '>= 0.8' : '(reported)',
-        level.users === 100 ? ratio(level.api.perSecond, level.bundler.perSecond) >= 0.8 : null,
+        // Issue 40's goal (>= 0.8 at 100), not reachable without durability: issue 52's goals are against the minimal
+        // durable transfer above.
+        '(reported)',
+        null,
       ],
       [
         `Transfers end to end, ${level.users} at once: p50 latency to confirmed, API vs straight to Alto`,
         `${level.api.p50} / ${level.bundler.p50} ms`,
         `+${level.api.p50 - level.bundler.p50} ms`,
-        level.users === 100 ? '<= +1000 ms' : '(reported)',
-        level.users === 100 ? level.api.p50 - level.bundler.p50 <= 1000 : null,
+        '(reported)',
+        null,
       ],
       [
         `Transfers end to end, ${level.users} at once: p99 latency to confirmed, API vs straight to Alto`,
@@ -1201,9 +1246,33 @@ confirmation, latency from each request to its confirmation. Set for the run: ev
 minute, a gas budget of ${BENCH_GAS_BUDGET_KRW.toLocaleString('en')} won per user a day, new recipients usable at once
 (\`ADDRESS_COOLING_OFF_SECONDS\` 0).
 
-| At once | API confirmed/s | Straight confirmed/s | API p50 / p99 ms | Straight p50 / p99 ms | Bundles (API / straight) |
-| --- | --- | --- | --- | --- | --- |
-${t.map((l) => `| ${l.users} | ${l.api.perSecond} | ${l.bundler.perSecond} | ${l.api.p50} / ${l.api.p99} | ${l.bundler.p50} / ${l.bundler.p99} | ${l.api.transactions} / ${l.bundler.transactions} |`).join('\n')}
+The minimal durable transfer (issue 52) is the floor of any design that keeps a transfer durable on Temporal: the
+same pre-signed operations started as a workflow each (\`minimalDurableTransferWorkflow\`, bench/baseline-workflows.ts)
+on the same Temporal server, whose one activity, in the baseline worker, sends the operation to the same Alto and
+polls its receipt.
+
+| At once | API confirmed/s | Minimal durable confirmed/s | Straight confirmed/s | API p50 / p99 ms | Minimal durable p50 / p99 ms | Straight p50 / p99 ms | Bundles (API / durable / straight) |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+${t.map((l) => `| ${l.users} | ${l.api.perSecond} | ${l.durable.perSecond} | ${l.bundler.perSecond} | ${l.api.p50} / ${l.api.p99} | ${l.durable.p50} / ${l.durable.p99} | ${l.bundler.p50} / ${l.bundler.p99} | ${l.api.transactions} / ${l.durable.transactions} / ${l.bundler.transactions} |`).join('\n')}
+
+What Temporal did per transfer (means over the round, from the histories of each transfer's workflow and its
+children):
+
+| At once | Path | Workflows started | Workflow tasks | Activity tasks | Local activities | History events |
+| --- | --- | --- | --- | --- | --- | --- |
+${t
+  .flatMap((l) =>
+    (
+      [
+        ['through the API', l.counts.api],
+        ['minimal durable', l.counts.durable],
+      ] as const
+    ).map(
+      ([path, c]) =>
+        `| ${l.users} | ${path} | ${c.workflowsStarted} | ${c.workflowTasks} | ${c.activityTasks} | ${c.localActivities} | ${c.historyEvents} |`,
+    ),
+  )
+  .join('\n')}
 
 CPU ms per transfer of each process (PostgreSQL: all its backends), and how busy the machine's ${cpu.length} cores were:
 
@@ -1214,6 +1283,7 @@ ${t
     (
       [
         ['through the API', l.api],
+        ['minimal durable transfer', l.durable],
         ['straight to Alto', l.bundler],
       ] as const
     ).map(

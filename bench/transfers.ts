@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { JsonRpcProvider, NonceManager, Wallet, parseEther } from 'ethers';
 import { ANVIL_DEPLOYER_KEY } from '../dev/chains';
-import { BundlerClient } from '../integrations/evm/bundler-client';
+import { BundlerClient, toRpcOperation } from '../integrations/evm/bundler-client';
 import type { EvmNetwork } from '../platform/networks';
 import { registerUser, type RegisteredUser } from '../test/helpers/http';
 import { callApi } from '../test/helpers/bank';
@@ -32,10 +32,22 @@ export interface TransferRound {
   cpu?: { perRequest: Record<string, number>; machineBusyPercent: number };
 }
 
+/** What Temporal did per transfer (means over a round), from the histories: the transfer's and its children's. */
+export interface WorkflowCounts {
+  workflowsStarted: number;
+  workflowTasks: number;
+  activityTasks: number;
+  localActivities: number;
+  historyEvents: number;
+}
+
 export interface TransferLevel {
   users: number;
   api: TransferRound;
   bundler: TransferRound;
+  /** The minimal durable transfer: a workflow whose one activity sends the pre-signed operation and awaits its receipt. */
+  durable: TransferRound;
+  counts: { api: WorkflowCounts; durable: WorkflowCounts };
   /** Where the API round's time went (medians over its transfers, ms), from the workflows' histories. */
   breakdown: Record<string, number>;
 }
@@ -83,6 +95,46 @@ async function breakdownOf(
     add('whole', answeredAt - sentAt);
   }
   return Object.fromEntries(Object.entries(parts).map(([name, values]) => [name, Math.round(percentile(values, 50))]));
+}
+
+/**
+ * Per transfer, what Temporal did: workflows started (the transfer's and, recursively, its children), workflow tasks
+ * run, activity tasks scheduled, local activities run (markers) and history events, from each workflow's history.
+ */
+async function countsOf(client: Client, workflowIds: string[]): Promise<WorkflowCounts> {
+  const E = temporal.api.enums.v1.EventType;
+  const total: WorkflowCounts = {
+    workflowsStarted: 0,
+    workflowTasks: 0,
+    activityTasks: 0,
+    localActivities: 0,
+    historyEvents: 0,
+  };
+  const queue = [...workflowIds];
+  while (queue.length > 0) {
+    const events = (await client.workflow.getHandle(queue.shift()!).fetchHistory()).events ?? [];
+    total.workflowsStarted += 1;
+    total.historyEvents += events.length;
+    for (const e of events) {
+      if (e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) total.workflowTasks += 1;
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) total.activityTasks += 1;
+      if (
+        e.eventType === E.EVENT_TYPE_MARKER_RECORDED &&
+        e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+      )
+        total.localActivities += 1;
+      if (e.eventType === E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED)
+        queue.push(e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!);
+    }
+  }
+  const mean = (n: number) => Math.round((n / Math.max(1, workflowIds.length)) * 10) / 10;
+  return {
+    workflowsStarted: mean(total.workflowsStarted),
+    workflowTasks: mean(total.workflowTasks),
+    activityTasks: mean(total.activityTasks),
+    localActivities: mean(total.localActivities),
+    historyEvents: mean(total.historyEvents),
+  };
 }
 
 const percentile = (values: number[], p: number): number => {
@@ -149,9 +201,11 @@ export async function transfersEndToEnd(options: {
   log: (line: string) => void;
   levels: number[];
   temporalClient: Client;
+  /** A client without the service's payload encryption, and the task queue of the baseline worker. */
+  baseline: { client: Client; taskQueue: string };
   cpu: Cpu;
 }): Promise<TransferLevel[]> {
-  const { stack, network, log, levels, temporalClient, cpu } = options;
+  const { stack, network, log, levels, temporalClient, baseline, cpu } = options;
   const provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 100 });
   const chain: Chain = {
     network,
@@ -229,23 +283,64 @@ export async function transfersEndToEnd(options: {
       });
     };
 
-    log('  warm-up: 10 transfers through the API, 10 straight to the bundler (unmeasured)');
+    let lastDurable: string[] = [];
+    const durable = async (count: number): Promise<TransferRound> => {
+      lastDurable = [];
+      const ops = await Promise.all(
+        ownAccounts
+          .slice(0, count)
+          .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
+      );
+      return timedRound(ops, cpu, async (op) => {
+        const workflowId = `bench-durable-transfer-${randomUUID()}`;
+        lastDurable.push(workflowId);
+        return baseline.client.workflow.execute('minimalDurableTransferWorkflow', {
+          taskQueue: baseline.taskQueue,
+          workflowId,
+          args: [
+            {
+              bundlerUrl: network.bundlerUrl,
+              entryPoint: network.entryPoint,
+              op: toRpcOperation(op.op),
+              hash: op.hash,
+            },
+          ],
+        }) as Promise<string>;
+      });
+    };
+
+    log('  warm-up: 10 transfers through the API, 10 straight to the bundler, 10 minimal durable ones (unmeasured)');
     await viaApi(Math.min(10, most));
     await straight(Math.min(10, most));
+    await durable(Math.min(10, most));
     const rows: TransferLevel[] = [];
     for (const users of levels) {
       const bundlerRound = await straight(users);
+      const durableRound = await durable(users);
       const apiRound = await viaApi(users);
       log(
         `  ${users} at once: API ${apiRound.perSecond}/s (p50 ${apiRound.p50} ms, p99 ${apiRound.p99} ms, ${apiRound.transactions} tx); ` +
           `straight to the bundler ${bundlerRound.perSecond}/s (p50 ${bundlerRound.p50} ms, p99 ${bundlerRound.p99} ms, ${bundlerRound.transactions} tx)`,
       );
+      log(
+        `  ${users} at once: minimal durable transfer ${durableRound.perSecond}/s (p50 ${durableRound.p50} ms, p99 ${durableRound.p99} ms, ${durableRound.transactions} tx)`,
+      );
       const breakdown = await breakdownOf(temporalClient, lastRound);
       log(`  ${users} at once, where a transfer's time went (medians, ms): ${JSON.stringify(breakdown)}`);
       log(
-        `  ${users} at once, CPU ms per transfer: API ${JSON.stringify(apiRound.cpu)}; straight ${JSON.stringify(bundlerRound.cpu)}`,
+        `  ${users} at once, CPU ms per transfer: API ${JSON.stringify(apiRound.cpu)}; minimal durable ${JSON.stringify(durableRound.cpu)}; straight ${JSON.stringify(bundlerRound.cpu)}`,
       );
-      rows.push({ users, api: apiRound, bundler: bundlerRound, breakdown });
+      const counts = {
+        api: await countsOf(
+          temporalClient,
+          lastRound.map((t) => transferWorkflowId(t.transferId)),
+        ),
+        durable: await countsOf(baseline.client, lastDurable),
+      };
+      log(
+        `  ${users} at once, per transfer: API ${JSON.stringify(counts.api)}; minimal durable ${JSON.stringify(counts.durable)}`,
+      );
+      rows.push({ users, api: apiRound, bundler: bundlerRound, durable: durableRound, counts, breakdown });
     }
     return rows;
   } finally {
