@@ -75,6 +75,10 @@ const ROTATIONS = 3;
 const RUNS = 3;
 /** Users at once in the end-to-end transfer rows (BENCH_TRANSFER_LEVELS, comma-separated). */
 const TRANSFER_LEVELS = (process.env.BENCH_TRANSFER_LEVELS ?? '10,100').split(',').map(Number);
+if (!TRANSFER_LEVELS.every((n) => Number.isInteger(n) && n > 0))
+  throw new Error(
+    `BENCH_TRANSFER_LEVELS: positive whole numbers separated by commas, not "${process.env.BENCH_TRANSFER_LEVELS}"`,
+  );
 /** The rate limits and gas budget of the run: the load comes from few users and one address; they are not measured. */
 const BENCH_RATE_LIMITS: Record<string, { points: number; seconds: number }> = Object.fromEntries(
   Object.keys(DEFAULT_RATE_LIMITS).map((rule) => [rule, { points: 10_000_000, seconds: 60 }]),
@@ -335,6 +339,8 @@ async function ownPostgres(): Promise<PostgresInstance> {
   return instance;
 }
 const scratch: Array<() => void> = [];
+/** What a failed run stops before it exits: the Temporal dev server, the chains and their bundlers, as each starts. */
+const stopOnFailure: Array<() => Promise<void>> = [];
 
 /** The gas and bundling measurements (bench/gas.ts): local chains of their own, no service. */
 async function measureGas() {
@@ -381,6 +387,7 @@ async function main(): Promise<void> {
     cliPath: resolveTemporalCli({ build: true, log }),
     port: await freePort(),
   });
+  stopOnFailure.push(() => temporal.stop());
   const chains: Array<
     RunningChain & Awaited<ReturnType<typeof ensureChainContracts>> & { bundlerUrl: string; bundlerPid?: number }
   > = [];
@@ -388,6 +395,7 @@ async function main(): Promise<void> {
     // A block a second besides one per transaction, as a live chain makes them: deployments and other owner-signed
     // operations complete once BENCH_CONFIRMATIONS deep (on chains that mine only on demand they never would).
     const chain = await startAnvil({ chainId: 31337 + i, port: await freePort(), blockTimeSeconds: 1 });
+    stopOnFailure.push(() => chain.stop());
     const contracts = await ensureChainContracts(chain.rpcUrl);
     // ETHEREUM's exchange: the local Uniswap v3's pools at the sandbox market's prices (what the quote rows read).
     if (i === 0)
@@ -395,6 +403,7 @@ async function main(): Promise<void> {
         priceAtMs(symbol, Date.now()),
       );
     const bundler = await startAlto({ rpcUrl: chain.rpcUrl, entryPoint: contracts.entryPoint, port: await freePort() });
+    stopOnFailure.push(() => bundler.stop());
     chains.push({
       ...chain,
       ...contracts,
@@ -1379,9 +1388,11 @@ async function shutdown(
   for (const clean of scratch) clean();
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   console.error(error);
   for (const child of children) child.kill('SIGKILL');
+  // Nothing left running after a failure (found: a failed set-up left Temporal, the chains and Alto behind).
+  await Promise.allSettled(stopOnFailure.map((stop) => stop()));
   for (const clean of scratch) {
     try {
       clean();
