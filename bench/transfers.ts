@@ -269,12 +269,16 @@ export async function transfersEndToEnd(options: {
       });
     };
 
-    const straight = async (count: number): Promise<TransferRound> => {
-      const ops = await Promise.all(
+    /** Pre-signed transfers by the bench's own accounts, one each, signed before the clock starts. */
+    const signedOps = (count: number) =>
+      Promise.all(
         ownAccounts
           .slice(0, count)
           .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
       );
+
+    const straight = async (count: number): Promise<TransferRound> => {
+      const ops = await signedOps(count);
       return timedRound(ops, cpu, async (op) => {
         await bundler.send(op.op);
         const receipt = await receiptOf(bundler, op.hash);
@@ -286,11 +290,7 @@ export async function transfersEndToEnd(options: {
     let lastDurable: string[] = [];
     const durable = async (count: number): Promise<TransferRound> => {
       lastDurable = [];
-      const ops = await Promise.all(
-        ownAccounts
-          .slice(0, count)
-          .map((account) => signedTransfer(chain, bundler, transferKey, account, Wallet.createRandom().address, 100n)),
-      );
+      const ops = await signedOps(count);
       return timedRound(ops, cpu, async (op) => {
         const workflowId = `bench-durable-transfer-${randomUUID()}`;
         lastDurable.push(workflowId);

@@ -136,16 +136,15 @@ describe('object-level authorization of every route that takes an id', () => {
     ids.taskId = rotation.id;
     // The rotation's operation on ETHEREUM may still be on its way: another owner-signed operation of the account is
     // refused 409 operation-in-flight until it lands, and an app asks again after Retry-After.
-    let keyOp = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
-      headers: bearer(owner),
-      json: { action: 'set-caps', caps: { ETH: '1' } },
-    });
-    for (let tries = 0; keyOp.body?.type === '/problems/operation-in-flight' && tries < 30; tries += 1) {
-      await new Promise((r) => setTimeout(r, 1000));
-      keyOp = await call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
+    const prepareKeyOp = () =>
+      call(`${stack.apiUrl}/v1/wallet/networks/ETHEREUM/transfer-key/prepare`, {
         headers: bearer(owner),
         json: { action: 'set-caps', caps: { ETH: '1' } },
       });
+    let keyOp = await prepareKeyOp();
+    for (let tries = 0; keyOp.body?.type === '/problems/operation-in-flight' && tries < 12; tries += 1) {
+      await new Promise((r) => setTimeout(r, Number(keyOp.headers.get('retry-after') ?? 1) * 1000));
+      keyOp = await prepareKeyOp();
     }
     expect({ status: keyOp.status, type: keyOp.body?.type }).toEqual({ status: 200, type: undefined });
     ids.keyOpId = keyOp.body.items[0].id;
