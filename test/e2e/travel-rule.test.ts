@@ -425,6 +425,12 @@ describe.each(testDatabases())('the Travel Rule on $name', (kind) => {
     expect(JSON.stringify(ivms.Originator)).toContain(user.person.name);
     expect(ivms.Beneficiary.accountNumber).toEqual([recipient]);
     expect(ivms.OriginatingVASP.originatingVASP.legalPerson.name.nameIdentifier[0].legalPersonName).toBeTruthy();
+    // Our record takes the txid once CODE has answered the report: a moment after the hub shows it.
+    await waitFor(
+      async () => (await recordOf(sent.body.transfer_id)).txid === sent.body.tx_hash,
+      30_000,
+      'the txid on our record',
+    );
     expect(await recordOf(sent.body.transfer_id)).toMatchObject({
       counterpartVaspId: 'code:code-gwanghwa',
       status: 'approved',
