@@ -51,6 +51,10 @@ export interface SubmittedTransfer {
 }
 
 const FINALITY_POLL_MS = 1_000;
+/** How long one watchFinality attempt follows its network before its workflow records a round (and may continue as new). */
+const WATCH_ROUND_MS = 5 * 60_000;
+/** The confirmed transfers one look of the watch reads, oldest block first; the rest at the next look. */
+const WATCH_BATCH = 500;
 /** How far back a reorged operation is looked for in other blocks. */
 const REORG_LOOKBACK_BLOCKS = 128;
 
@@ -295,12 +299,15 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     );
   };
 
-  /** One look at a confirmed transfer: finalized, still pending, or removed by a reorg. */
-  const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged'> => {
+  /**
+   * One look at a confirmed transfer: finalized, still pending, or removed by a reorg; `moved` when it is no longer
+   * confirmed when looked at (something else put it back in flight or recorded its end).
+   */
+  const finalityOnce = async (transferId: string): Promise<'finalized' | 'pending' | 'reorged' | 'moved'> => {
     const em = orm.em.fork();
     const transfer = await em.findOneOrFail(TransferEntity, { transferId });
     if (transfer.status === 'finalized') return 'finalized';
-    if (transfer.status !== 'confirmed') return 'reorged';
+    if (transfer.status !== 'confirmed') return 'moved';
     const finalize = async (): Promise<'finalized'> => {
       await em.transactional(async (tx) => {
         if (
@@ -466,11 +473,76 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
           : null;
         if (head === null || head !== lastHead) {
           const state = await finalityOnce(transferId);
+          if (state === 'moved') return 'reorged';
           if (state !== 'pending') return state;
           lastHead = head;
         }
         // Cancellable: a worker shutting down cancels the watch at once (Temporal retries it on another worker); a
         // plain timer would hold the shutdown until the transfer is final, for as long as the chain takes.
+        await Context.current().sleep(FINALITY_POLL_MS);
+      }
+    },
+
+    /**
+     * One network's finality watch (transferFinalityWatchWorkflow): follows the chain for every confirmed transfer on
+     * it at once, finalizing each once it is final (as awaitFinality does for one), for up to `forMs`; answers early
+     * with the transfers a reorg removed, which the watch workflow hands to transfer-finality-<id> to send again. Idle,
+     * it reads the database once a second; with transfers waiting, an EVM chain's head once a second, and each transfer
+     * only once its block is deep enough (then one or two reads, as a reorg below that depth is seen there too).
+     */
+    async watchFinality({
+      networkId,
+      forMs = WATCH_ROUND_MS,
+    }: {
+      networkId: string;
+      forMs?: number;
+    }): Promise<{ reorged: Array<{ transferId: string; userId: string }>; finalized: number }> {
+      const evm = networks.get(networkId);
+      if (!evm && !networks.solana(networkId))
+        throw ApplicationFailure.create({ nonRetryable: true, message: `no network ${networkId} is configured` });
+      const until = performance.now() + forMs;
+      let finalized = 0;
+      // EVM: the head the last look was made at; while it stands, no transfer's depth or block can have changed.
+      let lastHead: string | null = null;
+      for (;;) {
+        Context.current().heartbeat();
+        const waiting = await orm.em.fork().find(
+          TransferEntity,
+          { networkId, status: 'confirmed' },
+          {
+            fields: ['transferId', 'userId', 'blockNumber'],
+            orderBy: { blockNumber: 'asc' },
+            limit: WATCH_BATCH,
+            disableIdentityMap: true,
+          },
+        );
+        if (waiting.length > 0) {
+          const head = evm
+            ? ((await deps.providers.for(evm).send('eth_getBlockByNumber', ['latest', false])) as {
+                hash: string;
+                number: string;
+              } | null)
+            : null;
+          if (!evm || (head && head.hash !== lastHead)) {
+            const reorged: Array<{ transferId: string; userId: string }> = [];
+            for (const transfer of waiting) {
+              // EVM: not deep enough yet at this head; a reorg that removes it meanwhile is seen at that depth.
+              if (
+                evm &&
+                head &&
+                Number(BigInt(head.number)) - Number(transfer.blockNumber ?? 0) + 1 < confirmationsOf(evm)
+              )
+                continue;
+              const state = await finalityOnce(transfer.transferId);
+              if (state === 'finalized') finalized += 1;
+              if (state === 'reorged') reorged.push({ transferId: transfer.transferId, userId: transfer.userId });
+            }
+            if (reorged.length > 0) return { reorged, finalized };
+            lastHead = head?.hash ?? null;
+          }
+        }
+        if (performance.now() >= until) return { reorged: [], finalized };
+        // Cancellable: a worker shutting down cancels the watch at once and the next worker takes it up.
         await Context.current().sleep(FINALITY_POLL_MS);
       }
     },

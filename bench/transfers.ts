@@ -15,7 +15,7 @@ import { transferPin } from '../test/helpers/pin';
 import { deployAccount } from '../test/helpers/wallet';
 import { temporal } from '@temporalio/proto';
 import type { Client } from '@temporalio/client';
-import { transferWorkflowId } from '../workflows/messages';
+import { finalityWatchWorkflowId, transferWorkflowId } from '../workflows/messages';
 import { accountsWithTransferKey, receiptOf, signedTransfer, type Chain } from './gas';
 
 export interface TransferRound {
@@ -100,8 +100,14 @@ async function breakdownOf(
 /**
  * Per transfer, what Temporal did: workflows started (the transfer's and, recursively, its children), workflow tasks
  * run, activity tasks scheduled, local activities run (markers) and history events, from each workflow's history.
+ * `shared`: workflows that serve every transfer (the network's finality watch), whose events from `since` on are
+ * shared out among the transfers (their workflow not counted as started).
  */
-async function countsOf(client: Client, workflowIds: string[]): Promise<WorkflowCounts> {
+async function countsOf(
+  client: Client,
+  workflowIds: string[],
+  shared?: { workflowIds: string[]; since: number },
+): Promise<WorkflowCounts> {
   const E = temporal.api.enums.v1.EventType;
   const total: WorkflowCounts = {
     workflowsStarted: 0,
@@ -125,6 +131,16 @@ async function countsOf(client: Client, workflowIds: string[]): Promise<Workflow
         total.localActivities += 1;
       if (e.eventType === E.EVENT_TYPE_CHILD_WORKFLOW_EXECUTION_STARTED)
         queue.push(e.childWorkflowExecutionStartedEventAttributes!.workflowExecution!.workflowId!);
+    }
+  }
+  for (const workflowId of shared?.workflowIds ?? []) {
+    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    for (const e of events) {
+      const at = Number(e.eventTime?.seconds ?? 0) * 1000 + Math.floor((e.eventTime?.nanos ?? 0) / 1e6);
+      if (at < shared!.since) continue;
+      total.historyEvents += 1;
+      if (e.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) total.workflowTasks += 1;
+      if (e.eventType === E.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) total.activityTasks += 1;
     }
   }
   const mean = (n: number) => Math.round((n / Math.max(1, workflowIds.length)) * 10) / 10;
@@ -334,6 +350,11 @@ export async function transfersEndToEnd(options: {
         api: await countsOf(
           temporalClient,
           lastRound.map((t) => transferWorkflowId(t.transferId)),
+          {
+            // The network's finality watch, from the round's first request on (its finality work included).
+            workflowIds: [finalityWatchWorkflowId(network.networkId, 'wallet')],
+            since: Math.min(...lastRound.map((t) => t.sentAt)),
+          },
         ),
         durable: await countsOf(baseline.client, lastDurable),
       };

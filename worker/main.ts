@@ -13,6 +13,7 @@ import { createTemporalClient } from '../platform/temporal';
 import { sanctionsListState } from '../db/compliance';
 import { OFAC_SDN } from '../integrations/sanctions';
 import { ensureHousekeepingSchedule, ensureSanctionsListSchedule } from './schedules';
+import { ensureFinalityWatches } from './watches';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
@@ -87,6 +88,11 @@ async function main(): Promise<void> {
   );
   const housekeeping = await ensureHousekeepingSchedule(client, { taskQueue: settings.taskQueue });
   logger.info({ schedule: housekeeping }, 'housekeeping schedule ensured');
+  const watches = await ensureFinalityWatches(client, {
+    taskQueue: settings.taskQueue,
+    networkIds: deps.networks.ids(),
+  });
+  logger.info({ watches }, 'finality watches ensured');
   await client.connection.close();
   // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
   let stopping = false;

@@ -4,7 +4,12 @@ export { keyRotationWorkflow, networkKeyRotationWorkflow } from './key-rotation'
 export { didKeyWorkflow } from './did-key';
 export { chargeWorkflow } from './charge';
 export { payoutWorkflow, payoutLandingWatchWorkflow } from './payout';
-export { transferWorkflow, transferFinalityWorkflow, travelRuleConfirmationWorkflow } from './transfer';
+export {
+  transferWorkflow,
+  transferFinalityWorkflow,
+  transferFinalityWatchWorkflow,
+  travelRuleConfirmationWorkflow,
+} from './transfer';
 export { custodyKeyWorkflow } from './custody';
 export { bankVerificationWorkflow } from './bank-verification';
 export { emailVerificationWorkflow } from './email-verification';

@@ -394,6 +394,9 @@ export interface TransferOutcome {
 }
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
 export const transferFinalityWorkflowId = (transferId: string): string => `transfer-finality-${transferId}`;
+/** One network's finality watch (transferFinalityWatchWorkflow), one per task queue like the schedules. */
+export const finalityWatchWorkflowId = (networkId: string, taskQueue: string): string =>
+  taskQueue === 'wallet' ? `finality-watch-${networkId}` : `finality-watch-${networkId}-${taskQueue}`;
 
 export interface BankVerificationInput {
   verificationId: string;

@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   ParentClosePolicy,
   condition,
+  continueAsNew,
   log,
   patched,
   proxyActivities,
@@ -12,6 +13,7 @@ import {
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { TransferActivities } from '../activities/transfer';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
@@ -101,6 +103,12 @@ const storageOfSent = proxyActivities<Pick<TransferActivities, 'finishTransfer'>
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
 const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
   startToCloseTimeout: '6 hours',
+  heartbeatTimeout: '30 seconds',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
+});
+/** One network's finality watch: rounds of a few minutes, heartbeating; retried for ever on another worker. */
+const watch = proxyActivities<Pick<TransferActivities, 'watchFinality'>>({
+  startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
@@ -236,8 +244,10 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       ...outcome,
       ...(sent.block ? { block: sent.block } : {}),
     });
-    // The answer goes out at inclusion; transfer-finality-<id> follows it to finality (and through a reorg) after.
-    if (sent.success && sent.block && patched('transfer-finality')) {
+    // The answer goes out at inclusion; the network's finality watch (finality-watch-<network>) follows it to finality
+    // with every other transfer on that chain, and hands it to transfer-finality-<id> if a reorg removes it. Workflows
+    // started before the watch started a transfer-finality-<id> child for each transfer.
+    if (sent.success && sent.block && !patched('transfer-finality-watch') && patched('transfer-finality')) {
       await startChild(transferFinalityWorkflow, {
         workflowId: transferFinalityWorkflowId(input.transferId),
         args: [input],
@@ -374,7 +384,9 @@ export async function travelRuleConfirmationWorkflow(input: {
  * signature (Solana) lets it execute at most once, so it is never counted twice. Sent again and refused by the chain
  * (or its Solana blockhash expired), it is failed: the reorg undid it and nothing moved.
  */
-export async function transferFinalityWorkflow(input: TransferInput): Promise<void> {
+export async function transferFinalityWorkflow(
+  input: Pick<TransferInput, 'transferId' | 'userId' | 'networkId'>,
+): Promise<void> {
   upsertSearchAttributes([
     { key: UserIdSA, value: input.userId },
     { key: NetworkIdSA, value: input.networkId },
@@ -411,4 +423,36 @@ export async function transferFinalityWorkflow(input: TransferInput): Promise<vo
     });
     if (!sent.success) return;
   }
+}
+
+/** Rounds of the watch per run before it continues as new (a round is up to five minutes; about six events each). */
+const WATCH_ROUNDS = 100;
+
+/**
+ * One network's finality watch, for every transfer confirmed on it: the worker follows the chain's head once and
+ * finalizes each transfer once deep enough and still canonical (activity watchFinality, rounds of a few minutes,
+ * heartbeating; a dead worker is noticed and the next one takes it up). A transfer a reorg removed goes to its own
+ * transfer-finality-<id>, which puts it back in flight and sends the same signed operation again (see
+ * transferFinalityWorkflow). Started by the worker for each configured network (worker/watches.ts), never ends;
+ * continues as new every WATCH_ROUNDS rounds.
+ */
+export async function transferFinalityWatchWorkflow(input: { networkId: string }): Promise<void> {
+  upsertSearchAttributes([{ key: NetworkIdSA, value: input.networkId }]);
+  for (let round = 0; round < WATCH_ROUNDS; round++) {
+    const { reorged } = await watch.watchFinality({ networkId: input.networkId });
+    for (const transfer of reorged) {
+      log.warn('a reorg removed a confirmed transfer; sending it again', transfer);
+      try {
+        await startChild(transferFinalityWorkflow, {
+          workflowId: transferFinalityWorkflowId(transfer.transferId),
+          args: [{ ...transfer, networkId: input.networkId }],
+          parentClosePolicy: ParentClosePolicy.ABANDON,
+        });
+      } catch (error) {
+        // Already being sent again (a look before this one saw it too): that workflow has it.
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      }
+    }
+  }
+  await continueAsNew<typeof transferFinalityWatchWorkflow>(input);
 }

@@ -57,6 +57,8 @@ export const TransferEntity = defineEntity({
   tableName: 'transfers',
   // One in-flight transfer per nonce lane of an account (NULLs never collide: released lanes, Solana transfers).
   uniques: [{ properties: ['networkId', 'fromAddress', 'nonceLane'] }],
+  // A network's confirmed transfers, read by its finality watch every second.
+  indexes: [{ name: 'transfers_network_id_status_index', properties: ['networkId', 'status'] }],
   properties: (p) => ({
     transferId: p.string().primary().length(64),
     userId: p.string().length(64).index(),

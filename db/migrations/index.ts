@@ -89,6 +89,8 @@ import { Migration20261202060000Swaps as PgSwaps } from './postgresql/Migration2
 import { Migration20261202060000Swaps as SqliteSwaps } from './sqlite/Migration20261202060000Swaps';
 import { Migration20261202120000SolanaSwaps as PgSolanaSwaps } from './postgresql/Migration20261202120000SolanaSwaps';
 import { Migration20261202120000SolanaSwaps as SqliteSolanaSwaps } from './sqlite/Migration20261202120000SolanaSwaps';
+import { Migration20261203020000TransferFinalityWatchIndex as PgTransferFinalityWatchIndex } from './postgresql/Migration20261203020000TransferFinalityWatchIndex';
+import { Migration20261203020000TransferFinalityWatchIndex as SqliteTransferFinalityWatchIndex } from './sqlite/Migration20261203020000TransferFinalityWatchIndex';
 
 
 export type Dialect = 'sqlite' | 'postgresql';
@@ -144,6 +146,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261202021924Payouts', class: PgPayouts },
     { name: 'Migration20261202060000Swaps', class: PgSwaps },
     { name: 'Migration20261202120000SolanaSwaps', class: PgSolanaSwaps },
+    { name: 'Migration20261203020000TransferFinalityWatchIndex', class: PgTransferFinalityWatchIndex },
   ],
   sqlite: [
     { name: 'Migration20261122000000Initial', class: SqliteInitial },
@@ -189,6 +192,7 @@ const MIGRATIONS: Record<Dialect, MigrationObject[]> = {
     { name: 'Migration20261202021924Payouts', class: SqlitePayouts },
     { name: 'Migration20261202060000Swaps', class: SqliteSwaps },
     { name: 'Migration20261202120000SolanaSwaps', class: SqliteSolanaSwaps },
+    { name: 'Migration20261203020000TransferFinalityWatchIndex', class: SqliteTransferFinalityWatchIndex },
   ],
 };
 

@@ -18,6 +18,7 @@ import { composeApi } from '../../api/composition';
 import type { SessionCache } from '../../api/common/session-cache';
 import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
+import { ensureFinalityWatches } from '../../worker/watches';
 import { createSandboxApp, type SandboxOptions } from '../../sandbox/app';
 import {
   SANDBOX_CODE_ENTITY_ID,
@@ -457,6 +458,15 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
       await close(apiServer);
       await close(trpServer);
       await close(codeServer);
+      // The watches never end by themselves: ended with the stack, not left retrying on a task queue no one serves.
+      await Promise.all(
+        watches.map((id) =>
+          temporal.workflow
+            .getHandle(id)
+            .terminate('the test stack stopped')
+            .catch(() => undefined),
+        ),
+      );
       await stack.stopWorker();
       await apiDeps.close();
       workerDeps.close();
@@ -482,6 +492,8 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     },
   };
   await stack.startWorker();
+  // The finality watch of each network, as the worker process starts them.
+  const watches = await ensureFinalityWatches(temporal, { taskQueue, networkIds: workerDeps.networks.ids() });
   // The sanctions list, read as the schedule would (the worker process creates the schedule; a test stack runs once).
   await temporal.workflow.execute(sanctionsListRefreshWorkflow, {
     taskQueue,

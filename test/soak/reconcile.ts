@@ -26,6 +26,8 @@ const INCLUDED = new Set(['confirmed', 'finalized']);
 /** The fee of one signature (what a transfer's cost bound counts besides the amount and rent). */
 const LAMPORTS_PER_SIGNATURE = 5000n;
 const OPEN_MONEY_WORKFLOW = /charge|payout|transfer|swap|deploy/i;
+/** Open by design: each network's finality watch runs for as long as the service does. */
+const ALWAYS_OPEN_WORKFLOW = new Set(['transferFinalityWatchWorkflow']);
 
 type Row = Record<string, any>;
 
@@ -353,7 +355,7 @@ export async function reconcile(
     const query = `ExecutionStatus="Running" AND TaskQueue="${stack.taskQueue}"`;
     for await (const wf of stack.temporal.workflow.list({ query })) {
       open.set(wf.type, (open.get(wf.type) ?? 0) + 1);
-      if (!OPEN_MONEY_WORKFLOW.test(wf.type)) continue;
+      if (!OPEN_MONEY_WORKFLOW.test(wf.type) || ALWAYS_OPEN_WORKFLOW.has(wf.type)) continue;
       const review = wf.searchAttributes?.NeedsReview as unknown[] | undefined;
       if (review?.length) {
         inReview += 1;

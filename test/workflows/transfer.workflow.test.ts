@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
-import { transferWorkflow } from '../../workflows/transfer';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import { transferFinalityWatchWorkflow, transferWorkflow } from '../../workflows/transfer';
 import {
   complianceDecisionSignal,
   travelRuleDecisionSignal,
+  finalityWatchWorkflowId,
   transferFinalityWorkflowId,
   travelRuleConfirmationWorkflowId,
   type TransferInput,
@@ -22,6 +24,8 @@ type Script = {
   maybeSent?: boolean;
   /** What each awaitFinality answers, in turn (the last repeats). */
   finality?: Array<'finalized' | 'reorged'>;
+  /** How long each awaitFinality takes to answer. */
+  finalityDelayMs?: number;
   inquiry?: 'refused';
   /** finishTransfer refuses to record the transfer confirmed, for good (a non-retryable error). */
   recordingConfirmedFails?: true;
@@ -38,6 +42,8 @@ describe('transfer workflow (stubbed activities)', () => {
   const calls = new Map<string, string[]>();
   const record = (transferId: string, call: string) => calls.set(transferId, [...(calls.get(transferId) ?? []), call]);
   const next = <T>(list: T[]): T => (list.length > 1 ? list.shift()! : list[0]!);
+  /** Per network, what each round of its finality watch finds removed by a reorg, in turn. */
+  const watchRounds = new Map<string, string[][]>();
 
   const activities: Pick<
     TransferActivities,
@@ -48,6 +54,7 @@ describe('transfer workflow (stubbed activities)', () => {
     | 'transferReorged'
     | 'recordTransferNeedsReview'
     | 'awaitFinality'
+    | 'watchFinality'
   > &
     Pick<ComplianceActivities, 'screenTransferRecipient' | 'openReviewCase' | 'releaseHeldTransfer'> &
     Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome' | 'confirmTravelRuleTransfer'> = {
@@ -82,9 +89,18 @@ describe('transfer workflow (stubbed activities)', () => {
         throw ApplicationFailure.nonRetryable('the row is not there', 'Broken');
     },
     async awaitFinality({ transferId }) {
+      const delay = scripts.get(transferId)!.finalityDelayMs;
+      if (delay) await new Promise((r) => setTimeout(r, delay));
       const state = next((scripts.get(transferId)!.finality ??= ['finalized']));
       record(transferId, `finality:${state}`);
       return state;
+    },
+    async watchFinality({ networkId }) {
+      // Each round answers the transfers the script lists for it; then quiet rounds, a moment each.
+      const rounds = watchRounds.get(networkId) ?? [];
+      const round = rounds.shift();
+      if (!round) await new Promise((r) => setTimeout(r, 200));
+      return { reorged: (round ?? []).map((transferId) => ({ transferId, userId: 'usr_1' })), finalized: 0 };
     },
     async transferReorged({ transferId }) {
       record(transferId, 'reorged');
@@ -139,17 +155,13 @@ describe('transfer workflow (stubbed activities)', () => {
     expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
   });
 
-  it('screens, signs and sends; answers at inclusion and follows the transfer to finality in a child', async () => {
+  it("screens, signs and sends; answers at inclusion and leaves finality to the network's watch (no workflow of its own)", async () => {
     const { transferId, handle } = await transfer({});
     expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
-    await child(transferFinalityWorkflowId(transferId));
-    expect(calls.get(transferId)).toEqual([
-      'screen',
-      'sign',
-      'submit:included',
-      'finish:confirmed',
-      'finality:finalized',
-    ]);
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+    await expect(
+      harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),
+    ).rejects.toBeInstanceOf(WorkflowNotFoundError);
   });
 
   it('signs nothing for a recipient the last screening names: a refusal the caller is told', async () => {
@@ -254,10 +266,28 @@ describe('transfer workflow (stubbed activities)', () => {
     expect(calls.get(silent.transferId)).toEqual(['inquiry', 'travelRule:timed_out', 'finish:failed']);
   });
 
-  it('sends again the same operation after a reorg removed it, and records it confirmed again', async () => {
-    const { transferId, handle } = await transfer({ finality: ['reorged', 'finalized'] });
+  it("sends again the same operation after a reorg removed it (the network's watch hands it over, once), and records it confirmed again", async () => {
+    const { transferId, handle } = await transfer({ finality: ['reorged', 'finalized'], finalityDelayMs: 1_000 });
     expect(await handle.result()).toMatchObject({ status: 'confirmed' });
-    await child(transferFinalityWorkflowId(transferId));
+    // The watch sees it removed, twice (a second look before the transfer is back in flight): one workflow sends it.
+    const networkId = `NET_${randomUUID()}`;
+    watchRounds.set(networkId, [[transferId], [transferId]]);
+    const watch = await harness.env.client.workflow.start(transferFinalityWatchWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: finalityWatchWorkflowId(networkId, harness.taskQueue),
+      args: [{ networkId }],
+    });
+    try {
+      // Both looks taken while the first awaitFinality of the transfer's own workflow still runs (a second each).
+      for (let i = 0; i < 100 && (watchRounds.get(networkId)?.length ?? 0) > 0; i++)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(watchRounds.get(networkId)).toEqual([]);
+      await child(transferFinalityWorkflowId(transferId));
+      // The second hand-over found it already being sent again: the watch goes on.
+      expect((await watch.describe()).status.name).toBe('RUNNING');
+    } finally {
+      await watch.terminate('test done');
+    }
     expect(calls.get(transferId)).toEqual([
       'screen',
       'sign',
