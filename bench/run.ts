@@ -1126,8 +1126,9 @@ async function main(): Promise<void> {
       'Worker peak RSS vs the baseline worker peak RSS (MiB)',
       `${m.workerPeakRssMiB} / ${m.baselineWorkerPeakRssMiB}`,
       String(ratio(m.workerPeakRssMiB, m.baselineWorkerPeakRssMiB)),
-      '<= 1.3',
-      ratio(m.workerPeakRssMiB, m.baselineWorkerPeakRssMiB) <= 1.3,
+      // Issue 52's goal at peak (the baseline worker's peak now under the minimal durable transfers' load).
+      '<= 1.6',
+      ratio(m.workerPeakRssMiB, m.baselineWorkerPeakRssMiB) <= 1.6,
     ],
     ...t.flatMap((level): Array<[string, string, string, string, boolean | null]> => [
       [
