@@ -352,10 +352,18 @@ export interface PayoutLandings {
 }
 
 // ---- crypto transfers
+/** The transfer workflow's version the API starts transfers for (see `step` in workflows/transfer.ts). */
+export const TRANSFER_WORKFLOW_VERSION = 2;
+
 export interface TransferInput {
   transferId: string;
   userId: string;
   networkId: string;
+  /**
+   * The workflow version the transfer was started for (TRANSFER_WORKFLOW_VERSION): it runs every step that version
+   * has without patch markers, its search attributes set at the start. Absent: started before versions (1).
+   */
+  version?: number;
   /** Submission attempts before a transfer that may have been broadcast is held for review (default 30). */
   reviewAfterAttempts?: number;
   /** Set when the Travel Rule applies: how long to wait for the receiving provider's decision before failing. */

@@ -149,15 +149,24 @@ const provenFailure = (error: unknown): boolean =>
  * asked about patiently until the chain answers; it is confirmed (once) or proven failed then.
  */
 export async function transferWorkflow(input: TransferInput): Promise<TransferOutcome> {
-  upsertSearchAttributes([
-    { key: UserIdSA, value: input.userId },
-    { key: NetworkIdSA, value: input.networkId },
-  ]);
+  /**
+   * Whether this transfer runs a step added by `patch` (in version `since`): a transfer started for that version or a
+   * later one (its input says so) runs it without a patch marker in its history; an older one only if its history
+   * recorded the marker (patched()). The patches below all came before version 2; a step added later takes the next
+   * version (TRANSFER_WORKFLOW_VERSION raised with it), so a transfer already running replays as it ran.
+   */
+  const step = (patch: string, since = 2): boolean => (input.version ?? 1) >= since || patched(patch);
+  // Version 2 on: the search attributes came with the start (no event of their own, one visibility write fewer).
+  if ((input.version ?? 1) < 2)
+    upsertSearchAttributes([
+      { key: UserIdSA, value: input.userId },
+      { key: NetworkIdSA, value: input.networkId },
+    ]);
   const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
     ...CHAIN_SUBMISSION_OPTIONS,
     retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
-  const local = patched('transfer-local-steps');
+  const local = step('transfer-local-steps');
   const screen = local ? localScreening : screening;
   const sign = local ? localSigning : signing;
   const record = local ? localRecords : storage;
@@ -166,7 +175,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
   try {
     // The Travel Rule: the receiving provider is told originator and beneficiary and must approve before anything is signed.
     // A monitoring rule held it: an operator decides first (the funds stay reserved meanwhile).
-    if (input.review && patched('transfer-compliance-review')) {
+    if (input.review && step('transfer-compliance-review')) {
       const refusal = await complianceReview(input.transferId, input.review);
       if (refusal) {
         await record.finishTransfer({
@@ -187,7 +196,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       }
     }
     let confirmTo: string | null = null;
-    if (input.travelRuleTimeoutSeconds && patched('transfer-travel-rule')) {
+    if (input.travelRuleTimeoutSeconds && step('transfer-travel-rule')) {
       const { refusal, callback } = await travelRuleExchange(input.transferId, input.travelRuleTimeoutSeconds);
       confirmTo = callback;
       if (refusal) {
@@ -209,22 +218,22 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       }
     }
     // Screened once more just before signing: the list may have changed since the API screened the recipient.
-    if (patched('transfer-screened-before-signing'))
+    if (step('transfer-screened-before-signing'))
       await screen.screenTransferRecipient({ transferId: input.transferId });
     // Transfers started before signing moved to the worker arrive signed by the API.
-    if (patched('transfer-signed-in-worker')) await sign.signTransfer({ transferId: input.transferId });
+    if (step('transfer-signed-in-worker')) await sign.signTransfer({ transferId: input.transferId });
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
     try {
       sent = await chain.submitTransfer({ transferId: input.transferId });
     } catch (error) {
       if (
         provenFailure(error) ||
-        !patched('transfer-held-until-chain-proves') ||
+        !step('transfer-held-until-chain-proves') ||
         !(await storage.transferMaybeSent({ transferId: input.transferId }))
       )
         throw error;
       upsertSearchAttributes([{ key: NeedsReviewSA, value: 'transfer_unconfirmed' }]);
-      if (patched('transfer-needs-review-event'))
+      if (step('transfer-needs-review-event'))
         await storage.recordTransferNeedsReview({ transferId: input.transferId });
       try {
         sent = await patient.submitTransfer({ transferId: input.transferId });
@@ -247,7 +256,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     // The answer goes out at inclusion; the network's finality watch (finality-watch-<network>) follows it to finality
     // with every other transfer on that chain, and hands it to transfer-finality-<id> if a reorg removes it. Workflows
     // started before the watch started a transfer-finality-<id> child for each transfer.
-    if (sent.success && sent.block && !patched('transfer-finality-watch') && patched('transfer-finality')) {
+    if (sent.success && sent.block && !step('transfer-finality-watch') && step('transfer-finality')) {
       await startChild(transferFinalityWorkflow, {
         workflowId: transferFinalityWorkflowId(input.transferId),
         args: [input],
@@ -255,7 +264,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       });
     }
     // The receiving provider asked for the transaction id (TRP transfer confirmation): told after the answer goes out.
-    if (sent.success && sent.txHash && confirmTo && patched('transfer-travel-rule-confirmation')) {
+    if (sent.success && sent.txHash && confirmTo && step('transfer-travel-rule-confirmation')) {
       await startChild(travelRuleConfirmationWorkflow, {
         workflowId: travelRuleConfirmationWorkflowId(input.transferId),
         args: [{ transferId: input.transferId, callback: confirmTo, txHash: sent.txHash }],

@@ -9,7 +9,13 @@ import { formatMoney } from '../../platform/money';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 import { transferWorkflow } from '../../workflows/transfer';
-import { transferWorkflowId, type TransferOutcome } from '../../workflows/messages';
+import {
+  NetworkIdSA,
+  TRANSFER_WORKFLOW_VERSION,
+  UserIdSA,
+  transferWorkflowId,
+  type TransferOutcome,
+} from '../../workflows/messages';
 import type { PinBinding } from '../pin/service';
 import type { ApprovalCheck, SpendingPolicy } from './spending-policy';
 import type { AddressBook } from './address-book';
@@ -143,8 +149,14 @@ export class TransferService {
         workflowId: transferWorkflowId(transferId),
         taskQueue: this.deps.taskQueue,
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        // Operators find a user's or a network's transfers by these (the workflow sets them itself before version 2).
+        typedSearchAttributes: [
+          { key: UserIdSA, value: userId },
+          { key: NetworkIdSA, value: networkId },
+        ],
         args: [
           {
+            version: TRANSFER_WORKFLOW_VERSION,
             transferId,
             userId,
             networkId,

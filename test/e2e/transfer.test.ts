@@ -10,7 +10,7 @@ import { transferPin, type TransferFields } from '../helpers/pin';
 import { deployAccount } from '../helpers/wallet';
 import { runServiceProcess, waitFor, type ServiceProcess } from '../helpers/processes';
 import { EventEntity, TransferEntity } from '../../db/entities';
-import { NeedsReviewSA } from '../../workflows/messages';
+import { NeedsReviewSA, NetworkIdSA, UserIdSA, transferWorkflowId } from '../../workflows/messages';
 
 describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
   let stack: TestStack;
@@ -114,6 +114,12 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
       fee: expect.stringMatching(/ POL$/),
     });
     expect(await stack.chains[1]!.provider.getBalance(recipient)).toBe(parseEther('0.5'));
+    // Operators find it by user and network in the Temporal UI: set with the start.
+    const described = await stack.temporal.workflow.getHandle(transferWorkflowId(sent.body.transfer_id)).describe();
+    expect([described.typedSearchAttributes.get(UserIdSA), described.typedSearchAttributes.get(NetworkIdSA)]).toEqual([
+      user.userId,
+      'POLYGON',
+    ]);
   });
 
   it('refuses bad addresses, tokens, amounts, PINs and balances, moving nothing', async () => {

@@ -121,6 +121,7 @@ describe('workflow histories', () => {
         'transfer-held-approved.json',
         'transfer-held-rejected.json',
         'transfer-watched.json',
+        'transfer-version-2.json',
         'finality-watch-reorged.json',
       ]),
     );
@@ -327,7 +328,8 @@ if (process.env.RECORD_HISTORIES) {
       };
       const watched = await send();
       await stack.temporal.workflow.getHandle(transferWorkflowId(watched)).result();
-      saveHistory(stack, transferWorkflowId(watched), 'transfer-watched');
+      // transfer-watched was recorded here before the version in the transfer's input (its patch markers, upserts).
+      saveHistory(stack, transferWorkflowId(watched), 'transfer-version-2');
       const reorged = await send();
       const { blockNumber } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: reorged });
       await stack.chains[0]!.provider.send('evm_setIntervalMining', [0]);

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { WorkflowNotFoundError } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { transferFinalityWatchWorkflow, transferWorkflow } from '../../workflows/transfer';
 import {
   complianceDecisionSignal,
   travelRuleDecisionSignal,
+  NetworkIdSA,
+  TRANSFER_WORKFLOW_VERSION,
+  UserIdSA,
   finalityWatchWorkflowId,
   transferFinalityWorkflowId,
   travelRuleConfirmationWorkflowId,
@@ -136,10 +140,15 @@ describe('transfer workflow (stubbed activities)', () => {
   const transfer = async (script: Script, input: Partial<TransferInput> = {}) => {
     const transferId = `tr_${randomUUID()}`;
     scripts.set(transferId, script);
+    // As the API starts it: the current version, its search attributes with the start.
     const handle = await harness.env.client.workflow.start(transferWorkflow, {
       taskQueue: harness.taskQueue,
       workflowId: `transfer-${transferId}`,
-      args: [{ transferId, userId: 'usr_1', networkId: 'ETHEREUM', ...input }],
+      typedSearchAttributes: [
+        { key: UserIdSA, value: 'usr_1' },
+        { key: NetworkIdSA, value: 'ETHEREUM' },
+      ],
+      args: [{ version: TRANSFER_WORKFLOW_VERSION, transferId, userId: 'usr_1', networkId: 'ETHEREUM', ...input }],
     });
     return { transferId, handle };
   };
@@ -159,9 +168,48 @@ describe('transfer workflow (stubbed activities)', () => {
     const { transferId, handle } = await transfer({});
     expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
     expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+    // Its version says which steps it runs: no patch marker, no search-attribute event (they came with the start).
+    const E = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    const markers = events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED);
+    expect(markers.map((e) => e.markerRecordedEventAttributes?.markerName)).toEqual([
+      'core_local_activity',
+      'core_local_activity',
+      'core_local_activity',
+    ]);
+    expect(events.filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toEqual([]);
     await expect(
       harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),
     ).rejects.toBeInstanceOf(WorkflowNotFoundError);
+  });
+
+  it('runs a transfer started before versions (no version in its input) by its patch markers, as recorded', async () => {
+    const transferId = `tr_${randomUUID()}`;
+    scripts.set(transferId, {});
+    const handle = await harness.env.client.workflow.start(transferWorkflow, {
+      taskQueue: harness.taskQueue,
+      workflowId: `transfer-${transferId}`,
+      args: [{ transferId, userId: 'usr_1', networkId: 'ETHEREUM' }],
+    });
+    expect(await handle.result()).toEqual({ status: 'confirmed', txHash: '0xabc', fee: '21000' });
+    expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+    const E = temporal.api.enums.v1.EventType;
+    const events = (await handle.fetchHistory()).events ?? [];
+    // Its search attributes upserted by itself, and each patch marker with its TemporalChangeVersion upsert.
+    const upserted = events
+      .filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)
+      .map((e) => Object.keys(e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {}));
+    expect(upserted.filter((keys) => keys.includes('UserId')).map((keys) => keys.sort())).toEqual([
+      ['NetworkId', 'UserId'],
+    ]);
+    expect(upserted.filter((keys) => keys.includes('TemporalChangeVersion')).length).toBeGreaterThanOrEqual(4);
+    expect(
+      events.filter(
+        (e) =>
+          e.eventType === E.EVENT_TYPE_MARKER_RECORDED &&
+          e.markerRecordedEventAttributes?.markerName !== 'core_local_activity',
+      ).length,
+    ).toBeGreaterThanOrEqual(4);
   });
 
   it('signs nothing for a recipient the last screening names: a refusal the caller is told', async () => {
