@@ -40,6 +40,12 @@ import type { EvmNetwork } from '../platform/networks';
 /** anvil's ninth and tenth development accounts: the executor and utility keys of the one-operation-per-bundle Alto. */
 const SINGLE_EXECUTOR_KEY = '0xdbda1821b80551c9d65939329250298aa3472ba22feea921c0cf5d620ea67b97';
 const SINGLE_UTILITY_KEY = '0x2a871d0798f97d79848a013d4936a73bf4cc922c825d33c1cf7073dff6d409c6';
+/** anvil's second, fifth and sixth development accounts: the executor keys of the bundler with three (issue 52). */
+const THREE_EXECUTOR_KEYS = [
+  '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
+  '0x47e179ec197488593b187f80a00eb0da91f1b9d0b13f8733639f19c30a34926a',
+  '0x8b3a350cf5c34c9194ca85829a2df0ec3153be0318b5e2d3348e872092edffba',
+].join(',');
 
 export interface GasRow {
   operation: string;
@@ -56,6 +62,8 @@ export interface BundlingRow {
   users: number;
   bundled: { opsPerSecond: number; gasPerOperation: number; transactions: number; operations: number };
   single: { opsPerSecond: number; gasPerOperation: number; transactions: number; operations: number };
+  /** The same Alto settings as `bundled` with three executor keys (`--executor-private-keys`). */
+  threeKeys: { opsPerSecond: number; gasPerOperation: number; transactions: number; operations: number };
 }
 
 export interface Chain {
@@ -474,8 +482,10 @@ export async function bundling(log: (line: string) => void, levels = [1, 10, 50]
     {},
     // One operation per bundle: room for one transfer's gas limits and no more.
     { popBatchSize: 1, maxGasPerBundle: 250_000n, executorKey: SINGLE_EXECUTOR_KEY, utilityKey: SINGLE_UTILITY_KEY },
+    // Bundled as the first, from three executor keys (started after the second, whose utility key it shares).
+    { executorKey: THREE_EXECUTOR_KEYS, utilityKey: SINGLE_UTILITY_KEY },
   ]);
-  const [bundled, single] = bundlers as [BundlerClient, BundlerClient];
+  const [bundled, single, threeKeys] = bundlers as [BundlerClient, BundlerClient, BundlerClient];
   try {
     const transferKey = Wallet.createRandom();
     const recipient = Wallet.createRandom().address;
@@ -522,10 +532,16 @@ export async function bundling(log: (line: string) => void, levels = [1, 10, 50]
     };
     const rows: BundlingRow[] = [];
     for (const users of levels) {
-      const row = { users, bundled: await measure(bundled, users), single: await measure(single, users) };
+      const row = {
+        users,
+        bundled: await measure(bundled, users),
+        single: await measure(single, users),
+        threeKeys: await measure(threeKeys, users),
+      };
       log(
         `  ${users} at once: bundled ${row.bundled.opsPerSecond.toFixed(1)} op/s, ${Math.round(row.bundled.gasPerOperation)} gas/op in ${row.bundled.transactions} tx; ` +
-          `one per bundle ${row.single.opsPerSecond.toFixed(1)} op/s, ${Math.round(row.single.gasPerOperation)} gas/op in ${row.single.transactions} tx`,
+          `one per bundle ${row.single.opsPerSecond.toFixed(1)} op/s, ${Math.round(row.single.gasPerOperation)} gas/op in ${row.single.transactions} tx; ` +
+          `bundled from three executor keys ${row.threeKeys.opsPerSecond.toFixed(1)} op/s in ${row.threeKeys.transactions} tx`,
       );
       rows.push(row);
     }
