@@ -9,7 +9,7 @@
  * Options: BENCH_SECONDS (load duration per measurement, 10), BENCH_CONNECTIONS (10), BENCH_CHARGES (40),
  * BENCH_ONLY=overhead (the API-overhead rows only, printed; BENCHMARKS.md untouched), BENCH_CPU_PROF=1 (V8 CPU profiles),
  * BENCH_API_FLAGS, BENCH_WORKER_FLAGS (node flags instead of the Dockerfile CMD's and docker-compose.yml's), BENCH_TRANSFER_LEVELS
- * (10,100), BENCH_ONLY=transfers (the end-to-end transfer rows, printed).
+ * (10,100), BENCH_ONLY=transfers (the end-to-end transfer rows, printed), BENCH_ONLY=rest (memory at rest, printed).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -559,6 +559,20 @@ async function main(): Promise<void> {
     bareKoaTemporal: rssNow(bareKoaTemporal.pid!),
   };
   await snapshot(api.pid!);
+  if (process.env.BENCH_ONLY === 'rest') {
+    // A quick loop for memory work: the processes' resident memory at rest, printed, BENCHMARKS.md left as it is.
+    const mib = (r: { anonMiB: number; fileMiB: number }) => r.anonMiB + r.fileMiB;
+    for (const [name, ours, base] of [
+      ['api over bare Koa with the Temporal client', idleMemory.api, idleMemory.bareKoaTemporal],
+      ['api over bare Koa', idleMemory.api, idleMemory.bareKoa],
+      ['worker / baseline worker', idleMemory.worker, idleMemory.baselineWorker],
+    ] as const)
+      log(
+        `${name}: ${mib(ours)} (${ours.anonMiB} + ${ours.fileMiB}) against ${mib(base)} (${base.anonMiB} + ${base.fileMiB}) MiB: ${name.includes('/') ? (mib(ours) / mib(base)).toFixed(2) + 'x' : '+' + (mib(ours) - mib(base))}`,
+      );
+    await shutdown(chains, temporal, sandboxServers, admin, dbName);
+    return;
+  }
 
   const stack = { apiUrl, sandboxUrl };
   const results: Record<string, unknown> = {};
