@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   const name = process.argv[2];
   if (!url || !name) throw new Error('usage: DATABASE_URL=... tsx db/make-migration.ts <Name>');
-  const orm = await MikroORM.init(ormOptions(url));
+  const orm = await MikroORM.init(await ormOptions(url));
   await orm.getMigrator().up();
   const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false });
   await orm.close();

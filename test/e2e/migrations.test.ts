@@ -46,7 +46,7 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
     try {
       const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
       const before = names[names.indexOf('Migration20261123000000SignedOperations') - 1];
-      const orm = await MikroORM.init(ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
@@ -143,7 +143,7 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
     try {
       const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
       const before = names[names.indexOf('Migration20261123060000TransferPolicy') - 1];
-      const orm = await MikroORM.init(ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
@@ -195,7 +195,7 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
     try {
       const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
       const before = names[names.indexOf('Migration20261201090000CexKeysDropped') - 1];
-      const orm = await MikroORM.init(ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
