@@ -502,8 +502,10 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
         throw ApplicationFailure.create({ nonRetryable: true, message: `no network ${networkId} is configured` });
       const until = performance.now() + forMs;
       let finalized = 0;
-      // EVM: the head the last look was made at; while it stands, no transfer's depth or block can have changed.
+      // EVM: the head the last look was made at, and the transfers looked at there: while it stands, none of theirs
+      // can have changed (depth, block); a transfer confirmed since, in that very block too, is looked at once.
       let lastHead: string | null = null;
+      let lookedAt = new Set<string>();
       for (;;) {
         Context.current().heartbeat();
         const waiting = await orm.em.fork().find(
@@ -523,9 +525,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
                 number: string;
               } | null)
             : null;
-          if (!evm || (head && head.hash !== lastHead)) {
+          if (head && head.hash !== lastHead) [lastHead, lookedAt] = [head.hash, new Set()];
+          const fresh = waiting.filter((t) => !lookedAt.has(t.transferId));
+          if (!evm || (head && fresh.length > 0)) {
             const reorged: Array<{ transferId: string; userId: string }> = [];
-            for (const transfer of waiting) {
+            for (const transfer of evm ? fresh : waiting) {
+              if (evm) lookedAt.add(transfer.transferId);
               // EVM: not deep enough yet at this head; a reorg that removes it meanwhile is seen at that depth.
               if (
                 evm &&
@@ -538,7 +543,6 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
               if (state === 'reorged') reorged.push({ transferId: transfer.transferId, userId: transfer.userId });
             }
             if (reorged.length > 0) return { reorged, finalized };
-            lastHead = head?.hash ?? null;
           }
         }
         if (performance.now() >= until) return { reorged: [], finalized };

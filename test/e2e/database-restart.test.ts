@@ -19,7 +19,14 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
   let user: RegisteredUser;
   let account: SandboxAccount;
   beforeAll(async () => {
-    stack = await startTestStack(postgres!, { databaseProxy: true, env: { IDEMPOTENCY_LOCK_SECONDS: '3' } });
+    stack = await startTestStack(postgres!, {
+      databaseProxy: true,
+      env: { IDEMPOTENCY_LOCK_SECONDS: '3' },
+      // A withdrawal whose send was claimed by a commit the cut lost the answer of (sent or not, the worker cannot
+      // tell) is asked about until the centre has had it long enough, then sent again under a new id: 12 s here, not
+      // the production 600 s, so such a charge completes within the wait below.
+      workerEnv: { BANK_TIMEOUT_MS: '3000', BANK_NOT_RECEIVED_AFTER_SECONDS: '12' },
+    });
     user = await registerUser(stack);
     account = await openBankAccount(stack, user.person, 10_000_000);
     await connectBankAccount(stack, user, account);
@@ -98,7 +105,12 @@ const postgres = testDatabases().find((kind) => kind.name === 'postgresql');
       // Every charge accepted in the 7 s (tens) settles through the sandbox bank: under CI's other test file
       // on the same two cores that took over 90 s once, so the bound is on liveness, not on speed.
       180_000,
-      'every charge completed',
+      async () =>
+        `every charge completed; still open: ${JSON.stringify(
+          (await stack.orm.em.fork().find(ChargeEntity, { userId: user.userId, status: { $ne: 'completed' } })).map(
+            (c) => [c.chargeId, c.status, c.bankStatus, c.failureReason, c.createdAt],
+          ),
+        )}`,
     );
 
     // Nothing half-written: one charge row per key, one withdrawal per charge at the bank, the balance to the won.

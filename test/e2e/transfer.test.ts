@@ -122,6 +122,33 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     ]);
   });
 
+  it('finalizes a transfer recorded confirmed after the watch had looked at its block (no block mined since)', async () => {
+    // The race several transfers of one bundle run: the watch reads the head and the confirmed rows while the worker is
+    // still recording some of that block's transfers confirmed. Made certain here: a transfer is finalized (the watch
+    // looked at the head, its block), then a second transfer of that very operation and block is recorded confirmed
+    // (a copy of the first's row, as the worker would write it). The test chains mine only on demand: the head stands.
+    const recipient = Wallet.createRandom().address;
+    const sent = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' });
+    const em = stack.orm.em.fork();
+    await waitFor(
+      async () =>
+        (await em.findOneOrFail(TransferEntity, { transferId: sent.body.transfer_id }, { refresh: true })).status ===
+        'finalized',
+      60_000,
+      'the first finalized',
+    );
+    const head = await stack.chains[1]!.provider.getBlockNumber();
+    const first = await em.findOneOrFail(TransferEntity, { transferId: sent.body.transfer_id });
+    const transferId = `tr_${randomUUID()}`;
+    await em.insert(TransferEntity, { ...first, transferId, status: 'confirmed', nonceLane: null });
+    await waitFor(
+      async () => (await em.fork().findOneOrFail(TransferEntity, { transferId })).status === 'finalized',
+      30_000,
+      'the second finalized at the same head',
+    );
+    expect(await stack.chains[1]!.provider.getBlockNumber()).toBe(head);
+  });
+
   it('refuses bad addresses, tokens, amounts, PINs and balances, moving nothing', async () => {
     const recipient = Wallet.createRandom().address;
     const badChecksum =
@@ -202,6 +229,20 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     expect(await usdtOf(chain).getFunction('balanceOf')(accounts.POLYGON!)).toBe(
       available - BigInt(confirmed.length) * 15_000_000n,
     );
+    // Each is finalized by the network's watch, with no block mined after theirs (the test chains mine on demand):
+    // also those recorded confirmed after the watch had looked at that very block for the others.
+    const ids = confirmed.map((a) => a.body.transfer_id as string);
+    const open = async () =>
+      (await stack.orm.em.fork().find(TransferEntity, { transferId: ids, status: { $ne: 'finalized' } })).map((t) => [
+        t.transferId,
+        t.status,
+        t.blockNumber,
+      ]);
+    await waitFor(
+      async () => (await open()).length === 0,
+      60_000,
+      async () => `all finalized; open: ${JSON.stringify(await open())}`,
+    );
   });
 
   it("reuses the account's nonce lanes: one after another on one lane, at once on a lane each, freed once final", async () => {
@@ -213,6 +254,17 @@ describe('crypto transfers on real chains (ETHEREUM, POLYGON)', () => {
     };
     const final = async (transferId: string) =>
       waitFor(async () => (await keyOf(transferId)).status === 'finalized', 60_000, `transfer ${transferId} finalized`);
+    // The tests before leave transfers of this account in flight until final (each holds its lane till then).
+    const holding = () =>
+      stack.orm.em
+        .fork()
+        .find(TransferEntity, { networkId: 'POLYGON', fromAddress: accounts.POLYGON!, nonceLane: { $ne: null } });
+    await waitFor(
+      async () => (await holding()).length === 0,
+      120_000,
+      async () =>
+        `no lane held; held: ${JSON.stringify((await holding()).map((t) => [t.transferId, t.status, t.nonceLane, t.updatedAt]))}`,
+    );
     const one = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' });
     await final(one.body.transfer_id);
     const two = await transfer({ to_address: recipient, network: 'POLYGON', token: 'POL', amount: '0.01' });

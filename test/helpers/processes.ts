@@ -30,11 +30,13 @@ export function runServiceProcess(file: string, env: Record<string, string | und
 export async function waitFor(
   check: () => Promise<boolean> | boolean,
   timeoutMs = 60_000,
-  what = 'condition',
+  what: string | (() => Promise<string>) = 'condition',
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    // A described wait says, when it times out, what it found (the rows still short of the goal, say).
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for ${typeof what === 'string' ? what : await what()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
 }
