@@ -9,6 +9,7 @@ import { createBankVerificationActivities, type BankVerificationActivityDeps } f
 import { createEmailVerificationActivities, type EmailVerificationActivityDeps } from './email-verification';
 import { createWebhookActivities, type WebhookActivityDeps } from './webhooks';
 import { createTransferActivities, type TransferActivityDeps } from './transfer';
+import { createTransferPreparationActivities } from './transfer-prepare';
 import { createCustodyActivities, type CustodyActivityDeps } from './custody';
 import { createKycActivities, type KycActivityDeps } from './kyc';
 import { createAccountActivities, type AccountActivityDeps } from './account';
@@ -44,6 +45,8 @@ export type ActivityDeps = RegistrationActivityDeps &
 /** Every activity of the service, built from dependencies that only worker/main.ts (or a test) constructs. */
 export const createActivities = (clients: ActivityDeps) => {
   const deps = { ...clients, gasSponsor: new GasSponsor(clients) };
+  const transfers = createTransferActivities(deps);
+  const compliance = createComplianceActivities(deps);
   return {
     ...createRegistrationActivities(deps),
     ...createSignedOperationActivities(deps),
@@ -55,7 +58,8 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createBankVerificationActivities(deps),
     ...createEmailVerificationActivities(deps),
     ...createWebhookActivities(deps),
-    ...createTransferActivities(deps),
+    ...transfers,
+    ...createTransferPreparationActivities(deps, compliance, transfers),
     ...createCustodyActivities(deps),
     ...createKycActivities(deps),
     ...createAccountActivities(deps),
@@ -63,7 +67,7 @@ export const createActivities = (clients: ActivityDeps) => {
     ...createSignInActivities(deps),
     ...createRecoveryActivities(deps),
     ...createGasSponsorshipActivities(deps),
-    ...createComplianceActivities(deps),
+    ...compliance,
     ...createTravelRuleActivities(deps),
     ...createTestClockActivities(deps),
     ...createHousekeepingActivities(deps),

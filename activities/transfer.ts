@@ -22,7 +22,7 @@ import {
 import { transferSignature, userOperationHash } from '../integrations/evm/user-operation';
 import { submitOnce, type OperationStall, type SignedReplacement } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
-import type { TransferOutcome } from '../workflows/messages';
+import { sentOutcome, type TransferOutcome } from '../workflows/messages';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
 import { userIsActive } from './account';
@@ -357,6 +357,114 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     return canonical?.hash === blockHash ? finalize() : 'pending';
   };
 
+  /** A transfer's outcome recorded once, with its event: a later call (a retry, a second worker) changes nothing. */
+  const finish = async (
+    input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
+  ): Promise<void> => {
+    await orm.em.fork().transactional(async (tx) => {
+      const finished = await tx.nativeUpdate(
+        TransferEntity,
+        { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } },
+        {
+          status: input.status,
+          txHash: input.txHash,
+          fee: input.fee,
+          error: input.error ?? null,
+          blockNumber: input.block ? Number(input.block.number) : null,
+          blockHash: input.block?.hash ?? null,
+          // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
+          // until final, as a reorg may have it sent again.
+          ...(input.status === 'failed' ? { nonceLane: null } : {}),
+        },
+      );
+      if (finished === 1)
+        await transferEvent(tx, input.transferId, `transfer.${input.status}`, {
+          txHash: input.txHash,
+          error: input.error,
+        });
+    });
+  };
+
+  /** The chain side of submitTransfer: what the chain did with the transfer's signed operation or transaction. */
+  const submit = async (transferId: string): Promise<SubmittedTransfer> => {
+    const em = orm.em.fork();
+    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    if (transfer.solanaTransaction?.wire) {
+      const network = networks.solana(transfer.networkId);
+      if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
+      await em.transactional(async (tx) => {
+        if (
+          (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
+        )
+          await transferEvent(tx, transferId, 'transfer.submitted', {});
+      });
+      // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
+      // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
+      const sentAt = Date.now();
+      const outcome = await deps.solanaChains.for(network).sendUntilFinal(
+        {
+          wire: transfer.solanaTransaction.wire,
+          lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!,
+          signature: transfer.txHash!,
+        },
+        { onPoll: () => Context.current().heartbeat() },
+      );
+      if (outcome.landed)
+        deps.confirmations?.confirmed(
+          transfer.networkId,
+          // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
+          (Date.now() - sentAt) / 1000,
+          outcome.success ? 'success' : 'reverted',
+        );
+      if (!outcome.landed) return { success: false, txHash: null, fee: null, error: outcome.error };
+      return {
+        success: outcome.success,
+        txHash: outcome.signature,
+        fee: outcome.fee,
+        block: { number: outcome.slot, hash: null },
+        ...(outcome.error ? { error: outcome.error } : {}),
+      };
+    }
+    const operation = deserializeOperation(transfer.userOperation!);
+    const submitted = await submitOnce({
+      networkId: transfer.networkId,
+      bundler: bundlers.for(transfer.networkId),
+      entryPoint: bundlers.entryPoint(transfer.networkId),
+      operation,
+      userOpHash: transfer.userOpHash!,
+      replacedHashes: (transfer.replacedOperations ?? []).map((o) => o.userOpHash),
+      reprice: (stall) => repriceEvm(transferId, stall),
+      // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
+      recordSubmitted: async () => {
+        await em.transactional(async (tx) => {
+          if (
+            (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
+          )
+            await transferEvent(tx, transferId, 'transfer.submitted', { userOpHash: transfer.userOpHash });
+        });
+      },
+      settle: (outcome) => deps.gasSponsor.settle(outcome),
+      observer: bundlers.observer,
+    });
+    // Each transfer has its own nonce key: no other operation can use its nonce, so `ran` is always true here.
+    if (!submitted.ran) throw new Error(`transfer ${transferId}: its nonce was used by another operation`);
+    if ('stalled' in submitted || 'replacedBy' in submitted)
+      throw new Error(
+        `transfer ${transferId}: the service signs its operation, so it is re-priced, never left stalled`,
+      );
+    const { receipt } = submitted;
+    // An operation it replaced landed instead (fees fell before the replacement went in): that one is the transfer's
+    // operation now, the one finality looks for.
+    if (receipt.userOpHash !== transfer.userOpHash) await adoptLanded(transferId, receipt.userOpHash);
+    return {
+      success: receipt.success,
+      txHash: receipt.txHash,
+      fee: receipt.actualGasCost.toString(),
+      block: { number: String(receipt.blockNumber), hash: receipt.blockHash },
+      ...(receipt.revertReason ? { error: `the account refused it: ${receipt.revertReason}` } : {}),
+    };
+  };
+
   return {
     /** Signs the recorded transfer once; a retry (or a second worker) finds the signed form and leaves it. */
     async signTransfer({ transferId }: { transferId: string }): Promise<void> {
@@ -369,84 +477,22 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       await em.nativeUpdate(TransferEntity, { transferId, userOperation: null, txHash: null }, signed);
     },
 
-    async submitTransfer({ transferId }: { transferId: string }): Promise<SubmittedTransfer> {
-      const em = orm.em.fork();
-      const transfer = await em.findOneOrFail(TransferEntity, { transferId });
-      if (transfer.solanaTransaction?.wire) {
-        const network = networks.solana(transfer.networkId);
-        if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
-        await em.transactional(async (tx) => {
-          if (
-            (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
-          )
-            await transferEvent(tx, transferId, 'transfer.submitted', {});
-        });
-        // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
-        // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
-        const sentAt = Date.now();
-        const outcome = await deps.solanaChains.for(network).sendUntilFinal(
-          {
-            wire: transfer.solanaTransaction.wire,
-            lastValidBlockHeight: transfer.solanaTransaction.lastValidBlockHeight!,
-            signature: transfer.txHash!,
+    /**
+     * Sends the signed transfer once and waits for its inclusion. With `record` (transfers of version 3 on), the
+     * outcome is recorded here (as finishTransfer would) before it is answered: no step of the workflow after the
+     * chain ran it. A retry after the chain ran it finds the receipt and records nothing twice.
+     */
+    async submitTransfer({ transferId, record }: { transferId: string; record?: boolean }): Promise<SubmittedTransfer> {
+      const sent = await submit(transferId);
+      // The chain ran it: a failure to record it is retried (a retry finds the receipt), never final, so the workflow
+      // cannot take it for a transfer that failed (it holds it for review once the attempts run out, and goes on).
+      if (record)
+        await finish({ transferId, ...sentOutcome(sent), ...(sent.block ? { block: sent.block } : {}) }).catch(
+          (error: unknown) => {
+            throw new Error(`transfer ${transferId} ran on chain; its outcome is not recorded yet: ${String(error)}`);
           },
-          { onPoll: () => Context.current().heartbeat() },
         );
-        if (outcome.landed)
-          deps.confirmations?.confirmed(
-            transfer.networkId,
-            // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
-            (Date.now() - sentAt) / 1000,
-            outcome.success ? 'success' : 'reverted',
-          );
-        if (!outcome.landed) return { success: false, txHash: null, fee: null, error: outcome.error };
-        return {
-          success: outcome.success,
-          txHash: outcome.signature,
-          fee: outcome.fee,
-          block: { number: outcome.slot, hash: null },
-          ...(outcome.error ? { error: outcome.error } : {}),
-        };
-      }
-      const operation = deserializeOperation(transfer.userOperation!);
-      const submitted = await submitOnce({
-        networkId: transfer.networkId,
-        bundler: bundlers.for(transfer.networkId),
-        entryPoint: bundlers.entryPoint(transfer.networkId),
-        operation,
-        userOpHash: transfer.userOpHash!,
-        replacedHashes: (transfer.replacedOperations ?? []).map((o) => o.userOpHash),
-        reprice: (stall) => repriceEvm(transferId, stall),
-        // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
-        recordSubmitted: async () => {
-          await em.transactional(async (tx) => {
-            if (
-              (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) ===
-              1
-            )
-              await transferEvent(tx, transferId, 'transfer.submitted', { userOpHash: transfer.userOpHash });
-          });
-        },
-        settle: (outcome) => deps.gasSponsor.settle(outcome),
-        observer: bundlers.observer,
-      });
-      // Each transfer has its own nonce key: no other operation can use its nonce, so `ran` is always true here.
-      if (!submitted.ran) throw new Error(`transfer ${transferId}: its nonce was used by another operation`);
-      if ('stalled' in submitted || 'replacedBy' in submitted)
-        throw new Error(
-          `transfer ${transferId}: the service signs its operation, so it is re-priced, never left stalled`,
-        );
-      const { receipt } = submitted;
-      // An operation it replaced landed instead (fees fell before the replacement went in): that one is the transfer's
-      // operation now, the one finality looks for.
-      if (receipt.userOpHash !== transfer.userOpHash) await adoptLanded(transferId, receipt.userOpHash);
-      return {
-        success: receipt.success,
-        txHash: receipt.txHash,
-        fee: receipt.actualGasCost.toString(),
-        block: { number: String(receipt.blockNumber), hash: receipt.blockHash },
-        ...(receipt.revertReason ? { error: `the account refused it: ${receipt.revertReason}` } : {}),
-      };
+      return sent;
     },
 
     /**
@@ -586,28 +632,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     async finishTransfer(
       input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
     ): Promise<void> {
-      await orm.em.fork().transactional(async (tx) => {
-        const finished = await tx.nativeUpdate(
-          TransferEntity,
-          { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } },
-          {
-            status: input.status,
-            txHash: input.txHash,
-            fee: input.fee,
-            error: input.error ?? null,
-            blockNumber: input.block ? Number(input.block.number) : null,
-            blockHash: input.block?.hash ?? null,
-            // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
-            // until final, as a reorg may have it sent again.
-            ...(input.status === 'failed' ? { nonceLane: null } : {}),
-          },
-        );
-        if (finished === 1)
-          await transferEvent(tx, input.transferId, `transfer.${input.status}`, {
-            txHash: input.txHash,
-            error: input.error,
-          });
-      });
+      await finish(input);
     },
   };
 };

@@ -353,7 +353,7 @@ export interface PayoutLandings {
 
 // ---- crypto transfers
 /** The transfer workflow's version the API starts transfers for (see `step` in workflows/transfer.ts). */
-export const TRANSFER_WORKFLOW_VERSION = 2;
+export const TRANSFER_WORKFLOW_VERSION = 3;
 
 export interface TransferInput {
   transferId: string;
@@ -400,6 +400,18 @@ export interface TransferOutcome {
   /** What the refusal said beyond its message (a gas budget and when it resets). */
   refusalDetails?: unknown;
 }
+/** What a transfer's submission found on chain, as its outcome: confirmed, or failed when the chain reverted it. */
+export const sentOutcome = (sent: {
+  success: boolean;
+  txHash: string | null;
+  fee: string | null;
+  error?: string;
+}): TransferOutcome => ({
+  status: sent.success ? 'confirmed' : 'failed',
+  txHash: sent.txHash,
+  fee: sent.fee,
+  ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }),
+});
 export const transferWorkflowId = (transferId: string): string => `transfer-${transferId}`;
 export const transferFinalityWorkflowId = (transferId: string): string => `transfer-finality-${transferId}`;
 /** One network's finality watch (transferFinalityWatchWorkflow), one per task queue like the schedules. */

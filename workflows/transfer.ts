@@ -15,6 +15,7 @@ import {
 } from '@temporalio/workflow';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { TransferActivities } from '../activities/transfer';
+import type { TransferPreparationActivities } from '../activities/transfer-prepare';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 import { ChainFailure, GasFailure, TransferFailure } from '../platform/failures';
 import {
@@ -22,6 +23,7 @@ import {
   CHAIN_SUBMISSION_TIMEOUTS,
   RECORD_OPTIONS,
   NeedsReviewSA,
+  sentOutcome,
   NetworkIdSA,
   UserIdSA,
   transferFinalityWorkflowId,
@@ -75,6 +77,19 @@ const localSigning = proxyLocalActivities<Pick<TransferActivities, 'signTransfer
 });
 const localScreening = proxyLocalActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>({
   ...SCREENING,
+  localRetryThreshold: LOCAL_RETRY_THRESHOLD,
+});
+/**
+ * Version 3 on: the last screening and the signing as one local activity (prepareTransfer), with the screening's
+ * retries (a provider that cannot answer, about two minutes) and both refusals final.
+ */
+const localPreparing = proxyLocalActivities<Pick<TransferPreparationActivities, 'prepareTransfer'>>({
+  ...SCREENING,
+  startToCloseTimeout: '1 minute',
+  retry: {
+    ...SCREENING.retry,
+    nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned, TransferFailure.TransferRefused],
+  },
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
 });
 const localRecords = proxyLocalActivities<Pick<TransferActivities, 'finishTransfer'>>({
@@ -167,6 +182,9 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
     retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
   const local = step('transfer-local-steps');
+  // Version 3 on: screening and signing in one local activity, the outcome recorded by the submission (no step after
+  // the chain ran it): three activations of the workflow per transfer where there were five.
+  const merged = (input.version ?? 1) >= 3;
   const screen = local ? localScreening : screening;
   const sign = local ? localSigning : signing;
   const record = local ? localRecords : storage;
@@ -218,13 +236,18 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       }
     }
     // Screened once more just before signing: the list may have changed since the API screened the recipient.
-    if (step('transfer-screened-before-signing'))
-      await screen.screenTransferRecipient({ transferId: input.transferId });
-    // Transfers started before signing moved to the worker arrive signed by the API.
-    if (step('transfer-signed-in-worker')) await sign.signTransfer({ transferId: input.transferId });
+    if (merged) await localPreparing.prepareTransfer({ transferId: input.transferId });
+    else {
+      if (step('transfer-screened-before-signing'))
+        await screen.screenTransferRecipient({ transferId: input.transferId });
+      // Transfers started before signing moved to the worker arrive signed by the API.
+      if (step('transfer-signed-in-worker')) await sign.signTransfer({ transferId: input.transferId });
+    }
+    // Version 3 on, the submission records the outcome itself (`record`).
+    const submission = { transferId: input.transferId, ...(merged ? { record: true } : {}) };
     let sent: Awaited<ReturnType<TransferActivities['submitTransfer']>>;
     try {
-      sent = await chain.submitTransfer({ transferId: input.transferId });
+      sent = await chain.submitTransfer(submission);
     } catch (error) {
       if (
         provenFailure(error) ||
@@ -236,23 +259,19 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       if (step('transfer-needs-review-event'))
         await storage.recordTransferNeedsReview({ transferId: input.transferId });
       try {
-        sent = await patient.submitTransfer({ transferId: input.transferId });
+        sent = await patient.submitTransfer(submission);
       } finally {
         upsertSearchAttributes([{ key: NeedsReviewSA, value: null }]);
       }
     }
     ran = true;
-    const outcome: TransferOutcome = {
-      status: sent.success ? 'confirmed' : 'failed',
-      txHash: sent.txHash,
-      fee: sent.fee,
-      ...(sent.success ? {} : { error: sent.error ?? 'the transfer reverted on chain' }),
-    };
-    await (local ? localRecordsOfSent : storageOfSent).finishTransfer({
-      transferId: input.transferId,
-      ...outcome,
-      ...(sent.block ? { block: sent.block } : {}),
-    });
+    const outcome = sentOutcome(sent);
+    if (!merged)
+      await (local ? localRecordsOfSent : storageOfSent).finishTransfer({
+        transferId: input.transferId,
+        ...outcome,
+        ...(sent.block ? { block: sent.block } : {}),
+      });
     // The answer goes out at inclusion; the network's finality watch (finality-watch-<network>) follows it to finality
     // with every other transfer on that chain, and hands it to transfer-finality-<id> if a reorg removes it. Workflows
     // started before the watch started a transfer-finality-<id> child for each transfer.

@@ -328,8 +328,10 @@ if (process.env.RECORD_HISTORIES) {
       };
       const watched = await send();
       await stack.temporal.workflow.getHandle(transferWorkflowId(watched)).result();
-      // transfer-watched was recorded here before the version in the transfer's input (its patch markers, upserts).
-      saveHistory(stack, transferWorkflowId(watched), 'transfer-version-2');
+      // transfer-watched was recorded here before the version in the transfer's input (its patch markers, upserts),
+      // transfer-version-2 before version 3 (the screening and signing as one local activity, the outcome recorded
+      // by the submission).
+      saveHistory(stack, transferWorkflowId(watched), 'transfer-version-3');
       const reorged = await send();
       const { blockNumber } = await stack.orm.em.fork().findOneOrFail(TransferEntity, { transferId: reorged });
       await stack.chains[0]!.provider.send('evm_setIntervalMining', [0]);

@@ -6,16 +6,19 @@ import { transferFinalityWatchWorkflow, transferWorkflow } from '../../workflows
 import {
   complianceDecisionSignal,
   travelRuleDecisionSignal,
+  NeedsReviewSA,
   NetworkIdSA,
   TRANSFER_WORKFLOW_VERSION,
   UserIdSA,
   finalityWatchWorkflowId,
   transferFinalityWorkflowId,
   travelRuleConfirmationWorkflowId,
+  sentOutcome,
   type TransferInput,
 } from '../../workflows/messages';
 import { ChainFailure, TransferFailure } from '../../platform/failures';
 import type { TransferActivities } from '../../activities/transfer';
+import type { TransferPreparationActivities } from '../../activities/transfer-prepare';
 import type { ComplianceActivities, TravelRuleActivities } from '../../activities/compliance';
 import { workflowTestWorker } from '../helpers/workflow-env';
 
@@ -61,6 +64,7 @@ describe('transfer workflow (stubbed activities)', () => {
     | 'watchFinality'
   > &
     Pick<ComplianceActivities, 'screenTransferRecipient' | 'openReviewCase' | 'releaseHeldTransfer'> &
+    TransferPreparationActivities &
     Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome' | 'confirmTravelRuleTransfer'> = {
     async screenTransferRecipient({ transferId }) {
       record(transferId, 'screen');
@@ -70,15 +74,27 @@ describe('transfer workflow (stubbed activities)', () => {
     async signTransfer({ transferId }) {
       record(transferId, 'sign');
     },
-    async submitTransfer({ transferId }) {
+    // As the real one: the screening, then the signing (both recorded as their own calls).
+    async prepareTransfer({ transferId }) {
+      await activities.screenTransferRecipient({ transferId });
+      await activities.signTransfer({ transferId });
+    },
+    async submitTransfer({ transferId, record: recordOutcome }) {
       const submission = next((scripts.get(transferId)!.submissions ??= ['included']));
       record(transferId, `submit:${submission}`);
       if (submission === 'unreachable') throw new Error('connect ECONNREFUSED');
       if (submission === 'refused-by-chain')
         throw ApplicationFailure.nonRetryable('AA23 reverted', ChainFailure.UserOperationRejected);
-      return submission === 'included'
-        ? { success: true, txHash: '0xabc', fee: '21000', block: { number: '7', hash: '0xb7' } }
-        : { success: false, txHash: '0xabc', fee: '21000', error: 'execution reverted' };
+      const sent =
+        submission === 'included'
+          ? { success: true, txHash: '0xabc', fee: '21000', block: { number: '7', hash: '0xb7' } }
+          : { success: false, txHash: '0xabc', fee: '21000', error: 'execution reverted' };
+      // As the real one (version 3 on): the outcome recorded before it is answered, a failure to record retried.
+      if (recordOutcome)
+        await activities.finishTransfer({ transferId, ...sentOutcome(sent), block: sent.block }).catch((error) => {
+          throw new Error(`not recorded: ${(error as Error).message}`);
+        });
+      return sent;
     },
     async transferMaybeSent({ transferId }) {
       record(transferId, 'maybeSent');
@@ -158,10 +174,37 @@ describe('transfer workflow (stubbed activities)', () => {
     expect(calls.get(transferId)).toContain(call);
   };
 
-  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded: the workflow fails for an operator', async () => {
-    const { transferId, handle } = await transfer({ recordingConfirmedFails: true });
+  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded (version 2: the workflow fails for an operator)', async () => {
+    const { transferId, handle } = await transfer({ recordingConfirmedFails: true }, { version: 2 });
     await expect(handle.result()).rejects.toThrow();
     expect(calls.get(transferId)).toEqual(['screen', 'sign', 'submit:included', 'finish:confirmed']);
+  });
+
+  it('never records failed a transfer the chain ran, even when its outcome cannot be recorded (version 3: the submission is retried, then held for review)', async () => {
+    const { transferId, handle } = await transfer(
+      { recordingConfirmedFails: true, maybeSent: true },
+      { reviewAfterAttempts: 1 },
+    );
+    await waitForCall(transferId, 'needsReview');
+    const E = temporal.api.enums.v1.EventType;
+    const flagged = async () =>
+      ((await handle.describe()).typedSearchAttributes.get(NeedsReviewSA) as string | undefined) ?? null;
+    for (let i = 0; i < 50 && (await flagged()) === null; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await flagged()).toBe('transfer_unconfirmed');
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+    expect(calls.get(transferId)!.slice(0, 6)).toEqual([
+      'screen',
+      'sign',
+      'submit:included',
+      'finish:confirmed',
+      'maybeSent',
+      'needsReview',
+    ]);
+    expect(calls.get(transferId)).not.toContain('finish:failed');
+    expect(
+      ((await handle.fetchHistory()).events ?? []).some((e) => e.eventType === E.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED),
+    ).toBe(false);
+    await handle.terminate('test over');
   });
 
   it("screens, signs and sends; answers at inclusion and leaves finality to the network's watch (no workflow of its own)", async () => {
@@ -172,11 +215,8 @@ describe('transfer workflow (stubbed activities)', () => {
     const E = temporal.api.enums.v1.EventType;
     const events = (await handle.fetchHistory()).events ?? [];
     const markers = events.filter((e) => e.eventType === E.EVENT_TYPE_MARKER_RECORDED);
-    expect(markers.map((e) => e.markerRecordedEventAttributes?.markerName)).toEqual([
-      'core_local_activity',
-      'core_local_activity',
-      'core_local_activity',
-    ]);
+    // Version 3: the screening and the signing in one local activity; the outcome recorded by the submission.
+    expect(markers.map((e) => e.markerRecordedEventAttributes?.markerName)).toEqual(['core_local_activity']);
     expect(events.filter((e) => e.eventType === E.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toEqual([]);
     await expect(
       harness.env.client.workflow.getHandle(transferFinalityWorkflowId(transferId)).describe(),

@@ -1,0 +1,30 @@
+import type { Orm } from '../db/orm';
+import { TransferEntity } from '../db/entities';
+import type { ComplianceActivities } from './compliance';
+import type { TransferActivities } from './transfer';
+
+/**
+ * A transfer's steps before it is sent, as one activity (transfers of version 3 on): the last sanctions screening,
+ * then signing. One local activity where there were two, so one activation of the workflow fewer per transfer. A retry
+ * that finds the transfer signed leaves it (it was screened before it was signed).
+ */
+export const createTransferPreparationActivities = (
+  { orm }: { orm: Orm },
+  { screenTransferRecipient }: Pick<ComplianceActivities, 'screenTransferRecipient'>,
+  { signTransfer }: Pick<TransferActivities, 'signTransfer'>,
+) => ({
+  async prepareTransfer({ transferId }: { transferId: string }): Promise<void> {
+    const signed = await orm.em
+      .fork()
+      .findOneOrFail(
+        TransferEntity,
+        { transferId },
+        { fields: ['userOperation', 'solanaTransaction'], disableIdentityMap: true },
+      );
+    if (signed.userOperation || signed.solanaTransaction?.wire) return;
+    await screenTransferRecipient({ transferId });
+    await signTransfer({ transferId });
+  },
+});
+
+export type TransferPreparationActivities = ReturnType<typeof createTransferPreparationActivities>;
