@@ -1,7 +1,7 @@
 /**
  * Writes the SQL that brings a database from the previous migration to the current entities, for both dialects.
  * Usage: DATABASE_URL=postgresql://... npx tsx db/make-migration.ts <Name>   (run once per dialect)
- * The generated class goes to db/migrations/<dialect>/ and must be added to db/migrations/index.ts. Review the
+ * The generated class goes to db/migrations/<dialect>/ and must be added to db/migrations/<dialect>/index.ts. Review the
  * SQLite output: its introspection can propose rebuilding unchanged tables; keep only the statements you meant.
  */
 import { writeFileSync } from 'node:fs';
@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   const url = process.env.DATABASE_URL;
   const name = process.argv[2];
   if (!url || !name) throw new Error('usage: DATABASE_URL=... tsx db/make-migration.ts <Name>');
-  const orm = await MikroORM.init(await ormOptions(url));
+  const orm = await MikroORM.init(await ormOptions(url, { migrator: true }));
   await orm.getMigrator().up();
   const sql = await orm.schema.getUpdateSchemaSQL({ wrap: false });
   await orm.close();

@@ -4,7 +4,7 @@ import { createOrm } from './orm';
 
 async function main(): Promise<void> {
   const { DATABASE_URL } = loadConfig(process.env, ['DATABASE_URL']);
-  const orm = await createOrm(DATABASE_URL);
+  const orm = await createOrm(DATABASE_URL, { migrator: true });
   const applied = await orm.getMigrator().up();
   console.log(applied.length ? `applied ${applied.map((m) => m.name).join(', ')}` : 'schema is up to date');
   await orm.close();

@@ -1,9 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { MikroORM, type Options } from '@mikro-orm/core';
-import { Migrator } from '@mikro-orm/migrations';
 import { ALL_ENTITIES } from './entities';
-import { migrationsFor, type Dialect } from './migrations';
+import { migrationNamesFor, migrationsFor, type Dialect } from './migrations';
 
 export type Orm = MikroORM;
 
@@ -15,15 +14,26 @@ export function dialectOf(databaseUrl: string): Dialect {
 
 /**
  * MikroORM options for a DATABASE_URL: `sqlite:<file>` (embedded) or `postgresql://...` (production). Only that
- * dialect's driver is loaded: a process on PostgreSQL never loads SQLite's (about 10 MiB at rest, issue 52).
+ * dialect's driver is loaded: a process on PostgreSQL never loads SQLite's (about 10 MiB at rest, issue 52). The
+ * migrator and the dialect's migrations only with `migrator: true` (what migrates: `db:migrate`, the embedded
+ * launcher, tests); the api and the worker check the schema without them (see createOrm).
  */
-export async function ormOptions(databaseUrl: string): Promise<Options> {
+export async function ormOptions(databaseUrl: string, { migrator = false } = {}): Promise<Options> {
   const dialect = dialectOf(databaseUrl);
   const common: Options = {
     entities: ALL_ENTITIES,
-    extensions: [Migrator],
+    ...(migrator
+      ? {
+          extensions: [(await import('@mikro-orm/migrations')).Migrator],
+          migrations: {
+            migrationsList: await migrationsFor(dialect),
+            transactional: true,
+            allOrNothing: true,
+            silent: true,
+          },
+        }
+      : {}),
     discovery: { warnWhenNoEntities: true },
-    migrations: { migrationsList: migrationsFor(dialect), transactional: true, allOrNothing: true, silent: true },
     allowGlobalContext: false,
     // Tables owned by a library rather than an entity (created by migrations all the same).
     schemaGenerator: { skipTables: ['rate_limits'] },
@@ -41,13 +51,16 @@ export async function ormOptions(databaseUrl: string): Promise<Options> {
 
 /**
  * Opens the database. `migrate: true` applies pending migrations (tests, the embedded launcher, `db:migrate`);
- * `requireCurrentSchema: true` refuses to start a process against a schema that is behind the code.
+ * `migrator: true` loads the migrator without running it; `requireCurrentSchema: true` refuses to start a process
+ * against a schema that is behind the code (the applied migrations read from MikroORM's table, compared by name).
  */
 export async function createOrm(
   databaseUrl: string,
-  options: { migrate?: boolean; requireCurrentSchema?: boolean } = {},
+  options: { migrate?: boolean; migrator?: boolean; requireCurrentSchema?: boolean } = {},
 ): Promise<Orm> {
-  const orm = await MikroORM.init(await ormOptions(databaseUrl));
+  const orm = await MikroORM.init(
+    await ormOptions(databaseUrl, { migrator: Boolean(options.migrate || options.migrator) }),
+  );
   if (dialectOf(databaseUrl) === 'sqlite') {
     // WAL lets the API and the worker (separate processes) share the embedded file safely.
     const connection = orm.em.getConnection();
@@ -56,7 +69,7 @@ export async function createOrm(
   }
   if (options.migrate) await orm.getMigrator().up();
   if (options.requireCurrentSchema) {
-    const pending = await orm.getMigrator().getPendingMigrations();
+    const pending = await pendingMigrations(orm, dialectOf(databaseUrl));
     if (pending.length) {
       await orm.close();
       throw new Error(
@@ -65,4 +78,18 @@ export async function createOrm(
     }
   }
   return orm;
+}
+
+/** The migrations of the code's dialect that MikroORM's table (mikro_orm_migrations) does not list as applied. */
+async function pendingMigrations(orm: Orm, dialect: Dialect): Promise<string[]> {
+  const applied = await orm.em
+    .getConnection()
+    .execute<Array<{ name: string }>>('select name from mikro_orm_migrations')
+    .catch((error: unknown) => {
+      // No table yet: nothing applied. Anything else (the database unreachable) is said as it is.
+      if (/mikro_orm_migrations/.test(String(error)) && /does not exist|no such table/.test(String(error))) return [];
+      throw error;
+    });
+  const names = new Set(applied.map((row: { name: string }) => row.name.replace(/\.(ts|js)$/, '')));
+  return migrationNamesFor(dialect).filter((name) => !names.has(name));
 }

@@ -2,10 +2,34 @@ import { MikroORM } from '@mikro-orm/core';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import { createOrm, dialectOf, ormOptions } from '../../db/orm';
 import { AddressBookEntryEntity, CexAccountEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
-import { migrationsFor } from '../../db/migrations';
+import { migrationNamesFor, migrationsFor } from '../../db/migrations';
 import { testDatabases } from '../helpers/databases';
 
 describe.each(testDatabases())('migrations on $name', (kind) => {
+  it('lists every migration file of the dialect once, and a process refuses a schema behind them until migrated', async () => {
+    const dialect = kind.name === 'sqlite' ? 'sqlite' : 'postgresql';
+    // The api and the worker compare the folder's names (no migration loaded) with the applied ones.
+    expect(migrationNamesFor(dialect)).toEqual((await migrationsFor(dialect)).map((m) => m.name).sort());
+    const database = await kind.create();
+    try {
+      await expect(createOrm(database.url, { requireCurrentSchema: true })).rejects.toThrow(
+        `database schema is behind the code (${migrationNamesFor(dialect).length} pending migrations)`,
+      );
+      const names = (await migrationsFor(dialect)).map((m) => m.name);
+      const migrating = await createOrm(database.url, { migrator: true });
+      await migrating.getMigrator().up({ to: names.at(-2) });
+      await migrating.close();
+      await expect(createOrm(database.url, { requireCurrentSchema: true })).rejects.toThrow('(1 pending migrations)');
+      const current = await createOrm(database.url, { migrate: true });
+      await current.close();
+      const started = await createOrm(database.url, { requireCurrentSchema: true });
+      expect(started.config.get('extensions')).toEqual([]); // the migrator is not loaded
+      await started.close();
+    } finally {
+      await database.drop();
+    }
+  });
+
   it('create every table the entities need, and running them again changes nothing', async () => {
     const database = await kind.create();
     try {
@@ -44,9 +68,9 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
   it('moves every deploy job and DID key operation into signed_operations under the same id', async () => {
     const database = await kind.create();
     try {
-      const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
+      const names = (await migrationsFor(dialectOf(database.url))).map((m) => m.name);
       const before = names[names.indexOf('Migration20261123000000SignedOperations') - 1];
-      const orm = await MikroORM.init(await ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url, { migrator: true }));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
@@ -141,9 +165,9 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
   it('carries the recipients of earlier confirmed transfers into the address book, trusted, and keeps every transfer', async () => {
     const database = await kind.create();
     try {
-      const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
+      const names = (await migrationsFor(dialectOf(database.url))).map((m) => m.name);
       const before = names[names.indexOf('Migration20261123060000TransferPolicy') - 1];
-      const orm = await MikroORM.init(await ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url, { migrator: true }));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
@@ -193,9 +217,9 @@ describe.each(testDatabases())('migrations on $name', (kind) => {
   it('drops the exchange keys kept until now, leaving each account its balances', async () => {
     const database = await kind.create();
     try {
-      const names = migrationsFor(dialectOf(database.url)).map((m) => m.name);
+      const names = (await migrationsFor(dialectOf(database.url))).map((m) => m.name);
       const before = names[names.indexOf('Migration20261201090000CexKeysDropped') - 1];
-      const orm = await MikroORM.init(await ormOptions(database.url));
+      const orm = await MikroORM.init(await ormOptions(database.url, { migrator: true }));
       try {
         await orm.getMigrator().up({ to: before });
         const knex = (orm.em.getConnection() as AbstractSqlConnection).getKnex();
