@@ -1,13 +1,15 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import {
-  generateRegistrationOptions,
+import type {
   verifyAuthenticationResponse,
   verifyRegistrationResponse,
-  type AuthenticationResponseJSON,
-  type PublicKeyCredentialCreationOptionsJSON,
-  type PublicKeyCredentialRequestOptionsJSON,
-  type RegistrationResponseJSON,
+  AuthenticationResponseJSON,
+  PublicKeyCredentialCreationOptionsJSON,
+  PublicKeyCredentialRequestOptionsJSON,
+  RegistrationResponseJSON,
 } from '@simplewebauthn/server';
+
+/** SimpleWebAuthn, loaded on the first passkey ceremony (about 2.6 MiB of an api at rest that runs none: issue 52). */
+const webauthn = () => import('@simplewebauthn/server');
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { PasskeyEntity, WebauthnChallengeEntity, type Passkey } from '../../db/entities';
@@ -134,7 +136,9 @@ export class Passkeys {
     const existing = await this.list(user.userId);
     if (existing.length >= MAX_PASSKEYS_PER_USER)
       throw problems.conflict('too-many-passkeys', `A user can register at most ${MAX_PASSKEYS_PER_USER} passkeys`);
-    const publicKey = await generateRegistrationOptions({
+    const publicKey = await (
+      await webauthn()
+    ).generateRegistrationOptions({
       rpName: this.config.rpName,
       rpID: this.config.rpId,
       userName: user.userName,
@@ -179,7 +183,9 @@ export class Passkeys {
 
     let verification: Awaited<ReturnType<typeof verifyRegistrationResponse>>;
     try {
-      verification = await verifyRegistrationResponse({
+      verification = await (
+        await webauthn()
+      ).verifyRegistrationResponse({
         response: input.credential,
         expectedChallenge: challenge.challenge,
         expectedOrigin: this.config.origins,
@@ -402,7 +408,9 @@ export class Passkeys {
     if (!passkey) throw problems.unprocessable('unknown-passkey', 'The assertion is not from one of your passkeys');
     let verification: Awaited<ReturnType<typeof verifyAuthenticationResponse>>;
     try {
-      verification = await verifyAuthenticationResponse({
+      verification = await (
+        await webauthn()
+      ).verifyAuthenticationResponse({
         response,
         expectedChallenge,
         expectedOrigin: this.config.origins,

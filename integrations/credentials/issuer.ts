@@ -1,6 +1,5 @@
 import { createHash, createPrivateKey, createPublicKey, sign, type KeyObject } from 'node:crypto';
 import { encodeBase58 } from 'ethers';
-import jsonld from 'jsonld';
 import { contexts as w3cContexts } from '@digitalbazaar/credentials-context';
 
 export const CREDENTIALS_V2_URL = 'https://www.w3.org/ns/credentials/v2';
@@ -60,12 +59,22 @@ const documentLoader = async (url: string) => {
   return { contextUrl: null, documentUrl: url, document };
 };
 
-/** RDF Dataset Canonicalization (RDFC-1.0) to N-Quads; safe mode refuses terms the contexts do not define. */
-const canonize = (document: object): Promise<string> =>
-  jsonld.canonize(
-    document as jsonld.JsonLdDocument,
-    { algorithm: 'RDFC-1.0', format: 'application/n-quads', documentLoader, safe: true } as never,
-  ) as unknown as Promise<string>;
+/**
+ * RDF Dataset Canonicalization (RDFC-1.0) to N-Quads; safe mode refuses terms the contexts do not define. jsonld is
+ * loaded on the first credential (about 3 MiB a process at rest that issues none: issue 52).
+ */
+const canonize = async (document: object): Promise<string> => {
+  const { default: jsonld } = await import('jsonld');
+  return (await jsonld.canonize(
+    document as never,
+    {
+      algorithm: 'RDFC-1.0',
+      format: 'application/n-quads',
+      documentLoader,
+      safe: true,
+    } as never,
+  )) as unknown as string;
+};
 
 const sha256 = (text: string): Buffer => createHash('sha256').update(text, 'utf8').digest();
 const ED25519_PKCS8_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');

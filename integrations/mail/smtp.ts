@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import { ProviderUnavailable } from '../provider-http';
 import { MailRefused, type Mailer, type MailMessage } from './mailer';
 
@@ -33,12 +33,27 @@ const domainOf = (from: string): string => /@([^>\s]+)>?\s*$/.exec(from)?.[1] ??
  * (AUTH, MAIL FROM, DATA) refuses us; a 4xx, a timeout or a dropped connection may pass and is thrown to be retried.
  */
 export class SmtpMailer implements Mailer {
-  private readonly transport: Transporter;
+  /** nodemailer's transport, made on the first message (a process that mails nothing does not load it). */
+  private transportMade?: Promise<Transporter>;
   private readonly domain: string;
 
   constructor(private readonly settings: SmtpSettings) {
     this.domain = domainOf(settings.from);
-    this.transport = createTransport({
+  }
+
+  /** The Message-ID a message key is sent with. */
+  messageIdOf(messageKey: string): string {
+    return `<${createHash('sha256').update(messageKey).digest('base64url').slice(0, 32)}@${this.domain}>`;
+  }
+
+  private transport(): Promise<Transporter> {
+    return (this.transportMade ??= this.makeTransport());
+  }
+
+  private async makeTransport(): Promise<Transporter> {
+    const { createTransport } = await import('nodemailer');
+    const { settings } = this;
+    return createTransport({
       host: settings.host,
       port: settings.port,
       secure: settings.security === 'tls',
@@ -54,15 +69,11 @@ export class SmtpMailer implements Mailer {
     });
   }
 
-  /** The Message-ID a message key is sent with. */
-  messageIdOf(messageKey: string): string {
-    return `<${createHash('sha256').update(messageKey).digest('base64url').slice(0, 32)}@${this.domain}>`;
-  }
-
   async send(message: MailMessage, messageKey: string): Promise<{ messageId: string }> {
     const messageId = this.messageIdOf(messageKey);
     try {
-      await this.transport.sendMail({
+      const transport = await this.transport();
+      await transport.sendMail({
         from: this.settings.from,
         to: message.to,
         subject: message.subject,
@@ -77,7 +88,7 @@ export class SmtpMailer implements Mailer {
   }
 
   close(): void {
-    this.transport.close();
+    void this.transportMade?.then((transport) => transport.close());
   }
 }
 

@@ -1,4 +1,4 @@
-import sodium from 'libsodium-wrappers';
+import type Sodium from 'libsodium-wrappers';
 
 /**
  * CODE's (CodeVASP's) request signature and payload encryption, as its developer guide ("Dev 02 - Encryption &
@@ -11,7 +11,13 @@ import sodium from 'libsodium-wrappers';
  *   VASPs' keys converted from Ed25519 to Curve25519, a random 24-byte nonce before the ciphertext, base64.
  */
 let ready: Promise<void> | undefined;
-export const codeCryptoReady = (): Promise<void> => (ready ??= sodium.ready);
+/** libsodium, loaded and initialised on first use (a process that never talks to CODE does not load it: issue 52). */
+let sodium: typeof Sodium;
+export const codeCryptoReady = (): Promise<void> =>
+  (ready ??= import('libsodium-wrappers').then(async ({ default: loaded }) => {
+    await loaded.ready;
+    sodium = loaded;
+  }));
 
 /** What seals and opens payloads: our verify key and the Curve25519 secret converted from the signing key. */
 export interface CodeBoxKey {
