@@ -98,7 +98,7 @@ export class KeyRotationService {
         hash: userOperationHash(sponsored[i]!, network.chainId, network.entryPoint),
       };
     });
-    const tree = userOperationMerkleTree(operations.map((o) => o.hash));
+    const tree = await userOperationMerkleTree(operations.map((o) => o.hash));
     const em = orm.em.fork();
     em.create(KeyRotationTaskEntity, {
       taskId,

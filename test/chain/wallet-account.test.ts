@@ -117,7 +117,7 @@ describe('WalletAccount on real chains', () => {
   });
 
   it('computes the merkle-root digest exactly as the account contract does', async () => {
-    const root = userOperationMerkleTree([`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`]).root;
+    const root = (await userOperationMerkleTree([`0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`])).root;
     const implementation = (await factoryOf(chains[0]!).getFunction('accountImplementation')()) as string;
     expect(await accountAt(chains[0]!, implementation).getFunction('merkleRootDigest')(root)).toBe(
       merkleRootDigest(root),
@@ -146,7 +146,7 @@ describe('WalletAccount on real chains', () => {
       chains.map((chain) => baseOperation(chain, sender, { callData: changeOwnerCall(sender, newOwner.address) })),
     );
     const hashes = operations.map((op, i) => userOperationHash(op, chains[i]!.chainId, chains[i]!.entryPoint));
-    const tree = userOperationMerkleTree(hashes);
+    const tree = await userOperationMerkleTree(hashes);
     const rootSignature = await owner.signTypedData(
       { name: 'ERC4337', version: '1' },
       { UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }] },
@@ -176,7 +176,7 @@ describe('WalletAccount on real chains', () => {
     const chain = chains[1]!;
     const sender = (await factoryOf(chain).getFunction('getAddress')(owner.address, 0n)) as string;
     const op = await baseOperation(chain, sender, { callData: '0x' });
-    const other = userOperationMerkleTree([`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`]);
+    const other = await userOperationMerkleTree([`0x${'aa'.repeat(32)}`, `0x${'bb'.repeat(32)}`]);
     const signature = await newOwner.signTypedData(
       { name: 'ERC4337', version: '1' },
       { UserOperationMerkleRoot: [{ name: 'root', type: 'bytes32' }] },

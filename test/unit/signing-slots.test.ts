@@ -47,7 +47,7 @@ describe('signing slot algorithms', () => {
   });
 
   it('eip712-erc4337-merkleroot-v1: the payload is the typed-data digest ethers signTypedData signs', async () => {
-    const root = userOperationMerkleTree([keccak256('0x01'), keccak256('0x02')]).root;
+    const root = (await userOperationMerkleTree([keccak256('0x01'), keccak256('0x02')])).root;
     const digest = merkleRootDigest(root);
     expect(digest).toBe(TypedDataEncoder.hash(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root }));
     const signature = await signer.signTypedData(MERKLE_ROOT_DOMAIN, MERKLE_ROOT_TYPES, { root });
