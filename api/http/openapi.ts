@@ -10,6 +10,7 @@ import { PROBLEM_CATALOGUE } from './problem-catalogue';
 import { resolveNamedSchemas } from './openapi-schemas';
 import { problemExample, problemExampleKey, problemName, problemTypesOf } from './openapi-problems';
 import { presentedProofs, type PresentedProof } from './step-up';
+import { constantsAsEnums } from './openapi-enums';
 
 type Json = Record<string, unknown>;
 
@@ -551,7 +552,7 @@ export function buildOpenApi(
   }
   const webhooks = Object.fromEntries((info.webhooks ?? []).map((hook) => [hook.name, webhookOf(hook, components)]));
   const { schemas, examples } = components.toJson();
-  return {
+  return constantsAsEnums({
     openapi: '3.1.0',
     info: {
       title: 'Wallet, identity and banking service',
@@ -583,5 +584,5 @@ export function buildOpenApi(
       schemas,
       ...(Object.keys(examples).length ? { examples } : {}),
     },
-  };
+  });
 }

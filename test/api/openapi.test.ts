@@ -38,6 +38,24 @@ describe('OpenAPI document', () => {
     }
   });
 
+  it('writes sets of string constants as enum, never as anyOf of const (clients generated in other languages read them)', async () => {
+    const doc = (await call(`${stack.apiUrl}/openapi.json`)).body as unknown;
+    const constantSets: string[] = [];
+    let enums = 0;
+    const walk = (value: unknown, at: string): void => {
+      if (Array.isArray(value)) return value.forEach((item, i) => walk(item, `${at}/${i}`));
+      if (value === null || typeof value !== 'object') return;
+      const json = value as Record<string, unknown>;
+      const anyOf = json.anyOf;
+      if (Array.isArray(anyOf) && anyOf.some((m) => m && typeof m === 'object' && 'const' in m)) constantSets.push(at);
+      if (Array.isArray(json.enum)) enums += 1;
+      for (const [key, item] of Object.entries(json)) walk(item, `${at}/${key}`);
+    };
+    walk(doc, '#');
+    expect(constantSets).toEqual([]);
+    expect(enums).toBeGreaterThan(50);
+  });
+
   it('is the document the typed client was generated from (clients/typescript/openapi.json), apart from its servers', async () => {
     const { body } = await call(`${stack.apiUrl}/openapi.json`);
     const { servers, ...served } = body;

@@ -8,6 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { offlineOpenApi, offlineRoutes } from '../../api/openapi-document';
 import { NAMED_SCHEMAS, resolveNamedSchemas } from '../../api/http/openapi-schemas';
 import { ROUTE_PROBLEMS, problemTypesOf } from '../../api/http/openapi-problems';
+import { constantsAsEnums } from '../../api/http/openapi-enums';
 import { PROBLEM_CATALOGUE } from '../../api/http/problem-catalogue';
 import { OPERATION_EXAMPLES } from '../../api/http/examples';
 import { usesEnvelope, type AuthenticatedUser, type RouteSpec } from '../../api/http/route-table';
@@ -59,21 +60,21 @@ describe('the OpenAPI document’s components', () => {
       expect(Object.keys(schemas).length).toBeGreaterThan(40);
     });
 
-    it('says, once its references are followed, exactly what the schemas the validator checks say', () => {
+    it('says, once its references are followed, exactly what the schemas the validator checks say (sets of constants as enum)', () => {
       const differ: string[] = [];
       for (const route of routes) {
         const { op } = operations.get(route.operationId)!;
         if (
           route.body &&
           JSON.stringify(expand(op.requestBody.content['application/json'].schema)) !==
-            JSON.stringify(plain(route.body))
+            JSON.stringify(constantsAsEnums(plain(route.body)))
         )
           differ.push(`${route.operationId} request`);
         for (const [status, spec] of Object.entries(route.responses)) {
           if (!spec.schema) continue;
           const schema = op.responses[status].content['application/json'].schema;
           const data = usesEnvelope(route.path) ? (expand(schema) as Json).properties.data : expand(schema);
-          if (JSON.stringify(data) !== JSON.stringify(plain(spec.schema)))
+          if (JSON.stringify(data) !== JSON.stringify(constantsAsEnums(plain(spec.schema))))
             differ.push(`${route.operationId} ${status}`);
         }
       }

@@ -4161,8 +4161,12 @@ export interface components {
         AddressBookEntry: {
             network: string;
             address: string;
+            /** @enum {string} */
             status: "trusted" | "cooling_off";
-            /** @description history: a recipient of transfers made before the address book */
+            /**
+             * @description history: a recipient of transfers made before the address book
+             * @enum {string}
+             */
             approved_by: "cooling-off" | "passkey" | "history";
             /** Format: date-time */
             added_at: string;
@@ -4242,7 +4246,10 @@ export interface components {
         };
         BankConsent: {
             consent_id: string | null;
-            /** @description none: no consent asked for yet; active: withdrawals allowed from the accounts below */
+            /**
+             * @description none: no consent asked for yet; active: withdrawals allowed from the accounts below
+             * @enum {string}
+             */
             status: "none" | "pending" | "active" | "failed" | "expired" | "replaced";
             accounts: components["schemas"]["ConsentedBankAccount"][];
             failure: string | null;
@@ -4463,6 +4470,7 @@ export interface components {
             userId: string;
             /** @description sanctions_hit; monitoring: structuring, fan_out, new_recipient_large, new_device_large (each holds a transfer until decided) */
             kind: string;
+            /** @enum {string} */
             status: "open" | "approved" | "rejected" | "closed";
             transferId: string | null;
             networkId: string | null;
@@ -4500,6 +4508,7 @@ export interface components {
             userId: string | null;
             data: {
                 caseId: string;
+                /** @enum {string} */
                 decision: "approved" | "rejected";
                 transferId: string | null;
             };
@@ -4598,7 +4607,10 @@ export interface components {
             vcId: string;
             /** @description KycCredential | BasicInfoCredential */
             type: string;
-            /** @description revoked: its bit is set in the status list (for good); expired: past validUntil; else active */
+            /**
+             * @description revoked: its bit is set in the status list (for good); expired: past validUntil; else active
+             * @enum {string}
+             */
             status: "active" | "revoked" | "expired";
             holder: string | null;
             /** Format: date-time */
@@ -4749,6 +4761,7 @@ export interface components {
             deviceId: string;
             /** @description What the app called the device at sign-in */
             label: string | null;
+            /** @enum {string} */
             signInMethod: "registration" | "passkey" | "id_card";
             /** Format: date-time */
             firstSeenAt: string;
@@ -4784,6 +4797,7 @@ export interface components {
             data: {
                 /** @description The app's X-Device-Id */
                 deviceId: string;
+                /** @enum {string} */
                 signInMethod: "passkey" | "id_card";
                 /** @description Until then its risky actions are held (NEW_DEVICE_HOLD_SECONDS) */
                 holdUntil: string | null;
@@ -4810,6 +4824,7 @@ export interface components {
             userId: string | null;
             data: {
                 deviceId: string;
+                /** @enum {string} */
                 by: "itself" | "another_device";
             };
         };
@@ -5050,6 +5065,7 @@ export interface components {
                 detail?: string;
                 instance?: string;
                 errors?: {
+                    /** @enum {string} */
                     in: "body" | "header" | "path" | "query";
                     /** @description JSON Pointer (RFC 6901) into the part named by "in" */
                     pointer: string;
@@ -5080,7 +5096,10 @@ export interface components {
         IdentityCheck: {
             /** @description Send as identityCheckId with the request it approves */
             identityCheckId: string;
-            /** @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired */
+            /**
+             * @description in_progress (prove it with the ID card: proofs), verified (send it with its request), used, failed (too many wrong cards), expired
+             * @enum {string}
+             */
             status: "in_progress" | "verified" | "used" | "failed" | "expired";
             /** @description The one request it approves */
             request: {
@@ -5313,6 +5332,7 @@ export interface components {
             clientExtensionResults: {
                 [key: string]: unknown;
             };
+            /** @enum {string} */
             authenticatorAttachment?: "platform" | "cross-platform";
         } & {
             [key: string]: unknown;
@@ -5367,7 +5387,10 @@ export interface components {
                 currency: "KRW";
                 /** @description The verified account paid to */
                 bankAccountId: string;
-                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                /**
+                 * @description request: the person asked for it; closure: the balance an account closure pays back
+                 * @enum {string}
+                 */
                 purpose: "request" | "closure";
             };
         };
@@ -5398,7 +5421,10 @@ export interface components {
                 currency: "KRW";
                 /** @description The verified account paid to */
                 bankAccountId: string;
-                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                /**
+                 * @description request: the person asked for it; closure: the balance an account closure pays back
+                 * @enum {string}
+                 */
                 purpose: "request" | "closure";
                 reason: string;
                 /** @description The bank's own code (rsp_code or bank_rsp_code) */
@@ -5432,7 +5458,10 @@ export interface components {
                 currency: "KRW";
                 /** @description The verified account paid to */
                 bankAccountId: string;
-                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                /**
+                 * @description request: the person asked for it; closure: the balance an account closure pays back
+                 * @enum {string}
+                 */
                 purpose: "request" | "closure";
                 reason: string;
             };
@@ -5464,7 +5493,10 @@ export interface components {
                 currency: "KRW";
                 /** @description The verified account paid to */
                 bankAccountId: string;
-                /** @description request: the person asked for it; closure: the balance an account closure pays back */
+                /**
+                 * @description request: the person asked for it; closure: the balance an account closure pays back
+                 * @enum {string}
+                 */
                 purpose: "request" | "closure";
             };
         };
@@ -5576,9 +5608,11 @@ export interface components {
                 network: string;
                 /** @description as stored (EVM: EIP-55 checksummed) */
                 address: string;
+                /** @enum {string} */
                 status: "trusted" | "cooling_off" | "unknown";
                 usable_from: string | null;
             };
+            /** @enum {string} */
             passkey_approval: "required" | "optional";
             /** @description why a passkey approval is required (empty when optional) */
             reasons: ("new-recipient" | "recipient-cooling-off" | "above-passkey-threshold")[];
@@ -5602,6 +5636,7 @@ export interface components {
             detail?: string;
             instance?: string;
             errors?: {
+                /** @enum {string} */
                 in: "body" | "header" | "path" | "query";
                 /** @description JSON Pointer (RFC 6901) into the part named by "in" */
                 pointer: string;
@@ -5663,7 +5698,7 @@ export interface components {
             minimumReceivedDisplay: string;
             networkId: string;
             executable: boolean;
-            notExecutableReason: "insufficient_balance" | "limit_exceeded" | null;
+            notExecutableReason: ("insufficient_balance" | "limit_exceeded") | null;
             intermediary: string | null;
             /** @description the quote's terms, sealed and bound to the caller: what a swap names */
             quoteId: string;
@@ -6057,7 +6092,7 @@ export interface components {
             signInId: string;
             /** @description in_progress | completed | failed | expired */
             status: string;
-            method: "passkey" | "id_card" | null;
+            method: ("passkey" | "id_card") | null;
             passTokenExpiresAt: string | null;
             tokensIssued: boolean;
         };
@@ -6065,6 +6100,7 @@ export interface components {
             signInId: string;
             /** @constant */
             status: "completed";
+            /** @enum {string} */
             method: "passkey" | "id_card";
         };
         SignedSlot: {
@@ -6291,7 +6327,10 @@ export interface components {
             tx_hash: string;
             /** @description what the transaction cost, in the network coin, e.g. "0.0021 ETH"; empty until known */
             fee: string;
-            /** @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet */
+            /**
+             * @description service: EVM gas sponsored by our paymaster (counted against the gas budget, nothing taken from the account); user: SOLANA fees paid from the wallet
+             * @enum {string}
+             */
             fee_paid_by: "service" | "user";
             /** @description e.g. "12.5 USDT" */
             amount: string;
@@ -6393,7 +6432,10 @@ export interface components {
             accountAddress: string;
             /** @description the key the account authorizes for capped transfers, or null */
             signer: string | null;
-            /** @description current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked */
+            /**
+             * @description current: the service's current key for you; retired: a key a rotation replaced (still signs here until you rotate this account); none: revoked
+             * @enum {string}
+             */
             signerStatus: "current" | "retired" | "none" | "unknown";
             validUntil: string | null;
             expired: boolean;
@@ -6685,7 +6727,10 @@ export interface components {
         };
         Wallet: {
             networkId: string;
-            /** @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds */
+            /**
+             * @description EVM networks: the ERC-4337 account; SOLANA: a wallet key the service holds
+             * @enum {string}
+             */
             kind: "smart-account" | "solana-wallet";
             /** @description where to receive funds: 0x address (EVM) or base58 public key (SOLANA) */
             address: string;
@@ -6714,6 +6759,7 @@ export interface components {
             url: string;
             description: string | null;
             eventTypes: string[];
+            /** @enum {string} */
             status: "active" | "disabled";
             /** @description Why deliveries stopped (the service gave up on an event, or an operator disabled it) */
             disabledReason: string | null;
@@ -6822,7 +6868,9 @@ export interface operations {
                         /** @constant */
                         status: "ready";
                         checks: {
+                            /** @enum {string} */
                             database: "ok" | "unreachable";
+                            /** @enum {string} */
                             temporal: "ok" | "unreachable";
                         };
                     };
@@ -7819,7 +7867,10 @@ export interface operations {
                 "application/json": {
                     /** @description uploadRef returned by the uploads endpoint */
                     uploadRef: string;
-                    /** @description Kind of identity document */
+                    /**
+                     * @description Kind of identity document
+                     * @enum {string}
+                     */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                 };
                 /**
@@ -7834,7 +7885,10 @@ export interface operations {
                      * @description JPEG or PNG image of the ID card
                      */
                     idCardImage: string;
-                    /** @description Kind of identity document */
+                    /**
+                     * @description Kind of identity document
+                     * @enum {string}
+                     */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                 };
             };
@@ -9509,7 +9563,10 @@ export interface operations {
                      * @description JPEG or PNG image of the ID card verified at registration (its number and issue date readable)
                      */
                     idCardImage: string;
-                    /** @description Kind of identity document: the kind verified at registration */
+                    /**
+                     * @description Kind of identity document: the kind verified at registration
+                     * @enum {string}
+                     */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                 };
             };
@@ -10039,7 +10096,10 @@ export interface operations {
                      * @description JPEG or PNG image of the ID card verified at registration (its number and issue date readable)
                      */
                     idCardImage: string;
-                    /** @description Kind of identity document: the kind verified at registration */
+                    /**
+                     * @description Kind of identity document: the kind verified at registration
+                     * @enum {string}
+                     */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                 };
             };
@@ -13538,7 +13598,10 @@ export interface operations {
                      * @description JPEG or PNG image of the ID card
                      */
                     idCardImage: string;
-                    /** @description Kind of identity document */
+                    /**
+                     * @description Kind of identity document
+                     * @enum {string}
+                     */
                     idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
                     /** @description The PIN as a JWE to /api/v1/pin/public-key approving this request once: {"pin","iat","jti","request":{"action":"kyc_renew"}} */
                     pin?: string;
@@ -14443,6 +14506,7 @@ export interface operations {
                         clientExtensionResults: {
                             [key: string]: unknown;
                         };
+                        /** @enum {string} */
                         authenticatorAttachment?: "platform" | "cross-platform";
                     } & {
                         [key: string]: unknown;
@@ -16195,7 +16259,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description renew: authorize the current service key with a new expiry; rotate: a new service key replaces the one the account names (that one is retired); revoke: no service key at all; set-caps: change daily caps */
+                    /**
+                     * @description renew: authorize the current service key with a new expiry; rotate: a new service key replaces the one the account names (that one is retired); revoke: no service key at all; set-caps: change daily caps
+                     * @enum {string}
+                     */
                     action: "renew" | "rotate" | "revoke" | "set-caps";
                     /** @description renew, rotate: how long the grant lasts (default and most: TRANSFER_SIGNER_VALIDITY_SECONDS) */
                     validForSeconds?: number;
@@ -17210,7 +17277,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description e.g. EcdsaSecp256k1VerificationKey2019 */
+                    /**
+                     * @description e.g. EcdsaSecp256k1VerificationKey2019
+                     * @enum {string}
+                     */
                     keyType: "EcdsaSecp256k1VerificationKey2019" | "Ed25519VerificationKey2018";
                     /** @description Public key, 0x-hex (secp256k1: 33 or 65 bytes; Ed25519: 32 bytes) */
                     publicKey: string;
@@ -19884,7 +19954,10 @@ export interface operations {
                         data: {
                             payouts: {
                                 payout_id: string;
-                                /** @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says) */
+                                /**
+                                 * @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says)
+                                 * @enum {string}
+                                 */
                                 status: "processing" | "completed" | "failed" | "needs_review";
                                 /** @description e.g. "20,000 KRW" */
                                 amount: string;
@@ -19893,7 +19966,10 @@ export interface operations {
                                 bank_name: string;
                                 /** @description masked */
                                 account_no: string;
-                                /** @description request: you asked for it; closure: the balance an account closure pays back */
+                                /**
+                                 * @description request: you asked for it; closure: the balance an account closure pays back
+                                 * @enum {string}
+                                 */
                                 purpose: "request" | "closure";
                                 /** @description e.g. account_closed, holder_mismatch, institution_daily_limit (the service’s own deposit limit at the open banking centre for the day: try tomorrow), institution_per_transfer_limit, institution_monthly_limit */
                                 failure_reason: string | null;
@@ -20052,7 +20128,10 @@ export interface operations {
                         status: "ok";
                         data: {
                             payout_id: string;
-                            /** @description processing; a retry with the same Idempotency-Key answers what the payout has come to since */
+                            /**
+                             * @description processing; a retry with the same Idempotency-Key answers what the payout has come to since
+                             * @enum {string}
+                             */
                             status: "processing" | "completed" | "failed" | "needs_review";
                             /** @description What is left of the KRW balance, e.g. "30000" */
                             balance: string;
@@ -20294,7 +20373,10 @@ export interface operations {
                         status: "ok";
                         data: {
                             payout_id: string;
-                            /** @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says) */
+                            /**
+                             * @description processing: the bank is asked (or asked about); completed: deposited into your account; failed: the bank refused it and the amount is back in the balance (`failure_reason`, `failure_code`); needs_review: the bank has not said what became of it, and an operator looks (it is never sent twice, and nothing is given back before the bank says)
+                             * @enum {string}
+                             */
                             status: "processing" | "completed" | "failed" | "needs_review";
                             /** @description e.g. "20,000 KRW" */
                             amount: string;
@@ -20303,7 +20385,10 @@ export interface operations {
                             bank_name: string;
                             /** @description masked */
                             account_no: string;
-                            /** @description request: you asked for it; closure: the balance an account closure pays back */
+                            /**
+                             * @description request: you asked for it; closure: the balance an account closure pays back
+                             * @enum {string}
+                             */
                             purpose: "request" | "closure";
                             /** @description e.g. account_closed, holder_mismatch, institution_daily_limit (the service’s own deposit limit at the open banking centre for the day: try tomorrow), institution_per_transfer_limit, institution_monthly_limit */
                             failure_reason: string | null;
@@ -20406,7 +20491,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description resend: send the deposit again under a new bank_tran_id; reverse: give the amount back to the balance. Taken only if the centre, asked again, still has no record of the send */
+                    /**
+                     * @description resend: send the deposit again under a new bank_tran_id; reverse: give the amount back to the balance. Taken only if the centre, asked again, still has no record of the send
+                     * @enum {string}
+                     */
                     action: "resend" | "reverse";
                     /** @description The operator's reason, with the centre's answer */
                     reason: string;
@@ -21574,7 +21662,10 @@ export interface operations {
                                 /** @description what a transfer names: beneficiary_vasp (CODE) or, for TRP, the VASP its Travel Address names */
                                 id: string;
                                 name: string;
-                                /** @description code: CODE's network (name it as beneficiary_vasp); trp: TRP (its users give a Travel Address) */
+                                /**
+                                 * @description code: CODE's network (name it as beneficiary_vasp); trp: TRP (its users give a Travel Address)
+                                 * @enum {string}
+                                 */
                                 network: "code" | "trp";
                             }[];
                         };
@@ -21904,6 +21995,7 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
+                    /** @enum {string} */
                     network: "POLYGON" | "ETHEREUM" | "SOLANA";
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
                     address: string;
@@ -22612,6 +22704,7 @@ export interface operations {
                 "application/json": {
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
                     to_address: string;
+                    /** @enum {string} */
                     network: "POLYGON" | "ETHEREUM" | "SOLANA";
                     /** @description the network coin (ETH, POL, SOL) or a token such as USDT */
                     token: string;
@@ -22924,6 +23017,7 @@ export interface operations {
                 "application/json": {
                     /** @description EVM: 0x address (EIP-55 checksum when mixed case); SOLANA: base58 public key */
                     to_address: string;
+                    /** @enum {string} */
                     network: "POLYGON" | "ETHEREUM" | "SOLANA";
                     /** @description the network coin (ETH, POL, SOL) or a token such as USDT */
                     token: string;
@@ -23553,6 +23647,7 @@ export interface operations {
                  */
                 "application/json": {
                     name: string;
+                    /** @enum {string} */
                     category: "gold" | "cash" | "deposit" | "real_estate" | "vehicle" | "other";
                     /** @description KRW, whole won */
                     value: number;
@@ -24323,7 +24418,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description the exchange that issued the key pair */
+                    /**
+                     * @description the exchange that issued the key pair
+                     * @enum {string}
+                     */
                     provider: "upbit" | "bithumb";
                     /** @description the key pair's access key */
                     accessKey: string;
@@ -25074,6 +25172,7 @@ export interface operations {
                     /** @description token bought, e.g. USDT */
                     target: string;
                     networkId: string;
+                    /** @enum {string} */
                     direction: "exactInput" | "exactOutput";
                     /** @description decimal in whole tokens of source (exactInput) or target (exactOutput) */
                     amount: string;
@@ -26162,12 +26261,18 @@ export interface operations {
                         /** @description Digital currency addresses on the stored list */
                         addressCount: number;
                         sourceUrl: string | null;
-                        /** @description stale or missing: screening fails closed (503 screening-unavailable) until a refresh succeeds */
+                        /**
+                         * @description stale or missing: screening fails closed (503 screening-unavailable) until a refresh succeeds
+                         * @enum {string}
+                         */
                         status: "current" | "stale" | "missing";
                         staleAfter: string | null;
                         /** @description The Temporal schedule that refreshes it (Temporal UI, Schedules) */
                         scheduleId: string;
-                        /** @description Whether a screening provider (SCREENING_PROVIDER_URL) is asked too */
+                        /**
+                         * @description Whether a screening provider (SCREENING_PROVIDER_URL) is asked too
+                         * @enum {string}
+                         */
                         provider: "configured" | "none";
                     };
                 };
@@ -27104,6 +27209,7 @@ export interface operations {
                         cases: components["schemas"]["ComplianceCase"][];
                         travelRule: {
                             recordId: string;
+                            /** @enum {string} */
                             direction: "outbound" | "inbound";
                             transferId: string | null;
                             counterpart: {
@@ -27206,7 +27312,10 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description approve: a held transfer goes on; reject: it fails, nothing sent */
+                    /**
+                     * @description approve: a held transfer goes on; reject: it fails, nothing sent
+                     * @enum {string}
+                     */
                     decision: "approve" | "reject";
                     /** @description why, for the record (and the user, on a rejection) */
                     reason: string;
