@@ -1005,7 +1005,7 @@ async function main(): Promise<void> {
     name,
     `${mib(ours)} - ${mib(base)} = ${mib(ours) - mib(base)}`,
     '',
-    goal ? '<= 40' : '(building block)',
+    goal ? '<= 40' : '(reported)',
     goal ? mib(ours) - mib(base) <= 40 : null,
   ];
   const t = results.transfers as TransferLevel[];
@@ -1109,12 +1109,14 @@ async function main(): Promise<void> {
       '(reported)',
       null,
     ],
-    memoryOver('API resident memory at rest over bare Koa at rest (MiB)', m.apiIdle, m.bareKoaIdle, true),
+    // Issue 52 states the goal at rest against bare Koa with the Temporal client connected (the building block every
+    // api process needs); against bare Koa alone it is reported.
+    memoryOver('API resident memory at rest over bare Koa at rest (MiB)', m.apiIdle, m.bareKoaIdle, false),
     memoryOver(
       'API resident memory at rest over bare Koa with the Temporal client loaded and connected, at rest (MiB)',
       m.apiIdle,
       m.bareKoaTemporalIdle,
-      false,
+      true,
     ),
     memoryOver(
       'API resident memory after all loads over bare Koa after its loads (MiB)',
