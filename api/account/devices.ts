@@ -168,9 +168,13 @@ export class Devices {
         'Only a passkey registered before this device signed in can release its hold',
       );
     }
+    // Answered once every api process has been told (their session caches drop the hold): the device's next request,
+    // wherever it goes, is no longer held (found by CI: a backup replace right after the release read the cached hold).
+    const told = this.deps.sessions?.whenTold(userId);
     await this.deps.orm.em
       .fork()
       .nativeUpdate(DeviceEntity, { id: device.id, sessionId: device.sessionId }, { holdUntil: null });
+    await told?.();
   }
 
   /**
