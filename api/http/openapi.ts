@@ -111,23 +111,41 @@ const acceptsEmpty = (schema: TSchema): boolean => {
   }
 };
 
-const requestBodyOf = (route: RouteSpec, components: Components, example?: OperationExample): Json | undefined => {
-  const content: Json = {};
-  if (route.body)
-    content['application/json'] = {
-      schema: components.schema(route.body),
-      ...(example?.request !== undefined ? { example: example.request } : {}),
-    };
+/**
+ * The request body as the document writes it. A route that takes a JSON body and a multipart form (eKYC, as the
+ * interface names it) is documented with the form alone, and its JSON form under `x-json-body`: an operation with two
+ * body types is one that common generators cannot express (openapi-python-client's module for it does not import, its
+ * issue #1451; openapi-generator keeps the first and drops the other). The service accepts both, as before.
+ */
+const requestBodyOf = (
+  route: RouteSpec,
+  components: Components,
+  example?: OperationExample,
+): { requestBody?: Json; 'x-json-body'?: Json } => {
+  const json = route.body
+    ? {
+        'application/json': {
+          schema: components.schema(route.body),
+          ...(example?.request !== undefined ? { example: example.request } : {}),
+        },
+      }
+    : undefined;
   if (route.multipart) {
-    content['multipart/form-data'] = {
-      schema: components.schema(route.multipart.documentAs),
-      ...(route.multipart.example ? { example: route.multipart.example } : {}),
-      encoding: { [route.multipart.file.field]: { contentType: route.multipart.file.contentTypes.join(', ') } },
+    const form = {
+      'multipart/form-data': {
+        schema: components.schema(route.multipart.documentAs),
+        ...(route.multipart.example ? { example: route.multipart.example } : {}),
+        encoding: { [route.multipart.file.field]: { contentType: route.multipart.file.contentTypes.join(', ') } },
+      },
+    };
+    return {
+      requestBody: { required: true, content: form },
+      ...(json ? { 'x-json-body': { required: true, content: json } } : {}),
     };
   }
+  if (!json) return {};
   // A JSON body whose every field is optional may be left out (the router validates a missing body as {}).
-  const optional = route.body && !route.multipart && acceptsEmpty(route.body);
-  return Object.keys(content).length ? { required: !optional, content } : undefined;
+  return { requestBody: { required: !acceptsEmpty(route.body!), content: json } };
 };
 
 const deprecationNote = (d: NonNullable<RouteSpec['deprecated']>): string =>
@@ -527,7 +545,7 @@ export function buildOpenApi(
           : route.auth === 'operator'
             ? [{ operatorToken: [] }, { operatorSession: [] }]
             : [];
-    const requestBody = requestBodyOf(route, components, info.examples?.[route.operationId]);
+    const body = requestBodyOf(route, components, info.examples?.[route.operationId]);
     paths[path] = {
       ...paths[path],
       [route.method]: {
@@ -545,7 +563,7 @@ export function buildOpenApi(
         parameters: parametersOf(route),
         ...(route.deprecated ? { deprecated: true } : {}),
         ...(route.stepUp ? stepUpExtension(route.stepUp) : {}),
-        ...(requestBody ? { requestBody } : {}),
+        ...body,
         responses: responsesOf(route, components, info.links?.[route.operationId], info.examples?.[route.operationId]),
       },
     };

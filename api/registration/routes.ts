@@ -195,7 +195,9 @@ function stepRoutes(registrations: RegistrationService, uploadMaxBytes: number):
         'card reads as the `idCardType` sent, with the name and birth date of the identity verification: `step` ' +
         'moves to backup and the number of the card is kept (as a keyed hash) for later sign-ins by ID card. Not ' +
         'verified: `step` stays ekyc and the app may send another image, with a new Idempotency-Key; the fifth ' +
-        'unverified attempt fails the registration.',
+        'unverified attempt fails the registration. The JSON form, `{idCardType, uploadRef}` with the `uploadRef` of ' +
+        'POST …/uploads, is accepted too: the document lists it under `x-json-body` (one body type per operation, ' +
+        'which every common client generator can express; docs/api-conventions.md).',
       params: S.RegistrationParams,
       headers: S.PassTokenHeaders,
       body: S.EkycJsonBody,

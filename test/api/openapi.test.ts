@@ -170,7 +170,12 @@ describe('OpenAPI document', () => {
       expect.arrayContaining(['regId', 'step', 'passInfo', 'allSteps', 'passTokenExpiresAt']),
     );
     const ekyc = body.paths['/v1/account/register/{regId}/ekyc'].post;
-    expect(Object.keys(ekyc.requestBody.content)).toEqual(['application/json', 'multipart/form-data']);
+    // The interface's two bodies: the form as the request body, the JSON form beside it (one body type per operation).
+    expect(Object.keys(ekyc.requestBody.content)).toEqual(['multipart/form-data']);
+    expect(Object.keys(ekyc['x-json-body'].content)).toEqual(['application/json']);
+    expect(deref(body, ekyc['x-json-body'].content['application/json'].schema).required).toEqual(
+      expect.arrayContaining(['uploadRef', 'idCardType']),
+    );
     expect(
       body.paths['/api/v1/kyc/basic-info'].post.responses['200'].content['application/json'].schema.properties.status,
     ).toBeDefined();

@@ -26,7 +26,8 @@ describe('OpenAPI examples', () => {
     const missing: string[] = [];
     const invalid: string[] = [];
     for (const [id, op] of operations) {
-      for (const [type, media] of Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>)) {
+      const bodies = { ...op.requestBody?.content, ...op['x-json-body']?.content } as Record<string, Json>;
+      for (const [type, media] of Object.entries(bodies)) {
         if (media.example === undefined) missing.push(`${id} request ${type}`);
         else if (!validator(media.schema)(media.example))
           invalid.push(`${id} request: ${JSON.stringify(validator(media.schema).errors)}`);

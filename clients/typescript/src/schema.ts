@@ -235,7 +235,7 @@ export interface paths {
         put?: never;
         /**
          * Submit eKYC: the ID-card image (multipart) or an uploadRef (JSON); answers the OCR result
-         * @description Read by the OCR provider in the workflow registration-<regId>; the answer waits for it. Verified when the card reads as the `idCardType` sent, with the name and birth date of the identity verification: `step` moves to backup and the number of the card is kept (as a keyed hash) for later sign-ins by ID card. Not verified: `step` stays ekyc and the app may send another image, with a new Idempotency-Key; the fifth unverified attempt fails the registration.
+         * @description Read by the OCR provider in the workflow registration-<regId>; the answer waits for it. Verified when the card reads as the `idCardType` sent, with the name and birth date of the identity verification: `step` moves to backup and the number of the card is kept (as a keyed hash) for later sign-ins by ID card. Not verified: `step` stays ekyc and the app may send another image, with a new Idempotency-Key; the fifth unverified attempt fails the registration. The JSON form, `{idCardType, uploadRef}` with the `uploadRef` of POST …/uploads, is accepted too: the document lists it under `x-json-body` (one body type per operation, which every common client generator can express; docs/api-conventions.md).
          */
         post: operations["submitEkyc"];
         delete?: never;
@@ -7858,21 +7858,6 @@ export interface operations {
         };
         requestBody: {
             content: {
-                /**
-                 * @example {
-                 *       "uploadRef": "upl_afcacaf2-a6f7-448e-8f6d-f00f14d107fe",
-                 *       "idCardType": "resident_id"
-                 *     }
-                 */
-                "application/json": {
-                    /** @description uploadRef returned by the uploads endpoint */
-                    uploadRef: string;
-                    /**
-                     * @description Kind of identity document
-                     * @enum {string}
-                     */
-                    idCardType: "resident_id" | "driver_license" | "passport" | "alien_registration";
-                };
                 /**
                  * @example {
                  *       "idCardImage": "(the photo of the ID card: a JPEG or PNG file)",
