@@ -11,7 +11,10 @@ import { DataEncryption } from '../platform/data-encryption';
 import { NetworkRegistry } from '../platform/networks';
 import { createTemporalClient } from '../platform/temporal';
 import type { Orm } from '../db/orm';
-import { IdentityProviderClient } from '../integrations/identity';
+import { IdentityProviderClient, type PassTokens } from '../integrations/identity';
+import { NiceIdentityClient } from '../integrations/identity-nice';
+import { NiceIdentityWindows } from './registration/identity-windows';
+import { providerTransport, type ProviderTransport } from '../platform/provider-settings';
 import { bankRailFrom, exchangesFrom, marketDataFrom, securitiesBrokerFrom } from '../integrations/providers';
 import { storedBankTranIds } from '../db/bank-tran-ids';
 import { PriceFeedClient } from '../integrations/prices/feed';
@@ -144,11 +147,7 @@ export async function composeApi(config: ApiConfig, orm: Orm, logger: Logger, te
     travelRuleCounterparts: settings.counterparts,
     codeVasps: settings.codeVasps,
     codeIdentity,
-    identity: new IdentityProviderClient({
-      baseUrl: config.IDENTITY_PROVIDER_URL,
-      clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
-      ...providerHttp,
-    }),
+    ...identityProvider(config, orm, encryption, providerTransport(config, 'IDENTITY_PROVIDER')),
     bank: settings.bank,
     prices,
     securities: settings.securities,
@@ -218,4 +217,42 @@ function parseTokenAmounts(name: string, json: string): Record<string, string> {
     throw new Error(`${name} must be a JSON object of token -> decimal string, e.g. {"ETH":"10"}`);
   }
   return parsed as Record<string, string>;
+}
+
+/**
+ * The identity provider's port by IDENTITY_PROVIDER: callback (the provider issues pass tokens, posts results to the
+ * callback, answers introspection) or nice (the service opens NICE's window and issues the pass tokens itself).
+ */
+function identityProvider(
+  config: ApiConfig,
+  orm: Orm,
+  encryption: DataEncryption,
+  transport: ProviderTransport,
+): { identity: PassTokens; identityWindows?: NiceIdentityWindows } {
+  if (config.IDENTITY_PROVIDER === 'nice') {
+    if (!config.IDENTITY_PROVIDER_CLIENT_ID)
+      throw new ConfigError(['IDENTITY_PROVIDER_CLIENT_ID is required with IDENTITY_PROVIDER=nice']);
+    const windows = new NiceIdentityWindows({
+      orm,
+      encryption,
+      publicBaseUrl: config.PUBLIC_BASE_URL,
+      nice: new NiceIdentityClient({
+        baseUrl: config.IDENTITY_PROVIDER_URL,
+        clientId: config.IDENTITY_PROVIDER_CLIENT_ID,
+        clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+        productId: config.IDENTITY_PROVIDER_PRODUCT_ID,
+        windowUrl: config.IDENTITY_PROVIDER_WINDOW_URL,
+        timeoutMs: transport.timeoutMs,
+        http: transport.tls ? { tls: transport.tls } : {},
+      }),
+    });
+    return { identity: windows, identityWindows: windows };
+  }
+  return {
+    identity: new IdentityProviderClient({
+      baseUrl: config.IDENTITY_PROVIDER_URL,
+      clientSecret: config.IDENTITY_PROVIDER_CLIENT_SECRET,
+      timeoutMs: transport.timeoutMs,
+    }),
+  };
 }

@@ -7,7 +7,8 @@ import type { ApiConfig } from '../platform/config';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { Logger } from '../platform/logger';
 import type { SessionCache } from './common/session-cache';
-import type { IdentityProviderClient } from '../integrations/identity';
+import type { PassTokens } from '../integrations/identity';
+import type { NiceIdentityWindows } from './registration/identity-windows';
 import type { TokenService } from './auth/tokens';
 import type { PriceFeedClient } from '../integrations/prices/feed';
 import type { SwapLimits } from './exchange/swap-limits';
@@ -48,7 +49,9 @@ export interface AppDeps {
   metrics: ApiMetrics;
   providers: ChainProviders;
   solanaChains: SolanaChains;
-  identity: IdentityProviderClient;
+  identity: PassTokens;
+  /** IDENTITY_PROVIDER=nice: the verifications the service opens in NICE's window (also `identity`). */
+  identityWindows?: NiceIdentityWindows;
   bank: BankRail;
   prices: PriceFeedClient;
   securities: SecuritiesBroker;

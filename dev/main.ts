@@ -303,6 +303,8 @@ async function main(): Promise<void> {
     SANDBOX_PORT: String(PORTS.sandbox),
     SANDBOX_SMTP_PORT: String(PORTS.sandboxSmtp),
     PASS_CALLBACK_URL: `${apiUrl}/v1/auth/pass/callback`,
+    // Identity verification in NICE's standard window (the sandbox speaks NICE's protocol); callback for the other kind.
+    IDENTITY_PROVIDER: process.env.IDENTITY_PROVIDER ?? 'nice',
     // Sanctions: the sandbox serves the SDN snapshot of data/ofac-sdn (2024-09-27) as the Treasury's XML, and a
     // screening provider of Chainalysis' shape; the Travel Rule: two exchanges speaking TRP over mutual TLS
     // (docs/transfers.md, "Compliance").
@@ -370,7 +372,7 @@ Stack is up in ${((Date.now() - started) / 1000).toFixed(1)}s. Ctrl-C stops ever
   API docs       ${apiUrl}/docs   (OpenAPI: ${apiUrl}/openapi.json)
   Temporal UI    http://127.0.0.1:${PORTS.temporalUi}
   Temporal gRPC  ${temporal.address}
-  Sandbox        ${sandboxUrl}   (identity /pass/v1, open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, Jupiter /jupiter/swap/v2, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
+  Sandbox        ${sandboxUrl}   (identity: NICE /digital/niceid and /CheckPlusSafeModel, the callback kind /pass/v1; open banking /kftc, CLOVA OCR /clova, useB /useb, Upbit quotations /upbit, KIS securities /kis, CEX /cex, mail inbox /mail/v1/_inbox, OFAC list /ofac, Jupiter /jupiter/swap/v2, screening /api/v1/address, Travel Rule network /trp/_*, faults /_faults)
   Travel Rule    our TRP listener https://localhost:${PORTS.trp} (mutual TLS); the sandbox's exchanges ${Object.values(trpOrigins).join(', ')}; CODE's Response API http://127.0.0.1:${PORTS.code} (for the sandbox's CODE hub)
   Mail (SMTP)    127.0.0.1:${PORTS.sandboxSmtp}   every mail the service sends; read them at ${sandboxUrl}/mail/v1/_inbox/<address>
   ETHEREUM       ${chains.ETHEREUM!.rpcUrl}   chain id ${chains.ETHEREUM!.chainId}

@@ -6,8 +6,16 @@ export interface PassTokenIntrospection {
   expiresAt?: string;
 }
 
-/** HTTP client of the identity verification (PASS) provider: server-side token introspection. */
-export class IdentityProviderClient {
+/** Whose verification a pass token is, and until when: what the registration and sign-in ask of the provider's port. */
+export interface PassTokens {
+  introspectPassToken(passToken: string): Promise<PassTokenIntrospection>;
+}
+
+/**
+ * IDENTITY_PROVIDER=callback: the provider issues the pass token in its own app, posts each result to POST
+ * /v1/auth/pass/callback, and answers its introspection (this client, with our client secret).
+ */
+export class IdentityProviderClient implements PassTokens {
   private readonly http: ProviderHttpOptions;
 
   constructor(options: { baseUrl: string; clientSecret: string; timeoutMs: number }) {

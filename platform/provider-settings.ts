@@ -24,6 +24,7 @@ export type ProviderPrefix = (typeof PROVIDER_PREFIXES)[number];
 
 /** The adapters each port has, by the value of its setting (the first is the default). */
 export const PROVIDERS = {
+  IDENTITY_PROVIDER: ['callback', 'nice'],
   BANK_PROVIDER: ['kftc'],
   ID_CARD_OCR_PROVIDER: ['clova'],
   ID_CARD_CHECK_PROVIDER: ['useb'],
@@ -40,6 +41,26 @@ const choice = <K extends keyof typeof PROVIDERS>(key: K, what: string) =>
   );
 
 export const PROVIDER_SETTINGS = {
+  IDENTITY_PROVIDER: choice(
+    'IDENTITY_PROVIDER',
+    "the identity verification (callback: a provider that posts each result to POST /v1/auth/pass/callback and introspects the pass tokens it issued; nice: NICE's 본인확인 standard window, the service opening each verification and issuing the pass token, docs/providers.md)",
+  ),
+  IDENTITY_PROVIDER_CLIENT_ID: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description: "nice: our client id at NICE's API (with IDENTITY_PROVIDER_CLIENT_SECRET)",
+    }),
+  ),
+  IDENTITY_PROVIDER_PRODUCT_ID: Type.String({
+    pattern: '^[0-9]{1,16}$',
+    default: '2101979031',
+    description: "nice: the product code of 본인확인 (통합형) in NICE's API, its ProductID header",
+  }),
+  IDENTITY_PROVIDER_WINDOW_URL: Type.String({
+    pattern: '^https?://',
+    default: 'https://nice.checkplus.co.kr/CheckPlusSafeModel/service.cb',
+    description: "nice: NICE's standard window, where the app's browser posts a verification's form",
+  }),
   BANK_PROVIDER: choice('BANK_PROVIDER', 'the bank rail (kftc: the KFTC open banking API v2.0)'),
   BANK_API_URL: Type.String({
     pattern: '^https?://',

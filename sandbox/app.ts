@@ -19,6 +19,7 @@ import { sanctionsRouter } from './sanctions';
 import { SandboxVaspNetwork, type TravelRuleIdentities } from './travel-rule-network';
 import { SANDBOX_CONTRACT_ACCOUNT } from './service-env';
 import { JupiterSandbox } from './jupiter';
+import { niceRouter } from './nice';
 
 export interface SandboxOptions extends IdentityProviderOptions {
   /** The open banking centre's view of us: our app's client id and secret, institution code, contracted account. */
@@ -57,7 +58,7 @@ export interface SandboxOptions extends IdentityProviderOptions {
 
 /**
  * All third-party stand-ins on one port, each speaking its provider's published protocol: /pass/v1 (identity, the
- * interface's own callback), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
+ * interface's own callback), /digital/niceid and /CheckPlusSafeModel (NICE's 본인확인 API and standard window), /kftc (the KFTC open banking API), /clova (CLOVA OCR's ID-card model), /useb (useB's
  * token service and status API), /upbit (Upbit's quotation API and its Exchange API's accounts), /bithumb (Bithumb's accounts), /code (CODE's Travel Rule hub and its exchanges), /krx/svc/apis (the KRX Open API's gold market), /kis (Korea Investment's open API, its paper-trading domain), /cex (OAuth), /mail/v1/_inbox (what the SMTP server
  * took), /receiver/v1 (an app's webhook receiver), /ofac (the SDN list), /jupiter (Jupiter's Swap API V2 over a pool on the local SOLANA chain), /api/v1/address (sanctions screening),
  * /trp/_* (the Travel Rule network's administration: its two exchanges speak TRP on ports of their own), and /_faults to inject delays and failures
@@ -80,6 +81,8 @@ export interface SandboxApp {
 /** Which fault target guards which paths; a provider's sandbox administration (`_…`) stays reachable while it fails. */
 const FAULT_TARGETS: Array<[prefix: string, target: string]> = [
   ['/pass/', 'identity'],
+  ['/digital/niceid/', 'identity'],
+  ['/CheckPlusSafeModel/', 'identity'],
   ['/clova/', 'ocr'],
   ['/kftc/', 'bank'],
   ['/upbit/v1/candles/', 'prices'],
@@ -129,6 +132,7 @@ export function createSandboxApp(options: SandboxOptions): SandboxApp {
   const routers = [
     jupiter.router(),
     identityProviderRouter(options, agency),
+    niceRouter({ clientId: options.clientId, clientSecret: options.clientSecret, agency }),
     openBankingRouter({
       ciOf: (name, birthDate, phone) => agency.ciOf(name, birthDate, phone),
       clientId: options.bank.clientId,

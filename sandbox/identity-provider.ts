@@ -10,6 +10,8 @@ export interface IdentityProviderOptions {
   callbackUrl: string;
   callbackApiKey: string;
   clientSecret: string;
+  /** NICE's client id of ours (IDENTITY_PROVIDER_CLIENT_ID), with clientSecret: the sandbox's NICE API (sandbox/nice.ts). */
+  clientId: string;
   log?: (line: string) => void;
 }
 

@@ -16,6 +16,7 @@ export const SANDBOX_CONTRACT_ACCOUNT = { bankCode: '004', holder: '(주)월렛'
 export const SANDBOX_CREDENTIALS = {
   passCallbackApiKey: 'PASS_CALLBACK_API_KEY',
   identityClientSecret: 'IDENTITY_PROVIDER_CLIENT_SECRET',
+  identityClientId: 'IDENTITY_PROVIDER_CLIENT_ID',
   bankClientId: 'BANK_CLIENT_ID',
   bankClientSecret: 'BANK_CLIENT_SECRET',
   bankInstitutionCode: 'BANK_INSTITUTION_CODE',
@@ -43,6 +44,7 @@ export function newSandboxCredentials(): SandboxCredentials {
   return {
     passCallbackApiKey: secret(),
     identityClientSecret: secret(),
+    identityClientId: randomBytes(16).toString('hex'),
     bankClientId: `wallet-${randomBytes(4).toString('hex')}`,
     bankClientSecret: secret(),
     bankInstitutionCode: `M${String(200000000 + randomBytes(3).readUIntBE(0, 3)).slice(0, 9)}`,
@@ -98,6 +100,8 @@ export function sandboxServiceEnv(sandbox: SandboxAddress, credentials: SandboxC
   return {
     ...credentialsEnv(credentials),
     IDENTITY_PROVIDER_URL: url,
+    // IDENTITY_PROVIDER=nice: the sandbox's NICE window (its API is at the root, as NICE's gateway's is).
+    IDENTITY_PROVIDER_WINDOW_URL: `${url}/CheckPlusSafeModel/service.cb`,
     BANK_PROVIDER: 'kftc',
     BANK_API_URL: `${url}/kftc`,
     BANK_CONTRACT_ACCOUNT_HOLDER: SANDBOX_CONTRACT_ACCOUNT.holder,
@@ -155,6 +159,7 @@ export const sandboxOptionsFor = (
   ...extras,
   callbackApiKey: credentials.passCallbackApiKey,
   clientSecret: credentials.identityClientSecret,
+  clientId: credentials.identityClientId,
   bank: {
     clientId: credentials.bankClientId,
     clientSecret: credentials.bankClientSecret,

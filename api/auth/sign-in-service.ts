@@ -8,7 +8,7 @@ import type { AuthenticationResponseJSON } from '@simplewebauthn/server';
 import type { Orm } from '../../db/orm';
 import { PasskeyEntity, SignInEntity, UserEntity, type SignIn } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
-import type { IdentityProviderClient } from '../../integrations/identity';
+import type { PassTokens } from '../../integrations/identity';
 import { signInWorkflow } from '../../workflows/sign-in';
 import {
   idCardProofUpdate,
@@ -44,7 +44,7 @@ export const signInIdFor = (encryption: DataEncryption, passRequestId: string): 
 export interface SignInServiceDeps {
   orm: Orm;
   temporal: Client;
-  identity: IdentityProviderClient;
+  identity: PassTokens;
   encryption: DataEncryption;
   taskQueue: string;
   rateLimits: RateLimits;

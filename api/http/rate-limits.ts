@@ -24,7 +24,9 @@ export const DEFAULT_RATE_LIMITS = {
   'registration-start-address': { points: 30, seconds: 3600 },
   /** ID-card images (upload and multipart eKYC), per registration: each is stored, and eKYC costs an OCR reading. */
   'registration-upload': { points: 20, seconds: 3600 },
-  /** The identity provider's callback, per calling address. */
+  /** Verifications opened in NICE's window (IDENTITY_PROVIDER=nice), per calling address: each costs a crypto token. */
+  'pass-request-address': { points: 30, seconds: 3600 },
+  /** The identity provider's callback (and NICE's browser returns), per calling address. */
   'pass-callback': { points: 600, seconds: 60 },
   /** Each send moves 1 KRW from our operating account. */
   'bank-send-won': { points: 5, seconds: 3600 },

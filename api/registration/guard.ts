@@ -3,7 +3,7 @@ import { RegistrationEntity, type Registration } from '../../db/entities';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 import { safeEqual } from '../auth/tokens';
-import type { IdentityProviderClient } from '../../integrations/identity';
+import type { PassTokens } from '../../integrations/identity';
 import { clock } from '../../platform/clock';
 
 export const regIdFor = (encryption: DataEncryption, passRequestId: string): string =>
@@ -42,7 +42,7 @@ export async function authorizeRegistration(
 
 /** The identity provider's word on a pass token (introspection): active, for which verification, until when. */
 export async function activePassToken(
-  identity: IdentityProviderClient,
+  identity: PassTokens,
   passToken: string,
 ): Promise<{ passRequestId: string; expiresAt: Date }> {
   const introspection = await identity.introspectPassToken(passToken).catch(() => {

@@ -4,6 +4,7 @@ import type { PinService } from '../pin/service';
 import type { SecurityNotices } from '../common/security-notices';
 import { PinStatus, RegistrationPinBody } from '../pin/schemas';
 import * as S from './schemas';
+import { NICE_RETURN_PATH, noWindows, type NiceIdentityWindows } from './identity-windows';
 
 export const ID_CARD_IMAGE_TYPES = ['image/jpeg', 'image/png'] as const;
 const TAG = ['Registration'];
@@ -21,12 +22,15 @@ export function registrationRoutes(deps: {
   uploadMaxBytes: number;
   pins: PinService;
   notices: SecurityNotices;
+  /** IDENTITY_PROVIDER=nice: the verifications the service opens in NICE's window; undefined for callback. */
+  identityWindows?: NiceIdentityWindows;
 }): RouteSpec[] {
   return [
     ...startRoutes(deps.registrations),
     ...stepRoutes(deps.registrations, deps.uploadMaxBytes),
     pinRoute(deps),
     ...providerRoutes(deps.registrations),
+    ...windowRoutes(deps.registrations, deps.identityWindows),
   ];
 }
 
@@ -273,6 +277,87 @@ function providerRoutes(registrations: RegistrationService): RouteSpec[] {
       handler: async ({ body }) => {
         await registrations.passResult(body);
         return { status: 200, body: { received: true } };
+      },
+    }),
+  ];
+}
+
+/** The page the person's browser shows once the result has been taken (the app then carries on with its pass token). */
+const returnPage = (verified: boolean) =>
+  `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+  `<title>${verified ? '본인확인 완료' : '본인확인 실패'}</title></head><body><p>` +
+  (verified
+    ? '본인확인이 완료되었습니다. 앱으로 돌아가세요. Identity verified: return to the app.'
+    : '본인확인에 실패했습니다. 앱에서 다시 시도하세요. Identity not verified: try again from the app.') +
+  '</p></body></html>';
+
+/**
+ * IDENTITY_PROVIDER=nice (docs/providers.md): the service opens the verification in NICE's standard window and issues
+ * the pass token; NICE sends the person's browser back with the encrypted result, which reaches the registration or
+ * sign-in exactly as the callback's does.
+ */
+function windowRoutes(registrations: RegistrationService, windows: NiceIdentityWindows | undefined): RouteSpec[] {
+  return [
+    defineRoute({
+      method: 'post',
+      path: '/v1/auth/pass/requests',
+      operationId: 'openPassVerification',
+      tags: ['Identity provider'],
+      auth: 'none',
+      summary: "Open an identity verification in the provider's window; answers the pass token the app then carries",
+      description:
+        'With IDENTITY_PROVIDER=nice (NICE 본인확인, the standard window): the service asks NICE for a crypto token, ' +
+        "encrypts the request under it and answers the form the app's browser posts to NICE (`window`), with the " +
+        "`passToken` it issued for this verification. The person verifies in NICE's window; NICE sends the browser " +
+        `back to GET ${NICE_RETURN_PATH}, and the result goes to the registration or sign-in. The app then starts ` +
+        'POST /v1/account/register (or POST /v1/auth/sign-in) with the pass token. With IDENTITY_PROVIDER=callback ' +
+        "the provider's own app issues the pass token and this answers 404.",
+      rateLimits: [{ rule: 'pass-request-address', key: (_input, ctx) => ctx.ip }],
+      responses: {
+        201: {
+          description: 'Opened: post `window.fields` to `window.url` in a browser',
+          schema: S.PassVerificationOpened,
+        },
+        404: { description: 'IDENTITY_PROVIDER=callback: no window is opened here' },
+        429: { description: 'Too many requests (Retry-After)' },
+        502: { description: 'NICE could not be reached or refused the crypto token' },
+      },
+      handler: async (_input, ctx) => ({ status: 201, body: await (windows ?? noWindows()).open(ctx.origin) }),
+    }),
+    defineRoute({
+      method: 'get',
+      path: NICE_RETURN_PATH,
+      operationId: 'passWindowReturn',
+      tags: ['Identity provider'],
+      auth: 'none',
+      summary: "NICE's return of the person's browser with the encrypted result (not called by the app)",
+      description:
+        "Where NICE sends the browser once the person has verified (the request's returnurl, methodtype get): the " +
+        'result is opened under the keys of the verification `token_version_id` names (its integrity value first), ' +
+        "its request number and site code checked, and handed to the registration or sign-in as the callback's " +
+        'is; the first result of a verification is the one kept. Answers a page telling the person to return to ' +
+        'the app; a return that does not open answers 400 invalid-identity-return and delivers nothing.',
+      query: S.NiceReturnQuery,
+      rateLimits: [{ rule: 'pass-callback', key: (_input, ctx) => ctx.ip }],
+      responses: {
+        200: {
+          description: 'HTML page: verified, or not (the app reads the outcome from its registration or sign-in)',
+        },
+        400: {
+          description:
+            'A return that does not open under its verification, or of an expired one (invalid-identity-return)',
+        },
+        429: { description: 'Too many requests (Retry-After)' },
+      },
+      handler: async ({ query }, ctx) => {
+        const result = await (windows ?? noWindows()).readReturn(query);
+        await registrations.passResult(result);
+        ctx.type = 'text/html';
+        return {
+          status: 200,
+          body: returnPage(result.success),
+          headers: { 'content-security-policy': "default-src 'none'", 'cache-control': 'no-store' },
+        };
       },
     }),
   ];

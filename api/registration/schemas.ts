@@ -105,3 +105,42 @@ export const PassCallbackBody = Type.Object({
 });
 export type PassCallback = Static<typeof PassCallbackBody>;
 export const PassCallbackResponse = Type.Object({ received: Type.Boolean() });
+
+/** IDENTITY_PROVIDER=nice: a verification opened for the app (api/registration/identity-windows.ts). */
+export const PassVerificationOpened = Type.Object({
+  passRequestId: Type.String({ description: 'The verification: NICE echoes it in its result as requestno' }),
+  passToken: Type.String({
+    description:
+      'Issued by the service for this verification: carry it to POST /v1/account/register or POST /v1/auth/sign-in once the person has verified (before that they answer 409 pass-result-pending)',
+  }),
+  expiresAt: DateTime,
+  window: Type.Object(
+    {
+      url: Type.String({ description: "NICE's standard window" }),
+      method: Type.Literal('POST'),
+      fields: Type.Object(
+        {
+          m: Type.Literal('service'),
+          token_version_id: Type.String(),
+          enc_data: Type.String(),
+          integrity_value: Type.String(),
+        },
+        { description: 'Form fields, posted as they are (application/x-www-form-urlencoded)' },
+      ),
+    },
+    {
+      description:
+        "What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified",
+    },
+  ),
+});
+
+/** What NICE sends the person's browser back with: the result, encrypted under the verification's keys. */
+export const NiceReturnQuery = Type.Object(
+  {
+    token_version_id: NonEmpty({ maxLength: 128 }),
+    enc_data: NonEmpty({ maxLength: 16384 }),
+    integrity_value: NonEmpty({ maxLength: 128 }),
+  },
+  { additionalProperties: true },
+);

@@ -10,7 +10,7 @@ import type { Orm } from '../../db/orm';
 import { DeviceEntity, RegistrationEntity } from '../../db/entities';
 import { storeIdCardImage } from '../common/uploads';
 import type { DataEncryption } from '../../platform/data-encryption';
-import type { IdentityProviderClient } from '../../integrations/identity';
+import type { PassTokens } from '../../integrations/identity';
 import { registrationWorkflow } from '../../workflows/registration';
 import {
   ALL_REGISTRATION_STEPS,
@@ -32,7 +32,7 @@ import { SIGN_IN_ROUTE, type SignInService } from '../auth/sign-in-service';
 export interface RegistrationServiceDeps {
   orm: Orm;
   temporal: Client;
-  identity: IdentityProviderClient;
+  identity: PassTokens;
   encryption: DataEncryption;
   taskQueue: string;
   registrationTtlSeconds: number;

@@ -4,6 +4,7 @@ export * from './event';
 export * from './webhook';
 export * from './user';
 export * from './upload';
+export * from './identity-request';
 export * from './wallet-backup';
 export * from './idempotency-record';
 export * from './refresh-token';
@@ -32,6 +33,7 @@ export * from './bank-consent';
 import { RegistrationEntity } from './registration';
 import { UserEntity } from './user';
 import { UploadEntity } from './upload';
+import { IdentityRequestEntity } from './identity-request';
 import { WalletBackupEntity } from './wallet-backup';
 import { IdempotencyRecordEntity } from './idempotency-record';
 import { RefreshTokenEntity } from './refresh-token';
@@ -77,6 +79,7 @@ export const ALL_ENTITIES = [
   RegistrationEntity,
   UserEntity,
   UploadEntity,
+  IdentityRequestEntity,
   WalletBackupEntity,
   IdempotencyRecordEntity,
   RefreshTokenEntity,

@@ -1,3 +1,4 @@
+import { verifyInNiceWindow } from '../../sandbox/nice-person';
 import { randomUUID } from 'node:crypto';
 import { createWalletClient, idempotencyKey } from '@wallet-service/client';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
@@ -71,13 +72,35 @@ export const cardOf = (person: Person) => ({
   issueDate: person.cardIssueDate,
 });
 
-/** Plays the user in the identity provider's UI: creates a verification; the provider then calls our callback. */
+/**
+ * Plays the user in the identity provider's UI. IDENTITY_PROVIDER=callback (the tests' default): creates a
+ * verification in the provider's app, which then calls our callback. nice: the app opens a verification (POST
+ * /v1/auth/pass/requests) and the person verifies in NICE's window, which sends the browser back to the service.
+ */
 export async function verifyIdentity(
-  stack: Pick<TestStack, 'sandboxUrl'>,
+  stack: Pick<TestStack, 'sandboxUrl'> & Partial<Pick<TestStack, 'apiUrl' | 'config'>>,
   person: Person,
   extra: Record<string, unknown> = {},
 ): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
   const { name, birthDate, phone, residentNumber } = person;
+  if (stack.config?.IDENTITY_PROVIDER === 'nice') {
+    const opened = await call(`${stack.apiUrl}/v1/auth/pass/requests`, { method: 'POST' });
+    if (opened.status !== 201)
+      throw new Error(`opening a verification failed: ${opened.status} ${JSON.stringify(opened.body)}`);
+    const back = await verifyInNiceWindow(opened.body.window, {
+      name,
+      birthDate,
+      phone,
+      residentNumber,
+      outcome: extra.outcome === 'failure' ? 'failure' : 'success',
+    });
+    if (back.status !== 200) throw new Error(`NICE's return answered ${back.status}: ${back.page}`);
+    return {
+      passRequestId: opened.body.passRequestId,
+      passToken: opened.body.passToken,
+      expiresAt: opened.body.expiresAt,
+    };
+  }
   const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, {
     json: { name, birthDate, phone, residentNumber, ...extra },
   });
@@ -138,7 +161,7 @@ export type CompletedRegistration = Pick<RegisteredUser, 'person' | 'deviceId' |
  * the tokens. (Used by most suites and the benchmarks: a change that breaks the client breaks them.)
  */
 export async function registerUser(
-  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'> & Partial<Pick<TestStack, 'config'>>,
   person = newPerson(),
   options: { pin?: string | null } = {},
 ): Promise<RegisteredUser> {
@@ -177,7 +200,7 @@ export async function registerUser(
 
 /** The registration's steps (identity verification, eKYC, backup) through the typed client, without a PIN or token. */
 export async function completeRegistration(
-  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'>,
+  stack: Pick<TestStack, 'apiUrl' | 'sandboxUrl'> & Partial<Pick<TestStack, 'config'>>,
   person = newPerson(),
 ): Promise<CompletedRegistration> {
   const api = createWalletClient({ baseUrl: stack.apiUrl });

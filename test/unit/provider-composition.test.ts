@@ -8,6 +8,8 @@ import { composeApi } from '../../api/composition';
 import { createLogger } from '../../platform/logger';
 import { newSandboxCredentials, sandboxServiceEnv } from '../../sandbox/service-env';
 import { KftcOpenBanking } from '../../integrations/bank/kftc';
+import { IdentityProviderClient } from '../../integrations/identity';
+import { NiceIdentityWindows } from '../../api/registration/identity-windows';
 import { ClovaIdCardReader } from '../../integrations/id-card/clova-ocr';
 import { UsebIdCardCheck } from '../../integrations/id-card/useb';
 import { SmtpMailer } from '../../integrations/mail/smtp';
@@ -24,6 +26,11 @@ const ADAPTERS: Record<
   keyof typeof PROVIDERS,
   Record<string, { port: string; adapter: abstract new (...a: never[]) => unknown; api?: true }>
 > = {
+  // The pass tokens the registration and sign-in introspect: the callback provider's, or the service's own (NICE).
+  IDENTITY_PROVIDER: {
+    callback: { port: 'identity', adapter: IdentityProviderClient, api: true },
+    nice: { port: 'identity', adapter: NiceIdentityWindows, api: true },
+  },
   BANK_PROVIDER: { kftc: { port: 'bank', adapter: KftcOpenBanking } },
   ID_CARD_OCR_PROVIDER: { clova: { port: 'idCardReader', adapter: ClovaIdCardReader } },
   ID_CARD_CHECK_PROVIDER: { useb: { port: 'idCardCheck', adapter: UsebIdCardCheck } },

@@ -208,6 +208,18 @@ export const PART_2: Record<string, ProblemEntry> = {
     action: 'For the sending provider: fix the IVMS101 message and send the inquiry again.',
     example: 'The IVMS101 beneficiary names no account, or one that is neither an EVM nor a Solana address',
   },
+  'invalid-identity-return': {
+    title: 'Invalid identity verification return',
+    status: 400,
+    meaning:
+      "What came back to the service from NICE's window does not open as the result of the verification it names.",
+    when:
+      'GET /v1/auth/pass/nice/return (IDENTITY_PROVIDER=nice) answers it when no verification was opened with ' +
+      'its `token_version_id`, the verification has expired, the `integrity_value` does not hold for `enc_data` ' +
+      "under that verification's keys, or the result names another request or site; nothing is delivered.",
+    action: 'Only NICE sends a browser here: the person starts a new verification from the app.',
+    example: 'The result does not open under this verification (integrity_value or enc_data)',
+  },
   'invalid-operator-session': {
     title: 'Invalid credential',
     status: 401,

@@ -1,6 +1,6 @@
 /**
  * An app's whole first session, on the typed client, against `npm start`'s stack: a person verifies their identity
- * (the sandbox's identity provider), registers (eKYC with an ID card the sandbox OCR reads, the wallet backup), gets
+ * (in the sandbox's NICE window), registers (eKYC with an ID card the sandbox OCR reads, the wallet backup), gets
  * tokens, sets a PIN, deploys a smart account, funds it from the local faucet and sends 0.01 ETH approved by the PIN.
  *
  *   npx tsx clients/typescript/examples/quickstart.ts      # in this repository
@@ -12,8 +12,8 @@
  * syntax that needs compiling: no enum, namespace or parameter property).
  *
  * API_URL, SANDBOX_URL and FAUCET_URL name the services if they moved (defaults: npm start's). Only the sandbox steps
- * (identity verification, the card image, the faucet) are local stand-ins; in production the person verifies in the
- * identity provider's own UI and the app photographs a real card.
+ * (the person in NICE's window, the card image, the faucet) are local stand-ins; in production the app opens
+ * `window` in a web view or the system browser, the person verifies with NICE, and the app photographs a real card.
  */
 import { randomInt } from 'node:crypto';
 import { Wallet } from 'ethers';
@@ -30,20 +30,27 @@ function must<T>(step: string, answer: { data?: T; error?: unknown; response: Re
 }
 
 async function main(): Promise<void> {
-  // 1. The sandbox's identity provider verifies a new person (one person, one account: a fresh resident number each run).
+  // 1. The service opens an identity verification in NICE's window (IDENTITY_PROVIDER=nice, as npm start runs it) and
+  // issues the pass token; the person verifies in the window (the sandbox's, filled in here as the phone's browser
+  // shows it to them) and NICE brings the browser back to the service with the result. One person, one account: a
+  // fresh resident number each run.
   const birthDate = '1990-01-15';
   // The 7th digit is the century and sex (1 or 2: born in the 1900s), the six after it free.
   const residentNumber = `900115${1 + randomInt(2)}${String(randomInt(1_000_000)).padStart(6, '0')}`;
   const person = { name: '홍길동', phone: '01012345678', birthDate, residentNumber };
-  const verification = await fetch(`${SANDBOX_URL}/pass/v1/verifications`, {
+  const api = createWalletClient({ baseUrl: API_URL });
+  const { passToken, window } = must('verification', await api.POST('/v1/auth/pass/requests', {}));
+  const shown = await (await fetch(window.url, { method: 'POST', body: new URLSearchParams(window.fields) })).text();
+  const session = /name="session" value="([0-9a-f]+)"/.exec(shown)?.[1] ?? '';
+  const verified = await fetch(new URL('/CheckPlusSafeModel/sandbox/verify', window.url), {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(person),
+    redirect: 'manual',
+    body: new URLSearchParams({ session, ...person }),
   });
-  const { passToken } = (await verification.json()) as { passToken: string };
+  const back = await fetch(verified.headers.get('location') ?? window.url);
+  if (!back.ok) throw new Error(`identity verification: ${back.status} ${await back.text()}`);
 
   // 2. Registration: start, eKYC (multipart, the card image), the wallet backup (encrypted by the app), tokens.
-  const api = createWalletClient({ baseUrl: API_URL });
   const deviceId = crypto.randomUUID();
   const started = must(
     'register',

@@ -304,6 +304,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/pass/requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Open an identity verification in the provider's window; answers the pass token the app then carries
+         * @description With IDENTITY_PROVIDER=nice (NICE 본인확인, the standard window): the service asks NICE for a crypto token, encrypts the request under it and answers the form the app's browser posts to NICE (`window`), with the `passToken` it issued for this verification. The person verifies in NICE's window; NICE sends the browser back to GET /v1/auth/pass/nice/return, and the result goes to the registration or sign-in. The app then starts POST /v1/account/register (or POST /v1/auth/sign-in) with the pass token. With IDENTITY_PROVIDER=callback the provider's own app issues the pass token and this answers 404.
+         */
+        post: operations["openPassVerification"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/pass/nice/return": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * NICE's return of the person's browser with the encrypted result (not called by the app)
+         * @description Where NICE sends the browser once the person has verified (the request's returnurl, methodtype get): the result is opened under the keys of the verification `token_version_id` names (its integrity value first), its request number and site code checked, and handed to the registration or sign-in as the callback's is; the first result of a verification is the one kept. Answers a page telling the person to return to the app; a return that does not open answers 400 invalid-identity-return and delivers nothing.
+         */
+        get: operations["passWindowReturn"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/auth/token": {
         parameters: {
             query?: never;
@@ -7346,7 +7386,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Identity result pending (retry after Retry-After), already started elsewhere, or completed; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/duplicate-identity`, `/problems/idempotency-request-in-progress` */
+            /** @description Identity result pending (retry after Retry-After), already started elsewhere, or completed; or a request with this Idempotency-Key is still running (Retry-After). Problem types: `/problems/duplicate-identity`, `/problems/idempotency-request-in-progress`, `/problems/pass-result-pending` */
             409: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8540,6 +8580,249 @@ export interface operations {
                     "ratelimit-policy"?: string;
                     /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
                     ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openPassVerification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Opened: post `window.fields` to `window.url` in a browser */
+            201: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passRequestId": "nice637beee4cd5bcb2856c4565051",
+                     *       "passToken": "2LyT4zkVodobGLUmbyv3RM0_sXNPGtMpaaVFZWx2ya0",
+                     *       "expiresAt": "2026-12-03T11:55:03.771Z",
+                     *       "window": {
+                     *         "url": "http://127.0.0.1:37905/CheckPlusSafeModel/service.cb",
+                     *         "method": "POST",
+                     *         "fields": {
+                     *           "m": "service",
+                     *           "token_version_id": "20261203202503747a1d",
+                     *           "enc_data": "tj+xQJqCK18T/nHNz5wOimujPfod4dNvUKPtFh5zqTMg9eeDxP7DD7RNoK2gPYOQrysp4PMGksZX6XCpLNxiNa+HsYJHklevdQaY41Nd5RiOSNkkhQ0a04CL8+SH87gOKEpleFlP6tfMThnSJBa8m072qzJQUmhV6fQsdLwrQ+b82EcPiDDXPuFp2fvlmqapnQVNH3Cz3ERfT1EmOfms5Q==",
+                     *           "integrity_value": "N8tSEjqk8vQGSKr1SlqBbS/axDLc/XUmx60aSd1yZxQ="
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description The verification: NICE echoes it in its result as requestno */
+                        passRequestId: string;
+                        /** @description Issued by the service for this verification: carry it to POST /v1/account/register or POST /v1/auth/sign-in once the person has verified (before that they answer 409 pass-result-pending) */
+                        passToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                        /** @description What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified */
+                        window: {
+                            /** @description NICE's standard window */
+                            url: string;
+                            /** @constant */
+                            method: "POST";
+                            /** @description Form fields, posted as they are (application/x-www-form-urlencoded) */
+                            fields: {
+                                /** @constant */
+                                m: "service";
+                                token_version_id: string;
+                                enc_data: string;
+                                integrity_value: string;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDENTITY_PROVIDER=callback: no window is opened here */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description NICE could not be reached or refused the crypto token */
+            502: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    passWindowReturn: {
+        parameters: {
+            query: {
+                token_version_id: string;
+                enc_data: string;
+                integrity_value: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description HTML page: verified, or not (the app reads the outcome from its registration or sign-in) */
+            200: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A return that does not open under its verification, or of an expired one (invalid-identity-return). Problem types: `/problems/invalid-identity-return`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

@@ -47,6 +47,7 @@ import { Migration20261202021924Payouts as PgPayouts } from './Migration20261202
 import { Migration20261202060000Swaps as PgSwaps } from './Migration20261202060000Swaps';
 import { Migration20261202120000SolanaSwaps as PgSolanaSwaps } from './Migration20261202120000SolanaSwaps';
 import { Migration20261203020000TransferFinalityWatchIndex as PgTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
+import { Migration20261203120000IdentityRequests as PgIdentityRequests } from './Migration20261203120000IdentityRequests';
 
 /** The postgresql migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -99,4 +100,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202060000Swaps', class: PgSwaps },
   { name: 'Migration20261202120000SolanaSwaps', class: PgSolanaSwaps },
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: PgTransferFinalityWatchIndex },
+  { name: 'Migration20261203120000IdentityRequests', class: PgIdentityRequests },
 ];

@@ -43,6 +43,7 @@ import { Migration20261202021924Payouts as SqlitePayouts } from './Migration2026
 import { Migration20261202060000Swaps as SqliteSwaps } from './Migration20261202060000Swaps';
 import { Migration20261202120000SolanaSwaps as SqliteSolanaSwaps } from './Migration20261202120000SolanaSwaps';
 import { Migration20261203020000TransferFinalityWatchIndex as SqliteTransferFinalityWatchIndex } from './Migration20261203020000TransferFinalityWatchIndex';
+import { Migration20261203120000IdentityRequests as SqliteIdentityRequests } from './Migration20261203120000IdentityRequests';
 
 /** The sqlite migrations in the order they apply (each file of this folder named here once). */
 export const MIGRATIONS: MigrationObject[] = [
@@ -90,4 +91,5 @@ export const MIGRATIONS: MigrationObject[] = [
   { name: 'Migration20261202060000Swaps', class: SqliteSwaps },
   { name: 'Migration20261202120000SolanaSwaps', class: SqliteSolanaSwaps },
   { name: 'Migration20261203020000TransferFinalityWatchIndex', class: SqliteTransferFinalityWatchIndex },
+  { name: 'Migration20261203120000IdentityRequests', class: SqliteIdentityRequests },
 ];

@@ -1,0 +1,134 @@
+import { randomBytes } from 'node:crypto';
+import type { Orm } from '../../db/orm';
+import { IdentityRequestEntity } from '../../db/entities';
+import type { DataEncryption } from '../../platform/data-encryption';
+import { clock } from '../../platform/clock';
+import type { PassResult } from '../../workflows/messages';
+import type { PassTokenIntrospection, PassTokens } from '../../integrations/identity';
+import { niceKeys, openNiceReturn, type NiceIdentityClient, type NiceResult } from '../../integrations/identity-nice';
+import { HttpError, problems } from '../http/problems';
+import { passTokenHash } from './guard';
+
+/** A verification opened for the app: what its browser posts to the provider's window, and the pass token it carries. */
+export interface OpenedVerification {
+  passRequestId: string;
+  passToken: string;
+  expiresAt: string;
+  window: { url: string; method: 'POST'; fields: Record<string, string> };
+}
+
+/** The return path NICE sends the person's browser back to (PUBLIC_BASE_URL, else the address the app called). */
+export const NICE_RETURN_PATH = '/v1/auth/pass/nice/return';
+
+/** A pass token's life (as a callback provider's), at most the crypto token's period. */
+export const PASS_TOKEN_TTL_SECONDS = 1800;
+
+interface Seed {
+  reqDtim: string;
+  reqNo: string;
+  tokenVal: string;
+  siteCode: string;
+}
+
+const invalidReturn = (detail: string) =>
+  new HttpError(400, 'invalid-identity-return', 'Invalid identity verification return', detail);
+
+/**
+ * IDENTITY_PROVIDER=nice: the service opens each verification in NICE's standard window and issues the pass token the
+ * app carries (NICE issues none); the person's browser brings the encrypted result back to NICE_RETURN_PATH, where it
+ * is checked (integrity value, request number, site code), decrypted and handed to the registration or sign-in
+ * exactly as the callback of IDENTITY_PROVIDER=callback is. The pass tokens are introspected here, from the database.
+ */
+export class NiceIdentityWindows implements PassTokens {
+  constructor(
+    private readonly deps: {
+      orm: Orm;
+      encryption: DataEncryption;
+      nice: NiceIdentityClient;
+      publicBaseUrl?: string;
+    },
+  ) {}
+
+  async open(origin: string): Promise<OpenedVerification> {
+    const { orm, encryption, nice } = this.deps;
+    // NICE's requestno: at most 30 characters, echoed in the result; ours is also the verification's passRequestId.
+    const id = `nice${randomBytes(13).toString('hex')}`;
+    const window = await nice.openWindow(id, `${this.deps.publicBaseUrl ?? origin}${NICE_RETURN_PATH}`);
+    const passToken = randomBytes(32).toString('base64url');
+    const expiresAt = new Date(Math.min(window.expiresAt.getTime(), clock.real() + PASS_TOKEN_TTL_SECONDS * 1000));
+    const seed: Seed = { ...window.keySeed, siteCode: window.siteCode };
+    const em = orm.em.fork();
+    em.create(IdentityRequestEntity, {
+      id,
+      provider: 'nice',
+      tokenVersionId: window.tokenVersionId,
+      seedSealed: encryption.sealText(JSON.stringify(seed), id),
+      passTokenHash: passTokenHash(encryption, passToken),
+      expiresAt,
+    });
+    await em.flush();
+    return {
+      passRequestId: id,
+      passToken,
+      expiresAt: expiresAt.toISOString(),
+      window: { url: window.url, method: 'POST', fields: window.fields },
+    };
+  }
+
+  async introspectPassToken(passToken: string): Promise<PassTokenIntrospection> {
+    const row = await this.deps.orm.em
+      .fork()
+      .findOne(IdentityRequestEntity, { passTokenHash: passTokenHash(this.deps.encryption, passToken) });
+    if (!row || row.expiresAt.getTime() <= clock.real()) return { active: false };
+    return { active: true, passRequestId: row.id, expiresAt: row.expiresAt.toISOString() };
+  }
+
+  /**
+   * The browser's return: the verification it names by token_version_id, its integrity value under that
+   * verification's keys, then the result's own request number and site code. Answers the result to deliver; a return
+   * that does not open is refused, and nothing is delivered.
+   */
+  async readReturn(ret: { token_version_id: string; enc_data: string; integrity_value: string }): Promise<PassResult> {
+    const em = this.deps.orm.em.fork();
+    const row = await em.findOne(IdentityRequestEntity, { tokenVersionId: ret.token_version_id });
+    if (!row) throw invalidReturn('No identity verification was opened with this token_version_id');
+    if (row.expiresAt.getTime() <= clock.real()) throw invalidReturn('This identity verification has expired');
+    const seed = JSON.parse(this.deps.encryption.openText(row.seedSealed, row.id)) as Seed;
+    const result = openNiceReturn(niceKeys(seed.reqDtim, seed.reqNo, seed.tokenVal), ret);
+    if (!result) throw invalidReturn('The result does not open under this verification (integrity_value or enc_data)');
+    if (result.requestno !== row.id || (result.sitecode !== undefined && result.sitecode !== seed.siteCode))
+      throw invalidReturn('The result is not the one of this verification');
+    if (!row.returnedAt) {
+      row.returnedAt = clock.date();
+      row.resultCode = result.resultcode.slice(0, 8);
+      await em.flush();
+    }
+    return passResultOf(result);
+  }
+}
+
+/** NICE's result as the registration and sign-in workflows take a provider's (the callback's fields). */
+export function passResultOf(result: NiceResult): PassResult {
+  if (result.resultcode !== '0000') return { passRequestId: result.requestno, success: false };
+  const name = result.utf8_name ? decodeURIComponent(result.utf8_name) : result.name;
+  const birth = result.birthdate?.match(/^(\d{4})(\d{2})(\d{2})$/);
+  return {
+    passRequestId: result.requestno,
+    success: true,
+    ci: result.ci,
+    di: result.di,
+    name: name?.trim(),
+    birthDate: birth ? `${birth[1]}-${birth[2]}-${birth[3]}` : undefined,
+    gender: result.gender === '1' ? 'M' : result.gender === '0' ? 'F' : undefined,
+    // NICE tells a Korean national (0) from a foreigner (1), not the foreigner's country.
+    nationality: result.nationalinfo === '0' ? 'KR' : undefined,
+    phone: result.mobileno,
+  };
+}
+
+/** IDENTITY_PROVIDER=callback opens no window here: the person verifies in the provider's own app. */
+export const noWindows = (): never => {
+  throw problems.notFound(
+    'An identity verification window (this service is configured with IDENTITY_PROVIDER=callback: the provider issues the pass token)',
+  );
+};

@@ -1,0 +1,27 @@
+import { defineEntity, type InferEntity } from '@mikro-orm/core';
+import { clock } from '../../platform/clock';
+
+/**
+ * One identity verification in the identity provider's window (IDENTITY_PROVIDER=nice): what reading its result needs
+ * (the crypto token's seed, sealed) until the person's browser comes back, and the pass token the service issued
+ * for it (a keyed hash), which the app then carries. Its id is the request number the provider echoes in the result
+ * and the passRequestId of the registration or sign-in.
+ */
+export const IdentityRequestEntity = defineEntity({
+  name: 'IdentityRequest',
+  tableName: 'identity_requests',
+  properties: (p) => ({
+    id: p.string().primary().length(30),
+    provider: p.string().length(16),
+    tokenVersionId: p.string().length(128).unique(),
+    /** JSON {reqDtim, reqNo, tokenVal, siteCode}, sealed with the id as associated data. */
+    seedSealed: p.text(),
+    passTokenHash: p.string().length(64).unique(),
+    expiresAt: p.datetime(),
+    /** When the browser brought back a result that opened (the first is the one delivered). */
+    returnedAt: p.datetime().nullable(),
+    resultCode: p.string().length(8).nullable(),
+    createdAt: p.datetime().onCreate(() => clock.date()),
+  }),
+});
+export type IdentityRequest = InferEntity<typeof IdentityRequestEntity>;
