@@ -74,6 +74,7 @@ export function routeTable(deps: AppDeps, services: Services): RouteSpec[] {
       pins: deps.pins,
       notices: s.notices,
       identityWindows: deps.identityWindows,
+      identityAppReturnUrl: config.IDENTITY_PROVIDER_APP_RETURN_URL,
     }),
     ...authRoutes({ orm, encryption, tokens, devices: s.devices, signIns: s.signIns }),
     ...signInRoutes({ signIns: s.signIns, uploadMaxBytes }),

@@ -56,6 +56,13 @@ export const PROVIDER_SETTINGS = {
     default: '2101979031',
     description: "nice: the product code of 본인확인 (통합형) in NICE's API, its ProductID header",
   }),
+  IDENTITY_PROVIDER_APP_RETURN_URL: Type.Optional(
+    Type.String({
+      pattern: '^[a-z][a-z0-9+.-]*://',
+      description:
+        "nice: the app's link (an app link or its scheme) NICE's return sends the browser on to with passRequestId and code; unset: the return's page shows the code (#pass-code) to the app's web view",
+    }),
+  ),
   IDENTITY_PROVIDER_WINDOW_URL: Type.String({
     pattern: '^https?://',
     default: 'https://nice.checkplus.co.kr/CheckPlusSafeModel/service.cb',

@@ -20,16 +20,19 @@ export interface SandboxPerson {
   outcome?: 'success' | 'failure';
 }
 
-/** Answers the service's answer to the return (its status and page) and where NICE sent the browser. */
+/**
+ * Answers the service's answer to the return (its status and page), where NICE sent the browser, and the code the
+ * service gave that browser for its app (from the page, or from the app link it redirected to).
+ */
 export async function verifyInNiceWindow(
   window: WindowForm,
   person: SandboxPerson,
-): Promise<{ status: number; page: string; returnUrl: string }> {
+): Promise<{ status: number; page: string; returnUrl: string; code?: string }> {
   const opened = await fetch(window.url, { method: 'POST', body: new URLSearchParams(window.fields) });
-  const page = await opened.text();
-  if (opened.status !== 200) throw new Error(`NICE's window refused the request: ${opened.status} ${page}`);
-  const session = page.match(/name="session" value="([0-9a-f]+)"/)?.[1];
-  const action = page.match(/<form method="post" action="([^"]+)"/)?.[1];
+  const shown = await opened.text();
+  if (opened.status !== 200) throw new Error(`NICE's window refused the request: ${opened.status} ${shown}`);
+  const session = shown.match(/name="session" value="([0-9a-f]+)"/)?.[1];
+  const action = shown.match(/<form method="post" action="([^"]+)"/)?.[1];
   if (!session || !action) throw new Error("NICE's window showed no form");
   const verified = await fetch(new URL(action, window.url), {
     method: 'POST',
@@ -48,14 +51,19 @@ export async function verifyInNiceWindow(
   });
   const returnUrl = verified.headers.get('location');
   if (verified.status !== 302 || !returnUrl) throw new Error(`NICE's window did not return: ${verified.status}`);
-  const back = await fetch(returnUrl);
-  return { status: back.status, page: await back.text(), returnUrl };
+  const back = await fetch(returnUrl, { redirect: 'manual' });
+  const page = await back.text();
+  const appLink = back.status === 303 ? back.headers.get('location') : null;
+  const code = appLink
+    ? (new URL(appLink).searchParams.get('code') ?? undefined)
+    : page.match(/id="pass-code" hidden>([A-Za-z0-9_-]+)</)?.[1];
+  return { status: back.status, page, returnUrl, code };
 }
 
 /**
  * `npm run -s sandbox:verify -- <name> <phone> <YYYY-MM-DD> [residentNumber] < opened.json`: the person verifies in
- * the window of the verification POST /v1/auth/pass/requests opened (its answer on stdin); prints what the service's
- * return page said.
+ * the window of the verification POST /v1/auth/pass/requests opened (its answer on stdin); prints the code the
+ * service's return gave the browser (what the page said goes to stderr).
  */
 async function main(): Promise<void> {
   const [name, phone, birthDate, residentNumber] = process.argv.slice(2);
@@ -67,19 +75,20 @@ async function main(): Promise<void> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   const opened = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { window?: WindowForm };
   if (!opened.window) throw new Error('stdin is not the answer of POST /v1/auth/pass/requests');
-  const { status, page } = await verifyInNiceWindow(opened.window, {
+  const { status, page, code } = await verifyInNiceWindow(opened.window, {
     name,
     phone,
     birthDate: birthDate!,
     residentNumber,
   });
-  console.log(
-    `${status} ${page
-      .replace(/<[^>]+>/g, ' ')
-      .replace(/\s+/g, ' ')
-      .trim()}`,
-  );
-  if (status !== 200) process.exit(1);
+  const said = page
+    .replace(/<code[^>]*>[^<]*<\/code>/g, '')
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  console.error(`${status} ${said}`);
+  if (!code) process.exit(1);
+  console.log(code);
 }
 
 if (require.main === module)

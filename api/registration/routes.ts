@@ -24,13 +24,15 @@ export function registrationRoutes(deps: {
   notices: SecurityNotices;
   /** IDENTITY_PROVIDER=nice: the verifications the service opens in NICE's window; undefined for callback. */
   identityWindows?: NiceIdentityWindows;
+  /** IDENTITY_PROVIDER_APP_RETURN_URL: the app's link NICE's return sends the browser on to, with the code. */
+  identityAppReturnUrl?: string;
 }): RouteSpec[] {
   return [
     ...startRoutes(deps.registrations),
     ...stepRoutes(deps.registrations, deps.uploadMaxBytes),
     pinRoute(deps),
     ...providerRoutes(deps.registrations),
-    ...windowRoutes(deps.registrations, deps.identityWindows),
+    ...windowRoutes(deps.registrations, deps.identityWindows, deps.identityAppReturnUrl),
   ];
 }
 
@@ -282,21 +284,28 @@ function providerRoutes(registrations: RegistrationService): RouteSpec[] {
   ];
 }
 
-/** The page the person's browser shows once the result has been taken (the app then carries on with its pass token). */
-const returnPage = (verified: boolean) =>
+/**
+ * The page the person's browser shows once the result has been taken: the code its app exchanges for the pass token
+ * (in the page, `#pass-code`, for a web view that reads it; or sent on to the app's link, IDENTITY_PROVIDER_APP_RETURN_URL).
+ */
+const returnPage = (verified: boolean, code: string) =>
   `<!doctype html><html lang="ko"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
   `<title>${verified ? '본인확인 완료' : '본인확인 실패'}</title></head><body><p>` +
   (verified
     ? '본인확인이 완료되었습니다. 앱으로 돌아가세요. Identity verified: return to the app.'
     : '본인확인에 실패했습니다. 앱에서 다시 시도하세요. Identity not verified: try again from the app.') +
-  '</p></body></html>';
+  `</p><code id="pass-code" hidden>${code}</code></body></html>`;
 
 /**
- * IDENTITY_PROVIDER=nice (docs/providers.md): the service opens the verification in NICE's standard window and issues
- * the pass token; NICE sends the person's browser back with the encrypted result, which reaches the registration or
- * sign-in exactly as the callback's does.
+ * IDENTITY_PROVIDER=nice (docs/providers.md): the service opens the verification in NICE's standard window; NICE sends
+ * the person's browser back with the encrypted result, which reaches the registration or sign-in exactly as the
+ * callback's does, and gives that browser a code its app exchanges for the pass token (PKCE).
  */
-function windowRoutes(registrations: RegistrationService, windows: NiceIdentityWindows | undefined): RouteSpec[] {
+function windowRoutes(
+  registrations: RegistrationService,
+  windows: NiceIdentityWindows | undefined,
+  appReturnUrl: string | undefined,
+): RouteSpec[] {
   return [
     defineRoute({
       method: 'post',
@@ -304,14 +313,15 @@ function windowRoutes(registrations: RegistrationService, windows: NiceIdentityW
       operationId: 'openPassVerification',
       tags: ['Identity provider'],
       auth: 'none',
-      summary: "Open an identity verification in the provider's window; answers the pass token the app then carries",
+      summary: "Open an identity verification in the provider's window (IDENTITY_PROVIDER=nice)",
       description:
         'With IDENTITY_PROVIDER=nice (NICE 본인확인, the standard window): the service asks NICE for a crypto token, ' +
-        "encrypts the request under it and answers the form the app's browser posts to NICE (`window`), with the " +
-        "`passToken` it issued for this verification. The person verifies in NICE's window; NICE sends the browser " +
-        `back to GET ${NICE_RETURN_PATH}, and the result goes to the registration or sign-in. The app then starts ` +
-        'POST /v1/account/register (or POST /v1/auth/sign-in) with the pass token. With IDENTITY_PROVIDER=callback ' +
-        "the provider's own app issues the pass token and this answers 404.",
+        "encrypts the request under it and answers the form the app's browser posts to NICE (`window`). The person " +
+        `verifies in NICE's window; NICE sends the browser back to GET ${NICE_RETURN_PATH}, the result goes to the ` +
+        'registration or sign-in, and that browser gets a one-time code, which the app exchanges for its pass token ' +
+        'at POST /v1/auth/pass/requests/{passRequestId}/token with the verifier of `codeChallenge` (RFC 7636). With ' +
+        "IDENTITY_PROVIDER=callback the provider's own app issues the pass token and this answers 404.",
+      body: S.OpenPassVerificationBody,
       rateLimits: [{ rule: 'pass-request-address', key: (_input, ctx) => ctx.ip }],
       responses: {
         201: {
@@ -322,7 +332,10 @@ function windowRoutes(registrations: RegistrationService, windows: NiceIdentityW
         429: { description: 'Too many requests (Retry-After)' },
         502: { description: 'NICE could not be reached or refused the crypto token' },
       },
-      handler: async (_input, ctx) => ({ status: 201, body: await (windows ?? noWindows()).open(ctx.origin) }),
+      handler: async ({ body }, ctx) => ({
+        status: 201,
+        body: await (windows ?? noWindows()).open(ctx.origin, body.codeChallenge),
+      }),
     }),
     defineRoute({
       method: 'get',
@@ -335,30 +348,62 @@ function windowRoutes(registrations: RegistrationService, windows: NiceIdentityW
         "Where NICE sends the browser once the person has verified (the request's returnurl, methodtype get): the " +
         'result is opened under the keys of the verification `token_version_id` names (its integrity value first), ' +
         "its request number and site code checked, and handed to the registration or sign-in as the callback's " +
-        'is; the first result of a verification is the one kept. Answers a page telling the person to return to ' +
-        'the app; a return that does not open answers 400 invalid-identity-return and delivers nothing.',
+        'is; the first result of a verification is the one kept. Answers a page with the one-time code for the app ' +
+        '(`#pass-code`), or a redirect to IDENTITY_PROVIDER_APP_RETURN_URL with `passRequestId` and `code`; a ' +
+        'return that does not open answers 400 invalid-identity-return and delivers nothing.',
       query: S.NiceReturnQuery,
       rateLimits: [{ rule: 'pass-callback', key: (_input, ctx) => ctx.ip }],
       responses: {
-        200: {
-          description: 'HTML page: verified, or not (the app reads the outcome from its registration or sign-in)',
-        },
+        200: { description: 'HTML page: verified or not, with the code for the app' },
+        303: { description: "To the app's link (IDENTITY_PROVIDER_APP_RETURN_URL) with passRequestId and code" },
         400: {
           description:
-            'A return that does not open under its verification, or of an expired one (invalid-identity-return)',
+            'A return that does not open under its verification, of an expired one, or of one whose pass token was issued (invalid-identity-return)',
         },
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ query }, ctx) => {
-        const result = await (windows ?? noWindows()).readReturn(query);
-        await registrations.passResult(result);
+        const back = await (windows ?? noWindows()).readReturn(query);
+        await registrations.passResult(back.result);
+        const headers = { 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' };
+        if (appReturnUrl) {
+          const to = new URL(appReturnUrl);
+          to.searchParams.set('passRequestId', back.passRequestId);
+          to.searchParams.set('code', back.code);
+          return { status: 303, headers: { ...headers, location: to.toString() } };
+        }
         ctx.type = 'text/html';
         return {
           status: 200,
-          body: returnPage(result.success),
-          headers: { 'content-security-policy': "default-src 'none'", 'cache-control': 'no-store' },
+          body: returnPage(back.result.success, back.code),
+          headers: { ...headers, 'content-security-policy': "default-src 'none'" },
         };
       },
+    }),
+    defineRoute({
+      method: 'post',
+      path: '/v1/auth/pass/requests/:passRequestId/token',
+      operationId: 'issuePassToken',
+      tags: ['Identity provider'],
+      auth: 'none',
+      summary: "The pass token of a verification, for the code its browser's return gave and the PKCE verifier",
+      description:
+        'Once per verification: the code the return gave (its page or the app link) and the verifier of the ' +
+        '`codeChallenge` sent when opening it. Answers the pass token the app then carries (X-Pass-Token, ' +
+        '`passToken`); a wrong or used code or verifier answers 400 invalid-pass-code.',
+      params: S.PassVerificationParams,
+      body: S.PassCodeExchangeBody,
+      rateLimits: [{ rule: 'pass-request-address', key: (_input, ctx) => ctx.ip }],
+      responses: {
+        201: { description: 'The pass token', schema: S.PassCodeExchangeResponse },
+        400: { description: "Wrong or used code, or a verifier that is not the challenge's (invalid-pass-code)" },
+        404: { description: 'IDENTITY_PROVIDER=callback: no window is opened here' },
+        429: { description: 'Too many requests (Retry-After)' },
+      },
+      handler: async ({ params, body }) => ({
+        status: 201,
+        body: await (windows ?? noWindows()).issuePassToken(params.passRequestId, body.code, body.codeVerifier),
+      }),
     }),
   ];
 }

@@ -106,13 +106,21 @@ export const PassCallbackBody = Type.Object({
 export type PassCallback = Static<typeof PassCallbackBody>;
 export const PassCallbackResponse = Type.Object({ received: Type.Boolean() });
 
+/** IDENTITY_PROVIDER=nice: the app's PKCE challenge for the verification it opens (RFC 7636). */
+export const OpenPassVerificationBody = Type.Object(
+  {
+    codeChallenge: Type.String({
+      pattern: '^[A-Za-z0-9_-]{43}$',
+      description: 'base64url(SHA-256(codeVerifier)), no padding: the app keeps the verifier',
+    }),
+    codeChallengeMethod: Type.Literal('S256'),
+  },
+  { additionalProperties: false },
+);
+
 /** IDENTITY_PROVIDER=nice: a verification opened for the app (api/registration/identity-windows.ts). */
 export const PassVerificationOpened = Type.Object({
   passRequestId: Type.String({ description: 'The verification: NICE echoes it in its result as requestno' }),
-  passToken: Type.String({
-    description:
-      'Issued by the service for this verification: carry it to POST /v1/account/register or POST /v1/auth/sign-in once the person has verified (before that they answer 409 pass-result-pending)',
-  }),
   expiresAt: DateTime,
   window: Type.Object(
     {
@@ -130,9 +138,27 @@ export const PassVerificationOpened = Type.Object({
     },
     {
       description:
-        "What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified",
+        "What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified, which gives that browser the code",
     },
   ),
+});
+
+export const PassVerificationParams = Type.Object({ passRequestId: NonEmpty({ maxLength: 30 }) });
+export const PassCodeExchangeBody = Type.Object(
+  {
+    code: NonEmpty({ maxLength: 128, description: "The code the browser's return gave (its page, or the app link)" }),
+    codeVerifier: Type.String({
+      pattern: '^[A-Za-z0-9._~-]{43,128}$',
+      description: 'The verifier of the codeChallenge sent when opening (RFC 7636)',
+    }),
+  },
+  { additionalProperties: false },
+);
+export const PassCodeExchangeResponse = Type.Object({
+  passToken: Type.String({
+    description: 'Carry it to POST /v1/account/register, POST /v1/auth/sign-in or POST /v1/auth/identity-checks',
+  }),
+  expiresAt: DateTime,
 });
 
 /** What NICE sends the person's browser back with: the result, encrypted under the verification's keys. */

@@ -1,5 +1,5 @@
 import { verifyInNiceWindow } from '../../sandbox/nice-person';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { createWalletClient, idempotencyKey } from '@wallet-service/client';
 import { makeIdCardPng } from '../../sandbox/id-card-image';
 import type { TestStack } from './stack';
@@ -72,6 +72,12 @@ export const cardOf = (person: Person) => ({
   issueDate: person.cardIssueDate,
 });
 
+/** An app's PKCE pair (RFC 7636, S256) for a verification it opens in NICE's window. */
+export const newPkce = () => {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+};
+
 /**
  * Plays the user in the identity provider's UI. IDENTITY_PROVIDER=callback (the tests' default): creates a
  * verification in the provider's app, which then calls our callback. nice: the app opens a verification (POST
@@ -84,7 +90,10 @@ export async function verifyIdentity(
 ): Promise<{ passRequestId: string; passToken: string; expiresAt: string }> {
   const { name, birthDate, phone, residentNumber } = person;
   if (stack.config?.IDENTITY_PROVIDER === 'nice') {
-    const opened = await call(`${stack.apiUrl}/v1/auth/pass/requests`, { method: 'POST' });
+    const pkce = newPkce();
+    const opened = await call(`${stack.apiUrl}/v1/auth/pass/requests`, {
+      json: { codeChallenge: pkce.challenge, codeChallengeMethod: 'S256' },
+    });
     if (opened.status !== 201)
       throw new Error(`opening a verification failed: ${opened.status} ${JSON.stringify(opened.body)}`);
     const back = await verifyInNiceWindow(opened.body.window, {
@@ -94,11 +103,16 @@ export async function verifyIdentity(
       residentNumber,
       outcome: extra.outcome === 'failure' ? 'failure' : 'success',
     });
-    if (back.status !== 200) throw new Error(`NICE's return answered ${back.status}: ${back.page}`);
+    if (!back.code) throw new Error(`NICE's return answered ${back.status}: ${back.page}`);
+    const issued = await call(`${stack.apiUrl}/v1/auth/pass/requests/${opened.body.passRequestId}/token`, {
+      json: { code: back.code, codeVerifier: pkce.verifier },
+    });
+    if (issued.status !== 201)
+      throw new Error(`the pass token was refused: ${issued.status} ${JSON.stringify(issued.body)}`);
     return {
       passRequestId: opened.body.passRequestId,
-      passToken: opened.body.passToken,
-      expiresAt: opened.body.expiresAt,
+      passToken: issued.body.passToken,
+      expiresAt: issued.body.expiresAt,
     };
   }
   const result = await call(`${stack.sandboxUrl}/pass/v1/verifications`, {

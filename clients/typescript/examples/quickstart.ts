@@ -15,7 +15,7 @@
  * (the person in NICE's window, the card image, the faucet) are local stand-ins; in production the app opens
  * `window` in a web view or the system browser, the person verifies with NICE, and the app photographs a real card.
  */
-import { randomInt } from 'node:crypto';
+import { createHash, randomBytes, randomInt } from 'node:crypto';
 import { Wallet } from 'ethers';
 import { createWalletClient, idempotencyKey, poll, signSlot, withRetries } from '@wallet-service/client';
 
@@ -30,16 +30,22 @@ function must<T>(step: string, answer: { data?: T; error?: unknown; response: Re
 }
 
 async function main(): Promise<void> {
-  // 1. The service opens an identity verification in NICE's window (IDENTITY_PROVIDER=nice, as npm start runs it) and
-  // issues the pass token; the person verifies in the window (the sandbox's, filled in here as the phone's browser
-  // shows it to them) and NICE brings the browser back to the service with the result. One person, one account: a
-  // fresh resident number each run.
+  // 1. The service opens an identity verification in NICE's window (IDENTITY_PROVIDER=nice, as npm start runs it); the
+  // person verifies in the window (the sandbox's, filled in here as the phone's browser shows it to them) and NICE
+  // brings the browser back to the service, which takes the result and gives that browser a code; the app exchanges
+  // the code, with the verifier of its PKCE challenge, for the pass token. One person, one account: a fresh resident
+  // number each run.
   const birthDate = '1990-01-15';
   // The 7th digit is the century and sex (1 or 2: born in the 1900s), the six after it free.
   const residentNumber = `900115${1 + randomInt(2)}${String(randomInt(1_000_000)).padStart(6, '0')}`;
   const person = { name: '홍길동', phone: '01012345678', birthDate, residentNumber };
   const api = createWalletClient({ baseUrl: API_URL });
-  const { passToken, window } = must('verification', await api.POST('/v1/auth/pass/requests', {}));
+  const codeVerifier = randomBytes(32).toString('base64url');
+  const codeChallenge = createHash('sha256').update(codeVerifier).digest('base64url');
+  const { passRequestId, window } = must(
+    'verification',
+    await api.POST('/v1/auth/pass/requests', { body: { codeChallenge, codeChallengeMethod: 'S256' } }),
+  );
   const shown = await (await fetch(window.url, { method: 'POST', body: new URLSearchParams(window.fields) })).text();
   const session = /name="session" value="([0-9a-f]+)"/.exec(shown)?.[1] ?? '';
   const verified = await fetch(new URL('/CheckPlusSafeModel/sandbox/verify', window.url), {
@@ -47,8 +53,15 @@ async function main(): Promise<void> {
     redirect: 'manual',
     body: new URLSearchParams({ session, ...person }),
   });
-  const back = await fetch(verified.headers.get('location') ?? window.url);
-  if (!back.ok) throw new Error(`identity verification: ${back.status} ${await back.text()}`);
+  const returned = await (await fetch(verified.headers.get('location') ?? window.url)).text();
+  const code = /id="pass-code" hidden>([A-Za-z0-9_-]+)</.exec(returned)?.[1] ?? '';
+  const { passToken } = must(
+    'pass token',
+    await api.POST('/v1/auth/pass/requests/{passRequestId}/token', {
+      params: { path: { passRequestId } },
+      body: { code, codeVerifier },
+    }),
+  );
 
   // 2. Registration: start, eKYC (multipart, the card image), the wallet backup (encrypted by the app), tokens.
   const deviceId = crypto.randomUUID();

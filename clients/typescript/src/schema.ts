@@ -314,8 +314,8 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Open an identity verification in the provider's window; answers the pass token the app then carries
-         * @description With IDENTITY_PROVIDER=nice (NICE 본인확인, the standard window): the service asks NICE for a crypto token, encrypts the request under it and answers the form the app's browser posts to NICE (`window`), with the `passToken` it issued for this verification. The person verifies in NICE's window; NICE sends the browser back to GET /v1/auth/pass/nice/return, and the result goes to the registration or sign-in. The app then starts POST /v1/account/register (or POST /v1/auth/sign-in) with the pass token. With IDENTITY_PROVIDER=callback the provider's own app issues the pass token and this answers 404.
+         * Open an identity verification in the provider's window (IDENTITY_PROVIDER=nice)
+         * @description With IDENTITY_PROVIDER=nice (NICE 본인확인, the standard window): the service asks NICE for a crypto token, encrypts the request under it and answers the form the app's browser posts to NICE (`window`). The person verifies in NICE's window; NICE sends the browser back to GET /v1/auth/pass/nice/return, the result goes to the registration or sign-in, and that browser gets a one-time code, which the app exchanges for its pass token at POST /v1/auth/pass/requests/{passRequestId}/token with the verifier of `codeChallenge` (RFC 7636). With IDENTITY_PROVIDER=callback the provider's own app issues the pass token and this answers 404.
          */
         post: operations["openPassVerification"];
         delete?: never;
@@ -333,11 +333,31 @@ export interface paths {
         };
         /**
          * NICE's return of the person's browser with the encrypted result (not called by the app)
-         * @description Where NICE sends the browser once the person has verified (the request's returnurl, methodtype get): the result is opened under the keys of the verification `token_version_id` names (its integrity value first), its request number and site code checked, and handed to the registration or sign-in as the callback's is; the first result of a verification is the one kept. Answers a page telling the person to return to the app; a return that does not open answers 400 invalid-identity-return and delivers nothing.
+         * @description Where NICE sends the browser once the person has verified (the request's returnurl, methodtype get): the result is opened under the keys of the verification `token_version_id` names (its integrity value first), its request number and site code checked, and handed to the registration or sign-in as the callback's is; the first result of a verification is the one kept. Answers a page with the one-time code for the app (`#pass-code`), or a redirect to IDENTITY_PROVIDER_APP_RETURN_URL with `passRequestId` and `code`; a return that does not open answers 400 invalid-identity-return and delivers nothing.
          */
         get: operations["passWindowReturn"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/auth/pass/requests/{passRequestId}/token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The pass token of a verification, for the code its browser's return gave and the PKCE verifier
+         * @description Once per verification: the code the return gave (its page or the app link) and the verifier of the `codeChallenge` sent when opening it. Answers the pass token the app then carries (X-Pass-Token, `passToken`); a wrong or used code or verifier answers 400 invalid-pass-code.
+         */
+        post: operations["issuePassToken"];
         delete?: never;
         options?: never;
         head?: never;
@@ -8644,7 +8664,22 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "codeChallenge": "RRqY0A8UVQ0gcTo4hVcJzoYdwtyOcBz3gfxCGe_AzyE",
+                 *       "codeChallengeMethod": "S256"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description base64url(SHA-256(codeVerifier)), no padding: the app keeps the verifier */
+                    codeChallenge: string;
+                    /** @constant */
+                    codeChallengeMethod: "S256";
+                };
+            };
+        };
         responses: {
             /** @description Opened: post `window.fields` to `window.url` in a browser */
             201: {
@@ -8660,17 +8695,16 @@ export interface operations {
                 content: {
                     /**
                      * @example {
-                     *       "passRequestId": "nice637beee4cd5bcb2856c4565051",
-                     *       "passToken": "2LyT4zkVodobGLUmbyv3RM0_sXNPGtMpaaVFZWx2ya0",
-                     *       "expiresAt": "2026-12-03T11:55:03.771Z",
+                     *       "passRequestId": "niceb229b7365248fc8de07006412f",
+                     *       "expiresAt": "2026-12-03T12:09:55.175Z",
                      *       "window": {
-                     *         "url": "http://127.0.0.1:37905/CheckPlusSafeModel/service.cb",
+                     *         "url": "http://127.0.0.1:32913/CheckPlusSafeModel/service.cb",
                      *         "method": "POST",
                      *         "fields": {
                      *           "m": "service",
-                     *           "token_version_id": "20261203202503747a1d",
-                     *           "enc_data": "tj+xQJqCK18T/nHNz5wOimujPfod4dNvUKPtFh5zqTMg9eeDxP7DD7RNoK2gPYOQrysp4PMGksZX6XCpLNxiNa+HsYJHklevdQaY41Nd5RiOSNkkhQ0a04CL8+SH87gOKEpleFlP6tfMThnSJBa8m072qzJQUmhV6fQsdLwrQ+b82EcPiDDXPuFp2fvlmqapnQVNH3Cz3ERfT1EmOfms5Q==",
-                     *           "integrity_value": "N8tSEjqk8vQGSKr1SlqBbS/axDLc/XUmx60aSd1yZxQ="
+                     *           "token_version_id": "20261203203955e1cf8b",
+                     *           "enc_data": "XunfebB0rekzRzqpP1muQ13NuhK+NNMNZ8C/qOS5rk4qRiyP2ZIS+rFx/2zC1H2HNYbg7z9+1BHfZtVuobWUVdzdKsllf6vRE3068ik4Ay7DsAfiKyCG4k5ugUP9sgRgVtHz2smFu/FW6b6pFY+c+CT698mNNh9AWAOdHaJ4sJdJ8EnxZYQ6RfmL6QsIx1tHQfiq/iwE+4znEXTjFrRaUQ==",
+                     *           "integrity_value": "TPlAMGx5vthskfO68uW2jtEmoyRX7PcL8HfGBNSMyI0="
                      *         }
                      *       }
                      *     }
@@ -8678,11 +8712,9 @@ export interface operations {
                     "application/json": {
                         /** @description The verification: NICE echoes it in its result as requestno */
                         passRequestId: string;
-                        /** @description Issued by the service for this verification: carry it to POST /v1/account/register or POST /v1/auth/sign-in once the person has verified (before that they answer 409 pass-result-pending) */
-                        passToken: string;
                         /** Format: date-time */
                         expiresAt: string;
-                        /** @description What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified */
+                        /** @description What the app's browser (a web view or the system browser) posts to open NICE's window; NICE sends the browser back to the service when the person has verified, which gives that browser the code */
                         window: {
                             /** @description NICE's standard window */
                             url: string;
@@ -8700,7 +8732,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description The request does not match the schema (errors[] lists JSON pointers) */
+            /** @description The request does not match the schema (errors[] lists JSON pointers). Problem types: `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8713,6 +8745,36 @@ export interface operations {
             };
             /** @description IDENTITY_PROVIDER=callback: no window is opened here */
             404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
@@ -8805,7 +8867,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description HTML page: verified, or not (the app reads the outcome from its registration or sign-in) */
+            /** @description HTML page: verified or not, with the code for the app */
             200: {
                 headers: {
                     /** @description Request id, also in logs */
@@ -8818,11 +8880,183 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description A return that does not open under its verification, or of an expired one (invalid-identity-return). Problem types: `/problems/invalid-identity-return`, `/problems/validation-error` */
+            /** @description To the app's link (IDENTITY_PROVIDER_APP_RETURN_URL) with passRequestId and code */
+            303: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A return that does not open under its verification, of an expired one, or of one whose pass token was issued (invalid-identity-return). Problem types: `/problems/invalid-identity-return`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
                     "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
+            429: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Something went wrong on our side. Please contact a representative. / 일시적인 오류가 발생했습니다. 담당자에게 문의해 주세요. Problem types: `/problems/internal-error` */
+            500: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description A dependency (the database, the workflow service, a chain node or a provider) is unavailable: retry after Retry-After. Problem types: `/problems/service-unavailable` */
+            503: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    /** @description seconds to wait before retrying */
+                    "retry-after"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    issuePassToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                passRequestId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "rd7LBano-WH58QPoGZlt4gehMlOQQn0NHLWRaBQfqaQ",
+                 *       "codeVerifier": "kPXriFWtptMdwRGEGBwE5S7m-xDNB9aewdBnNrV7CCM"
+                 *     }
+                 */
+                "application/json": {
+                    /** @description The code the browser's return gave (its page, or the app link) */
+                    code: string;
+                    /** @description The verifier of the codeChallenge sent when opening (RFC 7636) */
+                    codeVerifier: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The pass token */
+            201: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "passToken": "L8-f4oHckVTThA7hHYmLFJCKC0LeUfJ6zryeKllz_ok",
+                     *       "expiresAt": "2026-12-03T12:09:55.175Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Carry it to POST /v1/account/register, POST /v1/auth/sign-in or POST /v1/auth/identity-checks */
+                        passToken: string;
+                        /** Format: date-time */
+                        expiresAt: string;
+                    };
+                };
+            };
+            /** @description Wrong or used code, or a verifier that is not the challenge's (invalid-pass-code). Problem types: `/problems/invalid-pass-code`, `/problems/malformed-json`, `/problems/validation-error` */
+            400: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description IDENTITY_PROVIDER=callback: no window is opened here */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The JSON body is over JSON_BODY_MAX_BYTES. Problem types: `/problems/payload-too-large` */
+            413: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Content-Type is not application/json. Problem types: `/problems/unsupported-media-type` */
+            415: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
                     [name: string]: unknown;
                 };
                 content: {
