@@ -213,7 +213,12 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const network = networks.get(transfer.networkId);
     if (!network) throw refused(`${transfer.networkId} is not a configured EVM network`);
     const provider = deps.providers.for(network);
-    const signer = await transferSignerOf(transfer);
+    // The key the account authorizes (a chain read) and the nonce lane (the database) side by side, both settled before
+    // either's failure is thrown: a lane claimed for a refused transfer is freed by its failure, as any failure's is.
+    const [signerRead, laneClaim] = await Promise.allSettled([transferSignerOf(transfer), claimNonceLane(transfer)]);
+    if (signerRead.status === 'rejected') throw signerRead.reason;
+    if (laneClaim.status === 'rejected') throw laneClaim.reason;
+    const [signer, lane] = [signerRead.value, laneClaim.value];
     const token = network.tokens?.[transfer.token];
     const callData = transferCallData(transfer.toAddress, BigInt(transfer.amount), token);
     // The bundler estimates its gas by simulating it: a transfer the account would refuse (past the day's cap, a token
@@ -224,7 +229,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       network,
       transfer.fromAddress,
       callData,
-      (await claimNonceLane(transfer)) ?? transferNonceKey(transfer.transferId),
+      lane ?? transferNonceKey(transfer.transferId),
     ).catch((error: unknown) => {
       if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
       throw error;

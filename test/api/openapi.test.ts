@@ -38,7 +38,7 @@ describe('OpenAPI document', () => {
     }
   });
 
-  it('writes sets of string constants as enum, never as anyOf of const (clients generated in other languages read them)', async () => {
+  it('writes sets of string constants as enum, never as anyOf of const, and no value as null alone (clients generated in other languages read them)', async () => {
     const doc = (await call(`${stack.apiUrl}/openapi.json`)).body as unknown;
     const constantSets: string[] = [];
     let enums = 0;
@@ -49,10 +49,14 @@ describe('OpenAPI document', () => {
       const anyOf = json.anyOf;
       if (Array.isArray(anyOf) && anyOf.some((m) => m && typeof m === 'object' && 'const' in m)) constantSets.push(at);
       if (Array.isArray(json.enum)) enums += 1;
+      // A value that can only be null is a type Kotlin and Swift clients do not have (openapi-generator's `Null`).
+      if (json.type === 'null' && !/\/(anyOf|oneOf)\/\d+$/.test(at)) nullOnly.push(at);
       for (const [key, item] of Object.entries(json)) walk(item, `${at}/${key}`);
     };
+    const nullOnly: string[] = [];
     walk(doc, '#');
     expect(constantSets).toEqual([]);
+    expect(nullOnly).toEqual([]);
     expect(enums).toBeGreaterThan(50);
   });
 

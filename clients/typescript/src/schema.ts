@@ -11175,7 +11175,8 @@ export interface operations {
                      */
                     "application/json": {
                         deviceId: string;
-                        holdUntil: null;
+                        /** @description null: the hold is released */
+                        holdUntil: string | null;
                     };
                 };
             };
