@@ -11,6 +11,7 @@ import { resolveNamedSchemas } from './openapi-schemas';
 import { problemExample, problemExampleKey, problemName, problemTypesOf } from './openapi-problems';
 import { presentedProofs, type PresentedProof } from './step-up';
 import { constantsAsEnums } from './openapi-enums';
+import { unionAsOneObject } from './openapi-unions';
 
 type Json = Record<string, unknown>;
 
@@ -125,7 +126,7 @@ const requestBodyOf = (
   const json = route.body
     ? {
         'application/json': {
-          schema: components.schema(route.body),
+          schema: unionAsOneObject(components.schema(route.body)),
           ...(example?.request !== undefined ? { example: example.request } : {}),
         },
       }

@@ -360,6 +360,7 @@ function windowRoutes(
           description:
             'A return that does not open under its verification, of an expired one, or of one whose pass token was issued (invalid-identity-return)',
         },
+        404: { description: 'IDENTITY_PROVIDER=callback: no window is opened here' },
         429: { description: 'Too many requests (Retry-After)' },
       },
       handler: async ({ query }, ctx) => {

@@ -185,6 +185,18 @@ describe('OpenAPI document', () => {
     ).toBeDefined();
   });
 
+  it('documents the 404 of the NICE window routes on a service configured with IDENTITY_PROVIDER=callback (found by Schemathesis)', async () => {
+    const { body } = await call(`${stack.apiUrl}/openapi.json`);
+    for (const [path, method] of [
+      ['/v1/auth/pass/requests', 'post'],
+      ['/v1/auth/pass/nice/return', 'get'],
+      ['/v1/auth/pass/requests/{passRequestId}/token', 'post'],
+    ] as const)
+      expect(body.paths[path][method].responses['404']).toBeDefined();
+    const back = await call(`${stack.apiUrl}/v1/auth/pass/nice/return?token_version_id=x&enc_data=0&integrity_value=0`);
+    expect([back.status, back.body.type]).toEqual([404, '/problems/not-found']);
+  });
+
   it('serves a docs page and answers unknown paths with problem+json', async () => {
     const docs = await fetch(`${stack.apiUrl}/docs`);
     expect(docs.status).toBe(200);

@@ -8904,6 +8904,21 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description IDENTITY_PROVIDER=callback: no window is opened here */
+            404: {
+                headers: {
+                    /** @description Request id, also in logs */
+                    "x-request-id"?: string;
+                    /** @description The route's limits (IETF draft-ietf-httpapi-ratelimit-headers-11): per policy, its quota of requests `q` in a window of `w` seconds, e.g. `"market-price";q=60;w=60` */
+                    "ratelimit-policy"?: string;
+                    /** @description What is left of each: `r` requests for `t` more seconds, e.g. `"market-price";r=59;t=60` (a 429 says `r=0` and when the window ends) */
+                    ratelimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Too many requests (Retry-After). Problem types: `/problems/rate-limited` */
             429: {
                 headers: {
@@ -9135,18 +9150,12 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @constant */
-                    grantType: "registration";
-                    regId: string;
-                } | {
-                    /** @constant */
-                    grantType: "sign_in";
+                    /** @enum {string} */
+                    grantType: "registration" | "sign_in" | "refresh_token";
+                    regId?: string;
                     /** @description A sign-in on a new device, proved (POST /v1/auth/sign-in) */
-                    signInId: string;
-                } | {
-                    /** @constant */
-                    grantType: "refresh_token";
-                    refreshToken: string;
+                    signInId?: string;
+                    refreshToken?: string;
                 };
             };
         };
@@ -24404,39 +24413,18 @@ export interface operations {
                  *     }
                  */
                 "application/json": {
-                    /** @description securities firm code: 243 (한국투자증권, Korea Investment & Securities' open API) */
                     firm_code: string;
-                    /**
-                     * @description the app key and secret KIS Developers issued the person for this account
-                     * @constant
-                     */
-                    method: "app_key";
-                    /** @description the account the key was issued for: 8 digits and the 2-digit product code (12345678-01) */
-                    account_no: string;
+                    /** @enum {string} */
+                    method: "app_key" | "pin" | "auth_code";
+                    account_no?: string;
                     /** @description the app key (36 characters at KIS); used for this inquiry only, never stored or logged */
-                    app_key: string;
+                    app_key?: string;
                     /** @description the app secret (180 characters at KIS); used for this inquiry only, never stored or logged */
-                    app_secret: string;
-                } | {
-                    /** @description securities firm code, e.g. 240 (삼성증권) */
-                    firm_code: string;
-                    /**
-                     * @description deprecated: no broker publishes an API that checks a trading PIN for a third party; answered 422 securities-method-unsupported (use app_key)
-                     * @constant
-                     */
-                    method: "pin";
-                    account_no: string;
+                    app_secret?: string;
                     /** @description the account's trading PIN (never stored or logged) */
-                    pin: string;
-                } | {
-                    firm_code: string;
-                    /**
-                     * @description deprecated: no broker publishes an API that takes a one-time code of its app for a third party; answered 422 securities-method-unsupported (use app_key)
-                     * @constant
-                     */
-                    method: "auth_code";
+                    pin?: string;
                     /** @description one-time code issued by the firm's app */
-                    auth_code: string;
+                    auth_code?: string;
                 };
             };
         };
@@ -24925,15 +24913,14 @@ export interface operations {
                      * @description the exchange that issued the key pair
                      * @enum {string}
                      */
-                    provider: "upbit" | "bithumb";
+                    provider?: "upbit" | "bithumb";
                     /** @description the key pair's access key */
-                    accessKey: string;
+                    accessKey?: string;
                     /** @description the key pair's secret key: used once to read the balances, never kept, never logged */
-                    secretKey: string;
+                    secretKey?: string;
                     label?: string;
-                } | {
-                    state: string;
-                    code: string;
+                    state?: string;
+                    code?: string;
                 };
             };
         };
