@@ -22,6 +22,8 @@ export interface FaultSettings {
   bodyBytes?: number;
   /** Reported: how many bytes of `bodyBytes` answers the clients have taken so far. */
   bytesServed?: number;
+  /** Reported: how many calls these settings have met so far (counted as they arrive, before any delay). */
+  calls?: number;
 }
 
 export class FaultInjector {
@@ -49,6 +51,7 @@ export class FaultInjector {
         (settings?.queryIncludes !== undefined && !ctx.querystring.includes(settings.queryIncludes))
           ? undefined
           : settings;
+      if (faults) faults.calls = (faults.calls ?? 0) + 1;
       if (faults?.delayMs) await new Promise((r) => setTimeout(r, faults.delayMs));
       const failNow = (faults?.failTimes ?? 0) > 0 || (faults?.errorRate ?? 0) > Math.random();
       if (faults && failNow) {

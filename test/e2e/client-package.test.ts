@@ -79,7 +79,8 @@ describe('the client installed outside the repository (npm pack)', () => {
       });
     })();
     const started = (async () => {
-      stack = await startTestStack(testDatabases()[0]!, { chains: true });
+      // The quickstart verifies in NICE's window, as npm start's stack runs it.
+      stack = await startTestStack(testDatabases()[0]!, { chains: true, env: { IDENTITY_PROVIDER: 'nice' } });
       faucet = await startEvmFaucet(
         stack.chains.map((chain, i) => ({
           networkId: i === 0 ? 'ETHEREUM' : 'POLYGON',

@@ -108,7 +108,10 @@ describe('api and worker processes', () => {
       headers: { 'idempotency-key': randomUUID(), 'x-pass-token': passToken },
       form: idCardForm(person),
     });
-    await new Promise((r) => setTimeout(r, 1000));
+    // Killed once its reading has reached the provider (which bills it even though no one takes the answer): on a busy
+    // machine a fixed second was not always enough for the request to arrive (found by CI: billed once, not twice).
+    await waitFor(async () => (testSandbox.sandbox.faults.get('ocr')?.calls ?? 0) >= 1, 60_000, 'the OCR reading sent');
+    await new Promise((r) => setTimeout(r, 200));
     worker.child.kill('SIGKILL');
     await worker.exited;
     testSandbox.sandbox.faults.clear();
