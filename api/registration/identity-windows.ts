@@ -134,7 +134,10 @@ export class NiceIdentityWindows implements PassTokens {
     return { result: passResultOf(result), passRequestId: row.id, code };
   }
 
-  /** The code of the browser's return and the verifier of the opener's challenge, once: the pass token. */
+  /**
+   * The code of the browser's return and the verifier of the opener's challenge: the pass token. Issued once; the same
+   * code and verifier again (a retry after a lost answer) answer the same token, nothing else does.
+   */
   async issuePassToken(
     passRequestId: string,
     code: string,
@@ -143,21 +146,29 @@ export class NiceIdentityWindows implements PassTokens {
     const { encryption } = this.deps;
     const em = this.deps.orm.em.fork();
     const row = await em.findOne(IdentityRequestEntity, { id: passRequestId });
-    if (!row || !row.codeHash || row.passTokenHash || row.expiresAt.getTime() <= clock.real()) throw invalidCode();
+    if (!row || !row.codeHash || row.expiresAt.getTime() <= clock.real()) throw invalidCode();
     if (
       !safeEqual(row.codeHash, encryption.fingerprint(code, 'pass-code')) ||
       !safeEqual(row.codeChallenge, s256(codeVerifier))
     )
       throw invalidCode();
+    const answer = (sealed: string) => ({
+      passToken: encryption.openText(sealed, `${row.id}|pass-token`),
+      expiresAt: row.expiresAt.toISOString(),
+    });
+    if (row.passTokenSealed) return answer(row.passTokenSealed);
     const passToken = randomBytes(32).toString('base64url');
-    // Once: the row is taken only if no other exchange took it meanwhile.
+    const sealed = encryption.sealText(passToken, `${row.id}|pass-token`);
+    // Once: the row takes a token only if no other exchange gave it one meanwhile (then that one is answered).
     const taken = await em.nativeUpdate(
       IdentityRequestEntity,
       { id: row.id, codeHash: row.codeHash, passTokenHash: null },
-      { codeHash: null, passTokenHash: passTokenHash(encryption, passToken) },
+      { passTokenHash: passTokenHash(encryption, passToken), passTokenSealed: sealed },
     );
-    if (taken !== 1) throw invalidCode();
-    return { passToken, expiresAt: row.expiresAt.toISOString() };
+    if (taken === 1) return answer(sealed);
+    const issued = await this.deps.orm.em.fork().findOne(IdentityRequestEntity, { id: row.id });
+    if (!issued?.passTokenSealed) throw invalidCode();
+    return answer(issued.passTokenSealed);
   }
 }
 

@@ -389,15 +389,16 @@ function windowRoutes(
       auth: 'none',
       summary: "The pass token of a verification, for the code its browser's return gave and the PKCE verifier",
       description:
-        'Once per verification: the code the return gave (its page or the app link) and the verifier of the ' +
-        '`codeChallenge` sent when opening it. Answers the pass token the app then carries (X-Pass-Token, ' +
-        '`passToken`); a wrong or used code or verifier answers 400 invalid-pass-code.',
+        'The code the return gave (its page or the app link) and the verifier of the `codeChallenge` sent when ' +
+        'opening it. Answers the pass token the app then carries (X-Pass-Token, `passToken`), issued once: the same ' +
+        'code and verifier again (a retry after a lost answer) answer the same token; a wrong code or verifier answers ' +
+        '400 invalid-pass-code.',
       params: S.PassVerificationParams,
       body: S.PassCodeExchangeBody,
       rateLimits: [{ rule: 'pass-request-address', key: (_input, ctx) => ctx.ip }],
       responses: {
         201: { description: 'The pass token', schema: S.PassCodeExchangeResponse },
-        400: { description: "Wrong or used code, or a verifier that is not the challenge's (invalid-pass-code)" },
+        400: { description: "A wrong code, or a verifier that is not the challenge's (invalid-pass-code)" },
         404: { description: 'IDENTITY_PROVIDER=callback: no window is opened here' },
         429: { description: 'Too many requests (Retry-After)' },
       },

@@ -5,7 +5,7 @@ import { clock } from '../../platform/clock';
  * One identity verification in the identity provider's window (IDENTITY_PROVIDER=nice): what reading its result needs
  * (the crypto token's seed, sealed) until the person's browser comes back; the app's PKCE challenge; the one-time
  * code the return gave that browser; and the pass token the service issued for the code (keyed hashes), which the app
- * then carries. Its id is the request number the provider echoes in the result and the passRequestId of the
+ * then carries (sealed too, for a retry of the exchange). Its id is the request number the provider echoes in the result and the passRequestId of the
  * registration or sign-in.
  */
 export const IdentityRequestEntity = defineEntity({
@@ -22,6 +22,8 @@ export const IdentityRequestEntity = defineEntity({
     /** The code the browser's return answered (a keyed hash), until it is exchanged once for the pass token. */
     codeHash: p.string().length(64).nullable(),
     passTokenHash: p.string().length(64).nullable().unique(),
+    /** The pass token, sealed: a retry of the exchange (same code and verifier) is answered the same token. */
+    passTokenSealed: p.text().nullable(),
     expiresAt: p.datetime(),
     /** When the browser brought back a result that opened (the first is the one delivered). */
     returnedAt: p.datetime().nullable(),

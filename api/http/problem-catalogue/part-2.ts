@@ -254,11 +254,12 @@ export const PART_2: Record<string, ProblemEntry> = {
   'invalid-pass-code': {
     title: 'Invalid pass code',
     status: 400,
-    meaning: "The code and verifier presented for a verification's pass token are not its own, or were used already.",
+    meaning: "The code and verifier presented for a verification's pass token are not its own.",
     when:
       'POST /v1/auth/pass/requests/{passRequestId}/token (IDENTITY_PROVIDER=nice) answers it for a code that is ' +
-      "not the one the verification's return gave, a `codeVerifier` whose SHA-256 is not the `codeChallenge` sent " +
-      'when opening it, a verification whose pass token was issued already, or one that has expired.',
+      "not the one the verification's return gave (a code given before a reload of the return is replaced), a " +
+      '`codeVerifier` whose SHA-256 is not the `codeChallenge` sent when opening it, or a verification that has ' +
+      'expired. The same code and verifier again answer the pass token already issued.',
     action: 'Start a new verification (POST /v1/auth/pass/requests) with a new verifier; retrying will not help.',
     example: 'The code or its verifier is not the one of this verification, or the code was used already',
   },

@@ -355,7 +355,7 @@ export interface paths {
         put?: never;
         /**
          * The pass token of a verification, for the code its browser's return gave and the PKCE verifier
-         * @description Once per verification: the code the return gave (its page or the app link) and the verifier of the `codeChallenge` sent when opening it. Answers the pass token the app then carries (X-Pass-Token, `passToken`); a wrong or used code or verifier answers 400 invalid-pass-code.
+         * @description The code the return gave (its page or the app link) and the verifier of the `codeChallenge` sent when opening it. Answers the pass token the app then carries (X-Pass-Token, `passToken`), issued once: the same code and verifier again (a retry after a lost answer) answer the same token; a wrong code or verifier answers 400 invalid-pass-code.
          */
         post: operations["issuePassToken"];
         delete?: never;
@@ -9022,7 +9022,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description Wrong or used code, or a verifier that is not the challenge's (invalid-pass-code). Problem types: `/problems/invalid-pass-code`, `/problems/malformed-json`, `/problems/validation-error` */
+            /** @description A wrong code, or a verifier that is not the challenge's (invalid-pass-code). Problem types: `/problems/invalid-pass-code`, `/problems/malformed-json`, `/problems/validation-error` */
             400: {
                 headers: {
                     /** @description Request id, also in logs */
