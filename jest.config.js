@@ -11,6 +11,8 @@ module.exports = {
   },
   // The client's workspace package points at its build (clients/typescript/dist, made by npm pack): tests use its source.
   moduleNameMapper: { '^@wallet-service/client$': '<rootDir>/clients/typescript/src/index.ts' },
+  // The slowest files first, by the last run's times or, on a machine without them, those of a committed CI run.
+  testSequencer: '<rootDir>/test/helpers/slowest-first.cjs',
   globalSetup: '<rootDir>/test/helpers/global-setup.ts',
   globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
   testTimeout: 180_000,

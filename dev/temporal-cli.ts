@@ -1,10 +1,9 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { TOOLS_BIN, buildTemporalBinaries } from './temporal-go';
 
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
-const PROJECT_ROOT = join(__dirname, '..');
-export const LOCAL_TEMPORAL_CLI = join(PROJECT_ROOT, '.tools', 'bin', 'temporal');
+export const LOCAL_TEMPORAL_CLI = join(TOOLS_BIN, 'temporal');
 
 const onPath = (name: string): string | undefined => {
   const found = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
@@ -13,7 +12,8 @@ const onPath = (name: string): string | undefined => {
 
 /**
  * The one place that finds the Temporal CLI (dev server with embedded UI), used by `npm start`, tests and CI:
- * TEMPORAL_CLI_PATH, then `temporal` on PATH, then .tools/bin/temporal, built with Go when missing.
+ * TEMPORAL_CLI_PATH, then `temporal` on PATH, then .tools/bin/temporal, built with Go when missing (with the server:
+ * dev/temporal-go.ts).
  */
 export function resolveTemporalCli(
   options: { build: boolean; log?: (line: string) => void } = { build: true },
@@ -27,18 +27,7 @@ export function resolveTemporalCli(
   if (path) return path;
   if (existsSync(LOCAL_TEMPORAL_CLI)) return LOCAL_TEMPORAL_CLI;
   if (!options.build) throw new Error('Temporal CLI not found; run `npm run temporal:cli` to build it');
-  if (!onPath('go')) {
-    throw new Error(
-      'Temporal CLI not found and Go is not installed: install Go, or set TEMPORAL_CLI_PATH to a temporal binary',
-    );
-  }
-  options.log?.(
-    `building the Temporal CLI ${TEMPORAL_CLI_VERSION} with Go into .tools/bin (once; takes a few minutes)...`,
-  );
-  execFileSync('go', ['install', `github.com/temporalio/cli/cmd/temporal@${TEMPORAL_CLI_VERSION}`], {
-    env: { ...process.env, GOBIN: join(PROJECT_ROOT, '.tools', 'bin') },
-    stdio: ['ignore', 'inherit', 'inherit'],
-  });
+  buildTemporalBinaries(options.log);
   return LOCAL_TEMPORAL_CLI;
 }
 

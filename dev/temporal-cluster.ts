@@ -6,18 +6,18 @@ import { Client as PgClient } from 'pg';
 import { stopChild } from './child-process';
 import { waitForTemporal } from './temporal-dev-server';
 import { SEARCH_ATTRIBUTES } from '../workflows/messages';
+import { TOOLS_BIN, buildTemporalBinaries, temporalModuleVersion } from './temporal-go';
 
 /**
  * The production Temporal server (not the dev server): `temporal-server` v1.29.1 with its four services (frontend,
  * history, matching, worker) in one process, persistence and visibility on PostgreSQL. The binaries are built with
- * Go into .tools/bin, once; the schema comes from the same module version (the sql tool applies it).
+ * Go into .tools/bin, once, with the CLI (dev/temporal-go.ts); the schema comes from the same module version (the sql
+ * tool applies it).
  */
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
-const ROOT = join(__dirname, '..');
-const BIN = join(ROOT, '.tools', 'bin');
-const SERVER_BIN = join(BIN, 'server');
-const SQL_BIN = join(BIN, 'sql');
 const MODULE = 'go.temporal.io/server';
+export const TEMPORAL_SERVER_VERSION = temporalModuleVersion(MODULE);
+const SERVER_BIN = join(TOOLS_BIN, 'server');
+const SQL_BIN = join(TOOLS_BIN, 'sql');
 
 export interface ClusterDatabase {
   host: string;
@@ -43,26 +43,9 @@ export interface RunningCluster {
   stop(): Promise<void>;
 }
 
-/** The server and sql tool binaries, built with `go install` into .tools/bin when missing (a few minutes, once). */
+/** The server and sql tool binaries, built with Go into .tools/bin when missing (a few minutes, once). */
 export function ensureTemporalServer(log: (line: string) => void = () => {}): { server: string; sql: string } {
-  if (!existsSync(SERVER_BIN) || !existsSync(SQL_BIN)) {
-    if (spawnSync('go', ['version']).status !== 0) throw new Error('building the Temporal server needs Go on PATH');
-    log(
-      `building the Temporal server ${TEMPORAL_SERVER_VERSION} and its sql tool with Go into .tools/bin (once; takes a few minutes)...`,
-    );
-    execFileSync(
-      'go',
-      [
-        'install',
-        `${MODULE}/cmd/server@${TEMPORAL_SERVER_VERSION}`,
-        `${MODULE}/cmd/tools/sql@${TEMPORAL_SERVER_VERSION}`,
-      ],
-      {
-        env: { ...process.env, GOBIN: BIN },
-        stdio: ['ignore', 'inherit', 'inherit'],
-      },
-    );
-  }
+  if (!existsSync(SERVER_BIN) || !existsSync(SQL_BIN)) buildTemporalBinaries(log);
   return { server: SERVER_BIN, sql: SQL_BIN };
 }
 

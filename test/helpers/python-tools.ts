@@ -63,3 +63,35 @@ export function answers(command: string, args: string[], expected: string): bool
     return false;
   }
 }
+
+/** The Python tools the tests run, each from PyPI at its version, in .tools/<name>. */
+export const PYTHON_TOOLS = {
+  /** The fuzz suite (test/fuzz, test/helpers/schemathesis.ts). */
+  schemathesis: { version: '4.32.5', requirement: 'schemathesis', command: 'st' },
+  /** The generated-client test (test/clients/python-client.test.ts). */
+  'openapi-python-client': {
+    version: '0.29.1',
+    requirement: 'openapi-python-client',
+    command: 'openapi-python-client',
+  },
+} as const;
+
+/** One of PYTHON_TOOLS, installed the first time; answers its command's path. */
+export function installedPythonTool(name: keyof typeof PYTHON_TOOLS, log?: (line: string) => void): string {
+  const { version, requirement, command } = PYTHON_TOOLS[name];
+  const venv = pythonTool(
+    name,
+    `${requirement}==${version}`,
+    (dir) => answers(join(dir, 'bin', command), ['--version'], version),
+    log,
+  );
+  return join(venv, 'bin', command);
+}
+
+/**
+ * `tsx test/helpers/python-tools.ts`: installs them all (CI does it beside its other set-up: on a fresh machine PyPI's
+ * downloads took a minute of the first tests that used them).
+ */
+if (require.main === module)
+  for (const name of Object.keys(PYTHON_TOOLS) as Array<keyof typeof PYTHON_TOOLS>)
+    console.log(installedPythonTool(name, (line) => console.log(line)));
