@@ -213,6 +213,9 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     const network = networks.get(transfer.networkId);
     if (!network) throw refused(`${transfer.networkId} is not a configured EVM network`);
     const provider = deps.providers.for(network);
+    // The chain's fees are asked for at once, beside the key and the lane (an unused answer is dropped quietly).
+    const feeData = provider.getFeeData();
+    feeData.catch(() => undefined);
     // The key the account authorizes (a chain read) and the nonce lane (the database) side by side, both settled before
     // either's failure is thrown: a lane claimed for a refused transfer is freed by its failure, as any failure's is.
     const [signerRead, laneClaim] = await Promise.allSettled([transferSignerOf(transfer), claimNonceLane(transfer)]);
@@ -230,6 +233,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       transfer.fromAddress,
       callData,
       lane ?? transferNonceKey(transfer.transferId),
+      feeData,
     ).catch((error: unknown) => {
       if (error instanceof UserOperationRejected) throw refused(`the account refused it: ${error.reason}`);
       throw error;
@@ -438,6 +442,9 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       operation,
       userOpHash: transfer.userOpHash!,
       replacedHashes: (transfer.replacedOperations ?? []).map((o) => o.userOpHash),
+      // Still processing: no attempt has recorded the hand-over, which comes before every send (a reorg puts a
+      // transfer back as submitted, a re-pricing records its replacement).
+      neverHandedOver: transfer.status === 'processing' && !transfer.replacedOperations?.length,
       reprice: (stall) => repriceEvm(transferId, stall),
       // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
       recordSubmitted: async () => {

@@ -1,5 +1,14 @@
 import { createHash } from 'node:crypto';
-import { Interface, Contract, FetchRequest, JsonRpcProvider, ZeroAddress, concat, type InterfaceAbi } from 'ethers';
+import {
+  Interface,
+  Contract,
+  FetchRequest,
+  JsonRpcProvider,
+  ZeroAddress,
+  concat,
+  type FeeData,
+  type InterfaceAbi,
+} from 'ethers';
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
@@ -168,11 +177,13 @@ export async function buildTransferOperation(
   account: string,
   callData: string,
   nonceKey: bigint,
+  /** The chain's fee data, when the caller asked for it already (beside its own reads). */
+  feeData: Promise<FeeData> = provider.getFeeData(),
 ): Promise<UserOperation> {
   const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
   const [nonce, fees] = await Promise.all([
     entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>,
-    provider.getFeeData(),
+    feeData,
   ]);
   const op: UserOperation = {
     sender: account,

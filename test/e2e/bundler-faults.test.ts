@@ -63,6 +63,7 @@ describe('user operations through a bundler that fails', () => {
   afterEach(async () => {
     for (const chain of stack.chains) {
       chain.bundlerProxy.down = false;
+      chain.bundlerProxy.downAfter = null;
       chain.bundlerProxy.delayMs = 0;
       chain.bundlerProxy.refuse.clear();
     }
@@ -141,6 +142,35 @@ describe('user operations through a bundler that fails', () => {
     expect(chain.bundlerProxy.methods.filter((m) => m === 'eth_sendUserOperation')).toHaveLength(2);
     expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.2'));
     expect(await chain.provider.getBalance(account)).toBe(parseEther('0.8'));
+  });
+
+  it('hands a transfer over without looking for it first; a retry after the answer was lost looks before it sends again, and it runs once', async () => {
+    const { user, account } = await fundedUser(stack, PIN, '0');
+    const chain = stack.chains[0]!;
+    const recipient = Wallet.createRandom().address;
+    chain.bundlerProxy.methods = [];
+    // The first hand-over reaches the bundler, its answer is lost and the bundler is unreachable for a moment.
+    chain.bundlerProxy.downAfter = (body) => body.includes('"eth_sendUserOperation"');
+    const pending = transfer(user, recipient, '0.3');
+    await waitFor(async () => chain.bundlerProxy.down, 30_000, 'the first hand-over');
+    await new Promise((r) => setTimeout(r, 1500));
+    chain.bundlerProxy.down = false;
+    const first = await pending;
+    await untilIncluded(stack, user, first.body.transfer_id, 'transfer after the lost answer', 60_000);
+    const methods = [...chain.bundlerProxy.methods];
+    const firstSend = methods.indexOf('eth_sendUserOperation');
+    // The signing's gas estimate, then the hand-over: nothing looked for in between (no attempt had handed it over).
+    const estimate = methods.lastIndexOf('eth_estimateUserOperationGas', firstSend);
+    expect(estimate).toBeGreaterThanOrEqual(0);
+    expect(methods.slice(estimate + 1, firstSend)).not.toContain('eth_getUserOperationReceipt');
+    // The retry, recorded as handed over, asks for the receipt before it sends anything again.
+    const after = methods.slice(firstSend + 1);
+    const lookup = after.indexOf('eth_getUserOperationReceipt');
+    expect(lookup).toBeGreaterThanOrEqual(0);
+    const resend = after.indexOf('eth_sendUserOperation');
+    if (resend >= 0) expect(lookup).toBeLessThan(resend);
+    expect(await chain.provider.getBalance(recipient)).toBe(parseEther('0.3'));
+    expect(await chain.provider.getBalance(account)).toBe(parseEther('0.7'));
   });
 
   it('refuses an invalid operation in a burst without holding the others back', async () => {
