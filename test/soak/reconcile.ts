@@ -351,16 +351,10 @@ export async function reconcile(
     const figures: string[] = [];
     let stuck = 0;
     let inReview = 0;
-    // The cluster's own task queue: the namespace may hold other stacks' workflows (tests share a jest worker's).
-    const query = `ExecutionStatus="Running" AND TaskQueue="${stack.taskQueue}"`;
-    for await (const wf of stack.temporal.workflow.list({ query })) {
+    for (const wf of await openWorkflows(cluster)) {
       open.set(wf.type, (open.get(wf.type) ?? 0) + 1);
-      if (!OPEN_MONEY_WORKFLOW.test(wf.type) || ALWAYS_OPEN_WORKFLOW.has(wf.type)) continue;
-      const review = wf.searchAttributes?.NeedsReview as unknown[] | undefined;
-      if (review?.length) {
-        inReview += 1;
-        continue;
-      }
+      if (wf.state === 'in review') inReview += 1;
+      if (wf.state !== 'waiting') continue;
       stuck += 1;
       figures.push(`${wf.type} ${wf.workflowId} still running, not in review`);
     }
@@ -382,8 +376,42 @@ export async function reconcile(
   return invariants;
 }
 
-/** Whether the money records are all final (or in review): the settle phase waits for this. */
+/**
+ * The cluster's running workflows: `waiting` for a money workflow that should end (a transfer's, a charge's, ...),
+ * `in review` for one an operator must decide, `by design` for the rest (each network's finality watch, ...).
+ */
+async function openWorkflows(
+  cluster: SoakCluster,
+): Promise<Array<{ type: string; workflowId: string; state: 'waiting' | 'in review' | 'by design' }>> {
+  const { stack } = cluster;
+  // The cluster's own task queue: the namespace may hold other stacks' workflows (tests share a jest worker's).
+  const query = `ExecutionStatus="Running" AND TaskQueue="${stack.taskQueue}"`;
+  const open = [];
+  for await (const wf of stack.temporal.workflow.list({ query })) {
+    const review = wf.searchAttributes?.NeedsReview as unknown[] | undefined;
+    const state =
+      !OPEN_MONEY_WORKFLOW.test(wf.type) || ALWAYS_OPEN_WORKFLOW.has(wf.type)
+        ? ('by design' as const)
+        : review?.length
+          ? ('in review' as const)
+          : ('waiting' as const);
+    open.push({ type: wf.type, workflowId: wf.workflowId, state });
+  }
+  return open;
+}
+
+/**
+ * What is not settled yet: money records not final (nor in review), and money workflows still running (nor in
+ * review). The settle phase waits for none: a workflow whose activity ran on a killed worker waits out its heartbeat
+ * timeout (30 s) after the record it moves is final (the watch finalized it meanwhile), and is not stuck for that.
+ */
 export async function unsettled(cluster: SoakCluster): Promise<number> {
+  const waiting = (await openWorkflows(cluster)).filter((wf) => wf.state === 'waiting').length;
+  return waiting + (await unsettledRecords(cluster));
+}
+
+/** Whether the money records are all final (or in review). */
+async function unsettledRecords(cluster: SoakCluster): Promise<number> {
   const em = cluster.stack.orm.em.fork();
   const counts = await Promise.all([
     em.count(ChargeEntity, { status: 'processing' }),

@@ -165,7 +165,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     }
     // A last moment for what follows a record's final state (a journal, a workflow's last step).
     await sleep(3000);
-    log(`settled (${open} records not final) after ${((Date.now() - until) / 1000).toFixed(0)} s`);
+    log(`settled (${open} records not final or workflows running) after ${((Date.now() - until) / 1000).toFixed(0)} s`);
 
     // ---- Reconcile ----
     for (const person of people) await refreshTokens(cluster.apiUrl, person);
