@@ -1,6 +1,6 @@
 import type { Context, Next } from 'koa';
 import { HttpError, problems } from './problems';
-import { ConnectionException } from '@mikro-orm/core';
+import { ConnectionException, DeadlockException, LockWaitTimeoutException } from '@mikro-orm/core';
 import { httpErrorFromWorkflow } from './workflow-errors';
 import { httpErrorFromDomain } from './domain-problems';
 
@@ -30,6 +30,11 @@ const DATABASE_GONE_MESSAGE =
 
 const dependencyUnavailable = (error: unknown): HttpError | undefined => {
   if (error instanceof ConnectionException) return problems.unavailable('The database is unreachable; retry shortly');
+  // Rolled back, nothing written: SQLite's "database is locked" (another process's write held the file past the busy
+  // timeout, or a read transaction could not become a write one after another committed), PostgreSQL's deadlock or
+  // serialization failure (40P01, 40001). The same request succeeds when sent again.
+  if (error instanceof LockWaitTimeoutException || error instanceof DeadlockException)
+    return problems.unavailable('The database is busy; retry shortly');
   for (
     let current: unknown = error, depth = 0;
     current && depth < 4;

@@ -600,7 +600,8 @@ export const PART_3: Record<string, ProblemEntry> = {
       'A dependency (the database, the workflow service, a chain node or a provider) cannot serve now, or ' +
       'the network asked for is not configured.',
     when:
-      'Any operation while the database is restarting or unreachable, the workflow service is down, or a ' +
+      'Any operation while the database is restarting or unreachable (or rolled the request back for a lock ' +
+      'another writer held), the workflow service is down, or a ' +
       'chain node or provider does not answer (through retries); transfers, the address book and DID keys ' +
       'on a network not configured. It carries Retry-After: 5.',
     action:
