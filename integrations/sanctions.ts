@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SaxesParser } from 'saxes';
+// undici's fetch, as every other provider call's: Node's own fetch is a second copy of undici, loaded on first use.
+import { fetch, type Response } from 'undici';
 import { Type } from '@sinclair/typebox';
 import {
   callProvider,

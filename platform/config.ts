@@ -68,6 +68,13 @@ export const ConfigSchema = Type.Object({
   TEMPORAL_ADDRESS: Type.String({ default: 'localhost:7233', pattern: '^[^:/]+:\\d+$' }),
   TEMPORAL_NAMESPACE: Type.String({ default: 'default', minLength: 1 }),
   TEMPORAL_TASK_QUEUE: Type.String({ default: 'wallet', minLength: 1 }),
+  WORKFLOW_BUNDLE: Type.Optional(
+    Type.String({
+      minLength: 1,
+      description:
+        'worker: a file of the workflows bundled ahead (worker/bundle-workflows.ts) to run; unset: dist/workflow-bundle.js beside a built worker when no compiled workflow is newer, else bundled at start',
+    }),
+  ),
   JWT_PRIVATE_JWK: Type.String({ minLength: 2, description: 'ES256 private key as a JSON Web Key (must carry a kid)' }),
   JWT_ISSUER: Type.String({ default: 'wallet-service', minLength: 1 }),
   JWT_AUDIENCE: Type.String({ default: 'wallet-app', minLength: 1 }),
@@ -750,6 +757,7 @@ export const WORKER_CONFIG_KEYS = [
   'TEMPORAL_ADDRESS',
   'TEMPORAL_NAMESPACE',
   'TEMPORAL_TASK_QUEUE',
+  'WORKFLOW_BUNDLE',
   'DATA_ENCRYPTION_KEY',
   'IDENTITY_PROVIDER_URL',
   'IDENTITY_PROVIDER_CLIENT_SECRET',

@@ -27,15 +27,20 @@ export function freshWorkflowBundle(): string | undefined {
   return newer ? undefined : PREBUILT_WORKFLOW_BUNDLE;
 }
 
-/** Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker. */
+/**
+ * Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker.
+ * `workflowBundle` (WORKFLOW_BUNDLE): the workflows bundled ahead, run as they are (a missing file fails the start).
+ */
 export async function createWorker(
-  settings: TemporalSettings,
+  settings: TemporalSettings & { workflowBundle?: string },
   deps: ActivityDeps & { encryption: DataEncryption },
   metrics?: WorkerMetrics,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
+  if (settings.workflowBundle !== undefined && !existsSync(settings.workflowBundle))
+    throw new Error(`WORKFLOW_BUNDLE ${settings.workflowBundle} does not exist (npm run build writes one)`);
   const connection = await NativeConnection.connect({ address: settings.address });
-  const bundle = freshWorkflowBundle();
-  if (existsSync(PREBUILT_WORKFLOW_BUNDLE) && !bundle)
+  const bundle = settings.workflowBundle ?? freshWorkflowBundle();
+  if (!settings.workflowBundle && existsSync(PREBUILT_WORKFLOW_BUNDLE) && !bundle)
     console.warn(`${PREBUILT_WORKFLOW_BUNDLE} is older than the compiled workflows: bundling them now (npm run build)`);
   const worker = await Worker.create({
     connection,

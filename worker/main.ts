@@ -71,7 +71,11 @@ async function main(): Promise<void> {
       ? undefined
       : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
-  const { worker, connection } = await createWorker(settings, deps, metrics);
+  const { worker, connection } = await createWorker(
+    { ...settings, ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}) },
+    deps,
+    metrics,
+  );
   // The sanctions list's schedule (created once; read at once when no current list is stored).
   const client = await createTemporalClient(settings, deps.encryption);
   const list = await sanctionsListState(orm, OFAC_SDN.source);

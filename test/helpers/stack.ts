@@ -413,7 +413,11 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     databaseProxy: databaseProxy?.proxy,
     listenProxy: listenProxy?.proxy,
     sessions: apiDeps.sessions,
-    workerProcessEnv: () => ({ ...workerEnv }),
+    // The run's workflow bundle (global setup made it): a worker process runs it rather than bundling again.
+    workerProcessEnv: () => ({
+      ...workerEnv,
+      ...(process.env.TEST_WORKFLOW_BUNDLE ? { WORKFLOW_BUNDLE: process.env.TEST_WORKFLOW_BUNDLE } : {}),
+    }),
     pointSandboxAt(url) {
       sandbox.setCallbackUrl(`${url}/v1/auth/pass/callback`);
     },

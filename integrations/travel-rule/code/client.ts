@@ -72,7 +72,8 @@ export type CodeDecision =
 
 export class CodeClient {
   private readonly http: ProviderHttpOptions;
-  private keys: Promise<CodeKeyPair>;
+  private keyPair?: Promise<CodeKeyPair>;
+  private readonly signingKey: string;
   private readonly pubkeys = new Map<string, { pubkey: string; until: number }>();
 
   constructor(
@@ -93,7 +94,18 @@ export class CodeClient {
       readServerErrors: true,
       maxAnswerBytes: 256 * 1024,
     };
-    this.keys = codeKeyPair(options.signingKey);
+    // The seed is checked now; libsodium loads, and the pair is derived, at the first request (a worker that never
+    // talks to CODE does not hold libsodium's ~11 MiB: issue 52).
+    if (Buffer.from(options.signingKey, 'base64').length !== 32)
+      throw new Error('a CODE signing key is a 32-byte seed, base64');
+    this.signingKey = options.signingKey;
+  }
+
+  private get keys(): Promise<CodeKeyPair> {
+    return (this.keyPair ??= codeKeyPair(this.signingKey).catch((error: unknown) => {
+      this.keyPair = undefined;
+      throw error;
+    }));
   }
 
   /** Our verify key (base64), as CODE's dashboard registers it and X-Code-Req-PubKey sends it. */
