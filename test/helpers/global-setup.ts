@@ -11,6 +11,9 @@ import { bundleWorkflowsForRun } from './workflow-bundle';
  * every test worker; a directory for what the test files share (TEST_RUN_DIR).
  */
 export default async function globalSetup(): Promise<void> {
+  // Node's on-disk cache of compiled code, for every node process the run starts (the worker and api processes, Alto,
+  // the CLIs): they load the same modules again and again (a worker process's start takes about 20 % less CPU with it).
+  process.env.NODE_COMPILE_CACHE ??= join(__dirname, '..', '..', '.data', 'node-compile-cache');
   // What the run's test files share and the teardown removes: the workflow bundle, the chains' snapshots.
   process.env.TEST_RUN_DIR = mkdtempSync(join(tmpdir(), 'wallet-test-run-'));
   await bundleWorkflowsForRun(process.env.TEST_RUN_DIR);

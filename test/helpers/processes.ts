@@ -13,7 +13,7 @@ export interface ServiceProcess {
 export function runServiceProcess(file: string, env: Record<string, string | undefined>): ServiceProcess {
   // `--import tsx` keeps it one process, so a signal reaches the service itself (the tsx CLI would fork a child).
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, file)], {
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, ...env },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
