@@ -27,6 +27,12 @@ export function freshWorkflowBundle(): string | undefined {
   return newer ? undefined : PREBUILT_WORKFLOW_BUNDLE;
 }
 
+/** A WORKFLOW_BUNDLE that is not there fails the start (worker/main.ts checks it before it opens anything). */
+export function assertWorkflowBundle(path: string | undefined): void {
+  if (path !== undefined && !existsSync(path))
+    throw new Error(`WORKFLOW_BUNDLE ${path} does not exist (npm run build writes one)`);
+}
+
 /**
  * Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker.
  * `workflowBundle` (WORKFLOW_BUNDLE): the workflows bundled ahead, run as they are (a missing file fails the start).
@@ -36,8 +42,7 @@ export async function createWorker(
   deps: ActivityDeps & { encryption: DataEncryption },
   metrics?: WorkerMetrics,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
-  if (settings.workflowBundle !== undefined && !existsSync(settings.workflowBundle))
-    throw new Error(`WORKFLOW_BUNDLE ${settings.workflowBundle} does not exist (npm run build writes one)`);
+  assertWorkflowBundle(settings.workflowBundle);
   const connection = await NativeConnection.connect({ address: settings.address });
   const bundle = settings.workflowBundle ?? freshWorkflowBundle();
   if (!settings.workflowBundle && existsSync(PREBUILT_WORKFLOW_BUNDLE) && !bundle)

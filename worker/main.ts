@@ -4,7 +4,7 @@ import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
 import { createOrm } from '../db/orm';
 import { followTestClock } from '../db/test-clock';
-import { createWorker } from './create-worker';
+import { assertWorkflowBundle, createWorker } from './create-worker';
 import { WorkerMetrics } from './metrics';
 import { createMetricsRegistry, serveMetrics } from '../platform/metrics';
 import { composeWorker } from './composition';
@@ -17,6 +17,7 @@ import { ensureFinalityWatches } from './watches';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
+  assertWorkflowBundle(config.WORKFLOW_BUNDLE);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
   // The SDK's own logs go through the same structured logger.
   const sdkLog = logger.child({ component: 'temporal-sdk' });

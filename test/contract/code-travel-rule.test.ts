@@ -147,6 +147,12 @@ describe("CODE's cryptography, against TweetNaCl", () => {
 });
 
 describe('the CODE client against the hub', () => {
+  it('refuses a signing key that is not a 32-byte seed when it is made, before any request', () => {
+    for (const bad of [Buffer.alloc(16, 1).toString('base64'), Buffer.alloc(64, 1).toString('base64'), ''])
+      expect(() => client(bad)).toThrow(/a CODE signing key is a 32-byte seed/);
+    expect(sent).toEqual([]);
+  });
+
   it("authorizes a transfer with CODE's published IVMS101 example: signed headers, the payload sealed, the answer opened", async () => {
     const account = `0x${randomBytes(20).toString('hex')}`;
     await admin(`/_accounts/code-gwanghwa/${account}`, 'PUT', { name: 'Smith Alice' });

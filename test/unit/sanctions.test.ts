@@ -1,14 +1,17 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import {
   addressKey,
   readSdnAdvancedXml,
+  SdnListClient,
   SanctionsScreening,
   ScreeningUnavailable,
   type SanctionsListState,
 } from '../../integrations/sanctions';
-import { ProviderUnavailable } from '../../integrations/provider-http';
+import { ProviderAnswerInvalid, ProviderUnavailable } from '../../integrations/provider-http';
 import { sdnAdvancedXml, snapshotEntries, SNAPSHOT_DATE } from '../../sandbox/sanctions';
 
 const chunksOf = (text: string, size = 997): AsyncIterable<Uint8Array> =>
@@ -79,6 +82,52 @@ describe('the SDN advanced XML reader', () => {
       )
       .replace('0x1111111111111111111111111111111111111111', '&a;');
     await expect(readSdnAdvancedXml(chunksOf(hostile))).rejects.toThrow();
+  });
+});
+
+describe("the SDN list's download (SdnListClient, over HTTP)", () => {
+  let server: Server;
+  let base: string;
+  let answer: (res: import('node:http').ServerResponse) => void;
+  beforeAll(async () => {
+    server = createServer((_req, res) => answer(res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  const client = (maxBytes = 10_000_000, timeoutMs = 5000) =>
+    new SdnListClient({ url: `${base}/sdn_advanced.xml`, timeoutMs, maxBytes });
+  const xml = sdnAdvancedXml(SNAPSHOT_DATE, snapshotEntries());
+
+  it('reads the list as it arrives', async () => {
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(xml);
+    };
+    const read = await client().read();
+    expect(read.listDate).toBe('2024-09-27');
+    expect(read.addresses.size).toBeGreaterThan(0);
+  });
+
+  it('follows no redirect, reads no file past its cap, and gives up on one that hangs', async () => {
+    answer = (res) => {
+      res.writeHead(302, { location: `${base}/elsewhere.xml` });
+      res.end();
+    };
+    await expect(client().read()).rejects.toThrow(ProviderAnswerInvalid);
+    await expect(client().read()).rejects.toThrow(/redirect \(302\), not followed/);
+    answer = (res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(xml);
+    };
+    await expect(client(1000).read()).rejects.toThrow(/runs past the 1000 bytes read/);
+    answer = () => undefined; // never answers
+    await expect(client(10_000_000, 300).read()).rejects.toThrow(ProviderUnavailable);
+    answer = (res) => {
+      res.writeHead(503);
+      res.end();
+    };
+    await expect(client().read()).rejects.toThrow(/answered HTTP 503/);
   });
 });
 

@@ -4,7 +4,15 @@ import { Type } from '@sinclair/typebox';
 import { PROVIDER_REJECTED } from '../../../platform/failures';
 import type { ProviderTransport } from '../../../platform/provider-settings';
 import { ProviderUnavailable, expectAnswer, requestProvider, type ProviderHttpOptions } from '../../provider-http';
-import { base64Of, codeKeyPair, openCodePayload, sealCodePayload, signCodeRequest, type CodeKeyPair } from './crypto';
+import {
+  base64Of,
+  codeKeyPair,
+  codeSeed,
+  openCodePayload,
+  sealCodePayload,
+  signCodeRequest,
+  type CodeKeyPair,
+} from './crypto';
 
 /**
  * CODE's (CodeVASP's) Request API as a member VASP calls its hub (https://docs.codevasp.com; dev
@@ -96,8 +104,7 @@ export class CodeClient {
     };
     // The seed is checked now; libsodium loads, and the pair is derived, at the first request (a worker that never
     // talks to CODE does not hold libsodium's ~11 MiB: issue 52).
-    if (Buffer.from(options.signingKey, 'base64').length !== 32)
-      throw new Error('a CODE signing key is a 32-byte seed, base64');
+    codeSeed(options.signingKey).fill(0);
     this.signingKey = options.signingKey;
   }
 

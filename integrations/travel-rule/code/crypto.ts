@@ -34,10 +34,16 @@ export interface CodeKeyPair extends CodeBoxKey {
   signingKey: Uint8Array;
 }
 
-export async function codeKeyPair(seedBase64: string): Promise<CodeKeyPair> {
-  await codeCryptoReady();
+/** The signing key's seed, checked (it needs no libsodium: a process checks its setting at start, loads it later). */
+export function codeSeed(seedBase64: string): Buffer {
   const seed = Buffer.from(seedBase64, 'base64');
   if (seed.length !== 32) throw new Error(`a CODE signing key is a 32-byte seed, base64 (got ${seed.length} bytes)`);
+  return seed;
+}
+
+export async function codeKeyPair(seedBase64: string): Promise<CodeKeyPair> {
+  await codeCryptoReady();
+  const seed = codeSeed(seedBase64);
   const pair = sodium.crypto_sign_seed_keypair(seed);
   return {
     seed,
