@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from './temporal-cli';
-import { stopChild } from './child-process';
+import { hasExited, stopChild } from './child-process';
 import { startTemporalDevServer, type RunningDevServer } from './temporal-dev-server';
 import {
   ANVIL_PAYMASTER_SIGNER_KEY,
@@ -139,8 +139,9 @@ async function shutdown(code = 0): Promise<void> {
   stopping = true;
   console.log('\nstopping...');
   for (const { name, stop } of stoppers.reverse()) {
+    const since = Date.now();
     await stop();
-    console.log(`  stopped ${name}`);
+    console.log(`  stopped ${name} (${Date.now() - since} ms)`);
   }
   process.exit(code);
 }
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
   // A second Ctrl-C while stopping must not kill the launcher before its children are gone.
   process.on('SIGINT', () => void shutdown());
   process.on('SIGTERM', () => void shutdown());
+  process.on('SIGHUP', () => void shutdown()); // the terminal closed: its group's SIGHUP does not reach Temporal
   mkdirSync(DATA, { recursive: true });
   const total = 8;
   const secrets = loadOrCreateDevSecrets(join(DATA, 'dev.env'));
@@ -167,8 +169,15 @@ async function main(): Promise<void> {
     dbFile: join(DATA, 'temporal.db'),
     // The UI decodes payloads through the API's codec endpoint, for a signed-in operator (docs/operating.md).
     uiCodecEndpoint: `http://127.0.0.1:${PORTS.api}/codec`,
+    // Ctrl-C reaches the terminal's whole process group at once; a Temporal server gone before the worker leaves the
+    // worker retrying for 10 s to report the activities it cancelled. In a group of its own, it is stopped last.
+    ownProcessGroup: true,
   });
   stoppers.push({ name: 'temporal', stop: temporal.stop });
+  // Outside the terminal's group, it would outlive a launcher that ends another way: never leave it running.
+  process.once('exit', () => {
+    if (!hasExited(temporal.process)) temporal.process.kill('SIGKILL');
+  });
   done(since);
 
   const chains: Record<string, RunningChain & ChainContracts & { bundlerUrl: string }> = {};

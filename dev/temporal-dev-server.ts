@@ -14,6 +14,12 @@ export interface DevServerOptions {
   /** The UI's codec endpoint (the API's /codec): payloads shown decoded to a signed-in operator. */
   uiCodecEndpoint?: string;
   log?: (line: string) => void;
+  /**
+   * Runs the server in a process group of its own, so the Ctrl-C a terminal sends to its foreground group does not
+   * reach it: the processes that use it (the worker reporting its cancelled activities, say) stop first, while it still
+   * answers, and the caller stops it after them. The caller must then stop it on every way out (`stop()`).
+   */
+  ownProcessGroup?: boolean;
 }
 
 export interface RunningDevServer {
@@ -53,7 +59,10 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
   if (options.uiCodecEndpoint) args.push('--ui-codec-endpoint', options.uiCodecEndpoint);
   for (const sa of SEARCH_ATTRIBUTES)
     args.push('--search-attribute', `${sa.name}=${SA_TYPE_NAMES[sa.type] ?? 'Keyword'}`);
-  const child = spawn(options.cliPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(options.cliPath, args, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.ownProcessGroup ?? false,
+  });
   child.stdout?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   const address = `127.0.0.1:${options.port}`;

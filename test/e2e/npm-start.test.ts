@@ -25,20 +25,54 @@ const PORTS = {
   TRAVEL_RULE_PORT: 13_443,
 };
 
-/** Every live process whose process group is `pgid` (the launcher and everything it started). */
-const processesInGroup = (pgid: number): number[] =>
-  readdirSync('/proc')
+/**
+ * Every live process of the stack: those in the launcher's process group (`pgid`) and, as the launcher runs the Temporal
+ * server in a group of its own (Ctrl-C must not stop it before the worker), every process descended from them.
+ */
+const stackProcesses = (pgid: number): number[] => {
+  const live = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
       try {
         // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so read after the last ')'.
         const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return Number(pgrp) === pgid && state !== 'Z' ? [Number(pid)] : [];
+        const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        return state === 'Z' ? [] : [{ pid: Number(pid), ppid: Number(ppid), pgrp: Number(pgrp) }];
       } catch {
         return [];
       }
     });
+  const found = new Set(live.filter((p) => p.pgrp === pgid).map((p) => p.pid));
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of live)
+      if (!found.has(p.pid) && found.has(p.ppid)) {
+        found.add(p.pid);
+        grew = true;
+      }
+  }
+  return [...found];
+};
+
+/** A live process's process group, or undefined once it is gone (or a zombie). */
+const processGroupOf = (pid: number): number | undefined => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' ? undefined : Number(pgrp);
+  } catch {
+    return undefined;
+  }
+};
+
+/** A process's pid and command line, to say which one was still running. */
+const describeProcess = (pid: number): string => {
+  try {
+    return `${pid} ${readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').trim().slice(0, 160)}`;
+  } catch {
+    return `${pid} (gone)`;
+  }
+};
 
 const portIsFree = (port: number): Promise<boolean> =>
   new Promise((resolve) => {
@@ -153,24 +187,30 @@ describe('npm start', () => {
       expect(walk.output).toMatch(/"name":"\[redacted\]"/); // the registration's history, decoded by the operator codec
 
       const pgid = launcher.pid!;
-      expect(processesInGroup(pgid).length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
-      process.kill(-pgid, 'SIGINT');
+      const stack = stackProcesses(pgid);
+      expect(stack.length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
+      const temporalServer = stack.find((pid) => describeProcess(pid).includes('server start-dev'));
+      expect(temporalServer).toBeDefined();
+      expect(processGroupOf(temporalServer!)).not.toBe(pgid); // out of the terminal's Ctrl-C: stopped after the worker
+      process.kill(-pgid, 'SIGINT'); // what a terminal's Ctrl-C does
+      const running = () => stack.filter((pid) => processGroupOf(pid) !== undefined);
       await waitFor(
-        () => processesInGroup(pgid).length === 0,
+        () => running().length === 0,
         10_000,
-        `every process of the stack to exit (left: ${processesInGroup(pgid).join(', ')})`,
+        async () =>
+          `every process of the stack to exit (left: ${running().map(describeProcess).join('; ')})\n` +
+          `the launcher's last lines:\n${output.split('\n').slice(-20).join('\n')}`,
       );
       expect(await exited).toBe(0);
       for (const port of Object.values(PORTS)) expect(await portIsFree(port)).toBe(true);
       expect(output).not.toMatch(/IllegalStateError|exited with code [1-9]/);
     } finally {
-      if (launcher.exitCode === null) {
+      for (const pid of launcher.pid ? stackProcesses(launcher.pid) : [])
         try {
-          process.kill(-launcher.pid!, 'SIGKILL');
+          process.kill(pid, 'SIGKILL');
         } catch {
           /* gone */
         }
-      }
       rmSync(data, { recursive: true, force: true });
     }
   }, 600_000);
