@@ -38,18 +38,30 @@ const findImport = (path: string): { contents: string } | { error: string } => {
  */
 const SETTINGS = { optimizer: { enabled: true, runs: 1_000_000 }, viaIR: true, evmVersion: 'cancun' };
 
+/**
+ * The sources' stamp: their text, the settings and the compiler's release. The release is read from solc's package
+ * (each npm release of solc is one compiler release), not from the compiler: loading solc-js costs 0.4 s of CPU and
+ * ~100 MiB of memory, which every process that reads an artifact (each test file, each worker and api run from the
+ * sources) paid to learn that nothing had changed.
+ */
+function sourcesHash(input: Record<string, { content: string }>): string {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- solc is a build-time (dev) dependency
+  const { version } = require('solc/package.json') as { version: string };
+  return createHash('sha256')
+    .update(JSON.stringify(input))
+    .update(JSON.stringify(SETTINGS))
+    .update(`solc ${version}`)
+    .digest('hex');
+}
+
 export function buildContracts(options: { force?: boolean; log?: (line: string) => void } = {}): void {
   const input = sources();
   // A production image ships the artifacts without sources or the compiler.
   if (Object.keys(input).length === 0) return;
+  const hash = sourcesHash(input);
+  if (!options.force && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- solc is a build-time (dev) dependency
   const solc = require('solc') as typeof import('solc').default;
-  const hash = createHash('sha256')
-    .update(JSON.stringify(input))
-    .update(JSON.stringify(SETTINGS))
-    .update(solc.version())
-    .digest('hex');
-  if (!options.force && existsSync(STAMP) && readFileSync(STAMP, 'utf8') === hash) return;
   options.log?.(`compiling ${Object.keys(input).join(', ')} with solc ${solc.version()}`);
   const output = JSON.parse(
     solc.compile(
@@ -80,8 +92,14 @@ export function buildContracts(options: { force?: boolean; log?: (line: string) 
   writeFileSync(STAMP, hash);
 }
 
+/** Whether this process has made sure the artifacts match the sources (once: they do not change under it). */
+let built = false;
+
 export function loadArtifact(name: string): ContractArtifact {
-  buildContracts(); // a no-op unless the sources changed
+  if (!built) {
+    buildContracts(); // a no-op unless the sources changed
+    built = true;
+  }
   return JSON.parse(readFileSync(join(BUILD, `${name}.json`), 'utf8')) as ContractArtifact;
 }
 
