@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolveTemporalCli } from './temporal-cli';
-import { hasExited, stopChild } from './child-process';
+import { stopChild } from './child-process';
 import { startTemporalDevServer, type RunningDevServer } from './temporal-dev-server';
 import {
   ANVIL_PAYMASTER_SIGNER_KEY,
@@ -174,10 +174,6 @@ async function main(): Promise<void> {
     ownProcessGroup: true,
   });
   stoppers.push({ name: 'temporal', stop: temporal.stop });
-  // Outside the terminal's group, it would outlive a launcher that ends another way: never leave it running.
-  process.once('exit', () => {
-    if (!hasExited(temporal.process)) temporal.process.kill('SIGKILL');
-  });
   done(since);
 
   const chains: Record<string, RunningChain & ChainContracts & { bundlerUrl: string }> = {};

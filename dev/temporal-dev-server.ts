@@ -17,7 +17,7 @@ export interface DevServerOptions {
   /**
    * Runs the server in a process group of its own, so the Ctrl-C a terminal sends to its foreground group does not
    * reach it: the processes that use it (the worker reporting its cancelled activities, say) stop first, while it still
-   * answers, and the caller stops it after them. The caller must then stop it on every way out (`stop()`).
+   * answers, and the caller stops it after them (`stop()`); it is killed when the caller's process exits.
    */
   ownProcessGroup?: boolean;
 }
@@ -63,6 +63,12 @@ export async function startTemporalDevServer(options: DevServerOptions): Promise
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: options.ownProcessGroup ?? false,
   });
+  // Outside the terminal's group it would outlive a caller that ends another way (a failed start, a Ctrl-C before
+  // the caller could stop it): it never does.
+  if (options.ownProcessGroup)
+    process.once('exit', () => {
+      if (!hasExited(child)) child.kill('SIGKILL');
+    });
   child.stdout?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   child.stderr?.on('data', (d: Buffer) => options.log?.(d.toString().trimEnd()));
   const address = `127.0.0.1:${options.port}`;
