@@ -25,6 +25,18 @@ const PORTS = {
   TRAVEL_RULE_PORT: 13_443,
 };
 
+/** A live process's parent and process group from /proc/<pid>/stat, or undefined once it is gone (or a zombie). */
+const processStat = (pid: number): { ppid: number; pgrp: number } | undefined => {
+  try {
+    // "pid (comm) state ppid pgrp ...": comm may hold spaces, so read after the last ')'.
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return state === 'Z' ? undefined : { ppid: Number(ppid), pgrp: Number(pgrp) };
+  } catch {
+    return undefined;
+  }
+};
+
 /**
  * Every live process of the stack: those in the launcher's process group (`pgid`) and, as the launcher runs the Temporal
  * server in a group of its own (Ctrl-C must not stop it before the worker), every process descended from them.
@@ -33,14 +45,8 @@ const stackProcesses = (pgid: number): number[] => {
   const live = readdirSync('/proc')
     .filter((d) => /^\d+$/.test(d))
     .flatMap((pid) => {
-      try {
-        // /proc/<pid>/stat: "pid (comm) state ppid pgrp ..."; comm may hold spaces, so read after the last ')'.
-        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-        return state === 'Z' ? [] : [{ pid: Number(pid), ppid: Number(ppid), pgrp: Number(pgrp) }];
-      } catch {
-        return [];
-      }
+      const stat = processStat(Number(pid));
+      return stat ? [{ pid: Number(pid), ...stat }] : [];
     });
   const found = new Set(live.filter((p) => p.pgrp === pgid).map((p) => p.pid));
   for (let grew = true; grew;) {
@@ -52,17 +58,6 @@ const stackProcesses = (pgid: number): number[] => {
       }
   }
   return [...found];
-};
-
-/** A live process's process group, or undefined once it is gone (or a zombie). */
-const processGroupOf = (pid: number): number | undefined => {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return state === 'Z' ? undefined : Number(pgrp);
-  } catch {
-    return undefined;
-  }
 };
 
 /** A process's pid and command line, to say which one was still running. */
@@ -191,9 +186,11 @@ describe('npm start', () => {
       expect(stack.length).toBeGreaterThan(5); // launcher, Temporal, 2 anvil, sandbox, worker, api
       const temporalServer = stack.find((pid) => describeProcess(pid).includes('server start-dev'));
       expect(temporalServer).toBeDefined();
-      expect(processGroupOf(temporalServer!)).not.toBe(pgid); // out of the terminal's Ctrl-C: stopped after the worker
+      const serverGroup = processStat(temporalServer!)?.pgrp;
+      expect(serverGroup).toBeDefined();
+      expect(serverGroup).not.toBe(pgid); // out of the terminal's Ctrl-C: stopped after the worker
       process.kill(-pgid, 'SIGINT'); // what a terminal's Ctrl-C does
-      const running = () => stack.filter((pid) => processGroupOf(pid) !== undefined);
+      const running = () => stack.filter((pid) => processStat(pid) !== undefined);
       await waitFor(
         () => running().length === 0,
         10_000,
