@@ -491,8 +491,18 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
       return Number(/^session_cache_lookups_total\{[^}]*result="hit"[^}]*\} (\d+)/m.exec(text)?.[1] ?? 0);
     };
+    const otherUrl = `http://127.0.0.1:${port}`;
+    /** The other process's answer to `who`'s profile once it refuses it (2 s at most): [status, problem type]. */
+    const refusedByOther = async (who: Parameters<typeof bearer>[0], what: string) => {
+      let answer = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(who) });
+      await waitFor(
+        async () => (answer = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(who) })).status === 401,
+        2_000,
+        `the other process refusing ${what}`,
+      );
+      return [answer.status, answer.body.type];
+    };
     try {
-      const otherUrl = `http://127.0.0.1:${port}`;
       await waitFor(
         async () => (await fetch(`${otherUrl}/healthz`).catch(() => undefined))?.ok === true,
         60_000,
@@ -513,14 +523,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       // Refused by the other process as soon as its LISTEN connection delivers the change, which the database sent at
       // commit: within milliseconds, but a loaded machine may hand the next request to that process first (CI found a
       // request served from its cache right after the sign-out answered): within 2 s here.
-      let refused = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) });
-      await waitFor(
-        async () =>
-          (refused = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(person) })).status === 401,
-        2_000,
-        'the other process refusing the signed-out device',
-      );
-      expect([refused.status, refused.body.type]).toEqual([401, '/problems/device-signed-out']);
+      expect(await refusedByOther(person, 'the signed-out device')).toEqual([401, '/problems/device-signed-out']);
 
       // A change written by anything else (here plain SQL, as an operator or the worker would) is told by the
       // database's trigger to every process's listener: once the first process's has heard it, the other's has too
@@ -533,14 +536,7 @@ describe.each(testDatabases())('a new phone on $name', (kind) => {
       const told = stack.sessions!.whenTold(suspended.userId);
       await stack.orm.em.fork().nativeUpdate(UserEntity, { id: suspended.userId }, { status: 'suspended' });
       await told();
-      let gone = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) });
-      await waitFor(
-        async () =>
-          (gone = await call(`${otherUrl}/v1/account/profile`, { headers: bearer(suspended) })).status === 401,
-        2_000,
-        'the other process refusing the suspended user',
-      );
-      expect([gone.status, gone.body.type]).toEqual([401, '/problems/invalid-token']);
+      expect(await refusedByOther(suspended, 'the suspended user')).toEqual([401, '/problems/invalid-token']);
 
       // The profile's two-factor methods come with the cached session: a passkey enrolled through the first process
       // shows in the other's answers as soon as the other's LISTEN connection delivers the change (the enrolment
