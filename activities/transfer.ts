@@ -25,6 +25,7 @@ import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
+import { changeTransfer } from '../db/transfer-changes';
 import { userIsActive } from './account';
 import { clock } from '../platform/clock';
 
@@ -318,15 +319,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (transfer.status === 'finalized') return 'finalized';
     if (transfer.status !== 'confirmed') return 'moved';
     const finalize = async (): Promise<'finalized'> => {
-      await em.transactional(async (tx) => {
-        if (
-          (await tx.nativeUpdate(
-            TransferEntity,
-            { transferId, status: 'confirmed' },
-            { status: 'finalized', nonceLane: null },
-          )) === 1
-        )
-          await transferEvent(tx, transferId, 'transfer.finalized', {});
+      await changeTransfer(em, {
+        transferId,
+        from: ['confirmed'],
+        set: { status: 'finalized', nonceLane: null },
+        event: { type: 'transfer.finalized' },
       });
       return 'finalized';
     };
@@ -370,27 +367,21 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   const finish = async (
     input: { transferId: string; block?: SubmittedTransfer['block'] } & TransferOutcome,
   ): Promise<void> => {
-    await orm.em.fork().transactional(async (tx) => {
-      const finished = await tx.nativeUpdate(
-        TransferEntity,
-        { transferId: input.transferId, status: { $in: ['held_for_review', 'processing', 'submitted'] } },
-        {
-          status: input.status,
-          txHash: input.txHash,
-          fee: input.fee,
-          error: input.error ?? null,
-          blockNumber: input.block ? Number(input.block.number) : null,
-          blockHash: input.block?.hash ?? null,
-          // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
-          // until final, as a reorg may have it sent again.
-          ...(input.status === 'failed' ? { nonceLane: null } : {}),
-        },
-      );
-      if (finished === 1)
-        await transferEvent(tx, input.transferId, `transfer.${input.status}`, {
-          txHash: input.txHash,
-          error: input.error,
-        });
+    await changeTransfer(orm.em.fork(), {
+      transferId: input.transferId,
+      from: ['held_for_review', 'processing', 'submitted'],
+      set: {
+        status: input.status,
+        txHash: input.txHash,
+        fee: input.fee,
+        error: input.error ?? null,
+        blockNumber: input.block ? Number(input.block.number) : null,
+        blockHash: input.block?.hash ?? null,
+        // A failed transfer's nonce lane is free again (what it signed will not be sent); a confirmed one keeps it
+        // until final, as a reorg may have it sent again.
+        ...(input.status === 'failed' ? { nonceLane: null } : {}),
+      },
+      event: { type: `transfer.${input.status}`, ...(input.error !== undefined ? { error: input.error } : {}) },
     });
   };
 
@@ -401,11 +392,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
     if (transfer.solanaTransaction?.wire) {
       const network = networks.solana(transfer.networkId);
       if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);
-      await em.transactional(async (tx) => {
-        if (
-          (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
-        )
-          await transferEvent(tx, transferId, 'transfer.submitted', {});
+      await changeTransfer(em, {
+        transferId,
+        from: ['processing'],
+        set: { status: 'submitted' },
+        event: { type: 'transfer.submitted' },
       });
       // The signature was recorded with the signed bytes before anything was sent; resending them is safe.
       // eslint-disable-next-line no-restricted-syntax -- real time: a duration for metrics
@@ -448,11 +439,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
       reprice: (stall) => repriceEvm(transferId, stall),
       // Before the bundler sees it: submitted, with its userOpHash told (the bundle's transaction comes with the receipt).
       recordSubmitted: async () => {
-        await em.transactional(async (tx) => {
-          if (
-            (await tx.nativeUpdate(TransferEntity, { transferId, status: 'processing' }, { status: 'submitted' })) === 1
-          )
-            await transferEvent(tx, transferId, 'transfer.submitted', { userOpHash: transfer.userOpHash });
+        await changeTransfer(em, {
+          transferId,
+          from: ['processing'],
+          set: { status: 'submitted' },
+          event: { type: 'transfer.submitted', userOpHash: transfer.userOpHash },
         });
       },
       settle: (outcome) => deps.gasSponsor.settle(outcome),
@@ -611,16 +602,11 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
 
     /** A reorg removed the confirmed transfer: in flight again (its amount reserved again), its block forgotten. */
     async transferReorged({ transferId }: { transferId: string }): Promise<void> {
-      await orm.em.fork().transactional(async (tx) => {
-        if (
-          (await tx.nativeUpdate(
-            TransferEntity,
-            { transferId, status: 'confirmed' },
-            { status: 'submitted', blockNumber: null, blockHash: null },
-          )) !== 1
-        )
-          return;
-        await transferEvent(tx, transferId, 'transfer.submitted', {});
+      await changeTransfer(orm.em.fork(), {
+        transferId,
+        from: ['confirmed'],
+        set: { status: 'submitted', blockNumber: null, blockHash: null },
+        event: { type: 'transfer.submitted' },
       });
     },
 

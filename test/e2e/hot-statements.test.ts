@@ -3,13 +3,14 @@ import { createOrm, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
 import { HotStatement } from '../../db/sql';
+import { changeTransfer } from '../../db/transfer-changes';
 import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
 import { testDatabases, type TestDatabase } from '../helpers/databases';
 import { Holdings } from '../../api/common/holdings';
 import { SessionCache } from '../../api/common/session-cache';
-import { SmartAccountEntity } from '../../db/entities';
+import { SmartAccountEntity, TransferEntity } from '../../db/entities';
 import { unreachableEthereum } from '../helpers/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
@@ -77,6 +78,97 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     );
     const after = await orm.em.fork().find(EventEntity, { resourceId: chargeId }, { orderBy: { sequence: 'asc' } });
     expect(after.map((e) => e.sequence)).toEqual([1, 2]);
+  });
+
+  it('changes a transfer’s status with its event once, the event built from the row as the events API documents it', async () => {
+    const transferId = `tr_${randomBytes(6).toString('hex')}`;
+    const em = orm.em.fork();
+    em.create(TransferEntity, {
+      transferId,
+      userId: 'usr_2',
+      networkId: 'ETHEREUM',
+      token: 'USDC',
+      decimals: 6,
+      fromAddress: '0x1111111111111111111111111111111111111111',
+      toAddress: '0x2222222222222222222222222222222222222222',
+      amount: '123456789012345678901234567890',
+      status: 'processing',
+    });
+    await em.flush();
+    const submitted = (userOpHash: string | null) =>
+      changeTransfer(orm.em.fork(), {
+        transferId,
+        from: ['processing'],
+        set: { status: 'submitted' },
+        event: { type: 'transfer.submitted', userOpHash },
+      });
+    expect(await submitted('0xabc')).toBe(true);
+    expect(await submitted('0xabc')).toBe(false); // a retry: no longer processing, no second event
+    const block = { blockNumber: 21_000_123, blockHash: `0x${'b'.repeat(64)}` };
+    const confirm = () =>
+      changeTransfer(orm.em.fork(), {
+        transferId,
+        from: ['held_for_review', 'processing', 'submitted'],
+        set: { status: 'confirmed', txHash: `0x${'c'.repeat(64)}`, fee: '42', error: null, ...block },
+        event: { type: 'transfer.confirmed' },
+      });
+    expect(await confirm()).toBe(true);
+    expect(await confirm()).toBe(false);
+    // A change from a status it is not in writes nothing (here: the finality of a transfer never confirmed is refused).
+    expect(
+      await changeTransfer(orm.em.fork(), {
+        transferId,
+        from: ['failed'],
+        set: { status: 'finalized', nonceLane: null },
+        event: { type: 'transfer.finalized' },
+      }),
+    ).toBe(false);
+
+    const read = orm.em.fork();
+    const transfer = await read.findOneOrFail(TransferEntity, { transferId });
+    expect(transfer).toMatchObject({ status: 'confirmed', txHash: `0x${'c'.repeat(64)}`, fee: '42', error: null });
+    expect(transfer.blockNumber).toBe(block.blockNumber);
+    expect(transfer.blockHash).toBe(block.blockHash);
+    const events = await read.find(EventEntity, { resourceId: transferId }, { orderBy: { sequence: 'asc' } });
+    const subject = {
+      transferId,
+      networkId: 'ETHEREUM',
+      token: 'USDC',
+      amount: '123456789012345678901234567890',
+      decimals: 6,
+    };
+    expect(events.map((e) => [e.type, e.sequence, e.resourceType, e.userId, e.data])).toEqual([
+      ['transfer.submitted', 1, 'transfer', 'usr_2', { ...subject, txHash: '', userOpHash: '0xabc' }],
+      ['transfer.confirmed', 2, 'transfer', 'usr_2', { ...subject, txHash: `0x${'c'.repeat(64)}` }],
+    ]);
+    expect(events[0]!.eventId).toMatch(/^evt_/);
+    expect(events[0]!.createdAt).toBeInstanceOf(Date);
+
+    // A failure names its error in place of the transaction hash.
+    const other = `tr_${randomBytes(6).toString('hex')}`;
+    const em2 = orm.em.fork();
+    em2.create(TransferEntity, {
+      ...transfer,
+      transferId: other,
+      status: 'submitted',
+      txHash: null,
+      blockNumber: null,
+      blockHash: null,
+      nonceLane: 3,
+    });
+    await em2.flush();
+    expect(
+      await changeTransfer(orm.em.fork(), {
+        transferId: other,
+        from: ['processing', 'submitted'],
+        set: { status: 'failed', txHash: null, fee: null, error: 'reverted', nonceLane: null },
+        event: { type: 'transfer.failed', error: 'reverted' },
+      }),
+    ).toBe(true);
+    const failed = await orm.em.fork().findOneOrFail(TransferEntity, { transferId: other });
+    expect(failed).toMatchObject({ status: 'failed', error: 'reverted', nonceLane: null });
+    const [failedEvent] = await orm.em.fork().find(EventEntity, { resourceId: other });
+    expect(failedEvent!.data).toEqual({ ...subject, transferId: other, error: 'reverted' });
   });
 
   it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {
