@@ -57,21 +57,24 @@ export class Monitoring {
       }
     }
 
-    const earlier = await em.count(TransferEntity, {
-      userId: intent.userId,
-      networkId,
-      toAddress: intent.recipient,
-      createdAt: { $lt: new Date(now - DAY_MS) },
-    });
-    if (!earlier) {
-      const recipients = new Set(recent.map((t) => `${t.networkId}:${t.toAddress}`));
-      const paidBefore = await em.find(
-        TransferEntity,
-        { userId: intent.userId, createdAt: { $lt: new Date(now - DAY_MS) } },
-        { fields: ['networkId', 'toAddress'] },
-      );
-      for (const t of paidBefore) recipients.delete(`${t.networkId}:${t.toAddress}`);
-      recipients.add(`${networkId}:${intent.recipient}`);
+    // Which of the day's recipients (this one included) were paid before the day: one read, bounded by those
+    // addresses (it read every transfer the user ever made before the day, a cost that grew with their history).
+    const dayAgo = new Date(now - DAY_MS);
+    const key = (t: { networkId: string; toAddress: string }) => `${t.networkId}:${t.toAddress}`;
+    const recipients = new Set(recent.map(key));
+    recipients.add(key({ networkId, toAddress: intent.recipient }));
+    const addresses = [...new Set([...recent.map((t) => t.toAddress), intent.recipient])];
+    const paidBefore = new Set(
+      (
+        await em.find(
+          TransferEntity,
+          { userId: intent.userId, toAddress: { $in: addresses }, createdAt: { $lt: dayAgo } },
+          { fields: ['networkId', 'toAddress'] },
+        )
+      ).map(key),
+    );
+    if (!paidBefore.has(key({ networkId, toAddress: intent.recipient }))) {
+      for (const paid of paidBefore) recipients.delete(paid);
       if (recipients.size >= rules.fanOutRecipients) {
         return {
           review: {
