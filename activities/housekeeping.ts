@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm';
-import { PayoutEntity, WebauthnChallengeEntity } from '../db/entities';
+import { PayoutEntity, PinApprovalEntity, WebauthnChallengeEntity } from '../db/entities';
 import { clock } from '../platform/clock';
 
 export interface HousekeepingActivityDeps {
@@ -19,12 +19,16 @@ export const UNSTARTED_PAYOUT_SECONDS = 120;
 export const createHousekeepingActivities = ({ orm }: HousekeepingActivityDeps) => ({
   /**
    * Deletes the WebAuthn challenges (passkey registration and approval options) that expired more than
-   * EXPIRED_CHALLENGE_KEPT_SECONDS ago, used or not: a challenge proves nothing once expired. Answers how many.
+   * EXPIRED_CHALLENGE_KEPT_SECONDS ago, used or not: a challenge proves nothing once expired. Answers how many, and
+   * how many used PIN approvals past their expiry it deleted too (kept while their JWE could be fresh, to refuse it a
+   * second time; past that the JWE's age refuses it: api/pin/service.ts). The api deleted those on every approval.
    */
-  async deleteExpiredChallenges(): Promise<{ deleted: number }> {
+  async deleteExpiredChallenges(): Promise<{ deleted: number; pinApprovalsDeleted: number }> {
     const before = new Date(clock.now() - EXPIRED_CHALLENGE_KEPT_SECONDS * 1000);
     const deleted = await orm.em.fork().nativeDelete(WebauthnChallengeEntity, { expiresAt: { $lt: before } });
-    return { deleted };
+    // eslint-disable-next-line no-restricted-syntax -- real time, as the approvals' expiry (the JWE's iat is real time)
+    const pinApprovalsDeleted = await orm.em.fork().nativeDelete(PinApprovalEntity, { expiresAt: { $lt: new Date() } });
+    return { deleted, pinApprovalsDeleted };
   },
 
   /**

@@ -73,7 +73,8 @@ export const HOUSEKEEPING_EVERY_MS = 3_600_000;
 
 /**
  * The housekeeping schedule: `housekeeping` starts housekeepingWorkflow every hour, which deletes WebAuthn challenges
- * an hour past their expiry (activities/housekeeping.ts). Operators see, trigger and pause it as the sanctions list's.
+ * an hour past their expiry and used PIN approvals past theirs (activities/housekeeping.ts). Operators see, trigger and
+ * pause it as the sanctions list's.
  */
 export async function ensureHousekeepingSchedule(
   client: Client,

@@ -13,7 +13,7 @@ const PAYOUT_SWEEP = 'housekeeping-payout-sweep';
 
 /**
  * One sweep, run by the schedule housekeeping every hour (worker/schedules.ts): WebAuthn challenges an hour past their
- * expiry are deleted, and a payout accepted (its amount out of the balance) whose workflow never started (the API
+ * expiry (and used PIN approvals past theirs) are deleted, and a payout accepted (its amount out of the balance) whose workflow never started (the API
  * process gone between the two) gets its workflow payout-<id>: no won is left in transit with nobody asking the bank.
  * A sweep that fails through its attempts is the next hour's to do.
  */

@@ -253,9 +253,7 @@ export class PinService {
         );
       }
     }
-    // Approvals older than any acceptable iat can never match again.
-    // eslint-disable-next-line no-restricted-syntax -- real time, as the approvals' expiry
-    await this.orm.em.fork().nativeDelete(PinApprovalEntity, { userId, expiresAt: { $lt: new Date() } });
+    // Approvals older than any acceptable iat can never match again: the worker's housekeeping deletes them hourly.
   }
 
   async isSet(userId: string): Promise<boolean> {

@@ -16,7 +16,8 @@ import { backupReplaceRequest, encryptPin, pinChangeBody, pinChangePin, pinSetRe
 import { proveIdentityCheck, startIdentityCheck, verifiedIdentityCheck } from '../helpers/identity-checks';
 import { verifyOnNewDevice } from '../helpers/sign-in';
 import { inbox, verifyEmail } from '../helpers/mail';
-import { EventEntity, UserPinEntity } from '../../db/entities';
+import { EventEntity, PinApprovalEntity, UserPinEntity } from '../../db/entities';
+import { housekeepingWorkflow } from '../../workflows/housekeeping';
 import { setClockOffset } from '../../platform/clock';
 import { DataEncryption } from '../../platform/data-encryption';
 
@@ -335,6 +336,34 @@ describe.each(testDatabases())('transaction PIN on $name', (database) => {
     const again = await changeWith(approval, randomUUID());
     expect([again.status, again.body.type]).toEqual([409, '/problems/pin-already-used']);
     expect((await changeWith(approval)).body.type).toBe('/problems/pin-already-used');
+  });
+
+  it("keeps a used PIN approval while its JWE could be fresh; the worker's housekeeping deletes it once past", async () => {
+    const user = await registerUser(stack);
+    const newPin = await encryptPin(stack, '731946');
+    const approval = await pinChangePin(stack, TEST_PIN, newPin);
+    const used = await callApi(stack, '/api/v1/pin', user, {
+      method: 'PUT',
+      json: { current_pin: approval, new_pin: newPin },
+    });
+    expect(used.status).toBe(200);
+    const approvals = () =>
+      stack.orm.em.fork().find(PinApprovalEntity, { userId: user.userId }, { orderBy: { createdAt: 'asc' } });
+    const [kept] = await approvals();
+    expect(kept!.expiresAt.getTime()).toBeGreaterThan(Date.now()); // the request did not delete it
+    const expired = `expired-${randomUUID()}`;
+    await stack.orm.em.fork().insert(PinApprovalEntity, {
+      jtiHash: expired,
+      userId: user.userId,
+      idempotencyKey: null,
+      expiresAt: new Date(Date.now() - 1000),
+      createdAt: new Date(Date.now() - 600_000),
+    });
+    await stack.temporal.workflow.execute(housekeepingWorkflow, {
+      taskQueue: stack.taskQueue,
+      workflowId: `housekeeping-test-${randomUUID()}`,
+    });
+    expect((await approvals()).map((a) => a.jtiHash)).toEqual([kept!.jtiHash]);
   });
 
   it('an intercepted PIN change cannot be raced with another new PIN: the current PIN approves the new PIN it names only', async () => {
