@@ -2,10 +2,10 @@
 import { readFileSync } from 'node:fs';
 import { loadConfig, API_CONFIG_KEYS, ConfigError } from '../platform/config';
 import { createLogger } from '../platform/logger';
-import { createOrm } from '../db/orm';
+import { createOrm, onStatement } from '../db/orm';
 import { composeApi } from './composition';
 import { createApp } from './app';
-import { serveMetrics } from '../platform/metrics';
+import { databaseStatementCounter, serveMetrics } from '../platform/metrics';
 import { followTestClock } from '../db/test-clock';
 import { providerTransport } from '../platform/provider-settings';
 import { serveTravelRuleListener, trpIdentity } from './http/trp-listener';
@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   // The test clock (embedded stack and tests only): this process keeps to the shared offset.
   const testClock = config.TEST_CLOCK_ENABLED ? await followTestClock(orm) : undefined;
   const deps = await composeApi(config, orm, logger);
+  onStatement(orm, databaseStatementCounter(deps.metrics.registry));
   const app = createApp(deps);
   // Prometheus metrics on their own (private) address, when METRICS_PORT is set.
   const metrics =

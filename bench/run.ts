@@ -182,6 +182,12 @@ async function sessionLookups(metricsPort: number): Promise<{ hit: number; miss:
   return { hit: count('hit'), miss: count('miss'), off: count('off') };
 }
 
+/** A process's db_statements_total (its metrics endpoint): every statement it sent to the database. */
+async function databaseStatements(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return Number(/^db_statements_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? NaN);
+}
+
 const rssNow = (pid: number) => ({
   anonMiB: Math.round(statusKiB(pid, 'RssAnon') / 1024),
   fileMiB: Math.round(statusKiB(pid, 'RssFile') / 1024),
@@ -521,7 +527,16 @@ async function main(): Promise<void> {
       ? process.env.BENCH_WORKER_FLAGS.split(' ').filter(Boolean)
       : [...(composeWorker?.[1] ?? '').matchAll(/'([^']+)'/g)].map((m) => m[1]!);
   log(`worker node flags: ${workerFlags.join(' ') || '(none)'}`);
-  const worker = spawnService('worker', [...profiling, ...workerFlags, 'dist/worker/main.js'], env);
+  const workerMetricsPort = await freePort();
+  const worker = spawnService('worker', [...profiling, ...workerFlags, 'dist/worker/main.js'], {
+    ...env,
+    METRICS_PORT: String(workerMetricsPort),
+  });
+  /** Statements each process sent to the database so far (the transfer rows' per-transfer counts). */
+  const statements = async () => ({
+    api: await databaseStatements(apiMetricsPort),
+    worker: await databaseStatements(workerMetricsPort),
+  });
   const baselineWorker = spawnService(
     'baseline-worker',
     ['dist/bench/baseline-worker.js', temporal.address, 'bench-baseline', baselineWorkflowBundle],
@@ -593,6 +608,7 @@ async function main(): Promise<void> {
       temporalClient,
       baseline: { client: new Client({ connection }), taskQueue: 'bench-baseline' },
       cpu: transferCpu(chains[0]!, baselineWorker.pid),
+      statements,
     });
     await connection.close();
     log(`worker peak RSS ${Math.round(peakRssMiB(worker.pid!))} MiB`);
@@ -821,6 +837,7 @@ async function main(): Promise<void> {
     temporalClient,
     baseline: { client: new Client({ connection: temporalClient.connection }), taskQueue: 'bench-baseline' },
     cpu: transferCpu(chains[0]!, baselineWorker.pid),
+    statements,
   });
 
   // ---- Orchestration: workflow starts through the API vs. a plain client script (no worker, only starts count)
@@ -1299,6 +1316,10 @@ ${t
     ),
   )
   .join('\n')}
+
+Database statements per transfer through the API (each process's \`db_statements_total\` over the round, from the first
+request to the last confirmation, BEGIN and COMMIT counted, the finality watch's reads in that time included; the
+minimal durable transfer sends none): ${t.map((l) => `${l.users} at once: api ${l.statements.api}, worker ${l.statements.worker}`).join('; ')}.
 
 CPU ms per transfer of each process (PostgreSQL: all its backends), and how busy the machine's ${cpu.length} cores were:
 

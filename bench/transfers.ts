@@ -50,6 +50,11 @@ export interface TransferLevel {
   counts: { api: WorkflowCounts; durable: WorkflowCounts };
   /** Where the API round's time went (medians over its transfers, ms), from the workflows' histories. */
   breakdown: Record<string, number>;
+  /**
+   * Database statements per transfer through the API (each process's db_statements_total over the round, from the
+   * first request to the last confirmation; the finality watch's reads in that time included), BEGIN and COMMIT counted.
+   */
+  statements: { api: number; worker: number };
 }
 
 /**
@@ -220,6 +225,8 @@ export async function transfersEndToEnd(options: {
   /** A client without the service's payload encryption, and the task queue of the baseline worker. */
   baseline: { client: Client; taskQueue: string };
   cpu: Cpu;
+  /** Statements each process (api, worker) sent to the database so far. */
+  statements: () => Promise<{ api: number; worker: number }>;
 }): Promise<TransferLevel[]> {
   const { stack, network, log, levels, temporalClient, baseline, cpu } = options;
   const provider = new JsonRpcProvider(network.rpcUrl, network.chainId, { staticNetwork: true, pollingInterval: 100 });
@@ -255,6 +262,7 @@ export async function transfersEndToEnd(options: {
     const ownAccounts = await accountsWithTransferKey(chain, bundler, transferKey, most);
 
     let lastRound: Array<{ transferId: string; sentAt: number; answeredAt: number }> = [];
+    let lastStatements = { api: 0, worker: 0 };
     const viaApi = async (count: number): Promise<TransferRound> => {
       lastRound = [];
       // Each request's body and its PIN (a JWE naming this very transfer) made before the clock starts.
@@ -270,7 +278,8 @@ export async function transfersEndToEnd(options: {
           return { user, key, body: { ...body, pin: await transferPin(stack, PIN, body, key) } };
         }),
       );
-      return timedRound(requests, cpu, async ({ user, key, body }) => {
+      const statementsBefore = await options.statements();
+      const round = await timedRound(requests, cpu, async ({ user, key, body }) => {
         const sentAt = Date.now();
         let answer = await callApi(stack, '/api/v1/transfer/crypto/execute', user, { json: body, key });
         if (answer.status !== 200 && answer.status !== 202)
@@ -283,6 +292,13 @@ export async function transfersEndToEnd(options: {
         lastRound.push({ transferId: answer.body.transfer_id as string, sentAt, answeredAt: Date.now() });
         return answer.body.tx_hash as string;
       });
+      const statementsAfter = await options.statements();
+      const per = (n: number) => Math.round((n / count) * 10) / 10;
+      lastStatements = {
+        api: per(statementsAfter.api - statementsBefore.api),
+        worker: per(statementsAfter.worker - statementsBefore.worker),
+      };
+      return round;
     };
 
     /** Pre-signed transfers by the bench's own accounts, one each, signed before the clock starts. */
@@ -361,7 +377,16 @@ export async function transfersEndToEnd(options: {
       log(
         `  ${users} at once, per transfer: API ${JSON.stringify(counts.api)}; minimal durable ${JSON.stringify(counts.durable)}`,
       );
-      rows.push({ users, api: apiRound, bundler: bundlerRound, durable: durableRound, counts, breakdown });
+      log(`  ${users} at once, database statements per transfer through the API: ${JSON.stringify(lastStatements)}`);
+      rows.push({
+        users,
+        api: apiRound,
+        bundler: bundlerRound,
+        durable: durableRound,
+        counts,
+        breakdown,
+        statements: lastStatements,
+      });
     }
     return rows;
   } finally {

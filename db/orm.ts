@@ -80,6 +80,16 @@ export async function createOrm(
   return orm;
 }
 
+/**
+ * Calls `listener` for every statement the ORM's connection sends (knex's `query` event: the ORM's statements, BEGIN
+ * and COMMIT, and the hot statements of db/sql.ts, which tell the same event).
+ */
+export function onStatement(orm: Orm, listener: () => void): void {
+  (orm.em.getConnection() as unknown as { getKnex(): { on(event: 'query', listener: () => void): void } })
+    .getKnex()
+    .on('query', listener);
+}
+
 /** The migrations of the code's dialect that MikroORM's table (mikro_orm_migrations) does not list as applied. */
 async function pendingMigrations(orm: Orm, dialect: Dialect): Promise<string[]> {
   const applied = await orm.em

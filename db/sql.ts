@@ -34,6 +34,8 @@ export class HotStatement<Row = Record<string, unknown>> {
     // Inside a transaction, knex's transaction client answers its own connection (and releasing it does nothing).
     const client = transaction ? (transaction as { client: KnexClient }).client : knexClientOf(em);
     const connection = await client.acquireConnection();
+    // Told as knex tells its own statements, so one listener counts both (db/orm.ts onStatement).
+    client.emit('query', { sql: this.pgText, method: 'raw', bindings: values });
     try {
       return (await connection.query({ name: this.name, text: this.pgText, values })).rows as Row[];
     } finally {
@@ -53,6 +55,7 @@ interface PgClient {
   query(query: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 interface KnexClient {
+  emit(event: 'query', query: { sql: string; method: string; bindings: unknown[] }): boolean;
   acquireConnection(): Promise<PgClient>;
   releaseConnection(connection: PgClient): Promise<void>;
 }

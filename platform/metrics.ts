@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** One Prometheus registry per process, labelled with the process's role, with Node's own metrics (CPU, memory, event loop). */
 export function createMetricsRegistry(role: 'api' | 'worker'): Registry {
@@ -8,6 +8,20 @@ export function createMetricsRegistry(role: 'api' | 'worker'): Registry {
   registry.setDefaultLabels({ service: 'wallet', role });
   collectDefaultMetrics({ register: registry });
   return registry;
+}
+
+/**
+ * `db_statements_total`: every statement the process sends to the database (the ORM's, the hot statements', BEGIN and
+ * COMMIT included), each a round trip. What a request or an activity costs the database, and what a change saves (the
+ * bench reads it per transfer). Answers the function that counts one.
+ */
+export function databaseStatementCounter(registry: Registry): () => void {
+  const counter = new Counter({
+    name: 'db_statements_total',
+    help: 'Statements sent to the database, each a round trip (BEGIN and COMMIT included)',
+    registers: [registry],
+  });
+  return () => counter.inc();
 }
 
 /**

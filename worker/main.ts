@@ -2,11 +2,11 @@
 import { loadConfig, WORKER_CONFIG_KEYS, ConfigError } from '../platform/config';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
 import { createLogger } from '../platform/logger';
-import { createOrm } from '../db/orm';
+import { createOrm, onStatement } from '../db/orm';
 import { followTestClock } from '../db/test-clock';
 import { assertWorkflowBundle, createWorker } from './create-worker';
 import { WorkerMetrics } from './metrics';
-import { createMetricsRegistry, serveMetrics } from '../platform/metrics';
+import { createMetricsRegistry, databaseStatementCounter, serveMetrics } from '../platform/metrics';
 import { composeWorker } from './composition';
 import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
 import { createTemporalClient } from '../platform/temporal';
@@ -60,6 +60,7 @@ async function main(): Promise<void> {
     taskQueue: config.TEMPORAL_TASK_QUEUE,
   };
   const metrics = new WorkerMetrics(createMetricsRegistry('worker'));
+  onStatement(orm, databaseStatementCounter(metrics.registry));
   const deps = composeWorker(config, orm, metrics.confirmations);
   const upgraded = {
     rekeyed: await rekeyAccountNumberHashes(orm, deps.encryption),

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createOrm, type Orm } from '../../db/orm';
+import { createOrm, onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
 import { HotStatement } from '../../db/sql';
@@ -169,6 +169,20 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     expect(failed).toMatchObject({ status: 'failed', error: 'reverted', nonceLane: null });
     const [failedEvent] = await orm.em.fork().find(EventEntity, { resourceId: other });
     expect(failedEvent!.data).toEqual({ ...subject, transferId: other, error: 'reverted' });
+  });
+
+  it('tells each statement to onStatement (db_statements_total): the ORM’s, BEGIN and COMMIT, and hot statements', async () => {
+    const told: number[] = [];
+    let count = 0;
+    onStatement(orm, () => (count += 1));
+    const read = new HotStatement('test-count', 'select last_sequence from event_streams where resource_id = ?');
+    await read.rows(orm.em, ['none']);
+    told.push(count);
+    await orm.em.fork().transactional((tx) => read.rows(tx, ['none']));
+    told.push(count);
+    await orm.em.fork().find(EventEntity, { resourceId: 'none' });
+    told.push(count);
+    expect(told).toEqual([1, 4, 5]);
   });
 
   it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {
