@@ -80,8 +80,13 @@ describe('metrics of the api and worker processes', () => {
 
   it('counts requests per route template and status, rate-limit refusals per rule and dependency errors per code', async () => {
     const before = await metricsOf(ports.apiMetrics);
+    // A health check sends no statement to the database; a registration sends some (each one counted).
+    const statements = async () => sample(await metricsOf(ports.apiMetrics), 'db_statements_total', { role: 'api' })!;
+    const atRest = await statements();
     for (let i = 0; i < 3; i++) expect((await fetch(`${apiUrl}/healthz`)).status).toBe(200);
+    expect(await statements()).toBe(atRest);
     const user: RegisteredUser = await registerUser({ apiUrl, sandboxUrl: stack.sandboxUrl });
+    expect(await statements()).toBeGreaterThan(atRest + 10);
     const quote = () =>
       call(`${apiUrl}/v1/exchange/quote`, {
         headers: { authorization: `Bearer ${user.accessToken}` },
@@ -143,6 +148,7 @@ describe('metrics of the api and worker processes', () => {
       sample(text, 'activity_duration_seconds_count', { activity: activities[0]!, outcome: 'completed' }),
     ).toBeGreaterThan(0);
     expect(sample(text, 'process_resident_memory_bytes', { role: 'worker' })).toBeGreaterThan(0);
+    expect(sample(text, 'db_statements_total', { role: 'worker' })).toBeGreaterThan(0);
     const sdk = await metricsOf(ports.temporalMetrics);
     expect(sdk).toMatch(/^temporal_[a-z_]+/m);
     expect(sdk).toContain(`task_queue="${stack.taskQueue}"`);
