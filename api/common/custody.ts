@@ -1,8 +1,15 @@
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
+import { HotStatement } from '../../db/sql';
 import { custodyKeyWorkflow } from '../../workflows/custody';
 import { custodyKeyWorkflowId, type CustodyKeyInput, type CustodyKeyOutcome } from '../../workflows/messages';
+
+const HOLDS_TRANSFER_KEY = new HotStatement(
+  'holds-transfer-key',
+  'select 1 as held from transfer_keys where user_id = ? and address = ? ' +
+    'union all select 1 from retired_transfer_keys where user_id = ? and address = ? limit 1',
+);
 
 /**
  * Addresses of the keys the service holds for a user. The API reads them; when one does not exist yet it asks the
@@ -27,6 +34,14 @@ export class CustodyKeys {
     const current = await em.findOne(TransferKeyEntity, { userId });
     const retired = await em.find(RetiredTransferKeyEntity, { userId }, { orderBy: { retiredAt: 'desc' } });
     return [...(current ? [current.address] : []), ...retired.map((r) => r.address)];
+  }
+
+  /**
+   * Whether `address` is one of the user's transfer keys the service holds (the current one or a retired one): one
+   * statement, where reading both lists took two (a transfer's record asks it: issue 52).
+   */
+  async holdsTransferKey(userId: string, address: string): Promise<boolean> {
+    return (await HOLDS_TRANSFER_KEY.row(this.deps.orm.em, [userId, address, userId, address])) !== undefined;
   }
 
   async openSolanaWallet(userId: string, networkId: string): Promise<CustodyKeyOutcome> {

@@ -47,7 +47,7 @@ export function evmLedger(
         `This account authorizes no transfer key on ${network.networkId}: renew it (POST /v1/wallet/networks/${network.networkId}/transfer-key/prepare)`,
       );
     }
-    if (!(await deps.custody.transferKeyAddresses(userId)).includes(grant.signer)) {
+    if (!(await deps.custody.holdsTransferKey(userId, grant.signer))) {
       throw problems.conflict(
         'transfers-not-enabled',
         'This account does not authorize a transfer key the service holds for you',

@@ -10,7 +10,8 @@ import { HttpError } from '../../api/http/problems';
 import { testDatabases, type TestDatabase } from '../helpers/databases';
 import { Holdings } from '../../api/common/holdings';
 import { SessionCache } from '../../api/common/session-cache';
-import { SmartAccountEntity, TransferEntity } from '../../db/entities';
+import { RetiredTransferKeyEntity, SmartAccountEntity, TransferEntity, TransferKeyEntity } from '../../db/entities';
+import { CustodyKeys } from '../../api/common/custody';
 import { unreachableEthereum } from '../helpers/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
@@ -183,6 +184,27 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     await orm.em.fork().find(EventEntity, { resourceId: 'none' });
     told.push(count);
     expect(told).toEqual([1, 4, 5]);
+  });
+
+  it('tells whether the service holds an address as one of the user’s transfer keys, current or retired', async () => {
+    const key = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
+    const [user, other] = [`usr_${randomBytes(4).toString('hex')}`, `usr_${randomBytes(4).toString('hex')}`];
+    const em = orm.em.fork();
+    em.create(TransferKeyEntity, { userId: user, address: key(1), keySealed: 'sealed' });
+    em.create(TransferKeyEntity, { userId: other, address: key(3), keySealed: 'sealed' });
+    const at = new Date();
+    em.create(RetiredTransferKeyEntity, {
+      userId: user,
+      address: key(2),
+      keySealed: 'sealed',
+      createdAt: at,
+      retiredAt: at,
+    });
+    await em.flush();
+    const custody = new CustodyKeys({ orm, temporal: undefined as never, taskQueue: 'unused' });
+    const held = await Promise.all([1, 2, 3, 4].map((n) => custody.holdsTransferKey(user, key(n))));
+    expect(held).toEqual([true, true, false, false]); // current, retired, another user's, nobody's
+    expect(await custody.holdsTransferKey(other, key(3))).toBe(true);
   });
 
   it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {
