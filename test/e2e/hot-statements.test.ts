@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createOrm, onStatement, type Orm } from '../../db/orm';
+import { onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
 import { HotStatement } from '../../db/sql';
@@ -7,7 +7,8 @@ import { changeTransfer } from '../../db/transfer-changes';
 import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
-import { testDatabases, type TestDatabase } from '../helpers/databases';
+import { testDatabases } from '../helpers/databases';
+import { useMigratedOrm } from '../helpers/orm';
 import { Holdings } from '../../api/common/holdings';
 import { SessionCache } from '../../api/common/session-cache';
 import { RetiredTransferKeyEntity, SmartAccountEntity, TransferEntity, TransferKeyEntity } from '../../db/entities';
@@ -22,15 +23,10 @@ import type { SolanaChains } from '../../integrations/solana';
  * reads through it.
  */
 describe.each(testDatabases())('hot statements on $name', (kind) => {
-  let database: TestDatabase;
+  const migrated = useMigratedOrm(kind);
   let orm: Orm;
-  beforeAll(async () => {
-    database = await kind.create();
-    orm = await createOrm(database.url, { migrate: true });
-  });
-  afterAll(async () => {
-    await orm.close();
-    await database.drop();
+  beforeAll(() => {
+    orm = migrated.orm();
   });
 
   const chargeStart = (chargeId: string, createdAt: Date) =>
@@ -257,7 +253,7 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
   });
 
   it('keeps a user’s account per process only until the database tells of a change (PostgreSQL’s triggers)', async () => {
-    const cache = await SessionCache.start(database.url);
+    const cache = await SessionCache.start(migrated.url());
     const networks = unreachableEthereum();
 
     const holdings = new Holdings({

@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { createOrm, type Orm } from '../../db/orm';
+import type { Orm } from '../../db/orm';
 import { TransferEntity, type Transfer } from '../../db/entities';
 import { Monitoring } from '../../api/compliance/monitoring';
 import type { TransferIntent } from '../../api/transfer/intent';
-import { testDatabases, type TestDatabase } from '../helpers/databases';
+import { testDatabases } from '../helpers/databases';
+import { useMigratedOrm } from '../helpers/orm';
 import { unreachableEthereum } from '../helpers/networks';
 
 const DAY_MS = 24 * 3600_000;
@@ -14,7 +15,7 @@ const NOW = Date.parse('2026-12-04T03:00:00Z');
  * before is not new, a failed transfer pays no one, and the rule no longer reads the user's whole history to know it.
  */
 describe.each(testDatabases())('monitoring fan-out on $name', (kind) => {
-  let database: TestDatabase;
+  const migrated = useMigratedOrm(kind);
   let orm: Orm;
   const monitoring = () =>
     new Monitoring({
@@ -31,13 +32,8 @@ describe.each(testDatabases())('monitoring fan-out on $name', (kind) => {
   const network = unreachableEthereum().get('ETHEREUM')!;
   const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`;
 
-  beforeAll(async () => {
-    database = await kind.create();
-    orm = await createOrm(database.url, { migrate: true });
-  });
-  afterAll(async () => {
-    await orm.close();
-    await database.drop();
+  beforeAll(() => {
+    orm = migrated.orm();
   });
 
   const paid = async (userId: string, to: string, msAgo: number, status: Transfer['status'] = 'confirmed') => {
