@@ -3,6 +3,7 @@ import { Contract, MaxUint256, Wallet, parseEther, parseUnits, type InterfaceAbi
 import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import SwapRouterArtifact from '@uniswap/v3-periphery/artifacts/contracts/SwapRouter.sol/SwapRouter.json';
 import { testDatabases } from '../helpers/databases';
+import { priceAtMs } from '../../sandbox/upbit-quotation';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
 import { bearer, deployAccount, signSlot } from '../helpers/wallet';
@@ -215,8 +216,11 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
   });
 
   it("holds the day's swaps to SWAP_DAILY_LIMIT_KRW: a quote past it is limit_exceeded, and no swap is prepared of it", async () => {
-    // 0.5 ETH and 500 USDT swapped today (the refused one does not count): about 2,800,000 KRW of 20,000,000.
-    const over = await quote({ source: 'ETH', target: 'USDT', amount: '4.5' }); // about 18,900,000 KRW
+    // 0.5 ETH and 500 USDT swapped today (the refused one does not count): about 2,800,000 KRW of 20,000,000. The
+    // amount is about 19,000,000 KRW at the sandbox's price now (it moves by up to 12 % over days: a fixed amount of ETH
+    // was within the limit on some days and past it on others).
+    const amount = (19_000_000 / priceAtMs('ETH', Date.now())).toFixed(4);
+    const over = await quote({ source: 'ETH', target: 'USDT', amount });
     expect(over).toMatchObject({ executable: false, notExecutableReason: 'limit_exceeded' });
     const refused = await api('/v1/exchange/swaps/prepare', { quoteId: over.quoteId });
     expect([refused.status, refused.body.type]).toEqual([422, '/problems/swap-daily-limit-exceeded']);
@@ -225,7 +229,7 @@ describe('swaps on ETHEREUM through Uniswap v3', () => {
     const stranger = await registerUser(stack);
     const theirs = await call(`${stack.apiUrl}/v1/exchange/quote`, {
       headers: bearer(stranger),
-      json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount: '4.5' },
+      json: { source: 'ETH', target: 'USDT', networkId: 'ETHEREUM', direction: 'exactInput', amount },
     });
     expect(theirs.body).toMatchObject({ executable: false, notExecutableReason: 'insufficient_balance' });
   });
