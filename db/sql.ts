@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
 import type { EntityManager } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
@@ -13,6 +14,12 @@ import { PostgreSqlDriver } from '@mikro-orm/postgresql';
  */
 export class HotStatement<Row = Record<string, unknown>> {
   private readonly pgText: string;
+  /**
+   * The name PostgreSQL keeps it under: the name itself up to 63 bytes, PostgreSQL's limit. A longer one is cut to
+   * its start and a hash of the whole (PostgreSQL would cut it at 63 bytes itself, and two names alike that far would
+   * be one statement there: the second one's prepare fails with "prepared statement already exists").
+   */
+  private readonly pgName: string;
 
   constructor(
     readonly name: string,
@@ -20,6 +27,10 @@ export class HotStatement<Row = Record<string, unknown>> {
   ) {
     let n = 0;
     this.pgText = sql.replace(/\?/g, () => `$${++n}`);
+    this.pgName =
+      Buffer.byteLength(name) <= PG_NAME_BYTES
+        ? name
+        : `${name.slice(0, 40)}#${createHash('sha256').update(name).digest('hex').slice(0, 16)}`;
   }
 
   /** The rows it answers (INSERT … RETURNING included), within the entity manager's transaction when it has one. */
@@ -37,7 +48,7 @@ export class HotStatement<Row = Record<string, unknown>> {
     // Told as knex tells its own statements, so one listener counts both (db/orm.ts onStatement).
     client.emit('query', { sql: this.pgText, method: 'raw', bindings: values });
     try {
-      return (await connection.query({ name: this.name, text: this.pgText, values })).rows as Row[];
+      return (await connection.query({ name: this.pgName, text: this.pgText, values })).rows as Row[];
     } finally {
       await client.releaseConnection(connection);
     }
@@ -48,6 +59,9 @@ export class HotStatement<Row = Record<string, unknown>> {
     return (await this.rows(em, params))[0];
   }
 }
+
+/** PostgreSQL's longest name (NAMEDATALEN - 1). */
+const PG_NAME_BYTES = 63;
 
 export const isPostgres = (em: EntityManager): boolean => em.getDriver() instanceof PostgreSqlDriver;
 

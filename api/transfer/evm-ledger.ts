@@ -62,10 +62,12 @@ export function evmLedger(
         { userId, networkId: network.networkId },
         { lockMode: LockMode.PESSIMISTIC_WRITE },
       );
-      const onChain = await deps.holdings.balanceAt(network.networkId, account.address, token);
+      // In flight first, then the chain: the worker records a landed transfer confirmed without this lock, and one
+      // landing between the reads is then counted twice (a refusal to retry), never in neither (an overdraft).
       const inFlight = (
         await tx.find(TransferEntity, { userId, networkId: network.networkId, token, status: { $in: IN_FLIGHT } })
       ).reduce((sum, t) => sum + BigInt(t.amount), 0n);
+      const onChain = await deps.holdings.balanceAt(network.networkId, account.address, token);
       if (inFlight + amount > onChain) {
         throw problems.unprocessable(
           'insufficient-balance',

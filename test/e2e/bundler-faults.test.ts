@@ -4,9 +4,7 @@ import { transferSignature } from '../../integrations/evm/user-operation';
 import { testDatabases } from '../helpers/databases';
 import { startTestStack, type StackChain, type TestStack } from '../helpers/stack';
 import { call, registerUser, type RegisteredUser } from '../helpers/http';
-import { INCLUDED, fundedUser, untilIncluded } from '../helpers/transfers';
-import { callApi } from '../helpers/bank';
-import { transferPin, type TransferFields } from '../helpers/pin';
+import { INCLUDED, bundlerDebug as debug, executeTransfer, fundedUser, untilIncluded } from '../helpers/transfers';
 import { waitFor } from '../helpers/processes';
 import { EventEntity, SignedOperationEntity, TransferEntity } from '../../db/entities';
 import { createWalletClient, idempotencyKey, poll } from '@wallet-service/client';
@@ -16,18 +14,6 @@ import { BundlerClient, UserOperationRejected } from '../../integrations/evm/bun
 import { buildTransferOperation, transferCallData, transferNonceKey } from '../../integrations/evm/smart-account';
 import { ChainProviders } from '../../integrations/evm/smart-account';
 import { NetworkRegistry } from '../../platform/networks';
-
-/** A debug method of the test stack's Alto (started with --enable-debug-endpoints). */
-const debug = async (chain: StackChain, method: string, params: unknown[] = []) => {
-  const response = await fetch(chain.bundler.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  const answer = (await response.json()) as { result?: unknown; error?: { message: string } };
-  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
-  return answer.result;
-};
 
 /**
  * Makes the chain ask `wei` per gas of base fee (from its next block on; it stays there while nothing is mined), and
@@ -79,14 +65,8 @@ describe('user operations through a bundler that fails', () => {
       'transfer signed',
     );
 
-  const transfer = async (user: RegisteredUser, to: string, amount: string) => {
-    const fields: TransferFields = { to_address: to, network: 'ETHEREUM', token: 'ETH', amount };
-    const key = randomUUID();
-    return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
-      json: { ...fields, pin: await transferPin(stack, PIN, fields, key) },
-      key,
-    });
-  };
+  const transfer = (user: RegisteredUser, to: string, amount: string) =>
+    executeTransfer(stack, user, PIN, { to_address: to, network: 'ETHEREUM', token: 'ETH', amount });
 
   it('answers 503 with Retry-After when the bundler is down at prepare (its gas estimate), storing nothing', async () => {
     const user = await registerUser(stack);

@@ -227,6 +227,16 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     expect(left).toEqual([]);
   });
 
+  it('keeps two statements apart whose names are alike past PostgreSQL’s 63 bytes, on one connection', async () => {
+    const alike = `test-long-name:${'x'.repeat(60)}`;
+    await orm.em.fork().transactional(async (tx) => {
+      // One transaction: one connection, where both are prepared.
+      const first = await new HotStatement(`${alike}:first`, "select 'first' as which").rows(tx, []);
+      const second = await new HotStatement(`${alike}:second`, "select 'second' as which").rows(tx, []);
+      expect([first, second]).toEqual([[{ which: 'first' }], [{ which: 'second' }]]);
+    });
+  });
+
   it('keeps Idempotency-Key records the store reads back: proceed, in progress, replay, another payload', async () => {
     const store = new IdempotencyStore(orm, new DataEncryption(randomBytes(32).toString('base64')), 3600);
     const key = `key-${randomBytes(4).toString('hex')}`;

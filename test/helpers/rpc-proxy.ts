@@ -4,7 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 /**
  * A JSON-RPC pass-through in front of a real chain, for fault drills: `down` refuses every call (connections are
  * dropped), `refuse` only calls of those JSON-RPC methods, `delayMs` makes every call slow, `downAfter` goes down
- * right after passing on the first call whose body it matches (a broadcast reaches the chain, then the RPC is gone).
+ * right after passing on the first call whose body it matches (a broadcast reaches the chain, then the RPC is gone),
+ * `hold` keeps the chain's answer to the first call it matches until its `until` resolves (the caller has read the
+ * chain as it was, and waits while the test changes it).
  * The chain behind it keeps running.
  */
 export class RpcProxy {
@@ -12,6 +14,7 @@ export class RpcProxy {
   downAfter: ((body: string) => boolean) | null = null;
   refuse = new Set<string>();
   delayMs = 0;
+  hold: { match: (body: string) => boolean; until: () => Promise<void> } | null = null;
   calls = 0;
   /** The JSON-RPC methods passed on or refused, in order (a test clears it to watch from a point on). */
   methods: string[] = [];
@@ -45,8 +48,14 @@ export class RpcProxy {
             req.socket.destroy(); // the broadcast reached the chain; its answer never reaches the caller
             return;
           }
+          const answer = Buffer.from(await upstream.arrayBuffer());
+          const hold = this.hold;
+          if (hold?.match(Buffer.concat(chunks).toString())) {
+            this.hold = null;
+            await hold.until();
+          }
           res.writeHead(upstream.status, { 'content-type': 'application/json' });
-          res.end(Buffer.from(await upstream.arrayBuffer()));
+          res.end(answer);
         } catch {
           req.socket.destroy();
         }

@@ -1,6 +1,8 @@
 import { Contract, Wallet, parseEther, parseUnits, type InterfaceAbi } from 'ethers';
 import { loadArtifact } from '../../contracts/build';
-import type { TestStack } from './stack';
+import { randomUUID } from 'node:crypto';
+import type { StackChain, TestStack } from './stack';
+import { transferPin, type TransferFields } from './pin';
 import { registerUser, type RegisteredUser } from './http';
 import { callApi } from './bank';
 import { deployAccount } from './wallet';
@@ -41,4 +43,30 @@ export async function untilIncluded(
     timeoutMs,
     what,
   );
+}
+
+/** A debug method of a test stack's Alto (started with --enable-debug-endpoints), e.g. its bundling mode. */
+export async function bundlerDebug(chain: StackChain, method: string, params: unknown[] = []): Promise<unknown> {
+  const response = await fetch(chain.bundler.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  const answer = (await response.json()) as { result?: unknown; error?: { message: string } };
+  if (answer.error) throw new Error(`${method}: ${answer.error.message}`);
+  return answer.result;
+}
+
+/** POST /v1/transfer/crypto/execute with the PIN sealed to these fields and an Idempotency-Key. */
+export async function executeTransfer(
+  stack: TestStack,
+  user: RegisteredUser,
+  pin: string,
+  fields: TransferFields,
+  key: string = randomUUID(),
+): ReturnType<typeof callApi> {
+  return callApi(stack, '/api/v1/transfer/crypto/execute', user, {
+    json: { ...fields, pin: await transferPin(stack, pin, fields, key) },
+    key,
+  });
 }
