@@ -102,8 +102,9 @@ export const createComplianceActivities = (deps: ComplianceActivityDeps) => ({
       );
   },
 
-  async screenTransferRecipient(input: { transferId: string }): Promise<void> {
-    const transfer = await deps.orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId });
+  async screenTransferRecipient(input: { transferId: string }, read?: Transfer): Promise<void> {
+    // `read`: the row as prepareTransfer read it in this attempt (one read for its screening and its signing).
+    const transfer = read ?? (await deps.orm.em.fork().findOneOrFail(TransferEntity, { transferId: input.transferId }));
     let result: Awaited<ReturnType<SanctionsScreening['screen']>>;
     try {
       result = await deps.sanctions.screen(transfer.toAddress);

@@ -14,16 +14,11 @@ export const createTransferPreparationActivities = (
   { signTransfer }: Pick<TransferActivities, 'signTransfer'>,
 ) => ({
   async prepareTransfer({ transferId }: { transferId: string }): Promise<void> {
-    const signed = await orm.em
-      .fork()
-      .findOneOrFail(
-        TransferEntity,
-        { transferId },
-        { fields: ['userOperation', 'solanaTransaction'], disableIdentityMap: true },
-      );
-    if (signed.userOperation || signed.solanaTransaction?.wire) return;
-    await screenTransferRecipient({ transferId });
-    await signTransfer({ transferId });
+    // One read of the row for both steps: screening reads its recipient, signing the rest.
+    const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
+    await screenTransferRecipient({ transferId }, transfer);
+    await signTransfer({ transferId }, transfer);
   },
 });
 

@@ -470,9 +470,10 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
 
   return {
     /** Signs the recorded transfer once; a retry (or a second worker) finds the signed form and leaves it. */
-    async signTransfer({ transferId }: { transferId: string }): Promise<void> {
+    async signTransfer({ transferId }: { transferId: string }, read?: Transfer): Promise<void> {
       const em = orm.em.fork();
-      const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+      // `read`: the row as prepareTransfer read it in this attempt (one read for its screening and its signing).
+      const transfer = read ?? (await em.findOneOrFail(TransferEntity, { transferId }));
       if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
       // The service's key signs nothing for an account closed (or suspended) since the transfer was asked for.
       if (!(await userIsActive(orm, transfer.userId))) throw refused('the account is no longer active');

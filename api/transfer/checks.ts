@@ -7,7 +7,7 @@ import type { TransferCheck } from './intent';
 export const perTransferLimit = (policy: Pick<SpendingPolicy, 'assertPerTransfer'>): TransferCheck => ({
   name: 'per-transfer-limit',
   stages: ['prepare', 'execute'],
-  run: (intent) => policy.assertPerTransfer(intent.userId, intent.valueKrw),
+  run: (intent) => policy.assertPerTransfer(intent.valueKrw, intent.limits),
 });
 
 /**

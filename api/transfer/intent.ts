@@ -5,6 +5,7 @@ import { parseAmount } from '../../platform/money';
 import { problems } from '../http/problems';
 import { solanaAddress, addressOn } from '../common/addresses';
 import type { TransferFields } from './schemas';
+import type { Limits } from './spending-policy';
 
 /**
  * One transfer request, parsed once: the network, the recipient as stored (EVM checksummed, Solana base58), the token,
@@ -19,6 +20,11 @@ export interface TransferIntent {
   readonly decimals: number;
   readonly amount: bigint;
   readonly valueKrw: bigint;
+  /**
+   * The user's spending limits, read once with the price: the per-transfer rule, the passkey threshold and the daily
+   * rule under the user's lock all read these (an operator's change lands on the next request).
+   */
+  readonly limits: Limits;
   /** The recipient's name the user gave (trimmed), for the Travel Rule. */
   readonly beneficiaryName?: string;
   /** The recipient's Travel Address (TRP) the user gave: their account is at the VASP it names. */
@@ -97,6 +103,7 @@ export async function parseTransfer(
     networks: NetworkRegistry;
     ledgerFor(network: EvmNetwork | SolanaNetwork): TransferLedger;
     value(token: string, amount: bigint, decimals: number): Promise<bigint>;
+    limits(userId: string): Promise<Limits>;
   },
   userId: string,
   requested: TransferFields,
@@ -111,7 +118,7 @@ export async function parseTransfer(
   const ledger = deps.ledgerFor(network);
   const decimals = ledger.decimalsOf(requested.token);
   const amount = parseAmount(requested.amount, decimals, requested.token);
-  const valueKrw = await deps.value(requested.token, amount, decimals);
+  const [valueKrw, limits] = await Promise.all([deps.value(requested.token, amount, decimals), deps.limits(userId)]);
   const beneficiaryName = requested.beneficiary_name?.trim() || undefined;
   return {
     intent: {
@@ -122,6 +129,7 @@ export async function parseTransfer(
       decimals,
       amount,
       valueKrw,
+      limits,
       beneficiaryName,
       travelAddress: requested.travel_address,
       beneficiaryVasp: requested.beneficiary_vasp,

@@ -121,7 +121,7 @@ export class TransferService {
       const findings = await runChecks(this.checks, 'execute', intent);
       travelRule = findings.travelRule !== undefined;
       review = findings.review;
-      const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
+      const approval = await policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw, intent.limits);
       const approvedBy = await this.approve(userId, transferId, body, idempotencyKey, approval);
       record = () =>
         ledger.record(
@@ -129,7 +129,7 @@ export class TransferService {
           transferId,
           {
             guard: async (tx) => {
-              await policy.assertDaily(tx, userId, intent.valueKrw);
+              await policy.assertDaily(tx, userId, intent.valueKrw, intent.limits);
               if (approval.recipient.state !== 'trusted')
                 await this.deps.addressBook.trust(tx, userId, networkId, intent.recipient, approvedBy);
             },
@@ -186,7 +186,13 @@ export class TransferService {
     const { intent } = await this.parse(userId, body);
     const findings = await runChecks(this.checks, 'prepare', intent);
     const networkId = intent.network.networkId;
-    const approval = await this.deps.policy.approvalFor(userId, networkId, intent.recipient, intent.valueKrw);
+    const approval = await this.deps.policy.approvalFor(
+      userId,
+      networkId,
+      intent.recipient,
+      intent.valueKrw,
+      intent.limits,
+    );
     const transferId = idForRequest('tr', userId, idempotencyKey);
     const slot = await this.deps.passkeys.slotFor(userId, transferId, transferDigest(body, idempotencyKey));
     return {
@@ -239,6 +245,7 @@ export class TransferService {
         ledgerFor: (network) =>
           network.kind === 'solana' ? solanaLedger(this.deps, network) : evmLedger(this.deps, network),
         value: (token, amount, decimals) => this.deps.policy.valueInWon(token, amount, decimals),
+        limits: (id) => this.deps.policy.limitsOf(id),
       },
       userId,
       body,

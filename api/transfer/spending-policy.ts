@@ -75,8 +75,7 @@ export class SpendingPolicy {
   }
 
   /** The per-transfer rule, before anything else is checked (no PIN attempt is spent on a transfer that cannot pass). */
-  async assertPerTransfer(userId: string, valueKrw: bigint): Promise<void> {
-    const { perTransferKrw } = await this.limitsOf(userId);
+  async assertPerTransfer(valueKrw: bigint, { perTransferKrw }: Limits): Promise<void> {
     if (valueKrw > perTransferKrw) {
       throw problems.unprocessable(
         'limit-per-transfer',
@@ -87,11 +86,11 @@ export class SpendingPolicy {
 
   /**
    * The daily rule, inside the transaction that records the transfer: the user's row is locked first, so two
-   * transfers at once (on any networks) cannot both fit the same remaining allowance.
+   * transfers at once (on any networks) cannot both fit the same remaining allowance. The limit is the request's (read
+   * with its price); the day's sum is read under the lock, as the transfers it counts are what the lock orders.
    */
-  async assertDaily(tx: EntityManager, userId: string, valueKrw: bigint): Promise<void> {
+  async assertDaily(tx: EntityManager, userId: string, valueKrw: bigint, { dailyKrw }: Limits): Promise<void> {
     await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-    const { dailyKrw } = await this.limitsOf(userId, tx);
     const used = await this.usedToday(userId, tx);
     if (used + valueKrw > dailyKrw) {
       const left = dailyKrw > used ? dailyKrw - used : 0n;
@@ -106,10 +105,15 @@ export class SpendingPolicy {
    * What a transfer needs beyond the PIN: a passkey approval bound to it when its recipient is not a usable entry of
    * the address book (unless no cooling-off is configured) or its value is over the user's passkey threshold.
    */
-  async approvalFor(userId: string, networkId: string, address: string, valueKrw: bigint): Promise<ApprovalCheck> {
+  async approvalFor(
+    userId: string,
+    networkId: string,
+    address: string,
+    valueKrw: bigint,
+    { passkeyAboveKrw }: Limits,
+  ): Promise<ApprovalCheck> {
     const { addressBook } = this.deps;
     const recipient = await addressBook.standing(userId, networkId, address);
-    const { passkeyAboveKrw } = await this.limitsOf(userId);
     const reasons: ApprovalReason[] = [];
     if (recipient.state === 'unknown' && addressBook.coolingOffSeconds > 0) reasons.push('new-recipient');
     if (recipient.state === 'cooling-off') reasons.push('recipient-cooling-off');

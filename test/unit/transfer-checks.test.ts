@@ -21,6 +21,7 @@ const ledger: TransferLedger = {
     throw new Error('not recorded in these tests');
   },
 };
+const LIMITS = { perTransferKrw: 5_000_000n, dailyKrw: 20_000_000n, passkeyAboveKrw: 1_000_000n };
 const parse = (
   fields: Partial<{ to_address: string; network: 'ETHEREUM' | 'POLYGON' | 'SOLANA'; token: string; amount: string }>,
 ) =>
@@ -29,6 +30,7 @@ const parse = (
       networks,
       ledgerFor: () => ledger,
       value: async (_token, amount, decimals) => (amount * 4_200_000n) / 10n ** BigInt(decimals),
+      limits: async () => LIMITS,
     },
     'usr_1',
     {
@@ -50,6 +52,7 @@ describe('a transfer request parsed once into its intent', () => {
       decimals: 18,
       amount: 500_000_000_000_000_000n,
       valueKrw: 2_100_000n,
+      limits: LIMITS,
     });
     expect(intent.network.networkId).toBe('ETHEREUM');
     expect(intent.requested.to_address).toBe('0x983a81ca6fb1e441266d2fbcb7d8e530ac2e05a2'); // as sent: what the PIN binds
@@ -94,14 +97,14 @@ describe('transfer checks', () => {
     expect(ran).toEqual(['a@execute', 'b@execute', 'c@execute']);
   });
 
-  it("per-transfer limit: asks the policy with the intent's won value", async () => {
-    const asked: Array<[string, bigint]> = [];
+  it("per-transfer limit: asks the policy with the intent's won value and the user's limits read with it", async () => {
+    const asked: Array<[bigint, unknown]> = [];
     await perTransferLimit({
-      assertPerTransfer: async (userId, value) => {
-        asked.push([userId, value]);
+      assertPerTransfer: async (value, limits) => {
+        asked.push([value, limits]);
       },
     }).run(await intentOf(), 'prepare');
-    expect(asked).toEqual([['usr_1', 2_100_000n]]);
+    expect(asked).toEqual([[2_100_000n, LIMITS]]);
   });
 
   it('sanctions screening: screens the normalized recipient on its network, saying where', async () => {
