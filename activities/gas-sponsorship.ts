@@ -62,7 +62,10 @@ export class GasSponsor {
     const fresh = items.filter((item) => !known.has(item.sponsorshipId));
     if (fresh.length) {
       await this.settleReserved(userId);
-      for (const [id, data] of await this.signWithinBudget(userId, fresh, validUntil)) known.set(id, data);
+      // Only a reservation found here for an operation since rebuilt has to give way (one written meanwhile by another
+      // attempt of the same sponsorship makes this one's insert fail on its id, and the retry finds it).
+      const rebuilt = rows.filter((row) => !known.has(row.sponsorshipId)).map((row) => row.sponsorshipId);
+      for (const [id, data] of await this.signWithinBudget(userId, fresh, validUntil, rebuilt)) known.set(id, data);
     }
     return items.map((item) => known.get(item.sponsorshipId)!);
   }
@@ -84,6 +87,7 @@ export class GasSponsor {
     userId: string,
     items: SponsorItem[],
     validUntil: Date,
+    rebuilt: string[],
   ): Promise<Array<[string, string]>> {
     const { orm, paymaster } = this.deps;
     const priced = await Promise.all(
@@ -104,10 +108,8 @@ export class GasSponsor {
       // One budget check at a time per user, so two operations at once cannot both fit what is left.
       await tx.findOneOrFail(UserEntity, { id: userId }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       // Reservations of operations since rebuilt were never used (see sponsor): they give way to the new ones.
-      await tx.nativeDelete(GasSponsorshipEntity, {
-        sponsorshipId: { $in: items.map((i) => i.sponsorshipId) },
-        status: 'reserved',
-      });
+      if (rebuilt.length)
+        await tx.nativeDelete(GasSponsorshipEntity, { sponsorshipId: { $in: rebuilt }, status: 'reserved' });
       const day = koreanDay();
       const used = await gasUsedKrw(tx, userId, day);
       const needed = priced.reduce((sum, p) => sum + wonValue(p.maxCost, 18, p.price), 0n);
