@@ -7,11 +7,13 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { PREBUILT_WORKFLOW_BUNDLE } from './create-worker';
+import { WORKFLOW_BUNDLE_OPTIONS } from './workflow-bundle';
 
 async function main(): Promise<void> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: require.resolve('../workflows'),
     logger: new DefaultLogger('WARN'),
+    ...WORKFLOW_BUNDLE_OPTIONS,
   });
   writeFileSync(PREBUILT_WORKFLOW_BUNDLE, code);
   console.log(`workflow bundle: ${join('dist', 'workflow-bundle.js')} (${Math.round(code.length / 1024)} KiB)`);

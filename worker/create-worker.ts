@@ -5,6 +5,7 @@ import { createActivities, type ActivityDeps } from '../activities';
 import { createDataConverter, type TemporalSettings } from '../platform/temporal';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { WorkerMetrics } from './metrics';
+import { WORKFLOW_BUNDLE_OPTIONS } from './workflow-bundle';
 
 /**
  * The workflows bundled by `npm run build` (worker/bundle-workflows.ts), beside the compiled worker: dist/workflow-bundle.js.
@@ -51,7 +52,9 @@ export async function createWorker(
     connection,
     namespace: settings.namespace,
     taskQueue: settings.taskQueue,
-    ...(bundle ? { workflowBundle: { codePath: bundle } } : { workflowsPath: require.resolve('../workflows') }),
+    ...(bundle
+      ? { workflowBundle: { codePath: bundle } }
+      : { workflowsPath: require.resolve('../workflows'), bundlerOptions: WORKFLOW_BUNDLE_OPTIONS }),
     activities: createActivities(deps),
     dataConverter: createDataConverter(deps.encryption),
     ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),

@@ -1,9 +1,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode, DefaultLogger, type WorkflowBundleOption } from '@temporalio/worker';
+import { WORKFLOW_BUNDLE_OPTIONS } from '../../worker/workflow-bundle';
 
 const bundleNow = () =>
-  bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+    ...WORKFLOW_BUNDLE_OPTIONS,
+  });
 
 /**
  * The workflow code, bundled once for the whole test run by global setup (bundling takes a second or more, and ~50
