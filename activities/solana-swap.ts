@@ -164,7 +164,7 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
         };
       const chain = deps.solanaChains.for(network);
       heartbeat();
-      const read = readTransaction(order.transaction);
+      const read = await readTransaction(order.transaction);
       // Of the person's accounts, those the transaction can touch (the rest cannot change; and a cluster answers a
       // simulation's accounts only up to the transaction's own number of them).
       const referenced = await chain.referencedAccounts(read);
@@ -194,14 +194,14 @@ export const createSolanaSwapActivities = (deps: SolanaSwapActivityDeps) => {
           wrappedSolMint: WSOL_MINT,
           accounts: own.map((a, i) => ({ ...a, before: before.states[i]!, after: simulated.accounts[i]! })),
         },
-        addressBytes(swap.walletAddress),
+        await addressBytes(swap.walletAddress),
       );
       if (refusal) return { refused: `unexpected-effect: the transaction Jupiter built was not signed: ${refusal}` };
       const signed = await signAsParty(order.transaction, key.seed);
       // Its blockhash is older than the newest, so the newest's last valid height bounds it: until then the bytes are
       // sent again, and only past it is the swap called expired (Jupiter's own figure is not relied on).
       const lastValid = (
-        await chain.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()
+        await (await chain.rpc()).getLatestBlockhash({ commitment: 'confirmed' }).send()
       ).value.lastValidBlockHeight.toString();
       await em.nativeUpdate(
         SolanaSwapEntity,

@@ -1,42 +1,35 @@
-import {
-  address,
-  appendTransactionMessageInstructions,
-  createKeyPairFromPrivateKeyBytes,
-  createKeyPairSignerFromPrivateKeyBytes,
-  createDefaultRpcTransport,
+import type {
+  Address,
+  Base64EncodedWireTransaction,
+  Instruction,
+  RpcTransport,
   createSolanaRpcFromTransport,
-  getAddressEncoder,
-  getBase58Decoder,
-  getBase64Encoder,
-  getCompiledTransactionMessageDecoder,
-  getTransactionDecoder,
-  partiallySignTransaction,
-  createTransactionMessage,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
-  signature as asSignature,
-  type Address,
-  type Base64EncodedWireTransaction,
-  type Instruction,
-  type RpcTransport,
 } from '@solana/kit';
-import { SYSTEM_PROGRAM_ADDRESS, getTransferSolInstruction } from '@solana-program/system';
-import { getAddMemoInstruction } from '@solana-program/memo';
-import {
-  TOKEN_PROGRAM_ADDRESS,
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstruction,
-  getTokenSize,
-  getTransferCheckedInstruction,
-} from '@solana-program/token';
 import type { SolanaNetwork } from '../platform/networks';
 
+/**
+ * Solana's kit and its programs' clients, loaded by the first call that needs them: a worker or an api that serves no
+ * Solana network never loads them (about 4 MiB of the worker at rest, issue 52; bench/NOTES.md).
+ */
+let loading: Promise<SolanaLibraries> | undefined;
+type SolanaLibraries = {
+  kit: typeof import('@solana/kit');
+  system: typeof import('@solana-program/system');
+  memo: typeof import('@solana-program/memo');
+  token: typeof import('@solana-program/token');
+};
+/** One cluster's JSON-RPC client. */
+export type SolanaRpc = ReturnType<typeof createSolanaRpcFromTransport<RpcTransport>>;
+export const solanaLibraries = (): Promise<SolanaLibraries> =>
+  (loading ??= Promise.all([
+    import('@solana/kit'),
+    import('@solana-program/system'),
+    import('@solana-program/memo'),
+    import('@solana-program/token'),
+  ]).then(([kit, system, memo, token]) => ({ kit, system, memo, token })));
+
 /** The SPL Memo program (v3), deployed on every cluster: each transfer carries its transfer id, so its signature is unique. */
-export const MEMO_PROGRAM_ADDRESS = address('MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr');
+export const MEMO_PROGRAM_ADDRESS = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
 export const SOL_DECIMALS = 9;
 /** The base fee per signature on Solana clusters; transfers here carry one signature and no priority fee. */
 export const LAMPORTS_PER_SIGNATURE = 5000n;
@@ -64,36 +57,48 @@ const errorText = (err: unknown): string =>
 
 /** One Solana cluster over its standard JSON-RPC (a real cluster in production, the LiteSVM node of dev/solana-local.ts here). */
 export class SolanaChain {
-  readonly rpc: ReturnType<typeof createSolanaRpcFromTransport<RpcTransport>>;
+  private client?: Promise<SolanaRpc>;
 
   /** `timeoutMs`: one JSON-RPC call's limit (CHAIN_RPC_TIMEOUT_MS; the kit's transport has none). */
   constructor(
     readonly network: SolanaNetwork,
-    timeoutMs = 15_000,
-  ) {
-    const transport = createDefaultRpcTransport({ url: network.rpcUrl });
-    const limited: RpcTransport = (config) =>
-      transport({
-        ...config,
-        signal: config.signal
-          ? AbortSignal.any([config.signal, AbortSignal.timeout(timeoutMs)])
-          : AbortSignal.timeout(timeoutMs),
-      });
-    this.rpc = createSolanaRpcFromTransport(limited);
+    private readonly timeoutMs = 15_000,
+  ) {}
+
+  /** The cluster's JSON-RPC client, made at the first call (the kit loads then). */
+  rpc(): Promise<SolanaRpc> {
+    return (this.client ??= solanaLibraries().then(({ kit }) => {
+      const transport = kit.createDefaultRpcTransport({ url: this.network.rpcUrl });
+      const limited: RpcTransport = (config) =>
+        transport({
+          ...config,
+          signal: config.signal
+            ? AbortSignal.any([config.signal, AbortSignal.timeout(this.timeoutMs)])
+            : AbortSignal.timeout(this.timeoutMs),
+        });
+      return kit.createSolanaRpcFromTransport(limited);
+    }));
   }
 
+  /** A configured token (the network's settings are checked when they are read: platform/networks.ts). */
   token(symbol: string): { mint: Address; decimals: number } | undefined {
     const token = this.network.tokens?.[symbol];
-    return token ? { mint: address(token.mint), decimals: token.decimals } : undefined;
+    return token ? { mint: token.mint as Address, decimals: token.decimals } : undefined;
   }
 
   async balance(owner: string): Promise<bigint> {
-    return (await this.rpc.getBalance(address(owner), { commitment: 'confirmed' }).send()).value;
+    const { kit } = await solanaLibraries();
+    return (await (await this.rpc()).getBalance(kit.address(owner), { commitment: 'confirmed' }).send()).value;
   }
 
   async tokenAccountOf(owner: string, mint: Address | string): Promise<Address> {
+    const { kit, token } = await solanaLibraries();
     return (
-      await findAssociatedTokenPda({ owner: address(owner), mint: address(mint), tokenProgram: TOKEN_PROGRAM_ADDRESS })
+      await token.findAssociatedTokenPda({
+        owner: kit.address(owner),
+        mint: kit.address(mint),
+        tokenProgram: token.TOKEN_PROGRAM_ADDRESS,
+      })
     )[0];
   }
 
@@ -102,18 +107,20 @@ export class SolanaChain {
     const token = this.token(symbol);
     if (!token) return 0n;
     const account = await this.tokenAccountOf(owner, token.mint);
-    if (!(await this.rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()).value)
-      return 0n;
-    return BigInt((await this.rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send()).value.amount);
+    const rpc = await this.rpc();
+    if (!(await rpc.getAccountInfo(account, { encoding: 'base64', commitment: 'confirmed' }).send()).value) return 0n;
+    return BigInt((await rpc.getTokenAccountBalance(account, { commitment: 'confirmed' }).send()).value.amount);
   }
 
   /** What an address is on chain: sending tokens to a token account or a program would strand them. */
   async recipientKind(to: string): Promise<RecipientKind> {
-    const info = (await this.rpc.getAccountInfo(address(to), { encoding: 'base64', commitment: 'confirmed' }).send())
+    const { kit, token } = await solanaLibraries();
+    const rpc = await this.rpc();
+    const info = (await rpc.getAccountInfo(kit.address(to), { encoding: 'base64', commitment: 'confirmed' }).send())
       .value;
     if (!info) return 'unused';
     if (info.executable) return 'program';
-    return info.owner === TOKEN_PROGRAM_ADDRESS ? 'token-account' : 'wallet';
+    return info.owner === token.TOKEN_PROGRAM_ADDRESS ? 'token-account' : 'wallet';
   }
 
   /** The most SOL a transfer can take from the sender: the fee, the amount (SOL) and a new recipient token account's rent. */
@@ -121,9 +128,13 @@ export class SolanaChain {
     const token = input.symbol ? this.token(input.symbol) : undefined;
     if (!token) return LAMPORTS_PER_SIGNATURE + input.amount;
     const destination = await this.tokenAccountOf(input.to, token.mint);
-    if ((await this.rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value)
+    const rpc = await this.rpc();
+    if ((await rpc.getAccountInfo(destination, { encoding: 'base64', commitment: 'confirmed' }).send()).value)
       return LAMPORTS_PER_SIGNATURE;
-    return LAMPORTS_PER_SIGNATURE + (await this.rpc.getMinimumBalanceForRentExemption(BigInt(getTokenSize())).send());
+    const { token: tokenProgram } = await solanaLibraries();
+    return (
+      LAMPORTS_PER_SIGNATURE + (await rpc.getMinimumBalanceForRentExemption(BigInt(tokenProgram.getTokenSize())).send())
+    );
   }
 
   /** Builds and signs a transfer of the coin (no symbol) or an SPL token, with the transfer id as its memo. */
@@ -134,21 +145,27 @@ export class SolanaChain {
     amount: bigint;
     memo: string;
   }): Promise<SignedSolanaTransfer> {
-    const signer = await createKeyPairSignerFromPrivateKeyBytes(input.seed);
-    const to = address(input.to);
+    const { kit, system, memo, token: tokenProgram } = await solanaLibraries();
+    const signer = await kit.createKeyPairSignerFromPrivateKeyBytes(input.seed);
+    const to = kit.address(input.to);
     const instructions: Instruction[] = [
-      getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
+      memo.getAddMemoInstruction({ memo: input.memo }, { programAddress: MEMO_PROGRAM_ADDRESS }),
     ];
     const lamportsCost = await this.costOf(input);
     const token = input.symbol ? this.token(input.symbol) : undefined;
     if (!token) {
-      instructions.push(getTransferSolInstruction({ source: signer, destination: to, amount: input.amount }));
+      instructions.push(system.getTransferSolInstruction({ source: signer, destination: to, amount: input.amount }));
     } else {
       const source = await this.tokenAccountOf(signer.address, token.mint);
       const destination = await this.tokenAccountOf(to, token.mint);
       instructions.push(
-        getCreateAssociatedTokenIdempotentInstruction({ payer: signer, owner: to, mint: token.mint, ata: destination }),
-        getTransferCheckedInstruction({
+        tokenProgram.getCreateAssociatedTokenIdempotentInstruction({
+          payer: signer,
+          owner: to,
+          mint: token.mint,
+          ata: destination,
+        }),
+        tokenProgram.getTransferCheckedInstruction({
           source,
           mint: token.mint,
           destination,
@@ -158,17 +175,17 @@ export class SolanaChain {
         }),
       );
     }
-    const { value: lifetime } = await this.rpc.getLatestBlockhash({ commitment: 'confirmed' }).send();
-    const signed = await pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(signer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-      (m) => signTransactionMessageWithSigners(m),
+    const { value: lifetime } = await (await this.rpc()).getLatestBlockhash({ commitment: 'confirmed' }).send();
+    const signed = await kit.pipe(
+      kit.createTransactionMessage({ version: 0 }),
+      (m) => kit.setTransactionMessageFeePayerSigner(signer, m),
+      (m) => kit.setTransactionMessageLifetimeUsingBlockhash(lifetime, m),
+      (m) => kit.appendTransactionMessageInstructions(instructions, m),
+      (m) => kit.signTransactionMessageWithSigners(m),
     );
     return {
-      wire: getBase64EncodedWireTransaction(signed),
-      signature: getSignatureFromTransaction(signed),
+      wire: kit.getBase64EncodedWireTransaction(signed),
+      signature: kit.getSignatureFromTransaction(signed),
       lastValidBlockHeight: lifetime.lastValidBlockHeight.toString(),
       lamportsCost: lamportsCost.toString(),
     };
@@ -176,12 +193,14 @@ export class SolanaChain {
 
   /** These accounts as they are now, and the slot they were read at (null: none, or left with no lamports). */
   async accountStates(addresses: string[]): Promise<{ slot: bigint; states: AccountState[] }> {
-    const slot = await this.rpc.getSlot({ commitment: 'confirmed' }).send();
+    const { kit } = await solanaLibraries();
+    const rpc = await this.rpc();
+    const slot = await rpc.getSlot({ commitment: 'confirmed' }).send();
     const states = await Promise.all(
       addresses.map(async (a) => {
         const info = (
-          await this.rpc
-            .getAccountInfo(address(a), { encoding: 'base64', commitment: 'confirmed', minContextSlot: slot })
+          await rpc
+            .getAccountInfo(kit.address(a), { encoding: 'base64', commitment: 'confirmed', minContextSlot: slot })
             .send()
         ).value;
         return stateOf(info);
@@ -196,16 +215,19 @@ export class SolanaChain {
    */
   async referencedAccounts(tx: Pick<ReadTransaction, 'staticAccounts' | 'lookups'>): Promise<Set<string>> {
     const referenced = new Set(tx.staticAccounts);
+    if (!tx.lookups.length) return referenced;
+    const { kit } = await solanaLibraries();
+    const rpc = await this.rpc();
     for (const { table, indexes } of tx.lookups) {
       const info = (
-        await this.rpc.getAccountInfo(address(table), { encoding: 'base64', commitment: 'confirmed' }).send()
+        await rpc.getAccountInfo(kit.address(table), { encoding: 'base64', commitment: 'confirmed' }).send()
       ).value;
       if (!info) throw new Error(`the address lookup table ${table} does not exist`);
       const data = Buffer.from(info.data[0], 'base64');
       for (const index of indexes) {
         const at = 56 + index * 32;
         if (at + 32 > data.length) throw new Error(`the address lookup table ${table} has no entry ${index}`);
-        referenced.add(getBase58Decoder().decode(data.subarray(at, at + 32)));
+        referenced.add(kit.getBase58Decoder().decode(data.subarray(at, at + 32)));
       }
     }
     return referenced;
@@ -213,18 +235,20 @@ export class SolanaChain {
 
   /** Every SPL token account (Token and Token-2022) the owner holds, with its mint. */
   async tokenAccountsOwnedBy(owner: string): Promise<Array<{ address: string; mint: string }>> {
+    const { kit, token } = await solanaLibraries();
+    const rpc = await this.rpc();
     const found: Array<{ address: string; mint: string }> = [];
-    for (const programId of [TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM]) {
-      const { value } = await this.rpc
+    for (const programId of [token.TOKEN_PROGRAM_ADDRESS, TOKEN_2022_PROGRAM]) {
+      const { value } = await rpc
         .getTokenAccountsByOwner(
-          address(owner),
-          { programId: address(programId) },
+          kit.address(owner),
+          { programId: kit.address(programId) },
           { encoding: 'base64', commitment: 'confirmed' },
         )
         .send();
       for (const { pubkey, account } of value) {
         const data = Buffer.from(account.data[0], 'base64');
-        found.push({ address: pubkey, mint: getBase58Decoder().decode(data.subarray(0, 32)) });
+        found.push({ address: pubkey, mint: kit.getBase58Decoder().decode(data.subarray(0, 32)) });
       }
     }
     return found;
@@ -240,14 +264,17 @@ export class SolanaChain {
     addresses: string[],
     minContextSlot: bigint,
   ): Promise<{ err: string; accounts?: undefined } | { err: null; accounts: AccountState[] }> {
-    const { value } = await this.rpc
+    const { kit } = await solanaLibraries();
+    const { value } = await (
+      await this.rpc()
+    )
       .simulateTransaction(wire as Base64EncodedWireTransaction, {
         encoding: 'base64',
         commitment: 'confirmed',
         sigVerify: false,
         replaceRecentBlockhash: false,
         minContextSlot,
-        accounts: { addresses: addresses.map((a) => address(a)), encoding: 'base64' },
+        accounts: { addresses: addresses.map((a) => kit.address(a)), encoding: 'base64' },
       })
       .send();
     if (value.err) return { err: errorText(value.err) };
@@ -266,8 +293,11 @@ export class SolanaChain {
     owner: string,
     accounts: string[],
   ): Promise<{ fee: bigint; lamports: bigint; tokens: Map<string, bigint> } | null> {
-    const landed = await this.rpc
-      .getTransaction(asSignature(signature), {
+    const { kit } = await solanaLibraries();
+    const landed = await (
+      await this.rpc()
+    )
+      .getTransaction(kit.signature(signature), {
         encoding: 'json',
         maxSupportedTransactionVersion: 0,
         commitment: 'confirmed',
@@ -297,11 +327,14 @@ export class SolanaChain {
   /** Which of these signatures the cluster has a status for: landed, so already reflected in balances. */
   async landed(signatures: string[]): Promise<Set<string>> {
     const found = new Set<string>();
+    if (!signatures.length) return found;
+    const { kit } = await solanaLibraries();
+    const rpc = await this.rpc();
     for (let i = 0; i < signatures.length; i += 256) {
       const batch = signatures.slice(i, i + 256);
-      const { value } = await this.rpc
+      const { value } = await rpc
         .getSignatureStatuses(
-          batch.map((s) => asSignature(s)),
+          batch.map((s) => kit.signature(s)),
           { searchTransactionHistory: true },
         )
         .send();
@@ -314,7 +347,9 @@ export class SolanaChain {
 
   /** Runs the transaction against current state without sending it: its error, or null when it would succeed. */
   async simulate(wire: string): Promise<string | null> {
-    const { value } = await this.rpc
+    const { value } = await (
+      await this.rpc()
+    )
       .simulateTransaction(wire as Base64EncodedWireTransaction, { encoding: 'base64', commitment: 'confirmed' })
       .send();
     return value.err ? errorText(value.err) : null;
@@ -331,8 +366,13 @@ export class SolanaChain {
    * while its blockhash is valid).
    */
   async finalityOf(signature: string): Promise<SolanaFinality> {
+    const { kit } = await solanaLibraries();
     const [status] = (
-      await this.rpc.getSignatureStatuses([asSignature(signature)], { searchTransactionHistory: true }).send()
+      await (
+        await this.rpc()
+      )
+        .getSignatureStatuses([kit.signature(signature)], { searchTransactionHistory: true })
+        .send()
     ).value;
     if (!status) return 'dropped';
     return status.confirmationStatus === 'finalized' ? 'finalized' : 'pending';
@@ -342,18 +382,19 @@ export class SolanaChain {
     transfer: Pick<SignedSolanaTransfer, 'wire' | 'signature' | 'lastValidBlockHeight'>,
     options: { pollMs?: number; resendMs?: number; onPoll?: () => void } = {},
   ): Promise<SolanaTransferOutcome> {
-    const signature = asSignature(transfer.signature);
+    const { kit } = await solanaLibraries();
+    const rpc = await this.rpc();
+    const signature = kit.signature(transfer.signature);
     const lastValid = BigInt(transfer.lastValidBlockHeight);
     const pollMs = options.pollMs ?? 500;
     let lastSent = 0;
     let expiredOnce = false;
     for (;;) {
       options.onPoll?.();
-      const [status] = (await this.rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send())
-        .value;
+      const [status] = (await rpc.getSignatureStatuses([signature], { searchTransactionHistory: true }).send()).value;
       // Included at `confirmed` commitment (a supermajority voted for its block); `finalityOf` then waits for `finalized`.
       if (status?.confirmationStatus === 'confirmed' || status?.confirmationStatus === 'finalized') {
-        const landed = await this.rpc
+        const landed = await rpc
           .getTransaction(signature, { encoding: 'base64', maxSupportedTransactionVersion: 0, commitment: 'confirmed' })
           .send();
         const fee = landed?.meta?.fee ?? LAMPORTS_PER_SIGNATURE;
@@ -370,7 +411,7 @@ export class SolanaChain {
           : { landed: true, success: true, signature: transfer.signature, fee: fee.toString(), slot };
       }
       if (!status) {
-        const height = await this.rpc.getBlockHeight({ commitment: 'finalized' }).send();
+        const height = await rpc.getBlockHeight({ commitment: 'finalized' }).send();
         if (height > lastValid) {
           // It may have landed between the status lookup and this one: look once more before calling it expired.
           if (expiredOnce)
@@ -383,7 +424,7 @@ export class SolanaChain {
           continue;
         }
         if (Date.now() - lastSent >= (options.resendMs ?? 2000)) {
-          await this.rpc
+          await rpc
             .sendTransaction(transfer.wire as Base64EncodedWireTransaction, {
               encoding: 'base64',
               skipPreflight: true,
@@ -438,9 +479,10 @@ export interface ReadTransaction {
   lookups: Array<{ table: string; indexes: number[] }>;
 }
 
-export function readTransaction(wire: string): ReadTransaction {
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
-  const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
+export async function readTransaction(wire: string): Promise<ReadTransaction> {
+  const { kit, system } = await solanaLibraries();
+  const tx = kit.getTransactionDecoder().decode(kit.getBase64Encoder().encode(wire));
+  const message = kit.getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
   if (message.version !== 'legacy' && message.version !== 0)
     throw new Error(`a version ${message.version} transaction message is not read here`);
   const keys = message.staticAccounts.map(String);
@@ -450,7 +492,7 @@ export function readTransaction(wire: string): ReadTransaction {
   }));
   const first = instructions[0];
   const durableNonce =
-    first?.program === SYSTEM_PROGRAM_ADDRESS &&
+    first?.program === system.SYSTEM_PROGRAM_ADDRESS &&
     first.data.length >= 4 &&
     Buffer.from(first.data).readUInt32LE(0) === ADVANCE_NONCE;
   // Compute Budget: SetComputeUnitLimit (2, u32) and SetComputeUnitPrice (3, u64 micro-lamports per unit).
@@ -486,13 +528,17 @@ export function readTransaction(wire: string): ReadTransaction {
 
 /** Adds the signature of the key with this seed to a transaction another party built, leaving theirs as they are. */
 export async function signAsParty(wire: string, seed: Uint8Array): Promise<{ wire: string; signature: string }> {
-  const tx = getTransactionDecoder().decode(getBase64Encoder().encode(wire));
-  const signed = await partiallySignTransaction([await createKeyPairFromPrivateKeyBytes(seed)], tx);
-  return { wire: getBase64EncodedWireTransaction(signed), signature: getSignatureFromTransaction(signed) };
+  const { kit } = await solanaLibraries();
+  const tx = kit.getTransactionDecoder().decode(kit.getBase64Encoder().encode(wire));
+  const signed = await kit.partiallySignTransaction([await kit.createKeyPairFromPrivateKeyBytes(seed)], tx);
+  return { wire: kit.getBase64EncodedWireTransaction(signed), signature: kit.getSignatureFromTransaction(signed) };
 }
 
 /** The 32 bytes of an address. */
-export const addressBytes = (a: string): Uint8Array => new Uint8Array(getAddressEncoder().encode(address(a)));
+export const addressBytes = async (a: string): Promise<Uint8Array> => {
+  const { kit } = await solanaLibraries();
+  return new Uint8Array(kit.getAddressEncoder().encode(kit.address(a)));
+};
 
 /** One client per configured Solana network. */
 export class SolanaChains {

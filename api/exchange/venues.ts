@@ -102,7 +102,7 @@ export function jupiterVenue(
   };
 
   async function ask(source: string, target: string, amount: bigint): Promise<VenueResult> {
-    const slot = await chains.for(network).rpc.getSlot({ commitment: 'confirmed' }).send();
+    const slot = await (await chains.for(network).rpc()).getSlot({ commitment: 'confirmed' }).send();
     const answer = await api.order({
       inputMint: tokens[source]!.mint,
       outputMint: tokens[target]!.mint,

@@ -50,7 +50,7 @@ export function solanaLedger(deps: { orm: Orm; solanaChains: SolanaChains }, net
         'invalid-address',
         'That address is a token account; send to the wallet that owns it',
       );
-    const rentMinimum = await chain.rpc.getMinimumBalanceForRentExemption(0n).send();
+    const rentMinimum = await (await chain.rpc()).getMinimumBalanceForRentExemption(0n).send();
     if (!token && recipient === 'unused' && amount < rentMinimum)
       throw problems.unprocessable('invalid-amount', `A new Solana address must receive at least ${sol(rentMinimum)}`);
     return rentMinimum;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { Wallet } from 'ethers';
-import { createKeyPairSignerFromPrivateKeyBytes } from '@solana/kit';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
 import { RetiredTransferKeyEntity, SolanaWalletEntity, TransferKeyEntity } from '../../db/entities';
@@ -100,6 +99,8 @@ export class SolanaWallets {
     const existing = await this.addressOf(userId);
     if (existing) return { address: existing, created: false };
     const seed = randomBytes(32);
+    // Solana's kit loads here, at the first wallet a process opens (issue 52: not at every start).
+    const { createKeyPairSignerFromPrivateKeyBytes } = await import('@solana/kit');
     const { address } = await createKeyPairSignerFromPrivateKeyBytes(new Uint8Array(seed));
     try {
       await this.orm.em.fork().insert(SolanaWalletEntity, {

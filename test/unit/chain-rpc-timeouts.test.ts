@@ -31,6 +31,6 @@ describe('chain JSON-RPC calls to a node that hangs', () => {
 
   it('fail after the timeout on SOLANA', async () => {
     const chain = new SolanaChains(300).for({ networkId: 'HANG', rpcUrl: url } as SolanaNetwork);
-    await expect(chain.rpc.getSlot().send()).rejects.toThrow();
+    await expect((await chain.rpc()).getSlot().send()).rejects.toThrow();
   }, 10_000);
 });
