@@ -26,7 +26,13 @@ export const solanaLibraries = (): Promise<SolanaLibraries> =>
     import('@solana-program/system'),
     import('@solana-program/memo'),
     import('@solana-program/token'),
-  ]).then(([kit, system, memo, token]) => ({ kit, system, memo, token })));
+  ]).then(
+    ([kit, system, memo, token]) => ({ kit, system, memo, token }),
+    (error: unknown) => {
+      loading = undefined; // a load that failed (a file limit reached, say) is tried again by the next call
+      throw error;
+    },
+  ));
 
 /** The SPL Memo program (v3), deployed on every cluster: each transfer carries its transfer id, so its signature is unique. */
 export const MEMO_PROGRAM_ADDRESS = 'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr' as Address;
@@ -67,7 +73,8 @@ export class SolanaChain {
 
   /** The cluster's JSON-RPC client, made at the first call (the kit loads then). */
   rpc(): Promise<SolanaRpc> {
-    return (this.client ??= solanaLibraries().then(({ kit }) => {
+    if (this.client) return this.client;
+    const client = solanaLibraries().then(({ kit }) => {
       const transport = kit.createDefaultRpcTransport({ url: this.network.rpcUrl });
       const limited: RpcTransport = (config) =>
         transport({
@@ -77,7 +84,13 @@ export class SolanaChain {
             : AbortSignal.timeout(this.timeoutMs),
         });
       return kit.createSolanaRpcFromTransport(limited);
-    }));
+    });
+    // A client that could not be made (the kit failed to load) is made again by the next call.
+    client.catch(() => {
+      if (this.client === client) this.client = undefined;
+    });
+    this.client = client;
+    return this.client;
   }
 
   /** A configured token (the network's settings are checked when they are read: platform/networks.ts). */

@@ -56,7 +56,7 @@ describe('workflow stack traces with the bundle made without the sources text', 
       trace = await handle.query<string>('__stack_trace');
       if (!trace.includes('email-verification')) await new Promise((r) => setTimeout(r, 100));
     }
-    expect(trace).toMatch(/workflows\/email-verification\.(ts|js):14:\d+/);
+    expect(trace).toMatch(/workflows\/email-verification\.(ts|js):\d+:\d+/);
     expect(trace).not.toMatch(/workflows\.js:\d+/);
     release();
     await handle.result();
