@@ -96,9 +96,13 @@ export async function postJournal(em: EntityManager, input: JournalInput): Promi
     });
     return true;
   } catch (error) {
+    // Inside a caller's transaction the posting above was a savepoint, rolled back alone: the journal is read on the
+    // caller's connection. A fork would wait for a second connection, which SQLite's pool of one never frees while
+    // that transaction holds it (a retried payout's extra send then timed out instead of being answered as posted).
+    const reader = em.isInTransaction() ? em : em.fork();
     if (
       error instanceof UniqueConstraintViolationException &&
-      (await em.fork().count(LedgerJournalEntity, { journalId: input.journalId })) === 1
+      (await reader.count(LedgerJournalEntity, { journalId: input.journalId })) === 1
     )
       return false;
     throw error;
