@@ -69,7 +69,15 @@ module.exports = tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: builtinModules.map((name) => ({ name, message: 'Node built-ins are not available in workflows' })),
+          paths: [
+            ...builtinModules.map((name) => ({ name, message: 'Node built-ins are not available in workflows' })),
+            {
+              name: '@temporalio/workflow',
+              importNames: ['proxyActivities'],
+              message:
+                "Use proxyCapabilityActivities (workflows/capabilities.ts): it schedules each activity on its capability's task queue",
+            },
+          ],
           patterns: [
             { group: ['node:*'], message: 'Node built-ins are not available in workflows' },
             {

@@ -189,7 +189,8 @@ async function databaseStatements(metricsPort: number): Promise<number> {
   return Number(/^db_statements_total(?:\{[^}]*\})? (\d+)/m.exec(text)?.[1] ?? NaN);
 }
 
-const rssNow = (pid: number) => ({
+type Rss = { anonMiB: number; fileMiB: number };
+const rssNow = (pid: number): Rss => ({
   anonMiB: Math.round(statusKiB(pid, 'RssAnon') / 1024),
   fileMiB: Math.round(statusKiB(pid, 'RssFile') / 1024),
 });
@@ -577,6 +578,35 @@ async function main(): Promise<void> {
     baselineWorker: rssNow(baselineWorker.pid!),
     bareKoaTemporal: rssNow(bareKoaTemporal.pid!),
   };
+  // The same worker started for part of the roles (WORKER_CAPABILITIES, docs/production.md), measured at rest
+  // on a task queue of its own, then stopped before any load: the workflows alone, the capabilities alone.
+  const splitIdle: Record<'workflows' | 'capabilities', Rss> = {
+    workflows: await idleSplitWorker('worker-workflows', 'workflows'),
+    capabilities: await idleSplitWorker('worker-capabilities', 'chains,bank,messaging,compliance'),
+  };
+  async function idleSplitWorker(name: string, roles: string): Promise<Rss> {
+    const child = spawnService(name, [...workerFlags, 'dist/worker/main.js'], {
+      ...env,
+      TEMPORAL_TASK_QUEUE: 'bench-split',
+      WORKER_CAPABILITIES: roles,
+      // Its 'worker started' line says when it is ready.
+      LOG_LEVEL: 'info',
+    });
+    await new Promise<void>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += String(d);
+        if (out.includes('worker started')) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it started`)));
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const idle = rssNow(child.pid!);
+    const exited = new Promise((r) => child.once('exit', r));
+    child.kill('SIGTERM');
+    await exited;
+    return idle;
+  }
   await snapshot(api.pid!);
   if (process.env.BENCH_ONLY === 'rest') {
     // A quick loop for memory work: the processes' resident memory at rest, printed, BENCHMARKS.md left as it is.
@@ -585,6 +615,8 @@ async function main(): Promise<void> {
       ['api over bare Koa with the Temporal client', idleMemory.api, idleMemory.bareKoaTemporal],
       ['api over bare Koa', idleMemory.api, idleMemory.bareKoa],
       ['worker / baseline worker', idleMemory.worker, idleMemory.baselineWorker],
+      ['worker for the workflows alone / baseline worker', splitIdle.workflows, idleMemory.baselineWorker],
+      ['worker for the capabilities alone / baseline worker', splitIdle.capabilities, idleMemory.baselineWorker],
     ] as const)
       log(
         `${name}: ${mib(ours)} (${ours.anonMiB} + ${ours.fileMiB}) against ${mib(base)} (${base.anonMiB} + ${base.fileMiB}) MiB: ${name.includes('/') ? (mib(ours) / mib(base)).toFixed(2) + 'x' : '+' + (mib(ours) - mib(base))}`,
@@ -892,6 +924,7 @@ async function main(): Promise<void> {
     bareKoaPeakRssMiB: Math.round(peakRssMiB(bareKoa.pid!)),
     apiIdle: idleMemory.api,
     workerIdle: idleMemory.worker,
+    splitIdle,
     apiAfterLoad: rssNow(api.pid!),
     bareKoaIdle: idleMemory.bareKoa,
     bareKoaAfterLoad,
@@ -1000,7 +1033,6 @@ async function main(): Promise<void> {
     plainCpu: Load['cpu'];
     ratios: number[];
   };
-  type Rss = { anonMiB: number; fileMiB: number };
   const m = results.memory as {
     apiPeakRssMiB: number;
     workerPeakRssMiB: number;
@@ -1008,6 +1040,7 @@ async function main(): Promise<void> {
     apiIdle: Rss;
     /** Absent in reports of runs before it was measured. */
     workerIdle?: Rss;
+    splitIdle?: Record<'workflows' | 'capabilities', Rss>;
     apiAfterLoad: Rss;
     bareKoaIdle: Rss;
     bareKoaAfterLoad: Rss;
@@ -1152,8 +1185,17 @@ async function main(): Promise<void> {
       '(reported)',
       null,
     ],
+    ...(m.splitIdle
+      ? (['workflows', 'capabilities'] as const).map((part): [string, string, string, string, boolean | null] => [
+          `Worker for the ${part} alone (\`WORKER_CAPABILITIES=${part === 'workflows' ? 'workflows' : 'chains,bank,messaging,compliance'}\`) at rest vs the baseline worker at rest (MiB)`,
+          `${mib(m.splitIdle![part])} / ${mib(m.baselineWorkerIdle)}`,
+          String(ratio(mib(m.splitIdle![part]), mib(m.baselineWorkerIdle))),
+          '(reported)',
+          null,
+        ])
+      : []),
     [
-      'Worker resident memory at rest vs the baseline worker at rest (MiB)',
+      'Worker resident memory at rest vs the baseline worker at rest (MiB; the full worker: every capability, one process)',
       `${mib(m.workerIdle!)} / ${mib(m.baselineWorkerIdle)}`,
       String(ratio(mib(m.workerIdle!), mib(m.baselineWorkerIdle))),
       '<= 1.3',

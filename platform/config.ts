@@ -75,6 +75,12 @@ export const ConfigSchema = Type.Object({
         'worker: a file of the workflows bundled ahead (worker/bundle-workflows.ts) to run; unset: dist/workflow-bundle.js beside a built worker when no compiled workflow is newer, else bundled at start',
     }),
   ),
+  WORKER_CAPABILITIES: Type.String({
+    default: 'workflows,chains,bank,messaging,compliance',
+    pattern: '^(workflows|chains|bank|messaging|compliance)(,(workflows|chains|bank|messaging|compliance))*$',
+    description:
+      "worker: what this process runs, comma-separated: 'workflows' (every workflow, and the activities on its queue) and the capabilities whose activities have queues of their own, 'chains', 'bank', 'messaging', 'compliance' (docs/production.md); unset: all",
+  }),
   JWT_PRIVATE_JWK: Type.String({ minLength: 2, description: 'ES256 private key as a JSON Web Key (must carry a kid)' }),
   JWT_ISSUER: Type.String({ default: 'wallet-service', minLength: 1 }),
   JWT_AUDIENCE: Type.String({ default: 'wallet-app', minLength: 1 }),
@@ -758,6 +764,7 @@ export const WORKER_CONFIG_KEYS = [
   'TEMPORAL_NAMESPACE',
   'TEMPORAL_TASK_QUEUE',
   'WORKFLOW_BUNDLE',
+  'WORKER_CAPABILITIES',
   'DATA_ENCRYPTION_KEY',
   'IDENTITY_PROVIDER_URL',
   'IDENTITY_PROVIDER_CLIENT_SECRET',

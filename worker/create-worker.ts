@@ -1,11 +1,13 @@
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
 import { createDataConverter, type TemporalSettings } from '../platform/temporal';
 import type { DataEncryption } from '../platform/data-encryption';
 import type { WorkerMetrics } from './metrics';
 import { WORKFLOW_BUNDLE_OPTIONS } from './workflow-bundle';
+import { ALL_WORKER_ROLES, createWorkerGroup, type WorkerGroup } from './worker-group';
+import type { WorkerRole } from '../workflows/capabilities';
 
 /**
  * The workflows bundled by `npm run build` (worker/bundle-workflows.ts), beside the compiled worker: dist/workflow-bundle.js.
@@ -37,27 +39,36 @@ export function assertWorkflowBundle(path: string | undefined): void {
 /**
  * Builds the worker from ready dependencies; used by worker/main.ts and by tests that run a real worker.
  * `workflowBundle` (WORKFLOW_BUNDLE): the workflows bundled ahead, run as they are (a missing file fails the start).
+ * `roles` (WORKER_CAPABILITIES): the workflows and the capabilities this process runs (worker/worker-group.ts); all by
+ * default.
  */
 export async function createWorker(
-  settings: TemporalSettings & { workflowBundle?: string },
+  settings: TemporalSettings & { workflowBundle?: string; roles?: readonly WorkerRole[] },
   deps: ActivityDeps & { encryption: DataEncryption },
   metrics?: WorkerMetrics,
-): Promise<{ worker: Worker; connection: NativeConnection }> {
+): Promise<{ worker: WorkerGroup; connection: NativeConnection }> {
   assertWorkflowBundle(settings.workflowBundle);
   const connection = await NativeConnection.connect({ address: settings.address });
   const bundle = settings.workflowBundle ?? freshWorkflowBundle();
   if (!settings.workflowBundle && existsSync(PREBUILT_WORKFLOW_BUNDLE) && !bundle)
     console.warn(`${PREBUILT_WORKFLOW_BUNDLE} is older than the compiled workflows: bundling them now (npm run build)`);
-  const worker = await Worker.create({
-    connection,
-    namespace: settings.namespace,
-    taskQueue: settings.taskQueue,
-    ...(bundle
-      ? { workflowBundle: { codePath: bundle } }
-      : { workflowsPath: require.resolve('../workflows'), bundlerOptions: WORKFLOW_BUNDLE_OPTIONS }),
-    activities: createActivities(deps),
-    dataConverter: createDataConverter(deps.encryption),
-    ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
-  });
+  const roles = settings.roles ?? ALL_WORKER_ROLES;
+  const worker = await createWorkerGroup(
+    {
+      connection,
+      namespace: settings.namespace,
+      taskQueue: settings.taskQueue,
+      // A process without the workflows neither bundles nor loads them.
+      ...(!roles.includes('workflows')
+        ? {}
+        : bundle
+          ? { workflowBundle: { codePath: bundle } }
+          : { workflowsPath: require.resolve('../workflows'), bundlerOptions: WORKFLOW_BUNDLE_OPTIONS }),
+      activities: createActivities(deps),
+      dataConverter: createDataConverter(deps.encryption),
+      ...(metrics ? { interceptors: { activity: [metrics.interceptor] } } : {}),
+    },
+    roles,
+  );
   return { worker, connection };
 }

@@ -1,22 +1,24 @@
 /** The Temporal worker process: reads its configuration, builds every real client (composeWorker) and runs the worker. */
-import { loadConfig, WORKER_CONFIG_KEYS, ConfigError } from '../platform/config';
+import { loadConfig, WORKER_CONFIG_KEYS, ConfigError, type WorkerConfig } from '../platform/config';
 import { DefaultLogger, Runtime, type LogLevel } from '@temporalio/worker';
-import { createLogger } from '../platform/logger';
+import { createLogger, type Logger } from '../platform/logger';
 import { createOrm, onStatement } from '../db/orm';
 import { followTestClock } from '../db/test-clock';
 import { assertWorkflowBundle, createWorker } from './create-worker';
 import { WorkerMetrics } from './metrics';
 import { createMetricsRegistry, databaseStatementCounter, serveMetrics } from '../platform/metrics';
-import { composeWorker } from './composition';
+import { composeWorker, type WorkerDeps } from './composition';
 import { rekeyAccountNumberHashes, sealLegacyPersonalData } from './data-upgrades';
-import { createTemporalClient } from '../platform/temporal';
+import { createTemporalClient, type TemporalSettings } from '../platform/temporal';
 import { sanctionsListState } from '../db/compliance';
 import { OFAC_SDN } from '../integrations/sanctions';
 import { ensureHousekeepingSchedule, ensureSanctionsListSchedule } from './schedules';
 import { ensureFinalityWatches } from './watches';
+import { workerRoles } from './worker-group';
 
 async function main(): Promise<void> {
   const config = loadConfig(process.env, WORKER_CONFIG_KEYS);
+  const roles = workerRoles(config.WORKER_CAPABILITIES);
   assertWorkflowBundle(config.WORKFLOW_BUNDLE);
   const logger = createLogger({ level: config.LOG_LEVEL, name: 'worker' });
   // The SDK's own logs go through the same structured logger.
@@ -74,10 +76,38 @@ async function main(): Promise<void> {
       : await serveMetrics(metrics.registry, config.METRICS_HOST, config.METRICS_PORT);
   if (served) logger.info({ url: served.url }, 'metrics listening');
   const { worker, connection } = await createWorker(
-    { ...settings, ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}) },
+    { ...settings, roles, ...(config.WORKFLOW_BUNDLE ? { workflowBundle: config.WORKFLOW_BUNDLE } : {}) },
     deps,
     metrics,
   );
+  // The schedules and the finality watches are the workflows' (a process for capabilities alone starts none).
+  if (roles.includes('workflows')) await ensureWorkflowsStarted(config, settings, deps, logger);
+  // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
+  let stopping = false;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      worker.shutdown();
+    });
+  }
+  logger.info({ roles, taskQueues: worker.taskQueues, temporal: settings.address }, 'worker started');
+  await worker.run();
+  await connection.close();
+  if (served) await new Promise<void>((resolve) => served.server.close(() => resolve()));
+  deps.close();
+  await orm.close();
+  logger.info('worker stopped');
+}
+
+/** The sanctions list's and housekeeping's schedules and each network's finality watch, created once. */
+async function ensureWorkflowsStarted(
+  config: WorkerConfig,
+  settings: TemporalSettings,
+  deps: WorkerDeps,
+  logger: Logger,
+): Promise<void> {
+  const orm = deps.orm;
   // The sanctions list's schedule (created once; read at once when no current list is stored).
   const client = await createTemporalClient(settings, deps.encryption);
   const list = await sanctionsListState(orm, OFAC_SDN.source);
@@ -100,22 +130,6 @@ async function main(): Promise<void> {
   });
   logger.info({ watches }, 'finality watches ensured');
   await client.connection.close();
-  // Ctrl-C reaches the whole process group and the launcher then sends SIGTERM too: shut down once.
-  let stopping = false;
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.on(signal, () => {
-      if (stopping) return;
-      stopping = true;
-      worker.shutdown();
-    });
-  }
-  logger.info({ taskQueue: settings.taskQueue, temporal: settings.address }, 'worker started');
-  await worker.run();
-  await connection.close();
-  if (served) await new Promise<void>((resolve) => served.server.close(() => resolve()));
-  deps.close();
-  await orm.close();
-  logger.info('worker stopped');
 }
 
 main().catch((error) => {

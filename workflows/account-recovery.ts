@@ -1,11 +1,5 @@
-import {
-  ParentClosePolicy,
-  condition,
-  proxyActivities,
-  setHandler,
-  startChild,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ParentClosePolicy, condition, setHandler, startChild, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { RecoveryActivities } from '../activities/recovery';
 import {
   RECORD_OPTIONS,
@@ -20,7 +14,9 @@ import { securityNoticeWorkflow } from './security-notice';
 
 /** Chain calls: an RPC outage is retried; "not due yet" is retried until the chains' clocks pass the delay. */
 const CHAIN_RETRY = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' } as const;
-const chain = proxyActivities<Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'executeRecoveryNetworks'>>({
+const chain = proxyCapabilityActivities<
+  Pick<RecoveryActivities, 'scheduleRecoveryNetworks' | 'executeRecoveryNetworks'>
+>({
   startToCloseTimeout: '2 minutes',
   retry: CHAIN_RETRY,
 });
@@ -29,11 +25,11 @@ const chain = proxyActivities<Pick<RecoveryActivities, 'scheduleRecoveryNetworks
  * worker that died while running it is replaced at once (found by CI: a worker SIGKILLed mid-look held the
  * recovery back for the two minutes of the other chain calls).
  */
-const watch = proxyActivities<Pick<RecoveryActivities, 'checkRecoveryCancellations'>>({
+const watch = proxyCapabilityActivities<Pick<RecoveryActivities, 'checkRecoveryCancellations'>>({
   startToCloseTimeout: '20 seconds',
   retry: CHAIN_RETRY,
 });
-const storage = proxyActivities<Pick<RecoveryActivities, 'finishRecovery'>>(RECORD_OPTIONS);
+const storage = proxyCapabilityActivities<Pick<RecoveryActivities, 'finishRecovery'>>(RECORD_OPTIONS);
 
 /** A margin over the delay, for the chains' clocks running behind the workflow's. */
 const MARGIN_SECONDS = 2;

@@ -1,4 +1,5 @@
-import { getExternalWorkflowHandle, proxyActivities } from '@temporalio/workflow';
+import { getExternalWorkflowHandle } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SignedOperationActivities } from '../activities/signed-operation';
 import {
   CHAIN_SUBMISSION_OPTIONS,
@@ -12,11 +13,13 @@ import {
 import { submitSignedOperation } from './signed-operation';
 
 const chain =
-  proxyActivities<Pick<SignedOperationActivities, 'submitAccountUpgrade' | 'submitRecoveryCancel'>>(
+  proxyCapabilityActivities<Pick<SignedOperationActivities, 'submitAccountUpgrade' | 'submitRecoveryCancel'>>(
     CHAIN_SUBMISSION_OPTIONS,
   );
 const storage =
-  proxyActivities<Pick<SignedOperationActivities, 'finishAccountUpgrade' | 'finishRecoveryCancel'>>(RECORD_OPTIONS);
+  proxyCapabilityActivities<Pick<SignedOperationActivities, 'finishAccountUpgrade' | 'finishRecoveryCancel'>>(
+    RECORD_OPTIONS,
+  );
 
 /** Upgrades the account on one network to WalletAccountRecoverable (owner recovery with a time lock), by an owner-signed user operation. */
 export async function accountUpgradeWorkflow(input: TransferKeyOperationInput): Promise<DeployOutcome> {

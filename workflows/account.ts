@@ -1,10 +1,5 @@
-import {
-  ChildWorkflowCancellationType,
-  ParentClosePolicy,
-  executeChild,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { ChildWorkflowCancellationType, ParentClosePolicy, executeChild, setHandler } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { AccountActivities } from '../activities/account';
 import {
   RECORD_OPTIONS,
@@ -17,7 +12,7 @@ import {
 } from './messages';
 import type { payoutWorkflow } from './payout';
 
-const account = proxyActivities<AccountActivities>(RECORD_OPTIONS);
+const account = proxyCapabilityActivities<AccountActivities>(RECORD_OPTIONS);
 
 /**
  * Closes a user's account, or answers what stops it (account-closure-<userId>). With a won balance, the API recorded

@@ -1,10 +1,10 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { BankVerificationActivities } from '../activities/bank-verification';
 import { BankFailure, PROVIDER_REJECTED } from '../platform/failures';
 import type { BankVerificationInput } from './messages';
 
 /** The user waits for the answer: a few quick attempts, then the API says the bank is not answering. */
-const bank = proxyActivities<BankVerificationActivities>({
+const bank = proxyCapabilityActivities<BankVerificationActivities>({
   startToCloseTimeout: '15 seconds',
   retry: {
     initialInterval: '500 milliseconds',

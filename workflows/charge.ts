@@ -3,10 +3,10 @@ import {
   ApplicationFailure,
   condition,
   patched,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { ChargeActivities } from '../activities/charge';
 import {
   ChargeFailure,
@@ -20,16 +20,20 @@ import {
 } from './messages';
 
 /** Calls to the bank: idempotent by reference, so they are retried until the bank answers (a refusal is final). */
-const bank = proxyActivities<Pick<ChargeActivities, 'requestWithdrawal' | 'pollWithdrawal' | 'refundCharge'>>({
-  startToCloseTimeout: '30 seconds',
-  retry: {
-    initialInterval: '1 second',
-    backoffCoefficient: 2,
-    maximumInterval: '2 minutes',
-    nonRetryableErrorTypes: [PROVIDER_REJECTED],
+const bank = proxyCapabilityActivities<Pick<ChargeActivities, 'requestWithdrawal' | 'pollWithdrawal' | 'refundCharge'>>(
+  {
+    startToCloseTimeout: '30 seconds',
+    retry: {
+      initialInterval: '1 second',
+      backoffCoefficient: 2,
+      maximumInterval: '2 minutes',
+      nonRetryableErrorTypes: [PROVIDER_REJECTED],
+    },
   },
-});
-const storage = proxyActivities<Pick<ChargeActivities, 'creditCharge' | 'failCharge' | 'holdChargeForReview'>>({
+);
+const storage = proxyCapabilityActivities<
+  Pick<ChargeActivities, 'creditCharge' | 'failCharge' | 'holdChargeForReview'>
+>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',

@@ -1,7 +1,7 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { ComplianceActivities, TravelRuleActivities } from '../activities/compliance';
 
-const list = proxyActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>({
+const list = proxyCapabilityActivities<Pick<ComplianceActivities, 'refreshSanctionsList'>>({
   // The Treasury's file is about 100 MB: minutes to read, heartbeating as it streams.
   startToCloseTimeout: '15 minutes',
   heartbeatTimeout: '1 minute',
@@ -30,7 +30,7 @@ export async function travelRuleAnswerWorkflow(input: {
   approved: { address: string } | null;
   rejected: string | null;
 }): Promise<void> {
-  const answer = proxyActivities<Pick<TravelRuleActivities, 'answerTravelRuleInquiry'>>({
+  const answer = proxyCapabilityActivities<Pick<TravelRuleActivities, 'answerTravelRuleInquiry'>>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
   });
@@ -41,7 +41,7 @@ export async function travelRuleAnswerWorkflow(input: {
 export async function codeMemberKeysWorkflow(input: {
   entityId: string;
 }): Promise<Array<{ pubkey: string; until: number }>> {
-  const keys = proxyActivities<Pick<TravelRuleActivities, 'codeMemberKeys'>>({
+  const keys = proxyCapabilityActivities<Pick<TravelRuleActivities, 'codeMemberKeys'>>({
     startToCloseTimeout: '20 seconds',
     retry: { initialInterval: '500 milliseconds', maximumAttempts: 3 },
   });

@@ -1,8 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { CustodyActivities } from '../activities/custody';
 import type { CustodyKeyInput, CustodyKeyOutcome } from './messages';
 
-const custody = proxyActivities<CustodyActivities>({
+const custody = proxyCapabilityActivities<CustodyActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 5 },
 });

@@ -1,10 +1,10 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { EmailVerificationActivities } from '../activities/email-verification';
 import { PROVIDER_REJECTED } from '../platform/failures';
 import type { EmailVerificationInput } from './messages';
 
 /** The user waits for the answer: a few quick attempts, then the API says the mail provider is not answering. */
-const mail = proxyActivities<EmailVerificationActivities>({
+const mail = proxyCapabilityActivities<EmailVerificationActivities>({
   startToCloseTimeout: '15 seconds',
   retry: { initialInterval: '500 milliseconds', maximumAttempts: 3, nonRetryableErrorTypes: [PROVIDER_REJECTED] },
 });

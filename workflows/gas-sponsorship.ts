@@ -1,8 +1,8 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { GasSponsorshipActivities } from '../activities/gas-sponsorship';
 import { GasFailure, type GasSponsorshipInput } from './messages';
 
-const sponsor = proxyActivities<GasSponsorshipActivities>({
+const sponsor = proxyCapabilityActivities<GasSponsorshipActivities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumAttempts: 5, nonRetryableErrorTypes: Object.values(GasFailure) },
 });

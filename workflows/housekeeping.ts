@@ -1,9 +1,10 @@
-import { ParentClosePolicy, patched, proxyActivities, startChild } from '@temporalio/workflow';
+import { ParentClosePolicy, patched, startChild } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { HousekeepingActivities } from '../activities/housekeeping';
 import { payoutWorkflowId } from './messages';
 import { payoutWorkflow } from './payout';
 
-const housekeeping = proxyActivities<HousekeepingActivities>({
+const housekeeping = proxyCapabilityActivities<HousekeepingActivities>({
   startToCloseTimeout: '5 minutes',
   retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 5 },
 });

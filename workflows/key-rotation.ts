@@ -3,12 +3,12 @@ import {
   ApplicationFailure,
   condition,
   executeChild,
-  proxyActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { KeyRotationActivities } from '../activities/key-rotation';
 import {
   CHAIN_SUBMISSION_TIMEOUTS,
@@ -26,7 +26,7 @@ import {
 
 const MAX_NETWORK_ATTEMPTS = 10;
 
-const chain = proxyActivities<Pick<KeyRotationActivities, 'submitNetworkRotation'>>({
+const chain = proxyCapabilityActivities<Pick<KeyRotationActivities, 'submitNetworkRotation'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
   // A network whose RPC stays down fails after a bounded effort; the user can retry it later (retryable: true).
   retry: {
@@ -37,7 +37,7 @@ const chain = proxyActivities<Pick<KeyRotationActivities, 'submitNetworkRotation
     nonRetryableErrorTypes: Object.values(ChainFailure),
   },
 });
-const storage = proxyActivities<
+const storage = proxyCapabilityActivities<
   Pick<KeyRotationActivities, 'recordNetworkRotation' | 'recordNetworkStalled' | 'recordKeyRotationStatus'>
 >({
   startToCloseTimeout: '30 seconds',

@@ -1,13 +1,13 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { KycActivities } from '../activities/kyc';
 import { RECORD_OPTIONS, type BasicInfoInput, type KycRenewalInput, type KycRenewalOutcome } from './messages';
 
-const kyc = proxyActivities<Pick<KycActivities, 'recordBasicInfo'>>(RECORD_OPTIONS);
+const kyc = proxyCapabilityActivities<Pick<KycActivities, 'recordBasicInfo'>>(RECORD_OPTIONS);
 /**
  * The OCR provider is asked with one idempotency key per renewal (a retry is not billed twice); an app waits for the
  * answer, so a provider that stays down fails the renewal within half a minute (503) and nothing changes.
  */
-const renewal = proxyActivities<Pick<KycActivities, 'renewKyc'>>({
+const renewal = proxyCapabilityActivities<Pick<KycActivities, 'renewKyc'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '8 seconds', maximumAttempts: 5 },
 });

@@ -2,13 +2,13 @@ import {
   ParentClosePolicy,
   condition,
   continueAsNew,
-  proxyActivities,
   setHandler,
   sleep,
   startChild,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { PayoutActivities } from '../activities/payout';
 import {
   NeedsReviewSA,
@@ -25,12 +25,12 @@ import {
  * Calls to the bank: the deposit is sent once per bank_tran_id, and every later call asks transfer/result about it
  * (never a second send), so they are retried until the bank answers.
  */
-const bank = proxyActivities<Pick<PayoutActivities, 'payoutAtBank' | 'decidePayout' | 'payoutLandings'>>({
+const bank = proxyCapabilityActivities<Pick<PayoutActivities, 'payoutAtBank' | 'decidePayout' | 'payoutLandings'>>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '2 minutes' },
 });
 /** The ledger and the payout's record: idempotent by the payout id (a journal is posted once by its id). */
-const storage = proxyActivities<
+const storage = proxyCapabilityActivities<
   Pick<PayoutActivities, 'settlePayout' | 'reversePayout' | 'holdPayoutForReview' | 'recordExtraPayment'>
 >({
   startToCloseTimeout: '30 seconds',

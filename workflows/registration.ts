@@ -2,10 +2,10 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { RegistrationActivities } from '../activities/registration';
 import {
   ALL_REGISTRATION_STEPS,
@@ -28,7 +28,7 @@ import {
 const ACTIVITY_TIMEOUT = '30 seconds';
 export const MAX_EKYC_ATTEMPTS = 5;
 
-const activities = proxyActivities<RegistrationActivities>({
+const activities = proxyCapabilityActivities<RegistrationActivities>({
   startToCloseTimeout: ACTIVITY_TIMEOUT,
   retry: {
     initialInterval: '1 second',

@@ -2,10 +2,10 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
-  proxyActivities,
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SignInActivities } from '../activities/sign-in';
 import {
   RegistrationFailure,
@@ -24,7 +24,7 @@ import {
   type StartSignInResponse,
 } from './messages';
 
-const records = proxyActivities<Pick<SignInActivities, 'recordSignIn' | 'completeSignIn' | 'closeSignIn'>>({
+const records = proxyCapabilityActivities<Pick<SignInActivities, 'recordSignIn' | 'completeSignIn' | 'closeSignIn'>>({
   startToCloseTimeout: '30 seconds',
   retry: {
     initialInterval: '1 second',
@@ -35,7 +35,7 @@ const records = proxyActivities<Pick<SignInActivities, 'recordSignIn' | 'complet
   },
 });
 /** The app waits for the card check: a provider that stays down fails the attempt within half a minute (503), not counted. */
-const cards = proxyActivities<Pick<SignInActivities, 'checkSignInIdCard'>>({
+const cards = proxyCapabilityActivities<Pick<SignInActivities, 'checkSignInIdCard'>>({
   startToCloseTimeout: '20 seconds',
   retry: {
     initialInterval: '1 second',

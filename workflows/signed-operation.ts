@@ -1,15 +1,10 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  proxyActivities,
-  sleep,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, sleep, upsertSearchAttributes } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SignedOperationActivities } from '../activities/signed-operation';
 import { NetworkIdSA, RECORD_OPTIONS, UserIdSA, type DeployOutcome, type SignedSubmission } from './messages';
 
 const storage =
-  proxyActivities<Pick<SignedOperationActivities, 'recordOperationStalled' | 'recordOperationReplaced'>>(
+  proxyCapabilityActivities<Pick<SignedOperationActivities, 'recordOperationStalled' | 'recordOperationReplaced'>>(
     RECORD_OPTIONS,
   );
 

@@ -1,4 +1,5 @@
-import { ActivityFailure, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SolanaSwapActivities } from '../activities/solana-swap';
 import {
   CHAIN_SUBMISSION_OPTIONS,
@@ -7,13 +8,13 @@ import {
   type SwapOperationInput,
 } from './messages';
 
-const chain = proxyActivities<Pick<SolanaSwapActivities, 'signSolanaSwap'>>(CHAIN_SUBMISSION_OPTIONS);
+const chain = proxyCapabilityActivities<Pick<SolanaSwapActivities, 'signSolanaSwap'>>(CHAIN_SUBMISSION_OPTIONS);
 /** Sending until the transaction lands or its blockhash expires (about a minute): heartbeating, retried on RPC failures. */
-const sending = proxyActivities<Pick<SolanaSwapActivities, 'sendSolanaSwap'>>({
+const sending = proxyCapabilityActivities<Pick<SolanaSwapActivities, 'sendSolanaSwap'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
   retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
-const storage = proxyActivities<Pick<SolanaSwapActivities, 'failSolanaSwap'>>(RECORD_OPTIONS);
+const storage = proxyCapabilityActivities<Pick<SolanaSwapActivities, 'failSolanaSwap'>>(RECORD_OPTIONS);
 
 /**
  * A SOLANA swap the person approved with their PIN: the worker asks Jupiter for its transaction, checks its effect by

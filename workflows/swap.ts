@@ -1,13 +1,13 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SignedOperationActivities } from '../activities/signed-operation';
 import type { SwapActivities } from '../activities/swap';
 import { CHAIN_SUBMISSION_OPTIONS, RECORD_OPTIONS, type DeployOutcome, type SwapOperationInput } from './messages';
 import { submitSignedOperation } from './signed-operation';
 
-const chain = proxyActivities<Pick<SignedOperationActivities, 'submitSwap'> & Pick<SwapActivities, 'simulateSwap'>>(
-  CHAIN_SUBMISSION_OPTIONS,
-);
-const storage = proxyActivities<Pick<SwapActivities, 'finishSwap'>>(RECORD_OPTIONS);
+const chain = proxyCapabilityActivities<
+  Pick<SignedOperationActivities, 'submitSwap'> & Pick<SwapActivities, 'simulateSwap'>
+>(CHAIN_SUBMISSION_OPTIONS);
+const storage = proxyCapabilityActivities<Pick<SwapActivities, 'finishSwap'>>(RECORD_OPTIONS);
 
 /**
  * A swap the owner signed: simulated first at the chain's newest block, and refused without being sent (no gas spent)

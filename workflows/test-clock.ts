@@ -1,7 +1,8 @@
-import { proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { workflowInfo } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { TestClockActivities } from '../activities/test-clock';
 
-const activities = proxyActivities<TestClockActivities>({
+const activities = proxyCapabilityActivities<TestClockActivities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '1 second', maximumInterval: '10 seconds', maximumAttempts: 5 },
 });

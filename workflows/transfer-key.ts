@@ -1,4 +1,4 @@
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { SignedOperationActivities } from '../activities/signed-operation';
 import {
   CHAIN_SUBMISSION_OPTIONS,
@@ -8,8 +8,9 @@ import {
 } from './messages';
 import { submitSignedOperation } from './signed-operation';
 
-const chain = proxyActivities<Pick<SignedOperationActivities, 'submitTransferKeyChange'>>(CHAIN_SUBMISSION_OPTIONS);
-const storage = proxyActivities<Pick<SignedOperationActivities, 'finishTransferKeyChange'>>(RECORD_OPTIONS);
+const chain =
+  proxyCapabilityActivities<Pick<SignedOperationActivities, 'submitTransferKeyChange'>>(CHAIN_SUBMISSION_OPTIONS);
+const storage = proxyCapabilityActivities<Pick<SignedOperationActivities, 'finishTransferKeyChange'>>(RECORD_OPTIONS);
 
 /** Renews, rotates, removes or re-caps the service's transfer key on one account, by an owner-signed user operation. */
 export async function transferKeyWorkflow(input: TransferKeyOperationInput): Promise<DeployOutcome> {

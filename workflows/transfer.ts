@@ -6,13 +6,13 @@ import {
   continueAsNew,
   log,
   patched,
-  proxyActivities,
   proxyLocalActivities,
   setHandler,
   type LocalActivityOptions,
   startChild,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import type { TransferActivities } from '../activities/transfer';
 import type { TransferPreparationActivities } from '../activities/transfer-prepare';
@@ -55,10 +55,12 @@ const SCREENING: LocalActivityOptions = {
     nonRetryableErrorTypes: [TransferFailure.RecipientSanctioned],
   },
 };
-const signing = proxyActivities<Pick<TransferActivities, 'signTransfer'>>(SIGNING);
-const screening = proxyActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>(SCREENING);
+const signing = proxyCapabilityActivities<Pick<TransferActivities, 'signTransfer'>>(SIGNING);
+const screening = proxyCapabilityActivities<Pick<ComplianceActivities, 'screenTransferRecipient'>>(SCREENING);
 /** The Travel Rule inquiry: a provider that cannot be reached is retried for about ten minutes, then the transfer fails. */
-const travelRule = proxyActivities<Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>>({
+const travelRule = proxyCapabilityActivities<
+  Pick<TravelRuleActivities, 'sendTravelRuleInquiry' | 'recordTravelRuleOutcome'>
+>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 },
 });
@@ -105,30 +107,31 @@ const localRecordsOfSent = proxyLocalActivities<Pick<TransferActivities, 'finish
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
   localRetryThreshold: LOCAL_RETRY_THRESHOLD,
 });
-const review_ = proxyActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
+const review_ =
+  proxyCapabilityActivities<Pick<ComplianceActivities, 'openReviewCase' | 'releaseHeldTransfer'>>(RECORD_OPTIONS);
 const storage =
-  proxyActivities<
+  proxyCapabilityActivities<
     Pick<TransferActivities, 'finishTransfer' | 'transferMaybeSent' | 'transferReorged' | 'recordTransferNeedsReview'>
   >(RECORD_OPTIONS);
 /** As localRecordsOfSent, for workflows started before the local steps (retry options are not part of a history). */
-const storageOfSent = proxyActivities<Pick<TransferActivities, 'finishTransfer'>>({
+const storageOfSent = proxyCapabilityActivities<Pick<TransferActivities, 'finishTransfer'>>({
   ...RECORD_OPTIONS,
   retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 /** Watching a confirmed transfer until it is final: as long as the chain takes, heartbeating; a dead worker is noticed. */
-const finality = proxyActivities<Pick<TransferActivities, 'awaitFinality'>>({
+const finality = proxyCapabilityActivities<Pick<TransferActivities, 'awaitFinality'>>({
   startToCloseTimeout: '6 hours',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 /** One network's finality watch: rounds of a few minutes, heartbeating; retried for ever on another worker. */
-const watch = proxyActivities<Pick<TransferActivities, 'watchFinality'>>({
+const watch = proxyCapabilityActivities<Pick<TransferActivities, 'watchFinality'>>({
   startToCloseTimeout: '10 minutes',
   heartbeatTimeout: '30 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute' },
 });
 /** After the first attempts ran out: no limit, every few minutes, until the chain says what happened. */
-const patient = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
+const patient = proxyCapabilityActivities<Pick<TransferActivities, 'submitTransfer'>>({
   ...CHAIN_SUBMISSION_TIMEOUTS,
   // No maximumAttempts: retried until it succeeds or fails for a reason the chain proves.
   retry: {
@@ -177,7 +180,7 @@ export async function transferWorkflow(input: TransferInput): Promise<TransferOu
       { key: UserIdSA, value: input.userId },
       { key: NetworkIdSA, value: input.networkId },
     ]);
-  const chain = proxyActivities<Pick<TransferActivities, 'submitTransfer'>>({
+  const chain = proxyCapabilityActivities<Pick<TransferActivities, 'submitTransfer'>>({
     ...CHAIN_SUBMISSION_OPTIONS,
     retry: { ...CHAIN_SUBMISSION_OPTIONS.retry, maximumAttempts: input.reviewAfterAttempts ?? 30 },
   });
@@ -389,7 +392,7 @@ export async function travelRuleConfirmationWorkflow(input: {
   callback: string;
   txHash: string;
 }): Promise<'confirmed' | 'not-sent'> {
-  const confirm = proxyActivities<Pick<TravelRuleActivities, 'confirmTravelRuleTransfer'>>({
+  const confirm = proxyCapabilityActivities<Pick<TravelRuleActivities, 'confirmTravelRuleTransfer'>>({
     startToCloseTimeout: '1 minute',
     retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 10 },
   });

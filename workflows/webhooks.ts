@@ -1,11 +1,5 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  continueAsNew,
-  proxyActivities,
-  setHandler,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, condition, continueAsNew, setHandler } from '@temporalio/workflow';
+import { proxyCapabilityActivities } from './capabilities';
 import type { WebhookActivities } from '../activities/webhooks';
 import { webhookWakeSignal, type WebhookEndpointInput, type WebhookEndpointOutcome } from './messages';
 
@@ -20,13 +14,13 @@ const STEPS_PER_RUN = 500;
  * again; nothing is skipped (the cursor stays before that event).
  */
 export async function webhookEndpointWorkflow(input: WebhookEndpointInput): Promise<WebhookEndpointOutcome> {
-  const store = proxyActivities<Pick<WebhookActivities, 'nextWebhookEvents' | 'disableWebhookEndpoint'>>({
+  const store = proxyCapabilityActivities<Pick<WebhookActivities, 'nextWebhookEvents' | 'disableWebhookEndpoint'>>({
     // Database reads and writes of a few rows: a worker stopped or killed while one ran holds deliveries back this
     // long at most before another worker runs it again (30 s held a restart's deliveries that long).
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '1 second', maximumInterval: '30 seconds' },
   });
-  const delivery = proxyActivities<Pick<WebhookActivities, 'deliverWebhookEvent'>>({
+  const delivery = proxyCapabilityActivities<Pick<WebhookActivities, 'deliverWebhookEvent'>>({
     // The delivery heartbeats while it waits for the receiver: a worker that dies mid-delivery is noticed in seconds.
     startToCloseTimeout: '2 minutes',
     heartbeatTimeout: '5 seconds',

@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes, randomUUID, generateKeyPairSync } from 'node:crypto';
-import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import type { Client } from '@temporalio/client';
 import { createOrm, type Orm } from '../../db/orm';
 import { DataEncryption } from '../../platform/data-encryption';
@@ -18,6 +18,7 @@ import { composeApi } from '../../api/composition';
 import type { SessionCache } from '../../api/common/session-cache';
 import { exchangeRecorder } from './exchange-recorder';
 import { composeWorker } from '../../worker/composition';
+import { ALL_WORKER_ROLES, createWorkerGroup, type WorkerGroup } from '../../worker/worker-group';
 import { ensureFinalityWatches } from '../../worker/watches';
 import { createSandboxApp, type SandboxOptions } from '../../sandbox/app';
 import {
@@ -395,7 +396,7 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
   };
   // One set of clients (and bundlers) for every worker this stack starts, as one long-lived worker process would have.
   const workerDeps = composeWorker(loadConfig(workerEnv, WORKER_CONFIG_KEYS), orm);
-  let running: { worker: Worker; connection: NativeConnection; done: Promise<void> } | undefined;
+  let running: { worker: WorkerGroup; connection: NativeConnection; done: Promise<void> } | undefined;
 
   const stack: TestStack = {
     apiUrl,
@@ -435,15 +436,20 @@ export async function startTestStack(kind: TestDatabaseKind, options: TestStackO
     async startWorker() {
       if (running) return;
       const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-      const worker = await Worker.create({
-        connection,
-        namespace: config.TEMPORAL_NAMESPACE,
-        taskQueue,
-        workflowBundle: await testWorkflowBundle(),
-        activities: (options.wrapActivities ?? ((a: Activities) => a))(createActivities(workerDeps)),
-        dataConverter: createDataConverter(encryption),
-        shutdownGraceTime: '1s',
-      });
+      // Every role, as one worker process started with WORKER_CAPABILITIES unset: the workflows' queue and each
+      // capability's.
+      const worker = await createWorkerGroup(
+        {
+          connection,
+          namespace: config.TEMPORAL_NAMESPACE,
+          taskQueue,
+          workflowBundle: await testWorkflowBundle(),
+          activities: (options.wrapActivities ?? ((a: Activities) => a))(createActivities(workerDeps)),
+          dataConverter: createDataConverter(encryption),
+          shutdownGraceTime: '1s',
+        },
+        ALL_WORKER_ROLES,
+      );
       running = { worker, connection, done: worker.run() };
     },
     async stopWorker() {
