@@ -600,7 +600,8 @@ async function main(): Promise<void> {
       });
       child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it started`)));
     });
-    await new Promise((r) => setTimeout(r, 1000));
+    // As long after its start as the full worker is measured after its own (the api and the baselines start between).
+    await new Promise((r) => setTimeout(r, 5000));
     const idle = rssNow(child.pid!);
     const exited = new Promise((r) => child.once('exit', r));
     child.kill('SIGTERM');
