@@ -1,10 +1,9 @@
 import { confirmationsOf } from '../platform/networks';
-import { Contract, type InterfaceAbi } from 'ethers';
+import { Contract } from 'ethers';
 import type { Orm } from '../db/orm';
 import { KeyRotationNetworkEntity, KeyRotationTaskEntity, SmartAccountEntity } from '../db/entities';
-import { loadArtifact } from '../contracts/build';
 import type { Bundlers } from '../integrations/evm/bundlers';
-import { deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
+import { accountAbi, deserializeOperation, type ChainProviders } from '../integrations/evm/smart-account';
 import { merkleSignature } from '../integrations/evm/user-operation';
 import { submitOnce } from './submit-once';
 import type { GasSponsor } from './gas-sponsorship';
@@ -25,11 +24,7 @@ export const createKeyRotationActivities = ({ orm, providers, bundlers, gasSpons
     const task = await em.findOneOrFail(KeyRotationTaskEntity, { taskId });
     const row = await em.findOneOrFail(KeyRotationNetworkEntity, { taskId, networkId });
     const network = bundlers.network(networkId);
-    const account = new Contract(
-      row.accountAddress,
-      loadArtifact('WalletAccount').abi as InterfaceAbi,
-      providers.for(network),
-    );
+    const account = new Contract(row.accountAddress, accountAbi(), providers.for(network));
     const operation = {
       ...deserializeOperation(row.userOperation),
       signature: merkleSignature(task.root, row.proof, task.rootSignature!),

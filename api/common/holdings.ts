@@ -1,4 +1,4 @@
-import { Contract } from 'ethers';
+import { Contract, Interface } from 'ethers';
 import type { Orm } from '../../db/orm';
 import type { SmartAccount } from '../../db/entities';
 import { HotStatement } from '../../db/sql';
@@ -7,7 +7,8 @@ import { coinOf, type NetworkRegistry } from '../../platform/networks';
 import type { ChainProviders } from '../../integrations/evm/smart-account';
 import type { SolanaChains } from '../../integrations/solana';
 
-const ERC20 = ['function balanceOf(address) view returns (uint256)'];
+/** Parsed once: ethers parses a human-readable ABI on every `new Contract` given one. */
+const ERC20 = new Interface(['function balanceOf(address) view returns (uint256)']);
 
 const SMART_ACCOUNT = new HotStatement<{ address: string; status: SmartAccount['status'] }>(
   'holder-smart-account',

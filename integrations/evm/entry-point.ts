@@ -22,7 +22,8 @@ export interface UserOperationOutcome {
   revertReason?: string;
 }
 
-const entryPointInterface = new Interface(EntryPointArtifact.abi as InterfaceAbi);
+/** EntryPoint v0.8's ABI, parsed once (ethers parses an ABI given as JSON on every `new Contract`). */
+export const entryPointInterface = new Interface(EntryPointArtifact.abi as InterfaceAbi);
 /** The two events of an operation's outcome; both index its userOpHash first (topics[1]). */
 const OUTCOME_TOPICS = new Set(
   ['UserOperationEvent', 'UserOperationRevertReason'].map((name) => entryPointInterface.getEvent(name)!.topicHash),

@@ -9,19 +9,28 @@ import {
   type FeeData,
   type InterfaceAbi,
 } from 'ethers';
-import EntryPointArtifact from '@account-abstraction/contracts/artifacts/EntryPoint.json';
 import { loadArtifact } from '../../contracts/build';
 import type { EvmNetwork } from '../../platform/networks';
 import type { UserOperation } from './user-operation';
 import { BundlerClient } from './bundler-client';
 import { withEstimatedGas, type SignatureShape } from './gas-estimate';
+import { entryPointInterface } from './entry-point';
 
 /** Every user's account is salt 0 of its owner key: one account per owner per network, same address on all. */
 export const ACCOUNT_SALT = 0n;
 /** Gas limits before estimation: the bundler's simulation replaces them (see withEstimatedGas). */
 const UNESTIMATED = { callGasLimit: 0n, verificationGasLimit: 0n, preVerificationGas: 0n };
 
-const factoryAbi = (): InterfaceAbi => loadArtifact('WalletAccountFactory').abi as InterfaceAbi;
+/**
+ * Each contract's ABI parsed once per process, at its first use (the artifacts are read, and built if their sources
+ * changed, only then): ethers parses an ABI into an Interface on every `new Contract(address, abi)`, which for the
+ * account's ABI was about 7 % of the api's CPU on the transfer path (bench/NOTES.md, issue 52).
+ */
+const once = <T>(make: () => T): (() => T) => {
+  let made: T | undefined;
+  return () => (made ??= make());
+};
+const factoryAbi = once(() => new Interface(loadArtifact('WalletAccountFactory').abi as InterfaceAbi));
 
 /** One JSON-RPC provider, and one bundler client, per network, reused. */
 export class ChainProviders {
@@ -94,7 +103,7 @@ export async function buildDeployOperation(
 ): Promise<UserOperation> {
   const factory = new Contract(network.accountFactory, factoryAbi(), provider);
   const sender = (await factory.getFunction('getAddress')(owner, ACCOUNT_SALT)) as string;
-  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
   const [nonce, fees] = await Promise.all([
     entryPoint.getFunction('getNonce')(sender, 0n) as Promise<bigint>,
     provider.getFeeData(),
@@ -107,10 +116,10 @@ export async function buildDeployOperation(
       factory.interface.encodeFunctionData('createAccount', [owner, ACCOUNT_SALT]),
     ]),
     callData: grant
-      ? new Interface(accountAbi()).encodeFunctionData('execute', [
+      ? accountAbi().encodeFunctionData('execute', [
           sender,
           0n,
-          new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
+          accountAbi().encodeFunctionData('configureTransferSigner', [
             grant.signer,
             grant.validUntil,
             grant.caps.map((c) => c.token),
@@ -163,7 +172,7 @@ export async function currentFees(
   return feesOf(await provider.getFeeData());
 }
 
-const accountAbi = (): InterfaceAbi => loadArtifact('WalletAccount').abi as InterfaceAbi;
+export const accountAbi = once(() => new Interface(loadArtifact('WalletAccount').abi as InterfaceAbi));
 
 /**
  * A transfer from a deployed account by its transfer signer: transferWithinCap(token or address(0), to, amount), which
@@ -180,7 +189,7 @@ export async function buildTransferOperation(
   /** The chain's fee data, when the caller asked for it already (beside its own reads). */
   feeData: Promise<FeeData> = provider.getFeeData(),
 ): Promise<UserOperation> {
-  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
   const [nonce, fees] = await Promise.all([
     entryPoint.getFunction('getNonce')(account, nonceKey) as Promise<bigint>,
     feeData,
@@ -200,7 +209,7 @@ export async function buildTransferOperation(
 
 /** The account's call for a transfer by its transfer signer: the coin (token address(0)) or an ERC-20, within its cap. */
 export const transferCallData = (to: string, amount: bigint, token?: { address: string }): string =>
-  new Interface(accountAbi()).encodeFunctionData('transferWithinCap', [token?.address ?? ZeroAddress, to, amount]);
+  accountAbi().encodeFunctionData('transferWithinCap', [token?.address ?? ZeroAddress, to, amount]);
 
 /** A 2D-nonce key of its own per transfer (uint192). */
 export const transferNonceKey = (transferId: string): bigint =>
@@ -219,7 +228,7 @@ export async function buildCallOperation(
   innerCallData: string,
   shape: SignatureShape = { kind: 'owner' },
 ): Promise<UserOperation> {
-  const callData = new Interface(accountAbi()).encodeFunctionData('execute', [target, 0n, innerCallData]);
+  const callData = accountAbi().encodeFunctionData('execute', [target, 0n, innerCallData]);
   return buildOperation(provider, bundler, network, account, callData, shape);
 }
 
@@ -231,7 +240,7 @@ export async function buildBatchOperation(
   account: string,
   calls: Array<{ target: string; value: bigint; data: string }>,
 ): Promise<UserOperation> {
-  const callData = new Interface(accountAbi()).encodeFunctionData('executeBatch', [
+  const callData = accountAbi().encodeFunctionData('executeBatch', [
     calls.map((c) => ({ target: c.target, value: c.value, data: c.data })),
   ]);
   return buildOperation(provider, bundler, network, account, callData, { kind: 'owner' });
@@ -246,7 +255,7 @@ async function buildOperation(
   callData: string,
   shape: SignatureShape,
 ): Promise<UserOperation> {
-  const entryPoint = new Contract(network.entryPoint, EntryPointArtifact.abi as InterfaceAbi, provider);
+  const entryPoint = new Contract(network.entryPoint, entryPointInterface, provider);
   const [nonce, fees] = await Promise.all([
     entryPoint.getFunction('getNonce')(account, 0n) as Promise<bigint>,
     provider.getFeeData(),
@@ -265,7 +274,7 @@ async function buildOperation(
 }
 
 export const changeOwnerCallData = (newOwner: string): string =>
-  new Contract('0x0000000000000000000000000000000000000000', accountAbi()).interface.encodeFunctionData('changeOwner', [
+  accountAbi().encodeFunctionData('changeOwner', [
     newOwner,
   ]);
 
@@ -325,7 +334,7 @@ export const configureTransferSignerCallData = (
   validUntil: number,
   caps: Array<{ token: string; dailyCap: bigint }>,
 ): string =>
-  new Interface(accountAbi()).encodeFunctionData('configureTransferSigner', [
+  accountAbi().encodeFunctionData('configureTransferSigner', [
     signer,
     validUntil,
     caps.map((c) => c.token),

@@ -54,8 +54,8 @@ describe('api and worker processes', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const start = (file: string) => {
-    const service = runServiceProcess(file, env);
+  const start = (file: string, extra: Record<string, string> = {}) => {
+    const service = runServiceProcess(file, { ...env, ...extra });
     running.push(service);
     return service;
   };
@@ -80,11 +80,16 @@ describe('api and worker processes', () => {
     expect(api.output()).toContain('run `npm run db:migrate`');
   });
 
-  it('registers through separate processes, and survives the worker being SIGKILLed mid-registration', async () => {
+  // The workers as docs/production.md lays them out: one process for the workflows, one for the capabilities' queues.
+  const workflowsWorker = () => start('worker/main.ts', { WORKER_CAPABILITIES: 'workflows' });
+  const capabilitiesWorker = () => start('worker/main.ts', { WORKER_CAPABILITIES: 'chains,bank,messaging,compliance' });
+
+  it('registers through separate processes, the workflows and the capabilities in workers of their own, and survives the one running the OCR being SIGKILLed mid-registration', async () => {
     const migrate = runServiceProcess('db/migrate-cli.ts', env);
     expect(await migrate.exited).toBe(0);
     start('api/main.ts');
-    let worker = start('worker/main.ts');
+    const workflows = workflowsWorker();
+    let worker = capabilitiesWorker();
     await waitFor(
       async () => (await call(`${apiUrl}/readyz`).catch(() => ({ status: 0 }))).status === 200,
       60_000,
@@ -112,10 +117,11 @@ describe('api and worker processes', () => {
     // machine a fixed second was not always enough for the request to arrive (found by CI: billed once, not twice).
     await waitFor(async () => (testSandbox.sandbox.faults.get('ocr')?.calls ?? 0) >= 1, 60_000, 'the OCR reading sent');
     await new Promise((r) => setTimeout(r, 200));
+    // The OCR is compliance's: the capabilities' worker runs it, and dies; the workflows' worker goes on.
     worker.child.kill('SIGKILL');
     await worker.exited;
     testSandbox.sandbox.faults.clear();
-    worker = start('worker/main.ts');
+    worker = capabilitiesWorker();
     const ekycResult = await ekyc;
     expect(ekycResult.status).toBe(200);
     expect(ekycResult.body.step).toBe('backup');
@@ -138,7 +144,8 @@ describe('api and worker processes', () => {
     expect(await em.count(UploadEntity, { regId })).toBe(1);
     await orm.close();
 
-    // The worker process made its schedules: the sanctions list's and the hourly housekeeping (expired challenges).
+    // The workflows' worker process made its schedules: the sanctions list's and the hourly housekeeping (expired
+    // challenges).
     const client = new Client({
       connection: await Connection.connect({ address: env.TEMPORAL_ADDRESS! }),
       namespace: env.TEMPORAL_NAMESPACE!,
@@ -157,7 +164,9 @@ describe('api and worker processes', () => {
       await client.connection.close();
     }
 
-    worker.child.kill('SIGTERM');
-    expect(await worker.exited).toBe(0);
+    for (const process of [worker, workflows]) {
+      process.child.kill('SIGTERM');
+      expect(await process.exited).toBe(0);
+    }
   });
 });
