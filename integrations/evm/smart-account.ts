@@ -274,9 +274,7 @@ async function buildOperation(
 }
 
 export const changeOwnerCallData = (newOwner: string): string =>
-  accountAbi().encodeFunctionData('changeOwner', [
-    newOwner,
-  ]);
+  accountAbi().encodeFunctionData('changeOwner', [newOwner]);
 
 const BIGINT_FIELDS = [
   'nonce',
