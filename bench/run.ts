@@ -542,9 +542,11 @@ async function main(): Promise<void> {
     api: await databaseStatements(apiMetricsPort),
     worker: await databaseStatements(workerMetricsPort),
   });
+  // The baseline worker runs with our worker's node flags (its heap sized the same way), so the memory rows compare
+  // the code, not the flags.
   const baselineWorker = spawnService(
     'baseline-worker',
-    ['dist/bench/baseline-worker.js', temporal.address, 'bench-baseline', baselineWorkflowBundle],
+    [...workerFlags, 'dist/bench/baseline-worker.js', temporal.address, 'bench-baseline', baselineWorkflowBundle],
     {},
   );
   await waitForHttp(`${apiUrl}/readyz`);
@@ -1323,7 +1325,7 @@ Key rotation, where the time went (medians from the workflow histories): 1 netwo
 5 networks: ${breakdownRow(f.fiveNetworks)}.
 
 Memory of the worker at rest: ${m.workerIdle ? `${m.workerIdle.anonMiB} + ${m.workerIdle.fileMiB}` : '?'} MiB, the baseline worker (\`bench/baseline-worker.ts\`: the same Temporal SDK, two no-op
-workflows bundled ahead as ours are) ${m.baselineWorkerIdle.anonMiB} + ${m.baselineWorkerIdle.fileMiB} MiB; bare Koa after its loads ${m.bareKoaAfterLoad.anonMiB} + ${m.bareKoaAfterLoad.fileMiB} MiB.
+workflows bundled ahead as ours are, run with our worker's node flags) ${m.baselineWorkerIdle.anonMiB} + ${m.baselineWorkerIdle.fileMiB} MiB; bare Koa after its loads ${m.bareKoaAfterLoad.anonMiB} + ${m.bareKoaAfterLoad.fileMiB} MiB.
 
 ## Transfers per second end to end
 

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { checkServerIdentity, type PeerCertificate } from 'node:tls';
-import { Agent, fetch, type Response } from 'undici';
+import type { Agent, Response } from 'undici';
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import type { Static, TSchema } from '@sinclair/typebox';
@@ -107,13 +107,21 @@ export interface ProviderHttpOptions {
   readServerErrors?: boolean;
 }
 
+let undici: Promise<typeof import('undici')> | undefined;
+/**
+ * undici (its fetch and connection pools), loaded by the first call to a provider: a process that has not called one
+ * yet (a worker at rest, an api serving reads) does not hold it (issue 52). Node's own fetch would be a second copy.
+ */
+export const http = (): Promise<typeof import('undici')> => (undici ??= import('undici'));
+
 /** One connection pool per TLS identity (an adapter builds its options once): certificates are parsed once. */
 const tlsAgents = new WeakMap<ProviderTls, Agent>();
-export const dispatcherFor = (tls: ProviderTls | undefined): Agent | undefined => {
+export const dispatcherFor = async (tls: ProviderTls | undefined): Promise<Agent | undefined> => {
   if (!tls || (!tls.cert && !tls.ca && !tls.pins)) return undefined;
   let agent = tlsAgents.get(tls);
   if (!agent) {
     const pins = tls.pins?.map(fingerprintHex);
+    const { Agent } = await http();
     agent = new Agent({
       connect: {
         cert: tls.cert,
@@ -188,6 +196,7 @@ export async function requestProvider<T>(
   let response: Response;
   let text: string;
   try {
+    const { fetch } = await http();
     response = await fetch(providerUrl(options.baseUrl, path), {
       method,
       redirect: 'manual',
@@ -199,7 +208,7 @@ export async function requestProvider<T>(
       },
       body: body === undefined ? undefined : form ? body : JSON.stringify(body),
       signal: AbortSignal.timeout(options.timeoutMs),
-      dispatcher: dispatcherFor(options.tls),
+      dispatcher: await dispatcherFor(options.tls),
     });
     if (response.status >= 300 && response.status < 400) {
       await response.body?.cancel();

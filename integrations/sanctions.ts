@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { SaxesParser } from 'saxes';
-// undici's fetch, as every other provider call's: Node's own fetch is a second copy of undici, loaded on first use.
-import { fetch, type Response } from 'undici';
+import type { Response } from 'undici';
 import { Type } from '@sinclair/typebox';
 import {
   callProvider,
   expectAnswer,
+  http,
   ProviderAnswerInvalid,
   ProviderUnavailable,
   type ProviderHttpOptions,
@@ -124,6 +124,8 @@ export class SdnListClient {
     const { url, timeoutMs, maxBytes } = this.options;
     let response: Response;
     try {
+      // undici's fetch, as every other provider call's (loaded by the first one).
+      const { fetch } = await http();
       response = await fetch(url, {
         redirect: 'manual',
         signal: AbortSignal.timeout(timeoutMs),

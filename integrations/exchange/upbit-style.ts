@@ -1,5 +1,4 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { SignJWT } from 'jose';
 import { ApplicationFailure } from '@temporalio/common';
 import { Type } from '@sinclair/typebox';
 import { PROVIDER_REJECTED } from '../../platform/failures';
@@ -44,6 +43,8 @@ export async function exchangeJwt(keys: ExchangeKeyPair, options: ExchangeJwtOpt
     payload.query_hash = createHash('sha512').update(options.query, 'utf8').digest('hex');
     payload.query_hash_alg = 'SHA512';
   }
+  // jose, loaded by the first private call (a worker that never calls an exchange does not hold it: issue 52).
+  const { SignJWT } = await import('jose');
   return new SignJWT(payload)
     .setProtectedHeader({ alg: options.algorithm, typ: 'JWT' })
     .sign(new TextEncoder().encode(keys.secretKey));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { fetch } from 'undici';
 import {
   dispatcherFor,
+  http,
   ProviderAnswerInvalid,
   ProviderUnavailable,
   readCapped,
@@ -180,6 +180,7 @@ export class TrpClient {
       throw new Error(`${url} is not on ${counterpart.name}'s TRP origin ${counterpart.origin}`);
     const what = `${counterpart.name} (TRP) at ${new URL(url).pathname}`;
     try {
+      const { fetch } = await http();
       const response = await fetch(url, {
         method: 'POST',
         redirect: 'manual',
@@ -191,7 +192,7 @@ export class TrpClient {
         },
         body,
         signal: AbortSignal.timeout(this.options.timeoutMs),
-        dispatcher: dispatcherFor(this.tlsFor(counterpart)),
+        dispatcher: await dispatcherFor(this.tlsFor(counterpart)),
       });
       if (response.status >= 300 && response.status < 400) {
         await response.body?.cancel();
