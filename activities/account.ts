@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Orm } from '../db/orm';
+import { HotStatement } from '../db/sql';
 import {
   CexAccountEntity,
   CexAuthorizationEntity,
@@ -36,8 +37,14 @@ export interface AccountActivityDeps {
  * and sees the charge or transfer in progress, and is refused.
  */
 export async function userIsActive(orm: Orm, userId: string): Promise<boolean> {
-  return (await orm.em.fork().nativeUpdate(UserEntity, { id: userId, status: 'active' }, { status: 'active' })) === 1;
+  return (await USER_ACTIVE_FENCE.rows(orm.em.fork(), [userId])).length === 1;
 }
+
+/** userIsActive's no-op write (every transfer runs it before signing): prepared on PostgreSQL. */
+const USER_ACTIVE_FENCE = new HotStatement<{ id: string }>(
+  'user-active-fence',
+  "update users set status = 'active' where id = ? and status = 'active' returning id",
+);
 
 /** Raised inside the closing transaction to roll it back with what stopped it. */
 class ClosureRefused extends Error {

@@ -11,6 +11,7 @@ import {
   type ComplianceCase,
 } from './entities';
 import { appendEvent } from './events';
+import { HotStatement } from './sql';
 import { clock } from '../platform/clock';
 import type { DataEncryption } from '../platform/data-encryption';
 
@@ -26,12 +27,6 @@ export async function sanctionsListState(orm: Orm, source: string) {
         sourceUrl: row.sourceUrl,
       }
     : null;
-}
-
-/** The asset tags an address key is listed under by a source, or null when it is not listed. */
-export async function listedAssets(orm: Orm, source: string, addressKey: string): Promise<string[] | null> {
-  const row = await orm.em.fork().findOne(SanctionedAddressEntity, { source, addressKey });
-  return row ? row.assets.split(',') : null;
 }
 
 const INSERT_BATCH = 500;
@@ -166,10 +161,42 @@ export const caseView = (c: ComplianceCase) => ({
   reason: c.reason ?? null,
 });
 
-/** The stored SDN list as screening reads it (`SanctionsScreening`'s listState and lookup). */
+/**
+ * The list's state and an address's entry in one statement (every transfer screens twice, in the api and before it is
+ * signed): a prepared statement on PostgreSQL, no entity mapped. No row: no list stored.
+ */
+const SCREENING_READ = new HotStatement<{
+  list_date: string;
+  refreshed_at: number | string;
+  address_count: number | string;
+  assets: string | null;
+}>(
+  'sanctions-screening-read',
+  'select l.list_date, l.refreshed_at, l.address_count, a.assets from sanctions_lists l ' +
+    'left join sanctioned_addresses a on a.source = l.source and a.address_key = ? where l.source = ?',
+);
+
+/** The stored SDN list as screening reads it (`SanctionsScreening`'s read). */
 export const storedSanctionsList = (orm: Orm, source = 'ofac-sdn') => ({
-  listState: () => sanctionsListState(orm, source),
-  lookup: (key: string) => listedAssets(orm, source, key),
+  read: async (
+    key: string,
+  ): Promise<{
+    state: { listDate: string; refreshedAt: Date; addressCount: number } | null;
+    assets: string[] | null;
+  }> => {
+    const em = orm.em.fork();
+    const row = await SCREENING_READ.row(em, [key, source]);
+    if (!row) return { state: null, assets: null };
+    // As the ORM reads the column: PostgreSQL's text of a timestamptz, SQLite's stored milliseconds.
+    const stored = row.refreshed_at;
+    const refreshedAt = em
+      .getPlatform()
+      .parseDate(typeof stored === 'string' && /^\d+$/.test(stored) ? Number(stored) : stored) as Date;
+    return {
+      state: { listDate: row.list_date, refreshedAt, addressCount: Number(row.address_count) },
+      assets: row.assets === null ? null : row.assets.split(','),
+    };
+  },
 });
 
 /**

@@ -223,6 +223,12 @@ export interface SanctionsListState {
   addressCount: number;
 }
 
+/** The stored list's state (null: none read yet) and the asset tags it lists an address key under (null: not listed). */
+export interface ScreeningRead {
+  state: SanctionsListState | null;
+  assets: string[] | null;
+}
+
 /**
  * Screens an address: the stored SDN list first (a hit needs no provider), then the provider when one is configured.
  * Fails closed: no list, a list not refreshed within `maxListAgeMs`, or a provider that does not answer within its
@@ -231,8 +237,8 @@ export interface SanctionsListState {
 export class SanctionsScreening {
   constructor(
     private readonly deps: {
-      listState(): Promise<SanctionsListState | null>;
-      lookup(key: string): Promise<string[] | null>;
+      /** The list's state and the address key's entry, read together. */
+      read(key: string): Promise<ScreeningRead>;
       provider?: Pick<SanctionsProviderClient, 'screen'>;
       maxListAgeMs: number;
       now?: () => number;
@@ -240,7 +246,7 @@ export class SanctionsScreening {
   ) {}
 
   async screen(address: string): Promise<ScreeningResult> {
-    const state = await this.deps.listState();
+    const { state, assets } = await this.deps.read(addressKey(address));
     if (!state) throw new ScreeningUnavailable('the sanctions list has not been read yet', 'list-missing');
     const age = (this.deps.now ?? Date.now)() - state.refreshedAt.getTime();
     if (age > this.deps.maxListAgeMs) {
@@ -249,8 +255,7 @@ export class SanctionsScreening {
         'list-stale',
       );
     }
-    if (await this.deps.lookup(addressKey(address)))
-      return { listed: true, source: OFAC_SDN.source, programme: OFAC_SDN.programme };
+    if (assets) return { listed: true, source: OFAC_SDN.source, programme: OFAC_SDN.programme };
     if (!this.deps.provider) return { listed: false };
     let answer: ProviderScreening;
     try {
@@ -279,7 +284,7 @@ export function sanctionsScreeningFrom(
     SCREENING_PROVIDER_API_KEY?: string;
     SCREENING_TIMEOUT_MS: number;
   },
-  list: { listState(): Promise<SanctionsListState | null>; lookup(key: string): Promise<string[] | null> },
+  list: { read(key: string): Promise<ScreeningRead> },
 ): SanctionsScreening {
   return new SanctionsScreening({
     ...list,

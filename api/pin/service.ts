@@ -9,12 +9,25 @@ import {
 import { compactDecrypt, exportJWK, importJWK, type JWK, type KeyLike } from 'jose';
 import { LockMode, UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { Orm } from '../../db/orm';
-import { PinApprovalEntity, UserPinEntity } from '../../db/entities';
+import { UserPinEntity } from '../../db/entities';
+import { HotStatement } from '../../db/sql';
 import type { DataEncryption } from '../../platform/data-encryption';
 import { HttpError, problems } from '../http/problems';
 import { appendEvent } from '../../db/events';
 import { clock } from '../../platform/clock';
 import type { SecurityNotices } from '../common/security-notices';
+
+/** An approval's use, by its jti's fingerprint (every PIN-approved request reads it): prepared on PostgreSQL. */
+const PIN_APPROVAL = new HotStatement<{ user_id: string; idempotency_key: string | null }>(
+  'pin-approval',
+  'select user_id, idempotency_key from pin_approvals where jti_hash = ?',
+);
+/** The approval's use recorded: a row answered when this insert is the one that recorded it. */
+const SPEND_PIN_APPROVAL = new HotStatement<{ jti_hash: string }>(
+  'pin-approval-spend',
+  'insert into pin_approvals (jti_hash, user_id, idempotency_key, expires_at, created_at) values (?, ?, ?, ?, ?) ' +
+    'on conflict (jti_hash) do nothing returning jti_hash',
+);
 
 const scrypt = (password: string, salt: Buffer, keylen: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) =>
@@ -214,10 +227,11 @@ export class PinService {
 
   /** Refuses (409) an approval already used, unless it is the same request retried with its Idempotency-Key. */
   private async assertUnused(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
-    const earlier = await this.orm.em
-      .fork()
-      .findOne(PinApprovalEntity, { jtiHash: this.encryption.fingerprint(jti, 'pin-jti') });
-    if (!earlier || (earlier.userId === userId && idempotencyKey !== null && earlier.idempotencyKey === idempotencyKey))
+    const earlier = await PIN_APPROVAL.row(this.orm.em.fork(), [this.encryption.fingerprint(jti, 'pin-jti')]);
+    if (
+      !earlier ||
+      (earlier.user_id === userId && idempotencyKey !== null && earlier.idempotency_key === idempotencyKey)
+    )
       return;
     throw problems.conflict(
       'pin-already-used',
@@ -232,26 +246,22 @@ export class PinService {
   private async spend(userId: string, jti: string, idempotencyKey: string | null): Promise<void> {
     const jtiHash = this.encryption.fingerprint(jti, 'pin-jti');
     const em = this.orm.em.fork();
-    const retry = (row: { userId: string; idempotencyKey?: string | null } | null) =>
-      row !== null && row.userId === userId && idempotencyKey !== null && row.idempotencyKey === idempotencyKey;
+    const retry = (row: { user_id: string; idempotency_key: string | null } | undefined) =>
+      row !== undefined && row.user_id === userId && idempotencyKey !== null && row.idempotency_key === idempotencyKey;
     // Of two requests racing with one approval, the insert lets exactly one through (one INSERT, no transaction).
-    try {
-      await em.insert(PinApprovalEntity, {
-        jtiHash,
-        userId,
-        idempotencyKey,
-        // eslint-disable-next-line no-restricted-syntax -- real time: kept while the JWE is fresh (its iat is real time)
-        expiresAt: new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
-        createdAt: clock.date(),
-      });
-    } catch (error) {
-      if (!(error instanceof UniqueConstraintViolationException)) throw error;
-      if (!retry(await this.orm.em.fork().findOne(PinApprovalEntity, { jtiHash }))) {
-        throw problems.conflict(
-          'pin-already-used',
-          'This encrypted PIN already approved a request; encrypt it again for this one',
-        );
-      }
+    const inserted = await SPEND_PIN_APPROVAL.rows(em, [
+      jtiHash,
+      userId,
+      idempotencyKey,
+      // eslint-disable-next-line no-restricted-syntax -- real time: kept while the JWE is fresh (its iat is real time)
+      new Date(Date.now() + (MAX_AGE_SECONDS + 120) * 1000),
+      clock.date(),
+    ]);
+    if (!inserted.length && !retry(await PIN_APPROVAL.row(em, [jtiHash]))) {
+      throw problems.conflict(
+        'pin-already-used',
+        'This encrypted PIN already approved a request; encrypt it again for this one',
+      );
     }
     // Approvals older than any acceptable iat can never match again: the worker's housekeeping deletes them hourly.
   }

@@ -8,6 +8,8 @@ import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
 import { testDatabases } from '../helpers/databases';
+import { replaceSanctionsList, storedSanctionsList } from '../../db/compliance';
+import { sanctionsScreeningFrom } from '../../integrations/sanctions';
 import { useMigratedOrm } from '../helpers/orm';
 import { Holdings } from '../../api/common/holdings';
 import { SessionCache } from '../../api/common/session-cache';
@@ -201,6 +203,30 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     const held = await Promise.all([1, 2, 3, 4].map((n) => custody.holdsTransferKey(user, key(n))));
     expect(held).toEqual([true, true, false, false]); // current, retired, another user's, nobody's
     expect(await custody.holdsTransferKey(other, key(3))).toBe(true);
+  });
+
+  it('reads the sanctions list’s state and an address’s entry together, as the list refresh wrote them', async () => {
+    const source = `test-${randomBytes(4).toString('hex')}`;
+    const list = storedSanctionsList(orm, source);
+    const [listedKey, otherKey] = ['0x' + 'ab'.repeat(20), '0x' + 'cd'.repeat(20)];
+    expect(await list.read(listedKey)).toEqual({ state: null, assets: null });
+    const before = Date.now();
+    await replaceSanctionsList(
+      orm,
+      source,
+      { listDate: '2026-11-30', addresses: new Map([[listedKey, new Set(['ETH', 'USDT'])]]), sha256: 'a'.repeat(64) },
+      'https://example.test/sdn.xml',
+    );
+    const listed = await list.read(listedKey);
+    expect(listed).toMatchObject({ state: { listDate: '2026-11-30', addressCount: 1 } });
+    expect(listed.assets?.sort()).toEqual(['ETH', 'USDT']);
+    expect(listed.state!.refreshedAt.getTime()).toBeGreaterThanOrEqual(before - 1000);
+    expect(listed.state!.refreshedAt.getTime()).toBeLessThanOrEqual(Date.now());
+    expect(await list.read(otherKey)).toEqual({ state: listed.state, assets: null });
+    // Through the screening both processes build: a listed address is found, another passes.
+    const screening = sanctionsScreeningFrom({ SANCTIONS_LIST_MAX_AGE_HOURS: 48, SCREENING_TIMEOUT_MS: 1000 }, list);
+    expect(await screening.screen(listedKey.toUpperCase().replace('0X', '0x'))).toMatchObject({ listed: true });
+    expect(await screening.screen(otherKey)).toEqual({ listed: false });
   });
 
   it('runs inside the entity manager’s transaction: a rollback takes the statement back', async () => {

@@ -139,8 +139,7 @@ describe('sanctions screening', () => {
     provider?: { screen(address: string): Promise<{ listed: false } | { listed: true; categories: string[] }> },
   ) =>
     new SanctionsScreening({
-      listState: async () => state,
-      lookup: async (key) => listed.get(key) ?? null,
+      read: async (key) => ({ state, assets: listed.get(key) ?? null }),
       provider,
       maxListAgeMs: 48 * 3600_000,
     });
