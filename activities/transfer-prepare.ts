@@ -1,5 +1,5 @@
 import type { Orm } from '../db/orm';
-import { TransferEntity } from '../db/entities';
+import { transferById } from '../db/transfer-changes';
 import type { ComplianceActivities } from './compliance';
 import type { TransferActivities } from './transfer';
 
@@ -15,7 +15,7 @@ export const createTransferPreparationActivities = (
 ) => ({
   async prepareTransfer({ transferId }: { transferId: string }): Promise<void> {
     // One read of the row for both steps: screening reads its recipient, signing the rest.
-    const transfer = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    const transfer = await transferById(orm.em.fork(), transferId);
     if (transfer.userOperation || transfer.solanaTransaction?.wire) return;
     await screenTransferRecipient({ transferId }, transfer);
     await signTransfer({ transferId }, transfer);

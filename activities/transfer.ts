@@ -25,7 +25,7 @@ import type { GasSponsor } from './gas-sponsorship';
 import { sentOutcome, type TransferOutcome } from '../workflows/messages';
 import { UniqueConstraintViolationException, type EntityManager } from '@mikro-orm/core';
 import { appendEvent } from '../db/events';
-import { changeTransfer } from '../db/transfer-changes';
+import { changeTransfer, transferById } from '../db/transfer-changes';
 import { userIsActive } from './account';
 import { clock } from '../platform/clock';
 
@@ -388,7 +388,7 @@ export const createTransferActivities = (deps: TransferActivityDeps) => {
   /** The chain side of submitTransfer: what the chain did with the transfer's signed operation or transaction. */
   const submit = async (transferId: string): Promise<SubmittedTransfer> => {
     const em = orm.em.fork();
-    const transfer = await em.findOneOrFail(TransferEntity, { transferId });
+    const transfer = await transferById(em, transferId);
     if (transfer.solanaTransaction?.wire) {
       const network = networks.solana(transfer.networkId);
       if (!network) throw new Error(`${transfer.networkId} is not a configured Solana network`);

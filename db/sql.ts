@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AbstractSqlConnection } from '@mikro-orm/knex';
-import type { EntityManager } from '@mikro-orm/core';
+import type { EntityDictionary, EntityManager, EntityName } from '@mikro-orm/core';
 import { PostgreSqlDriver } from '@mikro-orm/postgresql';
 
 /**
@@ -57,6 +57,25 @@ export class HotStatement<Row = Record<string, unknown>> {
   /** The first row, or undefined. */
   async row(em: EntityManager, params: readonly unknown[]): Promise<Row | undefined> {
     return (await this.rows(em, params))[0];
+  }
+
+  /**
+   * The first row (a `select *` of the entity's table) as the entity manager's own find would answer it: mapped and
+   * merged by the ORM (`em.map`: column names, dates, JSON, custom types), so a change to it is flushed as usual.
+   * Without the query builder, which is most of a find's CPU.
+   */
+  async entity<T extends object>(
+    em: EntityManager,
+    entity: EntityName<T>,
+    params: readonly unknown[],
+  ): Promise<T | null> {
+    const row = await this.row(em, params);
+    return row ? em.map(entity, row as unknown as EntityDictionary<T>) : null;
+  }
+
+  /** Every row, mapped and merged as `entity` maps one. */
+  async entities<T extends object>(em: EntityManager, entity: EntityName<T>, params: readonly unknown[]): Promise<T[]> {
+    return (await this.rows(em, params)).map((row) => em.map(entity, row as unknown as EntityDictionary<T>));
   }
 }
 

@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/core';
+import { NotFoundError, type EntityManager } from '@mikro-orm/core';
 import { TransferEntity, type Transfer } from './entities';
 import { appendEvent } from './events';
 import { HotStatement, isPostgres } from './sql';
 import { clock } from '../platform/clock';
+
+const TRANSFER = new HotStatement('transfer-by-id', 'select * from transfers where transfer_id = ?');
+
+/**
+ * A transfer by its id, as `em.findOneOrFail` answers it (NotFoundError when there is none), read with a prepared
+ * statement: the worker reads the row at each step of every transfer (its preparation, its submission).
+ */
+export async function transferById(em: EntityManager, transferId: string): Promise<Transfer> {
+  const transfer = await TRANSFER.entity(em, TransferEntity, [transferId]);
+  if (!transfer) throw NotFoundError.findOneFailed('Transfer', { transferId });
+  return transfer;
+}
 
 /** The transfer events a status change writes (each with the transfer's subject: id, network, token, amount, decimals). */
 export type TransferChangeEvent =

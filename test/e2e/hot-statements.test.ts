@@ -3,11 +3,13 @@ import { onStatement, type Orm } from '../../db/orm';
 import { ChargeEntity, EventEntity, IdempotencyRecordEntity } from '../../db/entities';
 import { appendEvent, insertWithEvent } from '../../db/events';
 import { HotStatement } from '../../db/sql';
-import { changeTransfer } from '../../db/transfer-changes';
+import { changeTransfer, transferById } from '../../db/transfer-changes';
+import { NotFoundError, wrap } from '@mikro-orm/core';
 import { IdempotencyStore } from '../../api/http/idempotency';
 import { DataEncryption } from '../../platform/data-encryption';
 import { HttpError } from '../../api/http/problems';
 import { testDatabases } from '../helpers/databases';
+import { GasSponsorshipEntity, gasUsedKrw } from '../../db/entities';
 import { replaceSanctionsList, storedSanctionsList } from '../../db/compliance';
 import { sanctionsScreeningFrom } from '../../integrations/sanctions';
 import { useMigratedOrm } from '../helpers/orm';
@@ -203,6 +205,70 @@ describe.each(testDatabases())('hot statements on $name', (kind) => {
     const held = await Promise.all([1, 2, 3, 4].map((n) => custody.holdsTransferKey(user, key(n))));
     expect(held).toEqual([true, true, false, false]); // current, retired, another user's, nobody's
     expect(await custody.holdsTransferKey(other, key(3))).toBe(true);
+  });
+
+  it('reads a transfer as the ORM’s own find answers it: columns, JSON, numbers and dates', async () => {
+    const transferId = `tr_${randomBytes(6).toString('hex')}`;
+    const em = orm.em.fork();
+    em.create(TransferEntity, {
+      transferId,
+      userId: 'usr_3',
+      networkId: 'ETHEREUM',
+      token: 'ETH',
+      decimals: 18,
+      fromAddress: '0x1111111111111111111111111111111111111111',
+      toAddress: '0x2222222222222222222222222222222222222222',
+      amount: '123456789012345678901234567890',
+      userOperation: { sender: '0x1111111111111111111111111111111111111111', nonce: '0x1' },
+      userOpHash: `0x${'a'.repeat(64)}`,
+      nonceLane: 3,
+      blockNumber: 21_000_123,
+      valueKrw: 1_234_567_890_123n,
+      status: 'confirmed',
+    });
+    await em.flush();
+    const read = await transferById(orm.em.fork(), transferId);
+    const found = await orm.em.fork().findOneOrFail(TransferEntity, { transferId });
+    expect(wrap(read).toObject()).toEqual(wrap(found).toObject());
+    expect(read.valueKrw).toBe(1_234_567_890_123n);
+    expect(read.userOperation).toEqual({ sender: '0x1111111111111111111111111111111111111111', nonce: '0x1' });
+    expect(read.createdAt).toBeInstanceOf(Date);
+    // Managed as a find's: a change to it is flushed.
+    const fork = orm.em.fork();
+    const managed = await transferById(fork, transferId);
+    managed.status = 'finalized';
+    await fork.flush();
+    expect((await orm.em.fork().findOneOrFail(TransferEntity, { transferId })).status).toBe('finalized');
+    await expect(transferById(orm.em.fork(), 'tr_none')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  it('counts a user’s day of sponsored gas: reserved at its most, settled at its cost, released at nothing', async () => {
+    const userId = `usr_${randomBytes(4).toString('hex')}`;
+    const day = { from: new Date('2026-12-03T15:00:00Z'), to: new Date('2026-12-04T15:00:00Z') };
+    const em = orm.em.fork();
+    const sponsorship = (n: number, status: 'reserved' | 'settled' | 'released', createdAt: Date) =>
+      em.create(GasSponsorshipEntity, {
+        sponsorshipId: `transfer:tr_${n}_${userId}`,
+        userId,
+        networkId: 'ETHEREUM',
+        userOpHash: `0x${String(n).repeat(64).slice(0, 64)}`,
+        paymasterAndData: '0x',
+        maxCostWei: '2000000000000000', // 0.002 ETH
+        actualCostWei: status === 'settled' ? '500000000000000' : null, // 0.0005 ETH
+        priceKrwCenti: 500_000_000n, // 5,000,000.00 won
+        status,
+        fromBlock: 1,
+        validUntil: day.to,
+        createdAt,
+      });
+    sponsorship(1, 'reserved', new Date('2026-12-03T15:00:00Z'));
+    sponsorship(2, 'settled', new Date('2026-12-04T10:00:00Z'));
+    sponsorship(3, 'released', new Date('2026-12-04T11:00:00Z'));
+    sponsorship(4, 'reserved', new Date('2026-12-04T15:00:00Z')); // the next day
+    await em.flush();
+    // 10,000 won reserved + 2,500 settled + 0 released; the next day's not counted.
+    expect(await gasUsedKrw(orm.em.fork(), userId, day)).toBe(12_500n);
+    expect(await gasUsedKrw(orm.em.fork(), 'usr_nobody', day)).toBe(0n);
   });
 
   it('reads the sanctions list’s state and an address’s entry together, as the list refresh wrote them', async () => {
